@@ -1,0 +1,3 @@
+module tabuleiro.dev/pkg/engine
+
+go 1.26

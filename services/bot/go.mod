@@ -1,0 +1,3 @@
+module tabuleiro.dev/services/bot
+
+go 1.26

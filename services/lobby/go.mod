@@ -1,0 +1,3 @@
+module tabuleiro.dev/services/lobby
+
+go 1.26

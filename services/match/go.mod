@@ -1,0 +1,3 @@
+module tabuleiro.dev/services/match
+
+go 1.26
