@@ -1,0 +1,3 @@
+module tabuleiro.dev/pkg/gen
+
+go 1.26

@@ -1,0 +1,3 @@
+module tabuleiro.dev/pkg/platform
+
+go 1.26
