@@ -306,6 +306,9 @@ type View interface {
 	// Encode returns a text encoding of the view; the game's decoder is its
 	// exact inverse.
 	Encode() string
+	// Render draws the view as text: the board with coordinates, for
+	// terminals and the rules command. A position renders the whole truth.
+	Render() string
 }
 
 // Position is the whole truth of a game in progress, hidden pieces
@@ -323,7 +326,4 @@ type Position interface {
 	// Quoridor and Corners, "first"/"second" (or the colour once fixed) in
 	// Banqi.
 	SeatName(s Seat) string
-	// Render draws the true position as text: the board with coordinates,
-	// for terminals and the rules command.
-	Render() string
 }
