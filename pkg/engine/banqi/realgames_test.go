@@ -16,7 +16,7 @@ type record struct {
 	plies  []string
 }
 
-func readRecord(t *testing.T, path string) record {
+func readRecord(t testing.TB, path string) record {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {

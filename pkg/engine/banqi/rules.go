@@ -178,13 +178,20 @@ func checkMove[C ~uint8](b *board[C], mover Colour, m Move) *engine.RuleError {
 	}
 	switch {
 	case !adjacent(from, to):
-		return bad("B3", "a %s captures only on a square next to it; %s is not next to %s", attacker.Kind(), to, from)
+		return bad("B3", "%s captures only on a square next to it; %s is not next to %s", withArticle(attacker.Kind()), to, from)
 	case attacker.Kind() == General && target.Kind() == Soldier:
 		return bad("B4.1", "a general never captures a soldier")
 	case !canCapture(attacker.Kind(), target.Kind()):
-		return bad("B4.1", "a %s cannot capture a %s, which ranks higher", attacker.Kind(), target.Kind())
+		return bad("B4.1", "%s cannot capture %s, which ranks higher", withArticle(attacker.Kind()), withArticle(target.Kind()))
 	}
 	return nil
+}
+
+func withArticle(k Kind) string {
+	if k == Advisor || k == Elephant {
+		return "an " + k.String()
+	}
+	return "a " + k.String()
 }
 
 func isAre(n int) string {
