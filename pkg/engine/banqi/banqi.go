@@ -31,7 +31,7 @@ const PlyLimit = 120
 // b1=1 … h1=7, a2=8 … h4=31. NoSquare (-1) is not a square.
 type Square int8
 
-// NoSquare is the zero of nothing: not a square of the board.
+// NoSquare is not a square of the board.
 const NoSquare Square = -1
 
 // SquareAt returns the square on file 0–7 (a–h) and rank 0–3 (1–4), or
@@ -257,7 +257,7 @@ func canCapture(a, t Kind) bool {
 	return a <= t
 }
 
-// Variant is Banqi's only rule set.
+// variant is Banqi's only rule set.
 var variant = engine.Variant{
 	Game:               engine.Banqi,
 	ID:                 "standard",

@@ -98,6 +98,11 @@ func checkView(t testing.TB, r *rand.Rand, p Position) {
 	if !slices.Equal(v.LegalMoves(nil), p.LegalMoves(nil)) || v.Outcome() != p.Outcome() || v.ToMove() != p.ToMove() || v.Plies() != p.Plies() {
 		t.Fatalf("view and position disagree on legal plies or outcome")
 	}
+	if !slices.IsSortedFunc(p.LegalMoves(nil), func(a, b Move) int {
+		return int(a.From())*64 + int(a.To()) - int(b.From())*64 - int(b.To())
+	}) {
+		t.Fatalf("legal plies not in canonical order: %v", p.LegalMoves(nil))
+	}
 	if dv, err := DecodeConcreteView(enc); err != nil || dv != v {
 		t.Fatalf("DecodeView(%q): %v", enc, err)
 	}

@@ -110,7 +110,7 @@ func hasLegal[C ~uint8](b *board[C], mover Colour) bool {
 			return true
 		}
 	}
-	var buf [64]Move
+	var buf [128]Move
 	return len(genMoves(b, mover, buf[:0])) > 0
 }
 
@@ -122,7 +122,7 @@ func checkMove[C ~uint8](b *board[C], mover Colour, m Move) *engine.RuleError {
 	}
 	from, to := m.From(), m.To()
 	k := m.Kind()
-	if k == NoMoveKind || (k == KindReveal) != (from == to) {
+	if k == NoMoveKind || m>>12 != 0 || (k == KindReveal) != (from == to) {
 		return bad("B1", "not a Banqi ply")
 	}
 	fc := uint8(b[from])

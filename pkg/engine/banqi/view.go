@@ -205,7 +205,7 @@ func (v View) Identities(sq Square) []Chance {
 
 // Sample returns a determinization: a true position consistent with the
 // view, its face-down squares filled with a uniformly random permutation
-// of the face-down pieces drawn from r.
+// of the face-down pieces drawn from r, which must not be nil.
 func (v View) Sample(r *rand.Rand) Position {
 	var pool [NumSquares]Piece
 	n := 0
