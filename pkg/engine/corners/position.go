@@ -271,7 +271,7 @@ func (p Position) Render() string {
 // side is w, b, or - once the game is over; plies is the number of plies
 // played; white and black are the pieces' squares in increasing order
 // (a1 < b1 < … < a2), joined by ",", or "-" for none; last is the last ply
-// in full, or "-" before the first; outcome is "ongoing", "white:REASON",
+// in full, or "-" when unknown (always at the start); outcome is "ongoing", "white:REASON",
 // "black:REASON" or "draw:REASON" with engine.Reason's names. For example
 //
 //	classic-3x3 w 0 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing
@@ -454,8 +454,6 @@ func DecodePosition(s string) (Position, error) {
 			return bad("last ply %q does not end on a %s piece", f[5], seatName(engine.Seat(mover+1)))
 		}
 		last = m
-	} else if n != 0 {
-		return bad("no last ply after %d plies", n)
 	}
 	b.hash = b.computeHash()
 	p := NewPosition(b)
