@@ -247,9 +247,12 @@ func (p Position) Render() string {
 		fmt.Fprintf(&sb, " %d\n", r+1)
 	}
 	files()
-	if b.outcome.Over() {
+	switch {
+	case b.outcome.Over() && sp.solo:
+		fmt.Fprintf(&sb, "game over after %d moves", b.MoveNumber())
+	case b.outcome.Over():
 		fmt.Fprintf(&sb, "game over at move %d", b.MoveNumber())
-	} else {
+	default:
 		fmt.Fprintf(&sb, "%s to move, move %d", seatName(b.ToMove()), b.MoveNumber())
 	}
 	if sp.deadline > 0 {
