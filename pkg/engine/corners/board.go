@@ -144,6 +144,7 @@ func (b Board) OnBoard(q Square) bool {
 // scratch is the breadth-first search state of jump generation. parent and
 // depth are read only for squares already seen, so it needs no clearing.
 type scratch struct {
+	before bitset // b.violations(), when C6.1 applies
 	queue  [MaxPath]Square
 	parent [256]Square
 	depth  [256]uint8
@@ -159,6 +160,7 @@ func (b *Board) LegalMoves(dst []Move) []Move {
 		return dst
 	}
 	var sc scratch
+	b.prepare(&sc)
 	s := b.mover()
 	for w := range 4 {
 		for x := b.pieces[s][w]; x != 0; x &= x - 1 {
@@ -175,14 +177,22 @@ func (b Board) Destinations(from Square) []Move {
 		return nil
 	}
 	var sc scratch
+	b.prepare(&sc)
 	return b.genPiece(from, nil, &sc, true)
+}
+
+// prepare readies sc for genPiece with C6.1.
+func (b *Board) prepare(sc *scratch) {
+	if b.spec().forbidBlocks {
+		sc.before = b.violations()
+	}
 }
 
 // genPiece appends the plies of the piece on from; ban applies C6.1 where
 // the variant forbids blocking.
 func (b *Board) genPiece(from Square, dst []Move, sc *scratch, ban bool) []Move {
 	sp := b.spec()
-	ban = ban && sp.forbidBlocks
+	ban = ban && sp.forbidBlocks // sc.before must then hold b.violations()
 	g := &geometries[sp.geo]
 	nd := sp.dirs
 	occ := b.pieces[0].or(b.pieces[1])
@@ -192,7 +202,7 @@ func (b *Board) genPiece(from Square, dst []Move, sc *scratch, ban bool) []Move 
 		if t < 0 || occ.has(Square(t)) {
 			continue
 		}
-		if ban && b.blocksOpponent(from, Square(t)) {
+		if ban && b.blocksOpponent(from, Square(t), &sc.before) {
 			continue
 		}
 		dst = append(dst, Move{n: 2})
@@ -222,7 +232,7 @@ func (b *Board) genPiece(from Square, dst []Move, sc *scratch, ban bool) []Move 
 			sc.depth[to] = sc.depth[u] + 1
 			sc.queue[tail] = to
 			tail++
-			if ban && b.blocksOpponent(from, to) {
+			if ban && b.blocksOpponent(from, to, &sc.before) {
 				continue
 			}
 			k := int(sc.depth[to])
@@ -264,19 +274,50 @@ func blockState(g *geometry, nd int, p Square, occ *bitset) (bool, bitset) {
 	return true, blockers
 }
 
-// blocksOpponent reports whether moving the mover's piece from from to to
-// leaves an opponent piece with no step and no jump with one of the mover's
-// pieces among its blockers (C6.1).
-func (b *Board) blocksOpponent(from, to Square) bool {
+// violations returns the opponent pieces that are blocked with one of the
+// mover's pieces among their blockers before any ply (C6.1).
+func (b *Board) violations() bitset {
 	sp := b.spec()
 	g := &geometries[sp.geo]
 	s := b.mover()
+	occ := b.pieces[0].or(b.pieces[1])
+	var v bitset
+	for w := range 4 {
+		for x := b.pieces[1-s][w]; x != 0; x &= x - 1 {
+			q := Square(w*64 + tz(x))
+			if blocked, by := blockState(g, sp.dirs, q, &occ); blocked && !by.and(b.pieces[s]).empty() {
+				v.set(q)
+			}
+		}
+	}
+	return v
+}
+
+// blocksOpponent reports whether moving the mover's piece from from to to
+// leaves an opponent piece with no step and no jump with one of the mover's
+// pieces among its blockers (C6.1). before is b.violations(): a piece's
+// state can change only if from or to is one or two squares from it.
+func (b *Board) blocksOpponent(from, to Square, before *bitset) bool {
+	sp := b.spec()
+	g := &geometries[sp.geo]
+	k := 0
+	if sp.dirs == 8 {
+		k = 1
+	}
+	s := b.mover()
+	affected := g.near[k][from].or(g.near[k][to]).and(b.pieces[1-s])
+	if !before.andNot(affected).empty() {
+		return true
+	}
+	if affected.empty() {
+		return false
+	}
 	mine := b.pieces[s]
 	mine.clear(from)
 	mine.set(to)
 	occ := mine.or(b.pieces[1-s])
 	for w := range 4 {
-		for x := b.pieces[1-s][w]; x != 0; x &= x - 1 {
+		for x := affected[w]; x != 0; x &= x - 1 {
 			blocked, by := blockState(g, sp.dirs, Square(w*64+tz(x)), &occ)
 			if blocked && !by.and(mine).empty() {
 				return true
@@ -397,7 +438,7 @@ func (b Board) Resolve(m Move) (Move, error) {
 			seen.set(v)
 		}
 	}
-	if sp.forbidBlocks && b.blocksOpponent(from, res.To()) {
+	if v := b.violations(); sp.forbidBlocks && b.blocksOpponent(from, res.To(), &v) {
 		return fail("C6.1", "it would leave an opponent piece with no step and no jump, blocked by a %s piece", seatName[s])
 	}
 	return res, nil
@@ -432,6 +473,7 @@ func (b *Board) checkStalemate() {
 func (b *Board) hasLegal() bool {
 	var buf [64]Move
 	var sc scratch
+	b.prepare(&sc)
 	s := b.mover()
 	for _, q := range b.pieces[s].squares(nil) {
 		if len(b.genPiece(q, buf[:0], &sc, true)) > 0 {

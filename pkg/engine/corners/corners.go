@@ -75,6 +75,10 @@ type geometry struct {
 	size int
 	// step[q][d] is the neighbour of q in direction d, or -1 off the board.
 	step [256][8]int16
+	// near[k][q] holds the squares whose blocked state (C6.1) depends on q:
+	// those one or two squares from q in a direction, k = 0 for the 4
+	// orthogonal directions and 1 for all 8.
+	near [2][256]bitset
 }
 
 func newGeometry(size int) geometry {
@@ -86,6 +90,18 @@ func newGeometry(size int) geometry {
 			nf, nr := f+dd[0], r+dd[1]
 			if f < size && r < size && nf >= 0 && nf < size && nr >= 0 && nr < size {
 				g.step[q][d] = int16(nr*16 + nf)
+			}
+		}
+	}
+	for k, nd := range []int{4, 8} {
+		for q := range 256 {
+			for d := range nd {
+				if n := g.step[q][d]; n >= 0 {
+					g.near[k][q].set(Square(n))
+					if l := g.step[n][d]; l >= 0 {
+						g.near[k][q].set(Square(l))
+					}
+				}
 			}
 		}
 	}
