@@ -155,7 +155,7 @@ type scratch struct {
 // shortest chain, ties broken by direction order). Order: pieces by square,
 // then steps in direction order, then jump ends in breadth-first order.
 // Plies after which the mover would lose by C5.2 are legal and listed.
-func (b *Board) LegalMoves(dst []Move) []Move {
+func (b Board) LegalMoves(dst []Move) []Move {
 	if b.outcome.Over() {
 		return dst
 	}
