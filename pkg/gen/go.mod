@@ -1,6 +1,6 @@
 module tabuleiro.dev/pkg/gen
 
-go 1.26
+go 1.26.0
 
 require (
 	google.golang.org/grpc v1.85.0
