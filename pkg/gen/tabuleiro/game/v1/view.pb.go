@@ -88,8 +88,8 @@ type GameView struct {
 	Game Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
 	// variant is the variant id (RULES.md Q4, C2; Banqi "standard").
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
-	// viewer is the seat this view was made for; SEAT_UNSPECIFIED for a
-	// spectator (and for a bot's opponent-neutral view, which is the same).
+	// viewer is the seat this view was made for (a bot gets its own seat's
+	// view); SEAT_UNSPECIFIED for a spectator.
 	Viewer Seat `protobuf:"varint,3,opt,name=viewer,proto3,enum=tabuleiro.game.v1.Seat" json:"viewer,omitempty"`
 	// to_move is the seat to move; SEAT_UNSPECIFIED once the game is over.
 	ToMove Seat `protobuf:"varint,4,opt,name=to_move,json=toMove,proto3,enum=tabuleiro.game.v1.Seat" json:"to_move,omitempty"`
