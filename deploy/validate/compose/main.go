@@ -53,7 +53,7 @@ func main() {
 	}
 	checked, err := Validate(context.Background(), *file, envFiles)
 	for _, c := range checked {
-		fmt.Println("  ok", c)
+		fmt.Println("  checked service", c)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "compose: %s: %v\n", *file, err)
