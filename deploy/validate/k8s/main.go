@@ -342,7 +342,9 @@ func checkProbe(where string, p *corev1.Probe, bad func(string, ...any)) {
 			bad("%s: grpc probe on port %d, want %d", where, p.GRPC.Port, GRPCPort)
 		}
 	case p.Exec != nil && len(p.Exec.Command) > 0 && path.Base(p.Exec.Command[0]) == "grpc_health_probe":
-		if !slices.ContainsFunc(p.Exec.Command, func(a string) bool { return strings.HasPrefix(a, "-addr=") && strings.HasSuffix(a, fmt.Sprint(":", GRPCPort)) }) {
+		if !slices.ContainsFunc(p.Exec.Command, func(a string) bool {
+			return strings.HasPrefix(a, "-addr=") && strings.HasSuffix(a, fmt.Sprint(":", GRPCPort))
+		}) {
 			bad("%s: grpc_health_probe must check -addr=…:%d", where, GRPCPort)
 		}
 	default:
