@@ -20,10 +20,10 @@ echo "--- building validators"
 (cd deploy/validate/compose && go build -o "$BIN/compose" .)
 (cd deploy/validate/k8s && go build -o "$BIN/k8s" .)
 
-echo "--- docker-compose.yml (compose-go, env file deploy/compose.env.example)"
-"$BIN/compose" -f docker-compose.yml -env-file deploy/compose.env.example
-
 status=0
+echo "--- docker-compose.yml (compose-go, env file deploy/compose.env.example)"
+"$BIN/compose" -f docker-compose.yml -env-file deploy/compose.env.example || status=1
+
 for dir in deploy/k8s/overlays/*/; do
   overlay=$(basename "$dir")
   echo "--- kubectl kustomize $dir"
