@@ -1,0 +1,241 @@
+package tui
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+)
+
+// helpText is shown on '?'.
+const helpText = `Keys
+  arrows / h j k l   move the cursor
+  enter / space      select a pawn or piece, then play it to a marked square
+                     (Banqi: on a face-down square, reveal it)
+  esc                drop the selection; leave wall mode
+  w                  Quoridor: wall mode on/off (the wall follows the cursor:
+                     blue can be placed, red cannot)
+  r                  Quoridor: rotate the wall
+  :                  type a ply in notation (e2, e3h, c3-e5, b2xb3)
+  d                  offer a draw, or accept the opponent's offer
+  x                  decline the opponent's draw offer
+  R                  resign (asks to confirm)
+  n                  after the game: play again
+  ?                  this help
+  q                  quit (an unfinished game can be resumed later)`
+
+func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if k.Type == tea.KeyCtrlC {
+		return m, tea.Quit
+	}
+	if m.typing {
+		return m.typingKey(k)
+	}
+	s := k.String()
+	if s == "?" {
+		m.help = !m.help
+		return m, nil
+	}
+	if m.help && s == "esc" {
+		m.help = false
+		return m, nil
+	}
+	if m.confirmResign {
+		m.confirmResign = false
+		if s == "y" && m.phase == phasePlaying {
+			_, c := m.actor()
+			m.status = "resigned"
+			return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_Resign{Resign: &matchv1.Resign{}}})
+		}
+		m.status = ""
+		return m, nil
+	}
+	switch m.phase {
+	case phaseOffer:
+		return m.offerKey(s)
+	case phaseStarting, phaseFailed:
+		if s == "q" || s == "esc" || (m.phase == phaseFailed && s == "enter") {
+			return m, tea.Quit
+		}
+		return m, nil
+	case phaseOver:
+		switch s {
+		case "q", "esc":
+			return m, tea.Quit
+		case "n":
+			if m.deps.Start == nil {
+				return m, tea.Quit
+			}
+			m.round++
+			return m, m.startCmd()
+		}
+		return m, nil
+	}
+	return m.playKey(s)
+}
+
+func (m Model) offerKey(s string) (tea.Model, tea.Cmd) {
+	switch s {
+	case "up", "k":
+		m.offerIdx = max(0, m.offerIdx-1)
+	case "down", "j":
+		m.offerIdx = min(len(m.deps.Active)-1, m.offerIdx+1)
+	case "r", "enter", "y":
+		id, resume := m.deps.Active[m.offerIdx].GetMatchId(), m.deps.Resume
+		m.phase = phaseStarting
+		return m, func() tea.Msg {
+			t, err := resume(id)
+			return tableMsg{t, err}
+		}
+	case "n":
+		return m, m.startCmd()
+	case "q", "esc":
+		return m, tea.Quit
+	}
+	return m, nil
+}
+
+func (m Model) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "esc":
+		m.typing = false
+		m.input.Blur()
+		return m, nil
+	case "enter":
+		ply := strings.TrimSpace(m.input.Value())
+		m.typing = false
+		m.input.Blur()
+		m.input.SetValue("")
+		if ply == "" {
+			return m, nil
+		}
+		return m, m.submit(ply)
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return m, cmd
+}
+
+func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
+	if m.view == nil {
+		if s == "q" {
+			return m, tea.Quit
+		}
+		return m, nil
+	}
+	switch s {
+	case "q":
+		return m, tea.Quit
+	case "up", "k":
+		return m, m.moveCursor(0, -1)
+	case "down", "j":
+		return m, m.moveCursor(0, 1)
+	case "left", "h":
+		return m, m.moveCursor(-1, 0)
+	case "right", "l":
+		return m, m.moveCursor(1, 0)
+	case ":", "/":
+		m.typing = true
+		m.input.SetValue("")
+		return m, m.input.Focus()
+	case "esc":
+		if m.wallMode {
+			m.wallMode = false
+			return m, m.afterChange()
+		}
+		m.selected, m.from = noSquare, nil
+		return m, nil
+	case "w":
+		if m.game() != gamev1.Game_GAME_QUORIDOR {
+			return m, nil
+		}
+		m.wallMode = !m.wallMode
+		m.check, m.checkKey = nil, ""
+		if m.wallMode {
+			m.cursor.file, m.cursor.rank = min(m.cursor.file, 7), min(m.cursor.rank, 7)
+			m.selected, m.from = noSquare, nil
+			return m, m.checkCmd()
+		}
+		return m, m.afterChange()
+	case "r":
+		if !m.wallMode {
+			return m, nil
+		}
+		m.wallH = !m.wallH
+		m.check = nil
+		return m, m.checkCmd()
+	case "enter", " ":
+		return m, m.act()
+	case "d":
+		seat, c := m.actor()
+		if m.drawBy != gamev1.Seat_SEAT_UNSPECIFIED && m.drawBy != seat {
+			return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_AcceptDraw{AcceptDraw: &matchv1.AcceptDraw{}}})
+		}
+		m.status = "draw offered"
+		return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_OfferDraw{OfferDraw: &matchv1.OfferDraw{}}})
+	case "x":
+		seat, c := m.actor()
+		if m.drawBy == gamev1.Seat_SEAT_UNSPECIFIED || m.drawBy == seat {
+			return m, nil
+		}
+		return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_DeclineDraw{DeclineDraw: &matchv1.DeclineDraw{}}})
+	case "R":
+		m.confirmResign = true
+		m.status = "resign? y confirms, any other key cancels"
+		return m, nil
+	}
+	return m, nil
+}
+
+func (m *Model) moveCursor(dx, dy int) tea.Cmd {
+	next := m.lay.move(m.cursor, dx, dy)
+	files, ranks := m.lay.files, m.lay.ranks
+	if m.wallMode {
+		files, ranks = files-1, ranks-1 // a wall's anchor is a1..h8 (Q1)
+	}
+	if next.file < 0 || next.rank < 0 || next.file >= files || next.rank >= ranks {
+		return nil
+	}
+	m.cursor = next
+	if m.wallMode {
+		m.check = nil
+		return m.checkCmd()
+	}
+	return nil
+}
+
+// act is enter on the cursor: place the wall, play the selected piece to
+// the cursor, or select the piece under the cursor (a lone reveal plays at
+// once).
+func (m *Model) act() tea.Cmd {
+	if !m.myTurn() {
+		m.status = "not your turn"
+		return nil
+	}
+	if m.wallMode {
+		w := wall{m.cursor, m.wallH}.String()
+		if m.check != nil && m.checkKey == m.wallKey() && !m.check.GetLegal() {
+			m.status = w + " cannot be placed: " + m.check.GetReason()
+			return nil
+		}
+		return m.submit(w)
+	}
+	if m.selected != noSquare {
+		for _, p := range m.from {
+			if p.GetTo() == m.cursor.String() && p.GetFrom() == m.selected.String() {
+				return m.submit(p.GetNotation()) // a Corners chain is chosen by its end square (C1)
+			}
+		}
+		if m.cursor == m.selected && m.game() != gamev1.Game_GAME_QUORIDOR {
+			m.selected, m.from = noSquare, nil
+			return nil
+		}
+	}
+	if m.game() == gamev1.Game_GAME_QUORIDOR {
+		m.status = "move the cursor to a marked square (w: walls)"
+		return nil
+	}
+	return m.legalCmd(m.cursor, true)
+}

@@ -1,0 +1,638 @@
+// Package tui is the terminal client of Tabuleiro: a Bubble Tea model that
+// plays one match at a time over the public API (match.v1 Play streams and
+// ListLegalPlies), for one seat against a bot or a person, or for both
+// seats of a local two-player game.
+//
+// The Model is a pure state machine: Update changes it only in answer to
+// messages (keys, stream messages, legal-ply answers, clock ticks) and
+// every call to the network runs in a tea.Cmd through the functions of
+// Deps and Table, so tests drive it with keys and fakes and read View.
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+)
+
+// Conn is one seat's match.v1 Play stream, already joined. Send must be
+// safe to call from several goroutines.
+type Conn interface {
+	Send(*matchv1.PlayRequest) error
+	Recv() (*matchv1.PlayResponse, error)
+}
+
+// Table is one match played at this terminal.
+type Table struct {
+	// MatchID is the match.
+	MatchID string
+	// Title says whom the game is against, for the header.
+	Title string
+	// Seats are the seats this terminal plays: one, or both in a local
+	// two-player game.
+	Seats map[gamev1.Seat]Conn
+	// Legal asks match.v1 ListLegalPlies.
+	Legal func(*matchv1.ListLegalPliesRequest) (*matchv1.ListLegalPliesResponse, error)
+	// Rejoin, when set, opens a new stream for a seat after a dropped one,
+	// passing the last event seen (DESIGN.md principle 3).
+	Rejoin func(seat gamev1.Seat, lastSeq int64) (Conn, error)
+}
+
+// Deps are what the model needs from the command.
+type Deps struct {
+	// Start creates a new game; round counts the games of this session
+	// from 0 (local games alternate who starts). Nil means no game can be
+	// started (watching, resuming only).
+	Start func(round int) (*Table, error)
+	// Resume rejoins an unfinished match.
+	Resume func(matchID string) (*Table, error)
+	// Active are the caller's unfinished matches, offered on start.
+	Active []*lobbyv1.MatchSummary
+	// Now reads the clock (time.Now outside tests).
+	Now func() time.Time
+}
+
+type phase int
+
+const (
+	phaseOffer    phase = iota // offering an unfinished game
+	phaseStarting              // waiting for a table
+	phasePlaying
+	phaseOver
+	phaseFailed
+)
+
+// Model is the terminal client's state.
+type Model struct {
+	deps  Deps
+	phase phase
+	round int
+	table *Table
+	gen   int // bumped per table, so that late messages of an old one are dropped
+
+	offerIdx int
+
+	match    *matchv1.Match
+	view     *gamev1.GameView
+	plies    []*gamev1.Ply
+	clocks   *gamev1.ClockState
+	clocksAt time.Time
+	drawBy   gamev1.Seat
+	lastSeq  int64
+	primary  gamev1.Seat // the seat whose stream draws the board
+	ticking  bool
+	pending  int32 // ply number of a ply sent and not yet answered, 0 if none
+
+	lay      layout
+	cursor   square
+	selected square
+	from     []*matchv1.LegalPly // legal plies of the selected piece
+	wallMode bool
+	wallH    bool
+	check    *matchv1.PlyCheck // the wall preview's answer
+	checkKey string            // notation@ply the answer is for
+
+	typing        bool
+	input         textinput.Model
+	help          bool
+	confirmResign bool
+	status        string
+	err           error
+}
+
+// New returns a model; Init starts a game or offers an unfinished one.
+func New(deps Deps) Model {
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	in := textinput.New()
+	in.Prompt = "ply> "
+	in.CharLimit = 64
+	m := Model{deps: deps, input: in, selected: noSquare, cursor: square{4, 0}, phase: phaseStarting, wallH: true}
+	if len(deps.Active) > 0 && deps.Resume != nil {
+		m.phase = phaseOffer
+	}
+	return m
+}
+
+// Messages.
+type (
+	tableMsg struct {
+		t   *Table
+		err error
+	}
+	streamMsg struct {
+		gen  int
+		seat gamev1.Seat
+		conn Conn
+		resp *matchv1.PlayResponse
+		err  error
+	}
+	rejoinMsg struct {
+		gen  int
+		seat gamev1.Seat
+		conn Conn
+		err  error
+	}
+	legalMsg struct {
+		gen   int
+		ply   int32
+		from  square
+		resp  *matchv1.ListLegalPliesResponse
+		err   error
+		react bool // act on the answer (a reveal plays at once)
+	}
+	checkMsg struct {
+		gen  int
+		key  string
+		resp *matchv1.ListLegalPliesResponse
+		err  error
+	}
+	sentMsg struct {
+		gen int
+		err error
+	}
+	tickMsg time.Time
+)
+
+// Init implements tea.Model: it starts a game unless one is offered for
+// resumption.
+func (m Model) Init() tea.Cmd {
+	if m.phase == phaseOffer {
+		return nil
+	}
+	return m.startCmd()
+}
+
+func (m *Model) startCmd() tea.Cmd {
+	if m.deps.Start == nil {
+		m.phase = phaseFailed
+		m.err = errors.New("no game to play")
+		return nil
+	}
+	m.phase = phaseStarting
+	start, round := m.deps.Start, m.round
+	return func() tea.Msg {
+		t, err := start(round)
+		return tableMsg{t, err}
+	}
+}
+
+// Update implements tea.Model.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m.key(msg)
+	case tableMsg:
+		if msg.err != nil {
+			m.phase, m.err = phaseFailed, msg.err
+			return m, nil
+		}
+		return m, m.setTable(msg.t)
+	case streamMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.stream(msg)
+	case rejoinMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		if msg.err != nil {
+			m.phase, m.err = phaseFailed, fmt.Errorf("rejoin: %w", msg.err)
+			return m, nil
+		}
+		m.table.Seats[msg.seat] = msg.conn
+		m.status = "reconnected"
+		return m, m.recvCmd(msg.seat, msg.conn)
+	case legalMsg:
+		if msg.gen != m.gen || m.view == nil || msg.ply != m.view.GetPlyCount()+1 {
+			return m, nil
+		}
+		return m, m.legal(msg)
+	case checkMsg:
+		if msg.gen != m.gen || msg.key != m.wallKey() {
+			return m, nil
+		}
+		if msg.err != nil {
+			m.status = "wall check: " + msg.err.Error()
+			return m, nil
+		}
+		m.check, m.checkKey = msg.resp.GetCheck(), msg.key
+		return m, nil
+	case sentMsg:
+		if msg.gen == m.gen && msg.err != nil {
+			m.status = "send: " + msg.err.Error()
+			m.pending = 0
+		}
+		return m, nil
+	case tickMsg:
+		if m.phase == phasePlaying && m.clocks.GetRunning() != gamev1.Seat_SEAT_UNSPECIFIED {
+			return m, tick()
+		}
+		m.ticking = false
+		return m, nil
+	}
+	if m.typing {
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(100*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+func (m *Model) setTable(t *Table) tea.Cmd {
+	m.gen++
+	m.table = t
+	m.phase = phasePlaying
+	m.match, m.view, m.plies, m.clocks, m.lastSeq = nil, nil, nil, nil, 0
+	m.drawBy, m.pending = gamev1.Seat_SEAT_UNSPECIFIED, 0
+	m.selected, m.from, m.wallMode, m.check, m.checkKey = noSquare, nil, false, nil, ""
+	m.status, m.err, m.confirmResign = "", nil, false
+	m.primary = gamev1.Seat_SEAT_FIRST
+	if _, ok := t.Seats[m.primary]; !ok {
+		m.primary = gamev1.Seat_SEAT_SECOND
+	}
+	var cmds []tea.Cmd
+	for seat, c := range t.Seats {
+		cmds = append(cmds, m.recvCmd(seat, c))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) recvCmd(seat gamev1.Seat, c Conn) tea.Cmd {
+	gen := m.gen
+	return func() tea.Msg {
+		resp, err := c.Recv()
+		return streamMsg{gen: gen, seat: seat, conn: c, resp: resp, err: err}
+	}
+}
+
+// local reports whether both seats are played here.
+func (m *Model) local() bool { return m.table != nil && len(m.table.Seats) == 2 }
+
+func (m *Model) mine(s gamev1.Seat) bool {
+	if m.table == nil {
+		return false
+	}
+	_, ok := m.table.Seats[s]
+	return ok
+}
+
+func (m *Model) myTurn() bool {
+	return m.phase == phasePlaying && m.view != nil && m.mine(m.view.GetToMove()) && m.pending == 0
+}
+
+func (m *Model) stream(msg streamMsg) tea.Cmd {
+	if msg.err != nil {
+		if errors.Is(msg.err, io.EOF) || m.phase != phasePlaying {
+			return nil // the stream ends after game_ended
+		}
+		if m.table.Rejoin == nil {
+			m.phase, m.err = phaseFailed, fmt.Errorf("connection lost: %w", msg.err)
+			return nil
+		}
+		m.status = "connection lost; rejoining"
+		gen, seat, last, rejoin := m.gen, msg.seat, m.lastSeq, m.table.Rejoin
+		return func() tea.Msg {
+			c, err := rejoin(seat, last)
+			return rejoinMsg{gen: gen, seat: seat, conn: c, err: err}
+		}
+	}
+	next := m.recvCmd(msg.seat, msg.conn)
+	r := msg.resp
+	switch {
+	case r.GetPlyRejected() != nil:
+		pr := r.GetPlyRejected()
+		m.pending = 0
+		m.status = fmt.Sprintf("%s refused: %s", pr.GetNotation(), pr.GetReason())
+		if pr.GetRule() != "" {
+			m.status += " (" + pr.GetRule() + ")"
+		}
+		return tea.Batch(next, m.afterChange())
+	case r.GetActionRejected() != nil:
+		m.status = "refused: " + r.GetActionRejected().GetReason()
+		return next
+	case r.GetDrain() != nil:
+		m.status = "server draining; rejoining"
+		return next
+	}
+	if msg.seat != m.primary {
+		return next // the other seat of a local game sees the same events
+	}
+	switch {
+	case r.GetSnapshot() != nil:
+		m.snapshot(r.GetSnapshot())
+	case r.GetEvent() != nil:
+		m.event(r.GetEvent())
+	default:
+		return next
+	}
+	return tea.Batch(next, m.afterChange(), m.startTick())
+}
+
+func (m *Model) startTick() tea.Cmd {
+	if m.ticking || m.phase != phasePlaying || m.clocks.GetRunning() == gamev1.Seat_SEAT_UNSPECIFIED {
+		return nil
+	}
+	m.ticking = true
+	return tick()
+}
+
+func (m *Model) snapshot(s *matchv1.Match) {
+	first := m.match == nil
+	m.match = s
+	m.view = s.GetView()
+	m.plies = append([]*gamev1.Ply(nil), s.GetPlies()...)
+	m.setClocks(s.GetClocks())
+	m.drawBy = s.GetDrawOfferedBy()
+	m.lastSeq = s.GetLastSeq()
+	if s.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+		m.phase = phaseOver
+	}
+	if first {
+		m.lay = m.layoutFor()
+		m.cursor = m.homeSquare()
+	}
+}
+
+func (m *Model) setClocks(c *gamev1.ClockState) {
+	m.clocks, m.clocksAt = c, m.deps.Now()
+}
+
+func (m *Model) event(ev *matchv1.MatchEvent) {
+	if ev.GetSeq() > m.lastSeq {
+		m.lastSeq = ev.GetSeq()
+	}
+	switch {
+	case ev.GetPlyPlayed() != nil:
+		pp := ev.GetPlyPlayed()
+		if n := int(pp.GetPly().GetNumber()); n == len(m.plies)+1 {
+			m.plies = append(m.plies, pp.GetPly())
+		}
+		if pp.GetPly().GetSeat() != m.drawBy {
+			m.drawBy = gamev1.Seat_SEAT_UNSPECIFIED // an offer lapses when the other seat plays
+		}
+		m.view = pp.GetView()
+		m.setClocks(pp.GetClocks())
+		m.pending = 0
+		if m.mine(pp.GetPly().GetSeat()) {
+			m.status = ""
+		} else {
+			m.status = fmt.Sprintf("%s played %s", m.seatName(pp.GetPly().GetSeat()), pp.GetPly().GetNotation())
+		}
+	case ev.GetDrawOffered() != nil:
+		m.drawBy = ev.GetDrawOffered().GetBy()
+		if m.mine(other(m.drawBy)) {
+			m.status = m.seatName(m.drawBy) + " offers a draw: d accepts, x declines"
+		} else {
+			m.status = "draw offered"
+		}
+	case ev.GetDrawDeclined() != nil:
+		m.drawBy = gamev1.Seat_SEAT_UNSPECIFIED
+		m.status = m.seatName(ev.GetDrawDeclined().GetBy()) + " declined the draw"
+	case ev.GetPlayerDisconnected() != nil:
+		m.status = m.seatName(ev.GetPlayerDisconnected().GetSeat()) + " disconnected"
+	case ev.GetPlayerReconnected() != nil:
+		m.status = m.seatName(ev.GetPlayerReconnected().GetSeat()) + " is back"
+	case ev.GetGameEnded() != nil:
+		ge := ev.GetGameEnded()
+		if ge.GetView() != nil {
+			m.view = ge.GetView()
+		}
+		if m.view != nil {
+			m.view.Outcome = ge.GetOutcome()
+		}
+		m.setClocks(ge.GetClocks())
+		if m.clocks != nil {
+			m.clocks.Running = gamev1.Seat_SEAT_UNSPECIFIED
+		}
+		m.phase = phaseOver
+		m.pending = 0
+		m.status = ""
+	}
+}
+
+// afterChange resets the selection after the position changed and asks
+// for what the new position needs: the pawn's destinations in Quoridor, a
+// fresh wall preview.
+func (m *Model) afterChange() tea.Cmd {
+	m.selected, m.from = noSquare, nil
+	if !m.myTurn() {
+		return nil
+	}
+	if m.game() == gamev1.Game_GAME_QUORIDOR {
+		if m.wallMode {
+			return m.checkCmd()
+		}
+		return m.legalCmd(m.pawn(m.view.GetToMove()), false)
+	}
+	return nil
+}
+
+func (m *Model) game() gamev1.Game { return m.view.GetGame() }
+
+// viewer is the seat whose side is drawn at the bottom.
+func (m *Model) viewer() gamev1.Seat {
+	if m.local() || m.table == nil {
+		return gamev1.Seat_SEAT_FIRST
+	}
+	for s := range m.table.Seats {
+		return s
+	}
+	return gamev1.Seat_SEAT_FIRST
+}
+
+func (m *Model) layoutFor() layout {
+	flip := m.viewer() == gamev1.Seat_SEAT_SECOND
+	switch m.game() {
+	case gamev1.Game_GAME_QUORIDOR:
+		return layout{files: 9, ranks: 9, flip: flip, cellW: 3, gaps: true, left: 3}
+	case gamev1.Game_GAME_CORNERS:
+		n := int(m.view.GetCorners().GetSize())
+		return layout{files: n, ranks: n, flip: flip, cellW: 3, left: 3}
+	default:
+		return layout{files: 8, ranks: 4, cellW: 3, left: 3}
+	}
+}
+
+func (m *Model) homeSquare() square {
+	if m.game() == gamev1.Game_GAME_QUORIDOR {
+		return m.pawn(m.viewer())
+	}
+	return square{m.lay.files / 2, m.lay.ranks / 2}
+}
+
+func (m *Model) pawn(s gamev1.Seat) square {
+	side := m.view.GetQuoridor().GetFirst()
+	if s == gamev1.Seat_SEAT_SECOND {
+		side = m.view.GetQuoridor().GetSecond()
+	}
+	sq, _ := parseSquare(side.GetPawn())
+	return sq
+}
+
+func (m *Model) legalCmd(from square, react bool) tea.Cmd {
+	legal, gen, n, id := m.table.Legal, m.gen, m.view.GetPlyCount()+1, m.table.MatchID
+	return func() tea.Msg {
+		resp, err := legal(&matchv1.ListLegalPliesRequest{MatchId: id, From: from.String(), ExpectedPlyNumber: n})
+		return legalMsg{gen: gen, ply: n, from: from, resp: resp, err: err, react: react}
+	}
+}
+
+func (m *Model) wallKey() string {
+	if m.view == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s@%d", wall{m.cursor, m.wallH}, m.view.GetPlyCount()+1)
+}
+
+func (m *Model) checkCmd() tea.Cmd {
+	if !m.myTurn() {
+		return nil
+	}
+	legal, gen, n, key, id := m.table.Legal, m.gen, m.view.GetPlyCount()+1, m.wallKey(), m.table.MatchID
+	w := wall{m.cursor, m.wallH}.String()
+	return func() tea.Msg {
+		resp, err := legal(&matchv1.ListLegalPliesRequest{MatchId: id, Ply: w, ExpectedPlyNumber: n})
+		return checkMsg{gen: gen, key: key, resp: resp, err: err}
+	}
+}
+
+func (m *Model) legal(msg legalMsg) tea.Cmd {
+	if msg.err != nil {
+		m.status = "legal plies: " + msg.err.Error()
+		return nil
+	}
+	if m.wallMode {
+		return nil
+	}
+	plies := msg.resp.GetPlies()
+	if len(plies) == 0 {
+		if msg.react {
+			m.status = "no legal ply from " + msg.from.String()
+		}
+		return nil
+	}
+	if msg.react && len(plies) == 1 && plies[0].GetKind() == matchv1.PlyKind_PLY_KIND_REVEAL {
+		return m.submit(plies[0].GetNotation())
+	}
+	m.selected, m.from = msg.from, plies
+	return nil
+}
+
+// submit sends a ply for the seat to move.
+func (m *Model) submit(notation string) tea.Cmd {
+	if m.phase != phasePlaying || m.view == nil {
+		return nil
+	}
+	c, ok := m.table.Seats[m.view.GetToMove()]
+	if !ok || m.pending != 0 {
+		m.status = "not your turn"
+		return nil
+	}
+	n := m.view.GetPlyCount() + 1
+	m.pending = n
+	m.status = "sent " + notation
+	return m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{
+		SubmitPly: &matchv1.SubmitPly{PlyNumber: n, Notation: notation},
+	}})
+}
+
+func (m *Model) send(c Conn, req *matchv1.PlayRequest) tea.Cmd {
+	gen := m.gen
+	return func() tea.Msg { return sentMsg{gen: gen, err: c.Send(req)} }
+}
+
+// actor is the seat that makes a non-ply action: the seat to move in a
+// local game, else this terminal's seat.
+func (m *Model) actor() (gamev1.Seat, Conn) {
+	if m.local() {
+		if s := m.view.GetToMove(); s != gamev1.Seat_SEAT_UNSPECIFIED {
+			return s, m.table.Seats[s]
+		}
+	}
+	for s, c := range m.table.Seats {
+		return s, c
+	}
+	return gamev1.Seat_SEAT_UNSPECIFIED, nil
+}
+
+// Result returns the outcome shown, for callers that print it after the
+// program ends.
+func (m Model) Result() string {
+	if m.view.GetOutcome().GetResult() == gamev1.Result_RESULT_ONGOING || m.view == nil {
+		return ""
+	}
+	return m.outcomeText()
+}
+
+// Err returns the error that stopped the model, if any.
+func (m Model) Err() error { return m.err }
+
+func (m *Model) seatName(s gamev1.Seat) string {
+	if m.game() == gamev1.Game_GAME_BANQI {
+		fc := m.view.GetBanqi().GetFirstColor()
+		if fc != gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
+			red := (s == gamev1.Seat_SEAT_FIRST) == (fc == gamev1.BanqiColor_BANQI_COLOR_RED)
+			if red {
+				return "red"
+			}
+			return "black"
+		}
+		if s == gamev1.Seat_SEAT_SECOND {
+			return "second"
+		}
+		return "first"
+	}
+	if s == gamev1.Seat_SEAT_SECOND {
+		return "black"
+	}
+	return "white"
+}
+
+func (m *Model) outcomeText() string {
+	o := m.view.GetOutcome()
+	reason := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "REASON_")), "_", " ")
+	switch o.GetResult() {
+	case gamev1.Result_RESULT_WIN:
+		who := m.seatName(o.GetWinner())
+		if !m.local() && m.mine(o.GetWinner()) {
+			who += " (you)"
+		}
+		return fmt.Sprintf("%s wins by %s", capitalize(who), reason)
+	case gamev1.Result_RESULT_DRAW:
+		return "Draw by " + reason
+	}
+	return ""
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func other(s gamev1.Seat) gamev1.Seat {
+	switch s {
+	case gamev1.Seat_SEAT_FIRST:
+		return gamev1.Seat_SEAT_SECOND
+	case gamev1.Seat_SEAT_SECOND:
+		return gamev1.Seat_SEAT_FIRST
+	}
+	return gamev1.Seat_SEAT_UNSPECIFIED
+}

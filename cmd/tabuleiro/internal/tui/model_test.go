@@ -1,0 +1,161 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+)
+
+func startOn(f *fakeMatch) Deps {
+	started := false
+	return Deps{Start: func(int) (*Table, error) {
+		if started {
+			return nil, errNoMore
+		}
+		started = true
+		return f.table(), nil
+	}}
+}
+
+var errNoMore = stringError("no more games")
+
+type stringError string
+
+func (e stringError) Error() string { return string(e) }
+
+// A whole short Quoridor game played with the arrow keys and enter: the
+// pawn's destinations are marked, and the pawn walks to its goal rank (Q4).
+func TestQuoridorGameWithKeys(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "d9", "c9", "b9", "a9", "a8", "a7", "a6")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move (white)")
+	for i := range 8 {
+		rank := i + 2
+		// The pawn's destinations are marked before each move (Q2.1).
+		d.waitFor("destinations", func(s string) bool { return strings.Contains(s, "+") })
+		d.key("up", "enter")
+		if rank < 9 {
+			d.waitFor("the opponent's reply", func(s string) bool {
+				return strings.Contains(s, "Your move") && len(f.snapshot().GetPlies()) == 2*(i+1)
+			})
+		}
+	}
+	d.waitText("White (you) wins by goal")
+	screen := d.screen()
+	for _, want := range []string{"1. e2", "8. e9", "Play again?"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+}
+
+// Plies typed in notation; an illegal one is refused with its rule and
+// the game goes on.
+func TestTypedPlies(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key(":", "type:e5", "enter")
+	d.waitText("e5 refused")
+	if !strings.Contains(d.screen(), "(Q2") {
+		t.Errorf("refusal does not name the rule (Q2):\n%s", d.screen())
+	}
+	d.key(":", "type:e2", "enter")
+	d.waitText("black played e8")
+	if !strings.Contains(d.screen(), "1. e2         e8") {
+		t.Errorf("move list lacks the first move:\n%s", d.screen())
+	}
+}
+
+// The wall cursor previews whether a wall can be placed: legal, then
+// overlapping the wall just placed (Q3.2), crossing it (Q3.3), and legal
+// again one file to the right. The wall just placed is drawn.
+func TestWallPreview(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key("w")
+	d.waitText("wall e1h: can be placed")
+	d.key("enter")
+	d.waitText("black played e8")
+	if !strings.Contains(d.screen(), "━━━━━━━") {
+		t.Errorf("the placed wall is not drawn:\n%s", d.screen())
+	}
+	if !strings.Contains(d.screen(), "walls  9") {
+		t.Errorf("walls left not shown as 9:\n%s", d.screen())
+	}
+	d.waitText("wall e1h: cannot be placed")
+	if !strings.Contains(d.screen(), "(Q3.2)") {
+		t.Errorf("overlap does not cite Q3.2:\n%s", d.screen())
+	}
+	d.key("r")
+	d.waitText("wall e1v: cannot be placed")
+	if !strings.Contains(d.screen(), "(Q3.3)") {
+		t.Errorf("crossing does not cite Q3.3:\n%s", d.screen())
+	}
+	d.key("enter") // refused locally: nothing is sent
+	d.waitText("e1v cannot be placed")
+	d.key("right")
+	d.waitText("wall f1v: can be placed")
+	d.key("esc")
+	d.waitFor("wall mode off", func(s string) bool { return !strings.Contains(s, "wall f1v") })
+}
+
+func TestHelpAndQuit(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key("?")
+	if !strings.Contains(d.screen(), "rotate the wall") {
+		t.Errorf("help not shown:\n%s", d.screen())
+	}
+	d.key("?")
+	d.waitText("Your move")
+	d.key("q")
+	d.waitFor("quit", func(string) bool { return d.quit })
+}
+
+// An unfinished game is offered first; r resumes it.
+func TestResumeOffer(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	deps := startOn(f)
+	deps.Active = []*lobbyv1.MatchSummary{{MatchId: "m1", Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", PlyCount: 0}}
+	var resumed string
+	deps.Resume = func(id string) (*Table, error) { resumed = id; return f.table(), nil }
+	d := newDriver(t, New(deps))
+	d.waitText("unfinished game")
+	d.key("r")
+	d.waitText("Your move")
+	if resumed != "m1" {
+		t.Errorf("resumed %q, want m1", resumed)
+	}
+}
+
+func TestClockCountsDown(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1000, 0)
+	m := New(Deps{Now: func() time.Time { return now }})
+	m.phase = phasePlaying
+	m.setClocks(&gamev1.ClockState{FirstRemainingMs: 65_000, SecondRemainingMs: 9_500, Running: gamev1.Seat_SEAT_FIRST})
+	now = now.Add(2500 * time.Millisecond)
+	tests := []struct {
+		seat gamev1.Seat
+		want string
+	}{
+		{gamev1.Seat_SEAT_FIRST, "1:02"},
+		{gamev1.Seat_SEAT_SECOND, "9.5"},
+	}
+	for _, tt := range tests {
+		if got := clockText(m.remaining(tt.seat)); got != tt.want {
+			t.Errorf("%v: clock %q, want %q", tt.seat, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,452 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+)
+
+var (
+	styleTitle  = lipgloss.NewStyle().Bold(true)
+	styleDim    = lipgloss.NewStyle().Foreground(colDim)
+	styleResult = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#FFD700"))
+	styleErr    = lipgloss.NewStyle().Foreground(colInvalid)
+)
+
+// View implements tea.Model.
+func (m Model) View() string {
+	if m.help {
+		return helpText + "\n\n" + styleDim.Render("? or esc closes the help") + "\n"
+	}
+	switch m.phase {
+	case phaseOffer:
+		return m.offerView()
+	case phaseFailed:
+		return styleErr.Render("tabuleiro: "+errText(m.err)) + "\n" + styleDim.Render("q quits") + "\n"
+	}
+	if m.view == nil {
+		return "Starting the game…\n" + styleDim.Render("q quits") + "\n"
+	}
+	board := m.boardView()
+	side := m.sideView()
+	var b strings.Builder
+	b.WriteString(styleTitle.Render(m.title()) + "\n\n")
+	b.WriteString(lipgloss.JoinHorizontal(lipgloss.Top, board, "   ", side))
+	b.WriteString("\n\n")
+	switch {
+	case m.phase == phaseOver:
+		b.WriteString(styleResult.Render(m.outcomeText()) + "\n")
+		if m.deps.Start != nil {
+			b.WriteString("Play again? n: new game · q: quit\n")
+		} else {
+			b.WriteString("q: quit\n")
+		}
+	case m.typing:
+		b.WriteString(m.input.View() + "\n")
+	default:
+		b.WriteString(m.turnLine() + "\n")
+	}
+	if m.status != "" {
+		b.WriteString(m.status + "\n")
+	}
+	b.WriteString(styleDim.Render("? help · q quit") + "\n")
+	return b.String()
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "stopped"
+	}
+	return err.Error()
+}
+
+func (m *Model) offerView() string {
+	var b strings.Builder
+	b.WriteString(styleTitle.Render("You have an unfinished game") + "\n\n")
+	for i, s := range m.deps.Active {
+		cur := "  "
+		if i == m.offerIdx {
+			cur = "> "
+		}
+		var names []string
+		for _, p := range s.GetParticipants() {
+			names = append(names, p.GetDisplayName())
+		}
+		fmt.Fprintf(&b, "%s%s %s: %s, %d plies\n", cur, gameName(s.GetGame()), s.GetVariant(),
+			strings.Join(names, " vs "), s.GetPlyCount())
+	}
+	b.WriteString("\nr: resume · n: new game · q: quit\n")
+	return b.String()
+}
+
+func gameName(g gamev1.Game) string {
+	switch g {
+	case gamev1.Game_GAME_QUORIDOR:
+		return "Quoridor"
+	case gamev1.Game_GAME_CORNERS:
+		return "Corners"
+	case gamev1.Game_GAME_BANQI:
+		return "Banqi"
+	}
+	return "?"
+}
+
+func (m *Model) title() string {
+	t := gameName(m.game()) + " · " + m.view.GetVariant()
+	if m.table != nil && m.table.Title != "" {
+		t += " · " + m.table.Title
+	}
+	return t
+}
+
+func (m *Model) turnLine() string {
+	if m.pending != 0 {
+		return "…"
+	}
+	to := m.view.GetToMove()
+	who := capitalize(m.seatName(to)) + " to move"
+	switch {
+	case m.local():
+		who += " (" + m.participantName(to) + ")"
+	case m.mine(to):
+		who = "Your move (" + m.seatName(to) + ")"
+	default:
+		who = "Waiting for " + m.participantName(to)
+	}
+	if m.wallMode {
+		w := wall{m.cursor, m.wallH}
+		switch {
+		case m.check == nil || m.checkKey != m.wallKey():
+			who += " · wall " + w.String()
+		case m.check.GetLegal():
+			who += " · wall " + w.String() + ": can be placed"
+		default:
+			who += " · wall " + w.String() + ": cannot be placed, " + m.check.GetReason()
+			if r := m.check.GetRule(); r != "" {
+				who += " (" + r + ")"
+			}
+		}
+	}
+	return who
+}
+
+func (m *Model) participantName(s gamev1.Seat) string {
+	for _, st := range m.match.GetSeats() {
+		if st.GetParticipant().GetSeat() == s {
+			return st.GetParticipant().GetDisplayName()
+		}
+	}
+	return m.seatName(s)
+}
+
+// remaining is a seat's clock now, counting down locally from the last
+// ClockState (the server alone decides when a flag falls).
+func (m *Model) remaining(s gamev1.Seat) time.Duration {
+	ms := m.clocks.GetFirstRemainingMs()
+	if s == gamev1.Seat_SEAT_SECOND {
+		ms = m.clocks.GetSecondRemainingMs()
+	}
+	d := time.Duration(ms) * time.Millisecond
+	if m.clocks.GetRunning() == s && m.phase == phasePlaying {
+		d -= m.deps.Now().Sub(m.clocksAt)
+	}
+	return max(d, 0)
+}
+
+func clockText(d time.Duration) string {
+	if d >= time.Minute {
+		s := int(d / time.Second)
+		return fmt.Sprintf("%d:%02d", s/60, s%60)
+	}
+	return fmt.Sprintf("%.1f", d.Seconds())
+}
+
+func (m *Model) sideView() string {
+	var b strings.Builder
+	for _, s := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
+		if m.game() == gamev1.Game_GAME_CORNERS && len(m.match.GetSeats()) == 1 && s == gamev1.Seat_SEAT_SECOND {
+			continue // training: one player (C2)
+		}
+		dot := lipgloss.NewStyle().Foreground(m.seatColour(s)).Bold(true).Render("●")
+		line := fmt.Sprintf("%s %-6s %-14s", dot, m.seatName(s), trunc(m.participantName(s), 14))
+		if m.clocks != nil {
+			line += " " + fmt.Sprintf("%6s", clockText(m.remaining(s)))
+		}
+		if q := m.view.GetQuoridor(); q != nil {
+			side := q.GetFirst()
+			if s == gamev1.Seat_SEAT_SECOND {
+				side = q.GetSecond()
+			}
+			line += fmt.Sprintf("  walls %2d", side.GetWallsLeft())
+		}
+		if m.view.GetToMove() == s {
+			line += " ◀"
+		}
+		if m.drawBy == s {
+			line += " (offers a draw)"
+		}
+		b.WriteString(line + "\n")
+	}
+	if bq := m.view.GetBanqi(); bq != nil {
+		b.WriteString(m.banqiSide(bq))
+	}
+	if c := m.view.GetCorners(); c != nil {
+		fmt.Fprintf(&b, "move %d", c.GetMoveNumber())
+		if c.GetMoveLimit() > 0 {
+			fmt.Fprintf(&b, " of %d", c.GetMoveLimit())
+		}
+		if c.GetDeadlineMove() > 0 {
+			fmt.Fprintf(&b, " · leave home by move %d", c.GetDeadlineMove())
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nMoves\n")
+	b.WriteString(m.moveList(12))
+	return b.String()
+}
+
+func trunc(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
+	var b strings.Builder
+	if bq.GetFirstColor() != gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED && !m.local() {
+		fmt.Fprintf(&b, "You play %s\n", m.seatName(m.viewer()))
+	} else if bq.GetFirstColor() == gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
+		b.WriteString("Colours are fixed by the first reveal\n")
+	}
+	if caps := bq.GetCaptured(); len(caps) > 0 {
+		b.WriteString("Captured: ")
+		for _, p := range caps {
+			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(pieceLetter(p)))
+		}
+		b.WriteString("\n")
+	}
+	var down int32
+	for _, c := range bq.GetFaceDownCounts() {
+		down += c.GetCount()
+	}
+	fmt.Fprintf(&b, "Face down: %d · quiet plies %d/120\n", down, bq.GetNoProgressPlies())
+	return b.String()
+}
+
+// moveList shows the last n moves, white's and black's ply on one line.
+func (m *Model) moveList(n int) string {
+	var lines []string
+	for i := 0; i < len(m.plies); i += 2 {
+		line := fmt.Sprintf("%3d. %-10s", i/2+1, m.plies[i].GetNotation())
+		if i+1 < len(m.plies) {
+			line += " " + m.plies[i+1].GetNotation()
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) > n {
+		lines = append([]string{"  …"}, lines[len(lines)-n:]...)
+	}
+	if len(lines) == 0 {
+		return styleDim.Render("  (none yet)") + "\n"
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func (m *Model) seatColour(s gamev1.Seat) lipgloss.Color {
+	if m.game() == gamev1.Game_GAME_BANQI {
+		switch m.seatName(s) {
+		case "red":
+			return colBanqiRed
+		case "black":
+			return colBanqiBlack
+		}
+	}
+	return seatColor(s)
+}
+
+// boardView draws the board of the game being played.
+func (m *Model) boardView() string {
+	l := m.lay
+	w, h := l.size()
+	c := newCanvas(w, h)
+	l.labels(c)
+	dests := map[square]bool{}
+	for _, p := range m.from {
+		if sq, ok := parseSquare(p.GetTo()); ok {
+			dests[sq] = true
+		}
+	}
+	switch {
+	case m.view.GetQuoridor() != nil:
+		m.quoridor(c, dests)
+	case m.view.GetCorners() != nil:
+		m.corners(c, dests)
+	case m.view.GetBanqi() != nil:
+		m.banqi(c, dests)
+	}
+	return c.String()
+}
+
+func (m *Model) decorate(c *canvas, sq square, base mark, dests map[square]bool) {
+	l := m.lay
+	st := base.style
+	text := []rune(base.text)
+	if dests[sq] {
+		if strings.TrimSpace(base.text) == "·" || strings.TrimSpace(base.text) == "" {
+			text = []rune(pad("+", l.cellW))
+		}
+		st = st.Foreground(colDest).Bold(true)
+	}
+	if sq == m.selected {
+		text[0], text[len(text)-1] = '(', ')'
+	}
+	l.put(c, sq, mark{string(text), st})
+	if sq == m.cursor && m.phase == phasePlaying {
+		x, y := l.origin(sq)
+		cs := st.Background(colCursorBG)
+		c.set(x, y, '[', cs)
+		c.set(x+l.cellW-1, y, ']', cs)
+	}
+}
+
+func (m *Model) quoridor(c *canvas, dests map[square]bool) {
+	q := m.view.GetQuoridor()
+	l := m.lay
+	for f := range l.files {
+		for r := range l.ranks {
+			sq := square{f, r}
+			st := lipgloss.NewStyle()
+			switch r + 1 {
+			case int(q.GetFirst().GetGoalRank()):
+				st = st.Background(tintFirst) // white's goal (Q1)
+			case int(q.GetSecond().GetGoalRank()):
+				st = st.Background(tintSecond)
+			}
+			base := mark{pad("·", l.cellW), st.Foreground(colDim)}
+			for _, s := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
+				if m.pawn(s) == sq {
+					letter := "W"
+					if s == gamev1.Seat_SEAT_SECOND {
+						letter = "B"
+					}
+					base = mark{pad(letter, l.cellW), st.Foreground(seatColor(s)).Bold(true)}
+				}
+			}
+			m.decorate(c, sq, base, dests)
+		}
+	}
+	walls := q.GetWalls()
+	for i, w := range walls {
+		wl, ok := wallOf(w)
+		if !ok {
+			continue
+		}
+		st := lipgloss.NewStyle().Foreground(colWall)
+		if i == len(walls)-1 && w.GetPlyNumber() == m.view.GetPlyCount() {
+			st = lipgloss.NewStyle().Foreground(seatColor(w.GetPlacedBy())).Bold(true) // the last wall, in its placer's colour
+		}
+		l.drawWall(c, wl, st)
+	}
+	if m.wallMode && m.phase == phasePlaying {
+		st := lipgloss.NewStyle().Foreground(colDim)
+		if m.check != nil && m.checkKey == m.wallKey() {
+			st = lipgloss.NewStyle().Foreground(colValid).Bold(true)
+			if !m.check.GetLegal() {
+				st = lipgloss.NewStyle().Foreground(colInvalid).Bold(true)
+			}
+		}
+		l.drawWall(c, wall{m.cursor, m.wallH}, st)
+	}
+}
+
+func (m *Model) corners(c *canvas, dests map[square]bool) {
+	cb := m.view.GetCorners()
+	l := m.lay
+	tint := map[square]lipgloss.Style{}
+	for _, s := range []struct {
+		side *gamev1.CornersSide
+		seat gamev1.Seat
+	}{{cb.GetFirst(), gamev1.Seat_SEAT_FIRST}, {cb.GetSecond(), gamev1.Seat_SEAT_SECOND}} {
+		for _, h := range s.side.GetHome() {
+			if sq, ok := parseSquare(h); ok {
+				tint[sq] = lipgloss.NewStyle().Background(seatTint(s.seat))
+			}
+		}
+	}
+	pieces := map[square]gamev1.Seat{}
+	for _, p := range cb.GetFirst().GetPieces() {
+		if sq, ok := parseSquare(p); ok {
+			pieces[sq] = gamev1.Seat_SEAT_FIRST
+		}
+	}
+	for _, p := range cb.GetSecond().GetPieces() {
+		if sq, ok := parseSquare(p); ok {
+			pieces[sq] = gamev1.Seat_SEAT_SECOND
+		}
+	}
+	path := map[square]bool{}
+	for _, p := range cb.GetLastPath() {
+		if sq, ok := parseSquare(p); ok {
+			path[sq] = true
+		}
+	}
+	for f := range l.files {
+		for r := range l.ranks {
+			sq := square{f, r}
+			st := tint[sq]
+			base := mark{pad("·", l.cellW), st.Foreground(colDim)}
+			if path[sq] {
+				base = mark{pad("∘", l.cellW), st.Foreground(lipgloss.Color("#D7AF00"))}
+			}
+			if s, ok := pieces[sq]; ok {
+				letter := "W"
+				if s == gamev1.Seat_SEAT_SECOND {
+					letter = "B"
+				}
+				base = mark{pad(letter, l.cellW), st.Foreground(seatColor(s)).Bold(true)}
+			}
+			m.decorate(c, sq, base, dests)
+		}
+	}
+}
+
+func (m *Model) banqi(c *canvas, dests map[square]bool) {
+	bq := m.view.GetBanqi()
+	l := m.lay
+	for i, cl := range bq.GetCells() {
+		sq := square{i % 8, i / 8}
+		base := mark{pad("·", l.cellW), styleDim}
+		switch {
+		case cl.GetFaceDown() != nil:
+			base = mark{pad("?", l.cellW), lipgloss.NewStyle().Background(lipgloss.Color("#444444"))}
+		case cl.GetRevealed() != gamev1.BanqiPiece_BANQI_PIECE_UNSPECIFIED:
+			p := cl.GetRevealed()
+			base = mark{pad(pieceLetter(p), l.cellW), lipgloss.NewStyle().Foreground(pieceColour(p)).Bold(true)}
+		}
+		m.decorate(c, sq, base, dests)
+	}
+}
+
+// pieceLetter is the piece's layout letter (B1): uppercase red, lowercase
+// black.
+func pieceLetter(p gamev1.BanqiPiece) string {
+	const letters = "?KABRNCPkabrncp"
+	if int(p) < len(letters) {
+		return letters[p : p+1]
+	}
+	return "?"
+}
+
+func pieceColour(p gamev1.BanqiPiece) lipgloss.Color {
+	if p >= gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL {
+		return colBanqiBlack
+	}
+	return colBanqiRed
+}
+
