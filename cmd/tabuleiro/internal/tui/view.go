@@ -449,4 +449,3 @@ func pieceColour(p gamev1.BanqiPiece) lipgloss.Color {
 	}
 	return colBanqiRed
 }
-
