@@ -105,12 +105,12 @@ func Variants(game engine.Game, variant string) (engine.Variant, error) {
 		v string
 	}
 	known := map[key]engine.Variant{
-		{engine.Quoridor, "standard"}:     {Game: engine.Quoridor, ID: "standard", Players: 2, Rated: true, DefaultBaseMS: 180000, DefaultIncrementMS: 2000},
-		{engine.Quoridor, "limit200"}:     {Game: engine.Quoridor, ID: "limit200", Players: 2, Rated: true, Draws: true, DefaultBaseMS: 180000, DefaultIncrementMS: 2000},
-		{engine.Corners, "classic-3x3"}:   {Game: engine.Corners, ID: "classic-3x3", Players: 2, Rated: true, Draws: true, DefaultBaseMS: 300000, DefaultIncrementMS: 3000},
-		{engine.Corners, "diagonal-3x4"}:  {Game: engine.Corners, ID: "diagonal-3x4", Players: 2, Draws: true, DefaultBaseMS: 300000, DefaultIncrementMS: 3000},
-		{engine.Corners, "training"}:      {Game: engine.Corners, ID: "training", Players: 1},
-		{engine.Banqi, "standard"}:        {Game: engine.Banqi, ID: "standard", Players: 2, Draws: true, NeedsSetup: true},
+		{engine.Quoridor, "standard"}:    {Game: engine.Quoridor, ID: "standard", Players: 2, Rated: true, DefaultBaseMS: 180000, DefaultIncrementMS: 2000},
+		{engine.Quoridor, "limit200"}:    {Game: engine.Quoridor, ID: "limit200", Players: 2, Rated: true, Draws: true, DefaultBaseMS: 180000, DefaultIncrementMS: 2000},
+		{engine.Corners, "classic-3x3"}:  {Game: engine.Corners, ID: "classic-3x3", Players: 2, Rated: true, Draws: true, DefaultBaseMS: 300000, DefaultIncrementMS: 3000},
+		{engine.Corners, "diagonal-3x4"}: {Game: engine.Corners, ID: "diagonal-3x4", Players: 2, Draws: true, DefaultBaseMS: 300000, DefaultIncrementMS: 3000},
+		{engine.Corners, "training"}:     {Game: engine.Corners, ID: "training", Players: 1},
+		{engine.Banqi, "standard"}:       {Game: engine.Banqi, ID: "standard", Players: 2, Draws: true, NeedsSetup: true},
 	}
 	v, ok := known[key{game, variant}]
 	if !ok {
