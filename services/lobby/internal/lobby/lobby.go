@@ -37,6 +37,9 @@ var (
 	// in the same queue, or removed because its player was paired in
 	// another queue.
 	ErrReplaced = errors.New("ticket replaced")
+	// ErrForbidden: the caller may not see or do this (watching a room one
+	// is not in).
+	ErrForbidden = errors.New("permission denied")
 	// ErrUnauthenticated: a token is missing, forged or expired.
 	ErrUnauthenticated = errors.New("unauthenticated")
 )

@@ -508,3 +508,21 @@ func (s *Store) Stats(ctx context.Context, playerID string) (Stats, error) {
 	}
 	return st, rows.Err()
 }
+
+// Finished reports which of ids have a finished record.
+func (s *Store) Finished(ctx context.Context, ids []string) (map[string]bool, error) {
+	rows, err := s.db.Query(ctx, `SELECT game_id FROM games WHERE game_id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("finished games: %w", err)
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("finished games: %w", err)
+		}
+		done[id] = true
+	}
+	return done, rows.Err()
+}
