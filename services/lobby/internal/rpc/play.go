@@ -129,4 +129,3 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 	}
 	return &lobbyv1.PlayBotResponse{MatchId: id, YourSeat: gamev1.Seat(seat)}, nil
 }
-
