@@ -18,7 +18,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -35,8 +35,8 @@ func (e *exitError) Unwrap() error { return e.err }
 // run executes one command line and returns the process exit status: 0 on
 // success, 1 when the command failed (an illegal ply, a failed game), 2 on
 // a usage error.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCommand(stdin, stdout, stderr)
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCommand(getenv, stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -52,12 +52,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // env is what every subcommand writes to and reads from.
 type env struct {
+	getenv         func(string) string // the only reader of the environment
 	stdin          io.Reader
 	stdout, stderr io.Writer
 }
 
-func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+func newRootCommand(getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "tabuleiro",
 		Short:         "Play Quoridor, Corners and Banqi; check records against the rules",
@@ -67,6 +68,6 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRulesCommand(e))
+	root.AddCommand(newRulesCommand(e), newMigrateCommand(e))
 	return root
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ const banqiLayout = "pnnAABcppKbcrkPbNpCBaNPRpaPRrPCP"
 func runCommand(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
+	code = run(t.Context(), args, os.Getenv, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -1,0 +1,149 @@
+// Package client talks to a Tabuleiro server over the public gRPC API: the
+// lobby (sign-in, games against bots, rooms, queues, history) and the match
+// service (Play streams, legal plies), both on one address as the
+// one-process mode and a gateway serve them.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+)
+
+// Client is a connection to a server.
+type Client struct {
+	conn  *grpc.ClientConn
+	Lobby lobbyv1.LobbyServiceClient
+	Match matchv1.MatchServiceClient
+}
+
+// Dial connects to addr (HOST:PORT) in plaintext: the local server listens
+// on loopback only; put TLS in front of a shared one.
+func Dial(addr string) (*Client, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	return &Client{conn: conn, Lobby: lobbyv1.NewLobbyServiceClient(conn), Match: matchv1.NewMatchServiceClient(conn)}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Player is a signed-in identity.
+type Player struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Context returns ctx carrying the player's token for outgoing calls.
+func (p Player) Context(ctx context.Context) context.Context { return auth.WithToken(ctx, p.Token) }
+
+// SignIn signs in a new guest.
+func (c *Client) SignIn(ctx context.Context, name string) (Player, error) {
+	resp, err := c.Lobby.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
+	if err != nil {
+		return Player{}, fmt.Errorf("sign in as %q: %w", name, err)
+	}
+	return Player{ID: resp.GetPlayerId(), Name: name, Token: resp.GetToken(), ExpiresAt: resp.GetExpiresAt().AsTime()}, nil
+}
+
+// Identity returns the player kept under key in the file path (a JSON
+// object of identities, one per server), refreshing its token when due,
+// or signs in a new guest called name and keeps it. Keeping the identity
+// is what makes history, stats and resumption follow a person across runs.
+func (c *Client) Identity(ctx context.Context, path, key, name string) (Player, error) {
+	ids := map[string]Player{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &ids); err != nil {
+			return Player{}, fmt.Errorf("read %s: %w", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Player{}, err
+	}
+	p, ok := ids[key]
+	switch {
+	case ok && time.Until(p.ExpiresAt) > time.Hour:
+		return p, nil
+	case ok:
+		resp, err := c.Lobby.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: p.Token})
+		if err == nil {
+			p.Token, p.ExpiresAt = resp.GetToken(), resp.GetExpiresAt().AsTime()
+			break
+		}
+		if status.Code(err) != codes.Unauthenticated {
+			return Player{}, fmt.Errorf("refresh token: %w", err)
+		}
+		fallthrough // too old, or the server's key changed: a new guest
+	default:
+		var err error
+		if p, err = c.SignIn(ctx, name); err != nil {
+			return Player{}, err
+		}
+	}
+	ids[key] = p
+	b, err := json.MarshalIndent(ids, "", "  ")
+	if err != nil {
+		return Player{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Player{}, err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return Player{}, fmt.Errorf("keep identity: %w", err)
+	}
+	return p, nil
+}
+
+// Stream is one seat's Play stream. Send is safe for concurrent use.
+type Stream struct {
+	mu     sync.Mutex
+	s      matchv1.MatchService_PlayClient
+	cancel context.CancelFunc
+}
+
+// Join opens a Play stream for p and joins matchID, passing the last event
+// seen (0 for none).
+func (c *Client) Join(ctx context.Context, p Player, matchID string, lastSeq int64) (*Stream, error) {
+	ctx, cancel := context.WithCancel(p.Context(ctx))
+	s, err := c.Match.Play(ctx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("play %s: %w", matchID, err)
+	}
+	st := &Stream{s: s, cancel: cancel}
+	if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_Join{Join: &matchv1.JoinMatch{MatchId: matchID, LastSeq: lastSeq}}}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("join %s: %w", matchID, err)
+	}
+	return st, nil
+}
+
+// Send sends one request.
+func (s *Stream) Send(req *matchv1.PlayRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.s.Send(req)
+}
+
+// Recv receives the next message; io.EOF once the match has ended.
+func (s *Stream) Recv() (*matchv1.PlayResponse, error) { return s.s.Recv() }
+
+// Close ends the stream.
+func (s *Stream) Close() { s.cancel() }
