@@ -1,0 +1,70 @@
+package local
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"tabuleiro.dev/pkg/platform/auth"
+)
+
+// DataDir returns where the one-process mode keeps its state when no
+// directory is given: $XDG_DATA_HOME/tabuleiro, else ~/.local/share/tabuleiro
+// on Linux and the BSDs (the XDG default), and the user configuration
+// directory (~/Library/Application Support, %AppData%) elsewhere. getenv
+// reads the environment.
+func DataDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "tabuleiro"), nil
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "tabuleiro"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither XDG_DATA_HOME nor HOME is set: pass --data-dir")
+	}
+	return filepath.Join(home, ".local", "share", "tabuleiro"), nil
+}
+
+// tokenKey returns the token signing key kept in dir, making one the first
+// time, so that tokens (and so identities) stay valid across runs.
+func tokenKey(dir string) ([]byte, error) {
+	path := filepath.Join(dir, "token.key")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return auth.ParseKey(strings.TrimSpace(string(b)))
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read token key: %w", err)
+	}
+	key, err := auth.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(auth.EncodeKey(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("keep token key: %w", err)
+	}
+	return key, nil
+}
+
+// postgresDir is where the private PostgreSQL keeps its cluster. Under
+// root the server runs as the postgres user, which cannot enter root's
+// home: the cluster then lives in /var/lib/tabuleiro, one per data
+// directory.
+func postgresDir(dataDir string) string {
+	if os.Geteuid() != 0 {
+		return filepath.Join(dataDir, "postgres")
+	}
+	sum := sha256.Sum256([]byte(dataDir))
+	return filepath.Join("/var/lib/tabuleiro", "postgres-"+hex.EncodeToString(sum[:6]))
+}
