@@ -102,6 +102,9 @@ func (p *privatePostgres) prepare(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(p.dir, "PG_VERSION")); err == nil {
 		return nil
 	}
+	if err := os.MkdirAll(filepath.Dir(p.dir), 0o755); err != nil { // the server's user must enter it
+		return fmt.Errorf("postgres data directory: %w", err)
+	}
 	if err := os.MkdirAll(p.dir, 0o700); err != nil {
 		return fmt.Errorf("postgres data directory: %w", err)
 	}

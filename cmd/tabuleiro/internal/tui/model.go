@@ -462,7 +462,7 @@ func (m *Model) layoutFor() layout {
 	case gamev1.Game_GAME_QUORIDOR:
 		return layout{files: 9, ranks: 9, flip: flip, cellW: 3, gaps: true, left: 3}
 	case gamev1.Game_GAME_CORNERS:
-		n := int(m.view.GetCorners().GetSize())
+		n := int(cornersBoard(m.view).GetSize())
 		return layout{files: n, ranks: n, flip: flip, cellW: 3, left: 3}
 	default:
 		return layout{files: 8, ranks: 4, cellW: 3, left: 3}

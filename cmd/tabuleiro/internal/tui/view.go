@@ -194,7 +194,7 @@ func (m *Model) sideView() string {
 	if bq := m.view.GetBanqi(); bq != nil {
 		b.WriteString(m.banqiSide(bq))
 	}
-	if c := m.view.GetCorners(); c != nil {
+	if c := cornersBoard(m.view); c != nil && m.game() == gamev1.Game_GAME_CORNERS {
 		fmt.Fprintf(&b, "move %d", c.GetMoveNumber())
 		if c.GetMoveLimit() > 0 {
 			fmt.Fprintf(&b, " of %d", c.GetMoveLimit())
@@ -285,7 +285,7 @@ func (m *Model) boardView() string {
 	switch {
 	case m.view.GetQuoridor() != nil:
 		m.quoridor(c, dests)
-	case m.view.GetCorners() != nil:
+	case m.game() == gamev1.Game_GAME_CORNERS:
 		m.corners(c, dests)
 	case m.view.GetBanqi() != nil:
 		m.banqi(c, dests)
@@ -341,14 +341,13 @@ func (m *Model) quoridor(c *canvas, dests map[square]bool) {
 			m.decorate(c, sq, base, dests)
 		}
 	}
-	walls := q.GetWalls()
-	for i, w := range walls {
+	for _, w := range q.GetWalls() { // in no promised order: the last is the one of the last ply
 		wl, ok := wallOf(w)
 		if !ok {
 			continue
 		}
 		st := lipgloss.NewStyle().Foreground(colWall)
-		if i == len(walls)-1 && w.GetPlyNumber() == m.view.GetPlyCount() {
+		if w.GetPlyNumber() == m.view.GetPlyCount() && w.GetPlyNumber() > 0 {
 			st = lipgloss.NewStyle().Foreground(seatColor(w.GetPlacedBy())).Bold(true) // the last wall, in its placer's colour
 		}
 		l.drawWall(c, wl, st)
@@ -366,7 +365,7 @@ func (m *Model) quoridor(c *canvas, dests map[square]bool) {
 }
 
 func (m *Model) corners(c *canvas, dests map[square]bool) {
-	cb := m.view.GetCorners()
+	cb := cornersBoard(m.view)
 	l := m.lay
 	tint := map[square]lipgloss.Style{}
 	for _, s := range []struct {
