@@ -1,3 +1,19 @@
 module tabuleiro.dev/services/match
 
-go 1.26
+go 1.26.0
+
+replace (
+	tabuleiro.dev/migrations => ../../migrations
+	tabuleiro.dev/pkg/engine => ../../pkg/engine
+)
+
+require (
+	github.com/redis/go-redis/v9 v9.23.0
+	tabuleiro.dev/pkg/engine v0.0.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
