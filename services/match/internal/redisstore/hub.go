@@ -39,6 +39,9 @@ var _ match.Hub = (*Hub)(nil)
 // NewHub returns a hub on s's Redis; Run must be running for Subscribe to
 // return.
 func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	return &Hub{
 		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 256,
 		subs: map[string]map[*hubSub]struct{}{}, waiting: map[string][]chan struct{}{}, ready: map[string]bool{},
