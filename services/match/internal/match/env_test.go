@@ -8,26 +8,10 @@ import (
 	"time"
 
 	"tabuleiro.dev/pkg/engine"
-	"tabuleiro.dev/pkg/engine/banqi"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/internal/testenv"
 )
-
-// banqiRules serves Banqi only: enough for the domain's tests.
-type banqiRules struct{}
-
-func (banqiRules) Lookup(g engine.Game, variant string) (engine.Variant, error) {
-	v := banqi.Variants()[0]
-	if g != engine.Banqi || (variant != "" && variant != v.ID) {
-		return engine.Variant{}, fmt.Errorf("%s %q: %w", g, variant, engine.ErrUnknownVariant)
-	}
-	return v, nil
-}
-
-func (banqiRules) New(_ engine.Game, variant, setup string) (engine.Position, error) {
-	return banqi.New(variant, setup)
-}
 
 type env struct {
 	t      *testing.T
@@ -51,7 +35,7 @@ func newEnv(t *testing.T, n int, opts redisstore.Options, cfg match.Config) *env
 		hub := redisstore.NewHub(ctx, e.store, nil)
 		wg.Go(func() { _ = hub.Run(ctx) })
 		e.svcs = append(e.svcs, match.NewService(match.Deps{
-			Store: e.store, Hub: hub, Rules: banqiRules{}, Now: e.clock.Now, DealBanqi: match.DealBanqi,
+			Store: e.store, Hub: hub, Rules: match.Registry{}, Now: e.clock.Now, DealBanqi: match.DealBanqi,
 		}, cfg))
 	}
 	return e
