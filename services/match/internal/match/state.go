@@ -135,27 +135,27 @@ type PlyRecord struct {
 // servers' clock. Plies are stored apart from the rest (appended, never
 // rewritten).
 type State struct {
-	ID      string      `json:"id"`
-	Game    engine.Game `json:"g"`
-	Variant string      `json:"v"`
-	Rated   bool        `json:"rt,omitempty"`
-	Draws   bool        `json:"dr,omitempty"`
-	Players int         `json:"np"`
+	ID      string       `json:"id"`
+	Game    engine.Game  `json:"g"`
+	Variant string       `json:"v"`
+	Rated   bool         `json:"rt,omitempty"`
+	Draws   bool         `json:"dr,omitempty"`
+	Players int          `json:"np"`
 	Seats   [2]SeatState `json:"seats"`
 	Clock   *TimeControl `json:"tc,omitempty"`
 	// Remaining is each seat's time at TurnStart; the clock of ToMove runs
 	// from TurnStart while the match is in progress.
-	Remaining [2]int64    `json:"rem"`
-	TurnStart int64       `json:"ts"`
-	ToMove    engine.Seat `json:"tm"`
-	Status    Status      `json:"st"`
-	DrawOffer engine.Seat `json:"do,omitempty"`
-	Outcome   engine.Outcome `json:"o"`
-	LastSeq   int64       `json:"seq"`
-	Version   int64       `json:"-"`
-	CreatedAt        int64 `json:"ca"`
-	FirstPlyDeadline int64 `json:"fd"`
-	EndedAt          int64 `json:"ea,omitempty"`
+	Remaining        [2]int64       `json:"rem"`
+	TurnStart        int64          `json:"ts"`
+	ToMove           engine.Seat    `json:"tm"`
+	Status           Status         `json:"st"`
+	DrawOffer        engine.Seat    `json:"do,omitempty"`
+	Outcome          engine.Outcome `json:"o"`
+	LastSeq          int64          `json:"seq"`
+	Version          int64          `json:"-"`
+	CreatedAt        int64          `json:"ca"`
+	FirstPlyDeadline int64          `json:"fd"`
+	EndedAt          int64          `json:"ea,omitempty"`
 	// Banqi: the secret layout, its seed (hex) and the seed's SHA-256.
 	Layout     string `json:"lay,omitempty"`
 	Seed       string `json:"seed,omitempty"`
@@ -278,10 +278,10 @@ type Event struct {
 	Ply     *PlyRecord `json:"p,omitempty"`
 	Clocks  *Clocks    `json:"c,omitempty"`
 	// Seat is who offered, declined, dropped or came back.
-	Seat     engine.Seat `json:"s,omitempty"`
-	Deadline int64       `json:"d,omitempty"` // reconnect deadline
-	Epoch    int64       `json:"e,omitempty"`
+	Seat     engine.Seat    `json:"s,omitempty"`
+	Deadline int64          `json:"d,omitempty"` // reconnect deadline
+	Epoch    int64          `json:"e,omitempty"`
 	Outcome  engine.Outcome `json:"o"`
-	Seed     string      `json:"seed,omitempty"`
-	Layout   string      `json:"lay,omitempty"`
+	Seed     string         `json:"seed,omitempty"`
+	Layout   string         `json:"lay,omitempty"`
 }

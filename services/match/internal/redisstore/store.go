@@ -66,8 +66,8 @@ func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "
 // Channel is the Pub/Sub channel of match id.
 func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
 
-func (s *Store) deadlinesKey() string      { return s.o.Prefix + "deadlines" }
-func (s *Store) outboxKey() string         { return s.o.Prefix + "outbox" }
+func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
 func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
 
 // MatchKeys returns every key of match id, for tests that check nothing
@@ -140,7 +140,7 @@ func (s *Store) Load(ctx context.Context, id string) (*match.State, error) {
 
 // commitScript: KEYS state, plies, events, deadlines, outbox.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
-// channel, stream maxlen, ttl ms, record json ('' none), nplies, plies…,
+// channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
 // nevents, (seq, event json)…
 var commitScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
