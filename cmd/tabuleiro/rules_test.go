@@ -117,3 +117,19 @@ func TestRulesQuoridor(t *testing.T) {
 		t.Errorf("illegal jump: exit %d, stderr %q; want exit 1 naming ply 3 and rule Q2", code, errOut)
 	}
 }
+
+func TestRulesCorners(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCommand(t, "", "rules", "legal", "--game", "corners", "--variant", "square-4x4")
+	if code != 0 || len(strings.Fields(out)) != 16 {
+		t.Errorf("legal square-4x4: exit %d, %d plies (stderr %q); want 16 (8 steps, 8 jumps)", code, len(strings.Fields(out)), errOut)
+	}
+	code, out, _ = runCommand(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-d3 f6-e6 2. c1-e3")
+	if code != 0 || !strings.Contains(out, "last ply c1-c3-e3") {
+		t.Errorf("play with a shorthand chain: exit %d, output:\n%s\nwant the chain printed in full (C1)", code, out)
+	}
+	code, _, errOut = runCommand(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-c5")
+	if code != 1 || !strings.Contains(errOut, "ply 1 (c3-c5)") || !strings.Contains(errOut, "C3") {
+		t.Errorf("jump over nothing: exit %d, stderr %q; want exit 1 naming ply 1 and rule C3", code, errOut)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/corners"
 	"tabuleiro.dev/pkg/engine/quoridor"
 )
 
@@ -24,6 +25,7 @@ type rules struct {
 // all lists the games in the order clients show them.
 var all = []rules{
 	{engine.Quoridor, quoridor.Variants, quoridor.New, quoridor.Decode, quoridor.DecodeView},
+	{engine.Corners, corners.Variants, corners.New, corners.Decode, corners.DecodeView},
 	{engine.Banqi, banqi.Variants, banqi.New, banqi.Decode, banqi.DecodeView},
 }
 
