@@ -67,7 +67,7 @@ func (e *env) legal(svc *match.Service, id string) (engine.Seat, int, string) {
 func (e *env) play(svc *match.Service, id string) match.Event {
 	e.t.Helper()
 	seat, n, p := e.legal(svc, id)
-	ev, err := svc.SubmitPly(e.t.Context(), id, seat, n, p)
+	ev, _, err := svc.SubmitPly(e.t.Context(), id, seat, n, p)
 	if err != nil {
 		e.t.Fatalf("ply %d %s: %v", n, p, err)
 	}

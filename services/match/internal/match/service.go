@@ -307,28 +307,28 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 }
 
 // SubmitPly plays a ply for seat with the number the client expects. It
-// returns the PlyPlayed event — the same one again for a ply already
-// accepted.
-func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (Event, error) {
-	var dup *PlyRecord
+// returns the PlyPlayed event — the same one again, with dup set, for a
+// ply already accepted.
+func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (ev Event, dup bool, err error) {
+	var again *PlyRecord
 	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
 		c, rec, err := playPly(st, pos, seat, number, notation, now)
 		if c == nil && err == nil {
-			dup = rec
+			again = rec
 		}
 		return c, err
 	})
 	if err != nil {
-		return Event{}, err
+		return Event{}, false, err
 	}
 	if c != nil {
-		return c.events[0], nil
+		return c.events[0], false, nil
 	}
-	evs, err := s.d.Store.Events(ctx, id, dup.Seq-1, 1)
-	if err == nil && len(evs) == 1 && evs[0].Seq == dup.Seq {
-		return evs[0], nil
+	evs, err := s.d.Store.Events(ctx, id, again.Seq-1, 1)
+	if err == nil && len(evs) == 1 && evs[0].Seq == again.Seq {
+		return evs[0], true, nil
 	}
-	return Event{MatchID: id, Seq: dup.Seq, At: dup.At, Kind: EventPly, Plies: dup.Number, Ply: dup}, nil
+	return Event{MatchID: id, Seq: again.Seq, At: again.At, Kind: EventPly, Plies: again.Number, Ply: again}, true, nil
 }
 
 func (s *Service) simple(ctx context.Context, id string, fn transition) error {
@@ -464,30 +464,30 @@ func (s *Service) maybeStartBot(st *State, pos engine.Position) {
 	ctx := s.runCtx
 	seat, number, level := st.ToMove, st.NextPly(), st.Seat(st.ToMove).BotLevel
 	view := pos.View(seat)
-	id := st.ID
+	id, game, variant := st.ID, st.Game, st.Variant
 	s.running.Go(func() {
 		defer func() {
 			s.mu.Lock()
 			delete(s.bots, key)
 			s.mu.Unlock()
 		}()
-		s.askBot(ctx, id, seat, number, level, view)
+		s.askBot(ctx, BotRequest{MatchID: id, Game: game, Variant: variant, View: view, Seat: seat, Level: level}, number)
 	})
 }
 
 // askBot asks until the bot's ply is played or the match moves on.
 // Failures back off and retry; the bot's clock runs meanwhile.
-func (s *Service) askBot(ctx context.Context, id string, seat engine.Seat, number, level int, view engine.View) {
+func (s *Service) askBot(ctx context.Context, req BotRequest, number int) {
+	id, seat := req.MatchID, req.Seat
+	req.BudgetMS = s.cfg.BotBudget.Milliseconds()
 	backoff := 20 * time.Millisecond
 	for attempt := uint64(0); ; attempt++ {
 		callCtx, cancel := context.WithTimeout(ctx, s.cfg.BotCallTimeout)
-		ans, err := s.d.Bot.SelectPly(callCtx, BotRequest{
-			MatchID: id, View: view, Seat: seat, Level: level,
-			BudgetMS: s.cfg.BotBudget.Milliseconds(), Seed: uint64(number)<<16 ^ attempt,
-		})
+		req.Seed = uint64(number)<<16 ^ attempt
+		ans, err := s.d.Bot.SelectPly(callCtx, req)
 		cancel()
 		if err == nil && ans.PlyNumber == number {
-			_, err = s.SubmitPly(ctx, id, seat, number, ans.Notation)
+			_, _, err = s.SubmitPly(ctx, id, seat, number, ans.Notation)
 			var pe *PlyError
 			if err == nil || errors.As(err, &pe) || errors.Is(err, ErrNotFound) {
 				return // played, or the match moved on

@@ -20,8 +20,8 @@ func TestPlyRefusals(t *testing.T) {
 	ctx := t.Context()
 
 	// The same ply again: the same event, nothing new (DESIGN.md principle 2).
-	again, err := svc.SubmitPly(ctx, st.ID, engine.First, 1, first.Ply.Notation)
-	if err != nil || again.Seq != first.Seq || again.Ply.Notation != first.Ply.Notation {
+	again, dup, err := svc.SubmitPly(ctx, st.ID, engine.First, 1, first.Ply.Notation)
+	if err != nil || !dup || again.Seq != first.Seq || again.Ply.Notation != first.Ply.Notation {
 		t.Fatalf("repeat of ply 1 = %+v, %v; want event seq %d", again, err, first.Seq)
 	}
 	seat, n, legal := e.legal(svc, st.ID)
@@ -43,7 +43,7 @@ func TestPlyRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := svc.SubmitPly(ctx, st.ID, tt.seat, tt.number, tt.notation)
+			_, _, err := svc.SubmitPly(ctx, st.ID, tt.seat, tt.number, tt.notation)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
@@ -77,7 +77,7 @@ func TestRacingInstancesOneWinner(t *testing.T) {
 		evs := make([]match.Event, 2)
 		for i := range 2 {
 			wg.Go(func() {
-				evs[i], errs[i] = e.svcs[i].SubmitPly(t.Context(), st.ID, seat, number, plies[i])
+				evs[i], _, errs[i] = e.svcs[i].SubmitPly(t.Context(), st.ID, seat, number, plies[i])
 			})
 		}
 		wg.Wait()

@@ -61,6 +61,8 @@ type Bot interface {
 // BotRequest is what a bot seat is asked: its own view, nothing more.
 type BotRequest struct {
 	MatchID  string
+	Game     engine.Game
+	Variant  string
 	View     engine.View
 	Seat     engine.Seat
 	Level    int

@@ -61,7 +61,7 @@ func TestOutageDelaysButNeverLosesOrDoubles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.SubmitPly(ctx, st.ID, engine.First, 1, "e2"); err != nil {
+		if _, _, err := svc.SubmitPly(ctx, st.ID, engine.First, 1, "e2"); err != nil {
 			t.Fatal(err)
 		}
 		if err := svc.Resign(ctx, st.ID, engine.Second); err != nil {
