@@ -2,7 +2,6 @@ package matchserver_test
 
 import (
 	"bytes"
-	"context"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -206,5 +205,3 @@ func TestBanqiHiddenPiecesNeverLeave(t *testing.T) {
 		}
 	}
 }
-
-var _ = context.Background

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
-	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
@@ -56,7 +55,11 @@ func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
 			KeyPrefix: prefix, InstanceID: fmt.Sprintf("i%d", i), Match: cfg,
 			Recorder: recorder.Config{Block: 20 * time.Millisecond, MinIdle: 200 * time.Millisecond, Retry: 20 * time.Millisecond},
 		})
-		wg.Go(func() { _ = srv.Run(ctx) })
+		wg.Go(func() {
+			if err := srv.Run(ctx); err != nil {
+				t.Errorf("instance %d: %v", i, err)
+			}
+		})
 		lis := bufconn.Listen(1 << 20)
 		interceptor := auth.NewInterceptor(ver, auth.Policy{ServiceOnly: matchserver.ServiceOnly()})
 		wg.Go(func() {
@@ -74,7 +77,9 @@ func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
 	return c
 }
 
-func (c *cluster) client(i int) matchv1.MatchServiceClient { return matchv1.NewMatchServiceClient(c.conns[i]) }
+func (c *cluster) client(i int) matchv1.MatchServiceClient {
+	return matchv1.NewMatchServiceClient(c.conns[i])
+}
 
 func (c *cluster) as(ctx context.Context, who string) context.Context {
 	var tok string
@@ -177,6 +182,9 @@ func (s *stream) next() any {
 	select {
 	case m, ok := <-s.msgs:
 		if !ok {
+			for _, m := range s.all {
+				s.t.Logf("received %v", m)
+			}
 			s.t.Fatalf("stream ended: %v", <-s.done)
 		}
 		s.all = append(s.all, m)
@@ -219,9 +227,17 @@ func (s *stream) until(what string, pred func(any) bool) any {
 	}
 }
 
+// ended waits for the game's end: a game_ended event, or a snapshot of a
+// finished match for a stream that opened after the end.
 func (s *stream) ended() *matchv1.GameEnded {
 	s.t.Helper()
-	return event(s.until("game ended", func(m any) bool { return event(m).GetGameEnded() != nil })).GetGameEnded()
+	m := s.until("game ended", func(m any) bool {
+		return event(m).GetGameEnded() != nil || snapshot(m).GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED
+	})
+	if snap := snapshot(m); snap != nil {
+		return &matchv1.GameEnded{Outcome: snap.GetOutcome(), Seed: snap.GetSeed(), Layout: snap.GetLayout()}
+	}
+	return event(m).GetGameEnded()
 }
 
 func (s *stream) submit(n int32, notation string) {
@@ -238,4 +254,3 @@ func (s *stream) act(a *matchv1.PlayRequest) {
 	}
 }
 
-var _ = gamev1.Seat_SEAT_FIRST

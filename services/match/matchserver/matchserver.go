@@ -14,8 +14,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
-	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/migrations"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/postgres"
 	"tabuleiro.dev/services/match/internal/recorder"
@@ -42,7 +42,7 @@ type Config struct {
 	// InstanceID names this instance as an outbox consumer; unique.
 	InstanceID string
 	// Migrate applies the migrations at start-up (Run).
-	Migrate bool
+	Migrate  bool
 	Match    match.Config
 	Store    redisstore.Options
 	Recorder recorder.Config
