@@ -253,4 +253,3 @@ func (s *stream) act(a *matchv1.PlayRequest) {
 		s.t.Fatal(err)
 	}
 }
-

@@ -245,7 +245,7 @@ func TestBotSeatRetriesAndDiscardsStaleAnswers(t *testing.T) {
 	bot := &flakyBot{}
 	c := newCluster(t, 1, match.Config{}, bot)
 	id := c.create(&matchv1.CreateMatchRequest{
-		Game: gamev1.Game_GAME_QUORIDOR,
+		Game:  gamev1.Game_GAME_QUORIDOR,
 		First: &matchv1.SeatSpec{Occupant: &matchv1.SeatSpec_BotLevel{BotLevel: gamev1.BotLevel_BOT_LEVEL_EASY}},
 	})
 	bob := c.play(0, "bob", id, 0)
