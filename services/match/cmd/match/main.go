@@ -88,9 +88,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval},
 	})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	runErr := make(chan error, 1)
-	wg.Go(func() { runErr <- srv.Run(ctx) })
+	wg.Go(func() {
+		runErr <- srv.Run(ctx)
+		cancel() // the server stops with its background work
+	})
 	err = grpcserve.Run(ctx, grpcserve.Options{
 		Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger, Telemetry: tel,
 		Auth: auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
