@@ -184,10 +184,11 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	s.cache[id] = &entry{st: st, pos: pos}
 	s.mu.Unlock()
 	s.maybeStartBot(st, pos)
-	return st, nil
+	return st.clone(), nil
 }
 
-// Get reads a match fresh from the Store, with its current position.
+// Get reads a match fresh from the Store, with its current position. The
+// state is the caller's own copy.
 func (s *Service) Get(ctx context.Context, id string) (*State, engine.Position, error) {
 	e := s.entry(id)
 	e.mu.Lock()
@@ -195,7 +196,7 @@ func (s *Service) Get(ctx context.Context, id string) (*State, engine.Position, 
 	if err := s.reload(ctx, id, e); err != nil {
 		return nil, nil, err
 	}
-	return e.st, e.pos, nil
+	return e.st.clone(), e.pos, nil
 }
 
 func (s *Service) entry(id string) *entry {
