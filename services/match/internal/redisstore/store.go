@@ -1,0 +1,276 @@
+// Package redisstore keeps matches in Redis: a match's state, plies and
+// event stream under keys that share the hash tag {match-id}, a sorted set
+// of deadlines swept by every instance, a results outbox stream, and a Hub
+// that multiplexes every local subscriber's Pub/Sub channel on one
+// connection. Every write of a match is one Lua script, so a version check,
+// the state, the events, the deadline and the publication happen together
+// or not at all.
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/services/match/internal/match"
+)
+
+// Options tune the Store.
+type Options struct {
+	// Prefix is put before every key and channel ("tabuleiro:" say); tests
+	// use a random one.
+	Prefix string
+	// StreamMaxLen is how many events a match's stream keeps (default
+	// 1000); a client further behind gets a snapshot.
+	StreamMaxLen int
+	// LiveTTL is the expiry of an ongoing match's keys, renewed by every
+	// write (default 24h): a match nobody touches cannot stay forever.
+	LiveTTL time.Duration
+	// FinishedTTL is the expiry of a finished match's keys (default 10m):
+	// long enough for late rejoins; the record is in the outbox.
+	FinishedTTL time.Duration
+}
+
+// Store implements match.Store on Redis.
+type Store struct {
+	rdb *redis.Client
+	o   Options
+}
+
+var _ match.Store = (*Store)(nil)
+
+// New returns a Store on rdb.
+func New(rdb *redis.Client, o Options) *Store {
+	if o.StreamMaxLen <= 0 {
+		o.StreamMaxLen = 1000
+	}
+	if o.LiveTTL <= 0 {
+		o.LiveTTL = 24 * time.Hour
+	}
+	if o.FinishedTTL <= 0 {
+		o.FinishedTTL = 10 * time.Minute
+	}
+	return &Store{rdb: rdb, o: o}
+}
+
+// Keys of a match; they share the hash tag {id}.
+func (s *Store) stateKey(id string) string  { return s.o.Prefix + "m:{" + id + "}" }
+func (s *Store) pliesKey(id string) string  { return s.o.Prefix + "m:{" + id + "}:p" }
+func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "}:e" }
+
+// Channel is the Pub/Sub channel of match id.
+func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
+
+func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
+func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
+
+// MatchKeys returns every key of match id, for tests that check nothing
+// is left behind.
+func (s *Store) MatchKeys(id string) []string {
+	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id)}
+}
+
+// GlobalKeys returns the keys shared by all matches.
+func (s *Store) GlobalKeys() []string { return []string{s.deadlinesKey(), s.outboxKey()} }
+
+var createScript = redis.NewScript(`
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
+redis.call('HSET', KEYS[2], 'v', '1', 's', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if ARGV[3] ~= '0' then redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1]) end
+return ARGV[1]
+`)
+
+// Create implements match.Store.
+func (s *Store) Create(ctx context.Context, requestID string, st *match.State, deadline int64) (string, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	id, err := createScript.Run(ctx, s.rdb,
+		[]string{s.requestKey(requestID), s.stateKey(st.ID), s.deadlinesKey()},
+		st.ID, b, deadline, s.o.LiveTTL.Milliseconds()).Text()
+	if err != nil {
+		return "", fmt.Errorf("create match: %w", err)
+	}
+	return id, nil
+}
+
+var loadScript = redis.NewScript(`
+local h = redis.call('HMGET', KEYS[1], 'v', 's')
+if not h[1] then return false end
+return {h[1], h[2], redis.call('LRANGE', KEYS[2], 0, -1)}
+`)
+
+// Load implements match.Store.
+func (s *Store) Load(ctx context.Context, id string) (*match.State, error) {
+	res, err := loadScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.pliesKey(id)}).Slice()
+	if errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("load match %s: %w", id, match.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load match %s: %w", id, err)
+	}
+	v, err := strconv.ParseInt(res[0].(string), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("load match %s: version: %w", id, err)
+	}
+	st := &match.State{}
+	if err := json.Unmarshal([]byte(res[1].(string)), st); err != nil {
+		return nil, fmt.Errorf("load match %s: %w", id, err)
+	}
+	st.Version = v
+	raw := res[2].([]any)
+	st.Plies = make([]match.PlyRecord, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal([]byte(r.(string)), &st.Plies[i]); err != nil {
+			return nil, fmt.Errorf("load match %s: ply %d: %w", id, i+1, err)
+		}
+	}
+	return st, nil
+}
+
+// commitScript: KEYS state, plies, events, deadlines, outbox.
+// ARGV: prev version, new version, state json, deadline (0 none), match id,
+// channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
+// nevents, (seq, event json)…
+var commitScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
+local i = 11
+for _ = 1, tonumber(ARGV[10]) do
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+  i = i + 1
+end
+local n = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, n do
+  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  redis.call('PUBLISH', ARGV[6], ARGV[i + 1])
+  i = i + 2
+end
+if ARGV[4] == '0' then
+  redis.call('ZREM', KEYS[4], ARGV[5])
+else
+  redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
+end
+if ARGV[9] ~= '' then
+  redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
+end
+for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+return 1
+`)
+
+// Commit implements match.Store.
+func (s *Store) Commit(ctx context.Context, c match.Commit) error {
+	id := c.State.ID
+	sb, err := json.Marshal(c.State)
+	if err != nil {
+		return err
+	}
+	ttl := s.o.LiveTTL
+	rec := ""
+	if c.Record != nil {
+		rb, err := json.Marshal(c.Record)
+		if err != nil {
+			return err
+		}
+		rec, ttl = string(rb), s.o.FinishedTTL
+	}
+	args := make([]any, 0, 12+len(c.Plies)+2*len(c.Events))
+	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
+		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
+	for _, p := range c.Plies {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		args = append(args, b)
+	}
+	args = append(args, len(c.Events))
+	for _, e := range c.Events {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		args = append(args, e.Seq, b)
+	}
+	ok, err := commitScript.Run(ctx, s.rdb,
+		[]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey()},
+		args...).Int()
+	if err != nil {
+		return fmt.Errorf("commit match %s: %w", id, err)
+	}
+	if ok == 0 {
+		return match.ErrVersionConflict
+	}
+	return nil
+}
+
+// Events implements match.Store. Stream ids are "seq-1", so a range by
+// sequence number is a range by id.
+func (s *Store) Events(ctx context.Context, id string, after int64, limit int) ([]match.Event, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	msgs, err := s.rdb.XRangeN(ctx, s.eventsKey(id), "("+strconv.FormatInt(after, 10)+"-1", "+", int64(limit)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("events of match %s: %w", id, err)
+	}
+	evs := make([]match.Event, len(msgs))
+	for i, m := range msgs {
+		raw, _ := m.Values["e"].(string)
+		if err := json.Unmarshal([]byte(raw), &evs[i]); err != nil {
+			return nil, fmt.Errorf("events of match %s: %s: %w", id, m.ID, err)
+		}
+	}
+	return evs, nil
+}
+
+// Due implements match.Store.
+func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, error) {
+	return s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
+		Key: s.deadlinesKey(), Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit),
+	}).Result()
+}
+
+var claimScript = redis.NewScript(`
+local d = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if d and tonumber(d) <= tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+`)
+
+// Claim implements match.Store: the deadline moves to until in the same
+// step that checks it is due, so exactly one sweeper wins it, and it comes
+// back by itself if the winner dies before handling it.
+func (s *Store) Claim(ctx context.Context, id string, now, until int64) (bool, error) {
+	n, err := claimScript.Run(ctx, s.rdb, []string{s.deadlinesKey()}, id, now, until).Int()
+	return n == 1, err
+}
+
+var rescheduleScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v or ARGV[3] == '0' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+elseif v == ARGV[2] then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+end
+return 1
+`)
+
+// Reschedule implements match.Store.
+func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int64) error {
+	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey()}, id, version, deadline).Err()
+}
