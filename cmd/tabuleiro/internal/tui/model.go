@@ -318,10 +318,7 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 	case r.GetPlyRejected() != nil:
 		pr := r.GetPlyRejected()
 		m.pending = 0
-		m.status = fmt.Sprintf("%s refused: %s", pr.GetNotation(), pr.GetReason())
-		if pr.GetRule() != "" {
-			m.status += " (" + pr.GetRule() + ")"
-		}
+		m.status = fmt.Sprintf("%s refused: %s", pr.GetNotation(), withRule(pr.GetReason(), pr.GetRule()))
 		return tea.Batch(next, m.afterChange())
 	case r.GetActionRejected() != nil:
 		m.status = "refused: " + r.GetActionRejected().GetReason()
@@ -405,9 +402,13 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 		m.drawBy = gamev1.Seat_SEAT_UNSPECIFIED
 		m.status = m.seatName(ev.GetDrawDeclined().GetBy()) + " declined the draw"
 	case ev.GetPlayerDisconnected() != nil:
-		m.status = m.seatName(ev.GetPlayerDisconnected().GetSeat()) + " disconnected"
+		if s := ev.GetPlayerDisconnected().GetSeat(); !m.mine(s) {
+			m.status = m.seatName(s) + " disconnected"
+		}
 	case ev.GetPlayerReconnected() != nil:
-		m.status = m.seatName(ev.GetPlayerReconnected().GetSeat()) + " is back"
+		if s := ev.GetPlayerReconnected().GetSeat(); !m.mine(s) {
+			m.status = m.seatName(s) + " is back"
+		}
 	case ev.GetGameEnded() != nil:
 		ge := ev.GetGameEnded()
 		if ge.GetView() != nil {
@@ -635,4 +636,12 @@ func other(s gamev1.Seat) gamev1.Seat {
 		return gamev1.Seat_SEAT_FIRST
 	}
 	return gamev1.Seat_SEAT_UNSPECIFIED
+}
+
+// withRule appends the rule to a reason that does not name it already.
+func withRule(reason, rule string) string {
+	if rule == "" || strings.Contains(reason, rule) {
+		return reason
+	}
+	return reason + " (" + rule + ")"
 }

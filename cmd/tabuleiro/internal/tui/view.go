@@ -125,10 +125,7 @@ func (m *Model) turnLine() string {
 		case m.check.GetLegal():
 			who += " · wall " + w.String() + ": can be placed"
 		default:
-			who += " · wall " + w.String() + ": cannot be placed, " + m.check.GetReason()
-			if r := m.check.GetRule(); r != "" {
-				who += " (" + r + ")"
-			}
+			who += " · wall " + w.String() + ": cannot be placed, " + withRule(m.check.GetReason(), m.check.GetRule())
 		}
 	}
 	return who
