@@ -41,6 +41,9 @@ func Dial(addr string) (*Client, error) {
 	return &Client{conn: conn, Lobby: lobbyv1.NewLobbyServiceClient(conn), Match: matchv1.NewMatchServiceClient(conn)}, nil
 }
 
+// Target is the address the client dials.
+func (c *Client) Target() string { return c.conn.Target() }
+
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
