@@ -2,6 +2,14 @@ module tabuleiro.dev/cmd/tabuleiro
 
 go 1.26
 
-require tabuleiro.dev/pkg/engine v0.0.0
+require (
+	github.com/spf13/cobra v1.10.2
+	tabuleiro.dev/pkg/engine v0.0.0
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+)
 
 replace tabuleiro.dev/pkg/engine => ../../pkg/engine

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// banqiLayout is the layout of real game banqi-001 (testdata of package banqi).
+const banqiLayout = "pnnAABcppKbcrkPbNpCBaNPRpaPRrPCP"
+
+func runCommand(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestRulesLegalBanqiStart(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCommand(t, "", "rules", "legal", "--game", "banqi", "--layout", banqiLayout)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	lines := strings.Fields(out)
+	if len(lines) != 32 || lines[0] != "a1" || lines[31] != "h4" {
+		t.Errorf("got %d plies from %q to %q, want the 32 reveals a1..h4 (B3)", len(lines), lines[0], lines[len(lines)-1])
+	}
+}
+
+func TestRulesPlayIllegalPly(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCommand(t, "", "rules", "play", "--game", "banqi", "--layout", banqiLayout, "--moves", "1. f3 f4 2. f3")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errOut)
+	}
+	for _, want := range []string{"ply 3 (f3)", "B3"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q does not name %q", errOut, want)
+		}
+	}
+	if !strings.Contains(out, "ply 1: f3 reveals red horse") {
+		t.Errorf("stdout %q does not report the revealed piece", out)
+	}
+}
+
+func TestRulesPlayRecordFromStdin(t *testing.T) {
+	t.Parallel()
+	record := "# layout: " + banqiLayout + "\n1. f3 f4 2. g3 e4\n"
+	code, out, errOut := runCommand(t, record, "rules", "play", "--game", "banqi", "--file", "-")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "Outcome: ongoing") {
+		t.Errorf("stdout does not give the outcome:\n%s", out)
+	}
+	if !strings.Contains(out, "As red sees it") || !strings.Contains(out, "As black sees it") {
+		t.Errorf("stdout does not show each seat's view:\n%s", out)
+	}
+}
+
+func TestRulesPerft(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCommand(t, "", "rules", "perft", "--game", "banqi", "--layout", banqiLayout, "--depth", "2")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if strings.TrimSpace(out) != "992" {
+		t.Errorf("perft(2) = %q, want 992 (32 reveals, then 31 reveals and at most one step)", out)
+	}
+}
+
+func TestRulesBadInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{name: "unknown game", args: []string{"rules", "legal", "--game", "chess"}, wantCode: 2, wantErr: "unknown variant"},
+		{name: "bad layout", args: []string{"rules", "legal", "--game", "banqi", "--layout", "XYZ"}, wantCode: 2, wantErr: "unknown letter 'X' at a1"},
+		{name: "garbage ply", args: []string{"rules", "play", "--game", "banqi", "--layout", banqiLayout, "--moves", "f3 zz9"}, wantCode: 1, wantErr: "ply 2 (zz9)"},
+		{name: "both sources", args: []string{"rules", "legal", "--game", "banqi", "--moves", "f3", "--file", "x"}, wantCode: 2, wantErr: "not both"},
+		{name: "negative depth", args: []string{"rules", "perft", "--game", "banqi", "--layout", banqiLayout, "--depth", "-1"}, wantCode: 2, wantErr: "--depth -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := runCommand(t, "", tt.args...)
+			if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d naming %q", code, errOut, tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+}
