@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -16,6 +17,7 @@ type searcher[S any, M comparable, G Game[S, M]] struct {
 	nodes    int64
 	stopped  bool
 	tt       *table[M] // nil: no transposition table
+	shuffle  *rand.Rand
 	moves    [][]M
 	outs     [][]Outcome[S]
 }
@@ -28,7 +30,7 @@ func newSearcher[S any, M comparable, G Game[S, M]](ctx context.Context, g G, li
 			every <<= 1
 		}
 	}
-	s := &searcher[S, M, G]{ctx: ctx, g: g, deadline: deadline(ctx, start, lim.Budget), mask: int64(every - 1)}
+	s := &searcher[S, M, G]{ctx: ctx, g: g, deadline: deadline(ctx, start, lim.Budget), mask: int64(every - 1), shuffle: lim.Shuffle}
 	s.chance, _ = any(g).(Chancy[S, M])
 	return s
 }
@@ -176,6 +178,9 @@ func (s *searcher[S, M, G]) deepen(st *S, maxDepth int, start time.Time) (r Resu
 	}
 	if _, over := s.g.Terminal(st); over {
 		return r
+	}
+	if s.shuffle != nil {
+		s.shuffle.Shuffle(len(moves), func(i, j int) { moves[i], moves[j] = moves[j], moves[i] })
 	}
 	s.g.Order(st, moves)
 	r.Move = moves[0]

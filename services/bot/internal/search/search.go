@@ -21,6 +21,7 @@ package search
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 )
 
@@ -85,6 +86,9 @@ type Limits struct {
 	// TableBits sets the transposition table to 1<<TableBits entries
 	// (Iterative only); 0 means 16.
 	TableBits int
+	// Shuffle, if not nil, shuffles the root moves before the Order hook
+	// (a stable sort), so that equal moves are chosen at random.
+	Shuffle *rand.Rand
 }
 
 // Result is what a search found.
