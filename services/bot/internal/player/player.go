@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
 	"tabuleiro.dev/pkg/engine/quoridor"
 	"tabuleiro.dev/services/bot/internal/search"
 )
@@ -106,6 +107,8 @@ func Select(ctx context.Context, v engine.View, lvl Level, budget time.Duration,
 	switch v := v.(type) {
 	case quoridor.Position:
 		c, err = selectQuoridor(ctx, v, lvl, budget, rng)
+	case banqi.View:
+		c, err = selectBanqi(ctx, v, lvl, budget, rng)
 	default:
 		return Choice{}, fmt.Errorf("view of type %T: %w", v, ErrUnknownGame)
 	}
