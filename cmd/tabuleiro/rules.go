@@ -104,25 +104,11 @@ func newRulesPlayCommand(e *env) *cobra.Command {
 					fmt.Fprint(e.stdout, pos.View(s).Render())
 				}
 			}
-			fmt.Fprintln(e.stdout, describeOutcome(pos))
 			return nil
 		},
 	}
 	f.register(c)
 	return c
-}
-
-// describeOutcome says how the game stands, naming seats as the game does.
-func describeOutcome(pos engine.Position) string {
-	o := pos.Outcome()
-	switch o.Result {
-	case engine.Win:
-		return fmt.Sprintf("Outcome: %s wins by %s", pos.SeatName(o.Winner), o.Reason)
-	case engine.Draw:
-		return fmt.Sprintf("Outcome: draw by %s", o.Reason)
-	default:
-		return fmt.Sprintf("Outcome: ongoing, %s to move", pos.SeatName(pos.ToMove()))
-	}
 }
 
 func newRulesPerftCommand(e *env) *cobra.Command {

@@ -51,7 +51,7 @@ func TestRulesPlayRecordFromStdin(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if !strings.Contains(out, "Outcome: ongoing") {
+	if !strings.Contains(out, "outcome: ongoing") {
 		t.Errorf("stdout does not give the outcome:\n%s", out)
 	}
 	if !strings.Contains(out, "As red sees it") || !strings.Contains(out, "As black sees it") {
@@ -92,5 +92,44 @@ func TestRulesBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d naming %q", code, errOut, tt.wantCode, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestRulesQuoridor(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCommand(t, "", "rules", "legal", "--game", "quoridor")
+	if code != 0 {
+		t.Fatalf("legal: exit %d, stderr %q", code, errOut)
+	}
+	if n := len(strings.Fields(out)); n != 131 {
+		t.Errorf("legal at the start: %d plies, want 131 (e2, d1, f1 and 128 walls)", n)
+	}
+	code, out, _ = runCommand(t, "", "rules", "perft", "--game", "quoridor", "--depth", "2")
+	if code != 0 || strings.TrimSpace(out) != "16677" {
+		t.Errorf("perft 2: exit %d, output %q; want 16677", code, out)
+	}
+	code, out, _ = runCommand(t, "", "rules", "play", "--game", "quoridor", "--moves", "1. e2 e8 2. e3")
+	if code != 0 || !strings.Contains(out, "to move: black") || !strings.Contains(out, "walls left: white 10, black 10") {
+		t.Errorf("play: exit %d, output:\n%s", code, out)
+	}
+	code, _, errOut = runCommand(t, "", "rules", "play", "--game", "quoridor", "--moves", "1. e2 e8 2. e4")
+	if code != 1 || !strings.Contains(errOut, "ply 3 (e4)") || !strings.Contains(errOut, "Q2") {
+		t.Errorf("illegal jump: exit %d, stderr %q; want exit 1 naming ply 3 and rule Q2", code, errOut)
+	}
+}
+
+func TestRulesCorners(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCommand(t, "", "rules", "legal", "--game", "corners", "--variant", "square-4x4")
+	if code != 0 || len(strings.Fields(out)) != 16 {
+		t.Errorf("legal square-4x4: exit %d, %d plies (stderr %q); want 16 (8 steps, 8 jumps)", code, len(strings.Fields(out)), errOut)
+	}
+	code, out, _ = runCommand(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-d3 f6-e6 2. c1-e3")
+	if code != 0 || !strings.Contains(out, "last ply c1-c3-e3") {
+		t.Errorf("play with a shorthand chain: exit %d, output:\n%s\nwant the chain printed in full (C1)", code, out)
+	}
+	code, _, errOut = runCommand(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-c5")
+	if code != 1 || !strings.Contains(errOut, "ply 1 (c3-c5)") || !strings.Contains(errOut, "C3") {
+		t.Errorf("jump over nothing: exit %d, stderr %q; want exit 1 naming ply 1 and rule C3", code, errOut)
 	}
 }

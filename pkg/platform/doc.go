@@ -1,3 +1,13 @@
 // Package platform is the root of the libraries every Tabuleiro service
-// shares: the gRPC server runner, auth tokens, configuration and telemetry.
+// shares:
+//
+//   - grpcserve: the gRPC server runner (health, reflection, logging,
+//     recovery, auth and OpenTelemetry interceptors, graceful shutdown), and
+//     grpcserve/grpcservetest to run it over bufconn in tests;
+//   - auth: signed, expiring bearer tokens for players and services, the
+//     server interceptor that verifies them, and client credentials;
+//   - envconfig: reading prefixed environment variables with defaults,
+//     reporting every problem at once;
+//   - telemetry: OpenTelemetry tracing and metrics from the OTEL_* variables;
+//   - rpcerr: mapping domain errors to gRPC status codes.
 package platform

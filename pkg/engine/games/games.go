@@ -9,6 +9,8 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/corners"
+	"tabuleiro.dev/pkg/engine/quoridor"
 )
 
 // rules is what each game package provides.
@@ -22,6 +24,8 @@ type rules struct {
 
 // all lists the games in the order clients show them.
 var all = []rules{
+	{engine.Quoridor, quoridor.Variants, quoridor.New, quoridor.Decode, quoridor.DecodeView},
+	{engine.Corners, corners.Variants, corners.New, corners.Decode, corners.DecodeView},
 	{engine.Banqi, banqi.Variants, banqi.New, banqi.Decode, banqi.DecodeView},
 }
 

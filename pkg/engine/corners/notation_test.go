@@ -1,0 +1,148 @@
+package corners
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"tabuleiro.dev/pkg/engine"
+)
+
+// TestNotation checks C1's notation: ParseMove and Move.String are exact
+// inverses, and squares run a–p, 1–16.
+func TestNotation(t *testing.T) {
+	tests := []struct {
+		give string
+		len  int
+		jump bool
+	}{
+		{"c3-d3", 2, false},
+		{"c3-e3-e5", 3, true},
+		{"a1-b2", 2, false},
+		{"p16-n14", 2, true},
+		{"a10-a12-c12-c10", 4, true},
+	}
+	for _, tt := range tests {
+		m, err := ParseMove(tt.give)
+		if err != nil {
+			t.Fatalf("ParseMove(%q): %v", tt.give, err)
+		}
+		if m.String() != tt.give || m.Len() != tt.len || m.IsJump() != tt.jump {
+			t.Errorf("ParseMove(%q) = %s, len %d, jump %v; want len %d, jump %v",
+				tt.give, m, m.Len(), m.IsJump(), tt.len, tt.jump)
+		}
+		back, _ := NewMove(m.Path()...)
+		if back != m {
+			t.Errorf("NewMove(Path()) = %v, want %v", back, m)
+		}
+	}
+	for f := range 16 {
+		for r := range 16 {
+			q, _ := SquareAt(f, r)
+			back, err := ParseSquare(q.String())
+			if err != nil || back != q || q.File() != f || q.Rank() != r {
+				t.Errorf("square (%d,%d): %s parses to %v, %v", f, r, q, back, err)
+			}
+		}
+	}
+	if got := (Move{}).String(); got != "(none)" {
+		t.Errorf("zero Move prints %q", got)
+	}
+}
+
+// TestEncode checks that Decode is the exact inverse of Encode, over the
+// start of every variant and random games (the encoding's doc comment).
+func TestEncode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, v := range Variants() {
+		p := start(t, v.ID)
+		for i := 0; i < 300; i++ {
+			s := p.Encode()
+			d, err := DecodePosition(s)
+			if err != nil {
+				t.Fatalf("%s: Decode(%q): %v", v.ID, s, err)
+			}
+			if d.Encode() != s || d.Board() != p.Board() || d.last != p.last {
+				t.Fatalf("%s: Decode(%q) encodes as %q", v.ID, s, d.Encode())
+			}
+			view, err := DecodeView(s)
+			if err != nil || view.Encode() != s {
+				t.Fatalf("DecodeView(%q) = %v", s, err)
+			}
+			if p.Outcome().Over() {
+				break
+			}
+			b := p.Board()
+			legal := b.LegalMoves(nil)
+			p, err = p.PlayMove(legal[rng.IntN(len(legal))])
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bad := []struct {
+		give string
+		want error
+	}{
+		{"", engine.ErrBadSetup},
+		{"chess w 0 - - - ongoing", engine.ErrUnknownVariant},
+		{"classic-3x3 w 0 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing ", engine.ErrBadSetup},
+		{"classic-3x3  w 0 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"classic-3x3 b 0 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"classic-3x3 w 00 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"classic-3x3 w 0 b1,a1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"classic-3x3 w 0 a1,b1,c1,a2,b2,c2,a3,b3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"classic-3x3 w 0 a1,b1,c1,a2,b2,c2,a3,b3,f6 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"classic-3x3 w 0 a1,b1,c1,a2,b2,c2,a3,b3,i3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"classic-3x3 w 2 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 c3-d3 ongoing", engine.ErrBadSetup},
+		{"classic-3x3 w 0 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - white:goal", engine.ErrBadSetup},
+		{"classic-3x3 - 2 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - white:time", engine.ErrBadSetup},
+		{"classic-3x3 w 162 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6,g6,h6,f7,g7,h7,f8,g8,h8 - ongoing", engine.ErrBadSetup},
+		{"training w 0 a1,b1,c1,a2,b2,c2,a3,b3,c3 f6 - ongoing", engine.ErrBadSetup},
+	}
+	for _, tt := range bad {
+		if _, err := Decode(tt.give); !errors.Is(err, tt.want) {
+			t.Errorf("Decode(%q) = %v, want %v", tt.give, err, tt.want)
+		}
+	}
+}
+
+// TestRender compares Render with golden files (C1's coordinates, homes
+// bracketed); go test -update rewrites them.
+func TestRender(t *testing.T) {
+	tests := []struct {
+		name string
+		pos  Position
+	}{
+		{"classic-3x3-start", start(t, "classic-3x3")},
+		{"classic-3x3-chain", play(t, chainPosition(t), "c3-e5")},
+		{"classic-3x3-return-home", play(t, setup(t, "classic-3x3", 80,
+			"d3 d2 e1 f1 g1 h1 e4 f4 g4", "c2 b3 a7 b7 c7 d7 a8 b8 e6"), "d3-c3")},
+		{"triangle-start", start(t, "triangle")},
+		{"halma-16x16-start", start(t, "halma-16x16")},
+		{"training-completed", play(t, setup(t, "training", 30, "f6 g6 h6 f7 g7 h7 g8 h8 e8", ""), "e8-f8")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := "testdata/" + tt.name + ".golden"
+			got := tt.pos.Render()
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read golden file (go test -update writes it): %v", err)
+			}
+			if got != string(want) {
+				t.Errorf("Render() =\n%s\nwant\n%s", got, want)
+			}
+			if !strings.Contains(got, " 1 ") || !strings.Contains(got, " a ") {
+				t.Errorf("Render() lacks coordinates")
+			}
+		})
+	}
+}

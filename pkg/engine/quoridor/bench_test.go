@@ -1,0 +1,98 @@
+package quoridor
+
+import "testing"
+
+// benchPositions returns the start and a mid-game position: quoridor-001
+// after 21 plies, with walls on the board and walls left to both players.
+func benchPositions(b *testing.B) (start, mid Position) {
+	b.Helper()
+	start, err := NewPosition(Standard, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	mid, err = DecodePosition("standard f3 d7 4/5 d3h,f4h,h4h,e5h,a6h,c6h,d7h,e3v,g3v,d5v,e6v b 21 f3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return start, mid
+}
+
+func BenchmarkLegalMoves(b *testing.B) {
+	start, mid := benchPositions(b)
+	for _, bc := range []struct {
+		name string
+		p    Position
+	}{{"start", start}, {"midgame", mid}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf [maxMoves]Move
+			for b.Loop() {
+				_ = bc.p.LegalMoves(buf[:0])
+			}
+		})
+	}
+}
+
+func BenchmarkCountLegal(b *testing.B) {
+	start, mid := benchPositions(b)
+	for _, bc := range []struct {
+		name string
+		p    Position
+	}{{"start", start}, {"midgame", mid}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = bc.p.CountLegal()
+			}
+		})
+	}
+}
+
+// BenchmarkPlay plays a validated wall (a full path check for both pawns)
+// and a validated pawn move.
+func BenchmarkPlay(b *testing.B) {
+	start, mid := benchPositions(b)
+	wall, err := ParseMove("e3h")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("wall", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := start.PlayMove(wall); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	step := mid.LegalMoves(nil)[0] // a pawn move: pawn moves come first
+	b.Run("pawn", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := mid.PlayMove(step); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkPerft3(b *testing.B) {
+	start, _ := benchPositions(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := start.Perft(3); n != 2062264 {
+			b.Fatalf("Perft(3) = %d", n)
+		}
+	}
+}
+
+// BenchmarkPerft4 takes about a second per iteration: run it with
+// -benchtime 1x.
+func BenchmarkPerft4(b *testing.B) {
+	start, _ := benchPositions(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := start.Perft(4); n != 247569030 {
+			b.Fatalf("Perft(4) = %d", n)
+		}
+	}
+}

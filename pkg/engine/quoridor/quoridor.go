@@ -1,0 +1,489 @@
+// Package quoridor implements Quoridor as RULES.md Q1–Q5 state it, in the
+// variants "standard" and "limit200".
+//
+// A Position is an immutable value of fixed-size bitsets: the 81 squares are
+// a 128-bit bitboard, walls are two 64-bit anchor sets, and the edges that
+// walls and the board close are kept as four bitboards, one per direction,
+// updated as walls are placed. Wall legality (Q3.4) never runs a path search
+// for a wall that cannot cut either pawn's current shortest path, nor for a
+// wall that touches fewer than two walls or board edges (such a wall closes
+// no region, so it cannot separate a pawn from its goal).
+package quoridor
+
+import (
+	"fmt"
+	"math/bits"
+
+	"tabuleiro.dev/pkg/engine"
+)
+
+// The variant ids (Q4).
+const (
+	Standard = "standard"
+	Limit200 = "limit200"
+)
+
+// Rule constants.
+const (
+	// WallsEach is the number of walls each player starts with (Q1).
+	WallsEach = 10
+	// PlyLimit is the ply count at which limit200 is drawn (Q4).
+	PlyLimit = 200
+)
+
+// variant numbers start at 1 so that the zero Position is no game.
+const (
+	variantStandard uint8 = iota + 1
+	variantLimit200
+)
+
+var variants = [...]engine.Variant{
+	{
+		Game: engine.Quoridor, ID: Standard, Name: "Standard", Players: 2,
+		Rated: true, Draws: false, DefaultBaseMS: 180000, DefaultIncrementMS: 2000,
+	},
+	{
+		Game: engine.Quoridor, ID: Limit200, Name: "Draw at 200 plies", Players: 2,
+		Rated: false, Draws: false, DefaultBaseMS: 180000, DefaultIncrementMS: 2000,
+	},
+}
+
+// Variants returns the rule sets of Quoridor: standard (no draw, Q4) and
+// limit200 (drawn after 200 plies without a winner). Neither lets players
+// agree a draw. The default clock is Fischer 3 min + 2 s (Q5).
+func Variants() []engine.Variant {
+	return []engine.Variant{variants[0], variants[1]}
+}
+
+func variantNumber(id string) (uint8, bool) {
+	switch id {
+	case Standard:
+		return variantStandard, true
+	case Limit200:
+		return variantLimit200, true
+	}
+	return 0, false
+}
+
+// New returns the initial position of variant: white on e1, black on e9,
+// ten walls each, white to move (Q1, Q5). Quoridor takes no setup: setup
+// must be empty.
+func New(variant, setup string) (engine.Position, error) {
+	p, err := NewPosition(variant, setup)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// NewPosition is New returning the concrete Position.
+func NewPosition(variant, setup string) (Position, error) {
+	v, ok := variantNumber(variant)
+	if !ok {
+		return Position{}, fmt.Errorf("quoridor variant %q: %w", variant, engine.ErrUnknownVariant)
+	}
+	if setup != "" {
+		return Position{}, fmt.Errorf("quoridor takes no setup, got %q: %w", setup, engine.ErrBadSetup)
+	}
+	return Position{
+		edges:     emptyEdges,
+		pawns:     [2]Square{SquareAt(4, 0), SquareAt(4, 8)},
+		wallsLeft: [2]int8{WallsEach, WallsEach},
+		variant:   v,
+	}, nil
+}
+
+// Position is a Quoridor position. It is an immutable value with no slices,
+// maps or pointers: copies are independent and == compares positions.
+type Position struct {
+	edges     edges     // closed edges per direction: board edge and walls
+	hWalls    uint64    // anchors (file + 8*rank) of horizontal walls
+	vWalls    uint64    // anchors of vertical walls
+	plies     int32     // plies played; white moves at even counts
+	pawns     [2]Square // white's, black's
+	wallsLeft [2]int8   // white's, black's
+	last      Move      // the last ply, NoMove at the start
+	variant   uint8
+}
+
+var _ engine.Position = Position{}
+
+// goals are the goal ranks: rank 9 for white, rank 1 for black (Q1).
+var goals = [2]bitboard{rankMask[8], rankMask[0]}
+
+// side returns 0 when white is to move, 1 for black.
+func (p *Position) side() int { return int(p.plies & 1) }
+
+func seatOf(side int) engine.Seat {
+	if side == 0 {
+		return engine.First
+	}
+	return engine.Second
+}
+
+func sideOf(s engine.Seat) int {
+	if s == engine.Second {
+		return 1
+	}
+	return 0
+}
+
+// over reports whether the game has ended (Q4).
+func (p *Position) over() bool {
+	return p.pawns[0] >= 72 || p.pawns[1] < 9 || (p.variant == variantLimit200 && p.plies >= PlyLimit)
+}
+
+// Variant returns the rule set.
+func (p Position) Variant() engine.Variant {
+	if p.variant == variantLimit200 {
+		return variants[1]
+	}
+	return variants[0]
+}
+
+// ToMove returns the seat to move (white is engine.First); NoSeat once the
+// game is over.
+func (p Position) ToMove() engine.Seat {
+	if p.over() {
+		return engine.NoSeat
+	}
+	return seatOf(p.side())
+}
+
+// Plies returns the number of plies played.
+func (p Position) Plies() int { return int(p.plies) }
+
+// Outcome returns a win for the seat whose pawn stands on its goal rank, a
+// ply-limit draw for limit200 after 200 plies without a winner, else
+// ongoing (Q4).
+func (p Position) Outcome() engine.Outcome {
+	switch {
+	case p.pawns[0] >= 72:
+		return engine.WinFor(engine.First, engine.ReasonGoal)
+	case p.pawns[1] < 9:
+		return engine.WinFor(engine.Second, engine.ReasonGoal)
+	case p.variant == variantLimit200 && p.plies >= PlyLimit:
+		return engine.DrawBy(engine.ReasonPlyLimit)
+	}
+	return engine.Outcome{}
+}
+
+// Pawn returns the square of seat s's pawn (white is engine.First).
+func (p Position) Pawn(s engine.Seat) Square { return p.pawns[sideOf(s)] }
+
+// WallsLeft returns how many walls seat s may still place.
+func (p Position) WallsLeft(s engine.Seat) int { return int(p.wallsLeft[sideOf(s)]) }
+
+// Walls returns the walls on the board, in canonical order (horizontal,
+// then vertical, each by anchor). Each is a wall Move: At and Orientation
+// give its anchor and orientation.
+func (p Position) Walls() []Move {
+	ws := make([]Move, 0, bits.OnesCount64(p.hWalls)+bits.OnesCount64(p.vWalls))
+	for h := p.hWalls; h != 0; h &= h - 1 {
+		ws = append(ws, wallMove(bits.TrailingZeros64(h), Horizontal))
+	}
+	for v := p.vWalls; v != 0; v &= v - 1 {
+		ws = append(ws, wallMove(bits.TrailingZeros64(v), Vertical))
+	}
+	return ws
+}
+
+// HasWall reports whether the wall m stands on the board.
+func (p Position) HasWall(m Move) bool {
+	switch m.Orientation() {
+	case Horizontal:
+		return p.hWalls>>m.anchor()&1 != 0
+	case Vertical:
+		return p.vWalls>>m.anchor()&1 != 0
+	}
+	return false
+}
+
+// LastMove returns the last ply played; NoMove at the start.
+func (p Position) LastMove() Move { return p.last }
+
+// SeatName returns "white" for engine.First and "black" for engine.Second.
+func (p Position) SeatName(s engine.Seat) string { return seatName(s) }
+
+func seatName(s engine.Seat) string {
+	switch s {
+	case engine.First:
+		return "white"
+	case engine.Second:
+		return "black"
+	}
+	return "none"
+}
+
+// View returns the position itself: Quoridor has no hidden information.
+func (p Position) View(engine.Seat) engine.View { return p }
+
+// ParsePly parses a ply in Q1 notation; see ParseMove.
+func (p Position) ParsePly(s string) (engine.Ply, error) {
+	m, err := ParseMove(s)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Legal returns the legal plies of the side to move, in canonical order
+// (ascending Move); none once the game is over.
+func (p Position) Legal() []engine.Ply {
+	var buf [maxMoves]Move
+	ms := p.LegalMoves(buf[:0])
+	out := make([]engine.Ply, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
+}
+
+// Play applies a ply for the side to move; see PlayMove. A ply that is not
+// a Move is parsed from its String.
+func (p Position) Play(pl engine.Ply) (engine.Position, error) {
+	m, ok := pl.(Move)
+	if !ok {
+		if pl == nil {
+			return nil, &engine.RuleError{Ply: "-", Rule: "Q1", Msg: "no ply given"}
+		}
+		var err error
+		if m, err = ParseMove(pl.String()); err != nil {
+			return nil, fmt.Errorf("play %q: %w", pl.String(), err)
+		}
+	}
+	np, err := p.PlayMove(m)
+	if err != nil {
+		return nil, err
+	}
+	return np, nil
+}
+
+// PlayMove validates m for the side to move and returns the new position.
+// An illegal ply is a *engine.RuleError naming the rule (Q2.x, Q3.x); a ply
+// after the end wraps engine.ErrGameOver.
+func (p Position) PlayMove(m Move) (Position, error) {
+	if p.over() {
+		return Position{}, fmt.Errorf("play %s: %w", m, engine.ErrGameOver)
+	}
+	if err := p.check(m); err != nil {
+		return Position{}, err
+	}
+	return p.apply(m), nil
+}
+
+// apply plays m without checking it.
+func (p Position) apply(m Move) Position {
+	side := p.side()
+	switch m & kindMask {
+	case kindPawn:
+		p.pawns[side] = Square(m & indexMask)
+	case kindH:
+		p.edges[north] = p.edges[north].or(wallTables.hN[m.anchor()])
+		p.edges[south] = p.edges[south].or(wallTables.hS[m.anchor()])
+		p.hWalls |= 1 << m.anchor()
+		p.wallsLeft[side]--
+	case kindV:
+		p.edges[east] = p.edges[east].or(wallTables.vE[m.anchor()])
+		p.edges[west] = p.edges[west].or(wallTables.vW[m.anchor()])
+		p.vWalls |= 1 << m.anchor()
+		p.wallsLeft[side]--
+	}
+	p.plies++
+	p.last = m
+	return p
+}
+
+// maxMoves bounds the legal plies of a position: at most 5 pawn moves (3
+// steps and 2 diagonals) and 128 walls.
+const maxMoves = 136
+
+// pawnTargets returns the squares the pawn to move may go to (Q2).
+func (p *Position) pawnTargets() bitboard {
+	side := p.side()
+	me, op := p.pawns[side], p.pawns[1-side]
+	g := &p.edges
+	var t bitboard
+	for d := range 4 {
+		if g[d].has(me) {
+			continue // Q2.1: a wall or the board's edge
+		}
+		n := me + step[d]
+		switch {
+		case n != op:
+			t = t.or(bitOf(n))
+		case !g[d].has(op):
+			t = t.or(bitOf(op + step[d])) // Q2.2: straight jump
+		default: // Q2.3: diagonal beside the opponent
+			if l := (d + 1) & 3; !g[l].has(op) {
+				t = t.or(bitOf(op + step[l]))
+			}
+			if r := (d + 3) & 3; !g[r].has(op) {
+				t = t.or(bitOf(op + step[r]))
+			}
+		}
+	}
+	return t
+}
+
+// PawnDestinations returns the squares the pawn to move may go to, jumps
+// included, in ascending order; none once the game is over.
+func (p Position) PawnDestinations() []Square {
+	if p.over() {
+		return nil
+	}
+	t := p.pawnTargets()
+	out := make([]Square, 0, t.count())
+	for ; !t.empty(); t = t.andNot(bitOf(t.first())) {
+		out = append(out, t.first())
+	}
+	return out
+}
+
+// freeWalls returns the anchors where a horizontal and a vertical wall
+// would neither overlap (Q3.2) nor cross (Q3.3) a wall on the board.
+func (p *Position) freeWalls() (freeH, freeV uint64) {
+	h, v := p.hWalls, p.vWalls
+	freeH = ^(h | h<<1&^anchorFileA | h>>1&^anchorFileH | v)
+	freeV = ^(v | v<<8 | v>>8 | h)
+	return freeH, freeV
+}
+
+// legalWalls returns the anchors of the legal horizontal and vertical
+// walls for the side to move, walls left permitting or not.
+//
+// A wall can separate a pawn from its goal only if it closes a region, so
+// only if at least two of its three points (two ends and middle) already
+// touch a wall or the board's edge; and only if it closes an edge of the
+// pawn's current shortest path. Only walls that pass both tests get a flood
+// fill, and only for the pawn whose path they cut (Q3.4).
+func (p *Position) legalWalls() (hs, vs uint64) {
+	hs, vs = p.freeWalls()
+	h, v := p.hWalls, p.vWalls
+	// Interior points (anchors) touched by a wall.
+	t := h | h<<1&^anchorFileA | h>>1&^anchorFileH | v | v<<8 | v>>8
+	lo, hi := t<<1&^anchorFileA|anchorFileA, t>>1&^anchorFileH|anchorFileH
+	maybeH := hs & (lo&t | lo&hi | t&hi)
+	lo, hi = t<<8|anchorRank1, t>>8|anchorRank8
+	maybeV := vs & (lo&t | lo&hi | t&hi)
+	if maybeH|maybeV == 0 {
+		return hs, vs
+	}
+	for side := range 2 {
+		cutH, cutV := p.pathCuts(side)
+		from, goal := bitOf(p.pawns[side]), goals[side]
+		for c := maybeH & cutH & hs; c != 0; c &= c - 1 {
+			a := bits.TrailingZeros64(c)
+			g := p.edges.withWall(wallMove(a, Horizontal))
+			if !g.reaches(from, goal) {
+				hs &^= 1 << a
+			}
+		}
+		for c := maybeV & cutV & vs; c != 0; c &= c - 1 {
+			a := bits.TrailingZeros64(c)
+			g := p.edges.withWall(wallMove(a, Vertical))
+			if !g.reaches(from, goal) {
+				vs &^= 1 << a
+			}
+		}
+	}
+	return hs, vs
+}
+
+// pathCuts finds one shortest path of side's pawn to its goal rank, by
+// breadth-first distance layers from the goal, and returns the anchors of
+// the horizontal and vertical walls that would close an edge of it.
+func (p *Position) pathCuts(side int) (cutH, cutV uint64) {
+	g := &p.edges
+	pawn := p.pawns[side]
+	var layers [81]bitboard
+	layers[0] = goals[side]
+	seen := layers[0]
+	d := 0
+	for !layers[d].has(pawn) {
+		next := g.expand(layers[d]).andNot(seen)
+		if next.empty() {
+			// No path: cannot happen in a legal position; check everything.
+			return ^uint64(0), ^uint64(0)
+		}
+		d++
+		layers[d] = next
+		seen = seen.or(next)
+	}
+	cur := pawn
+	for k := d - 1; k >= 0; k-- {
+		l := &layers[k]
+		switch {
+		case !g[north].has(cur) && l.has(cur+9):
+			cutH |= wallTables.cutN[cur]
+			cur += 9
+		case !g[south].has(cur) && l.has(cur-9):
+			cutH |= wallTables.cutN[cur-9]
+			cur -= 9
+		case !g[east].has(cur) && l.has(cur+1):
+			cutV |= wallTables.cutE[cur]
+			cur++
+		default:
+			cutV |= wallTables.cutE[cur-1]
+			cur--
+		}
+	}
+	return cutH, cutV
+}
+
+// LegalMoves appends the legal plies of the side to move to dst, in
+// canonical order (ascending Move), and returns it; nothing once the game
+// is over.
+func (p Position) LegalMoves(dst []Move) []Move {
+	if p.over() {
+		return dst
+	}
+	for t := p.pawnTargets(); !t.empty(); {
+		s := t.first()
+		dst = append(dst, kindPawn|Move(s))
+		t = t.andNot(bitOf(s))
+	}
+	if p.wallsLeft[p.side()] == 0 {
+		return dst
+	}
+	hs, vs := p.legalWalls()
+	for ; hs != 0; hs &= hs - 1 {
+		dst = append(dst, kindH|Move(bits.TrailingZeros64(hs)))
+	}
+	for ; vs != 0; vs &= vs - 1 {
+		dst = append(dst, kindV|Move(bits.TrailingZeros64(vs)))
+	}
+	return dst
+}
+
+// CountLegal returns the number of legal plies of the side to move; zero
+// once the game is over.
+func (p Position) CountLegal() int {
+	if p.over() {
+		return 0
+	}
+	n := p.pawnTargets().count()
+	if p.wallsLeft[p.side()] > 0 {
+		hs, vs := p.legalWalls()
+		n += bits.OnesCount64(hs) + bits.OnesCount64(vs)
+	}
+	return n
+}
+
+// Perft returns the number of leaf positions depth plies from p. A
+// position where the game is over counts 1 and is not expanded; at the last
+// level the legal plies are counted without being played.
+func (p Position) Perft(depth int) uint64 {
+	if depth <= 0 || p.over() {
+		return 1
+	}
+	if depth == 1 {
+		return uint64(p.CountLegal())
+	}
+	var buf [maxMoves]Move
+	var n uint64
+	for _, m := range p.LegalMoves(buf[:0]) {
+		n += p.apply(m).Perft(depth - 1)
+	}
+	return n
+}

@@ -1,0 +1,231 @@
+// Package auth issues and verifies Tabuleiro's bearer tokens and carries the
+// caller's identity through a request's context.
+//
+// Tokens are JWTs (RFC 7519) signed with HMAC-SHA256 under a key shared by
+// the services (from configuration; GenerateKey makes one for local mode).
+// Claims: "iss" "tabuleiro", "sub" the player id or service name, "iat",
+// "exp", "knd" "player" or "service", "name" the display name, "guest" true
+// for guests. The lobby issues player tokens; services issue themselves
+// service credentials for their calls to other services (lobby→match,
+// match→bot).
+package auth
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// MinKeySize is the shortest signing key accepted, in bytes (HS256 wants at
+// least its hash size).
+const MinKeySize = 32
+
+const issuer = "tabuleiro"
+
+// Errors from Verify. Both map to codes.Unauthenticated.
+var (
+	// ErrInvalidToken: the token is malformed, forged, or carries claims
+	// Tabuleiro does not issue.
+	ErrInvalidToken = errors.New("invalid token")
+	// ErrExpiredToken: the token was genuine but has expired.
+	ErrExpiredToken = errors.New("token expired")
+)
+
+// Kind says whose token it is.
+type Kind string
+
+// The kinds of principal.
+const (
+	// KindPlayer is a person (guest or not), issued by the lobby.
+	KindPlayer Kind = "player"
+	// KindService is another Tabuleiro service calling with its own
+	// credential.
+	KindService Kind = "service"
+)
+
+// Principal is the verified caller of a request.
+type Principal struct {
+	Kind Kind
+	// Subject is the player id for a player, the service name for a service.
+	Subject string
+	// DisplayName is the player's display name; empty for services.
+	DisplayName string
+	// Guest reports whether the player signed in as a guest.
+	Guest bool
+	// ExpiresAt is when the token expires.
+	ExpiresAt time.Time
+}
+
+// IsService reports whether the principal is a service credential.
+func (p Principal) IsService() bool { return p.Kind == KindService }
+
+// PlayerID returns the player id, or "" for a service.
+func (p Principal) PlayerID() string {
+	if p.Kind != KindPlayer {
+		return ""
+	}
+	return p.Subject
+}
+
+// GenerateKey returns a fresh random signing key of MinKeySize bytes, for
+// local mode and tests. Production reads its key from configuration.
+func GenerateKey() ([]byte, error) {
+	key := make([]byte, MinKeySize)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("generate key: %w", err)
+	}
+	return key, nil
+}
+
+// EncodeKey returns key as standard base64, the form ParseKey reads.
+func EncodeKey(key []byte) string { return base64.StdEncoding.EncodeToString(key) }
+
+// ParseKey decodes a base64 (standard or URL alphabet, padded or not) key
+// of at least MinKeySize bytes, as configuration holds it.
+func ParseKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	var key []byte
+	var err error
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if key, err = enc.DecodeString(s); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, errors.New("key is not base64")
+	}
+	if len(key) < MinKeySize {
+		return nil, fmt.Errorf("key has %d bytes, want at least %d", len(key), MinKeySize)
+	}
+	return key, nil
+}
+
+// Option adjusts an Issuer or a Verifier.
+type Option func(*clock)
+
+type clock struct{ now func() time.Time }
+
+// WithClock makes an Issuer or Verifier read the time from now (tests).
+func WithClock(now func() time.Time) Option { return func(c *clock) { c.now = now } }
+
+func newClock(opts []Option) clock {
+	c := clock{now: time.Now}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+type claims struct {
+	jwt.RegisteredClaims
+	Kind  Kind   `json:"knd"`
+	Name  string `json:"name,omitempty"`
+	Guest bool   `json:"guest,omitempty"`
+}
+
+// Issuer signs tokens. It is safe for concurrent use.
+type Issuer struct {
+	key   []byte
+	clock clock
+}
+
+// NewIssuer returns an Issuer signing with key (at least MinKeySize bytes).
+func NewIssuer(key []byte, opts ...Option) (*Issuer, error) {
+	if len(key) < MinKeySize {
+		return nil, fmt.Errorf("new issuer: key has %d bytes, want at least %d", len(key), MinKeySize)
+	}
+	return &Issuer{key: key, clock: newClock(opts)}, nil
+}
+
+// IssuePlayer returns a token for a player, valid for ttl, and its expiry.
+func (i *Issuer) IssuePlayer(playerID, displayName string, guest bool, ttl time.Duration) (string, time.Time, error) {
+	if playerID == "" {
+		return "", time.Time{}, errors.New("issue player token: empty player id")
+	}
+	return i.issue(claims{Kind: KindPlayer, Name: displayName, Guest: guest}, playerID, ttl)
+}
+
+// IssueService returns a service credential for the named service (for
+// example "lobby"), valid for ttl, and its expiry.
+func (i *Issuer) IssueService(name string, ttl time.Duration) (string, time.Time, error) {
+	if name == "" {
+		return "", time.Time{}, errors.New("issue service token: empty service name")
+	}
+	return i.issue(claims{Kind: KindService}, name, ttl)
+}
+
+func (i *Issuer) issue(c claims, subject string, ttl time.Duration) (string, time.Time, error) {
+	if ttl <= 0 {
+		return "", time.Time{}, fmt.Errorf("issue token: ttl %v is not positive", ttl)
+	}
+	// JWT times have second precision: round so that the expiry we report
+	// is the one the token carries.
+	now := i.clock.now().Truncate(time.Second)
+	exp := now.Add(ttl).Truncate(time.Second)
+	c.Issuer = issuer
+	c.Subject = subject
+	c.IssuedAt = jwt.NewNumericDate(now)
+	c.ExpiresAt = jwt.NewNumericDate(exp)
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(i.key)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("sign token: %w", err)
+	}
+	return tok, exp, nil
+}
+
+// Verifier checks tokens. It is safe for concurrent use.
+type Verifier struct {
+	key   []byte
+	clock clock
+}
+
+// NewVerifier returns a Verifier for tokens signed with key.
+func NewVerifier(key []byte, opts ...Option) (*Verifier, error) {
+	if len(key) < MinKeySize {
+		return nil, fmt.Errorf("new verifier: key has %d bytes, want at least %d", len(key), MinKeySize)
+	}
+	return &Verifier{key: key, clock: newClock(opts)}, nil
+}
+
+// Verify checks a token's signature, issuer, kind and expiry and returns its
+// principal. Errors wrap ErrInvalidToken or ErrExpiredToken.
+func (v *Verifier) Verify(token string) (Principal, error) {
+	return v.verify(token, 0)
+}
+
+// VerifyExpiredWithin is Verify, but also accepts a token that expired less
+// than grace ago: for refreshing a token (lobby.v1 RefreshToken).
+func (v *Verifier) VerifyExpiredWithin(token string, grace time.Duration) (Principal, error) {
+	return v.verify(token, grace)
+}
+
+func (v *Verifier) verify(token string, grace time.Duration) (Principal, error) {
+	var c claims
+	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return v.key, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithIssuer(issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(func() time.Time { return v.clock.now().Add(-grace) }),
+	)
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return Principal{}, ErrExpiredToken
+	case err != nil:
+		return Principal{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+	}
+	if c.Subject == "" || (c.Kind != KindPlayer && c.Kind != KindService) {
+		return Principal{}, fmt.Errorf("%w: missing subject or kind", ErrInvalidToken)
+	}
+	return Principal{
+		Kind:        c.Kind,
+		Subject:     c.Subject,
+		DisplayName: c.Name,
+		Guest:       c.Guest,
+		ExpiresAt:   c.ExpiresAt.Time,
+	}, nil
+}

@@ -1,0 +1,183 @@
+// Package grpcserve runs a service's gRPC server the one way every
+// Tabuleiro service runs it: health checking (grpc.health.v1) with every
+// registered service SERVING, server reflection, OpenTelemetry tracing and
+// metrics (otelgrpc stats handler), and the interceptors, outermost first:
+// logging (one slog line per RPC), panic recovery, authentication. On
+// ctx.Done() it marks health NOT_SERVING, waits DrainDelay, drains with
+// GracefulStop and stops hard once ShutdownTimeout has passed.
+//
+// Long-lived streams (match.v1 Play, Watch) hold GracefulStop until they
+// end: their handlers should watch the same ctx that was passed to Run, send
+// their drain notice and return.
+package grpcserve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/reflection"
+
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/telemetry"
+)
+
+// DefaultShutdownTimeout is used when Options.ShutdownTimeout is 0.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Options configure a server.
+type Options struct {
+	// Addr is the TCP address to listen on (":8080"); ignored when Listener
+	// is set.
+	Addr string
+	// Listener, when set, is served instead of listening on Addr (tests use
+	// a bufconn listener). Run closes it.
+	Listener net.Listener
+	// ShutdownTimeout bounds the graceful drain; then the server stops hard.
+	// 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// DrainDelay is how long health stays NOT_SERVING before the drain
+	// starts, so that load balancers stop sending new calls. 0 by default.
+	DrainDelay time.Duration
+	// Logger receives the server's lifecycle and per-RPC logs; nil discards.
+	Logger *slog.Logger
+	// Auth authenticates every RPC. Nil disables authentication: only for
+	// tests of code that does not depend on the caller.
+	Auth *auth.Interceptor
+	// TLS, when set, serves TLS; plaintext otherwise (local mode, or TLS
+	// terminated in front).
+	TLS *tls.Config
+	// Telemetry provides the tracer and meter; nil means telemetry.Disabled().
+	Telemetry *telemetry.Telemetry
+	// OnListen, when set, is called with the bound address before serving
+	// (useful with ":0").
+	OnListen func(net.Addr)
+	// ServerOptions are appended to the server's own options.
+	ServerOptions []grpc.ServerOption
+}
+
+// NewServer builds the gRPC server with its interceptors, health and
+// reflection, and calls register to add the service implementations. Every
+// registered service is marked SERVING in the returned health server.
+// Run uses it; so may tests that serve the server themselves.
+func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health.Server) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	tel := opts.Telemetry
+	if tel == nil {
+		tel = telemetry.Disabled()
+	}
+	unary := []grpc.UnaryServerInterceptor{loggingUnary(logger), recoveryUnary()}
+	stream := []grpc.StreamServerInterceptor{loggingStream(logger), recoveryStream()}
+	if opts.Auth != nil {
+		unary = append(unary, authUnary(opts.Auth))
+		stream = append(stream, authStream(opts.Auth))
+	}
+	sopts := []grpc.ServerOption{
+		grpc.StatsHandler(tel.ServerHandler()),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
+		// Ping idle connections so that a vanished client's streams end
+		// (and its reconnection window starts) within about 40 s.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+	}
+	if opts.TLS != nil {
+		sopts = append(sopts, grpc.Creds(credentials.NewTLS(opts.TLS)))
+	}
+	sopts = append(sopts, opts.ServerOptions...)
+	srv := grpc.NewServer(sopts...)
+
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(srv, hs)
+	reflection.Register(srv)
+	if register != nil {
+		register(srv)
+	}
+	for name := range srv.GetServiceInfo() {
+		hs.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	return srv, hs
+}
+
+// Run serves until ctx is done, then shuts down gracefully (see the package
+// comment). It returns nil after a clean shutdown, or the error that
+// stopped it from listening or serving.
+func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		opts.Logger = logger
+	}
+	timeout := opts.ShutdownTimeout
+	if timeout <= 0 {
+		timeout = DefaultShutdownTimeout
+	}
+	lis := opts.Listener
+	if lis == nil {
+		var err error
+		var lc net.ListenConfig
+		if lis, err = lc.Listen(ctx, "tcp", opts.Addr); err != nil {
+			return fmt.Errorf("listen on %s: %w", opts.Addr, err)
+		}
+	}
+	srv, hs := NewServer(opts, register)
+	if opts.OnListen != nil {
+		opts.OnListen(lis.Addr())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	logger.InfoContext(ctx, "grpc server serving", "addr", lis.Addr().String())
+
+	select {
+	case err := <-served:
+		hs.Shutdown()
+		return fmt.Errorf("serve grpc: %w", err)
+	case <-ctx.Done():
+	}
+
+	// Shutdown: stop advertising, let load balancers notice, drain, stop.
+	hs.Shutdown()
+	logger.Info("grpc server draining", "drain_delay_ms", opts.DrainDelay.Milliseconds(), "shutdown_timeout_ms", timeout.Milliseconds())
+	if opts.DrainDelay > 0 {
+		delay := time.NewTimer(opts.DrainDelay)
+		select {
+		case <-delay.C:
+		case err := <-served:
+			delay.Stop()
+			return fmt.Errorf("serve grpc: %w", err)
+		}
+	}
+	stopped := make(chan struct{})
+	go func() {
+		srv.GracefulStop()
+		close(stopped)
+	}()
+	hard := time.NewTimer(timeout)
+	defer hard.Stop()
+	select {
+	case <-stopped:
+	case <-hard.C:
+		logger.Warn("grpc graceful stop timed out; stopping", "shutdown_timeout_ms", timeout.Milliseconds())
+		srv.Stop()
+		<-stopped
+	}
+	if err := <-served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return fmt.Errorf("serve grpc: %w", err)
+	}
+	logger.Info("grpc server stopped")
+	return nil
+}

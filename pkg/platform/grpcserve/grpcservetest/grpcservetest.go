@@ -1,0 +1,82 @@
+// Package grpcservetest runs a service under grpcserve.Run on an in-memory
+// bufconn listener, with the production interceptors, health, reflection and
+// shutdown, for handler tests that assert status codes end to end.
+package grpcservetest
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+
+	"tabuleiro.dev/pkg/platform/grpcserve"
+)
+
+const bufSize = 1 << 20
+
+// Server is a running test server.
+type Server struct {
+	// Conn is a client connection to the server with no credentials.
+	Conn *grpc.ClientConn
+
+	lis    *bufconn.Listener
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Start serves register's services with opts (its Listener is replaced by a
+// bufconn listener) until the test ends or Shutdown is called. The cleanup
+// shuts the server down and fails the test if Run returned an error.
+func Start(t testing.TB, opts grpcserve.Options, register func(*grpc.Server)) *Server {
+	t.Helper()
+	lis := bufconn.Listen(bufSize)
+	opts.Listener = lis
+	// Not t.Context(): it is cancelled before cleanups run, and the
+	// cleanup below must be the one that stops the server and waits.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	s := &Server{lis: lis, cancel: cancel, done: make(chan error, 1)}
+	go func() { s.done <- grpcserve.Run(ctx, opts, register) }()
+	s.Conn = s.Dial(t)
+	t.Cleanup(func() {
+		if err := <-s.Shutdown(); err != nil {
+			t.Errorf("grpcserve.Run: %v", err)
+		}
+	})
+	return s
+}
+
+// Dial returns a new client connection to the server, closed when the test
+// ends; opts add to the bufconn dialer and plaintext transport (for example
+// grpc.WithPerRPCCredentials).
+func (s *Server) Dial(t testing.TB, opts ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
+	opts = append([]grpc.DialOption{
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return s.lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	}, opts...)
+	conn, err := grpc.NewClient("passthrough:///bufconn", opts...)
+	if err != nil {
+		t.Fatalf("dial bufconn: %v", err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// Shutdown cancels the server's context, as SIGTERM does in a service, and
+// returns a channel that receives Run's result once it has returned. It may
+// be called more than once; each call returns the same result.
+func (s *Server) Shutdown() <-chan error {
+	s.cancel()
+	out := make(chan error, 1)
+	go func() {
+		err, ok := <-s.done
+		if ok {
+			s.done <- err // leave it for later callers
+		}
+		out <- err
+	}()
+	return out
+}
