@@ -12,6 +12,7 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/corners"
 	"tabuleiro.dev/pkg/engine/quoridor"
 	"tabuleiro.dev/services/bot/internal/search"
 )
@@ -107,6 +108,8 @@ func Select(ctx context.Context, v engine.View, lvl Level, budget time.Duration,
 	switch v := v.(type) {
 	case quoridor.Position:
 		c, err = selectQuoridor(ctx, v, lvl, budget, rng)
+	case corners.Position:
+		c, err = selectCorners(ctx, v, lvl, budget, rng)
 	case banqi.View:
 		c, err = selectBanqi(ctx, v, lvl, budget, rng)
 	default:
