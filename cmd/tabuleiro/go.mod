@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/spf13/cobra v1.10.2
 	tabuleiro.dev/pkg/engine v0.0.0
+	tabuleiro.dev/services/bot v0.0.0
 )
 
 require (
@@ -13,3 +14,5 @@ require (
 )
 
 replace tabuleiro.dev/pkg/engine => ../../pkg/engine
+
+replace tabuleiro.dev/services/bot => ../../services/bot

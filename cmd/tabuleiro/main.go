@@ -68,5 +68,6 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRulesCommand(e))
+	root.AddCommand(newBotsCommand(e))
 	return root
 }

@@ -87,11 +87,11 @@ type gameResult struct {
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	la, err := player.ParseLevel(cfg.A)
 	if err != nil {
-		return Result{}, fmt.Errorf("--a: %w", err)
+		return Result{}, fmt.Errorf("%w: --a: %w", ErrBadConfig, err)
 	}
 	lb, err := player.ParseLevel(cfg.B)
 	if err != nil {
-		return Result{}, fmt.Errorf("--b: %w", err)
+		return Result{}, fmt.Errorf("%w: --b: %w", ErrBadConfig, err)
 	}
 	v, err := games.Lookup(cfg.Game, cfg.Variant)
 	if err != nil {
