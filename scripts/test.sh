@@ -88,6 +88,13 @@ done
 step "go vet"
 go vet work
 
+step "deployment files (compose-go and strict k8s decoding, offline)"
+bash deploy/validate.sh >/tmp/tabuleiro-validate.log 2>&1 || { cat /tmp/tabuleiro-validate.log; exit 1; }
+tail -3 /tmp/tabuleiro-validate.log
+for d in deploy/validate/compose deploy/validate/k8s deploy/docker/httpprobe; do
+  (cd "$d" && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...)
+done
+
 step "go test -race -short"
 go test -race -short -count=1 -timeout 30m work
 

@@ -1,0 +1,3 @@
+module tabuleiro.dev/deploy/docker/httpprobe
+
+go 1.26

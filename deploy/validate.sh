@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Validates the deployment offline (no Docker, no cluster):
+#   - docker-compose.yml through compose-go (the library behind
+#     `docker compose config`), with deploy/compose.env.example as its env
+#     file, plus the stack's rules (deploy/validate/compose);
+#   - every overlay in deploy/k8s/overlays rendered with `kubectl kustomize`
+#     and strictly decoded against the k8s.io/api types, plus the rules
+#     (probes, limits, PDBs, HPAs, headless Services, no committed Secrets)
+#     (deploy/validate/k8s);
+#   - no env file with secrets is tracked by git.
+# A misspelled field fails it. Exits non-zero on any problem.
+# The validators are Go modules outside go.work (client-go is heavy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOWORK=off
+BIN=${TABULEIRO_VALIDATE_BIN:-${TMPDIR:-/tmp}/tabuleiro-validate}
+mkdir -p "$BIN"
+
+echo "--- building validators"
+(cd deploy/validate/compose && go build -o "$BIN/compose" .)
+(cd deploy/validate/k8s && go build -o "$BIN/k8s" .)
+
+status=0
+echo "--- docker-compose.yml (compose-go, env file deploy/compose.env.example)"
+"$BIN/compose" -f docker-compose.yml -env-file deploy/compose.env.example || status=1
+
+for dir in deploy/k8s/overlays/*/; do
+  overlay=$(basename "$dir")
+  echo "--- kubectl kustomize $dir"
+  rendered=$(mktemp)
+  if ! kubectl kustomize "$dir" >"$rendered"; then
+    echo "kustomize: $overlay does not render" >&2
+    status=1
+  elif ! "$BIN/k8s" -name "$overlay" "$rendered"; then
+    status=1
+  fi
+  rm -f "$rendered"
+done
+
+echo "--- secrets not committed"
+if tracked=$(git ls-files -- '.env' '*/.env' '*.env' | grep -v '\.example$'); [ -n "$tracked" ]; then
+  echo "env files with secrets are tracked by git: $tracked" >&2
+  status=1
+else
+  echo "  no .env tracked"
+fi
+
+if [ "$status" -ne 0 ]; then
+  echo "deploy/validate.sh: FAILED" >&2
+  exit "$status"
+fi
+echo "deploy/validate.sh: ok"

@@ -1,0 +1,168 @@
+// Command compose validates docker-compose.yml offline with compose-go, the
+// library behind `docker compose config`, and then checks the rules of
+// deploy/README.md: every long-running service has a health check, services
+// wait for healthy stores and for the migration job, match and bot run two
+// replicas, Redis persists with append-only on.
+//
+// Usage:
+//
+//	compose -f docker-compose.yml [-env-file deploy/compose.env.example]
+//
+// It exits 1 and prints every problem when the file does not load (schema,
+// unknown field, missing variable) or breaks a rule.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/compose-spec/compose-go/v2/cli"
+	"github.com/compose-spec/compose-go/v2/types"
+)
+
+// Required lists the services the stack must define and the replicas each
+// needs at least.
+var required = map[string]int{
+	"redis":          1,
+	"postgres":       1,
+	"migrate":        1,
+	"lobby":          1,
+	"match":          2,
+	"bot":            2,
+	"otel-collector": 1,
+}
+
+// Stores are the services whose dependents must wait until they are healthy.
+var stores = []string{"redis", "postgres"}
+
+func main() {
+	file := flag.String("f", "docker-compose.yml", "compose file to validate")
+	envFile := flag.String("env-file", "", "env file used for interpolation (default: .env next to the compose file)")
+	flag.Parse()
+
+	var envFiles []string
+	if *envFile != "" {
+		envFiles = []string{*envFile}
+	}
+	checked, err := Validate(context.Background(), *file, envFiles)
+	for _, c := range checked {
+		fmt.Println("  checked service", c)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "compose: %s: %v\n", *file, err)
+		os.Exit(1)
+	}
+	fmt.Printf("compose: %s: %d services valid\n", *file, len(checked))
+}
+
+// Validate loads the compose file with every profile enabled and returns the
+// names of the services it checked, or every problem it found.
+func Validate(ctx context.Context, file string, envFiles []string) ([]string, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := cli.NewProjectOptions([]string{abs},
+		cli.WithWorkingDirectory(filepath.Dir(abs)),
+		cli.WithEnvFiles(envFiles...),
+		cli.WithDotEnv,
+		cli.WithProfiles([]string{"*"}),
+		cli.WithName("tabuleiro"),
+	)
+	if err != nil {
+		return nil, err
+	}
+	project, err := opts.LoadProject(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	return Check(project)
+}
+
+// Check applies the stack's rules to a loaded project.
+func Check(p *types.Project) ([]string, error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	for name, n := range required {
+		s, ok := p.Services[name]
+		if !ok {
+			bad("service %q is missing", name)
+			continue
+		}
+		if got := s.GetScale(); got < n {
+			bad("service %q runs %d replicas, want at least %d", name, got, n)
+		}
+	}
+
+	// A service that another waits for with service_completed_successfully
+	// is a one-shot job; it needs no health check.
+	jobs := map[string]bool{}
+	for _, s := range p.Services {
+		for dep, d := range s.DependsOn {
+			if d.Condition == types.ServiceConditionCompletedSuccessfully {
+				jobs[dep] = true
+			}
+		}
+	}
+
+	names := make([]string, 0, len(p.Services))
+	for name := range p.Services {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s := p.Services[name]
+		if !jobs[name] {
+			if s.HealthCheck == nil || s.HealthCheck.Disable || len(s.HealthCheck.Test) == 0 {
+				bad("service %q has no health check", name)
+			}
+		} else if s.Restart != "" && s.Restart != types.RestartPolicyNo && !strings.HasPrefix(s.Restart, types.RestartPolicyOnFailure) {
+			bad("one-shot job %q must not restart %q", name, s.Restart)
+		}
+		for dep, d := range s.DependsOn {
+			if d.Condition == types.ServiceConditionStarted {
+				bad("service %q depends on %q only being started: wait for service_healthy or service_completed_successfully", name, dep)
+			}
+			if slices.Contains(stores, dep) && d.Condition != types.ServiceConditionHealthy {
+				bad("service %q must wait for store %q with condition service_healthy, has %q", name, dep, d.Condition)
+			}
+		}
+		for k, v := range s.Environment.ToMapping() {
+			if strings.HasPrefix(v, "<") || strings.HasPrefix(v, "change-me") {
+				bad("service %q: %s is still a placeholder (%q): set it in .env", name, k, v)
+			}
+		}
+	}
+	for _, name := range []string{"lobby", "match"} {
+		s, ok := p.Services[name]
+		if !ok {
+			continue
+		}
+		for _, dep := range []string{"redis", "postgres", "migrate"} {
+			if _, ok := s.DependsOn[dep]; !ok {
+				bad("service %q must depend on %q", name, dep)
+			}
+		}
+		if s.DependsOn["migrate"].Condition != types.ServiceConditionCompletedSuccessfully {
+			bad("service %q must wait for migrate with condition service_completed_successfully", name)
+		}
+	}
+	if r, ok := p.Services["redis"]; ok {
+		cmd := strings.Join(r.Command, " ")
+		if !strings.Contains(cmd, "--appendonly yes") {
+			bad("redis must run with --appendonly yes, command is %q", cmd)
+		}
+	}
+	if pg, ok := p.Services["postgres"]; ok && len(pg.Volumes) == 0 {
+		bad("postgres has no volume")
+	}
+	return names, errors.Join(errs...)
+}

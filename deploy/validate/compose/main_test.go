@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repoFile is the stack's real compose file; the test checks it loads and
+// keeps every rule, with the committed example env file.
+const (
+	repoFile = "../../../docker-compose.yml"
+	repoEnv  = "../../compose.env.example"
+)
+
+func TestRepoComposeFileIsValid(t *testing.T) {
+	checked, err := Validate(context.Background(), repoFile, []string{repoEnv})
+	if err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	for name := range required {
+		found := false
+		for _, c := range checked {
+			found = found || c == name
+		}
+		if !found {
+			t.Errorf("service %q was not checked", name)
+		}
+	}
+}
+
+// mutate loads the real compose file, applies one textual change, writes it
+// next to the real one's relative paths and validates it.
+func mutate(t *testing.T, old, new string) error {
+	t.Helper()
+	src, err := os.ReadFile(repoFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), old) {
+		t.Fatalf("docker-compose.yml does not contain %q", old)
+	}
+	text := strings.Replace(string(src), old, new, 1)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "docker-compose.yml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env, err := filepath.Abs(repoEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Validate(context.Background(), file, []string{env})
+	return err
+}
+
+func TestBrokenComposeFilesFail(t *testing.T) {
+	tests := []struct {
+		name, old, new, want string
+	}{
+		{"misspelled service field", "    stop_grace_period: 30s", "    stop_grace_perod: 30s", "stop_grace_perod"},
+		{"misspelled healthcheck field", "      retries: 20\n    restart: unless-stopped\n\n  postgres:", "      retires: 20\n    restart: unless-stopped\n\n  postgres:", "retires"},
+		{"misspelled top-level key", "\nvolumes:\n", "\nvolume:\n", "volume"},
+		{"health check removed", "    healthcheck: *grpc-healthcheck\n    restart: unless-stopped\n\n  otel-collector:", "    restart: unless-stopped\n\n  otel-collector:", "no health check"},
+		{"store not awaited healthy", "    depends_on:\n      postgres:\n        condition: service_healthy\n    restart: \"no\"", "    depends_on:\n      postgres:\n        condition: service_started\n    restart: \"no\"", "postgres"},
+		{"one match replica", "    deploy:\n      replicas: 2\n    # Match", "    deploy:\n      replicas: 1\n    # Match", "want at least 2"},
+		{"redis without append-only", `"--appendonly", "yes"`, `"--appendonly", "no"`, "appendonly"},
+		{"missing secret variable", "${TABULEIRO_TOKEN_KEY:?set", "${TABULEIRO_TOKEN_KEY_MISSING:?set", "TABULEIRO_TOKEN_KEY_MISSING"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := mutate(t, tt.old, tt.new)
+			if err == nil {
+				t.Fatalf("validation passed, want an error mentioning %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,401 @@
+// Command k8s strictly decodes rendered Kubernetes manifests (the output of
+// `kubectl kustomize deploy/k8s/overlays/<x>`) against the k8s.io/api types
+// and checks Tabuleiro's deployment rules:
+//
+//   - every document decodes strictly: an unknown or misspelled field, a
+//     duplicate field or an unknown kind is an error;
+//   - every Deployment container has readiness and liveness probes through
+//     grpc.health.v1 (a native grpc probe, or an exec of grpc_health_probe
+//     where the server speaks TLS), and cpu and memory requests and limits;
+//     pods run as non-root;
+//   - each Deployment has a headless Service (clusterIP None, so that gRPC
+//     clients balance over every pod) and a PodDisruptionBudget selecting
+//     its pods;
+//   - bot and match have a HorizontalPodAutoscaler;
+//   - match has a preStop hook and a termination grace period to drain;
+//   - no Secret is committed: the output holds no Secret, every secret
+//     reference names a Secret created outside the manifests, and secret
+//     settings (keys, passwords, store URLs) come only from Secrets.
+//
+// Usage:
+//
+//	kubectl kustomize deploy/k8s/overlays/dev | k8s -name dev
+//	k8s -name dev rendered.yaml
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Services are Tabuleiro's Deployments; each must exist in every overlay.
+var services = []string{"lobby", "match", "bot"}
+
+// Autoscaled are the services that need a HorizontalPodAutoscaler.
+var autoscaled = []string{"match", "bot"}
+
+// GRPCPort is the port every service serves gRPC and grpc.health.v1 on.
+const GRPCPort = 8080
+
+// secretName matches environment variable names and ConfigMap keys that
+// hold secrets: they must come from a Secret.
+var secretName = regexp.MustCompile(`(?i)(TOKEN_KEY|PASSWORD|DATABASE_URL|REDIS_URL|_SECRET|PRIVATE_KEY)`)
+
+func main() {
+	name := flag.String("name", "manifests", "name used in messages (e.g. the overlay)")
+	flag.Parse()
+	var in io.Reader = os.Stdin
+	if flag.NArg() == 1 && flag.Arg(0) != "-" {
+		f, err := os.Open(flag.Arg(0))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "k8s:", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		in = f
+	}
+	checked, err := Validate(in)
+	for _, c := range checked {
+		fmt.Printf("  checked %s\n", c)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "k8s: %s: %v\n", *name, err)
+		os.Exit(1)
+	}
+	fmt.Printf("k8s: %s: %d objects valid\n", *name, len(checked))
+}
+
+// Objects is a decoded set of manifests.
+type Objects struct {
+	Deployments  []*appsv1.Deployment
+	StatefulSets []*appsv1.StatefulSet
+	Services     []*corev1.Service
+	ConfigMaps   []*corev1.ConfigMap
+	Secrets      []*corev1.Secret
+	PDBs         []*policyv1.PodDisruptionBudget
+	HPAs         []*autoscalingv2.HorizontalPodAutoscaler
+}
+
+// Decode strictly decodes a multi-document YAML stream. It returns the
+// objects and a "Kind/name" line for each.
+func Decode(in io.Reader) (*Objects, []string, error) {
+	codecs := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict)
+	dec := codecs.UniversalDeserializer()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(in))
+	objs := &Objects{}
+	var names []string
+	var errs []error
+	for i := 0; ; i++ {
+		doc, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		if len(bytes.TrimSpace(doc)) == 0 || isComment(doc) {
+			continue
+		}
+		obj, gvk, err := dec.Decode(doc, nil, nil)
+		if err != nil {
+			// In strict mode the object decodes but the error lists every
+			// unknown or duplicate field: it is still a failure.
+			errs = append(errs, fmt.Errorf("document %d (%s): %w", i, docName(doc), err))
+			continue
+		}
+		m, ok := obj.(metav1.Object)
+		if !ok {
+			errs = append(errs, fmt.Errorf("document %d: %s has no metadata", i, gvk))
+			continue
+		}
+		names = append(names, gvk.Kind+"/"+m.GetName())
+		switch o := obj.(type) {
+		case *appsv1.Deployment:
+			objs.Deployments = append(objs.Deployments, o)
+		case *appsv1.StatefulSet:
+			objs.StatefulSets = append(objs.StatefulSets, o)
+		case *corev1.Service:
+			objs.Services = append(objs.Services, o)
+		case *corev1.ConfigMap:
+			objs.ConfigMaps = append(objs.ConfigMaps, o)
+		case *corev1.Secret:
+			objs.Secrets = append(objs.Secrets, o)
+		case *policyv1.PodDisruptionBudget:
+			objs.PDBs = append(objs.PDBs, o)
+		case *autoscalingv2.HorizontalPodAutoscaler:
+			objs.HPAs = append(objs.HPAs, o)
+		case *corev1.Namespace, *corev1.ServiceAccount:
+		default:
+			errs = append(errs, fmt.Errorf("document %d: unexpected kind %s %q: extend the validator", i, gvk, m.GetName()))
+		}
+	}
+	return objs, names, errors.Join(errs...)
+}
+
+func isComment(doc []byte) bool {
+	for _, line := range strings.Split(string(doc), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return false
+		}
+	}
+	return true
+}
+
+// docName finds "kind" and "metadata.name" in a document that did not
+// decode, for the message.
+func docName(doc []byte) string {
+	kind, name := "?", "?"
+	inMeta := false
+	for _, line := range strings.Split(string(doc), "\n") {
+		switch {
+		case strings.HasPrefix(line, "kind:"):
+			kind = strings.TrimSpace(strings.TrimPrefix(line, "kind:"))
+		case strings.HasPrefix(line, "metadata:"):
+			inMeta = true
+		case inMeta && strings.HasPrefix(line, "  name:"):
+			name = strings.TrimSpace(strings.TrimPrefix(line, "  name:"))
+			inMeta = false
+		}
+	}
+	return kind + "/" + name
+}
+
+// Validate decodes the stream and applies every rule.
+func Validate(in io.Reader) ([]string, error) {
+	objs, names, err := Decode(in)
+	if err != nil {
+		return names, err
+	}
+	return names, Check(objs)
+}
+
+// Check applies the deployment rules to decoded objects.
+func Check(o *Objects) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	deps := map[string]*appsv1.Deployment{}
+	for _, d := range o.Deployments {
+		deps[d.Name] = d
+	}
+	for _, s := range services {
+		if deps[s] == nil {
+			bad("Deployment %q is missing", s)
+		}
+	}
+
+	for _, s := range o.Secrets {
+		bad("Secret %q is committed in the manifests: create it with kubectl (deploy/README.md)", s.Name)
+	}
+	for _, cm := range o.ConfigMaps {
+		for k := range cm.Data {
+			if secretName.MatchString(k) {
+				bad("ConfigMap %q holds %q: secrets belong in a Secret", cm.Name, k)
+			}
+		}
+	}
+
+	names := make([]string, 0, len(deps))
+	for n := range deps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d := deps[n]
+		where := "Deployment " + n
+		spec := d.Spec.Template.Spec
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil || sel.Empty() {
+			bad("%s: bad or empty selector", where)
+			continue
+		}
+		podLabels := labels.Set(d.Spec.Template.Labels)
+		if !sel.Matches(podLabels) {
+			bad("%s: selector does not match its pod template labels", where)
+		}
+		if sc := spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+			bad("%s: pod securityContext.runAsNonRoot must be true", where)
+		}
+		if len(spec.Containers) == 0 {
+			bad("%s: no containers", where)
+		}
+		for _, c := range spec.Containers {
+			cw := fmt.Sprintf("%s container %s", where, c.Name)
+			checkProbe(cw+" readinessProbe", c.ReadinessProbe, bad)
+			checkProbe(cw+" livenessProbe", c.LivenessProbe, bad)
+			checkResources(cw, c.Resources, bad)
+			checkEnv(cw, c, bad)
+			if !hasPort(c, GRPCPort) {
+				bad("%s: does not expose containerPort %d", cw, GRPCPort)
+			}
+			if c.SecurityContext == nil || c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
+				bad("%s: securityContext.allowPrivilegeEscalation must be false", cw)
+			}
+		}
+		checkSecretVolumes(where, spec, bad)
+
+		if !slices.ContainsFunc(o.Services, func(s *corev1.Service) bool {
+			return s.Spec.ClusterIP == corev1.ClusterIPNone && selects(s.Spec.Selector, podLabels) &&
+				slices.ContainsFunc(s.Spec.Ports, func(p corev1.ServicePort) bool { return p.Port == GRPCPort })
+		}) {
+			bad("%s: no headless Service (clusterIP: None, port %d) selects its pods", where, GRPCPort)
+		}
+		if !slices.ContainsFunc(o.PDBs, func(p *policyv1.PodDisruptionBudget) bool {
+			s, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
+			return err == nil && !s.Empty() && s.Matches(podLabels) &&
+				(p.Spec.MinAvailable != nil || p.Spec.MaxUnavailable != nil)
+		}) {
+			bad("%s: no PodDisruptionBudget selects its pods", where)
+		}
+	}
+
+	for _, n := range autoscaled {
+		i := slices.IndexFunc(o.HPAs, func(h *autoscalingv2.HorizontalPodAutoscaler) bool {
+			r := h.Spec.ScaleTargetRef
+			return r.Kind == "Deployment" && r.Name == n
+		})
+		if i < 0 {
+			bad("Deployment %s: no HorizontalPodAutoscaler", n)
+			continue
+		}
+		h := o.HPAs[i]
+		if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 2 {
+			bad("HorizontalPodAutoscaler %s: minReplicas must be at least 2", h.Name)
+		}
+		if h.Spec.MinReplicas != nil && h.Spec.MaxReplicas <= *h.Spec.MinReplicas {
+			bad("HorizontalPodAutoscaler %s: maxReplicas %d must exceed minReplicas", h.Name, h.Spec.MaxReplicas)
+		}
+		if len(h.Spec.Metrics) == 0 {
+			bad("HorizontalPodAutoscaler %s: no metrics", h.Name)
+		}
+	}
+
+	if d := deps["match"]; d != nil {
+		spec := d.Spec.Template.Spec
+		if spec.TerminationGracePeriodSeconds == nil || *spec.TerminationGracePeriodSeconds < 30 {
+			bad("Deployment match: terminationGracePeriodSeconds must be at least 30 so that games drain")
+		}
+		for _, c := range spec.Containers {
+			if c.Lifecycle == nil || c.Lifecycle.PreStop == nil {
+				bad("Deployment match container %s: no preStop hook to drain", c.Name)
+			}
+		}
+	}
+
+	for _, s := range o.StatefulSets {
+		where := "StatefulSet " + s.Name
+		for _, c := range s.Spec.Template.Spec.Containers {
+			cw := fmt.Sprintf("%s container %s", where, c.Name)
+			if c.ReadinessProbe == nil || c.LivenessProbe == nil {
+				bad("%s: needs readiness and liveness probes", cw)
+			}
+			checkResources(cw, c.Resources, bad)
+			checkEnv(cw, c, bad)
+		}
+		checkSecretVolumes(where, s.Spec.Template.Spec, bad)
+	}
+	return errors.Join(errs...)
+}
+
+// checkProbe accepts a native grpc probe on the gRPC port, or an exec of
+// grpc_health_probe (needed when the server speaks TLS: kubelet's grpc probe
+// is plaintext only).
+func checkProbe(where string, p *corev1.Probe, bad func(string, ...any)) {
+	if p == nil {
+		bad("%s: missing", where)
+		return
+	}
+	n := 0
+	for _, set := range []bool{p.GRPC != nil, p.Exec != nil, p.HTTPGet != nil, p.TCPSocket != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		bad("%s: has %d handlers, want exactly one (a patch that adds exec must remove grpc with grpc: null)", where, n)
+		return
+	}
+	switch {
+	case p.GRPC != nil:
+		if p.GRPC.Port != GRPCPort {
+			bad("%s: grpc probe on port %d, want %d", where, p.GRPC.Port, GRPCPort)
+		}
+	case p.Exec != nil && len(p.Exec.Command) > 0 && path.Base(p.Exec.Command[0]) == "grpc_health_probe":
+		if !slices.ContainsFunc(p.Exec.Command, func(a string) bool {
+			return strings.HasPrefix(a, "-addr=") && strings.HasSuffix(a, fmt.Sprint(":", GRPCPort))
+		}) {
+			bad("%s: grpc_health_probe must check -addr=…:%d", where, GRPCPort)
+		}
+	default:
+		bad("%s: must use grpc.health.v1 (a grpc probe or grpc_health_probe)", where)
+	}
+}
+
+func checkResources(where string, r corev1.ResourceRequirements, bad func(string, ...any)) {
+	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, okReq := r.Requests[res]
+		lim, okLim := r.Limits[res]
+		if !okReq {
+			bad("%s: no %s request", where, res)
+		}
+		if !okLim {
+			bad("%s: no %s limit", where, res)
+		}
+		if okReq && okLim && req.Cmp(lim) > 0 {
+			bad("%s: %s request %s exceeds limit %s", where, res, req.String(), lim.String())
+		}
+	}
+}
+
+// checkEnv requires secret settings to come from a Secret and every Secret
+// reference to be mandatory.
+func checkEnv(where string, c corev1.Container, bad func(string, ...any)) {
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			if e.ValueFrom.SecretKeyRef.Optional != nil && *e.ValueFrom.SecretKeyRef.Optional {
+				bad("%s: env %s: secret reference must not be optional", where, e.Name)
+			}
+			continue
+		}
+		if secretName.MatchString(e.Name) {
+			bad("%s: env %s must come from a Secret (valueFrom.secretKeyRef), not a literal or ConfigMap", where, e.Name)
+		}
+	}
+}
+
+func checkSecretVolumes(where string, spec corev1.PodSpec, bad func(string, ...any)) {
+	for _, v := range spec.Volumes {
+		if v.Secret != nil && v.Secret.SecretName == "" {
+			bad("%s: volume %s names no Secret", where, v.Name)
+		}
+	}
+}
+
+func hasPort(c corev1.Container, port int32) bool {
+	return slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.ContainerPort == port })
+}
+
+func selects(selector map[string]string, pod labels.Set) bool {
+	return len(selector) > 0 && labels.SelectorFromSet(selector).Matches(pod)
+}
