@@ -71,7 +71,7 @@ func BenchmarkSelectQuoridor(b *testing.B) {
 	for _, lvl := range Levels() {
 		b.Run(lvl.String(), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			var nodes int64
+			var nodes, depth int64
 			var worst time.Duration
 			for b.Loop() {
 				c, err := Select(b.Context(), v, lvl, lvl.DefaultBudget(), rng)
@@ -79,9 +79,12 @@ func BenchmarkSelectQuoridor(b *testing.B) {
 					b.Fatal(err)
 				}
 				nodes += c.Nodes
+				depth += int64(c.Depth)
 				worst = max(worst, c.Elapsed)
 			}
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+			b.ReportMetric(float64(depth)/float64(b.N), "depth")
+			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 			b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms")
 		})
 	}

@@ -19,6 +19,7 @@ type qState struct {
 	closed [4]bb // per direction (up, down, right, left): squares whose exit is closed
 	hWalls uint64
 	vWalls uint64
+	ply    int8 // distance from the search's root
 }
 
 // bb is a set of the 81 squares, square file+9*rank at bit file+9*rank.
@@ -143,6 +144,9 @@ func sideOfSeat(s engine.Seat) int {
 type qGame struct {
 	walls  *[11]int
 	simple bool // easy's heuristic: path difference only
+	// narrow limits the walls searched below the root to those touching a
+	// shortest path of the opponent's pawn (the expert's selective search).
+	narrow bool
 }
 
 // Wall values: medium counts every wall the same; hard and expert value
@@ -157,7 +161,66 @@ const (
 	qRaceWon = 5000
 )
 
-func (qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move { return s.pos.LegalMoves(dst) }
+func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
+	start := len(dst)
+	dst = s.pos.LegalMoves(dst)
+	if !g.narrow || s.ply == 0 {
+		return dst
+	}
+	opp := 1 - sideOfSeat(s.pos.ToMove())
+	touch := s.pathAnchors(opp)
+	n := start
+	for _, m := range dst[start:] {
+		if m.IsWall() {
+			at := m.At()
+			if touch>>(at.File()+8*at.Rank())&1 == 0 {
+				continue
+			}
+		}
+		dst[n] = m
+		n++
+	}
+	return dst[:n]
+}
+
+// pathAnchors returns the wall anchors (bit file+8*rank) of the walls that
+// touch a square on some shortest path of side's pawn to its goal.
+func (s *qState) pathAnchors(side int) uint64 {
+	// Layers of distance from the pawn, then from the goal; a square is on
+	// a shortest path when its two distances add up to the shortest.
+	var fromPawn [noPath]bb
+	front := bit(int(s.pos.Pawn(seatOfSide(side))))
+	seen := front
+	d := 0
+	for ; front.and(qGoals[side]).empty(); d++ {
+		if d+1 >= noPath {
+			return 0
+		}
+		fromPawn[d] = front
+		front = s.expand(front).andNot(seen)
+		if front.empty() {
+			return 0
+		}
+		seen = seen.or(front)
+	}
+	fromPawn[d] = front.and(qGoals[side])
+	on := fromPawn[d]
+	back := fromPawn[d]
+	for i := d - 1; i >= 0; i-- {
+		back = s.expand(back).and(fromPawn[i])
+		on = on.or(back)
+	}
+	var anchors uint64
+	for r := range 8 {
+		for f := range 8 {
+			sq := f + 9*r
+			if on.has(sq) || on.has(sq+1) || on.has(sq+9) || on.has(sq+10) {
+				anchors |= 1 << (f + 8*r)
+			}
+		}
+	}
+	return anchors
+}
 
 func (qGame) Play(s *qState, m quoridor.Move) qState {
 	next, err := s.pos.PlayMove(m)
@@ -166,6 +229,7 @@ func (qGame) Play(s *qState, m quoridor.Move) qState {
 	}
 	n := *s
 	n.pos = next
+	n.ply++
 	if m.IsWall() {
 		n.addWall(m)
 	}
@@ -244,6 +308,9 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 		simple: qGame{simple: true},
 		medium: qGame{walls: &flatWalls},
 		deep:   qGame{walls: &reserveWalls},
+	}
+	if lvl == Expert {
+		gs.deep.narrow = true
 	}
 	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, rng)
 	c.Ply = m
