@@ -59,6 +59,7 @@ func newBotsCommand(e *env) *cobra.Command {
 	f.StringVar(&cfg.B, "b", "", "level of side B")
 	f.IntVar(&cfg.Games, "games", 20, "number of games")
 	f.IntVar(&budgetMS, "budget", 0, "thinking time per ply in milliseconds (0: each level's default)")
+	f.IntVar(&cfg.Opening, "opening", 4, "plies the easy level plays first in each game, shared by each pair of games with sides swapped")
 	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
 	f.StringVar(&server, "server", "", "play through the bot service at this address (not supported yet)")

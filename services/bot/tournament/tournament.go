@@ -37,6 +37,11 @@ type Config struct {
 	Seed uint64
 	// MaxPlies ends a game as a draw when no rule has; 0 means 1000.
 	MaxPlies int
+	// Opening is the number of plies that the easy level plays at the start
+	// of each game before the two levels take over, so that the games
+	// differ; games 2k and 2k+1 share their opening (and Banqi layout) with
+	// the sides swapped, so that neither side gets the better ones.
+	Opening int
 	// Progress, if not nil, receives a line after every game.
 	Progress io.Writer
 }
@@ -186,16 +191,26 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // playGame plays game i: levels[0] (A) moves first when i is even.
 func playGame(ctx context.Context, cfg Config, v engine.Variant, levels [2]player.Level, i int) gameResult {
-	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+	pair := rand.New(rand.NewPCG(cfg.Seed, uint64(i/2)))
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)|1<<63))
 	setup := ""
 	if v.NeedsSetup {
 		b := []byte(banqiSet)
-		rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+		pair.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
 		setup = string(b)
 	}
 	pos, err := games.New(cfg.Game, v.ID, setup)
 	if err != nil {
 		return gameResult{err: err}
+	}
+	for n := 0; n < cfg.Opening && !pos.Outcome().Over(); n++ {
+		c, err := player.Select(ctx, pos.View(pos.ToMove()), player.Easy, player.Easy.DefaultBudget(), pair)
+		if err != nil {
+			return gameResult{err: fmt.Errorf("game %d opening ply %d: %w", i, n+1, err)}
+		}
+		if pos, err = pos.Play(c.Ply); err != nil {
+			return gameResult{err: fmt.Errorf("game %d opening ply %d: %w", i, n+1, err)}
+		}
 	}
 	// seatOf[k] is the seat that side k (0 for A, 1 for B) plays.
 	seatOf := [2]engine.Seat{engine.First, engine.Second}
@@ -305,7 +320,8 @@ func (r Result) WriteTable(w io.Writer) {
 	if c.Budget > 0 {
 		budget = c.Budget.String()
 	}
-	fmt.Fprintf(w, "%s %s: %s (A) vs %s (B), %d games, budget %s, %s\n", c.Game, r.Variant, c.A, c.B, r.Games(), budget, r.Elapsed.Round(time.Second))
+	fmt.Fprintf(w, "%s %s: %s (A) vs %s (B), %d games, budget %s, %d opening plies by easy, %s\n",
+		c.Game, r.Variant, c.A, c.B, r.Games(), budget, c.Opening, r.Elapsed.Round(time.Second))
 	fmt.Fprintf(w, "%-8s %5s %5s %6s %7s\n", "", "wins", "draws", "losses", "score")
 	fmt.Fprintf(w, "%-8s %5d %5d %6d %6.1f%%\n", "A "+c.A, r.Wins, r.Draws, r.Losses, 100*r.Score())
 	endings := make([]string, 0, len(r.Endings))

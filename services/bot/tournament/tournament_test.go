@@ -16,7 +16,7 @@ func TestRunSmallMatch(t *testing.T) {
 	var progress, table bytes.Buffer
 	res, err := Run(t.Context(), Config{
 		Game: engine.Corners, Variant: "classic-3x3", A: "medium", B: "easy",
-		Games: 2, Budget: 10 * time.Millisecond, Seed: 3, Progress: &progress,
+		Games: 2, Budget: 10 * time.Millisecond, Seed: 3, Opening: 2, Progress: &progress,
 	})
 	if err != nil {
 		t.Fatal(err)
