@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/bits"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"tabuleiro.dev/pkg/engine"
@@ -150,10 +149,11 @@ type qGame struct {
 }
 
 // Wall values: medium counts every wall the same; hard and expert value
-// the last ones more, so they keep some for the end.
+// the last ones more (the last three cost more than a step of path each),
+// so they keep some for the end.
 var (
 	flatWalls    = [11]int{0, 30, 60, 90, 120, 150, 180, 210, 240, 270, 300}
-	reserveWalls = [11]int{0, 70, 125, 165, 195, 220, 240, 255, 270, 285, 300}
+	reserveWalls = [11]int{0, 180, 340, 480, 600, 700, 790, 870, 940, 1000, 1060}
 )
 
 const (
@@ -278,22 +278,43 @@ func (qGame) Hash(s *qState) uint64 {
 }
 
 // Order puts pawn moves first (forward ones first), then walls by their
-// closeness to the opponent's pawn.
+// closeness to the opponent's pawn: a stable counting sort on small keys,
+// since it runs at every interior node.
 func (qGame) Order(s *qState, moves []quoridor.Move) {
+	const buckets = 3 + 17 // three pawn ranks (forward, level, back), wall distances 0–16
 	me := s.pos.ToMove()
 	opp := s.pos.Pawn(me.Other())
+	from := s.pos.Pawn(me).Rank()
 	forward := 1
 	if me == engine.Second {
 		forward = -1
 	}
-	key := func(m quoridor.Move) int {
-		if m.IsPawn() {
-			return -100 - forward*m.To().Rank()
-		}
-		at := m.At()
-		return abs(at.File()-opp.File()) + abs(at.Rank()-opp.Rank())
+	var keys [256]uint8
+	var count [buckets + 1]int
+	if len(moves) > len(keys) {
+		return
 	}
-	slices.SortStableFunc(moves, func(a, b quoridor.Move) int { return key(a) - key(b) })
+	for i, m := range moves {
+		var k int
+		if m.IsPawn() {
+			k = 1 - forward*(m.To().Rank()-from) // 0 forward, 1 level, 2 back
+			k = min(max(k, 0), 2)
+		} else {
+			at := m.At()
+			k = 3 + min(abs(at.File()-opp.File())+abs(at.Rank()-opp.Rank()), 16)
+		}
+		keys[i] = uint8(k)
+		count[k+1]++
+	}
+	for k := 1; k <= buckets; k++ {
+		count[k] += count[k-1]
+	}
+	var sorted [256]quoridor.Move
+	for i, m := range moves {
+		sorted[count[keys[i]]] = m
+		count[keys[i]]++
+	}
+	copy(moves, sorted[:len(moves)])
 }
 
 func abs(x int) int {
