@@ -19,6 +19,8 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/games"
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	"tabuleiro.dev/services/bot/internal/player"
 )
 
@@ -44,6 +46,9 @@ type Config struct {
 	Opening int
 	// Progress, if not nil, receives a line after every game.
 	Progress io.Writer
+	// Remote, if not nil, is a running bot service that chooses every ply
+	// (SelectPly) instead of the engine in this process.
+	Remote botv1.BotServiceClient
 }
 
 // Result is the outcome of a match, from A's point of view.
@@ -237,14 +242,14 @@ func playGame(ctx context.Context, cfg Config, v engine.Variant, levels [2]playe
 		if budget == 0 {
 			budget = levels[k].DefaultBudget()
 		}
-		c, err := player.Select(ctx, pos.View(seat), levels[k], budget, rng)
+		ply, think, err := choose(ctx, cfg.Remote, pos.View(seat), levels[k], budget, rng)
 		if err != nil {
 			return gameResult{err: fmt.Errorf("game %d ply %d (%s): %w", i, r.plies+1, levels[k], err)}
 		}
-		r.think[k] = append(r.think[k], c.Elapsed)
-		next, err := pos.Play(c.Ply)
+		r.think[k] = append(r.think[k], think)
+		next, err := pos.Play(ply)
 		if err != nil {
-			return gameResult{err: fmt.Errorf("game %d ply %d: %s chose %s: %w", i, r.plies+1, levels[k], c.Ply, err)}
+			return gameResult{err: fmt.Errorf("game %d ply %d: %s chose %s: %w", i, r.plies+1, levels[k], ply, err)}
 		}
 		pos = next
 		r.plies++
@@ -260,6 +265,63 @@ func playGame(ctx context.Context, cfg Config, v engine.Variant, levels [2]playe
 		r.ending = fmt.Sprintf("B wins (%s)", o.Reason)
 	}
 	return r
+}
+
+// choose asks the level for its ply, in this process or from the remote
+// service, and returns it with the time it took (for a remote service, the
+// whole call).
+func choose(ctx context.Context, remote botv1.BotServiceClient, v engine.View, lvl player.Level, budget time.Duration, rng *rand.Rand) (engine.Ply, time.Duration, error) {
+	if remote == nil {
+		c, err := player.Select(ctx, v, lvl, budget, rng)
+		return c.Ply, c.Elapsed, err
+	}
+	start := time.Now()
+	resp, err := remote.SelectPly(ctx, &botv1.SelectPlyRequest{
+		View:     viewProto(v),
+		Level:    protoLevel[lvl],
+		BudgetMs: budget.Milliseconds(),
+		Seed:     rng.Uint64() | 1,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("select ply: %w", err)
+	}
+	think := time.Since(start)
+	ply, err := v.ParsePly(resp.GetNotation())
+	if err != nil {
+		return nil, 0, fmt.Errorf("bot service answered %q: %w", resp.GetNotation(), err)
+	}
+	return ply, think, nil
+}
+
+var protoLevel = map[player.Level]gamev1.BotLevel{
+	player.Easy:   gamev1.BotLevel_BOT_LEVEL_EASY,
+	player.Medium: gamev1.BotLevel_BOT_LEVEL_MEDIUM,
+	player.Hard:   gamev1.BotLevel_BOT_LEVEL_HARD,
+	player.Expert: gamev1.BotLevel_BOT_LEVEL_EXPERT,
+}
+
+var protoGame = map[engine.Game]gamev1.Game{
+	engine.Quoridor: gamev1.Game_GAME_QUORIDOR,
+	engine.Corners:  gamev1.Game_GAME_CORNERS,
+	engine.Banqi:    gamev1.Game_GAME_BANQI,
+}
+
+var protoSeat = map[engine.Seat]gamev1.Seat{
+	engine.First:  gamev1.Seat_SEAT_FIRST,
+	engine.Second: gamev1.Seat_SEAT_SECOND,
+}
+
+// viewProto is the API view of the side to move, as the match service
+// sends it to the bot: identity fields and the engine encoding.
+func viewProto(v engine.View) *gamev1.GameView {
+	return &gamev1.GameView{
+		Game:     protoGame[v.Variant().Game],
+		Variant:  v.Variant().ID,
+		Viewer:   protoSeat[v.ToMove()],
+		ToMove:   protoSeat[v.ToMove()],
+		PlyCount: int32(v.Plies()),
+		Encoding: v.Encode(),
+	}
 }
 
 func summarise(ds []time.Duration) Times {

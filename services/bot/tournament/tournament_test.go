@@ -8,7 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"tabuleiro.dev/pkg/engine"
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
+	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
+	"tabuleiro.dev/services/bot/internal/rpc"
 )
 
 func TestRunSmallMatch(t *testing.T) {
@@ -81,5 +87,24 @@ func TestElo(t *testing.T) {
 	d, lo, _ := Result{Wins: 20}.Elo()
 	if !math.IsInf(d, 1) || math.IsInf(lo, 0) || lo <= 0 {
 		t.Errorf("20-0: Elo %v with low %v, want +inf with a finite positive low end", d, lo)
+	}
+}
+
+// TestRunRemote plays through a BotService over bufconn, as `tabuleiro
+// bots --server` does.
+func TestRunRemote(t *testing.T) {
+	t.Parallel()
+	srv := grpcservetest.Start(t, grpcserve.Options{}, func(s *grpc.Server) {
+		botv1.RegisterBotServiceServer(s, rpc.NewServer())
+	})
+	res, err := Run(t.Context(), Config{
+		Game: engine.Banqi, A: "medium", B: "easy", Games: 2, Budget: 10 * time.Millisecond,
+		Seed: 4, MaxPlies: 60, Remote: botv1.NewBotServiceClient(srv.Conn),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Games() != 2 || res.Plies == 0 || res.Think[0].N == 0 {
+		t.Errorf("remote match %+v: want 2 games played", res)
 	}
 }
