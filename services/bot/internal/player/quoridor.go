@@ -153,7 +153,7 @@ type qGame struct {
 // so they keep some for the end.
 var (
 	flatWalls    = [11]int{0, 30, 60, 90, 120, 150, 180, 210, 240, 270, 300}
-	reserveWalls = [11]int{0, 180, 340, 480, 600, 700, 790, 870, 940, 1000, 1060}
+	reserveWalls = [11]int{0, 270, 520, 750, 960, 1160, 1350, 1530, 1700, 1860, 2010}
 )
 
 const (
