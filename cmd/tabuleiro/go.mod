@@ -59,6 +59,7 @@ require (
 	tabuleiro.dev/migrations v0.0.0
 	tabuleiro.dev/pkg/gen v0.0.0
 	tabuleiro.dev/pkg/platform v0.0.0
+	tabuleiro.dev/services/bot v0.0.0
 )
 
 replace tabuleiro.dev/pkg/engine => ../../pkg/engine
@@ -68,3 +69,5 @@ replace tabuleiro.dev/pkg/gen => ../../pkg/gen
 replace tabuleiro.dev/pkg/platform => ../../pkg/platform
 
 replace tabuleiro.dev/migrations => ../../migrations
+
+replace tabuleiro.dev/services/bot => ../../services/bot

@@ -68,6 +68,6 @@ func newRootCommand(getenv func(string) string, stdin io.Reader, stdout, stderr 
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRulesCommand(e), newMigrateCommand(e), newEmbeddedRedisCommand(e))
+	root.AddCommand(newRulesCommand(e), newMigrateCommand(e), newEmbeddedRedisCommand(e), newBotsCommand(e))
 	return root
 }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"tabuleiro.dev/pkg/engine"
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/services/bot/tournament"
+)
+
+func newBotsCommand(e *env) *cobra.Command {
+	var (
+		cfg      tournament.Config
+		game     string
+		budgetMS int
+		server   string
+		tokenKey string
+		seed     uint64
+	)
+	c := &cobra.Command{
+		Use:   "bots",
+		Short: "Play bot levels against each other and measure their strength",
+		Long: "Play --games games between levels --a and --b (easy, medium, hard, expert)\n" +
+			"directly through the engine, alternating who moves first, several games at a\n" +
+			"time. Progress goes to standard error; the table (wins, draws, losses, score,\n" +
+			"Elo difference with its 95% interval, think times) to standard output.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if budgetMS < 0 {
+				return &exitError{code: 2, err: fmt.Errorf("--budget %d: must be 0 (level defaults) or more", budgetMS)}
+			}
+			cfg.Game = engine.Game(game)
+			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
+			cfg.Seed = seed
+			cfg.Progress = e.stderr
+			if server != "" {
+				client, closeConn, err := dialBot(server, tokenKey)
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				defer closeConn()
+				cfg.Remote = client
+			}
+			res, err := tournament.Run(cmd.Context(), cfg)
+			if res.Games() > 0 {
+				res.WriteTable(e.stdout)
+			}
+			if err != nil {
+				if errors.Is(err, tournament.ErrBadConfig) || errors.Is(err, engine.ErrUnknownVariant) {
+					return &exitError{code: 2, err: err}
+				}
+				return &exitError{code: 1, err: err}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&game, "game", "quoridor", "game: "+strings.Join(gameNames(), ", "))
+	f.StringVar(&cfg.Variant, "variant", "", "variant id (default: the game's first variant)")
+	f.StringVar(&cfg.A, "a", "", "level of side A: easy, medium, hard or expert")
+	f.StringVar(&cfg.B, "b", "", "level of side B")
+	f.IntVar(&cfg.Games, "games", 20, "number of games")
+	f.IntVar(&budgetMS, "budget", 0, "thinking time per ply in milliseconds (0: each level's default)")
+	f.IntVar(&cfg.Opening, "opening", 4, "plies the easy level plays first in each game, shared by each pair of games with sides swapped")
+	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
+	f.StringVar(&server, "server", "", "play through the bot service at this address (host:port, plaintext) instead of in this process")
+	f.StringVar(&tokenKey, "token-key", os.Getenv("TABULEIRO_TOKEN_KEY"), "with --server: the services' token key, to sign a service credential (default $TABULEIRO_TOKEN_KEY)")
+	c.Flags().Lookup("token-key").DefValue = "$TABULEIRO_TOKEN_KEY"
+	_ = c.MarkFlagRequired("a")
+	_ = c.MarkFlagRequired("b")
+	return c
+}
+
+// dialBot connects to a bot service with a service credential signed with
+// the shared token key.
+func dialBot(addr, key string) (botv1.BotServiceClient, func(), error) {
+	if key == "" {
+		return nil, nil, errors.New("--server needs the services' token key: --token-key or $TABULEIRO_TOKEN_KEY")
+	}
+	k, err := auth.ParseKey(key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--token-key: %w", err)
+	}
+	iss, err := auth.NewIssuer(k)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--token-key: %w", err)
+	}
+	conn, err := grpc.NewClient(addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(auth.NewServiceCredentials(iss, "tabuleiro-bots", 0)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("--server %s: %w", addr, err)
+	}
+	return botv1.NewBotServiceClient(conn), func() { _ = conn.Close() }, nil
+}

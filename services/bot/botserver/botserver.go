@@ -1,0 +1,110 @@
+// Package botserver builds and runs the bot service: its configuration, its
+// dependencies and its gRPC server. Both the bot's own main and the
+// one-process mode of the tabuleiro command call it.
+package botserver
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/envconfig"
+	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/telemetry"
+	"tabuleiro.dev/services/bot/internal/rpc"
+)
+
+// Config is the bot service's configuration, from BOT_* variables.
+type Config struct {
+	GRPCAddr        string        // BOT_GRPC_ADDR, default ":8080"
+	TokenKey        []byte        // BOT_TOKEN_KEY, required: the services' shared token key
+	ShutdownTimeout time.Duration // BOT_SHUTDOWN_TIMEOUT, default 10s
+	DrainDelay      time.Duration // BOT_DRAIN_DELAY, default 0
+	LogLevel        slog.Level    // BOT_LOG_LEVEL, default INFO
+	// TLSCertFile and TLSKeyFile (BOT_TLS_CERT_FILE, BOT_TLS_KEY_FILE) serve
+	// TLS when both are set. BOT_TLS_CA_FILE is accepted for symmetry with
+	// the other services; the bot calls nobody, so it does not use it.
+	TLSCertFile, TLSKeyFile string
+}
+
+// Load reads the configuration through getenv, reporting every problem at
+// once.
+func Load(getenv func(string) string) (Config, error) {
+	env := envconfig.New("BOT_", getenv)
+	cfg := Config{
+		GRPCAddr:        env.String("GRPC_ADDR", ":8080"),
+		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", grpcserve.DefaultShutdownTimeout),
+		DrainDelay:      env.Duration("DRAIN_DELAY", 0),
+		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+		TLSCertFile:     env.String("TLS_CERT_FILE", ""),
+		TLSKeyFile:      env.String("TLS_KEY_FILE", ""),
+	}
+	env.Func("TOKEN_KEY", true, func(s string) error {
+		k, err := auth.ParseKey(s)
+		cfg.TokenKey = k
+		return err
+	})
+	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
+		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))
+	}
+	return cfg, env.Err()
+}
+
+// Deps are what the server needs from its surroundings.
+type Deps struct {
+	Logger    *slog.Logger
+	Telemetry *telemetry.Telemetry // nil: disabled
+}
+
+// Policy is the bot's authentication policy: every RPC is for services
+// only (the match service, the tournament harness); a player token gets
+// PermissionDenied.
+func Policy() auth.Policy {
+	return auth.Policy{ServiceOnly: []string{"/" + botv1.BotService_ServiceDesc.ServiceName + "/"}}
+}
+
+// Register registers the BotService handler on s.
+func Register(s *grpc.Server) {
+	botv1.RegisterBotServiceServer(s, rpc.NewServer())
+}
+
+// Options returns the grpcserve options of the bot's server: address,
+// shutdown, logging, authentication with cfg's key and the bot's policy,
+// TLS when configured.
+func Options(cfg Config, deps Deps) (grpcserve.Options, error) {
+	v, err := auth.NewVerifier(cfg.TokenKey)
+	if err != nil {
+		return grpcserve.Options{}, fmt.Errorf("token verifier: %w", err)
+	}
+	opts := grpcserve.Options{
+		Addr:            cfg.GRPCAddr,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		DrainDelay:      cfg.DrainDelay,
+		Logger:          deps.Logger,
+		Auth:            auth.NewInterceptor(v, Policy()),
+		Telemetry:       deps.Telemetry,
+	}
+	if cfg.TLSCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
+		if err != nil {
+			return grpcserve.Options{}, fmt.Errorf("load TLS key pair: %w", err)
+		}
+		opts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	return opts, nil
+}
+
+// Run serves the bot service until ctx is done, then drains it.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	opts, err := Options(cfg, deps)
+	if err != nil {
+		return err
+	}
+	return grpcserve.Run(ctx, opts, Register)
+}

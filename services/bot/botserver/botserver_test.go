@@ -1,0 +1,47 @@
+package botserver
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/envconfig"
+)
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	key := auth.EncodeKey([]byte("0123456789abcdef0123456789abcdef"))
+	cfg, err := Load(envconfig.Map(map[string]string{"BOT_TOKEN_KEY": key, "BOT_GRPC_ADDR": ":9000", "BOT_LOG_LEVEL": "debug"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.GRPCAddr != ":9000" || cfg.LogLevel != slog.LevelDebug || cfg.ShutdownTimeout != 10*time.Second || len(cfg.TokenKey) != 32 {
+		t.Errorf("Load = %+v", cfg)
+	}
+	if _, err := Options(cfg, Deps{}); err != nil {
+		t.Errorf("Options: %v", err)
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	_, err := Load(envconfig.Map(map[string]string{"BOT_SHUTDOWN_TIMEOUT": "soon", "BOT_TLS_CERT_FILE": "/c.pem"}))
+	if err == nil {
+		t.Fatal("Load accepted a config without a token key")
+	}
+	for _, want := range []string{"BOT_TOKEN_KEY", "BOT_SHUTDOWN_TIMEOUT", "BOT_TLS_KEY_FILE"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Load error %q does not name %s", err, want)
+		}
+	}
+}
+
+func TestPolicyCoversTheService(t *testing.T) {
+	t.Parallel()
+	p := Policy()
+	if len(p.Public) != 0 || len(p.ServiceOnly) != 1 || p.ServiceOnly[0] != "/tabuleiro.bot.v1.BotService/" {
+		t.Errorf("Policy = %+v, want the whole BotService for services only", p)
+	}
+}

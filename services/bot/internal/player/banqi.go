@@ -1,0 +1,201 @@
+package player
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/services/bot/internal/search"
+)
+
+// bState is a Banqi view with its distance from the search's root, which
+// bounds the reveals searched below the root (each is a chance node of up
+// to 14 results).
+type bState struct {
+	v   banqi.View
+	ply int8
+}
+
+// bValue is the worth of each kind (B4): the general is strongest but a
+// soldier takes it; the cannon, which captures at a distance, is worth more
+// than its rank.
+var bValue = [...]int{banqi.General: 600, banqi.Advisor: 300, banqi.Elephant: 200, banqi.Chariot: 150,
+	banqi.Horse: 100, banqi.Cannon: 250, banqi.Soldier: 70}
+
+// bPieces are the 14 pieces, red then black.
+var bPieces = func() []banqi.Piece {
+	var ps []banqi.Piece
+	for _, c := range []banqi.Colour{banqi.Red, banqi.Black} {
+		for k := banqi.General; k <= banqi.Soldier; k++ {
+			ps = append(ps, banqi.MakePiece(c, k))
+		}
+	}
+	return ps
+}()
+
+// bGame is the search adapter for Banqi. It searches the view alone: a
+// reveal is a chance node over the face-down pieces (B6).
+type bGame struct {
+	simple bool // easy's heuristic: material only
+	// reveals is how many reveals are searched at nodes below the root,
+	// the likeliest useful first (all at the root).
+	reveals int
+}
+
+func (g bGame) Moves(s *bState, dst []banqi.Move) []banqi.Move {
+	dst = s.v.LegalMoves(dst)
+	if s.ply == 0 || g.reveals <= 0 {
+		return dst
+	}
+	// Keep the steps and captures and the first few reveals in the
+	// canonical order, spread over the board.
+	n, kept := 0, 0
+	reveals := 0
+	for _, m := range dst {
+		if m.Kind() == banqi.KindReveal {
+			reveals++
+		}
+	}
+	stride := max(1, reveals/g.reveals)
+	for _, m := range dst {
+		if m.Kind() == banqi.KindReveal {
+			kept++
+			if (kept-1)%stride != 0 || (kept-1)/stride >= g.reveals {
+				continue
+			}
+		}
+		dst[n] = m
+		n++
+	}
+	return dst[:n]
+}
+
+func (bGame) Play(s *bState, m banqi.Move) bState {
+	next, err := s.v.PlayMove(m)
+	if err != nil {
+		panic("player: listed Banqi ply does not play: " + err.Error())
+	}
+	return bState{v: next, ply: s.ply + 1}
+}
+
+// Outcomes turns a reveal into its chance node: each face-down piece, as
+// many times as it is still face down (B6).
+func (bGame) Outcomes(s *bState, m banqi.Move, dst []search.Outcome[bState]) []search.Outcome[bState] {
+	if m.Kind() != banqi.KindReveal {
+		return dst
+	}
+	for _, p := range bPieces {
+		n := s.v.FaceDownCount(p)
+		if n == 0 {
+			continue
+		}
+		next, err := s.v.Reveal(m.From(), p)
+		if err != nil {
+			panic("player: Banqi reveal of a face-down piece fails: " + err.Error())
+		}
+		dst = append(dst, search.Outcome[bState]{State: bState{v: next, ply: s.ply + 1}, Weight: n})
+	}
+	return dst
+}
+
+func (bGame) Terminal(s *bState) (int, bool) {
+	switch s.v.Outcome().Result {
+	case engine.Win:
+		return -search.Win, true // the side to move has no piece or no ply (B5.1)
+	case engine.Draw:
+		return 0, true
+	}
+	return 0, false
+}
+
+// Eval is material (every piece not captured counts for its colour, face
+// down or not, since it will fight for its colour once revealed), mobility
+// of the revealed pieces and, for the side to move, half its best capture.
+func (g bGame) Eval(s *bState) int {
+	v := &s.v
+	me := v.Colour(v.ToMove())
+	if me == banqi.NoColour {
+		return 0
+	}
+	score := 0
+	for _, p := range bPieces {
+		val := bValue[p.Kind()] * v.CapturedCount(p)
+		if p.Colour() == me {
+			score -= val
+		} else {
+			score += val
+		}
+	}
+	if g.simple {
+		return score
+	}
+	var buf [96]banqi.Move
+	best := 0
+	for _, m := range v.LegalMoves(buf[:0]) {
+		switch m.Kind() {
+		case banqi.KindCapture:
+			best = max(best, bValue[v.Cell(m.To()).Piece().Kind()])
+			score += 3
+		case banqi.KindStep:
+			score += 3
+		}
+	}
+	score += best / 2
+	// The opponent's mobility: empty squares next to its revealed pieces.
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		p := v.Cell(sq).Piece()
+		if p == banqi.NoPiece || p.Colour() == me {
+			continue
+		}
+		f, r := sq.File(), sq.Rank()
+		for _, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+			if t := banqi.SquareAt(f+d[0], r+d[1]); t.Valid() && v.Cell(t) == banqi.Empty {
+				score -= 3
+			}
+		}
+	}
+	return score
+}
+
+func (bGame) Hash(s *bState) uint64 {
+	v := &s.v
+	h := uint64(v.ToMove())<<2 | uint64(v.Colour(engine.First))
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		h = (h ^ uint64(v.Cell(sq))) * 0x100000001B3
+	}
+	for _, p := range bPieces {
+		h = (h ^ uint64(v.CapturedCount(p))) * 0x100000001B3
+	}
+	h ^= h >> 31
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>29
+}
+
+// Order tries captures of the most valuable pieces first, then steps, then
+// reveals.
+func (bGame) Order(s *bState, moves []banqi.Move) {
+	key := func(m banqi.Move) int {
+		switch m.Kind() {
+		case banqi.KindCapture:
+			return -bValue[s.v.Cell(m.To()).Piece().Kind()]
+		case banqi.KindStep:
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(moves, func(a, b banqi.Move) int { return key(a) - key(b) })
+}
+
+func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	gs := levelGames[bState, banqi.Move, bGame, bGame, bGame]{
+		simple: bGame{simple: true},
+		medium: bGame{},
+		deep:   bGame{reveals: 4},
+	}
+	m, c, err := choose(ctx, gs, bState{v: v}, lvl, budget, rng)
+	c.Ply = m
+	return c, err
+}

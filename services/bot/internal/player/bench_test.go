@@ -1,0 +1,91 @@
+package player
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/quoridor"
+	"tabuleiro.dev/services/bot/internal/search"
+)
+
+// quoridorMidgame is a Quoridor position after 16 plies: both pawns
+// advanced, six walls placed.
+const quoridorMidgame = "e2 e8 e3 e7 e4 e6 d3h e6h f5v c6v e5 d6 a5h b3v f5 d5"
+
+func midgame(tb testing.TB) quoridor.Position {
+	tb.Helper()
+	p, err := quoridor.NewPosition("standard", "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, s := range splitPlies(quoridorMidgame) {
+		m, err := quoridor.ParseMove(s)
+		if err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+		if p, err = p.PlayMove(m); err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+	}
+	if p.Outcome().Over() {
+		tb.Fatal("midgame position is over")
+	}
+	return p
+}
+
+func splitPlies(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' {
+			if start >= 0 {
+				out = append(out, s[start:i])
+			}
+			start = -1
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return out
+}
+
+// BenchmarkQuoridorNodes measures the search speed of the expert's
+// iterative deepening on the midgame position, in nodes per second.
+func BenchmarkQuoridorNodes(b *testing.B) {
+	st := newQState(midgame(b))
+	g := qGame{walls: &reserveWalls}
+	var nodes int64
+	for b.Loop() {
+		r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 3, TableBits: 18})
+		nodes += r.Nodes
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+// BenchmarkSelectQuoridor measures Select's latency per level on the
+// midgame position with the level's default budget.
+func BenchmarkSelectQuoridor(b *testing.B) {
+	v := engine.View(midgame(b))
+	for _, lvl := range Levels() {
+		b.Run(lvl.String(), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			var nodes, depth int64
+			var worst time.Duration
+			for b.Loop() {
+				c, err := Select(b.Context(), v, lvl, lvl.DefaultBudget(), rng)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nodes += c.Nodes
+				depth += int64(c.Depth)
+				worst = max(worst, c.Elapsed)
+			}
+			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+			b.ReportMetric(float64(depth)/float64(b.N), "depth")
+			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+			b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms")
+		})
+	}
+}

@@ -1,0 +1,176 @@
+package player
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/corners"
+	"tabuleiro.dev/services/bot/internal/search"
+)
+
+// cGame is the search adapter for Corners over the fast Board. Its
+// evaluation is the race to the opposite corner (C1): each side's summed
+// distance to the far corner, pieces already in the target home, and the
+// leave-home deadline (C5.1).
+type cGame struct {
+	simple   bool // easy's heuristic: distances only
+	diagonal bool // diagonal steps: distance is the larger of the two
+	size     int
+	deadline int          // move number of C5.1; 0 for none
+	home     [2][256]bool // white's and black's home squares
+	// toTarget is each square's distance to the nearest square of the
+	// home that seat i must fill (the opponent's).
+	toTarget [2][256]int
+}
+
+func newCGame(b corners.Board, simple bool) *cGame {
+	g := &cGame{
+		simple:   simple,
+		diagonal: strings.HasPrefix(b.Variant().ID, "diagonal") || strings.HasPrefix(b.Variant().ID, "halma"),
+		size:     b.Size(),
+		deadline: b.Deadline(),
+	}
+	for i, s := range []engine.Seat{engine.First, engine.Second} {
+		for _, q := range b.Home(s) {
+			g.home[i][q] = true
+		}
+	}
+	for i, s := range []engine.Seat{engine.Second, engine.First} {
+		targets := b.Home(s)
+		for f := range g.size {
+			for r := range g.size {
+				q, ok := corners.SquareAt(f, r)
+				if !ok {
+					continue
+				}
+				d := 1 << 10
+				for _, t := range targets {
+					d = min(d, g.distance(f-t.File(), r-t.Rank()))
+				}
+				g.toTarget[i][q] = d
+			}
+		}
+	}
+	return g
+}
+
+func (g *cGame) distance(df, dr int) int {
+	df, dr = abs(df), abs(dr)
+	if g.diagonal {
+		return max(df, dr)
+	}
+	return df + dr
+}
+
+func (*cGame) Moves(b *corners.Board, dst []corners.Move) []corners.Move { return b.LegalMoves(dst) }
+
+func (*cGame) Play(b *corners.Board, m corners.Move) corners.Board {
+	next, _, err := b.Play(m)
+	if err != nil {
+		panic("player: listed Corners ply does not play: " + err.Error())
+	}
+	return next
+}
+
+// mover is the seat whose turn it is by the ply count, also once the game
+// is over (white plays the even plies).
+func cMover(b *corners.Board) engine.Seat {
+	if b.Plies()%2 == 0 {
+		return engine.First
+	}
+	return engine.Second
+}
+
+func (*cGame) Terminal(b *corners.Board) (int, bool) {
+	o := b.Outcome()
+	switch o.Result {
+	case engine.Win:
+		if o.Winner == cMover(b) {
+			return search.Win, true // C4, C5.1: decided after the opponent's ply
+		}
+		return -search.Win, true
+	case engine.Draw:
+		return 0, true
+	}
+	return 0, false
+}
+
+// side returns, for seat s, the summed distance of its pieces to the far
+// corner and to the target home, the number in the target home and the
+// number still at home.
+func (g *cGame) side(b *corners.Board, s engine.Seat) (corner, toTarget, arrived, atHome int) {
+	i := s.Index()
+	for _, q := range b.Pieces(s) {
+		df, dr := q.File(), q.Rank()
+		if s == engine.First {
+			df, dr = g.size-1-df, g.size-1-dr
+		}
+		corner += g.distance(df, dr)
+		toTarget += g.toTarget[i][q]
+		if g.home[1-i][q] {
+			arrived++
+		}
+		if g.home[i][q] {
+			atHome++
+		}
+	}
+	return corner, toTarget, arrived, atHome
+}
+
+func (g *cGame) Eval(b *corners.Board) int {
+	me := cMover(b)
+	cMe, dMe, inMe, homeMe := g.side(b, me)
+	cOpp, dOpp, inOpp, homeOpp := g.side(b, me.Other())
+	score := 10*(cOpp-cMe) + 10
+	if g.simple {
+		return score
+	}
+	// Reaching the target home counts more than nearing the corner, so
+	// that the last pieces do not wander beside a home with room in it.
+	score += 25*(dOpp-dMe) + 15*(inMe-inOpp)
+	if g.deadline > 0 {
+		// Pieces still at home weigh more as the deadline nears (C5.1).
+		left := max(1, g.deadline-b.MoveNumber())
+		weight := 10 + 400/left
+		score -= weight * (homeMe - homeOpp)
+	}
+	return score
+}
+
+func (*cGame) Hash(b *corners.Board) uint64 { return b.Hash() }
+
+// Order tries the plies that gain the most ground toward the far corner
+// first.
+func (g *cGame) Order(b *corners.Board, moves []corners.Move) {
+	sign := 1
+	if cMover(b) == engine.Second {
+		sign = -1
+	}
+	gain := func(m corners.Move) int {
+		f, t := m.From(), m.To()
+		return sign * (t.File() + t.Rank() - f.File() - f.Rank())
+	}
+	slices.SortStableFunc(moves, func(a, b corners.Move) int { return gain(b) - gain(a) })
+}
+
+func selectCorners(ctx context.Context, p corners.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	b := p.Board()
+	if p.Variant().Players == 1 && lvl > Medium {
+		// Training is a solo game: plies do not alternate, so the negamax
+		// levels have nothing to search for; they play medium's greedy ply.
+		lvl = Medium
+	}
+	real := newCGame(b, false)
+	gs := levelGames[corners.Board, corners.Move, *cGame, *cGame, *cGame]{
+		simple: newCGame(b, true),
+		medium: real,
+		deep:   real,
+	}
+	m, c, err := choose(ctx, gs, b, lvl, budget, rng)
+	c.Ply = m
+	return c, err
+}

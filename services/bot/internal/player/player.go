@@ -1,0 +1,161 @@
+// Package player chooses a ply for a seat's view at one of the bot levels
+// (easy, medium, hard, expert) in every game, over package search. It sees
+// only what the view shows: for Banqi, never a face-down identity (B6).
+package player
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/corners"
+	"tabuleiro.dev/pkg/engine/quoridor"
+	"tabuleiro.dev/services/bot/internal/search"
+)
+
+// Level is a bot's strength. The zero value is unset.
+type Level int8
+
+// The levels, weakest first.
+const (
+	Easy Level = iota + 1
+	Medium
+	Hard
+	Expert
+)
+
+var levelNames = [...]string{Easy: "easy", Medium: "medium", Hard: "hard", Expert: "expert"}
+
+// Levels lists the levels, weakest first.
+func Levels() []Level { return []Level{Easy, Medium, Hard, Expert} }
+
+// String returns "easy", "medium", "hard" or "expert".
+func (l Level) String() string {
+	if l >= Easy && l <= Expert {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("level(%d)", l)
+}
+
+// ParseLevel is the inverse of Level.String. Errors wrap ErrUnknownLevel.
+func ParseLevel(s string) (Level, error) {
+	for _, l := range Levels() {
+		if l.String() == s {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("level %q (want easy, medium, hard or expert): %w", s, ErrUnknownLevel)
+}
+
+// DefaultBudget is the time a level thinks when the caller does not say.
+func (l Level) DefaultBudget() time.Duration {
+	switch l {
+	case Hard:
+		return 500 * time.Millisecond
+	case Expert:
+		return 2 * time.Second
+	}
+	return 100 * time.Millisecond
+}
+
+// Errors of Select; they describe bad input.
+var (
+	ErrUnknownLevel = errors.New("unknown level")
+	ErrBadBudget    = errors.New("budget must be positive")
+	ErrGameOver     = errors.New("game is over")
+	ErrUnknownGame  = errors.New("no bot plays this game")
+)
+
+// Choice is the ply a bot chose, with what its search found.
+type Choice struct {
+	Ply engine.Ply
+	// Eval is the search's score of Ply for the side to move, in the
+	// game's units (about 100 per Quoridor step); ±search.Win-ish for a
+	// forced result.
+	Eval int
+	// Nodes is the number of positions searched; Depth the deepest
+	// completed search in plies (0 for easy).
+	Nodes int64
+	Depth int
+	// Elapsed is the time spent thinking.
+	Elapsed time.Duration
+}
+
+// Select returns the ply that a bot of level lvl plays in view v, thinking
+// for at most budget or until ctx's deadline, whichever comes first; when
+// time runs out it returns the best ply found so far. rng draws the easy
+// level's choice. It fails only on bad input: an unknown level, a budget ≤
+// 0, a finished game or a game no bot plays.
+func Select(ctx context.Context, v engine.View, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	if lvl < Easy || lvl > Expert {
+		return Choice{}, fmt.Errorf("level %d: %w", lvl, ErrUnknownLevel)
+	}
+	if budget <= 0 {
+		return Choice{}, fmt.Errorf("budget %s: %w", budget, ErrBadBudget)
+	}
+	if v.Outcome().Over() || v.ToMove() == engine.NoSeat {
+		return Choice{}, fmt.Errorf("select a ply: %w", ErrGameOver)
+	}
+	start := time.Now()
+	var (
+		c   Choice
+		err error
+	)
+	switch v := v.(type) {
+	case quoridor.Position:
+		c, err = selectQuoridor(ctx, v, lvl, budget, rng)
+	case corners.Position:
+		c, err = selectCorners(ctx, v, lvl, budget, rng)
+	case banqi.View:
+		c, err = selectBanqi(ctx, v, lvl, budget, rng)
+	default:
+		return Choice{}, fmt.Errorf("view of type %T: %w", v, ErrUnknownGame)
+	}
+	c.Elapsed = time.Since(start)
+	return c, err
+}
+
+// ErrNoPly reports a view whose game goes on but whose side to move has no
+// legal ply: the rules never allow that, so the view is inconsistent.
+var ErrNoPly = errors.New("no legal ply in an ongoing game")
+
+// levelGames are one game's adapters for the levels: simple is easy's
+// quick heuristic, real the evaluation of the other levels (hard and expert
+// may use their own).
+type levelGames[S any, M comparable, E, G, H search.Game[S, M]] struct {
+	simple E
+	medium G
+	deep   H // hard and expert
+}
+
+// choose runs the search of level lvl over st.
+func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context, gs levelGames[S, M, E, G, H], st S, lvl Level, budget time.Duration, rng *rand.Rand) (M, Choice, error) {
+	lim := search.Limits{Budget: budget, Shuffle: rng}
+	var r search.Result[M]
+	switch lvl {
+	case Easy:
+		ranked := search.Rank[S, M](ctx, gs.simple, st)
+		if len(ranked) == 0 {
+			var none M
+			return none, Choice{}, ErrNoPly
+		}
+		pick := ranked[rng.IntN(min(6, len(ranked)))]
+		return pick.Move, Choice{Eval: pick.Score, Nodes: int64(len(ranked)), Depth: 1}, nil
+	case Medium:
+		r = search.Greedy[S, M](ctx, gs.medium, st, lim)
+	case Hard:
+		lim.Depth = 3
+		r = search.AlphaBeta[S, M](ctx, gs.deep, st, lim)
+	default:
+		lim.TableBits = 18
+		r = search.Iterative[S, M](ctx, gs.deep, st, lim)
+	}
+	if r.Legal == 0 {
+		return r.Move, Choice{}, ErrNoPly
+	}
+	return r.Move, Choice{Eval: r.Score, Nodes: r.Nodes, Depth: r.Depth}, nil
+}

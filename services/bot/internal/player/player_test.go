@@ -1,0 +1,158 @@
+package player
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/games"
+	"tabuleiro.dev/services/bot/internal/search"
+)
+
+// TestEveryLevelPlaysLegally plays short games of every game, each ply
+// chosen by a level in turn with a small budget, and checks that every
+// choice is one of the view's legal plies and plays on the true position.
+func TestEveryLevelPlaysLegally(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		game    engine.Game
+		variant string
+		setup   string
+	}{
+		{engine.Quoridor, "standard", ""},
+		{engine.Quoridor, "limit200", ""},
+		{engine.Corners, "classic-3x3", ""},
+		{engine.Corners, "diagonal-3x4", ""},
+		{engine.Corners, "training", ""},
+		{engine.Banqi, "", "pnnAABcppKbcrkPbNpCBaNPRpaPRrPCP"},
+	}
+	plies := 40
+	if testing.Short() {
+		plies = 16
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.game)+"/"+tt.variant, func(t *testing.T) {
+			t.Parallel()
+			pos, err := games.New(tt.game, tt.variant, tt.setup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, 9))
+			for i := 0; i < plies && !pos.Outcome().Over(); i++ {
+				lvl := Levels()[i%4]
+				view := pos.View(pos.ToMove())
+				c, err := Select(t.Context(), view, lvl, 20*time.Millisecond, rng)
+				if err != nil {
+					t.Fatalf("ply %d, %s: %v", i+1, lvl, err)
+				}
+				if !slices.ContainsFunc(view.Legal(), func(p engine.Ply) bool { return p.String() == c.Ply.String() }) {
+					t.Fatalf("ply %d, %s chose %s, not a legal ply of %s", i+1, lvl, c.Ply, view.Encode())
+				}
+				if pos, err = pos.Play(c.Ply); err != nil {
+					t.Fatalf("ply %d, %s chose %s: %v", i+1, lvl, c.Ply, err)
+				}
+			}
+		})
+	}
+}
+
+// TestQuoridorTakesTheWin: white on e8 wins at once by stepping to e9
+// (Q4); every level above easy must play it and know it wins.
+func TestQuoridorTakesTheWin(t *testing.T) {
+	t.Parallel()
+	pos, err := games.New(engine.Quoridor, "standard", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"e2", "d9", "e3", "c9", "e4", "b9", "e5", "a9", "e6", "a8", "e7", "a7", "e8", "a6"} {
+		p, err := pos.ParsePly(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pos, err = pos.Play(p); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	for _, lvl := range []Level{Medium, Hard, Expert} {
+		c, err := Select(t.Context(), pos, lvl, 200*time.Millisecond, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Ply.String() != "e9" || c.Eval < search.WinBound {
+			t.Errorf("%s chose %s (eval %d), want the win e9", lvl, c.Ply, c.Eval)
+		}
+	}
+}
+
+func TestSelectBadInput(t *testing.T) {
+	t.Parallel()
+	start, err := games.New(engine.Quoridor, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := start
+	for _, s := range []string{"e2", "e8", "e3", "e7", "e4", "e6", "e5", "d6", "e6", "d5", "e7", "d4", "e8", "d3", "e9"} {
+		p, _ := over.ParsePly(s)
+		if over, err = over.Play(p); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	tests := []struct {
+		name   string
+		view   engine.View
+		level  Level
+		budget time.Duration
+		want   error
+	}{
+		{"unknown level", start, Level(9), time.Second, ErrUnknownLevel},
+		{"unset level", start, 0, time.Second, ErrUnknownLevel},
+		{"zero budget", start, Easy, 0, ErrBadBudget},
+		{"negative budget", start, Hard, -time.Second, ErrBadBudget},
+		{"finished game", over, Medium, time.Second, ErrGameOver},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Select(t.Context(), tt.view, tt.level, tt.budget, rand.New(rand.NewPCG(1, 1)))
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Select = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDeadlineHonoured: a caller's deadline shorter than the budget stops
+// the expert in time with a legal ply.
+func TestDeadlineHonoured(t *testing.T) {
+	t.Parallel()
+	pos := midgame(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	c, err := Select(ctx, pos, Expert, time.Minute, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("expert took %s with a 50ms deadline", d)
+	}
+	if _, err := pos.Play(c.Ply); err != nil {
+		t.Errorf("expert chose %s: %v", c.Ply, err)
+	}
+}
+
+func TestParseLevel(t *testing.T) {
+	t.Parallel()
+	for _, l := range Levels() {
+		got, err := ParseLevel(l.String())
+		if err != nil || got != l {
+			t.Errorf("ParseLevel(%q) = %v, %v", l, got, err)
+		}
+	}
+	if _, err := ParseLevel("grandmaster"); !errors.Is(err, ErrUnknownLevel) {
+		t.Errorf("ParseLevel(grandmaster) = %v, want ErrUnknownLevel", err)
+	}
+}

@@ -1,0 +1,339 @@
+package player
+
+import (
+	"context"
+	"math/bits"
+	"math/rand/v2"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/quoridor"
+	"tabuleiro.dev/services/bot/internal/search"
+)
+
+// qState is a Quoridor position with the closed edges that the bot's own
+// breadth-first distances need, kept up to date as walls are placed.
+type qState struct {
+	pos    quoridor.Position
+	closed [4]bb // per direction (up, down, right, left): squares whose exit is closed
+	hWalls uint64
+	vWalls uint64
+	ply    int8 // distance from the search's root
+}
+
+// bb is a set of the 81 squares, square file+9*rank at bit file+9*rank.
+type bb struct{ lo, hi uint64 }
+
+func bit(sq int) bb {
+	if sq < 64 {
+		return bb{lo: 1 << sq}
+	}
+	return bb{hi: 1 << (sq - 64)}
+}
+
+func (b bb) or(c bb) bb      { return bb{b.lo | c.lo, b.hi | c.hi} }
+func (b bb) and(c bb) bb     { return bb{b.lo & c.lo, b.hi & c.hi} }
+func (b bb) andNot(c bb) bb  { return bb{b.lo &^ c.lo, b.hi &^ c.hi} }
+func (b bb) empty() bool     { return b.lo|b.hi == 0 }
+func (b bb) shl(n uint) bb   { return bb{b.lo << n, b.hi<<n | b.lo>>(64-n)} }
+func (b bb) shr(n uint) bb   { return bb{b.lo>>n | b.hi<<(64-n), b.hi >> n} }
+func (b bb) board() bb       { return bb{b.lo, b.hi & (1<<17 - 1)} }
+func (b bb) count() int      { return bits.OnesCount64(b.lo) + bits.OnesCount64(b.hi) }
+func (b bb) has(sq int) bool { return !b.and(bit(sq)).empty() }
+func rankBB(r int) (m bb) {
+	for f := range 9 {
+		m = m.or(bit(f + 9*r))
+	}
+	return m
+}
+
+func fileBB(f int) (m bb) {
+	for r := range 9 {
+		m = m.or(bit(f + 9*r))
+	}
+	return m
+}
+
+const (
+	up = iota
+	down
+	right
+	left
+)
+
+var (
+	qGoals = [2]bb{rankBB(8), rankBB(0)} // white's, black's (Q1)
+	// qEdges are the board's own closed exits.
+	qEdges = [4]bb{rankBB(8), rankBB(0), fileBB(8), fileBB(0)}
+)
+
+func newQState(p quoridor.Position) qState {
+	s := qState{pos: p, closed: qEdges}
+	for _, w := range p.Walls() {
+		s.addWall(w)
+	}
+	return s
+}
+
+// addWall closes the edges of wall w (Q1: anchor a square nearest a1).
+func (s *qState) addWall(w quoridor.Move) {
+	at := w.At()
+	f, r := at.File(), at.Rank()
+	a := uint(f + 8*r)
+	sq := f + 9*r
+	if w.Orientation() == quoridor.Horizontal {
+		s.hWalls |= 1 << a
+		pair := bit(sq).or(bit(sq + 1))
+		s.closed[up] = s.closed[up].or(pair)
+		s.closed[down] = s.closed[down].or(pair.shl(9))
+		return
+	}
+	s.vWalls |= 1 << a
+	pair := bit(sq).or(bit(sq + 9))
+	s.closed[right] = s.closed[right].or(pair)
+	s.closed[left] = s.closed[left].or(pair.shl(1))
+}
+
+// expand returns the squares one open step from b.
+func (s *qState) expand(b bb) bb {
+	return b.andNot(s.closed[up]).shl(9).
+		or(b.andNot(s.closed[down]).shr(9)).
+		or(b.andNot(s.closed[right]).shl(1)).
+		or(b.andNot(s.closed[left]).shr(1)).board()
+}
+
+// noPath is the distance of a pawn walled off from its goal, which legal
+// positions never have (Q3.4).
+const noPath = 99
+
+// dist is the length of the shortest path of side's pawn to its goal rank,
+// pawns not counted as obstacles.
+func (s *qState) dist(side int) int {
+	goal := qGoals[side]
+	front := bit(int(s.pos.Pawn(seatOfSide(side))))
+	seen := front
+	for d := 0; ; d++ {
+		if !front.and(goal).empty() {
+			return d
+		}
+		front = s.expand(front).andNot(seen)
+		if front.empty() {
+			return noPath
+		}
+		seen = seen.or(front)
+	}
+}
+
+func seatOfSide(side int) engine.Seat {
+	if side == 0 {
+		return engine.First
+	}
+	return engine.Second
+}
+
+func sideOfSeat(s engine.Seat) int {
+	if s == engine.Second {
+		return 1
+	}
+	return 0
+}
+
+// qGame is the search adapter for Quoridor. step is the value of one step
+// of path difference; walls[n] the value of having n walls left.
+type qGame struct {
+	walls  *[11]int
+	simple bool // easy's heuristic: path difference only
+	// narrow limits the walls searched below the root to those touching a
+	// shortest path of the opponent's pawn (the expert's selective search).
+	narrow bool
+}
+
+// Wall values: medium counts every wall the same; hard and expert value
+// the last ones more (the last three cost more than a step of path each),
+// so they keep some for the end.
+var (
+	flatWalls    = [11]int{0, 30, 60, 90, 120, 150, 180, 210, 240, 270, 300}
+	reserveWalls = [11]int{0, 270, 520, 750, 960, 1160, 1350, 1530, 1700, 1860, 2010}
+)
+
+const (
+	qStep    = 100
+	qRaceWon = 5000
+)
+
+func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
+	start := len(dst)
+	dst = s.pos.LegalMoves(dst)
+	if !g.narrow || s.ply == 0 {
+		return dst
+	}
+	opp := 1 - sideOfSeat(s.pos.ToMove())
+	touch := s.pathAnchors(opp)
+	n := start
+	for _, m := range dst[start:] {
+		if m.IsWall() {
+			at := m.At()
+			if touch>>(at.File()+8*at.Rank())&1 == 0 {
+				continue
+			}
+		}
+		dst[n] = m
+		n++
+	}
+	return dst[:n]
+}
+
+// pathAnchors returns the wall anchors (bit file+8*rank) of the walls that
+// touch a square on some shortest path of side's pawn to its goal.
+func (s *qState) pathAnchors(side int) uint64 {
+	// Layers of distance from the pawn, then from the goal; a square is on
+	// a shortest path when its two distances add up to the shortest.
+	var fromPawn [noPath]bb
+	front := bit(int(s.pos.Pawn(seatOfSide(side))))
+	seen := front
+	d := 0
+	for ; front.and(qGoals[side]).empty(); d++ {
+		if d+1 >= noPath {
+			return 0
+		}
+		fromPawn[d] = front
+		front = s.expand(front).andNot(seen)
+		if front.empty() {
+			return 0
+		}
+		seen = seen.or(front)
+	}
+	fromPawn[d] = front.and(qGoals[side])
+	on := fromPawn[d]
+	back := fromPawn[d]
+	for i := d - 1; i >= 0; i-- {
+		back = s.expand(back).and(fromPawn[i])
+		on = on.or(back)
+	}
+	var anchors uint64
+	for r := range 8 {
+		for f := range 8 {
+			sq := f + 9*r
+			if on.has(sq) || on.has(sq+1) || on.has(sq+9) || on.has(sq+10) {
+				anchors |= 1 << (f + 8*r)
+			}
+		}
+	}
+	return anchors
+}
+
+func (qGame) Play(s *qState, m quoridor.Move) qState {
+	next, err := s.pos.PlayMove(m)
+	if err != nil {
+		panic("player: listed Quoridor ply does not play: " + err.Error())
+	}
+	n := *s
+	n.pos = next
+	n.ply++
+	if m.IsWall() {
+		n.addWall(m)
+	}
+	return n
+}
+
+func (qGame) Terminal(s *qState) (int, bool) {
+	o := s.pos.Outcome()
+	switch o.Result {
+	case engine.Win:
+		return -search.Win, true // the pawn that just moved reached its goal (Q4)
+	case engine.Draw:
+		return 0, true
+	}
+	return 0, false
+}
+
+func (g qGame) Eval(s *qState) int {
+	me := sideOfSeat(s.pos.ToMove())
+	dMe, dOpp := s.dist(me), s.dist(1-me)
+	score := qStep*(dOpp-dMe) + qStep/2 // the side to move is half a step ahead
+	if g.simple {
+		return score
+	}
+	wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
+	// A race that the loser cannot slow down with walls: the side to move
+	// arrives first when its path is no longer (pawns meeting aside).
+	if wOpp == 0 && dMe <= dOpp {
+		return qRaceWon + score
+	}
+	if wMe == 0 && dOpp < dMe {
+		return -qRaceWon + score
+	}
+	return score + g.walls[wMe] - g.walls[wOpp]
+}
+
+func (qGame) Hash(s *qState) uint64 {
+	h := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F
+	p := s.pos
+	h ^= uint64(p.Pawn(engine.First))<<1 | uint64(p.Pawn(engine.Second))<<9 |
+		uint64(p.WallsLeft(engine.First))<<17 | uint64(p.WallsLeft(engine.Second))<<22 |
+		uint64(p.Plies()&1)<<27
+	h ^= h >> 31
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>29
+}
+
+// Order puts pawn moves first (forward ones first), then walls by their
+// closeness to the opponent's pawn: a stable counting sort on small keys,
+// since it runs at every interior node.
+func (qGame) Order(s *qState, moves []quoridor.Move) {
+	const buckets = 3 + 17 // three pawn ranks (forward, level, back), wall distances 0–16
+	me := s.pos.ToMove()
+	opp := s.pos.Pawn(me.Other())
+	from := s.pos.Pawn(me).Rank()
+	forward := 1
+	if me == engine.Second {
+		forward = -1
+	}
+	var keys [256]uint8
+	var count [buckets + 1]int
+	if len(moves) > len(keys) {
+		return
+	}
+	for i, m := range moves {
+		var k int
+		if m.IsPawn() {
+			k = 1 - forward*(m.To().Rank()-from) // 0 forward, 1 level, 2 back
+			k = min(max(k, 0), 2)
+		} else {
+			at := m.At()
+			k = 3 + min(abs(at.File()-opp.File())+abs(at.Rank()-opp.Rank()), 16)
+		}
+		keys[i] = uint8(k)
+		count[k+1]++
+	}
+	for k := 1; k <= buckets; k++ {
+		count[k] += count[k-1]
+	}
+	var sorted [256]quoridor.Move
+	for i, m := range moves {
+		sorted[count[keys[i]]] = m
+		count[keys[i]]++
+	}
+	copy(moves, sorted[:len(moves)])
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
+		simple: qGame{simple: true},
+		medium: qGame{walls: &flatWalls},
+		deep:   qGame{walls: &reserveWalls},
+	}
+	if lvl == Expert {
+		gs.deep.narrow = true
+	}
+	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, rng)
+	c.Ply = m
+	return c, err
+}

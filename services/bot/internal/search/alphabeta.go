@@ -1,0 +1,277 @@
+package search
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// searcher is the state of one search. It is used by one goroutine.
+type searcher[S any, M comparable, G Game[S, M]] struct {
+	ctx      context.Context
+	g        G
+	chance   Chancy[S, M] // nil when the game has no random plies
+	deadline time.Time    // zero: only the context stops the search
+	mask     int64
+	nodes    int64
+	stopped  bool
+	tt       *table[M] // nil: no transposition table
+	shuffle  *rand.Rand
+	moves    [][]M
+	outs     [][]Outcome[S]
+}
+
+func newSearcher[S any, M comparable, G Game[S, M]](ctx context.Context, g G, lim Limits, start time.Time) *searcher[S, M, G] {
+	every := 256
+	if lim.CheckEvery > 0 {
+		every = 1
+		for every < lim.CheckEvery {
+			every <<= 1
+		}
+	}
+	s := &searcher[S, M, G]{ctx: ctx, g: g, deadline: deadline(ctx, start, lim.Budget), mask: int64(every - 1), shuffle: lim.Shuffle}
+	s.chance, _ = any(g).(Chancy[S, M])
+	return s
+}
+
+// checkTime sets stopped once the context is done or the deadline passed.
+func (s *searcher[S, M, G]) checkTime() {
+	if s.ctx.Err() != nil || (!s.deadline.IsZero() && !time.Now().Before(s.deadline)) {
+		s.stopped = true
+	}
+}
+
+// generate returns the ordered moves of st in the buffer of ply, the table
+// move (if any) first.
+func (s *searcher[S, M, G]) generate(st *S, ply int, first M, hasFirst bool) []M {
+	for len(s.moves) <= ply {
+		s.moves = append(s.moves, make([]M, 0, 64))
+	}
+	moves := s.g.Moves(st, s.moves[ply][:0])
+	s.moves[ply] = moves
+	s.g.Order(st, moves)
+	if hasFirst {
+		if i := slices.Index(moves, first); i > 0 {
+			copy(moves[1:i+1], moves[:i])
+			moves[0] = first
+		}
+	}
+	return moves
+}
+
+// child returns the score of move m at st for the side to move at st,
+// searching depth-1 plies below it; a random ply is a chance node whose
+// score is the weighted mean of its results, each searched with a full
+// window (expectimax).
+func (s *searcher[S, M, G]) child(st *S, m M, depth, alpha, beta, ply int) int {
+	if s.chance != nil {
+		for len(s.outs) <= ply {
+			s.outs = append(s.outs, nil)
+		}
+		outs := s.chance.Outcomes(st, m, s.outs[ply][:0])
+		s.outs[ply] = outs
+		if len(outs) > 0 {
+			var sum, weights int64
+			for i := range outs {
+				v := -s.negamax(&outs[i].State, depth-1, -inf, inf, ply+1)
+				if s.stopped {
+					return 0
+				}
+				sum += int64(v) * int64(outs[i].Weight)
+				weights += int64(outs[i].Weight)
+			}
+			return int(sum / weights)
+		}
+	}
+	next := s.g.Play(st, m)
+	return -s.negamax(&next, depth-1, -beta, -alpha, ply+1)
+}
+
+// negamax returns the score of st for its side to move, depth plies deep,
+// within the window (alpha, beta) (fail-soft). Once stopped is set its
+// result is meaningless and every caller returns at once.
+func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
+	s.nodes++
+	if s.nodes&s.mask == 0 {
+		s.checkTime()
+	}
+	if s.stopped {
+		return 0
+	}
+	if score, over := s.g.Terminal(st); over {
+		return scoreAt(score, ply)
+	}
+	if depth <= 0 {
+		return s.g.Eval(st)
+	}
+	var (
+		key      uint64
+		ttMove   M
+		hasTT    bool
+		alphaOrg = alpha
+	)
+	if s.tt != nil {
+		key = s.g.Hash(st)
+		if e, ok := s.tt.probe(key); ok {
+			ttMove, hasTT = e.move, true
+			if int(e.depth) >= depth {
+				v := fromTable(int(e.score), ply)
+				switch {
+				case e.bound == exact,
+					e.bound == lower && v >= beta,
+					e.bound == upper && v <= alpha:
+					return v
+				}
+			}
+		}
+	}
+	moves := s.generate(st, ply, ttMove, hasTT)
+	if len(moves) == 0 {
+		// Terminal said the game goes on; trust the evaluation.
+		return s.g.Eval(st)
+	}
+	best, bestMove := -inf, moves[0]
+	for i := 0; i < len(moves); i++ {
+		m := moves[i]
+		v := s.child(st, m, depth, alpha, beta, ply)
+		if s.stopped {
+			return 0
+		}
+		if v > best {
+			best, bestMove = v, m
+		}
+		if v > alpha {
+			alpha = v
+		}
+		if alpha >= beta {
+			break
+		}
+	}
+	if s.tt != nil {
+		b := exact
+		switch {
+		case best <= alphaOrg:
+			b = upper
+		case best >= beta:
+			b = lower
+		}
+		s.tt.store(key, bestMove, toTable(best, ply), depth, b)
+	}
+	return best
+}
+
+// deepen searches the root at depths 1, 2, … up to maxDepth until the
+// deadline, keeping the best move of the last iteration that finished (or
+// of the unfinished one, when its first move — the previous best — was
+// searched and something scored at least as well).
+func (s *searcher[S, M, G]) deepen(st *S, maxDepth int, start time.Time) (r Result[M]) {
+	defer func() {
+		r.Nodes = s.nodes
+		r.Stopped = s.stopped
+		r.Elapsed = time.Since(start)
+	}()
+	moves := slices.Clone(s.g.Moves(st, nil))
+	r.Legal = len(moves)
+	if len(moves) == 0 {
+		return r
+	}
+	if _, over := s.g.Terminal(st); over {
+		return r
+	}
+	if s.shuffle != nil {
+		s.shuffle.Shuffle(len(moves), func(i, j int) { moves[i], moves[j] = moves[j], moves[i] })
+	}
+	s.g.Order(st, moves)
+	r.Move = moves[0]
+	s.checkTime()
+	if s.stopped {
+		return r
+	}
+	for depth := 1; depth <= maxDepth; depth++ {
+		alpha := -inf
+		best, bestMove, searched := -inf, moves[0], 0
+		for _, m := range moves {
+			v := s.child(st, m, depth, alpha, inf, 0)
+			if s.stopped {
+				break
+			}
+			searched++
+			if v > best {
+				best, bestMove = v, m
+			}
+			if v > alpha {
+				alpha = v
+			}
+			s.checkTime()
+			if s.stopped {
+				break
+			}
+		}
+		// Moves after the first are searched with alpha raised to the best
+		// score so far, so a move that beat it is proven better at this
+		// depth even if the iteration did not finish; the first move is the
+		// previous iteration's best.
+		if searched > 0 {
+			r.Move, r.Score = bestMove, best
+		}
+		if s.stopped && searched < len(moves) {
+			break
+		}
+		r.Depth = depth
+		if i := slices.Index(moves, bestMove); i > 0 {
+			copy(moves[1:i+1], moves[:i])
+			moves[0] = bestMove
+		}
+		if s.stopped || best >= WinBound || best <= -WinBound {
+			break
+		}
+	}
+	return r
+}
+
+// AlphaBeta searches st to lim.Depth plies (at least 1) with alpha-beta
+// pruning, the Order hook and no transposition table. It deepens from 1 so
+// that when the deadline (lim.Budget or the context's) comes first it
+// returns the best move of the deepest search it finished; it never fails.
+// With no legal move Result.Legal is 0.
+func AlphaBeta[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S, lim Limits) Result[M] {
+	start := time.Now()
+	s := newSearcher[S, M](ctx, g, lim, start)
+	return s.deepen(&st, max(lim.Depth, 1), start)
+}
+
+// Iterative searches st by iterative deepening alpha-beta with a
+// transposition table (its move tried first, then the Order hook) until the
+// deadline, lim.Depth (0: MaxDepth) or a forced win or loss. It returns the
+// best move so far and never fails.
+func Iterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S, lim Limits) Result[M] {
+	start := time.Now()
+	s := newSearcher[S, M](ctx, g, lim, start)
+	s.tt = newTable[M](lim.TableBits)
+	depth := lim.Depth
+	if depth <= 0 || depth > MaxDepth {
+		depth = MaxDepth
+	}
+	return s.deepen(&st, depth, start)
+}
+
+// Greedy is the one-ply search: the move whose result evaluates best.
+func Greedy[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S, lim Limits) Result[M] {
+	lim.Depth = 1
+	return AlphaBeta[S, M](ctx, g, st, lim)
+}
+
+// Rank returns every legal move of st with its one-ply score, best first;
+// moves that score the same keep the Order hook's order.
+func Rank[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S) []Scored[M] {
+	s := newSearcher[S, M](ctx, g, Limits{}, time.Now())
+	moves := slices.Clone(g.Moves(&st, nil))
+	g.Order(&st, moves)
+	out := make([]Scored[M], len(moves))
+	for i, m := range moves {
+		out[i] = Scored[M]{Move: m, Score: s.child(&st, m, 1, -inf, inf, 0)}
+	}
+	slices.SortStableFunc(out, func(a, b Scored[M]) int { return b.Score - a.Score })
+	return out
+}

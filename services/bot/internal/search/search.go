@@ -1,0 +1,154 @@
+// Package search holds the game-agnostic search algorithms of the bot:
+// greedy one-ply, fixed-depth alpha-beta (negamax) and iterative deepening
+// with a transposition table and move ordering, all under a deadline, plus
+// chance nodes for games where a ply has a random result (a Banqi reveal).
+//
+// A game plugs in through the Game interface, written as an adapter over its
+// own fast position and move types; the algorithms are generic over the
+// position type S, the move type M and the adapter G, so calls through a
+// value-type adapter are direct.
+//
+// Hidden information is handled by expectimax: a ply whose result is random
+// (Chancy.Outcomes) becomes a chance node whose value is the weighted mean
+// of its results. We chose expectimax over determinized search because in
+// Banqi neither seat knows any face-down identity (B6): the view is the
+// whole public state, a reveal draws uniformly from the known face-down
+// counts, and so chance nodes model the game exactly, whereas determinizing
+// (fixing every face-down piece, then voting) pretends the searcher knows
+// what it cannot and suffers from strategy fusion. The reveal outcomes are
+// at most 14 distinct piece kinds, so the chance branching stays small.
+package search
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Scores are from the point of view of the side to move. Win is the score
+// of a won game; the search subtracts the distance in plies so that a
+// nearer win scores higher. Evaluations must stay well inside ±WinBound.
+const (
+	Win      = 1 << 24
+	WinBound = Win - 1<<12
+	inf      = Win + 1
+)
+
+// MaxDepth is the deepest iteration Iterative attempts.
+const MaxDepth = 64
+
+// Game is what the search needs of a game, for positions of type S and
+// moves of type M. Methods take positions by pointer only to avoid copies;
+// they must not change them.
+type Game[S any, M comparable] interface {
+	// Moves appends the legal moves of the side to move to dst.
+	Moves(s *S, dst []M) []M
+	// Play returns the position after move m, which Moves listed.
+	Play(s *S, m M) S
+	// Terminal reports whether the game is over and, if so, its score for
+	// the side to move: -Win lost, 0 drawn, +Win won.
+	Terminal(s *S) (score int, over bool)
+	// Eval is the static evaluation for the side to move, within ±WinBound.
+	Eval(s *S) int
+	// Hash identifies the position (side to move included) for the
+	// transposition table.
+	Hash(s *S) uint64
+	// Order sorts moves in place, likeliest best first. It is a cheap hook
+	// called at every interior node; it may do nothing.
+	Order(s *S, moves []M)
+}
+
+// Outcome is one possible result of a random ply, with its weight (the
+// probability is Weight divided by the sum of the weights).
+type Outcome[S any] struct {
+	State  S
+	Weight int
+}
+
+// Chancy is a Game where some moves have random results.
+type Chancy[S any, M comparable] interface {
+	Game[S, M]
+	// Outcomes appends the possible results of move m to dst; it returns
+	// dst unchanged when m is deterministic, and the search then calls Play.
+	Outcomes(s *S, m M, dst []Outcome[S]) []Outcome[S]
+}
+
+// Limits bound a search.
+type Limits struct {
+	// Depth is the depth to search (AlphaBeta) or the deepest iteration
+	// (Iterative; 0 means MaxDepth).
+	Depth int
+	// Budget is the time allowed; 0 means only the context's deadline.
+	Budget time.Duration
+	// CheckEvery is the number of nodes between clock checks, rounded up
+	// to a power of two; 0 means 256.
+	CheckEvery int
+	// TableBits sets the transposition table to 1<<TableBits entries
+	// (Iterative only); 0 means 16.
+	TableBits int
+	// Shuffle, if not nil, shuffles the root moves before the Order hook
+	// (a stable sort), so that equal moves are chosen at random.
+	Shuffle *rand.Rand
+}
+
+// Result is what a search found.
+type Result[M comparable] struct {
+	// Move is the best move found; the zero M when Legal is 0.
+	Move M
+	// Score is Move's score for the side to move.
+	Score int
+	// Depth is the deepest search completed for the whole root.
+	Depth int
+	// Nodes is the number of positions visited.
+	Nodes int64
+	// Legal is the number of legal moves at the root.
+	Legal int
+	// Stopped reports that the deadline cut the search short.
+	Stopped bool
+	// Elapsed is the time spent.
+	Elapsed time.Duration
+}
+
+// Scored is a move with its score for the side to move.
+type Scored[M comparable] struct {
+	Move  M
+	Score int
+}
+
+// margin is kept back from a deadline: the time to unwind the search and
+// answer.
+func margin(d time.Duration) time.Duration {
+	m := d / 20
+	if m > 20*time.Millisecond {
+		m = 20 * time.Millisecond
+	}
+	return m + time.Millisecond
+}
+
+// deadline returns when the search must stop: the earlier of start+budget
+// and the context's deadline, less a margin; the zero time means never.
+func deadline(ctx context.Context, start time.Time, budget time.Duration) time.Time {
+	var d time.Time
+	if budget > 0 {
+		d = start.Add(budget - margin(budget))
+	}
+	if cd, ok := ctx.Deadline(); ok {
+		cd = cd.Add(-margin(cd.Sub(start)))
+		if d.IsZero() || cd.Before(d) {
+			d = cd
+		}
+	}
+	return d
+}
+
+// scoreAt turns a terminal score into one that prefers near wins and far
+// losses, ply plies from the root.
+func scoreAt(score, ply int) int {
+	switch {
+	case score >= WinBound:
+		return score - ply
+	case score <= -WinBound:
+		return score + ply
+	}
+	return score
+}

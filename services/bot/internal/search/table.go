@@ -1,0 +1,71 @@
+package search
+
+// bound says how a stored score relates to the true one.
+type bound uint8
+
+const (
+	exact bound = iota + 1
+	lower       // the true score is at least the stored one (a cut-off)
+	upper       // the true score is at most the stored one (no move raised alpha)
+)
+
+type entry[M comparable] struct {
+	key   uint64
+	move  M
+	score int32
+	depth int8
+	bound bound // 0 marks an empty slot
+}
+
+// table is a transposition table: a fixed array indexed by the low bits of
+// the position's hash, one entry per slot.
+type table[M comparable] struct {
+	entries []entry[M]
+	mask    uint64
+}
+
+func newTable[M comparable](bits int) *table[M] {
+	if bits <= 0 {
+		bits = 16
+	}
+	n := uint64(1) << bits
+	return &table[M]{entries: make([]entry[M], n), mask: n - 1}
+}
+
+func (t *table[M]) probe(key uint64) (entry[M], bool) {
+	e := t.entries[key&t.mask]
+	return e, e.bound != 0 && e.key == key
+}
+
+// store keeps the new entry unless the slot holds the same position
+// searched deeper.
+func (t *table[M]) store(key uint64, m M, score, depth int, b bound) {
+	e := &t.entries[key&t.mask]
+	if e.bound != 0 && e.key == key && int(e.depth) > depth {
+		return
+	}
+	*e = entry[M]{key: key, move: m, score: int32(score), depth: int8(depth), bound: b}
+}
+
+// toTable makes a win score relative to the node that stores it, so that it
+// stays right when the same position is reached at another distance from
+// the root; fromTable undoes it.
+func toTable(score, ply int) int {
+	switch {
+	case score >= WinBound:
+		return score + ply
+	case score <= -WinBound:
+		return score - ply
+	}
+	return score
+}
+
+func fromTable(score, ply int) int {
+	switch {
+	case score >= WinBound:
+		return score - ply
+	case score <= -WinBound:
+		return score + ply
+	}
+	return score
+}
