@@ -18,10 +18,12 @@ import (
 	"tabuleiro.dev/migrations"
 	"tabuleiro.dev/pkg/engine/games"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/live"
 	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/postgres"
 	"tabuleiro.dev/services/lobby/internal/rooms"
@@ -120,3 +122,8 @@ func (s *Server) Run(ctx context.Context) error {
 	wg.Wait()
 	return mmErr
 }
+
+// NewMatchClient returns the MatchCreator calling match.v1 through c, for
+// callers outside this module (the one-process mode of the tabuleiro
+// command) that cannot import internal/matchclient.
+func NewMatchClient(c matchv1.MatchServiceClient) MatchCreator { return matchclient.New(c) }

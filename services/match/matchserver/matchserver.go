@@ -15,7 +15,9 @@ import (
 	"google.golang.org/grpc"
 
 	"tabuleiro.dev/migrations"
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/services/match/internal/botclient"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/postgres"
 	"tabuleiro.dev/services/match/internal/recorder"
@@ -130,3 +132,8 @@ func (s *Server) Run(ctx context.Context) error {
 		return nil
 	}
 }
+
+// NewBotClient returns the Bot calling bot.v1 through c, for callers
+// outside this module (the one-process mode of the tabuleiro command) that
+// cannot import internal/botclient.
+func NewBotClient(c botv1.BotServiceClient) match.Bot { return botclient.New(c) }
