@@ -68,6 +68,7 @@ func newRootCommand(getenv func(string) string, stdin io.Reader, stdout, stderr 
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRulesCommand(e), newMigrateCommand(e), newEmbeddedRedisCommand(e), newBotsCommand(e))
+	root.AddCommand(newPlayCommand(e), newServeCommand(e), newWatchCommand(e), newHistoryCommand(e), newStatsCommand(e),
+		newReplayCommand(e), newMigrateCommand(e), newRulesCommand(e), newBotsCommand(e), newEmbeddedRedisCommand(e))
 	return root
 }

@@ -1,0 +1,286 @@
+package local
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"tabuleiro.dev/migrations"
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/services/bot/botserver"
+	"tabuleiro.dev/services/lobby/lobbyserver"
+	"tabuleiro.dev/services/match/matchserver"
+)
+
+// Options configure the one-process server.
+type Options struct {
+	// Addr is where to listen; "127.0.0.1:0" picks a free loopback port.
+	Addr string
+	// DataDir holds the token key, the Redis snapshot and the private
+	// PostgreSQL cluster; required.
+	DataDir string
+	// RedisURL, when set, uses that Redis instead of the embedded one.
+	RedisURL string
+	// DatabaseURL, when set, uses that PostgreSQL instead of a private one.
+	DatabaseURL string
+	// Logger receives the services' logs; nil discards them.
+	Logger *slog.Logger
+	// KeyPrefix is put before every Redis key of the services; "" means
+	// "tabuleiro:". Tests sharing a Redis give each run its own.
+	KeyPrefix string
+}
+
+// Server is the lobby, match and bot services in one process, on one gRPC
+// port.
+type Server struct {
+	addr    string
+	issuer  *auth.Issuer
+	banner  string
+	done    chan struct{}
+	err     error
+	closers []func(context.Context) error
+}
+
+// Start opens the stores, builds the three services with the same
+// constructors their own mains call, and serves them on one listener until
+// ctx ends; Wait returns once everything has stopped and the stores are
+// saved.
+func Start(ctx context.Context, o Options) (srv *Server, err error) {
+	if o.DataDir == "" {
+		return nil, errors.New("no data directory")
+	}
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.KeyPrefix == "" {
+		o.KeyPrefix = "tabuleiro:"
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	s := &Server{done: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			s.close(context.WithoutCancel(ctx))
+		}
+	}()
+	key, err := tokenKey(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if s.issuer, err = auth.NewIssuer(key); err != nil {
+		return nil, err
+	}
+	verifier, err := auth.NewVerifier(key)
+	if err != nil {
+		return nil, err
+	}
+
+	var live, results string
+	redisURL := o.RedisURL
+	if redisURL == "" {
+		snap := filepath.Join(o.DataDir, "redis.jsonl")
+		r, err := startRedis(snap)
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, func(context.Context) error { return r.Close() })
+		redisURL = r.URL()
+		live = "embedded Redis (miniredis), saved to " + snap + " on exit: games in progress persist"
+	} else {
+		live = "Redis at " + redactURL(redisURL)
+	}
+	dbURL := o.DatabaseURL
+	if dbURL == "" {
+		pg, err := startPostgres(ctx, postgresDir(o.DataDir))
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, pg.Close)
+		dbURL = pg.URL()
+		results = "private PostgreSQL in " + pg.dir + ": history, ratings and stats persist"
+	} else {
+		results = "PostgreSQL at " + redactURL(dbURL)
+	}
+
+	ropts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	rdb := redis.NewClient(ropts)
+	s.closers = append(s.closers, func(context.Context) error { return rdb.Close() })
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	s.closers = append(s.closers, func(context.Context) error { pool.Close(); return nil })
+	sqlDB, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	s.closers = append(s.closers, func(context.Context) error { return sqlDB.Close() })
+
+	// Migrate once, before any service starts: two services migrating at
+	// once would wait on each other's advisory lock.
+	if _, err := migrations.Up(ctx, sqlDB); err != nil {
+		return nil, err
+	}
+
+	l, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	s.addr = l.Addr().String()
+	// The services call each other over the same port, as they would over
+	// the network, each with its own service credential.
+	dialSelf := func(name string) (*grpc.ClientConn, error) {
+		return grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithPerRPCCredentials(auth.NewServiceCredentials(s.issuer, name, time.Hour)))
+	}
+	lobbyConn, err := dialSelf("lobby")
+	if err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	s.closers = append(s.closers, func(context.Context) error { return lobbyConn.Close() })
+	matchConn, err := dialSelf("match")
+	if err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	s.closers = append(s.closers, func(context.Context) error { return matchConn.Close() })
+
+	ms := matchserver.New(ctx, matchserver.Deps{
+		Redis: rdb, DB: sqlDB, Logger: logger,
+		Bot: matchserver.NewBotClient(botv1.NewBotServiceClient(matchConn)),
+	}, matchserver.Config{KeyPrefix: o.KeyPrefix + "match:", InstanceID: "local"})
+	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{
+		Redis: rdb, DB: pool, Issuer: s.issuer, Verifier: verifier, Logger: logger,
+		Matches: lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn)),
+	}, lobbyserver.Config{RedisPrefix: o.KeyPrefix + "lobby:"})
+	if err != nil {
+		_ = l.Close()
+		return nil, fmt.Errorf("lobby: %w", err)
+	}
+	policy := auth.Policy{
+		Public:      lobbyserver.AuthPolicy().Public,
+		ServiceOnly: append(append([]string(nil), lobbyserver.AuthPolicy().ServiceOnly...), matchserver.ServiceOnly()...),
+	}
+	policy.ServiceOnly = append(policy.ServiceOnly, botserver.Policy().ServiceOnly...)
+
+	s.banner = fmt.Sprintf("tabuleiro: lobby, match and bot serving on %s\n  live state: %s\n  results:    %s\n  data:       %s (token key, identities)\n",
+		s.addr, live, results, o.DataDir)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	runCtx, cancel := context.WithCancel(ctx)
+	// A service that stops because the server is stopping (even while it
+	// is still starting) has not failed.
+	failed := func(err error) bool { return err != nil && (runCtx.Err() == nil || !errors.Is(err, context.Canceled)) }
+	wg.Go(func() {
+		if err := ms.Run(runCtx); failed(err) {
+			errs <- fmt.Errorf("match: %w", err)
+			cancel()
+		}
+	})
+	wg.Go(func() {
+		if err := lob.Run(runCtx); failed(err) {
+			errs <- fmt.Errorf("lobby: %w", err)
+			cancel()
+		}
+	})
+	wg.Go(func() {
+		err := grpcserve.Run(runCtx, grpcserve.Options{
+			Listener: l, Logger: logger, ShutdownTimeout: 5 * time.Second,
+			Auth: auth.NewInterceptor(verifier, policy),
+		}, func(g *grpc.Server) {
+			lob.Register(g)
+			ms.Register(g)
+			botserver.Register(g)
+		})
+		if err != nil {
+			errs <- fmt.Errorf("serve: %w", err)
+		}
+		cancel()
+	})
+	go func() {
+		wg.Wait()
+		cancel()
+		close(errs)
+		var all []error
+		for e := range errs {
+			all = append(all, e)
+		}
+		all = append(all, s.close(context.WithoutCancel(ctx)))
+		s.err = errors.Join(all...)
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// close runs the closers in reverse order: connections, then the stores
+// (the Redis snapshot is written here).
+func (s *Server) close(ctx context.Context) error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i](ctx))
+	}
+	s.closers = nil
+	return errors.Join(errs...)
+}
+
+// Addr is the address the services listen on.
+func (s *Server) Addr() string { return s.addr }
+
+// Banner says where the services listen, which stores are in use and what
+// persists.
+func (s *Server) Banner() string { return s.banner }
+
+// WriteBanner writes Banner to w.
+func (s *Server) WriteBanner(w io.Writer) { _, _ = io.WriteString(w, s.banner) }
+
+// ServiceCredentials returns a credential of the tabuleiro command itself,
+// for the service-only calls of a replay (match.v1 CreateMatch).
+func (s *Server) ServiceCredentials() *auth.ServiceCredentials {
+	return auth.NewServiceCredentials(s.issuer, "tabuleiro", time.Hour)
+}
+
+// Wait blocks until the server has stopped (its ctx ended, or a service
+// failed) and the stores are closed, and returns what went wrong.
+func (s *Server) Wait() error {
+	<-s.done
+	return s.err
+}
+
+// Done is closed once the server has stopped.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// redactURL drops a URL's password.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return p.Redacted()
+}

@@ -1,0 +1,260 @@
+package local
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+)
+
+// testDatabaseURL returns TABULEIRO_TEST_DATABASE_URL with a new, empty
+// schema first on the search path, dropped when the test ends.
+func testDatabaseURL(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("TABULEIRO_TEST_DATABASE_URL")
+	if dsn == "" {
+		t.Fatal("TABULEIRO_TEST_DATABASE_URL is not set: run ./scripts/test.sh, which starts PostgreSQL and sets it")
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Close() })
+	schema := fmt.Sprintf("test_local_%d", rand.Uint64())
+	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.ExecContext(context.WithoutCancel(t.Context()), "DROP SCHEMA "+schema+" CASCADE")
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// start runs a one-process server until the test ends (or stop is called)
+// and returns a client of it.
+func start(t *testing.T, o Options) (*client.Client, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	srv, err := Start(ctx, o)
+	if err != nil {
+		cancel()
+		t.Fatalf("start: %v", err)
+	}
+	c, err := client.Dial(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = c.Close()
+		cancel()
+		if err := srv.Wait(); err != nil {
+			t.Errorf("server stopped with %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return c, stop
+}
+
+func playBot(t *testing.T, c *client.Client, p client.Player, g gamev1.Game, variant string) string {
+	t.Helper()
+	resp, err := c.Lobby.PlayBot(p.Context(t.Context()), &lobbyv1.PlayBotRequest{Game: g, Variant: variant, Level: gamev1.BotLevel_BOT_LEVEL_EASY})
+	if err != nil {
+		t.Fatalf("PlayBot %v: %v", g, err)
+	}
+	return resp.GetMatchId()
+}
+
+// The three services run in one process with the embedded Redis and play
+// a whole game of each game against bot:easy over the public API; the
+// finished games reach history and the bot record, and stay there after a
+// restart on the same data directory.
+func TestEmbeddedRedisPlaysEveryGameAndKeepsHistory(t *testing.T) {
+	t.Parallel()
+	o := Options{DataDir: t.TempDir(), DatabaseURL: testDatabaseURL(t)}
+	c, stop := start(t, o)
+	p, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		game    gamev1.Game
+		variant string
+	}{
+		{gamev1.Game_GAME_QUORIDOR, "standard"},
+		{gamev1.Game_GAME_CORNERS, "classic-3x3"},
+		{gamev1.Game_GAME_BANQI, "standard"},
+	}
+	for i, tt := range tests {
+		id := playBot(t, c, p, tt.game, tt.variant)
+		res, err := autoplay.Seat(t.Context(), c, p, id, autoplay.Random(uint64(i)))
+		if err != nil {
+			t.Fatalf("%v: %v", tt.game, err)
+		}
+		if res.Outcome.GetResult() == gamev1.Result_RESULT_ONGOING {
+			t.Errorf("%v: game returned while ongoing", tt.game)
+		}
+	}
+	stop()
+
+	c, _ = start(t, o)
+	waitGames(t, c, p, len(tests))
+	stats, err := c.Lobby.GetStats(p.Context(t.Context()), &lobbyv1.GetStatsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var played int32
+	for _, r := range stats.GetBotRecords() {
+		played += r.GetWins() + r.GetLosses() + r.GetDraws()
+	}
+	if played != int32(len(tests)) {
+		t.Errorf("bot records count %d games, want %d: %v", played, len(tests), stats.GetBotRecords())
+	}
+}
+
+// waitGames polls history until it holds n games: a finished game reaches
+// it through the outbox, a moment after it ends.
+func waitGames(t *testing.T, c *client.Client, p client.Player, n int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		h, err := c.Lobby.ListGames(p.Context(t.Context()), &lobbyv1.ListGamesRequest{})
+		if err == nil && len(h.GetGames()) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("history holds %d games (err %v), want %d", len(h.GetGames()), err, n)
+		}
+		<-poll.C
+	}
+}
+
+// A game in progress survives a restart of the one-process mode: the
+// embedded Redis is saved on exit and loaded on start, so the game is
+// offered for resumption and rejoins with its plies.
+func TestUnfinishedGameSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	o := Options{DataDir: t.TempDir(), DatabaseURL: testDatabaseURL(t)}
+	c, stop := start(t, o)
+	p, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Lobby.PlayBot(p.Context(t.Context()), &lobbyv1.PlayBotRequest{
+		Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.GetMatchId()
+	st, err := c.Join(t.Context(), p, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: 1, Notation: "e2"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for seen := 0; seen < 2; { // our ply, then the bot's
+		r, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.GetEvent().GetPlyPlayed() != nil {
+			seen++
+		}
+		if r.GetPlyRejected() != nil {
+			t.Fatalf("e2 refused: %v", r.GetPlyRejected())
+		}
+	}
+	st.Close()
+	stop()
+
+	c, _ = start(t, o)
+	active, err := c.Lobby.ListActiveMatches(p.Context(t.Context()), &lobbyv1.ListActiveMatchesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(active.GetMatches()) != 1 || active.GetMatches()[0].GetMatchId() != id {
+		t.Fatalf("active matches after restart: %v, want %s", active.GetMatches(), id)
+	}
+	st, err = c.Join(t.Context(), p, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.GetSnapshot().GetView().GetPlyCount(); got != 2 {
+		t.Errorf("rejoined at ply count %d, want 2; first message %v", got, r)
+	}
+}
+
+// The same services run on a real Redis (with a key prefix of their own,
+// since tests share it).
+func TestRealRedis(t *testing.T) {
+	t.Parallel()
+	ru := os.Getenv("TABULEIRO_TEST_REDIS_URL")
+	if ru == "" {
+		t.Fatal("TABULEIRO_TEST_REDIS_URL is not set: run ./scripts/test.sh, which starts Redis and sets it")
+	}
+	o := Options{DataDir: t.TempDir(), DatabaseURL: testDatabaseURL(t), RedisURL: ru, KeyPrefix: fmt.Sprintf("test-local-%d:", rand.Uint64())}
+	c, _ := start(t, o)
+	p, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := playBot(t, c, p, gamev1.Game_GAME_CORNERS, "classic-3x3")
+	if _, err := autoplay.Seat(t.Context(), c, p, id, autoplay.Random(7)); err != nil {
+		t.Fatal(err)
+	}
+	waitGames(t, c, p, 1)
+}
+
+// With no database URL the one-process mode runs a private PostgreSQL from
+// the local installation, its cluster kept for the data directory.
+func TestPrivatePostgres(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		return // initdb and a server start: run without -short
+	}
+	o := Options{DataDir: t.TempDir()}
+	c, stop := start(t, o)
+	t.Cleanup(func() { _ = os.RemoveAll(postgresDir(o.DataDir)) })
+	p, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := playBot(t, c, p, gamev1.Game_GAME_CORNERS, "classic-3x3")
+	if _, err := autoplay.Seat(t.Context(), c, p, id, autoplay.Random(3)); err != nil {
+		t.Fatal(err)
+	}
+	waitGames(t, c, p, 1)
+	stop()
+	c, _ = start(t, o)
+	waitGames(t, c, p, 1)
+}

@@ -1,0 +1,592 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/games"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+)
+
+// serverFlags choose the server: a given address, or the one-process mode
+// started in the background of this process.
+type serverFlags struct {
+	server      string
+	dataDir     string
+	redisURL    string
+	databaseURL string
+}
+
+func (f *serverFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.server, "server", "", "address of a Tabuleiro server (HOST:PORT); empty runs every service in this process")
+	c.Flags().StringVar(&f.dataDir, "data-dir", "", "where the local mode keeps its state (default $XDG_DATA_HOME/tabuleiro or ~/.local/share/tabuleiro)")
+	c.Flags().StringVar(&f.redisURL, "redis-url", "", "local mode: use this Redis instead of the embedded one")
+	c.Flags().StringVar(&f.databaseURL, "database-url", "", "local mode: use this PostgreSQL instead of a private one")
+}
+
+func (f *serverFlags) dir(e *env) (string, error) {
+	if f.dataDir != "" {
+		return f.dataDir, nil
+	}
+	if d := e.getenv("TABULEIRO_DATA_DIR"); d != "" {
+		return d, nil
+	}
+	return local.DataDir(e.getenv)
+}
+
+// connection is a client of a server, and the local server when this
+// process runs it.
+type connection struct {
+	c       *client.Client
+	local   *local.Server
+	dataDir string
+	key     string // the identity key: the server's address, or "local"
+	stop    func() error
+}
+
+// connect dials the server, starting the one-process mode first when no
+// address is given. Its logs go to server.log in the data directory, so
+// that they never mix with a terminal game. stop shuts it down and waits.
+func (f *serverFlags) connect(ctx context.Context, e *env) (*connection, error) {
+	dir, err := f.dir(e)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	conn := &connection{dataDir: dir, key: f.server, stop: func() error { return nil }}
+	addr := f.server
+	if addr == "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		logf, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		srv, err := local.Start(sctx, local.Options{
+			DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
+			Logger: slog.New(slog.NewJSONHandler(logf, nil)),
+		})
+		if err != nil {
+			cancel()
+			_ = logf.Close()
+			return nil, &exitError{code: 1, err: fmt.Errorf("start the local server: %w", err)}
+		}
+		conn.local, conn.key, addr = srv, "local", srv.Addr()
+		conn.stop = func() error {
+			cancel()
+			err := srv.Wait()
+			_ = logf.Close()
+			return err
+		}
+	}
+	c, err := client.Dial(addr)
+	if err != nil {
+		_ = conn.stop()
+		return nil, &exitError{code: 1, err: err}
+	}
+	conn.c = c
+	inner := conn.stop
+	conn.stop = func() error { _ = c.Close(); return inner() }
+	return conn, nil
+}
+
+// identity is the person at this terminal on this server (extra > 0 for
+// the second player of a local game).
+func (cn *connection) identity(ctx context.Context, name string, extra int) (client.Player, error) {
+	key := cn.key
+	if extra > 0 {
+		key = fmt.Sprintf("%s#%d", key, extra+1)
+		name = fmt.Sprintf("Player %d", extra+1)
+	}
+	return cn.c.Identity(ctx, filepath.Join(cn.dataDir, "identities.json"), key, name)
+}
+
+type playFlags struct {
+	serverFlags
+	game     string
+	variant  string
+	vs       string
+	room     string
+	password string
+	queue    bool
+	clock    string
+	name     string
+	auto     bool
+	games    int
+	seed     uint64
+}
+
+func newPlayCommand(e *env) *cobra.Command {
+	var f playFlags
+	c := &cobra.Command{
+		Use:   "play",
+		Short: "Play a game in the terminal against a bot, a friend or a stranger",
+		Long: "Play a game in the terminal. Without --server every service runs in this\n" +
+			"process (see `tabuleiro serve`), with its state kept in the data directory, so\n" +
+			"unfinished games are offered for resumption and history and stats persist.\n\n" +
+			"--vs bot:LEVEL plays a bot (easy, medium, hard, expert); --vs local puts both\n" +
+			"players at this keyboard; --room CODE joins a friend's room (--room new opens\n" +
+			"one and prints its code); --queue pairs you with a stranger.\n\n" +
+			"--auto plays without a terminal: random legal plies for your seat (both seats\n" +
+			"with --vs local) until the game ends, and prints the outcome. --game all plays\n" +
+			"each game in turn.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), e) },
+	}
+	f.serverFlags.register(c)
+	c.Flags().StringVar(&f.game, "game", "quoridor", "quoridor, corners or banqi (--auto: also all)")
+	c.Flags().StringVar(&f.variant, "variant", "", "variant id (default: the game's first)")
+	c.Flags().StringVar(&f.vs, "vs", "bot:easy", "opponent: bot:easy|medium|hard|expert, or local")
+	c.Flags().StringVar(&f.room, "room", "", "join the room with this invite code; new opens a room")
+	c.Flags().StringVar(&f.password, "password", "", "password of a private room")
+	c.Flags().BoolVar(&f.queue, "queue", false, "find an opponent by rating")
+	c.Flags().StringVar(&f.clock, "clock", "", `clock, "5m+3s" (base+increment) or "none"; default: none`)
+	c.Flags().StringVar(&f.name, "name", "", "your display name the first time (default $USER)")
+	c.Flags().BoolVar(&f.auto, "auto", false, "play random legal plies without a terminal, print the outcome")
+	c.Flags().IntVar(&f.games, "games", 1, "--auto: games to play of each game")
+	c.Flags().Uint64Var(&f.seed, "seed", 1, "--auto: seed of the random plies")
+	return c
+}
+
+// opponent is what --vs, --room and --queue asked for.
+type opponent struct {
+	level  gamev1.BotLevel // a bot
+	local  bool
+	room   string
+	queue  bool
+	render string
+}
+
+func (f *playFlags) opponent() (opponent, error) {
+	n := 0
+	for _, set := range []bool{f.room != "", f.queue} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return opponent{}, errors.New("give at most one of --room and --queue")
+	}
+	switch {
+	case f.room != "":
+		return opponent{room: f.room, render: "room " + f.room}, nil
+	case f.queue:
+		return opponent{queue: true, render: "paired"}, nil
+	case f.vs == "local":
+		return opponent{local: true, render: "two players, one keyboard"}, nil
+	}
+	lvl, ok := strings.CutPrefix(f.vs, "bot:")
+	if !ok {
+		return opponent{}, fmt.Errorf("--vs %q: want bot:LEVEL or local", f.vs)
+	}
+	v, ok := gamev1.BotLevel_value["BOT_LEVEL_"+strings.ToUpper(lvl)]
+	if !ok || v == 0 {
+		return opponent{}, fmt.Errorf("--vs %q: the levels are easy, medium, hard and expert", f.vs)
+	}
+	return opponent{level: gamev1.BotLevel(v), render: "vs Bot (" + lvl + ")"}, nil
+}
+
+func parseClock(s string) (*gamev1.TimeControl, error) {
+	if s == "" || s == "none" {
+		return nil, nil
+	}
+	base, inc, _ := strings.Cut(s, "+")
+	b, err := time.ParseDuration(base)
+	if err != nil {
+		return nil, fmt.Errorf("--clock %q: %w", s, err)
+	}
+	var i time.Duration
+	if inc != "" {
+		if i, err = time.ParseDuration(inc); err != nil {
+			return nil, fmt.Errorf("--clock %q: %w", s, err)
+		}
+	}
+	return &gamev1.TimeControl{BaseMs: b.Milliseconds(), IncrementMs: i.Milliseconds()}, nil
+}
+
+func gameProto(g engine.Game) gamev1.Game {
+	v := gamev1.Game_value["GAME_"+strings.ToUpper(string(g))]
+	return gamev1.Game(v)
+}
+
+// variantOf returns the variant id to play: the flag, or the game's first.
+func variantOf(g engine.Game, v string) (string, error) {
+	if v != "" {
+		if _, err := games.Lookup(g, v); err != nil {
+			return "", err
+		}
+		return v, nil
+	}
+	vs, err := games.Variants(g)
+	if err != nil {
+		return "", err
+	}
+	return vs[0].ID, nil
+}
+
+func (f *playFlags) run(ctx context.Context, e *env) error {
+	opp, err := f.opponent()
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	tc, err := parseClock(f.clock)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	gameList := []engine.Game{engine.Game(f.game)}
+	if f.game == "all" {
+		if !f.auto {
+			return &exitError{code: 2, err: errors.New("--game all is for --auto")}
+		}
+		gameList = games.List()
+	}
+	for _, g := range gameList {
+		if _, err := variantOf(g, f.variant); err != nil && (f.game != "all" || f.variant == "") {
+			return &exitError{code: 2, err: fmt.Errorf("--game %s --variant %q: %w", g, f.variant, err)}
+		}
+	}
+	cn, err := f.connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cn.stop() }()
+	name := f.name
+	if name == "" {
+		name = strings.TrimSpace(e.getenv("USER"))
+	}
+	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
+		name = "Player 1"
+	}
+	me, err := cn.identity(ctx, name, 0)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	var second client.Player
+	if opp.local {
+		if second, err = cn.identity(ctx, "", 1); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+	}
+	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr}
+	if f.auto {
+		return f.runAuto(ctx, e, t, gameList)
+	}
+	g := gameList[0]
+	t.game = gameProto(g)
+	if t.variant, err = variantOf(g, f.variant); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	return runTUI(ctx, e, t)
+}
+
+// tables makes the tables the terminal client plays at.
+type tables struct {
+	c        *client.Client
+	me       client.Player
+	second   client.Player // the second player of a local game
+	opp      opponent
+	tc       *gamev1.TimeControl
+	password string
+	out      io.Writer // progress of rooms and queues
+	game     gamev1.Game
+	variant  string
+}
+
+// matchFor creates (or finds, for rooms and queues) a match and returns
+// its id and the seat of each local player.
+func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Seat]client.Player, error) {
+	mctx := t.me.Context(ctx)
+	switch {
+	case t.opp.local:
+		return t.localMatch(ctx, round)
+	case t.opp.room != "":
+		return t.roomMatch(ctx)
+	case t.opp.queue:
+		return t.queueMatch(ctx)
+	}
+	resp, err := t.c.Lobby.PlayBot(mctx, &lobbyv1.PlayBotRequest{Game: t.game, Variant: t.variant, Level: t.opp.level, TimeControl: t.tc})
+	if err != nil {
+		return "", nil, fmt.Errorf("play a bot: %w", err)
+	}
+	return resp.GetMatchId(), map[gamev1.Seat]client.Player{resp.GetYourSeat(): t.me}, nil
+}
+
+// localMatch seats both players of this keyboard through a private room:
+// the host (the first player) takes white on even rounds and black on odd
+// ones, so that the players alternate who starts.
+func (t *tables) localMatch(ctx context.Context, round int) (string, map[gamev1.Seat]client.Player, error) {
+	seat := gamev1.Seat_SEAT_FIRST
+	if round%2 == 1 {
+		seat = gamev1.Seat_SEAT_SECOND
+	}
+	pw := rand.Text()[:16]
+	room, err := t.c.Lobby.CreateRoom(t.me.Context(ctx), &lobbyv1.CreateRoomRequest{
+		Game: t.game, Variant: t.variant, TimeControl: t.tc, Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE,
+		Password: pw, HostSeat: seat,
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("open a local room: %w", err)
+	}
+	joined, err := t.c.Lobby.JoinRoom(t.second.Context(ctx), &lobbyv1.JoinRoomRequest{
+		Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: room.GetRoom().GetInviteCode()}, Password: pw,
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("join the local room: %w", err)
+	}
+	id, theirs := joined.GetRoom().GetMatchId(), joined.GetYourSeat()
+	if id == "" {
+		return "", nil, errors.New("the local room started no match")
+	}
+	mine := gamev1.Seat_SEAT_FIRST
+	if theirs == gamev1.Seat_SEAT_FIRST {
+		mine = gamev1.Seat_SEAT_SECOND
+	}
+	return id, map[gamev1.Seat]client.Player{mine: t.me, theirs: t.second}, nil
+}
+
+func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.Player, error) {
+	mctx := t.me.Context(ctx)
+	var roomID string
+	if t.opp.room == "new" {
+		vis := lobbyv1.RoomVisibility_ROOM_VISIBILITY_PUBLIC
+		if t.password != "" {
+			vis = lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE
+		}
+		r, err := t.c.Lobby.CreateRoom(mctx, &lobbyv1.CreateRoomRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc, Visibility: vis, Password: t.password})
+		if err != nil {
+			return "", nil, fmt.Errorf("open a room: %w", err)
+		}
+		roomID = r.GetRoom().GetRoomId()
+		fmt.Fprintf(t.out, "room open: invite code %s; waiting for a second player…\n", r.GetRoom().GetInviteCode())
+	} else {
+		j, err := t.c.Lobby.JoinRoom(mctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: t.opp.room}, Password: t.password})
+		if err != nil {
+			return "", nil, fmt.Errorf("join room %s: %w", t.opp.room, err)
+		}
+		if id := j.GetRoom().GetMatchId(); id != "" {
+			return id, map[gamev1.Seat]client.Player{j.GetYourSeat(): t.me}, nil
+		}
+		roomID = j.GetRoom().GetRoomId()
+	}
+	w, err := t.c.Lobby.WatchRoom(mctx, &lobbyv1.WatchRoomRequest{RoomId: roomID})
+	if err != nil {
+		return "", nil, fmt.Errorf("watch room: %w", err)
+	}
+	for {
+		u, err := w.Recv()
+		if err != nil {
+			return "", nil, fmt.Errorf("watch room: %w", err)
+		}
+		if id := u.GetRoom().GetMatchId(); id != "" {
+			return id, map[gamev1.Seat]client.Player{u.GetYourSeat(): t.me}, nil
+		}
+		if u.GetRoom().GetStatus() == lobbyv1.RoomStatus_ROOM_STATUS_CLOSED {
+			return "", nil, errors.New("the room closed")
+		}
+	}
+}
+
+func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client.Player, error) {
+	fctx, cancel := context.WithCancel(t.me.Context(ctx))
+	defer cancel()
+	s, err := t.c.Lobby.FindMatch(fctx, &lobbyv1.FindMatchRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc})
+	if err != nil {
+		return "", nil, fmt.Errorf("queue: %w", err)
+	}
+	for {
+		u, err := s.Recv()
+		if err != nil {
+			return "", nil, fmt.Errorf("queue: %w", err)
+		}
+		if m := u.GetMatched(); m != nil {
+			return m.GetMatchId(), map[gamev1.Seat]client.Player{m.GetYourSeat(): t.me}, nil
+		}
+		if u.GetQueued() != nil {
+			fmt.Fprintln(t.out, "queued; waiting for an opponent…")
+		}
+	}
+}
+
+// table joins a match for the seats played here.
+func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]client.Player) (*tui.Table, error) {
+	tb := &tui.Table{MatchID: id, Title: t.opp.render, Seats: map[gamev1.Seat]tui.Conn{}}
+	var streams []*client.Stream
+	for seat, p := range seats {
+		st, err := t.c.Join(ctx, p, id, 0)
+		if err != nil {
+			for _, s := range streams {
+				s.Close()
+			}
+			return nil, err
+		}
+		streams = append(streams, st)
+		tb.Seats[seat] = st
+	}
+	lctx := t.me.Context(ctx)
+	tb.Legal = func(req *matchv1.ListLegalPliesRequest) (*matchv1.ListLegalPliesResponse, error) {
+		return t.c.Match.ListLegalPlies(lctx, req)
+	}
+	tb.Rejoin = func(seat gamev1.Seat, last int64) (tui.Conn, error) {
+		return t.c.Join(ctx, seats[seat], id, last)
+	}
+	return tb, nil
+}
+
+func runTUI(ctx context.Context, e *env, t *tables) error {
+	active, err := t.c.Lobby.ListActiveMatches(t.me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("list unfinished games: %w", err)}
+	}
+	deps := tui.Deps{
+		Active: active.GetMatches(),
+		Start: func(round int) (*tui.Table, error) {
+			id, seats, err := t.matchFor(ctx, round)
+			if err != nil {
+				return nil, err
+			}
+			return t.table(ctx, id, seats)
+		},
+		Resume: func(id string) (*tui.Table, error) {
+			seats := map[gamev1.Seat]client.Player{}
+			for _, m := range active.GetMatches() {
+				if m.GetMatchId() != id {
+					continue
+				}
+				for _, p := range m.GetParticipants() {
+					switch p.GetPlayerId() {
+					case t.me.ID:
+						seats[p.GetSeat()] = t.me
+					case t.second.ID:
+						if t.second.ID != "" {
+							seats[p.GetSeat()] = t.second
+						}
+					}
+				}
+			}
+			if len(seats) == 0 {
+				return nil, fmt.Errorf("match %s has no seat of yours", id)
+			}
+			return t.table(ctx, id, seats)
+		},
+	}
+	in, _ := e.stdin.(*os.File)
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(e.stdout), tea.WithAltScreen()}
+	if in != nil {
+		opts = append(opts, tea.WithInput(in))
+	} else {
+		opts = append(opts, tea.WithInput(e.stdin))
+	}
+	final, err := tea.NewProgram(tui.New(deps), opts...).Run()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return &exitError{code: 1, err: err}
+	}
+	if m, ok := final.(tui.Model); ok {
+		if r := m.Result(); r != "" {
+			fmt.Fprintln(e.stdout, r)
+		}
+		if err := m.Err(); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+	}
+	return nil
+}
+
+// runAuto plays each game --games times with random plies and prints one
+// line per game.
+func (f *playFlags) runAuto(ctx context.Context, e *env, t *tables, gameList []engine.Game) error {
+	var failed int
+	round := 0
+	for _, g := range gameList {
+		variant, err := variantOf(g, f.variant)
+		if err != nil || f.game == "all" {
+			variant, _ = variantOf(g, "")
+		}
+		t.game, t.variant = gameProto(g), variant
+		for i := range f.games {
+			seed := f.seed + uint64(round)
+			id, seats, err := t.matchFor(ctx, round)
+			round++
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			res, err := autoSeats(ctx, t.c, id, seats, seed)
+			if err != nil {
+				failed++
+				fmt.Fprintf(e.stderr, "%s %s game %d (%s): %v\n", g, variant, i+1, id, err)
+				continue
+			}
+			fmt.Fprintf(e.stdout, "%s %s: %s, %s after %d plies\n", g, variant, t.opp.render, outcomeText(g, res.Outcome), res.Plies)
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d games failed", failed)}
+	}
+	return nil
+}
+
+// autoSeats plays every seat in seats with random plies until the match
+// ends.
+func autoSeats(ctx context.Context, c *client.Client, id string, seats map[gamev1.Seat]client.Player, seed uint64) (autoplay.Result, error) {
+	var (
+		mu    sync.Mutex
+		first autoplay.Result
+		errs  []error
+		wg    sync.WaitGroup
+	)
+	for seat, p := range seats {
+		wg.Go(func() {
+			res, err := autoplay.Seat(ctx, c, p, id, autoplay.Random(seed+uint64(seat)))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			first = res
+		})
+	}
+	wg.Wait()
+	return first, errors.Join(errs...)
+}
+
+// outcomeText says how a game ended, naming seats as the game does.
+func outcomeText(g engine.Game, o *gamev1.Outcome) string {
+	reason := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "REASON_")), "_", " ")
+	switch o.GetResult() {
+	case gamev1.Result_RESULT_WIN:
+		return fmt.Sprintf("%s wins by %s", seatWord(g, o.GetWinner()), reason)
+	case gamev1.Result_RESULT_DRAW:
+		return "draw by " + reason
+	}
+	return "ongoing"
+}
+
+func seatWord(g engine.Game, s gamev1.Seat) string {
+	if g == engine.Banqi {
+		return strings.ToLower(strings.TrimPrefix(s.String(), "SEAT_"))
+	}
+	if s == gamev1.Seat_SEAT_SECOND {
+		return "black"
+	}
+	return "white"
+}

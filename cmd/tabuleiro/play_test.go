@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/games"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+)
+
+// localVars are the variables of a command run against a one-process
+// server on a fresh data directory and database schema.
+func localVars(t *testing.T) map[string]string {
+	return map[string]string{"TABULEIRO_DATA_DIR": t.TempDir(), "USER": "tester"}
+}
+
+// CI's whole-game check: `play --auto` plays a full game of each game
+// against bot:easy, then two players at one keyboard, through the
+// one-process mode; history then lists every game.
+func TestPlayAutoEveryGame(t *testing.T) {
+	t.Parallel()
+	vars := localVars(t)
+	db := freshSchemaURL(t)
+	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "all", "--database-url", db)
+	if code != 0 {
+		t.Fatalf("play --auto vs bot: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, g := range []string{"quoridor standard: vs Bot (easy), ", "corners classic-3x3: vs Bot (easy), ", "banqi standard: vs Bot (easy), "} {
+		if !strings.Contains(out, g) {
+			t.Errorf("stdout lacks %q:\n%s", g, out)
+		}
+	}
+	if strings.Contains(out, "ongoing") {
+		t.Errorf("a game did not end:\n%s", out)
+	}
+	code, out, errOut = runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--vs", "local", "--database-url", db)
+	if code != 0 || !strings.Contains(out, "two players, one keyboard") {
+		t.Fatalf("play --auto --vs local: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// A finished game reaches history through the outbox, a moment later.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		code, out, errOut = runWithEnv(t, vars, "history", "--database-url", db)
+		if code == 0 && strings.Count(out, "\n") == 5 { // the header and 4 games
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("history: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+	}
+	code, out, _ = runWithEnv(t, vars, "stats", "--database-url", db)
+	if code != 0 || !strings.Contains(out, "easy") {
+		t.Errorf("stats: exit %d, no record against easy:\n%s", code, out)
+	}
+}
+
+// The real game records replay through the match service, both seats
+// driven by the command against a running server, and end as the rules
+// engine says they end.
+func TestReplayRealGames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	srv, err := local.Start(ctx, local.Options{DataDir: dir, DatabaseURL: freshSchemaURL(t)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := srv.Wait(); err != nil {
+			t.Error(err)
+		}
+	})
+	key, err := os.ReadFile(filepath.Join(dir, "token.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"TABULEIRO_TOKEN_KEY": strings.TrimSpace(string(key)), "TABULEIRO_DATA_DIR": t.TempDir()}
+	var files []string
+	for _, g := range games.List() {
+		m, _ := filepath.Glob(filepath.Join("..", "..", "pkg", "engine", string(g), "testdata", "real-games", "*.txt"))
+		files = append(files, m...)
+	}
+	if len(files) < 10 {
+		t.Fatalf("found %d real game records, want at least 10", len(files))
+	}
+	for _, file := range files {
+		g := engine.Game(strings.Split(filepath.Base(file), "-")[0])
+		want, wantCode := engineOutcome(t, g, file)
+		code, out, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", string(g), file)
+		if code != wantCode || !strings.Contains(out, "outcome: "+want+"\n") {
+			t.Errorf("%s: exit %d, want %d and outcome %q\nstdout:\n%s\nstderr:\n%s", file, code, wantCode, want, out, errOut)
+		}
+	}
+}
+
+// engineOutcome replays a record with the rules engine alone, for the
+// outcome the match service must reach, worded as the command words it;
+// the exit status is 1 when the game ends before the record does.
+func engineOutcome(t *testing.T, g engine.Game, file string) (string, int) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := engine.ParseRecord(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, _ := rec.Header("layout")
+	pos, err := games.New(g, "", layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := 0
+	for i, tok := range rec.Plies {
+		if pos.Outcome().Over() {
+			code = 1
+			break
+		}
+		ply, err := pos.ParsePly(tok)
+		if err != nil {
+			t.Fatalf("%s ply %d: %v", file, i+1, err)
+		}
+		if pos, err = pos.Play(ply); err != nil {
+			t.Fatalf("%s ply %d: %v", file, i+1, err)
+		}
+	}
+	o := pos.Outcome()
+	reason := strings.ReplaceAll(o.Reason.String(), "-", " ")
+	switch o.Result {
+	case engine.Win:
+		seat := gamev1.Seat_SEAT_FIRST
+		if o.Winner == engine.Second {
+			seat = gamev1.Seat_SEAT_SECOND
+		}
+		return seatWord(g, seat) + " wins by " + reason, code
+	case engine.Draw:
+		return "draw by " + reason, code
+	}
+	return "ongoing", code
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serve prints a banner naming the stores and what persists, serves until
+// interrupted, and then exits 0.
+func TestServeBanner(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errOut syncBuffer
+	vars := localVars(t)
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", freshSchemaURL(t)},
+			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
+	}()
+	deadline := time.After(15 * time.Second)
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for !strings.Contains(out.String(), "data:") {
+		select {
+		case <-deadline:
+			t.Fatalf("no banner; stdout %q stderr %q", out.String(), errOut.String())
+		case <-poll.C:
+		}
+	}
+	for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("banner lacks %q:\n%s", want, out.String())
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d after the interrupt; stderr %s", code, errOut.String())
+	}
+}
+
+// startLocal runs a one-process server for the test and returns a client
+// and a signed-in player.
+func startLocal(t *testing.T) (*client.Client, client.Player, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir(), DatabaseURL: freshSchemaURL(t)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := srv.Wait(); err != nil {
+			t.Error(err)
+		}
+	})
+	c, err := client.Dial(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	me, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, me, ctx
+}
+
+// botTUI is the terminal client at a game against bot:easy in which the
+// person plays white; *id receives the match id once it starts.
+func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Context, g gamev1.Game, variant string) (*teatest.TestModel, func() string) {
+	tb := &tables{c: c, me: me, opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY, render: "vs Bot (easy)"}, game: g, variant: variant}
+	var (
+		mu sync.Mutex
+		id string
+	)
+	deps := tui.Deps{Start: func(int) (*tui.Table, error) {
+		resp, err := c.Lobby.PlayBot(me.Context(ctx), &lobbyv1.PlayBotRequest{
+			Game: g, Variant: variant, Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST})
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		id = resp.GetMatchId()
+		mu.Unlock()
+		return tb.table(ctx, resp.GetMatchId(), map[gamev1.Seat]client.Player{gamev1.Seat_SEAT_FIRST: me})
+	}}
+	matchID := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return id
+	}
+	return teatest.NewTestModel(t, tui.New(deps), teatest.WithInitialTermSize(120, 40)), matchID
+}
+
+func waitScreen(t *testing.T, tm *teatest.TestModel, text string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
+		teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+}
+
+// A whole short game (Corners classic 3×3, which ends by move 80 at the
+// latest, C5, C6.3) against bot:easy in the terminal client, driven by
+// Bubble Tea's test driver against the one-process mode: the first ply
+// with the arrow keys (select a piece, its destinations marked, enter on
+// one), the rest typed in notation; the screen ends with the result.
+func TestTerminalGameAgainstEasyBot(t *testing.T) {
+	t.Parallel()
+	c, me, ctx := startLocal(t)
+	tm, id := botTUI(t, c, me, ctx, gamev1.Game_GAME_CORNERS, "classic-3x3")
+	waitScreen(t, tm, "Your move (white)")
+	// The cursor starts on e5; c3 is the corner piece of white's home.
+	for _, k := range []tea.KeyType{tea.KeyLeft, tea.KeyLeft, tea.KeyDown, tea.KeyDown, tea.KeyEnter} {
+		tm.Send(tea.KeyMsg{Type: k})
+	}
+	waitScreen(t, tm, "+") // selected: its destinations are marked
+	tm.Send(tea.KeyMsg{Type: tea.KeyRight})
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	for n := 0; ; n++ {
+		m := waitTurn(t, c, me, id(), 2*(n+1))
+		if n == 0 && (len(m.GetPlies()) == 0 || m.GetPlies()[0].GetNotation() != "c3-d3") {
+			t.Fatalf("the first ply is %v, want c3-d3 played with the keys", m.GetPlies())
+		}
+		if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+			break
+		}
+		if n > 200 {
+			t.Fatalf("no end after %d plies", n)
+		}
+		// The screen shows the bot's reply before the next ply is typed.
+		waitScreen(t, tm, "black played "+m.GetPlies()[len(m.GetPlies())-1].GetNotation())
+		tm.Type(":" + somePly(t, c, me, m, n))
+		tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	}
+	waitScreen(t, tm, "Play again?")
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(tui.Model)
+	if r := final.Result(); !strings.Contains(r, " by ") {
+		t.Errorf("result %q, want a win or draw with its reason", r)
+	}
+}
+
+// The wall preview against the real match service: the wall under the
+// cursor is checked with ListLegalPlies and shown as placeable or not,
+// with the rule, and rotates.
+func TestTerminalWallPreview(t *testing.T) {
+	t.Parallel()
+	c, me, ctx := startLocal(t)
+	tm, id := botTUI(t, c, me, ctx, gamev1.Game_GAME_QUORIDOR, "standard")
+	waitScreen(t, tm, "Your move (white)")
+	tm.Type("w")
+	waitScreen(t, tm, "wall e1h: can be placed")
+	tm.Type("r")
+	waitScreen(t, tm, "wall e1v: can be placed")
+	tm.Type("r")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	m := waitTurn(t, c, me, id(), 2)
+	if got := m.GetPlies()[0].GetNotation(); got != "e1h" {
+		t.Fatalf("first ply %q, want the wall e1h", got)
+	}
+	// The same wall again overlaps the one placed (Q3.2).
+	waitScreen(t, tm, "wall e1h: cannot be placed")
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// waitTurn polls the match until it is the person's turn after at least
+// plies plies, or the match is over.
+func waitTurn(t *testing.T, c *client.Client, me client.Player, id string, plies int) *matchv1.Match {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	poll := time.NewTicker(2 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		resp, err := c.Match.GetMatch(me.Context(t.Context()), &matchv1.GetMatchRequest{MatchId: id})
+		if err == nil {
+			m := resp.GetMatch()
+			if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED || (m.GetView().GetToMove() == gamev1.Seat_SEAT_FIRST && len(m.GetPlies()) >= plies) {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still not our turn (err %v): %d plies %v, outcome %v", err, len(resp.GetMatch().GetPlies()), resp.GetMatch().GetView().GetToMove(), resp.GetMatch().GetOutcome())
+		}
+		<-poll.C
+	}
+}
+
+// somePly is one of the legal plies, varied with n.
+func somePly(t *testing.T, c *client.Client, me client.Player, m *matchv1.Match, n int) string {
+	t.Helper()
+	resp, err := c.Match.ListLegalPlies(me.Context(t.Context()), &matchv1.ListLegalPliesRequest{
+		MatchId: m.GetMatchId(), ExpectedPlyNumber: m.GetView().GetPlyCount() + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plies := resp.GetPlies()
+	if len(plies) == 0 {
+		t.Fatal("no legal ply")
+	}
+	return plies[(n*7919)%len(plies)].GetNotation()
+}
+
+// watch follows a match as a spectator from its start to its end,
+// printing each ply with the board and the outcome.
+func TestWatch(t *testing.T) {
+	t.Parallel()
+	c, me, ctx := startLocal(t)
+	resp, err := c.Lobby.PlayBot(me.Context(ctx), &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_BANQI, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := c.Target()
+	var out, errOut syncBuffer
+	done := make(chan int)
+	vars := localVars(t)
+	go func() {
+		done <- run(t.Context(), []string{"watch", "--server", addr, resp.GetMatchId()},
+			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
+	}()
+	deadline := time.After(15 * time.Second)
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
+	for !strings.Contains(out.String(), "watching") { // the snapshot: then play
+		select {
+		case <-deadline:
+			t.Fatalf("watch printed no snapshot: %q %q", out.String(), errOut.String())
+		case <-poll.C:
+		}
+	}
+	res, err := autoplay.Seat(t.Context(), c, me, resp.GetMatchId(), autoplay.Random(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("watch: exit %d, stderr %s", code, errOut.String())
+	}
+	want := "outcome: " + outcomeText(engine.Banqi, res.Outcome) + "\n"
+	if !strings.HasSuffix(out.String(), want) || !strings.Contains(out.String(), "\nply 1: ") {
+		t.Errorf("watch printed:\n%s\nwant every ply and, last, %q", out.String(), want)
+	}
+}

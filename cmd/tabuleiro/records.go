@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/games"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+)
+
+// withIdentity connects (see serverFlags.connect), signs in as the person
+// at this terminal and calls do.
+func (f *serverFlags) withIdentity(ctx context.Context, e *env, do func(cn *connection, me client.Player) error) error {
+	cn, err := f.connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cn.stop() }()
+	name := strings.TrimSpace(e.getenv("USER"))
+	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
+		name = "Player 1"
+	}
+	me, err := cn.identity(ctx, name, 0)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	return do(cn, me)
+}
+
+func newHistoryCommand(e *env) *cobra.Command {
+	var f serverFlags
+	var n int32
+	c := &cobra.Command{
+		Use:   "history",
+		Short: "List your finished games, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
+				resp, err := cn.c.Lobby.ListGames(me.Context(cmd.Context()), &lobbyv1.ListGamesRequest{PageSize: n})
+				if err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("list games: %w", err)}
+				}
+				if len(resp.GetGames()) == 0 {
+					fmt.Fprintln(e.stdout, "no finished games yet: tabuleiro play")
+					return nil
+				}
+				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ENDED\tGAME\tVARIANT\tOPPONENT\tRESULT\tPLIES\tID")
+				for _, g := range resp.GetGames() {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
+						g.GetEndedAt().AsTime().Local().Format("2006-01-02 15:04"), gameLower(g.GetGame()), g.GetVariant(),
+						opponentName(g), resultFor(g), g.GetPlyCount(), g.GetMatchId())
+				}
+				return w.Flush()
+			})
+		},
+	}
+	f.register(c)
+	c.Flags().Int32Var(&n, "n", 20, "how many games (1–100)")
+	return c
+}
+
+func gameLower(g gamev1.Game) string {
+	return strings.ToLower(strings.TrimPrefix(g.String(), "GAME_"))
+}
+
+func opponentName(g *lobbyv1.MatchSummary) string {
+	for _, p := range g.GetParticipants() {
+		if p.GetSeat() != g.GetYourSeat() {
+			return p.GetDisplayName()
+		}
+	}
+	return "-"
+}
+
+// resultFor says how a game went for the caller: won, lost or drawn, and
+// why.
+func resultFor(g *lobbyv1.MatchSummary) string {
+	o := g.GetOutcome()
+	reason := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "REASON_")), "_", " ")
+	switch {
+	case o.GetResult() == gamev1.Result_RESULT_DRAW:
+		return "draw (" + reason + ")"
+	case o.GetResult() != gamev1.Result_RESULT_WIN:
+		return "ongoing"
+	case o.GetWinner() == g.GetYourSeat():
+		return "won (" + reason + ")"
+	}
+	return "lost (" + reason + ")"
+}
+
+func newStatsCommand(e *env) *cobra.Command {
+	var f serverFlags
+	c := &cobra.Command{
+		Use:   "stats",
+		Short: "Show your ratings and your record against each bot level",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
+				resp, err := cn.c.Lobby.GetStats(me.Context(cmd.Context()), &lobbyv1.GetStatsRequest{})
+				if err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("stats: %w", err)}
+				}
+				fmt.Fprintf(e.stdout, "%s (%s)\n\n", resp.GetDisplayName(), resp.GetPlayerId())
+				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "RATINGS\tVARIANT\tRATING\tDEVIATION\tGAMES")
+				if len(resp.GetRatings()) == 0 {
+					fmt.Fprintln(w, "(no rated games yet)\t\t\t\t")
+				}
+				for _, r := range resp.GetRatings() {
+					fmt.Fprintf(w, "%s\t%s\t%.0f\t%.0f\t%d\n", gameLower(r.GetGame()), r.GetVariant(), r.GetRating(), r.GetDeviation(), r.GetGames())
+				}
+				fmt.Fprintln(w, "\t\t\t\t")
+				fmt.Fprintln(w, "AGAINST BOTS\tLEVEL\tWINS\tDRAWS\tLOSSES")
+				if len(resp.GetBotRecords()) == 0 {
+					fmt.Fprintln(w, "(no bot games yet)\t\t\t\t")
+				}
+				for _, r := range resp.GetBotRecords() {
+					level := strings.ToLower(strings.TrimPrefix(r.GetLevel().String(), "BOT_LEVEL_"))
+					fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\n", gameLower(r.GetGame()), level, r.GetWins(), r.GetDraws(), r.GetLosses())
+				}
+				return w.Flush()
+			})
+		},
+	}
+	f.register(c)
+	return c
+}
+
+func newWatchCommand(e *env) *cobra.Command {
+	var f serverFlags
+	c := &cobra.Command{
+		Use:   "watch MATCH",
+		Short: "Follow a match as a spectator: each ply and the board, to the end",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
+				return watch(cmd.Context(), e.stdout, cn.c, me, args[0])
+			})
+		},
+	}
+	f.register(c)
+	return c
+}
+
+// watch prints the spectators' view of a match: the board after the
+// snapshot and after each ply, drawn by the engine from the view's
+// encoding, then the outcome.
+func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Player, id string) error {
+	s, err := c.Match.Watch(me.Context(ctx), &matchv1.WatchRequest{MatchId: id})
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, err)}
+	}
+	board := func(v *gamev1.GameView) {
+		g := engine.Game(gameLower(v.GetGame()))
+		if view, err := games.DecodeView(g, v.GetEncoding()); err == nil {
+			fmt.Fprint(out, view.Render())
+		}
+	}
+	for {
+		r, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, err)}
+		}
+		switch {
+		case r.GetSnapshot() != nil:
+			m := r.GetSnapshot()
+			var names []string
+			for _, st := range m.GetSeats() {
+				names = append(names, st.GetParticipant().GetDisplayName())
+			}
+			fmt.Fprintf(out, "%s %s: %s, %d plies, %d watching\n", gameLower(m.GetGame()), m.GetVariant(), strings.Join(names, " vs "), len(m.GetPlies()), m.GetSpectators())
+			board(m.GetView())
+			if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+				fmt.Fprintln(out, "outcome:", outcomeText(engine.Game(gameLower(m.GetGame())), m.GetOutcome()))
+				return nil
+			}
+		case r.GetEvent().GetPlyPlayed() != nil:
+			pp := r.GetEvent().GetPlyPlayed()
+			fmt.Fprintf(out, "\nply %d: %s\n", pp.GetPly().GetNumber(), pp.GetPly().GetNotation())
+			board(pp.GetView())
+		case r.GetEvent().GetGameEnded() != nil:
+			ge := r.GetEvent().GetGameEnded()
+			fmt.Fprintln(out, "outcome:", outcomeText(engine.Game(gameLower(ge.GetView().GetGame())), ge.GetOutcome()))
+			return nil
+		}
+	}
+}
+
+func newReplayCommand(e *env) *cobra.Command {
+	var f serverFlags
+	var game, variant string
+	c := &cobra.Command{
+		Use:   "replay --game G FILE",
+		Short: "Replay a game record through the match service and print the outcome",
+		Long: "Replay a record (`# key: value` header lines, then the plies; '-' reads\n" +
+			"standard input) through the match service: an unrated match created with the\n" +
+			"service credential (for Banqi with the record's layout header), both seats\n" +
+			"played by this command over the public API. Prints the outcome; a ply the\n" +
+			"service refuses stops the replay with exit status 1, naming it. Against\n" +
+			"--server it needs the services' token key in TABULEIRO_TOKEN_KEY.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var text []byte
+			var err error
+			if args[0] == "-" {
+				text, err = io.ReadAll(e.stdin)
+			} else {
+				text, err = os.ReadFile(args[0])
+			}
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			rec, err := engine.ParseRecord(string(text))
+			if err != nil {
+				return &exitError{code: 1, err: fmt.Errorf("record: %w", err)}
+			}
+			g := engine.Game(game)
+			if variant, err = variantOf(g, variant); err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			return f.replay(cmd.Context(), e, g, variant, rec)
+		},
+	}
+	f.register(c)
+	c.Flags().StringVar(&game, "game", "quoridor", "quoridor, corners or banqi")
+	c.Flags().StringVar(&variant, "variant", "", "variant id (default: the game's first)")
+	return c
+}
+
+func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant string, rec engine.Record) error {
+	cn, err := f.connect(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cn.stop() }()
+	var creds credentials.PerRPCCredentials
+	if cn.local != nil {
+		creds = cn.local.ServiceCredentials()
+	} else {
+		key, err := auth.ParseKey(e.getenv("TABULEIRO_TOKEN_KEY"))
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("replay against --server needs the token key in TABULEIRO_TOKEN_KEY: %w", err)}
+		}
+		iss, err := auth.NewIssuer(key)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		creds = auth.NewServiceCredentials(iss, "tabuleiro", time.Hour)
+	}
+	var seats [2]client.Player
+	for i, name := range []string{"Replay first", "Replay second"} {
+		if seats[i], err = cn.c.SignIn(ctx, name); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+	}
+	layout, _ := rec.Header("layout")
+	spec := func(p client.Player) *matchv1.SeatSpec {
+		return &matchv1.SeatSpec{Occupant: &matchv1.SeatSpec_Player{Player: &matchv1.PlayerSeat{PlayerId: p.ID, DisplayName: p.Name}}}
+	}
+	created, err := cn.c.Match.CreateMatch(ctx, &matchv1.CreateMatchRequest{
+		RequestId: "replay-" + rand.Text(), Game: gameProto(g), Variant: variant,
+		First: spec(seats[0]), Second: spec(seats[1]), Layout: layout,
+	}, grpc.PerRPCCredentials(creds))
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("create the replay match: %w", err)}
+	}
+	id := created.GetMatchId()
+	res, err := replaySeats(ctx, cn.c, id, seats, rec.Plies)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	fmt.Fprintf(e.stdout, "match %s: %d of %d plies played\n", id, res.Plies, len(rec.Plies))
+	if res.Final != nil {
+		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
+			fmt.Fprint(e.stdout, view.Render())
+		}
+	}
+	fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, res.Outcome))
+	if int(res.Plies) < len(rec.Plies) {
+		return &exitError{code: 1, err: fmt.Errorf("the game ended after ply %d; the record goes on to ply %d", res.Plies, len(rec.Plies))}
+	}
+	return nil
+}
+
+// replaySeats plays both seats of a replay match from the record. When the
+// record runs out before the game ends, the seat to move returns at once
+// and the other is stopped.
+func replaySeats(ctx context.Context, c *client.Client, id string, seats [2]client.Player, plies []string) (autoplay.Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		res autoplay.Result
+		err error
+	}
+	answers := make(chan answer, 2)
+	var wg sync.WaitGroup
+	for _, p := range seats {
+		wg.Go(func() {
+			res, err := autoplay.Seat(ctx, c, p, id, autoplay.Record(plies))
+			answers <- answer{res, err}
+		})
+	}
+	first := <-answers
+	if first.err != nil {
+		return first.res, first.err
+	}
+	if first.res.Outcome.GetResult() == gamev1.Result_RESULT_ONGOING {
+		cancel() // a refused ply, or the record ended: the other seat would wait for a ply that never comes
+	}
+	wg.Wait()
+	second := <-answers
+	stopped := ctx.Err() != nil // errors after our own cancel say nothing
+	for _, a := range []answer{first, second} {
+		if a.err != nil && !stopped {
+			return a.res, a.err
+		}
+	}
+	if first.err != nil {
+		return second.res, second.err
+	}
+	return first.res, nil
+}

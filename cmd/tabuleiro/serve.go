@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+)
+
+func newServeCommand(e *env) *cobra.Command {
+	var f serverFlags
+	var addr string
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the lobby, match and bot services in one process, on one port",
+		Long: "Run the lobby, match and bot services in this process, all on one gRPC port,\n" +
+			"with the same service code as production. Live state goes to an embedded Redis\n" +
+			"(miniredis, saved to the data directory on exit) unless --redis-url is given;\n" +
+			"results go to a private PostgreSQL run from the local installation, with its\n" +
+			"cluster in the data directory, unless --database-url is given. The token key\n" +
+			"is generated once and kept in the data directory. Stops on Ctrl-C.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.server != "" {
+				return &exitError{code: 2, err: fmt.Errorf("serve runs a server: --server does not apply")}
+			}
+			dir, err := f.dir(e)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			srv, err := local.Start(cmd.Context(), local.Options{
+				Addr: addr, DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
+				Logger: slog.New(slog.NewJSONHandler(e.stderr, nil)),
+			})
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			srv.WriteBanner(e.stdout)
+			if err := srv.Wait(); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
+	return c
+}
