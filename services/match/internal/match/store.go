@@ -8,6 +8,7 @@ import (
 
 // Store keeps matches. The Redis implementation is internal/redisstore.
 type Store interface {
+	Presence
 	// Create stores a new match unless requestID already named one; it
 	// returns the id of the match stored under requestID.
 	Create(ctx context.Context, requestID string, st *State, deadline int64) (string, error)
@@ -37,6 +38,10 @@ type Commit struct {
 	Events      []Event
 	Deadline    int64   // 0: none
 	Record      *Record // set when the match ended: goes to the outbox
+	// Lease, when set, is added with expiry LeaseUntil in the same step
+	// (a join), so a connected seat always has a lease.
+	Lease      *Lease
+	LeaseUntil int64
 }
 
 // Hub delivers the live events of matches to this instance's subscribers.

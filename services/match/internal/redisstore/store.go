@@ -66,18 +66,22 @@ func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "
 // Channel is the Pub/Sub channel of match id.
 func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
 
-func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
-func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
-func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
+func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
+func (s *Store) leasesKey() string            { return s.o.Prefix + "leases" }
+func (s *Store) deadlinesKey() string         { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string            { return s.o.Prefix + "outbox" }
+func (s *Store) requestKey(r string) string   { return s.o.Prefix + "req:" + r }
 
 // MatchKeys returns every key of match id, for tests that check nothing
 // is left behind.
 func (s *Store) MatchKeys(id string) []string {
-	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id)}
+	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id)}
 }
 
 // GlobalKeys returns the keys shared by all matches.
-func (s *Store) GlobalKeys() []string { return []string{s.deadlinesKey(), s.outboxKey()} }
+func (s *Store) GlobalKeys() []string {
+	return []string{s.deadlinesKey(), s.outboxKey(), s.leasesKey()}
+}
 
 var createScript = redis.NewScript(`
 local existing = redis.call('GET', KEYS[1])
@@ -138,7 +142,7 @@ func (s *Store) Load(ctx context.Context, id string) (*match.State, error) {
 	return st, nil
 }
 
-// commitScript: KEYS state, plies, events, deadlines, outbox.
+// commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
 // nevents, (seq, event json)…
@@ -167,6 +171,7 @@ if ARGV[9] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
 end
 for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+if ARGV[i] ~= '' then redis.call('ZADD', KEYS[6], ARGV[i + 1], ARGV[i]) end
 return 1
 `)
 
@@ -204,8 +209,13 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		args = append(args, e.Seq, b)
 	}
+	if c.Lease != nil {
+		args = append(args, c.Lease.String(), c.LeaseUntil)
+	} else {
+		args = append(args, "", 0)
+	}
 	ok, err := commitScript.Run(ctx, s.rdb,
-		[]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey()},
+		[]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()},
 		args...).Int()
 	if err != nil {
 		return fmt.Errorf("commit match %s: %w", id, err)
