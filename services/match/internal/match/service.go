@@ -298,7 +298,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 		err := s.d.Store.Commit(ctx, Commit{
 			PrevVersion: e.st.Version, State: c.st, Plies: c.plies, Events: c.events,
 			Deadline: c.st.NextDeadline(c.now + s.cfg.BotLease.Milliseconds()), Record: rec,
-			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(),
+			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(), At: c.now,
 		})
 		if errors.Is(err, ErrVersionConflict) {
 			e.st, fresh = nil, false

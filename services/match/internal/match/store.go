@@ -25,6 +25,10 @@ type Store interface {
 	// Claim moves the deadline of id to until if it is due at now; it
 	// reports whether this caller won the claim.
 	Claim(ctx context.Context, id string, now, until int64) (bool, error)
+	// Live returns the live-match index's summaries, most recently active
+	// first (only playerID's matches when set), dropping entries of
+	// matches untouched for longer than their keys live (at now).
+	Live(ctx context.Context, playerID string, limit int, now int64) ([]Summary, error)
 	// Reschedule sets id's deadline (0 removes it) if its version is still
 	// version.
 	Reschedule(ctx context.Context, id string, version, deadline int64) error
@@ -42,6 +46,9 @@ type Commit struct {
 	// (a join), so a connected seat always has a lease.
 	Lease      *Lease
 	LeaseUntil int64
+	// At is the commit's time (unix ms): the match's last activity in
+	// the live-match index.
+	At int64
 }
 
 // Hub delivers the live events of matches to this instance's subscribers.

@@ -66,7 +66,29 @@ func NewServer(svc *match.Service, now func() time.Time, drain <-chan struct{}) 
 }
 
 // ServiceOnly lists the RPCs that only a service credential may call.
-func ServiceOnly() []string { return []string{matchv1.MatchService_CreateMatch_FullMethodName} }
+func ServiceOnly() []string {
+	return []string{matchv1.MatchService_CreateMatch_FullMethodName, matchv1.MatchService_ListMatches_FullMethodName}
+}
+
+// ListMatches implements matchv1.MatchServiceServer.
+func (s *Server) ListMatches(ctx context.Context, req *matchv1.ListMatchesRequest) (*matchv1.ListMatchesResponse, error) {
+	if p, ok := auth.FromContext(ctx); ok && !p.IsService() {
+		return nil, status.Error(codes.PermissionDenied, "only a service may list matches")
+	}
+	limit := int(req.GetLimit())
+	if limit == 0 {
+		limit = 100
+	}
+	sums, err := s.svc.ListMatches(ctx, req.GetPlayerId(), limit)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &matchv1.ListMatchesResponse{Matches: make([]*matchv1.MatchSummary, len(sums))}
+	for i := range sums {
+		out.Matches[i] = view.Summary(&sums[i])
+	}
+	return out, nil
+}
 
 func caller(ctx context.Context) string {
 	p, _ := auth.FromContext(ctx)

@@ -343,3 +343,19 @@ func Event(ev match.Event, st *match.State, pos engine.Position, viewer engine.S
 	}
 	return out
 }
+
+// Summary returns the proto summary of a live match.
+func Summary(sum *match.Summary) *matchv1.MatchSummary {
+	out := &matchv1.MatchSummary{
+		MatchId: sum.ID, Game: GameOf(engine.Game(sum.Game)), Variant: sum.Variant, Rated: sum.Rated,
+		PlyCount: int32(sum.Plies), Spectators: int32(sum.Spectators), Status: matchv1.MatchStatus(sum.Status),
+		CreatedAt: ts(sum.CreatedAt), StartedAt: ts(sum.StartedAt),
+	}
+	for i, p := range sum.Seats {
+		out.Seats = append(out.Seats, Participant(engine.Seat(i+1), p))
+	}
+	if sum.Clock != nil {
+		out.TimeControl = &gamev1.TimeControl{BaseMs: sum.Clock.BaseMS, IncrementMs: sum.Clock.IncrementMS}
+	}
+	return out
+}
