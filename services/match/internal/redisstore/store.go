@@ -5,6 +5,18 @@
 // connection. Every write of a match is one Lua script, so a version check,
 // the state, the events, the deadline and the publication happen together
 // or not at all.
+//
+// Redis Cluster: not supported as is. A match's own keys share the hash
+// tag {match-id}, but the create and commit scripts also write keys shared
+// by all matches — the deadlines sorted set, the results outbox, the
+// presence leases, the live-match index (live, live:sum, pl:<player>) and
+// req:<request-id> — so they cross slots. Sharding those keys by a hash tag
+// (N deadline/outbox shards swept by every instance) would not be enough:
+// a script would still touch the match's slot and a shard's slot. Cluster
+// support needs the global writes moved out of the scripts (written after
+// the commit and reconciled by the sweeper from the match's own keys),
+// which this package does not do; run one Redis primary (with replicas or
+// Sentinel for failover).
 package redisstore
 
 import (
