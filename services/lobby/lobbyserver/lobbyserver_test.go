@@ -106,7 +106,6 @@ func TestLobbyOverGRPC(t *testing.T) {
 
 	rdb, prefix := testenv.Redis(t)
 	db := testenv.Postgres(t)
-	testenv.GamesTable(t, db)
 	lob, err := New(ctx, Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
 		Config{RedisPrefix: prefix, Matchmaking: matchmaking.Config{WaveInterval: 5 * time.Millisecond},
