@@ -92,6 +92,9 @@ func playOut(t *testing.T, c *cluster, g engine.Game, id string, choose chooser)
 	for i, p := range players {
 		views[i] = snapshot(p.until("snapshot", func(m any) bool { return snapshot(m) != nil })).GetView()
 	}
+	// The spectator's snapshot comes first, so that every ply reaches it as
+	// an event (a ply played before its snapshot would be in the snapshot).
+	spectator.until("snapshot", func(m any) bool { return snapshot(m) != nil })
 	n := 0
 	for views[0].GetOutcome().GetResult() == gamev1.Result_RESULT_ONGOING {
 		mover := int(views[0].GetToMove()) - 1
