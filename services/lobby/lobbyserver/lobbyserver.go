@@ -21,7 +21,6 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/services/lobby/internal/glicko"
-	"tabuleiro.dev/services/lobby/internal/live"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -79,8 +78,10 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	idx := live.New(d.Redis, cfg.RedisPrefix, 6*time.Hour)
-	matches := live.Recorder{Next: d.Matches, Index: idx, Now: time.Now}
+	matches := d.Matches
+	// The live lists come from the match service (its ListMatches); a
+	// MatchCreator that cannot list (a test double) lists nothing.
+	lister, _ := d.Matches.(rpc.LiveLister)
 	mcfg := cfg.Matchmaking
 	mcfg.Prefix = cfg.RedisPrefix
 	if cfg.BotOfferAfter != 0 {
@@ -92,7 +93,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	store := postgres.New(d.DB, glicko.Default(), nil)
 	s := &Server{
 		rpc: rpc.New(rpc.Deps{
-			Rooms: rooms.New(d.Redis, games.Lookup, matches, rcfg), Matchmaker: mm, Store: store, Live: idx,
+			Rooms: rooms.New(d.Redis, games.Lookup, matches, rcfg), Matchmaker: mm, Store: store, Live: lister,
 			Matches: matches, Issuer: d.Issuer, Verifier: d.Verifier, Lookup: games.Lookup,
 			TokenTTL: cfg.TokenTTL, RefreshGrace: cfg.RefreshGrace,
 		}),

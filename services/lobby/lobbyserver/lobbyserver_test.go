@@ -3,6 +3,7 @@ package lobbyserver
 import (
 	"context"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
@@ -28,11 +30,40 @@ import (
 type fakeMatchService struct {
 	matchv1.UnimplementedMatchServiceServer
 	reqs chan *matchv1.CreateMatchRequest
+
+	mu   sync.Mutex
+	live []*matchv1.MatchSummary
 }
 
 func (f *fakeMatchService) CreateMatch(ctx context.Context, req *matchv1.CreateMatchRequest) (*matchv1.CreateMatchResponse, error) {
 	f.reqs <- req
-	return &matchv1.CreateMatchResponse{MatchId: "m-" + req.GetRequestId()}, nil
+	sum := &matchv1.MatchSummary{MatchId: "m-" + req.GetRequestId(), Game: req.GetGame(), Variant: req.GetVariant(), CreatedAt: timestamppb.Now()}
+	for i, s := range []*matchv1.SeatSpec{req.GetFirst(), req.GetSecond()} {
+		if s != nil {
+			sum.Seats = append(sum.Seats, &gamev1.Participant{Seat: gamev1.Seat(i + 1), PlayerId: s.GetPlayer().GetPlayerId(), BotLevel: s.GetBotLevel()})
+		}
+	}
+	f.mu.Lock()
+	f.live = append(f.live, sum)
+	f.mu.Unlock()
+	return &matchv1.CreateMatchResponse{MatchId: sum.GetMatchId()}, nil
+}
+
+// ListMatches lists every created match (none ends here), service only
+// like the real one.
+func (f *fakeMatchService) ListMatches(ctx context.Context, req *matchv1.ListMatchesRequest) (*matchv1.ListMatchesResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	res := &matchv1.ListMatchesResponse{}
+	for _, m := range f.live {
+		for _, p := range m.GetSeats() {
+			if req.GetPlayerId() == "" || p.GetPlayerId() == req.GetPlayerId() {
+				res.Matches = append(res.Matches, m)
+				break
+			}
+		}
+	}
+	return res, nil
 }
 
 func serve(t *testing.T, iss *auth.Issuer, ver *auth.Verifier, policy auth.Policy, register func(*grpc.Server), creds credentials) *grpc.ClientConn {
@@ -69,13 +100,12 @@ func TestLobbyOverGRPC(t *testing.T) {
 	ver, _ := auth.NewVerifier(key)
 
 	fake := &fakeMatchService{reqs: make(chan *matchv1.CreateMatchRequest, 10)}
-	matchConn := serve(t, iss, ver, auth.Policy{ServiceOnly: []string{matchv1.MatchService_CreateMatch_FullMethodName}},
+	matchConn := serve(t, iss, ver, auth.Policy{ServiceOnly: []string{matchv1.MatchService_CreateMatch_FullMethodName, matchv1.MatchService_ListMatches_FullMethodName}},
 		func(s *grpc.Server) { matchv1.RegisterMatchServiceServer(s, fake) },
 		auth.NewServiceCredentials(iss, "lobby", time.Hour))
 
 	rdb, prefix := testenv.Redis(t)
 	db := testenv.Postgres(t)
-	testenv.GamesTable(t, db)
 	lob, err := New(ctx, Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
 		Config{RedisPrefix: prefix, Matchmaking: matchmaking.Config{WaveInterval: 5 * time.Millisecond},

@@ -43,6 +43,38 @@ func quoridorGreedy(v engine.View, _ *rand.Rand) string {
 	return best
 }
 
+func firstPly(v engine.View, _ *rand.Rand) string { return v.Legal()[0].String() }
+
+// checkCornersBoards checks that every ply event of a Corners game carries
+// the structured board: the last path ends where the ply did, the move
+// number follows the plies (C4), and the pieces never change in number.
+func checkCornersBoards(t *testing.T, streams [3]*stream, plies int) {
+	t.Helper()
+	for si, s := range streams {
+		seen := 0
+		for _, m := range s.all {
+			pp := event(m).GetPlyPlayed()
+			if pp == nil {
+				continue
+			}
+			seen++
+			b := pp.GetView().GetCorners()
+			n := int(pp.GetPly().GetNumber())
+			path := strings.Split(pp.GetPly().GetNotation(), "-")
+			if b == nil || b.GetSize() != 8 || len(b.GetFirst().GetPieces()) != 9 || len(b.GetSecond().GetPieces()) != 9 ||
+				strings.Join(b.GetLastPath(), "-") != strings.Join(path, "-") || b.GetMoveLimit() != 80 || b.GetDeadlineMove() != 40 {
+				t.Fatalf("stream %d ply %d: corners board %v", si, n, b)
+			}
+			if over := pp.GetView().GetOutcome().GetResult() != gamev1.Result_RESULT_ONGOING; !over && int(b.GetMoveNumber()) != n/2+1 {
+				t.Fatalf("stream %d ply %d: move number %d, want %d", si, n, b.GetMoveNumber(), n/2+1)
+			}
+		}
+		if seen != plies {
+			t.Fatalf("stream %d saw %d ply events, want %d", si, seen, plies)
+		}
+	}
+}
+
 func randomPly(v engine.View, r *rand.Rand) string {
 	l := v.Legal()
 	return l[r.IntN(len(l))].String()
@@ -60,6 +92,9 @@ func playOut(t *testing.T, c *cluster, g engine.Game, id string, choose chooser)
 	for i, p := range players {
 		views[i] = snapshot(p.until("snapshot", func(m any) bool { return snapshot(m) != nil })).GetView()
 	}
+	// The spectator's snapshot comes first, so that every ply reaches it as
+	// an event (a ply played before its snapshot would be in the snapshot).
+	spectator.until("snapshot", func(m any) bool { return snapshot(m) != nil })
 	n := 0
 	for views[0].GetOutcome().GetResult() == gamev1.Result_RESULT_ONGOING {
 		mover := int(views[0].GetToMove()) - 1
@@ -92,20 +127,27 @@ func playOut(t *testing.T, c *cluster, g engine.Game, id string, choose chooser)
 func TestWholeGamesThroughTheAPI(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
-		game   gamev1.Game
-		g      engine.Game
-		choose chooser
+		name    string
+		game    gamev1.Game
+		variant string
+		g       engine.Game
+		choose  chooser
 	}{
-		{"quoridor", gamev1.Game_GAME_QUORIDOR, engine.Quoridor, quoridorGreedy},
-		{"banqi", gamev1.Game_GAME_BANQI, engine.Banqi, randomPly},
+		{"quoridor", gamev1.Game_GAME_QUORIDOR, "", engine.Quoridor, quoridorGreedy},
+		{"banqi", gamev1.Game_GAME_BANQI, "", engine.Banqi, randomPly},
+		// Both seats play their first legal ply until the game ends (at
+		// the latest by C6.3's move limit).
+		{"corners", gamev1.Game_GAME_CORNERS, "classic-3x3", engine.Corners, firstPly},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := newCluster(t, 2, match.Config{}, nil)
-			id := c.create(&matchv1.CreateMatchRequest{Game: tt.game, TimeControl: &gamev1.TimeControl{BaseMs: 600_000, IncrementMs: 1000}})
-			_, n := playOut(t, c, tt.g, id, tt.choose)
+			id := c.create(&matchv1.CreateMatchRequest{Game: tt.game, Variant: tt.variant, TimeControl: &gamev1.TimeControl{BaseMs: 600_000, IncrementMs: 1000}})
+			streams, n := playOut(t, c, tt.g, id, tt.choose)
+			if tt.g == engine.Corners {
+				checkCornersBoards(t, streams, n)
+			}
 			var count int
 			testenv.Eventually(t, 10*time.Second, "the game's record", func() bool {
 				err := c.db.QueryRowContext(t.Context(), "SELECT ply_count FROM games WHERE game_id = $1", id).Scan(&count)

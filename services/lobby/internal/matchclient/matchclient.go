@@ -70,3 +70,13 @@ func ClockToProto(tc lobby.TimeControl) *gamev1.TimeControl {
 	}
 	return &gamev1.TimeControl{BaseMs: tc.BaseMS, IncrementMs: tc.IncrementMS}
 }
+
+// ListMatches returns the match service's live matches (all, or those of
+// playerID), at most 500.
+func (c *Client) ListMatches(ctx context.Context, playerID string) ([]*matchv1.MatchSummary, error) {
+	res, err := c.c.ListMatches(ctx, &matchv1.ListMatchesRequest{PlayerId: playerID, Limit: 500})
+	if err != nil {
+		return nil, fmt.Errorf("list matches: %w", err)
+	}
+	return res.GetMatches(), nil
+}

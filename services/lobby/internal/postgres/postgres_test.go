@@ -19,7 +19,6 @@ import (
 func newStore(t *testing.T) (*Store, *pgxpool.Pool) {
 	t.Helper()
 	db := testenv.Postgres(t)
-	testenv.GamesTable(t, db)
 	return New(db, glicko.Default(), nil), db
 }
 

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -8,36 +9,50 @@ import (
 	"tabuleiro.dev/pkg/engine"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
-	"tabuleiro.dev/services/lobby/internal/live"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/postgres"
 )
 
-func liveSummary(m live.Match, viewer string) *lobbyv1.MatchSummary {
+func liveSummary(m *matchv1.MatchSummary, viewer string) *lobbyv1.MatchSummary {
 	out := &lobbyv1.MatchSummary{
-		MatchId: m.ID, Game: matchclient.GameToProto(string(m.Spec.Game)), Variant: m.Spec.Variant, Rated: m.Spec.Rated,
-		TimeControl: matchclient.ClockToProto(m.Spec.Clock), StartedAt: ts(m.StartedAt),
+		MatchId: m.GetMatchId(), Game: m.GetGame(), Variant: m.GetVariant(), Rated: m.GetRated(),
+		TimeControl: m.GetTimeControl(), StartedAt: m.GetStartedAt(), PlyCount: m.GetPlyCount(),
+		Spectators: m.GetSpectators(), Participants: m.GetSeats(),
 		Outcome: &gamev1.Outcome{Result: gamev1.Result_RESULT_ONGOING},
 	}
-	out.Participants = append(out.Participants, participant(engine.First, m.Spec.First))
-	if m.Spec.Second != (lobby.Participant{}) {
-		out.Participants = append(out.Participants, participant(engine.Second, m.Spec.Second))
+	if out.StartedAt == nil {
+		out.StartedAt = m.GetCreatedAt()
 	}
-	switch viewer {
-	case "":
-	case m.Spec.First.PlayerID:
-		out.YourSeat = gamev1.Seat_SEAT_FIRST
-	case m.Spec.Second.PlayerID:
-		out.YourSeat = gamev1.Seat_SEAT_SECOND
+	for _, p := range m.GetSeats() {
+		if viewer != "" && p.GetPlayerId() == viewer {
+			out.YourSeat = p.GetSeat()
+		}
 	}
 	return out
 }
 
-// ListLiveMatches lists the matches in progress that the lobby created
-// (the match service has no listing of its own), highest rated or newest
-// first: spectator counts are not known to the lobby, so "most watched"
-// orders by start time.
+func (s *Server) liveMatches(ctx context.Context, playerID string) ([]*matchv1.MatchSummary, error) {
+	if s.d.Live == nil {
+		return nil, nil
+	}
+	return s.d.Live.ListMatches(ctx, playerID)
+}
+
+// meanRating is the mean rating of a match's seats, unrated seats
+// counting as 0 (lobby.v1 LIVE_MATCH_ORDER_HIGHEST_RATED).
+func meanRating(m *matchv1.MatchSummary) float64 {
+	var sum float64
+	for _, p := range m.GetSeats() {
+		sum += float64(p.GetRating())
+	}
+	return sum / 2
+}
+
+// ListLiveMatches lists the match service's live matches (ListMatches):
+// most watched first, ties by highest mean rating — or highest rated
+// first, ties by spectators — then newest first.
 func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatchesRequest) (*lobbyv1.ListLiveMatchesResponse, error) {
 	g, err := gameFromProto(req.GetGame(), false)
 	if err != nil {
@@ -59,25 +74,29 @@ func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatch
 			return nil, toStatus(lobby.Invalid("page_token", "malformed"))
 		}
 	}
-	ms, err := s.d.Live.List(ctx, "", s.d.Store.Finished)
+	ms, err := s.liveMatches(ctx, "")
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	ms = slices.DeleteFunc(ms, func(m live.Match) bool {
-		return (g != "" && m.Spec.Game != g) || (req.GetVariant() != "" && m.Spec.Variant != req.GetVariant())
+	want := matchclient.GameToProto(string(g))
+	ms = slices.DeleteFunc(ms, func(m *matchv1.MatchSummary) bool {
+		return (g != "" && m.GetGame() != want) || (req.GetVariant() != "" && m.GetVariant() != req.GetVariant())
 	})
-	if req.GetOrder() == lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_HIGHEST_RATED {
-		slices.SortStableFunc(ms, func(a, b live.Match) int {
-			ra, rb := a.Spec.First.Rating+a.Spec.Second.Rating, b.Spec.First.Rating+b.Spec.Second.Rating
-			switch {
-			case ra > rb:
-				return -1
-			case ra < rb:
-				return 1
-			}
-			return 0
-		})
-	}
+	byRating := req.GetOrder() == lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_HIGHEST_RATED
+	slices.SortStableFunc(ms, func(a, b *matchv1.MatchSummary) int {
+		watched := cmp.Compare(b.GetSpectators(), a.GetSpectators())
+		rated := cmp.Compare(meanRating(b), meanRating(a))
+		if byRating {
+			watched, rated = rated, watched
+		}
+		if watched != 0 {
+			return watched
+		}
+		if rated != 0 {
+			return rated
+		}
+		return b.GetCreatedAt().AsTime().Compare(a.GetCreatedAt().AsTime())
+	})
 	res := &lobbyv1.ListLiveMatchesResponse{}
 	for i := offset; i < len(ms) && i < offset+size; i++ {
 		res.Matches = append(res.Matches, liveSummary(ms[i], ""))
@@ -88,16 +107,20 @@ func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatch
 	return res, nil
 }
 
-// ListActiveMatches lists the caller's unfinished matches, newest first.
+// ListActiveMatches lists the caller's unfinished matches (the match
+// service's ListMatches for the player), newest first.
 func (s *Server) ListActiveMatches(ctx context.Context, _ *lobbyv1.ListActiveMatchesRequest) (*lobbyv1.ListActiveMatchesResponse, error) {
 	p, err := caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	ms, err := s.d.Live.List(ctx, p.ID, s.d.Store.Finished)
+	ms, err := s.liveMatches(ctx, p.ID)
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	slices.SortStableFunc(ms, func(a, b *matchv1.MatchSummary) int {
+		return b.GetCreatedAt().AsTime().Compare(a.GetCreatedAt().AsTime())
+	})
 	res := &lobbyv1.ListActiveMatchesResponse{}
 	for _, m := range ms {
 		res.Matches = append(res.Matches, liveSummary(m, p.ID))

@@ -14,8 +14,8 @@ import (
 	"tabuleiro.dev/pkg/engine/games"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
-	"tabuleiro.dev/services/lobby/internal/live"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -25,11 +25,13 @@ import (
 
 // Deps are what the server serves from.
 type Deps struct {
-	Rooms        *rooms.Store
-	Matchmaker   *matchmaking.Matchmaker
-	Store        *postgres.Store
-	Live         *live.Index
-	Matches      lobby.MatchCreator // records into Live
+	Rooms      *rooms.Store
+	Matchmaker *matchmaking.Matchmaker
+	Store      *postgres.Store
+	// Live lists live matches: the match service's ListMatches (ply
+	// counts and spectators included). Nil lists none.
+	Live         LiveLister
+	Matches      lobby.MatchCreator
 	Issuer       *auth.Issuer
 	Verifier     *auth.Verifier
 	Lookup       lobby.VariantLookup
@@ -37,6 +39,12 @@ type Deps struct {
 	RefreshGrace time.Duration // default 7 days
 	// RoomPoll is how often WatchRoom re-reads its room, default 250 ms.
 	RoomPoll time.Duration
+}
+
+// LiveLister lists the match service's live matches, all of them
+// (playerID "") or one player's.
+type LiveLister interface {
+	ListMatches(ctx context.Context, playerID string) ([]*matchv1.MatchSummary, error)
 }
 
 // Server implements lobbyv1.LobbyServiceServer.

@@ -120,25 +120,3 @@ func Variants(game engine.Game, variant string) (engine.Variant, error) {
 }
 
 var _ lobby.VariantLookup = Variants
-
-// gamesFixture is the match service's games table (its migration 0100) for
-// as long as that migration is not on this branch; once it is, the table
-// exists and this is a no-op.
-const gamesFixture = `CREATE TABLE IF NOT EXISTS games (
-    game_id TEXT PRIMARY KEY, game TEXT NOT NULL, variant TEXT NOT NULL, rated BOOLEAN NOT NULL,
-    first_player_id TEXT, first_display_name TEXT NOT NULL, first_bot_level INTEGER,
-    second_player_id TEXT, second_display_name TEXT, second_bot_level INTEGER,
-    base_ms BIGINT, increment_ms BIGINT, plies TEXT NOT NULL, ply_clock_ms TEXT NOT NULL,
-    ply_think_ms TEXT NOT NULL, ply_count INTEGER NOT NULL, result TEXT NOT NULL, winner TEXT,
-    reason TEXT NOT NULL, started_at TIMESTAMPTZ NOT NULL, ended_at TIMESTAMPTZ NOT NULL,
-    layout TEXT, seed TEXT, recorded_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-    rating_processed_at TIMESTAMPTZ)`
-
-// GamesTable creates the match service's games table in the test schema
-// if its migration (0100) has not created it.
-func GamesTable(t testing.TB, db *pgxpool.Pool) {
-	t.Helper()
-	if _, err := db.Exec(t.Context(), gamesFixture); err != nil {
-		t.Fatalf("games fixture: %v", err)
-	}
-}

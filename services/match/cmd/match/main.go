@@ -86,7 +86,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, matchserver.Config{
 		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
-		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval},
+		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
+			LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

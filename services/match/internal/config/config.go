@@ -22,6 +22,7 @@ type Config struct {
 	ReconnectWindow time.Duration // MATCH_RECONNECT_WINDOW, default 60s
 	FirstPlyTimeout time.Duration // MATCH_FIRST_PLY_TIMEOUT, default 30s
 	SweepInterval   time.Duration // MATCH_SWEEP_INTERVAL, default 25ms
+	PresenceTTL     time.Duration // MATCH_PRESENCE_TTL, default 10s: a seat whose instance stops renewing its lease this long is disconnected
 	ShutdownTimeout time.Duration // MATCH_SHUTDOWN_TIMEOUT, default 10s
 	LogLevel        slog.Level    // MATCH_LOG_LEVEL, default info
 }
@@ -40,6 +41,7 @@ func Load(getenv func(string) string) (Config, error) {
 		ReconnectWindow: env.Duration("RECONNECT_WINDOW", 60*time.Second),
 		FirstPlyTimeout: env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
 		SweepInterval:   env.Duration("SWEEP_INTERVAL", 25*time.Millisecond),
+		PresenceTTL:     env.Duration("PRESENCE_TTL", 10*time.Second),
 		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
 	}
@@ -49,6 +51,9 @@ func Load(getenv func(string) string) (Config, error) {
 	})
 	if cfg.SweepInterval > 50*time.Millisecond {
 		env.Errorf("SWEEP_INTERVAL", "must be at most 50ms so a flag falls within 100ms")
+	}
+	if cfg.PresenceTTL < 3*time.Second {
+		env.Errorf("PRESENCE_TTL", "must be at least 3s (leases are renewed every third of it)")
 	}
 	return cfg, env.Err()
 }

@@ -24,6 +24,11 @@ type Config struct {
 	BotBudget       time.Duration // default 500ms
 	ResyncInterval  time.Duration // default 2s: a Feed re-reads the stream this often when idle
 	MaxAttempts     int           // default 8: optimistic retries of one action
+	// LeaseTTL is how long a connected seat (or spectator) counts without
+	// its instance renewing it (default 10s); LeaseRenew is how often an
+	// instance renews what it holds (default 3s).
+	LeaseTTL   time.Duration
+	LeaseRenew time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -40,6 +45,8 @@ func (c Config) withDefaults() Config {
 	def(&c.BotCallTimeout, 3*time.Second)
 	def(&c.BotBudget, 500*time.Millisecond)
 	def(&c.ResyncInterval, 2*time.Second)
+	def(&c.LeaseTTL, 10*time.Second)
+	def(&c.LeaseRenew, 3*time.Second)
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 8
 	}
@@ -66,11 +73,14 @@ type Service struct {
 	d   Deps
 	cfg Config
 
-	mu      sync.Mutex
-	cache   map[string]*entry
-	bots    map[string]bool // "id/ply" of bot turns being asked here
-	runCtx  context.Context //nolint:containedctx // the Run loop's context, for bot tasks it owns
-	running sync.WaitGroup
+	mu    sync.Mutex
+	cache map[string]*entry
+	bots  map[string]bool // "id/ply" of bot turns being asked here
+	// held and watchers are the presence leases this instance renews.
+	held     map[Lease]struct{}
+	watchers map[Watcher]struct{}
+	runCtx   context.Context //nolint:containedctx // the Run loop's context, for bot tasks it owns
+	running  sync.WaitGroup
 }
 
 type entry struct {
@@ -87,7 +97,8 @@ func NewService(d Deps, cfg Config) *Service {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{}}
+	return &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
+		held: map[Lease]struct{}{}, watchers: map[Watcher]struct{}{}}
 }
 
 // Config returns the effective configuration.
@@ -287,6 +298,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 		err := s.d.Store.Commit(ctx, Commit{
 			PrevVersion: e.st.Version, State: c.st, Plies: c.plies, Events: c.events,
 			Deadline: c.st.NextDeadline(c.now + s.cfg.BotLease.Milliseconds()), Record: rec,
+			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(), At: c.now,
 		})
 		if errors.Is(err, ErrVersionConflict) {
 			e.st, fresh = nil, false
@@ -358,10 +370,11 @@ func (s *Service) AnswerDraw(ctx context.Context, id string, seat engine.Seat, a
 	})
 }
 
-// Join connects seat's new stream and returns its epoch.
+// Join connects seat's new stream and returns its epoch. The stream's
+// lease is stored with the join and renewed by this instance until Leave.
 func (s *Service) Join(ctx context.Context, id string, seat engine.Seat) (int64, error) {
 	var epoch int64
-	_, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
 		c, ep, err := join(st, pos, seat, now)
 		epoch = ep
 		if c == nil && err == nil {
@@ -369,12 +382,21 @@ func (s *Service) Join(ctx context.Context, id string, seat engine.Seat) (int64,
 		}
 		return c, err
 	})
+	if c != nil && c.lease != nil {
+		s.hold(*c.lease)
+	}
 	return epoch, err
 }
 
 // Leave disconnects seat's stream of epoch: its reconnection window
-// starts.
+// starts, and this instance stops renewing the stream's lease.
 func (s *Service) Leave(ctx context.Context, id string, seat engine.Seat, epoch int64) error {
+	err := s.leave(ctx, id, seat, epoch)
+	s.release(context.WithoutCancel(ctx), Lease{MatchID: id, Seat: seat, Epoch: epoch})
+	return err
+}
+
+func (s *Service) leave(ctx context.Context, id string, seat engine.Seat, epoch int64) error {
 	_, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
 		return leave(st, pos, seat, epoch, now, s.cfg.ReconnectWindow.Milliseconds()), nil
 	})
@@ -398,12 +420,16 @@ func (s *Service) Run(ctx context.Context) error {
 	}()
 	t := time.NewTicker(s.cfg.SweepInterval)
 	defer t.Stop()
+	renew := time.NewTicker(s.cfg.LeaseRenew)
+	defer renew.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 			s.Sweep(ctx)
+		case <-renew.C:
+			s.Renew(ctx)
 		}
 	}
 }
@@ -428,6 +454,7 @@ func (s *Service) Sweep(ctx context.Context) {
 			s.d.Logger.WarnContext(ctx, "fire deadline", "match_id", id, "err", err)
 		}
 	}
+	s.sweepLeases(ctx, now)
 }
 
 func (s *Service) fire(ctx context.Context, id string) error {

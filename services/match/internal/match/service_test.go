@@ -249,3 +249,89 @@ func TestCreateIsIdempotent(t *testing.T) {
 		t.Fatalf("retry gave %s (commitment %q), want %s with a dealt layout", b.ID, b.Commitment, a.ID)
 	}
 }
+
+// TestPresenceLeases: a seat connected through an instance that dies
+// (stops renewing without any cleanup, as under kill -9) does not stay
+// connected: its lease lapses, another instance starts the reconnection
+// window, and the game ends by abandonment unless the player rejoins.
+func TestPresenceLeases(t *testing.T) {
+	t.Parallel()
+	const ttl, renew, window = 10 * time.Second, 3 * time.Second, 5 * time.Second
+	tests := []struct {
+		name string
+		// alive: the first instance keeps renewing (it did not die).
+		alive bool
+		// rejoinAt: when (after the join) the player rejoins on the other
+		// instance; 0 never.
+		rejoinAt time.Duration
+		want     engine.Outcome
+	}{
+		{"instance dies, nobody rejoins", false, 0, engine.WinFor(engine.Second, engine.ReasonAbandonment)},
+		{"instance dies, player rejoins elsewhere after the lapse", false, 12 * time.Second, engine.Outcome{}},
+		{"instance dies, player rejoins elsewhere before the lapse", false, 3 * time.Second, engine.Outcome{}},
+		{"instance lives and renews", true, 0, engine.Outcome{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 2, redisstore.Options{}, match.Config{LeaseTTL: ttl, LeaseRenew: renew, ReconnectWindow: window})
+			dead, other := e.svcs[0], e.svcs[1]
+			ctx := t.Context()
+			st := e.create(dead, nil)
+			e.play(dead, st.ID)
+			if _, err := dead.Join(ctx, st.ID, engine.First); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.Join(ctx, st.ID, engine.Second); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				elapsed       time.Duration
+				sawDisconnect bool
+			)
+			for elapsed < ttl+window+2*time.Second {
+				e.clock.Advance(time.Second)
+				elapsed += time.Second
+				if tt.rejoinAt != 0 && elapsed == tt.rejoinAt {
+					if _, err := other.Join(ctx, st.ID, engine.First); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if elapsed%renew == 0 {
+					other.Renew(ctx)
+					if tt.alive {
+						dead.Renew(ctx)
+					}
+				}
+				other.Sweep(ctx)
+				got, _, err := other.Get(ctx, st.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Seats[0].Conn == match.Disconnected {
+					sawDisconnect = true
+					if elapsed < ttl {
+						t.Fatalf("disconnected after %v, before the lease's %v", elapsed, ttl)
+					}
+				}
+				if got.Status == match.StatusFinished {
+					break
+				}
+			}
+			got, _, err := other.Get(ctx, st.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Outcome != tt.want {
+				t.Fatalf("outcome %v, want %v", got.Outcome, tt.want)
+			}
+			wantDisconnect := !tt.alive && tt.rejoinAt != 3*time.Second
+			if sawDisconnect != wantDisconnect {
+				t.Fatalf("saw a disconnection: %v, want %v", sawDisconnect, wantDisconnect)
+			}
+			if tt.want == (engine.Outcome{}) && (got.Seats[0].Conn != match.Connected || got.Seats[1].Conn != match.Connected) {
+				t.Fatalf("seats %v/%v, want both connected", got.Seats[0].Conn, got.Seats[1].Conn)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 // Store keeps matches. The Redis implementation is internal/redisstore.
 type Store interface {
+	Presence
 	// Create stores a new match unless requestID already named one; it
 	// returns the id of the match stored under requestID.
 	Create(ctx context.Context, requestID string, st *State, deadline int64) (string, error)
@@ -24,6 +25,10 @@ type Store interface {
 	// Claim moves the deadline of id to until if it is due at now; it
 	// reports whether this caller won the claim.
 	Claim(ctx context.Context, id string, now, until int64) (bool, error)
+	// Live returns the live-match index's summaries, most recently active
+	// first (only playerID's matches when set), dropping entries of
+	// matches untouched for longer than their keys live (at now).
+	Live(ctx context.Context, playerID string, limit int, now int64) ([]Summary, error)
 	// Reschedule sets id's deadline (0 removes it) if its version is still
 	// version.
 	Reschedule(ctx context.Context, id string, version, deadline int64) error
@@ -37,6 +42,13 @@ type Commit struct {
 	Events      []Event
 	Deadline    int64   // 0: none
 	Record      *Record // set when the match ended: goes to the outbox
+	// Lease, when set, is added with expiry LeaseUntil in the same step
+	// (a join), so a connected seat always has a lease.
+	Lease      *Lease
+	LeaseUntil int64
+	// At is the commit's time (unix ms): the match's last activity in
+	// the live-match index.
+	At int64
 }
 
 // Hub delivers the live events of matches to this instance's subscribers.

@@ -15,6 +15,7 @@ type change struct {
 	plies  []PlyRecord
 	events []Event
 	now    int64
+	lease  *Lease // a join's new lease
 }
 
 func newChange(st *State, pos engine.Position, now int64) *change {
@@ -180,6 +181,7 @@ func join(st *State, pos engine.Position, seat engine.Seat, now int64) (*change,
 	s.ReconnectDeadline = 0
 	s.Epoch++
 	c.emit(Event{Kind: EventReconnected, Seat: seat, Epoch: s.Epoch})
+	c.lease = &Lease{MatchID: st.ID, Seat: seat, Epoch: s.Epoch}
 	return c, s.Epoch, nil
 }
 

@@ -5,6 +5,18 @@
 // connection. Every write of a match is one Lua script, so a version check,
 // the state, the events, the deadline and the publication happen together
 // or not at all.
+//
+// Redis Cluster: not supported as is. A match's own keys share the hash
+// tag {match-id}, but the create and commit scripts also write keys shared
+// by all matches — the deadlines sorted set, the results outbox, the
+// presence leases, the live-match index (live, live:sum, pl:<player>) and
+// req:<request-id> — so they cross slots. Sharding those keys by a hash tag
+// (N deadline/outbox shards swept by every instance) would not be enough:
+// a script would still touch the match's slot and a shard's slot. Cluster
+// support needs the global writes moved out of the scripts (written after
+// the commit and reconciled by the sweeper from the match's own keys),
+// which this package does not do; run one Redis primary (with replicas or
+// Sentinel for failover).
 package redisstore
 
 import (
@@ -66,26 +78,66 @@ func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "
 // Channel is the Pub/Sub channel of match id.
 func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
 
-func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
-func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
-func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
+func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
+func (s *Store) leasesKey() string            { return s.o.Prefix + "leases" }
+func (s *Store) deadlinesKey() string         { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string            { return s.o.Prefix + "outbox" }
+func (s *Store) requestKey(r string) string   { return s.o.Prefix + "req:" + r }
+
+// The live-match index: ids by last activity, their summaries, and each
+// player's live matches by last activity.
+func (s *Store) liveKey() string           { return s.o.Prefix + "live" }
+func (s *Store) liveSumKey() string        { return s.o.Prefix + "live:sum" }
+func (s *Store) playerKey(p string) string { return s.o.Prefix + "pl:" + p }
+func (s *Store) indexKeys(st *match.State) []string {
+	keys := []string{s.liveKey(), s.liveSumKey()}
+	for _, p := range st.PlayerIDs() {
+		keys = append(keys, s.playerKey(p))
+	}
+	return keys
+}
+
+// indexLua maintains the live-match index inside the create and commit
+// scripts: KEYS from k are live, live:sum and the player keys; summary is
+// the json summary (” once finished), at the activity time.
+const indexLua = `
+local function index(k, summary, at, id)
+  if summary == '' then
+    redis.call('ZREM', KEYS[k], id)
+    redis.call('HDEL', KEYS[k + 1], id)
+    for j = k + 2, #KEYS do redis.call('ZREM', KEYS[j], id) end
+  else
+    redis.call('ZADD', KEYS[k], at, id)
+    redis.call('HSET', KEYS[k + 1], id, summary)
+    for j = k + 2, #KEYS do redis.call('ZADD', KEYS[j], at, id) end
+  end
+end
+`
 
 // MatchKeys returns every key of match id, for tests that check nothing
 // is left behind.
 func (s *Store) MatchKeys(id string) []string {
-	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id)}
+	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id)}
 }
 
-// GlobalKeys returns the keys shared by all matches.
-func (s *Store) GlobalKeys() []string { return []string{s.deadlinesKey(), s.outboxKey()} }
+// GlobalKeys returns the keys shared by all matches, and those of the
+// given players.
+func (s *Store) GlobalKeys(players ...string) []string {
+	keys := []string{s.deadlinesKey(), s.outboxKey(), s.leasesKey(), s.liveKey(), s.liveSumKey()}
+	for _, p := range players {
+		keys = append(keys, s.playerKey(p))
+	}
+	return keys
+}
 
-var createScript = redis.NewScript(`
+var createScript = redis.NewScript(indexLua + `
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
 redis.call('HSET', KEYS[2], 'v', '1', 's', ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 if ARGV[3] ~= '0' then redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1]) end
+index(4, ARGV[5], ARGV[6], ARGV[1])
 return ARGV[1]
 `)
 
@@ -95,9 +147,13 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 	if err != nil {
 		return "", err
 	}
+	sum, err := json.Marshal(match.SummaryOf(st))
+	if err != nil {
+		return "", err
+	}
 	id, err := createScript.Run(ctx, s.rdb,
-		[]string{s.requestKey(requestID), s.stateKey(st.ID), s.deadlinesKey()},
-		st.ID, b, deadline, s.o.LiveTTL.Milliseconds()).Text()
+		append([]string{s.requestKey(requestID), s.stateKey(st.ID), s.deadlinesKey()}, s.indexKeys(st)...),
+		st.ID, b, deadline, s.o.LiveTTL.Milliseconds(), sum, st.CreatedAt).Text()
 	if err != nil {
 		return "", fmt.Errorf("create match: %w", err)
 	}
@@ -138,11 +194,11 @@ func (s *Store) Load(ctx context.Context, id string) (*match.State, error) {
 	return st, nil
 }
 
-// commitScript: KEYS state, plies, events, deadlines, outbox.
+// commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
 // nevents, (seq, event json)…
-var commitScript = redis.NewScript(`
+var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
 if v ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
@@ -167,6 +223,8 @@ if ARGV[9] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
 end
 for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+if ARGV[i] ~= '' then redis.call('ZADD', KEYS[6], ARGV[i + 1], ARGV[i]) end
+index(7, ARGV[i + 2], ARGV[i + 3], ARGV[5])
 return 1
 `)
 
@@ -204,8 +262,22 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		args = append(args, e.Seq, b)
 	}
+	if c.Lease != nil {
+		args = append(args, c.Lease.String(), c.LeaseUntil)
+	} else {
+		args = append(args, "", 0)
+	}
+	sum := ""
+	if c.State.Status != match.StatusFinished {
+		b, err := json.Marshal(match.SummaryOf(c.State))
+		if err != nil {
+			return err
+		}
+		sum = string(b)
+	}
+	args = append(args, sum, c.At)
 	ok, err := commitScript.Run(ctx, s.rdb,
-		[]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey()},
+		append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...),
 		args...).Int()
 	if err != nil {
 		return fmt.Errorf("commit match %s: %w", id, err)
@@ -273,4 +345,53 @@ return 1
 // Reschedule implements match.Store.
 func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int64) error {
 	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey()}, id, version, deadline).Err()
+}
+
+// Live implements match.Store.
+func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64) ([]match.Summary, error) {
+	key := s.liveKey()
+	if playerID != "" {
+		key = s.playerKey(playerID)
+	}
+	stale := strconv.FormatInt(now-s.o.LiveTTL.Milliseconds(), 10)
+	if old, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, Start: "-inf", Stop: stale, ByScore: true, Count: 100}).Result(); err == nil && len(old) > 0 {
+		// Matches untouched longer than their keys live are gone.
+		s.rdb.ZRem(ctx, key, toAny(old)...)
+		if playerID == "" {
+			s.rdb.HDel(ctx, s.liveSumKey(), old...)
+		}
+	}
+	ids, err := s.rdb.ZRevRangeByScore(ctx, key, &redis.ZRangeBy{Min: "(" + stale, Max: "+inf", Count: int64(limit)}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("live matches: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	raw, err := s.rdb.HMGet(ctx, s.liveSumKey(), ids...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("live matches: %w", err)
+	}
+	out := make([]match.Summary, 0, len(ids))
+	for i, r := range raw {
+		b, ok := r.(string)
+		if !ok {
+			s.rdb.ZRem(ctx, key, ids[i]) // ended
+			continue
+		}
+		var sum match.Summary
+		if err := json.Unmarshal([]byte(b), &sum); err != nil {
+			return nil, fmt.Errorf("live match %s: %w", ids[i], err)
+		}
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

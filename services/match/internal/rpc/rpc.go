@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -65,7 +66,29 @@ func NewServer(svc *match.Service, now func() time.Time, drain <-chan struct{}) 
 }
 
 // ServiceOnly lists the RPCs that only a service credential may call.
-func ServiceOnly() []string { return []string{matchv1.MatchService_CreateMatch_FullMethodName} }
+func ServiceOnly() []string {
+	return []string{matchv1.MatchService_CreateMatch_FullMethodName, matchv1.MatchService_ListMatches_FullMethodName}
+}
+
+// ListMatches implements matchv1.MatchServiceServer.
+func (s *Server) ListMatches(ctx context.Context, req *matchv1.ListMatchesRequest) (*matchv1.ListMatchesResponse, error) {
+	if p, ok := auth.FromContext(ctx); ok && !p.IsService() {
+		return nil, status.Error(codes.PermissionDenied, "only a service may list matches")
+	}
+	limit := int(req.GetLimit())
+	if limit == 0 {
+		limit = 100
+	}
+	sums, err := s.svc.ListMatches(ctx, req.GetPlayerId(), limit)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &matchv1.ListMatchesResponse{Matches: make([]*matchv1.MatchSummary, len(sums))}
+	for i := range sums {
+		out.Matches[i] = view.Summary(&sums[i])
+	}
+	return out, nil
+}
 
 func caller(ctx context.Context) string {
 	p, _ := auth.FromContext(ctx)
@@ -123,11 +146,23 @@ func (s *Server) follow(ctx context.Context, id string, after int64, viewer engi
 		return toStatus(err)
 	}
 	defer f.Close()
-	return s.stream(ctx, f, st, replay, viewer, epoch, send)
+	return s.stream(ctx, f, st, replay, viewer, epoch, nil, send)
 }
 
+// withSpectators sets m's spectator count (best effort: 0 if unknown).
+func (s *Server) withSpectators(ctx context.Context, m *matchv1.Match) *matchv1.Match {
+	if n, err := s.svc.Spectators(ctx, m.GetMatchId()); err == nil {
+		m.Spectators = int32(n[0])
+	}
+	return m
+}
+
+// stream sends f's events to viewer. For a player's stream, epoch is
+// the stream's epoch and rejoin joins again: a Disconnected event of the
+// stream's own epoch while it is still open means its lease lapsed (this
+// instance renewed it too late), and the seat comes back at once.
 func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, replay bool, viewer engine.Seat, epoch func() int64,
-	send func(snapshot *matchv1.Match, ev *matchv1.MatchEvent) error,
+	rejoin func(context.Context) error, send func(snapshot *matchv1.Match, ev *matchv1.MatchEvent) error,
 ) error {
 	p := &positions{svc: s.svc, st: st}
 	snapshot := func(st *match.State) error {
@@ -136,7 +171,7 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 			return toStatus(err)
 		}
 		p.st, p.pos = st, pos
-		return send(view.Match(st, pos, viewer, s.now().UnixMilli()), nil)
+		return send(s.withSpectators(ctx, view.Match(st, pos, viewer, s.now().UnixMilli())), nil)
 	}
 	if !replay {
 		if err := snapshot(st); err != nil {
@@ -175,6 +210,11 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 		if ev.Kind == match.EventReconnected && viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch > epoch() {
 			return status.Error(codes.Aborted, "the seat joined again on another stream")
 		}
+		if ev.Kind == match.EventDisconnected && viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch == epoch() && rejoin != nil {
+			if err := rejoin(ctx); err != nil {
+				return toStatus(err)
+			}
+		}
 	}
 }
 
@@ -200,11 +240,20 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	if seat == engine.NoSeat {
 		return status.Error(codes.PermissionDenied, "you hold no seat in this match; spectators use Watch")
 	}
-	ep, err := s.svc.Join(ctx, id, seat)
+	var ep atomic.Int64
+	joined, err := s.svc.Join(ctx, id, seat)
 	if err != nil {
 		return toStatus(err)
 	}
-	defer func() { _ = s.svc.Leave(context.WithoutCancel(ctx), id, seat, ep) }()
+	ep.Store(joined)
+	defer func() { _ = s.svc.Leave(context.WithoutCancel(ctx), id, seat, ep.Load()) }()
+	rejoin := func(ctx context.Context) error {
+		n, err := s.svc.Join(ctx, id, seat)
+		if err == nil {
+			ep.Store(n)
+		}
+		return err
+	}
 
 	var mu sync.Mutex
 	send := func(r *matchv1.PlayResponse) error {
@@ -218,7 +267,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	go func() { recvErr <- s.actions(ctx, stream, id, seat, send) }()
 	followErr := make(chan error, 1)
 	go func() {
-		followErr <- s.stream(ctx, f, st, replay, seat, func() int64 { return ep },
+		followErr <- s.stream(ctx, f, st, replay, seat, ep.Load, rejoin,
 			func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
 				if m != nil {
 					return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
@@ -342,6 +391,11 @@ func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingSer
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
+	release, err := s.svc.Watch(ctx, req.GetMatchId())
+	if err != nil {
+		return toStatus(err)
+	}
+	defer release()
 	done := make(chan error, 1)
 	go func() {
 		done <- s.follow(ctx, req.GetMatchId(), req.GetLastSeq(), engine.NoSeat, nil,
@@ -372,7 +426,7 @@ func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*m
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &matchv1.GetMatchResponse{Match: view.Match(st, pos, st.SeatOf(caller(ctx)), s.now().UnixMilli())}, nil
+	return &matchv1.GetMatchResponse{Match: s.withSpectators(ctx, view.Match(st, pos, st.SeatOf(caller(ctx)), s.now().UnixMilli()))}, nil
 }
 
 // ListLegalPlies implements matchv1.MatchServiceServer.

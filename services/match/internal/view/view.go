@@ -12,6 +12,7 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/corners"
 	"tabuleiro.dev/pkg/engine/quoridor"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -125,6 +126,8 @@ func GameViewOf(st *match.State, v engine.View, viewer engine.Seat) *gamev1.Game
 		revealed = BanqiPiece(bv.LastRevealed())
 	case quoridor.Position:
 		gv.Board = &gamev1.GameView_Quoridor{Quoridor: quoridorBoard(bv, st)}
+	case corners.Position:
+		gv.Board = &gamev1.GameView_Corners{Corners: cornersBoard(bv)}
 	}
 	if n := v.Plies(); n > 0 && n <= len(st.Plies) {
 		gv.LastPly = Ply(&st.Plies[n-1], revealed)
@@ -189,6 +192,81 @@ func quoridorBoard(p quoridor.Position, st *match.State) *gamev1.QuoridorBoard {
 	return b
 }
 
+// cornersDiagonal lists the variants whose steps and jumps may go
+// diagonally, which are also those that allow blocking (RULES.md C2). The
+// engine does not export these two facts, so they are read off C2 here.
+var cornersDiagonal = map[string]bool{"diagonal-3x3": true, "diagonal-3x4": true, "halma-16x16": true}
+
+func squares(qs []corners.Square) []string {
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.String()
+	}
+	return out
+}
+
+func cornersSide(p corners.Position, s engine.Seat) *gamev1.CornersSide {
+	side := &gamev1.CornersSide{Pieces: squares(p.Pieces(s)), Home: squares(p.Home(s)), Target: squares(p.Home(s.Other()))}
+	home, target := map[corners.Square]bool{}, map[corners.Square]bool{}
+	for _, q := range p.Home(s) {
+		home[q] = true
+	}
+	for _, q := range p.Home(s.Other()) {
+		target[q] = true
+	}
+	for _, q := range p.Pieces(s) {
+		if home[q] {
+			side.PiecesAtHome++
+		}
+		if target[q] {
+			side.PiecesInTarget++
+		}
+	}
+	return side
+}
+
+// cornersBoard returns the structured board of a Corners position (C1–C6).
+func cornersBoard(p corners.Position) *gamev1.CornersBoard {
+	diagonal := cornersDiagonal[p.Variant().ID]
+	b := &gamev1.CornersBoard{
+		Size: int32(p.Board().Size()), First: cornersSide(p, engine.First), Second: cornersSide(p, engine.Second),
+		Diagonal: diagonal, BlockingAllowed: diagonal,
+		MoveNumber: int32(p.MoveNumber()), DeadlineMove: int32(p.Deadline()), MoveLimit: int32(p.MoveLimit()),
+	}
+	if m, ok := p.LastPly(); ok {
+		b.LastPath = squares(m.Path())
+	}
+	return b
+}
+
+// banqiReveals returns, for each of st's plies, the piece it revealed
+// (unspecified for a ply that revealed nothing), replaying the game from
+// its layout. A reveal is public from the moment it is played, so this
+// never shows a piece still face down. Nil unless st is Banqi.
+func banqiReveals(st *match.State) []gamev1.BanqiPiece {
+	if st.Game != engine.Banqi || len(st.Plies) == 0 {
+		return nil
+	}
+	pos, err := banqi.New(st.Variant, st.Layout)
+	if err != nil {
+		return nil
+	}
+	out := make([]gamev1.BanqiPiece, len(st.Plies))
+	for i, p := range st.Plies {
+		ply, err := pos.ParsePly(p.Notation)
+		if err != nil {
+			return out
+		}
+		if pos, err = pos.Play(ply); err != nil {
+			return out
+		}
+		if v, ok := pos.View(engine.NoSeat).(banqi.View); ok {
+			out[i] = BanqiPiece(v.LastRevealed())
+		}
+	}
+	return out
+}
+
 // Match returns the whole match as viewer may see it at now.
 func Match(st *match.State, pos engine.Position, viewer engine.Seat, now int64) *matchv1.Match {
 	m := &matchv1.Match{
@@ -214,8 +292,13 @@ func Match(st *match.State, pos engine.Position, viewer engine.Seat, now int64) 
 			Connection:  matchv1.ConnectionState(s.Conn), ReconnectDeadline: ts(s.ReconnectDeadline),
 		})
 	}
+	revealed := banqiReveals(st)
 	for i := range st.Plies {
-		m.Plies = append(m.Plies, Ply(&st.Plies[i], 0))
+		var r gamev1.BanqiPiece
+		if i < len(revealed) {
+			r = revealed[i]
+		}
+		m.Plies = append(m.Plies, Ply(&st.Plies[i], r))
 	}
 	return m
 }
@@ -257,6 +340,22 @@ func Event(ev match.Event, st *match.State, pos engine.Position, viewer engine.S
 			Outcome: Outcome(ev.Outcome), Clocks: Clocks(ev.Clocks), View: GameView(st, pos, viewer),
 			Seed: ev.Seed, Layout: ev.Layout,
 		}}
+	}
+	return out
+}
+
+// Summary returns the proto summary of a live match.
+func Summary(sum *match.Summary) *matchv1.MatchSummary {
+	out := &matchv1.MatchSummary{
+		MatchId: sum.ID, Game: GameOf(engine.Game(sum.Game)), Variant: sum.Variant, Rated: sum.Rated,
+		PlyCount: int32(sum.Plies), Spectators: int32(sum.Spectators), Status: matchv1.MatchStatus(sum.Status),
+		CreatedAt: ts(sum.CreatedAt), StartedAt: ts(sum.StartedAt),
+	}
+	for i, p := range sum.Seats {
+		out.Seats = append(out.Seats, Participant(engine.Seat(i+1), p))
+	}
+	if sum.Clock != nil {
+		out.TimeControl = &gamev1.TimeControl{BaseMs: sum.Clock.BaseMS, IncrementMs: sum.Clock.IncrementMS}
 	}
 	return out
 }
