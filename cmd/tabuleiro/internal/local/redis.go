@@ -2,6 +2,7 @@ package local
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,6 +43,24 @@ func startRedis(path string) (*embeddedRedis, error) {
 
 // URL is the redis:// URL of the server.
 func (r *embeddedRedis) URL() string { return "redis://" + r.m.Addr() + "/0" }
+
+// SaveEvery saves the snapshot every interval until ctx ends, so that a
+// crash loses at most that much of a game in progress (a clean exit saves
+// everything in Close).
+func (r *embeddedRedis) SaveEvery(ctx context.Context, interval time.Duration, onErr func(error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := r.save(); err != nil {
+				onErr(err)
+			}
+		}
+	}
+}
 
 // Close saves the snapshot and stops the server.
 func (r *embeddedRedis) Close() error {
