@@ -105,9 +105,19 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 		if err != nil {
 			return nil, err
 		}
-		s.closers = append(s.closers, func(context.Context) error { return r.Close() })
+		saveCtx, stopSaving := context.WithCancel(ctx)
+		saved := make(chan struct{})
+		go func() {
+			defer close(saved)
+			r.SaveEvery(saveCtx, 5*time.Second, func(err error) { logger.Warn("redis snapshot failed", "err", err) })
+		}()
+		s.closers = append(s.closers, func(context.Context) error {
+			stopSaving()
+			<-saved
+			return r.Close()
+		})
 		redisURL = r.URL()
-		live = "embedded Redis (miniredis), saved to " + snap + " on exit: games in progress persist"
+		live = "embedded Redis (miniredis), saved to " + snap + " every 5 s and on exit: games in progress persist"
 	} else {
 		live = "Redis at " + redactURL(redisURL)
 	}
