@@ -32,7 +32,10 @@ func FS() fs.FS {
 // Up applies every pending migration to the PostgreSQL database db. It
 // returns the number applied.
 func Up(ctx context.Context, db *sql.DB) (int, error) {
-	locker, err := lock.NewPostgresSessionLocker()
+	// Retry the advisory lock every second (goose's shortest period, its
+	// default is 5 s) for up to 5 minutes: instances starting together wait
+	// less for the one that migrates.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 	if err != nil {
 		return 0, fmt.Errorf("migrations: new locker: %w", err)
 	}

@@ -80,7 +80,7 @@ func (LiveMatchOrder) EnumDescriptor() ([]byte, []int) {
 // SignInGuestRequest asks for a guest identity.
 type SignInGuestRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// display_name is the name others see; 1–24 characters (see the RPC).
+	// display_name is the name others see; 2–24 characters (see the RPC).
 	DisplayName   string `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -53,9 +53,8 @@ const (
 // *_UNSPECIFIED where a value is required get INVALID_ARGUMENT.
 type LobbyServiceClient interface {
 	// SignInGuest creates a guest player and returns its token. Public.
-	// INVALID_ARGUMENT when display_name is not 1–24 characters of letters,
-	// digits, spaces, '-', '_' or '.', or starts or ends with a space;
-	// RESOURCE_EXHAUSTED when one address signs in too often.
+	// INVALID_ARGUMENT when display_name is not 2–24 characters of letters,
+	// digits, spaces, '-', '_' or '.', or starts or ends with a space.
 	SignInGuest(ctx context.Context, in *SignInGuestRequest, opts ...grpc.CallOption) (*SignInGuestResponse, error)
 	// RefreshToken exchanges a token that is valid, or expired less than the
 	// grace period ago (7 days by default), for a fresh one with the same
@@ -318,9 +317,8 @@ func (c *lobbyServiceClient) GetStats(ctx context.Context, in *GetStatsRequest, 
 // *_UNSPECIFIED where a value is required get INVALID_ARGUMENT.
 type LobbyServiceServer interface {
 	// SignInGuest creates a guest player and returns its token. Public.
-	// INVALID_ARGUMENT when display_name is not 1–24 characters of letters,
-	// digits, spaces, '-', '_' or '.', or starts or ends with a space;
-	// RESOURCE_EXHAUSTED when one address signs in too often.
+	// INVALID_ARGUMENT when display_name is not 2–24 characters of letters,
+	// digits, spaces, '-', '_' or '.', or starts or ends with a space.
 	SignInGuest(context.Context, *SignInGuestRequest) (*SignInGuestResponse, error)
 	// RefreshToken exchanges a token that is valid, or expired less than the
 	// grace period ago (7 days by default), for a fresh one with the same

@@ -956,6 +956,144 @@ func (x *GameEnded) GetLayout() string {
 	return ""
 }
 
+// MatchSummary is a live match as listed for spectators and for a player's
+// games to resume (MatchService.ListMatches). Set by the match service.
+type MatchSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match's id.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// game is the game.
+	Game v1.Game `protobuf:"varint,2,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
+	// variant is the variant id.
+	Variant string `protobuf:"bytes,3,opt,name=variant,proto3" json:"variant,omitempty"`
+	// rated reports whether the result changes ratings.
+	Rated bool `protobuf:"varint,4,opt,name=rated,proto3" json:"rated,omitempty"`
+	// seats are the participants in seat order, with the ratings the lobby
+	// gave at creation when known.
+	Seats []*v1.Participant `protobuf:"bytes,5,rep,name=seats,proto3" json:"seats,omitempty"`
+	// ply_count is the number of plies played.
+	PlyCount int32 `protobuf:"varint,6,opt,name=ply_count,json=plyCount,proto3" json:"ply_count,omitempty"`
+	// spectators is the number of open Watch streams.
+	Spectators int32 `protobuf:"varint,7,opt,name=spectators,proto3" json:"spectators,omitempty"`
+	// status is waiting or in progress.
+	Status MatchStatus `protobuf:"varint,8,opt,name=status,proto3,enum=tabuleiro.match.v1.MatchStatus" json:"status,omitempty"`
+	// time_control is the clock; absent when the match has no clock.
+	TimeControl *v1.TimeControl `protobuf:"bytes,9,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	// created_at is when the match was created.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// started_at is when its first ply was played; absent while waiting.
+	StartedAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchSummary) Reset() {
+	*x = MatchSummary{}
+	mi := &file_tabuleiro_match_v1_match_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchSummary) ProtoMessage() {}
+
+func (x *MatchSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
+func (*MatchSummary) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *MatchSummary) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *MatchSummary) GetGame() v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return v1.Game(0)
+}
+
+func (x *MatchSummary) GetVariant() string {
+	if x != nil {
+		return x.Variant
+	}
+	return ""
+}
+
+func (x *MatchSummary) GetRated() bool {
+	if x != nil {
+		return x.Rated
+	}
+	return false
+}
+
+func (x *MatchSummary) GetSeats() []*v1.Participant {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetPlyCount() int32 {
+	if x != nil {
+		return x.PlyCount
+	}
+	return 0
+}
+
+func (x *MatchSummary) GetSpectators() int32 {
+	if x != nil {
+		return x.Spectators
+	}
+	return 0
+}
+
+func (x *MatchSummary) GetStatus() MatchStatus {
+	if x != nil {
+		return x.Status
+	}
+	return MatchStatus_MATCH_STATUS_UNSPECIFIED
+}
+
+func (x *MatchSummary) GetTimeControl() *v1.TimeControl {
+	if x != nil {
+		return x.TimeControl
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
 var File_tabuleiro_match_v1_match_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_match_v1_match_proto_rawDesc = "" +
@@ -1023,7 +1161,24 @@ const file_tabuleiro_match_v1_match_proto_rawDesc = "" +
 	"\x06clocks\x18\x02 \x01(\v2\x1d.tabuleiro.game.v1.ClockStateR\x06clocks\x12/\n" +
 	"\x04view\x18\x03 \x01(\v2\x1b.tabuleiro.game.v1.GameViewR\x04view\x12\x12\n" +
 	"\x04seed\x18\x04 \x01(\tR\x04seed\x12\x16\n" +
-	"\x06layout\x18\x05 \x01(\tR\x06layout*~\n" +
+	"\x06layout\x18\x05 \x01(\tR\x06layout\"\xeb\x03\n" +
+	"\fMatchSummary\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12+\n" +
+	"\x04game\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x18\n" +
+	"\avariant\x18\x03 \x01(\tR\avariant\x12\x14\n" +
+	"\x05rated\x18\x04 \x01(\bR\x05rated\x124\n" +
+	"\x05seats\x18\x05 \x03(\v2\x1e.tabuleiro.game.v1.ParticipantR\x05seats\x12\x1b\n" +
+	"\tply_count\x18\x06 \x01(\x05R\bplyCount\x12\x1e\n" +
+	"\n" +
+	"spectators\x18\a \x01(\x05R\n" +
+	"spectators\x127\n" +
+	"\x06status\x18\b \x01(\x0e2\x1f.tabuleiro.match.v1.MatchStatusR\x06status\x12A\n" +
+	"\ftime_control\x18\t \x01(\v2\x1e.tabuleiro.game.v1.TimeControlR\vtimeControl\x129\n" +
+	"\n" +
+	"created_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"started_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt*~\n" +
 	"\vMatchStatus\x12\x1c\n" +
 	"\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14MATCH_STATUS_WAITING\x10\x01\x12\x1c\n" +
@@ -1048,7 +1203,7 @@ func file_tabuleiro_match_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_match_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_match_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_tabuleiro_match_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_tabuleiro_match_v1_match_proto_goTypes = []any{
 	(MatchStatus)(0),              // 0: tabuleiro.match.v1.MatchStatus
 	(ConnectionState)(0),          // 1: tabuleiro.match.v1.ConnectionState
@@ -1061,56 +1216,63 @@ var file_tabuleiro_match_v1_match_proto_goTypes = []any{
 	(*PlayerDisconnected)(nil),    // 8: tabuleiro.match.v1.PlayerDisconnected
 	(*PlayerReconnected)(nil),     // 9: tabuleiro.match.v1.PlayerReconnected
 	(*GameEnded)(nil),             // 10: tabuleiro.match.v1.GameEnded
-	(*v1.Participant)(nil),        // 11: tabuleiro.game.v1.Participant
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
-	(v1.Game)(0),                  // 13: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),        // 14: tabuleiro.game.v1.TimeControl
-	(v1.Seat)(0),                  // 15: tabuleiro.game.v1.Seat
-	(*v1.Ply)(nil),                // 16: tabuleiro.game.v1.Ply
-	(*v1.ClockState)(nil),         // 17: tabuleiro.game.v1.ClockState
-	(*v1.GameView)(nil),           // 18: tabuleiro.game.v1.GameView
-	(*v1.Outcome)(nil),            // 19: tabuleiro.game.v1.Outcome
+	(*MatchSummary)(nil),          // 11: tabuleiro.match.v1.MatchSummary
+	(*v1.Participant)(nil),        // 12: tabuleiro.game.v1.Participant
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(v1.Game)(0),                  // 14: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),        // 15: tabuleiro.game.v1.TimeControl
+	(v1.Seat)(0),                  // 16: tabuleiro.game.v1.Seat
+	(*v1.Ply)(nil),                // 17: tabuleiro.game.v1.Ply
+	(*v1.ClockState)(nil),         // 18: tabuleiro.game.v1.ClockState
+	(*v1.GameView)(nil),           // 19: tabuleiro.game.v1.GameView
+	(*v1.Outcome)(nil),            // 20: tabuleiro.game.v1.Outcome
 }
 var file_tabuleiro_match_v1_match_proto_depIdxs = []int32{
-	11, // 0: tabuleiro.match.v1.SeatState.participant:type_name -> tabuleiro.game.v1.Participant
+	12, // 0: tabuleiro.match.v1.SeatState.participant:type_name -> tabuleiro.game.v1.Participant
 	1,  // 1: tabuleiro.match.v1.SeatState.connection:type_name -> tabuleiro.match.v1.ConnectionState
-	12, // 2: tabuleiro.match.v1.SeatState.reconnect_deadline:type_name -> google.protobuf.Timestamp
-	13, // 3: tabuleiro.match.v1.Match.game:type_name -> tabuleiro.game.v1.Game
-	14, // 4: tabuleiro.match.v1.Match.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	13, // 2: tabuleiro.match.v1.SeatState.reconnect_deadline:type_name -> google.protobuf.Timestamp
+	14, // 3: tabuleiro.match.v1.Match.game:type_name -> tabuleiro.game.v1.Game
+	15, // 4: tabuleiro.match.v1.Match.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	2,  // 5: tabuleiro.match.v1.Match.seats:type_name -> tabuleiro.match.v1.SeatState
-	15, // 6: tabuleiro.match.v1.Match.your_seat:type_name -> tabuleiro.game.v1.Seat
+	16, // 6: tabuleiro.match.v1.Match.your_seat:type_name -> tabuleiro.game.v1.Seat
 	0,  // 7: tabuleiro.match.v1.Match.status:type_name -> tabuleiro.match.v1.MatchStatus
-	16, // 8: tabuleiro.match.v1.Match.plies:type_name -> tabuleiro.game.v1.Ply
-	17, // 9: tabuleiro.match.v1.Match.clocks:type_name -> tabuleiro.game.v1.ClockState
-	18, // 10: tabuleiro.match.v1.Match.view:type_name -> tabuleiro.game.v1.GameView
-	15, // 11: tabuleiro.match.v1.Match.draw_offered_by:type_name -> tabuleiro.game.v1.Seat
-	19, // 12: tabuleiro.match.v1.Match.outcome:type_name -> tabuleiro.game.v1.Outcome
-	12, // 13: tabuleiro.match.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	12, // 14: tabuleiro.match.v1.Match.first_ply_deadline:type_name -> google.protobuf.Timestamp
-	12, // 15: tabuleiro.match.v1.Match.ended_at:type_name -> google.protobuf.Timestamp
-	12, // 16: tabuleiro.match.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
+	17, // 8: tabuleiro.match.v1.Match.plies:type_name -> tabuleiro.game.v1.Ply
+	18, // 9: tabuleiro.match.v1.Match.clocks:type_name -> tabuleiro.game.v1.ClockState
+	19, // 10: tabuleiro.match.v1.Match.view:type_name -> tabuleiro.game.v1.GameView
+	16, // 11: tabuleiro.match.v1.Match.draw_offered_by:type_name -> tabuleiro.game.v1.Seat
+	20, // 12: tabuleiro.match.v1.Match.outcome:type_name -> tabuleiro.game.v1.Outcome
+	13, // 13: tabuleiro.match.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	13, // 14: tabuleiro.match.v1.Match.first_ply_deadline:type_name -> google.protobuf.Timestamp
+	13, // 15: tabuleiro.match.v1.Match.ended_at:type_name -> google.protobuf.Timestamp
+	13, // 16: tabuleiro.match.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
 	5,  // 17: tabuleiro.match.v1.MatchEvent.ply_played:type_name -> tabuleiro.match.v1.PlyPlayed
 	6,  // 18: tabuleiro.match.v1.MatchEvent.draw_offered:type_name -> tabuleiro.match.v1.DrawOffered
 	7,  // 19: tabuleiro.match.v1.MatchEvent.draw_declined:type_name -> tabuleiro.match.v1.DrawDeclined
 	8,  // 20: tabuleiro.match.v1.MatchEvent.player_disconnected:type_name -> tabuleiro.match.v1.PlayerDisconnected
 	9,  // 21: tabuleiro.match.v1.MatchEvent.player_reconnected:type_name -> tabuleiro.match.v1.PlayerReconnected
 	10, // 22: tabuleiro.match.v1.MatchEvent.game_ended:type_name -> tabuleiro.match.v1.GameEnded
-	16, // 23: tabuleiro.match.v1.PlyPlayed.ply:type_name -> tabuleiro.game.v1.Ply
-	17, // 24: tabuleiro.match.v1.PlyPlayed.clocks:type_name -> tabuleiro.game.v1.ClockState
-	18, // 25: tabuleiro.match.v1.PlyPlayed.view:type_name -> tabuleiro.game.v1.GameView
-	15, // 26: tabuleiro.match.v1.DrawOffered.by:type_name -> tabuleiro.game.v1.Seat
-	15, // 27: tabuleiro.match.v1.DrawDeclined.by:type_name -> tabuleiro.game.v1.Seat
-	15, // 28: tabuleiro.match.v1.PlayerDisconnected.seat:type_name -> tabuleiro.game.v1.Seat
-	12, // 29: tabuleiro.match.v1.PlayerDisconnected.reconnect_deadline:type_name -> google.protobuf.Timestamp
-	15, // 30: tabuleiro.match.v1.PlayerReconnected.seat:type_name -> tabuleiro.game.v1.Seat
-	19, // 31: tabuleiro.match.v1.GameEnded.outcome:type_name -> tabuleiro.game.v1.Outcome
-	17, // 32: tabuleiro.match.v1.GameEnded.clocks:type_name -> tabuleiro.game.v1.ClockState
-	18, // 33: tabuleiro.match.v1.GameEnded.view:type_name -> tabuleiro.game.v1.GameView
-	34, // [34:34] is the sub-list for method output_type
-	34, // [34:34] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	17, // 23: tabuleiro.match.v1.PlyPlayed.ply:type_name -> tabuleiro.game.v1.Ply
+	18, // 24: tabuleiro.match.v1.PlyPlayed.clocks:type_name -> tabuleiro.game.v1.ClockState
+	19, // 25: tabuleiro.match.v1.PlyPlayed.view:type_name -> tabuleiro.game.v1.GameView
+	16, // 26: tabuleiro.match.v1.DrawOffered.by:type_name -> tabuleiro.game.v1.Seat
+	16, // 27: tabuleiro.match.v1.DrawDeclined.by:type_name -> tabuleiro.game.v1.Seat
+	16, // 28: tabuleiro.match.v1.PlayerDisconnected.seat:type_name -> tabuleiro.game.v1.Seat
+	13, // 29: tabuleiro.match.v1.PlayerDisconnected.reconnect_deadline:type_name -> google.protobuf.Timestamp
+	16, // 30: tabuleiro.match.v1.PlayerReconnected.seat:type_name -> tabuleiro.game.v1.Seat
+	20, // 31: tabuleiro.match.v1.GameEnded.outcome:type_name -> tabuleiro.game.v1.Outcome
+	18, // 32: tabuleiro.match.v1.GameEnded.clocks:type_name -> tabuleiro.game.v1.ClockState
+	19, // 33: tabuleiro.match.v1.GameEnded.view:type_name -> tabuleiro.game.v1.GameView
+	14, // 34: tabuleiro.match.v1.MatchSummary.game:type_name -> tabuleiro.game.v1.Game
+	12, // 35: tabuleiro.match.v1.MatchSummary.seats:type_name -> tabuleiro.game.v1.Participant
+	0,  // 36: tabuleiro.match.v1.MatchSummary.status:type_name -> tabuleiro.match.v1.MatchStatus
+	15, // 37: tabuleiro.match.v1.MatchSummary.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	13, // 38: tabuleiro.match.v1.MatchSummary.created_at:type_name -> google.protobuf.Timestamp
+	13, // 39: tabuleiro.match.v1.MatchSummary.started_at:type_name -> google.protobuf.Timestamp
+	40, // [40:40] is the sub-list for method output_type
+	40, // [40:40] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_match_v1_match_proto_init() }
@@ -1132,7 +1294,7 @@ func file_tabuleiro_match_v1_match_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_match_v1_match_proto_rawDesc), len(file_tabuleiro_match_v1_match_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -150,6 +150,108 @@ func (PlyKind) EnumDescriptor() ([]byte, []int) {
 	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{1}
 }
 
+// ListMatchesRequest selects live matches.
+type ListMatchesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id, when set, keeps only the matches where this player holds a
+	// seat.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// limit is the most matches returned, 1 to 500; 0 means 100.
+	Limit         int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMatchesRequest) Reset() {
+	*x = ListMatchesRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMatchesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMatchesRequest) ProtoMessage() {}
+
+func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
+func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListMatchesRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *ListMatchesRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListMatchesResponse is the live matches, most recently active first.
+type ListMatchesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// matches are the summaries; nothing in them is hidden information.
+	Matches       []*MatchSummary `protobuf:"bytes,1,rep,name=matches,proto3" json:"matches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMatchesResponse) Reset() {
+	*x = ListMatchesResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMatchesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMatchesResponse) ProtoMessage() {}
+
+func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
+func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
+	if x != nil {
+		return x.Matches
+	}
+	return nil
+}
+
 // PlayRequest is one message from a player on a Play stream.
 type PlayRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -171,7 +273,7 @@ type PlayRequest struct {
 
 func (x *PlayRequest) Reset() {
 	*x = PlayRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -183,7 +285,7 @@ func (x *PlayRequest) String() string {
 func (*PlayRequest) ProtoMessage() {}
 
 func (x *PlayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -196,7 +298,7 @@ func (x *PlayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayRequest.ProtoReflect.Descriptor instead.
 func (*PlayRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{0}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PlayRequest) GetAction() isPlayRequest_Action {
@@ -338,7 +440,7 @@ type JoinMatch struct {
 
 func (x *JoinMatch) Reset() {
 	*x = JoinMatch{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -350,7 +452,7 @@ func (x *JoinMatch) String() string {
 func (*JoinMatch) ProtoMessage() {}
 
 func (x *JoinMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -363,7 +465,7 @@ func (x *JoinMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatch.ProtoReflect.Descriptor instead.
 func (*JoinMatch) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{1}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *JoinMatch) GetMatchId() string {
@@ -399,7 +501,7 @@ type SubmitPly struct {
 
 func (x *SubmitPly) Reset() {
 	*x = SubmitPly{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -411,7 +513,7 @@ func (x *SubmitPly) String() string {
 func (*SubmitPly) ProtoMessage() {}
 
 func (x *SubmitPly) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -424,7 +526,7 @@ func (x *SubmitPly) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitPly.ProtoReflect.Descriptor instead.
 func (*SubmitPly) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{2}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SubmitPly) GetPlyNumber() int32 {
@@ -451,7 +553,7 @@ type Resign struct {
 
 func (x *Resign) Reset() {
 	*x = Resign{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -463,7 +565,7 @@ func (x *Resign) String() string {
 func (*Resign) ProtoMessage() {}
 
 func (x *Resign) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -476,7 +578,7 @@ func (x *Resign) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resign.ProtoReflect.Descriptor instead.
 func (*Resign) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{3}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{5}
 }
 
 // OfferDraw offers a draw to the opponent. Refused (FAILED_PRECONDITION)
@@ -489,7 +591,7 @@ type OfferDraw struct {
 
 func (x *OfferDraw) Reset() {
 	*x = OfferDraw{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -501,7 +603,7 @@ func (x *OfferDraw) String() string {
 func (*OfferDraw) ProtoMessage() {}
 
 func (x *OfferDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -514,7 +616,7 @@ func (x *OfferDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferDraw.ProtoReflect.Descriptor instead.
 func (*OfferDraw) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{4}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{6}
 }
 
 // AcceptDraw accepts the opponent's pending draw offer. Refused
@@ -527,7 +629,7 @@ type AcceptDraw struct {
 
 func (x *AcceptDraw) Reset() {
 	*x = AcceptDraw{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -539,7 +641,7 @@ func (x *AcceptDraw) String() string {
 func (*AcceptDraw) ProtoMessage() {}
 
 func (x *AcceptDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -552,7 +654,7 @@ func (x *AcceptDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptDraw.ProtoReflect.Descriptor instead.
 func (*AcceptDraw) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{5}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{7}
 }
 
 // DeclineDraw declines the opponent's pending draw offer. Refused
@@ -565,7 +667,7 @@ type DeclineDraw struct {
 
 func (x *DeclineDraw) Reset() {
 	*x = DeclineDraw{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +679,7 @@ func (x *DeclineDraw) String() string {
 func (*DeclineDraw) ProtoMessage() {}
 
 func (x *DeclineDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +692,7 @@ func (x *DeclineDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineDraw.ProtoReflect.Descriptor instead.
 func (*DeclineDraw) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{6}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{8}
 }
 
 // Ping asks the server for a pong.
@@ -604,7 +706,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -616,7 +718,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -629,7 +731,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{7}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Ping) GetNonce() uint64 {
@@ -659,7 +761,7 @@ type PlayResponse struct {
 
 func (x *PlayResponse) Reset() {
 	*x = PlayResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -671,7 +773,7 @@ func (x *PlayResponse) String() string {
 func (*PlayResponse) ProtoMessage() {}
 
 func (x *PlayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -684,7 +786,7 @@ func (x *PlayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
 func (*PlayResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{8}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PlayResponse) GetMessage() isPlayResponse_Message {
@@ -824,7 +926,7 @@ type PlyRejected struct {
 
 func (x *PlyRejected) Reset() {
 	*x = PlyRejected{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +938,7 @@ func (x *PlyRejected) String() string {
 func (*PlyRejected) ProtoMessage() {}
 
 func (x *PlyRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +951,7 @@ func (x *PlyRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlyRejected.ProtoReflect.Descriptor instead.
 func (*PlyRejected) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{9}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlyRejected) GetPlyNumber() int32 {
@@ -909,7 +1011,7 @@ type ActionRejected struct {
 
 func (x *ActionRejected) Reset() {
 	*x = ActionRejected{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +1023,7 @@ func (x *ActionRejected) String() string {
 func (*ActionRejected) ProtoMessage() {}
 
 func (x *ActionRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1036,7 @@ func (x *ActionRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionRejected.ProtoReflect.Descriptor instead.
 func (*ActionRejected) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{10}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ActionRejected) GetAction() PlayAction {
@@ -972,7 +1074,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +1086,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +1099,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{11}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Pong) GetNonce() uint64 {
@@ -1025,7 +1127,7 @@ type Drain struct {
 
 func (x *Drain) Reset() {
 	*x = Drain{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1037,7 +1139,7 @@ func (x *Drain) String() string {
 func (*Drain) ProtoMessage() {}
 
 func (x *Drain) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1050,7 +1152,7 @@ func (x *Drain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drain.ProtoReflect.Descriptor instead.
 func (*Drain) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{12}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Drain) GetReason() string {
@@ -1073,7 +1175,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1187,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1200,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{13}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WatchRequest) GetMatchId() string {
@@ -1132,7 +1234,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1246,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1259,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{14}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WatchResponse) GetMessage() isWatchResponse_Message {
@@ -1230,7 +1332,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1242,7 +1344,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1255,7 +1357,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -1276,7 +1378,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1288,7 +1390,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1301,7 +1403,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -1334,7 +1436,7 @@ type ListLegalPliesRequest struct {
 
 func (x *ListLegalPliesRequest) Reset() {
 	*x = ListLegalPliesRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1346,7 +1448,7 @@ func (x *ListLegalPliesRequest) String() string {
 func (*ListLegalPliesRequest) ProtoMessage() {}
 
 func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1359,7 +1461,7 @@ func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesRequest.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListLegalPliesRequest) GetMatchId() string {
@@ -1411,7 +1513,7 @@ type LegalPly struct {
 
 func (x *LegalPly) Reset() {
 	*x = LegalPly{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1423,7 +1525,7 @@ func (x *LegalPly) String() string {
 func (*LegalPly) ProtoMessage() {}
 
 func (x *LegalPly) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1436,7 +1538,7 @@ func (x *LegalPly) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalPly.ProtoReflect.Descriptor instead.
 func (*LegalPly) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *LegalPly) GetNotation() string {
@@ -1496,7 +1598,7 @@ type PlyCheck struct {
 
 func (x *PlyCheck) Reset() {
 	*x = PlyCheck{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1508,7 +1610,7 @@ func (x *PlyCheck) String() string {
 func (*PlyCheck) ProtoMessage() {}
 
 func (x *PlyCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1521,7 +1623,7 @@ func (x *PlyCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlyCheck.ProtoReflect.Descriptor instead.
 func (*PlyCheck) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PlyCheck) GetNotation() string {
@@ -1581,7 +1683,7 @@ type ListLegalPliesResponse struct {
 
 func (x *ListLegalPliesResponse) Reset() {
 	*x = ListLegalPliesResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1593,7 +1695,7 @@ func (x *ListLegalPliesResponse) String() string {
 func (*ListLegalPliesResponse) ProtoMessage() {}
 
 func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1606,7 +1708,7 @@ func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesResponse.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListLegalPliesResponse) GetPlyNumber() int32 {
@@ -1660,7 +1762,7 @@ type SeatSpec struct {
 
 func (x *SeatSpec) Reset() {
 	*x = SeatSpec{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1672,7 +1774,7 @@ func (x *SeatSpec) String() string {
 func (*SeatSpec) ProtoMessage() {}
 
 func (x *SeatSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1685,7 +1787,7 @@ func (x *SeatSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec.ProtoReflect.Descriptor instead.
 func (*SeatSpec) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SeatSpec) GetOccupant() isSeatSpec_Occupant {
@@ -1747,7 +1849,7 @@ type PlayerSeat struct {
 
 func (x *PlayerSeat) Reset() {
 	*x = PlayerSeat{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1759,7 +1861,7 @@ func (x *PlayerSeat) String() string {
 func (*PlayerSeat) ProtoMessage() {}
 
 func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1772,7 +1874,7 @@ func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerSeat.ProtoReflect.Descriptor instead.
 func (*PlayerSeat) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PlayerSeat) GetPlayerId() string {
@@ -1826,7 +1928,7 @@ type CreateMatchRequest struct {
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1838,7 +1940,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1851,7 +1953,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CreateMatchRequest) GetRequestId() string {
@@ -1924,7 +2026,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +2038,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +2051,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CreateMatchResponse) GetMatchId() string {
@@ -1970,7 +2072,12 @@ var File_tabuleiro_match_v1_match_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\n" +
-	"&tabuleiro/match/v1/match_service.proto\x12\x12tabuleiro.match.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/match/v1/match.proto\"\xbb\x03\n" +
+	"&tabuleiro/match/v1/match_service.proto\x12\x12tabuleiro.match.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/match/v1/match.proto\"G\n" +
+	"\x12ListMatchesRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"Q\n" +
+	"\x13ListMatchesResponse\x12:\n" +
+	"\amatches\x18\x01 \x03(\v2 .tabuleiro.match.v1.MatchSummaryR\amatches\"\xbb\x03\n" +
 	"\vPlayRequest\x123\n" +
 	"\x04join\x18\x01 \x01(\v2\x1d.tabuleiro.match.v1.JoinMatchH\x00R\x04join\x12>\n" +
 	"\n" +
@@ -2096,13 +2203,14 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\rPLY_KIND_JUMP\x10\x02\x12\x11\n" +
 	"\rPLY_KIND_WALL\x10\x03\x12\x13\n" +
 	"\x0fPLY_KIND_REVEAL\x10\x04\x12\x14\n" +
-	"\x10PLY_KIND_CAPTURE\x10\x052\xcd\x03\n" +
+	"\x10PLY_KIND_CAPTURE\x10\x052\xad\x04\n" +
 	"\fMatchService\x12M\n" +
 	"\x04Play\x12\x1f.tabuleiro.match.v1.PlayRequest\x1a .tabuleiro.match.v1.PlayResponse(\x010\x01\x12N\n" +
 	"\x05Watch\x12 .tabuleiro.match.v1.WatchRequest\x1a!.tabuleiro.match.v1.WatchResponse0\x01\x12U\n" +
 	"\bGetMatch\x12#.tabuleiro.match.v1.GetMatchRequest\x1a$.tabuleiro.match.v1.GetMatchResponse\x12g\n" +
 	"\x0eListLegalPlies\x12).tabuleiro.match.v1.ListLegalPliesRequest\x1a*.tabuleiro.match.v1.ListLegalPliesResponse\x12^\n" +
-	"\vCreateMatch\x12&.tabuleiro.match.v1.CreateMatchRequest\x1a'.tabuleiro.match.v1.CreateMatchResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/match/v1;matchv1b\x06proto3"
+	"\vCreateMatch\x12&.tabuleiro.match.v1.CreateMatchRequest\x1a'.tabuleiro.match.v1.CreateMatchResponse\x12^\n" +
+	"\vListMatches\x12&.tabuleiro.match.v1.ListMatchesRequest\x1a'.tabuleiro.match.v1.ListMatchesResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/match/v1;matchv1b\x06proto3"
 
 var (
 	file_tabuleiro_match_v1_match_service_proto_rawDescOnce sync.Once
@@ -2117,89 +2225,95 @@ func file_tabuleiro_match_v1_match_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_match_v1_match_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(PlayAction)(0),                // 0: tabuleiro.match.v1.PlayAction
 	(PlyKind)(0),                   // 1: tabuleiro.match.v1.PlyKind
-	(*PlayRequest)(nil),            // 2: tabuleiro.match.v1.PlayRequest
-	(*JoinMatch)(nil),              // 3: tabuleiro.match.v1.JoinMatch
-	(*SubmitPly)(nil),              // 4: tabuleiro.match.v1.SubmitPly
-	(*Resign)(nil),                 // 5: tabuleiro.match.v1.Resign
-	(*OfferDraw)(nil),              // 6: tabuleiro.match.v1.OfferDraw
-	(*AcceptDraw)(nil),             // 7: tabuleiro.match.v1.AcceptDraw
-	(*DeclineDraw)(nil),            // 8: tabuleiro.match.v1.DeclineDraw
-	(*Ping)(nil),                   // 9: tabuleiro.match.v1.Ping
-	(*PlayResponse)(nil),           // 10: tabuleiro.match.v1.PlayResponse
-	(*PlyRejected)(nil),            // 11: tabuleiro.match.v1.PlyRejected
-	(*ActionRejected)(nil),         // 12: tabuleiro.match.v1.ActionRejected
-	(*Pong)(nil),                   // 13: tabuleiro.match.v1.Pong
-	(*Drain)(nil),                  // 14: tabuleiro.match.v1.Drain
-	(*WatchRequest)(nil),           // 15: tabuleiro.match.v1.WatchRequest
-	(*WatchResponse)(nil),          // 16: tabuleiro.match.v1.WatchResponse
-	(*GetMatchRequest)(nil),        // 17: tabuleiro.match.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),       // 18: tabuleiro.match.v1.GetMatchResponse
-	(*ListLegalPliesRequest)(nil),  // 19: tabuleiro.match.v1.ListLegalPliesRequest
-	(*LegalPly)(nil),               // 20: tabuleiro.match.v1.LegalPly
-	(*PlyCheck)(nil),               // 21: tabuleiro.match.v1.PlyCheck
-	(*ListLegalPliesResponse)(nil), // 22: tabuleiro.match.v1.ListLegalPliesResponse
-	(*SeatSpec)(nil),               // 23: tabuleiro.match.v1.SeatSpec
-	(*PlayerSeat)(nil),             // 24: tabuleiro.match.v1.PlayerSeat
-	(*CreateMatchRequest)(nil),     // 25: tabuleiro.match.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),    // 26: tabuleiro.match.v1.CreateMatchResponse
-	(*Match)(nil),                  // 27: tabuleiro.match.v1.Match
-	(*MatchEvent)(nil),             // 28: tabuleiro.match.v1.MatchEvent
-	(*timestamppb.Timestamp)(nil),  // 29: google.protobuf.Timestamp
-	(v1.Seat)(0),                   // 30: tabuleiro.game.v1.Seat
-	(v1.BotLevel)(0),               // 31: tabuleiro.game.v1.BotLevel
-	(v1.Game)(0),                   // 32: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),         // 33: tabuleiro.game.v1.TimeControl
+	(*ListMatchesRequest)(nil),     // 2: tabuleiro.match.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),    // 3: tabuleiro.match.v1.ListMatchesResponse
+	(*PlayRequest)(nil),            // 4: tabuleiro.match.v1.PlayRequest
+	(*JoinMatch)(nil),              // 5: tabuleiro.match.v1.JoinMatch
+	(*SubmitPly)(nil),              // 6: tabuleiro.match.v1.SubmitPly
+	(*Resign)(nil),                 // 7: tabuleiro.match.v1.Resign
+	(*OfferDraw)(nil),              // 8: tabuleiro.match.v1.OfferDraw
+	(*AcceptDraw)(nil),             // 9: tabuleiro.match.v1.AcceptDraw
+	(*DeclineDraw)(nil),            // 10: tabuleiro.match.v1.DeclineDraw
+	(*Ping)(nil),                   // 11: tabuleiro.match.v1.Ping
+	(*PlayResponse)(nil),           // 12: tabuleiro.match.v1.PlayResponse
+	(*PlyRejected)(nil),            // 13: tabuleiro.match.v1.PlyRejected
+	(*ActionRejected)(nil),         // 14: tabuleiro.match.v1.ActionRejected
+	(*Pong)(nil),                   // 15: tabuleiro.match.v1.Pong
+	(*Drain)(nil),                  // 16: tabuleiro.match.v1.Drain
+	(*WatchRequest)(nil),           // 17: tabuleiro.match.v1.WatchRequest
+	(*WatchResponse)(nil),          // 18: tabuleiro.match.v1.WatchResponse
+	(*GetMatchRequest)(nil),        // 19: tabuleiro.match.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),       // 20: tabuleiro.match.v1.GetMatchResponse
+	(*ListLegalPliesRequest)(nil),  // 21: tabuleiro.match.v1.ListLegalPliesRequest
+	(*LegalPly)(nil),               // 22: tabuleiro.match.v1.LegalPly
+	(*PlyCheck)(nil),               // 23: tabuleiro.match.v1.PlyCheck
+	(*ListLegalPliesResponse)(nil), // 24: tabuleiro.match.v1.ListLegalPliesResponse
+	(*SeatSpec)(nil),               // 25: tabuleiro.match.v1.SeatSpec
+	(*PlayerSeat)(nil),             // 26: tabuleiro.match.v1.PlayerSeat
+	(*CreateMatchRequest)(nil),     // 27: tabuleiro.match.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),    // 28: tabuleiro.match.v1.CreateMatchResponse
+	(*MatchSummary)(nil),           // 29: tabuleiro.match.v1.MatchSummary
+	(*Match)(nil),                  // 30: tabuleiro.match.v1.Match
+	(*MatchEvent)(nil),             // 31: tabuleiro.match.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),  // 32: google.protobuf.Timestamp
+	(v1.Seat)(0),                   // 33: tabuleiro.game.v1.Seat
+	(v1.BotLevel)(0),               // 34: tabuleiro.game.v1.BotLevel
+	(v1.Game)(0),                   // 35: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),         // 36: tabuleiro.game.v1.TimeControl
 }
 var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
-	3,  // 0: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
-	4,  // 1: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
-	5,  // 2: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
-	6,  // 3: tabuleiro.match.v1.PlayRequest.offer_draw:type_name -> tabuleiro.match.v1.OfferDraw
-	7,  // 4: tabuleiro.match.v1.PlayRequest.accept_draw:type_name -> tabuleiro.match.v1.AcceptDraw
-	8,  // 5: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
-	9,  // 6: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
-	27, // 7: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	28, // 8: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	11, // 9: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
-	12, // 10: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
-	13, // 11: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
-	14, // 12: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	0,  // 13: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
-	29, // 14: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
-	27, // 15: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	28, // 16: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	14, // 17: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	27, // 18: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
-	1,  // 19: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
-	30, // 20: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
-	20, // 21: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
-	21, // 22: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
-	24, // 23: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
-	31, // 24: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
-	32, // 25: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	23, // 26: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
-	23, // 27: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
-	33, // 28: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	29, // 29: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
-	2,  // 30: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
-	15, // 31: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
-	17, // 32: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
-	19, // 33: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
-	25, // 34: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
-	10, // 35: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
-	16, // 36: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
-	18, // 37: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
-	22, // 38: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
-	26, // 39: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
-	35, // [35:40] is the sub-list for method output_type
-	30, // [30:35] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	29, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
+	5,  // 1: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
+	6,  // 2: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
+	7,  // 3: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
+	8,  // 4: tabuleiro.match.v1.PlayRequest.offer_draw:type_name -> tabuleiro.match.v1.OfferDraw
+	9,  // 5: tabuleiro.match.v1.PlayRequest.accept_draw:type_name -> tabuleiro.match.v1.AcceptDraw
+	10, // 6: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
+	11, // 7: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
+	30, // 8: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	31, // 9: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	13, // 10: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
+	14, // 11: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
+	15, // 12: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
+	16, // 13: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	0,  // 14: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
+	32, // 15: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
+	30, // 16: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	31, // 17: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	16, // 18: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	30, // 19: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
+	1,  // 20: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
+	33, // 21: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
+	22, // 22: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
+	23, // 23: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
+	26, // 24: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
+	34, // 25: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
+	35, // 26: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	25, // 27: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
+	25, // 28: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
+	36, // 29: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	32, // 30: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
+	4,  // 31: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
+	17, // 32: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
+	19, // 33: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
+	21, // 34: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
+	27, // 35: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
+	2,  // 36: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
+	12, // 37: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
+	18, // 38: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
+	20, // 39: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
+	24, // 40: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
+	28, // 41: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
+	3,  // 42: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
+	37, // [37:43] is the sub-list for method output_type
+	31, // [31:37] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_match_v1_match_service_proto_init() }
@@ -2208,7 +2322,7 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		return
 	}
 	file_tabuleiro_match_v1_match_proto_init()
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[0].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[2].OneofWrappers = []any{
 		(*PlayRequest_Join)(nil),
 		(*PlayRequest_SubmitPly)(nil),
 		(*PlayRequest_Resign)(nil),
@@ -2217,7 +2331,7 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		(*PlayRequest_DeclineDraw)(nil),
 		(*PlayRequest_Ping)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[8].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[10].OneofWrappers = []any{
 		(*PlayResponse_Snapshot)(nil),
 		(*PlayResponse_Event)(nil),
 		(*PlayResponse_PlyRejected)(nil),
@@ -2225,23 +2339,23 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		(*PlayResponse_Pong)(nil),
 		(*PlayResponse_Drain)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[14].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[16].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
 		(*WatchResponse_Event)(nil),
 		(*WatchResponse_Drain)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[21].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[23].OneofWrappers = []any{
 		(*SeatSpec_Player)(nil),
 		(*SeatSpec_BotLevel)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[22].OneofWrappers = []any{}
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[24].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_match_v1_match_service_proto_rawDesc), len(file_tabuleiro_match_v1_match_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,6 +24,7 @@ const (
 	MatchService_GetMatch_FullMethodName       = "/tabuleiro.match.v1.MatchService/GetMatch"
 	MatchService_ListLegalPlies_FullMethodName = "/tabuleiro.match.v1.MatchService/ListLegalPlies"
 	MatchService_CreateMatch_FullMethodName    = "/tabuleiro.match.v1.MatchService/CreateMatch"
+	MatchService_ListMatches_FullMethodName    = "/tabuleiro.match.v1.MatchService/ListMatches"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -86,6 +87,12 @@ type MatchServiceClient interface {
 	// game other than Banqi. Idempotent on request_id: a retry returns the
 	// match created first.
 	CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error)
+	// ListMatches lists live matches (waiting or in progress), most recently
+	// active first, with their spectator counts; with player_id, only the
+	// matches where that player holds a seat (to resume them). Internal:
+	// only a service credential (the lobby) may call it; a player token gets
+	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
+	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
 }
 
 type matchServiceClient struct {
@@ -158,6 +165,16 @@ func (c *matchServiceClient) CreateMatch(ctx context.Context, in *CreateMatchReq
 	return out, nil
 }
 
+func (c *matchServiceClient) ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMatchesResponse)
+	err := c.cc.Invoke(ctx, MatchService_ListMatches_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MatchServiceServer is the server API for MatchService service.
 // All implementations must embed UnimplementedMatchServiceServer
 // for forward compatibility.
@@ -218,6 +235,12 @@ type MatchServiceServer interface {
 	// game other than Banqi. Idempotent on request_id: a retry returns the
 	// match created first.
 	CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error)
+	// ListMatches lists live matches (waiting or in progress), most recently
+	// active first, with their spectator counts; with player_id, only the
+	// matches where that player holds a seat (to resume them). Internal:
+	// only a service credential (the lobby) may call it; a player token gets
+	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
+	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
 	mustEmbedUnimplementedMatchServiceServer()
 }
 
@@ -242,6 +265,9 @@ func (UnimplementedMatchServiceServer) ListLegalPlies(context.Context, *ListLega
 }
 func (UnimplementedMatchServiceServer) CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateMatch not implemented")
+}
+func (UnimplementedMatchServiceServer) ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMatches not implemented")
 }
 func (UnimplementedMatchServiceServer) mustEmbedUnimplementedMatchServiceServer() {}
 func (UnimplementedMatchServiceServer) testEmbeddedByValue()                      {}
@@ -336,6 +362,24 @@ func _MatchService_CreateMatch_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_ListMatches_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMatchesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).ListMatches(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_ListMatches_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).ListMatches(ctx, req.(*ListMatchesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MatchService_ServiceDesc is the grpc.ServiceDesc for MatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -354,6 +398,10 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateMatch",
 			Handler:    _MatchService_CreateMatch_Handler,
+		},
+		{
+			MethodName: "ListMatches",
+			Handler:    _MatchService_ListMatches_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,237 @@
+// Package lobby holds the lobby's domain vocabulary: players and their
+// display names, time controls, bot levels, the match a lobby asks the
+// match service to create, and the sentinel errors every lobby package
+// returns. Transport (internal/rpc) maps the sentinels to gRPC codes in one
+// place; nothing here knows about gRPC, Redis or SQL.
+package lobby
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"tabuleiro.dev/pkg/engine"
+)
+
+// Sentinel errors. Wrap them with context; test them with errors.Is.
+var (
+	// ErrInvalid: the input is malformed (InvalidArgument). Usually an
+	// *InvalidError that says which field and why.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrNotFound: no such room, invite code, player or game.
+	ErrNotFound = errors.New("not found")
+	// ErrWrongPassword: a private room's password did not match.
+	ErrWrongPassword = errors.New("wrong room password")
+	// ErrTooManyAttempts: too many wrong passwords, or too many open rooms;
+	// wait and retry.
+	ErrTooManyAttempts = errors.New("too many attempts")
+	// ErrPrecondition: valid input that the current state forbids (a full,
+	// started or closed room, the host joining its own room, leaving a room
+	// one is not in).
+	ErrPrecondition = errors.New("failed precondition")
+	// ErrReplaced: a ticket was replaced by a newer one of the same player
+	// in the same queue, or removed because its player was paired in
+	// another queue.
+	ErrReplaced = errors.New("ticket replaced")
+	// ErrForbidden: the caller may not see or do this (watching a room one
+	// is not in).
+	ErrForbidden = errors.New("permission denied")
+	// ErrUnauthenticated: a token is missing, forged or expired.
+	ErrUnauthenticated = errors.New("unauthenticated")
+)
+
+// InvalidError names the field of a malformed input and what is wrong with
+// it, for a person to read. It unwraps to ErrInvalid.
+type InvalidError struct {
+	Field string
+	Msg   string
+}
+
+// Error returns "field: what is wrong".
+func (e *InvalidError) Error() string { return e.Field + ": " + e.Msg }
+
+// Unwrap returns ErrInvalid.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// Invalid returns an *InvalidError for field.
+func Invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// PreconditionError says which state forbids the request. It unwraps to
+// ErrPrecondition.
+type PreconditionError struct{ Msg string }
+
+// Error returns the message.
+func (e *PreconditionError) Error() string { return e.Msg }
+
+// Unwrap returns ErrPrecondition.
+func (e *PreconditionError) Unwrap() error { return ErrPrecondition }
+
+// Precondition returns a *PreconditionError.
+func Precondition(format string, args ...any) error {
+	return &PreconditionError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Display names: 2–24 characters, letters (any script), digits, spaces and
+// '_', '-', '.'; no space at either end.
+const (
+	MinNameLen = 2
+	MaxNameLen = 24
+)
+
+// ValidateDisplayName returns nil for a valid display name and an
+// *InvalidError that says what is wrong otherwise.
+func ValidateDisplayName(name string) error {
+	if !utf8.ValidString(name) {
+		return Invalid("display_name", "is not valid UTF-8")
+	}
+	n := utf8.RuneCountInString(name)
+	if n < MinNameLen || n > MaxNameLen {
+		return Invalid("display_name", "must be %d to %d characters, got %d", MinNameLen, MaxNameLen, n)
+	}
+	if strings.TrimSpace(name) != name {
+		return Invalid("display_name", "must not start or end with a space")
+	}
+	for i, r := range name {
+		switch {
+		case unicode.IsLetter(r), unicode.IsDigit(r), r == ' ', r == '_', r == '-', r == '.':
+		default:
+			return Invalid("display_name", "character %q at byte %d is not allowed (letters, digits, space, _ - . only)", r, i)
+		}
+	}
+	return nil
+}
+
+// NewID returns an opaque, unguessable id: prefix followed by 26 base32
+// characters from crypto/rand (130 bits).
+func NewID(prefix string) string { return prefix + strings.ToLower(rand.Text()) }
+
+// Player is a person as the lobby knows them.
+type Player struct {
+	ID          string
+	DisplayName string
+	// Rating is the player's rating in the variant at hand; zero when the
+	// variant is unrated or it does not matter.
+	Rating float64
+}
+
+// TimeControl is a Fischer clock in milliseconds; the zero value means no
+// clock.
+type TimeControl struct {
+	BaseMS      int64
+	IncrementMS int64
+}
+
+// None reports whether tc is "no clock".
+func (tc TimeControl) None() bool { return tc == TimeControl{} }
+
+// Clock ranges (game.v1 TimeControl).
+const (
+	MinBaseMS      = 1000
+	MaxBaseMS      = 3 * 60 * 60 * 1000
+	MaxIncrementMS = 10 * 60 * 1000
+)
+
+// Validate checks the ranges of a clock; "no clock" is valid.
+func (tc TimeControl) Validate() error {
+	if tc.None() {
+		return nil
+	}
+	if tc.BaseMS < MinBaseMS || tc.BaseMS > MaxBaseMS {
+		return Invalid("time_control.base_ms", "must be %d to %d, got %d", MinBaseMS, MaxBaseMS, tc.BaseMS)
+	}
+	if tc.IncrementMS < 0 || tc.IncrementMS > MaxIncrementMS {
+		return Invalid("time_control.increment_ms", "must be 0 to %d, got %d", MaxIncrementMS, tc.IncrementMS)
+	}
+	return nil
+}
+
+// String returns "none" or "base+increment" in milliseconds.
+func (tc TimeControl) String() string {
+	if tc.None() {
+		return "none"
+	}
+	return fmt.Sprintf("%d+%d", tc.BaseMS, tc.IncrementMS)
+}
+
+// BotLevel is a bot's strength, as in game.v1 BotLevel; zero means a person.
+type BotLevel int8
+
+// The levels.
+const (
+	NoBot BotLevel = iota
+	BotEasy
+	BotMedium
+	BotHard
+	BotExpert
+)
+
+// Valid reports whether l is one of the four levels.
+func (l BotLevel) Valid() bool { return l >= BotEasy && l <= BotExpert }
+
+// String returns "easy", "medium", "hard", "expert" or "none".
+func (l BotLevel) String() string {
+	switch l {
+	case BotEasy:
+		return "easy"
+	case BotMedium:
+		return "medium"
+	case BotHard:
+		return "hard"
+	case BotExpert:
+		return "expert"
+	}
+	return "none"
+}
+
+// Participant holds a seat: a person (PlayerID set) or a bot (Bot set).
+type Participant struct {
+	PlayerID    string
+	DisplayName string
+	Bot         BotLevel
+	Rating      float64 // zero when unrated
+}
+
+// MatchSpec is a match the lobby asks the match service to create.
+type MatchSpec struct {
+	// RequestID is the idempotency key: a retry with the same id returns
+	// the match created first ("room-<id>", "pair-<id>", "bot-<id>").
+	RequestID string
+	Game      engine.Game
+	Variant   string
+	First     Participant // SEAT_FIRST: white, moves first (Q5)
+	Second    Participant // absent (zero) for a one-player variant
+	Clock     TimeControl
+	Rated     bool
+}
+
+// MatchCreator creates matches: the match.v1 client in production, a fake
+// in tests. CreateMatch must be idempotent on spec.RequestID.
+type MatchCreator interface {
+	CreateMatch(ctx context.Context, spec MatchSpec) (matchID string, err error)
+}
+
+// VariantLookup returns the engine's description of a variant (the games
+// registry's Lookup); errors wrap engine.ErrUnknownVariant.
+type VariantLookup func(game engine.Game, variant string) (engine.Variant, error)
+
+// CheckVariant validates a game, variant, clock and rated flag for a
+// two-player game and returns the variant.
+func CheckVariant(lookup VariantLookup, game engine.Game, variant string, tc TimeControl, rated bool) (engine.Variant, error) {
+	v, err := lookup(game, variant)
+	if err != nil {
+		return engine.Variant{}, Invalid("variant", "unknown game %q or variant %q", game, variant)
+	}
+	if err := tc.Validate(); err != nil {
+		return engine.Variant{}, err
+	}
+	if rated && !v.Rated {
+		return engine.Variant{}, Invalid("rated", "variant %s/%s is never rated (Q5, C7)", game, variant)
+	}
+	return v, nil
+}

@@ -1,0 +1,78 @@
+package lobby
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidateDisplayName(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		give    string
+		wantErr string // substring; empty for valid
+	}{
+		{"ascii", "Ana", ""},
+		{"all allowed marks", "a_b-c.d 9", ""},
+		{"two letters", "Bo", ""},
+		{"non-latin letters", "João Ñandú", ""},
+		{"max length", strings.Repeat("x", 24), ""},
+		{"one letter", "A", "2 to 24 characters, got 1"},
+		{"too long", strings.Repeat("x", 25), "2 to 24 characters, got 25"},
+		{"empty", "", "2 to 24 characters, got 0"},
+		{"leading space", " Ana", "start or end with a space"},
+		{"trailing space", "Ana ", "start or end with a space"},
+		{"emoji", "Ana😀", "not allowed"},
+		{"angle bracket", "<b>x", "not allowed"},
+		{"invalid utf8", "a\xffb", "UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := ValidateDisplayName(tt.give)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("ValidateDisplayName(%q) = %v, want nil", tt.give, err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("ValidateDisplayName(%q) = %v, want ErrInvalid containing %q", tt.give, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestTimeControlValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		give TimeControl
+		ok   bool
+	}{
+		{"none", TimeControl{}, true},
+		{"quoridor default (Q5)", TimeControl{180000, 2000}, true},
+		{"base too short", TimeControl{999, 0}, false},
+		{"base too long", TimeControl{MaxBaseMS + 1, 0}, false},
+		{"negative increment", TimeControl{60000, -1}, false},
+		{"increment too long", TimeControl{60000, MaxIncrementMS + 1}, false},
+	}
+	for _, tt := range tests {
+		if err := tt.give.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate(%v) = %v, want ok %v", tt.name, tt.give, err, tt.ok)
+		}
+	}
+}
+
+func TestNewIDIsUnique(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewID("p_")
+		if seen[id] || len(id) != 28 {
+			t.Fatalf("NewID gave %q (len %d, seen %v)", id, len(id), seen[id])
+		}
+		seen[id] = true
+	}
+}

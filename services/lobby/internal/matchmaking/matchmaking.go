@@ -1,0 +1,607 @@
+// Package matchmaking pairs players by rating through queues in Redis that
+// every lobby instance shares.
+//
+// A player holds at most one ticket per queue (game, variant, clock,
+// rated). Every instance runs pairing waves: it reads a queue, chooses
+// pairs that minimise the rating difference within each ticket's window
+// (±100 widening to ±400 over 30 s by default), and claims them with one
+// Lua script that takes a pair only if both tickets are still there, and
+// removes each claimed player's tickets from every queue in the same step.
+// Two instances racing on one queue can therefore never pair a player
+// twice: one claim wins, the other finds the tickets gone. The claiming
+// instance then creates the match (idempotently, on the pair id) and
+// publishes the result; the owner of each ticket, on whatever instance,
+// learns it through one Pub/Sub subscription per instance.
+//
+// A ticket lives as long as its owner heartbeats it (Watch does); a ticket
+// whose owner vanished expires after TicketTTL and the next wave drops it.
+package matchmaking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+)
+
+// Errors a ticket can end with, besides a match.
+var (
+	// ErrExpired: the ticket's owner stopped heartbeating it.
+	ErrExpired = errors.New("ticket expired")
+	// ErrMatchFailed: a pair was found but the match could not be created;
+	// queue again.
+	ErrMatchFailed = errors.New("match could not be created")
+)
+
+// Queue names a queue: players in one queue may be paired together.
+type Queue struct {
+	Game    engine.Game
+	Variant string
+	Clock   lobby.TimeControl
+	Rated   bool
+}
+
+// String returns the queue's key, e.g. "quoridor/standard/180000+2000/rated".
+func (q Queue) String() string {
+	kind := "casual"
+	if q.Rated {
+		kind = "rated"
+	}
+	return string(q.Game) + "/" + q.Variant + "/" + q.Clock.String() + "/" + kind
+}
+
+// parseQueue is the inverse of Queue.String.
+func parseQueue(s string) (Queue, error) {
+	f := strings.Split(s, "/")
+	if len(f) != 4 {
+		return Queue{}, fmt.Errorf("malformed queue %q", s)
+	}
+	q := Queue{Game: engine.Game(f[0]), Variant: f[1], Rated: f[3] == "rated"}
+	if f[2] != "none" {
+		if _, err := fmt.Sscanf(f[2], "%d+%d", &q.Clock.BaseMS, &q.Clock.IncrementMS); err != nil {
+			return Queue{}, fmt.Errorf("malformed queue %q: %w", s, err)
+		}
+	}
+	return q, nil
+}
+
+// Window is how far apart two ratings may be, widening with the wait.
+type Window struct {
+	Start float64       // half-width at once, default 100
+	Max   float64       // half-width after Widen, default 400
+	Widen time.Duration // time to grow from Start to Max, default 30 s
+}
+
+// At returns the half-width after waiting for waited.
+func (w Window) At(waited time.Duration) float64 {
+	if waited <= 0 {
+		return w.Start
+	}
+	if waited >= w.Widen {
+		return w.Max
+	}
+	return w.Start + (w.Max-w.Start)*float64(waited)/float64(w.Widen)
+}
+
+// Config tunes the matchmaker. The zero value of a field takes its default.
+type Config struct {
+	Prefix        string        // key prefix, default "tabuleiro:lobby:"
+	Window        Window        // default ±100 → ±400 over 30 s
+	TicketTTL     time.Duration // a ticket not heartbeated for this long expires, default 15 s
+	WaveInterval  time.Duration // pause between waves when nothing kicks one, default 50 ms
+	UpdateEvery   time.Duration // how often Watch reports a wider window, default 1 s
+	BotOfferAfter time.Duration // Watch offers a bot after this wait, default 20 s
+	ResultTTL     time.Duration // how long a ticket's result is kept, default 2 min
+	// MatchWorkers is how many matches one wave creates at once, default 16.
+	MatchWorkers int
+	Now          func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.Prefix == "" {
+		c.Prefix = "tabuleiro:lobby:"
+	}
+	if c.Window == (Window{}) {
+		c.Window = Window{Start: 100, Max: 400, Widen: 30 * time.Second}
+	}
+	if c.TicketTTL == 0 {
+		c.TicketTTL = 15 * time.Second
+	}
+	if c.WaveInterval == 0 {
+		c.WaveInterval = 50 * time.Millisecond
+	}
+	if c.UpdateEvery == 0 {
+		c.UpdateEvery = time.Second
+	}
+	if c.BotOfferAfter == 0 {
+		c.BotOfferAfter = 20 * time.Second
+	}
+	if c.ResultTTL == 0 {
+		c.ResultTTL = 2 * time.Minute
+	}
+	if c.MatchWorkers == 0 {
+		c.MatchWorkers = 16
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Ticket is one player waiting in one queue.
+type Ticket struct {
+	ID         string
+	Queue      Queue
+	Player     lobby.Player // Rating is the rating the pairing uses
+	EnqueuedAt time.Time
+}
+
+// Matched is a ticket's pairing.
+type Matched struct {
+	MatchID  string            `json:"match_id"`
+	Seat     engine.Seat       `json:"seat"`
+	Opponent lobby.Participant `json:"opponent"`
+	PairID   string            `json:"pair_id"`
+}
+
+// Matchmaker enqueues tickets and runs pairing waves.
+type Matchmaker struct {
+	rdb     redis.UniversalClient
+	cfg     Config
+	pre     string // prefix + "{mm}:"
+	lookup  lobby.VariantLookup
+	matches lobby.MatchCreator
+	kick    chan struct{}
+
+	mu      sync.Mutex
+	waiters map[string]chan struct{} // by ticket id
+}
+
+// New returns a matchmaker. Call Run to pair and to deliver results.
+func New(rdb redis.UniversalClient, lookup lobby.VariantLookup, matches lobby.MatchCreator, cfg Config) *Matchmaker {
+	cfg = cfg.withDefaults()
+	return &Matchmaker{
+		rdb: rdb, cfg: cfg, pre: cfg.Prefix + "{mm}:", lookup: lookup, matches: matches,
+		kick: make(chan struct{}, 1), waiters: map[string]chan struct{}{},
+	}
+}
+
+// Config returns the matchmaker's configuration, defaults filled in.
+func (m *Matchmaker) Config() Config { return m.cfg }
+
+func (m *Matchmaker) value(t Ticket, expires time.Time) string {
+	return t.ID + "|" + strconv.FormatInt(t.EnqueuedAt.UnixMilli(), 10) + "|" +
+		strconv.FormatInt(expires.UnixMilli(), 10) + "|" + t.Player.DisplayName
+}
+
+// Enqueue validates the queue and puts the player's ticket in it,
+// replacing any ticket the player held in the same queue (whose Watch then
+// ends with lobby.ErrReplaced). A zero clock takes the variant's default.
+func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Ticket, error) {
+	v, err := lobby.CheckVariant(m.lookup, q.Game, q.Variant, q.Clock, q.Rated)
+	if err != nil {
+		return Ticket{}, err
+	}
+	if v.Players != 2 {
+		return Ticket{}, lobby.Invalid("variant", "%s/%s is for one player", q.Game, q.Variant)
+	}
+	if q.Clock.None() {
+		q.Clock = lobby.TimeControl{BaseMS: v.DefaultBaseMS, IncrementMS: v.DefaultIncrementMS}
+	}
+	now := m.cfg.Now()
+	t := Ticket{ID: lobby.NewID("t_"), Queue: q, Player: p, EnqueuedAt: now}
+	err = enqueueScript.Run(ctx, m.rdb, nil, m.pre, q.String(), p.ID, p.Rating, t.ID,
+		m.value(t, now.Add(m.cfg.TicketTTL)), m.cfg.ResultTTL.Milliseconds()).Err()
+	if err != nil {
+		return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
+	}
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+	return t, nil
+}
+
+// Heartbeat keeps a ticket alive for another TicketTTL. It returns false
+// when the ticket is gone (paired, replaced, cancelled or expired).
+func (m *Matchmaker) Heartbeat(ctx context.Context, t Ticket) (bool, error) {
+	n, err := heartbeatScript.Run(ctx, m.rdb, nil, m.pre, t.Queue.String(), t.Player.ID, t.ID,
+		m.value(t, m.cfg.Now().Add(m.cfg.TicketTTL))).Int()
+	if err != nil {
+		return false, fmt.Errorf("heartbeat ticket %s: %w", t.ID, err)
+	}
+	return n == 1, nil
+}
+
+// Cancel removes a ticket. It returns false when the ticket was already
+// gone, for instance paired a moment ago: then its result stands.
+func (m *Matchmaker) Cancel(ctx context.Context, t Ticket) (bool, error) {
+	n, err := cancelScript.Run(ctx, m.rdb, nil, m.pre, t.Queue.String(), t.Player.ID, t.ID).Int()
+	if err != nil {
+		return false, fmt.Errorf("cancel ticket %s: %w", t.ID, err)
+	}
+	return n == 1, nil
+}
+
+// Result returns a ticket's outcome: a Matched, or nil and nil while it
+// waits (or while its pair's match is being created), or an error:
+// lobby.ErrReplaced, ErrExpired, ErrMatchFailed.
+func (m *Matchmaker) Result(ctx context.Context, ticketID string) (*Matched, error) {
+	v, err := m.rdb.Get(ctx, m.pre+"res:"+ticketID).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ticket %s result: %w", ticketID, err)
+	}
+	switch {
+	case v == "replaced":
+		return nil, fmt.Errorf("ticket %s: a newer ticket of the same player and queue: %w", ticketID, lobby.ErrReplaced)
+	case v == "elsewhere":
+		return nil, fmt.Errorf("ticket %s: paired in another queue: %w", ticketID, lobby.ErrReplaced)
+	case v == "expired":
+		return nil, fmt.Errorf("ticket %s: %w", ticketID, ErrExpired)
+	case v == "failed":
+		return nil, fmt.Errorf("ticket %s: %w", ticketID, ErrMatchFailed)
+	case strings.HasPrefix(v, "paired|"):
+		return nil, nil
+	case strings.HasPrefix(v, "matched|"):
+		var mt Matched
+		if err := json.Unmarshal([]byte(v[len("matched|"):]), &mt); err != nil {
+			return nil, fmt.Errorf("ticket %s result: %w", ticketID, err)
+		}
+		return &mt, nil
+	}
+	return nil, fmt.Errorf("ticket %s: unknown result %q", ticketID, v)
+}
+
+// snapshotTicket is a ticket as a wave reads it.
+type snapshotTicket struct {
+	player  string
+	id      string
+	name    string
+	rating  float64
+	enq     time.Time
+	expires time.Time
+}
+
+type pair struct{ a, b int }
+
+// choosePairs returns the pairs of one queue's tickets (sorted by rating)
+// that minimise rating differences greedily: edges between near neighbours
+// that both tickets' windows accept, smallest difference first (ties: the
+// longer combined wait first). In a casual queue a ticket that has waited
+// the whole widening time accepts anyone.
+func choosePairs(ts []snapshotTicket, now time.Time, w Window, rated bool) []pair {
+	const neighbours = 8
+	type edge struct {
+		a, b   int
+		diff   float64
+		waited time.Duration
+	}
+	var edges []edge
+	win := make([]float64, len(ts))
+	open := make([]bool, len(ts))
+	for i, t := range ts {
+		win[i] = w.At(now.Sub(t.enq))
+		open[i] = !rated && now.Sub(t.enq) >= w.Widen
+	}
+	for i := range ts {
+		for j := i + 1; j < len(ts) && j <= i+neighbours; j++ {
+			d := ts[j].rating - ts[i].rating
+			if d > w.Max && !(open[i] || open[j]) {
+				break
+			}
+			if d <= math.Min(win[i], win[j]) || open[i] || open[j] {
+				edges = append(edges, edge{i, j, d, now.Sub(ts[i].enq) + now.Sub(ts[j].enq)})
+			}
+		}
+	}
+	slices.SortFunc(edges, func(x, y edge) int {
+		if x.diff != y.diff {
+			if x.diff < y.diff {
+				return -1
+			}
+			return 1
+		}
+		return int(y.waited - x.waited)
+	})
+	taken := make([]bool, len(ts))
+	var pairs []pair
+	for _, e := range edges {
+		if !taken[e.a] && !taken[e.b] {
+			taken[e.a], taken[e.b] = true, true
+			pairs = append(pairs, pair{e.a, e.b})
+		}
+	}
+	return pairs
+}
+
+// WaveStats counts what a wave did.
+type WaveStats struct {
+	Queues  int // queues read
+	Tickets int // live tickets seen
+	Pairs   int // pairs claimed (and matches created or failed)
+	Expired int // expired tickets seen
+}
+
+// Wave runs one pairing wave over every non-empty queue.
+func (m *Matchmaker) Wave(ctx context.Context) (WaveStats, error) {
+	queues, err := m.rdb.SMembers(ctx, m.pre+"queues").Result()
+	if err != nil {
+		return WaveStats{}, fmt.Errorf("list queues: %w", err)
+	}
+	var st WaveStats
+	for _, qk := range queues {
+		s, err := m.waveQueue(ctx, qk)
+		if err != nil {
+			return st, err
+		}
+		st.Queues++
+		st.Tickets += s.Tickets
+		st.Pairs += s.Pairs
+		st.Expired += s.Expired
+	}
+	return st, nil
+}
+
+const claimBatch = 256
+
+func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error) {
+	q, err := parseQueue(qk)
+	if err != nil {
+		return WaveStats{}, err
+	}
+	var zs *redis.ZSliceCmd
+	var hs *redis.MapStringStringCmd
+	if _, err := m.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		zs = p.ZRangeWithScores(ctx, m.pre+"q:"+qk, 0, -1)
+		hs = p.HGetAll(ctx, m.pre+"t:"+qk)
+		return nil
+	}); err != nil {
+		return WaveStats{}, fmt.Errorf("read queue %s: %w", qk, err)
+	}
+	now := m.cfg.Now()
+	vals := hs.Val()
+	live := make([]snapshotTicket, 0, len(zs.Val()))
+	var expired []snapshotTicket
+	for _, z := range zs.Val() {
+		player := z.Member.(string)
+		f := strings.SplitN(vals[player], "|", 4)
+		if len(f) != 4 {
+			continue // enqueued between the two reads; next wave
+		}
+		enq, _ := strconv.ParseInt(f[1], 10, 64)
+		exp, _ := strconv.ParseInt(f[2], 10, 64)
+		t := snapshotTicket{player: player, id: f[0], name: f[3], rating: z.Score,
+			enq: time.UnixMilli(enq), expires: time.UnixMilli(exp)}
+		if t.expires.Before(now) {
+			expired = append(expired, t)
+			continue
+		}
+		live = append(live, t)
+	}
+	pairs := choosePairs(live, now, m.cfg.Window, q.Rated)
+	st := WaveStats{Tickets: len(live), Expired: len(expired)}
+	for start := 0; start < len(pairs) || start == 0; start += claimBatch {
+		batch := pairs[start:min(start+claimBatch, len(pairs))]
+		args := []any{m.pre, now.UnixMilli(), m.cfg.ResultTTL.Milliseconds(), qk, len(batch)}
+		ids := make([]string, len(batch))
+		for i, p := range batch {
+			ids[i] = lobby.NewID("pair_")
+			a, b := live[p.a], live[p.b]
+			args = append(args, a.player, a.id, b.player, b.id, ids[i])
+		}
+		var exp []snapshotTicket
+		if start == 0 {
+			exp = expired
+		}
+		args = append(args, len(exp))
+		for _, t := range exp {
+			args = append(args, t.player, t.id)
+		}
+		claimed, err := claimScript.Run(ctx, m.rdb, nil, args...).Int64Slice()
+		if err != nil {
+			return st, fmt.Errorf("claim pairs in %s: %w", qk, err)
+		}
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, m.cfg.MatchWorkers)
+		for _, k := range claimed {
+			p := batch[k-1]
+			id := ids[k-1]
+			st.Pairs++
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				m.createMatch(ctx, q, qk, id, live[p.a], live[p.b])
+			})
+		}
+		wg.Wait()
+	}
+	return st, nil
+}
+
+// createMatch creates the match of a claimed pair and publishes it to both
+// tickets. White is drawn at random (Q5: random outside rooms).
+func (m *Matchmaker) createMatch(ctx context.Context, q Queue, qk, pairID string, a, b snapshotTicket) {
+	if rand.IntN(2) == 1 {
+		a, b = b, a
+	}
+	pa := lobby.Participant{PlayerID: a.player, DisplayName: a.name}
+	pb := lobby.Participant{PlayerID: b.player, DisplayName: b.name}
+	if q.Rated {
+		pa.Rating, pb.Rating = a.rating, b.rating
+	}
+	spec := lobby.MatchSpec{RequestID: "pair-" + pairID, Game: q.Game, Variant: q.Variant,
+		Clock: q.Clock, Rated: q.Rated, First: pa, Second: pb}
+	ctx = context.WithoutCancel(ctx) // the pair is claimed: finish it
+	matchID, err := m.matches.CreateMatch(ctx, spec)
+	ttl := m.cfg.ResultTTL
+	_, perr := m.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, side := range []struct {
+			t    snapshotTicket
+			seat engine.Seat
+			opp  lobby.Participant
+		}{{a, engine.First, pb}, {b, engine.Second, pa}} {
+			v := "failed"
+			if err == nil {
+				js, _ := json.Marshal(Matched{MatchID: matchID, Seat: side.seat, Opponent: side.opp, PairID: pairID})
+				v = "matched|" + string(js)
+			}
+			p.Set(ctx, m.pre+"res:"+side.t.id, v, ttl)
+			p.Publish(ctx, m.pre+"events", side.t.id)
+		}
+		return nil
+	})
+	_ = perr // a lost result shows as the ticket waiting until its owner gives up
+}
+
+// Run runs pairing waves (every WaveInterval, and at once after a local
+// Enqueue) and delivers results to local Watch calls, until ctx ends.
+func (m *Matchmaker) Run(ctx context.Context) error {
+	sub := m.rdb.Subscribe(ctx, m.pre+"events")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		return fmt.Errorf("subscribe to matchmaking events: %w", err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		ch := sub.Channel()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case msg, ok := <-ch:
+				if !ok {
+					return
+				}
+				m.notify(msg.Payload)
+			}
+		}
+	})
+	tick := time.NewTicker(m.cfg.WaveInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-m.kick:
+		case <-tick.C:
+		}
+		if _, err := m.Wave(ctx); err != nil && ctx.Err() == nil {
+			// A failed wave is retried by the next one; pairing state is
+			// all in Redis, so nothing is lost.
+			continue
+		}
+	}
+}
+
+func (m *Matchmaker) register(ticketID string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	m.mu.Lock()
+	m.waiters[ticketID] = ch
+	m.mu.Unlock()
+	return ch
+}
+
+func (m *Matchmaker) unregister(ticketID string) {
+	m.mu.Lock()
+	delete(m.waiters, ticketID)
+	m.mu.Unlock()
+}
+
+func (m *Matchmaker) notify(ticketID string) {
+	m.mu.Lock()
+	ch := m.waiters[ticketID]
+	m.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Update is one step of a ticket's progress reported by Watch.
+type Update struct {
+	// Window is the rating window's half-width now, Waited the wait so far.
+	Window float64
+	Waited time.Duration
+	// BotOffered is set once, when the ticket has waited BotOfferAfter.
+	BotOffered bool
+}
+
+// Watch keeps a ticket alive and reports its progress to onUpdate (a wider
+// window every UpdateEvery, a bot offer once if offerBot) until it is
+// matched. When ctx ends first (the client went away), the ticket is
+// cancelled and ctx's error returned. Run must be running on this instance
+// for results to arrive promptly; Watch also polls every UpdateEvery.
+func (m *Matchmaker) Watch(ctx context.Context, t Ticket, offerBot bool, onUpdate func(Update) error) (*Matched, error) {
+	wake := m.register(t.ID)
+	defer m.unregister(t.ID)
+	hb := time.NewTicker(max(m.cfg.TicketTTL/3, time.Millisecond))
+	defer hb.Stop()
+	step := time.NewTicker(m.cfg.UpdateEvery)
+	defer step.Stop()
+	offered := false
+	lastWindow := m.cfg.Window.Start
+	for {
+		if ctx.Err() != nil {
+			return m.abandon(ctx, t)
+		}
+		res, err := m.Result(ctx, t.ID)
+		if ctx.Err() != nil {
+			return m.abandon(ctx, t)
+		}
+		if res != nil || err != nil {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return m.abandon(ctx, t)
+		case <-wake:
+		case <-hb.C:
+			if _, err := m.Heartbeat(ctx, t); err != nil {
+				return nil, err
+			}
+		case <-step.C:
+			waited := m.cfg.Now().Sub(t.EnqueuedAt)
+			u := Update{Window: m.cfg.Window.At(waited), Waited: waited}
+			if offerBot && !offered && waited >= m.cfg.BotOfferAfter {
+				u.BotOffered, offered = true, true
+			}
+			if u.Window > lastWindow || u.BotOffered {
+				lastWindow = u.Window
+				if err := onUpdate(u); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+}
+
+// abandon cancels the ticket of a Watch whose client went away. A pair
+// claimed just before the cancel stands and is reported.
+func (m *Matchmaker) abandon(ctx context.Context, t Ticket) (*Matched, error) {
+	bg := context.WithoutCancel(ctx)
+	if _, err := m.Cancel(bg, t); err != nil {
+		return nil, errors.Join(ctx.Err(), err)
+	}
+	if res, err := m.Result(bg, t.ID); res != nil || err != nil {
+		return res, err
+	}
+	return nil, ctx.Err()
+}

@@ -1,0 +1,528 @@
+// Package postgres is the lobby's record in PostgreSQL: players, Glicko-2
+// ratings (updated from the match service's finished games), history and
+// stats. It is the only lobby package with SQL.
+//
+// The games table belongs to the match service (migration 0100); the lobby
+// reads it and sets games.rating_processed_at in the same transaction that
+// applies a rated game to both ratings, so a game never counts twice.
+package postgres
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/lobby/internal/glicko"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+)
+
+// Store is the lobby's PostgreSQL store.
+type Store struct {
+	db     *pgxpool.Pool
+	params glicko.Params
+	now    func() time.Time
+}
+
+// New returns a store on db, whose schema migrations.Up has brought up to
+// date. now may be nil for time.Now.
+func New(db *pgxpool.Pool, params glicko.Params, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{db: db, params: params, now: now}
+}
+
+// SavePlayer records a player (or renames one signing in again).
+func (s *Store) SavePlayer(ctx context.Context, p lobby.Player) error {
+	_, err := s.db.Exec(ctx, `INSERT INTO players (player_id, display_name) VALUES ($1, $2)
+		ON CONFLICT (player_id) DO UPDATE SET display_name = EXCLUDED.display_name`, p.ID, p.DisplayName)
+	if err != nil {
+		return fmt.Errorf("save player %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+// Player returns a player by id.
+func (s *Store) Player(ctx context.Context, id string) (lobby.Player, error) {
+	p := lobby.Player{ID: id}
+	err := s.db.QueryRow(ctx, `SELECT display_name FROM players WHERE player_id = $1`, id).Scan(&p.DisplayName)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return lobby.Player{}, fmt.Errorf("player %s: %w", id, lobby.ErrNotFound)
+	}
+	if err != nil {
+		return lobby.Player{}, fmt.Errorf("load player %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// Rating is a player's rating in one variant.
+type Rating struct {
+	Game      engine.Game
+	Variant   string
+	Rating    glicko.Rating
+	Games     int
+	UpdatedAt time.Time // zero for a player who never played the variant
+}
+
+// Rating returns a player's rating in a variant; the initial rating when
+// the player never played it.
+func (s *Store) Rating(ctx context.Context, playerID string, game engine.Game, variant string) (Rating, error) {
+	r := Rating{Game: game, Variant: variant, Rating: s.params.Initial}
+	err := s.db.QueryRow(ctx, `SELECT rating, deviation, volatility, games, updated_at FROM ratings
+		WHERE player_id = $1 AND game = $2 AND variant = $3`, playerID, string(game), variant).
+		Scan(&r.Rating.Rating, &r.Rating.Deviation, &r.Rating.Volatility, &r.Games, &r.UpdatedAt)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return Rating{}, fmt.Errorf("load rating of %s: %w", playerID, err)
+	}
+	return r, nil
+}
+
+// ProcessRatings applies up to limit finished rated games, oldest first,
+// to the ratings, one transaction per game, and returns how many it
+// processed. Instances may run it at once: each game is locked (SKIP
+// LOCKED) and marked processed in the transaction that updates the
+// ratings. Aborted games, and rated games without two people, are marked
+// without changing any rating.
+func (s *Store) ProcessRatings(ctx context.Context, limit int) (int, error) {
+	n := 0
+	for n < limit {
+		done, err := s.processOne(ctx)
+		if err != nil {
+			return n, err
+		}
+		if !done {
+			return n, nil
+		}
+		n++
+	}
+	return n, nil
+}
+
+func (s *Store) processOne(ctx context.Context) (bool, error) {
+	tx, err := s.db.Begin(ctx)
+	if err != nil {
+		return false, fmt.Errorf("begin rating transaction: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var (
+		id, game, variant, result, reason string
+		first, second, winner             *string
+	)
+	err = tx.QueryRow(ctx, `SELECT game_id, game, variant, first_player_id, second_player_id, result, winner, reason
+		FROM games WHERE rated AND rating_processed_at IS NULL
+		ORDER BY ended_at, game_id LIMIT 1 FOR UPDATE SKIP LOCKED`).
+		Scan(&id, &game, &variant, &first, &second, &result, &winner, &reason)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("next rated game: %w", err)
+	}
+	now := s.now()
+	if first != nil && second != nil && *first != *second && reason != engine.ReasonAborted.String() {
+		if err := s.applyGame(ctx, tx, id, engine.Game(game), variant, *first, *second, result, winner, now); err != nil {
+			return false, err
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE games SET rating_processed_at = $2 WHERE game_id = $1`, id, now); err != nil {
+		return false, fmt.Errorf("mark game %s rated: %w", id, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("commit ratings of game %s: %w", id, err)
+	}
+	return true, nil
+}
+
+func (s *Store) applyGame(ctx context.Context, tx pgx.Tx, gameID string, game engine.Game, variant, first, second, result string, winner *string, now time.Time) error {
+	var score float64
+	switch {
+	case result == engine.Draw.String():
+		score = 0.5
+	case result == engine.Win.String() && winner != nil && *winner == engine.First.String():
+		score = 1
+	case result == engine.Win.String() && winner != nil && *winner == engine.Second.String():
+		score = 0
+	default:
+		return fmt.Errorf("game %s: result %q winner %v is not a finished game", gameID, result, winner)
+	}
+	// Lock both rating rows in player-id order so that two transactions
+	// sharing a player never deadlock.
+	ids := []string{first, second}
+	if second < first {
+		ids = []string{second, first}
+	}
+	init := s.params.Initial
+	cur := map[string]Rating{}
+	for _, p := range ids {
+		if _, err := tx.Exec(ctx, `INSERT INTO ratings (player_id, game, variant, rating, deviation, volatility, games, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING`,
+			p, string(game), variant, init.Rating, init.Deviation, init.Volatility, now); err != nil {
+			return fmt.Errorf("initial rating of %s: %w", p, err)
+		}
+		r := Rating{Game: game, Variant: variant}
+		if err := tx.QueryRow(ctx, `SELECT rating, deviation, volatility, games FROM ratings
+			WHERE player_id = $1 AND game = $2 AND variant = $3 FOR UPDATE`, p, string(game), variant).
+			Scan(&r.Rating.Rating, &r.Rating.Deviation, &r.Rating.Volatility, &r.Games); err != nil {
+			return fmt.Errorf("lock rating of %s: %w", p, err)
+		}
+		cur[p] = r
+	}
+	a, b := s.params.Game(cur[first].Rating, cur[second].Rating, score)
+	for _, u := range []struct {
+		id  string
+		new glicko.Rating
+	}{{first, a}, {second, b}} {
+		if _, err := tx.Exec(ctx, `UPDATE ratings SET rating = $4, deviation = $5, volatility = $6,
+			games = games + 1, updated_at = $7 WHERE player_id = $1 AND game = $2 AND variant = $3`,
+			u.id, string(game), variant, u.new.Rating, u.new.Deviation, u.new.Volatility, now); err != nil {
+			return fmt.Errorf("update rating of %s: %w", u.id, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO rating_changes (game_id, player_id, before, after) VALUES ($1, $2, $3, $4)`,
+			gameID, u.id, cur[u.id].Rating.Rating, u.new.Rating); err != nil {
+			return fmt.Errorf("record rating change of %s: %w", u.id, err)
+		}
+	}
+	return nil
+}
+
+// RunRatings processes rated games every interval until ctx ends. Errors
+// are reported to onErr and retried at the next tick.
+func (s *Store) RunRatings(ctx context.Context, interval time.Duration, onErr func(error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := s.ProcessRatings(ctx, 100); err != nil && ctx.Err() == nil {
+			onErr(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Seat is who held a seat of a finished game.
+type Seat struct {
+	PlayerID    string // empty for a bot
+	DisplayName string
+	Bot         lobby.BotLevel
+}
+
+// Summary is a finished game in a list.
+type Summary struct {
+	GameID    string
+	Game      engine.Game
+	Variant   string
+	Rated     bool
+	Clock     lobby.TimeControl
+	First     Seat
+	Second    *Seat // nil in a one-player game
+	Plies     int
+	Outcome   engine.Outcome
+	StartedAt time.Time
+	EndedAt   time.Time
+}
+
+// SeatOf returns the seat a player held; NoSeat if none.
+func (g Summary) SeatOf(playerID string) engine.Seat {
+	switch {
+	case g.First.PlayerID == playerID && playerID != "":
+		return engine.First
+	case g.Second != nil && g.Second.PlayerID == playerID && playerID != "":
+		return engine.Second
+	}
+	return engine.NoSeat
+}
+
+// PlyRecord is one ply of a finished game.
+type PlyRecord struct {
+	Notation string
+	ClockMS  *int64 // the mover's clock after the ply; nil without a clock
+	ThinkMS  int64
+}
+
+// RatingChange is how one game moved one person's rating.
+type RatingChange struct {
+	PlayerID      string
+	Before, After float64
+}
+
+// Record is a finished game's whole record.
+type Record struct {
+	Summary
+	Plies   []PlyRecord
+	Seed    string
+	Layout  string
+	Changes []RatingChange
+}
+
+const summaryColumns = `game_id, game, variant, rated, first_player_id, first_display_name, first_bot_level,
+	second_player_id, second_display_name, second_bot_level, base_ms, increment_ms, ply_count,
+	result, winner, reason, started_at, ended_at`
+
+func scanSummary(row pgx.Row, extra ...any) (Summary, error) {
+	var (
+		g                    Summary
+		game, result, reason string
+		p1, p2, n2, winner   *string
+		b1, b2               *int
+		base, inc            *int64
+	)
+	dest := []any{&g.GameID, &game, &g.Variant, &g.Rated, &p1, &g.First.DisplayName, &b1,
+		&p2, &n2, &b2, &base, &inc, &g.Plies, &result, &winner, &reason, &g.StartedAt, &g.EndedAt}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
+		return Summary{}, err
+	}
+	g.Game = engine.Game(game)
+	g.First.PlayerID = deref(p1)
+	if b1 != nil {
+		g.First.Bot = lobby.BotLevel(*b1)
+	}
+	if p2 != nil || n2 != nil || b2 != nil {
+		g.Second = &Seat{PlayerID: deref(p2), DisplayName: deref(n2)}
+		if b2 != nil {
+			g.Second.Bot = lobby.BotLevel(*b2)
+		}
+	}
+	if base != nil {
+		g.Clock.BaseMS = *base
+	}
+	if inc != nil {
+		g.Clock.IncrementMS = *inc
+	}
+	r, _ := engine.ParseReason(reason)
+	switch result {
+	case engine.Win.String():
+		w := engine.First
+		if deref(winner) == engine.Second.String() {
+			w = engine.Second
+		}
+		g.Outcome = engine.WinFor(w, r)
+	case engine.Draw.String():
+		g.Outcome = engine.DrawBy(r)
+	}
+	return g, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Page is one page of a player's finished games, newest first.
+type Page struct {
+	Games []Summary
+	Next  string // token of the next page; empty on the last
+}
+
+// History returns a player's finished games, newest first (by end time,
+// then game id), filtered by game (empty for all). pageToken is a Page's
+// Next.
+func (s *Store) History(ctx context.Context, playerID string, game engine.Game, pageSize int, pageToken string) (Page, error) {
+	if pageSize <= 0 {
+		pageSize = 20
+	}
+	if pageSize > 100 {
+		return Page{}, lobby.Invalid("page_size", "must be 1 to 100, got %d", pageSize)
+	}
+	after := time.Unix(1<<40, 0) // later than any game
+	afterID := ""
+	if pageToken != "" {
+		var err error
+		if after, afterID, err = decodeToken(pageToken); err != nil {
+			return Page{}, lobby.Invalid("page_token", "malformed")
+		}
+	}
+	rows, err := s.db.Query(ctx, `SELECT `+summaryColumns+` FROM games
+		WHERE (first_player_id = $1 OR second_player_id = $1)
+		  AND ($2 = '' OR game = $2)
+		  AND (ended_at, game_id) < ($3, $4)
+		ORDER BY ended_at DESC, game_id DESC LIMIT $5`,
+		playerID, string(game), after, afterID, pageSize+1)
+	if err != nil {
+		return Page{}, fmt.Errorf("history of %s: %w", playerID, err)
+	}
+	defer rows.Close()
+	var page Page
+	for rows.Next() {
+		g, err := scanSummary(rows)
+		if err != nil {
+			return Page{}, fmt.Errorf("history of %s: %w", playerID, err)
+		}
+		page.Games = append(page.Games, g)
+	}
+	if err := rows.Err(); err != nil {
+		return Page{}, fmt.Errorf("history of %s: %w", playerID, err)
+	}
+	if len(page.Games) > pageSize {
+		page.Games = page.Games[:pageSize]
+		last := page.Games[pageSize-1]
+		page.Next = encodeToken(last.EndedAt, last.GameID)
+	}
+	return page, nil
+}
+
+func encodeToken(t time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(t.UnixMicro(), 10) + "|" + id))
+}
+
+func decodeToken(tok string) (time.Time, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	us, id, ok := strings.Cut(string(b), "|")
+	if !ok {
+		return time.Time{}, "", errors.New("no separator")
+	}
+	n, err := strconv.ParseInt(us, 10, 64)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	return time.UnixMicro(n), id, nil
+}
+
+// Game returns one finished game's record.
+func (s *Store) Game(ctx context.Context, gameID string) (Record, error) {
+	var plies, clocks, thinks string
+	var seed, layout *string
+	row := s.db.QueryRow(ctx, `SELECT `+summaryColumns+`, plies, ply_clock_ms, ply_think_ms, seed, layout
+		FROM games WHERE game_id = $1`, gameID)
+	sum, err := scanSummary(row, &plies, &clocks, &thinks, &seed, &layout)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Record{}, fmt.Errorf("game %s: %w", gameID, lobby.ErrNotFound)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("load game %s: %w", gameID, err)
+	}
+	rec := Record{Summary: sum, Seed: deref(seed), Layout: deref(layout)}
+	ps, cs, ts := strings.Fields(plies), strings.Fields(clocks), strings.Fields(thinks)
+	for i, p := range ps {
+		pr := PlyRecord{Notation: p}
+		if i < len(cs) && cs[i] != "-" {
+			if v, err := strconv.ParseInt(cs[i], 10, 64); err == nil {
+				pr.ClockMS = &v
+			}
+		}
+		if i < len(ts) {
+			pr.ThinkMS, _ = strconv.ParseInt(ts[i], 10, 64)
+		}
+		rec.Plies = append(rec.Plies, pr)
+	}
+	rows, err := s.db.Query(ctx, `SELECT player_id, before, after FROM rating_changes WHERE game_id = $1 ORDER BY player_id`, gameID)
+	if err != nil {
+		return Record{}, fmt.Errorf("rating changes of %s: %w", gameID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c RatingChange
+		if err := rows.Scan(&c.PlayerID, &c.Before, &c.After); err != nil {
+			return Record{}, fmt.Errorf("rating changes of %s: %w", gameID, err)
+		}
+		rec.Changes = append(rec.Changes, c)
+	}
+	return rec, rows.Err()
+}
+
+// BotRecord is a player's record against one bot level in one game.
+type BotRecord struct {
+	Game                engine.Game
+	Level               lobby.BotLevel
+	Wins, Losses, Draws int
+}
+
+// Stats is a player's ratings and records against the bots.
+type Stats struct {
+	Player  lobby.Player
+	Ratings []Rating
+	Bots    []BotRecord
+}
+
+// Stats returns a player's ratings (one per rated variant played) and
+// wins, losses and draws against each bot level per game. Only games
+// between the player and a bot count: local two-player games and games
+// between people do not, nor aborted games.
+func (s *Store) Stats(ctx context.Context, playerID string) (Stats, error) {
+	p, err := s.Player(ctx, playerID)
+	if err != nil {
+		return Stats{}, err
+	}
+	st := Stats{Player: p}
+	rows, err := s.db.Query(ctx, `SELECT game, variant, rating, deviation, volatility, games, updated_at
+		FROM ratings WHERE player_id = $1 AND games > 0 ORDER BY game, variant`, playerID)
+	if err != nil {
+		return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
+	}
+	for rows.Next() {
+		var r Rating
+		var game string
+		if err := rows.Scan(&game, &r.Variant, &r.Rating.Rating, &r.Rating.Deviation, &r.Rating.Volatility, &r.Games, &r.UpdatedAt); err != nil {
+			rows.Close()
+			return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
+		}
+		r.Game = engine.Game(game)
+		st.Ratings = append(st.Ratings, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
+	}
+	// The player's seat decides what counts as a win: 'first' or 'second'.
+	rows, err = s.db.Query(ctx, `SELECT game, level,
+			count(*) FILTER (WHERE result = 'win' AND winner = seat),
+			count(*) FILTER (WHERE result = 'win' AND winner <> seat),
+			count(*) FILTER (WHERE result = 'draw')
+		FROM (
+			SELECT game, second_bot_level AS level, 'first' AS seat, result, winner, reason FROM games
+			WHERE first_player_id = $1 AND second_bot_level IS NOT NULL AND second_player_id IS NULL
+			UNION ALL
+			SELECT game, first_bot_level, 'second', result, winner, reason FROM games
+			WHERE second_player_id = $1 AND first_bot_level IS NOT NULL AND first_player_id IS NULL
+		) AS bot_games
+		WHERE reason <> 'aborted'
+		GROUP BY game, level ORDER BY game, level`, playerID)
+	if err != nil {
+		return Stats{}, fmt.Errorf("bot records of %s: %w", playerID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b BotRecord
+		var game string
+		var lvl int
+		if err := rows.Scan(&game, &lvl, &b.Wins, &b.Losses, &b.Draws); err != nil {
+			return Stats{}, fmt.Errorf("bot records of %s: %w", playerID, err)
+		}
+		b.Game, b.Level = engine.Game(game), lobby.BotLevel(lvl)
+		st.Bots = append(st.Bots, b)
+	}
+	return st, rows.Err()
+}
+
+// Finished reports which of ids have a finished record.
+func (s *Store) Finished(ctx context.Context, ids []string) (map[string]bool, error) {
+	rows, err := s.db.Query(ctx, `SELECT game_id FROM games WHERE game_id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("finished games: %w", err)
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("finished games: %w", err)
+		}
+		done[id] = true
+	}
+	return done, rows.Err()
+}

@@ -1,0 +1,236 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/lobby/internal/glicko"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/testenv"
+)
+
+func newStore(t *testing.T) (*Store, *pgxpool.Pool) {
+	t.Helper()
+	db := testenv.Postgres(t)
+	return New(db, glicko.Default(), nil), db
+}
+
+// game is a finished game to insert; a seat is a person (id) or a bot
+// (level).
+type game struct {
+	id, game, variant string
+	rated             bool
+	p1, p2            string
+	bot1, bot2        int
+	result, winner    string // winner "" for a draw
+	reason            string
+	ended             time.Time
+}
+
+func insert(t *testing.T, db *pgxpool.Pool, g game) {
+	t.Helper()
+	null := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	nullInt := func(n int) any {
+		if n == 0 {
+			return nil
+		}
+		return n
+	}
+	if g.reason == "" {
+		g.reason = "goal"
+	}
+	_, err := db.Exec(t.Context(), `INSERT INTO games (game_id, game, variant, rated, first_player_id,
+		first_display_name, first_bot_level, second_player_id, second_display_name, second_bot_level,
+		base_ms, increment_ms, plies, ply_clock_ms, ply_think_ms, ply_count, result, winner, reason,
+		started_at, ended_at, layout, seed)
+		VALUES ($1,$2,$3,$4,$5,'One',$6,$7,'Two',$8,180000,2000,'e2 e8 e3','179000 - 178500','1000 900 2500',3,$9,$10,$11,$12,$13,$14,$15)`,
+		g.id, g.game, g.variant, g.rated, null(g.p1), nullInt(g.bot1), null(g.p2), nullInt(g.bot2),
+		g.result, null(g.winner), g.reason, g.ended.Add(-time.Minute), g.ended, null(""), null(""))
+	if err != nil {
+		t.Fatalf("insert game %s: %v", g.id, err)
+	}
+}
+
+func TestRatingsUpdatedOnce(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := t.Context()
+	t0 := time.Unix(1_800_000_000, 0)
+	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", rated: true, p1: "ana", p2: "bo", result: "win", winner: "first", ended: t0})
+	insert(t, db, game{id: "g2", game: "quoridor", variant: "standard", rated: false, p1: "ana", p2: "bo", result: "win", winner: "second", ended: t0.Add(time.Second)})
+	insert(t, db, game{id: "g3", game: "quoridor", variant: "standard", rated: true, p1: "bo", p2: "ana", result: "draw", reason: "aborted", ended: t0.Add(2 * time.Second)})
+
+	// Several processors at once (several lobby instances), twice over.
+	var wg sync.WaitGroup
+	var total int
+	var mu sync.Mutex
+	for range 4 {
+		wg.Go(func() {
+			n, err := s.ProcessRatings(ctx, 10)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			total += n
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if n, err := s.ProcessRatings(ctx, 10); err != nil || n != 0 {
+		t.Fatalf("second pass processed %d, %v; want 0", n, err)
+	}
+	if total != 2 {
+		t.Errorf("processed %d games, want 2 (g1 and the aborted g3)", total)
+	}
+	p := glicko.Default()
+	wantA, wantB := p.Game(p.Initial, p.Initial, 1)
+	a, err := s.Rating(ctx, "ana", engine.Quoridor, "standard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := s.Rating(ctx, "bo", engine.Quoridor, "standard")
+	if a.Games != 1 || b.Games != 1 || math.Abs(a.Rating.Rating-wantA.Rating) > 1e-9 || math.Abs(b.Rating.Rating-wantB.Rating) > 1e-9 {
+		t.Errorf("ratings ana %+v bo %+v; want one game each, %.2f and %.2f", a, b, wantA.Rating, wantB.Rating)
+	}
+	rec, err := s.Game(ctx, "g1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Changes) != 2 || rec.Changes[0].PlayerID != "ana" || rec.Changes[0].Before != 1500 || rec.Changes[0].After != a.Rating.Rating {
+		t.Errorf("rating changes %+v", rec.Changes)
+	}
+	var unprocessed int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM games WHERE rated AND rating_processed_at IS NULL`).Scan(&unprocessed); err != nil || unprocessed != 0 {
+		t.Errorf("%d rated games unprocessed, %v", unprocessed, err)
+	}
+	// A game the outbox replays is the same row: nothing to process again.
+	if _, err := db.Exec(ctx, `INSERT INTO games SELECT * FROM games WHERE game_id = 'g1' ON CONFLICT DO NOTHING`); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.ProcessRatings(ctx, 10); n != 0 {
+		t.Errorf("replayed game processed again")
+	}
+}
+
+func TestGameRecord(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := t.Context()
+	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", p1: "ana", bot2: 3, result: "win", winner: "second", reason: "time", ended: time.Unix(1_800_000_000, 0)})
+	rec, err := s.Game(ctx, "g1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Outcome != engine.WinFor(engine.Second, engine.ReasonTime) || rec.Second == nil || rec.Second.Bot != lobby.BotHard || rec.SeatOf("ana") != engine.First {
+		t.Errorf("summary %+v", rec.Summary)
+	}
+	if len(rec.Plies) != 3 || rec.Plies[0].Notation != "e2" || *rec.Plies[0].ClockMS != 179000 || rec.Plies[1].ClockMS != nil || rec.Plies[2].ThinkMS != 2500 {
+		t.Errorf("plies %+v", rec.Plies)
+	}
+	if _, err := s.Game(ctx, "nope"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("unknown game: %v", err)
+	}
+}
+
+func TestHistoryPaging(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := t.Context()
+	t0 := time.Unix(1_800_000_000, 0)
+	var want []string
+	for i := range 25 {
+		id := fmt.Sprintf("g%02d", i)
+		// Pairs of games end at the same second: the id breaks the tie.
+		insert(t, db, game{id: id, game: []string{"quoridor", "corners"}[i%2], variant: "x", p1: "ana", p2: "bo", result: "draw", ended: t0.Add(time.Duration(i/2) * time.Second)})
+		want = append([]string{id}, want...)
+	}
+	insert(t, db, game{id: "other", game: "quoridor", variant: "x", p1: "cy", p2: "bo", result: "draw", ended: t0})
+	var got []string
+	token := ""
+	pages := 0
+	for {
+		page, err := s.History(ctx, "ana", "", 10, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, g := range page.Games {
+			got = append(got, g.GameID)
+		}
+		if token = page.Next; token == "" {
+			break
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || pages != 3 {
+		t.Errorf("history in %d pages: %v\nwant %v", pages, got, want)
+	}
+	page, err := s.History(ctx, "ana", engine.Corners, 100, "")
+	if err != nil || len(page.Games) != 12 || page.Next != "" {
+		t.Errorf("corners only: %d games, next %q, %v", len(page.Games), page.Next, err)
+	}
+	if _, err := s.History(ctx, "ana", "", 10, "!!"); !errors.Is(err, lobby.ErrInvalid) {
+		t.Errorf("bad token: %v", err)
+	}
+}
+
+func TestStatsPerBotLevel(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := t.Context()
+	if err := s.SavePlayer(ctx, lobby.Player{ID: "ana", DisplayName: "Ana"}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	games := []game{
+		{p1: "ana", bot2: 1, result: "win", winner: "first"},                   // beat easy as first
+		{p2: "ana", bot1: 1, result: "win", winner: "second"},                  // beat easy as second
+		{p1: "ana", bot2: 1, result: "win", winner: "second"},                  // lost to easy
+		{p2: "ana", bot1: 3, result: "draw"},                                   // drew hard
+		{p1: "ana", bot2: 3, result: "draw", reason: "aborted"},                // aborted: no count
+		{p1: "ana", p2: "ana", result: "win", winner: "first"},                 // local two-player: no count
+		{p1: "ana", p2: "bo", result: "win", winner: "first"},                  // people: no count
+		{game: "corners", p1: "ana", bot2: 1, result: "win", winner: "second"}, // another game
+	}
+	for i, g := range games {
+		g.id = fmt.Sprintf("g%d", i)
+		if g.game == "" {
+			g.game = "quoridor"
+		}
+		g.variant, g.ended = "standard", t0.Add(time.Duration(i)*time.Second)
+		insert(t, db, g)
+	}
+	insert(t, db, game{id: "r1", game: "corners", variant: "classic-3x3", rated: true, p1: "ana", p2: "bo", result: "win", winner: "first", ended: t0})
+	if _, err := s.ProcessRatings(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx, "ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []BotRecord{
+		{Game: engine.Corners, Level: lobby.BotEasy, Losses: 1},
+		{Game: engine.Quoridor, Level: lobby.BotEasy, Wins: 2, Losses: 1},
+		{Game: engine.Quoridor, Level: lobby.BotHard, Draws: 1},
+	}
+	if fmt.Sprint(st.Bots) != fmt.Sprint(want) {
+		t.Errorf("bot records %+v\nwant %+v", st.Bots, want)
+	}
+	if len(st.Ratings) != 1 || st.Ratings[0].Variant != "classic-3x3" || st.Ratings[0].Games != 1 || st.Ratings[0].Rating.Rating <= 1500 {
+		t.Errorf("ratings %+v", st.Ratings)
+	}
+	if _, err := s.Stats(ctx, "nobody"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("unknown player: %v", err)
+	}
+}

@@ -1,0 +1,572 @@
+// Package rooms keeps the lobby's rooms in Redis, shared by every lobby
+// instance: create (public or private with an argon2id-hashed password),
+// invite codes, listing open public rooms, join and leave. When the second
+// seat fills, the joiner's instance creates the match through a
+// lobby.MatchCreator exactly once: one Lua script lets one joiner claim the
+// seat, and the match request is idempotent on the room id.
+//
+// Keys (all under the configured prefix and the hash tag {rooms}, so that
+// the scripts' keys share one Redis Cluster slot):
+//
+//	{rooms}:room:<id>          hash: the room
+//	{rooms}:invite:<code>      string: room id
+//	{rooms}:open:all           zset: open public rooms by creation (ms)
+//	{rooms}:open:<game>        the same, one game
+//	{rooms}:open:<game>/<var>  the same, one variant
+//	{rooms}:host:<player>      set: open rooms a player hosts
+//	{rooms}:pwfail:<id>:<player> counter of wrong passwords in the window
+//	{rooms}:events             Pub/Sub channel: id of a room that changed
+package rooms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+)
+
+// Status is where a room stands.
+type Status string
+
+// The statuses. Starting is the short moment between a joiner claiming the
+// second seat and the match existing.
+const (
+	Open     Status = "open"
+	Starting Status = "starting"
+	Started  Status = "started"
+	Closed   Status = "closed"
+)
+
+// Room is a table two people meet at.
+type Room struct {
+	ID         string
+	InviteCode string
+	Game       engine.Game
+	Variant    string
+	Clock      lobby.TimeControl
+	Rated      bool
+	Private    bool
+	Host       lobby.Player
+	Guest      lobby.Player // zero until someone joins
+	// HostSeat is the seat the host asked for; NoSeat lets the rules decide
+	// (white drawn at random, Q5). Rated rooms always draw.
+	HostSeat engine.Seat
+	Status   Status
+	MatchID  string
+	// FirstPlayerID holds SEAT_FIRST (white, moves first, Q5) once the
+	// match exists.
+	FirstPlayerID string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+}
+
+// SeatOf returns the seat of player in the room's match; NoSeat before the
+// match exists or for a non-member.
+func (r Room) SeatOf(playerID string) engine.Seat {
+	if r.FirstPlayerID == "" || (playerID != r.Host.ID && playerID != r.Guest.ID) {
+		return engine.NoSeat
+	}
+	if playerID == r.FirstPlayerID {
+		return engine.First
+	}
+	return engine.Second
+}
+
+// Spec is what a host asks for.
+type Spec struct {
+	Game     engine.Game
+	Variant  string
+	Clock    lobby.TimeControl
+	Rated    bool
+	Private  bool
+	Password string // required (4–64 characters) for a private room, empty for a public one
+	HostSeat engine.Seat
+}
+
+// Config tunes the store. The zero value of a field takes its default.
+type Config struct {
+	Prefix           string        // key prefix, default "tabuleiro:lobby:"
+	OpenTTL          time.Duration // an open room closes by itself after this, default 30 min
+	StartedTTL       time.Duration // a started or closed room is kept this long, default 1 h
+	MaxOpenPerHost   int           // default 5
+	MaxWrongPassword int           // wrong guesses per player and room in the window, default 5
+	WrongWindow      time.Duration // default 5 min
+	Argon2           Argon2        // default DefaultArgon2
+	Now              func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.Prefix == "" {
+		c.Prefix = "tabuleiro:lobby:"
+	}
+	if c.OpenTTL == 0 {
+		c.OpenTTL = 30 * time.Minute
+	}
+	if c.StartedTTL == 0 {
+		c.StartedTTL = time.Hour
+	}
+	if c.MaxOpenPerHost == 0 {
+		c.MaxOpenPerHost = 5
+	}
+	if c.MaxWrongPassword == 0 {
+		c.MaxWrongPassword = 5
+	}
+	if c.WrongWindow == 0 {
+		c.WrongWindow = 5 * time.Minute
+	}
+	if c.Argon2 == (Argon2{}) {
+		c.Argon2 = DefaultArgon2()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Store is the rooms of every lobby instance, in Redis.
+type Store struct {
+	rdb     redis.UniversalClient
+	cfg     Config
+	lookup  lobby.VariantLookup
+	matches lobby.MatchCreator
+}
+
+// New returns a store.
+func New(rdb redis.UniversalClient, lookup lobby.VariantLookup, matches lobby.MatchCreator, cfg Config) *Store {
+	return &Store{rdb: rdb, cfg: cfg.withDefaults(), lookup: lookup, matches: matches}
+}
+
+func (s *Store) key(parts ...string) string {
+	k := s.cfg.Prefix + "{rooms}"
+	for _, p := range parts {
+		k += ":" + p
+	}
+	return k
+}
+
+func (s *Store) roomKey(id string) string { return s.key("room", id) }
+
+// EventsChannel is the Pub/Sub channel on which every change of a room is
+// announced by its id.
+func (s *Store) EventsChannel() string { return s.key("events") }
+
+func (s *Store) indexKeys(game engine.Game, variant string) []string {
+	return []string{s.key("open", "all"), s.key("open", string(game)), s.key("open", string(game)+"/"+variant)}
+}
+
+// Create opens a room with host in it.
+func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room, error) {
+	if _, err := lobby.CheckVariant(s.lookup, spec.Game, spec.Variant, spec.Clock, spec.Rated); err != nil {
+		return Room{}, err
+	}
+	if v, _ := s.lookup(spec.Game, spec.Variant); v.Players != 2 {
+		return Room{}, lobby.Invalid("variant", "%s/%s is for one player; rooms seat two", spec.Game, spec.Variant)
+	}
+	n := len([]rune(spec.Password))
+	switch {
+	case spec.Private && (n < 4 || n > 64):
+		return Room{}, lobby.Invalid("password", "a private room needs a password of 4 to 64 characters, got %d", n)
+	case !spec.Private && n > 0:
+		return Room{}, lobby.Invalid("password", "a public room has no password")
+	}
+	if spec.HostSeat != engine.NoSeat && spec.HostSeat != engine.First && spec.HostSeat != engine.Second {
+		return Room{}, lobby.Invalid("host_seat", "unknown seat %d", spec.HostSeat)
+	}
+	if spec.Rated {
+		spec.HostSeat = engine.NoSeat // rated rooms draw white at random
+	}
+	if err := s.checkHostLimit(ctx, host.ID); err != nil {
+		return Room{}, err
+	}
+	now := s.cfg.Now()
+	r := Room{
+		ID: lobby.NewID("r_"), Game: spec.Game, Variant: spec.Variant, Clock: spec.Clock,
+		Rated: spec.Rated, Private: spec.Private, Host: host, HostSeat: spec.HostSeat,
+		Status: Open, CreatedAt: now, ExpiresAt: now.Add(s.cfg.OpenTTL),
+	}
+	var pw string
+	if spec.Private {
+		pw = s.cfg.Argon2.hash(spec.Password)
+	}
+	for {
+		r.InviteCode = newInviteCode()
+		ok, err := s.rdb.SetNX(ctx, s.key("invite", r.InviteCode), r.ID, s.cfg.OpenTTL).Result()
+		if err != nil {
+			return Room{}, fmt.Errorf("reserve invite code: %w", err)
+		}
+		if ok {
+			break
+		}
+	}
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		rk := s.roomKey(r.ID)
+		p.HSet(ctx, rk, map[string]any{
+			"id": r.ID, "code": r.InviteCode, "game": string(r.Game), "variant": r.Variant,
+			"base": r.Clock.BaseMS, "inc": r.Clock.IncrementMS, "rated": b2i(r.Rated), "private": b2i(r.Private),
+			"pw": pw, "host": host.ID, "host_name": host.DisplayName, "host_rating": host.Rating,
+			"host_seat": int(r.HostSeat), "status": string(Open), "created": now.UnixMilli(),
+			"expires": r.ExpiresAt.UnixMilli(),
+		})
+		p.PExpire(ctx, rk, s.cfg.OpenTTL)
+		if !r.Private {
+			for _, k := range s.indexKeys(r.Game, r.Variant) {
+				p.ZAdd(ctx, k, redis.Z{Score: float64(now.UnixMilli()), Member: r.ID})
+			}
+		}
+		p.SAdd(ctx, s.key("host", host.ID), r.ID)
+		p.PExpire(ctx, s.key("host", host.ID), s.cfg.OpenTTL)
+		p.Publish(ctx, s.EventsChannel(), r.ID)
+		return nil
+	})
+	if err != nil {
+		return Room{}, fmt.Errorf("create room: %w", err)
+	}
+	return r, nil
+}
+
+func (s *Store) checkHostLimit(ctx context.Context, hostID string) error {
+	hk := s.key("host", hostID)
+	ids, err := s.rdb.SMembers(ctx, hk).Result()
+	if err != nil {
+		return fmt.Errorf("count hosted rooms: %w", err)
+	}
+	open := 0
+	for _, id := range ids {
+		st, err := s.rdb.HGet(ctx, s.roomKey(id), "status").Result()
+		if errors.Is(err, redis.Nil) || (err == nil && st != string(Open)) {
+			s.rdb.SRem(ctx, hk, id)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("count hosted rooms: %w", err)
+		}
+		open++
+	}
+	if open >= s.cfg.MaxOpenPerHost {
+		return fmt.Errorf("host already has %d open rooms: %w", open, lobby.ErrTooManyAttempts)
+	}
+	return nil
+}
+
+// Get returns a room by id.
+func (s *Store) Get(ctx context.Context, id string) (Room, error) {
+	m, err := s.rdb.HGetAll(ctx, s.roomKey(id)).Result()
+	if err != nil {
+		return Room{}, fmt.Errorf("get room %s: %w", id, err)
+	}
+	if len(m) == 0 {
+		return Room{}, fmt.Errorf("room %s: %w", id, lobby.ErrNotFound)
+	}
+	return decode(m), nil
+}
+
+// ByInvite returns the id of the room with an invite code (any case).
+func (s *Store) ByInvite(ctx context.Context, code string) (string, error) {
+	id, err := s.rdb.Get(ctx, s.key("invite", normalizeInvite(code))).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", fmt.Errorf("invite code: %w", lobby.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("resolve invite code: %w", err)
+	}
+	return id, nil
+}
+
+func decode(m map[string]string) Room {
+	i64 := func(k string) int64 { v, _ := strconv.ParseInt(m[k], 10, 64); return v }
+	f64 := func(k string) float64 { v, _ := strconv.ParseFloat(m[k], 64); return v }
+	r := Room{
+		ID: m["id"], InviteCode: m["code"], Game: engine.Game(m["game"]), Variant: m["variant"],
+		Clock: lobby.TimeControl{BaseMS: i64("base"), IncrementMS: i64("inc")},
+		Rated: m["rated"] == "1", Private: m["private"] == "1",
+		Host:     lobby.Player{ID: m["host"], DisplayName: m["host_name"], Rating: f64("host_rating")},
+		Guest:    lobby.Player{ID: m["guest"], DisplayName: m["guest_name"], Rating: f64("guest_rating")},
+		HostSeat: engine.Seat(i64("host_seat")), Status: Status(m["status"]), MatchID: m["match"],
+		FirstPlayerID: m["first"],
+		CreatedAt:     time.UnixMilli(i64("created")), ExpiresAt: time.UnixMilli(i64("expires")),
+	}
+	return r
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Page is one page of open public rooms, newest first.
+type Page struct {
+	Rooms []Room
+	Next  string // token of the next page; empty on the last
+}
+
+// List returns open public rooms, newest first, filtered by game (empty
+// for all) and variant (empty for all; needs game). pageToken is a Page's
+// Next, empty for the first page.
+func (s *Store) List(ctx context.Context, game engine.Game, variant string, pageSize int, pageToken string) (Page, error) {
+	if variant != "" && game == "" {
+		return Page{}, lobby.Invalid("variant", "a variant filter needs a game")
+	}
+	if pageSize <= 0 {
+		pageSize = 20
+	}
+	if pageSize > 100 {
+		return Page{}, lobby.Invalid("page_size", "must be 1 to 100, got %d", pageSize)
+	}
+	offset := 0
+	if pageToken != "" {
+		n, err := strconv.Atoi(pageToken)
+		if err != nil || n < 0 {
+			return Page{}, lobby.Invalid("page_token", "malformed")
+		}
+		offset = n
+	}
+	idx := s.key("open", "all")
+	switch {
+	case variant != "":
+		idx = s.key("open", string(game)+"/"+variant)
+	case game != "":
+		idx = s.key("open", string(game))
+	}
+	// Rooms whose key expired leave their index entry behind: drop the
+	// entries older than an open room can live.
+	stale := strconv.FormatInt(s.cfg.Now().Add(-s.cfg.OpenTTL).UnixMilli(), 10)
+	s.rdb.ZRemRangeByScore(ctx, idx, "-inf", "("+stale)
+	var page Page
+	for len(page.Rooms) < pageSize {
+		ids, err := s.rdb.ZRevRange(ctx, idx, int64(offset), int64(offset+pageSize-len(page.Rooms)-1)).Result()
+		if err != nil {
+			return Page{}, fmt.Errorf("list rooms: %w", err)
+		}
+		if len(ids) == 0 {
+			return page, nil
+		}
+		cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, id := range ids {
+				p.HGetAll(ctx, s.roomKey(id))
+			}
+			return nil
+		})
+		if err != nil {
+			return Page{}, fmt.Errorf("list rooms: %w", err)
+		}
+		for _, c := range cmds {
+			offset++
+			r := decode(c.(*redis.MapStringStringCmd).Val())
+			if r.ID == "" || r.Status != Open {
+				continue // expired a moment ago, or just claimed
+			}
+			r.InviteCode = "" // sent to members only
+			page.Rooms = append(page.Rooms, r)
+		}
+	}
+	n, err := s.rdb.ZCard(ctx, idx).Result()
+	if err != nil {
+		return Page{}, fmt.Errorf("list rooms: %w", err)
+	}
+	if int64(offset) < n {
+		page.Next = strconv.Itoa(offset)
+	}
+	return page, nil
+}
+
+// claimSeat takes the free seat of an open room for a joiner.
+// KEYS: room, open:all, open:game, open:game/variant, host set.
+// ARGV: player, name, rating. Returns "ok", "missing", "host",
+// "member" (already the guest) or the room's status.
+var claimSeat = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'id')
+if f[2] == ARGV[1] then return 'host' end
+if f[3] == ARGV[1] then return 'member' end
+if f[1] ~= 'open' then return f[1] end
+redis.call('HSET', KEYS[1], 'guest', ARGV[1], 'guest_name', ARGV[2], 'guest_rating', ARGV[3], 'status', 'starting')
+for i = 2, 4 do redis.call('ZREM', KEYS[i], f[4]) end
+redis.call('SREM', KEYS[5], f[4])
+return 'ok'
+`)
+
+// releaseSeat undoes claimSeat when the match could not be created.
+var releaseSeat = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'status', 'guest', 'id', 'private', 'created')
+if f[1] ~= 'starting' or f[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'guest', '', 'guest_name', '', 'guest_rating', '', 'status', 'open')
+if f[4] ~= '1' then
+  for i = 2, 4 do redis.call('ZADD', KEYS[i], f[5], f[3]) end
+end
+redis.call('SADD', KEYS[5], f[3])
+return 1
+`)
+
+// startRoom records the match of a room whose seat was claimed.
+var startRoom = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'status', 'guest', 'code')
+if f[1] ~= 'starting' or f[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'started', 'match', ARGV[2], 'first', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2] .. f[3], ARGV[4])
+return 1
+`)
+
+// Target names a room by id or by invite code; exactly one is set.
+type Target struct {
+	RoomID     string
+	InviteCode string
+}
+
+// Join takes the free seat of a room. When it fills the room, the match is
+// created and the returned room carries its id. Joining a room one already
+// sits in returns it unchanged.
+func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password string) (Room, error) {
+	id := t.RoomID
+	switch {
+	case (t.RoomID == "") == (t.InviteCode == ""):
+		return Room{}, lobby.Invalid("target", "give exactly one of room_id and invite_code")
+	case t.InviteCode != "":
+		var err error
+		if id, err = s.ByInvite(ctx, t.InviteCode); err != nil {
+			return Room{}, err
+		}
+	}
+	r, err := s.Get(ctx, id)
+	if err != nil {
+		return Room{}, err
+	}
+	if r.Private && r.Host.ID != p.ID && r.Guest.ID != p.ID {
+		if err := s.checkPassword(ctx, r, p.ID, password); err != nil {
+			return Room{}, err
+		}
+	}
+	keys := append([]string{s.roomKey(id)}, s.indexKeys(r.Game, r.Variant)...)
+	keys = append(keys, s.key("host", r.Host.ID))
+	res, err := claimSeat.Run(ctx, s.rdb, keys, p.ID, p.DisplayName, p.Rating).Text()
+	if err != nil {
+		return Room{}, fmt.Errorf("join room %s: %w", id, err)
+	}
+	switch res {
+	case "ok":
+	case "missing":
+		return Room{}, fmt.Errorf("room %s: %w", id, lobby.ErrNotFound)
+	case "host":
+		return Room{}, lobby.Precondition("you host room %s; wait for someone to join", id)
+	case "member":
+		return s.Get(ctx, id)
+	default:
+		return Room{}, lobby.Precondition("room %s is %s", id, res)
+	}
+	r.Guest, r.Status = p, Starting
+	return s.start(ctx, r, keys)
+}
+
+func (s *Store) checkPassword(ctx context.Context, r Room, playerID, password string) error {
+	fk := s.key("pwfail", r.ID, playerID)
+	n, err := s.rdb.Get(ctx, fk).Int()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("check password attempts: %w", err)
+	}
+	if n >= s.cfg.MaxWrongPassword {
+		return fmt.Errorf("%d wrong passwords for room %s; wait and retry: %w", n, r.ID, lobby.ErrTooManyAttempts)
+	}
+	pw, err := s.rdb.HGet(ctx, s.roomKey(r.ID), "pw").Result()
+	if err != nil {
+		return fmt.Errorf("room %s password: %w", r.ID, lobby.ErrNotFound)
+	}
+	ok, err := verify(pw, password)
+	if err != nil {
+		return fmt.Errorf("room %s: %w", r.ID, err)
+	}
+	if ok {
+		s.rdb.Del(ctx, fk)
+		return nil
+	}
+	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Incr(ctx, fk)
+		p.PExpire(ctx, fk, s.cfg.WrongWindow)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("count wrong password: %w", err)
+	}
+	return fmt.Errorf("room %s: %w", r.ID, lobby.ErrWrongPassword)
+}
+
+// start creates the match of a room whose second seat this instance
+// claimed. White is the host's choice, or drawn at random (Q5; always
+// drawn in rated rooms).
+func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) {
+	first, second := r.Host, r.Guest
+	switch {
+	case r.HostSeat == engine.Second, r.HostSeat == engine.NoSeat && rand.IntN(2) == 1:
+		first, second = second, first
+	}
+	spec := lobby.MatchSpec{
+		RequestID: "room-" + r.ID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated,
+		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
+		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
+	}
+	matchID, err := s.matches.CreateMatch(ctx, spec)
+	if err != nil {
+		// Give the seat back so that the room stays joinable; the match
+		// request id makes a later attempt safe even if this one did create
+		// a match the answer of which was lost.
+		if rerr := releaseSeat.Run(context.WithoutCancel(ctx), s.rdb, keys, r.Guest.ID).Err(); rerr != nil {
+			return Room{}, errors.Join(fmt.Errorf("create match of room %s: %w", r.ID, err), rerr)
+		}
+		s.rdb.Publish(context.WithoutCancel(ctx), s.EventsChannel(), r.ID)
+		return Room{}, fmt.Errorf("create match of room %s: %w", r.ID, err)
+	}
+	ttl := s.cfg.StartedTTL.Milliseconds()
+	if err := startRoom.Run(ctx, s.rdb, []string{keys[0], s.key("invite", "")}, r.Guest.ID, matchID, first.ID, ttl).Err(); err != nil {
+		return Room{}, fmt.Errorf("start room %s: %w", r.ID, err)
+	}
+	s.rdb.Publish(ctx, s.EventsChannel(), r.ID)
+	r.Status, r.MatchID, r.FirstPlayerID = Started, matchID, first.ID
+	return r, nil
+}
+
+// closeRoom closes an open room when its host leaves.
+var closeRoom = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'id', 'code')
+if not f[1] then return 'missing' end
+if f[2] ~= ARGV[1] and f[3] ~= ARGV[1] then return 'stranger' end
+if f[1] ~= 'open' then return f[1] end
+redis.call('HSET', KEYS[1], 'status', 'closed')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+for i = 2, 4 do redis.call('ZREM', KEYS[i], f[4]) end
+redis.call('SREM', KEYS[5], f[4])
+redis.call('DEL', KEYS[6] .. f[5])
+return 'ok'
+`)
+
+// Leave leaves a room that has not started; the host leaving closes it.
+func (s *Store) Leave(ctx context.Context, playerID, roomID string) error {
+	r, err := s.Get(ctx, roomID)
+	if err != nil {
+		return err
+	}
+	keys := append([]string{s.roomKey(roomID)}, s.indexKeys(r.Game, r.Variant)...)
+	keys = append(keys, s.key("host", r.Host.ID), s.key("invite", ""))
+	res, err := closeRoom.Run(ctx, s.rdb, keys, playerID, s.cfg.StartedTTL.Milliseconds()).Text()
+	if err != nil {
+		return fmt.Errorf("leave room %s: %w", roomID, err)
+	}
+	switch res {
+	case "ok":
+		s.rdb.Publish(ctx, s.EventsChannel(), roomID)
+		return nil
+	case "missing":
+		return fmt.Errorf("room %s: %w", roomID, lobby.ErrNotFound)
+	case "stranger":
+		return lobby.Precondition("you are not in room %s", roomID)
+	default:
+		return lobby.Precondition("room %s is %s; resign the match instead", roomID, res)
+	}
+}

@@ -1,0 +1,313 @@
+package rooms
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/testenv"
+)
+
+// cheapArgon2 keeps the tests fast; hashes carry their parameters, so the
+// code paths are the production ones.
+var cheapArgon2 = Argon2{Time: 1, MemoryKiB: 64, Threads: 1}
+
+func newStore(t *testing.T, cfg Config) (*Store, *testenv.Matches) {
+	t.Helper()
+	rdb, prefix := testenv.Redis(t)
+	cfg.Prefix = prefix
+	if cfg.Argon2 == (Argon2{}) {
+		cfg.Argon2 = cheapArgon2
+	}
+	m := &testenv.Matches{}
+	return New(rdb, testenv.Variants, m, cfg), m
+}
+
+var (
+	ana = lobby.Player{ID: "p_ana", DisplayName: "Ana"}
+	bo  = lobby.Player{ID: "p_bo", DisplayName: "Bo"}
+	cy  = lobby.Player{ID: "p_cy", DisplayName: "Cy"}
+)
+
+func TestCreateValidation(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	tests := []struct {
+		name      string
+		give      Spec
+		wantField string
+	}{
+		{"unknown variant", Spec{Game: engine.Quoridor, Variant: "nope"}, "variant"},
+		{"rated unrated variant (C7)", Spec{Game: engine.Corners, Variant: "diagonal-3x4", Rated: true}, "rated"},
+		{"rated banqi", Spec{Game: engine.Banqi, Variant: "standard", Rated: true}, "rated"},
+		{"one-player variant", Spec{Game: engine.Corners, Variant: "training"}, "variant"},
+		{"private without password", Spec{Game: engine.Quoridor, Variant: "standard", Private: true}, "password"},
+		{"private short password", Spec{Game: engine.Quoridor, Variant: "standard", Private: true, Password: "abc"}, "password"},
+		{"public with password", Spec{Game: engine.Quoridor, Variant: "standard", Password: "secret"}, "password"},
+		{"clock out of range", Spec{Game: engine.Quoridor, Variant: "standard", Clock: lobby.TimeControl{BaseMS: 10}}, "time_control.base_ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Create(t.Context(), ana, tt.give)
+			var ie *lobby.InvalidError
+			if !errors.As(err, &ie) || ie.Field != tt.wantField {
+				t.Fatalf("Create = %v, want InvalidError on %s", err, tt.wantField)
+			}
+		})
+	}
+}
+
+func TestPublicRoomJoinCreatesMatchOnce(t *testing.T) {
+	t.Parallel()
+	s, m := newStore(t, Config{})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard", Rated: true, Clock: lobby.TimeControl{BaseMS: 180000, IncrementMS: 2000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Join(ctx, ana, Target{RoomID: r.ID}, ""); !errors.Is(err, lobby.ErrPrecondition) {
+		t.Fatalf("host joining own room: %v, want ErrPrecondition", err)
+	}
+	// Two people race for the one free seat: exactly one gets it.
+	var wg sync.WaitGroup
+	results := make([]error, 2)
+	rooms := make([]Room, 2)
+	for i, p := range []lobby.Player{bo, cy} {
+		wg.Go(func() { rooms[i], results[i] = s.Join(ctx, p, Target{RoomID: r.ID}, "") })
+	}
+	wg.Wait()
+	won := -1
+	for i, err := range results {
+		switch {
+		case err == nil:
+			won = i
+		case !errors.Is(err, lobby.ErrPrecondition):
+			t.Fatalf("loser's error %v, want ErrPrecondition", err)
+		}
+	}
+	if won < 0 || results[1-won] == nil {
+		t.Fatalf("join results %v, want exactly one success", results)
+	}
+	got := rooms[won]
+	if got.Status != Started || got.MatchID == "" {
+		t.Fatalf("joined room %+v, want started with a match", got)
+	}
+	if m.Calls() != 1 {
+		t.Errorf("CreateMatch called %d times, want 1", m.Calls())
+	}
+	spec := m.Specs()[got.MatchID]
+	if !spec.Rated || spec.RequestID != "room-"+r.ID {
+		t.Errorf("match spec %+v", spec)
+	}
+	seats := map[engine.Seat]string{got.SeatOf(ana.ID): ana.ID, got.SeatOf(got.Guest.ID): got.Guest.ID}
+	if seats[engine.First] != spec.First.PlayerID || seats[engine.Second] != spec.Second.PlayerID {
+		t.Errorf("seats %v disagree with the match's %s/%s", seats, spec.First.PlayerID, spec.Second.PlayerID)
+	}
+	// Joining again is idempotent for the member.
+	again, err := s.Join(ctx, got.Guest, Target{RoomID: r.ID}, "")
+	if err != nil || again.MatchID != got.MatchID {
+		t.Errorf("second join = %+v, %v; want the same match", again, err)
+	}
+}
+
+func TestHostSeatChoice(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	tests := []struct {
+		name string
+		seat engine.Seat
+	}{
+		{"host takes white (Q5)", engine.First},
+		{"host takes black", engine.Second},
+	}
+	for _, tt := range tests {
+		r, err := s.Create(ctx, ana, Spec{Game: engine.Corners, Variant: "diagonal-3x4", HostSeat: tt.seat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.SeatOf(ana.ID) != tt.seat || got.SeatOf(bo.ID) != tt.seat.Other() {
+			t.Errorf("%s: host seat %v, guest %v", tt.name, got.SeatOf(ana.ID), got.SeatOf(bo.ID))
+		}
+	}
+}
+
+func TestPrivateRoomPasswordAndRateLimit(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{MaxWrongPassword: 3})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Banqi, Variant: "standard", Private: true, Password: "open sesame"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := s.rdb.HGet(ctx, s.roomKey(r.ID), "pw").Result()
+	if err != nil || !strings.HasPrefix(raw, "$argon2id$v=19$m=64,t=1,p=1$") || strings.Contains(raw, "sesame") {
+		t.Fatalf("stored password %q, want an argon2id hash only", raw)
+	}
+	// Cy guesses wrong until limited; each wrong guess is PermissionDenied.
+	for i := range 3 {
+		if _, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "guess"); !errors.Is(err, lobby.ErrWrongPassword) {
+			t.Fatalf("wrong guess %d: %v, want ErrWrongPassword", i+1, err)
+		}
+	}
+	if _, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "open sesame"); !errors.Is(err, lobby.ErrTooManyAttempts) {
+		t.Fatalf("after 3 wrong guesses even the right one: %v, want ErrTooManyAttempts", err)
+	}
+	// The limit is per player and room: Bo still gets in, by invite code in
+	// lower case.
+	if _, err := s.Join(ctx, bo, Target{InviteCode: strings.ToLower(r.InviteCode)}, "wrong"); !errors.Is(err, lobby.ErrWrongPassword) {
+		t.Fatalf("Bo's wrong guess: %v", err)
+	}
+	got, err := s.Join(ctx, bo, Target{InviteCode: strings.ToLower(r.InviteCode)}, "open sesame")
+	if err != nil || got.MatchID == "" {
+		t.Fatalf("Bo with the right password: %+v, %v", got, err)
+	}
+	page, err := s.List(ctx, "", "", 100, "")
+	if err != nil || len(page.Rooms) != 0 {
+		t.Errorf("private room listed: %+v, %v", page, err)
+	}
+}
+
+func TestInviteCode(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	seen := map[string]bool{}
+	for range 5 {
+		r, err := s.Create(ctx, lobby.Player{ID: lobby.NewID("p_"), DisplayName: "H"}, Spec{Game: engine.Quoridor, Variant: "standard"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.InviteCode) != InviteLen || strings.Trim(r.InviteCode, inviteAlphabet) != "" || seen[r.InviteCode] {
+			t.Fatalf("invite code %q: want %d fresh symbols of %q", r.InviteCode, InviteLen, inviteAlphabet)
+		}
+		seen[r.InviteCode] = true
+		id, err := s.ByInvite(ctx, r.InviteCode[:4]+"-"+r.InviteCode[4:])
+		if err != nil || id != r.ID {
+			t.Fatalf("ByInvite = %q, %v; want %q", id, err, r.ID)
+		}
+	}
+	if _, err := s.Join(ctx, bo, Target{InviteCode: "ZZZZZZZZ"}, ""); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("unknown code: %v, want ErrNotFound", err)
+	}
+}
+
+func TestListLeaveAndHostLimit(t *testing.T) {
+	t.Parallel()
+	clock := time.Unix(1_800_000_000, 0)
+	now := func() time.Time { return clock }
+	s, _ := newStore(t, Config{MaxOpenPerHost: 3, Now: now})
+	ctx := t.Context()
+	var ids []string
+	for i := range 3 {
+		clock = clock.Add(time.Second)
+		v := []string{"standard", "limit200", "standard"}[i]
+		r, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	if _, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"}); !errors.Is(err, lobby.ErrTooManyAttempts) {
+		t.Fatalf("fourth open room: %v, want ErrTooManyAttempts", err)
+	}
+	tests := []struct {
+		name    string
+		game    engine.Game
+		variant string
+		want    []string
+	}{
+		{"all, newest first", "", "", []string{ids[2], ids[1], ids[0]}},
+		{"by game", engine.Quoridor, "", []string{ids[2], ids[1], ids[0]}},
+		{"by variant", engine.Quoridor, "standard", []string{ids[2], ids[0]}},
+		{"other game", engine.Banqi, "", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		token := ""
+		for {
+			page, err := s.List(ctx, tt.game, tt.variant, 1, token)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			for _, r := range page.Rooms {
+				if r.InviteCode != "" {
+					t.Errorf("%s: listing shows an invite code", tt.name)
+				}
+				got = append(got, r.ID)
+			}
+			if token = page.Next; token == "" {
+				break
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if err := s.Leave(ctx, bo.ID, ids[0]); !errors.Is(err, lobby.ErrPrecondition) {
+		t.Errorf("stranger leaving: %v, want ErrPrecondition", err)
+	}
+	if err := s.Leave(ctx, ana.ID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Join(ctx, bo, Target{RoomID: ids[0]}, ""); !errors.Is(err, lobby.ErrPrecondition) {
+		t.Errorf("joining a closed room: %v, want ErrPrecondition", err)
+	}
+	if _, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"}); err != nil {
+		t.Errorf("after leaving one room the host may open another: %v", err)
+	}
+	// Open rooms past their TTL drop out of the listing.
+	clock = clock.Add(31 * time.Minute)
+	page, err := s.List(ctx, "", "", 10, "")
+	if err != nil || len(page.Rooms) != 0 {
+		t.Errorf("after the TTL: %d rooms, %v; want none", len(page.Rooms), err)
+	}
+}
+
+func TestMatchFailureReopensRoom(t *testing.T) {
+	t.Parallel()
+	s, m := newStore(t, Config{})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Fail = errors.New("match service down")
+	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, ""); err == nil {
+		t.Fatal("join succeeded without a match")
+	}
+	got, err := s.Get(ctx, r.ID)
+	if err != nil || got.Status != Open || got.Guest.ID != "" {
+		t.Fatalf("after a failed match: %+v, %v; want open and empty", got, err)
+	}
+	m.Fail = nil
+	if got, err = s.Join(ctx, bo, Target{RoomID: r.ID}, ""); err != nil || got.MatchID == "" {
+		t.Fatalf("retry: %+v, %v", got, err)
+	}
+}
+
+func TestRoomKeyExpires(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttl, err := s.rdb.PTTL(ctx, s.roomKey(r.ID)).Result()
+	if err != nil || ttl <= 29*time.Minute || ttl > 30*time.Minute {
+		t.Errorf("room TTL %v, %v; want about 30 min", ttl, err)
+	}
+	ttl, err = s.rdb.PTTL(ctx, s.key("invite", r.InviteCode)).Result()
+	if err != nil || ttl <= 29*time.Minute {
+		t.Errorf("invite TTL %v, %v", ttl, err)
+	}
+}

@@ -1,0 +1,131 @@
+package rpc
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"tabuleiro.dev/pkg/engine"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/matchmaking"
+)
+
+// FindMatch queues the caller and streams the ticket's progress.
+func (s *Server) FindMatch(req *lobbyv1.FindMatchRequest, stream grpc.ServerStreamingServer[lobbyv1.FindMatchResponse]) error {
+	ctx := stream.Context()
+	p, err := caller(ctx)
+	if err != nil {
+		return toStatus(err)
+	}
+	g, err := gameFromProto(req.GetGame(), true)
+	if err != nil {
+		return toStatus(err)
+	}
+	// Every queue pairs by rating; an unrated variant uses the initial
+	// rating for everyone.
+	if p.Rating, err = s.ratingOf(ctx, p.ID, g, req.GetVariant()); err != nil {
+		return toStatus(err)
+	}
+	if p.Rating == 0 {
+		p.Rating = 1500
+	}
+	q := matchmaking.Queue{Game: g, Variant: req.GetVariant(), Clock: clockFromProto(req.GetTimeControl()), Rated: req.GetRated()}
+	t, err := s.d.Matchmaker.Enqueue(ctx, q, p)
+	if err != nil {
+		return toStatus(err)
+	}
+	w := s.d.Matchmaker.Config().Window
+	if err := stream.Send(&lobbyv1.FindMatchResponse{Update: &lobbyv1.FindMatchResponse_Queued{Queued: &lobbyv1.Queued{
+		TicketId: t.ID, Rating: p.Rating, RatingMin: p.Rating - w.Start, RatingMax: p.Rating + w.Start,
+		QueuedAt: timestamppb.New(t.EnqueuedAt),
+	}}}); err != nil {
+		_, _ = s.d.Matchmaker.Cancel(context.WithoutCancel(ctx), t)
+		return err
+	}
+	res, err := s.d.Matchmaker.Watch(ctx, t, req.GetAcceptBotOffer(), func(u matchmaking.Update) error {
+		var m *lobbyv1.FindMatchResponse
+		if u.BotOffered {
+			m = &lobbyv1.FindMatchResponse{Update: &lobbyv1.FindMatchResponse_BotOffered{BotOffered: &lobbyv1.BotOffered{
+				Level: s.suggestLevel(ctx, p.ID, g), WaitedMs: u.Waited.Milliseconds()}}}
+			if err := stream.Send(m); err != nil {
+				return err
+			}
+		}
+		return stream.Send(&lobbyv1.FindMatchResponse{Update: &lobbyv1.FindMatchResponse_WindowWidened{WindowWidened: &lobbyv1.WindowWidened{
+			RatingMin: p.Rating - u.Window, RatingMax: p.Rating + u.Window, WaitedMs: u.Waited.Milliseconds()}}})
+	})
+	if err != nil {
+		return toStatus(err)
+	}
+	return stream.Send(&lobbyv1.FindMatchResponse{Update: &lobbyv1.FindMatchResponse_Matched{Matched: &lobbyv1.Matched{
+		MatchId: res.MatchID, YourSeat: gamev1.Seat(res.Seat), Opponent: participant(res.Seat.Other(), res.Opponent),
+	}}})
+}
+
+// suggestLevel offers the level just above the best one the player has
+// beaten more often than lost to in the game; easy for a newcomer.
+func (s *Server) suggestLevel(ctx context.Context, playerID string, g engine.Game) gamev1.BotLevel {
+	st, err := s.d.Store.Stats(ctx, playerID)
+	level := lobby.BotEasy
+	if err != nil {
+		return gamev1.BotLevel(level)
+	}
+	for _, b := range st.Bots {
+		if b.Game == g && b.Wins > b.Losses && b.Level >= level && b.Level < lobby.BotExpert {
+			level = b.Level + 1
+		}
+	}
+	return gamev1.BotLevel(level)
+}
+
+// PlayBot creates a match against a bot; never rated. Who moves first is
+// drawn at random unless the caller chooses (Q5).
+func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lobbyv1.PlayBotResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := gameFromProto(req.GetGame(), true)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	seat, err := seatFromProto(req.GetSeat())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	tc := clockFromProto(req.GetTimeControl())
+	v, err := lobby.CheckVariant(s.d.Lookup, g, req.GetVariant(), tc, false)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	me := lobby.Participant{PlayerID: p.ID, DisplayName: p.DisplayName}
+	spec := lobby.MatchSpec{RequestID: lobby.NewID("bot-"), Game: g, Variant: v.ID, Clock: tc, First: me}
+	if v.Players == 2 {
+		level := lobby.BotLevel(req.GetLevel())
+		if !level.Valid() {
+			return nil, toStatus(lobby.Invalid("level", "unknown or unspecified bot level %v", req.GetLevel()))
+		}
+		if seat == engine.NoSeat {
+			seat = engine.First
+			if rand.IntN(2) == 1 {
+				seat = engine.Second
+			}
+		}
+		bot := lobby.Participant{Bot: level, DisplayName: "Bot (" + level.String() + ")"}
+		spec.First, spec.Second = me, bot
+		if seat == engine.Second {
+			spec.First, spec.Second = bot, me
+		}
+	} else {
+		seat = engine.First
+	}
+	id, err := s.d.Matches.CreateMatch(ctx, spec)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &lobbyv1.PlayBotResponse{MatchId: id, YourSeat: gamev1.Seat(seat)}, nil
+}

@@ -1,0 +1,235 @@
+package rpc
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+
+	"tabuleiro.dev/pkg/engine"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/matchclient"
+	"tabuleiro.dev/services/lobby/internal/postgres"
+)
+
+func liveSummary(m *matchv1.MatchSummary, viewer string) *lobbyv1.MatchSummary {
+	out := &lobbyv1.MatchSummary{
+		MatchId: m.GetMatchId(), Game: m.GetGame(), Variant: m.GetVariant(), Rated: m.GetRated(),
+		TimeControl: m.GetTimeControl(), StartedAt: m.GetStartedAt(), PlyCount: m.GetPlyCount(),
+		Spectators: m.GetSpectators(), Participants: m.GetSeats(),
+		Outcome: &gamev1.Outcome{Result: gamev1.Result_RESULT_ONGOING},
+	}
+	if out.StartedAt == nil {
+		out.StartedAt = m.GetCreatedAt()
+	}
+	for _, p := range m.GetSeats() {
+		if viewer != "" && p.GetPlayerId() == viewer {
+			out.YourSeat = p.GetSeat()
+		}
+	}
+	return out
+}
+
+func (s *Server) liveMatches(ctx context.Context, playerID string) ([]*matchv1.MatchSummary, error) {
+	if s.d.Live == nil {
+		return nil, nil
+	}
+	return s.d.Live.ListMatches(ctx, playerID)
+}
+
+// meanRating is the mean rating of a match's seats, unrated seats
+// counting as 0 (lobby.v1 LIVE_MATCH_ORDER_HIGHEST_RATED).
+func meanRating(m *matchv1.MatchSummary) float64 {
+	var sum float64
+	for _, p := range m.GetSeats() {
+		sum += float64(p.GetRating())
+	}
+	return sum / 2
+}
+
+// ListLiveMatches lists the match service's live matches (ListMatches):
+// most watched first, ties by highest mean rating — or highest rated
+// first, ties by spectators — then newest first.
+func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatchesRequest) (*lobbyv1.ListLiveMatchesResponse, error) {
+	g, err := gameFromProto(req.GetGame(), false)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if req.GetVariant() != "" && g == "" {
+		return nil, toStatus(lobby.Invalid("variant", "a variant filter needs a game"))
+	}
+	size := int(req.GetPageSize())
+	if size == 0 {
+		size = 20
+	}
+	if size < 0 || size > 100 {
+		return nil, toStatus(lobby.Invalid("page_size", "must be 1 to 100"))
+	}
+	offset := 0
+	if tok := req.GetPageToken(); tok != "" {
+		if offset, err = strconv.Atoi(tok); err != nil || offset < 0 {
+			return nil, toStatus(lobby.Invalid("page_token", "malformed"))
+		}
+	}
+	ms, err := s.liveMatches(ctx, "")
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	want := matchclient.GameToProto(string(g))
+	ms = slices.DeleteFunc(ms, func(m *matchv1.MatchSummary) bool {
+		return (g != "" && m.GetGame() != want) || (req.GetVariant() != "" && m.GetVariant() != req.GetVariant())
+	})
+	byRating := req.GetOrder() == lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_HIGHEST_RATED
+	slices.SortStableFunc(ms, func(a, b *matchv1.MatchSummary) int {
+		watched := cmp.Compare(b.GetSpectators(), a.GetSpectators())
+		rated := cmp.Compare(meanRating(b), meanRating(a))
+		if byRating {
+			watched, rated = rated, watched
+		}
+		if watched != 0 {
+			return watched
+		}
+		if rated != 0 {
+			return rated
+		}
+		return b.GetCreatedAt().AsTime().Compare(a.GetCreatedAt().AsTime())
+	})
+	res := &lobbyv1.ListLiveMatchesResponse{}
+	for i := offset; i < len(ms) && i < offset+size; i++ {
+		res.Matches = append(res.Matches, liveSummary(ms[i], ""))
+	}
+	if offset+size < len(ms) {
+		res.NextPageToken = strconv.Itoa(offset + size)
+	}
+	return res, nil
+}
+
+// ListActiveMatches lists the caller's unfinished matches (the match
+// service's ListMatches for the player), newest first.
+func (s *Server) ListActiveMatches(ctx context.Context, _ *lobbyv1.ListActiveMatchesRequest) (*lobbyv1.ListActiveMatchesResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	ms, err := s.liveMatches(ctx, p.ID)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	slices.SortStableFunc(ms, func(a, b *matchv1.MatchSummary) int {
+		return b.GetCreatedAt().AsTime().Compare(a.GetCreatedAt().AsTime())
+	})
+	res := &lobbyv1.ListActiveMatchesResponse{}
+	for _, m := range ms {
+		res.Matches = append(res.Matches, liveSummary(m, p.ID))
+	}
+	return res, nil
+}
+
+func seatToProto(seat engine.Seat, st postgres.Seat) *gamev1.Participant {
+	name := st.DisplayName
+	return &gamev1.Participant{Seat: gamev1.Seat(seat), PlayerId: st.PlayerID, DisplayName: name, BotLevel: gamev1.BotLevel(st.Bot)}
+}
+
+func summaryToProto(g postgres.Summary, viewer string) *lobbyv1.MatchSummary {
+	out := &lobbyv1.MatchSummary{
+		MatchId: g.GameID, Game: matchclient.GameToProto(string(g.Game)), Variant: g.Variant, Rated: g.Rated,
+		TimeControl: matchclient.ClockToProto(g.Clock), PlyCount: int32(g.Plies), YourSeat: gamev1.Seat(g.SeatOf(viewer)),
+		StartedAt: ts(g.StartedAt), EndedAt: ts(g.EndedAt),
+		Outcome: &gamev1.Outcome{Result: resultToProto(g.Outcome.Result), Winner: gamev1.Seat(g.Outcome.Winner), Reason: gamev1.Reason(g.Outcome.Reason)},
+	}
+	out.Participants = append(out.Participants, seatToProto(engine.First, g.First))
+	if g.Second != nil {
+		out.Participants = append(out.Participants, seatToProto(engine.Second, *g.Second))
+	}
+	return out
+}
+
+func resultToProto(r engine.Result) gamev1.Result {
+	switch r {
+	case engine.Win:
+		return gamev1.Result_RESULT_WIN
+	case engine.Draw:
+		return gamev1.Result_RESULT_DRAW
+	}
+	return gamev1.Result_RESULT_ONGOING
+}
+
+func (s *Server) playerOrCaller(ctx context.Context, id string) (string, error) {
+	if id != "" {
+		if _, err := s.d.Store.Player(ctx, id); err != nil {
+			return "", err
+		}
+		return id, nil
+	}
+	p, err := caller(ctx)
+	return p.ID, err
+}
+
+// ListGames lists a player's finished games, newest first.
+func (s *Server) ListGames(ctx context.Context, req *lobbyv1.ListGamesRequest) (*lobbyv1.ListGamesResponse, error) {
+	id, err := s.playerOrCaller(ctx, req.GetPlayerId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := gameFromProto(req.GetGame(), false)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	page, err := s.d.Store.History(ctx, id, g, int(req.GetPageSize()), req.GetPageToken())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	res := &lobbyv1.ListGamesResponse{NextPageToken: page.Next}
+	for _, gs := range page.Games {
+		res.Games = append(res.Games, summaryToProto(gs, id))
+	}
+	return res, nil
+}
+
+// GetGame returns one finished game's record.
+func (s *Server) GetGame(ctx context.Context, req *lobbyv1.GetGameRequest) (*lobbyv1.GetGameResponse, error) {
+	p, _ := caller(ctx)
+	rec, err := s.d.Store.Game(ctx, req.GetGameId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &lobbyv1.GameRecord{Summary: summaryToProto(rec.Summary, p.ID), Seed: rec.Seed, Layout: rec.Layout}
+	seat := engine.First
+	for i, pl := range rec.Plies {
+		out.Plies = append(out.Plies, &gamev1.Ply{Number: int32(i + 1), Seat: gamev1.Seat(seat), Notation: pl.Notation,
+			ClockRemainingMs: pl.ClockMS, ThinkMs: pl.ThinkMS})
+		seat = seat.Other()
+		if rec.Second == nil {
+			seat = engine.First
+		}
+	}
+	for _, c := range rec.Changes {
+		out.RatingChanges = append(out.RatingChanges, &lobbyv1.RatingChange{PlayerId: c.PlayerID, Before: c.Before, After: c.After})
+	}
+	return &lobbyv1.GetGameResponse{Record: out}, nil
+}
+
+// GetStats returns a player's ratings and records against the bots.
+func (s *Server) GetStats(ctx context.Context, req *lobbyv1.GetStatsRequest) (*lobbyv1.GetStatsResponse, error) {
+	id, err := s.playerOrCaller(ctx, req.GetPlayerId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	st, err := s.d.Store.Stats(ctx, id)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	res := &lobbyv1.GetStatsResponse{PlayerId: id, DisplayName: st.Player.DisplayName}
+	for _, r := range st.Ratings {
+		res.Ratings = append(res.Ratings, &lobbyv1.Rating{Game: matchclient.GameToProto(string(r.Game)), Variant: r.Variant,
+			Rating: r.Rating.Rating, Deviation: r.Rating.Deviation, Volatility: r.Rating.Volatility, Games: int32(r.Games), UpdatedAt: ts(r.UpdatedAt)})
+	}
+	for _, b := range st.Bots {
+		res.BotRecords = append(res.BotRecords, &lobbyv1.BotRecord{Game: matchclient.GameToProto(string(b.Game)), Level: gamev1.BotLevel(b.Level),
+			Wins: int32(b.Wins), Losses: int32(b.Losses), Draws: int32(b.Draws)})
+	}
+	return res, nil
+}

@@ -1,0 +1,168 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc"
+
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/matchclient"
+	"tabuleiro.dev/services/lobby/internal/rooms"
+)
+
+func roomToProto(r rooms.Room, viewer string) *lobbyv1.Room {
+	vis := lobbyv1.RoomVisibility_ROOM_VISIBILITY_PUBLIC
+	if r.Private {
+		vis = lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE
+	}
+	st := map[rooms.Status]lobbyv1.RoomStatus{
+		rooms.Open: lobbyv1.RoomStatus_ROOM_STATUS_OPEN, rooms.Starting: lobbyv1.RoomStatus_ROOM_STATUS_OPEN,
+		rooms.Started: lobbyv1.RoomStatus_ROOM_STATUS_STARTED, rooms.Closed: lobbyv1.RoomStatus_ROOM_STATUS_CLOSED,
+	}[r.Status]
+	out := &lobbyv1.Room{
+		RoomId: r.ID, Game: matchclient.GameToProto(string(r.Game)), Variant: r.Variant,
+		TimeControl: matchclient.ClockToProto(r.Clock), Rated: r.Rated, Visibility: vis, Status: st,
+		MatchId: r.MatchID, HostSeat: gamev1.Seat(r.HostSeat), CreatedAt: ts(r.CreatedAt), ExpiresAt: ts(r.ExpiresAt),
+	}
+	member := viewer == r.Host.ID || (viewer != "" && viewer == r.Guest.ID)
+	if member {
+		out.InviteCode = r.InviteCode
+	}
+	out.Members = append(out.Members, &lobbyv1.RoomMember{PlayerId: r.Host.ID, DisplayName: r.Host.DisplayName, Rating: rounded(r.Host.Rating), Host: true})
+	if r.Guest.ID != "" {
+		out.Members = append(out.Members, &lobbyv1.RoomMember{PlayerId: r.Guest.ID, DisplayName: r.Guest.DisplayName, Rating: rounded(r.Guest.Rating)})
+	}
+	return out
+}
+
+// CreateRoom opens a room with the caller as host.
+func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest) (*lobbyv1.CreateRoomResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := gameFromProto(req.GetGame(), true)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	seat, err := seatFromProto(req.GetHostSeat())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	var private bool
+	switch req.GetVisibility() {
+	case lobbyv1.RoomVisibility_ROOM_VISIBILITY_PUBLIC:
+	case lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE:
+		private = true
+	default:
+		return nil, toStatus(lobby.Invalid("visibility", "must be public or private"))
+	}
+	if req.GetRated() {
+		if p.Rating, err = s.ratingOf(ctx, p.ID, g, req.GetVariant()); err != nil {
+			return nil, toStatus(err)
+		}
+	}
+	r, err := s.d.Rooms.Create(ctx, p, rooms.Spec{Game: g, Variant: req.GetVariant(), Clock: clockFromProto(req.GetTimeControl()),
+		Rated: req.GetRated(), Private: private, Password: req.GetPassword(), HostSeat: seat})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &lobbyv1.CreateRoomResponse{Room: roomToProto(r, p.ID)}, nil
+}
+
+// ListRooms lists open public rooms.
+func (s *Server) ListRooms(ctx context.Context, req *lobbyv1.ListRoomsRequest) (*lobbyv1.ListRoomsResponse, error) {
+	g, err := gameFromProto(req.GetGame(), false)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	page, err := s.d.Rooms.List(ctx, g, req.GetVariant(), int(req.GetPageSize()), req.GetPageToken())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	res := &lobbyv1.ListRoomsResponse{NextPageToken: page.Next}
+	for _, r := range page.Rooms {
+		res.Rooms = append(res.Rooms, roomToProto(r, ""))
+	}
+	return res, nil
+}
+
+// JoinRoom takes the free seat of a room.
+func (s *Server) JoinRoom(ctx context.Context, req *lobbyv1.JoinRoomRequest) (*lobbyv1.JoinRoomResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	t := rooms.Target{RoomID: req.GetRoomId(), InviteCode: req.GetInviteCode()}
+	id := t.RoomID
+	if id == "" && t.InviteCode != "" {
+		if id, err = s.d.Rooms.ByInvite(ctx, t.InviteCode); err != nil {
+			return nil, toStatus(err)
+		}
+	}
+	if id != "" {
+		if r, err := s.d.Rooms.Get(ctx, id); err == nil && r.Rated {
+			if p.Rating, err = s.ratingOf(ctx, p.ID, r.Game, r.Variant); err != nil {
+				return nil, toStatus(err)
+			}
+		}
+	}
+	r, err := s.d.Rooms.Join(ctx, p, t, req.GetPassword())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &lobbyv1.JoinRoomResponse{Room: roomToProto(r, p.ID), YourSeat: gamev1.Seat(r.SeatOf(p.ID))}, nil
+}
+
+// LeaveRoom leaves a room that has not started.
+func (s *Server) LeaveRoom(ctx context.Context, req *lobbyv1.LeaveRoomRequest) (*lobbyv1.LeaveRoomResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if err := s.d.Rooms.Leave(ctx, p.ID, req.GetRoomId()); err != nil {
+		return nil, toStatus(err)
+	}
+	return &lobbyv1.LeaveRoomResponse{}, nil
+}
+
+// WatchRoom streams a room's state until it starts or closes. It re-reads
+// the room every RoomPoll (a room changes at most a few times).
+func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStreamingServer[lobbyv1.WatchRoomResponse]) error {
+	ctx := stream.Context()
+	p, err := caller(ctx)
+	if err != nil {
+		return toStatus(err)
+	}
+	var last *lobbyv1.Room
+	t := time.NewTicker(s.d.RoomPoll)
+	defer t.Stop()
+	for {
+		r, err := s.d.Rooms.Get(ctx, req.GetRoomId())
+		if err != nil {
+			return toStatus(err)
+		}
+		if p.ID != r.Host.ID && p.ID != r.Guest.ID {
+			return toStatus(fmt.Errorf("you are not in room %s: %w", r.ID, lobby.ErrForbidden))
+		}
+		pr := roomToProto(r, p.ID)
+		if last == nil || last.GetStatus() != pr.GetStatus() || len(last.GetMembers()) != len(pr.GetMembers()) || last.GetMatchId() != pr.GetMatchId() {
+			if err := stream.Send(&lobbyv1.WatchRoomResponse{Room: pr, YourSeat: gamev1.Seat(r.SeatOf(p.ID))}); err != nil {
+				return err
+			}
+			last = pr
+		}
+		if r.Status == rooms.Started || r.Status == rooms.Closed {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return toStatus(ctx.Err())
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,208 @@
+// Package rpc serves tabuleiro.lobby.v1 LobbyService over the lobby's
+// domain packages: it converts between proto and domain values and maps
+// errors to codes in one place (toStatus).
+package rpc
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/games"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/matchclient"
+	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/postgres"
+	"tabuleiro.dev/services/lobby/internal/rooms"
+)
+
+// Deps are what the server serves from.
+type Deps struct {
+	Rooms      *rooms.Store
+	Matchmaker *matchmaking.Matchmaker
+	Store      *postgres.Store
+	// Live lists live matches: the match service's ListMatches (ply
+	// counts and spectators included). Nil lists none.
+	Live         LiveLister
+	Matches      lobby.MatchCreator
+	Issuer       *auth.Issuer
+	Verifier     *auth.Verifier
+	Lookup       lobby.VariantLookup
+	TokenTTL     time.Duration // default 24 h
+	RefreshGrace time.Duration // default 7 days
+	// RoomPoll is how often WatchRoom re-reads its room, default 250 ms.
+	RoomPoll time.Duration
+}
+
+// LiveLister lists the match service's live matches, all of them
+// (playerID "") or one player's.
+type LiveLister interface {
+	ListMatches(ctx context.Context, playerID string) ([]*matchv1.MatchSummary, error)
+}
+
+// Server implements lobbyv1.LobbyServiceServer.
+type Server struct {
+	lobbyv1.UnimplementedLobbyServiceServer
+	d Deps
+}
+
+var _ lobbyv1.LobbyServiceServer = (*Server)(nil)
+
+// New returns a server.
+func New(d Deps) *Server {
+	if d.TokenTTL == 0 {
+		d.TokenTTL = 24 * time.Hour
+	}
+	if d.RefreshGrace == 0 {
+		d.RefreshGrace = 7 * 24 * time.Hour
+	}
+	if d.RoomPoll == 0 {
+		d.RoomPoll = 250 * time.Millisecond
+	}
+	return &Server{d: d}
+}
+
+// PublicMethods are the RPCs that need no token (auth.Policy.Public).
+var PublicMethods = []string{
+	lobbyv1.LobbyService_SignInGuest_FullMethodName,
+	lobbyv1.LobbyService_RefreshToken_FullMethodName,
+	lobbyv1.LobbyService_ListVariants_FullMethodName,
+}
+
+func caller(ctx context.Context) (lobby.Player, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok || p.PlayerID() == "" {
+		return lobby.Player{}, lobby.ErrUnauthenticated
+	}
+	return lobby.Player{ID: p.PlayerID(), DisplayName: p.DisplayName}, nil
+}
+
+// SignInGuest creates a guest and returns its token.
+func (s *Server) SignInGuest(ctx context.Context, req *lobbyv1.SignInGuestRequest) (*lobbyv1.SignInGuestResponse, error) {
+	if err := lobby.ValidateDisplayName(req.GetDisplayName()); err != nil {
+		return nil, toStatus(err)
+	}
+	p := lobby.Player{ID: lobby.NewID("p_"), DisplayName: req.GetDisplayName()}
+	if err := s.d.Store.SavePlayer(ctx, p); err != nil {
+		return nil, toStatus(err)
+	}
+	tok, exp, err := s.d.Issuer.IssuePlayer(p.ID, p.DisplayName, true, s.d.TokenTTL)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &lobbyv1.SignInGuestResponse{PlayerId: p.ID, Token: tok, ExpiresAt: timestamppb.New(exp)}, nil
+}
+
+// RefreshToken exchanges a valid or recently expired token for a new one.
+func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequest) (*lobbyv1.RefreshTokenResponse, error) {
+	p, err := s.d.Verifier.VerifyExpiredWithin(req.GetToken(), s.d.RefreshGrace)
+	if err != nil || p.IsService() {
+		return nil, toStatus(lobby.ErrUnauthenticated)
+	}
+	tok, exp, err := s.d.Issuer.IssuePlayer(p.Subject, p.DisplayName, p.Guest, s.d.TokenTTL)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &lobbyv1.RefreshTokenResponse{Token: tok, ExpiresAt: timestamppb.New(exp)}, nil
+}
+
+// ListVariants lists the variants of the games registry.
+func (s *Server) ListVariants(_ context.Context, req *lobbyv1.ListVariantsRequest) (*lobbyv1.ListVariantsResponse, error) {
+	res := &lobbyv1.ListVariantsResponse{}
+	for _, g := range games.List() {
+		if req.GetGame() != gamev1.Game_GAME_UNSPECIFIED && matchclient.GameToProto(string(g)) != req.GetGame() {
+			continue
+		}
+		vs, err := games.Variants(g)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		for _, v := range vs {
+			res.Variants = append(res.Variants, &gamev1.Variant{
+				Game: matchclient.GameToProto(string(v.Game)), Id: v.ID, Name: v.Name, Players: int32(v.Players),
+				Rated: v.Rated, Draws: v.Draws,
+				DefaultTimeControl: matchclient.ClockToProto(lobby.TimeControl{BaseMS: v.DefaultBaseMS, IncrementMS: v.DefaultIncrementMS}),
+			})
+		}
+	}
+	return res, nil
+}
+
+func gameFromProto(g gamev1.Game, required bool) (engine.Game, error) {
+	switch g {
+	case gamev1.Game_GAME_QUORIDOR:
+		return engine.Quoridor, nil
+	case gamev1.Game_GAME_CORNERS:
+		return engine.Corners, nil
+	case gamev1.Game_GAME_BANQI:
+		return engine.Banqi, nil
+	case gamev1.Game_GAME_UNSPECIFIED:
+		if !required {
+			return "", nil
+		}
+	}
+	return "", lobby.Invalid("game", "unknown or unspecified game %v", g)
+}
+
+func clockFromProto(tc *gamev1.TimeControl) lobby.TimeControl {
+	if tc == nil {
+		return lobby.TimeControl{}
+	}
+	return lobby.TimeControl{BaseMS: tc.GetBaseMs(), IncrementMS: tc.GetIncrementMs()}
+}
+
+func seatFromProto(s gamev1.Seat) (engine.Seat, error) {
+	switch s {
+	case gamev1.Seat_SEAT_UNSPECIFIED:
+		return engine.NoSeat, nil
+	case gamev1.Seat_SEAT_FIRST:
+		return engine.First, nil
+	case gamev1.Seat_SEAT_SECOND:
+		return engine.Second, nil
+	}
+	return engine.NoSeat, lobby.Invalid("seat", "unknown seat %v", s)
+}
+
+func ts(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(t)
+}
+
+func rounded(r float64) *int32 {
+	if r == 0 {
+		return nil
+	}
+	v := int32(math.Round(r))
+	return &v
+}
+
+func participant(seat engine.Seat, p lobby.Participant) *gamev1.Participant {
+	name := p.DisplayName
+	if p.Bot != lobby.NoBot && name == "" {
+		name = "Bot (" + p.Bot.String() + ")"
+	}
+	return &gamev1.Participant{Seat: gamev1.Seat(seat), PlayerId: p.PlayerID, DisplayName: name,
+		BotLevel: gamev1.BotLevel(p.Bot), Rating: rounded(p.Rating)}
+}
+
+// ratingOf returns a player's rating in a rated variant, zero otherwise.
+func (s *Server) ratingOf(ctx context.Context, playerID string, g engine.Game, variant string) (float64, error) {
+	v, err := s.d.Lookup(g, variant)
+	if err != nil || !v.Rated {
+		return 0, nil //nolint:nilerr // unknown variants are rejected by the domain with a clear error
+	}
+	r, err := s.d.Store.Rating(ctx, playerID, g, variant)
+	if err != nil {
+		return 0, err
+	}
+	return r.Rating.Rating, nil
+}

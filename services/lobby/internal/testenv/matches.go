@@ -1,0 +1,58 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"tabuleiro.dev/services/lobby/internal/lobby"
+)
+
+// Matches is a fake lobby.MatchCreator that records every match, returns
+// the same id for a repeated request id, and can be told to fail.
+type Matches struct {
+	mu    sync.Mutex
+	byReq map[string]string
+	specs map[string]lobby.MatchSpec // by match id
+	calls int
+	Fail  error // when set, CreateMatch returns it
+}
+
+// CreateMatch records spec and returns its match id.
+func (m *Matches) CreateMatch(_ context.Context, spec lobby.MatchSpec) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls++
+	if m.Fail != nil {
+		return "", m.Fail
+	}
+	if m.byReq == nil {
+		m.byReq = map[string]string{}
+		m.specs = map[string]lobby.MatchSpec{}
+	}
+	if id, ok := m.byReq[spec.RequestID]; ok {
+		return id, nil
+	}
+	id := fmt.Sprintf("m-%d-%s", len(m.byReq)+1, spec.RequestID)
+	m.byReq[spec.RequestID] = id
+	m.specs[id] = spec
+	return id, nil
+}
+
+// Specs returns every match created, by id.
+func (m *Matches) Specs() map[string]lobby.MatchSpec {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]lobby.MatchSpec, len(m.specs))
+	for k, v := range m.specs {
+		out[k] = v
+	}
+	return out
+}
+
+// Calls returns how many times CreateMatch was called.
+func (m *Matches) Calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls
+}

@@ -1,0 +1,123 @@
+// Package lobbyserver builds the lobby service from its dependencies: the
+// one constructor that both cmd/lobby and the one-process mode call.
+package lobbyserver
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+
+	"tabuleiro.dev/migrations"
+	"tabuleiro.dev/pkg/engine/games"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/services/lobby/internal/glicko"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/postgres"
+	"tabuleiro.dev/services/lobby/internal/rooms"
+	"tabuleiro.dev/services/lobby/internal/rpc"
+)
+
+// MatchCreator creates matches (the match.v1 client, see NewMatchClient).
+type MatchCreator = lobby.MatchCreator
+
+// Deps are the lobby's dependencies.
+type Deps struct {
+	Redis    redis.UniversalClient
+	DB       *pgxpool.Pool
+	Issuer   *auth.Issuer
+	Verifier *auth.Verifier
+	Matches  MatchCreator
+	Logger   *slog.Logger
+}
+
+// Config tunes the lobby. Zero values take the defaults of each part.
+type Config struct {
+	RedisPrefix    string        // default "tabuleiro:lobby:"
+	TokenTTL       time.Duration // default 24 h
+	RefreshGrace   time.Duration // default 7 days
+	BotOfferAfter  time.Duration // default 20 s
+	RatingInterval time.Duration // how often ratings are processed, default 1 s
+	Matchmaking    matchmaking.Config
+	Rooms          rooms.Config
+}
+
+// Server is a lobby instance.
+type Server struct {
+	rpc    *rpc.Server
+	mm     *matchmaking.Matchmaker
+	store  *postgres.Store
+	cfg    Config
+	logger *slog.Logger
+}
+
+// New applies the lobby's migrations and builds a server.
+func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
+	db := stdlib.OpenDBFromPool(d.DB)
+	defer func(db *sql.DB) { _ = db.Close() }(db)
+	if _, err := migrations.Up(ctx, db); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	if cfg.RedisPrefix == "" {
+		cfg.RedisPrefix = "tabuleiro:lobby:"
+	}
+	if cfg.RatingInterval == 0 {
+		cfg.RatingInterval = time.Second
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	matches := d.Matches
+	// The live lists come from the match service (its ListMatches); a
+	// MatchCreator that cannot list (a test double) lists nothing.
+	lister, _ := d.Matches.(rpc.LiveLister)
+	mcfg := cfg.Matchmaking
+	mcfg.Prefix = cfg.RedisPrefix
+	if cfg.BotOfferAfter != 0 {
+		mcfg.BotOfferAfter = cfg.BotOfferAfter
+	}
+	rcfg := cfg.Rooms
+	rcfg.Prefix = cfg.RedisPrefix
+	mm := matchmaking.New(d.Redis, games.Lookup, matches, mcfg)
+	store := postgres.New(d.DB, glicko.Default(), nil)
+	s := &Server{
+		rpc: rpc.New(rpc.Deps{
+			Rooms: rooms.New(d.Redis, games.Lookup, matches, rcfg), Matchmaker: mm, Store: store, Live: lister,
+			Matches: matches, Issuer: d.Issuer, Verifier: d.Verifier, Lookup: games.Lookup,
+			TokenTTL: cfg.TokenTTL, RefreshGrace: cfg.RefreshGrace,
+		}),
+		mm: mm, store: store, cfg: cfg, logger: d.Logger,
+	}
+	return s, nil
+}
+
+// Register adds the LobbyService to a gRPC server.
+func (s *Server) Register(g *grpc.Server) { lobbyv1.RegisterLobbyServiceServer(g, s.rpc) }
+
+// AuthPolicy is the lobby's token policy: sign-in, refresh and the variant
+// list are public.
+func AuthPolicy() auth.Policy { return auth.Policy{Public: rpc.PublicMethods} }
+
+// Run runs the lobby's background work until ctx ends: pairing waves and
+// result delivery, and the ratings processor.
+func (s *Server) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	var mmErr error
+	wg.Go(func() { mmErr = s.mm.Run(ctx) })
+	wg.Go(func() {
+		s.store.RunRatings(ctx, s.cfg.RatingInterval, func(err error) {
+			s.logger.WarnContext(ctx, "rating processing failed", "err", err)
+		})
+	})
+	wg.Wait()
+	return mmErr
+}

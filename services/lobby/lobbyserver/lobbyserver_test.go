@@ -1,0 +1,223 @@
+package lobbyserver
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/services/lobby/internal/matchclient"
+	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/rooms"
+	"tabuleiro.dev/services/lobby/internal/testenv"
+)
+
+// fakeMatchService is a match.v1 server that requires a service credential
+// for CreateMatch, as the real one does (through the same interceptor).
+type fakeMatchService struct {
+	matchv1.UnimplementedMatchServiceServer
+	reqs chan *matchv1.CreateMatchRequest
+
+	mu   sync.Mutex
+	live []*matchv1.MatchSummary
+}
+
+func (f *fakeMatchService) CreateMatch(ctx context.Context, req *matchv1.CreateMatchRequest) (*matchv1.CreateMatchResponse, error) {
+	f.reqs <- req
+	sum := &matchv1.MatchSummary{MatchId: "m-" + req.GetRequestId(), Game: req.GetGame(), Variant: req.GetVariant(), CreatedAt: timestamppb.Now()}
+	for i, s := range []*matchv1.SeatSpec{req.GetFirst(), req.GetSecond()} {
+		if s != nil {
+			sum.Seats = append(sum.Seats, &gamev1.Participant{Seat: gamev1.Seat(i + 1), PlayerId: s.GetPlayer().GetPlayerId(), BotLevel: s.GetBotLevel()})
+		}
+	}
+	f.mu.Lock()
+	f.live = append(f.live, sum)
+	f.mu.Unlock()
+	return &matchv1.CreateMatchResponse{MatchId: sum.GetMatchId()}, nil
+}
+
+// ListMatches lists every created match (none ends here), service only
+// like the real one.
+func (f *fakeMatchService) ListMatches(ctx context.Context, req *matchv1.ListMatchesRequest) (*matchv1.ListMatchesResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	res := &matchv1.ListMatchesResponse{}
+	for _, m := range f.live {
+		for _, p := range m.GetSeats() {
+			if req.GetPlayerId() == "" || p.GetPlayerId() == req.GetPlayerId() {
+				res.Matches = append(res.Matches, m)
+				break
+			}
+		}
+	}
+	return res, nil
+}
+
+func serve(t *testing.T, iss *auth.Issuer, ver *auth.Verifier, policy auth.Policy, register func(*grpc.Server), creds credentials) *grpc.ClientConn {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	srv, _ := grpcserve.NewServer(grpcserve.Options{Auth: auth.NewInterceptor(ver, policy)}, register)
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	opts := []grpc.DialOption{
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	}
+	if creds != nil {
+		opts = append(opts, grpc.WithPerRPCCredentials(creds))
+	}
+	conn, err := grpc.NewClient("passthrough:///bufnet", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+type credentials = interface {
+	GetRequestMetadata(context.Context, ...string) (map[string]string, error)
+	RequireTransportSecurity() bool
+}
+
+func TestLobbyOverGRPC(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	key, _ := auth.GenerateKey()
+	iss, _ := auth.NewIssuer(key)
+	ver, _ := auth.NewVerifier(key)
+
+	fake := &fakeMatchService{reqs: make(chan *matchv1.CreateMatchRequest, 10)}
+	matchConn := serve(t, iss, ver, auth.Policy{ServiceOnly: []string{matchv1.MatchService_CreateMatch_FullMethodName, matchv1.MatchService_ListMatches_FullMethodName}},
+		func(s *grpc.Server) { matchv1.RegisterMatchServiceServer(s, fake) },
+		auth.NewServiceCredentials(iss, "lobby", time.Hour))
+
+	rdb, prefix := testenv.Redis(t)
+	db := testenv.Postgres(t)
+	lob, err := New(ctx, Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
+		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
+		Config{RedisPrefix: prefix, Matchmaking: matchmaking.Config{WaveInterval: 5 * time.Millisecond},
+			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- lob.Run(runCtx) }()
+	t.Cleanup(func() { stop(); <-done })
+	conn := serve(t, iss, ver, AuthPolicy(), lob.Register, nil)
+	c := lobbyv1.NewLobbyServiceClient(conn)
+
+	// Sign-in and tokens.
+	if _, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: "x"}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("one-letter name: %v", err)
+	}
+	if _, err := c.ListActiveMatches(ctx, &lobbyv1.ListActiveMatchesRequest{}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("no token: %v", err)
+	}
+	signIn := func(name string) (context.Context, string) {
+		res, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := c.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: res.GetToken()})
+		if err != nil || ref.GetToken() == "" {
+			t.Fatalf("refresh: %v", err)
+		}
+		p, err := ver.Verify(ref.GetToken())
+		if err != nil || p.Subject != res.GetPlayerId() {
+			t.Fatalf("refreshed token %+v, %v", p, err)
+		}
+		return auth.WithToken(ctx, ref.GetToken()), res.GetPlayerId()
+	}
+	ana, anaID := signIn("Ana")
+	bo, _ := signIn("Bo")
+	if _, err := c.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: "forged"}); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("forged refresh: %v", err)
+	}
+
+	// A private room: wrong password, then the right one by invite code.
+	room, err := c.CreateRoom(ana, &lobbyv1.CreateRoomRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard",
+		Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE, Password: "hunter22", Rated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := room.GetRoom().GetInviteCode()
+	if _, err := c.JoinRoom(bo, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: code}, Password: "nope"}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("wrong password: %v", err)
+	}
+	joined, err := c.JoinRoom(bo, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: code}, Password: "hunter22"})
+	if err != nil || joined.GetRoom().GetMatchId() == "" || joined.GetYourSeat() == gamev1.Seat_SEAT_UNSPECIFIED {
+		t.Fatalf("join: %v, %v", joined, err)
+	}
+	if req := <-fake.reqs; !req.GetRated() || req.GetRequestId() != "room-"+room.GetRoom().GetRoomId() {
+		t.Errorf("match request %v", req)
+	}
+
+	// Quick pairing: both streams end matched in the same match.
+	find := func(ctx context.Context) (*lobbyv1.Matched, error) {
+		st, err := c.FindMatch(ctx, &lobbyv1.FindMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3", Rated: true})
+		if err != nil {
+			return nil, err
+		}
+		first, err := st.Recv()
+		if err != nil || first.GetQueued() == nil {
+			return nil, err
+		}
+		for {
+			m, err := st.Recv()
+			if err != nil {
+				return nil, err
+			}
+			if m.GetMatched() != nil {
+				return m.GetMatched(), nil
+			}
+		}
+	}
+	type res struct {
+		m   *lobbyv1.Matched
+		err error
+	}
+	ch := make(chan res, 2)
+	for _, who := range []context.Context{ana, bo} {
+		go func() { m, err := find(who); ch <- res{m, err} }()
+	}
+	r1, r2 := <-ch, <-ch
+	if r1.err != nil || r2.err != nil || r1.m.GetMatchId() != r2.m.GetMatchId() || r1.m.GetYourSeat() == r2.m.GetYourSeat() {
+		t.Fatalf("find match: %+v %+v", r1, r2)
+	}
+	<-fake.reqs
+
+	// A bot game, seat chosen.
+	bot, err := c.PlayBot(ana, &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_BANQI, Variant: "standard",
+		Level: gamev1.BotLevel_BOT_LEVEL_HARD, Seat: gamev1.Seat_SEAT_SECOND})
+	if err != nil || bot.GetYourSeat() != gamev1.Seat_SEAT_SECOND {
+		t.Fatalf("play bot: %v, %v", bot, err)
+	}
+	if req := <-fake.reqs; req.GetFirst().GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_HARD || req.GetSecond().GetPlayer().GetPlayerId() != anaID {
+		t.Errorf("bot match request %v", req)
+	}
+	active, err := c.ListActiveMatches(ana, &lobbyv1.ListActiveMatchesRequest{})
+	if err != nil || len(active.GetMatches()) != 3 {
+		t.Errorf("active matches: %d, %v; want room, pairing and bot", len(active.GetMatches()), err)
+	}
+	stats, err := c.GetStats(ana, &lobbyv1.GetStatsRequest{})
+	if err != nil || stats.GetDisplayName() != "Ana" {
+		t.Errorf("stats %v, %v", stats, err)
+	}
+	if _, err := c.GetStats(ana, &lobbyv1.GetStatsRequest{PlayerId: "nobody"}); status.Code(err) != codes.NotFound {
+		t.Errorf("stats of nobody: %v", err)
+	}
+}

@@ -1,0 +1,59 @@
+// Package config loads the match service's configuration from MATCH_*
+// environment variables.
+package config
+
+import (
+	"log/slog"
+	"time"
+
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/envconfig"
+)
+
+// Config is the match service's configuration.
+type Config struct {
+	GRPCAddr        string        // MATCH_GRPC_ADDR, default ":8080"
+	RedisURL        string        // MATCH_REDIS_URL, required
+	DatabaseURL     string        // MATCH_DATABASE_URL, required
+	TokenKey        []byte        // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
+	BotAddr         string        // MATCH_BOT_ADDR, optional: without it bot seats are refused
+	KeyPrefix       string        // MATCH_KEY_PREFIX, default "tabuleiro:"
+	InstanceID      string        // MATCH_INSTANCE_ID, default: random at start-up
+	ReconnectWindow time.Duration // MATCH_RECONNECT_WINDOW, default 60s
+	FirstPlyTimeout time.Duration // MATCH_FIRST_PLY_TIMEOUT, default 30s
+	SweepInterval   time.Duration // MATCH_SWEEP_INTERVAL, default 25ms
+	PresenceTTL     time.Duration // MATCH_PRESENCE_TTL, default 10s: a seat whose instance stops renewing its lease this long is disconnected
+	ShutdownTimeout time.Duration // MATCH_SHUTDOWN_TIMEOUT, default 10s
+	LogLevel        slog.Level    // MATCH_LOG_LEVEL, default info
+}
+
+// Load reads the configuration through getenv and reports every problem
+// at once.
+func Load(getenv func(string) string) (Config, error) {
+	env := envconfig.New("MATCH_", getenv)
+	cfg := Config{
+		GRPCAddr:        env.String("GRPC_ADDR", ":8080"),
+		RedisURL:        env.Required("REDIS_URL"),
+		DatabaseURL:     env.Required("DATABASE_URL"),
+		BotAddr:         env.String("BOT_ADDR", ""),
+		KeyPrefix:       env.String("KEY_PREFIX", "tabuleiro:"),
+		InstanceID:      env.String("INSTANCE_ID", ""),
+		ReconnectWindow: env.Duration("RECONNECT_WINDOW", 60*time.Second),
+		FirstPlyTimeout: env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
+		SweepInterval:   env.Duration("SWEEP_INTERVAL", 25*time.Millisecond),
+		PresenceTTL:     env.Duration("PRESENCE_TTL", 10*time.Second),
+		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+	}
+	env.Func("TOKEN_KEY", true, func(s string) (err error) {
+		cfg.TokenKey, err = auth.ParseKey(s)
+		return err
+	})
+	if cfg.SweepInterval > 50*time.Millisecond {
+		env.Errorf("SWEEP_INTERVAL", "must be at most 50ms so a flag falls within 100ms")
+	}
+	if cfg.PresenceTTL < 3*time.Second {
+		env.Errorf("PRESENCE_TTL", "must be at least 3s (leases are renewed every third of it)")
+	}
+	return cfg, env.Err()
+}

@@ -1,0 +1,37 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/platform/envconfig"
+)
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	key := strings.Repeat("a", 44)
+	cfg, err := Load(envconfig.Map(map[string]string{
+		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": key,
+		"MATCH_RECONNECT_WINDOW": "5s",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.GRPCAddr != ":8080" || cfg.ReconnectWindow != 5*time.Second || cfg.FirstPlyTimeout != 30*time.Second || len(cfg.TokenKey) < 32 {
+		t.Fatalf("config %+v", cfg)
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	_, err := Load(envconfig.Map(map[string]string{"MATCH_SWEEP_INTERVAL": "1s"}))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, name := range []string{"MATCH_REDIS_URL", "MATCH_DATABASE_URL", "MATCH_TOKEN_KEY", "MATCH_SWEEP_INTERVAL"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %s", err, name)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package match
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"tabuleiro.dev/pkg/engine"
+)
+
+// Lease is a connected seat's presence: the instance that holds the seat's
+// stream renews it every LeaseRenew; when that instance dies (kill -9, a
+// partition), the lease lapses after LeaseTTL and any instance's sweep
+// starts the seat's reconnection window, exactly as if the stream had
+// closed. A lease names its stream's epoch, so a lapsed lease of an old
+// stream never disconnects a newer one.
+type Lease struct {
+	MatchID string
+	Seat    engine.Seat
+	Epoch   int64
+}
+
+// String is the lease's member name in the Store: "id|seat|epoch".
+func (l Lease) String() string {
+	return l.MatchID + "|" + strconv.Itoa(int(l.Seat)) + "|" + strconv.FormatInt(l.Epoch, 10)
+}
+
+// ParseLease is the inverse of Lease.String.
+func ParseLease(s string) (Lease, error) {
+	parts := strings.Split(s, "|")
+	if len(parts) != 3 {
+		return Lease{}, fmt.Errorf("lease %q: %w", s, ErrInvalid)
+	}
+	seat, err1 := strconv.Atoi(parts[1])
+	epoch, err2 := strconv.ParseInt(parts[2], 10, 64)
+	if err := errors.Join(err1, err2); err != nil || parts[0] == "" {
+		return Lease{}, fmt.Errorf("lease %q: %w", s, ErrInvalid)
+	}
+	return Lease{MatchID: parts[0], Seat: engine.Seat(seat), Epoch: epoch}, nil
+}
+
+// Watcher is one open Watch stream of a match, counted as a spectator
+// while its instance renews it.
+type Watcher struct {
+	MatchID string
+	ID      string
+}
+
+// Presence keeps the leases of connected seats and spectators.
+type Presence interface {
+	// RenewLeases extends leases that still exist to until (unix ms).
+	RenewLeases(ctx context.Context, leases []Lease, until int64) error
+	// DropLease removes a lease.
+	DropLease(ctx context.Context, l Lease) error
+	// Lapsed returns up to limit leases that expired at or before now.
+	Lapsed(ctx context.Context, now int64, limit int) ([]Lease, error)
+	// ClaimLease moves a lapsed lease to until if it is still lapsed at
+	// now; it reports whether this caller won it (exactly one does).
+	ClaimLease(ctx context.Context, l Lease, now, until int64) (bool, error)
+	// Watch adds or renews watchers until (unix ms).
+	Watch(ctx context.Context, ws []Watcher, until int64) error
+	// Unwatch removes a watcher.
+	Unwatch(ctx context.Context, w Watcher) error
+	// Spectators returns the number of live watchers of each match at now.
+	Spectators(ctx context.Context, ids []string, now int64) ([]int, error)
+}
+
+// hold records a lease this instance renews.
+func (s *Service) hold(l Lease) {
+	s.mu.Lock()
+	s.held[l] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *Service) release(ctx context.Context, l Lease) {
+	s.mu.Lock()
+	delete(s.held, l)
+	s.mu.Unlock()
+	if err := s.d.Store.DropLease(ctx, l); err != nil && ctx.Err() == nil {
+		s.d.Logger.WarnContext(ctx, "drop lease", "match_id", l.MatchID, "err", err)
+	}
+}
+
+// Holds reports whether this instance renews lease l (tests).
+func (s *Service) Holds(l Lease) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.held[l]
+	return ok
+}
+
+// Renew extends every lease and watcher this instance holds; Run calls it
+// every LeaseRenew. Exported for tests that drive time themselves.
+func (s *Service) Renew(ctx context.Context) {
+	s.mu.Lock()
+	leases := make([]Lease, 0, len(s.held))
+	for l := range s.held {
+		leases = append(leases, l)
+	}
+	watchers := make([]Watcher, 0, len(s.watchers))
+	for w := range s.watchers {
+		watchers = append(watchers, w)
+	}
+	s.mu.Unlock()
+	until := s.nowMS() + s.cfg.LeaseTTL.Milliseconds()
+	if len(leases) > 0 {
+		if err := s.d.Store.RenewLeases(ctx, leases, until); err != nil && ctx.Err() == nil {
+			s.d.Logger.WarnContext(ctx, "renew leases", "err", err)
+		}
+	}
+	if len(watchers) > 0 {
+		if err := s.d.Store.Watch(ctx, watchers, until); err != nil && ctx.Err() == nil {
+			s.d.Logger.WarnContext(ctx, "renew watchers", "err", err)
+		}
+	}
+}
+
+// sweepLeases starts the reconnection window of every seat whose lease
+// lapsed: its instance stopped renewing it.
+func (s *Service) sweepLeases(ctx context.Context, now int64) {
+	leases, err := s.d.Store.Lapsed(ctx, now, 256)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.d.Logger.WarnContext(ctx, "sweep leases", "err", err)
+		}
+		return
+	}
+	for _, l := range leases {
+		won, err := s.d.Store.ClaimLease(ctx, l, now, now+s.cfg.ClaimLease.Milliseconds())
+		if err != nil || !won {
+			continue
+		}
+		if err := s.leave(ctx, l.MatchID, l.Seat, l.Epoch); err != nil {
+			if ctx.Err() == nil {
+				s.d.Logger.WarnContext(ctx, "lapsed lease", "match_id", l.MatchID, "err", err)
+			}
+			continue // the claim expires and another sweep retries
+		}
+		s.release(ctx, l)
+	}
+}
+
+// Watch counts one more spectator of match id until release is called
+// (or, if this instance dies, until the watcher's lease lapses).
+func (s *Service) Watch(ctx context.Context, id string) (release func(), err error) {
+	w := Watcher{MatchID: id, ID: newWatcherID()}
+	if err := s.d.Store.Watch(ctx, []Watcher{w}, s.nowMS()+s.cfg.LeaseTTL.Milliseconds()); err != nil {
+		return nil, fmt.Errorf("watch match %s: %w", id, err)
+	}
+	s.mu.Lock()
+	s.watchers[w] = struct{}{}
+	s.mu.Unlock()
+	bg := context.WithoutCancel(ctx)
+	return func() {
+		s.mu.Lock()
+		delete(s.watchers, w)
+		s.mu.Unlock()
+		_ = s.d.Store.Unwatch(bg, w)
+	}, nil
+}
+
+// Spectators returns the number of spectators of each match now.
+func (s *Service) Spectators(ctx context.Context, ids ...string) ([]int, error) {
+	return s.d.Store.Spectators(ctx, ids, s.nowMS())
+}
+
+func newWatcherID() string { return rand.Text() }

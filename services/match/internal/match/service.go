@@ -1,0 +1,543 @@
+package match
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+)
+
+// Config tunes the Service; zero fields take the defaults named.
+type Config struct {
+	ReconnectWindow time.Duration // default 60s
+	FirstPlyTimeout time.Duration // default 30s
+	SweepInterval   time.Duration // default 25ms
+	ClaimLease      time.Duration // default 5s: a claimed deadline comes back after this if its claimer died
+	BotLease        time.Duration // default 5s: an unanswered bot turn is asked again (any instance) after this
+	BotCallTimeout  time.Duration // default 3s
+	BotBudget       time.Duration // default 500ms
+	ResyncInterval  time.Duration // default 2s: a Feed re-reads the stream this often when idle
+	MaxAttempts     int           // default 8: optimistic retries of one action
+	// LeaseTTL is how long a connected seat (or spectator) counts without
+	// its instance renewing it (default 10s); LeaseRenew is how often an
+	// instance renews what it holds (default 3s).
+	LeaseTTL   time.Duration
+	LeaseRenew time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.ReconnectWindow, 60*time.Second)
+	def(&c.FirstPlyTimeout, 30*time.Second)
+	def(&c.SweepInterval, 25*time.Millisecond)
+	def(&c.ClaimLease, 5*time.Second)
+	def(&c.BotLease, 5*time.Second)
+	def(&c.BotCallTimeout, 3*time.Second)
+	def(&c.BotBudget, 500*time.Millisecond)
+	def(&c.ResyncInterval, 2*time.Second)
+	def(&c.LeaseTTL, 10*time.Second)
+	def(&c.LeaseRenew, 3*time.Second)
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 8
+	}
+	return c
+}
+
+// Deps are the Service's collaborators.
+type Deps struct {
+	Store  Store
+	Hub    Hub
+	Rules  Rules
+	Bot    Bot // nil: matches with bot seats are refused
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// DealBanqi draws a Banqi layout from crypto/rand: the layout (32
+	// letters), the seed (hex) and its commitment.
+	DealBanqi func() (layout, seed, commitment string, err error)
+}
+
+// Service runs matches. It is safe for concurrent use; any number of
+// instances may serve the same matches through the same Store.
+type Service struct {
+	d   Deps
+	cfg Config
+
+	mu    sync.Mutex
+	cache map[string]*entry
+	bots  map[string]bool // "id/ply" of bot turns being asked here
+	// held and watchers are the presence leases this instance renews.
+	held     map[Lease]struct{}
+	watchers map[Watcher]struct{}
+	runCtx   context.Context //nolint:containedctx // the Run loop's context, for bot tasks it owns
+	running  sync.WaitGroup
+}
+
+type entry struct {
+	mu  sync.Mutex
+	st  *State
+	pos engine.Position
+}
+
+// NewService returns a Service; call Run to sweep deadlines and drive bots.
+func NewService(d Deps, cfg Config) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
+		held: map[Lease]struct{}{}, watchers: map[Watcher]struct{}{}}
+}
+
+// Config returns the effective configuration.
+func (s *Service) Config() Config { return s.cfg }
+
+func (s *Service) nowMS() int64 { return s.d.Now().UnixMilli() }
+
+// CreateParams is a new match.
+type CreateParams struct {
+	RequestID string
+	Game      engine.Game
+	Variant   string
+	Seats     []Participant
+	Clock     *TimeControl
+	Rated     bool
+	Layout    string // Banqi replay layout; empty draws one
+}
+
+// Create starts a match, or returns the one already created for
+// p.RequestID.
+func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
+	if p.RequestID == "" {
+		return nil, fmt.Errorf("request id is required: %w", ErrInvalid)
+	}
+	v, err := s.d.Rules.Lookup(p.Game, p.Variant)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if len(p.Seats) != v.Players {
+		return nil, fmt.Errorf("%s %s needs %d seats, got %d: %w", p.Game, v.ID, v.Players, len(p.Seats), ErrInvalid)
+	}
+	for i, seat := range p.Seats {
+		switch {
+		case seat.IsBot() && (seat.PlayerID != "" || seat.BotLevel > 4):
+			return nil, fmt.Errorf("seat %d: a bot seat has a level 1-4 and no player: %w", i+1, ErrInvalid)
+		case !seat.IsBot() && seat.PlayerID == "":
+			return nil, fmt.Errorf("seat %d has neither player nor bot: %w", i+1, ErrInvalid)
+		case seat.IsBot() && s.d.Bot == nil:
+			return nil, fmt.Errorf("seat %d: no bot service configured: %w", i+1, ErrInvalid)
+		case p.Rated && seat.IsBot():
+			return nil, fmt.Errorf("a match with a bot cannot be rated: %w", ErrInvalid)
+		}
+	}
+	if p.Rated && (!v.Rated || v.Players != 2) {
+		return nil, fmt.Errorf("%s %s is never rated: %w", p.Game, v.ID, ErrInvalid)
+	}
+	if tc := p.Clock; tc != nil {
+		if tc.BaseMS < 1000 || tc.BaseMS > 3*3600*1000 || tc.IncrementMS < 0 || tc.IncrementMS > 600*1000 {
+			return nil, fmt.Errorf("time control %d+%d ms out of range (base 1s-3h, increment 0-10min): %w", tc.BaseMS, tc.IncrementMS, ErrInvalid)
+		}
+	}
+	if p.Layout != "" && (p.Game != engine.Banqi || p.Rated) {
+		return nil, fmt.Errorf("a layout is only for unrated Banqi matches: %w", ErrInvalid)
+	}
+	now := s.nowMS()
+	st := &State{
+		ID: rand.Text(), Game: p.Game, Variant: v.ID, Rated: p.Rated, Draws: v.Draws, Players: v.Players,
+		Clock: p.Clock, ToMove: engine.First, Status: StatusWaiting,
+		CreatedAt: now, FirstPlyDeadline: now + s.cfg.FirstPlyTimeout.Milliseconds(),
+		Layout: p.Layout,
+	}
+	if v.NeedsSetup && st.Layout == "" {
+		if s.d.DealBanqi == nil {
+			return nil, fmt.Errorf("no dealer for %s: %w", p.Game, ErrInvalid)
+		}
+		if st.Layout, st.Seed, st.Commitment, err = s.d.DealBanqi(); err != nil {
+			return nil, fmt.Errorf("deal layout: %w", err)
+		}
+	}
+	pos, err := s.d.Rules.New(st.Game, st.Variant, st.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	st.ToMove = pos.ToMove()
+	for i, seat := range p.Seats {
+		st.Seats[i] = SeatState{Participant: seat, Conn: NeverJoined}
+		if seat.IsBot() {
+			st.Seats[i].Conn = Connected
+		}
+	}
+	if p.Clock != nil {
+		st.Remaining = [2]int64{p.Clock.BaseMS, p.Clock.BaseMS}
+	}
+	st.Version = 1
+	id, err := s.d.Store.Create(ctx, p.RequestID, st, st.NextDeadline(now+s.cfg.BotLease.Milliseconds()))
+	if err != nil {
+		return nil, fmt.Errorf("create match: %w", err)
+	}
+	if id != st.ID {
+		got, _, err := s.Get(ctx, id)
+		return got, err
+	}
+	s.mu.Lock()
+	s.cache[id] = &entry{st: st, pos: pos}
+	s.mu.Unlock()
+	s.maybeStartBot(st, pos)
+	return st.clone(), nil
+}
+
+// Get reads a match fresh from the Store, with its current position. The
+// state is the caller's own copy.
+func (s *Service) Get(ctx context.Context, id string) (*State, engine.Position, error) {
+	e := s.entry(id)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := s.reload(ctx, id, e); err != nil {
+		return nil, nil, err
+	}
+	return e.st.clone(), e.pos, nil
+}
+
+func (s *Service) entry(id string) *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.cache[id]
+	if e == nil {
+		e = &entry{}
+		s.cache[id] = e
+	}
+	return e
+}
+
+func (s *Service) forget(id string) {
+	s.mu.Lock()
+	delete(s.cache, id)
+	s.mu.Unlock()
+}
+
+func (s *Service) reload(ctx context.Context, id string, e *entry) error {
+	st, err := s.d.Store.Load(ctx, id)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			s.forget(id)
+		}
+		return err
+	}
+	if e.st != nil && e.st.Version == st.Version && e.pos != nil {
+		return nil
+	}
+	pos, err := s.PositionAt(st, len(st.Plies))
+	if err != nil {
+		return err
+	}
+	e.st, e.pos = st, pos
+	return nil
+}
+
+// PositionAt rebuilds the position of st after its first n plies.
+func (s *Service) PositionAt(st *State, n int) (engine.Position, error) {
+	pos, err := s.d.Rules.New(st.Game, st.Variant, st.Layout)
+	if err != nil {
+		return nil, fmt.Errorf("match %s: new position: %w", st.ID, err)
+	}
+	for _, p := range st.Plies[:min(n, len(st.Plies))] {
+		ply, err := pos.ParsePly(p.Notation)
+		if err != nil {
+			return nil, fmt.Errorf("match %s: replay ply %d: %w", st.ID, p.Number, err)
+		}
+		if pos, err = pos.Play(ply); err != nil {
+			return nil, fmt.Errorf("match %s: replay ply %d: %w", st.ID, p.Number, err)
+		}
+	}
+	return pos, nil
+}
+
+type transition func(st *State, pos engine.Position, now int64) (*change, error)
+
+// mutate applies fn to the match and commits its change, re-reading and
+// retrying when the cached state was stale or another writer won. fn may
+// return a change with an error: the change is committed and the error
+// returned.
+func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change, error) {
+	e := s.entry(id)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fresh := false
+	for range s.cfg.MaxAttempts {
+		if e.st == nil {
+			if err := s.reload(ctx, id, e); err != nil {
+				return nil, err
+			}
+			fresh = true
+		}
+		c, ferr := fn(e.st, e.pos, s.nowMS())
+		if c == nil {
+			if !fresh { // the cache may be behind: decide on fresh data
+				e.st = nil
+				continue
+			}
+			return nil, ferr
+		}
+		c.st.Version = e.st.Version + 1
+		var rec *Record
+		if c.st.Status == StatusFinished {
+			rec = RecordOf(c.st)
+		}
+		err := s.d.Store.Commit(ctx, Commit{
+			PrevVersion: e.st.Version, State: c.st, Plies: c.plies, Events: c.events,
+			Deadline: c.st.NextDeadline(c.now + s.cfg.BotLease.Milliseconds()), Record: rec,
+			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(), At: c.now,
+		})
+		if errors.Is(err, ErrVersionConflict) {
+			e.st, fresh = nil, false
+			continue
+		}
+		if err != nil {
+			e.st = nil
+			return nil, fmt.Errorf("commit match %s: %w", id, err)
+		}
+		e.st, e.pos = c.st, c.pos
+		if c.st.Status == StatusFinished {
+			s.forget(id)
+		} else {
+			s.maybeStartBot(c.st, c.pos)
+		}
+		return c, ferr
+	}
+	return nil, fmt.Errorf("match %s: %w", id, ErrVersionConflict)
+}
+
+// SubmitPly plays a ply for seat with the number the client expects. It
+// returns the PlyPlayed event — the same one again, with dup set, for a
+// ply already accepted.
+func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (ev Event, dup bool, err error) {
+	var again *PlyRecord
+	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		c, rec, err := playPly(st, pos, seat, number, notation, now)
+		if c == nil && err == nil {
+			again = rec
+		}
+		return c, err
+	})
+	if err != nil {
+		return Event{}, false, err
+	}
+	if c != nil {
+		return c.events[0], false, nil
+	}
+	evs, err := s.d.Store.Events(ctx, id, again.Seq-1, 1)
+	if err == nil && len(evs) == 1 && evs[0].Seq == again.Seq {
+		return evs[0], true, nil
+	}
+	return Event{MatchID: id, Seq: again.Seq, At: again.At, Kind: EventPly, Plies: again.Number, Ply: again}, true, nil
+}
+
+func (s *Service) simple(ctx context.Context, id string, fn transition) error {
+	_, err := s.mutate(ctx, id, fn)
+	return err
+}
+
+// Resign ends the match as a loss for seat.
+func (s *Service) Resign(ctx context.Context, id string, seat engine.Seat) error {
+	return s.simple(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		return resign(st, pos, seat, now)
+	})
+}
+
+// OfferDraw offers a draw for seat.
+func (s *Service) OfferDraw(ctx context.Context, id string, seat engine.Seat) error {
+	return s.simple(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		return offerDraw(st, pos, seat, now)
+	})
+}
+
+// AnswerDraw accepts or declines the opponent's pending offer.
+func (s *Service) AnswerDraw(ctx context.Context, id string, seat engine.Seat, accept bool) error {
+	return s.simple(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		return answerDraw(st, pos, seat, accept, now)
+	})
+}
+
+// Join connects seat's new stream and returns its epoch. The stream's
+// lease is stored with the join and renewed by this instance until Leave.
+func (s *Service) Join(ctx context.Context, id string, seat engine.Seat) (int64, error) {
+	var epoch int64
+	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		c, ep, err := join(st, pos, seat, now)
+		epoch = ep
+		if c == nil && err == nil {
+			return nil, nil
+		}
+		return c, err
+	})
+	if c != nil && c.lease != nil {
+		s.hold(*c.lease)
+	}
+	return epoch, err
+}
+
+// Leave disconnects seat's stream of epoch: its reconnection window
+// starts, and this instance stops renewing the stream's lease.
+func (s *Service) Leave(ctx context.Context, id string, seat engine.Seat, epoch int64) error {
+	err := s.leave(ctx, id, seat, epoch)
+	s.release(context.WithoutCancel(ctx), Lease{MatchID: id, Seat: seat, Epoch: epoch})
+	return err
+}
+
+func (s *Service) leave(ctx context.Context, id string, seat engine.Seat, epoch int64) error {
+	_, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		return leave(st, pos, seat, epoch, now, s.cfg.ReconnectWindow.Milliseconds()), nil
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// Run sweeps the deadlines of every match (all instances do) and owns the
+// bot tasks, until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	s.mu.Lock()
+	s.runCtx = ctx
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.runCtx = nil
+		s.mu.Unlock()
+		s.running.Wait()
+	}()
+	t := time.NewTicker(s.cfg.SweepInterval)
+	defer t.Stop()
+	renew := time.NewTicker(s.cfg.LeaseRenew)
+	defer renew.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			s.Sweep(ctx)
+		case <-renew.C:
+			s.Renew(ctx)
+		}
+	}
+}
+
+// Sweep fires every deadline due now once; exported for tests and
+// benchmarks that drive time themselves.
+func (s *Service) Sweep(ctx context.Context) {
+	now := s.nowMS()
+	ids, err := s.d.Store.Due(ctx, now, 256)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.d.Logger.WarnContext(ctx, "sweep deadlines", "err", err)
+		}
+		return
+	}
+	for _, id := range ids {
+		won, err := s.d.Store.Claim(ctx, id, now, now+s.cfg.ClaimLease.Milliseconds())
+		if err != nil || !won {
+			continue
+		}
+		if err := s.fire(ctx, id); err != nil && ctx.Err() == nil {
+			s.d.Logger.WarnContext(ctx, "fire deadline", "match_id", id, "err", err)
+		}
+	}
+	s.sweepLeases(ctx, now)
+}
+
+func (s *Service) fire(ctx context.Context, id string) error {
+	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		return fireDue(st, pos, now), nil
+	})
+	if errors.Is(err, ErrNotFound) {
+		return s.d.Store.Reschedule(ctx, id, 0, 0)
+	}
+	if err != nil || c != nil {
+		return err // a commit set the next deadline
+	}
+	// Nothing ended: a bot's turn fell due, or the deadline was stale.
+	st, pos, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	s.maybeStartBot(st, pos)
+	return s.d.Store.Reschedule(ctx, id, st.Version, st.NextDeadline(s.nowMS()+s.cfg.BotLease.Milliseconds()))
+}
+
+// maybeStartBot asks the bot for its ply when a bot seat is to move, once
+// per instance and ply.
+func (s *Service) maybeStartBot(st *State, pos engine.Position) {
+	if st.Status == StatusFinished || st.ToMove == engine.NoSeat || !st.Seat(st.ToMove).IsBot() || s.d.Bot == nil {
+		return
+	}
+	key := st.ID + "/" + strconv.Itoa(st.NextPly())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runCtx == nil || s.bots[key] {
+		return // the sweeper asks once Run runs
+	}
+	s.bots[key] = true
+	ctx := s.runCtx
+	seat, number, level := st.ToMove, st.NextPly(), st.Seat(st.ToMove).BotLevel
+	view := pos.View(seat)
+	id, game, variant := st.ID, st.Game, st.Variant
+	s.running.Go(func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.bots, key)
+			s.mu.Unlock()
+		}()
+		s.askBot(ctx, BotRequest{MatchID: id, Game: game, Variant: variant, View: view, Seat: seat, Level: level}, number)
+	})
+}
+
+// askBot asks until the bot's ply is played or the match moves on.
+// Failures back off and retry; the bot's clock runs meanwhile.
+func (s *Service) askBot(ctx context.Context, req BotRequest, number int) {
+	id, seat := req.MatchID, req.Seat
+	req.BudgetMS = s.cfg.BotBudget.Milliseconds()
+	backoff := 20 * time.Millisecond
+	for attempt := uint64(0); ; attempt++ {
+		callCtx, cancel := context.WithTimeout(ctx, s.cfg.BotCallTimeout)
+		req.Seed = uint64(number)<<16 ^ attempt
+		ans, err := s.d.Bot.SelectPly(callCtx, req)
+		cancel()
+		if err == nil && ans.PlyNumber == number {
+			_, _, err = s.SubmitPly(ctx, id, seat, number, ans.Notation)
+			var pe *PlyError
+			if err == nil || errors.As(err, &pe) || errors.Is(err, ErrNotFound) {
+				return // played, or the match moved on
+			}
+		} else if err == nil {
+			err = fmt.Errorf("bot answered for ply %d, want %d: discarded", ans.PlyNumber, number)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		s.d.Logger.WarnContext(ctx, "bot ply", "match_id", id, "ply", number, "err", err)
+		st, _, gerr := s.Get(ctx, id)
+		if gerr != nil || st.Status == StatusFinished || st.NextPly() != number {
+			return
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}

@@ -1,0 +1,122 @@
+package match
+
+import (
+	"context"
+
+	"tabuleiro.dev/pkg/engine"
+)
+
+// Store keeps matches. The Redis implementation is internal/redisstore.
+type Store interface {
+	Presence
+	// Create stores a new match unless requestID already named one; it
+	// returns the id of the match stored under requestID.
+	Create(ctx context.Context, requestID string, st *State, deadline int64) (string, error)
+	// Load returns a match with its plies and version; ErrNotFound.
+	Load(ctx context.Context, id string) (*State, error)
+	// Commit writes c atomically if the stored version is still
+	// c.PrevVersion; otherwise ErrVersionConflict and nothing changes.
+	Commit(ctx context.Context, c Commit) error
+	// Events returns up to limit events of match id with seq > after, in
+	// order; the first is after+1 unless those were trimmed.
+	Events(ctx context.Context, id string, after int64, limit int) ([]Event, error)
+	// Due returns up to limit match ids whose deadline is at or before now.
+	Due(ctx context.Context, now int64, limit int) ([]string, error)
+	// Claim moves the deadline of id to until if it is due at now; it
+	// reports whether this caller won the claim.
+	Claim(ctx context.Context, id string, now, until int64) (bool, error)
+	// Live returns the live-match index's summaries, most recently active
+	// first (only playerID's matches when set), dropping entries of
+	// matches untouched for longer than their keys live (at now).
+	Live(ctx context.Context, playerID string, limit int, now int64) ([]Summary, error)
+	// Reschedule sets id's deadline (0 removes it) if its version is still
+	// version.
+	Reschedule(ctx context.Context, id string, version, deadline int64) error
+}
+
+// Commit is one atomic write of a match.
+type Commit struct {
+	PrevVersion int64
+	State       *State // the new state; its Version is PrevVersion+1
+	Plies       []PlyRecord
+	Events      []Event
+	Deadline    int64   // 0: none
+	Record      *Record // set when the match ended: goes to the outbox
+	// Lease, when set, is added with expiry LeaseUntil in the same step
+	// (a join), so a connected seat always has a lease.
+	Lease      *Lease
+	LeaseUntil int64
+	// At is the commit's time (unix ms): the match's last activity in
+	// the live-match index.
+	At int64
+}
+
+// Hub delivers the live events of matches to this instance's subscribers.
+type Hub interface {
+	// Subscribe returns a channel of match id's events published after it
+	// returns. The channel is closed when the subscriber falls behind
+	// (then it catches up from the Store) or when cancel is called.
+	Subscribe(ctx context.Context, id string) (events <-chan Event, cancel func(), err error)
+}
+
+// Rules builds positions: games.Lookup and games.New.
+type Rules interface {
+	Lookup(g engine.Game, variant string) (engine.Variant, error)
+	New(g engine.Game, variant, setup string) (engine.Position, error)
+}
+
+// Bot chooses a bot seat's ply.
+type Bot interface {
+	SelectPly(ctx context.Context, req BotRequest) (BotAnswer, error)
+}
+
+// BotRequest is what a bot seat is asked: its own view, nothing more.
+type BotRequest struct {
+	MatchID  string
+	Game     engine.Game
+	Variant  string
+	View     engine.View
+	Seat     engine.Seat
+	Level    int
+	BudgetMS int64
+	Seed     uint64
+}
+
+// BotAnswer is a bot's ply for the position after PlyNumber-1 plies.
+type BotAnswer struct {
+	Notation  string
+	PlyNumber int
+}
+
+// Record is a finished game as it goes to the outbox and to Postgres.
+type Record struct {
+	ID        string         `json:"id"`
+	Game      engine.Game    `json:"g"`
+	Variant   string         `json:"v"`
+	Rated     bool           `json:"rt"`
+	Seats     []Participant  `json:"seats"`
+	Clock     *TimeControl   `json:"tc,omitempty"`
+	Plies     []PlyRecord    `json:"plies"`
+	Outcome   engine.Outcome `json:"o"`
+	StartedAt int64          `json:"sa"`
+	EndedAt   int64          `json:"ea"`
+	Layout    string         `json:"lay,omitempty"`
+	Seed      string         `json:"seed,omitempty"`
+}
+
+// RecordOf returns the record of a finished match.
+func RecordOf(st *State) *Record {
+	r := &Record{
+		ID: st.ID, Game: st.Game, Variant: st.Variant, Rated: st.Rated,
+		Seats: make([]Participant, st.Players), Clock: st.Clock,
+		Plies: st.Plies, Outcome: st.Outcome, StartedAt: st.CreatedAt, EndedAt: st.EndedAt,
+		Layout: st.Layout, Seed: st.Seed,
+	}
+	if r.Plies == nil {
+		r.Plies = []PlyRecord{}
+	}
+	for i := range st.Players {
+		r.Seats[i] = st.Seats[i].Participant
+	}
+	return r
+}

@@ -1,0 +1,238 @@
+package match
+
+import (
+	"fmt"
+
+	"tabuleiro.dev/pkg/engine"
+)
+
+// change is the result of one transition: the new state and position, the
+// plies it appends and the events it emits. The Service commits it in one
+// atomic step.
+type change struct {
+	st     *State
+	pos    engine.Position
+	plies  []PlyRecord
+	events []Event
+	now    int64
+	lease  *Lease // a join's new lease
+}
+
+func newChange(st *State, pos engine.Position, now int64) *change {
+	return &change{st: st.clone(), pos: pos, now: now}
+}
+
+func (c *change) emit(e Event) {
+	c.st.LastSeq++
+	e.MatchID = c.st.ID
+	e.Seq = c.st.LastSeq
+	e.At = c.now
+	e.Plies = len(c.st.Plies)
+	c.events = append(c.events, e)
+}
+
+// end finishes the match with outcome o: the running clock stops at now.
+func (c *change) end(o engine.Outcome) {
+	st := c.st
+	clocks := st.ClocksAt(c.now)
+	if clocks != nil {
+		st.Remaining = clocks.Remaining
+		clocks.Running = engine.NoSeat
+	}
+	st.Status = StatusFinished
+	st.Outcome = o
+	st.EndedAt = c.now
+	st.ToMove = engine.NoSeat
+	st.DrawOffer = engine.NoSeat
+	if o.Reason == engine.ReasonAborted {
+		st.Rated = false // an aborted game does not count
+	}
+	c.emit(Event{Kind: EventEnded, Clocks: clocks, Outcome: o, Seed: st.Seed, Layout: st.Layout})
+}
+
+// playPly plays notation as ply number for seat. It may return a change
+// together with an error: a ply that arrives after the mover's flag fell
+// ends the game on time and is refused.
+func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64) (*change, *PlyRecord, error) {
+	if seat == engine.NoSeat {
+		return nil, nil, ErrNotSeated
+	}
+	if number >= 1 && number <= len(st.Plies) {
+		if p := st.Plies[number-1]; p.Seat == seat && p.Notation == notation {
+			return nil, &p, nil // an accepted ply sent again
+		}
+	}
+	if st.Status == StatusFinished {
+		return nil, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
+	}
+	if number != st.NextPly() {
+		return nil, nil, &PlyError{Given: number, Current: st.NextPly()}
+	}
+	if st.ToMove != seat {
+		return nil, nil, fmt.Errorf("ply %d: %w", number, ErrOtherSeat)
+	}
+	c := newChange(st, pos, now)
+	if f := st.flagAt(); f != 0 && now >= f {
+		c.end(engine.WinFor(seat.Other(), engine.ReasonTime))
+		return c, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
+	}
+	p, err := pos.ParsePly(notation)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ply %q: %w: %w", notation, ErrInvalid, err)
+	}
+	next, err := pos.Play(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := c.st
+	rec := PlyRecord{Number: number, Seat: seat, Notation: p.String(), ClockMS: -1, At: now}
+	if s.Status == StatusInProgress {
+		rec.ThinkMS = now - s.TurnStart
+	} else {
+		rec.ThinkMS = now - s.CreatedAt
+	}
+	if s.Clock != nil {
+		i := seat.Index()
+		if s.Status == StatusInProgress {
+			s.Remaining[i] += s.Clock.IncrementMS - rec.ThinkMS
+		}
+		rec.ClockMS = s.Remaining[i]
+	}
+	s.Status = StatusInProgress
+	s.TurnStart = now
+	s.ToMove = next.ToMove()
+	if s.DrawOffer != engine.NoSeat && s.DrawOffer != seat {
+		s.DrawOffer = engine.NoSeat // an offer lapses when the other seat plays
+	}
+	rec.Seq = s.LastSeq + 1
+	s.Plies = append(s.Plies, rec)
+	c.plies = append(c.plies, rec)
+	c.pos = next
+	c.emit(Event{Kind: EventPly, Ply: &rec, Clocks: s.ClocksAt(now)})
+	if o := next.Outcome(); o.Over() {
+		c.end(o)
+	}
+	return c, &rec, nil
+}
+
+func checkActive(st *State, seat engine.Seat) error {
+	if seat == engine.NoSeat {
+		return ErrNotSeated
+	}
+	if st.Status == StatusFinished {
+		return fmt.Errorf("match %s: %w", st.ID, engine.ErrGameOver)
+	}
+	return nil
+}
+
+func resign(st *State, pos engine.Position, seat engine.Seat, now int64) (*change, error) {
+	if err := checkActive(st, seat); err != nil {
+		return nil, err
+	}
+	c := newChange(st, pos, now)
+	c.end(engine.WinFor(seat.Other(), engine.ReasonResignation))
+	return c, nil
+}
+
+func offerDraw(st *State, pos engine.Position, seat engine.Seat, now int64) (*change, error) {
+	if err := checkActive(st, seat); err != nil {
+		return nil, err
+	}
+	if !st.Draws {
+		return nil, ErrNoDraws
+	}
+	if st.DrawOffer != engine.NoSeat {
+		return nil, ErrOfferPending
+	}
+	c := newChange(st, pos, now)
+	c.st.DrawOffer = seat
+	c.emit(Event{Kind: EventDrawOffered, Seat: seat})
+	return c, nil
+}
+
+func answerDraw(st *State, pos engine.Position, seat engine.Seat, accept bool, now int64) (*change, error) {
+	if err := checkActive(st, seat); err != nil {
+		return nil, err
+	}
+	if st.DrawOffer != seat.Other() || st.DrawOffer == engine.NoSeat {
+		return nil, ErrNoOffer
+	}
+	c := newChange(st, pos, now)
+	if accept {
+		c.end(engine.DrawBy(engine.ReasonAgreement))
+		return c, nil
+	}
+	c.st.DrawOffer = engine.NoSeat
+	c.emit(Event{Kind: EventDrawDeclined, Seat: seat})
+	return c, nil
+}
+
+// join connects seat on a new stream; it returns the stream's epoch.
+func join(st *State, pos engine.Position, seat engine.Seat, now int64) (*change, int64, error) {
+	if seat == engine.NoSeat {
+		return nil, 0, ErrNotSeated
+	}
+	if st.Status == StatusFinished {
+		return nil, st.Seat(seat).Epoch, nil
+	}
+	c := newChange(st, pos, now)
+	s := c.st.Seat(seat)
+	s.Conn = Connected
+	s.ReconnectDeadline = 0
+	s.Epoch++
+	c.emit(Event{Kind: EventReconnected, Seat: seat, Epoch: s.Epoch})
+	c.lease = &Lease{MatchID: st.ID, Seat: seat, Epoch: s.Epoch}
+	return c, s.Epoch, nil
+}
+
+// leave disconnects seat's stream of the given epoch and starts its
+// reconnection window; nothing when a newer stream holds the seat.
+func leave(st *State, pos engine.Position, seat engine.Seat, epoch, now, windowMS int64) *change {
+	if seat == engine.NoSeat || st.Status == StatusFinished {
+		return nil
+	}
+	if s := st.Seat(seat); s.Epoch != epoch || s.Conn != Connected || s.IsBot() {
+		return nil
+	}
+	c := newChange(st, pos, now)
+	s := c.st.Seat(seat)
+	s.Conn = Disconnected
+	s.ReconnectDeadline = now + windowMS
+	c.emit(Event{Kind: EventDisconnected, Seat: seat, Deadline: s.ReconnectDeadline, Epoch: epoch})
+	return c
+}
+
+// fireDue ends the match if a deadline has passed at now: the first ply's
+// abort, a flag fall or an abandonment, whichever fell first. Nil when
+// nothing is due.
+func fireDue(st *State, pos engine.Position, now int64) *change {
+	if st.Status == StatusFinished {
+		return nil
+	}
+	var (
+		when int64
+		o    engine.Outcome
+	)
+	consider := func(t int64, out engine.Outcome) {
+		if t > 0 && t <= now && (when == 0 || t < when) {
+			when, o = t, out
+		}
+	}
+	if st.Status == StatusWaiting {
+		consider(st.FirstPlyDeadline, engine.DrawBy(engine.ReasonAborted))
+	}
+	if f := st.flagAt(); f != 0 {
+		consider(f, engine.WinFor(st.ToMove.Other(), engine.ReasonTime))
+	}
+	for i := range st.Players {
+		if s := st.Seats[i]; s.Conn == Disconnected {
+			consider(s.ReconnectDeadline, engine.WinFor(engine.Seat(i+1).Other(), engine.ReasonAbandonment))
+		}
+	}
+	if when == 0 {
+		return nil
+	}
+	c := newChange(st, pos, now)
+	c.end(o)
+	return c
+}

@@ -1,0 +1,119 @@
+// Package recorder moves finished games from the Redis outbox to
+// PostgreSQL: it reads the outbox in a consumer group, writes each record
+// idempotently, and only then acknowledges it. A record whose write fails
+// stays pending and is claimed again (by any instance) after MinIdle, so
+// Postgres being down delays records but never loses or doubles them.
+package recorder
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/redisstore"
+)
+
+// Writer stores a record idempotently on its id.
+type Writer interface {
+	InsertGame(ctx context.Context, r *match.Record) error
+}
+
+// Outbox is the Redis side (redisstore.Store).
+type Outbox interface {
+	EnsureGroup(ctx context.Context, group string) error
+	ReadOutbox(ctx context.Context, group, consumer string, count int, block time.Duration) ([]redisstore.OutboxEntry, error)
+	ClaimStale(ctx context.Context, group, consumer string, minIdle time.Duration, count int) ([]redisstore.OutboxEntry, error)
+	AckOutbox(ctx context.Context, group string, ids ...string) error
+}
+
+// Config tunes the recorder; zero fields take defaults.
+type Config struct {
+	Group    string        // default "recorder"
+	Consumer string        // this instance's name; required to be unique
+	Block    time.Duration // default 500ms: how long a read waits
+	MinIdle  time.Duration // default 5s: a pending entry older than this is claimed again
+	Retry    time.Duration // default 500ms: pause after a failed write
+	Batch    int           // default 64
+}
+
+// Recorder is the outbox consumer.
+type Recorder struct {
+	out Outbox
+	w   Writer
+	cfg Config
+	log *slog.Logger
+}
+
+// New returns a Recorder.
+func New(out Outbox, w Writer, cfg Config, logger *slog.Logger) *Recorder {
+	if cfg.Group == "" {
+		cfg.Group = "recorder"
+	}
+	if cfg.Block <= 0 {
+		cfg.Block = 500 * time.Millisecond
+	}
+	if cfg.MinIdle <= 0 {
+		cfg.MinIdle = 5 * time.Second
+	}
+	if cfg.Retry <= 0 {
+		cfg.Retry = 500 * time.Millisecond
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 64
+	}
+	return &Recorder{out: out, w: w, cfg: cfg, log: logger}
+}
+
+// Run records until ctx ends.
+func (r *Recorder) Run(ctx context.Context) error {
+	if err := r.out.EnsureGroup(ctx, r.cfg.Group); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		stale, err := r.out.ClaimStale(ctx, r.cfg.Group, r.cfg.Consumer, r.cfg.MinIdle, r.cfg.Batch)
+		if err == nil && len(stale) > 0 {
+			err = r.record(ctx, stale)
+		}
+		if err == nil {
+			var fresh []redisstore.OutboxEntry
+			fresh, err = r.out.ReadOutbox(ctx, r.cfg.Group, r.cfg.Consumer, r.cfg.Batch, r.cfg.Block)
+			if err == nil {
+				err = r.record(ctx, fresh)
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			r.log.WarnContext(ctx, "record games", "err", err)
+			t := time.NewTimer(r.cfg.Retry)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+			case <-t.C:
+			}
+		}
+	}
+	return nil
+}
+
+// record writes entries in order and acknowledges those written; it stops
+// at the first failed write, leaving it and the rest pending.
+func (r *Recorder) record(ctx context.Context, entries []redisstore.OutboxEntry) error {
+	done := make([]string, 0, len(entries))
+	var err error
+	for _, e := range entries {
+		if e.Record == nil {
+			r.log.ErrorContext(ctx, "undecodable outbox entry dropped", "entry", e.StreamID)
+			done = append(done, e.StreamID)
+			continue
+		}
+		if err = r.w.InsertGame(ctx, e.Record); err != nil {
+			break
+		}
+		r.log.InfoContext(ctx, "game recorded", "match_id", e.Record.ID)
+		done = append(done, e.StreamID)
+	}
+	if aerr := r.out.AckOutbox(ctx, r.cfg.Group, done...); aerr != nil && err == nil {
+		err = aerr
+	}
+	return err
+}

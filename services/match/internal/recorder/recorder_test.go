@@ -1,0 +1,132 @@
+package recorder_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/postgres"
+	"tabuleiro.dev/services/match/internal/recorder"
+	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/testenv"
+)
+
+// outage is a Writer that fails while down, as a stopped Postgres does.
+type outage struct {
+	w     recorder.Writer
+	down  atomic.Bool
+	fails atomic.Int64
+}
+
+func (o *outage) InsertGame(ctx context.Context, r *match.Record) error {
+	if o.down.Load() {
+		o.fails.Add(1)
+		return errors.New("connection refused")
+	}
+	return o.w.InsertGame(ctx, r)
+}
+
+func TestOutageDelaysButNeverLosesOrDoubles(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	db := testenv.Postgres(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix, FinishedTTL: time.Minute})
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	hub := redisstore.NewHub(ctx, store, nil)
+	wg.Go(func() { _ = hub.Run(ctx) })
+	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}}, match.Config{})
+
+	const group = "recorder"
+	if err := store.EnsureGroup(ctx, group); err != nil {
+		t.Fatal(err)
+	}
+	w := &outage{w: postgres.New(db)}
+	w.down.Store(true)
+
+	var ids []string
+	finish := func(i int) {
+		st, err := svc.Create(ctx, match.CreateParams{
+			RequestID: fmt.Sprintf("r%d", i), Game: engine.Quoridor,
+			Seats: []match.Participant{{PlayerID: "p1", DisplayName: "One"}, {PlayerID: "p2", DisplayName: "Two"}},
+			Clock: &match.TimeControl{BaseMS: 60_000, IncrementMS: 1_000},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := svc.SubmitPly(ctx, st.ID, engine.First, 1, "e2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Resign(ctx, st.ID, engine.Second); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, st.ID)
+	}
+	// One record is read by a consumer that then crashes without acking.
+	finish(0)
+	if got, err := store.ReadOutbox(ctx, group, "crashed", 10, 0); err != nil || len(got) != 1 {
+		t.Fatalf("crashed consumer read %d, %v", len(got), err)
+	}
+	// Two instances' recorders run while Postgres is down; more games end.
+	for i := range 2 {
+		rec := recorder.New(store, w, recorder.Config{
+			Group: group, Consumer: fmt.Sprintf("instance-%d", i),
+			Block: 20 * time.Millisecond, MinIdle: 50 * time.Millisecond, Retry: 10 * time.Millisecond,
+		}, testLogger(t))
+		wg.Go(func() { _ = rec.Run(ctx) })
+	}
+	for i := 1; i < 5; i++ {
+		finish(i)
+	}
+	count := func() int {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM games").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	testenv.Eventually(t, 5*time.Second, "failed writes during the outage", func() bool { return w.fails.Load() >= 5 })
+	if n := count(); n != 0 {
+		t.Fatalf("%d games recorded while Postgres was down", n)
+	}
+	w.down.Store(false)
+	testenv.Eventually(t, 10*time.Second, "every game recorded", func() bool { return count() == 5 })
+
+	// Exactly once, with the ply and its clock.
+	var plies, clocks, reason, winner string
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT plies, ply_clock_ms, reason, winner, ply_count FROM games WHERE game_id = $1`, ids[3]).
+		Scan(&plies, &clocks, &reason, &winner, &n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plies != "e2" || clocks != "60000" || reason != "resignation" || winner != "first" || n != 1 {
+		t.Fatalf("record = %q %q %q %q %d", plies, clocks, reason, winner, n)
+	}
+	// Nothing accumulates: the outbox empties, no deadline is left, and
+	// every key of every match expires.
+	testenv.Eventually(t, 5*time.Second, "an empty outbox", func() bool {
+		return rdb.XLen(ctx, prefix+"outbox").Val() == 0
+	})
+	for _, id := range ids {
+		if _, err := rdb.ZScore(ctx, prefix+"deadlines", id).Result(); err == nil {
+			t.Errorf("match %s still has a deadline", id)
+		}
+		for _, k := range store.MatchKeys(id) {
+			ttl := rdb.PTTL(ctx, k).Val()
+			if ttl == -1 || ttl > time.Minute {
+				t.Errorf("key %s has ttl %v, want an expiry within a minute", k, ttl)
+			}
+		}
+	}
+	if n := count(); n != 5 {
+		t.Fatalf("%d records after recovery, want 5", n)
+	}
+}

@@ -1,0 +1,187 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/services/match/internal/match"
+)
+
+// Hub fans the live events of every match that this instance's clients
+// follow out of ONE Pub/Sub connection: a channel is subscribed while at
+// least one local subscriber follows its match.
+type Hub struct {
+	s      *Store
+	log    *slog.Logger
+	ps     *redis.PubSub
+	bufLen int
+
+	mu      sync.Mutex
+	subs    map[string]map[*hubSub]struct{} // by channel
+	waiting map[string][]chan struct{}      // subscriptions not yet confirmed
+	ready   map[string]bool                 // confirmed channels
+}
+
+type hubSub struct {
+	ch     chan match.Event
+	closed bool
+}
+
+var _ match.Hub = (*Hub)(nil)
+
+// NewHub returns a hub on s's Redis; Run must be running for Subscribe to
+// return.
+func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Hub{
+		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 256,
+		subs: map[string]map[*hubSub]struct{}{}, waiting: map[string][]chan struct{}{}, ready: map[string]bool{},
+	}
+}
+
+// Run reads the connection and fans messages out until ctx ends; then it
+// closes the connection and every subscriber.
+func (h *Hub) Run(ctx context.Context) error {
+	msgs := h.ps.ChannelWithSubscriptions()
+	defer func() {
+		_ = h.ps.Close()
+		h.mu.Lock()
+		for _, set := range h.subs {
+			for sub := range set {
+				h.closeSub(sub)
+			}
+		}
+		h.subs = map[string]map[*hubSub]struct{}{}
+		h.mu.Unlock()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-msgs:
+			if !ok {
+				return errors.New("hub: pubsub closed")
+			}
+			switch m := m.(type) {
+			case *redis.Subscription:
+				h.confirm(m)
+			case *redis.Message:
+				h.deliver(m)
+			}
+		}
+	}
+}
+
+func (h *Hub) confirm(m *redis.Subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch m.Kind {
+	case "subscribe":
+		for _, w := range h.waiting[m.Channel] {
+			close(w)
+		}
+		delete(h.waiting, m.Channel)
+		if h.ready[m.Channel] {
+			// A resubscription after a reconnection: messages may have been
+			// lost, so every follower catches up from the stream.
+			for sub := range h.subs[m.Channel] {
+				h.closeSub(sub)
+				delete(h.subs[m.Channel], sub)
+			}
+		}
+		h.ready[m.Channel] = true
+	case "unsubscribe":
+		delete(h.ready, m.Channel)
+	}
+}
+
+func (h *Hub) deliver(m *redis.Message) {
+	var e match.Event
+	if err := json.Unmarshal([]byte(m.Payload), &e); err != nil {
+		h.log.Warn("hub: undecodable event", "channel", m.Channel, "err", err)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sub := range h.subs[m.Channel] {
+		select {
+		case sub.ch <- e:
+		default: // too slow: it catches up from the stream
+			h.closeSub(sub)
+			delete(h.subs[m.Channel], sub)
+		}
+	}
+}
+
+func (h *Hub) closeSub(sub *hubSub) {
+	if !sub.closed {
+		sub.closed = true
+		close(sub.ch)
+	}
+}
+
+// Subscribe implements match.Hub. It returns once Redis has confirmed the
+// channel's subscription, so every event published afterwards arrives.
+func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan match.Event, func(), error) {
+	channel := h.s.Channel(id)
+	sub := &hubSub{ch: make(chan match.Event, h.bufLen)}
+	h.mu.Lock()
+	set := h.subs[channel]
+	first := set == nil
+	if first {
+		set = map[*hubSub]struct{}{}
+		h.subs[channel] = set
+	}
+	set[sub] = struct{}{}
+	var wait chan struct{}
+	if !h.ready[channel] {
+		wait = make(chan struct{})
+		h.waiting[channel] = append(h.waiting[channel], wait)
+	}
+	h.mu.Unlock()
+	bg := context.WithoutCancel(ctx)
+	cancel := func() { h.unsubscribe(bg, channel, sub) }
+	if first {
+		if err := h.ps.Subscribe(ctx, channel); err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("subscribe %s: %w", channel, err)
+		}
+	}
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			cancel()
+			return nil, nil, ctx.Err()
+		}
+	}
+	return sub.ch, cancel, nil
+}
+
+func (h *Hub) unsubscribe(ctx context.Context, channel string, sub *hubSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	set := h.subs[channel]
+	if _, ok := set[sub]; ok {
+		delete(set, sub)
+		h.closeSub(sub)
+	}
+	if len(set) == 0 && h.subs[channel] != nil {
+		delete(h.subs, channel)
+		delete(h.ready, channel)
+		// Sent under the lock, so it goes out on the connection before any
+		// later SUBSCRIBE of the same channel.
+		if err := h.ps.Unsubscribe(ctx, channel); err != nil && !strings.Contains(err.Error(), "closed") {
+			h.log.Warn("hub: unsubscribe", "channel", channel, "err", err)
+		}
+	}
+}

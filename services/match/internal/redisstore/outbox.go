@@ -1,0 +1,93 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/services/match/internal/match"
+)
+
+// OutboxEntry is one finished game waiting for the recorder.
+type OutboxEntry struct {
+	StreamID string
+	Record   *match.Record // nil when the entry cannot be decoded
+}
+
+// EnsureGroup creates the recorder's consumer group (and the outbox
+// stream) if missing.
+func (s *Store) EnsureGroup(ctx context.Context, group string) error {
+	err := s.rdb.XGroupCreateMkStream(ctx, s.outboxKey(), group, "0").Err()
+	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return fmt.Errorf("create outbox group: %w", err)
+	}
+	return nil
+}
+
+// ReadOutbox returns new outbox entries for consumer, waiting up to block.
+func (s *Store) ReadOutbox(ctx context.Context, group, consumer string, count int, block time.Duration) ([]OutboxEntry, error) {
+	res, err := s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: group, Consumer: consumer, Streams: []string{s.outboxKey(), ">"}, Count: int64(count), Block: block,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	var out []OutboxEntry
+	for _, st := range res {
+		out = append(out, decodeEntries(st.Messages)...)
+	}
+	return out, nil
+}
+
+// ClaimStale takes over entries another consumer read but did not
+// acknowledge within minIdle (a recorder that crashed, or a write that
+// failed).
+func (s *Store) ClaimStale(ctx context.Context, group, consumer string, minIdle time.Duration, count int) ([]OutboxEntry, error) {
+	msgs, _, err := s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+		Stream: s.outboxKey(), Group: group, Consumer: consumer, MinIdle: minIdle, Start: "0-0", Count: int64(count),
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("claim outbox: %w", err)
+	}
+	return decodeEntries(msgs), nil
+}
+
+// AckOutbox acknowledges and deletes recorded entries, so the outbox does
+// not grow.
+func (s *Store) AckOutbox(ctx context.Context, group string, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.XAck(ctx, s.outboxKey(), group, ids...)
+		p.XDel(ctx, s.outboxKey(), ids...)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ack outbox: %w", err)
+	}
+	return nil
+}
+
+func decodeEntries(msgs []redis.XMessage) []OutboxEntry {
+	out := make([]OutboxEntry, 0, len(msgs))
+	for _, m := range msgs {
+		e := OutboxEntry{StreamID: m.ID}
+		if raw, ok := m.Values["r"].(string); ok {
+			r := &match.Record{}
+			if json.Unmarshal([]byte(raw), r) == nil {
+				e.Record = r
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,397 @@
+// Package redisstore keeps matches in Redis: a match's state, plies and
+// event stream under keys that share the hash tag {match-id}, a sorted set
+// of deadlines swept by every instance, a results outbox stream, and a Hub
+// that multiplexes every local subscriber's Pub/Sub channel on one
+// connection. Every write of a match is one Lua script, so a version check,
+// the state, the events, the deadline and the publication happen together
+// or not at all.
+//
+// Redis Cluster: not supported as is. A match's own keys share the hash
+// tag {match-id}, but the create and commit scripts also write keys shared
+// by all matches — the deadlines sorted set, the results outbox, the
+// presence leases, the live-match index (live, live:sum, pl:<player>) and
+// req:<request-id> — so they cross slots. Sharding those keys by a hash tag
+// (N deadline/outbox shards swept by every instance) would not be enough:
+// a script would still touch the match's slot and a shard's slot. Cluster
+// support needs the global writes moved out of the scripts (written after
+// the commit and reconciled by the sweeper from the match's own keys),
+// which this package does not do; run one Redis primary (with replicas or
+// Sentinel for failover).
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/services/match/internal/match"
+)
+
+// Options tune the Store.
+type Options struct {
+	// Prefix is put before every key and channel ("tabuleiro:" say); tests
+	// use a random one.
+	Prefix string
+	// StreamMaxLen is how many events a match's stream keeps (default
+	// 1000); a client further behind gets a snapshot.
+	StreamMaxLen int
+	// LiveTTL is the expiry of an ongoing match's keys, renewed by every
+	// write (default 24h): a match nobody touches cannot stay forever.
+	LiveTTL time.Duration
+	// FinishedTTL is the expiry of a finished match's keys (default 10m):
+	// long enough for late rejoins; the record is in the outbox.
+	FinishedTTL time.Duration
+}
+
+// Store implements match.Store on Redis.
+type Store struct {
+	rdb *redis.Client
+	o   Options
+}
+
+var _ match.Store = (*Store)(nil)
+
+// New returns a Store on rdb.
+func New(rdb *redis.Client, o Options) *Store {
+	if o.StreamMaxLen <= 0 {
+		o.StreamMaxLen = 1000
+	}
+	if o.LiveTTL <= 0 {
+		o.LiveTTL = 24 * time.Hour
+	}
+	if o.FinishedTTL <= 0 {
+		o.FinishedTTL = 10 * time.Minute
+	}
+	return &Store{rdb: rdb, o: o}
+}
+
+// Keys of a match; they share the hash tag {id}.
+func (s *Store) stateKey(id string) string  { return s.o.Prefix + "m:{" + id + "}" }
+func (s *Store) pliesKey(id string) string  { return s.o.Prefix + "m:{" + id + "}:p" }
+func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "}:e" }
+
+// Channel is the Pub/Sub channel of match id.
+func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
+
+func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
+func (s *Store) leasesKey() string            { return s.o.Prefix + "leases" }
+func (s *Store) deadlinesKey() string         { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string            { return s.o.Prefix + "outbox" }
+func (s *Store) requestKey(r string) string   { return s.o.Prefix + "req:" + r }
+
+// The live-match index: ids by last activity, their summaries, and each
+// player's live matches by last activity.
+func (s *Store) liveKey() string           { return s.o.Prefix + "live" }
+func (s *Store) liveSumKey() string        { return s.o.Prefix + "live:sum" }
+func (s *Store) playerKey(p string) string { return s.o.Prefix + "pl:" + p }
+func (s *Store) indexKeys(st *match.State) []string {
+	keys := []string{s.liveKey(), s.liveSumKey()}
+	for _, p := range st.PlayerIDs() {
+		keys = append(keys, s.playerKey(p))
+	}
+	return keys
+}
+
+// indexLua maintains the live-match index inside the create and commit
+// scripts: KEYS from k are live, live:sum and the player keys; summary is
+// the json summary (” once finished), at the activity time.
+const indexLua = `
+local function index(k, summary, at, id)
+  if summary == '' then
+    redis.call('ZREM', KEYS[k], id)
+    redis.call('HDEL', KEYS[k + 1], id)
+    for j = k + 2, #KEYS do redis.call('ZREM', KEYS[j], id) end
+  else
+    redis.call('ZADD', KEYS[k], at, id)
+    redis.call('HSET', KEYS[k + 1], id, summary)
+    for j = k + 2, #KEYS do redis.call('ZADD', KEYS[j], at, id) end
+  end
+end
+`
+
+// MatchKeys returns every key of match id, for tests that check nothing
+// is left behind.
+func (s *Store) MatchKeys(id string) []string {
+	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id)}
+}
+
+// GlobalKeys returns the keys shared by all matches, and those of the
+// given players.
+func (s *Store) GlobalKeys(players ...string) []string {
+	keys := []string{s.deadlinesKey(), s.outboxKey(), s.leasesKey(), s.liveKey(), s.liveSumKey()}
+	for _, p := range players {
+		keys = append(keys, s.playerKey(p))
+	}
+	return keys
+}
+
+var createScript = redis.NewScript(indexLua + `
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
+redis.call('HSET', KEYS[2], 'v', '1', 's', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if ARGV[3] ~= '0' then redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1]) end
+index(4, ARGV[5], ARGV[6], ARGV[1])
+return ARGV[1]
+`)
+
+// Create implements match.Store.
+func (s *Store) Create(ctx context.Context, requestID string, st *match.State, deadline int64) (string, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	sum, err := json.Marshal(match.SummaryOf(st))
+	if err != nil {
+		return "", err
+	}
+	id, err := createScript.Run(ctx, s.rdb,
+		append([]string{s.requestKey(requestID), s.stateKey(st.ID), s.deadlinesKey()}, s.indexKeys(st)...),
+		st.ID, b, deadline, s.o.LiveTTL.Milliseconds(), sum, st.CreatedAt).Text()
+	if err != nil {
+		return "", fmt.Errorf("create match: %w", err)
+	}
+	return id, nil
+}
+
+var loadScript = redis.NewScript(`
+local h = redis.call('HMGET', KEYS[1], 'v', 's')
+if not h[1] then return false end
+return {h[1], h[2], redis.call('LRANGE', KEYS[2], 0, -1)}
+`)
+
+// Load implements match.Store.
+func (s *Store) Load(ctx context.Context, id string) (*match.State, error) {
+	res, err := loadScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.pliesKey(id)}).Slice()
+	if errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("load match %s: %w", id, match.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load match %s: %w", id, err)
+	}
+	v, err := strconv.ParseInt(res[0].(string), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("load match %s: version: %w", id, err)
+	}
+	st := &match.State{}
+	if err := json.Unmarshal([]byte(res[1].(string)), st); err != nil {
+		return nil, fmt.Errorf("load match %s: %w", id, err)
+	}
+	st.Version = v
+	raw := res[2].([]any)
+	st.Plies = make([]match.PlyRecord, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal([]byte(r.(string)), &st.Plies[i]); err != nil {
+			return nil, fmt.Errorf("load match %s: ply %d: %w", id, i+1, err)
+		}
+	}
+	return st, nil
+}
+
+// commitScript: KEYS state, plies, events, deadlines, outbox, leases.
+// ARGV: prev version, new version, state json, deadline (0 none), match id,
+// channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
+// nevents, (seq, event json)…
+var commitScript = redis.NewScript(indexLua + `
+local v = redis.call('HGET', KEYS[1], 'v')
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
+local i = 11
+for _ = 1, tonumber(ARGV[10]) do
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+  i = i + 1
+end
+local n = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, n do
+  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  redis.call('PUBLISH', ARGV[6], ARGV[i + 1])
+  i = i + 2
+end
+if ARGV[4] == '0' then
+  redis.call('ZREM', KEYS[4], ARGV[5])
+else
+  redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
+end
+if ARGV[9] ~= '' then
+  redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
+end
+for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+if ARGV[i] ~= '' then redis.call('ZADD', KEYS[6], ARGV[i + 1], ARGV[i]) end
+index(7, ARGV[i + 2], ARGV[i + 3], ARGV[5])
+return 1
+`)
+
+// Commit implements match.Store.
+func (s *Store) Commit(ctx context.Context, c match.Commit) error {
+	id := c.State.ID
+	sb, err := json.Marshal(c.State)
+	if err != nil {
+		return err
+	}
+	ttl := s.o.LiveTTL
+	rec := ""
+	if c.Record != nil {
+		rb, err := json.Marshal(c.Record)
+		if err != nil {
+			return err
+		}
+		rec, ttl = string(rb), s.o.FinishedTTL
+	}
+	args := make([]any, 0, 12+len(c.Plies)+2*len(c.Events))
+	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
+		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
+	for _, p := range c.Plies {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		args = append(args, b)
+	}
+	args = append(args, len(c.Events))
+	for _, e := range c.Events {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		args = append(args, e.Seq, b)
+	}
+	if c.Lease != nil {
+		args = append(args, c.Lease.String(), c.LeaseUntil)
+	} else {
+		args = append(args, "", 0)
+	}
+	sum := ""
+	if c.State.Status != match.StatusFinished {
+		b, err := json.Marshal(match.SummaryOf(c.State))
+		if err != nil {
+			return err
+		}
+		sum = string(b)
+	}
+	args = append(args, sum, c.At)
+	ok, err := commitScript.Run(ctx, s.rdb,
+		append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...),
+		args...).Int()
+	if err != nil {
+		return fmt.Errorf("commit match %s: %w", id, err)
+	}
+	if ok == 0 {
+		return match.ErrVersionConflict
+	}
+	return nil
+}
+
+// Events implements match.Store. Stream ids are "seq-1", so a range by
+// sequence number is a range by id.
+func (s *Store) Events(ctx context.Context, id string, after int64, limit int) ([]match.Event, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	msgs, err := s.rdb.XRangeN(ctx, s.eventsKey(id), "("+strconv.FormatInt(after, 10)+"-1", "+", int64(limit)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("events of match %s: %w", id, err)
+	}
+	evs := make([]match.Event, len(msgs))
+	for i, m := range msgs {
+		raw, _ := m.Values["e"].(string)
+		if err := json.Unmarshal([]byte(raw), &evs[i]); err != nil {
+			return nil, fmt.Errorf("events of match %s: %s: %w", id, m.ID, err)
+		}
+	}
+	return evs, nil
+}
+
+// Due implements match.Store.
+func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, error) {
+	return s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
+		Key: s.deadlinesKey(), Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit),
+	}).Result()
+}
+
+var claimScript = redis.NewScript(`
+local d = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if d and tonumber(d) <= tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+`)
+
+// Claim implements match.Store: the deadline moves to until in the same
+// step that checks it is due, so exactly one sweeper wins it, and it comes
+// back by itself if the winner dies before handling it.
+func (s *Store) Claim(ctx context.Context, id string, now, until int64) (bool, error) {
+	n, err := claimScript.Run(ctx, s.rdb, []string{s.deadlinesKey()}, id, now, until).Int()
+	return n == 1, err
+}
+
+var rescheduleScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v or ARGV[3] == '0' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+elseif v == ARGV[2] then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+end
+return 1
+`)
+
+// Reschedule implements match.Store.
+func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int64) error {
+	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey()}, id, version, deadline).Err()
+}
+
+// Live implements match.Store.
+func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64) ([]match.Summary, error) {
+	key := s.liveKey()
+	if playerID != "" {
+		key = s.playerKey(playerID)
+	}
+	stale := strconv.FormatInt(now-s.o.LiveTTL.Milliseconds(), 10)
+	if old, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, Start: "-inf", Stop: stale, ByScore: true, Count: 100}).Result(); err == nil && len(old) > 0 {
+		// Matches untouched longer than their keys live are gone.
+		s.rdb.ZRem(ctx, key, toAny(old)...)
+		if playerID == "" {
+			s.rdb.HDel(ctx, s.liveSumKey(), old...)
+		}
+	}
+	ids, err := s.rdb.ZRevRangeByScore(ctx, key, &redis.ZRangeBy{Min: "(" + stale, Max: "+inf", Count: int64(limit)}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("live matches: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	raw, err := s.rdb.HMGet(ctx, s.liveSumKey(), ids...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("live matches: %w", err)
+	}
+	out := make([]match.Summary, 0, len(ids))
+	for i, r := range raw {
+		b, ok := r.(string)
+		if !ok {
+			s.rdb.ZRem(ctx, key, ids[i]) // ended
+			continue
+		}
+		var sum match.Summary
+		if err := json.Unmarshal([]byte(b), &sum); err != nil {
+			return nil, fmt.Errorf("live match %s: %w", ids[i], err)
+		}
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

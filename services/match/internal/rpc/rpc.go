@@ -1,0 +1,593 @@
+// Package rpc serves tabuleiro.match.v1.MatchService over the match
+// domain: proto in, domain calls, views out, and one error mapping.
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/quoridor"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/rpcerr"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/view"
+)
+
+// toStatus is the one mapping of domain errors to gRPC status codes.
+var toStatus = rpcerr.Mapper{
+	{Err: match.ErrNotFound, Code: codes.NotFound, Message: "match not found"},
+	{Err: match.ErrInvalid, Code: codes.InvalidArgument},
+	{Err: engine.ErrUnknownVariant, Code: codes.InvalidArgument},
+	{Err: engine.ErrBadSetup, Code: codes.InvalidArgument},
+	{Err: match.ErrNotSeated, Code: codes.PermissionDenied},
+	{Err: match.ErrOtherSeat, Code: codes.PermissionDenied},
+	{Err: match.ErrStalePly, Code: codes.FailedPrecondition},
+	{Err: engine.ErrIllegalMove, Code: codes.FailedPrecondition},
+	{Err: engine.ErrGameOver, Code: codes.FailedPrecondition},
+	{Err: match.ErrNoDraws, Code: codes.FailedPrecondition},
+	{Err: match.ErrNoOffer, Code: codes.FailedPrecondition},
+	{Err: match.ErrOfferPending, Code: codes.FailedPrecondition},
+	{Err: match.ErrSuperseded, Code: codes.Aborted},
+	{Err: match.ErrVersionConflict, Code: codes.Aborted, Message: "match changed; retry"},
+}.Status
+
+// Server implements matchv1.MatchServiceServer.
+type Server struct {
+	matchv1.UnimplementedMatchServiceServer
+	svc *match.Service
+	now func() time.Time
+	// drain is closed when the instance shuts down: streams send a drain
+	// notice and end with Unavailable.
+	drain <-chan struct{}
+}
+
+var _ matchv1.MatchServiceServer = (*Server)(nil)
+
+// NewServer returns the gRPC handlers over svc.
+func NewServer(svc *match.Service, now func() time.Time, drain <-chan struct{}) *Server {
+	if now == nil {
+		now = time.Now
+	}
+	return &Server{svc: svc, now: now, drain: drain}
+}
+
+// ServiceOnly lists the RPCs that only a service credential may call.
+func ServiceOnly() []string {
+	return []string{matchv1.MatchService_CreateMatch_FullMethodName, matchv1.MatchService_ListMatches_FullMethodName}
+}
+
+// ListMatches implements matchv1.MatchServiceServer.
+func (s *Server) ListMatches(ctx context.Context, req *matchv1.ListMatchesRequest) (*matchv1.ListMatchesResponse, error) {
+	if p, ok := auth.FromContext(ctx); ok && !p.IsService() {
+		return nil, status.Error(codes.PermissionDenied, "only a service may list matches")
+	}
+	limit := int(req.GetLimit())
+	if limit == 0 {
+		limit = 100
+	}
+	sums, err := s.svc.ListMatches(ctx, req.GetPlayerId(), limit)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &matchv1.ListMatchesResponse{Matches: make([]*matchv1.MatchSummary, len(sums))}
+	for i := range sums {
+		out.Matches[i] = view.Summary(&sums[i])
+	}
+	return out, nil
+}
+
+func caller(ctx context.Context) string {
+	p, _ := auth.FromContext(ctx)
+	return p.PlayerID()
+}
+
+// positions follows one receiver's position through a match's events.
+type positions struct {
+	svc *match.Service
+	st  *match.State
+	pos engine.Position
+}
+
+// at returns the state and the position after n plies.
+func (p *positions) at(ctx context.Context, ev match.Event) (*match.State, engine.Position, error) {
+	n := ev.Plies
+	if p.pos != nil && p.pos.Plies() == n {
+		return p.st, p.pos, nil
+	}
+	if ev.Kind == match.EventPly && p.pos != nil && p.pos.Plies() == n-1 {
+		ply, err := p.pos.ParsePly(ev.Ply.Notation)
+		if err == nil {
+			next, err := p.pos.Play(ply)
+			if err == nil {
+				if len(p.st.Plies) < n {
+					p.st.Plies = append(p.st.Plies[:n-1:n-1], *ev.Ply)
+				}
+				p.pos = next
+				return p.st, p.pos, nil
+			}
+		}
+	}
+	if p.st == nil || len(p.st.Plies) < n {
+		st, _, err := p.svc.Get(ctx, ev.MatchID)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.st = st
+	}
+	pos, err := p.svc.PositionAt(p.st, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.pos = pos
+	return p.st, p.pos, nil
+}
+
+// follow streams a match to one receiver: a snapshot or the missed
+// events, then live events, until the game ends (nil) or an error.
+func (s *Server) follow(ctx context.Context, id string, after int64, viewer engine.Seat, epoch func() int64,
+	send func(snapshot *matchv1.Match, ev *matchv1.MatchEvent) error,
+) error {
+	f, st, replay, err := s.svc.Follow(ctx, id, after)
+	if err != nil {
+		return toStatus(err)
+	}
+	defer f.Close()
+	return s.stream(ctx, f, st, replay, viewer, epoch, nil, send)
+}
+
+// withSpectators sets m's spectator count (best effort: 0 if unknown).
+func (s *Server) withSpectators(ctx context.Context, m *matchv1.Match) *matchv1.Match {
+	if n, err := s.svc.Spectators(ctx, m.GetMatchId()); err == nil {
+		m.Spectators = int32(n[0])
+	}
+	return m
+}
+
+// stream sends f's events to viewer. For a player's stream, epoch is
+// the stream's epoch and rejoin joins again: a Disconnected event of the
+// stream's own epoch while it is still open means its lease lapsed (this
+// instance renewed it too late), and the seat comes back at once.
+func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, replay bool, viewer engine.Seat, epoch func() int64,
+	rejoin func(context.Context) error, send func(snapshot *matchv1.Match, ev *matchv1.MatchEvent) error,
+) error {
+	p := &positions{svc: s.svc, st: st}
+	snapshot := func(st *match.State) error {
+		pos, err := s.svc.PositionAt(st, len(st.Plies))
+		if err != nil {
+			return toStatus(err)
+		}
+		p.st, p.pos = st, pos
+		return send(s.withSpectators(ctx, view.Match(st, pos, viewer, s.now().UnixMilli())), nil)
+	}
+	if !replay {
+		if err := snapshot(st); err != nil {
+			return err
+		}
+		if st.Status == match.StatusFinished {
+			return nil
+		}
+	}
+	for {
+		ev, err := f.Next(ctx)
+		if errors.Is(err, match.ErrSnapshotNeeded) {
+			st, _, err := s.svc.Get(ctx, st.ID)
+			if err != nil {
+				return toStatus(err)
+			}
+			f.Reset(st.LastSeq)
+			if err := snapshot(st); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return toStatus(err)
+		}
+		est, pos, err := p.at(ctx, ev)
+		if err != nil {
+			return toStatus(err)
+		}
+		if err := send(nil, view.Event(ev, est, pos, viewer)); err != nil {
+			return err
+		}
+		if ev.Kind == match.EventEnded {
+			return nil
+		}
+		if ev.Kind == match.EventReconnected && viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch > epoch() {
+			return status.Error(codes.Aborted, "the seat joined again on another stream")
+		}
+		if ev.Kind == match.EventDisconnected && viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch == epoch() && rejoin != nil {
+			if err := rejoin(ctx); err != nil {
+				return toStatus(err)
+			}
+		}
+	}
+}
+
+// Play implements matchv1.MatchServiceServer.
+func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, matchv1.PlayResponse]) error {
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	join := first.GetJoin()
+	if join == nil || join.GetMatchId() == "" {
+		return status.Error(codes.InvalidArgument, "the first message must be a join with a match_id")
+	}
+	id := join.GetMatchId()
+	f, st, replay, err := s.svc.Follow(ctx, id, join.GetLastSeq())
+	if err != nil {
+		return toStatus(err)
+	}
+	defer f.Close()
+	seat := st.SeatOf(caller(ctx))
+	if seat == engine.NoSeat {
+		return status.Error(codes.PermissionDenied, "you hold no seat in this match; spectators use Watch")
+	}
+	var ep atomic.Int64
+	joined, err := s.svc.Join(ctx, id, seat)
+	if err != nil {
+		return toStatus(err)
+	}
+	ep.Store(joined)
+	defer func() { _ = s.svc.Leave(context.WithoutCancel(ctx), id, seat, ep.Load()) }()
+	rejoin := func(ctx context.Context) error {
+		n, err := s.svc.Join(ctx, id, seat)
+		if err == nil {
+			ep.Store(n)
+		}
+		return err
+	}
+
+	var mu sync.Mutex
+	send := func(r *matchv1.PlayResponse) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return stream.Send(r)
+	}
+	// The receiver ends with the stream: when this handler returns, Recv
+	// fails and the goroutine exits.
+	recvErr := make(chan error, 1)
+	go func() { recvErr <- s.actions(ctx, stream, id, seat, send) }()
+	followErr := make(chan error, 1)
+	go func() {
+		followErr <- s.stream(ctx, f, st, replay, seat, ep.Load, rejoin,
+			func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+				if m != nil {
+					return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
+				}
+				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
+			})
+	}()
+	select {
+	case err := <-followErr:
+		return err
+	case err := <-recvErr:
+		cancel()
+		<-followErr
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	case <-s.drain:
+		_ = send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
+		cancel()
+		<-followErr
+		return status.Error(codes.Unavailable, "instance shutting down; rejoin with the last seq seen")
+	}
+}
+
+// actions handles a player's messages after the join.
+func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[matchv1.PlayRequest, matchv1.PlayResponse],
+	id string, seat engine.Seat, send func(*matchv1.PlayResponse) error,
+) error {
+	for {
+		req, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		var (
+			action matchv1.PlayAction
+			aerr   error
+		)
+		switch a := req.GetAction().(type) {
+		case *matchv1.PlayRequest_SubmitPly:
+			n, notation := int(a.SubmitPly.GetPlyNumber()), a.SubmitPly.GetNotation()
+			ev, dup, err := s.svc.SubmitPly(ctx, id, seat, n, notation)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_PlyRejected{PlyRejected: plyRejected(ctx, s.svc, id, n, notation, err)}}); err != nil {
+					return err
+				}
+				continue
+			}
+			if dup { // the same event again; a new ply's event comes through the feed
+				st, _, err := s.svc.Get(ctx, id)
+				if err != nil {
+					return toStatus(err)
+				}
+				pos, err := s.svc.PositionAt(st, ev.Plies)
+				if err != nil {
+					return toStatus(err)
+				}
+				if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: view.Event(ev, st, pos, seat)}}); err != nil {
+					return err
+				}
+			}
+			continue
+		case *matchv1.PlayRequest_Resign:
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_RESIGN, s.svc.Resign(ctx, id, seat)
+		case *matchv1.PlayRequest_OfferDraw:
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_OFFER_DRAW, s.svc.OfferDraw(ctx, id, seat)
+		case *matchv1.PlayRequest_AcceptDraw:
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW, s.svc.AnswerDraw(ctx, id, seat, true)
+		case *matchv1.PlayRequest_DeclineDraw:
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.svc.AnswerDraw(ctx, id, seat, false)
+		case *matchv1.PlayRequest_Ping:
+			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Pong{Pong: &matchv1.Pong{
+				Nonce: a.Ping.GetNonce(), ServerTime: timestamppb.New(s.now()),
+			}}}); err != nil {
+				return err
+			}
+			continue
+		default:
+			return status.Error(codes.InvalidArgument, "a join may only be the first message")
+		}
+		if aerr != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			st := status.Convert(toStatus(aerr))
+			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_ActionRejected{ActionRejected: &matchv1.ActionRejected{
+				Action: action, Code: int32(st.Code()), Reason: st.Message(),
+			}}}); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func plyRejected(ctx context.Context, svc *match.Service, id string, n int, notation string, err error) *matchv1.PlyRejected {
+	st := status.Convert(toStatus(err))
+	r := &matchv1.PlyRejected{PlyNumber: int32(n), Notation: notation, Code: int32(st.Code()), Reason: st.Message()}
+	var pe *match.PlyError
+	var re *engine.RuleError
+	switch {
+	case errors.As(err, &pe):
+		r.CurrentPlyNumber = int32(pe.Current)
+	default:
+		if cur, _, gerr := svc.Get(ctx, id); gerr == nil {
+			r.CurrentPlyNumber = int32(cur.NextPly())
+		}
+	}
+	if errors.As(err, &re) {
+		r.Rule = re.Rule
+	}
+	return r
+}
+
+// Watch implements matchv1.MatchServiceServer.
+func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingServer[matchv1.WatchResponse]) error {
+	if req.GetMatchId() == "" {
+		return status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	release, err := s.svc.Watch(ctx, req.GetMatchId())
+	if err != nil {
+		return toStatus(err)
+	}
+	defer release()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.follow(ctx, req.GetMatchId(), req.GetLastSeq(), engine.NoSeat, nil,
+			func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+				if m != nil {
+					return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Snapshot{Snapshot: m}})
+				}
+				return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Event{Event: ev}})
+			})
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-s.drain:
+		cancel()
+		<-done
+		_ = stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
+		return status.Error(codes.Unavailable, "instance shutting down; watch again")
+	}
+}
+
+// GetMatch implements matchv1.MatchServiceServer.
+func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*matchv1.GetMatchResponse, error) {
+	if req.GetMatchId() == "" {
+		return nil, status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	st, pos, err := s.svc.Get(ctx, req.GetMatchId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &matchv1.GetMatchResponse{Match: s.withSpectators(ctx, view.Match(st, pos, st.SeatOf(caller(ctx)), s.now().UnixMilli()))}, nil
+}
+
+// ListLegalPlies implements matchv1.MatchServiceServer.
+func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPliesRequest) (*matchv1.ListLegalPliesResponse, error) {
+	if req.GetMatchId() == "" {
+		return nil, status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	st, pos, err := s.svc.Get(ctx, req.GetMatchId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if st.Status == match.StatusFinished {
+		return nil, status.Error(codes.FailedPrecondition, "the game is over")
+	}
+	if n := req.GetExpectedPlyNumber(); n != 0 && int(n) != st.NextPly() {
+		return nil, status.Errorf(codes.FailedPrecondition, "the next ply is number %d, not %d", st.NextPly(), n)
+	}
+	v := pos.View(engine.NoSeat) // legal plies are public; the view hides the rest
+	out := &matchv1.ListLegalPliesResponse{PlyNumber: int32(st.NextPly()), ToMove: view.Seat(v.ToMove())}
+	from := req.GetFrom()
+	seen := map[string]bool{}
+	for _, p := range v.Legal() {
+		lp := legalPly(st.Game, pos, p.String())
+		if from != "" && lp.GetFrom() != from && !(lp.GetKind() == matchv1.PlyKind_PLY_KIND_REVEAL && lp.GetTo() == from) {
+			continue
+		}
+		out.Plies = append(out.Plies, lp)
+		if from != "" && !seen[lp.GetTo()] {
+			seen[lp.GetTo()] = true
+			out.Destinations = append(out.Destinations, lp.GetTo())
+		}
+	}
+	if q := req.GetPly(); q != "" {
+		check := &matchv1.PlyCheck{Notation: q}
+		if p, err := v.ParsePly(q); err != nil {
+			check.Reason = err.Error()
+		} else {
+			check.Canonical = p.String()
+			if _, err := pos.Play(p); err != nil {
+				check.Reason = err.Error()
+				var re *engine.RuleError
+				if errors.As(err, &re) {
+					check.Rule = re.Rule
+				}
+			} else {
+				check.Legal = true
+			}
+		}
+		out.Check = check
+	}
+	return out, nil
+}
+
+// legalPly describes a ply from its notation (RULES.md Q1, C1, B1).
+func legalPly(g engine.Game, pos engine.Position, n string) *matchv1.LegalPly {
+	lp := &matchv1.LegalPly{Notation: n}
+	switch g {
+	case engine.Quoridor:
+		if strings.HasSuffix(n, "h") || strings.HasSuffix(n, "v") {
+			lp.Kind, lp.To = matchv1.PlyKind_PLY_KIND_WALL, n[:len(n)-1]
+			return lp
+		}
+		lp.Kind, lp.To = matchv1.PlyKind_PLY_KIND_STEP, n
+		if from := quoridorPawn(pos); from != "" {
+			lp.From = from
+			if dist(from, n) > 1 {
+				lp.Kind = matchv1.PlyKind_PLY_KIND_JUMP
+			}
+		}
+	case engine.Banqi:
+		switch {
+		case strings.Contains(n, "x"):
+			parts := strings.SplitN(n, "x", 2)
+			lp.Kind, lp.From, lp.To = matchv1.PlyKind_PLY_KIND_CAPTURE, parts[0], parts[1]
+		case strings.Contains(n, "-"):
+			parts := strings.SplitN(n, "-", 2)
+			lp.Kind, lp.From, lp.To = matchv1.PlyKind_PLY_KIND_STEP, parts[0], parts[1]
+		default:
+			lp.Kind, lp.To = matchv1.PlyKind_PLY_KIND_REVEAL, n
+		}
+	default: // Corners: a step a1-b2 or a chain a1-c3-e5 (C1)
+		path := strings.Split(n, "-")
+		lp.From, lp.To = path[0], path[len(path)-1]
+		lp.Kind = matchv1.PlyKind_PLY_KIND_STEP
+		if len(path) > 2 || dist(lp.From, lp.To) > 1 {
+			lp.Kind = matchv1.PlyKind_PLY_KIND_JUMP
+		}
+		lp.Path = path
+	}
+	return lp
+}
+
+func quoridorPawn(pos engine.Position) string {
+	if q, ok := pos.(quoridor.Position); ok && q.ToMove() != engine.NoSeat {
+		return q.Pawn(q.ToMove()).String()
+	}
+	return ""
+}
+
+func dist(a, b string) int {
+	if len(a) < 2 || len(b) < 2 {
+		return 0
+	}
+	df := int(a[0]) - int(b[0])
+	var ra, rb int
+	_, _ = fmt.Sscanf(a[1:], "%d", &ra)
+	_, _ = fmt.Sscanf(b[1:], "%d", &rb)
+	return max(abs(df), abs(ra-rb))
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// CreateMatch implements matchv1.MatchServiceServer.
+func (s *Server) CreateMatch(ctx context.Context, req *matchv1.CreateMatchRequest) (*matchv1.CreateMatchResponse, error) {
+	if p, ok := auth.FromContext(ctx); ok && !p.IsService() {
+		return nil, status.Error(codes.PermissionDenied, "only a service may create matches")
+	}
+	g := view.EngineGame(req.GetGame())
+	if g == "" {
+		return nil, status.Error(codes.InvalidArgument, "game is required")
+	}
+	params := match.CreateParams{
+		RequestID: req.GetRequestId(), Game: g, Variant: req.GetVariant(), Rated: req.GetRated(), Layout: req.GetLayout(),
+	}
+	for i, spec := range []*matchv1.SeatSpec{req.GetFirst(), req.GetSecond()} {
+		if spec == nil {
+			if i == 0 {
+				return nil, status.Error(codes.InvalidArgument, "first seat is required")
+			}
+			continue
+		}
+		switch o := spec.GetOccupant().(type) {
+		case *matchv1.SeatSpec_Player:
+			if o.Player.GetPlayerId() == "" || o.Player.GetDisplayName() == "" {
+				return nil, status.Errorf(codes.InvalidArgument, "seat %d: player_id and display_name are required", i+1)
+			}
+			params.Seats = append(params.Seats, match.Participant{
+				PlayerID: o.Player.GetPlayerId(), DisplayName: o.Player.GetDisplayName(), Rating: o.Player.Rating,
+			})
+		case *matchv1.SeatSpec_BotLevel:
+			if o.BotLevel == gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
+				return nil, status.Errorf(codes.InvalidArgument, "seat %d: bot_level is unspecified", i+1)
+			}
+			params.Seats = append(params.Seats, match.Participant{
+				BotLevel: int(o.BotLevel), DisplayName: "Bot (" + strings.ToLower(strings.TrimPrefix(o.BotLevel.String(), "BOT_LEVEL_")) + ")",
+			})
+		default:
+			return nil, status.Errorf(codes.InvalidArgument, "seat %d has neither player nor bot", i+1)
+		}
+	}
+	if tc := req.GetTimeControl(); tc != nil {
+		params.Clock = &match.TimeControl{BaseMS: tc.GetBaseMs(), IncrementMS: tc.GetIncrementMs()}
+	}
+	st, err := s.svc.Create(ctx, params)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &matchv1.CreateMatchResponse{MatchId: st.ID, FirstPlyDeadline: timestamppb.New(time.UnixMilli(st.FirstPlyDeadline))}, nil
+}

@@ -1,0 +1,104 @@
+package matchserver_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/testenv"
+)
+
+// TestListMatches: the live-match index lists live matches with ply
+// counts, seats and spectators, filters by player, is service-only, and
+// forgets a match when it ends.
+func TestListMatches(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 2, match.Config{}, nil)
+	rating := int32(1612)
+	first := &matchv1.SeatSpec{Occupant: &matchv1.SeatSpec_Player{Player: &matchv1.PlayerSeat{PlayerId: "alice", DisplayName: "Alice", Rating: &rating}}}
+	a := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_QUORIDOR, First: first})
+	b := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3", First: playerSeat("carol"), Second: playerSeat("dave")})
+	alice := c.play(0, "alice", a, 0)
+	alice.submit(1, "e2")
+	alice.until("ply 1", hasPly(1))
+	watcher := c.watch(1, a)
+	watcher.until("snapshot", func(m any) bool { return snapshot(m) != nil })
+
+	lobby := c.as(t.Context(), "lobby")
+	list := func(player string) []*matchv1.MatchSummary {
+		t.Helper()
+		resp, err := c.client(1).ListMatches(lobby, &matchv1.ListMatchesRequest{PlayerId: player})
+		if err != nil {
+			t.Fatalf("list matches: %v", err)
+		}
+		return resp.GetMatches()
+	}
+	ids := func(ms []*matchv1.MatchSummary) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.GetMatchId())
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := []string{a, b}
+	slices.Sort(want)
+	if got := ids(list("")); !slices.Equal(got, want) {
+		t.Fatalf("live matches %v, want %v", got, want)
+	}
+	if got := ids(list("alice")); !slices.Equal(got, []string{a}) {
+		t.Fatalf("alice's matches %v, want [%s]", got, a)
+	}
+	if got := list("nobody"); len(got) != 0 {
+		t.Fatalf("nobody's matches %v, want none", got)
+	}
+	var sa *matchv1.MatchSummary
+	for _, m := range list("") {
+		if m.GetMatchId() == a {
+			sa = m
+		}
+	}
+	if sa.GetPlyCount() != 1 || sa.GetSpectators() != 1 || sa.GetGame() != gamev1.Game_GAME_QUORIDOR ||
+		sa.GetSeats()[0].GetDisplayName() != "Alice" || sa.GetSeats()[0].GetRating() != rating ||
+		sa.GetSeats()[1].GetPlayerId() != "bob" || sa.GetStatus() != matchv1.MatchStatus_MATCH_STATUS_IN_PROGRESS ||
+		sa.GetStartedAt() == nil || sa.GetCreatedAt() == nil {
+		t.Fatalf("summary of %s = %v", a, sa)
+	}
+	if _, err := c.client(0).ListMatches(c.as(t.Context(), "alice"), &matchv1.ListMatchesRequest{}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("a player listing: %v, want PermissionDenied", err)
+	}
+	if _, err := c.client(0).ListMatches(lobby, &matchv1.ListMatchesRequest{Limit: 501}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("limit 501: %v, want InvalidArgument", err)
+	}
+	got, err := c.client(0).GetMatch(c.as(t.Context(), "bob"), &matchv1.GetMatchRequest{MatchId: a})
+	if err != nil || got.GetMatch().GetSpectators() != 1 {
+		t.Fatalf("GetMatch spectators = %d (%v), want 1", got.GetMatch().GetSpectators(), err)
+	}
+
+	watcher.cancel()
+	testenv.Eventually(t, 5*time.Second, "the spectator to be gone", func() bool {
+		for _, m := range list("") {
+			if m.GetMatchId() == a {
+				return m.GetSpectators() == 0
+			}
+		}
+		return false
+	})
+	alice.act(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_Resign{Resign: &matchv1.Resign{}}})
+	alice.ended()
+	if got := ids(list("")); !slices.Equal(got, []string{b}) {
+		t.Fatalf("live matches after %s ended: %v, want [%s]", a, got, b)
+	}
+	if got := list("alice"); len(got) != 0 {
+		t.Fatalf("alice's matches after the end: %v", got)
+	}
+	if n, err := c.rdb.Exists(t.Context(), c.prefix+"pl:alice", c.prefix+"pl:bob").Result(); err != nil || n != 0 {
+		t.Fatalf("players' live-match keys left: %d (%v)", n, err)
+	}
+}

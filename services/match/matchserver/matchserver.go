@@ -1,0 +1,132 @@
+// Package matchserver builds the match service: its domain over Redis, its
+// gRPC handlers, the deadline sweeper and the results recorder. Both
+// cmd/match and the one-process mode call New.
+package matchserver
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+
+	"tabuleiro.dev/migrations"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/postgres"
+	"tabuleiro.dev/services/match/internal/recorder"
+	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/rpc"
+)
+
+// Deps are the match service's stores and clients.
+type Deps struct {
+	Redis *redis.Client
+	// DB receives finished games; nil runs no recorder (results wait in
+	// the outbox for an instance that has one).
+	DB *sql.DB
+	// Bot plays bot seats; nil refuses matches with a bot.
+	Bot    match.Bot
+	Logger *slog.Logger
+	Now    func() time.Time // nil: time.Now
+}
+
+// Config tunes the service.
+type Config struct {
+	// KeyPrefix is put before every Redis key ("tabuleiro:").
+	KeyPrefix string
+	// InstanceID names this instance as an outbox consumer; unique.
+	InstanceID string
+	// Migrate applies the migrations at start-up (Run).
+	Migrate  bool
+	Match    match.Config
+	Store    redisstore.Options
+	Recorder recorder.Config
+}
+
+// Server is a match service instance.
+type Server struct {
+	d     Deps
+	cfg   Config
+	store *redisstore.Store
+	hub   *redisstore.Hub
+	svc   *match.Service
+	rpc   *rpc.Server
+	drain chan struct{}
+	once  sync.Once
+}
+
+// New builds an instance; Run starts it.
+func New(ctx context.Context, d Deps, cfg Config) *Server {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	cfg.Store.Prefix = cfg.KeyPrefix
+	s := &Server{d: d, cfg: cfg, drain: make(chan struct{})}
+	s.store = redisstore.New(d.Redis, cfg.Store)
+	s.hub = redisstore.NewHub(ctx, s.store, d.Logger)
+	s.svc = match.NewService(match.Deps{
+		Store: s.store, Hub: s.hub, Rules: match.Registry{}, Bot: d.Bot, Logger: d.Logger, Now: d.Now,
+		DealBanqi: match.DealBanqi,
+	}, cfg.Match)
+	s.rpc = rpc.NewServer(s.svc, d.Now, s.drain)
+	return s
+}
+
+// Register adds the MatchService to g.
+func (s *Server) Register(g *grpc.Server) { matchv1.RegisterMatchServiceServer(g, s.rpc) }
+
+// ServiceOnly lists the RPCs only a service credential may call, for the
+// auth policy.
+func ServiceOnly() []string { return rpc.ServiceOnly() }
+
+// Drain tells every open stream to reconnect elsewhere; Run does it when
+// its ctx ends.
+func (s *Server) Drain() { s.once.Do(func() { close(s.drain) }) }
+
+// Run migrates (if configured) and runs the hub, the deadline sweeper and
+// the recorder until ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	if s.cfg.Migrate && s.d.DB != nil {
+		if _, err := migrations.Up(ctx, s.d.DB); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	run := func(f func(context.Context) error) {
+		wg.Go(func() {
+			if err := f(ctx); err != nil {
+				errs <- err
+				cancel()
+			}
+		})
+	}
+	run(s.hub.Run)
+	run(s.svc.Run)
+	if s.d.DB != nil {
+		rc := s.cfg.Recorder
+		if rc.Consumer == "" {
+			rc.Consumer = s.cfg.InstanceID
+		}
+		run(recorder.New(s.store, postgres.New(s.d.DB), rc, s.d.Logger).Run)
+	}
+	<-ctx.Done()
+	s.Drain()
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
