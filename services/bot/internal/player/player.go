@@ -134,7 +134,7 @@ type levelGames[S any, M comparable, E, G, H search.Game[S, M]] struct {
 
 // choose runs the search of level lvl over st.
 func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context, gs levelGames[S, M, E, G, H], st S, lvl Level, budget time.Duration, rng *rand.Rand) (M, Choice, error) {
-	lim := search.Limits{Budget: budget, Shuffle: rng}
+	lim := search.Limits{Budget: budget, Shuffle: rng, CheckEvery: 64}
 	var r search.Result[M]
 	switch lvl {
 	case Easy:

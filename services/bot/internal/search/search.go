@@ -125,6 +125,12 @@ func margin(d time.Duration) time.Duration {
 	return m + time.Millisecond
 }
 
+// callerMargin is kept back from a caller's deadline: a fifth of the time
+// left, between 5 and 100 ms, for unwinding, the response and its transport.
+func callerMargin(d time.Duration) time.Duration {
+	return min(max(d/5, 5*time.Millisecond), 100*time.Millisecond)
+}
+
 // deadline returns when the search must stop: the earlier of start+budget
 // and the context's deadline, less a margin; the zero time means never.
 func deadline(ctx context.Context, start time.Time, budget time.Duration) time.Time {
@@ -133,7 +139,8 @@ func deadline(ctx context.Context, start time.Time, budget time.Duration) time.T
 		d = start.Add(budget - margin(budget))
 	}
 	if cd, ok := ctx.Deadline(); ok {
-		cd = cd.Add(-margin(cd.Sub(start)))
+		// A caller's deadline also covers the answer's way back to it.
+		cd = cd.Add(-callerMargin(cd.Sub(start)))
 		if d.IsZero() || cd.Before(d) {
 			d = cd
 		}

@@ -1,5 +1,7 @@
 package search
 
+import "unsafe"
+
 // bound says how a stored score relates to the true one.
 type bound uint8
 
@@ -24,11 +26,18 @@ type table[M comparable] struct {
 	mask    uint64
 }
 
+// maxTableBytes caps a table's memory: a game with large moves (a Corners
+// move holds its whole path) gets fewer entries.
+const maxTableBytes = 8 << 20
+
 func newTable[M comparable](bits int) *table[M] {
 	if bits <= 0 {
 		bits = 16
 	}
 	n := uint64(1) << bits
+	for n > 1<<10 && n*uint64(unsafe.Sizeof(entry[M]{})) > maxTableBytes {
+		n >>= 1
+	}
 	return &table[M]{entries: make([]entry[M], n), mask: n - 1}
 }
 
