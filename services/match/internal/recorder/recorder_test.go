@@ -11,9 +11,9 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/services/match/internal/match"
-	"tabuleiro.dev/services/match/internal/sqlstore"
 	"tabuleiro.dev/services/match/internal/recorder"
 	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/sqlstore"
 	"tabuleiro.dev/services/match/internal/testenv"
 )
 
