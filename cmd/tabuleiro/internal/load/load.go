@@ -177,11 +177,11 @@ type runner struct {
 
 	gamesStarted, gamesFinished, plies, rejoins, live, peakLive atomic.Int64
 
-	mu     sync.Mutex
-	rtts   []time.Duration
-	waits  []time.Duration
-	errs   map[string]int64
-	sent   [64]sentShard
+	mu    sync.Mutex
+	rtts  []time.Duration
+	waits []time.Duration
+	errs  map[string]int64
+	sent  [64]sentShard
 }
 
 // sentShard holds send times of plies in flight, keyed by match and ply.
@@ -532,6 +532,9 @@ func (r *runner) stream(ctx context.Context, c matchv1.MatchServiceClient, g *se
 		_, err = s.Recv() // the real error
 		return false, err
 	}
+	if g.pending.n > 0 { // the last ply sent may have died with the old stream
+		g.pending.notation = g.log.Sent[g.pending.n]
+	}
 	for {
 		m, err := s.Recv()
 		if err != nil {
@@ -617,7 +620,7 @@ func (r *runner) move(s matchv1.MatchService_PlayClient, g *seatGame, rng *rand.
 	n := g.plies + 1
 	notation := ""
 	switch {
-	case g.pending.n == n && g.log.Sent[n] != "" && g.pending.notation != "":
+	case g.pending.n == n && g.pending.notation != "":
 		notation = g.pending.notation
 		g.pending.notation = "" // once per stream: a rejoin arms it again
 	case g.log.Sent[n] != "":
