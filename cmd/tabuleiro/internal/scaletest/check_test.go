@@ -34,6 +34,7 @@ func (s *seatLogs) add(l load.SeatLog) {
 type gameCheck struct {
 	games, rejoined int
 	worstClock      time.Duration
+	clocks          int            // clock readings checked
 	outcomes        map[string]int // by reason
 }
 
@@ -101,6 +102,7 @@ func checkGames(t *testing.T, s *seatLogs, inc time.Duration, clockTolerance tim
 			got := time.Duration(p.GetClockRemainingMs()) * time.Millisecond
 			d := (got - want).Abs()
 			gc.worstClock = max(gc.worstClock, d)
+			gc.clocks++
 			if d > clockTolerance {
 				t.Errorf("match %s ply %d: clock %v, the timestamps say %v", id, p.GetNumber(), got, want)
 			}

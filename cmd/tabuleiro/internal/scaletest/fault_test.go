@@ -1,6 +1,7 @@
 package scaletest
 
 import (
+	"github.com/jackc/pgx/v5"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,5 +79,124 @@ func TestFaultMatchKilled(t *testing.T) {
 	}
 	if gc.rejoined == 0 {
 		t.Errorf("no game rejoined: the kill hit no game in progress")
+	}
+	if gc.clocks == 0 {
+		t.Errorf("no clock checked")
+	}
+}
+
+// TestFaultRollingRestart: every match instance in turn gets SIGTERM,
+// drains (its players get a drain notice and rejoin elsewhere) and comes
+// back; no game ends because of it and nothing is lost.
+func TestFaultRollingRestart(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2, MatchEnv: []string{"MATCH_PRESENCE_TTL=3s"}})
+	rep, logs := runGames(t, c, faultGames, 30*time.Millisecond, 80, func() {
+		for _, m := range c.Match {
+			t0 := time.Now()
+			if err := m.Term(15 * time.Second); err != nil {
+				t.Errorf("drain: %v", err)
+			}
+			stopped := time.Since(t0)
+			c.Restart(m)
+			t.Logf("%s drained in %v, back in %v", m.Name, stopped.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+		}
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
+	if gc.games != faultGames {
+		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	}
+	if gc.rejoined == 0 {
+		t.Errorf("no game rejoined: the restarts hit no game in progress")
+	}
+}
+
+// TestFaultRedisRestarted: Redis, with append-only persistence, is stopped
+// and started again in the middle of the games; they resume where they
+// were. (Without persistence a restart loses every live game, queue and
+// ticket: the matches are gone and their players get NOT_FOUND.)
+func TestFaultRedisRestarted(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2, RedisAppendOnly: true, MatchEnv: []string{"MATCH_PRESENCE_TTL=3s"}})
+	var t0, t1 time.Time
+	rep, logs := runGames(t, c, faultGames, 20*time.Millisecond, 40, func() {
+		t0 = time.Now()
+		if err := c.Redis.Term(10 * time.Second); err != nil {
+			t.Errorf("stop redis: %v", err)
+		}
+		c.StartRedis()
+		t1 = time.Now()
+		t.Logf("redis restarted in %v", t1.Sub(t0).Round(time.Millisecond))
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
+	if gc.games != faultGames {
+		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	}
+	across := 0 // games with plies before the stop and after the restart
+	for _, seats := range logs.byMatch {
+		p := seats[0].Plies
+		if len(p) > 0 && p[0].GetPlayedAt().AsTime().Before(t0) && p[len(p)-1].GetPlayedAt().AsTime().After(t1) {
+			across++
+		}
+	}
+	t.Logf("%d games played across the restart", across)
+	if across == 0 {
+		t.Errorf("no game was in progress across the restart")
+	}
+}
+
+// TestFaultPostgresStopped: PostgreSQL is down for 30 s while the games
+// end; once it is back every result is recorded, exactly once (DESIGN.md
+// principle 4: the results outbox).
+func TestFaultPostgresStopped(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2})
+	var stoppedAt time.Time
+	rep, logs := runGames(t, c, faultGames, 10*time.Millisecond, 20, func() {
+		c.StopPostgres()
+		stoppedAt = time.Now()
+		t.Logf("postgres stopped")
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	if gc.games != faultGames {
+		t.Fatalf("%d games checked, want %d", gc.games, faultGames)
+	}
+	if d := 30*time.Second - time.Since(stoppedAt); d > 0 {
+		<-time.After(d) // the outage lasts 30 s
+	}
+	c.StartPostgres()
+	t.Logf("postgres back after %v", time.Since(stoppedAt).Round(time.Millisecond))
+	ids := make([]string, 0, len(logs.byMatch))
+	for id := range logs.byMatch {
+		ids = append(ids, id)
+	}
+	db, err := pgx.Connect(t.Context(), c.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(t.Context())
+	deadline := time.Now().Add(30 * time.Second)
+	var recorded, rows int
+	for {
+		err := db.QueryRow(t.Context(), "SELECT count(DISTINCT game_id), count(*) FROM games WHERE game_id = ANY($1)", ids).Scan(&recorded, &rows)
+		if err == nil && recorded == len(ids) || time.Now().After(deadline) {
+			break
+		}
+		poll(200 * time.Millisecond)
+	}
+	t.Logf("recorded %d of %d games (%d rows) %v after postgres came back", recorded, len(ids), rows, time.Since(stoppedAt.Add(30*time.Second)).Round(time.Millisecond))
+	if recorded != len(ids) || rows != len(ids) {
+		t.Errorf("recorded %d distinct games in %d rows, want %d once each", recorded, rows, len(ids))
 	}
 }
