@@ -646,6 +646,12 @@ func (r *runner) move(s matchv1.MatchService_PlayClient, g *seatGame, rng *rand.
 	return nil
 }
 
+// ChoosePawnStep is the players' choice: a random pawn step while
+// wandering, else the step nearest the seat's goal; "" when there is none.
+func ChoosePawnStep(v engine.View, seat gamev1.Seat, wander bool, rng *rand.Rand) string {
+	return choose(v, seat, wander, rng)
+}
+
 // choose picks a pawn step: a random one while wandering, else the one
 // nearest the seat's goal rank (white, the first seat, goes to rank 9;
 // black to rank 1; RULES.md Q1). Walls are never placed, so every game

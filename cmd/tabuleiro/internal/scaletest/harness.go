@@ -460,6 +460,29 @@ type Balancer struct {
 	next     int
 	wg       sync.WaitGroup
 	conns    map[net.Conn]struct{}
+	last     string // the backend that most recently got a request's bytes
+}
+
+// LastBackend is the backend that most recently received bytes from a
+// client: the one serving the latest request.
+func (b *Balancer) LastBackend() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
+}
+
+// tracker notes its backend as the last used on every write.
+type tracker struct {
+	b       *Balancer
+	backend string
+	w       io.Writer
+}
+
+func (t tracker) Write(p []byte) (int, error) {
+	t.b.mu.Lock()
+	t.b.last = t.backend
+	t.b.mu.Unlock()
+	return t.w.Write(p)
 }
 
 // NewBalancer listens on a free loopback port until the test ends.
@@ -511,9 +534,13 @@ func (b *Balancer) pipe(c net.Conn) {
 	start := b.next
 	b.next++
 	b.mu.Unlock()
-	var up net.Conn
+	var (
+		up      net.Conn
+		backend string
+	)
 	for i := range backends {
-		u, err := net.DialTimeout("tcp", backends[(start+i)%len(backends)], time.Second)
+		backend = backends[(start+i)%len(backends)]
+		u, err := net.DialTimeout("tcp", backend, time.Second)
 		if err == nil {
 			up = u
 			break
@@ -527,16 +554,37 @@ func (b *Balancer) pipe(c net.Conn) {
 	b.conns[c], b.conns[up] = struct{}{}, struct{}{}
 	b.mu.Unlock()
 	var wg sync.WaitGroup
-	cp := func(dst, src net.Conn) {
+	cp := func(dst io.Writer, src net.Conn) {
 		_, _ = io.Copy(dst, src)
-		_ = dst.Close()
-		_ = src.Close()
+		_ = c.Close()
+		_ = up.Close()
 	}
-	wg.Go(func() { cp(up, c) })
+	wg.Go(func() { cp(tracker{b: b, backend: backend, w: up}, c) })
 	wg.Go(func() { cp(c, up) })
 	wg.Wait()
 	b.mu.Lock()
 	delete(b.conns, c)
 	delete(b.conns, up)
 	b.mu.Unlock()
+}
+
+// RSS is the process's resident memory in bytes (0 when not running).
+func (p *Proc) RSS() int64 {
+	p.mu.Lock()
+	cmd := p.cmd
+	p.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
 }
