@@ -25,8 +25,6 @@ var (
 func BenchmarkCluster(b *testing.B) {
 	c := Start(b, Options{Lobbies: 2, Matches: *benchMatches, Bots: 2})
 	for b.Loop() {
-		before, _ := c.RDB().MemoryUsage(b.Context(), "x").Result() // warm the client
-		_ = before
 		mem0 := usedMemory(b, c)
 		var peakMem, peakRSS int64
 		var peakLive int64
