@@ -314,8 +314,8 @@ func (s *stack) client(t *testing.T, addr string, opts ...grpc.DialOption) *grpc
 // taking the second seat so that the bot moves first (its first ply is
 // asked for while the match is created), plays humanPlies legal plies
 // through the match Play stream, resigns and waits for the end. It returns
-// the match id.
-func (s *stack) playBotGame(ctx context.Context, t *testing.T, lobby, match *grpc.ClientConn, humanPlies int) string {
+// the match id and the number of plies played.
+func (s *stack) playBotGame(ctx context.Context, t *testing.T, lobby, match *grpc.ClientConn, humanPlies int) (string, int) {
 	t.Helper()
 	tok, _, err := s.issuer.IssuePlayer("p-"+rand.Text()[:8], "tester", true, time.Hour)
 	if err != nil {
@@ -363,7 +363,7 @@ func (s *stack) playBotGame(ctx context.Context, t *testing.T, lobby, match *grp
 			if !resigned {
 				t.Fatalf("game ended before the resignation: %v", m.GetEvent().GetGameEnded())
 			}
-			return resp.GetMatchId()
+			return resp.GetMatchId(), len(plies)
 		case m.GetPlyRejected() != nil || m.GetActionRejected() != nil:
 			t.Fatalf("rejected: %v", m)
 		default:

@@ -46,7 +46,7 @@ func TestBotGameOverTLS(t *testing.T) {
 		t.Errorf("untrusted client: health check: %v, want Unavailable", err)
 	}
 
-	id := s.playBotGame(ctx, t, s.client(t, s.lobbyAddr), s.client(t, s.matchAddr), 2)
+	id, _ := s.playBotGame(ctx, t, s.client(t, s.lobbyAddr), s.client(t, s.matchAddr), 2)
 	if id == "" {
 		t.Fatal("no match id")
 	}
