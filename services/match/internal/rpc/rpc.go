@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -18,6 +19,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/corners"
 	"tabuleiro.dev/pkg/engine/quoridor"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -447,6 +450,11 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 	v := pos.View(engine.NoSeat) // legal plies are public; the view hides the rest
 	out := &matchv1.ListLegalPliesResponse{PlyNumber: int32(st.NextPly()), ToMove: view.Seat(v.ToMove())}
 	from := req.GetFrom()
+	if from != "" {
+		if err := checkSquare(st.Game, pos, from); err != nil {
+			return nil, status.Errorf(codes.InvalidArgument, "from %q: %v", clip(from), err)
+		}
+	}
 	seen := map[string]bool{}
 	for _, p := range v.Legal() {
 		lp := legalPly(st.Game, pos, p.String())
@@ -479,6 +487,48 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 	}
 	return out, nil
 }
+
+// checkSquare checks that from names a square of pos's board (RULES.md
+// Q1, C1, B1). Its error does not repeat the input.
+func checkSquare(g engine.Game, pos engine.Position, from string) error {
+	if len(from) > 3 {
+		return errors.New("not a square")
+	}
+	var err error
+	switch g {
+	case engine.Quoridor:
+		_, err = quoridor.ParseSquare(from)
+	case engine.Banqi:
+		_, err = banqi.ParseSquare(from)
+	default:
+		var q corners.Square
+		if q, err = corners.ParseSquare(from); err == nil {
+			if cp, ok := pos.(corners.Position); ok && !cp.Board().OnBoard(q) {
+				err = fmt.Errorf("off the %dx%d board", cp.Board().Size(), cp.Board().Size())
+			}
+		}
+	}
+	if err != nil {
+		return errors.New("not a square of this board")
+	}
+	return nil
+}
+
+// clip shortens client input echoed in a message to at most maxEcho
+// bytes (on a rune boundary), marking the cut.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	n := maxEcho
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// maxEcho is how much of a client's input a message repeats.
+const maxEcho = 64
 
 // legalPly describes a ply from its notation (RULES.md Q1, C1, B1).
 func legalPly(g engine.Game, pos engine.Position, n string) *matchv1.LegalPly {
