@@ -146,6 +146,9 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		return nil, fmt.Errorf("%s %s is never rated: %w", p.Game, v.ID, ErrInvalid)
 	}
 	if tc := p.Clock; tc != nil {
+		if v.Players < 2 {
+			return nil, fmt.Errorf("%s %s is a solo game without a clock (C2): %w", p.Game, v.ID, ErrInvalid)
+		}
 		if tc.BaseMS < 1000 || tc.BaseMS > 3*3600*1000 || tc.IncrementMS < 0 || tc.IncrementMS > 600*1000 {
 			return nil, fmt.Errorf("time control %d+%d ms out of range (base 1s-3h, increment 0-10min): %w", tc.BaseMS, tc.IncrementMS, ErrInvalid)
 		}

@@ -73,7 +73,7 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 	}
 	c := newChange(st, pos, now)
 	if f := st.flagAt(); f != 0 && now >= f {
-		c.end(engine.WinFor(seat.Other(), engine.ReasonTime))
+		c.end(lossFor(st, seat, engine.ReasonTime))
 		return c, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
 	}
 	p, err := pos.ParsePly(notation)
@@ -115,6 +115,19 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 	return c, &rec, nil
 }
 
+// lossFor is the outcome of seat losing for reason r: a win for the
+// other seat — except in a solo game (Corners training, RULES.md C2),
+// which has no other seat: a solo game that ends without reaching its goal
+// (resigned or abandoned) ends without a winner, as aborted — a draw by
+// ReasonAborted, the outcome that never counts — since engine.Outcome has
+// no "lost alone" result.
+func lossFor(st *State, seat engine.Seat, r engine.Reason) engine.Outcome {
+	if st.Players < 2 {
+		return engine.DrawBy(engine.ReasonAborted)
+	}
+	return engine.WinFor(seat.Other(), r)
+}
+
 func checkActive(st *State, seat engine.Seat) error {
 	if seat == engine.NoSeat {
 		return ErrNotSeated
@@ -130,7 +143,7 @@ func resign(st *State, pos engine.Position, seat engine.Seat, now int64) (*chang
 		return nil, err
 	}
 	c := newChange(st, pos, now)
-	c.end(engine.WinFor(seat.Other(), engine.ReasonResignation))
+	c.end(lossFor(st, seat, engine.ReasonResignation))
 	return c, nil
 }
 
@@ -222,11 +235,11 @@ func fireDue(st *State, pos engine.Position, now int64) *change {
 		consider(st.FirstPlyDeadline, engine.DrawBy(engine.ReasonAborted))
 	}
 	if f := st.flagAt(); f != 0 {
-		consider(f, engine.WinFor(st.ToMove.Other(), engine.ReasonTime))
+		consider(f, lossFor(st, st.ToMove, engine.ReasonTime))
 	}
 	for i := range st.Players {
 		if s := st.Seats[i]; s.Conn == Disconnected {
-			consider(s.ReconnectDeadline, engine.WinFor(engine.Seat(i+1).Other(), engine.ReasonAbandonment))
+			consider(s.ReconnectDeadline, lossFor(st, engine.Seat(i+1), engine.ReasonAbandonment))
 		}
 	}
 	if when == 0 {
