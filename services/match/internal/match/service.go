@@ -328,7 +328,17 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (ev Event, dup bool, err error) {
 	var again *PlyRecord
 	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
-		c, rec, err := playPly(st, pos, seat, number, notation, now)
+		c, rec, err := playPly(st, pos, seat, number, notation, now, func(n int, notation string) string {
+			before, err := s.PositionAt(st, n-1)
+			if err != nil {
+				return ""
+			}
+			p, err := before.ParsePly(notation)
+			if err != nil {
+				return ""
+			}
+			return p.String()
+		})
 		if c == nil && err == nil {
 			again = rec
 		}

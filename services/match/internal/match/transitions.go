@@ -53,12 +53,19 @@ func (c *change) end(o engine.Outcome) {
 // playPly plays notation as ply number for seat. It may return a change
 // together with an error: a ply that arrives after the mover's flag fell
 // ends the game on time and is refused.
-func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64) (*change, *PlyRecord, error) {
+//
+// A ply already accepted, sent again with its number, is recognised by
+// its resolved notation: canonical returns the notation as ply number
+// would have stored it (parsed against the position before that ply), so
+// a Corners chain sent by its ends matches the full path stored (C1).
+func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64,
+	canonical func(number int, notation string) string,
+) (*change, *PlyRecord, error) {
 	if seat == engine.NoSeat {
 		return nil, nil, ErrNotSeated
 	}
 	if number >= 1 && number <= len(st.Plies) {
-		if p := st.Plies[number-1]; p.Seat == seat && p.Notation == notation {
+		if p := st.Plies[number-1]; p.Seat == seat && (p.Notation == notation || canonical != nil && canonical(number, notation) == p.Notation) {
 			return nil, &p, nil // an accepted ply sent again
 		}
 	}
