@@ -1,6 +1,7 @@
 package matchserver_test
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -57,5 +58,22 @@ func TestListLegalPliesFrom(t *testing.T) {
 		if err == nil && (len(resp.GetPlies()) > 0) != tt.plies {
 			t.Errorf("%s: %d plies, want some: %v", tt.name, len(resp.GetPlies()), tt.plies)
 		}
+	}
+}
+
+// TestPlayClosedBeforeJoin: a Play stream closed without a message ends
+// quietly (OK), not as an internal error.
+func TestPlayClosedBeforeJoin(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 1, match.Config{}, nil)
+	st, err := c.client(0).Play(c.as(t.Context(), "alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Recv(); err != io.EOF {
+		t.Fatalf("Play closed before the join ended with %v (code %v), want OK", err, status.Code(err))
 	}
 }

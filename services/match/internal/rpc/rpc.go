@@ -226,6 +226,9 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	first, err := stream.Recv()
+	if errors.Is(err, io.EOF) {
+		return nil // closed before joining: nothing to do
+	}
 	if err != nil {
 		return err
 	}
