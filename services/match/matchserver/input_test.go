@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -75,5 +76,45 @@ func TestPlayClosedBeforeJoin(t *testing.T) {
 	}
 	if _, err := st.Recv(); err != io.EOF {
 		t.Fatalf("Play closed before the join ended with %v (code %v), want OK", err, status.Code(err))
+	}
+}
+
+// TestLongInputIsNotEchoed: a huge notation or match id is refused at the
+// edge (INVALID_ARGUMENT) and never repeated in full: the refusal stays
+// small whatever the client sent.
+func TestLongInputIsNotEchoed(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 1, match.Config{}, nil)
+	id := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_QUORIDOR})
+	alice := c.play(0, "alice", id, 0)
+	for _, notation := range []string{strings.Repeat("e", 1<<20), strings.Repeat("z", 200)} {
+		alice.submit(1, notation)
+		m := alice.until("rejection", func(m any) bool { return m.(*matchv1.PlayResponse).GetPlyRejected() != nil })
+		r := m.(*matchv1.PlayResponse).GetPlyRejected()
+		if codes.Code(r.GetCode()) != codes.InvalidArgument || len(r.GetNotation()) > 100 || len(r.GetReason()) > 600 || !strings.HasPrefix(r.GetNotation(), notation[:10]) {
+			t.Fatalf("%d-byte notation: code %d, echoed notation %d bytes, reason %d bytes", len(notation), r.GetCode(), len(r.GetNotation()), len(r.GetReason()))
+		}
+	}
+	alice.submit(1, "e2") // the stream is still open
+	alice.until("ply 1", hasPly(1))
+
+	long := strings.Repeat("x", 100_000)
+	ctx := c.as(t.Context(), "alice")
+	_, err := c.client(0).GetMatch(ctx, &matchv1.GetMatchRequest{MatchId: long})
+	if status.Code(err) != codes.InvalidArgument || len(status.Convert(err).Message()) > 200 {
+		t.Fatalf("GetMatch with a 100 kB id: %v", status.Code(err))
+	}
+	_, err = c.client(0).ListLegalPlies(ctx, &matchv1.ListLegalPliesRequest{MatchId: id, Ply: long})
+	if status.Code(err) != codes.InvalidArgument || len(status.Convert(err).Message()) > 200 {
+		t.Fatalf("ListLegalPlies with a 100 kB ply: %v", status.Code(err))
+	}
+	p := c.play(0, "alice", long, 0)
+	select {
+	case <-p.msgs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Play with a 100 kB id did not end")
+	}
+	if err := <-p.done; status.Code(err) != codes.InvalidArgument || len(status.Convert(err).Message()) > 200 {
+		t.Fatalf("Play with a 100 kB id: %v", status.Code(err))
 	}
 }
