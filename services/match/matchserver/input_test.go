@@ -1,6 +1,7 @@
 package matchserver_test
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -116,5 +117,39 @@ func TestLongInputIsNotEchoed(t *testing.T) {
 	}
 	if err := <-p.done; status.Code(err) != codes.InvalidArgument || len(status.Convert(err).Message()) > 200 {
 		t.Fatalf("Play with a 100 kB id: %v", status.Code(err))
+	}
+}
+
+// TestCreateMatchRefusesBadSeats: the same player in both seats, display
+// names that carry terminal control codes or bidi overrides, and
+// oversized names or ids are INVALID_ARGUMENT.
+func TestCreateMatchRefusesBadSeats(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 1, match.Config{}, nil)
+	named := func(id, name string) *matchv1.SeatSpec {
+		return &matchv1.SeatSpec{Occupant: &matchv1.SeatSpec_Player{Player: &matchv1.PlayerSeat{PlayerId: id, DisplayName: name}}}
+	}
+	lobby := c.as(t.Context(), "lobby")
+	tests := []struct {
+		name          string
+		first, second *matchv1.SeatSpec
+		code          codes.Code
+	}{
+		{"same player twice", named("alice", "Alice"), named("alice", "Alice again"), codes.InvalidArgument},
+		{"ANSI escape", named("alice", "\x1b[2J\x1b[31mAlice"), named("bob", "Bob"), codes.InvalidArgument},
+		{"newline", named("alice", "Alice"), named("bob", "Bob\nwins"), codes.InvalidArgument},
+		{"bidi override", named("alice", "Alice\u202e"), named("bob", "Bob"), codes.InvalidArgument},
+		{"name of 65 bytes", named("alice", strings.Repeat("A", 65)), named("bob", "Bob"), codes.InvalidArgument},
+		{"id of 129 bytes", named(strings.Repeat("a", 129), "Alice"), named("bob", "Bob"), codes.InvalidArgument},
+		{"accents are fine", named("alice", "Alíce Ünal 🙂"), named("bob", "Bob"), codes.OK},
+	}
+	for i, tt := range tests {
+		_, err := c.client(0).CreateMatch(lobby, &matchv1.CreateMatchRequest{
+			RequestId: fmt.Sprintf("seats-%d-%d", time.Now().UnixNano(), i), Game: gamev1.Game_GAME_QUORIDOR,
+			First: tt.first, Second: tt.second,
+		})
+		if status.Code(err) != tt.code {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.code)
+		}
 	}
 }
