@@ -207,6 +207,7 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 	if err != nil {
 		return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
 	}
+	m.saveTrace(ctx, t.ID)
 	select {
 	case m.kick <- struct{}{}:
 	default:
@@ -393,6 +394,7 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 		}
 		live = append(live, t)
 	}
+	metrics.queueSize.Record(ctx, int64(len(live)), queueAttr(qk))
 	pairs := choosePairs(live, now, m.cfg.Window, q.Rated)
 	st := WaveStats{Tickets: len(live), Expired: len(expired)}
 	for start := 0; start < len(pairs) || start == 0; start += claimBatch {
@@ -447,6 +449,9 @@ func (m *Matchmaker) createMatch(ctx context.Context, q Queue, qk, pairID string
 	spec := lobby.MatchSpec{RequestID: "pair-" + pairID, Game: q.Game, Variant: q.Variant,
 		Clock: q.Clock, Rated: q.Rated, First: pa, Second: pb}
 	ctx = context.WithoutCancel(ctx) // the pair is claimed: finish it
+	observePair(ctx, qk, m.cfg.Now(), a, b)
+	ctx, span := m.pairSpan(ctx, qk, a, b)
+	defer span.End()
 	matchID, err := m.matches.CreateMatch(ctx, spec)
 	ttl := m.cfg.ResultTTL
 	_, perr := m.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
