@@ -34,8 +34,8 @@ var (
 	// one is not in).
 	ErrPrecondition = errors.New("failed precondition")
 	// ErrReplaced: a ticket was replaced by a newer one of the same player
-	// in the same queue, or removed because its player was paired in
-	// another queue.
+	// in the same queue, or withdrawn because a match started for its
+	// player (a pairing in another queue, a room, a bot game).
 	ErrReplaced = errors.New("ticket replaced")
 	// ErrForbidden: the caller may not see or do this (watching a room one
 	// is not in).
@@ -76,6 +76,21 @@ func (e *PreconditionError) Unwrap() error { return ErrPrecondition }
 func Precondition(format string, args ...any) error {
 	return &PreconditionError{Msg: fmt.Sprintf(format, args...)}
 }
+
+// BusyError: a player is already in a live match (or one being created)
+// and may be in one at a time. It unwraps to ErrPrecondition.
+type BusyError struct {
+	PlayerID string
+	Match    string // the match id, or the request id of a match being created
+}
+
+// Error says who is busy with what.
+func (e *BusyError) Error() string {
+	return "player " + e.PlayerID + " is already in match " + e.Match + "; finish or resign it first"
+}
+
+// Unwrap returns ErrPrecondition.
+func (e *BusyError) Unwrap() error { return ErrPrecondition }
 
 // Display names: 2–24 characters, letters (any script), digits, spaces and
 // '_', '-', '.'; no space at either end.
@@ -214,6 +229,16 @@ type MatchSpec struct {
 // in tests. CreateMatch must be idempotent on spec.RequestID.
 type MatchCreator interface {
 	CreateMatch(ctx context.Context, spec MatchSpec) (matchID string, err error)
+}
+
+// Reserver keeps every player in at most one live match: whatever creates
+// a match reserves its players first under the match's request id, then
+// confirms the match or releases them (the matchmaker implements it).
+// Reserve fails with a *BusyError when a player is in another match.
+type Reserver interface {
+	Reserve(ctx context.Context, ref string, players ...string) error
+	Confirm(ctx context.Context, ref, matchID string, players ...string) error
+	Release(ctx context.Context, ref string, players ...string) error
 }
 
 // VariantLookup returns the engine's description of a variant (the games

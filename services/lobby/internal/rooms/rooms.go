@@ -99,7 +99,10 @@ type Config struct {
 	MaxWrongPassword int           // wrong guesses per player and room in the window, default 5
 	WrongWindow      time.Duration // default 5 min
 	Argon2           Argon2        // default DefaultArgon2
-	Now              func() time.Time
+	// Reserver keeps each player in one live match at a time: a room's
+	// match starts only when neither member is in another. Nil: no check.
+	Reserver lobby.Reserver
+	Now      func() time.Time
 }
 
 func (c Config) withDefaults() Config {
@@ -512,7 +515,16 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
 		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
 	}
-	matchID, err := s.matches.CreateMatch(ctx, spec)
+	var matchID string
+	err := s.reserve(ctx, spec.RequestID, r.Guest.ID, r.Host.ID)
+	if err == nil {
+		matchID, err = s.matches.CreateMatch(ctx, spec)
+		if err == nil {
+			err = s.confirm(ctx, spec.RequestID, matchID, r.Guest.ID, r.Host.ID)
+		} else {
+			err = errors.Join(err, s.release(ctx, spec.RequestID, r.Guest.ID, r.Host.ID))
+		}
+	}
 	if err != nil {
 		// Give the seat back so that the room stays joinable; the match
 		// request id makes a later attempt safe even if this one did create
@@ -530,6 +542,27 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 	s.rdb.Publish(ctx, s.EventsChannel(), r.ID)
 	r.Status, r.MatchID, r.FirstPlayerID = Started, matchID, first.ID
 	return r, nil
+}
+
+func (s *Store) reserve(ctx context.Context, ref string, players ...string) error {
+	if s.cfg.Reserver == nil {
+		return nil
+	}
+	return s.cfg.Reserver.Reserve(ctx, ref, players...)
+}
+
+func (s *Store) confirm(ctx context.Context, ref, matchID string, players ...string) error {
+	if s.cfg.Reserver == nil {
+		return nil
+	}
+	return s.cfg.Reserver.Confirm(context.WithoutCancel(ctx), ref, matchID, players...)
+}
+
+func (s *Store) release(ctx context.Context, ref string, players ...string) error {
+	if s.cfg.Reserver == nil {
+		return nil
+	}
+	return s.cfg.Reserver.Release(context.WithoutCancel(ctx), ref, players...)
 }
 
 // closeRoom closes an open room when its host leaves.

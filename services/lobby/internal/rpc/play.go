@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 
 	"google.golang.org/grpc"
@@ -123,8 +124,17 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 	} else {
 		seat = engine.First
 	}
+	// Reserving the caller withdraws their tickets (ending a FindMatch
+	// stream that offered this bot) and refuses a second live match.
+	if err := s.d.Matchmaker.Reserve(ctx, spec.RequestID, p.ID); err != nil {
+		return nil, toStatus(err)
+	}
 	id, err := s.d.Matches.CreateMatch(ctx, spec)
+	bg := context.WithoutCancel(ctx)
 	if err != nil {
+		return nil, toStatus(errors.Join(err, s.d.Matchmaker.Release(bg, spec.RequestID, p.ID)))
+	}
+	if err := s.d.Matchmaker.Confirm(bg, spec.RequestID, id, p.ID); err != nil {
 		return nil, toStatus(err)
 	}
 	return &lobbyv1.PlayBotResponse{MatchId: id, YourSeat: gamev1.Seat(seat)}, nil

@@ -1184,8 +1184,8 @@ type FindMatchResponse_WindowWidened struct {
 
 type FindMatchResponse_BotOffered struct {
 	// bot_offered: nobody was found in time; accept by calling PlayBot
-	// with the offered level (which also ends this stream), or keep
-	// waiting.
+	// with the offered level (which withdraws the ticket and ends this
+	// stream with ABORTED), or keep waiting.
 	BotOffered *BotOffered `protobuf:"bytes,3,opt,name=bot_offered,json=botOffered,proto3,oneof"`
 }
 

@@ -80,7 +80,10 @@ type LobbyServiceClient interface {
 	// NOT_FOUND for an unknown id or code; PERMISSION_DENIED for a wrong or
 	// missing password of a private room; RESOURCE_EXHAUSTED after repeated
 	// wrong passwords (wait and retry); FAILED_PRECONDITION when the room is
-	// full, started or closed, or the caller is its host.
+	// full, started or closed, the caller is its host, or the caller or the
+	// host is already in a live match (one live match per player, see
+	// FindMatch; the room then stays open). Starting the room's match
+	// withdraws both players' FindMatch tickets.
 	JoinRoom(ctx context.Context, in *JoinRoomRequest, opts ...grpc.CallOption) (*JoinRoomResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
 	// room closes. NOT_FOUND for an unknown room; FAILED_PRECONDITION when
@@ -96,15 +99,27 @@ type LobbyServiceClient interface {
 	// bot offered, then matched (and the stream ends with OK). Closing the
 	// stream cancels the ticket. One ticket per player per queue (game,
 	// variant, clock, rated): a second FindMatch for the same queue replaces
-	// the first, whose stream ends with ABORTED. INVALID_ARGUMENT for an
-	// unknown game or variant, a one-player variant, a time control out of
-	// range, or rated for an unrated variant.
+	// the first, whose stream ends with ABORTED.
+	//
+	// One live match per player: a player is in at most one unfinished
+	// match, whether from a queue, a room or a bot. When any match starts for
+	// a player (a pairing in one queue, a room filling, PlayBot), all their
+	// tickets in every queue are withdrawn in the same atomic step, and those
+	// streams end with ABORTED. FindMatch, PlayBot and a room join by a
+	// player already in a live match fail with FAILED_PRECONDITION until the
+	// match ends.
+	//
+	// INVALID_ARGUMENT for an unknown game or variant, a one-player variant,
+	// a time control out of range, or rated for an unrated variant.
 	FindMatch(ctx context.Context, in *FindMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FindMatchResponse], error)
 	// PlayBot creates a match against a bot, never rated. Who moves first is
 	// drawn at random per game (Q5) unless the caller chooses. For a
 	// one-player variant (Corners "training") level is ignored and the
-	// caller plays alone. INVALID_ARGUMENT for an unknown game, variant or
-	// level, or a time control out of range.
+	// caller plays alone. It withdraws the caller's FindMatch tickets (their
+	// streams end with ABORTED), so accepting a bot offer is just this call.
+	// INVALID_ARGUMENT for an unknown game, variant or level, or a time
+	// control out of range; FAILED_PRECONDITION when the caller is already in
+	// a live match (see FindMatch).
 	PlayBot(ctx context.Context, in *PlayBotRequest, opts ...grpc.CallOption) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
 	// INVALID_ARGUMENT for a bad page_token.
@@ -344,7 +359,10 @@ type LobbyServiceServer interface {
 	// NOT_FOUND for an unknown id or code; PERMISSION_DENIED for a wrong or
 	// missing password of a private room; RESOURCE_EXHAUSTED after repeated
 	// wrong passwords (wait and retry); FAILED_PRECONDITION when the room is
-	// full, started or closed, or the caller is its host.
+	// full, started or closed, the caller is its host, or the caller or the
+	// host is already in a live match (one live match per player, see
+	// FindMatch; the room then stays open). Starting the room's match
+	// withdraws both players' FindMatch tickets.
 	JoinRoom(context.Context, *JoinRoomRequest) (*JoinRoomResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
 	// room closes. NOT_FOUND for an unknown room; FAILED_PRECONDITION when
@@ -360,15 +378,27 @@ type LobbyServiceServer interface {
 	// bot offered, then matched (and the stream ends with OK). Closing the
 	// stream cancels the ticket. One ticket per player per queue (game,
 	// variant, clock, rated): a second FindMatch for the same queue replaces
-	// the first, whose stream ends with ABORTED. INVALID_ARGUMENT for an
-	// unknown game or variant, a one-player variant, a time control out of
-	// range, or rated for an unrated variant.
+	// the first, whose stream ends with ABORTED.
+	//
+	// One live match per player: a player is in at most one unfinished
+	// match, whether from a queue, a room or a bot. When any match starts for
+	// a player (a pairing in one queue, a room filling, PlayBot), all their
+	// tickets in every queue are withdrawn in the same atomic step, and those
+	// streams end with ABORTED. FindMatch, PlayBot and a room join by a
+	// player already in a live match fail with FAILED_PRECONDITION until the
+	// match ends.
+	//
+	// INVALID_ARGUMENT for an unknown game or variant, a one-player variant,
+	// a time control out of range, or rated for an unrated variant.
 	FindMatch(*FindMatchRequest, grpc.ServerStreamingServer[FindMatchResponse]) error
 	// PlayBot creates a match against a bot, never rated. Who moves first is
 	// drawn at random per game (Q5) unless the caller chooses. For a
 	// one-player variant (Corners "training") level is ignored and the
-	// caller plays alone. INVALID_ARGUMENT for an unknown game, variant or
-	// level, or a time control out of range.
+	// caller plays alone. It withdraws the caller's FindMatch tickets (their
+	// streams end with ABORTED), so accepting a bot offer is just this call.
+	// INVALID_ARGUMENT for an unknown game, variant or level, or a time
+	// control out of range; FAILED_PRECONDITION when the caller is already in
+	// a live match (see FindMatch).
 	PlayBot(context.Context, *PlayBotRequest) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
 	// INVALID_ARGUMENT for a bad page_token.

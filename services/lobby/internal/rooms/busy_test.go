@@ -1,0 +1,43 @@
+package rooms
+
+import (
+	"errors"
+	"testing"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/lobby/internal/lobby"
+	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/testenv"
+)
+
+// A room's match starts only when neither member is in another live match;
+// the room stays open for someone else.
+func TestJoinRefusedDuringAnotherMatch(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	m := &testenv.Matches{}
+	mm := matchmaking.New(rdb, testenv.Variants, m, matchmaking.Config{Prefix: prefix})
+	s := New(rdb, testenv.Variants, m, Config{Prefix: prefix, Argon2: cheapArgon2, Reserver: mm})
+	ctx := t.Context()
+	if err := mm.Reserve(ctx, "bot-x", bo.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := mm.Confirm(ctx, "bot-x", "m-bot", bo.ID); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy *lobby.BusyError
+	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, ""); !errors.As(err, &busy) || busy.PlayerID != bo.ID {
+		t.Fatalf("join during a live match: %v, want BusyError", err)
+	}
+	got, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "")
+	if err != nil || got.Status != Started {
+		t.Fatalf("join by someone free: %+v, %v", got, err)
+	}
+	if err := mm.Reserve(ctx, "bot-y", ana.ID); !errors.Is(err, lobby.ErrPrecondition) {
+		t.Fatalf("host's bot game during the room's match: %v, want ErrPrecondition", err)
+	}
+}
