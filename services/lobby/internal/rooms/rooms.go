@@ -14,7 +14,8 @@
 //	{rooms}:open:<game>        the same, one game
 //	{rooms}:open:<game>/<var>  the same, one variant
 //	{rooms}:host:<player>      set: open rooms a player hosts
-//	{rooms}:pwfail:<id>:<player> counter of wrong passwords in the window
+//	{rooms}:pwfail:<id>:<player> counter of password attempts in the window
+//	{rooms}:pwfail:<id>        the same, every player
 //	{rooms}:events             Pub/Sub channel: id of a room that changed
 package rooms
 
@@ -97,6 +98,7 @@ type Config struct {
 	StartedTTL       time.Duration // a started or closed room is kept this long, default 1 h
 	MaxOpenPerHost   int           // default 5
 	MaxWrongPassword int           // wrong guesses per player and room in the window, default 5
+	MaxWrongPerRoom  int           // wrong guesses per room by anyone in the window, default 20
 	WrongWindow      time.Duration // default 5 min
 	Argon2           Argon2        // default DefaultArgon2
 	// Reserver keeps each player in one live match at a time: a room's
@@ -120,6 +122,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxWrongPassword == 0 {
 		c.MaxWrongPassword = 5
+	}
+	if c.MaxWrongPerRoom == 0 {
+		c.MaxWrongPerRoom = 20
 	}
 	if c.WrongWindow == 0 {
 		c.WrongWindow = 5 * time.Minute
@@ -469,36 +474,52 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password str
 	return s.start(ctx, r, keys)
 }
 
+// takeAttempt counts a password attempt for a room and a player before it
+// is checked, atomically, so that concurrent guesses cannot slip past the
+// limits. KEYS: per-room counter, per-(room, player) counter. ARGV: window
+// ms, room limit, player limit. Returns 1, or 0 (not counted) when either
+// limit is reached.
+var takeAttempt = redis.NewScript(`
+local a = redis.call('INCR', KEYS[1])
+if a == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local b = redis.call('INCR', KEYS[2])
+if b == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+if a > tonumber(ARGV[2]) or b > tonumber(ARGV[3]) then
+  redis.call('DECR', KEYS[1])
+  redis.call('DECR', KEYS[2])
+  return 0
+end
+return 1
+`)
+
+// checkPassword takes an attempt (refused with ErrTooManyAttempts over the
+// per-player or per-room limit), then checks the password; a right one
+// gives the attempt back.
 func (s *Store) checkPassword(ctx context.Context, r Room, playerID, password string) error {
-	fk := s.key("pwfail", r.ID, playerID)
-	n, err := s.rdb.Get(ctx, fk).Int()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("check password attempts: %w", err)
+	rk, pk := s.key("pwfail", r.ID), s.key("pwfail", r.ID, playerID)
+	ok, err := takeAttempt.Run(ctx, s.rdb, []string{rk, pk}, s.cfg.WrongWindow.Milliseconds(),
+		s.cfg.MaxWrongPerRoom, s.cfg.MaxWrongPassword).Int()
+	if err != nil {
+		return fmt.Errorf("count password attempts: %w", err)
 	}
-	if n >= s.cfg.MaxWrongPassword {
-		return fmt.Errorf("%d wrong passwords for room %s; wait and retry: %w", n, r.ID, lobby.ErrTooManyAttempts)
+	if ok == 0 {
+		return fmt.Errorf("too many wrong passwords for room %s; wait and retry: %w", r.ID, lobby.ErrTooManyAttempts)
 	}
 	pw, err := s.rdb.HGet(ctx, s.roomKey(r.ID), "pw").Result()
 	if err != nil {
 		return fmt.Errorf("room %s password: %w", r.ID, lobby.ErrNotFound)
 	}
-	ok, err := verify(pw, password)
+	match, err := verify(pw, password)
 	if err != nil {
 		return fmt.Errorf("room %s: %w", r.ID, err)
 	}
-	if ok {
-		s.rdb.Del(ctx, fk)
-		return nil
+	if !match {
+		return fmt.Errorf("room %s: %w", r.ID, lobby.ErrWrongPassword)
 	}
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Incr(ctx, fk)
-		p.PExpire(ctx, fk, s.cfg.WrongWindow)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("count wrong password: %w", err)
-	}
-	return fmt.Errorf("room %s: %w", r.ID, lobby.ErrWrongPassword)
+	bg := context.WithoutCancel(ctx)
+	s.rdb.Decr(bg, rk)
+	s.rdb.Del(bg, pk)
+	return nil
 }
 
 // start creates the match of a room whose second seat this instance
