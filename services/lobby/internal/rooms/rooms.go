@@ -190,12 +190,13 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 	if spec.Rated {
 		spec.HostSeat = engine.NoSeat // rated rooms draw white at random
 	}
-	if err := s.checkHostLimit(ctx, host.ID); err != nil {
+	now := s.cfg.Now()
+	id := lobby.NewID("r_")
+	if err := s.takeHostSlot(ctx, host.ID, id); err != nil {
 		return Room{}, err
 	}
-	now := s.cfg.Now()
 	r := Room{
-		ID: lobby.NewID("r_"), Game: spec.Game, Variant: spec.Variant, Clock: spec.Clock,
+		ID: id, Game: spec.Game, Variant: spec.Variant, Clock: spec.Clock,
 		Rated: spec.Rated, Private: spec.Private, Host: host, HostSeat: spec.HostSeat,
 		Status: Open, CreatedAt: now, ExpiresAt: now.Add(s.cfg.OpenTTL),
 	}
@@ -228,37 +229,47 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 				p.ZAdd(ctx, k, redis.Z{Score: float64(now.UnixMilli()), Member: r.ID})
 			}
 		}
-		p.SAdd(ctx, s.key("host", host.ID), r.ID)
-		p.PExpire(ctx, s.key("host", host.ID), s.cfg.OpenTTL)
 		p.Publish(ctx, s.EventsChannel(), r.ID)
 		return nil
 	})
 	if err != nil {
+		bg := context.WithoutCancel(ctx)
+		s.rdb.SRem(bg, s.key("host", host.ID), r.ID)
+		s.rdb.Del(bg, s.roomKey(r.ID))
 		return Room{}, fmt.Errorf("create room: %w", err)
 	}
 	return r, nil
 }
 
-func (s *Store) checkHostLimit(ctx context.Context, hostID string) error {
-	hk := s.key("host", hostID)
-	ids, err := s.rdb.SMembers(ctx, hk).Result()
+// hostSlot adds a new room to its host's set of open rooms unless the host
+// already has the most allowed, atomically (concurrent creates cannot
+// overshoot). It drops the set's rooms that are gone or no longer open,
+// and creates the new room's hash as open so that a concurrent call
+// counts it. ARGV: host set key, room key prefix, new room id, limit, ttl
+// ms. Returns 1, or 0 at the limit.
+var hostSlot = redis.NewScript(`
+local hk, rp = ARGV[1], ARGV[2]
+local open = 0
+for _, id in ipairs(redis.call('SMEMBERS', hk)) do
+  local st = redis.call('HGET', rp .. id, 'status')
+  if st == 'open' then open = open + 1 else redis.call('SREM', hk, id) end
+end
+if open >= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', rp .. ARGV[3], 'status', 'open')
+redis.call('PEXPIRE', rp .. ARGV[3], ARGV[5])
+redis.call('SADD', hk, ARGV[3])
+redis.call('PEXPIRE', hk, ARGV[5])
+return 1
+`)
+
+func (s *Store) takeHostSlot(ctx context.Context, hostID, roomID string) error {
+	ok, err := hostSlot.Run(ctx, s.rdb, nil, s.key("host", hostID), s.roomKey(""), roomID,
+		s.cfg.MaxOpenPerHost, s.cfg.OpenTTL.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("count hosted rooms: %w", err)
 	}
-	open := 0
-	for _, id := range ids {
-		st, err := s.rdb.HGet(ctx, s.roomKey(id), "status").Result()
-		if errors.Is(err, redis.Nil) || (err == nil && st != string(Open)) {
-			s.rdb.SRem(ctx, hk, id)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("count hosted rooms: %w", err)
-		}
-		open++
-	}
-	if open >= s.cfg.MaxOpenPerHost {
-		return fmt.Errorf("host already has %d open rooms: %w", open, lobby.ErrTooManyAttempts)
+	if ok == 0 {
+		return fmt.Errorf("you already host %d open rooms; close one first: %w", s.cfg.MaxOpenPerHost, lobby.ErrTooManyAttempts)
 	}
 	return nil
 }

@@ -222,6 +222,35 @@ func TestConcurrentWrongPasswordsLimited(t *testing.T) {
 	}
 }
 
+// Concurrent creates cannot beat the cap on open rooms per host.
+func TestConcurrentCreatesHostLimit(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	errs := make([]error, 30)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"}) })
+	}
+	wg.Wait()
+	created := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			created++
+		case !errors.Is(err, lobby.ErrTooManyAttempts):
+			t.Fatalf("create: %v", err)
+		}
+	}
+	if created != 5 {
+		t.Fatalf("%d rooms created concurrently, want 5 (the cap)", created)
+	}
+	page, err := s.List(ctx, "", "", 100, "")
+	if err != nil || len(page.Rooms) != 5 {
+		t.Fatalf("listed %d rooms, %v", len(page.Rooms), err)
+	}
+}
+
 func TestInviteCode(t *testing.T) {
 	t.Parallel()
 	s, _ := newStore(t, Config{})
