@@ -129,3 +129,26 @@ func TestConcurrentQueuesOneMatch(t *testing.T) {
 		}
 	}
 }
+
+// An empty variant is the game's default: one queue with the explicit id.
+func TestEmptyVariantIsDefault(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	m, fake := newMM(t, rdb, prefix, Config{Now: newClock().Now})
+	ctx := t.Context()
+	ta, err := m.Enqueue(ctx, Queue{Game: engine.Quoridor}, player(1500))
+	if err != nil || ta.Queue.Variant != "standard" {
+		t.Fatalf("ticket %+v, %v; want variant standard", ta, err)
+	}
+	if _, err := m.Enqueue(ctx, Queue{Game: engine.Quoridor, Variant: "standard"}, player(1500)); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := m.Wave(ctx); err != nil || st.Pairs != 1 {
+		t.Fatalf("wave %+v, %v; want the two paired", st, err)
+	}
+	for _, s := range fake.Specs() {
+		if s.Variant != "standard" {
+			t.Errorf("match variant %q", s.Variant)
+		}
+	}
+}

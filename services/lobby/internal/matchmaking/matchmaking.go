@@ -212,6 +212,7 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 	if v.Players != 2 {
 		return Ticket{}, lobby.Invalid("variant", "%s/%s is for one player", q.Game, q.Variant)
 	}
+	q.Variant = v.ID // "" is the default variant
 	if q.Clock.None() {
 		q.Clock = lobby.TimeControl{BaseMS: v.DefaultBaseMS, IncrementMS: v.DefaultIncrementMS}
 	}

@@ -41,3 +41,19 @@ func TestJoinRefusedDuringAnotherMatch(t *testing.T) {
 		t.Fatalf("host's bot game during the room's match: %v, want ErrPrecondition", err)
 	}
 }
+
+// An empty variant is the game's default: the room carries the real id
+// and is listed under it.
+func TestEmptyVariantIsDefault(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Corners})
+	if err != nil || r.Variant != "classic-3x3" {
+		t.Fatalf("room %+v, %v; want variant classic-3x3", r, err)
+	}
+	page, err := s.List(ctx, engine.Corners, "classic-3x3", 10, "")
+	if err != nil || len(page.Rooms) != 1 {
+		t.Fatalf("listed %+v, %v", page, err)
+	}
+}

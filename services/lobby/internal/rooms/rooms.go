@@ -171,10 +171,12 @@ func (s *Store) indexKeys(game engine.Game, variant string) []string {
 
 // Create opens a room with host in it.
 func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room, error) {
-	if _, err := lobby.CheckVariant(s.lookup, spec.Game, spec.Variant, spec.Clock, spec.Rated); err != nil {
+	v, err := lobby.CheckVariant(s.lookup, spec.Game, spec.Variant, spec.Clock, spec.Rated)
+	if err != nil {
 		return Room{}, err
 	}
-	if v, _ := s.lookup(spec.Game, spec.Variant); v.Players != 2 {
+	spec.Variant = v.ID // "" is the default variant
+	if v.Players != 2 {
 		return Room{}, lobby.Invalid("variant", "%s/%s is for one player; rooms seat two", spec.Game, spec.Variant)
 	}
 	n := len([]rune(spec.Password))
@@ -214,7 +216,7 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 			break
 		}
 	}
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		rk := s.roomKey(r.ID)
 		p.HSet(ctx, rk, map[string]any{
 			"id": r.ID, "code": r.InviteCode, "game": string(r.Game), "variant": r.Variant,

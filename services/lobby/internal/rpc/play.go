@@ -26,15 +26,16 @@ func (s *Server) FindMatch(req *lobbyv1.FindMatchRequest, stream grpc.ServerStre
 	if err != nil {
 		return toStatus(err)
 	}
+	variant := s.variantID(g, req.GetVariant())
 	// Every queue pairs by rating; an unrated variant uses the initial
 	// rating for everyone.
-	if p.Rating, err = s.ratingOf(ctx, p.ID, g, req.GetVariant()); err != nil {
+	if p.Rating, err = s.ratingOf(ctx, p.ID, g, variant); err != nil {
 		return toStatus(err)
 	}
 	if p.Rating == 0 {
 		p.Rating = 1500
 	}
-	q := matchmaking.Queue{Game: g, Variant: req.GetVariant(), Clock: clockFromProto(req.GetTimeControl()), Rated: req.GetRated()}
+	q := matchmaking.Queue{Game: g, Variant: variant, Clock: clockFromProto(req.GetTimeControl()), Rated: req.GetRated()}
 	t, err := s.d.Matchmaker.Enqueue(ctx, q, p)
 	if err != nil {
 		return toStatus(err)
@@ -99,7 +100,7 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 		return nil, toStatus(err)
 	}
 	tc := clockFromProto(req.GetTimeControl())
-	v, err := lobby.CheckVariant(s.d.Lookup, g, req.GetVariant(), tc, false)
+	v, err := lobby.CheckVariant(s.d.Lookup, g, s.variantID(g, req.GetVariant()), tc, false)
 	if err != nil {
 		return nil, toStatus(err)
 	}

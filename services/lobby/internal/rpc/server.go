@@ -151,6 +151,19 @@ func gameFromProto(g gamev1.Game, required bool) (engine.Game, error) {
 	return "", lobby.Invalid("game", "unknown or unspecified game %v", g)
 }
 
+// variantID resolves a request's variant: empty is the game's default
+// variant, so that rooms, queues and matches always carry the real id.
+// Unknown ids are left for the domain to reject with its message.
+func (s *Server) variantID(g engine.Game, variant string) string {
+	if variant != "" {
+		return variant
+	}
+	if v, err := s.d.Lookup(g, ""); err == nil {
+		return v.ID
+	}
+	return variant
+}
+
 func clockFromProto(tc *gamev1.TimeControl) lobby.TimeControl {
 	if tc == nil {
 		return lobby.TimeControl{}

@@ -387,7 +387,8 @@ type CreateRoomRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game is the game; required.
 	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
-	// variant is the variant id; required.
+	// variant is the variant id; empty for the game's default variant (the
+	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
 	// time_control is the clock; absent for no clock.
 	TimeControl *v1.TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
@@ -1000,7 +1001,8 @@ type FindMatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game is the game; required.
 	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
-	// variant is the variant id; required.
+	// variant is the variant id; empty for the game's default variant (the
+	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
 	// time_control is the clock; absent takes the variant's default.
 	TimeControl *v1.TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
@@ -1473,7 +1475,8 @@ type PlayBotRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game is the game; required.
 	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
-	// variant is the variant id; required.
+	// variant is the variant id; empty for the game's default variant (the
+	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
 	// level is the bot's level; required (except for one-player variants).
 	Level v1.BotLevel `protobuf:"varint,3,opt,name=level,proto3,enum=tabuleiro.game.v1.BotLevel" json:"level,omitempty"`
