@@ -35,7 +35,11 @@ func (s *Server) FindMatch(req *lobbyv1.FindMatchRequest, stream grpc.ServerStre
 	if p.Rating == 0 {
 		p.Rating = 1500
 	}
-	q := matchmaking.Queue{Game: g, Variant: variant, Clock: clockFromProto(req.GetTimeControl()), Rated: req.GetRated()}
+	tc, err := clockFromProto(req.GetTimeControl())
+	if err != nil {
+		return toStatus(err)
+	}
+	q := matchmaking.Queue{Game: g, Variant: variant, Clock: tc, Rated: req.GetRated()}
 	t, err := s.d.Matchmaker.Enqueue(ctx, q, p)
 	if err != nil {
 		return toStatus(err)
@@ -99,7 +103,10 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	tc := clockFromProto(req.GetTimeControl())
+	tc, err := clockFromProto(req.GetTimeControl())
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	v, err := lobby.CheckVariant(s.d.Lookup, g, s.variantID(g, req.GetVariant()), tc, false)
 	if err != nil {
 		return nil, toStatus(err)

@@ -62,12 +62,16 @@ func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest)
 		return nil, toStatus(lobby.Invalid("visibility", "must be public or private"))
 	}
 	variant := s.variantID(g, req.GetVariant())
+	tc, err := clockFromProto(req.GetTimeControl())
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	if req.GetRated() {
 		if p.Rating, err = s.ratingOf(ctx, p.ID, g, variant); err != nil {
 			return nil, toStatus(err)
 		}
 	}
-	r, err := s.d.Rooms.Create(ctx, p, rooms.Spec{Game: g, Variant: variant, Clock: clockFromProto(req.GetTimeControl()),
+	r, err := s.d.Rooms.Create(ctx, p, rooms.Spec{Game: g, Variant: variant, Clock: tc,
 		Rated: req.GetRated(), Private: private, Password: req.GetPassword(), HostSeat: seat})
 	if err != nil {
 		return nil, toStatus(err)

@@ -164,11 +164,19 @@ func (s *Server) variantID(g engine.Game, variant string) string {
 	return variant
 }
 
-func clockFromProto(tc *gamev1.TimeControl) lobby.TimeControl {
+// clockFromProto maps a request's clock: absent is "no clock" (the zero
+// TimeControl; FindMatch then takes the variant's default), a present one
+// must be in range (game.v1 TimeControl) — {0, 0} included.
+func clockFromProto(tc *gamev1.TimeControl) (lobby.TimeControl, error) {
 	if tc == nil {
-		return lobby.TimeControl{}
+		return lobby.TimeControl{}, nil
 	}
-	return lobby.TimeControl{BaseMS: tc.GetBaseMs(), IncrementMS: tc.GetIncrementMs()}
+	c := lobby.TimeControl{BaseMS: tc.GetBaseMs(), IncrementMS: tc.GetIncrementMs()}
+	if c.None() {
+		return c, lobby.Invalid("time_control.base_ms", "must be %d to %d, got 0 (leave time_control out for no clock)",
+			lobby.MinBaseMS, lobby.MaxBaseMS)
+	}
+	return c, c.Validate()
 }
 
 func seatFromProto(s gamev1.Seat) (engine.Seat, error) {

@@ -390,7 +390,8 @@ type CreateRoomRequest struct {
 	// variant is the variant id; empty for the game's default variant (the
 	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
-	// time_control is the clock; absent for no clock.
+	// time_control is the clock; absent for no clock. A present one must be
+	// in range (game.v1 TimeControl; {0, 0} is INVALID_ARGUMENT).
 	TimeControl *v1.TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// rated asks for a rated game (rated variants only, Q5, C7).
 	Rated bool `protobuf:"varint,4,opt,name=rated,proto3" json:"rated,omitempty"`
@@ -1004,7 +1005,9 @@ type FindMatchRequest struct {
 	// variant is the variant id; empty for the game's default variant (the
 	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
-	// time_control is the clock; absent takes the variant's default.
+	// time_control is the clock; absent takes the variant's default. A
+	// present one must be in range (game.v1 TimeControl; {0, 0} is
+	// INVALID_ARGUMENT).
 	TimeControl *v1.TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// rated asks for a rated pairing (rated variants only). Rated queues
 	// pair only within the rating window.
@@ -1483,7 +1486,8 @@ type PlayBotRequest struct {
 	// seat is the seat the caller wants; SEAT_UNSPECIFIED draws it at random
 	// (Q5).
 	Seat v1.Seat `protobuf:"varint,4,opt,name=seat,proto3,enum=tabuleiro.game.v1.Seat" json:"seat,omitempty"`
-	// time_control is the clock; absent for no clock.
+	// time_control is the clock; absent for no clock. A present one must be
+	// in range (game.v1 TimeControl; {0, 0} is INVALID_ARGUMENT).
 	TimeControl   *v1.TimeControl `protobuf:"bytes,5,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
