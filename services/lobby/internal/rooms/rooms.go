@@ -336,10 +336,10 @@ func (s *Store) List(ctx context.Context, game engine.Game, variant string, page
 	if variant != "" && game == "" {
 		return Page{}, lobby.Invalid("variant", "a variant filter needs a game")
 	}
-	if pageSize <= 0 {
+	if pageSize == 0 {
 		pageSize = 20
 	}
-	if pageSize > 100 {
+	if pageSize < 0 || pageSize > 100 {
 		return Page{}, lobby.Invalid("page_size", "must be 1 to 100, got %d", pageSize)
 	}
 	offset := 0

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -83,6 +84,9 @@ func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest)
 func (s *Server) ListRooms(ctx context.Context, req *lobbyv1.ListRoomsRequest) (*lobbyv1.ListRoomsResponse, error) {
 	g, err := gameFromProto(req.GetGame(), false)
 	if err != nil {
+		return nil, toStatus(err)
+	}
+	if err := errors.Join(s.checkFilter(g, req.GetVariant()), checkPageSize(req.GetPageSize())); err != nil {
 		return nil, toStatus(err)
 	}
 	page, err := s.d.Rooms.List(ctx, g, req.GetVariant(), int(req.GetPageSize()), req.GetPageToken())

@@ -78,3 +78,30 @@ func TestTimeControlPresentMustBeInRange(t *testing.T) {
 		t.Errorf("FindMatch without a clock sent %v; want queued (variant default)", st.sent)
 	}
 }
+
+// Lists agree: a negative or too large page size, an unknown order and an
+// unknown variant filter are INVALID_ARGUMENT everywhere.
+func TestListValidation(t *testing.T) {
+	t.Parallel()
+	s, _ := newServer(t)
+	ctx := as(t.Context(), "p_a")
+	q := gamev1.Game_GAME_QUORIDOR
+	for _, size := range []int32{-1, 101} {
+		_, err := s.ListRooms(ctx, &lobbyv1.ListRoomsRequest{PageSize: size})
+		wantCode(t, "ListRooms page_size", err, codes.InvalidArgument)
+		_, err = s.ListLiveMatches(ctx, &lobbyv1.ListLiveMatchesRequest{PageSize: size})
+		wantCode(t, "ListLiveMatches page_size", err, codes.InvalidArgument)
+		_, err = s.ListGames(ctx, &lobbyv1.ListGamesRequest{PageSize: size})
+		wantCode(t, "ListGames page_size", err, codes.InvalidArgument)
+	}
+	_, err := s.ListLiveMatches(ctx, &lobbyv1.ListLiveMatchesRequest{Order: 9})
+	wantCode(t, "ListLiveMatches order 9", err, codes.InvalidArgument)
+	_, err = s.ListRooms(ctx, &lobbyv1.ListRoomsRequest{Game: q, Variant: "nope"})
+	wantCode(t, "ListRooms unknown variant", err, codes.InvalidArgument)
+	_, err = s.ListLiveMatches(ctx, &lobbyv1.ListLiveMatchesRequest{Game: q, Variant: "nope"})
+	wantCode(t, "ListLiveMatches unknown variant", err, codes.InvalidArgument)
+	_, err = s.ListRooms(ctx, &lobbyv1.ListRoomsRequest{Game: q, Variant: "standard"})
+	wantCode(t, "ListRooms known variant", err, codes.OK)
+	_, err = s.ListLiveMatches(ctx, &lobbyv1.ListLiveMatchesRequest{Order: lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_HIGHEST_RATED})
+	wantCode(t, "ListLiveMatches highest rated", err, codes.OK)
+}

@@ -167,6 +167,29 @@ func (s *Server) variantID(g engine.Game, variant string) string {
 // clockFromProto maps a request's clock: absent is "no clock" (the zero
 // TimeControl; FindMatch then takes the variant's default), a present one
 // must be in range (game.v1 TimeControl) — {0, 0} included.
+// checkPageSize refuses a page size outside 0 (the default) to 100.
+func checkPageSize(n int32) error {
+	if n < 0 || n > 100 {
+		return lobby.Invalid("page_size", "must be 1 to 100, or 0 for the default; got %d", n)
+	}
+	return nil
+}
+
+// checkFilter checks a list's game and variant filter: a variant needs a
+// game and must exist.
+func (s *Server) checkFilter(g engine.Game, variant string) error {
+	if variant == "" {
+		return nil
+	}
+	if g == "" {
+		return lobby.Invalid("variant", "a variant filter needs a game")
+	}
+	if _, err := s.d.Lookup(g, variant); err != nil {
+		return lobby.Invalid("variant", "unknown variant %q of %s", variant, g)
+	}
+	return nil
+}
+
 func clockFromProto(tc *gamev1.TimeControl) (lobby.TimeControl, error) {
 	if tc == nil {
 		return lobby.TimeControl{}, nil

@@ -72,7 +72,8 @@ type LobbyServiceClient interface {
 	// caller already hosts 5 open rooms.
 	CreateRoom(ctx context.Context, in *CreateRoomRequest, opts ...grpc.CallOption) (*CreateRoomResponse, error)
 	// ListRooms lists open public rooms, newest first, paged.
-	// INVALID_ARGUMENT for a bad page_token or a variant without a game.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown game or variant, or a variant without a game.
 	ListRooms(ctx context.Context, in *ListRoomsRequest, opts ...grpc.CallOption) (*ListRoomsResponse, error)
 	// JoinRoom takes the free seat of a room, by room id or invite code. When
 	// the second seat fills, the lobby creates the match and the room's
@@ -122,14 +123,15 @@ type LobbyServiceClient interface {
 	// a live match (see FindMatch).
 	PlayBot(ctx context.Context, in *PlayBotRequest, opts ...grpc.CallOption) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
-	// INVALID_ARGUMENT for a bad page_token.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown order, game or variant, or a variant without a game.
 	ListLiveMatches(ctx context.Context, in *ListLiveMatchesRequest, opts ...grpc.CallOption) (*ListLiveMatchesResponse, error)
 	// ListActiveMatches lists the caller's unfinished matches, to resume
 	// (rejoin with match.v1 Play), newest first.
 	ListActiveMatches(ctx context.Context, in *ListActiveMatchesRequest, opts ...grpc.CallOption) (*ListActiveMatchesResponse, error)
 	// ListGames lists a player's finished games, newest first, paged.
 	// NOT_FOUND for an unknown player; INVALID_ARGUMENT for a bad
-	// page_token.
+	// page_token, a page_size outside 0–100 or an unknown game.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 	// GetGame returns one finished game's full record. NOT_FOUND when no
 	// such game is recorded (a game just finished may take a moment).
@@ -351,7 +353,8 @@ type LobbyServiceServer interface {
 	// caller already hosts 5 open rooms.
 	CreateRoom(context.Context, *CreateRoomRequest) (*CreateRoomResponse, error)
 	// ListRooms lists open public rooms, newest first, paged.
-	// INVALID_ARGUMENT for a bad page_token or a variant without a game.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown game or variant, or a variant without a game.
 	ListRooms(context.Context, *ListRoomsRequest) (*ListRoomsResponse, error)
 	// JoinRoom takes the free seat of a room, by room id or invite code. When
 	// the second seat fills, the lobby creates the match and the room's
@@ -401,14 +404,15 @@ type LobbyServiceServer interface {
 	// a live match (see FindMatch).
 	PlayBot(context.Context, *PlayBotRequest) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
-	// INVALID_ARGUMENT for a bad page_token.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown order, game or variant, or a variant without a game.
 	ListLiveMatches(context.Context, *ListLiveMatchesRequest) (*ListLiveMatchesResponse, error)
 	// ListActiveMatches lists the caller's unfinished matches, to resume
 	// (rejoin with match.v1 Play), newest first.
 	ListActiveMatches(context.Context, *ListActiveMatchesRequest) (*ListActiveMatchesResponse, error)
 	// ListGames lists a player's finished games, newest first, paged.
 	// NOT_FOUND for an unknown player; INVALID_ARGUMENT for a bad
-	// page_token.
+	// page_token, a page_size outside 0–100 or an unknown game.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	// GetGame returns one finished game's full record. NOT_FOUND when no
 	// such game is recorded (a game just finished may take a moment).
