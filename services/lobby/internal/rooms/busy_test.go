@@ -57,3 +57,21 @@ func TestEmptyVariantIsDefault(t *testing.T) {
 		t.Fatalf("listed %+v, %v", page, err)
 	}
 }
+
+// A password for a public room is a mistake, not something to ignore.
+func TestPasswordForPublicRoom(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ie *lobby.InvalidError
+	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "secret"); !errors.As(err, &ie) || ie.Field != "password" {
+		t.Fatalf("join a public room with a password: %v, want InvalidError on password", err)
+	}
+	if got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, ""); err != nil || got.Status != Started {
+		t.Fatalf("join without: %+v, %v", got, err)
+	}
+}

@@ -461,6 +461,9 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password str
 	if err != nil {
 		return Room{}, err
 	}
+	if !r.Private && password != "" {
+		return Room{}, lobby.Invalid("password", "room %s is public; send no password", id)
+	}
 	if r.Private && r.Host.ID != p.ID && r.Guest.ID != p.ID {
 		if err := s.checkPassword(ctx, r, p.ID, password); err != nil {
 			return Room{}, err

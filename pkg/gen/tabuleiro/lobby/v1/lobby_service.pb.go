@@ -671,7 +671,8 @@ type JoinRoomRequest struct {
 	//	*JoinRoomRequest_RoomId
 	//	*JoinRoomRequest_InviteCode
 	Target isJoinRoomRequest_Target `protobuf_oneof:"target"`
-	// password is the private room's password; empty for a public room.
+	// password is the private room's password; empty for a public room
+	// (INVALID_ARGUMENT otherwise).
 	Password      string `protobuf:"bytes,3,opt,name=password,proto3" json:"password,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
