@@ -93,7 +93,7 @@ func (e *BusyError) Error() string {
 func (e *BusyError) Unwrap() error { return ErrPrecondition }
 
 // Display names: 2–24 characters, letters (any script), digits, spaces and
-// '_', '-', '.'; no space at either end.
+// '_', '-', '.'; no white space at either end.
 const (
 	MinNameLen = 2
 	MaxNameLen = 24
@@ -110,7 +110,7 @@ func ValidateDisplayName(name string) error {
 		return Invalid("display_name", "must be %d to %d characters, got %d", MinNameLen, MaxNameLen, n)
 	}
 	if strings.TrimSpace(name) != name {
-		return Invalid("display_name", "must not start or end with a space")
+		return Invalid("display_name", "must not start or end with white space")
 	}
 	for i, r := range name {
 		switch {

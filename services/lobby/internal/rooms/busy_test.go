@@ -2,6 +2,7 @@ package rooms
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"tabuleiro.dev/pkg/engine"
@@ -73,5 +74,28 @@ func TestPasswordForPublicRoom(t *testing.T) {
 	}
 	if got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, ""); err != nil || got.Status != Started {
 		t.Fatalf("join without: %+v, %v", got, err)
+	}
+}
+
+// Leaving says what is wrong: an empty id is invalid, a second leave finds
+// the room already closed (not a match to resign).
+func TestLeaveMessages(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	var ie *lobby.InvalidError
+	if err := s.Leave(ctx, ana.ID, ""); !errors.As(err, &ie) || ie.Field != "room_id" {
+		t.Fatalf("leave without an id: %v, want InvalidError on room_id", err)
+	}
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Leave(ctx, ana.ID, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Leave(ctx, ana.ID, r.ID)
+	if !errors.Is(err, lobby.ErrPrecondition) || !strings.Contains(err.Error(), "already closed") || strings.Contains(err.Error(), "resign") {
+		t.Fatalf("second leave: %v, want ErrPrecondition saying already closed", err)
 	}
 }

@@ -278,6 +278,9 @@ func (s *Store) takeHostSlot(ctx context.Context, hostID, roomID string) error {
 
 // Get returns a room by id.
 func (s *Store) Get(ctx context.Context, id string) (Room, error) {
+	if id == "" {
+		return Room{}, lobby.Invalid("room_id", "required")
+	}
 	m, err := s.rdb.HGetAll(ctx, s.roomKey(id)).Result()
 	if err != nil {
 		return Room{}, fmt.Errorf("get room %s: %w", id, err)
@@ -636,7 +639,11 @@ func (s *Store) Leave(ctx context.Context, playerID, roomID string) error {
 		return fmt.Errorf("room %s: %w", roomID, lobby.ErrNotFound)
 	case "stranger":
 		return lobby.Precondition("you are not in room %s", roomID)
+	case string(Closed):
+		return lobby.Precondition("room %s is already closed", roomID)
+	case string(Started), string(Starting):
+		return lobby.Precondition("room %s has started its match; resign the match instead", roomID)
 	default:
-		return lobby.Precondition("room %s is %s; resign the match instead", roomID, res)
+		return lobby.Precondition("room %s is %s", roomID, res)
 	}
 }
