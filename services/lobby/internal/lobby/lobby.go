@@ -92,6 +92,23 @@ func (e *BusyError) Error() string {
 // Unwrap returns ErrPrecondition.
 func (e *BusyError) Unwrap() error { return ErrPrecondition }
 
+// MaxEcho is the most bytes of a caller's input that an error message
+// repeats (see Clip).
+const MaxEcho = 64
+
+// Clip returns s cut to MaxEcho bytes (on a rune boundary) with "…"
+// appended when it was longer, for echoing untrusted input in messages.
+func Clip(s string) string {
+	if len(s) <= MaxEcho {
+		return s
+	}
+	n := MaxEcho
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // Display names: 2–24 characters, letters (any script), digits, spaces and
 // '_', '-', '.'; no white space at either end.
 const (
@@ -250,7 +267,7 @@ type VariantLookup func(game engine.Game, variant string) (engine.Variant, error
 func CheckVariant(lookup VariantLookup, game engine.Game, variant string, tc TimeControl, rated bool) (engine.Variant, error) {
 	v, err := lookup(game, variant)
 	if err != nil {
-		return engine.Variant{}, Invalid("variant", "unknown game %q or variant %q", game, variant)
+		return engine.Variant{}, Invalid("variant", "unknown game %q or variant %q", game, Clip(variant))
 	}
 	if err := tc.Validate(); err != nil {
 		return engine.Variant{}, err

@@ -77,3 +77,18 @@ func TestNewIDIsUnique(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+func TestClip(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ give, want string }{
+		{"", ""},
+		{strings.Repeat("a", MaxEcho), strings.Repeat("a", MaxEcho)},
+		{strings.Repeat("a", MaxEcho+1), strings.Repeat("a", MaxEcho) + "…"},
+		{strings.Repeat("a", MaxEcho-1) + "é", strings.Repeat("a", MaxEcho-1) + "…"}, // no split rune
+	}
+	for _, tt := range tests {
+		if got := Clip(tt.give); got != tt.want {
+			t.Errorf("Clip(%d bytes) = %q, want %q", len(tt.give), got, tt.want)
+		}
+	}
+}

@@ -283,10 +283,10 @@ func (s *Store) Get(ctx context.Context, id string) (Room, error) {
 	}
 	m, err := s.rdb.HGetAll(ctx, s.roomKey(id)).Result()
 	if err != nil {
-		return Room{}, fmt.Errorf("get room %s: %w", id, err)
+		return Room{}, fmt.Errorf("get room %s: %w", lobby.Clip(id), err)
 	}
 	if len(m) == 0 {
-		return Room{}, fmt.Errorf("room %s: %w", id, lobby.ErrNotFound)
+		return Room{}, fmt.Errorf("room %s: %w", lobby.Clip(id), lobby.ErrNotFound)
 	}
 	return decode(m), nil
 }

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -104,4 +105,25 @@ func TestListValidation(t *testing.T) {
 	wantCode(t, "ListRooms known variant", err, codes.OK)
 	_, err = s.ListLiveMatches(ctx, &lobbyv1.ListLiveMatchesRequest{Order: lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_HIGHEST_RATED})
 	wantCode(t, "ListLiveMatches highest rated", err, codes.OK)
+}
+
+// Long input is not echoed in full.
+func TestLongInputClipped(t *testing.T) {
+	t.Parallel()
+	s, _ := newServer(t)
+	ctx := as(t.Context(), "p_a")
+	long := strings.Repeat("v", 100_000)
+	q := gamev1.Game_GAME_QUORIDOR
+	_, e1 := s.CreateRoom(ctx, &lobbyv1.CreateRoomRequest{Game: q, Variant: long, Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PUBLIC})
+	_, e2 := s.PlayBot(ctx, &lobbyv1.PlayBotRequest{Game: q, Variant: long, Level: gamev1.BotLevel_BOT_LEVEL_EASY})
+	e3 := s.FindMatch(&lobbyv1.FindMatchRequest{Game: q, Variant: long}, &findStream{ctx: ctx})
+	_, e4 := s.ListRooms(ctx, &lobbyv1.ListRoomsRequest{Game: q, Variant: long})
+	_, e5 := s.JoinRoom(ctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_RoomId{RoomId: long}})
+	_, e6 := s.LeaveRoom(ctx, &lobbyv1.LeaveRoomRequest{RoomId: long})
+	for i, err := range []error{e1, e2, e3, e4, e5, e6} {
+		st, _ := status.FromError(err)
+		if err == nil || len(st.Message()) > 200 || !strings.Contains(st.Message(), "…") {
+			t.Errorf("call %d: %d-byte message %.300q, want a clipped echo", i+1, len(st.Message()), st.Message())
+		}
+	}
 }

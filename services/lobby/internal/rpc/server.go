@@ -185,7 +185,7 @@ func (s *Server) checkFilter(g engine.Game, variant string) error {
 		return lobby.Invalid("variant", "a variant filter needs a game")
 	}
 	if _, err := s.d.Lookup(g, variant); err != nil {
-		return lobby.Invalid("variant", "unknown variant %q of %s", variant, g)
+		return lobby.Invalid("variant", "unknown variant %q of %s", lobby.Clip(variant), g)
 	}
 	return nil
 }
