@@ -101,4 +101,7 @@ go test -race -short -count=1 -timeout 30m work
 step "go test (deep checks without -race: perft and long suites)"
 go test -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
 
+step "fault tests: killed, stopped and restarted processes (issue 10)"
+go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
+
 step "done"

@@ -69,6 +69,6 @@ func newRootCommand(getenv func(string) string, stdin io.Reader, stdout, stderr 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newPlayCommand(e), newServeCommand(e), newWatchCommand(e), newHistoryCommand(e), newStatsCommand(e),
-		newReplayCommand(e), newMigrateCommand(e), newRulesCommand(e), newBotsCommand(e), newEmbeddedRedisCommand(e))
+		newReplayCommand(e), newMigrateCommand(e), newRulesCommand(e), newBotsCommand(e), newEmbeddedRedisCommand(e), newLoadCommand(e))
 	return root
 }

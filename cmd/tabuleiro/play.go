@@ -40,7 +40,7 @@ func (f *serverFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.server, "server", "", "address of a Tabuleiro server (HOST:PORT); empty runs every service in this process")
 	c.Flags().StringVar(&f.dataDir, "data-dir", "", "where the local mode keeps its state (default $XDG_DATA_HOME/tabuleiro or ~/.local/share/tabuleiro)")
 	c.Flags().StringVar(&f.redisURL, "redis-url", "", "local mode: use this Redis instead of the embedded one")
-	c.Flags().StringVar(&f.databaseURL, "database-url", "", "local mode: use this PostgreSQL instead of a private one")
+	c.Flags().StringVar(&f.databaseURL, "database-url", "", "local mode: use this PostgreSQL instead of the embedded SQLite")
 }
 
 func (f *serverFlags) dir(e *env) (string, error) {

@@ -32,12 +32,13 @@ func localVars(t *testing.T) map[string]string {
 
 // CI's whole-game check: `play --auto` plays a full game of each game
 // against bot:easy, then two players at one keyboard, through the
-// one-process mode; history then lists every game.
+// one-process mode with its embedded stores (nothing installed, as in
+// README's first command); history and stats, each a later run on the
+// same data directory, then list every game.
 func TestPlayAutoEveryGame(t *testing.T) {
 	t.Parallel()
 	vars := localVars(t)
-	db := freshSchemaURL(t)
-	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "all", "--database-url", db)
+	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "all")
 	if code != 0 {
 		t.Fatalf("play --auto vs bot: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -49,14 +50,14 @@ func TestPlayAutoEveryGame(t *testing.T) {
 	if strings.Contains(out, "ongoing") {
 		t.Errorf("a game did not end:\n%s", out)
 	}
-	code, out, errOut = runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--vs", "local", "--database-url", db)
+	code, out, errOut = runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--vs", "local")
 	if code != 0 || !strings.Contains(out, "two players, one keyboard") {
 		t.Fatalf("play --auto --vs local: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// A finished game reaches history through the outbox, a moment later.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		code, out, errOut = runWithEnv(t, vars, "history", "--database-url", db)
+		code, out, errOut = runWithEnv(t, vars, "history")
 		if code == 0 && strings.Count(out, "\n") == 5 { // the header and 4 games
 			break
 		}
@@ -64,7 +65,7 @@ func TestPlayAutoEveryGame(t *testing.T) {
 			t.Fatalf("history: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 	}
-	code, out, _ = runWithEnv(t, vars, "stats", "--database-url", db)
+	code, out, _ = runWithEnv(t, vars, "stats")
 	if code != 0 || !strings.Contains(out, "easy") {
 		t.Errorf("stats: exit %d, no record against easy:\n%s", code, out)
 	}

@@ -18,9 +18,9 @@ func newServeCommand(e *env) *cobra.Command {
 		Long: "Run the lobby, match and bot services in this process, all on one gRPC port,\n" +
 			"with the same service code as production. Live state goes to an embedded Redis\n" +
 			"(miniredis, saved to the data directory on exit) unless --redis-url is given;\n" +
-			"results go to a private PostgreSQL run from the local installation, with its\n" +
-			"cluster in the data directory, unless --database-url is given. The token key\n" +
-			"is generated once and kept in the data directory. Stops on Ctrl-C.",
+			"results (history, ratings, stats) go to an embedded SQLite file in the data\n" +
+			"directory unless --database-url (PostgreSQL) is given. The token key is\n" +
+			"generated once and kept in the data directory. Stops on Ctrl-C.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.server != "" {

@@ -54,9 +54,14 @@ type Options struct {
 	// Auth authenticates every RPC. Nil disables authentication: only for
 	// tests of code that does not depend on the caller.
 	Auth *auth.Interceptor
-	// TLS, when set, serves TLS; plaintext otherwise (local mode, or TLS
-	// terminated in front).
+	// TLS, when set, serves TLS (see ServerTLS); plaintext otherwise (local
+	// mode, a private network, or TLS terminated in front). Plaintext on a
+	// non-loopback address is logged as a warning.
 	TLS *tls.Config
+	// MaxConnectionAge sends clients a GOAWAY after this long so that they
+	// reconnect and re-resolve (spreading onto new pods); open streams are
+	// not cut. 0 means DefaultMaxConnectionAge; negative disables it.
+	MaxConnectionAge time.Duration
 	// Telemetry provides the tracer and meter; nil means telemetry.Disabled().
 	Telemetry *telemetry.Telemetry
 	// OnListen, when set, is called with the bound address before serving
@@ -85,13 +90,22 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 		unary = append(unary, authUnary(opts.Auth))
 		stream = append(stream, authStream(opts.Auth))
 	}
+	age := opts.MaxConnectionAge
+	switch {
+	case age == 0:
+		age = DefaultMaxConnectionAge
+	case age < 0:
+		age = 0 // infinity
+	}
 	sopts := []grpc.ServerOption{
 		grpc.StatsHandler(tel.ServerHandler()),
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
 		// Ping idle connections so that a vanished client's streams end
 		// (and its reconnection window starts) within about 40 s.
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
+		// MaxConnectionAgeGrace stays infinite: a Play stream outlives
+		// its connection's age and ends on its own.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second, MaxConnectionAge: age}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 	}
 	if opts.TLS != nil {
@@ -140,7 +154,11 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
-	logger.InfoContext(ctx, "grpc server serving", "addr", lis.Addr().String())
+	logger.InfoContext(ctx, "grpc server serving", "addr", lis.Addr().String(), "tls", opts.TLS != nil)
+	if opts.TLS == nil && !isLoopback(lis.Addr()) {
+		logger.WarnContext(ctx, "grpc server is plaintext on a non-loopback address: set a TLS certificate and key unless a private network or a TLS proxy protects it",
+			"addr", lis.Addr().String())
+	}
 
 	select {
 	case err := <-served:

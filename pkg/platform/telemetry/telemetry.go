@@ -16,6 +16,11 @@
 // The exporters and resource detection also honour the other OTEL_*
 // variables (headers, timeouts, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES),
 // which the OpenTelemetry SDK reads itself.
+//
+// When a signal is on, Setup also installs the providers as the otel
+// globals (SetGlobal): the services' domain metrics (Meter) and the Redis
+// instrumentation report through them. NewLogger adds trace_id and span_id
+// to JSON logs.
 package telemetry
 
 import (
@@ -102,6 +107,7 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (*Te
 		t.MeterProvider, t.MetricsEnabled = mp, true
 		t.shutdown = append(t.shutdown, mp.Shutdown)
 	}
+	t.SetGlobal()
 	return t, nil
 }
 

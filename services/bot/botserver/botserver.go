@@ -5,7 +5,6 @@ package botserver
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -90,12 +89,8 @@ func Options(cfg Config, deps Deps) (grpcserve.Options, error) {
 		Auth:            auth.NewInterceptor(v, Policy()),
 		Telemetry:       deps.Telemetry,
 	}
-	if cfg.TLSCertFile != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
-		if err != nil {
-			return grpcserve.Options{}, fmt.Errorf("load TLS key pair: %w", err)
-		}
-		opts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if opts.TLS, err = grpcserve.ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
+		return grpcserve.Options{}, err
 	}
 	return opts, nil
 }

@@ -24,9 +24,9 @@ import (
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
-	"tabuleiro.dev/services/lobby/internal/postgres"
 	"tabuleiro.dev/services/lobby/internal/rooms"
 	"tabuleiro.dev/services/lobby/internal/rpc"
+	"tabuleiro.dev/services/lobby/internal/sqlstore"
 )
 
 // MatchCreator creates matches (the match.v1 client, see NewMatchClient).
@@ -34,8 +34,12 @@ type MatchCreator = lobby.MatchCreator
 
 // Deps are the lobby's dependencies.
 type Deps struct {
-	Redis    redis.UniversalClient
-	DB       *pgxpool.Pool
+	Redis redis.UniversalClient
+	// DB is the PostgreSQL of players, ratings and finished games.
+	DB *pgxpool.Pool
+	// SQLite, set instead of DB, holds them in an embedded SQLite
+	// database opened with migrations.OpenSQLite (the one-process mode).
+	SQLite   *sql.DB
 	Issuer   *auth.Issuer
 	Verifier *auth.Verifier
 	Matches  MatchCreator
@@ -57,17 +61,26 @@ type Config struct {
 type Server struct {
 	rpc    *rpc.Server
 	mm     *matchmaking.Matchmaker
-	store  *postgres.Store
+	store  *sqlstore.Store
 	cfg    Config
 	logger *slog.Logger
 }
 
 // New applies the lobby's migrations and builds a server.
 func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
-	db := stdlib.OpenDBFromPool(d.DB)
-	defer func(db *sql.DB) { _ = db.Close() }(db)
-	if _, err := migrations.Up(ctx, db); err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
+	var store *sqlstore.Store
+	if d.SQLite != nil {
+		if _, err := migrations.UpSQLite(ctx, d.SQLite); err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		store = sqlstore.NewSQLite(d.SQLite, glicko.Default(), nil)
+	} else {
+		db := stdlib.OpenDBFromPool(d.DB)
+		defer func(db *sql.DB) { _ = db.Close() }(db)
+		if _, err := migrations.Up(ctx, db); err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		store = sqlstore.NewPostgres(d.DB, glicko.Default(), nil)
 	}
 	if cfg.RedisPrefix == "" {
 		cfg.RedisPrefix = "tabuleiro:lobby:"
@@ -101,7 +114,6 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	rcfg := cfg.Rooms
 	rcfg.Prefix = cfg.RedisPrefix
 	rcfg.Reserver = mm
-	store := postgres.New(d.DB, glicko.Default(), nil)
 	s := &Server{
 		rpc: rpc.New(rpc.Deps{
 			Rooms: rooms.New(d.Redis, games.Lookup, matches, rcfg), Matchmaker: mm, Store: store, Live: lister,

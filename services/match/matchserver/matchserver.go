@@ -19,18 +19,22 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/services/match/internal/botclient"
 	"tabuleiro.dev/services/match/internal/match"
-	"tabuleiro.dev/services/match/internal/postgres"
 	"tabuleiro.dev/services/match/internal/recorder"
 	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/internal/rpc"
+	"tabuleiro.dev/services/match/internal/sqlstore"
 )
 
 // Deps are the match service's stores and clients.
 type Deps struct {
 	Redis *redis.Client
-	// DB receives finished games; nil runs no recorder (results wait in
-	// the outbox for an instance that has one).
+	// DB receives finished games in PostgreSQL (driver "pgx"); nil (and
+	// no SQLite) runs no recorder (results wait in the outbox for an
+	// instance that has one).
 	DB *sql.DB
+	// SQLite, set instead of DB, receives them in an embedded SQLite
+	// database opened with migrations.OpenSQLite (the one-process mode).
+	SQLite *sql.DB
 	// Bot plays bot seats; nil refuses matches with a bot.
 	Bot    match.Bot
 	Logger *slog.Logger
@@ -96,9 +100,18 @@ func (s *Server) Drain() { s.once.Do(func() { close(s.drain) }) }
 // Run migrates (if configured) and runs the hub, the deadline sweeper and
 // the recorder until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
+	results := s.d.DB
 	if s.cfg.Migrate && s.d.DB != nil {
 		if _, err := migrations.Up(ctx, s.d.DB); err != nil {
 			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if s.d.SQLite != nil {
+		results = s.d.SQLite
+		if s.cfg.Migrate {
+			if _, err := migrations.UpSQLite(ctx, s.d.SQLite); err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -115,12 +128,12 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	run(s.hub.Run)
 	run(s.svc.Run)
-	if s.d.DB != nil {
+	if results != nil {
 		rc := s.cfg.Recorder
 		if rc.Consumer == "" {
 			rc.Consumer = s.cfg.InstanceID
 		}
-		run(recorder.New(s.store, postgres.New(s.d.DB), rc, s.d.Logger).Run)
+		run(recorder.New(s.store, sqlstore.New(results), rc, s.d.Logger).Run)
 	}
 	<-ctx.Done()
 	s.Drain()

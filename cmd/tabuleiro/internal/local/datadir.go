@@ -1,8 +1,6 @@
 package local
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -55,16 +53,4 @@ func tokenKey(dir string) ([]byte, error) {
 		return nil, fmt.Errorf("keep token key: %w", err)
 	}
 	return key, nil
-}
-
-// postgresDir is where the private PostgreSQL keeps its cluster. Under
-// root the server runs as the postgres user, which cannot enter root's
-// home: the cluster then lives in /var/lib/tabuleiro, one per data
-// directory.
-func postgresDir(dataDir string) string {
-	if os.Geteuid() != 0 {
-		return filepath.Join(dataDir, "postgres")
-	}
-	sum := sha256.Sum256([]byte(dataDir))
-	return filepath.Join("/var/lib/tabuleiro", "postgres-"+hex.EncodeToString(sum[:6]))
 }

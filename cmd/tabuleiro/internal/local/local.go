@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -33,12 +34,13 @@ import (
 type Options struct {
 	// Addr is where to listen; "127.0.0.1:0" picks a free loopback port.
 	Addr string
-	// DataDir holds the token key, the Redis snapshot and the private
-	// PostgreSQL cluster; required.
+	// DataDir holds the token key, the Redis snapshot and the SQLite
+	// database of results; required.
 	DataDir string
 	// RedisURL, when set, uses that Redis instead of the embedded one.
 	RedisURL string
-	// DatabaseURL, when set, uses that PostgreSQL instead of a private one.
+	// DatabaseURL, when set, uses that PostgreSQL instead of the embedded
+	// SQLite database.
 	DatabaseURL string
 	// Logger receives the services' logs; nil discards them.
 	Logger *slog.Logger
@@ -121,40 +123,46 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	} else {
 		live = "Redis at " + redactURL(redisURL)
 	}
-	dbURL := o.DatabaseURL
-	if dbURL == "" {
-		pg, err := startPostgres(ctx, postgresDir(o.DataDir))
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, pg.Close)
-		dbURL = pg.URL()
-		results = "private PostgreSQL in " + pg.dir + ": history, ratings and stats persist"
-	} else {
-		results = "PostgreSQL at " + redactURL(dbURL)
-	}
-
 	ropts, err := redis.ParseURL(redisURL)
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
 	}
 	rdb := redis.NewClient(ropts)
 	s.closers = append(s.closers, func(context.Context) error { return rdb.Close() })
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
-	}
-	s.closers = append(s.closers, func(context.Context) error { pool.Close(); return nil })
-	sqlDB, err := sql.Open("pgx", dbURL)
-	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
-	}
-	s.closers = append(s.closers, func(context.Context) error { return sqlDB.Close() })
 
-	// Migrate once, before any service starts: two services migrating at
-	// once would wait on each other's advisory lock.
-	if _, err := migrations.Up(ctx, sqlDB); err != nil {
-		return nil, err
+	// Results: the embedded SQLite file, or a PostgreSQL server. Migrate
+	// once, before any service starts: two services migrating at once
+	// would wait on each other's lock.
+	var matchDeps matchserver.Deps
+	var lobbyDeps lobbyserver.Deps
+	if o.DatabaseURL == "" {
+		path := filepath.Join(o.DataDir, "results.db")
+		db, err := migrations.OpenSQLite(path)
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, func(context.Context) error { return db.Close() })
+		if _, err := migrations.UpSQLite(ctx, db); err != nil {
+			return nil, err
+		}
+		matchDeps.SQLite, lobbyDeps.SQLite = db, db
+		results = "embedded SQLite in " + path + ": history, ratings and stats persist"
+	} else {
+		pool, err := pgxpool.New(ctx, o.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		s.closers = append(s.closers, func(context.Context) error { pool.Close(); return nil })
+		db, err := sql.Open("pgx", o.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		s.closers = append(s.closers, func(context.Context) error { return db.Close() })
+		if _, err := migrations.Up(ctx, db); err != nil {
+			return nil, err
+		}
+		matchDeps.DB, lobbyDeps.DB = db, pool
+		results = "PostgreSQL at " + redactURL(o.DatabaseURL)
 	}
 
 	l, err := net.Listen("tcp", o.Addr)
@@ -181,14 +189,12 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}
 	s.closers = append(s.closers, func(context.Context) error { return matchConn.Close() })
 
-	ms := matchserver.New(ctx, matchserver.Deps{
-		Redis: rdb, DB: sqlDB, Logger: logger,
-		Bot: matchserver.NewBotClient(botv1.NewBotServiceClient(matchConn)),
-	}, matchserver.Config{KeyPrefix: o.KeyPrefix + "match:", InstanceID: "local"})
-	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{
-		Redis: rdb, DB: pool, Issuer: s.issuer, Verifier: verifier, Logger: logger,
-		Matches: lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn)),
-	}, lobbyserver.Config{RedisPrefix: o.KeyPrefix + "lobby:"})
+	matchDeps.Redis, matchDeps.Logger = rdb, logger
+	matchDeps.Bot = matchserver.NewBotClient(botv1.NewBotServiceClient(matchConn))
+	ms := matchserver.New(ctx, matchDeps, matchserver.Config{KeyPrefix: o.KeyPrefix + "match:", InstanceID: "local"})
+	lobbyDeps.Redis, lobbyDeps.Issuer, lobbyDeps.Verifier, lobbyDeps.Logger = rdb, s.issuer, verifier, logger
+	lobbyDeps.Matches = lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn))
+	lob, err := lobbyserver.New(ctx, lobbyDeps, lobbyserver.Config{RedisPrefix: o.KeyPrefix + "lobby:"})
 	if err != nil {
 		_ = l.Close()
 		return nil, fmt.Errorf("lobby: %w", err)

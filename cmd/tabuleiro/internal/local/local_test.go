@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,13 +88,14 @@ func playBot(t *testing.T, c *client.Client, p client.Player, g gamev1.Game, var
 	return resp.GetMatchId()
 }
 
-// The three services run in one process with the embedded Redis and play
-// a whole game of each game against bot:easy over the public API; the
-// finished games reach history and the bot record, and stay there after a
-// restart on the same data directory.
-func TestEmbeddedRedisPlaysEveryGameAndKeepsHistory(t *testing.T) {
+// The three services run in one process with the embedded stores (Redis
+// and SQLite, nothing installed) and play a whole game of each game
+// against bot:easy over the public API; the finished games reach history,
+// the bot record and the SQLite file in the data directory, and stay there
+// after a restart on the same data directory.
+func TestEmbeddedStoresPlayEveryGameAndKeepHistory(t *testing.T) {
 	t.Parallel()
-	o := Options{DataDir: t.TempDir(), DatabaseURL: testDatabaseURL(t)}
+	o := Options{DataDir: t.TempDir()}
 	c, stop := start(t, o)
 	p, err := c.SignIn(t.Context(), "Ana")
 	if err != nil {
@@ -118,6 +121,9 @@ func TestEmbeddedRedisPlaysEveryGameAndKeepsHistory(t *testing.T) {
 	}
 	stop()
 
+	if _, err := os.Stat(filepath.Join(o.DataDir, "results.db")); err != nil {
+		t.Errorf("no SQLite file in the data directory: %v", err)
+	}
 	c, _ = start(t, o)
 	waitGames(t, c, p, len(tests))
 	stats, err := c.Lobby.GetStats(p.Context(t.Context()), &lobbyv1.GetStatsRequest{})
@@ -157,7 +163,7 @@ func waitGames(t *testing.T, c *client.Client, p client.Player, n int) {
 // offered for resumption and rejoins with its plies.
 func TestUnfinishedGameSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	o := Options{DataDir: t.TempDir(), DatabaseURL: testDatabaseURL(t)}
+	o := Options{DataDir: t.TempDir()}
 	c, stop := start(t, o)
 	p, err := c.SignIn(t.Context(), "Ana")
 	if err != nil {
@@ -235,26 +241,45 @@ func TestRealRedis(t *testing.T) {
 	waitGames(t, c, p, 1)
 }
 
-// With no database URL the one-process mode runs a private PostgreSQL from
-// the local installation, its cluster kept for the data directory.
-func TestPrivatePostgres(t *testing.T) {
+// The banner names the stores in use and what persists: the embedded
+// ones by default, the servers given otherwise.
+func TestBanner(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		return // initdb and a server start: run without -short
+	dir := t.TempDir()
+	ru := os.Getenv("TABULEIRO_TEST_REDIS_URL")
+	if ru == "" {
+		t.Fatal("TABULEIRO_TEST_REDIS_URL is not set: run ./scripts/test.sh, which starts Redis and sets it")
 	}
-	o := Options{DataDir: t.TempDir()}
-	c, stop := start(t, o)
-	t.Cleanup(func() { _ = os.RemoveAll(postgresDir(o.DataDir)) })
-	p, err := c.SignIn(t.Context(), "Ana")
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name string
+		give Options
+		want []string
+	}{
+		{"embedded", Options{DataDir: dir}, []string{
+			"embedded Redis (miniredis), saved to " + filepath.Join(dir, "redis.jsonl"), "games in progress persist",
+			"embedded SQLite in " + filepath.Join(dir, "results.db"), "history, ratings and stats persist",
+		}},
+		{"servers", Options{DataDir: t.TempDir(), RedisURL: ru, DatabaseURL: testDatabaseURL(t), KeyPrefix: fmt.Sprintf("test-local-%d:", rand.Uint64())},
+			[]string{"live state: Redis at redis://127.0.0.1", "results:    PostgreSQL at postgres://"}},
 	}
-	id := playBot(t, c, p, gamev1.Game_GAME_CORNERS, "classic-3x3")
-	if _, err := autoplay.Seat(t.Context(), c, p, id, autoplay.Random(3)); err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			srv, err := Start(ctx, tt.give)
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			banner := srv.Banner()
+			cancel()
+			if err := srv.Wait(); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(banner, w) {
+					t.Errorf("banner lacks %q:\n%s", w, banner)
+				}
+			}
+		})
 	}
-	waitGames(t, c, p, 1)
-	stop()
-	c, _ = start(t, o)
-	waitGames(t, c, p, 1)
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -31,7 +30,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("load config: %w", err)
 	}
-	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
 	tel, err := telemetry.Setup(ctx, "bot", getenv)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)

@@ -82,10 +82,12 @@ func (s *Server) selectPly(ctx context.Context, req *botv1.SelectPlyRequest) (*b
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
+	start := time.Now()
 	c, err := player.Select(ctx, v, lvl, budget, rand.New(rand.NewPCG(seed, uint64(v.Plies()))))
 	if err != nil {
 		return nil, err
 	}
+	observeThink(ctx, lvl.String(), start)
 	return &botv1.SelectPlyResponse{
 		Notation:   c.Ply.String(),
 		PlyNumber:  int32(v.Plies() + 1),

@@ -107,7 +107,9 @@ func TestSelectPly(t *testing.T) {
 		for lvl := gamev1.BotLevel_BOT_LEVEL_EASY; lvl <= gamev1.BotLevel_BOT_LEVEL_EXPERT; lvl++ {
 			t.Run(string(p.Variant().Game)+"/"+lvl.String(), func(t *testing.T) {
 				t.Parallel()
-				resp, err := svc.SelectPly(t.Context(), &botv1.SelectPlyRequest{View: viewOf(p), Level: lvl, BudgetMs: 30, Seed: 5})
+				// A budget with room to spare on a loaded machine: this checks
+				// the answer, not the speed (benchmarks measure that).
+				resp, err := svc.SelectPly(t.Context(), &botv1.SelectPlyRequest{View: viewOf(p), Level: lvl, BudgetMs: 300, Seed: 5})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,15 +128,15 @@ func TestSelectPlyDeadline(t *testing.T) {
 	t.Parallel()
 	svc, _, _ := start(t)
 	p := position(t, engine.Quoridor, "standard", "", "e2", "e8", "e3", "e7", "d3h", "e6h")
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	begin := time.Now()
 	resp, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 30000})
 	if err != nil {
-		t.Fatalf("SelectPly with a 100ms deadline: %v", err)
+		t.Fatalf("SelectPly with a 1s deadline and a 30s budget: %v", err)
 	}
 	if d := time.Since(begin); d > time.Second {
-		t.Errorf("took %s with a 100ms deadline", d)
+		t.Errorf("took %s with a 1s deadline", d)
 	}
 	if _, err := p.ParsePly(resp.GetNotation()); err != nil {
 		t.Errorf("notation %q: %v", resp.GetNotation(), err)

@@ -1,24 +1,25 @@
-// Command lobby serves tabuleiro.lobby.v1 LobbyService.
+// Command lobby serves tabuleiro.lobby.v1 LobbyService. Configuration:
+// LOBBY_* variables (internal/config) and the OTEL_* ones (telemetry).
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/telemetry"
+	"tabuleiro.dev/pkg/platform/telemetry/pgxtrace"
 	"tabuleiro.dev/services/lobby/internal/config"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/lobbyserver"
@@ -38,30 +39,51 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("load config: %w", err)
 	}
-	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
+	tel, err := telemetry.Setup(ctx, "lobby", getenv)
+	if err != nil {
+		return fmt.Errorf("set up telemetry: %w", err)
+	}
+	defer func() {
+		if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("telemetry shutdown", "err", err)
+		}
+	}()
+	serverTLS, err := grpcserve.ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile)
+	if err != nil {
+		return err
+	}
 	ropts, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
 		return fmt.Errorf("parse redis url: %w", err)
 	}
 	rdb := redis.NewClient(ropts)
 	defer rdb.Close()
-	db, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
+		return fmt.Errorf("trace redis: %w", err)
+	}
+	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	pcfg.ConnConfig.Tracer = pgxtrace.New(tel.TracerProvider)
+	db, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer db.Close()
-	iss, err := auth.NewIssuer(cfg.AuthKey)
+	iss, err := auth.NewIssuer(cfg.TokenKey)
 	if err != nil {
 		return fmt.Errorf("token issuer: %w", err)
 	}
-	ver, err := auth.NewVerifier(cfg.AuthKey)
+	ver, err := auth.NewVerifier(cfg.TokenKey)
 	if err != nil {
 		return fmt.Errorf("token verifier: %w", err)
 	}
-	conn, err := grpc.NewClient(cfg.MatchAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithPerRPCCredentials(auth.NewServiceCredentials(iss, "lobby", time.Hour)))
+	conn, err := grpcserve.Dial(cfg.MatchAddr, grpcserve.DialOptions{CAFile: cfg.TLSCAFile, Telemetry: tel,
+		PerRPC: auth.NewServiceCredentials(iss, "lobby", time.Hour)})
 	if err != nil {
-		return fmt.Errorf("dial match service: %w", err)
+		return fmt.Errorf("match service client: %w", err)
 	}
 	defer conn.Close()
 	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
@@ -75,7 +97,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	bg := make(chan error, 1)
 	go func() { bg <- lob.Run(bgCtx) }()
 	err = grpcserve.Run(ctx, grpcserve.Options{Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger,
-		Auth: auth.NewInterceptor(ver, lobbyserver.AuthPolicy())}, lob.Register)
+		TLS: serverTLS, Telemetry: tel, Auth: auth.NewInterceptor(ver, lobbyserver.AuthPolicy())}, lob.Register)
 	stopBG()
 	if bgErr := <-bg; err == nil {
 		err = bgErr

@@ -15,12 +15,18 @@ type Config struct {
 	GRPCAddr        string        // LOBBY_GRPC_ADDR, default ":8080"
 	RedisURL        string        // LOBBY_REDIS_URL, required
 	DatabaseURL     string        // LOBBY_DATABASE_URL, required
-	MatchAddr       string        // LOBBY_MATCH_ADDR, required: match.v1 host:port
-	AuthKey         []byte        // LOBBY_AUTH_KEY, required (auth.ParseKey format)
+	MatchAddr       string        // LOBBY_MATCH_ADDR, required: match.v1 target, e.g. dns:///match:8080 (round_robin over its addresses)
+	TokenKey        []byte        // LOBBY_TOKEN_KEY, required (auth.ParseKey format, shared by the services)
 	TokenTTL        time.Duration // LOBBY_TOKEN_TTL, default 24h
 	BotOfferAfter   time.Duration // LOBBY_BOT_OFFER_AFTER, default 20s
 	ShutdownTimeout time.Duration // LOBBY_SHUTDOWN_TIMEOUT, default 10s
 	LogLevel        slog.Level    // LOBBY_LOG_LEVEL, default INFO
+	// TLSCertFile and TLSKeyFile (LOBBY_TLS_CERT_FILE, LOBBY_TLS_KEY_FILE)
+	// serve TLS when set, both or neither; plaintext otherwise.
+	TLSCertFile, TLSKeyFile string
+	// TLSCAFile (LOBBY_TLS_CA_FILE): calls to match use TLS trusting this
+	// PEM CA when set; plaintext otherwise.
+	TLSCAFile string
 }
 
 // Load reads the configuration, reporting every problem at once.
@@ -35,11 +41,17 @@ func Load(getenv func(string) string) (Config, error) {
 		BotOfferAfter:   env.Duration("BOT_OFFER_AFTER", 20*time.Second),
 		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+		TLSCertFile:     env.String("TLS_CERT_FILE", ""),
+		TLSKeyFile:      env.String("TLS_KEY_FILE", ""),
+		TLSCAFile:       env.String("TLS_CA_FILE", ""),
 	}
-	env.Func("AUTH_KEY", true, func(s string) error {
+	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
-		cfg.AuthKey = k
+		cfg.TokenKey = k
 		return err
 	})
+	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
+		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))
+	}
 	return cfg, env.Err()
 }

@@ -14,15 +14,33 @@ func TestLoad(t *testing.T) {
 	key, _ := auth.GenerateKey()
 	cfg, err := Load(envconfig.Map(map[string]string{
 		"LOBBY_REDIS_URL": "redis://127.0.0.1:6379/0", "LOBBY_DATABASE_URL": "postgres://x@h/db",
-		"LOBBY_MATCH_ADDR": "match:8080", "LOBBY_AUTH_KEY": auth.EncodeKey(key),
+		"LOBBY_MATCH_ADDR": "match:8080", "LOBBY_TOKEN_KEY": auth.EncodeKey(key),
 	}))
-	if err != nil || cfg.GRPCAddr != ":8080" || cfg.TokenTTL != 24*time.Hour || len(cfg.AuthKey) != len(key) {
+	if err != nil || cfg.GRPCAddr != ":8080" || cfg.TokenTTL != 24*time.Hour || len(cfg.TokenKey) != len(key) {
 		t.Fatalf("Load = %+v, %v", cfg, err)
 	}
 	_, err = Load(envconfig.Map(map[string]string{}))
-	for _, name := range []string{"LOBBY_REDIS_URL", "LOBBY_DATABASE_URL", "LOBBY_MATCH_ADDR", "LOBBY_AUTH_KEY"} {
+	for _, name := range []string{"LOBBY_REDIS_URL", "LOBBY_DATABASE_URL", "LOBBY_MATCH_ADDR", "LOBBY_TOKEN_KEY"} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("missing %s not reported: %v", name, err)
 		}
+	}
+}
+
+func TestLoadTLS(t *testing.T) {
+	t.Parallel()
+	key, _ := auth.GenerateKey()
+	env := map[string]string{
+		"LOBBY_REDIS_URL": "redis://127.0.0.1:6379/0", "LOBBY_DATABASE_URL": "postgres://x@h/db",
+		"LOBBY_MATCH_ADDR": "dns:///match:8080", "LOBBY_TOKEN_KEY": auth.EncodeKey(key),
+		"LOBBY_TLS_CERT_FILE": "/tls/tls.crt", "LOBBY_TLS_KEY_FILE": "/tls/tls.key", "LOBBY_TLS_CA_FILE": "/tls/ca.crt",
+	}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || cfg.TLSCertFile != "/tls/tls.crt" || cfg.TLSKeyFile != "/tls/tls.key" || cfg.TLSCAFile != "/tls/ca.crt" {
+		t.Fatalf("Load = %+v, %v", cfg, err)
+	}
+	delete(env, "LOBBY_TLS_KEY_FILE")
+	if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "LOBBY_TLS_KEY_FILE") {
+		t.Errorf("a certificate without a key: err = %v, want one naming LOBBY_TLS_KEY_FILE", err)
 	}
 }

@@ -235,6 +235,7 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 			return Ticket{}, busyError(p.ID, busy)
 		}
 	}
+	m.saveTrace(ctx, t.ID)
 	select {
 	case m.kick <- struct{}{}:
 	default:
@@ -428,6 +429,7 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 		}
 		live = append(live, t)
 	}
+	metrics.queueSize.Record(ctx, int64(len(live)), queueAttr(qk))
 	pairs := choosePairs(live, now, m.cfg.Window, q.Rated)
 	st := WaveStats{Tickets: len(live), Expired: len(expired)}
 	for start := 0; start < len(pairs) || start == 0; start += claimBatch {
@@ -482,6 +484,9 @@ func (m *Matchmaker) createMatch(ctx context.Context, q Queue, qk, pairID string
 	spec := lobby.MatchSpec{RequestID: "pair-" + pairID, Game: q.Game, Variant: q.Variant,
 		Clock: q.Clock, Rated: q.Rated, First: pa, Second: pb}
 	ctx = context.WithoutCancel(ctx) // the pair is claimed: finish it
+	observePair(ctx, qk, m.cfg.Now(), a, b)
+	ctx, span := m.pairSpan(ctx, qk, a, b)
+	defer span.End()
 	matchID, err := m.matches.CreateMatch(ctx, spec)
 	if err == nil {
 		_ = m.Confirm(ctx, spec.RequestID, matchID, a.player, b.player)

@@ -12,7 +12,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
-	"tabuleiro.dev/services/lobby/internal/postgres"
+	"tabuleiro.dev/services/lobby/internal/sqlstore"
 )
 
 func liveSummary(m *matchv1.MatchSummary, viewer string) *lobbyv1.MatchSummary {
@@ -134,12 +134,12 @@ func (s *Server) ListActiveMatches(ctx context.Context, _ *lobbyv1.ListActiveMat
 	return res, nil
 }
 
-func seatToProto(seat engine.Seat, st postgres.Seat) *gamev1.Participant {
+func seatToProto(seat engine.Seat, st sqlstore.Seat) *gamev1.Participant {
 	name := st.DisplayName
 	return &gamev1.Participant{Seat: gamev1.Seat(seat), PlayerId: st.PlayerID, DisplayName: name, BotLevel: gamev1.BotLevel(st.Bot)}
 }
 
-func summaryToProto(g postgres.Summary, viewer string) *lobbyv1.MatchSummary {
+func summaryToProto(g sqlstore.Summary, viewer string) *lobbyv1.MatchSummary {
 	out := &lobbyv1.MatchSummary{
 		MatchId: g.GameID, Game: matchclient.GameToProto(string(g.Game)), Variant: g.Variant, Rated: g.Rated,
 		TimeControl: matchclient.ClockToProto(g.Clock), PlyCount: int32(g.Plies), YourSeat: gamev1.Seat(g.SeatOf(viewer)),

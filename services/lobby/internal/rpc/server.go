@@ -19,15 +19,26 @@ import (
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
-	"tabuleiro.dev/services/lobby/internal/postgres"
 	"tabuleiro.dev/services/lobby/internal/rooms"
+	"tabuleiro.dev/services/lobby/internal/sqlstore"
 )
+
+// Store is the lobby's record of players, ratings and finished games
+// (sqlstore.Store, on PostgreSQL or SQLite).
+type Store interface {
+	SavePlayer(ctx context.Context, p lobby.Player) error
+	Player(ctx context.Context, id string) (lobby.Player, error)
+	Rating(ctx context.Context, playerID string, game engine.Game, variant string) (sqlstore.Rating, error)
+	History(ctx context.Context, playerID string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
+	Game(ctx context.Context, gameID string) (sqlstore.Record, error)
+	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
+}
 
 // Deps are what the server serves from.
 type Deps struct {
 	Rooms      *rooms.Store
 	Matchmaker *matchmaking.Matchmaker
-	Store      *postgres.Store
+	Store      Store
 	// Live lists live matches: the match service's ListMatches (ply
 	// counts and spectators included). Nil lists none.
 	Live         LiveLister

@@ -5,9 +5,11 @@ package testenv
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -124,3 +126,18 @@ func Variants(game engine.Game, variant string) (engine.Variant, error) {
 }
 
 var _ lobby.VariantLookup = Variants
+
+// SQLite returns a migrated SQLite database in a file of the test's
+// temporary directory, as the one-process mode opens it.
+func SQLite(t testing.TB) *sql.DB {
+	t.Helper()
+	db, err := migrations.OpenSQLite(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := migrations.UpSQLite(context.Background(), db); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return db
+}

@@ -1,28 +1,28 @@
 // Command match runs the match service: the authority on games in
-// progress (DESIGN.md). Configuration: MATCH_* variables (internal/config).
+// progress (DESIGN.md). Configuration: MATCH_* variables (internal/config)
+// and the OTEL_* ones (telemetry).
 package main
 
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/telemetry"
+	"tabuleiro.dev/pkg/platform/telemetry/pgxtrace"
 	"tabuleiro.dev/services/match/internal/botclient"
 	"tabuleiro.dev/services/match/internal/config"
 	"tabuleiro.dev/services/match/internal/match"
@@ -43,7 +43,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("load config: %w", err)
 	}
-	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "match-" + rand.Text()[:10]
 	}
@@ -52,6 +52,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("telemetry: %w", err)
 	}
 	defer func() { _ = tel.Shutdown(context.WithoutCancel(ctx)) }()
+	serverTLS, err := grpcserve.ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile)
+	if err != nil {
+		return err
+	}
 
 	ropt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
@@ -59,10 +63,15 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	rdb := redis.NewClient(ropt)
 	defer rdb.Close()
-	db, err := sql.Open("pgx", cfg.DatabaseURL)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+	if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
+		return fmt.Errorf("trace redis: %w", err)
 	}
+	pcfg, err := pgx.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("database url: %w", err)
+	}
+	pcfg.Tracer = pgxtrace.New(tel.TracerProvider)
+	db := stdlib.OpenDB(*pcfg)
 	defer db.Close()
 	verifier, err := auth.NewVerifier(cfg.TokenKey)
 	if err != nil {
@@ -74,10 +83,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		if err != nil {
 			return fmt.Errorf("token issuer: %w", err)
 		}
-		conn, err := grpc.NewClient(cfg.BotAddr,
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithPerRPCCredentials(auth.NewServiceCredentials(issuer, "match", 0)),
-			grpc.WithStatsHandler(tel.ClientHandler()))
+		conn, err := grpcserve.Dial(cfg.BotAddr, grpcserve.DialOptions{CAFile: cfg.TLSCAFile, Telemetry: tel,
+			PerRPC: auth.NewServiceCredentials(issuer, "match", 0)})
 		if err != nil {
 			return fmt.Errorf("bot client: %w", err)
 		}
@@ -98,7 +105,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		cancel() // the server stops with its background work
 	})
 	err = grpcserve.Run(ctx, grpcserve.Options{
-		Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger, Telemetry: tel,
+		Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger, Telemetry: tel, TLS: serverTLS,
 		Auth: auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
 	}, srv.Register)
 	wg.Wait()

@@ -16,7 +16,7 @@ type Config struct {
 	RedisURL        string        // MATCH_REDIS_URL, required
 	DatabaseURL     string        // MATCH_DATABASE_URL, required
 	TokenKey        []byte        // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
-	BotAddr         string        // MATCH_BOT_ADDR, optional: without it bot seats are refused
+	BotAddr         string        // MATCH_BOT_ADDR, optional (e.g. dns:///bot:8080, round_robin): without it bot seats are refused
 	KeyPrefix       string        // MATCH_KEY_PREFIX, default "tabuleiro:"
 	InstanceID      string        // MATCH_INSTANCE_ID, default: random at start-up
 	ReconnectWindow time.Duration // MATCH_RECONNECT_WINDOW, default 60s
@@ -25,6 +25,12 @@ type Config struct {
 	PresenceTTL     time.Duration // MATCH_PRESENCE_TTL, default 10s: a seat whose instance stops renewing its lease this long is disconnected
 	ShutdownTimeout time.Duration // MATCH_SHUTDOWN_TIMEOUT, default 10s
 	LogLevel        slog.Level    // MATCH_LOG_LEVEL, default info
+	// TLSCertFile and TLSKeyFile (MATCH_TLS_CERT_FILE, MATCH_TLS_KEY_FILE)
+	// serve TLS when set, both or neither; plaintext otherwise.
+	TLSCertFile, TLSKeyFile string
+	// TLSCAFile (MATCH_TLS_CA_FILE): calls to bot use TLS trusting this PEM
+	// CA when set; plaintext otherwise.
+	TLSCAFile string
 }
 
 // Load reads the configuration through getenv and reports every problem
@@ -44,6 +50,12 @@ func Load(getenv func(string) string) (Config, error) {
 		PresenceTTL:     env.Duration("PRESENCE_TTL", 10*time.Second),
 		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+		TLSCertFile:     env.String("TLS_CERT_FILE", ""),
+		TLSKeyFile:      env.String("TLS_KEY_FILE", ""),
+		TLSCAFile:       env.String("TLS_CA_FILE", ""),
+	}
+	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
+		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))
 	}
 	env.Func("TOKEN_KEY", true, func(s string) (err error) {
 		cfg.TokenKey, err = auth.ParseKey(s)

@@ -35,3 +35,19 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadTLS(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": strings.Repeat("a", 44),
+		"MATCH_TLS_CERT_FILE": "/tls/tls.crt", "MATCH_TLS_KEY_FILE": "/tls/tls.key", "MATCH_TLS_CA_FILE": "/tls/ca.crt",
+	}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || cfg.TLSCertFile != "/tls/tls.crt" || cfg.TLSKeyFile != "/tls/tls.key" || cfg.TLSCAFile != "/tls/ca.crt" {
+		t.Fatalf("Load = %+v, %v", cfg, err)
+	}
+	delete(env, "MATCH_TLS_CERT_FILE")
+	if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "MATCH_TLS_KEY_FILE") {
+		t.Errorf("a key without a certificate: err = %v, want one naming MATCH_TLS_KEY_FILE", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"tabuleiro.dev/pkg/engine"
 )
 
@@ -194,7 +196,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	s.mu.Lock()
 	s.cache[id] = &entry{st: st, pos: pos}
 	s.mu.Unlock()
-	s.maybeStartBot(st, pos)
+	metrics.active.Add(ctx, 1, gameAttr(st.Game))
+	s.maybeStartBot(ctx, st, pos)
 	return st.clone(), nil
 }
 
@@ -309,10 +312,11 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 			return nil, fmt.Errorf("commit match %s: %w", id, err)
 		}
 		e.st, e.pos = c.st, c.pos
+		observeCommit(ctx, c)
 		if c.st.Status == StatusFinished {
 			s.forget(id)
 		} else {
-			s.maybeStartBot(c.st, c.pos)
+			s.maybeStartBot(ctx, c.st, c.pos)
 		}
 		return c, ferr
 	}
@@ -324,6 +328,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 // ply already accepted.
 func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (ev Event, dup bool, err error) {
 	var again *PlyRecord
+	start := time.Now()
 	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
 		c, rec, err := playPly(st, pos, seat, number, notation, now)
 		if c == nil && err == nil {
@@ -335,6 +340,7 @@ func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, nu
 		return Event{}, false, err
 	}
 	if c != nil {
+		observePly(ctx, c.st.Game, start)
 		return c.events[0], false, nil
 	}
 	evs, err := s.d.Store.Events(ctx, id, again.Seq-1, 1)
@@ -472,13 +478,14 @@ func (s *Service) fire(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	s.maybeStartBot(st, pos)
+	s.maybeStartBot(ctx, st, pos)
 	return s.d.Store.Reschedule(ctx, id, st.Version, st.NextDeadline(s.nowMS()+s.cfg.BotLease.Milliseconds()))
 }
 
 // maybeStartBot asks the bot for its ply when a bot seat is to move, once
-// per instance and ply.
-func (s *Service) maybeStartBot(st *State, pos engine.Position) {
+// per instance and ply. The call runs under Run's context but continues
+// the trace of ctx (the RPC or sweep that made it the bot's turn).
+func (s *Service) maybeStartBot(ctx context.Context, st *State, pos engine.Position) {
 	if st.Status == StatusFinished || st.ToMove == engine.NoSeat || !st.Seat(st.ToMove).IsBot() || s.d.Bot == nil {
 		return
 	}
@@ -489,7 +496,7 @@ func (s *Service) maybeStartBot(st *State, pos engine.Position) {
 		return // the sweeper asks once Run runs
 	}
 	s.bots[key] = true
-	ctx := s.runCtx
+	ctx = trace.ContextWithSpanContext(s.runCtx, trace.SpanContextFromContext(ctx))
 	seat, number, level := st.ToMove, st.NextPly(), st.Seat(st.ToMove).BotLevel
 	view := pos.View(seat)
 	id, game, variant := st.ID, st.Game, st.Variant

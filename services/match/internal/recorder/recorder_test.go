@@ -11,9 +11,9 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/services/match/internal/match"
-	"tabuleiro.dev/services/match/internal/postgres"
 	"tabuleiro.dev/services/match/internal/recorder"
 	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/sqlstore"
 	"tabuleiro.dev/services/match/internal/testenv"
 )
 
@@ -48,7 +48,7 @@ func TestOutageDelaysButNeverLosesOrDoubles(t *testing.T) {
 	if err := store.EnsureGroup(ctx, group); err != nil {
 		t.Fatal(err)
 	}
-	w := &outage{w: postgres.New(db)}
+	w := &outage{w: sqlstore.New(db)}
 	w.down.Store(true)
 
 	var ids []string

@@ -74,6 +74,7 @@ func (s *Store) AckOutbox(ctx context.Context, group string, ids ...string) erro
 	if err != nil {
 		return fmt.Errorf("ack outbox: %w", err)
 	}
+	observeAck(ctx, ids, time.Now())
 	return nil
 }
 

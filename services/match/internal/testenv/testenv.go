@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,4 +118,19 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 		}
 		<-tick.C
 	}
+}
+
+// SQLite returns a migrated SQLite database in a file of the test's
+// temporary directory, as the one-process mode opens it.
+func SQLite(t testing.TB) *sql.DB {
+	t.Helper()
+	db, err := migrations.OpenSQLite(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := migrations.UpSQLite(context.Background(), db); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return db
 }

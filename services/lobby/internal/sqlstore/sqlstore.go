@@ -1,14 +1,22 @@
-// Package postgres is the lobby's record in PostgreSQL: players, Glicko-2
+// Package sqlstore is the lobby's record in SQL: players, Glicko-2
 // ratings (updated from the match service's finished games), history and
-// stats. It is the only lobby package with SQL.
+// stats. It is the only lobby package with SQL, and it runs on PostgreSQL
+// (NewPostgres) and on SQLite, the one-process mode's embedded store
+// (NewSQLite). The SQL is the same in both but for the locks of the
+// ratings processor: Postgres locks the game row (FOR UPDATE SKIP LOCKED,
+// so instances share the work) and the rating rows (FOR UPDATE); SQLite
+// has no row locks, and a database opened with migrations.OpenSQLite
+// begins every transaction IMMEDIATE, taking the write lock at once, so
+// processors take turns.
 //
 // The games table belongs to the match service (migration 0100); the lobby
 // reads it and sets games.rating_processed_at in the same transaction that
 // applies a rated game to both ratings, so a game never counts twice.
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -16,24 +24,42 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
 
-// Store is the lobby's PostgreSQL store.
+// Store is the lobby's SQL store.
 type Store struct {
-	db     *pgxpool.Pool
+	db     *sql.DB
 	params glicko.Params
 	now    func() time.Time
+	// lockGame and lockRating end the processor's SELECTs of the next
+	// game and of a rating row: row locks in Postgres, nothing in SQLite
+	// (its transactions hold the database's write lock).
+	lockGame, lockRating string
 }
 
-// New returns a store on db, whose schema migrations.Up has brought up to
-// date. now may be nil for time.Now.
-func New(db *pgxpool.Pool, params glicko.Params, now func() time.Time) *Store {
+// NewPostgres returns a store on a PostgreSQL pool whose schema
+// migrations.Up has brought up to date. now may be nil for time.Now.
+func NewPostgres(pool *pgxpool.Pool, params glicko.Params, now func() time.Time) *Store {
+	s := newStore(stdlib.OpenDBFromPool(pool), params, now)
+	s.lockGame, s.lockRating = " FOR UPDATE SKIP LOCKED", " FOR UPDATE"
+	return s
+}
+
+// NewSQLite returns a store on a SQLite database opened with
+// migrations.OpenSQLite (whose transactions begin IMMEDIATE: the ratings
+// processor relies on it) and brought up to date by migrations.UpSQLite.
+// now may be nil for time.Now.
+func NewSQLite(db *sql.DB, params glicko.Params, now func() time.Time) *Store {
+	return newStore(db, params, now)
+}
+
+func newStore(db *sql.DB, params glicko.Params, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
@@ -42,7 +68,7 @@ func New(db *pgxpool.Pool, params glicko.Params, now func() time.Time) *Store {
 
 // SavePlayer records a player (or renames one signing in again).
 func (s *Store) SavePlayer(ctx context.Context, p lobby.Player) error {
-	_, err := s.db.Exec(ctx, `INSERT INTO players (player_id, display_name) VALUES ($1, $2)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO players (player_id, display_name) VALUES ($1, $2)
 		ON CONFLICT (player_id) DO UPDATE SET display_name = EXCLUDED.display_name`, p.ID, p.DisplayName)
 	if err != nil {
 		return fmt.Errorf("save player %s: %w", p.ID, err)
@@ -53,8 +79,8 @@ func (s *Store) SavePlayer(ctx context.Context, p lobby.Player) error {
 // Player returns a player by id.
 func (s *Store) Player(ctx context.Context, id string) (lobby.Player, error) {
 	p := lobby.Player{ID: id}
-	err := s.db.QueryRow(ctx, `SELECT display_name FROM players WHERE player_id = $1`, id).Scan(&p.DisplayName)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := s.db.QueryRowContext(ctx, `SELECT display_name FROM players WHERE player_id = $1`, id).Scan(&p.DisplayName)
+	if errors.Is(err, sql.ErrNoRows) {
 		return lobby.Player{}, fmt.Errorf("player %s: %w", id, lobby.ErrNotFound)
 	}
 	if err != nil {
@@ -76,10 +102,10 @@ type Rating struct {
 // the player never played it.
 func (s *Store) Rating(ctx context.Context, playerID string, game engine.Game, variant string) (Rating, error) {
 	r := Rating{Game: game, Variant: variant, Rating: s.params.Initial}
-	err := s.db.QueryRow(ctx, `SELECT rating, deviation, volatility, games, updated_at FROM ratings
+	err := s.db.QueryRowContext(ctx, `SELECT rating, deviation, volatility, games, updated_at FROM ratings
 		WHERE player_id = $1 AND game = $2 AND variant = $3`, playerID, string(game), variant).
 		Scan(&r.Rating.Rating, &r.Rating.Deviation, &r.Rating.Volatility, &r.Games, &r.UpdatedAt)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Rating{}, fmt.Errorf("load rating of %s: %w", playerID, err)
 	}
 	return r, nil
@@ -107,41 +133,41 @@ func (s *Store) ProcessRatings(ctx context.Context, limit int) (int, error) {
 }
 
 func (s *Store) processOne(ctx context.Context) (bool, error) {
-	tx, err := s.db.Begin(ctx)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("begin rating transaction: %w", err)
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	defer func() { _ = tx.Rollback() }()
 	var (
 		id, game, variant, result, reason string
 		first, second, winner             *string
 	)
-	err = tx.QueryRow(ctx, `SELECT game_id, game, variant, first_player_id, second_player_id, result, winner, reason
+	err = tx.QueryRowContext(ctx, `SELECT game_id, game, variant, first_player_id, second_player_id, result, winner, reason
 		FROM games WHERE rated AND rating_processed_at IS NULL
-		ORDER BY ended_at, game_id LIMIT 1 FOR UPDATE SKIP LOCKED`).
+		ORDER BY ended_at, game_id LIMIT 1`+s.lockGame).
 		Scan(&id, &game, &variant, &first, &second, &result, &winner, &reason)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("next rated game: %w", err)
 	}
-	now := s.now()
+	now := s.now().UTC()
 	if first != nil && second != nil && *first != *second && reason != engine.ReasonAborted.String() {
 		if err := s.applyGame(ctx, tx, id, engine.Game(game), variant, *first, *second, result, winner, now); err != nil {
 			return false, err
 		}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE games SET rating_processed_at = $2 WHERE game_id = $1`, id, now); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE games SET rating_processed_at = $2 WHERE game_id = $1`, id, now); err != nil {
 		return false, fmt.Errorf("mark game %s rated: %w", id, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("commit ratings of game %s: %w", id, err)
 	}
 	return true, nil
 }
 
-func (s *Store) applyGame(ctx context.Context, tx pgx.Tx, gameID string, game engine.Game, variant, first, second, result string, winner *string, now time.Time) error {
+func (s *Store) applyGame(ctx context.Context, tx *sql.Tx, gameID string, game engine.Game, variant, first, second, result string, winner *string, now time.Time) error {
 	var score float64
 	switch {
 	case result == engine.Draw.String():
@@ -162,14 +188,14 @@ func (s *Store) applyGame(ctx context.Context, tx pgx.Tx, gameID string, game en
 	init := s.params.Initial
 	cur := map[string]Rating{}
 	for _, p := range ids {
-		if _, err := tx.Exec(ctx, `INSERT INTO ratings (player_id, game, variant, rating, deviation, volatility, games, updated_at)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ratings (player_id, game, variant, rating, deviation, volatility, games, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING`,
 			p, string(game), variant, init.Rating, init.Deviation, init.Volatility, now); err != nil {
 			return fmt.Errorf("initial rating of %s: %w", p, err)
 		}
 		r := Rating{Game: game, Variant: variant}
-		if err := tx.QueryRow(ctx, `SELECT rating, deviation, volatility, games FROM ratings
-			WHERE player_id = $1 AND game = $2 AND variant = $3 FOR UPDATE`, p, string(game), variant).
+		if err := tx.QueryRowContext(ctx, `SELECT rating, deviation, volatility, games FROM ratings
+			WHERE player_id = $1 AND game = $2 AND variant = $3`+s.lockRating, p, string(game), variant).
 			Scan(&r.Rating.Rating, &r.Rating.Deviation, &r.Rating.Volatility, &r.Games); err != nil {
 			return fmt.Errorf("lock rating of %s: %w", p, err)
 		}
@@ -180,12 +206,12 @@ func (s *Store) applyGame(ctx context.Context, tx pgx.Tx, gameID string, game en
 		id  string
 		new glicko.Rating
 	}{{first, a}, {second, b}} {
-		if _, err := tx.Exec(ctx, `UPDATE ratings SET rating = $4, deviation = $5, volatility = $6,
+		if _, err := tx.ExecContext(ctx, `UPDATE ratings SET rating = $4, deviation = $5, volatility = $6,
 			games = games + 1, updated_at = $7 WHERE player_id = $1 AND game = $2 AND variant = $3`,
 			u.id, string(game), variant, u.new.Rating, u.new.Deviation, u.new.Volatility, now); err != nil {
 			return fmt.Errorf("update rating of %s: %w", u.id, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO rating_changes (game_id, player_id, before, after) VALUES ($1, $2, $3, $4)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rating_changes (game_id, player_id, before, after) VALUES ($1, $2, $3, $4)`,
 			gameID, u.id, cur[u.id].Rating.Rating, u.new.Rating); err != nil {
 			return fmt.Errorf("record rating change of %s: %w", u.id, err)
 		}
@@ -269,7 +295,7 @@ const summaryColumns = `game_id, game, variant, rated, first_player_id, first_di
 	second_player_id, second_display_name, second_bot_level, base_ms, increment_ms, ply_count,
 	result, winner, reason, started_at, ended_at`
 
-func scanSummary(row pgx.Row, extra ...any) (Summary, error) {
+func scanSummary(row interface{ Scan(...any) error }, extra ...any) (Summary, error) {
 	var (
 		g                    Summary
 		game, result, reason string
@@ -344,12 +370,12 @@ func (s *Store) History(ctx context.Context, playerID string, game engine.Game, 
 			return Page{}, lobby.Invalid("page_token", "malformed")
 		}
 	}
-	rows, err := s.db.Query(ctx, `SELECT `+summaryColumns+` FROM games
+	rows, err := s.db.QueryContext(ctx, `SELECT `+summaryColumns+` FROM games
 		WHERE (first_player_id = $1 OR second_player_id = $1)
 		  AND ($2 = '' OR game = $2)
 		  AND (ended_at, game_id) < ($3, $4)
 		ORDER BY ended_at DESC, game_id DESC LIMIT $5`,
-		playerID, string(game), after, afterID, pageSize+1)
+		playerID, string(game), after.UTC(), afterID, pageSize+1)
 	if err != nil {
 		return Page{}, fmt.Errorf("history of %s: %w", playerID, err)
 	}
@@ -397,10 +423,10 @@ func decodeToken(tok string) (time.Time, string, error) {
 func (s *Store) Game(ctx context.Context, gameID string) (Record, error) {
 	var plies, clocks, thinks string
 	var seed, layout *string
-	row := s.db.QueryRow(ctx, `SELECT `+summaryColumns+`, plies, ply_clock_ms, ply_think_ms, seed, layout
+	row := s.db.QueryRowContext(ctx, `SELECT `+summaryColumns+`, plies, ply_clock_ms, ply_think_ms, seed, layout
 		FROM games WHERE game_id = $1`, gameID)
 	sum, err := scanSummary(row, &plies, &clocks, &thinks, &seed, &layout)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, fmt.Errorf("game %s: %w", gameID, lobby.ErrNotFound)
 	}
 	if err != nil {
@@ -420,7 +446,7 @@ func (s *Store) Game(ctx context.Context, gameID string) (Record, error) {
 		}
 		rec.Plies = append(rec.Plies, pr)
 	}
-	rows, err := s.db.Query(ctx, `SELECT player_id, before, after FROM rating_changes WHERE game_id = $1 ORDER BY player_id`, gameID)
+	rows, err := s.db.QueryContext(ctx, `SELECT player_id, before, after FROM rating_changes WHERE game_id = $1 ORDER BY player_id`, gameID)
 	if err != nil {
 		return Record{}, fmt.Errorf("rating changes of %s: %w", gameID, err)
 	}
@@ -459,7 +485,7 @@ func (s *Store) Stats(ctx context.Context, playerID string) (Stats, error) {
 		return Stats{}, err
 	}
 	st := Stats{Player: p}
-	rows, err := s.db.Query(ctx, `SELECT game, variant, rating, deviation, volatility, games, updated_at
+	rows, err := s.db.QueryContext(ctx, `SELECT game, variant, rating, deviation, volatility, games, updated_at
 		FROM ratings WHERE player_id = $1 AND games > 0 ORDER BY game, variant`, playerID)
 	if err != nil {
 		return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
@@ -479,7 +505,7 @@ func (s *Store) Stats(ctx context.Context, playerID string) (Stats, error) {
 		return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
 	}
 	// The player's seat decides what counts as a win: 'first' or 'second'.
-	rows, err = s.db.Query(ctx, `SELECT game, level,
+	rows, err = s.db.QueryContext(ctx, `SELECT game, level,
 			count(*) FILTER (WHERE result = 'win' AND winner = seat),
 			count(*) FILTER (WHERE result = 'win' AND winner <> seat),
 			count(*) FILTER (WHERE result = 'draw')
@@ -511,7 +537,15 @@ func (s *Store) Stats(ctx context.Context, playerID string) (Stats, error) {
 
 // Finished reports which of ids have a finished record.
 func (s *Store) Finished(ctx context.Context, ids []string) (map[string]bool, error) {
-	rows, err := s.db.Query(ctx, `SELECT game_id FROM games WHERE game_id = ANY($1)`, ids)
+	if len(ids) == 0 {
+		return map[string]bool{}, nil
+	}
+	marks := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT game_id FROM games WHERE game_id IN (`+strings.Join(marks, ", ")+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("finished games: %w", err)
 	}

@@ -1,6 +1,11 @@
-package postgres
+// Package storetest is the contract suite of the lobby's store: Run runs
+// it against one implementation, and each implementation's tests call Run
+// — real PostgreSQL and the one-process mode's embedded SQLite alike.
+package storetest
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -8,18 +13,48 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
-	"tabuleiro.dev/services/lobby/internal/testenv"
+	"tabuleiro.dev/services/lobby/internal/sqlstore"
 )
 
-func newStore(t *testing.T) (*Store, *pgxpool.Pool) {
-	t.Helper()
-	db := testenv.Postgres(t)
-	return New(db, glicko.Default(), nil), db
+// Store is what the suite needs of a store: the lobby's reads (the rpc
+// package's Store) and the ratings processor.
+type Store interface {
+	SavePlayer(ctx context.Context, p lobby.Player) error
+	Player(ctx context.Context, id string) (lobby.Player, error)
+	Rating(ctx context.Context, playerID string, game engine.Game, variant string) (sqlstore.Rating, error)
+	History(ctx context.Context, playerID string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
+	Game(ctx context.Context, gameID string) (sqlstore.Record, error)
+	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
+	ProcessRatings(ctx context.Context, limit int) (int, error)
+}
+
+// NewStore returns a store with glicko.Default() on an empty, migrated
+// database for one test, and that database, where the suite writes the
+// finished games the match service would.
+type NewStore func(t *testing.T) (Store, *sql.DB)
+
+// Run runs the contract suite.
+func Run(t *testing.T, newStore NewStore) {
+	tests := []struct {
+		name string
+		test func(*testing.T, NewStore)
+	}{
+		{"RatingsUpdatedOnce", testRatingsUpdatedOnce},
+		{"ConcurrentProcessors", testConcurrentProcessors},
+		{"GameRecord", testGameRecord},
+		{"HistoryPaging", testHistoryPaging},
+		{"StatsPerBotLevel", testStatsPerBotLevel},
+		{"Players", testPlayers},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.test(t, newStore)
+		})
+	}
 }
 
 // game is a finished game to insert; a seat is a person (id) or a bot
@@ -34,7 +69,7 @@ type game struct {
 	ended             time.Time
 }
 
-func insert(t *testing.T, db *pgxpool.Pool, g game) {
+func insert(t *testing.T, db *sql.DB, g game) {
 	t.Helper()
 	null := func(s string) any {
 		if s == "" {
@@ -51,7 +86,7 @@ func insert(t *testing.T, db *pgxpool.Pool, g game) {
 	if g.reason == "" {
 		g.reason = "goal"
 	}
-	_, err := db.Exec(t.Context(), `INSERT INTO games (game_id, game, variant, rated, first_player_id,
+	_, err := db.ExecContext(t.Context(), `INSERT INTO games (game_id, game, variant, rated, first_player_id,
 		first_display_name, first_bot_level, second_player_id, second_display_name, second_bot_level,
 		base_ms, increment_ms, plies, ply_clock_ms, ply_think_ms, ply_count, result, winner, reason,
 		started_at, ended_at, layout, seed)
@@ -63,8 +98,7 @@ func insert(t *testing.T, db *pgxpool.Pool, g game) {
 	}
 }
 
-func TestRatingsUpdatedOnce(t *testing.T) {
-	t.Parallel()
+func testRatingsUpdatedOnce(t *testing.T, newStore NewStore) {
 	s, db := newStore(t)
 	ctx := t.Context()
 	t0 := time.Unix(1_800_000_000, 0)
@@ -112,11 +146,11 @@ func TestRatingsUpdatedOnce(t *testing.T) {
 		t.Errorf("rating changes %+v", rec.Changes)
 	}
 	var unprocessed int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM games WHERE rated AND rating_processed_at IS NULL`).Scan(&unprocessed); err != nil || unprocessed != 0 {
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM games WHERE rated AND rating_processed_at IS NULL`).Scan(&unprocessed); err != nil || unprocessed != 0 {
 		t.Errorf("%d rated games unprocessed, %v", unprocessed, err)
 	}
 	// A game the outbox replays is the same row: nothing to process again.
-	if _, err := db.Exec(ctx, `INSERT INTO games SELECT * FROM games WHERE game_id = 'g1' ON CONFLICT DO NOTHING`); err != nil {
+	if _, err := db.ExecContext(ctx, `INSERT INTO games SELECT * FROM games WHERE game_id = 'g1' ON CONFLICT DO NOTHING`); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := s.ProcessRatings(ctx, 10); n != 0 {
@@ -124,8 +158,7 @@ func TestRatingsUpdatedOnce(t *testing.T) {
 	}
 }
 
-func TestGameRecord(t *testing.T) {
-	t.Parallel()
+func testGameRecord(t *testing.T, newStore NewStore) {
 	s, db := newStore(t)
 	ctx := t.Context()
 	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", p1: "ana", bot2: 3, result: "win", winner: "second", reason: "time", ended: time.Unix(1_800_000_000, 0)})
@@ -144,8 +177,7 @@ func TestGameRecord(t *testing.T) {
 	}
 }
 
-func TestHistoryPaging(t *testing.T) {
-	t.Parallel()
+func testHistoryPaging(t *testing.T, newStore NewStore) {
 	s, db := newStore(t)
 	ctx := t.Context()
 	t0 := time.Unix(1_800_000_000, 0)
@@ -185,8 +217,7 @@ func TestHistoryPaging(t *testing.T) {
 	}
 }
 
-func TestStatsPerBotLevel(t *testing.T) {
-	t.Parallel()
+func testStatsPerBotLevel(t *testing.T, newStore NewStore) {
 	s, db := newStore(t)
 	ctx := t.Context()
 	if err := s.SavePlayer(ctx, lobby.Player{ID: "ana", DisplayName: "Ana"}); err != nil {
@@ -219,7 +250,7 @@ func TestStatsPerBotLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []BotRecord{
+	want := []sqlstore.BotRecord{
 		{Game: engine.Corners, Level: lobby.BotEasy, Losses: 1},
 		{Game: engine.Quoridor, Level: lobby.BotEasy, Wins: 2, Losses: 1},
 		{Game: engine.Quoridor, Level: lobby.BotHard, Draws: 1},
@@ -232,5 +263,85 @@ func TestStatsPerBotLevel(t *testing.T) {
 	}
 	if _, err := s.Stats(ctx, "nobody"); !errors.Is(err, lobby.ErrNotFound) {
 		t.Errorf("unknown player: %v", err)
+	}
+}
+
+// Several processors (several lobby instances) working through many
+// rated games at once apply each game once: every game is processed by
+// exactly one of them, and each player's game count is their number of
+// rated games.
+func testConcurrentProcessors(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	t0 := time.Unix(1_800_000_000, 0)
+	players := []string{"ana", "bo", "cy"}
+	want := map[string]int{}
+	const games = 24
+	for i := range games {
+		p1, p2 := players[i%3], players[(i+1)%3]
+		want[p1]++
+		want[p2]++
+		insert(t, db, game{id: fmt.Sprintf("g%02d", i), game: "quoridor", variant: "standard", rated: true,
+			p1: p1, p2: p2, result: "win", winner: "first", ended: t0.Add(time.Duration(i) * time.Second)})
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	for range 4 {
+		wg.Go(func() {
+			for {
+				n, err := s.ProcessRatings(ctx, 2)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				total += n
+				mu.Unlock()
+				if n == 0 {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if total != games {
+		t.Errorf("processed %d games, want %d", total, games)
+	}
+	for _, p := range players {
+		r, err := s.Rating(ctx, p, engine.Quoridor, "standard")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Games != want[p] {
+			t.Errorf("%s has %d rated games, want %d", p, r.Games, want[p])
+		}
+	}
+	var changes int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM rating_changes`).Scan(&changes); err != nil || changes != 2*games {
+		t.Errorf("%d rating changes (%v), want %d", changes, err, 2*games)
+	}
+}
+
+// A player is saved, renamed by signing in again, and an unknown one is
+// not found.
+func testPlayers(t *testing.T, newStore NewStore) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	for _, name := range []string{"Ana", "Ana B."} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: "ana", DisplayName: name}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Player(ctx, "ana")
+		if err != nil || got != (lobby.Player{ID: "ana", DisplayName: name}) {
+			t.Errorf("player %+v (%v), want ana named %q", got, err, name)
+		}
+	}
+	if _, err := s.Player(ctx, "nobody"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("unknown player: %v", err)
+	}
+	r, err := s.Rating(ctx, "ana", engine.Quoridor, "standard")
+	if err != nil || r.Games != 0 || r.Rating != glicko.Default().Initial || !r.UpdatedAt.IsZero() {
+		t.Errorf("rating of a player who never played: %+v, %v", r, err)
 	}
 }

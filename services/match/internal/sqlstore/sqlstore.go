@@ -1,6 +1,11 @@
-// Package postgres writes finished games to PostgreSQL: the only place in
-// the match service with SQL. The schema is migrations/sql/0100_games.sql.
-package postgres
+// Package sqlstore writes finished games to the games table: the only
+// place in the match service with SQL. It runs unchanged on PostgreSQL
+// (migrations/sql/0100_games.sql, driver "pgx") and on SQLite, the
+// one-process mode's embedded store (migrations/sqlite/0100_games.sql, a
+// database opened with migrations.OpenSQLite): the INSERT … ON CONFLICT
+// is the same SQL in both, and times bind as time.Time, which OpenSQLite
+// stores as INTEGER microseconds.
+package sqlstore
 
 import (
 	"context"
@@ -17,7 +22,8 @@ import (
 // Store writes game records.
 type Store struct{ db *sql.DB }
 
-// New returns a Store on db (driver "pgx").
+// New returns a Store on db: PostgreSQL (driver "pgx") or SQLite (opened
+// with migrations.OpenSQLite), migrated.
 func New(db *sql.DB) *Store { return &Store{db: db} }
 
 // InsertGame stores r once: a record already stored (same game id) is

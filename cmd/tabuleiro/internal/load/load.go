@@ -1,0 +1,698 @@
+// Package load drives a Tabuleiro deployment with simulated players through
+// the public API: each player signs in as a guest on a lobby, queues for a
+// quick pairing (FindMatch), plays the Quoridor game it is given on a match
+// instance's Play stream, and queues again, until the run's time is up.
+// A player whose stream drops rejoins on the next match address with the
+// last event seq it saw and resends a ply the server may not have taken
+// (plies are idempotent), which is what the fault tests rely on.
+//
+// Run measures games finished, plies per second, the ply round trip (from
+// the mover's Send to the opponent's receipt of the ply_played event),
+// the matchmaking wait and errors by gRPC status code, and can hand every
+// seat's game log to a callback for checks.
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/games"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/auth"
+)
+
+// Config is one load run.
+type Config struct {
+	// Lobby is the lobby addresses (HOST:PORT); players spread over them
+	// and move to the next one when a call fails.
+	Lobby []string
+	// Match is the match addresses for Play streams; empty means Lobby
+	// (the one-process mode serves both on one port).
+	Match []string
+	// Players is the number of simulated players (an even number pairs
+	// everyone).
+	Players int
+	// Duration is how long players keep queuing for new games.
+	Duration time.Duration
+	// Drain is how long games in progress may go on after Duration before
+	// the run abandons them; 0 means 10s.
+	Drain time.Duration
+	// Think is each player's pause before a ply (0: as fast as possible).
+	Think time.Duration
+	// Wander is the number of random pawn steps each seat makes before it
+	// races to its goal rank; it sets the length of a game (about
+	// 2*Wander+16 plies).
+	Wander int
+	// TimeControl is the clock of the games; nil takes the variant's
+	// default.
+	TimeControl *gamev1.TimeControl
+	// MaxGames stops queuing once this many games have started (0: no
+	// limit); with Duration it bounds the run.
+	MaxGames int
+	// RejoinWindow is how long a player keeps trying to rejoin its game
+	// after its stream drops; 0 means 30s.
+	RejoinWindow time.Duration
+	// ConnsPerAddr is the gRPC connections opened to each address; 0
+	// means 4.
+	ConnsPerAddr int
+	// Seed makes the players' choices repeatable.
+	Seed uint64
+	// Progress, when set, gets one line a second.
+	Progress io.Writer
+	// OnSeat, when set, gets each seat's log when its game ends or the
+	// run stops. Called from many goroutines.
+	OnSeat func(SeatLog)
+	// OnMatched, when set, is called when a player has been paired (for
+	// tests that act in the middle of games).
+	OnMatched func(matchID string)
+}
+
+// SeatLog is what one seat saw of one game.
+type SeatLog struct {
+	MatchID string
+	Player  string
+	Seat    gamev1.Seat
+	// Plies is every ply_played received, in order, duplicates included
+	// (a replay after a rejoin is deduplicated by event seq first).
+	Plies []*gamev1.Ply
+	// Sent is the notation this seat sent for each ply number.
+	Sent map[int32]string
+	// Outcome is nil when the game did not end during the run.
+	Outcome *gamev1.Outcome
+	// Rejoins is the number of times the seat rejoined after a drop.
+	Rejoins int
+	// Err is why the seat gave up, nil when the game ended.
+	Err error
+}
+
+// Quantiles summarises a set of durations.
+type Quantiles struct {
+	N             int
+	P50, P99, Max time.Duration
+}
+
+func quantiles(ds []time.Duration) Quantiles {
+	if len(ds) == 0 {
+		return Quantiles{}
+	}
+	slices.Sort(ds)
+	q := func(p float64) time.Duration { return ds[int(p*float64(len(ds)-1))] }
+	return Quantiles{N: len(ds), P50: q(0.50), P99: q(0.99), Max: ds[len(ds)-1]}
+}
+
+func (q Quantiles) String() string {
+	return fmt.Sprintf("p50 %v p99 %v max %v (n=%d)", q.P50.Round(10*time.Microsecond), q.P99.Round(10*time.Microsecond),
+		q.Max.Round(10*time.Microsecond), q.N)
+}
+
+// Report is a run's figures.
+type Report struct {
+	Players       int
+	GamesStarted  int64
+	GamesFinished int64
+	// PeakLive is the most games in progress at once (counted per pair of
+	// seats both playing).
+	PeakLive int64
+	Plies    int64
+	Elapsed  time.Duration
+	PlyRTT   Quantiles
+	Wait     Quantiles
+	Rejoins  int64
+	// Errors counts failed calls and dropped streams by status code.
+	Errors map[string]int64
+}
+
+// PliesPerSecond is Plies over Elapsed.
+func (r Report) PliesPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Plies) / r.Elapsed.Seconds()
+}
+
+// Write prints the report.
+func (r Report) Write(w io.Writer) {
+	fmt.Fprintf(w, "players %d, elapsed %v\n", r.Players, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "games started %d, finished %d, peak concurrent %d\n", r.GamesStarted, r.GamesFinished, r.PeakLive)
+	fmt.Fprintf(w, "plies %d, %.0f plies/s\n", r.Plies, r.PliesPerSecond())
+	fmt.Fprintf(w, "ply round trip %v\n", r.PlyRTT)
+	fmt.Fprintf(w, "matchmaking wait %v\n", r.Wait)
+	fmt.Fprintf(w, "rejoins %d\n", r.Rejoins)
+	codes := make([]string, 0, len(r.Errors))
+	for c := range r.Errors {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	if len(codes) == 0 {
+		fmt.Fprintln(w, "errors none")
+	}
+	for _, c := range codes {
+		fmt.Fprintf(w, "errors %s %d\n", c, r.Errors[c])
+	}
+}
+
+// runner is one run's shared state.
+type runner struct {
+	cfg      Config
+	lobbies  [][]lobbyv1.LobbyServiceClient // [address][conn]
+	matches  [][]matchv1.MatchServiceClient
+	deadline time.Time // no new games after it
+	started  time.Time
+
+	gamesStarted, gamesFinished, plies, rejoins, live, peakLive atomic.Int64
+
+	mu    sync.Mutex
+	rtts  []time.Duration
+	waits []time.Duration
+	errs  map[string]int64
+	sent  [64]sentShard
+}
+
+// sentShard holds send times of plies in flight, keyed by match and ply.
+type sentShard struct {
+	mu sync.Mutex
+	m  map[string]time.Time
+}
+
+func (r *runner) shard(key string) *sentShard {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint32(key[i])) * 16777619
+	}
+	return &r.sent[h%uint32(len(r.sent))]
+}
+
+func plyKey(matchID string, n int32) string { return fmt.Sprintf("%s/%d", matchID, n) }
+
+func (r *runner) markSent(matchID string, n int32) {
+	k := plyKey(matchID, n)
+	s := r.shard(k)
+	s.mu.Lock()
+	if _, ok := s.m[k]; !ok { // a resend keeps the first send time
+		s.m[k] = time.Now()
+	}
+	s.mu.Unlock()
+}
+
+// received records the round trip of ply n when the opponent sees it.
+func (r *runner) received(matchID string, n int32) {
+	k := plyKey(matchID, n)
+	s := r.shard(k)
+	s.mu.Lock()
+	t, ok := s.m[k]
+	delete(s.m, k)
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	d := time.Since(t)
+	r.plies.Add(1)
+	r.mu.Lock()
+	r.rtts = append(r.rtts, d)
+	r.mu.Unlock()
+}
+
+func (r *runner) countErr(err error) {
+	c := status.Code(err).String()
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		c = status.FromContextError(err).Code().String()
+	}
+	r.mu.Lock()
+	r.errs[c]++
+	r.mu.Unlock()
+}
+
+// Run plays the load and returns its figures. It returns when Duration
+// and the drain are over (or ctx ends); every goroutine it starts has
+// stopped by then.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if len(cfg.Lobby) == 0 {
+		return Report{}, errors.New("no lobby address")
+	}
+	if len(cfg.Match) == 0 {
+		cfg.Match = cfg.Lobby
+	}
+	if cfg.Players < 2 {
+		return Report{}, errors.New("at least 2 players")
+	}
+	if cfg.Drain == 0 {
+		cfg.Drain = 10 * time.Second
+	}
+	if cfg.RejoinWindow == 0 {
+		cfg.RejoinWindow = 30 * time.Second
+	}
+	if cfg.ConnsPerAddr == 0 {
+		cfg.ConnsPerAddr = 4
+	}
+	r := &runner{cfg: cfg, errs: map[string]int64{}}
+	for i := range r.sent {
+		r.sent[i].m = map[string]time.Time{}
+	}
+	var conns []*grpc.ClientConn
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	dial := func(addr string) (*grpc.ClientConn, error) {
+		c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return nil, fmt.Errorf("dial %s: %w", addr, err)
+		}
+		conns = append(conns, c)
+		return c, nil
+	}
+	for _, a := range cfg.Lobby {
+		var cs []lobbyv1.LobbyServiceClient
+		for range cfg.ConnsPerAddr {
+			c, err := dial(a)
+			if err != nil {
+				return Report{}, err
+			}
+			cs = append(cs, lobbyv1.NewLobbyServiceClient(c))
+		}
+		r.lobbies = append(r.lobbies, cs)
+	}
+	for _, a := range cfg.Match {
+		var cs []matchv1.MatchServiceClient
+		for range cfg.ConnsPerAddr {
+			c, err := dial(a)
+			if err != nil {
+				return Report{}, err
+			}
+			cs = append(cs, matchv1.NewMatchServiceClient(c))
+		}
+		r.matches = append(r.matches, cs)
+	}
+
+	r.started = time.Now()
+	r.deadline = r.started.Add(cfg.Duration)
+	runCtx, cancel := context.WithDeadline(ctx, r.deadline.Add(cfg.Drain))
+	defer cancel()
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	if cfg.Progress != nil {
+		wg.Go(func() { r.progress(runCtx, done) })
+	}
+	var players sync.WaitGroup
+	for i := range cfg.Players {
+		players.Go(func() { r.player(runCtx, i) })
+	}
+	players.Wait()
+	close(done)
+	wg.Wait()
+
+	rep := Report{
+		Players: cfg.Players, GamesStarted: r.gamesStarted.Load(), GamesFinished: r.gamesFinished.Load(),
+		PeakLive: r.peakLive.Load(), Plies: r.plies.Load(), Elapsed: time.Since(r.started), Rejoins: r.rejoins.Load(),
+		Errors: map[string]int64{},
+	}
+	r.mu.Lock()
+	rep.PlyRTT, rep.Wait = quantiles(r.rtts), quantiles(r.waits)
+	for k, v := range r.errs {
+		rep.Errors[k] = v
+	}
+	r.mu.Unlock()
+	return rep, nil
+}
+
+func (r *runner) progress(ctx context.Context, done <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	last := int64(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-done:
+			return
+		case <-t.C:
+		}
+		p := r.plies.Load()
+		r.mu.Lock()
+		var recent []time.Duration
+		if n := int(p - last); n > 0 && n <= len(r.rtts) {
+			recent = slices.Clone(r.rtts[len(r.rtts)-n:])
+		}
+		nerr := int64(0)
+		for _, v := range r.errs {
+			nerr += v
+		}
+		r.mu.Unlock()
+		q := quantiles(recent)
+		fmt.Fprintf(r.cfg.Progress, "load: %3.0fs live %d finished %d plies/s %d rtt p99 %v rejoins %d errors %d\n",
+			time.Since(r.started).Seconds(), r.live.Load(), r.gamesFinished.Load(), p-last,
+			q.P99.Round(10*time.Microsecond), r.rejoins.Load(), nerr)
+		last = p
+	}
+}
+
+// player signs in and plays games until the deadline.
+func (r *runner) player(ctx context.Context, i int) {
+	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(i)))
+	name := fmt.Sprintf("load-%d", i)
+	var token string
+	for attempt := 0; ctx.Err() == nil; attempt++ {
+		c := r.lobby(i + attempt)
+		resp, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
+		if err == nil {
+			token = resp.GetToken()
+			break
+		}
+		r.countErr(err)
+		if !pause(ctx, backoff(attempt)) {
+			return
+		}
+	}
+	pctx := auth.WithToken(ctx, token)
+	for g := 0; ctx.Err() == nil && time.Now().Before(r.deadline); g++ {
+		if r.cfg.MaxGames > 0 && r.gamesStarted.Load() >= int64(r.cfg.MaxGames) {
+			return
+		}
+		matchID, seat, ok := r.findMatch(pctx, i+g)
+		if !ok {
+			continue
+		}
+		if r.cfg.OnMatched != nil {
+			r.cfg.OnMatched(matchID)
+		}
+		if seat == gamev1.Seat_SEAT_FIRST {
+			r.gamesStarted.Add(1)
+			if n := r.live.Add(1); n > r.peakLive.Load() {
+				r.peakLive.Store(n) // racy max; close enough for a report
+			}
+		}
+		log := r.play(pctx, i+g, name, matchID, seat, rng)
+		if seat == gamev1.Seat_SEAT_FIRST {
+			r.live.Add(-1)
+		}
+		if log.Outcome != nil && seat == gamev1.Seat_SEAT_FIRST {
+			r.gamesFinished.Add(1)
+		}
+		if r.cfg.OnSeat != nil {
+			r.cfg.OnSeat(log)
+		}
+	}
+}
+
+func (r *runner) lobby(i int) lobbyv1.LobbyServiceClient {
+	a := r.lobbies[i%len(r.lobbies)]
+	return a[(i/len(r.lobbies))%len(a)]
+}
+
+func (r *runner) match(i int) matchv1.MatchServiceClient {
+	a := r.matches[i%len(r.matches)]
+	return a[(i/len(r.matches))%len(a)]
+}
+
+func backoff(attempt int) time.Duration {
+	d := 50 * time.Millisecond << min(attempt, 4)
+	return min(d, time.Second)
+}
+
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// findMatch queues until paired, moving to the next lobby when a stream
+// fails.
+func (r *runner) findMatch(ctx context.Context, i int) (string, gamev1.Seat, bool) {
+	for attempt := 0; ctx.Err() == nil && time.Now().Before(r.deadline); attempt++ {
+		t0 := time.Now()
+		qctx, cancel := context.WithDeadline(ctx, r.deadline)
+		s, err := r.lobby(i+attempt).FindMatch(qctx, &lobbyv1.FindMatchRequest{
+			Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", TimeControl: r.cfg.TimeControl})
+		for err == nil {
+			var m *lobbyv1.FindMatchResponse
+			m, err = s.Recv()
+			if mt := m.GetMatched(); mt != nil {
+				cancel()
+				r.mu.Lock()
+				r.waits = append(r.waits, time.Since(t0))
+				r.mu.Unlock()
+				return mt.GetMatchId(), mt.GetYourSeat(), true
+			}
+		}
+		cancel()
+		if errors.Is(err, io.EOF) {
+			err = status.Error(codes.Unknown, "queue stream ended without a pairing")
+		}
+		if ctx.Err() != nil || !time.Now().Before(r.deadline) {
+			return "", 0, false
+		}
+		r.countErr(err)
+		if !pause(ctx, backoff(attempt)) {
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+// seatGame is one seat's game state, kept across rejoins.
+type seatGame struct {
+	log     SeatLog
+	lastSeq int64
+	view    engine.View
+	toMove  gamev1.Seat
+	plies   int32 // plies played, per the latest view
+	pending struct {
+		n        int32
+		notation string
+	}
+	mine int // plies this seat has chosen
+}
+
+// play plays one game to its end, rejoining after drops.
+func (r *runner) play(ctx context.Context, i int, player, matchID string, seat gamev1.Seat, rng *rand.Rand) SeatLog {
+	g := &seatGame{log: SeatLog{MatchID: matchID, Player: player, Seat: seat, Sent: map[int32]string{}}}
+	var dropped time.Time
+	for attempt := 0; ; attempt++ {
+		if ctx.Err() != nil {
+			g.log.Err = ctx.Err()
+			return g.log
+		}
+		ended, err := r.stream(ctx, r.match(i+attempt), g, rng)
+		if ended {
+			return g.log
+		}
+		if ctx.Err() != nil {
+			g.log.Err = ctx.Err()
+			return g.log
+		}
+		r.countErr(err)
+		if dropped.IsZero() {
+			dropped = time.Now()
+		}
+		if time.Since(dropped) > r.cfg.RejoinWindow {
+			g.log.Err = fmt.Errorf("gave up rejoining %s: %w", matchID, err)
+			return g.log
+		}
+		g.log.Rejoins++
+		r.rejoins.Add(1)
+		if !pause(ctx, backoff(attempt)/2) {
+			g.log.Err = ctx.Err()
+			return g.log
+		}
+	}
+}
+
+// stream runs one Play stream; ended reports that the game is over.
+func (r *runner) stream(ctx context.Context, c matchv1.MatchServiceClient, g *seatGame, rng *rand.Rand) (ended bool, err error) {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s, err := c.Play(sctx)
+	if err != nil {
+		return false, err
+	}
+	if err := s.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_Join{Join: &matchv1.JoinMatch{
+		MatchId: g.log.MatchID, LastSeq: g.lastSeq}}}); err != nil {
+		_, err = s.Recv() // the real error
+		return false, err
+	}
+	if g.pending.n > 0 { // the last ply sent may have died with the old stream
+		g.pending.notation = g.log.Sent[g.pending.n]
+	}
+	for {
+		m, err := s.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) && g.log.Outcome != nil {
+				return true, nil
+			}
+			if errors.Is(err, io.EOF) {
+				err = status.Error(codes.Unknown, "play stream ended before the game")
+			}
+			return false, err
+		}
+		switch {
+		case m.GetSnapshot() != nil:
+			sn := m.GetSnapshot()
+			g.lastSeq = sn.GetLastSeq()
+			for _, p := range sn.GetPlies() {
+				if p.GetNumber() > int32(len(g.log.Plies)) {
+					g.log.Plies = append(g.log.Plies, p)
+				}
+			}
+			if err := g.setView(sn.GetView()); err != nil {
+				return false, err
+			}
+			if sn.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+				g.log.Outcome = sn.GetOutcome()
+				return true, nil
+			}
+		case m.GetEvent() != nil:
+			ev := m.GetEvent()
+			if ev.GetSeq() <= g.lastSeq {
+				continue // replayed twice; the seq says so
+			}
+			g.lastSeq = ev.GetSeq()
+			if pp := ev.GetPlyPlayed(); pp != nil {
+				p := pp.GetPly()
+				g.log.Plies = append(g.log.Plies, p)
+				if p.GetSeat() != g.log.Seat {
+					r.received(g.log.MatchID, p.GetNumber())
+				}
+				if err := g.setView(pp.GetView()); err != nil {
+					return false, err
+				}
+			}
+			if ge := ev.GetGameEnded(); ge != nil {
+				g.log.Outcome = ge.GetOutcome()
+				return true, nil
+			}
+		case m.GetPlyRejected() != nil:
+			pr := m.GetPlyRejected()
+			r.countErr(status.Error(codes.Code(pr.GetCode()), pr.GetReason()))
+			// A stale ply (the server moved on) is resolved by the events
+			// that follow; anything else is a bug in the chooser.
+			if codes.Code(pr.GetCode()) != codes.FailedPrecondition || pr.GetCurrentPlyNumber() == pr.GetPlyNumber() {
+				return false, status.Errorf(codes.Code(pr.GetCode()), "ply %d %s refused: %s", pr.GetPlyNumber(), pr.GetNotation(), pr.GetReason())
+			}
+		case m.GetDrain() != nil:
+			// The server ends the stream with UNAVAILABLE next.
+		}
+		if err := r.move(s, g, rng); err != nil {
+			return false, err
+		}
+	}
+}
+
+func (g *seatGame) setView(v *gamev1.GameView) error {
+	if v == nil {
+		return nil
+	}
+	ev, err := games.DecodeView(engine.Quoridor, v.GetEncoding())
+	if err != nil {
+		return fmt.Errorf("decode view: %w", err)
+	}
+	g.view, g.toMove, g.plies = ev, v.GetToMove(), v.GetPlyCount()
+	return nil
+}
+
+// move sends this seat's ply when it is its turn: the pending one again
+// after a rejoin (plies are idempotent), or a new one.
+func (r *runner) move(s matchv1.MatchService_PlayClient, g *seatGame, rng *rand.Rand) error {
+	if g.view == nil || g.toMove != g.log.Seat || g.log.Outcome != nil {
+		return nil
+	}
+	n := g.plies + 1
+	notation := ""
+	switch {
+	case g.pending.n == n && g.pending.notation != "":
+		notation = g.pending.notation
+		g.pending.notation = "" // once per stream: a rejoin arms it again
+	case g.log.Sent[n] != "":
+		return nil // sent on this stream; waiting for the event
+	default:
+		if r.cfg.Think > 0 {
+			time.Sleep(r.cfg.Think)
+		}
+		notation = choose(g.view, g.log.Seat, g.mine < r.cfg.Wander, rng)
+		if notation == "" {
+			return errors.New("no pawn step")
+		}
+		g.mine++
+		g.log.Sent[n] = notation
+		r.markSent(g.log.MatchID, n)
+	}
+	g.pending.n = n
+	if err := s.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: n, Notation: notation}}}); err != nil {
+		g.pending.notation = notation
+		return nil // the Recv that follows reports the stream's error
+	}
+	g.pending.notation = ""
+	return nil
+}
+
+// ChoosePawnStep is the players' choice: a random pawn step while
+// wandering, else the step nearest the seat's goal; "" when there is none.
+func ChoosePawnStep(v engine.View, seat gamev1.Seat, wander bool, rng *rand.Rand) string {
+	return choose(v, seat, wander, rng)
+}
+
+// choose picks a pawn step: a random one while wandering, else the one
+// nearest the seat's goal rank (white, the first seat, goes to rank 9;
+// black to rank 1; RULES.md Q1). Walls are never placed, so every game
+// ends by a pawn reaching its goal.
+func choose(v engine.View, seat gamev1.Seat, wander bool, rng *rand.Rand) string {
+	var steps []string
+	for _, p := range v.Legal() {
+		if s := p.String(); len(s) == 2 { // a wall is "e3h" (Q1)
+			steps = append(steps, s)
+		}
+	}
+	if len(steps) == 0 {
+		return ""
+	}
+	if wander {
+		return steps[rng.IntN(len(steps))]
+	}
+	best := steps[0]
+	for _, s := range steps[1:] {
+		if better(s, best, seat) {
+			best = s
+		}
+	}
+	return best
+}
+
+func better(a, b string, seat gamev1.Seat) bool {
+	ra, rb := rank(a), rank(b)
+	if seat == gamev1.Seat_SEAT_FIRST {
+		return ra > rb
+	}
+	return ra < rb
+}
+
+func rank(s string) int {
+	n := 0
+	for _, c := range s[1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

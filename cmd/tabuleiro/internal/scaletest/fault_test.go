@@ -1,0 +1,202 @@
+package scaletest
+
+import (
+	"github.com/jackc/pgx/v5"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/load"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+)
+
+// faultGames is the number of concurrent games of the fault tests (the
+// issue asks for 100; 2 cores hold them).
+const faultGames = 100
+
+// runGames plays n games on the cluster, one per pair of players, and
+// calls mid once every game has been paired and a little played.
+func runGames(t *testing.T, c *Cluster, n int, think time.Duration, wander int, mid func()) (load.Report, *seatLogs) {
+	t.Helper()
+	logs := newSeatLogs()
+	var paired atomic.Int64
+	fired := make(chan struct{})
+	midDone := make(chan struct{})
+	cfg := load.Config{
+		Lobby: c.LobbyAddrs, Match: c.MatchAddrs, Players: 2 * n, Duration: 10 * time.Second, Drain: 45 * time.Second,
+		Think: think, Wander: wander, MaxGames: n, TimeControl: &gamev1.TimeControl{BaseMs: 120_000}, Seed: 7, ConnsPerAddr: 2, OnSeat: logs.add,
+		OnMatched: func(string) {
+			if paired.Add(1) == int64(2*n) {
+				close(fired)
+			}
+		},
+	}
+	go func() { // stopped by the run: fired closes once every seat is paired
+		defer close(midDone)
+		select {
+		case <-fired:
+		case <-time.After(40 * time.Second):
+			return
+		}
+		<-time.After(500 * time.Millisecond) // into the games
+		mid()
+	}()
+	rep, err := load.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-midDone
+	if paired.Load() < int64(2*n) {
+		t.Fatalf("only %d of %d players paired", paired.Load(), 2*n)
+	}
+	return rep, logs
+}
+
+func logReport(t *testing.T, rep load.Report) {
+	t.Logf("games %d finished %d, plies %d (%.0f/s), rtt %v, wait %v, rejoins %d, errors %v",
+		rep.GamesStarted, rep.GamesFinished, rep.Plies, rep.PliesPerSecond(), rep.PlyRTT, rep.Wait, rep.Rejoins, rep.Errors)
+}
+
+// TestFaultMatchKilled: kill -9 of a match instance in the middle of 100
+// games; every game goes on on the other instances once its players rejoin,
+// with no ply lost or duplicated and every clock as the timestamps say
+// (DESIGN.md, match: "a game whose instance died carries on with nothing
+// lost and clocks right").
+func TestFaultMatchKilled(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2, MatchEnv: []string{"MATCH_PRESENCE_TTL=3s"}})
+	rep, logs := runGames(t, c, faultGames, 20*time.Millisecond, 30, func() {
+		c.Match[1].Kill()
+		t.Logf("killed %s", c.Match[1].Name)
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
+	if gc.games != faultGames {
+		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	}
+	if gc.rejoined == 0 {
+		t.Errorf("no game rejoined: the kill hit no game in progress")
+	}
+	if gc.clocks == 0 {
+		t.Errorf("no clock checked")
+	}
+}
+
+// TestFaultRollingRestart: every match instance in turn gets SIGTERM,
+// drains (its players get a drain notice and rejoin elsewhere) and comes
+// back; no game ends because of it and nothing is lost.
+func TestFaultRollingRestart(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2, MatchEnv: []string{"MATCH_PRESENCE_TTL=3s"}})
+	rep, logs := runGames(t, c, faultGames, 30*time.Millisecond, 80, func() {
+		for _, m := range c.Match {
+			t0 := time.Now()
+			if err := m.Term(15 * time.Second); err != nil {
+				t.Errorf("drain: %v", err)
+			}
+			stopped := time.Since(t0)
+			c.Restart(m)
+			t.Logf("%s drained in %v, back in %v", m.Name, stopped.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+		}
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
+	if gc.games != faultGames {
+		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	}
+	if gc.rejoined == 0 {
+		t.Errorf("no game rejoined: the restarts hit no game in progress")
+	}
+}
+
+// TestFaultRedisRestarted: Redis, with append-only persistence, is stopped
+// and started again in the middle of the games; they resume where they
+// were. (Without persistence a restart loses every live game, queue and
+// ticket: the matches are gone and their players get NOT_FOUND.)
+func TestFaultRedisRestarted(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2, RedisAppendOnly: true, MatchEnv: []string{"MATCH_PRESENCE_TTL=3s"}})
+	var t0, t1 time.Time
+	rep, logs := runGames(t, c, faultGames, 20*time.Millisecond, 40, func() {
+		t0 = time.Now()
+		if err := c.Redis.Term(10 * time.Second); err != nil {
+			t.Errorf("stop redis: %v", err)
+		}
+		c.StartRedis()
+		t1 = time.Now()
+		t.Logf("redis restarted in %v", t1.Sub(t0).Round(time.Millisecond))
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
+	if gc.games != faultGames {
+		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	}
+	across := 0 // games with plies before the stop and after the restart
+	for _, seats := range logs.byMatch {
+		p := seats[0].Plies
+		if len(p) > 0 && p[0].GetPlayedAt().AsTime().Before(t0) && p[len(p)-1].GetPlayedAt().AsTime().After(t1) {
+			across++
+		}
+	}
+	t.Logf("%d games played across the restart", across)
+	if across == 0 {
+		t.Errorf("no game was in progress across the restart")
+	}
+}
+
+// TestFaultPostgresStopped: PostgreSQL is down for 30 s while the games
+// end; once it is back every result is recorded, exactly once (DESIGN.md
+// principle 4: the results outbox).
+func TestFaultPostgresStopped(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2})
+	var stoppedAt time.Time
+	rep, logs := runGames(t, c, faultGames, 10*time.Millisecond, 20, func() {
+		c.StopPostgres()
+		stoppedAt = time.Now()
+		t.Logf("postgres stopped")
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	if gc.games != faultGames {
+		t.Fatalf("%d games checked, want %d", gc.games, faultGames)
+	}
+	if d := 30*time.Second - time.Since(stoppedAt); d > 0 {
+		<-time.After(d) // the outage lasts 30 s
+	}
+	c.StartPostgres()
+	t.Logf("postgres back after %v", time.Since(stoppedAt).Round(time.Millisecond))
+	ids := make([]string, 0, len(logs.byMatch))
+	for id := range logs.byMatch {
+		ids = append(ids, id)
+	}
+	db, err := pgx.Connect(t.Context(), c.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(t.Context())
+	deadline := time.Now().Add(30 * time.Second)
+	var recorded, rows int
+	for {
+		err := db.QueryRow(t.Context(), "SELECT count(DISTINCT game_id), count(*) FROM games WHERE game_id = ANY($1)", ids).Scan(&recorded, &rows)
+		if err == nil && recorded == len(ids) || time.Now().After(deadline) {
+			break
+		}
+		poll(200 * time.Millisecond)
+	}
+	t.Logf("recorded %d of %d games (%d rows) %v after postgres came back", recorded, len(ids), rows, time.Since(stoppedAt.Add(30*time.Second)).Round(time.Millisecond))
+	if recorded != len(ids) || rows != len(ids) {
+		t.Errorf("recorded %d distinct games in %d rows, want %d once each", recorded, rows, len(ids))
+	}
+}

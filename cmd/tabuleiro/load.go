@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/load"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+)
+
+func newLoadCommand(e *env) *cobra.Command {
+	var (
+		cfg             load.Config
+		servers, matchs string
+		baseMS          int64
+	)
+	c := &cobra.Command{
+		Use:   "load",
+		Short: "Load a server with simulated players and report the figures",
+		Long: "Run simulated players against a server through the public API: each signs in\n" +
+			"as a guest, queues for a Quoridor pairing, plays fast legal plies (pawn steps:\n" +
+			"a few random ones, then straight to the goal), and queues again until the\n" +
+			"duration is up; games in progress then get --drain to finish. A player whose\n" +
+			"Play stream drops rejoins on the next --match address with the last event seen.\n" +
+			"Progress goes to stderr every second; the report (games finished, plies/s, ply\n" +
+			"round trip from the mover's send to the opponent's receipt, matchmaking wait,\n" +
+			"errors by status code) to stdout.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Lobby = splitAddrs(servers)
+			cfg.Match = splitAddrs(matchs)
+			if len(cfg.Lobby) == 0 {
+				return &exitError{code: 2, err: errors.New("--server is required")}
+			}
+			if baseMS > 0 {
+				cfg.TimeControl = &gamev1.TimeControl{BaseMs: baseMS}
+			}
+			cfg.Progress = e.stderr
+			rep, err := load.Run(cmd.Context(), cfg)
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			rep.Write(e.stdout)
+			if rep.GamesFinished == 0 {
+				return &exitError{code: 1, err: fmt.Errorf("no game finished")}
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&servers, "server", "", "lobby addresses, HOST:PORT[,HOST:PORT...]")
+	fl.StringVar(&matchs, "match", "", "match addresses for Play streams (default: the --server addresses)")
+	fl.IntVar(&cfg.Players, "players", 100, "simulated players")
+	fl.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long players queue for new games")
+	fl.DurationVar(&cfg.Drain, "drain", 10*time.Second, "how long games in progress may go on after --duration")
+	fl.DurationVar(&cfg.Think, "think", 0, "each player's pause before a ply")
+	fl.IntVar(&cfg.Wander, "wander", 20, "random pawn steps per seat before racing to the goal (game length)")
+	fl.IntVar(&cfg.MaxGames, "max-games", 0, "stop queuing after this many games (0: no limit)")
+	fl.Int64Var(&baseMS, "base-ms", 0, "clock base per seat in ms (0: the variant's default)")
+	fl.Uint64Var(&cfg.Seed, "seed", 1, "seed of the players' choices")
+	fl.IntVar(&cfg.ConnsPerAddr, "conns", 4, "gRPC connections per address")
+	return c
+}
+
+func splitAddrs(s string) []string {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}

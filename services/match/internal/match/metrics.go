@@ -1,0 +1,62 @@
+package match
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
+)
+
+// The match service's instruments (deploy/README.md lists them for the
+// dashboard). They report to the process-wide MeterProvider that
+// telemetry.Setup installs; nothing is recorded when telemetry is off.
+var metrics = func() (m struct {
+	active                   metric.Int64UpDownCounter
+	plies                    metric.Int64Counter
+	plyDuration              metric.Float64Histogram
+	reconnections, abandoned metric.Int64Counter
+	flagFalls                metric.Int64Counter
+}) {
+	meter := telemetry.Meter("tabuleiro.dev/services/match/internal/match")
+	m.active, _ = meter.Int64UpDownCounter("tabuleiro.match.active", metric.WithDescription("Matches in progress started by this instance, minus those it finished."), metric.WithUnit("{match}"))
+	m.plies, _ = meter.Int64Counter("tabuleiro.match.plies", metric.WithDescription("Plies played."), metric.WithUnit("{ply}"))
+	m.plyDuration, _ = meter.Float64Histogram("tabuleiro.match.ply.duration", metric.WithDescription("Time to validate and commit a submitted ply."), metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1))
+	m.reconnections, _ = meter.Int64Counter("tabuleiro.match.reconnections", metric.WithDescription("Seats that rejoined a match after a disconnection."), metric.WithUnit("{reconnection}"))
+	m.abandoned, _ = meter.Int64Counter("tabuleiro.match.abandonments", metric.WithDescription("Matches lost because a player did not come back within the reconnection window."), metric.WithUnit("{match}"))
+	m.flagFalls, _ = meter.Int64Counter("tabuleiro.match.flag_falls", metric.WithDescription("Matches lost on time."), metric.WithUnit("{match}"))
+	return m
+}()
+
+func gameAttr(g engine.Game) metric.MeasurementOption {
+	return metric.WithAttributes(attribute.String("game", string(g)))
+}
+
+// observePly records a ply committed after start.
+func observePly(ctx context.Context, g engine.Game, start time.Time) {
+	metrics.plies.Add(ctx, 1, gameAttr(g))
+	metrics.plyDuration.Record(ctx, time.Since(start).Seconds(), gameAttr(g))
+}
+
+// observeCommit records what a committed change did: reconnections, and
+// the end of the match with its reason.
+func observeCommit(ctx context.Context, c *change) {
+	for _, ev := range c.events {
+		switch ev.Kind {
+		case EventReconnected:
+			metrics.reconnections.Add(ctx, 1, gameAttr(c.st.Game))
+		case EventEnded:
+			metrics.active.Add(ctx, -1, gameAttr(c.st.Game))
+			switch ev.Outcome.Reason {
+			case engine.ReasonTime:
+				metrics.flagFalls.Add(ctx, 1, gameAttr(c.st.Game))
+			case engine.ReasonAbandonment:
+				metrics.abandoned.Add(ctx, 1, gameAttr(c.st.Game))
+			}
+		}
+	}
+}
