@@ -1,0 +1,265 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"tabuleiro.dev/pkg/platform/auth"
+)
+
+// The few process helpers below follow scaletest's harness (which starts a
+// whole cluster); this package needs one instance of each service.
+
+// buildServices compiles the lobby, match and bot binaries (as deployed:
+// no -race) into dir.
+func buildServices(dir string) error {
+	out, err := exec.Command("go", "env", "GOWORK").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOWORK: %w", err)
+	}
+	work := strings.TrimSpace(string(out))
+	if work == "" || work == "off" {
+		return errors.New("building the services needs the go.work workspace")
+	}
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+		"./services/lobby/cmd/lobby", "./services/match/cmd/match", "./services/bot/cmd/bot")
+	cmd.Dir = filepath.Dir(work)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// process is a running program whose output is kept.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	out  syncBuffer
+	done chan struct{} // closed when it has exited
+	err  error         // its exit status, once done
+}
+
+// startProcess starts bin with exactly env, killing it when the test ends
+// (after printing its output if the test failed).
+func startProcess(t *testing.T, name, bin string, env []string, args ...string) *process {
+	t.Helper()
+	p := &process{name: name, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr, p.cmd.Dir = env, &p.out, &p.out, t.TempDir()
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("--- %s output (tail)\n%s", name, tail(string(p.out.Bytes()), 3000))
+		}
+	})
+	return p
+}
+
+// term sends SIGTERM and waits up to within for the exit, returning its
+// status (an error when it had to be killed).
+func (p *process) term(within time.Duration) error {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+		return p.err
+	case <-timer.C:
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("%s did not exit within %v of SIGTERM", p.name, within)
+	}
+}
+
+// waitServing waits until the gRPC health of the process at addr says
+// SERVING (watching, not polling), failing the test if it exits first.
+func (p *process) waitServing(ctx context.Context, t *testing.T, addr string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stream, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
+	for err == nil {
+		var r *healthpb.HealthCheckResponse
+		if r, err = stream.Recv(); err == nil && r.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return
+		}
+	}
+	t.Fatalf("%s at %s never served: %v", p.name, addr, err)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// startRedis runs a Redis of the test's own (the lobby binary has no key
+// prefix setting, so it must not share the test Redis) and returns its
+// URL once it answers.
+func startRedis(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	addr := freeAddr(t)
+	host, port, _ := net.SplitHostPort(addr)
+	p := startProcess(t, "redis", "redis-server", []string{"PATH=" + os.Getenv("PATH")},
+		"--bind", host, "--port", port, "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	u := "redis://" + addr + "/0"
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for rdb.Ping(ctx).Err() != nil {
+		select {
+		case <-p.done:
+			t.Fatalf("redis-server exited: %v\n%s", p.err, p.out.Bytes())
+		case <-ctx.Done():
+			t.Fatalf("redis-server at %s never answered", addr)
+		case <-tick.C:
+		}
+	}
+	return u
+}
+
+// freshDatabase creates an empty database on the server of baseURL and
+// returns its URL; it is dropped when the test ends.
+func freshDatabase(ctx context.Context, t *testing.T, baseURL string) string {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	name := "e2e_" + strings.ToLower(rand.Text()[:12])
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), baseURL)
+		if err != nil {
+			t.Logf("drop database %s: %v", name, err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// services are lobby, match and bot running as processes.
+type services struct {
+	lobbyAddr, matchAddr, botAddr string
+	lobby, match, bot             *process
+	issuer                        *auth.Issuer
+}
+
+// startServices builds and starts bot, match and lobby with a token key of
+// their own, the test's own Redis, a fresh database on
+// TABULEIRO_TEST_DATABASE_URL and the extra environment otel (OTEL_*).
+func startServices(ctx context.Context, t *testing.T, otel []string) *services {
+	t.Helper()
+	_, dbURL := testEnv(t)
+	bin := t.TempDir()
+	built := make(chan error, 1)
+	go func() { built <- buildServices(bin) }()
+	redisURL := startRedis(ctx, t)
+	dbURL = freshDatabase(ctx, t, dbURL)
+	key, err := auth.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss, err := auth.NewIssuer(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := auth.EncodeKey(key)
+	s := &services{lobbyAddr: freeAddr(t), matchAddr: freeAddr(t), botAddr: freeAddr(t), issuer: iss}
+	if err := <-built; err != nil {
+		t.Fatal(err)
+	}
+	env := func(vars ...string) []string {
+		return append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, otel...), vars...)
+	}
+	s.bot = startProcess(t, "bot", filepath.Join(bin, "bot"), env("BOT_GRPC_ADDR="+s.botAddr, "BOT_TOKEN_KEY="+k,
+		"BOT_SHUTDOWN_TIMEOUT=5s"))
+	// The lobby applies the migrations before the match service does.
+	s.lobby = startProcess(t, "lobby", filepath.Join(bin, "lobby"), env("LOBBY_GRPC_ADDR="+s.lobbyAddr, "LOBBY_TOKEN_KEY="+k,
+		"LOBBY_REDIS_URL="+redisURL, "LOBBY_DATABASE_URL="+dbURL, "LOBBY_MATCH_ADDR="+s.matchAddr, "LOBBY_SHUTDOWN_TIMEOUT=5s"))
+	s.lobby.waitServing(ctx, t, s.lobbyAddr)
+	s.match = startProcess(t, "match", filepath.Join(bin, "match"), env("MATCH_GRPC_ADDR="+s.matchAddr, "MATCH_TOKEN_KEY="+k,
+		"MATCH_REDIS_URL="+redisURL, "MATCH_DATABASE_URL="+dbURL, "MATCH_BOT_ADDR="+s.botAddr, "MATCH_INSTANCE_ID=e2e",
+		"MATCH_SHUTDOWN_TIMEOUT=5s"))
+	s.match.waitServing(ctx, t, s.matchAddr)
+	s.bot.waitServing(ctx, t, s.botAddr)
+	return s
+}
+
+// stop sends SIGTERM to lobby, match and bot together and checks that each
+// exits cleanly (a graceful shutdown flushes the exporters).
+func (s *services) stop(t *testing.T) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, p := range []*process{s.lobby, s.match, s.bot} {
+		wg.Go(func() {
+			if err := p.term(10 * time.Second); err != nil {
+				t.Errorf("%s: exit after SIGTERM: %v", p.name, err)
+			}
+		})
+	}
+	wg.Wait()
+}
