@@ -1,11 +1,14 @@
 package scaletest
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/load"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
@@ -98,4 +101,62 @@ func splitLines(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+var benchTickets = flag.Int("tickets.n", 1000, "BenchmarkQueuedTickets: tickets queued")
+
+// BenchmarkQueuedTickets measures Redis memory per queued ticket: INFO
+// memory used_memory before and after N players queue, each alone in its
+// own queue (distinct clocks) so that nothing pairs; this is the worst
+// case, a queue's keys (its sorted set and hash, an entry in the set of
+// queues) and the player's set of queues all counted per ticket.
+//
+//	go test -run '^$' -bench QueuedTickets -benchtime 1x ./cmd/tabuleiro/internal/scaletest/ -tickets.n 1000
+func BenchmarkQueuedTickets(b *testing.B) {
+	c := Start(b, Options{Lobbies: 1, Matches: 1})
+	var lcs []*client.Client
+	for range 4 {
+		lc, err := client.Dial(c.LobbyAddrs[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer lc.Close()
+		lcs = append(lcs, lc)
+	}
+	n := *benchTickets
+	players := make([]client.Player, n)
+	for i := range players {
+		p, err := lcs[i%len(lcs)].SignIn(b.Context(), fmt.Sprintf("ticket-%d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		players[i] = p
+	}
+	for b.Loop() {
+		mem0 := usedMemory(b, c)
+		ctx, cancel := context.WithCancel(b.Context())
+		fs := make([]*finding, n)
+		for i, p := range players {
+			fs[i] = findMatch(ctx, lcs[i%len(lcs)], 0, p, 60_000+int64(i)*1000)
+		}
+		for _, f := range fs {
+			select {
+			case <-f.queued:
+			case <-time.After(30 * time.Second):
+				b.Fatal("not queued within 30s")
+			}
+			if f.ticket == "" {
+				b.Fatalf("%s: not queued: %v", f.player.Name, f.err)
+			}
+		}
+		mem1 := usedMemory(b, c)
+		keys, _ := c.RDB().DBSize(b.Context()).Result()
+		cancel() // each stream's end cancels its ticket
+		for _, f := range fs {
+			<-f.done
+		}
+		per := float64(mem1-mem0) / float64(n)
+		fmt.Fprintf(os.Stderr, "queued tickets %d: used_memory %d -> %d bytes, %.0f B/ticket, %d keys\n", n, mem0, mem1, per, keys)
+		b.ReportMetric(per, "redis-B/ticket")
+	}
 }

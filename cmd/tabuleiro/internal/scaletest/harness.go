@@ -588,3 +588,13 @@ func (p *Proc) RSS() int64 {
 	}
 	return 0
 }
+
+// Pid is the process id (0 when not running).
+func (p *Proc) Pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
