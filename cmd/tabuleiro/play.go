@@ -34,7 +34,14 @@ type serverFlags struct {
 	dataDir     string
 	redisURL    string
 	databaseURL string
+	// keep, when set, is how long an unfinished game of the local mode
+	// waits for its player: the match service's reconnection window and
+	// first-ply timeout (`play` only; nobody else plays on its server).
+	keep time.Duration
 }
+
+// defaultKeep is how long `play` keeps an unfinished local game.
+const defaultKeep = 30 * 24 * time.Hour
 
 func (f *serverFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.server, "server", "", "address of a Tabuleiro server (HOST:PORT); empty runs every service in this process")
@@ -84,7 +91,8 @@ func (f *serverFlags) connect(ctx context.Context, e *env) (*connection, error) 
 		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		srv, err := local.Start(sctx, local.Options{
 			DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
-			Logger: slog.New(slog.NewJSONHandler(logf, nil)),
+			Logger:          slog.New(slog.NewJSONHandler(logf, nil)),
+			ReconnectWindow: f.keep, FirstPlyTimeout: f.keep,
 		})
 		if err != nil {
 			cancel()
@@ -165,6 +173,7 @@ func newPlayCommand(e *env) *cobra.Command {
 	c.Flags().BoolVar(&f.auto, "auto", false, "play random legal plies without a terminal, print the outcome")
 	c.Flags().IntVar(&f.games, "games", 1, "--auto: games to play of each game")
 	c.Flags().Uint64Var(&f.seed, "seed", 1, "--auto: seed of the random plies")
+	c.Flags().DurationVar(&f.keep, "keep", defaultKeep, "without --server: how long an unfinished game waits to be resumed")
 	return c
 }
 
@@ -452,13 +461,27 @@ func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]cli
 	return tb, nil
 }
 
+// unfinished drops the matches that ended since they were listed (a
+// deadline the sweeper fired on start-up): they cannot be resumed.
+func (t *tables) unfinished(ctx context.Context, ms []*lobbyv1.MatchSummary) []*lobbyv1.MatchSummary {
+	var out []*lobbyv1.MatchSummary
+	for _, m := range ms {
+		resp, err := t.c.Match.GetMatch(t.me.Context(ctx), &matchv1.GetMatchRequest{MatchId: m.GetMatchId()})
+		if err == nil && resp.GetMatch().GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 func runTUI(ctx context.Context, e *env, t *tables) error {
 	active, err := t.c.Lobby.ListActiveMatches(t.me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("list unfinished games: %w", err)}
 	}
 	deps := tui.Deps{
-		Active: active.GetMatches(),
+		Active: t.unfinished(ctx, active.GetMatches()),
 		Start: func(round int) (*tui.Table, error) {
 			id, seats, err := t.matchFor(ctx, round)
 			if err != nil {

@@ -358,7 +358,22 @@ func (m *Model) snapshot(s *matchv1.Match) {
 	m.drawBy = s.GetDrawOfferedBy()
 	m.lastSeq = s.GetLastSeq()
 	if s.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+		// A game resumed after it ended (a flag fell, or it was abandoned
+		// while this terminal was away): its view may lack the outcome
+		// the match carries.
+		if m.view == nil {
+			m.view = &gamev1.GameView{}
+		}
+		if m.view.GetOutcome().GetResult() == gamev1.Result_RESULT_ONGOING {
+			m.view.Outcome = s.GetOutcome()
+		}
+		if first {
+			m.status = "This game ended while you were away."
+		}
 		m.phase = phaseOver
+		if m.clocks != nil {
+			m.clocks.Running = gamev1.Seat_SEAT_UNSPECIFIED
+		}
 	}
 	if first {
 		m.lay = m.layoutFor()

@@ -7,6 +7,7 @@ import (
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 )
 
 func startOn(f *fakeMatch) Deps {
@@ -157,5 +158,29 @@ func TestClockCountsDown(t *testing.T) {
 		if got := clockText(m.remaining(tt.seat)); got != tt.want {
 			t.Errorf("%v: clock %q, want %q", tt.seat, got, tt.want)
 		}
+	}
+}
+
+// A game resumed after it ended while the terminal was away (abandoned,
+// or a flag fell) shows its result and reason, not an empty one.
+func TestResumedGameAlreadyOver(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	<-f.out // replace the opening snapshot with the finished match's
+	s := f.snapshot()
+	s.Status = matchv1.MatchStatus_MATCH_STATUS_FINISHED
+	s.Outcome = &gamev1.Outcome{Result: gamev1.Result_RESULT_WIN, Winner: gamev1.Seat_SEAT_SECOND, Reason: gamev1.Reason_REASON_ABANDONMENT}
+	f.out <- &matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: s}}
+	deps := startOn(f)
+	deps.Active = []*lobbyv1.MatchSummary{{MatchId: "m1", Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard"}}
+	deps.Resume = func(string) (*Table, error) { return f.table(), nil }
+	d := newDriver(t, New(deps))
+	d.key("r")
+	d.waitText("Black wins by abandonment")
+	if s := d.screen(); !strings.Contains(s, "ended while you were away") {
+		t.Errorf("screen does not say the game ended meanwhile:\n%s", s)
+	}
+	if r := d.m.(Model).Result(); r != "Black wins by abandonment" {
+		t.Errorf("result %q", r)
 	}
 }
