@@ -15,6 +15,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
@@ -296,7 +298,7 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 			return &exitError{code: 1, err: err}
 		}
 	}
-	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr}
+	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr, addr: cn.c.Target(), local: cn.local != nil}
 	if f.auto {
 		return f.runAuto(ctx, e, t, gameList)
 	}
@@ -316,7 +318,10 @@ type tables struct {
 	opp      opponent
 	tc       *gamev1.TimeControl
 	password string
-	out      io.Writer // progress of rooms and queues
+	out      io.Writer // progress of rooms and queues, unless notify is set
+	notify   func(string)
+	addr     string // the server's address, for the invitation
+	local    bool   // the server runs in this process
 	game     gamev1.Game
 	variant  string
 }
@@ -386,11 +391,11 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 			return "", nil, fmt.Errorf("open a room: %w", err)
 		}
 		roomID = r.GetRoom().GetRoomId()
-		fmt.Fprintf(t.out, "room open: invite code %s; waiting for a second player…\n", r.GetRoom().GetInviteCode())
+		t.say(invitation(r.GetRoom(), t.addr, t.password != "", t.local))
 	} else {
-		j, err := t.c.Lobby.JoinRoom(mctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: t.opp.room}, Password: t.password})
+		j, err := t.joinRoom(mctx)
 		if err != nil {
-			return "", nil, fmt.Errorf("join room %s: %w", t.opp.room, err)
+			return "", nil, err
 		}
 		if id := j.GetRoom().GetMatchId(); id != "" {
 			return id, map[gamev1.Seat]client.Player{j.GetYourSeat(): t.me}, nil
@@ -413,6 +418,47 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 			return "", nil, errors.New("the room closed")
 		}
 	}
+}
+
+// say shows progress: on the waiting screen, or on the progress writer.
+func (t *tables) say(s string) {
+	if t.notify != nil {
+		t.notify(s)
+		return
+	}
+	fmt.Fprintln(t.out, s)
+}
+
+// invitation tells the host how a friend joins the room.
+func invitation(r *lobbyv1.Room, addr string, password, local bool) string {
+	join := fmt.Sprintf("tabuleiro play --room %s --server %s", r.GetInviteCode(), addr)
+	if password {
+		join += " --password PASSWORD"
+	}
+	s := fmt.Sprintf("Room open: invite code %s (room id %s).\nYour friend joins with:\n  %s\n", r.GetInviteCode(), r.GetRoomId(), join)
+	if local {
+		s += "(this server runs inside this command, on a loopback port, until it quits;\n" +
+			" for a friend on another machine run `tabuleiro serve --addr HOST:PORT` and play with --server)\n"
+	}
+	return s + "Waiting for a second player…"
+}
+
+// joinRoom joins the room --room names, by invite code or by room id.
+func (t *tables) joinRoom(ctx context.Context) (*lobbyv1.JoinRoomResponse, error) {
+	j, err := t.c.Lobby.JoinRoom(ctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: t.opp.room}, Password: t.password})
+	if status.Code(err) == codes.NotFound {
+		j, err = t.c.Lobby.JoinRoom(ctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_RoomId{RoomId: t.opp.room}, Password: t.password})
+		if status.Code(err) == codes.NotFound {
+			err = errors.New("no room has this invite code or id")
+			if t.local {
+				err = errors.New("no room has this invite code or id on the server of this command; a friend's room needs --server ADDR")
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("join room %s: %w", t.opp.room, err)
+	}
+	return j, nil
 }
 
 func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client.Player, error) {
@@ -519,7 +565,9 @@ func runTUI(ctx context.Context, e *env, t *tables) error {
 	} else {
 		opts = append(opts, tea.WithInput(e.stdin))
 	}
-	final, err := tea.NewProgram(tui.New(deps), opts...).Run()
+	p := tea.NewProgram(tui.New(deps), opts...)
+	t.notify = func(s string) { p.Send(tui.Notice(s)) }
+	final, err := p.Run()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return &exitError{code: 1, err: err}
 	}

@@ -106,6 +106,7 @@ type Model struct {
 	help          bool
 	confirmResign bool
 	status        string
+	notice        string
 	err           error
 }
 
@@ -164,6 +165,11 @@ type (
 	tickMsg time.Time
 )
 
+// Notice is progress shown while a game is being started, such as the
+// invite code of a room waiting for a friend; send it with
+// tea.Program.Send.
+type Notice string
+
 // Init implements tea.Model: it starts a game unless one is offered for
 // resumption.
 func (m Model) Init() tea.Cmd {
@@ -192,6 +198,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return m.key(msg)
+	case Notice:
+		m.notice = string(msg)
+		return m, nil
 	case tableMsg:
 		if msg.err != nil {
 			m.phase, m.err = phaseFailed, msg.err
@@ -261,7 +270,7 @@ func (m *Model) setTable(t *Table) tea.Cmd {
 	m.match, m.view, m.plies, m.clocks, m.lastSeq = nil, nil, nil, nil, 0
 	m.drawBy, m.pending = gamev1.Seat_SEAT_UNSPECIFIED, 0
 	m.selected, m.from, m.wallMode, m.check, m.checkKey = noSquare, nil, false, nil, ""
-	m.status, m.err, m.confirmResign = "", nil, false
+	m.status, m.err, m.confirmResign, m.notice = "", nil, false, ""
 	m.primary = gamev1.Seat_SEAT_FIRST
 	if _, ok := t.Seats[m.primary]; !ok {
 		m.primary = gamev1.Seat_SEAT_SECOND

@@ -184,3 +184,14 @@ func TestResumedGameAlreadyOver(t *testing.T) {
 		t.Errorf("result %q", r)
 	}
 }
+
+// While a game is being started, a notice (a room's invite code) replaces
+// the bare "Starting the game…".
+func TestNoticeWhileStarting(t *testing.T) {
+	t.Parallel()
+	m, _ := New(Deps{}).Update(Notice("Room open: invite code K7MX2QPD"))
+	screen := m.View()
+	if !strings.Contains(screen, "invite code K7MX2QPD") || strings.Contains(screen, "Starting the game") {
+		t.Errorf("screen while waiting for a friend:\n%s", screen)
+	}
+}

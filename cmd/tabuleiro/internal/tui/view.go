@@ -29,6 +29,9 @@ func (m Model) View() string {
 		return styleErr.Render("tabuleiro: "+errText(m.err)) + "\n" + styleDim.Render("q quits") + "\n"
 	}
 	if m.view == nil {
+		if m.notice != "" {
+			return m.notice + "\n\n" + styleDim.Render("q quits") + "\n"
+		}
 		return "Starting the game…\n" + styleDim.Render("q quits") + "\n"
 	}
 	board := m.boardView()
