@@ -14,6 +14,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -276,6 +277,11 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 			return &exitError{code: 2, err: fmt.Errorf("--game %s --variant %q: %w", g, f.variant, err)}
 		}
 	}
+	if !f.auto {
+		if err := needTerminal(e); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	}
 	cn, err := f.connect(ctx, e)
 	if err != nil {
 		return err
@@ -308,6 +314,21 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		return &exitError{code: 2, err: err}
 	}
 	return runTUI(ctx, e, t)
+}
+
+// needTerminal refuses interactive play when standard input or output is
+// not a terminal (`play | tee log`): the screen would be garbled.
+func needTerminal(e *env) error {
+	for _, s := range []struct {
+		name string
+		f    any
+	}{{"standard input", e.stdin}, {"standard output", e.stdout}} {
+		if f, ok := s.f.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+			return fmt.Errorf("play is interactive and %s is not a terminal; run it in a terminal, "+
+				"or use `tabuleiro play --auto` to play random plies and print the outcome line by line", s.name)
+		}
+	}
+	return nil
 }
 
 // tables makes the tables the terminal client plays at.
