@@ -47,7 +47,7 @@ func TestQuoridorGameWithKeys(t *testing.T) {
 	}
 	d.waitText("White (you) wins by goal")
 	screen := d.screen()
-	for _, want := range []string{"1. e2", "8. e9", "Play again?"} {
+	for _, want := range []string{"1. e2", "8. e9", "Play again?", "match m1"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}

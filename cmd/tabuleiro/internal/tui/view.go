@@ -56,7 +56,11 @@ func (m Model) View() string {
 	if m.status != "" {
 		b.WriteString(m.status + "\n")
 	}
-	b.WriteString(styleDim.Render("? help · q quit") + "\n")
+	foot := "? help · q quit"
+	if m.table != nil && m.table.MatchID != "" {
+		foot += " · match " + m.table.MatchID // for `tabuleiro watch`
+	}
+	b.WriteString(styleDim.Render(foot) + "\n")
 	return b.String()
 }
 
