@@ -160,7 +160,8 @@ func newPlayCommand(e *env) *cobra.Command {
 			"one and prints its code); --queue pairs you with a stranger.\n\n" +
 			"--auto plays without a terminal: random legal plies for your seat (both seats\n" +
 			"with --vs local) until the game ends, and prints the outcome. --game all plays\n" +
-			"each game in turn.",
+			"each game in turn. Unless --data-dir is given it uses a temporary data\n" +
+			"directory, so that your history and stats are left alone.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), e) },
 	}
@@ -281,6 +282,15 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		if err := needTerminal(e); err != nil {
 			return &exitError{code: 2, err: err}
 		}
+	} else if f.dataDir == "" {
+		// Random games are no part of the player's record: they go to a
+		// directory of their own unless --data-dir names one.
+		tmp, err := os.MkdirTemp("", "tabuleiro-auto-")
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		defer func() { _ = os.RemoveAll(tmp) }()
+		f.dataDir = tmp
 	}
 	cn, err := f.connect(ctx, e)
 	if err != nil {

@@ -30,3 +30,18 @@ func TestPlayNeedsATerminal(t *testing.T) {
 		t.Errorf("play into a pipe started the local server (data dir: %v)", err)
 	}
 }
+
+// `play --auto` without --data-dir plays in a temporary data directory:
+// the player's own (here TABULEIRO_DATA_DIR) is never created, so its
+// history and stats are left alone.
+func TestPlayAutoLeavesTheRecordAlone(t *testing.T) {
+	t.Parallel()
+	vars := map[string]string{"TABULEIRO_DATA_DIR": filepath.Join(t.TempDir(), "data"), "USER": "tester"}
+	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "corners")
+	if code != 0 || !strings.Contains(out, "corners classic-3x3: vs Bot (easy), ") {
+		t.Fatalf("play --auto: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(vars["TABULEIRO_DATA_DIR"]); !os.IsNotExist(err) {
+		t.Errorf("play --auto wrote to the player's data directory (%v)", err)
+	}
+}
