@@ -143,6 +143,8 @@ type playFlags struct {
 	clock    string
 	name     string
 	auto     bool
+	resume   bool
+	explicit bool // --game, --vs, --room or --queue was given
 	games    int
 	seed     uint64
 }
@@ -163,7 +165,12 @@ func newPlayCommand(e *env) *cobra.Command {
 			"each game in turn. Unless --data-dir is given it uses a temporary data\n" +
 			"directory, so that your history and stats are left alone.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), e) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range []string{"game", "vs", "room", "queue"} {
+				f.explicit = f.explicit || cmd.Flags().Changed(name)
+			}
+			return f.run(cmd.Context(), e)
+		},
 	}
 	f.serverFlags.register(c)
 	c.Flags().StringVar(&f.game, "game", "quoridor", "quoridor, corners or banqi (--auto: also all)")
@@ -174,6 +181,7 @@ func newPlayCommand(e *env) *cobra.Command {
 	c.Flags().BoolVar(&f.queue, "queue", false, "find an opponent by rating")
 	c.Flags().StringVar(&f.clock, "clock", "", `clock, "5m+3s" (base+increment) or "none"; default: none`)
 	c.Flags().StringVar(&f.name, "name", "", "your display name the first time (default $USER)")
+	c.Flags().BoolVar(&f.resume, "resume", false, "offer your unfinished games even when --game, --vs, --room or --queue is given")
 	c.Flags().BoolVar(&f.auto, "auto", false, "play random legal plies without a terminal, print the outcome")
 	c.Flags().IntVar(&f.games, "games", 1, "--auto: games to play of each game")
 	c.Flags().Uint64Var(&f.seed, "seed", 1, "--auto: seed of the random plies")
@@ -323,7 +331,7 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 	if t.variant, err = variantOf(g, f.variant); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	return runTUI(ctx, e, t)
+	return runTUI(ctx, e, t, f.explicit && !f.resume)
 }
 
 // needTerminal refuses interactive play when standard input or output is
@@ -538,6 +546,13 @@ func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]cli
 	return tb, nil
 }
 
+func unfinishedLine(n int) string {
+	if n == 1 {
+		return "you have an unfinished game: tabuleiro play --resume"
+	}
+	return fmt.Sprintf("you have %d unfinished games: tabuleiro play --resume", n)
+}
+
 // unfinished drops the matches that ended since they were listed (a
 // deadline the sweeper fired on start-up): they cannot be resumed.
 func (t *tables) unfinished(ctx context.Context, ms []*lobbyv1.MatchSummary) []*lobbyv1.MatchSummary {
@@ -552,13 +567,23 @@ func (t *tables) unfinished(ctx context.Context, ms []*lobbyv1.MatchSummary) []*
 	return out
 }
 
-func runTUI(ctx context.Context, e *env, t *tables) error {
+// runTUI plays in the terminal. Unfinished games are offered first, unless
+// the command line asked for a particular game (startNew): then they are
+// only mentioned.
+func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 	active, err := t.c.Lobby.ListActiveMatches(t.me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("list unfinished games: %w", err)}
 	}
+	unfinished := t.unfinished(ctx, active.GetMatches())
+	var reminder string
+	if startNew && len(unfinished) > 0 {
+		reminder = unfinishedLine(len(unfinished))
+		unfinished = nil
+	}
 	deps := tui.Deps{
-		Active: t.unfinished(ctx, active.GetMatches()),
+		Active:   unfinished,
+		Reminder: reminder,
 		Start: func(round int) (*tui.Table, error) {
 			id, seats, err := t.matchFor(ctx, round)
 			if err != nil {
@@ -605,6 +630,9 @@ func runTUI(ctx context.Context, e *env, t *tables) error {
 	if m, ok := final.(tui.Model); ok {
 		if r := m.Result(); r != "" {
 			fmt.Fprintln(e.stdout, r)
+		}
+		if reminder != "" {
+			fmt.Fprintln(e.stdout, reminder)
 		}
 		if err := m.Err(); err != nil {
 			return &exitError{code: 1, err: err}

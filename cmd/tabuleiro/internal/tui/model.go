@@ -57,6 +57,9 @@ type Deps struct {
 	Resume func(matchID string) (*Table, error)
 	// Active are the caller's unfinished matches, offered on start.
 	Active []*lobbyv1.MatchSummary
+	// Reminder, when set, is shown as the status line of the first game
+	// started (the unfinished games not offered, say).
+	Reminder string
 	// Now reads the clock (time.Now outside tests).
 	Now func() time.Time
 }
@@ -274,6 +277,9 @@ func (m *Model) setTable(t *Table) tea.Cmd {
 	m.primary = gamev1.Seat_SEAT_FIRST
 	if _, ok := t.Seats[m.primary]; !ok {
 		m.primary = gamev1.Seat_SEAT_SECOND
+	}
+	if m.round == 0 && m.deps.Reminder != "" {
+		m.status = m.deps.Reminder
 	}
 	var cmds []tea.Cmd
 	for seat, c := range t.Seats {

@@ -195,3 +195,32 @@ func TestNoticeWhileStarting(t *testing.T) {
 		t.Errorf("screen while waiting for a friend:\n%s", screen)
 	}
 }
+
+// Several unfinished games are offered under a plural heading.
+func TestResumeOfferPlural(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	deps := startOn(f)
+	deps.Resume = func(string) (*Table, error) { return f.table(), nil }
+	deps.Active = []*lobbyv1.MatchSummary{
+		{MatchId: "m1", Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard"},
+		{MatchId: "m2", Game: gamev1.Game_GAME_BANQI, Variant: "standard"},
+	}
+	if s := New(deps).View(); !strings.Contains(s, "You have 2 unfinished games\n") {
+		t.Errorf("offer heading:\n%s", s)
+	}
+}
+
+// A game asked for on the command line starts at once; the unfinished
+// games are only mentioned on the status line.
+func TestReminderOnStart(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	deps := startOn(f)
+	deps.Reminder = "you have 2 unfinished games: tabuleiro play --resume"
+	d := newDriver(t, New(deps))
+	d.waitText("Your move")
+	if s := d.screen(); !strings.Contains(s, deps.Reminder) {
+		t.Errorf("screen lacks the reminder:\n%s", s)
+	}
+}

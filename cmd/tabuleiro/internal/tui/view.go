@@ -73,7 +73,11 @@ func errText(err error) string {
 
 func (m *Model) offerView() string {
 	var b strings.Builder
-	b.WriteString(styleTitle.Render("You have an unfinished game") + "\n\n")
+	head := "You have an unfinished game"
+	if n := len(m.deps.Active); n > 1 {
+		head = fmt.Sprintf("You have %d unfinished games", n)
+	}
+	b.WriteString(styleTitle.Render(head) + "\n\n")
 	for i, s := range m.deps.Active {
 		cur := "  "
 		if i == m.offerIdx {
