@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -275,6 +276,9 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		return &exitError{code: 2, err: err}
 	}
 	gameList := []engine.Game{engine.Game(f.game)}
+	if f.game != "all" && !slices.Contains(games.List(), engine.Game(f.game)) {
+		return &exitError{code: 2, err: fmt.Errorf("unknown game %s (want %s)", f.game, gameChoice())}
+	}
 	if f.game == "all" {
 		if !f.auto {
 			return &exitError{code: 2, err: errors.New("--game all is for --auto")}
@@ -347,6 +351,15 @@ func needTerminal(e *env) error {
 		}
 	}
 	return nil
+}
+
+// gameChoice lists the games for a message: "quoridor, corners or banqi".
+func gameChoice() string {
+	names := gameNames()
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // tables makes the tables the terminal client plays at.

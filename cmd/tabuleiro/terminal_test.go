@@ -45,3 +45,22 @@ func TestPlayAutoLeavesTheRecordAlone(t *testing.T) {
 		t.Errorf("play --auto wrote to the player's data directory (%v)", err)
 	}
 }
+
+// Small messages of the command: an unknown game names the games; stats
+// with no games prints no line of padding.
+func TestMessages(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runWithEnv(t, localVars(t), "play", "--game", "chess")
+	if want := "tabuleiro: unknown game chess (want quoridor, corners or banqi)\n"; code != 2 || errOut != want {
+		t.Errorf("play --game chess: exit %d, stderr %q; want 2, %q", code, errOut, want)
+	}
+	code, out, errOut := runWithEnv(t, localVars(t), "stats")
+	if code != 0 || !strings.Contains(out, "(no rated games yet)") {
+		t.Fatalf("stats: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if l != "" && strings.TrimSpace(l) == "" || l != strings.TrimRight(l, " ") {
+			t.Errorf("stats line %d is padded: %q\n%s", i+1, l, out)
+		}
+	}
+}

@@ -236,14 +236,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
-			m.status = "wall check: " + msg.err.Error()
+			m.status = "wall check: " + ErrText(msg.err)
 			return m, nil
 		}
 		m.check, m.checkKey = msg.resp.GetCheck(), msg.key
 		return m, nil
 	case sentMsg:
 		if msg.gen == m.gen && msg.err != nil {
-			m.status = "send: " + msg.err.Error()
+			m.status = "send: " + ErrText(msg.err)
 			m.pending = 0
 		}
 		return m, nil
@@ -545,7 +545,7 @@ func (m *Model) checkCmd() tea.Cmd {
 
 func (m *Model) legal(msg legalMsg) tea.Cmd {
 	if msg.err != nil {
-		m.status = "legal plies: " + msg.err.Error()
+		m.status = "legal plies: " + ErrText(msg.err)
 		return nil
 	}
 	if m.wallMode {

@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
@@ -222,5 +226,14 @@ func TestReminderOnStart(t *testing.T) {
 	d.waitText("Your move")
 	if s := d.screen(); !strings.Contains(s, deps.Reminder) {
 		t.Errorf("screen lacks the reminder:\n%s", s)
+	}
+}
+
+// Errors show a gRPC status's message, not gRPC's "rpc error: code = …".
+func TestErrText(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("join room K7MX: %w", status.Error(codes.NotFound, "invite code: not found"))
+	if got, want := ErrText(err), "join room K7MX: invite code: not found"; got != want {
+		t.Errorf("ErrText = %q, want %q", got, want)
 	}
 }
