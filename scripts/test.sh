@@ -98,6 +98,17 @@ done
 step "go test -race -short"
 go test -race -short -count=1 -timeout 30m work
 
+step "service suites against the one-process mode's embedded Redis (miniredis)"
+EMBEDDED_REDIS_PORT=${TABULEIRO_TEST_EMBEDDED_REDIS_PORT:-6399}
+go build -o /tmp/tabuleiro-test-bin ./cmd/tabuleiro
+/tmp/tabuleiro-test-bin embedded-redis --addr "127.0.0.1:$EMBEDDED_REDIS_PORT" >/tmp/tabuleiro-embedded-redis.log 2>&1 &
+EMBEDDED_REDIS_PID=$!
+trap 'kill $EMBEDDED_REDIS_PID 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q redis:// /tmp/tabuleiro-embedded-redis.log && break; sleep 0.1; done
+TABULEIRO_TEST_REDIS_URL="redis://127.0.0.1:$EMBEDDED_REDIS_PORT/0" \
+  go test -short -count=1 -timeout 20m tabuleiro.dev/services/match/... tabuleiro.dev/services/lobby/...
+kill $EMBEDDED_REDIS_PID 2>/dev/null || true
+
 step "go test (deep checks without -race: perft and long suites)"
 go test -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
 

@@ -100,9 +100,20 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	if cfg.BotOfferAfter != 0 {
 		mcfg.BotOfferAfter = cfg.BotOfferAfter
 	}
+	if lister != nil && mcfg.LiveMatches == nil {
+		mcfg.LiveMatches = func(ctx context.Context, playerID string) ([]string, error) {
+			ms, err := lister.ListMatches(ctx, playerID)
+			ids := make([]string, 0, len(ms))
+			for _, m := range ms {
+				ids = append(ids, m.GetMatchId())
+			}
+			return ids, err
+		}
+	}
+	mm := matchmaking.New(d.Redis, games.Lookup, matches, mcfg)
 	rcfg := cfg.Rooms
 	rcfg.Prefix = cfg.RedisPrefix
-	mm := matchmaking.New(d.Redis, games.Lookup, matches, mcfg)
+	rcfg.Reserver = mm
 	s := &Server{
 		rpc: rpc.New(rpc.Deps{
 			Rooms: rooms.New(d.Redis, games.Lookup, matches, rcfg), Matchmaker: mm, Store: store, Live: lister,

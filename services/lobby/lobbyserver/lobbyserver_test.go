@@ -3,6 +3,7 @@ package lobbyserver
 import (
 	"context"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -66,6 +67,13 @@ func (f *fakeMatchService) ListMatches(ctx context.Context, req *matchv1.ListMat
 	return res, nil
 }
 
+// end ends a live match: ListMatches stops listing it.
+func (f *fakeMatchService) end(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.live = slices.DeleteFunc(f.live, func(m *matchv1.MatchSummary) bool { return m.GetMatchId() == id })
+}
+
 func serve(t *testing.T, iss *auth.Issuer, ver *auth.Verifier, policy auth.Policy, register func(*grpc.Server), creds credentials) *grpc.ClientConn {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
@@ -108,7 +116,8 @@ func TestLobbyOverGRPC(t *testing.T) {
 	db := testenv.Postgres(t)
 	lob, err := New(ctx, Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
-		Config{RedisPrefix: prefix, Matchmaking: matchmaking.Config{WaveInterval: 5 * time.Millisecond},
+		Config{RedisPrefix: prefix, Matchmaking: matchmaking.Config{WaveInterval: 5 * time.Millisecond,
+			UpdateEvery: 5 * time.Millisecond, BotOfferAfter: 20 * time.Millisecond},
 			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +174,12 @@ func TestLobbyOverGRPC(t *testing.T) {
 	if req := <-fake.reqs; !req.GetRated() || req.GetRequestId() != "room-"+room.GetRoom().GetRoomId() {
 		t.Errorf("match request %v", req)
 	}
+	// One live match per player: Ana cannot queue or play a bot meanwhile.
+	if _, err := c.PlayBot(ana, &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_BANQI, Variant: "standard",
+		Level: gamev1.BotLevel_BOT_LEVEL_EASY}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("bot game during a live match: %v, want FailedPrecondition", err)
+	}
+	fake.end(joined.GetRoom().GetMatchId())
 
 	// Quick pairing: both streams end matched in the same match.
 	find := func(ctx context.Context) (*lobbyv1.Matched, error) {
@@ -199,8 +214,26 @@ func TestLobbyOverGRPC(t *testing.T) {
 		t.Fatalf("find match: %+v %+v", r1, r2)
 	}
 	<-fake.reqs
+	fake.end(r1.m.GetMatchId())
 
-	// A bot game, seat chosen.
+	// Accepting a bot offer: PlayBot ends the FindMatch stream, and the
+	// ticket is gone, so Bo queueing next is not paired with Ana.
+	st, err := c.FindMatch(ana, &lobbyv1.FindMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3", AcceptBotOffer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := st.Recv(); err != nil || m.GetQueued() == nil {
+		t.Fatalf("queued: %v, %v", m, err)
+	}
+	for {
+		m, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.GetBotOffered() != nil {
+			break
+		}
+	}
 	bot, err := c.PlayBot(ana, &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_BANQI, Variant: "standard",
 		Level: gamev1.BotLevel_BOT_LEVEL_HARD, Seat: gamev1.Seat_SEAT_SECOND})
 	if err != nil || bot.GetYourSeat() != gamev1.Seat_SEAT_SECOND {
@@ -209,9 +242,32 @@ func TestLobbyOverGRPC(t *testing.T) {
 	if req := <-fake.reqs; req.GetFirst().GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_HARD || req.GetSecond().GetPlayer().GetPlayerId() != anaID {
 		t.Errorf("bot match request %v", req)
 	}
+	for {
+		m, err := st.Recv()
+		if m.GetMatched() != nil {
+			t.Fatalf("matched after PlayBot: %v", m)
+		}
+		if err != nil {
+			if status.Code(err) != codes.Aborted {
+				t.Fatalf("FindMatch after PlayBot: %v; want the stream ended (ABORTED)", err)
+			}
+			break
+		}
+	}
+	bst, err := c.FindMatch(bo, &lobbyv1.FindMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bst.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	ast, _ := c.FindMatch(ana, &lobbyv1.FindMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3"})
+	if m, err := ast.Recv(); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("FindMatch during a bot game: %v, %v; want FailedPrecondition", m, err)
+	}
 	active, err := c.ListActiveMatches(ana, &lobbyv1.ListActiveMatchesRequest{})
-	if err != nil || len(active.GetMatches()) != 3 {
-		t.Errorf("active matches: %d, %v; want room, pairing and bot", len(active.GetMatches()), err)
+	if err != nil || len(active.GetMatches()) != 1 {
+		t.Errorf("active matches: %d, %v; want the bot game", len(active.GetMatches()), err)
 	}
 	stats, err := c.GetStats(ana, &lobbyv1.GetStatsRequest{})
 	if err != nil || stats.GetDisplayName() != "Ana" {

@@ -21,6 +21,10 @@ import (
 type embeddedRedis struct {
 	m    *miniredis.Miniredis
 	path string // the snapshot file; "" keeps nothing
+	// keys lists the keys to save; nil means m.Keys. Tests list keys
+	// that are gone by the time they are read, as the services' writes
+	// between listing and reading make them.
+	keys func() []string
 }
 
 // startRedis serves an embedded Redis on a loopback port, first loading
@@ -103,10 +107,17 @@ func (r *embeddedRedis) save() error {
 	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
-	keys := r.m.Keys()
+	list := r.m.Keys
+	if r.keys != nil {
+		list = r.keys
+	}
+	keys := list()
 	slices.Sort(keys)
 	for _, k := range keys {
 		sk, err := r.dump(k)
+		if errors.Is(err, errVanished) {
+			continue // deleted (or expired) since the listing: nothing to keep
+		}
 		if err != nil {
 			_ = f.Close()
 			return fmt.Errorf("save redis key %q: %w", k, err)
@@ -126,7 +137,15 @@ func (r *embeddedRedis) save() error {
 	return os.Rename(tmp, r.path)
 }
 
+// errVanished: the key was deleted between the listing and its reading.
+// The services write while a save runs, so this is normal: save skips it.
+var errVanished = errors.New("key vanished")
+
+// dump reads key k; errVanished when it no longer exists.
 func (r *embeddedRedis) dump(k string) (snapshotKey, error) {
+	if !r.m.Exists(k) {
+		return snapshotKey{}, errVanished
+	}
 	sk := snapshotKey{Key: k, Type: r.m.Type(k), TTLMS: r.m.TTL(k).Milliseconds()}
 	var err error
 	switch sk.Type {
@@ -151,8 +170,13 @@ func (r *embeddedRedis) dump(k string) (snapshotKey, error) {
 		for _, e := range entries {
 			sk.Stream = append(sk.Stream, streamEntry{ID: e.ID, Values: e.Values})
 		}
+	case "none", "":
+		err = errVanished
 	default:
 		err = fmt.Errorf("type %q cannot be kept", sk.Type)
+	}
+	if errors.Is(err, miniredis.ErrKeyNotFound) {
+		err = errVanished // deleted between its type and its value
 	}
 	return sk, err
 }

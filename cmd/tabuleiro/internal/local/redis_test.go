@@ -96,3 +96,38 @@ func TestRedisExpiresInRealTime(t *testing.T) {
 		}
 	}
 }
+
+// A key deleted between the listing and its reading (a player's live
+// match set, the lease zset: the services write while a save runs) is
+// skipped, not a failed save; the other keys are kept.
+func TestRedisSaveSkipsVanishedKeys(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "redis.jsonl")
+	r, err := startRedis(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	c := redis.NewClient(&redis.Options{Addr: r.m.Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Set(ctx, "match:kept", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.keys = func() []string {
+		return append(r.m.Keys(), "match:pl:alice", "match:leases")
+	}
+	if err := r.save(); err != nil {
+		t.Fatalf("save with keys gone since the listing: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := startRedis(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r2.Close() })
+	if keys := r2.m.Keys(); !slices.Equal(keys, []string{"match:kept"}) {
+		t.Fatalf("keys after reload %v, want [match:kept]", keys)
+	}
+}

@@ -250,7 +250,7 @@ func Start(t testing.TB, o Options) *Cluster {
 		c.MatchAddrs = append(c.MatchAddrs, p.Addr)
 	}
 	for i := range o.Lobbies {
-		p := c.proc(bins, "lobby", i, base, "LOBBY_AUTH_KEY="+k, "LOBBY_REDIS_URL="+c.RedisURL,
+		p := c.proc(bins, "lobby", i, base, "LOBBY_TOKEN_KEY="+k, "LOBBY_REDIS_URL="+c.RedisURL,
 			"LOBBY_DATABASE_URL="+c.DatabaseURL, "LOBBY_MATCH_ADDR="+c.matchLB.Addr(), "LOBBY_SHUTDOWN_TIMEOUT=5s")
 		p.env = append(p.env, "LOBBY_GRPC_ADDR="+p.Addr)
 		c.Lobby = append(c.Lobby, p)

@@ -34,8 +34,8 @@ var (
 	// one is not in).
 	ErrPrecondition = errors.New("failed precondition")
 	// ErrReplaced: a ticket was replaced by a newer one of the same player
-	// in the same queue, or removed because its player was paired in
-	// another queue.
+	// in the same queue, or withdrawn because a match started for its
+	// player (a pairing in another queue, a room, a bot game).
 	ErrReplaced = errors.New("ticket replaced")
 	// ErrForbidden: the caller may not see or do this (watching a room one
 	// is not in).
@@ -77,8 +77,40 @@ func Precondition(format string, args ...any) error {
 	return &PreconditionError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// BusyError: a player is already in a live match (or one being created)
+// and may be in one at a time. It unwraps to ErrPrecondition.
+type BusyError struct {
+	PlayerID string
+	Match    string // the match id, or the request id of a match being created
+}
+
+// Error says who is busy with what.
+func (e *BusyError) Error() string {
+	return "player " + e.PlayerID + " is already in match " + e.Match + "; finish or resign it first"
+}
+
+// Unwrap returns ErrPrecondition.
+func (e *BusyError) Unwrap() error { return ErrPrecondition }
+
+// MaxEcho is the most bytes of a caller's input that an error message
+// repeats (see Clip).
+const MaxEcho = 64
+
+// Clip returns s cut to MaxEcho bytes (on a rune boundary) with "…"
+// appended when it was longer, for echoing untrusted input in messages.
+func Clip(s string) string {
+	if len(s) <= MaxEcho {
+		return s
+	}
+	n := MaxEcho
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // Display names: 2–24 characters, letters (any script), digits, spaces and
-// '_', '-', '.'; no space at either end.
+// '_', '-', '.'; no white space at either end.
 const (
 	MinNameLen = 2
 	MaxNameLen = 24
@@ -95,7 +127,7 @@ func ValidateDisplayName(name string) error {
 		return Invalid("display_name", "must be %d to %d characters, got %d", MinNameLen, MaxNameLen, n)
 	}
 	if strings.TrimSpace(name) != name {
-		return Invalid("display_name", "must not start or end with a space")
+		return Invalid("display_name", "must not start or end with white space")
 	}
 	for i, r := range name {
 		switch {
@@ -216,6 +248,16 @@ type MatchCreator interface {
 	CreateMatch(ctx context.Context, spec MatchSpec) (matchID string, err error)
 }
 
+// Reserver keeps every player in at most one live match: whatever creates
+// a match reserves its players first under the match's request id, then
+// confirms the match or releases them (the matchmaker implements it).
+// Reserve fails with a *BusyError when a player is in another match.
+type Reserver interface {
+	Reserve(ctx context.Context, ref string, players ...string) error
+	Confirm(ctx context.Context, ref, matchID string, players ...string) error
+	Release(ctx context.Context, ref string, players ...string) error
+}
+
 // VariantLookup returns the engine's description of a variant (the games
 // registry's Lookup); errors wrap engine.ErrUnknownVariant.
 type VariantLookup func(game engine.Game, variant string) (engine.Variant, error)
@@ -225,7 +267,7 @@ type VariantLookup func(game engine.Game, variant string) (engine.Variant, error
 func CheckVariant(lookup VariantLookup, game engine.Game, variant string, tc TimeControl, rated bool) (engine.Variant, error) {
 	v, err := lookup(game, variant)
 	if err != nil {
-		return engine.Variant{}, Invalid("variant", "unknown game %q or variant %q", game, variant)
+		return engine.Variant{}, Invalid("variant", "unknown game %q or variant %q", game, Clip(variant))
 	}
 	if err := tc.Validate(); err != nil {
 		return engine.Variant{}, err

@@ -21,8 +21,9 @@ func TestValidateDisplayName(t *testing.T) {
 		{"one letter", "A", "2 to 24 characters, got 1"},
 		{"too long", strings.Repeat("x", 25), "2 to 24 characters, got 25"},
 		{"empty", "", "2 to 24 characters, got 0"},
-		{"leading space", " Ana", "start or end with a space"},
-		{"trailing space", "Ana ", "start or end with a space"},
+		{"leading space", " Ana", "start or end with white space"},
+		{"trailing space", "Ana ", "start or end with white space"},
+		{"trailing tab", "Ana\t", "start or end with white space"},
 		{"emoji", "Ana😀", "not allowed"},
 		{"angle bracket", "<b>x", "not allowed"},
 		{"invalid utf8", "a\xffb", "UTF-8"},
@@ -74,5 +75,20 @@ func TestNewIDIsUnique(t *testing.T) {
 			t.Fatalf("NewID gave %q (len %d, seen %v)", id, len(id), seen[id])
 		}
 		seen[id] = true
+	}
+}
+
+func TestClip(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ give, want string }{
+		{"", ""},
+		{strings.Repeat("a", MaxEcho), strings.Repeat("a", MaxEcho)},
+		{strings.Repeat("a", MaxEcho+1), strings.Repeat("a", MaxEcho) + "…"},
+		{strings.Repeat("a", MaxEcho-1) + "é", strings.Repeat("a", MaxEcho-1) + "…"}, // no split rune
+	}
+	for _, tt := range tests {
+		if got := Clip(tt.give); got != tt.want {
+			t.Errorf("Clip(%d bytes) = %q, want %q", len(tt.give), got, tt.want)
+		}
 	}
 }

@@ -106,7 +106,16 @@ type Config struct {
 	ResultTTL     time.Duration // how long a ticket's result is kept, default 2 min
 	// MatchWorkers is how many matches one wave creates at once, default 16.
 	MatchWorkers int
-	Now          func() time.Time
+	// PendingTTL is how long a player stays marked busy while their match
+	// is being created, default 1 min; BusyTTL how long once it exists,
+	// default 24 h (see Reserve).
+	PendingTTL time.Duration
+	BusyTTL    time.Duration
+	// LiveMatches lists the ids of a player's live matches (the match
+	// service's ListMatches); it lets a busy mark of an ended match be
+	// cleared. Nil keeps marks until BusyTTL.
+	LiveMatches func(ctx context.Context, playerID string) ([]string, error)
+	Now         func() time.Time
 }
 
 func (c Config) withDefaults() Config {
@@ -133,6 +142,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MatchWorkers == 0 {
 		c.MatchWorkers = 16
+	}
+	if c.PendingTTL == 0 {
+		c.PendingTTL = time.Minute
+	}
+	if c.BusyTTL == 0 {
+		c.BusyTTL = 24 * time.Hour
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -197,15 +212,28 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 	if v.Players != 2 {
 		return Ticket{}, lobby.Invalid("variant", "%s/%s is for one player", q.Game, q.Variant)
 	}
+	q.Variant = v.ID // "" is the default variant
 	if q.Clock.None() {
 		q.Clock = lobby.TimeControl{BaseMS: v.DefaultBaseMS, IncrementMS: v.DefaultIncrementMS}
 	}
 	now := m.cfg.Now()
 	t := Ticket{ID: lobby.NewID("t_"), Queue: q, Player: p, EnqueuedAt: now}
-	err = enqueueScript.Run(ctx, m.rdb, nil, m.pre, q.String(), p.ID, p.Rating, t.ID,
-		m.value(t, now.Add(m.cfg.TicketTTL)), m.cfg.ResultTTL.Milliseconds()).Err()
-	if err != nil {
-		return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
+	for attempt := 0; ; attempt++ {
+		busy, err := enqueueScript.Run(ctx, m.rdb, nil, m.pre, q.String(), p.ID, p.Rating, t.ID,
+			m.value(t, now.Add(m.cfg.TicketTTL)), m.cfg.ResultTTL.Milliseconds()).Text()
+		if err != nil {
+			return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
+		}
+		if busy == "" {
+			break
+		}
+		cleared, err := m.clearIfEnded(ctx, p.ID, busy)
+		if err != nil {
+			return Ticket{}, err
+		}
+		if !cleared || attempt > 0 {
+			return Ticket{}, busyError(p.ID, busy)
+		}
 	}
 	m.saveTrace(ctx, t.ID)
 	select {
@@ -252,6 +280,13 @@ func (m *Matchmaker) Result(ctx context.Context, ticketID string) (*Matched, err
 		return nil, fmt.Errorf("ticket %s: a newer ticket of the same player and queue: %w", ticketID, lobby.ErrReplaced)
 	case v == "elsewhere":
 		return nil, fmt.Errorf("ticket %s: paired in another queue: %w", ticketID, lobby.ErrReplaced)
+	case v == "started":
+		return nil, fmt.Errorf("ticket %s: withdrawn, you started another match: %w", ticketID, lobby.ErrReplaced)
+	case strings.HasPrefix(v, "busy|"):
+		f := strings.SplitN(v, "|", 3) // busy|<player>|<mark>
+		if len(f) == 3 {
+			return nil, fmt.Errorf("ticket %s: %w", ticketID, busyError(f[1], f[2]))
+		}
 	case v == "expired":
 		return nil, fmt.Errorf("ticket %s: %w", ticketID, ErrExpired)
 	case v == "failed":
@@ -399,7 +434,7 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 	st := WaveStats{Tickets: len(live), Expired: len(expired)}
 	for start := 0; start < len(pairs) || start == 0; start += claimBatch {
 		batch := pairs[start:min(start+claimBatch, len(pairs))]
-		args := []any{m.pre, now.UnixMilli(), m.cfg.ResultTTL.Milliseconds(), qk, len(batch)}
+		args := []any{m.pre, now.UnixMilli(), m.cfg.ResultTTL.Milliseconds(), qk, m.cfg.PendingTTL.Milliseconds(), len(batch)}
 		ids := make([]string, len(batch))
 		for i, p := range batch {
 			ids[i] = lobby.NewID("pair_")
@@ -453,6 +488,11 @@ func (m *Matchmaker) createMatch(ctx context.Context, q Queue, qk, pairID string
 	ctx, span := m.pairSpan(ctx, qk, a, b)
 	defer span.End()
 	matchID, err := m.matches.CreateMatch(ctx, spec)
+	if err == nil {
+		_ = m.Confirm(ctx, spec.RequestID, matchID, a.player, b.player)
+	} else {
+		_ = m.Release(ctx, spec.RequestID, a.player, b.player)
+	}
 	ttl := m.cfg.ResultTTL
 	_, perr := m.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, side := range []struct {

@@ -10,8 +10,11 @@ import "github.com/redis/go-redis/v9"
 
 // enqueueScript adds or replaces a player's ticket in a queue.
 // ARGV: prefix, queue, player, rating, ticket id, value, result ttl ms.
+// Returns "" or, without queueing, the player's busy mark (busy.go).
 var enqueueScript = redis.NewScript(`
 local pre, qk, player = ARGV[1], ARGV[2], ARGV[3]
+local busy = redis.call('GET', pre .. 'busy:' .. player)
+if busy then return busy end
 local t = pre .. 't:' .. qk
 local old = redis.call('HGET', t, player)
 if old then
@@ -23,7 +26,7 @@ redis.call('HSET', t, player, ARGV[6])
 redis.call('ZADD', pre .. 'q:' .. qk, ARGV[4], player)
 redis.call('SADD', pre .. 'pq:' .. player, qk)
 redis.call('SADD', pre .. 'queues', qk)
-return 1
+return ''
 `)
 
 // heartbeatScript moves a ticket's expiry. ARGV: prefix, queue, player,
@@ -51,9 +54,11 @@ return 1
 
 // claimScript claims pairs found by a wave, each only if both tickets are
 // still there, unchanged and alive; a claimed player's tickets in every
-// queue go at once, so nobody is ever in two pairs. It also drops the
+// queue go at once, so nobody is ever in two pairs, and both are marked
+// busy (busy.go); a ticket whose player is busy with another match (a room
+// or a bot game started meanwhile) is dropped instead. It also drops the
 // expired tickets the wave saw.
-// ARGV: prefix, now ms, result ttl ms, queue, n pairs, then per pair
+// ARGV: prefix, now ms, result ttl ms, queue, pending ttl ms, n pairs, then per pair
 // (playerA, ticketA, playerB, ticketB, pairID), then m expired, then per
 // expired ticket (player, ticket). Returns the 1-based indexes of the
 // claimed pairs.
@@ -83,16 +88,36 @@ local function drop(player)
   end
   redis.call('DEL', pq)
 end
+local function busy(player, id)
+  local b = redis.call('GET', pre .. 'busy:' .. player)
+  if not b then return false end
+  if id then
+    redis.call('SET', pre .. 'res:' .. id, 'busy|' .. player .. '|' .. b, 'PX', ttl)
+    redis.call('PUBLISH', pre .. 'events', id)
+    redis.call('HDEL', t, player)
+    redis.call('ZREM', pre .. 'q:' .. qk, player)
+    redis.call('SREM', pre .. 'pq:' .. player, qk)
+  end
+  return true
+end
 local claimed = {}
-local i = 6
-for k = 1, tonumber(ARGV[5]) do
+local i = 7
+for k = 1, tonumber(ARGV[6]) do
   local a, ta, b, tb, pid = ARGV[i], ARGV[i+1], ARGV[i+2], ARGV[i+3], ARGV[i+4]
   i = i + 5
   local ida, expa = ticket(t, a)
   local idb, expb = ticket(t, b)
-  if ida == ta and idb == tb and expa >= now and expb >= now then
+  local ok = ida == ta and idb == tb and expa >= now and expb >= now
+  if ok then
+    local ba = busy(a, ida)
+    local bb = busy(b, idb)
+    ok = not ba and not bb
+  end
+  if ok then
     drop(a)
     drop(b)
+    redis.call('SET', pre .. 'busy:' .. a, 'pending|pair-' .. pid, 'PX', ARGV[5])
+    redis.call('SET', pre .. 'busy:' .. b, 'pending|pair-' .. pid, 'PX', ARGV[5])
     redis.call('SET', pre .. 'res:' .. ta, 'paired|' .. pid, 'PX', ttl)
     redis.call('SET', pre .. 'res:' .. tb, 'paired|' .. pid, 'PX', ttl)
     claimed[#claimed + 1] = k

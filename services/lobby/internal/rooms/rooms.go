@@ -14,7 +14,8 @@
 //	{rooms}:open:<game>        the same, one game
 //	{rooms}:open:<game>/<var>  the same, one variant
 //	{rooms}:host:<player>      set: open rooms a player hosts
-//	{rooms}:pwfail:<id>:<player> counter of wrong passwords in the window
+//	{rooms}:pwfail:<id>:<player> counter of password attempts in the window
+//	{rooms}:pwfail:<id>        the same, every player
 //	{rooms}:events             Pub/Sub channel: id of a room that changed
 package rooms
 
@@ -97,9 +98,13 @@ type Config struct {
 	StartedTTL       time.Duration // a started or closed room is kept this long, default 1 h
 	MaxOpenPerHost   int           // default 5
 	MaxWrongPassword int           // wrong guesses per player and room in the window, default 5
+	MaxWrongPerRoom  int           // wrong guesses per room by anyone in the window, default 20
 	WrongWindow      time.Duration // default 5 min
 	Argon2           Argon2        // default DefaultArgon2
-	Now              func() time.Time
+	// Reserver keeps each player in one live match at a time: a room's
+	// match starts only when neither member is in another. Nil: no check.
+	Reserver lobby.Reserver
+	Now      func() time.Time
 }
 
 func (c Config) withDefaults() Config {
@@ -117,6 +122,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxWrongPassword == 0 {
 		c.MaxWrongPassword = 5
+	}
+	if c.MaxWrongPerRoom == 0 {
+		c.MaxWrongPerRoom = 20
 	}
 	if c.WrongWindow == 0 {
 		c.WrongWindow = 5 * time.Minute
@@ -163,10 +171,12 @@ func (s *Store) indexKeys(game engine.Game, variant string) []string {
 
 // Create opens a room with host in it.
 func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room, error) {
-	if _, err := lobby.CheckVariant(s.lookup, spec.Game, spec.Variant, spec.Clock, spec.Rated); err != nil {
+	v, err := lobby.CheckVariant(s.lookup, spec.Game, spec.Variant, spec.Clock, spec.Rated)
+	if err != nil {
 		return Room{}, err
 	}
-	if v, _ := s.lookup(spec.Game, spec.Variant); v.Players != 2 {
+	spec.Variant = v.ID // "" is the default variant
+	if v.Players != 2 {
 		return Room{}, lobby.Invalid("variant", "%s/%s is for one player; rooms seat two", spec.Game, spec.Variant)
 	}
 	n := len([]rune(spec.Password))
@@ -182,12 +192,13 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 	if spec.Rated {
 		spec.HostSeat = engine.NoSeat // rated rooms draw white at random
 	}
-	if err := s.checkHostLimit(ctx, host.ID); err != nil {
+	now := s.cfg.Now()
+	id := lobby.NewID("r_")
+	if err := s.takeHostSlot(ctx, host.ID, id); err != nil {
 		return Room{}, err
 	}
-	now := s.cfg.Now()
 	r := Room{
-		ID: lobby.NewID("r_"), Game: spec.Game, Variant: spec.Variant, Clock: spec.Clock,
+		ID: id, Game: spec.Game, Variant: spec.Variant, Clock: spec.Clock,
 		Rated: spec.Rated, Private: spec.Private, Host: host, HostSeat: spec.HostSeat,
 		Status: Open, CreatedAt: now, ExpiresAt: now.Add(s.cfg.OpenTTL),
 	}
@@ -205,7 +216,7 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 			break
 		}
 	}
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		rk := s.roomKey(r.ID)
 		p.HSet(ctx, rk, map[string]any{
 			"id": r.ID, "code": r.InviteCode, "game": string(r.Game), "variant": r.Variant,
@@ -220,49 +231,62 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 				p.ZAdd(ctx, k, redis.Z{Score: float64(now.UnixMilli()), Member: r.ID})
 			}
 		}
-		p.SAdd(ctx, s.key("host", host.ID), r.ID)
-		p.PExpire(ctx, s.key("host", host.ID), s.cfg.OpenTTL)
 		p.Publish(ctx, s.EventsChannel(), r.ID)
 		return nil
 	})
 	if err != nil {
+		bg := context.WithoutCancel(ctx)
+		s.rdb.SRem(bg, s.key("host", host.ID), r.ID)
+		s.rdb.Del(bg, s.roomKey(r.ID))
 		return Room{}, fmt.Errorf("create room: %w", err)
 	}
 	return r, nil
 }
 
-func (s *Store) checkHostLimit(ctx context.Context, hostID string) error {
-	hk := s.key("host", hostID)
-	ids, err := s.rdb.SMembers(ctx, hk).Result()
+// hostSlot adds a new room to its host's set of open rooms unless the host
+// already has the most allowed, atomically (concurrent creates cannot
+// overshoot). It drops the set's rooms that are gone or no longer open,
+// and creates the new room's hash as open so that a concurrent call
+// counts it. ARGV: host set key, room key prefix, new room id, limit, ttl
+// ms. Returns 1, or 0 at the limit.
+var hostSlot = redis.NewScript(`
+local hk, rp = ARGV[1], ARGV[2]
+local open = 0
+for _, id in ipairs(redis.call('SMEMBERS', hk)) do
+  local st = redis.call('HGET', rp .. id, 'status')
+  if st == 'open' then open = open + 1 else redis.call('SREM', hk, id) end
+end
+if open >= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', rp .. ARGV[3], 'status', 'open')
+redis.call('PEXPIRE', rp .. ARGV[3], ARGV[5])
+redis.call('SADD', hk, ARGV[3])
+redis.call('PEXPIRE', hk, ARGV[5])
+return 1
+`)
+
+func (s *Store) takeHostSlot(ctx context.Context, hostID, roomID string) error {
+	ok, err := hostSlot.Run(ctx, s.rdb, nil, s.key("host", hostID), s.roomKey(""), roomID,
+		s.cfg.MaxOpenPerHost, s.cfg.OpenTTL.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("count hosted rooms: %w", err)
 	}
-	open := 0
-	for _, id := range ids {
-		st, err := s.rdb.HGet(ctx, s.roomKey(id), "status").Result()
-		if errors.Is(err, redis.Nil) || (err == nil && st != string(Open)) {
-			s.rdb.SRem(ctx, hk, id)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("count hosted rooms: %w", err)
-		}
-		open++
-	}
-	if open >= s.cfg.MaxOpenPerHost {
-		return fmt.Errorf("host already has %d open rooms: %w", open, lobby.ErrTooManyAttempts)
+	if ok == 0 {
+		return fmt.Errorf("you already host %d open rooms; close one first: %w", s.cfg.MaxOpenPerHost, lobby.ErrTooManyAttempts)
 	}
 	return nil
 }
 
 // Get returns a room by id.
 func (s *Store) Get(ctx context.Context, id string) (Room, error) {
+	if id == "" {
+		return Room{}, lobby.Invalid("room_id", "required")
+	}
 	m, err := s.rdb.HGetAll(ctx, s.roomKey(id)).Result()
 	if err != nil {
-		return Room{}, fmt.Errorf("get room %s: %w", id, err)
+		return Room{}, fmt.Errorf("get room %s: %w", lobby.Clip(id), err)
 	}
 	if len(m) == 0 {
-		return Room{}, fmt.Errorf("room %s: %w", id, lobby.ErrNotFound)
+		return Room{}, fmt.Errorf("room %s: %w", lobby.Clip(id), lobby.ErrNotFound)
 	}
 	return decode(m), nil
 }
@@ -315,10 +339,10 @@ func (s *Store) List(ctx context.Context, game engine.Game, variant string, page
 	if variant != "" && game == "" {
 		return Page{}, lobby.Invalid("variant", "a variant filter needs a game")
 	}
-	if pageSize <= 0 {
+	if pageSize == 0 {
 		pageSize = 20
 	}
-	if pageSize > 100 {
+	if pageSize < 0 || pageSize > 100 {
 		return Page{}, lobby.Invalid("page_size", "must be 1 to 100, got %d", pageSize)
 	}
 	offset := 0
@@ -440,6 +464,9 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password str
 	if err != nil {
 		return Room{}, err
 	}
+	if !r.Private && password != "" {
+		return Room{}, lobby.Invalid("password", "room %s is public; send no password", id)
+	}
 	if r.Private && r.Host.ID != p.ID && r.Guest.ID != p.ID {
 		if err := s.checkPassword(ctx, r, p.ID, password); err != nil {
 			return Room{}, err
@@ -466,36 +493,52 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password str
 	return s.start(ctx, r, keys)
 }
 
+// takeAttempt counts a password attempt for a room and a player before it
+// is checked, atomically, so that concurrent guesses cannot slip past the
+// limits. KEYS: per-room counter, per-(room, player) counter. ARGV: window
+// ms, room limit, player limit. Returns 1, or 0 (not counted) when either
+// limit is reached.
+var takeAttempt = redis.NewScript(`
+local a = redis.call('INCR', KEYS[1])
+if a == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local b = redis.call('INCR', KEYS[2])
+if b == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+if a > tonumber(ARGV[2]) or b > tonumber(ARGV[3]) then
+  redis.call('DECR', KEYS[1])
+  redis.call('DECR', KEYS[2])
+  return 0
+end
+return 1
+`)
+
+// checkPassword takes an attempt (refused with ErrTooManyAttempts over the
+// per-player or per-room limit), then checks the password; a right one
+// gives the attempt back.
 func (s *Store) checkPassword(ctx context.Context, r Room, playerID, password string) error {
-	fk := s.key("pwfail", r.ID, playerID)
-	n, err := s.rdb.Get(ctx, fk).Int()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("check password attempts: %w", err)
+	rk, pk := s.key("pwfail", r.ID), s.key("pwfail", r.ID, playerID)
+	ok, err := takeAttempt.Run(ctx, s.rdb, []string{rk, pk}, s.cfg.WrongWindow.Milliseconds(),
+		s.cfg.MaxWrongPerRoom, s.cfg.MaxWrongPassword).Int()
+	if err != nil {
+		return fmt.Errorf("count password attempts: %w", err)
 	}
-	if n >= s.cfg.MaxWrongPassword {
-		return fmt.Errorf("%d wrong passwords for room %s; wait and retry: %w", n, r.ID, lobby.ErrTooManyAttempts)
+	if ok == 0 {
+		return fmt.Errorf("too many wrong passwords for room %s; wait and retry: %w", r.ID, lobby.ErrTooManyAttempts)
 	}
 	pw, err := s.rdb.HGet(ctx, s.roomKey(r.ID), "pw").Result()
 	if err != nil {
 		return fmt.Errorf("room %s password: %w", r.ID, lobby.ErrNotFound)
 	}
-	ok, err := verify(pw, password)
+	match, err := verify(pw, password)
 	if err != nil {
 		return fmt.Errorf("room %s: %w", r.ID, err)
 	}
-	if ok {
-		s.rdb.Del(ctx, fk)
-		return nil
+	if !match {
+		return fmt.Errorf("room %s: %w", r.ID, lobby.ErrWrongPassword)
 	}
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Incr(ctx, fk)
-		p.PExpire(ctx, fk, s.cfg.WrongWindow)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("count wrong password: %w", err)
-	}
-	return fmt.Errorf("room %s: %w", r.ID, lobby.ErrWrongPassword)
+	bg := context.WithoutCancel(ctx)
+	s.rdb.Decr(bg, rk)
+	s.rdb.Del(bg, pk)
+	return nil
 }
 
 // start creates the match of a room whose second seat this instance
@@ -512,7 +555,16 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
 		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
 	}
-	matchID, err := s.matches.CreateMatch(ctx, spec)
+	var matchID string
+	err := s.reserve(ctx, spec.RequestID, r.Guest.ID, r.Host.ID)
+	if err == nil {
+		matchID, err = s.matches.CreateMatch(ctx, spec)
+		if err == nil {
+			err = s.confirm(ctx, spec.RequestID, matchID, r.Guest.ID, r.Host.ID)
+		} else {
+			err = errors.Join(err, s.release(ctx, spec.RequestID, r.Guest.ID, r.Host.ID))
+		}
+	}
 	if err != nil {
 		// Give the seat back so that the room stays joinable; the match
 		// request id makes a later attempt safe even if this one did create
@@ -530,6 +582,27 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 	s.rdb.Publish(ctx, s.EventsChannel(), r.ID)
 	r.Status, r.MatchID, r.FirstPlayerID = Started, matchID, first.ID
 	return r, nil
+}
+
+func (s *Store) reserve(ctx context.Context, ref string, players ...string) error {
+	if s.cfg.Reserver == nil {
+		return nil
+	}
+	return s.cfg.Reserver.Reserve(ctx, ref, players...)
+}
+
+func (s *Store) confirm(ctx context.Context, ref, matchID string, players ...string) error {
+	if s.cfg.Reserver == nil {
+		return nil
+	}
+	return s.cfg.Reserver.Confirm(context.WithoutCancel(ctx), ref, matchID, players...)
+}
+
+func (s *Store) release(ctx context.Context, ref string, players ...string) error {
+	if s.cfg.Reserver == nil {
+		return nil
+	}
+	return s.cfg.Reserver.Release(context.WithoutCancel(ctx), ref, players...)
 }
 
 // closeRoom closes an open room when its host leaves.
@@ -566,7 +639,11 @@ func (s *Store) Leave(ctx context.Context, playerID, roomID string) error {
 		return fmt.Errorf("room %s: %w", roomID, lobby.ErrNotFound)
 	case "stranger":
 		return lobby.Precondition("you are not in room %s", roomID)
+	case string(Closed):
+		return lobby.Precondition("room %s is already closed", roomID)
+	case string(Started), string(Starting):
+		return lobby.Precondition("room %s has started its match; resign the match instead", roomID)
 	default:
-		return lobby.Precondition("room %s is %s; resign the match instead", roomID, res)
+		return lobby.Precondition("room %s is %s", roomID, res)
 	}
 }

@@ -2,6 +2,7 @@ package rooms
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,80 @@ func TestPrivateRoomPasswordAndRateLimit(t *testing.T) {
 	page, err := s.List(ctx, "", "", 100, "")
 	if err != nil || len(page.Rooms) != 0 {
 		t.Errorf("private room listed: %+v, %v", page, err)
+	}
+}
+
+// Concurrent wrong guesses cannot beat the limits: the attempt is counted
+// before the (slow) hash check, per player and per room.
+func TestConcurrentWrongPasswordsLimited(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{MaxWrongPassword: 5, MaxWrongPerRoom: 8, Argon2: Argon2{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Banqi, Variant: "standard", Private: true, Password: "open sesame"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(players []lobby.Player, each int) (wrong, limited int) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, p := range players {
+			for range each {
+				wg.Go(func() {
+					_, err := s.Join(ctx, p, Target{RoomID: r.ID}, "guess")
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case errors.Is(err, lobby.ErrWrongPassword):
+						wrong++
+					case errors.Is(err, lobby.ErrTooManyAttempts):
+						limited++
+					default:
+						t.Errorf("guess: %v", err)
+					}
+				})
+			}
+		}
+		wg.Wait()
+		return wrong, limited
+	}
+	if wrong, limited := count([]lobby.Player{cy}, 40); wrong != 5 || limited != 35 {
+		t.Fatalf("40 concurrent guesses by one player: %d wrong, %d limited; want 5 and 35", wrong, limited)
+	}
+	var others []lobby.Player
+	for i := range 4 {
+		others = append(others, lobby.Player{ID: fmt.Sprintf("p_guest%d", i), DisplayName: "G"})
+	}
+	if wrong, limited := count(others, 3); wrong != 3 || limited != 9 {
+		t.Fatalf("12 guesses by four more players: %d wrong, %d limited; want 3 (room limit 8) and 9", wrong, limited)
+	}
+}
+
+// Concurrent creates cannot beat the cap on open rooms per host.
+func TestConcurrentCreatesHostLimit(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{})
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	errs := make([]error, 30)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"}) })
+	}
+	wg.Wait()
+	created := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			created++
+		case !errors.Is(err, lobby.ErrTooManyAttempts):
+			t.Fatalf("create: %v", err)
+		}
+	}
+	if created != 5 {
+		t.Fatalf("%d rooms created concurrently, want 5 (the cap)", created)
+	}
+	page, err := s.List(ctx, "", "", 100, "")
+	if err != nil || len(page.Rooms) != 5 {
+		t.Fatalf("listed %d rooms, %v", len(page.Rooms), err)
 	}
 }
 

@@ -1,15 +1,35 @@
 package rpc
 
 import (
+	"unicode/utf8"
+
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 )
 
-// toStatus is the lobby's one mapping from domain errors to gRPC codes.
-var toStatus = rpcerr.Mapper{
+// toStatus is the lobby's one mapping from domain errors to gRPC codes. A
+// message longer than maxMessage bytes (one that repeats a caller's long
+// input the domain did not clip, say) is cut.
+func toStatus(err error) error {
+	serr := mapStatus(err)
+	st, ok := status.FromError(serr)
+	if !ok || len(st.Message()) <= maxMessage {
+		return serr
+	}
+	msg := st.Message()[:maxMessage]
+	for len(msg) > 0 && !utf8.RuneStart(st.Message()[len(msg)]) {
+		msg = msg[:len(msg)-1]
+	}
+	return status.Error(st.Code(), msg+"…")
+}
+
+const maxMessage = 256
+
+var mapStatus = rpcerr.Mapper{
 	{Err: lobby.ErrInvalid, Code: codes.InvalidArgument},
 	{Err: lobby.ErrNotFound, Code: codes.NotFound},
 	{Err: lobby.ErrWrongPassword, Code: codes.PermissionDenied, Message: "wrong room password"},

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 
 	"google.golang.org/grpc"
@@ -25,15 +26,20 @@ func (s *Server) FindMatch(req *lobbyv1.FindMatchRequest, stream grpc.ServerStre
 	if err != nil {
 		return toStatus(err)
 	}
+	variant := s.variantID(g, req.GetVariant())
 	// Every queue pairs by rating; an unrated variant uses the initial
 	// rating for everyone.
-	if p.Rating, err = s.ratingOf(ctx, p.ID, g, req.GetVariant()); err != nil {
+	if p.Rating, err = s.ratingOf(ctx, p.ID, g, variant); err != nil {
 		return toStatus(err)
 	}
 	if p.Rating == 0 {
 		p.Rating = 1500
 	}
-	q := matchmaking.Queue{Game: g, Variant: req.GetVariant(), Clock: clockFromProto(req.GetTimeControl()), Rated: req.GetRated()}
+	tc, err := clockFromProto(req.GetTimeControl())
+	if err != nil {
+		return toStatus(err)
+	}
+	q := matchmaking.Queue{Game: g, Variant: variant, Clock: tc, Rated: req.GetRated()}
 	t, err := s.d.Matchmaker.Enqueue(ctx, q, p)
 	if err != nil {
 		return toStatus(err)
@@ -97,8 +103,11 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	tc := clockFromProto(req.GetTimeControl())
-	v, err := lobby.CheckVariant(s.d.Lookup, g, req.GetVariant(), tc, false)
+	tc, err := clockFromProto(req.GetTimeControl())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	v, err := lobby.CheckVariant(s.d.Lookup, g, s.variantID(g, req.GetVariant()), tc, false)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -123,8 +132,17 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 	} else {
 		seat = engine.First
 	}
+	// Reserving the caller withdraws their tickets (ending a FindMatch
+	// stream that offered this bot) and refuses a second live match.
+	if err := s.d.Matchmaker.Reserve(ctx, spec.RequestID, p.ID); err != nil {
+		return nil, toStatus(err)
+	}
 	id, err := s.d.Matches.CreateMatch(ctx, spec)
+	bg := context.WithoutCancel(ctx)
 	if err != nil {
+		return nil, toStatus(errors.Join(err, s.d.Matchmaker.Release(bg, spec.RequestID, p.ID)))
+	}
+	if err := s.d.Matchmaker.Confirm(bg, spec.RequestID, id, p.ID); err != nil {
 		return nil, toStatus(err)
 	}
 	return &lobbyv1.PlayBotResponse{MatchId: id, YourSeat: gamev1.Seat(seat)}, nil

@@ -58,15 +58,21 @@ func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatch
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	if req.GetVariant() != "" && g == "" {
-		return nil, toStatus(lobby.Invalid("variant", "a variant filter needs a game"))
+	if err := s.checkFilter(g, req.GetVariant()); err != nil {
+		return nil, toStatus(err)
+	}
+	if err := checkPageSize(req.GetPageSize()); err != nil {
+		return nil, toStatus(err)
 	}
 	size := int(req.GetPageSize())
 	if size == 0 {
 		size = 20
 	}
-	if size < 0 || size > 100 {
-		return nil, toStatus(lobby.Invalid("page_size", "must be 1 to 100"))
+	switch req.GetOrder() {
+	case lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_UNSPECIFIED, lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_MOST_WATCHED,
+		lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_HIGHEST_RATED:
+	default:
+		return nil, toStatus(lobby.Invalid("order", "unknown order %d", req.GetOrder()))
 	}
 	offset := 0
 	if tok := req.GetPageToken(); tok != "" {
@@ -176,6 +182,9 @@ func (s *Server) ListGames(ctx context.Context, req *lobbyv1.ListGamesRequest) (
 	}
 	g, err := gameFromProto(req.GetGame(), false)
 	if err != nil {
+		return nil, toStatus(err)
+	}
+	if err := checkPageSize(req.GetPageSize()); err != nil {
 		return nil, toStatus(err)
 	}
 	page, err := s.d.Store.History(ctx, id, g, int(req.GetPageSize()), req.GetPageToken())

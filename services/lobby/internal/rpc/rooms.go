@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,12 +62,17 @@ func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest)
 	default:
 		return nil, toStatus(lobby.Invalid("visibility", "must be public or private"))
 	}
+	variant := s.variantID(g, req.GetVariant())
+	tc, err := clockFromProto(req.GetTimeControl())
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	if req.GetRated() {
-		if p.Rating, err = s.ratingOf(ctx, p.ID, g, req.GetVariant()); err != nil {
+		if p.Rating, err = s.ratingOf(ctx, p.ID, g, variant); err != nil {
 			return nil, toStatus(err)
 		}
 	}
-	r, err := s.d.Rooms.Create(ctx, p, rooms.Spec{Game: g, Variant: req.GetVariant(), Clock: clockFromProto(req.GetTimeControl()),
+	r, err := s.d.Rooms.Create(ctx, p, rooms.Spec{Game: g, Variant: variant, Clock: tc,
 		Rated: req.GetRated(), Private: private, Password: req.GetPassword(), HostSeat: seat})
 	if err != nil {
 		return nil, toStatus(err)
@@ -78,6 +84,9 @@ func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest)
 func (s *Server) ListRooms(ctx context.Context, req *lobbyv1.ListRoomsRequest) (*lobbyv1.ListRoomsResponse, error) {
 	g, err := gameFromProto(req.GetGame(), false)
 	if err != nil {
+		return nil, toStatus(err)
+	}
+	if err := errors.Join(s.checkFilter(g, req.GetVariant()), checkPageSize(req.GetPageSize())); err != nil {
 		return nil, toStatus(err)
 	}
 	page, err := s.d.Rooms.List(ctx, g, req.GetVariant(), int(req.GetPageSize()), req.GetPageToken())

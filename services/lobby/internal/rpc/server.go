@@ -162,11 +162,55 @@ func gameFromProto(g gamev1.Game, required bool) (engine.Game, error) {
 	return "", lobby.Invalid("game", "unknown or unspecified game %v", g)
 }
 
-func clockFromProto(tc *gamev1.TimeControl) lobby.TimeControl {
-	if tc == nil {
-		return lobby.TimeControl{}
+// variantID resolves a request's variant: empty is the game's default
+// variant, so that rooms, queues and matches always carry the real id.
+// Unknown ids are left for the domain to reject with its message.
+func (s *Server) variantID(g engine.Game, variant string) string {
+	if variant != "" {
+		return variant
 	}
-	return lobby.TimeControl{BaseMS: tc.GetBaseMs(), IncrementMS: tc.GetIncrementMs()}
+	if v, err := s.d.Lookup(g, ""); err == nil {
+		return v.ID
+	}
+	return variant
+}
+
+// clockFromProto maps a request's clock: absent is "no clock" (the zero
+// TimeControl; FindMatch then takes the variant's default), a present one
+// must be in range (game.v1 TimeControl) — {0, 0} included.
+// checkPageSize refuses a page size outside 0 (the default) to 100.
+func checkPageSize(n int32) error {
+	if n < 0 || n > 100 {
+		return lobby.Invalid("page_size", "must be 1 to 100, or 0 for the default; got %d", n)
+	}
+	return nil
+}
+
+// checkFilter checks a list's game and variant filter: a variant needs a
+// game and must exist.
+func (s *Server) checkFilter(g engine.Game, variant string) error {
+	if variant == "" {
+		return nil
+	}
+	if g == "" {
+		return lobby.Invalid("variant", "a variant filter needs a game")
+	}
+	if _, err := s.d.Lookup(g, variant); err != nil {
+		return lobby.Invalid("variant", "unknown variant %q of %s", lobby.Clip(variant), g)
+	}
+	return nil
+}
+
+func clockFromProto(tc *gamev1.TimeControl) (lobby.TimeControl, error) {
+	if tc == nil {
+		return lobby.TimeControl{}, nil
+	}
+	c := lobby.TimeControl{BaseMS: tc.GetBaseMs(), IncrementMS: tc.GetIncrementMs()}
+	if c.None() {
+		return c, lobby.Invalid("time_control.base_ms", "must be %d to %d, got 0 (leave time_control out for no clock)",
+			lobby.MinBaseMS, lobby.MaxBaseMS)
+	}
+	return c, c.Validate()
 }
 
 func seatFromProto(s gamev1.Seat) (engine.Seat, error) {

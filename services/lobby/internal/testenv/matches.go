@@ -15,6 +15,7 @@ type Matches struct {
 	byReq map[string]string
 	specs map[string]lobby.MatchSpec // by match id
 	calls int
+	ended map[string]bool
 	Fail  error // when set, CreateMatch returns it
 }
 
@@ -55,4 +56,28 @@ func (m *Matches) Calls() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.calls
+}
+
+// LiveMatches lists the ids of player's matches that have not ended (see
+// End), as the match service's ListMatches would.
+func (m *Matches) LiveMatches(_ context.Context, player string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for id, s := range m.specs {
+		if !m.ended[id] && (s.First.PlayerID == player || s.Second.PlayerID == player) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// End ends a match: LiveMatches no longer lists it.
+func (m *Matches) End(matchID string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ended == nil {
+		m.ended = map[string]bool{}
+	}
+	m.ended[matchID] = true
 }

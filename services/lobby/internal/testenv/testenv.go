@@ -100,7 +100,8 @@ func Postgres(t testing.TB) *pgxpool.Pool {
 // Variants is a stand-in for the games registry with the rated flags of
 // RULES.md (Q5, C7): Quoridor's variants and Corners' classic-3x3,
 // classic-3x4 and diagonal-3x3 are rated; Banqi and the other Corners
-// variants are not; Corners "training" is for one player.
+// variants are not; Corners "training" is for one player. An empty
+// variant is the game's default, as in the registry.
 func Variants(game engine.Game, variant string) (engine.Variant, error) {
 	type key struct {
 		g engine.Game
@@ -113,6 +114,9 @@ func Variants(game engine.Game, variant string) (engine.Variant, error) {
 		{engine.Corners, "diagonal-3x4"}: {Game: engine.Corners, ID: "diagonal-3x4", Players: 2, Draws: true, DefaultBaseMS: 300000, DefaultIncrementMS: 3000},
 		{engine.Corners, "training"}:     {Game: engine.Corners, ID: "training", Players: 1},
 		{engine.Banqi, "standard"}:       {Game: engine.Banqi, ID: "standard", Players: 2, Draws: true, NeedsSetup: true},
+	}
+	if variant == "" { // the registry's defaults
+		variant = map[engine.Game]string{engine.Quoridor: "standard", engine.Corners: "classic-3x3", engine.Banqi: "standard"}[game]
 	}
 	v, ok := known[key{game, variant}]
 	if !ok {

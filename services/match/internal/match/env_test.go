@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
@@ -18,6 +20,7 @@ type env struct {
 	store  *redisstore.Store
 	clock  *testenv.Clock
 	prefix string
+	rdb    *redis.Client
 	svcs   []*match.Service
 }
 
@@ -27,7 +30,7 @@ func newEnv(t *testing.T, n int, opts redisstore.Options, cfg match.Config) *env
 	t.Helper()
 	rdb, prefix := testenv.Redis(t)
 	opts.Prefix = prefix
-	e := &env{t: t, store: redisstore.New(rdb, opts), clock: testenv.NewClock(), prefix: prefix}
+	e := &env{t: t, store: redisstore.New(rdb, opts), clock: testenv.NewClock(), prefix: prefix, rdb: rdb}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -132,8 +134,19 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	if len(p.Seats) != v.Players {
 		return nil, fmt.Errorf("%s %s needs %d seats, got %d: %w", p.Game, v.ID, v.Players, len(p.Seats), ErrInvalid)
 	}
+	if len(p.RequestID) > MaxID {
+		return nil, fmt.Errorf("request id longer than %d bytes: %w", MaxID, ErrInvalid)
+	}
+	if len(p.Seats) == 2 && p.Seats[0].PlayerID != "" && p.Seats[0].PlayerID == p.Seats[1].PlayerID {
+		return nil, fmt.Errorf("the same player holds both seats: %w", ErrInvalid)
+	}
 	for i, seat := range p.Seats {
+		if err := checkName(seat.DisplayName); err != nil {
+			return nil, fmt.Errorf("seat %d: display name %w: %w", i+1, err, ErrInvalid)
+		}
 		switch {
+		case len(seat.PlayerID) > MaxID:
+			return nil, fmt.Errorf("seat %d: player id longer than %d bytes: %w", i+1, MaxID, ErrInvalid)
 		case seat.IsBot() && (seat.PlayerID != "" || seat.BotLevel > 4):
 			return nil, fmt.Errorf("seat %d: a bot seat has a level 1-4 and no player: %w", i+1, ErrInvalid)
 		case !seat.IsBot() && seat.PlayerID == "":
@@ -148,6 +161,9 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		return nil, fmt.Errorf("%s %s is never rated: %w", p.Game, v.ID, ErrInvalid)
 	}
 	if tc := p.Clock; tc != nil {
+		if v.Players < 2 {
+			return nil, fmt.Errorf("%s %s is a solo game without a clock (C2): %w", p.Game, v.ID, ErrInvalid)
+		}
 		if tc.BaseMS < 1000 || tc.BaseMS > 3*3600*1000 || tc.IncrementMS < 0 || tc.IncrementMS > 600*1000 {
 			return nil, fmt.Errorf("time control %d+%d ms out of range (base 1s-3h, increment 0-10min): %w", tc.BaseMS, tc.IncrementMS, ErrInvalid)
 		}
@@ -199,6 +215,32 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	metrics.active.Add(ctx, 1, gameAttr(st.Game))
 	s.maybeStartBot(ctx, st, pos)
 	return st.clone(), nil
+}
+
+// Limits on a match's text fields.
+const (
+	MaxID          = 128 // request and player ids, bytes
+	MaxDisplayName = 64  // bytes
+)
+
+// checkName refuses a display name that is empty, too long, not UTF-8, or
+// holds control characters (ANSI escapes, newlines) or bidirectional
+// overrides, which would garble or spoof what clients print.
+func checkName(n string) error {
+	switch {
+	case n == "":
+		return errors.New("is empty")
+	case len(n) > MaxDisplayName:
+		return fmt.Errorf("is longer than %d bytes", MaxDisplayName)
+	case !utf8.ValidString(n):
+		return errors.New("is not UTF-8")
+	}
+	for _, r := range n {
+		if unicode.IsControl(r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return fmt.Errorf("holds the control character %U", r)
+		}
+	}
+	return nil
 }
 
 // Get reads a match fresh from the Store, with its current position. The
@@ -330,7 +372,17 @@ func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, nu
 	var again *PlyRecord
 	start := time.Now()
 	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
-		c, rec, err := playPly(st, pos, seat, number, notation, now)
+		c, rec, err := playPly(st, pos, seat, number, notation, now, func(n int, notation string) string {
+			before, err := s.PositionAt(st, n-1)
+			if err != nil {
+				return ""
+			}
+			p, err := before.ParsePly(notation)
+			if err != nil {
+				return ""
+			}
+			return p.String()
+		})
 		if c == nil && err == nil {
 			again = rec
 		}

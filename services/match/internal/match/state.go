@@ -21,7 +21,10 @@ var (
 	ErrVersionConflict = errors.New("match changed concurrently")
 	// ErrNotSeated: the caller holds no seat in the match.
 	ErrNotSeated = errors.New("caller holds no seat in this match")
-	// ErrOtherSeat: the ply number is the other seat's turn.
+	// ErrOtherSeat: the ply number is the next ply's, but that ply is the
+	// other seat's to make (not your turn). PermissionDenied: the seat may
+	// never make that ply, whereas a stale or ahead number (ErrStalePly) is
+	// FailedPrecondition.
 	ErrOtherSeat = errors.New("that ply belongs to the other seat")
 	// ErrInvalid: malformed input (notation that does not parse, a bad
 	// request).

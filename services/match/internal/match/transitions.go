@@ -53,12 +53,19 @@ func (c *change) end(o engine.Outcome) {
 // playPly plays notation as ply number for seat. It may return a change
 // together with an error: a ply that arrives after the mover's flag fell
 // ends the game on time and is refused.
-func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64) (*change, *PlyRecord, error) {
+//
+// A ply already accepted, sent again with its number, is recognised by
+// its resolved notation: canonical returns the notation as ply number
+// would have stored it (parsed against the position before that ply), so
+// a Corners chain sent by its ends matches the full path stored (C1).
+func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64,
+	canonical func(number int, notation string) string,
+) (*change, *PlyRecord, error) {
 	if seat == engine.NoSeat {
 		return nil, nil, ErrNotSeated
 	}
 	if number >= 1 && number <= len(st.Plies) {
-		if p := st.Plies[number-1]; p.Seat == seat && p.Notation == notation {
+		if p := st.Plies[number-1]; p.Seat == seat && (p.Notation == notation || canonical != nil && canonical(number, notation) == p.Notation) {
 			return nil, &p, nil // an accepted ply sent again
 		}
 	}
@@ -73,7 +80,7 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 	}
 	c := newChange(st, pos, now)
 	if f := st.flagAt(); f != 0 && now >= f {
-		c.end(engine.WinFor(seat.Other(), engine.ReasonTime))
+		c.end(lossFor(st, seat, engine.ReasonTime))
 		return c, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
 	}
 	p, err := pos.ParsePly(notation)
@@ -115,6 +122,19 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 	return c, &rec, nil
 }
 
+// lossFor is the outcome of seat losing for reason r: a win for the
+// other seat — except in a solo game (Corners training, RULES.md C2),
+// which has no other seat: a solo game that ends without reaching its goal
+// (resigned or abandoned) ends without a winner, as aborted — a draw by
+// ReasonAborted, the outcome that never counts — since engine.Outcome has
+// no "lost alone" result.
+func lossFor(st *State, seat engine.Seat, r engine.Reason) engine.Outcome {
+	if st.Players < 2 {
+		return engine.DrawBy(engine.ReasonAborted)
+	}
+	return engine.WinFor(seat.Other(), r)
+}
+
 func checkActive(st *State, seat engine.Seat) error {
 	if seat == engine.NoSeat {
 		return ErrNotSeated
@@ -130,7 +150,7 @@ func resign(st *State, pos engine.Position, seat engine.Seat, now int64) (*chang
 		return nil, err
 	}
 	c := newChange(st, pos, now)
-	c.end(engine.WinFor(seat.Other(), engine.ReasonResignation))
+	c.end(lossFor(st, seat, engine.ReasonResignation))
 	return c, nil
 }
 
@@ -222,11 +242,11 @@ func fireDue(st *State, pos engine.Position, now int64) *change {
 		consider(st.FirstPlyDeadline, engine.DrawBy(engine.ReasonAborted))
 	}
 	if f := st.flagAt(); f != 0 {
-		consider(f, engine.WinFor(st.ToMove.Other(), engine.ReasonTime))
+		consider(f, lossFor(st, st.ToMove, engine.ReasonTime))
 	}
 	for i := range st.Players {
 		if s := st.Seats[i]; s.Conn == Disconnected {
-			consider(s.ReconnectDeadline, engine.WinFor(engine.Seat(i+1).Other(), engine.ReasonAbandonment))
+			consider(s.ReconnectDeadline, lossFor(st, engine.Seat(i+1), engine.ReasonAbandonment))
 		}
 	}
 	if when == 0 {

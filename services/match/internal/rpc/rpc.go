@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -18,6 +19,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/corners"
 	"tabuleiro.dev/pkg/engine/quoridor"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -74,6 +77,9 @@ func ServiceOnly() []string {
 func (s *Server) ListMatches(ctx context.Context, req *matchv1.ListMatchesRequest) (*matchv1.ListMatchesResponse, error) {
 	if p, ok := auth.FromContext(ctx); ok && !p.IsService() {
 		return nil, status.Error(codes.PermissionDenied, "only a service may list matches")
+	}
+	if err := checkID("player_id", req.GetPlayerId()); err != nil {
+		return nil, err
 	}
 	limit := int(req.GetLimit())
 	if limit == 0 {
@@ -223,6 +229,9 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	first, err := stream.Recv()
+	if errors.Is(err, io.EOF) {
+		return nil // closed before joining: nothing to do
+	}
 	if err != nil {
 		return err
 	}
@@ -231,6 +240,9 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		return status.Error(codes.InvalidArgument, "the first message must be a join with a match_id")
 	}
 	id := join.GetMatchId()
+	if err := checkID("match_id", id); err != nil {
+		return err
+	}
 	f, st, replay, err := s.svc.Follow(ctx, id, join.GetLastSeq())
 	if err != nil {
 		return toStatus(err)
@@ -309,7 +321,16 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 		switch a := req.GetAction().(type) {
 		case *matchv1.PlayRequest_SubmitPly:
 			n, notation := int(a.SubmitPly.GetPlyNumber()), a.SubmitPly.GetNotation()
-			ev, dup, err := s.svc.SubmitPly(ctx, id, seat, n, notation)
+			var (
+				ev  match.Event
+				dup bool
+				err error
+			)
+			if len(notation) > maxNotation {
+				err = fmt.Errorf("notation too long (%d bytes; at most %d): %w", len(notation), maxNotation, match.ErrInvalid)
+			} else {
+				ev, dup, err = s.svc.SubmitPly(ctx, id, seat, n, notation)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -367,7 +388,7 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 
 func plyRejected(ctx context.Context, svc *match.Service, id string, n int, notation string, err error) *matchv1.PlyRejected {
 	st := status.Convert(toStatus(err))
-	r := &matchv1.PlyRejected{PlyNumber: int32(n), Notation: notation, Code: int32(st.Code()), Reason: st.Message()}
+	r := &matchv1.PlyRejected{PlyNumber: int32(n), Notation: clip(notation), Code: int32(st.Code()), Reason: clipMessage(st.Message())}
 	var pe *match.PlyError
 	var re *engine.RuleError
 	switch {
@@ -388,6 +409,9 @@ func plyRejected(ctx context.Context, svc *match.Service, id string, n int, nota
 func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingServer[matchv1.WatchResponse]) error {
 	if req.GetMatchId() == "" {
 		return status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	if err := checkID("match_id", req.GetMatchId()); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
@@ -422,6 +446,9 @@ func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*m
 	if req.GetMatchId() == "" {
 		return nil, status.Error(codes.InvalidArgument, "match_id is required")
 	}
+	if err := checkID("match_id", req.GetMatchId()); err != nil {
+		return nil, err
+	}
 	st, pos, err := s.svc.Get(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(err)
@@ -433,6 +460,12 @@ func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*m
 func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPliesRequest) (*matchv1.ListLegalPliesResponse, error) {
 	if req.GetMatchId() == "" {
 		return nil, status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	if err := checkID("match_id", req.GetMatchId()); err != nil {
+		return nil, err
+	}
+	if len(req.GetPly()) > maxNotation {
+		return nil, status.Errorf(codes.InvalidArgument, "ply too long (%d bytes; at most %d)", len(req.GetPly()), maxNotation)
 	}
 	st, pos, err := s.svc.Get(ctx, req.GetMatchId())
 	if err != nil {
@@ -447,6 +480,11 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 	v := pos.View(engine.NoSeat) // legal plies are public; the view hides the rest
 	out := &matchv1.ListLegalPliesResponse{PlyNumber: int32(st.NextPly()), ToMove: view.Seat(v.ToMove())}
 	from := req.GetFrom()
+	if from != "" {
+		if err := checkSquare(st.Game, pos, from); err != nil {
+			return nil, status.Errorf(codes.InvalidArgument, "from %q: %v", clip(from), err)
+		}
+	}
 	seen := map[string]bool{}
 	for _, p := range v.Legal() {
 		lp := legalPly(st.Game, pos, p.String())
@@ -478,6 +516,73 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 		out.Check = check
 	}
 	return out, nil
+}
+
+// checkSquare checks that from names a square of pos's board (RULES.md
+// Q1, C1, B1). Its error does not repeat the input.
+func checkSquare(g engine.Game, pos engine.Position, from string) error {
+	if len(from) > 3 {
+		return errors.New("not a square")
+	}
+	var err error
+	switch g {
+	case engine.Quoridor:
+		_, err = quoridor.ParseSquare(from)
+	case engine.Banqi:
+		_, err = banqi.ParseSquare(from)
+	default:
+		var q corners.Square
+		if q, err = corners.ParseSquare(from); err == nil {
+			if cp, ok := pos.(corners.Position); ok && !cp.Board().OnBoard(q) {
+				err = fmt.Errorf("off the %dx%d board", cp.Board().Size(), cp.Board().Size())
+			}
+		}
+	}
+	if err != nil {
+		return errors.New("not a square of this board")
+	}
+	return nil
+}
+
+// clip shortens client input echoed in a message to at most maxEcho
+// bytes (on a rune boundary), marking the cut.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	n := maxEcho
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Limits on client input, checked at the edge.
+const (
+	maxEcho     = 64  // how much of a client's input a message repeats
+	maxNotation = 256 // a ply's notation (a long Corners chain fits easily)
+	maxID       = 128 // a match, request or player id
+	maxMessage  = 512 // a refusal's reason
+)
+
+// checkID refuses an id longer than maxID, without repeating it.
+func checkID(what, id string) error {
+	if len(id) > maxID {
+		return status.Errorf(codes.InvalidArgument, "%s too long (%d bytes; at most %d)", what, len(id), maxID)
+	}
+	return nil
+}
+
+// clipMessage caps a refusal's reason, which may quote the client's input.
+func clipMessage(m string) string {
+	if len(m) <= maxMessage {
+		return m
+	}
+	n := maxMessage
+	for n > 0 && !utf8.RuneStart(m[n]) {
+		n--
+	}
+	return m[:n] + "…"
 }
 
 // legalPly describes a ply from its notation (RULES.md Q1, C1, B1).

@@ -387,9 +387,11 @@ type CreateRoomRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game is the game; required.
 	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
-	// variant is the variant id; required.
+	// variant is the variant id; empty for the game's default variant (the
+	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
-	// time_control is the clock; absent for no clock.
+	// time_control is the clock; absent for no clock. A present one must be
+	// in range (game.v1 TimeControl; {0, 0} is INVALID_ARGUMENT).
 	TimeControl *v1.TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// rated asks for a rated game (rated variants only, Q5, C7).
 	Rated bool `protobuf:"varint,4,opt,name=rated,proto3" json:"rated,omitempty"`
@@ -669,7 +671,8 @@ type JoinRoomRequest struct {
 	//	*JoinRoomRequest_RoomId
 	//	*JoinRoomRequest_InviteCode
 	Target isJoinRoomRequest_Target `protobuf_oneof:"target"`
-	// password is the private room's password; empty for a public room.
+	// password is the private room's password; empty for a public room
+	// (INVALID_ARGUMENT otherwise).
 	Password      string `protobuf:"bytes,3,opt,name=password,proto3" json:"password,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1000,9 +1003,12 @@ type FindMatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game is the game; required.
 	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
-	// variant is the variant id; required.
+	// variant is the variant id; empty for the game's default variant (the
+	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
-	// time_control is the clock; absent takes the variant's default.
+	// time_control is the clock; absent takes the variant's default. A
+	// present one must be in range (game.v1 TimeControl; {0, 0} is
+	// INVALID_ARGUMENT).
 	TimeControl *v1.TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// rated asks for a rated pairing (rated variants only). Rated queues
 	// pair only within the rating window.
@@ -1184,8 +1190,8 @@ type FindMatchResponse_WindowWidened struct {
 
 type FindMatchResponse_BotOffered struct {
 	// bot_offered: nobody was found in time; accept by calling PlayBot
-	// with the offered level (which also ends this stream), or keep
-	// waiting.
+	// with the offered level (which withdraws the ticket and ends this
+	// stream with ABORTED), or keep waiting.
 	BotOffered *BotOffered `protobuf:"bytes,3,opt,name=bot_offered,json=botOffered,proto3,oneof"`
 }
 
@@ -1473,14 +1479,16 @@ type PlayBotRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game is the game; required.
 	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
-	// variant is the variant id; required.
+	// variant is the variant id; empty for the game's default variant (the
+	// room, queue or match then carries the default's id).
 	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
 	// level is the bot's level; required (except for one-player variants).
 	Level v1.BotLevel `protobuf:"varint,3,opt,name=level,proto3,enum=tabuleiro.game.v1.BotLevel" json:"level,omitempty"`
 	// seat is the seat the caller wants; SEAT_UNSPECIFIED draws it at random
 	// (Q5).
 	Seat v1.Seat `protobuf:"varint,4,opt,name=seat,proto3,enum=tabuleiro.game.v1.Seat" json:"seat,omitempty"`
-	// time_control is the clock; absent for no clock.
+	// time_control is the clock; absent for no clock. A present one must be
+	// in range (game.v1 TimeControl; {0, 0} is INVALID_ARGUMENT).
 	TimeControl   *v1.TimeControl `protobuf:"bytes,5,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

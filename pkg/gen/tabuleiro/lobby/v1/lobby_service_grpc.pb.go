@@ -72,7 +72,8 @@ type LobbyServiceClient interface {
 	// caller already hosts 5 open rooms.
 	CreateRoom(ctx context.Context, in *CreateRoomRequest, opts ...grpc.CallOption) (*CreateRoomResponse, error)
 	// ListRooms lists open public rooms, newest first, paged.
-	// INVALID_ARGUMENT for a bad page_token or a variant without a game.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown game or variant, or a variant without a game.
 	ListRooms(ctx context.Context, in *ListRoomsRequest, opts ...grpc.CallOption) (*ListRoomsResponse, error)
 	// JoinRoom takes the free seat of a room, by room id or invite code. When
 	// the second seat fills, the lobby creates the match and the room's
@@ -80,7 +81,10 @@ type LobbyServiceClient interface {
 	// NOT_FOUND for an unknown id or code; PERMISSION_DENIED for a wrong or
 	// missing password of a private room; RESOURCE_EXHAUSTED after repeated
 	// wrong passwords (wait and retry); FAILED_PRECONDITION when the room is
-	// full, started or closed, or the caller is its host.
+	// full, started or closed, the caller is its host, or the caller or the
+	// host is already in a live match (one live match per player, see
+	// FindMatch; the room then stays open). Starting the room's match
+	// withdraws both players' FindMatch tickets.
 	JoinRoom(ctx context.Context, in *JoinRoomRequest, opts ...grpc.CallOption) (*JoinRoomResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
 	// room closes. NOT_FOUND for an unknown room; FAILED_PRECONDITION when
@@ -96,25 +100,38 @@ type LobbyServiceClient interface {
 	// bot offered, then matched (and the stream ends with OK). Closing the
 	// stream cancels the ticket. One ticket per player per queue (game,
 	// variant, clock, rated): a second FindMatch for the same queue replaces
-	// the first, whose stream ends with ABORTED. INVALID_ARGUMENT for an
-	// unknown game or variant, a one-player variant, a time control out of
-	// range, or rated for an unrated variant.
+	// the first, whose stream ends with ABORTED.
+	//
+	// One live match per player: a player is in at most one unfinished
+	// match, whether from a queue, a room or a bot. When any match starts for
+	// a player (a pairing in one queue, a room filling, PlayBot), all their
+	// tickets in every queue are withdrawn in the same atomic step, and those
+	// streams end with ABORTED. FindMatch, PlayBot and a room join by a
+	// player already in a live match fail with FAILED_PRECONDITION until the
+	// match ends.
+	//
+	// INVALID_ARGUMENT for an unknown game or variant, a one-player variant,
+	// a time control out of range, or rated for an unrated variant.
 	FindMatch(ctx context.Context, in *FindMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FindMatchResponse], error)
 	// PlayBot creates a match against a bot, never rated. Who moves first is
 	// drawn at random per game (Q5) unless the caller chooses. For a
 	// one-player variant (Corners "training") level is ignored and the
-	// caller plays alone. INVALID_ARGUMENT for an unknown game, variant or
-	// level, or a time control out of range.
+	// caller plays alone. It withdraws the caller's FindMatch tickets (their
+	// streams end with ABORTED), so accepting a bot offer is just this call.
+	// INVALID_ARGUMENT for an unknown game, variant or level, or a time
+	// control out of range; FAILED_PRECONDITION when the caller is already in
+	// a live match (see FindMatch).
 	PlayBot(ctx context.Context, in *PlayBotRequest, opts ...grpc.CallOption) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
-	// INVALID_ARGUMENT for a bad page_token.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown order, game or variant, or a variant without a game.
 	ListLiveMatches(ctx context.Context, in *ListLiveMatchesRequest, opts ...grpc.CallOption) (*ListLiveMatchesResponse, error)
 	// ListActiveMatches lists the caller's unfinished matches, to resume
 	// (rejoin with match.v1 Play), newest first.
 	ListActiveMatches(ctx context.Context, in *ListActiveMatchesRequest, opts ...grpc.CallOption) (*ListActiveMatchesResponse, error)
 	// ListGames lists a player's finished games, newest first, paged.
 	// NOT_FOUND for an unknown player; INVALID_ARGUMENT for a bad
-	// page_token.
+	// page_token, a page_size outside 0–100 or an unknown game.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 	// GetGame returns one finished game's full record. NOT_FOUND when no
 	// such game is recorded (a game just finished may take a moment).
@@ -336,7 +353,8 @@ type LobbyServiceServer interface {
 	// caller already hosts 5 open rooms.
 	CreateRoom(context.Context, *CreateRoomRequest) (*CreateRoomResponse, error)
 	// ListRooms lists open public rooms, newest first, paged.
-	// INVALID_ARGUMENT for a bad page_token or a variant without a game.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown game or variant, or a variant without a game.
 	ListRooms(context.Context, *ListRoomsRequest) (*ListRoomsResponse, error)
 	// JoinRoom takes the free seat of a room, by room id or invite code. When
 	// the second seat fills, the lobby creates the match and the room's
@@ -344,7 +362,10 @@ type LobbyServiceServer interface {
 	// NOT_FOUND for an unknown id or code; PERMISSION_DENIED for a wrong or
 	// missing password of a private room; RESOURCE_EXHAUSTED after repeated
 	// wrong passwords (wait and retry); FAILED_PRECONDITION when the room is
-	// full, started or closed, or the caller is its host.
+	// full, started or closed, the caller is its host, or the caller or the
+	// host is already in a live match (one live match per player, see
+	// FindMatch; the room then stays open). Starting the room's match
+	// withdraws both players' FindMatch tickets.
 	JoinRoom(context.Context, *JoinRoomRequest) (*JoinRoomResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
 	// room closes. NOT_FOUND for an unknown room; FAILED_PRECONDITION when
@@ -360,25 +381,38 @@ type LobbyServiceServer interface {
 	// bot offered, then matched (and the stream ends with OK). Closing the
 	// stream cancels the ticket. One ticket per player per queue (game,
 	// variant, clock, rated): a second FindMatch for the same queue replaces
-	// the first, whose stream ends with ABORTED. INVALID_ARGUMENT for an
-	// unknown game or variant, a one-player variant, a time control out of
-	// range, or rated for an unrated variant.
+	// the first, whose stream ends with ABORTED.
+	//
+	// One live match per player: a player is in at most one unfinished
+	// match, whether from a queue, a room or a bot. When any match starts for
+	// a player (a pairing in one queue, a room filling, PlayBot), all their
+	// tickets in every queue are withdrawn in the same atomic step, and those
+	// streams end with ABORTED. FindMatch, PlayBot and a room join by a
+	// player already in a live match fail with FAILED_PRECONDITION until the
+	// match ends.
+	//
+	// INVALID_ARGUMENT for an unknown game or variant, a one-player variant,
+	// a time control out of range, or rated for an unrated variant.
 	FindMatch(*FindMatchRequest, grpc.ServerStreamingServer[FindMatchResponse]) error
 	// PlayBot creates a match against a bot, never rated. Who moves first is
 	// drawn at random per game (Q5) unless the caller chooses. For a
 	// one-player variant (Corners "training") level is ignored and the
-	// caller plays alone. INVALID_ARGUMENT for an unknown game, variant or
-	// level, or a time control out of range.
+	// caller plays alone. It withdraws the caller's FindMatch tickets (their
+	// streams end with ABORTED), so accepting a bot offer is just this call.
+	// INVALID_ARGUMENT for an unknown game, variant or level, or a time
+	// control out of range; FAILED_PRECONDITION when the caller is already in
+	// a live match (see FindMatch).
 	PlayBot(context.Context, *PlayBotRequest) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
-	// INVALID_ARGUMENT for a bad page_token.
+	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
+	// unknown order, game or variant, or a variant without a game.
 	ListLiveMatches(context.Context, *ListLiveMatchesRequest) (*ListLiveMatchesResponse, error)
 	// ListActiveMatches lists the caller's unfinished matches, to resume
 	// (rejoin with match.v1 Play), newest first.
 	ListActiveMatches(context.Context, *ListActiveMatchesRequest) (*ListActiveMatchesResponse, error)
 	// ListGames lists a player's finished games, newest first, paged.
 	// NOT_FOUND for an unknown player; INVALID_ARGUMENT for a bad
-	// page_token.
+	// page_token, a page_size outside 0–100 or an unknown game.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	// GetGame returns one finished game's full record. NOT_FOUND when no
 	// such game is recorded (a game just finished may take a moment).

@@ -489,11 +489,17 @@ type SubmitPly struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// ply_number is the number the client expects the ply to have: the
 	// view's ply_count + 1. Refused with FAILED_PRECONDITION (and the current
-	// number) when stale or ahead.
+	// number) when it is not the next ply's number (stale, or ahead of the
+	// game); refused with PERMISSION_DENIED when it is the next ply's number
+	// but that ply is the opponent's to make (it is not your turn: that ply
+	// belongs to the other seat). A ply already accepted, sent again with its
+	// number, is acknowledged, compared by its resolved notation (a Corners
+	// chain given by its ends matches its stored full path).
 	PlyNumber int32 `protobuf:"varint,1,opt,name=ply_number,json=plyNumber,proto3" json:"ply_number,omitempty"`
 	// notation is the ply in RULES.md notation; a Corners chain may be given
 	// by its ends only (C1). Refused with INVALID_ARGUMENT when it does not
-	// parse, FAILED_PRECONDITION when it breaks a rule (the rule is named).
+	// parse or is longer than 256 bytes, FAILED_PRECONDITION when it breaks a
+	// rule (the rule is named).
 	Notation      string `protobuf:"bytes,2,opt,name=notation,proto3" json:"notation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -906,14 +912,16 @@ type PlyRejected struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// ply_number is the number the client sent.
 	PlyNumber int32 `protobuf:"varint,1,opt,name=ply_number,json=plyNumber,proto3" json:"ply_number,omitempty"`
-	// notation is the notation the client sent.
+	// notation is the notation the client sent, cut to its first 64 bytes
+	// (marked with "…") when longer.
 	Notation string `protobuf:"bytes,2,opt,name=notation,proto3" json:"notation,omitempty"`
 	// current_ply_number is the number the next ply must carry now.
 	CurrentPlyNumber int32 `protobuf:"varint,3,opt,name=current_ply_number,json=currentPlyNumber,proto3" json:"current_ply_number,omitempty"`
 	// code is the gRPC status code number of the refusal: 3
-	// INVALID_ARGUMENT (notation does not parse), 9 FAILED_PRECONDITION
-	// (illegal, stale, not your turn, game over), 7 PERMISSION_DENIED (not
-	// your seat).
+	// INVALID_ARGUMENT (notation does not parse, or is too long), 9
+	// FAILED_PRECONDITION (illegal; ply_number stale or ahead of the game;
+	// game over), 7 PERMISSION_DENIED (ply_number is the next ply's, but that
+	// ply is the other seat's: not your turn).
 	Code int32 `protobuf:"varint,4,opt,name=code,proto3" json:"code,omitempty"`
 	// rule is the RULES.md section the ply breaks, e.g. "Q3.4"; empty when
 	// the refusal is not about a rule.
@@ -1914,7 +1922,8 @@ type CreateMatchRequest struct {
 	// second takes SEAT_SECOND; required, except absent for a one-player
 	// variant (Corners "training").
 	Second *SeatSpec `protobuf:"bytes,5,opt,name=second,proto3" json:"second,omitempty"`
-	// time_control is the clock; absent for no clock.
+	// time_control is the clock; absent for no clock (always absent for a
+	// one-player variant).
 	TimeControl *v1.TimeControl `protobuf:"bytes,6,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// rated makes the result count for ratings: only for rated variants and
 	// two people.

@@ -74,7 +74,8 @@ type MatchServiceClient interface {
 	// only those of one pawn or piece (`from`), and optionally checks one ply
 	// (`ply`, e.g. a wall under the cursor for a red or blue preview). Any
 	// signed-in caller may ask; it changes nothing. NOT_FOUND for an unknown
-	// match; INVALID_ARGUMENT for a malformed `from` square; FAILED_PRECONDITION
+	// match; INVALID_ARGUMENT for a `from` that is not a square of the
+	// match's board (malformed, or off a Corners variant's board); FAILED_PRECONDITION
 	// when the match is over or when expected_ply_number is set and is not the
 	// next ply's number (the position moved on).
 	ListLegalPlies(ctx context.Context, in *ListLegalPliesRequest, opts ...grpc.CallOption) (*ListLegalPliesResponse, error)
@@ -83,8 +84,13 @@ type MatchServiceClient interface {
 	// gets PERMISSION_DENIED. INVALID_ARGUMENT for an unknown game or
 	// variant, a wrong number of seats, a seat with neither player nor bot, a
 	// rated match of an unrated variant or with a bot, a time control out of
-	// range, or a layout that is malformed or given for a rated match or a
-	// game other than Banqi. Idempotent on request_id: a retry returns the
+	// range or given for a one-player variant (Corners "training" has no
+	// clock, C2), the same player in both seats, a display name with control
+	// characters or longer than 64 bytes, a player id longer than 128 bytes,
+	// or a layout that is malformed or given for a rated match or a game
+	// other than Banqi. A one-player game that ends without reaching its
+	// goal (resigned or abandoned) has no winner and does not count: it ends
+	// RESULT_DRAW with REASON_ABORTED. Idempotent on request_id: a retry returns the
 	// match created first.
 	CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error)
 	// ListMatches lists live matches (waiting or in progress), most recently
@@ -222,7 +228,8 @@ type MatchServiceServer interface {
 	// only those of one pawn or piece (`from`), and optionally checks one ply
 	// (`ply`, e.g. a wall under the cursor for a red or blue preview). Any
 	// signed-in caller may ask; it changes nothing. NOT_FOUND for an unknown
-	// match; INVALID_ARGUMENT for a malformed `from` square; FAILED_PRECONDITION
+	// match; INVALID_ARGUMENT for a `from` that is not a square of the
+	// match's board (malformed, or off a Corners variant's board); FAILED_PRECONDITION
 	// when the match is over or when expected_ply_number is set and is not the
 	// next ply's number (the position moved on).
 	ListLegalPlies(context.Context, *ListLegalPliesRequest) (*ListLegalPliesResponse, error)
@@ -231,8 +238,13 @@ type MatchServiceServer interface {
 	// gets PERMISSION_DENIED. INVALID_ARGUMENT for an unknown game or
 	// variant, a wrong number of seats, a seat with neither player nor bot, a
 	// rated match of an unrated variant or with a bot, a time control out of
-	// range, or a layout that is malformed or given for a rated match or a
-	// game other than Banqi. Idempotent on request_id: a retry returns the
+	// range or given for a one-player variant (Corners "training" has no
+	// clock, C2), the same player in both seats, a display name with control
+	// characters or longer than 64 bytes, a player id longer than 128 bytes,
+	// or a layout that is malformed or given for a rated match or a game
+	// other than Banqi. A one-player game that ends without reaching its
+	// goal (resigned or abandoned) has no winner and does not count: it ends
+	// RESULT_DRAW with REASON_ABORTED. Idempotent on request_id: a retry returns the
 	// match created first.
 	CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error)
 	// ListMatches lists live matches (waiting or in progress), most recently
