@@ -392,6 +392,10 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 	}
 	resp, err := t.c.Lobby.PlayBot(mctx, &lobbyv1.PlayBotRequest{Game: t.game, Variant: t.variant, Level: t.opp.level, TimeControl: t.tc})
 	if err != nil {
+		if status.Code(err) == codes.FailedPrecondition && strings.Contains(err.Error(), "already in match") {
+			// One live match per player (the lobby's rule).
+			return "", nil, fmt.Errorf("play a bot: %w; resume it with `tabuleiro play --resume` (and resign it there with R to start another)", err)
+		}
 		return "", nil, fmt.Errorf("play a bot: %w", err)
 	}
 	return resp.GetMatchId(), map[gamev1.Seat]client.Player{resp.GetYourSeat(): t.me}, nil

@@ -14,8 +14,13 @@ import (
 // id, and both reach the same game, one seat each.
 func TestRoomInviteAndJoin(t *testing.T) {
 	t.Parallel()
-	c, host, ctx := startLocal(t)
+	c, _, ctx := startLocal(t)
 	for _, by := range []string{"invite code", "room id"} {
+		// New players each time: a player is in one match at a time.
+		host, err := c.SignIn(t.Context(), "Ana")
+		if err != nil {
+			t.Fatal(err)
+		}
 		guest, err := c.SignIn(t.Context(), "Bea")
 		if err != nil {
 			t.Fatal(err)
