@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 )
 
 func main() {
@@ -42,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "tabuleiro:", err)
+	fmt.Fprintln(stderr, "tabuleiro:", tui.ErrText(err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

@@ -9,12 +9,16 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
@@ -34,7 +38,14 @@ type serverFlags struct {
 	dataDir     string
 	redisURL    string
 	databaseURL string
+	// keep, when set, is how long an unfinished game of the local mode
+	// waits for its player: the match service's reconnection window and
+	// first-ply timeout (`play` only; nobody else plays on its server).
+	keep time.Duration
 }
+
+// defaultKeep is how long `play` keeps an unfinished local game.
+const defaultKeep = 30 * 24 * time.Hour
 
 func (f *serverFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.server, "server", "", "address of a Tabuleiro server (HOST:PORT); empty runs every service in this process")
@@ -84,7 +95,8 @@ func (f *serverFlags) connect(ctx context.Context, e *env) (*connection, error) 
 		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		srv, err := local.Start(sctx, local.Options{
 			DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
-			Logger: slog.New(slog.NewJSONHandler(logf, nil)),
+			Logger:          slog.New(slog.NewJSONHandler(logf, nil)),
+			ReconnectWindow: f.keep, FirstPlyTimeout: f.keep,
 		})
 		if err != nil {
 			cancel()
@@ -132,6 +144,8 @@ type playFlags struct {
 	clock    string
 	name     string
 	auto     bool
+	resume   bool
+	explicit bool // --game, --vs, --room or --queue was given
 	games    int
 	seed     uint64
 }
@@ -149,9 +163,15 @@ func newPlayCommand(e *env) *cobra.Command {
 			"one and prints its code); --queue pairs you with a stranger.\n\n" +
 			"--auto plays without a terminal: random legal plies for your seat (both seats\n" +
 			"with --vs local) until the game ends, and prints the outcome. --game all plays\n" +
-			"each game in turn.",
+			"each game in turn. Unless --data-dir is given it uses a temporary data\n" +
+			"directory, so that your history and stats are left alone.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), e) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range []string{"game", "vs", "room", "queue"} {
+				f.explicit = f.explicit || cmd.Flags().Changed(name)
+			}
+			return f.run(cmd.Context(), e)
+		},
 	}
 	f.serverFlags.register(c)
 	c.Flags().StringVar(&f.game, "game", "quoridor", "quoridor, corners or banqi (--auto: also all)")
@@ -162,9 +182,11 @@ func newPlayCommand(e *env) *cobra.Command {
 	c.Flags().BoolVar(&f.queue, "queue", false, "find an opponent by rating")
 	c.Flags().StringVar(&f.clock, "clock", "", `clock, "5m+3s" (base+increment) or "none"; default: none`)
 	c.Flags().StringVar(&f.name, "name", "", "your display name the first time (default $USER)")
+	c.Flags().BoolVar(&f.resume, "resume", false, "offer your unfinished games even when --game, --vs, --room or --queue is given")
 	c.Flags().BoolVar(&f.auto, "auto", false, "play random legal plies without a terminal, print the outcome")
 	c.Flags().IntVar(&f.games, "games", 1, "--auto: games to play of each game")
 	c.Flags().Uint64Var(&f.seed, "seed", 1, "--auto: seed of the random plies")
+	c.Flags().DurationVar(&f.keep, "keep", defaultKeep, "without --server: how long an unfinished game waits to be resumed")
 	return c
 }
 
@@ -254,6 +276,9 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		return &exitError{code: 2, err: err}
 	}
 	gameList := []engine.Game{engine.Game(f.game)}
+	if f.game != "all" && !slices.Contains(games.List(), engine.Game(f.game)) {
+		return &exitError{code: 2, err: fmt.Errorf("unknown game %s (want %s)", f.game, gameChoice())}
+	}
 	if f.game == "all" {
 		if !f.auto {
 			return &exitError{code: 2, err: errors.New("--game all is for --auto")}
@@ -264,6 +289,20 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		if _, err := variantOf(g, f.variant); err != nil && (f.game != "all" || f.variant == "") {
 			return &exitError{code: 2, err: fmt.Errorf("--game %s --variant %q: %w", g, f.variant, err)}
 		}
+	}
+	if !f.auto {
+		if err := needTerminal(e); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	} else if f.dataDir == "" {
+		// Random games are no part of the player's record: they go to a
+		// directory of their own unless --data-dir names one.
+		tmp, err := os.MkdirTemp("", "tabuleiro-auto-")
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		defer func() { _ = os.RemoveAll(tmp) }()
+		f.dataDir = tmp
 	}
 	cn, err := f.connect(ctx, e)
 	if err != nil {
@@ -287,7 +326,7 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 			return &exitError{code: 1, err: err}
 		}
 	}
-	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr}
+	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr, addr: cn.c.Target(), local: cn.local != nil}
 	if f.auto {
 		return f.runAuto(ctx, e, t, gameList)
 	}
@@ -296,7 +335,31 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 	if t.variant, err = variantOf(g, f.variant); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	return runTUI(ctx, e, t)
+	return runTUI(ctx, e, t, f.explicit && !f.resume)
+}
+
+// needTerminal refuses interactive play when standard input or output is
+// not a terminal (`play | tee log`): the screen would be garbled.
+func needTerminal(e *env) error {
+	for _, s := range []struct {
+		name string
+		f    any
+	}{{"standard input", e.stdin}, {"standard output", e.stdout}} {
+		if f, ok := s.f.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+			return fmt.Errorf("play is interactive and %s is not a terminal; run it in a terminal, "+
+				"or use `tabuleiro play --auto` to play random plies and print the outcome line by line", s.name)
+		}
+	}
+	return nil
+}
+
+// gameChoice lists the games for a message: "quoridor, corners or banqi".
+func gameChoice() string {
+	names := gameNames()
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // tables makes the tables the terminal client plays at.
@@ -307,7 +370,10 @@ type tables struct {
 	opp      opponent
 	tc       *gamev1.TimeControl
 	password string
-	out      io.Writer // progress of rooms and queues
+	out      io.Writer // progress of rooms and queues, unless notify is set
+	notify   func(string)
+	addr     string // the server's address, for the invitation
+	local    bool   // the server runs in this process
 	game     gamev1.Game
 	variant  string
 }
@@ -326,6 +392,10 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 	}
 	resp, err := t.c.Lobby.PlayBot(mctx, &lobbyv1.PlayBotRequest{Game: t.game, Variant: t.variant, Level: t.opp.level, TimeControl: t.tc})
 	if err != nil {
+		if status.Code(err) == codes.FailedPrecondition && strings.Contains(err.Error(), "already in match") {
+			// One live match per player (the lobby's rule).
+			return "", nil, fmt.Errorf("play a bot: %w; resume it with `tabuleiro play --resume` (and resign it there with R to start another)", err)
+		}
 		return "", nil, fmt.Errorf("play a bot: %w", err)
 	}
 	return resp.GetMatchId(), map[gamev1.Seat]client.Player{resp.GetYourSeat(): t.me}, nil
@@ -377,11 +447,11 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 			return "", nil, fmt.Errorf("open a room: %w", err)
 		}
 		roomID = r.GetRoom().GetRoomId()
-		fmt.Fprintf(t.out, "room open: invite code %s; waiting for a second player…\n", r.GetRoom().GetInviteCode())
+		t.say(invitation(r.GetRoom(), t.addr, t.password != "", t.local))
 	} else {
-		j, err := t.c.Lobby.JoinRoom(mctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: t.opp.room}, Password: t.password})
+		j, err := t.joinRoom(mctx)
 		if err != nil {
-			return "", nil, fmt.Errorf("join room %s: %w", t.opp.room, err)
+			return "", nil, err
 		}
 		if id := j.GetRoom().GetMatchId(); id != "" {
 			return id, map[gamev1.Seat]client.Player{j.GetYourSeat(): t.me}, nil
@@ -404,6 +474,47 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 			return "", nil, errors.New("the room closed")
 		}
 	}
+}
+
+// say shows progress: on the waiting screen, or on the progress writer.
+func (t *tables) say(s string) {
+	if t.notify != nil {
+		t.notify(s)
+		return
+	}
+	fmt.Fprintln(t.out, s)
+}
+
+// invitation tells the host how a friend joins the room.
+func invitation(r *lobbyv1.Room, addr string, password, local bool) string {
+	join := fmt.Sprintf("tabuleiro play --room %s --server %s", r.GetInviteCode(), addr)
+	if password {
+		join += " --password PASSWORD"
+	}
+	s := fmt.Sprintf("Room open: invite code %s (room id %s).\nYour friend joins with:\n  %s\n", r.GetInviteCode(), r.GetRoomId(), join)
+	if local {
+		s += "(this server runs inside this command, on a loopback port, until it quits;\n" +
+			" for a friend on another machine run `tabuleiro serve --addr HOST:PORT` and play with --server)\n"
+	}
+	return s + "Waiting for a second player…"
+}
+
+// joinRoom joins the room --room names, by invite code or by room id.
+func (t *tables) joinRoom(ctx context.Context) (*lobbyv1.JoinRoomResponse, error) {
+	j, err := t.c.Lobby.JoinRoom(ctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: t.opp.room}, Password: t.password})
+	if status.Code(err) == codes.NotFound {
+		j, err = t.c.Lobby.JoinRoom(ctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_RoomId{RoomId: t.opp.room}, Password: t.password})
+		if status.Code(err) == codes.NotFound {
+			err = errors.New("no room has this invite code or id")
+			if t.local {
+				err = errors.New("no room has this invite code or id on the server of this command; a friend's room needs --server ADDR")
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("join room %s: %w", t.opp.room, err)
+	}
+	return j, nil
 }
 
 func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client.Player, error) {
@@ -452,13 +563,44 @@ func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]cli
 	return tb, nil
 }
 
-func runTUI(ctx context.Context, e *env, t *tables) error {
+func unfinishedLine(n int) string {
+	if n == 1 {
+		return "you have an unfinished game: tabuleiro play --resume"
+	}
+	return fmt.Sprintf("you have %d unfinished games: tabuleiro play --resume", n)
+}
+
+// unfinished drops the matches that ended since they were listed (a
+// deadline the sweeper fired on start-up): they cannot be resumed.
+func (t *tables) unfinished(ctx context.Context, ms []*lobbyv1.MatchSummary) []*lobbyv1.MatchSummary {
+	var out []*lobbyv1.MatchSummary
+	for _, m := range ms {
+		resp, err := t.c.Match.GetMatch(t.me.Context(ctx), &matchv1.GetMatchRequest{MatchId: m.GetMatchId()})
+		if err == nil && resp.GetMatch().GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// runTUI plays in the terminal. Unfinished games are offered first, unless
+// the command line asked for a particular game (startNew): then they are
+// only mentioned.
+func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 	active, err := t.c.Lobby.ListActiveMatches(t.me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("list unfinished games: %w", err)}
 	}
+	unfinished := t.unfinished(ctx, active.GetMatches())
+	var reminder string
+	if startNew && len(unfinished) > 0 {
+		reminder = unfinishedLine(len(unfinished))
+		unfinished = nil
+	}
 	deps := tui.Deps{
-		Active: active.GetMatches(),
+		Active:   unfinished,
+		Reminder: reminder,
 		Start: func(round int) (*tui.Table, error) {
 			id, seats, err := t.matchFor(ctx, round)
 			if err != nil {
@@ -496,13 +638,18 @@ func runTUI(ctx context.Context, e *env, t *tables) error {
 	} else {
 		opts = append(opts, tea.WithInput(e.stdin))
 	}
-	final, err := tea.NewProgram(tui.New(deps), opts...).Run()
+	p := tea.NewProgram(tui.New(deps), opts...)
+	t.notify = func(s string) { p.Send(tui.Notice(s)) }
+	final, err := p.Run()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return &exitError{code: 1, err: err}
 	}
 	if m, ok := final.(tui.Model); ok {
 		if r := m.Result(); r != "" {
 			fmt.Fprintln(e.stdout, r)
+		}
+		if reminder != "" {
+			fmt.Fprintln(e.stdout, reminder)
 		}
 		if err := m.Err(); err != nil {
 			return &exitError{code: 1, err: err}

@@ -38,7 +38,7 @@ func localVars(t *testing.T) map[string]string {
 func TestPlayAutoEveryGame(t *testing.T) {
 	t.Parallel()
 	vars := localVars(t)
-	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "all")
+	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "all", "--data-dir", vars["TABULEIRO_DATA_DIR"])
 	if code != 0 {
 		t.Fatalf("play --auto vs bot: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -50,7 +50,7 @@ func TestPlayAutoEveryGame(t *testing.T) {
 	if strings.Contains(out, "ongoing") {
 		t.Errorf("a game did not end:\n%s", out)
 	}
-	code, out, errOut = runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--vs", "local")
+	code, out, errOut = runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--vs", "local", "--data-dir", vars["TABULEIRO_DATA_DIR"])
 	if code != 0 || !strings.Contains(out, "two players, one keyboard") {
 		t.Fatalf("play --auto --vs local: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

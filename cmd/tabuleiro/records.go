@@ -120,19 +120,27 @@ func newStatsCommand(e *env) *cobra.Command {
 					return &exitError{code: 1, err: fmt.Errorf("stats: %w", err)}
 				}
 				fmt.Fprintf(e.stdout, "%s (%s)\n\n", resp.GetDisplayName(), resp.GetPlayerId())
-				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "RATINGS\tVARIANT\tRATING\tDEVIATION\tGAMES")
+				// One table per section, each printed only when it has
+				// rows: an empty one would be a line of padding.
 				if len(resp.GetRatings()) == 0 {
-					fmt.Fprintln(w, "(no rated games yet)\t\t\t\t")
+					fmt.Fprintln(e.stdout, "RATINGS: (no rated games yet)")
+				} else {
+					w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(w, "RATINGS\tVARIANT\tRATING\tDEVIATION\tGAMES")
+					for _, r := range resp.GetRatings() {
+						fmt.Fprintf(w, "%s\t%s\t%.0f\t%.0f\t%d\n", gameLower(r.GetGame()), r.GetVariant(), r.GetRating(), r.GetDeviation(), r.GetGames())
+					}
+					if err := w.Flush(); err != nil {
+						return err
+					}
 				}
-				for _, r := range resp.GetRatings() {
-					fmt.Fprintf(w, "%s\t%s\t%.0f\t%.0f\t%d\n", gameLower(r.GetGame()), r.GetVariant(), r.GetRating(), r.GetDeviation(), r.GetGames())
-				}
-				fmt.Fprintln(w, "\t\t\t\t")
-				fmt.Fprintln(w, "AGAINST BOTS\tLEVEL\tWINS\tDRAWS\tLOSSES")
+				fmt.Fprintln(e.stdout)
 				if len(resp.GetBotRecords()) == 0 {
-					fmt.Fprintln(w, "(no bot games yet)\t\t\t\t")
+					fmt.Fprintln(e.stdout, "AGAINST BOTS: (no bot games yet)")
+					return nil
 				}
+				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "AGAINST BOTS\tLEVEL\tWINS\tDRAWS\tLOSSES")
 				for _, r := range resp.GetBotRecords() {
 					level := strings.ToLower(strings.TrimPrefix(r.GetLevel().String(), "BOT_LEVEL_"))
 					fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\n", gameLower(r.GetGame()), level, r.GetWins(), r.GetDraws(), r.GetLosses())

@@ -47,6 +47,13 @@ type Options struct {
 	// KeyPrefix is put before every Redis key of the services; "" means
 	// "tabuleiro:". Tests sharing a Redis give each run its own.
 	KeyPrefix string
+	// ReconnectWindow and FirstPlyTimeout, when set, replace the match
+	// service's defaults (60 s and 30 s). `tabuleiro play` sets both long,
+	// so that a game against a bot or at one keyboard survives the process
+	// stopping and is resumed days later.
+	ReconnectWindow, FirstPlyTimeout time.Duration
+	// Now, when set, is the match service's clock (tests move it on).
+	Now func() time.Time
 }
 
 // Server is the lobby, match and bot services in one process, on one gRPC
@@ -191,7 +198,14 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 
 	matchDeps.Redis, matchDeps.Logger = rdb, logger
 	matchDeps.Bot = matchserver.NewBotClient(botv1.NewBotServiceClient(matchConn))
-	ms := matchserver.New(ctx, matchDeps, matchserver.Config{KeyPrefix: o.KeyPrefix + "match:", InstanceID: "local"})
+	matchDeps.Now = o.Now
+	mcfg := matchserver.Config{KeyPrefix: o.KeyPrefix + "match:", InstanceID: "local"}
+	mcfg.Match.ReconnectWindow, mcfg.Match.FirstPlyTimeout = o.ReconnectWindow, o.FirstPlyTimeout
+	if w := max(o.ReconnectWindow, o.FirstPlyTimeout); w > 0 {
+		// An idle game's keys must outlive its windows (default 24 h).
+		mcfg.Store.LiveTTL = max(w+24*time.Hour, 24*time.Hour)
+	}
+	ms := matchserver.New(ctx, matchDeps, mcfg)
 	lobbyDeps.Redis, lobbyDeps.Issuer, lobbyDeps.Verifier, lobbyDeps.Logger = rdb, s.issuer, verifier, logger
 	lobbyDeps.Matches = lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn))
 	lob, err := lobbyserver.New(ctx, lobbyDeps, lobbyserver.Config{RedisPrefix: o.KeyPrefix + "lobby:"})

@@ -57,6 +57,9 @@ type Deps struct {
 	Resume func(matchID string) (*Table, error)
 	// Active are the caller's unfinished matches, offered on start.
 	Active []*lobbyv1.MatchSummary
+	// Reminder, when set, is shown as the status line of the first game
+	// started (the unfinished games not offered, say).
+	Reminder string
 	// Now reads the clock (time.Now outside tests).
 	Now func() time.Time
 }
@@ -106,6 +109,7 @@ type Model struct {
 	help          bool
 	confirmResign bool
 	status        string
+	notice        string
 	err           error
 }
 
@@ -164,6 +168,11 @@ type (
 	tickMsg time.Time
 )
 
+// Notice is progress shown while a game is being started, such as the
+// invite code of a room waiting for a friend; send it with
+// tea.Program.Send.
+type Notice string
+
 // Init implements tea.Model: it starts a game unless one is offered for
 // resumption.
 func (m Model) Init() tea.Cmd {
@@ -192,6 +201,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return m.key(msg)
+	case Notice:
+		m.notice = string(msg)
+		return m, nil
 	case tableMsg:
 		if msg.err != nil {
 			m.phase, m.err = phaseFailed, msg.err
@@ -224,14 +236,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
-			m.status = "wall check: " + msg.err.Error()
+			m.status = "wall check: " + ErrText(msg.err)
 			return m, nil
 		}
 		m.check, m.checkKey = msg.resp.GetCheck(), msg.key
 		return m, nil
 	case sentMsg:
 		if msg.gen == m.gen && msg.err != nil {
-			m.status = "send: " + msg.err.Error()
+			m.status = "send: " + ErrText(msg.err)
 			m.pending = 0
 		}
 		return m, nil
@@ -261,10 +273,13 @@ func (m *Model) setTable(t *Table) tea.Cmd {
 	m.match, m.view, m.plies, m.clocks, m.lastSeq = nil, nil, nil, nil, 0
 	m.drawBy, m.pending = gamev1.Seat_SEAT_UNSPECIFIED, 0
 	m.selected, m.from, m.wallMode, m.check, m.checkKey = noSquare, nil, false, nil, ""
-	m.status, m.err, m.confirmResign = "", nil, false
+	m.status, m.err, m.confirmResign, m.notice = "", nil, false, ""
 	m.primary = gamev1.Seat_SEAT_FIRST
 	if _, ok := t.Seats[m.primary]; !ok {
 		m.primary = gamev1.Seat_SEAT_SECOND
+	}
+	if m.round == 0 && m.deps.Reminder != "" {
+		m.status = m.deps.Reminder
 	}
 	var cmds []tea.Cmd
 	for seat, c := range t.Seats {
@@ -358,7 +373,22 @@ func (m *Model) snapshot(s *matchv1.Match) {
 	m.drawBy = s.GetDrawOfferedBy()
 	m.lastSeq = s.GetLastSeq()
 	if s.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+		// A game resumed after it ended (a flag fell, or it was abandoned
+		// while this terminal was away): its view may lack the outcome
+		// the match carries.
+		if m.view == nil {
+			m.view = &gamev1.GameView{}
+		}
+		if m.view.GetOutcome().GetResult() == gamev1.Result_RESULT_ONGOING {
+			m.view.Outcome = s.GetOutcome()
+		}
+		if first {
+			m.status = "This game ended while you were away."
+		}
 		m.phase = phaseOver
+		if m.clocks != nil {
+			m.clocks.Running = gamev1.Seat_SEAT_UNSPECIFIED
+		}
 	}
 	if first {
 		m.lay = m.layoutFor()
@@ -515,7 +545,7 @@ func (m *Model) checkCmd() tea.Cmd {
 
 func (m *Model) legal(msg legalMsg) tea.Cmd {
 	if msg.err != nil {
-		m.status = "legal plies: " + msg.err.Error()
+		m.status = "legal plies: " + ErrText(msg.err)
 		return nil
 	}
 	if m.wallMode {

@@ -1,12 +1,17 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 )
 
 func startOn(f *fakeMatch) Deps {
@@ -46,7 +51,7 @@ func TestQuoridorGameWithKeys(t *testing.T) {
 	}
 	d.waitText("White (you) wins by goal")
 	screen := d.screen()
-	for _, want := range []string{"1. e2", "8. e9", "Play again?"} {
+	for _, want := range []string{"1. e2", "8. e9", "Play again?", "match m1"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}
@@ -157,5 +162,78 @@ func TestClockCountsDown(t *testing.T) {
 		if got := clockText(m.remaining(tt.seat)); got != tt.want {
 			t.Errorf("%v: clock %q, want %q", tt.seat, got, tt.want)
 		}
+	}
+}
+
+// A game resumed after it ended while the terminal was away (abandoned,
+// or a flag fell) shows its result and reason, not an empty one.
+func TestResumedGameAlreadyOver(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	<-f.out // replace the opening snapshot with the finished match's
+	s := f.snapshot()
+	s.Status = matchv1.MatchStatus_MATCH_STATUS_FINISHED
+	s.Outcome = &gamev1.Outcome{Result: gamev1.Result_RESULT_WIN, Winner: gamev1.Seat_SEAT_SECOND, Reason: gamev1.Reason_REASON_ABANDONMENT}
+	f.out <- &matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: s}}
+	deps := startOn(f)
+	deps.Active = []*lobbyv1.MatchSummary{{MatchId: "m1", Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard"}}
+	deps.Resume = func(string) (*Table, error) { return f.table(), nil }
+	d := newDriver(t, New(deps))
+	d.key("r")
+	d.waitText("Black wins by abandonment")
+	if s := d.screen(); !strings.Contains(s, "ended while you were away") {
+		t.Errorf("screen does not say the game ended meanwhile:\n%s", s)
+	}
+	if r := d.m.(Model).Result(); r != "Black wins by abandonment" {
+		t.Errorf("result %q", r)
+	}
+}
+
+// While a game is being started, a notice (a room's invite code) replaces
+// the bare "Starting the game…".
+func TestNoticeWhileStarting(t *testing.T) {
+	t.Parallel()
+	m, _ := New(Deps{}).Update(Notice("Room open: invite code K7MX2QPD"))
+	screen := m.View()
+	if !strings.Contains(screen, "invite code K7MX2QPD") || strings.Contains(screen, "Starting the game") {
+		t.Errorf("screen while waiting for a friend:\n%s", screen)
+	}
+}
+
+// Several unfinished games are offered under a plural heading.
+func TestResumeOfferPlural(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	deps := startOn(f)
+	deps.Resume = func(string) (*Table, error) { return f.table(), nil }
+	deps.Active = []*lobbyv1.MatchSummary{
+		{MatchId: "m1", Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard"},
+		{MatchId: "m2", Game: gamev1.Game_GAME_BANQI, Variant: "standard"},
+	}
+	if s := New(deps).View(); !strings.Contains(s, "You have 2 unfinished games\n") {
+		t.Errorf("offer heading:\n%s", s)
+	}
+}
+
+// A game asked for on the command line starts at once; the unfinished
+// games are only mentioned on the status line.
+func TestReminderOnStart(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	deps := startOn(f)
+	deps.Reminder = "you have 2 unfinished games: tabuleiro play --resume"
+	d := newDriver(t, New(deps))
+	d.waitText("Your move")
+	if s := d.screen(); !strings.Contains(s, deps.Reminder) {
+		t.Errorf("screen lacks the reminder:\n%s", s)
+	}
+}
+
+// Errors show a gRPC status's message, not gRPC's "rpc error: code = …".
+func TestErrText(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("join room K7MX: %w", status.Error(codes.NotFound, "invite code: not found"))
+	if got, want := ErrText(err), "join room K7MX: invite code: not found"; got != want {
+		t.Errorf("ErrText = %q, want %q", got, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/corners"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -29,20 +31,36 @@ func TestBanqiScreen(t *testing.T) {
 	}
 	cells[2] = &gamev1.BanqiCell{State: &gamev1.BanqiCell_Revealed{Revealed: gamev1.BanqiPiece_BANQI_PIECE_BLACK_CHARIOT}}
 	cells[3] = &gamev1.BanqiCell{State: &gamev1.BanqiCell_Empty{Empty: &gamev1.BanqiEmpty{}}}
+	var counts []*gamev1.BanqiPieceCount
+	for p, n := range map[gamev1.BanqiPiece]int32{gamev1.BanqiPiece_BANQI_PIECE_RED_SOLDIER: 4, gamev1.BanqiPiece_BANQI_PIECE_BLACK_CHARIOT: 1, gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL: 1} {
+		counts = append(counts, &gamev1.BanqiPieceCount{Piece: p, Count: n})
+	}
 	view := &gamev1.GameView{
 		Game: gamev1.Game_GAME_BANQI, Variant: "standard", ToMove: gamev1.Seat_SEAT_SECOND, PlyCount: 3,
 		Board: &gamev1.GameView_Banqi{Banqi: &gamev1.BanqiBoard{
 			Cells: cells, Captured: []gamev1.BanqiPiece{gamev1.BanqiPiece_BANQI_PIECE_RED_SOLDIER},
-			FirstColor: gamev1.BanqiColor_BANQI_COLOR_RED,
+			FirstColor: gamev1.BanqiColor_BANQI_COLOR_RED, FaceDownCounts: counts,
 		}},
 	}
-	m := seated(gamev1.Seat_SEAT_SECOND, &matchv1.Match{View: view})
+	var plies []*gamev1.Ply
+	for i := range 40 {
+		plies = append(plies, &gamev1.Ply{Number: int32(i + 1), Notation: "a1"})
+	}
+	m := seated(gamev1.Seat_SEAT_SECOND, &matchv1.Match{View: view, Plies: plies})
+	m.status = "red played a1"
 	screen := m.View()
 	tests := []struct{ name, want string }{
 		{"colour", "You play black"},
 		{"captured", "Captured: P"},
 		{"revealed black chariot on c1", " r "},
 		{"turn", "Your move (black)"},
+		{"face down by kind, red (B6)", "K1 A0 B0 R0 N0 C0 P4"},
+		{"face down by kind, black (B6)", "k0 a0 b0 r1 n0 c0 p0"},
+		{"legend", "K general A advisor B elephant R chariot"},
+		{"legend's colours", "RED upper, black lower"},
+	}
+	if n := len(strings.Split(screen, "\n")); n > 24 {
+		t.Errorf("%d lines, want at most 24 (B1 legend and B6 counts included):\n%s", n, screen)
 	}
 	for _, tt := range tests {
 		if !strings.Contains(screen, tt.want) {
@@ -89,5 +107,51 @@ func TestCornersTurnedForBlack(t *testing.T) {
 		if !strings.HasPrefix(bottom, tt.bottomRank) || !strings.Contains(bottom[:8], strings.TrimSpace(tt.bottom)) {
 			t.Errorf("%v: bottom row %q, want rank%s starting with %q", tt.seat, bottom, tt.bottomRank, tt.bottom)
 		}
+	}
+}
+
+// The game screen fits an 80×24 terminal with a status line, so that the
+// title never scrolls off: at most 24 lines of at most 80 columns.
+func TestScreenFits80x24(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	m := seated(gamev1.Seat_SEAT_FIRST, f.snapshot())
+	m.table.MatchID = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	m.table.Title = "vs Bot (easy)"
+	m.status = "you have 2 unfinished games: tabuleiro play --resume"
+	for i := range 40 { // a long move list
+		m.plies = append(m.plies, &gamev1.Ply{Number: int32(i + 1), Notation: "e2"})
+	}
+	// Bubble Tea splits the view at every newline, a final one included,
+	// and keeps the last 24 pieces.
+	screen := m.View()
+	lines := strings.Split(screen, "\n")
+	if len(lines) > 24 {
+		t.Errorf("%d lines, want at most 24:\n%s", len(lines), screen)
+	}
+	if !strings.HasPrefix(lines[0], "Quoridor") {
+		t.Errorf("first line %q, want the title", lines[0])
+	}
+	for i, l := range lines {
+		if w := lipgloss.Width(l); w > 80 {
+			t.Errorf("line %d is %d columns wide: %q", i+1, w, l)
+		}
+	}
+}
+
+// Once the game is over, the turn marker no longer points at a seat.
+func TestNoTurnMarkerAfterTheEnd(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	s := f.snapshot()
+	s.Status = matchv1.MatchStatus_MATCH_STATUS_FINISHED
+	s.Outcome = &gamev1.Outcome{Result: gamev1.Result_RESULT_WIN, Winner: gamev1.Seat_SEAT_SECOND, Reason: gamev1.Reason_REASON_RESIGNATION}
+	playing := seated(gamev1.Seat_SEAT_FIRST, f.snapshot()).View()
+	over := seated(gamev1.Seat_SEAT_FIRST, s).View()
+	if !strings.Contains(playing, "◀") {
+		t.Fatalf("no turn marker while playing:\n%s", playing)
+	}
+	if strings.Contains(over, "◀") || !strings.Contains(over, "Black wins by resignation") {
+		t.Errorf("after the end:\n%s", over)
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ func (m Model) View() string {
 		return styleErr.Render("tabuleiro: "+errText(m.err)) + "\n" + styleDim.Render("q quits") + "\n"
 	}
 	if m.view == nil {
+		if m.notice != "" {
+			return m.notice + "\n\n" + styleDim.Render("q quits") + "\n"
+		}
 		return "Starting the game…\n" + styleDim.Render("q quits") + "\n"
 	}
 	board := m.boardView()
@@ -53,7 +57,13 @@ func (m Model) View() string {
 	if m.status != "" {
 		b.WriteString(m.status + "\n")
 	}
-	b.WriteString(styleDim.Render("? help · q quit") + "\n")
+	foot := "? help · q quit"
+	if m.table != nil && m.table.MatchID != "" {
+		foot += " · match " + m.table.MatchID // for `tabuleiro watch`
+	}
+	// No final newline: Bubble Tea would count an empty last line and,
+	// on a 24-line terminal, push the title off the top.
+	b.WriteString(styleDim.Render(foot))
 	return b.String()
 }
 
@@ -61,12 +71,25 @@ func errText(err error) string {
 	if err == nil {
 		return "stopped"
 	}
-	return err.Error()
+	return ErrText(err)
+}
+
+// rpcPrefix is what gRPC puts before a status's message.
+var rpcPrefix = regexp.MustCompile(`rpc error: code = \w+ desc = `)
+
+// ErrText is an error's text without gRPC's "rpc error: code = … desc = "
+// before the status message, wherever the status sits in the chain.
+func ErrText(err error) string {
+	return rpcPrefix.ReplaceAllString(err.Error(), "")
 }
 
 func (m *Model) offerView() string {
 	var b strings.Builder
-	b.WriteString(styleTitle.Render("You have an unfinished game") + "\n\n")
+	head := "You have an unfinished game"
+	if n := len(m.deps.Active); n > 1 {
+		head = fmt.Sprintf("You have %d unfinished games", n)
+	}
+	b.WriteString(styleTitle.Render(head) + "\n\n")
 	for i, s := range m.deps.Active {
 		cur := "  "
 		if i == m.offerIdx {
@@ -180,7 +203,7 @@ func (m *Model) sideView() string {
 			}
 			line += fmt.Sprintf("  walls %2d", side.GetWallsLeft())
 		}
-		if m.view.GetToMove() == s {
+		if m.view.GetToMove() == s && m.phase != phaseOver {
 			line += " ◀"
 		}
 		if m.drawBy == s {
@@ -188,8 +211,10 @@ func (m *Model) sideView() string {
 		}
 		b.WriteString(line + "\n")
 	}
+	moves := 12
 	if bq := m.view.GetBanqi(); bq != nil {
 		b.WriteString(m.banqiSide(bq))
+		moves = 5 // the side panel is taller than Banqi's board: fit 24 lines
 	}
 	if c := cornersBoard(m.view); c != nil && m.game() == gamev1.Game_GAME_CORNERS {
 		fmt.Fprintf(&b, "move %d", c.GetMoveNumber())
@@ -202,7 +227,7 @@ func (m *Model) sideView() string {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nMoves\n")
-	b.WriteString(m.moveList(12))
+	b.WriteString(m.moveList(moves))
 	return b.String()
 }
 
@@ -229,10 +254,26 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 		b.WriteString("\n")
 	}
 	var down int32
+	counts := map[gamev1.BanqiPiece]int32{}
 	for _, c := range bq.GetFaceDownCounts() {
 		down += c.GetCount()
+		counts[c.GetPiece()] += c.GetCount()
 	}
 	fmt.Fprintf(&b, "Face down: %d · quiet plies %d/120\n", down, bq.GetNoProgressPlies())
+	// The face-down pieces by kind (public knowledge, B6), red then black.
+	for _, first := range []gamev1.BanqiPiece{gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL, gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL} {
+		b.WriteString(" ")
+		for p := first; p < first+7; p++ {
+			st := lipgloss.NewStyle().Foreground(pieceColour(p))
+			if counts[p] == 0 {
+				st = styleDim
+			}
+			b.WriteString(" " + st.Render(fmt.Sprintf("%s%d", pieceLetter(p), counts[p])))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(styleDim.Render("K general A advisor B elephant R chariot") + "\n")
+	b.WriteString(styleDim.Render("N horse C cannon P soldier; RED upper, black lower") + "\n")
 	return b.String()
 }
 

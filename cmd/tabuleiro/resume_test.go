@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+)
+
+// A game against a bot in the one-process mode outlives the process: play
+// one ply, quit (the server stops), start again two hours later (the match
+// service's clock moved on) and the game is still offered and plays on to
+// its end. With the services' default windows (60 s to reconnect) the
+// same game is lost by abandonment, which is what `play` used to do.
+func TestResumeBotGameAfterRestart(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		keep      time.Duration
+		abandoned bool
+	}{
+		{"play's window", defaultKeep, false},
+		{"service defaults", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			var ahead atomic.Int64
+			now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+			start := func() (*client.Client, func()) {
+				ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+				srv, err := local.Start(ctx, local.Options{DataDir: dir, ReconnectWindow: tt.keep, FirstPlyTimeout: tt.keep, Now: now})
+				if err != nil {
+					cancel()
+					t.Fatal(err)
+				}
+				c, err := client.Dial(srv.Addr())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c, func() {
+					_ = c.Close()
+					cancel()
+					if err := srv.Wait(); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+
+			c, stop := start()
+			me, err := c.SignIn(t.Context(), "Ana")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.Lobby.PlayBot(me.Context(t.Context()), &lobbyv1.PlayBotRequest{
+				Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := resp.GetMatchId()
+			st, err := c.Join(t.Context(), me, id, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: 1, Notation: "e2"}}}); err != nil {
+				t.Fatal(err)
+			}
+			for { // until the bot has answered
+				r, err := st.Recv()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.GetEvent().GetPlyPlayed().GetPly().GetNumber() == 2 {
+					break
+				}
+			}
+			st.Close()
+			stop()
+
+			ahead.Store(int64(2 * time.Hour))
+			c, stop = start()
+			defer stop()
+			if tt.abandoned {
+				m := waitFinished(t, c, me, id)
+				if got := m.GetOutcome().GetReason(); got != gamev1.Reason_REASON_ABANDONMENT {
+					t.Errorf("with the default window the game ended by %v, want abandonment", got)
+				}
+				return
+			}
+			active, err := c.Lobby.ListActiveMatches(me.Context(t.Context()), &lobbyv1.ListActiveMatchesRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ms := active.GetMatches(); len(ms) != 1 || ms[0].GetMatchId() != id {
+				t.Fatalf("unfinished games %v, want %s", ms, id)
+			}
+			res, err := autoplay.Seat(t.Context(), c, me, id, autoplay.Random(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Plies <= 2 || res.Outcome.GetReason() == gamev1.Reason_REASON_ABANDONMENT || res.Outcome.GetResult() == gamev1.Result_RESULT_ONGOING {
+				t.Errorf("the resumed game ended %v after %d plies, want it played on to its end", res.Outcome, res.Plies)
+			}
+		})
+	}
+}
+
+// waitFinished polls the match until it is over.
+func waitFinished(t *testing.T, c *client.Client, me client.Player, id string) *matchv1.Match {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		resp, err := c.Match.GetMatch(me.Context(t.Context()), &matchv1.GetMatchRequest{MatchId: id})
+		if err == nil && resp.GetMatch().GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+			return resp.GetMatch()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("match %s not over (err %v): %v", id, err, resp.GetMatch().GetStatus())
+		}
+		<-poll.C
+	}
+}
