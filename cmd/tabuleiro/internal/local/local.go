@@ -208,7 +208,11 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	ms := matchserver.New(ctx, matchDeps, mcfg)
 	lobbyDeps.Redis, lobbyDeps.Issuer, lobbyDeps.Verifier, lobbyDeps.Logger = rdb, s.issuer, verifier, logger
 	lobbyDeps.Matches = lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn))
-	lob, err := lobbyserver.New(ctx, lobbyDeps, lobbyserver.Config{RedisPrefix: o.KeyPrefix + "lobby:"})
+	lcfg := lobbyserver.Config{RedisPrefix: o.KeyPrefix + "lobby:"}
+	// One person plays here and keeps resumable games against bots and at
+	// one keyboard: an unfinished game must not block a new one.
+	lcfg.Matchmaking.ConcurrentMatches = true
+	lob, err := lobbyserver.New(ctx, lobbyDeps, lcfg)
 	if err != nil {
 		_ = l.Close()
 		return nil, fmt.Errorf("lobby: %w", err)

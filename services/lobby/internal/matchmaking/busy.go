@@ -25,6 +25,9 @@ import (
 // Watch ends with lobby.ErrReplaced. It fails with a *lobby.BusyError when
 // one of them is already in another match.
 func (m *Matchmaker) Reserve(ctx context.Context, ref string, players ...string) error {
+	if m.cfg.ConcurrentMatches {
+		return nil
+	}
 	for attempt := 0; ; attempt++ {
 		args := []any{m.pre, ref, m.cfg.PendingTTL.Milliseconds(), m.cfg.ResultTTL.Milliseconds()}
 		for _, p := range players {
@@ -49,6 +52,9 @@ func (m *Matchmaker) Reserve(ctx context.Context, ref string, players ...string)
 
 // Confirm records that the match reserved under ref exists.
 func (m *Matchmaker) Confirm(ctx context.Context, ref, matchID string, players ...string) error {
+	if m.cfg.ConcurrentMatches {
+		return nil
+	}
 	for _, pl := range players {
 		err := swapScript.Run(ctx, m.rdb, nil, m.pre+"busy:"+pl, "pending|"+ref, "match|"+matchID, m.cfg.BusyTTL.Milliseconds()).Err()
 		if err != nil {
@@ -60,6 +66,9 @@ func (m *Matchmaker) Confirm(ctx context.Context, ref, matchID string, players .
 
 // Release drops the marks of a reservation whose match was not created.
 func (m *Matchmaker) Release(ctx context.Context, ref string, players ...string) error {
+	if m.cfg.ConcurrentMatches {
+		return nil
+	}
 	for _, pl := range players {
 		if err := swapScript.Run(ctx, m.rdb, nil, m.pre+"busy:"+pl, "pending|"+ref, "", 0).Err(); err != nil {
 			return fmt.Errorf("release %s: %w", ref, err)

@@ -152,3 +152,24 @@ func TestEmptyVariantIsDefault(t *testing.T) {
 		}
 	}
 }
+
+// With ConcurrentMatches (the one-process mode) a player's unfinished
+// games block nothing: reservations always succeed and mark nobody.
+func TestConcurrentMatchesReserveNothing(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	m, _ := newMM(t, rdb, prefix, Config{Now: newClock().Now, ConcurrentMatches: true})
+	ctx := t.Context()
+	a := player(1500)
+	for _, ref := range []string{"bot-1", "bot-2", "room-3"} {
+		if err := m.Reserve(ctx, ref, a.ID); err != nil {
+			t.Fatalf("Reserve(%s): %v, want nil with ConcurrentMatches", ref, err)
+		}
+		if err := m.Confirm(ctx, ref, "match-"+ref, a.ID); err != nil {
+			t.Fatalf("Confirm(%s): %v", ref, err)
+		}
+	}
+	if _, err := m.Enqueue(ctx, casualQ, a); err != nil {
+		t.Fatalf("enqueue with three live local games: %v, want queued", err)
+	}
+}

@@ -115,7 +115,12 @@ type Config struct {
 	// service's ListMatches); it lets a busy mark of an ended match be
 	// cleared. Nil keeps marks until BusyTTL.
 	LiveMatches func(ctx context.Context, playerID string) ([]string, error)
-	Now         func() time.Time
+	// ConcurrentMatches lets a player hold several live matches from rooms
+	// and bot games: Reserve, Confirm and Release then do nothing. The
+	// one-process mode sets it, where one person keeps resumable games
+	// against bots and at one keyboard. Queue pairing still marks players.
+	ConcurrentMatches bool
+	Now               func() time.Time
 }
 
 func (c Config) withDefaults() Config {
