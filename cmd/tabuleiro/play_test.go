@@ -22,6 +22,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // localVars are the variables of a command run against a one-process
@@ -78,7 +79,7 @@ func TestReplayRealGames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	srv, err := local.Start(ctx, local.Options{DataDir: dir, DatabaseURL: freshSchemaURL(t)})
+	srv, err := local.Start(ctx, local.Options{DataDir: dir, DatabaseURL: testenv.PostgresDSN(t)})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -187,7 +188,7 @@ func TestServeBanner(t *testing.T) {
 	vars := localVars(t)
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", freshSchemaURL(t)},
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", testenv.PostgresDSN(t)},
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
 	deadline := time.After(15 * time.Second)
@@ -216,7 +217,7 @@ func TestServeBanner(t *testing.T) {
 func startLocal(t *testing.T) (*client.Client, client.Player, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir(), DatabaseURL: freshSchemaURL(t)})
+	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir(), DatabaseURL: testenv.PostgresDSN(t)})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

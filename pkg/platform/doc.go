@@ -9,5 +9,7 @@
 //   - envconfig: reading prefixed environment variables with defaults,
 //     reporting every problem at once;
 //   - telemetry: OpenTelemetry tracing and metrics from the OTEL_* variables;
-//   - rpcerr: mapping domain errors to gRPC status codes.
+//   - rpcerr: mapping domain errors to gRPC status codes;
+//   - testenv (tests only): each test's own Redis key prefix and fresh
+//     Postgres schema on the servers scripts/test.sh starts.
 package platform

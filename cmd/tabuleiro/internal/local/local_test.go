@@ -2,10 +2,6 @@ package local
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
-	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,37 +13,8 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
-
-// testDatabaseURL returns TABULEIRO_TEST_DATABASE_URL with a new, empty
-// schema first on the search path, dropped when the test ends.
-func testDatabaseURL(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("TABULEIRO_TEST_DATABASE_URL")
-	if dsn == "" {
-		t.Fatal("TABULEIRO_TEST_DATABASE_URL is not set: run ./scripts/test.sh, which starts PostgreSQL and sets it")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Close() })
-	schema := fmt.Sprintf("test_local_%d", rand.Uint64())
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = admin.ExecContext(context.WithoutCancel(t.Context()), "DROP SCHEMA "+schema+" CASCADE")
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // start runs a one-process server until the test ends (or stop is called)
 // and returns a client of it.
@@ -224,11 +191,8 @@ func TestUnfinishedGameSurvivesRestart(t *testing.T) {
 // since tests share it).
 func TestRealRedis(t *testing.T) {
 	t.Parallel()
-	ru := os.Getenv("TABULEIRO_TEST_REDIS_URL")
-	if ru == "" {
-		t.Fatal("TABULEIRO_TEST_REDIS_URL is not set: run ./scripts/test.sh, which starts Redis and sets it")
-	}
-	o := Options{DataDir: t.TempDir(), DatabaseURL: testDatabaseURL(t), RedisURL: ru, KeyPrefix: fmt.Sprintf("test-local-%d:", rand.Uint64())}
+	_, prefix := testenv.Redis(t, "local")
+	o := Options{DataDir: t.TempDir(), DatabaseURL: testenv.PostgresDSN(t), RedisURL: testenv.RedisURL(t), KeyPrefix: prefix}
 	c, _ := start(t, o)
 	p, err := c.SignIn(t.Context(), "Ana")
 	if err != nil {
@@ -246,10 +210,7 @@ func TestRealRedis(t *testing.T) {
 func TestBanner(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ru := os.Getenv("TABULEIRO_TEST_REDIS_URL")
-	if ru == "" {
-		t.Fatal("TABULEIRO_TEST_REDIS_URL is not set: run ./scripts/test.sh, which starts Redis and sets it")
-	}
+	_, prefix := testenv.Redis(t, "local")
 	tests := []struct {
 		name string
 		give Options
@@ -259,7 +220,7 @@ func TestBanner(t *testing.T) {
 			"embedded Redis (miniredis), saved to " + filepath.Join(dir, "redis.jsonl"), "games in progress persist",
 			"embedded SQLite in " + filepath.Join(dir, "results.db"), "history, ratings and stats persist",
 		}},
-		{"servers", Options{DataDir: t.TempDir(), RedisURL: ru, DatabaseURL: testDatabaseURL(t), KeyPrefix: fmt.Sprintf("test-local-%d:", rand.Uint64())},
+		{"servers", Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), DatabaseURL: testenv.PostgresDSN(t), KeyPrefix: prefix},
 			[]string{"live state: Redis at redis://127.0.0.1", "results:    PostgreSQL at postgres://"}},
 	}
 	for _, tt := range tests {

@@ -1,14 +1,12 @@
 // Package testenv gives lobby tests their isolated share of the real Redis
 // and PostgreSQL that scripts/test.sh starts: a random Redis key prefix and
-// a fresh Postgres schema per test, with the migrations applied.
+// a fresh Postgres schema per test, with the migrations applied. It wraps
+// tabuleiro.dev/pkg/platform/testenv with what is the lobby's own.
 package testenv
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -18,6 +16,7 @@ import (
 
 	"tabuleiro.dev/migrations"
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
 
@@ -25,35 +24,7 @@ import (
 // uses; the prefix's keys are deleted when the test ends.
 func Redis(t testing.TB) (*redis.Client, string) {
 	t.Helper()
-	url := os.Getenv("TABULEIRO_TEST_REDIS_URL")
-	if url == "" {
-		t.Fatal("TABULEIRO_TEST_REDIS_URL is not set: run ./scripts/test.sh, which starts Redis and sets it")
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("parse TABULEIRO_TEST_REDIS_URL: %v", err)
-	}
-	opts.PoolSize = 32
-	rdb := redis.NewClient(opts)
-	prefix := fmt.Sprintf("test-lobby-%016x:", rand.Uint64())
-	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		for len(keys) > 0 {
-			n := min(500, len(keys))
-			rdb.Del(ctx, keys[:n]...)
-			keys = keys[n:]
-		}
-		_ = rdb.Close()
-	})
-	if err := rdb.Ping(t.Context()).Err(); err != nil {
-		t.Fatalf("ping test Redis: %v", err)
-	}
-	return rdb, prefix
+	return testenv.Redis(t, "lobby")
 }
 
 // Postgres returns a pool on a fresh schema of the test database, first on
@@ -61,37 +32,19 @@ func Redis(t testing.TB) (*redis.Client, string) {
 // when the test ends.
 func Postgres(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	dsn := os.Getenv("TABULEIRO_TEST_DATABASE_URL")
-	if dsn == "" {
-		t.Fatal("TABULEIRO_TEST_DATABASE_URL is not set: run ./scripts/test.sh, which starts PostgreSQL and sets it")
-	}
-	ctx := context.Background()
-	admin, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect test database: %v", err)
-	}
-	schema := fmt.Sprintf("test_lobby_%016x", rand.Uint64())
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close()
-	})
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, err := pgxpool.ParseConfig(testenv.PostgresDSN(t))
 	if err != nil {
 		t.Fatalf("parse TABULEIRO_TEST_DATABASE_URL: %v", err)
 	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
 	cfg.MaxConns = 8
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("connect test schema: %v", err)
 	}
 	t.Cleanup(pool.Close)
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	if _, err := migrations.Up(ctx, db); err != nil {
+	if _, err := migrations.Up(t.Context(), db); err != nil {
 		t.Fatalf("apply migrations: %v", err)
 	}
 	return pool
@@ -132,12 +85,5 @@ var _ lobby.VariantLookup = Variants
 func SQLite(t testing.TB) *sql.DB {
 	t.Helper()
 	db, err := migrations.OpenSQLite(filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := migrations.UpSQLite(context.Background(), db); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return db
+	return testenv.Migrated(t, db, err, migrations.UpSQLite)
 }

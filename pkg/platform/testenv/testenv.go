@@ -1,0 +1,134 @@
+// Package testenv is for tests only: it connects them to the real Redis
+// and PostgreSQL that scripts/test.sh starts (named by
+// TABULEIRO_TEST_REDIS_URL and TABULEIRO_TEST_DATABASE_URL) and isolates
+// each test in a random Redis key prefix and a fresh Postgres schema, both
+// removed when the test ends. The services' own testenv packages build on
+// it (applying their migrations, say); production code must not import it.
+package testenv
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisURL returns TABULEIRO_TEST_REDIS_URL, failing the test when it is
+// not set.
+func RedisURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("TABULEIRO_TEST_REDIS_URL")
+	if u == "" {
+		t.Fatal("TABULEIRO_TEST_REDIS_URL is not set: run ./scripts/test.sh, which starts Redis and sets it")
+	}
+	return u
+}
+
+// Redis returns a client of the test Redis and a key prefix no other test
+// uses, "test-<name>-<random>:"; the prefix's keys are deleted and the
+// client closed when the test ends.
+func Redis(t testing.TB, name string) (*redis.Client, string) {
+	t.Helper()
+	opts, err := redis.ParseURL(RedisURL(t))
+	if err != nil {
+		t.Fatalf("parse TABULEIRO_TEST_REDIS_URL: %v", err)
+	}
+	opts.PoolSize = 64
+	rdb := redis.NewClient(opts)
+	prefix := fmt.Sprintf("test-%s-%016x:", name, rand.Uint64())
+	t.Cleanup(func() {
+		ctx := context.WithoutCancel(t.Context())
+		var keys []string
+		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
+		}
+		for len(keys) > 0 {
+			n := min(500, len(keys))
+			rdb.Del(ctx, keys[:n]...)
+			keys = keys[n:]
+		}
+		_ = rdb.Close()
+	})
+	if err := rdb.Ping(t.Context()).Err(); err != nil {
+		t.Fatalf("ping test Redis: %v", err)
+	}
+	return rdb, prefix
+}
+
+// PostgresDSN returns TABULEIRO_TEST_DATABASE_URL with a fresh, empty
+// schema as its search path; the schema is dropped when the test ends.
+// Callers apply whatever migrations they need.
+func PostgresDSN(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv("TABULEIRO_TEST_DATABASE_URL")
+	if dsn == "" {
+		t.Fatal("TABULEIRO_TEST_DATABASE_URL is not set: run ./scripts/test.sh, which starts PostgreSQL and sets it")
+	}
+	schema := fmt.Sprintf("test_%016x", rand.Uint64())
+	admin(t, dsn, "CREATE SCHEMA "+schema)
+	t.Cleanup(func() { admin(t, dsn, "DROP SCHEMA "+schema+" CASCADE") })
+	if !strings.Contains(dsn, "://") { // the keyword/value form
+		return dsn + " search_path=" + schema
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("parse TABULEIRO_TEST_DATABASE_URL: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// admin runs one statement on a connection of its own, so that a test
+// holds no connection between creating its schema and dropping it.
+func admin(t testing.TB, dsn, stmt string) {
+	t.Helper()
+	ctx := context.WithoutCancel(t.Context())
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect test database: %v", err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+}
+
+// Migrated fails the test if opening db failed (err), closes db when the
+// test ends and applies the migrations up, returning db.
+func Migrated(t testing.TB, db *sql.DB, err error, up func(context.Context, *sql.DB) (int, error)) *sql.DB {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("open test database: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := up(t.Context(), db); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return db
+}
+
+// Eventually polls cond every few milliseconds until it holds, failing the
+// test if it still does not after within.
+func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", within, what)
+		}
+		<-tick.C
+	}
+}

@@ -1,0 +1,89 @@
+package testenv
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A test's keys live under its own prefix and are gone once it ends.
+func TestRedisDeletesThePrefixAtCleanup(t *testing.T) {
+	t.Parallel()
+	var prefix string
+	t.Run("inner", func(t *testing.T) {
+		rdb, p := Redis(t, "platform")
+		prefix = p
+		if !strings.HasPrefix(p, "test-platform-") || !strings.HasSuffix(p, ":") {
+			t.Fatalf("prefix %q; want test-platform-<random>:", p)
+		}
+		pipe := rdb.Pipeline()
+		for i := range 1200 { // more than one scan page and one delete batch
+			pipe.Set(t.Context(), fmt.Sprintf("%sk%d", p, i), i, 0)
+		}
+		if _, err := pipe.Exec(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	rdb, _ := Redis(t, "platform")
+	keys, err := rdb.Keys(t.Context(), prefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 0 {
+		t.Fatalf("%d keys left under %q after the test ended", len(keys), prefix)
+	}
+}
+
+// The DSN's search path is an empty schema of its own, dropped at the end.
+func TestPostgresDSNIsAFreshSchemaDroppedAtCleanup(t *testing.T) {
+	t.Parallel()
+	var schema string
+	t.Run("inner", func(t *testing.T) {
+		conn, err := pgx.Connect(t.Context(), PostgresDSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = conn.Close(t.Context()) }()
+		if err := conn.QueryRow(t.Context(), "SELECT current_schema()").Scan(&schema); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(schema, "test_") {
+			t.Fatalf("current schema %q; want a fresh test_ one", schema)
+		}
+		if _, err := conn.Exec(t.Context(), "CREATE TABLE t (x int)"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1", schema).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Fatalf("%d tables in %s; want only the one just created", n, schema)
+		}
+	})
+	conn, err := pgx.Connect(t.Context(), PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(t.Context()) }()
+	var n int
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM information_schema.schemata WHERE schema_name = $1", schema).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("schema %s still exists after the test ended", schema)
+	}
+}
+
+func TestEventuallyWaitsForTheCondition(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	Eventually(t, 5*time.Second, "the third call", func() bool { return calls.Add(1) >= 3 })
+	if got := calls.Load(); got != 3 {
+		t.Fatalf("cond called %d times; want 3", got)
+	}
+}
