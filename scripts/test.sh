@@ -91,7 +91,7 @@ go vet work
 step "deployment files (compose-go and strict k8s decoding, offline)"
 bash deploy/validate.sh >/tmp/tabuleiro-validate.log 2>&1 || { cat /tmp/tabuleiro-validate.log; exit 1; }
 tail -3 /tmp/tabuleiro-validate.log
-for d in deploy/validate/compose deploy/validate/k8s deploy/docker/httpprobe; do
+for d in deploy/validate/compose deploy/validate/k8s deploy/validate/envoy deploy/docker/httpprobe; do
   (cd "$d" && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...)
 done
 

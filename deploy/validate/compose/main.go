@@ -2,7 +2,8 @@
 // library behind `docker compose config`, and then checks the rules of
 // deploy/README.md: every long-running service has a health check, services
 // wait for healthy stores and for the migration job, match and bot run two
-// replicas, Redis persists with append-only on.
+// replicas, Redis persists with append-only on, and clients reach lobby and
+// match only through the edge (Envoy), published on loopback port 8080.
 //
 // Usage:
 //
@@ -37,7 +38,16 @@ var required = map[string]int{
 	"match":          2,
 	"bot":            2,
 	"otel-collector": 1,
+	"edge":           1,
 }
+
+// Edge is the only service clients reach: Envoy, routing match.v1 to match
+// and the rest to lobby (deploy/envoy/envoy.yaml). The gRPC services publish
+// no port.
+const edge = "edge"
+
+// backends are the services behind the edge; it waits until they are healthy.
+var backends = []string{"lobby", "match"}
 
 // Stores are the services whose dependents must wait until they are healthy.
 var stores = []string{"redis", "postgres"}
@@ -153,6 +163,30 @@ func Check(p *types.Project) ([]string, error) {
 		}
 		if s.DependsOn["migrate"].Condition != types.ServiceConditionCompletedSuccessfully {
 			bad("service %q must wait for migrate with condition service_completed_successfully", name)
+		}
+	}
+	for _, name := range []string{"lobby", "match", "bot"} {
+		if s, ok := p.Services[name]; ok && len(s.Ports) > 0 {
+			bad("service %q publishes ports: clients reach the services through %q", name, edge)
+		}
+	}
+	if e, ok := p.Services[edge]; ok {
+		for _, dep := range backends {
+			if e.DependsOn[dep].Condition != types.ServiceConditionHealthy {
+				bad("service %q must wait for %q with condition service_healthy", edge, dep)
+			}
+		}
+		published := false
+		for _, port := range e.Ports {
+			if port.Target == 8080 && port.Published == "8080" {
+				published = true
+				if port.HostIP != "127.0.0.1" {
+					bad("service %q publishes 8080 on %q: plaintext stays on loopback (127.0.0.1)", edge, port.HostIP)
+				}
+			}
+		}
+		if !published {
+			bad("service %q must publish 127.0.0.1:8080:8080", edge)
 		}
 	}
 	if r, ok := p.Services["redis"]; ok {

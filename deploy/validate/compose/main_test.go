@@ -63,10 +63,15 @@ func TestBrokenComposeFilesFail(t *testing.T) {
 		{"misspelled service field", "    stop_grace_period: 30s", "    stop_grace_perod: 30s", "stop_grace_perod"},
 		{"misspelled healthcheck field", "      retries: 20\n    restart: unless-stopped\n\n  postgres:", "      retires: 20\n    restart: unless-stopped\n\n  postgres:", "retires"},
 		{"misspelled top-level key", "\nvolumes:\n", "\nvolume:\n", "volume"},
-		{"health check removed", "    healthcheck: *grpc-healthcheck\n    restart: unless-stopped\n\n  otel-collector:", "    restart: unless-stopped\n\n  otel-collector:", "no health check"},
+		{"health check removed", "    healthcheck: *grpc-healthcheck\n    restart: unless-stopped\n\n  # The one public address", "    restart: unless-stopped\n\n  # The one public address", "\"bot\" has no health check"},
 		{"store not awaited healthy", "    depends_on:\n      postgres:\n        condition: service_healthy\n    restart: \"no\"", "    depends_on:\n      postgres:\n        condition: service_started\n    restart: \"no\"", "postgres"},
 		{"one match replica", "    deploy:\n      replicas: 2\n    # Match", "    deploy:\n      replicas: 1\n    # Match", "want at least 2"},
 		{"redis without append-only", `"--appendonly", "yes"`, `"--appendonly", "no"`, "appendonly"},
+		{"lobby published again", "    # Not published: clients reach lobby and match through edge.\n", "    ports:\n      - \"127.0.0.1:8081:8080\"\n", "publishes ports"},
+		{"edge on every interface", "      - \"127.0.0.1:8080:8080\"", "      - \"8080:8080\"", "loopback"},
+		{"edge not published", "    ports:\n      # Published on loopback only: plaintext never leaves the machine.\n      - \"127.0.0.1:8080:8080\"\n", "", "must publish 127.0.0.1:8080:8080"},
+		{"edge before match is healthy", "      match:\n        condition: service_healthy\n    restart: unless-stopped\n\n  otel-collector:", "      match:\n        condition: service_completed_successfully\n    restart: unless-stopped\n\n  otel-collector:", "wait for \"match\""},
+		{"edge without health check", "      test: [\"CMD\", \"/usr/local/bin/httpprobe\", \"http://127.0.0.1:9901/ready\"]\n", "      disable: true\n", "\"edge\" has no health check"},
 		{"missing secret variable", "${TABULEIRO_TOKEN_KEY:?set", "${TABULEIRO_TOKEN_KEY_MISSING:?set", "TABULEIRO_TOKEN_KEY_MISSING"},
 	}
 	for _, tt := range tests {

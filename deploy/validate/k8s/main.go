@@ -8,9 +8,15 @@
 //     grpc.health.v1 (a native grpc probe, or an exec of grpc_health_probe
 //     where the server speaks TLS), and cpu and memory requests and limits;
 //     pods run as non-root;
-//   - each Deployment has a headless Service (clusterIP None, so that gRPC
-//     clients balance over every pod) and a PodDisruptionBudget selecting
-//     its pods;
+//   - the edge (Envoy) is the exception, by name: its probes are HTTP GET
+//     /ready on Envoy's admin port, it has a Service on the gRPC port that
+//     is not headless (Envoy balances over the backends itself), and no
+//     Service exposes its admin port;
+//   - each other Deployment has a headless Service (clusterIP None, so that
+//     gRPC clients balance over every pod); every Deployment has a
+//     PodDisruptionBudget selecting its pods;
+//   - only the edge is reachable from outside: a LoadBalancer or NodePort
+//     Service selects the edge's pods only;
 //   - bot and match have a HorizontalPodAutoscaler;
 //   - match has a preStop hook and a termination grace period to drain;
 //   - no Secret is committed: the output holds no Secret, every secret
@@ -49,7 +55,25 @@ import (
 )
 
 // Services are Tabuleiro's Deployments; each must exist in every overlay.
-var services = []string{"lobby", "match", "bot"}
+var services = []string{"lobby", "match", "bot", Edge}
+
+// Edge is the Envoy Deployment that clients reach (deploy/envoy/envoy.yaml).
+const Edge = "edge"
+
+// HTTPProbed are the Deployments whose probes are HTTP GETs rather than
+// grpc.health.v1, with the path and port they must use: Envoy serves no
+// grpc.health.v1 itself (a grpc probe through it would reach lobby).
+var httpProbed = map[string]HTTPProbe{Edge: {Path: "/ready", Port: AdminPort}}
+
+// HTTPProbe is an allowed HTTP GET probe.
+type HTTPProbe struct {
+	Path string
+	Port int32
+}
+
+// AdminPort is Envoy's admin port: probed by the kubelet, never exposed by a
+// Service.
+const AdminPort = 9901
 
 // Autoscaled are the services that need a HorizontalPodAutoscaler.
 var autoscaled = []string{"match", "bot"}
@@ -242,8 +266,12 @@ func Check(o *Objects) error {
 		}
 		for _, c := range spec.Containers {
 			cw := fmt.Sprintf("%s container %s", where, c.Name)
-			checkProbe(cw+" readinessProbe", c.ReadinessProbe, bad)
-			checkProbe(cw+" livenessProbe", c.LivenessProbe, bad)
+			var hp *HTTPProbe
+			if p, ok := httpProbed[n]; ok {
+				hp = &p
+			}
+			checkProbe(cw+" readinessProbe", c, c.ReadinessProbe, hp, bad)
+			checkProbe(cw+" livenessProbe", c, c.LivenessProbe, hp, bad)
 			checkResources(cw, c.Resources, bad)
 			checkEnv(cw, c, bad)
 			if !hasPort(c, GRPCPort) {
@@ -255,7 +283,9 @@ func Check(o *Objects) error {
 		}
 		checkSecretVolumes(where, spec, bad)
 
-		if !slices.ContainsFunc(o.Services, func(s *corev1.Service) bool {
+		if n == Edge {
+			checkEdgeServices(where, o.Services, spec, podLabels, bad)
+		} else if !slices.ContainsFunc(o.Services, func(s *corev1.Service) bool {
 			return s.Spec.ClusterIP == corev1.ClusterIPNone && selects(s.Spec.Selector, podLabels) &&
 				slices.ContainsFunc(s.Spec.Ports, func(p corev1.ServicePort) bool { return p.Port == GRPCPort })
 		}) {
@@ -267,6 +297,26 @@ func Check(o *Objects) error {
 				(p.Spec.MinAvailable != nil || p.Spec.MaxUnavailable != nil)
 		}) {
 			bad("%s: no PodDisruptionBudget selects its pods", where)
+		}
+	}
+
+	// Only the edge is reachable from outside the cluster.
+	var edgeLabels labels.Set
+	if d := deps[Edge]; d != nil {
+		edgeLabels = labels.Set(d.Spec.Template.Labels)
+	}
+	for _, s := range o.Services {
+		if s.Spec.Type != corev1.ServiceTypeLoadBalancer && s.Spec.Type != corev1.ServiceTypeNodePort {
+			continue
+		}
+		if edgeLabels == nil || !selects(s.Spec.Selector, edgeLabels) {
+			bad("Service %s: type %s exposes pods other than the edge: clients reach lobby and match through Service %s", s.Name, s.Spec.Type, Edge)
+			continue
+		}
+		for name, d := range deps {
+			if name != Edge && selects(s.Spec.Selector, labels.Set(d.Spec.Template.Labels)) {
+				bad("Service %s: type %s also selects Deployment %s's pods", s.Name, s.Spec.Type, name)
+			}
 		}
 	}
 
@@ -318,10 +368,52 @@ func Check(o *Objects) error {
 	return errors.Join(errs...)
 }
 
+// checkEdgeServices wants a Service on the gRPC port that selects the
+// edge's pods and is not headless, and no Service exposing the admin port.
+func checkEdgeServices(where string, svcs []*corev1.Service, spec corev1.PodSpec, pod labels.Set, bad func(string, ...any)) {
+	found := false
+	for _, s := range svcs {
+		if !selects(s.Spec.Selector, pod) {
+			continue
+		}
+		for _, p := range s.Spec.Ports {
+			target := p.TargetPort.IntValue()
+			if p.TargetPort.String() != "" && target == 0 {
+				target = int(namedPort(spec.Containers, p.TargetPort.String()))
+			}
+			if target == 0 {
+				target = int(p.Port)
+			}
+			if target == AdminPort {
+				bad("%s: Service %s exposes the admin port %d", where, s.Name, AdminPort)
+			}
+			if target == GRPCPort && s.Spec.ClusterIP != corev1.ClusterIPNone {
+				found = true
+			}
+		}
+	}
+	if !found {
+		bad("%s: no Service (not headless) sends to its gRPC port %d", where, GRPCPort)
+	}
+}
+
+// namedPort resolves a container port name, 0 if none has it.
+func namedPort(cs []corev1.Container, name string) int32 {
+	for _, c := range cs {
+		for _, p := range c.Ports {
+			if p.Name == name {
+				return p.ContainerPort
+			}
+		}
+	}
+	return 0
+}
+
 // checkProbe accepts a native grpc probe on the gRPC port, or an exec of
 // grpc_health_probe (needed when the server speaks TLS: kubelet's grpc probe
-// is plaintext only).
-func checkProbe(where string, p *corev1.Probe, bad func(string, ...any)) {
+// is plaintext only); for a Deployment listed in httpProbed (hp not nil),
+// only an HTTP GET of hp's path on hp's port.
+func checkProbe(where string, c corev1.Container, p *corev1.Probe, hp *HTTPProbe, bad func(string, ...any)) {
 	if p == nil {
 		bad("%s: missing", where)
 		return
@@ -334,6 +426,20 @@ func checkProbe(where string, p *corev1.Probe, bad func(string, ...any)) {
 	}
 	if n != 1 {
 		bad("%s: has %d handlers, want exactly one (a patch that adds exec must remove grpc with grpc: null)", where, n)
+		return
+	}
+	if hp != nil {
+		if p.HTTPGet == nil {
+			bad("%s: must be an HTTP GET of %s on port %d", where, hp.Path, hp.Port)
+			return
+		}
+		port := int32(p.HTTPGet.Port.IntValue())
+		if port == 0 {
+			port = namedPort([]corev1.Container{c}, p.HTTPGet.Port.String())
+		}
+		if p.HTTPGet.Path != hp.Path || port != hp.Port {
+			bad("%s: HTTP GET %s on port %s (%d), want %s on port %d", where, p.HTTPGet.Path, p.HTTPGet.Port.String(), port, hp.Path, hp.Port)
+		}
 		return
 	}
 	switch {

@@ -26,7 +26,8 @@ func TestOverlaysAreValid(t *testing.T) {
 			}
 			for _, want := range []string{"Deployment/lobby", "Deployment/match", "Deployment/bot",
 				"HorizontalPodAutoscaler/match", "HorizontalPodAutoscaler/bot",
-				"PodDisruptionBudget/lobby", "PodDisruptionBudget/match", "PodDisruptionBudget/bot"} {
+				"PodDisruptionBudget/lobby", "PodDisruptionBudget/match", "PodDisruptionBudget/bot",
+				"Deployment/edge", "Service/edge", "PodDisruptionBudget/edge"} {
 				found := false
 				for _, n := range names {
 					found = found || n == want
@@ -61,11 +62,19 @@ func TestBrokenManifestsFail(t *testing.T) {
 		{"service not headless", dev, "clusterIP: None", "clusterIP: 10.0.0.10", "headless"},
 		{"PDB selects nothing", dev, "  minAvailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: match\n", "  minAvailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: nobody\n", "Deployment match: no PodDisruptionBudget"},
 		{"HPA targets nothing", dev, "    kind: Deployment\n    name: match", "    kind: Deployment\n    name: matches", "Deployment match: no HorizontalPodAutoscaler"},
-		{"match without preStop", dev, "        lifecycle:\n          preStop:\n            sleep:\n              seconds: 5\n", "", "preStop"},
+		{"match without preStop", dev, "        image: tabuleiro/match:dev\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 5\n", "        image: tabuleiro/match:dev\n", "preStop"},
 		{"committed Secret", dev, "---\napiVersion: v1\nkind: Service\n", "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: tabuleiro-secrets\nstringData:\n  token-key: hunter2\n---\napiVersion: v1\nkind: Service\n", "committed"},
 		{"literal token key", dev, "        - name: BOT_TOKEN_KEY\n          valueFrom:\n            secretKeyRef:\n              key: token-key\n              name: tabuleiro-secrets", "        - name: BOT_TOKEN_KEY\n          value: hunter2", "BOT_TOKEN_KEY must come from a Secret"},
 		{"secret in ConfigMap", dev, "  BOT_GRPC_ADDR: 0.0.0.0:8080", "  BOT_GRPC_ADDR: 0.0.0.0:8080\n  BOT_TOKEN_KEY: hunter2", "secrets belong in a Secret"},
 		{"root pod", dev, "runAsNonRoot: true\n        runAsUser: 65532", "runAsNonRoot: false\n        runAsUser: 65532", "runAsNonRoot"},
+		{"edge probe on another path", dev, "path: /ready\n            port: admin", "path: /stats\n            port: admin", "want /ready on port 9901"},
+		{"edge probe on the gRPC port", dev, "path: /ready\n            port: admin", "path: /ready\n            port: grpc", "want /ready on port 9901"},
+		{"edge grpc probe", dev, "        readinessProbe:\n          failureThreshold: 2\n          httpGet:\n            path: /ready\n            port: admin", "        readinessProbe:\n          failureThreshold: 2\n          grpc:\n            port: 8080", "must be an HTTP GET of /ready"},
+		{"edge admin exposed", dev, "    name: grpc\n    port: 8080\n    targetPort: grpc\n  selector:\n    app.kubernetes.io/name: edge", "    name: grpc\n    port: 8080\n    targetPort: grpc\n  - name: admin\n    port: 9901\n    targetPort: admin\n  selector:\n    app.kubernetes.io/name: edge", "exposes the admin port"},
+		{"edge service headless", dev, "  name: edge\n  namespace: tabuleiro-dev\nspec:\n  ports:", "  name: edge\n  namespace: tabuleiro-dev\nspec:\n  clusterIP: None\n  ports:", "no Service (not headless)"},
+		{"edge missing", dev, "kind: Deployment\nmetadata:\n  labels:\n    app.kubernetes.io/component: edge\n    app.kubernetes.io/name: edge\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge", "kind: Deployment\nmetadata:\n  labels:\n    app.kubernetes.io/component: edge\n    app.kubernetes.io/name: edge\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge-old", "Deployment \"edge\" is missing"},
+		{"admin-style http probe on a service", dev, "readinessProbe:\n          failureThreshold: 2\n          grpc:\n            port: 8080", "readinessProbe:\n          failureThreshold: 2\n          httpGet:\n            path: /ready\n            port: 9901", "grpc.health.v1"},
+		{"lobby public again", prod, "  name: lobby\n  namespace: tabuleiro\nspec:\n  clusterIP: None\n", "  name: lobby\n  namespace: tabuleiro\nspec:\n  type: LoadBalancer\n", "exposes pods other than the edge"},
 		{"tls probe with two handlers", prod, "        readinessProbe:\n          exec:", "        readinessProbe:\n          grpc:\n            port: 8080\n          exec:", "2 handlers"},
 	}
 	for _, tt := range tests {
