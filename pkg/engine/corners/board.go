@@ -105,6 +105,13 @@ func (b Board) Deadline() int { return b.spec().deadline }
 // MoveLimit returns the last move of the game (C6.3): 80, or 200 in Halma.
 func (b Board) MoveLimit() int { return b.spec().limit }
 
+// Diagonal reports whether steps and jumps may also go diagonally (C2).
+func (b Board) Diagonal() bool { return b.spec().dirs == 8 }
+
+// BlockingAllowed reports whether a ply may leave an opponent piece with no
+// step and no jump (C6.1); false in training, which has no opponent.
+func (b Board) BlockingAllowed() bool { sp := b.spec(); return !sp.forbidBlocks && !sp.solo }
+
 // Size returns the board's width: 8, or 16 for Halma.
 func (b Board) Size() int { return b.spec().size }
 

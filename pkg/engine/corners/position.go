@@ -66,6 +66,12 @@ func (p Position) Deadline() int { return p.b.Deadline() }
 // MoveLimit returns the variant's last move (C6.3).
 func (p Position) MoveLimit() int { return p.b.MoveLimit() }
 
+// Diagonal reports whether the variant moves diagonally too (C2).
+func (p Position) Diagonal() bool { return p.b.Diagonal() }
+
+// BlockingAllowed reports whether the variant allows blocking (C2, C6.1).
+func (p Position) BlockingAllowed() bool { return p.b.BlockingAllowed() }
+
 // Pieces returns the squares of seat s's pieces in increasing order.
 func (p Position) Pieces(s engine.Seat) []Square { return p.b.Pieces(s) }
 

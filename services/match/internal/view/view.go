@@ -192,11 +192,6 @@ func quoridorBoard(p quoridor.Position, st *match.State) *gamev1.QuoridorBoard {
 	return b
 }
 
-// cornersDiagonal lists the variants whose steps and jumps may go
-// diagonally, which are also those that allow blocking (RULES.md C2). The
-// engine does not export these two facts, so they are read off C2 here.
-var cornersDiagonal = map[string]bool{"diagonal-3x3": true, "diagonal-3x4": true, "halma-16x16": true}
-
 func squares(qs []corners.Square) []string {
 	out := make([]string, len(qs))
 	for i, q := range qs {
@@ -227,10 +222,9 @@ func cornersSide(p corners.Position, s engine.Seat) *gamev1.CornersSide {
 
 // cornersBoard returns the structured board of a Corners position (C1–C6).
 func cornersBoard(p corners.Position) *gamev1.CornersBoard {
-	diagonal := cornersDiagonal[p.Variant().ID]
 	b := &gamev1.CornersBoard{
 		Size: int32(p.Board().Size()), First: cornersSide(p, engine.First), Second: cornersSide(p, engine.Second),
-		Diagonal: diagonal, BlockingAllowed: diagonal,
+		Diagonal: p.Diagonal(), BlockingAllowed: p.BlockingAllowed(),
 		MoveNumber: int32(p.MoveNumber()), DeadlineMove: int32(p.Deadline()), MoveLimit: int32(p.MoveLimit()),
 	}
 	if m, ok := p.LastPly(); ok {
