@@ -5,6 +5,7 @@ package lobbyserver
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -55,12 +56,19 @@ type Config struct {
 	RatingInterval time.Duration // how often ratings are processed, default 1 s
 	Matchmaking    matchmaking.Config
 	Rooms          rooms.Config
+	// RoomPoll is WatchRoom's fallback re-read besides room change events,
+	// default 5 s.
+	RoomPoll time.Duration
+	// roomsReady, if set (tests), is called once Run's room event
+	// subscription is live.
+	roomsReady func()
 }
 
 // Server is a lobby instance.
 type Server struct {
 	rpc    *rpc.Server
 	mm     *matchmaking.Matchmaker
+	rooms  *rooms.Store
 	store  *sqlstore.Store
 	cfg    Config
 	logger *slog.Logger
@@ -114,13 +122,14 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	rcfg := cfg.Rooms
 	rcfg.Prefix = cfg.RedisPrefix
 	rcfg.Reserver = mm
+	rs := rooms.New(d.Redis, games.Lookup, matches, rcfg)
 	s := &Server{
 		rpc: rpc.New(rpc.Deps{
-			Rooms: rooms.New(d.Redis, games.Lookup, matches, rcfg), Matchmaker: mm, Store: store, Live: lister,
+			Rooms: rs, Matchmaker: mm, Store: store, Live: lister,
 			Matches: matches, Issuer: d.Issuer, Verifier: d.Verifier, Lookup: games.Lookup,
-			TokenTTL: cfg.TokenTTL, RefreshGrace: cfg.RefreshGrace,
+			TokenTTL: cfg.TokenTTL, RefreshGrace: cfg.RefreshGrace, RoomPoll: cfg.RoomPoll,
 		}),
-		mm: mm, store: store, cfg: cfg, logger: d.Logger,
+		mm: mm, rooms: rs, store: store, cfg: cfg, logger: d.Logger,
 	}
 	return s, nil
 }
@@ -133,18 +142,20 @@ func (s *Server) Register(g *grpc.Server) { lobbyv1.RegisterLobbyServiceServer(g
 func AuthPolicy() auth.Policy { return auth.Policy{Public: rpc.PublicMethods} }
 
 // Run runs the lobby's background work until ctx ends: pairing waves and
-// result delivery, and the ratings processor.
+// result delivery, room change events for WatchRoom, and the ratings
+// processor.
 func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	var mmErr error
+	var mmErr, roomsErr error
 	wg.Go(func() { mmErr = s.mm.Run(ctx) })
+	wg.Go(func() { roomsErr = s.rooms.Run(ctx, s.cfg.roomsReady) })
 	wg.Go(func() {
 		s.store.RunRatings(ctx, s.cfg.RatingInterval, func(err error) {
 			s.logger.WarnContext(ctx, "rating processing failed", "err", err)
 		})
 	})
 	wg.Wait()
-	return mmErr
+	return errors.Join(mmErr, roomsErr)
 }
 
 // NewMatchClient returns the MatchCreator calling match.v1 through c, for

@@ -2,6 +2,8 @@ package lobbyserver
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net"
 	"slices"
 	"sync"
@@ -275,5 +277,75 @@ func TestLobbyOverGRPC(t *testing.T) {
 	}
 	if _, err := c.GetStats(ana, &lobbyv1.GetStatsRequest{PlayerId: "nobody"}); status.Code(err) != codes.NotFound {
 		t.Errorf("stats of nobody: %v", err)
+	}
+}
+
+// WatchRoom sends the room at once, then reacts to the room's change
+// events: with the fallback re-read at a minute, the host still sees the
+// guest join and the match id within seconds.
+func TestWatchRoomReactsToEvents(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	key, _ := auth.GenerateKey()
+	iss, _ := auth.NewIssuer(key)
+	ver, _ := auth.NewVerifier(key)
+	rdb, prefix := testenv.Redis(t)
+	ready := make(chan struct{})
+	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: &testenv.Matches{}},
+		Config{RedisPrefix: prefix, RoomPoll: time.Minute, roomsReady: func() { close(ready) },
+			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- lob.Run(runCtx) }()
+	t.Cleanup(func() { stop(); <-done })
+	<-ready
+	c := lobbyv1.NewLobbyServiceClient(serve(t, iss, ver, AuthPolicy(), lob.Register, nil))
+	signIn := func(name string) (context.Context, string) {
+		res, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return auth.WithToken(ctx, res.GetToken()), res.GetPlayerId()
+	}
+	ana, _ := signIn("Ana")
+	bo, boID := signIn("Bo")
+	room, err := c.CreateRoom(ana, &lobbyv1.CreateRoomRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard",
+		Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PUBLIC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := room.GetRoom().GetRoomId()
+	wctx, cancel := context.WithTimeout(ana, 10*time.Second) // far below RoomPoll
+	defer cancel()
+	w, err := c.WatchRoom(wctx, &lobbyv1.WatchRoomRequest{RoomId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := w.Recv()
+	if err != nil || first.GetRoom().GetStatus() != lobbyv1.RoomStatus_ROOM_STATUS_OPEN || len(first.GetRoom().GetMembers()) != 1 {
+		t.Fatalf("first update %v, %v", first, err)
+	}
+	joined, err := c.JoinRoom(bo, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_RoomId{RoomId: id}})
+	if err != nil || joined.GetRoom().GetMatchId() == "" {
+		t.Fatalf("join: %v, %v", joined, err)
+	}
+	var last *lobbyv1.WatchRoomResponse
+	for {
+		u, err := w.Recv()
+		if err != nil {
+			if last == nil || !errors.Is(err, io.EOF) {
+				t.Fatalf("after %v: %v", last, err)
+			}
+			break
+		}
+		last = u
+	}
+	r := last.GetRoom()
+	if r.GetStatus() != lobbyv1.RoomStatus_ROOM_STATUS_STARTED || r.GetMatchId() != joined.GetRoom().GetMatchId() ||
+		len(r.GetMembers()) != 2 || r.GetMembers()[1].GetPlayerId() != boID {
+		t.Errorf("last update %v, want started with match %s and Bo", r, joined.GetRoom().GetMatchId())
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -144,11 +145,15 @@ type Store struct {
 	cfg     Config
 	lookup  lobby.VariantLookup
 	matches lobby.MatchCreator
+
+	mu       sync.Mutex
+	watchers map[string]map[chan struct{}]struct{} // room id -> wake channels
 }
 
 // New returns a store.
 func New(rdb redis.UniversalClient, lookup lobby.VariantLookup, matches lobby.MatchCreator, cfg Config) *Store {
-	return &Store{rdb: rdb, cfg: cfg.withDefaults(), lookup: lookup, matches: matches}
+	return &Store{rdb: rdb, cfg: cfg.withDefaults(), lookup: lookup, matches: matches,
+		watchers: map[string]map[chan struct{}]struct{}{}}
 }
 
 func (s *Store) key(parts ...string) string {
@@ -164,6 +169,67 @@ func (s *Store) roomKey(id string) string { return s.key("room", id) }
 // EventsChannel is the Pub/Sub channel on which every change of a room is
 // announced by its id.
 func (s *Store) EventsChannel() string { return s.key("events") }
+
+// Run holds this instance's one subscription to EventsChannel and wakes
+// the local Changes listeners of each room that changed, until ctx ends.
+// ready, if not nil, is called once the subscription is live.
+func (s *Store) Run(ctx context.Context, ready func()) error {
+	sub := s.rdb.Subscribe(ctx, s.EventsChannel())
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("subscribe to room events: %w", err)
+	}
+	if ready != nil {
+		ready()
+	}
+	ch := sub.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			s.notify(msg.Payload)
+		}
+	}
+}
+
+// Changes returns a channel that receives (coalesced) when room id changes,
+// and the function that stops listening. Events arrive only while Run runs
+// on this instance; callers keep a slow re-read for events they miss.
+func (s *Store) Changes(id string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	if s.watchers[id] == nil {
+		s.watchers[id] = map[chan struct{}]struct{}{}
+	}
+	s.watchers[id][ch] = struct{}{}
+	s.mu.Unlock()
+	return ch, func() {
+		s.mu.Lock()
+		delete(s.watchers[id], ch)
+		if len(s.watchers[id]) == 0 {
+			delete(s.watchers, id)
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *Store) notify(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.watchers[id] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
 
 func (s *Store) indexKeys(game engine.Game, variant string) []string {
 	return []string{s.key("open", "all"), s.key("open", string(game)), s.key("open", string(game)+"/"+variant)}

@@ -139,14 +139,18 @@ func (s *Server) LeaveRoom(ctx context.Context, req *lobbyv1.LeaveRoomRequest) (
 	return &lobbyv1.LeaveRoomResponse{}, nil
 }
 
-// WatchRoom streams a room's state until it starts or closes. It re-reads
-// the room every RoomPoll (a room changes at most a few times).
+// WatchRoom streams a room's state until it starts or closes. It sends the
+// room at once, then re-reads it on each of its change events (the rooms
+// store's per-instance subscription, Rooms.Run) and every RoomPoll in case
+// an event was missed.
 func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStreamingServer[lobbyv1.WatchRoomResponse]) error {
 	ctx := stream.Context()
 	p, err := caller(ctx)
 	if err != nil {
 		return toStatus(err)
 	}
+	changed, stop := s.d.Rooms.Changes(req.GetRoomId())
+	defer stop()
 	var last *lobbyv1.Room
 	t := time.NewTicker(s.d.RoomPoll)
 	defer t.Stop()
@@ -171,6 +175,7 @@ func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStre
 		select {
 		case <-ctx.Done():
 			return toStatus(ctx.Err())
+		case <-changed:
 		case <-t.C:
 		}
 	}

@@ -48,7 +48,8 @@ type Deps struct {
 	Lookup       lobby.VariantLookup
 	TokenTTL     time.Duration // default 24 h
 	RefreshGrace time.Duration // default 7 days
-	// RoomPoll is how often WatchRoom re-reads its room, default 250 ms.
+	// RoomPoll is how often WatchRoom re-reads its room besides on its
+	// change events (a fallback for a missed event), default 5 s.
 	RoomPoll time.Duration
 }
 
@@ -75,7 +76,7 @@ func New(d Deps) *Server {
 		d.RefreshGrace = 7 * 24 * time.Hour
 	}
 	if d.RoomPoll == 0 {
-		d.RoomPoll = 250 * time.Millisecond
+		d.RoomPoll = 5 * time.Second
 	}
 	return &Server{d: d}
 }
