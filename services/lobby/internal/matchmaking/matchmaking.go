@@ -223,6 +223,9 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 	}
 	now := m.cfg.Now()
 	t := Ticket{ID: lobby.NewID("t_"), Queue: q, Player: p, EnqueuedAt: now}
+	// The trace context goes first: a wave on any instance may pair the
+	// ticket as soon as the script has queued it.
+	m.saveTrace(ctx, t.ID)
 	for attempt := 0; ; attempt++ {
 		busy, err := enqueueScript.Run(ctx, m.rdb, nil, m.pre, q.String(), p.ID, p.Rating, t.ID,
 			m.value(t, now.Add(m.cfg.TicketTTL)), m.cfg.ResultTTL.Milliseconds()).Text()
@@ -240,7 +243,6 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 			return Ticket{}, busyError(p.ID, busy)
 		}
 	}
-	m.saveTrace(ctx, t.ID)
 	select {
 	case m.kick <- struct{}{}:
 	default:
