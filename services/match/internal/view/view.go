@@ -171,20 +171,19 @@ func quoridorBoard(p quoridor.Position, st *match.State) *gamev1.QuoridorBoard {
 		First:  &gamev1.QuoridorSide{Pawn: p.Pawn(engine.First).String(), WallsLeft: int32(p.WallsLeft(engine.First)), GoalRank: 9},
 		Second: &gamev1.QuoridorSide{Pawn: p.Pawn(engine.Second).String(), WallsLeft: int32(p.WallsLeft(engine.Second)), GoalRank: 1},
 	}
-	placed := map[string]*match.PlyRecord{}
+	// Walls in the order they were placed (the API's promise), read off the
+	// wall plies: every Quoridor match starts from the initial position.
 	for i := range st.Plies[:min(p.Plies(), len(st.Plies))] {
-		placed[st.Plies[i].Notation] = &st.Plies[i]
-	}
-	for _, w := range p.Walls() {
+		r := &st.Plies[i]
+		m, err := quoridor.ParseMove(r.Notation)
+		if err != nil || !m.IsWall() {
+			continue
+		}
 		o := gamev1.WallOrientation_WALL_ORIENTATION_HORIZONTAL
-		if w.Orientation() == quoridor.Vertical {
+		if m.Orientation() == quoridor.Vertical {
 			o = gamev1.WallOrientation_WALL_ORIENTATION_VERTICAL
 		}
-		qw := &gamev1.QuoridorWall{Anchor: w.At().String(), Orientation: o}
-		if r := placed[w.String()]; r != nil {
-			qw.PlacedBy, qw.PlyNumber = Seat(r.Seat), int32(r.Number)
-		}
-		b.Walls = append(b.Walls, qw)
+		b.Walls = append(b.Walls, &gamev1.QuoridorWall{Anchor: m.At().String(), Orientation: o, PlacedBy: Seat(r.Seat), PlyNumber: int32(r.Number)})
 	}
 	if st.Variant == "limit200" {
 		b.PlyLimit = 200
