@@ -171,19 +171,34 @@ func quoridorBoard(p quoridor.Position, st *match.State) *gamev1.QuoridorBoard {
 		First:  &gamev1.QuoridorSide{Pawn: p.Pawn(engine.First).String(), WallsLeft: int32(p.WallsLeft(engine.First)), GoalRank: 9},
 		Second: &gamev1.QuoridorSide{Pawn: p.Pawn(engine.Second).String(), WallsLeft: int32(p.WallsLeft(engine.Second)), GoalRank: 1},
 	}
-	// Walls in the order they were placed (the API's promise), read off the
-	// wall plies: every Quoridor match starts from the initial position.
-	for i := range st.Plies[:min(p.Plies(), len(st.Plies))] {
-		r := &st.Plies[i]
-		m, err := quoridor.ParseMove(r.Notation)
-		if err != nil || !m.IsWall() {
-			continue
-		}
+	// The position says which walls stand; the wall plies give the order
+	// they were placed in (the API's promise) and who placed each. A state
+	// without its plies (a bot's request carries only the view) lists the
+	// walls in the position's canonical order, unannotated.
+	wall := func(m quoridor.Move) *gamev1.QuoridorWall {
 		o := gamev1.WallOrientation_WALL_ORIENTATION_HORIZONTAL
 		if m.Orientation() == quoridor.Vertical {
 			o = gamev1.WallOrientation_WALL_ORIENTATION_VERTICAL
 		}
-		b.Walls = append(b.Walls, &gamev1.QuoridorWall{Anchor: m.At().String(), Orientation: o, PlacedBy: Seat(r.Seat), PlyNumber: int32(r.Number)})
+		return &gamev1.QuoridorWall{Anchor: m.At().String(), Orientation: o}
+	}
+	listed := 0
+	for i := range st.Plies[:min(p.Plies(), len(st.Plies))] {
+		r := &st.Plies[i]
+		m, err := quoridor.ParseMove(r.Notation)
+		if err != nil || !m.IsWall() || !p.HasWall(m) {
+			continue
+		}
+		w := wall(m)
+		w.PlacedBy, w.PlyNumber = Seat(r.Seat), int32(r.Number)
+		b.Walls = append(b.Walls, w)
+		listed++
+	}
+	if all := p.Walls(); listed < len(all) {
+		b.Walls = b.Walls[:0]
+		for _, m := range all {
+			b.Walls = append(b.Walls, wall(m))
+		}
 	}
 	if st.Variant == "limit200" {
 		b.PlyLimit = 200

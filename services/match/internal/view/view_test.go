@@ -177,3 +177,47 @@ func TestBanqiRevealsInSnapshotsAndEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoridorWalls checks that the board lists every wall on the board:
+// in placement order with its placer when the state has its plies (Q3),
+// and in the position's own order when it has none, as in a bot's request,
+// whose wall count the bot checks against the 20 of Q1.
+func TestQuoridorWalls(t *testing.T) {
+	t.Parallel()
+	st, pos := play(t, engine.Quoridor, "standard", "", "c3h", "e8", "a3v", "d8", "f5h")
+	type wall struct {
+		anchor string
+		vert   bool
+		by     gamev1.Seat
+		ply    int32
+	}
+	walls := func(b *gamev1.QuoridorBoard) []wall {
+		var out []wall
+		for _, w := range b.GetWalls() {
+			out = append(out, wall{w.GetAnchor(), w.GetOrientation() == gamev1.WallOrientation_WALL_ORIENTATION_VERTICAL, w.GetPlacedBy(), w.GetPlyNumber()})
+		}
+		return out
+	}
+	full := view.GameView(st, pos, engine.First).GetQuoridor()
+	want := []wall{
+		{"c3", false, gamev1.Seat_SEAT_FIRST, 1},
+		{"a3", true, gamev1.Seat_SEAT_FIRST, 3},
+		{"f5", false, gamev1.Seat_SEAT_FIRST, 5},
+	}
+	if got := walls(full); !slices.Equal(got, want) {
+		t.Errorf("walls with plies = %v, want %v", got, want)
+	}
+	bare := view.GameViewOf(&match.State{ID: "m", Game: engine.Quoridor, Variant: "standard"}, pos.View(engine.Second), engine.Second).GetQuoridor()
+	got := walls(bare)
+	if len(got) != 3 {
+		t.Fatalf("walls without plies = %v, want the 3 on the board", got)
+	}
+	for _, w := range got {
+		if w.by != gamev1.Seat_SEAT_UNSPECIFIED || w.ply != 0 {
+			t.Errorf("wall %v without plies names a placer", w)
+		}
+	}
+	if n := len(got) + int(bare.GetFirst().GetWallsLeft()+bare.GetSecond().GetWallsLeft()); n != 20 {
+		t.Errorf("walls placed + left = %d, want 20 (Q1)", n)
+	}
+}
