@@ -27,9 +27,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -67,9 +69,14 @@ func Disabled() *Telemetry {
 
 // Setup returns the telemetry of the named service as the OTEL_* variables
 // configure it (see the package comment). Call Shutdown before exiting to
-// flush what is buffered.
-func Setup(ctx context.Context, service string, getenv func(string) string) (*Telemetry, error) {
+// flush what is buffered. Errors the OpenTelemetry SDK reports later (an
+// export that failed, a collector that is down) go to logger at warn level,
+// as JSON like every other line of the service, not to the standard log.
+func Setup(ctx context.Context, service string, getenv func(string) string, logger *slog.Logger) (*Telemetry, error) {
 	t := Disabled()
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		logger.Warn("telemetry", "err", err)
+	}))
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return t, nil
 	}

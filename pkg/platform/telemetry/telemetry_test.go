@@ -1,6 +1,7 @@
 package telemetry_test
 
 import (
+	"log/slog"
 	"testing"
 
 	"tabuleiro.dev/pkg/platform/envconfig"
@@ -25,7 +26,7 @@ func TestSetup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tel, err := telemetry.Setup(t.Context(), "match", envconfig.Map(tt.env))
+			tel, err := telemetry.Setup(t.Context(), "match", envconfig.Map(tt.env), slog.New(slog.DiscardHandler))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("Setup error = %v, want error %v", err, tt.wantErr)
 			}

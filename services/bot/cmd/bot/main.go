@@ -31,7 +31,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("load config: %w", err)
 	}
 	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
-	tel, err := telemetry.Setup(ctx, "bot", getenv)
+	tel, err := telemetry.Setup(ctx, "bot", getenv, logger)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)
 	}

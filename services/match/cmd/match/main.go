@@ -47,7 +47,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "match-" + rand.Text()[:10]
 	}
-	tel, err := telemetry.Setup(ctx, "match", getenv)
+	tel, err := telemetry.Setup(ctx, "match", getenv, logger)
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
