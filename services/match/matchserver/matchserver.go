@@ -82,6 +82,7 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 		Store: s.store, Hub: s.hub, Rules: match.Registry{}, Bot: d.Bot, Logger: d.Logger, Now: d.Now,
 		DealBanqi: match.DealBanqi,
 	}, cfg.Match)
+	s.hub.OnCommit(s.svc.Observe)
 	s.rpc = rpc.NewServer(s.svc, d.Now, s.drain)
 	return s
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +22,7 @@ var (
 	benchDuration = flag.Duration("load.duration", 15*time.Second, "BenchmarkCluster: queuing time")
 	benchMatches  = flag.Int("load.matches", 3, "BenchmarkCluster: match instances")
 	benchThink    = flag.Duration("load.think", 0, "BenchmarkCluster: each player's pause before a ply")
+	benchMatchEnv = flag.String("load.matchenv", "", "BenchmarkCluster: extra environment of the match instances, VAR=VALUE[,VAR=VALUE...] (e.g. GOGC=200)")
 )
 
 // BenchmarkCluster runs `tabuleiro load` against a 2-lobby, N-match, 2-bot
@@ -26,9 +31,16 @@ var (
 //
 //	go test -run '^$' -bench Cluster -benchtime 1x ./cmd/tabuleiro/internal/scaletest/ -load.players 4000
 func BenchmarkCluster(b *testing.B) {
-	c := Start(b, Options{Lobbies: 2, Matches: *benchMatches, Bots: 2})
+	var env []string
+	if *benchMatchEnv != "" {
+		env = strings.Split(*benchMatchEnv, ",")
+	}
+	c := Start(b, Options{Lobbies: 2, Matches: *benchMatches, Bots: 2, MatchEnv: env})
 	for b.Loop() {
 		mem0 := usedMemory(b, c)
+		cpu0 := c.CPU()
+		self0 := SelfCPU()
+		cmds0 := commandCalls(b, c)
 		var peakMem, peakRSS int64
 		var peakLive int64
 		done := make(chan struct{})
@@ -60,16 +72,56 @@ func BenchmarkCluster(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu := c.CPU()
+		self := SelfCPU() - self0
 		peakLive = rep.PeakLive
 		rep.Write(os.Stderr)
 		b.ReportMetric(rep.PliesPerSecond(), "plies/s")
 		b.ReportMetric(float64(rep.PlyRTT.P99.Microseconds())/1000, "p99-ms")
 		b.ReportMetric(float64(peakLive), "peak-games")
+		// Processor time per ply is what a shared, noisy machine measures
+		// steadily: the services' (match, lobby, bot, Redis, PostgreSQL
+		// excluded) and the load generator's (this process).
+		if rep.Plies > 0 {
+			per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(rep.Plies) }
+			fmt.Fprintf(os.Stderr, "CPU per ply: match %.3f ms, lobby %.3f ms, bot %.3f ms, redis %.3f ms, load generator %.3f ms\n",
+				per(cpu.Match-cpu0.Match), per(cpu.Lobby-cpu0.Lobby), per(cpu.Bot-cpu0.Bot), per(cpu.Redis-cpu0.Redis), per(self))
+			b.ReportMetric(per(cpu.Match-cpu0.Match), "match-cpu-ms/ply")
+			cmds := commandCalls(b, c)
+			fmt.Fprintf(os.Stderr, "Redis commands per ply:")
+			for _, name := range slices.Sorted(maps.Keys(cmds)) {
+				if d := cmds[name] - cmds0[name]; float64(d) >= 0.01*float64(rep.Plies) {
+					fmt.Fprintf(os.Stderr, " %s %.2f", name, float64(d)/float64(rep.Plies))
+				}
+			}
+			fmt.Fprintln(os.Stderr)
+			b.ReportMetric(per(cpu.total()-cpu0.total()+self), "all-cpu-ms/ply")
+		}
 		if peakLive > 0 {
 			b.ReportMetric(float64(peakMem)/float64(peakLive), "redis-B/game")
 			b.ReportMetric(float64(peakRSS)/float64(2*peakLive), "match-RSS-B/player")
 		}
 	}
+}
+
+// commandCalls returns Redis's count of calls by command (INFO
+// commandstats).
+func commandCalls(b *testing.B, c *Cluster) map[string]int64 {
+	v, err := c.RDB().Info(b.Context(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, line := range splitLines(v) {
+		// cmdstat_get:calls=12,usec=...
+		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		out[name], _ = strconv.ParseInt(n, 10, 64)
+	}
+	return out
 }
 
 func usedMemory(b *testing.B, c *Cluster) int64 {

@@ -598,3 +598,57 @@ func (p *Proc) Pid() int {
 	}
 	return p.cmd.Process.Pid
 }
+
+// CPU returns the processor time (user and system) the process has used
+// since it started, from /proc/PID/stat; 0 when it does not run.
+func (p *Proc) CPU() time.Duration {
+	pid := p.Pid()
+	if pid == 0 {
+		return 0
+	}
+	return procCPU(fmt.Sprintf("/proc/%d/stat", pid))
+}
+
+// procCPU reads utime+stime (fields 14 and 15, in clock ticks of 1/100 s
+// on Linux) from a /proc stat file.
+func procCPU(path string) time.Duration {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	// The command name (field 2) is in parentheses and may hold spaces.
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// SelfCPU returns the processor time this (test) process has used.
+func SelfCPU() time.Duration { return procCPU("/proc/self/stat") }
+
+// ClusterCPU is the processor time used by each kind of process.
+type ClusterCPU struct{ Match, Lobby, Bot, Redis time.Duration }
+
+func (c ClusterCPU) total() time.Duration { return c.Match + c.Lobby + c.Bot + c.Redis }
+
+// CPU returns the processor time used so far by the running processes of
+// each kind (a restarted process counts from its restart).
+func (c *Cluster) CPU() ClusterCPU {
+	var out ClusterCPU
+	sum := func(ps []*Proc) (d time.Duration) {
+		for _, p := range ps {
+			d += p.CPU()
+		}
+		return d
+	}
+	out.Match, out.Lobby, out.Bot = sum(c.Match), sum(c.Lobby), sum(c.Bot)
+	out.Redis = c.Redis.CPU()
+	return out
+}

@@ -36,10 +36,12 @@ func newEnv(t *testing.T, n int, opts redisstore.Options, cfg match.Config) *env
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	for range n {
 		hub := redisstore.NewHub(ctx, e.store, nil)
-		wg.Go(func() { _ = hub.Run(ctx) })
-		e.svcs = append(e.svcs, match.NewService(match.Deps{
+		svc := match.NewService(match.Deps{
 			Store: e.store, Hub: hub, Rules: match.Registry{}, Now: e.clock.Now, DealBanqi: match.DealBanqi,
-		}, cfg))
+		}, cfg)
+		hub.OnCommit(svc.Observe)
+		wg.Go(func() { _ = hub.Run(ctx) })
+		e.svcs = append(e.svcs, svc)
 	}
 	return e
 }

@@ -272,16 +272,50 @@ func (s *Service) forget(id string) {
 	s.mu.Unlock()
 }
 
+// reload brings e up to date with the store. A cached entry catches up:
+// only the plies it lacks are read and played on its position, so an
+// instance whose players' plies are committed elsewhere pays per ply, not
+// per game. An empty entry, or one the store no longer extends, is read
+// whole and replayed.
 func (s *Service) reload(ctx context.Context, id string, e *entry) error {
-	st, err := s.d.Store.Load(ctx, id)
+	have := 0
+	if e.st != nil && e.pos != nil {
+		have = len(e.st.Plies)
+	}
+	st, total, err := s.d.Store.Load(ctx, id, have)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			s.forget(id)
 		}
 		return err
 	}
-	if e.st != nil && e.st.Version == st.Version && e.pos != nil {
-		return nil
+	return s.catchUp(ctx, id, e, have, st, total)
+}
+
+// catchUp sets e to st, read from the store with the plies after the
+// first have of total: they are played on e's position when e holds
+// those have plies, else the match is read whole and replayed.
+func (s *Service) catchUp(ctx context.Context, id string, e *entry, have int, st *State, total int) error {
+	if have > 0 && e.st != nil && e.pos != nil && len(e.st.Plies) == have {
+		if st.Version == e.st.Version && total == have {
+			return nil
+		}
+		if total == have+len(st.Plies) {
+			if pos, err := playOn(e.pos, st.Plies); err == nil {
+				st.Plies = append(e.st.Plies[:have:have], st.Plies...)
+				e.st, e.pos = st, pos
+				return nil
+			}
+		}
+	}
+	if have > 0 || total != len(st.Plies) {
+		var err error
+		if st, _, err = s.d.Store.Load(ctx, id, 0); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				s.forget(id)
+			}
+			return err
+		}
 	}
 	pos, err := s.PositionAt(st, len(st.Plies))
 	if err != nil {
@@ -291,20 +325,61 @@ func (s *Service) reload(ctx context.Context, id string, e *entry) error {
 	return nil
 }
 
+// Observe brings the cached state of a match up to date from a commit that
+// any instance published (the hub calls it before the commit's events reach
+// this instance's streams), so that the next ply here needs no read. It
+// never blocks: an entry busy in a commit, or not at the version before p,
+// is left to catch up by itself.
+func (s *Service) Observe(p Published) {
+	s.mu.Lock()
+	e := s.cache[p.ID]
+	s.mu.Unlock()
+	if e == nil || !e.mu.TryLock() {
+		return
+	}
+	defer e.mu.Unlock()
+	if e.st == nil || e.pos == nil || e.st.Version != p.Version-1 {
+		return
+	}
+	st, plies, err := p.Decode()
+	if err != nil || (len(plies) > 0 && plies[0].Number != len(e.st.Plies)+1) {
+		return
+	}
+	pos, err := playOn(e.pos, plies)
+	if err != nil {
+		return
+	}
+	n := len(e.st.Plies)
+	st.Plies = append(e.st.Plies[:n:n], plies...)
+	e.st, e.pos = st, pos
+	if st.Status == StatusFinished {
+		s.forget(p.ID)
+	}
+}
+
+// playOn plays the recorded plies on pos.
+func playOn(pos engine.Position, plies []PlyRecord) (engine.Position, error) {
+	for _, p := range plies {
+		ply, err := pos.ParsePly(p.Notation)
+		if err != nil {
+			return nil, fmt.Errorf("replay ply %d: %w", p.Number, err)
+		}
+		if pos, err = pos.Play(ply); err != nil {
+			return nil, fmt.Errorf("replay ply %d: %w", p.Number, err)
+		}
+	}
+	return pos, nil
+}
+
 // PositionAt rebuilds the position of st after its first n plies.
 func (s *Service) PositionAt(st *State, n int) (engine.Position, error) {
 	pos, err := s.d.Rules.New(st.Game, st.Variant, st.Layout)
 	if err != nil {
 		return nil, fmt.Errorf("match %s: new position: %w", st.ID, err)
 	}
-	for _, p := range st.Plies[:min(n, len(st.Plies))] {
-		ply, err := pos.ParsePly(p.Notation)
-		if err != nil {
-			return nil, fmt.Errorf("match %s: replay ply %d: %w", st.ID, p.Number, err)
-		}
-		if pos, err = pos.Play(ply); err != nil {
-			return nil, fmt.Errorf("match %s: replay ply %d: %w", st.ID, p.Number, err)
-		}
+	pos, err = playOn(pos, st.Plies[:min(n, len(st.Plies))])
+	if err != nil {
+		return nil, fmt.Errorf("match %s: %w", st.ID, err)
 	}
 	return pos, nil
 }
@@ -319,18 +394,20 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 	e := s.entry(id)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	fresh := false
+	// stale: the cache may be behind the store (another instance committed
+	// since); fresh: it was just read, so a refusal stands.
+	fresh, stale := false, e.st == nil
 	for range s.cfg.MaxAttempts {
-		if e.st == nil {
+		if stale {
 			if err := s.reload(ctx, id, e); err != nil {
 				return nil, err
 			}
-			fresh = true
+			fresh, stale = true, false
 		}
 		c, ferr := fn(e.st, e.pos, s.nowMS())
 		if c == nil {
 			if !fresh { // the cache may be behind: decide on fresh data
-				e.st = nil
+				stale = true
 				continue
 			}
 			return nil, ferr
@@ -343,10 +420,20 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 		err := s.d.Store.Commit(ctx, Commit{
 			PrevVersion: e.st.Version, State: c.st, Plies: c.plies, Events: c.events,
 			Deadline: c.st.NextDeadline(c.now + s.cfg.BotLease.Milliseconds()), Record: rec,
-			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(), At: c.now,
+			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(), At: c.now, Have: len(e.st.Plies),
 		})
+		if cf := (*Conflict)(nil); errors.As(err, &cf) && cf.State != nil {
+			// Another instance committed first: catch up from what the
+			// store sent back and decide again on that.
+			if err := s.catchUp(ctx, id, e, len(e.st.Plies), cf.State, cf.Total); err != nil {
+				e.st = nil
+				return nil, err
+			}
+			fresh, stale = true, false
+			continue
+		}
 		if errors.Is(err, ErrVersionConflict) {
-			e.st, fresh = nil, false
+			stale, fresh = true, false
 			continue
 		}
 		if err != nil {

@@ -12,10 +12,14 @@ type Store interface {
 	// Create stores a new match unless requestID already named one; it
 	// returns the id of the match stored under requestID.
 	Create(ctx context.Context, requestID string, st *State, deadline int64) (string, error)
-	// Load returns a match with its plies and version; ErrNotFound.
-	Load(ctx context.Context, id string) (*State, error)
+	// Load returns a match with its version and its plies after the first
+	// have (0: all of them), and the number of plies stored in all; a cache
+	// that holds the first have plies appends the rest. ErrNotFound.
+	Load(ctx context.Context, id string, have int) (st *State, total int, err error)
 	// Commit writes c atomically if the stored version is still
-	// c.PrevVersion; otherwise ErrVersionConflict and nothing changes.
+	// c.PrevVersion; otherwise nothing changes and it returns a *Conflict
+	// (which is ErrVersionConflict) carrying what is stored, with the
+	// plies after c.Have, so the committer catches up without reading again.
 	Commit(ctx context.Context, c Commit) error
 	// Events returns up to limit events of match id with seq > after, in
 	// order; the first is after+1 unless those were trimmed.
@@ -49,6 +53,31 @@ type Commit struct {
 	// At is the commit's time (unix ms): the match's last activity in
 	// the live-match index.
 	At int64
+	// Have is the number of plies the committer held before this commit
+	// (the stored plies a Conflict leaves out).
+	Have int
+}
+
+// Conflict is the error of a Commit that lost to another writer: State is
+// the stored state, its Plies those after Commit.Have, and Total the
+// number of plies stored. errors.Is(c, ErrVersionConflict) holds.
+type Conflict struct {
+	State *State
+	Total int
+}
+
+func (c *Conflict) Error() string { return ErrVersionConflict.Error() }
+
+// Is reports whether target is ErrVersionConflict.
+func (c *Conflict) Is(target error) bool { return target == ErrVersionConflict }
+
+// Published is a commit as the hub received it from whichever instance
+// made it: the match's new version, and Decode for its state (Version set,
+// no plies) and the plies it added, decoded only when wanted.
+type Published struct {
+	ID      string
+	Version int64
+	Decode  func() (*State, []PlyRecord, error)
 }
 
 // Hub delivers the live events of matches to this instance's subscribers.

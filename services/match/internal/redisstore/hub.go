@@ -23,6 +23,8 @@ type Hub struct {
 	ps     *redis.PubSub
 	bufLen int
 
+	onCommit func(match.Published) // set before Run
+
 	mu      sync.Mutex
 	subs    map[string]map[*hubSub]struct{} // by channel
 	waiting map[string][]chan struct{}      // subscriptions not yet confirmed
@@ -46,6 +48,21 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 256,
 		subs: map[string]map[*hubSub]struct{}{}, waiting: map[string][]chan struct{}{}, ready: map[string]bool{},
 	}
+}
+
+// OnCommit sets f to be told of every commit published on the channels
+// this hub follows, before the commit's events reach the subscribers (the
+// service keeps its cache current with it). Call it before Run; f must not
+// block.
+func (h *Hub) OnCommit(f func(match.Published)) { h.onCommit = f }
+
+// published is a published event with, on a commit's last event, the
+// commit's version, state and new plies (see withCommit).
+type published struct {
+	match.Event
+	Version int64             `json:"_v"`
+	State   json.RawMessage   `json:"_s"`
+	Plies   []json.RawMessage `json:"_p"`
 }
 
 // Run reads the connection and fans messages out until ctx ends; then it
@@ -105,10 +122,27 @@ func (h *Hub) confirm(m *redis.Subscription) {
 }
 
 func (h *Hub) deliver(m *redis.Message) {
-	var e match.Event
-	if err := json.Unmarshal([]byte(m.Payload), &e); err != nil {
+	var p published
+	if err := json.Unmarshal([]byte(m.Payload), &p); err != nil {
 		h.log.Warn("hub: undecodable event", "channel", m.Channel, "err", err)
 		return
+	}
+	e := p.Event
+	if p.Version > 0 && h.onCommit != nil {
+		h.onCommit(match.Published{ID: e.MatchID, Version: p.Version, Decode: func() (*match.State, []match.PlyRecord, error) {
+			st := &match.State{}
+			if err := json.Unmarshal(p.State, st); err != nil {
+				return nil, nil, err
+			}
+			st.Version = p.Version
+			plies := make([]match.PlyRecord, len(p.Plies))
+			for i, raw := range p.Plies {
+				if err := json.Unmarshal(raw, &plies[i]); err != nil {
+					return nil, nil, err
+				}
+			}
+			return st, plies, nil
+		}})
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

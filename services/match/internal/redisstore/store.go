@@ -163,44 +163,76 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 var loadScript = redis.NewScript(`
 local h = redis.call('HMGET', KEYS[1], 'v', 's')
 if not h[1] then return false end
-return {h[1], h[2], redis.call('LRANGE', KEYS[2], 0, -1)}
+return {h[1], h[2], redis.call('LRANGE', KEYS[2], ARGV[1], -1), redis.call('LLEN', KEYS[2])}
 `)
 
-// Load implements match.Store.
-func (s *Store) Load(ctx context.Context, id string) (*match.State, error) {
-	res, err := loadScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.pliesKey(id)}).Slice()
+// Load implements match.Store: the state and the plies after the first
+// have, in one round trip.
+func (s *Store) Load(ctx context.Context, id string, have int) (*match.State, int, error) {
+	res, err := loadScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.pliesKey(id)}, max(have, 0)).Slice()
 	if errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("load match %s: %w", id, match.ErrNotFound)
+		return nil, 0, fmt.Errorf("load match %s: %w", id, match.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load match %s: %w", id, err)
+		return nil, 0, fmt.Errorf("load match %s: %w", id, err)
 	}
-	v, err := strconv.ParseInt(res[0].(string), 10, 64)
+	return decodeLoaded(id, have, res)
+}
+
+// decodeLoaded decodes {version, state json, plies json after have, total
+// plies}, the reply of the load script and of a lost commit.
+func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
+	var (
+		vs, sj string
+		raw    []any
+		total  int64
+		ok     = len(res) == 4
+	)
+	if ok {
+		vs, ok = res[0].(string)
+	}
+	if ok {
+		sj, ok = res[1].(string)
+	}
+	if ok {
+		raw, ok = res[2].([]any)
+	}
+	if ok {
+		total, ok = res[3].(int64)
+	}
+	if !ok {
+		return nil, 0, fmt.Errorf("load match %s: malformed reply %v", id, res)
+	}
+	v, err := strconv.ParseInt(vs, 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("load match %s: version: %w", id, err)
+		return nil, 0, fmt.Errorf("load match %s: version: %w", id, err)
 	}
 	st := &match.State{}
-	if err := json.Unmarshal([]byte(res[1].(string)), st); err != nil {
-		return nil, fmt.Errorf("load match %s: %w", id, err)
+	if err := json.Unmarshal([]byte(sj), st); err != nil {
+		return nil, 0, fmt.Errorf("load match %s: %w", id, err)
 	}
 	st.Version = v
-	raw := res[2].([]any)
 	st.Plies = make([]match.PlyRecord, len(raw))
 	for i, r := range raw {
-		if err := json.Unmarshal([]byte(r.(string)), &st.Plies[i]); err != nil {
-			return nil, fmt.Errorf("load match %s: ply %d: %w", id, i+1, err)
+		b, _ := r.(string)
+		if err := json.Unmarshal([]byte(b), &st.Plies[i]); err != nil {
+			return nil, 0, fmt.Errorf("load match %s: ply %d: %w", id, have+i+1, err)
 		}
 	}
-	return st, nil
+	return st, int(total), nil
 }
 
 // commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
-// nevents, (seq, event json)…
+// nevents, (seq, event json, published form or ” for the json)…
 var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
-if v ~= ARGV[1] then return 0 end
+if v ~= ARGV[1] then
+  if not v then return 0 end
+  local from = tonumber(ARGV[#ARGV])
+  return {v, redis.call('HGET', KEYS[1], 's'), redis.call('LRANGE', KEYS[2], from, -1), redis.call('LLEN', KEYS[2])}
+end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
 local i = 11
 for _ = 1, tonumber(ARGV[10]) do
@@ -211,8 +243,10 @@ local n = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
-  redis.call('PUBLISH', ARGV[6], ARGV[i + 1])
-  i = i + 2
+  local pub = ARGV[i + 2]
+  if pub == '' then pub = ARGV[i + 1] end
+  redis.call('PUBLISH', ARGV[6], pub)
+  i = i + 3
 end
 if ARGV[4] == '0' then
   redis.call('ZREM', KEYS[4], ARGV[5])
@@ -244,9 +278,10 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		rec, ttl = string(rb), s.o.FinishedTTL
 	}
-	args := make([]any, 0, 12+len(c.Plies)+2*len(c.Events))
+	args := make([]any, 0, 16+len(c.Plies)+3*len(c.Events))
 	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
 		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
+	const plyArgs = 10 // the plies' JSON follows the ten arguments above
 	for _, p := range c.Plies {
 		b, err := json.Marshal(p)
 		if err != nil {
@@ -255,12 +290,16 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		args = append(args, b)
 	}
 	args = append(args, len(c.Events))
-	for _, e := range c.Events {
+	for i, e := range c.Events {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return err
 		}
-		args = append(args, e.Seq, b)
+		pub := ""
+		if i == len(c.Events)-1 {
+			pub = string(withCommit(b, c.State.Version, sb, args[plyArgs:plyArgs+len(c.Plies)]))
+		}
+		args = append(args, e.Seq, b, pub)
 	}
 	if c.Lease != nil {
 		args = append(args, c.Lease.String(), c.LeaseUntil)
@@ -275,17 +314,49 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		sum = string(b)
 	}
-	args = append(args, sum, c.At)
-	ok, err := commitScript.Run(ctx, s.rdb,
+	args = append(args, sum, c.At, max(c.Have, 0)) // the last argument: read by the conflict branch
+	res, err := commitScript.Run(ctx, s.rdb,
 		append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...),
-		args...).Int()
+		args...).Result()
 	if err != nil {
 		return fmt.Errorf("commit match %s: %w", id, err)
 	}
-	if ok == 0 {
-		return match.ErrVersionConflict
+	switch r := res.(type) {
+	case int64:
+		if r == 0 {
+			return match.ErrVersionConflict // the match is gone
+		}
+		return nil
+	case []any:
+		st, total, err := decodeLoaded(id, c.Have, r)
+		if err != nil {
+			return err
+		}
+		return &match.Conflict{State: st, Total: total}
 	}
-	return nil
+	return fmt.Errorf("commit match %s: unexpected reply %T", id, res)
+}
+
+// withCommit returns the published form of a commit's last event: the
+// event's JSON object with the commit's version, state and new plies added
+// ("_v", "_s", "_p"), so that every instance following the match brings its
+// cache up to date without reading the store. Readers that do not know
+// these fields decode the event alone.
+func withCommit(event []byte, version int64, state []byte, plies []any) []byte {
+	out := make([]byte, 0, len(event)+len(state)+64+64*len(plies))
+	out = append(out, event[:len(event)-1]...) // without its closing brace
+	out = append(out, `,"_v":`...)
+	out = strconv.AppendInt(out, version, 10)
+	out = append(out, `,"_s":`...)
+	out = append(out, state...)
+	out = append(out, `,"_p":[`...)
+	for i, p := range plies {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, p.([]byte)...)
+	}
+	return append(out, "]}"...)
 }
 
 // Events implements match.Store. Stream ids are "seq-1", so a range by
