@@ -19,11 +19,12 @@ var (
 	profPlayers = flag.Int("profile.players", 1000, "BenchmarkMatchProfile: simulated players")
 	profSeconds = flag.Int("profile.seconds", 8, "BenchmarkMatchProfile: seconds sampled")
 	profOut     = flag.String("profile.out", "", "BenchmarkMatchProfile: keep perf.data here")
+	profMatches = flag.Int("profile.matches", 1, "BenchmarkMatchProfile: match instances (the first is profiled)")
 )
 
 // BenchmarkMatchProfile profiles one match instance (the production
 // binary, in its own process) while `tabuleiro load` plays on a 2-lobby,
-// 1-match cluster: perf samples the process's CPU with call graphs (Go
+// 1-match (-profile.matches) cluster: perf samples the process's CPU with call graphs (Go
 // keeps frame pointers), and the benchmark prints the functions that use
 // the most CPU themselves and cumulatively, and the share of CPU by area
 // (Redis client, gRPC, protobuf, JSON, engine, runtime, kernel). perf
@@ -35,7 +36,7 @@ func BenchmarkMatchProfile(b *testing.B) {
 	if err != nil {
 		b.Fatal("perf is not installed: apt-get install linux-perf")
 	}
-	c := Start(b, Options{Lobbies: 2, Matches: 1})
+	c := Start(b, Options{Lobbies: 2, Matches: *profMatches})
 	data := *profOut
 	if data == "" {
 		data = filepath.Join(b.TempDir(), "perf.data")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -55,15 +56,6 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 // service keeps its cache current with it). Call it before Run; f must not
 // block.
 func (h *Hub) OnCommit(f func(match.Published)) { h.onCommit = f }
-
-// published is a published event with, on a commit's last event, the
-// commit's version, state and new plies (see withCommit).
-type published struct {
-	match.Event
-	Version int64             `json:"_v"`
-	State   json.RawMessage   `json:"_s"`
-	Plies   []json.RawMessage `json:"_p"`
-}
 
 // Run reads the connection and fans messages out until ctx ends; then it
 // closes the connection and every subscriber.
@@ -122,26 +114,24 @@ func (h *Hub) confirm(m *redis.Subscription) {
 }
 
 func (h *Hub) deliver(m *redis.Message) {
-	var p published
-	if err := json.Unmarshal([]byte(m.Payload), &p); err != nil {
+	payload, version, rest := m.Payload, int64(0), ""
+	if strings.HasPrefix(payload, "#") { // a commit's last event (see withCommit)
+		var head string
+		var ok bool
+		head, payload, ok = strings.Cut(payload[1:], "\n")
+		if ok {
+			payload, rest, _ = strings.Cut(payload, "\n")
+			version, _ = strconv.ParseInt(head, 10, 64)
+		}
+	}
+	var e match.Event
+	if err := json.Unmarshal([]byte(payload), &e); err != nil {
 		h.log.Warn("hub: undecodable event", "channel", m.Channel, "err", err)
 		return
 	}
-	e := p.Event
-	if p.Version > 0 && h.onCommit != nil {
-		h.onCommit(match.Published{ID: e.MatchID, Version: p.Version, Decode: func() (*match.State, []match.PlyRecord, error) {
-			st := &match.State{}
-			if err := json.Unmarshal(p.State, st); err != nil {
-				return nil, nil, err
-			}
-			st.Version = p.Version
-			plies := make([]match.PlyRecord, len(p.Plies))
-			for i, raw := range p.Plies {
-				if err := json.Unmarshal(raw, &plies[i]); err != nil {
-					return nil, nil, err
-				}
-			}
-			return st, plies, nil
+	if version > 0 && rest != "" && h.onCommit != nil {
+		h.onCommit(match.Published{ID: e.MatchID, Version: version, Decode: func() (*match.State, []match.PlyRecord, error) {
+			return decodeCommit(version, rest)
 		}})
 	}
 	h.mu.Lock()
@@ -154,6 +144,23 @@ func (h *Hub) deliver(m *redis.Message) {
 			delete(h.subs[m.Channel], sub)
 		}
 	}
+}
+
+// decodeCommit decodes the state line and ply lines of a published commit.
+func decodeCommit(version int64, rest string) (*match.State, []match.PlyRecord, error) {
+	lines := strings.Split(rest, "\n")
+	st := &match.State{}
+	if err := json.Unmarshal([]byte(lines[0]), st); err != nil {
+		return nil, nil, fmt.Errorf("published state: %w", err)
+	}
+	st.Version = version
+	plies := make([]match.PlyRecord, len(lines)-1)
+	for i, l := range lines[1:] {
+		if err := json.Unmarshal([]byte(l), &plies[i]); err != nil {
+			return nil, nil, fmt.Errorf("published ply: %w", err)
+		}
+	}
+	return st, plies, nil
 }
 
 func (h *Hub) closeSub(sub *hubSub) {

@@ -337,26 +337,31 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	return fmt.Errorf("commit match %s: unexpected reply %T", id, res)
 }
 
-// withCommit returns the published form of a commit's last event: the
-// event's JSON object with the commit's version, state and new plies added
-// ("_v", "_s", "_p"), so that every instance following the match brings its
-// cache up to date without reading the store. Readers that do not know
-// these fields decode the event alone.
+// withCommit returns the published form of a commit's last event, which
+// carries the commit too, so that every instance following the match
+// brings its cache up to date without reading the store: lines of
+//
+//	#VERSION
+//	EVENT JSON
+//	STATE JSON
+//	PLY JSON (one line per new ply)
+//
+// Compact JSON holds no newline, and a bare event (a JSON object) never
+// starts with '#'. The hub decodes the event line alone unless the cache
+// wants the rest.
 func withCommit(event []byte, version int64, state []byte, plies []any) []byte {
-	out := make([]byte, 0, len(event)+len(state)+64+64*len(plies))
-	out = append(out, event[:len(event)-1]...) // without its closing brace
-	out = append(out, `,"_v":`...)
+	out := make([]byte, 0, len(event)+len(state)+32+64*len(plies))
+	out = append(out, '#')
 	out = strconv.AppendInt(out, version, 10)
-	out = append(out, `,"_s":`...)
+	out = append(out, '\n')
+	out = append(out, event...)
+	out = append(out, '\n')
 	out = append(out, state...)
-	out = append(out, `,"_p":[`...)
-	for i, p := range plies {
-		if i > 0 {
-			out = append(out, ',')
-		}
+	for _, p := range plies {
+		out = append(out, '\n')
 		out = append(out, p.([]byte)...)
 	}
-	return append(out, "]}"...)
+	return out
 }
 
 // Events implements match.Store. Stream ids are "seq-1", so a range by

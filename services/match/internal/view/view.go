@@ -185,6 +185,9 @@ func quoridorBoard(p quoridor.Position, st *match.State) *gamev1.QuoridorBoard {
 	listed := 0
 	for i := range st.Plies[:min(p.Plies(), len(st.Plies))] {
 		r := &st.Plies[i]
+		if len(r.Notation) != 3 { // pawn plies are a square ("e2"), walls "e3h"
+			continue
+		}
 		m, err := quoridor.ParseMove(r.Notation)
 		if err != nil || !m.IsWall() || !p.HasWall(m) {
 			continue
