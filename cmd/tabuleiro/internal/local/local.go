@@ -54,6 +54,10 @@ type Options struct {
 	ReconnectWindow, FirstPlyTimeout time.Duration
 	// Now, when set, is the match service's clock (tests move it on).
 	Now func() time.Time
+
+	// saveInterval, when set, replaces the 5 s between timed snapshots of
+	// the embedded Redis (tests set it long to see the per-ply saves).
+	saveInterval time.Duration
 }
 
 // Server is the lobby, match and bot services in one process, on one gRPC
@@ -80,6 +84,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}
 	if o.KeyPrefix == "" {
 		o.KeyPrefix = "tabuleiro:"
+	}
+	if o.saveInterval == 0 {
+		o.saveInterval = 5 * time.Second
 	}
 	logger := o.Logger
 	if logger == nil {
@@ -115,18 +122,28 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			return nil, err
 		}
 		saveCtx, stopSaving := context.WithCancel(ctx)
+		// Every event of a match (a ply, say) is published on the match's
+		// channel, <match key prefix>m:{id}:c: save after each, so that
+		// a crash loses no ply; the timer is a backstop.
+		subscribed, err := r.SaveOnPublish(saveCtx, globQuote(o.KeyPrefix+"match:m:")+"*:c")
+		if err != nil {
+			stopSaving()
+			_ = r.Close()
+			return nil, err
+		}
 		saved := make(chan struct{})
 		go func() {
 			defer close(saved)
-			r.SaveEvery(saveCtx, 5*time.Second, func(err error) { logger.Warn("redis snapshot failed", "err", err) })
+			r.SaveEvery(saveCtx, o.saveInterval, func(err error) { logger.Warn("redis snapshot failed", "err", err) })
 		}()
 		s.closers = append(s.closers, func(context.Context) error {
 			stopSaving()
+			subscribed()
 			<-saved
 			return r.Close()
 		})
 		redisURL = r.URL()
-		live = "embedded Redis (miniredis), saved to " + snap + " every 5 s and on exit: games in progress persist"
+		live = "embedded Redis (miniredis), saved to " + snap + " after every ply, every 5 s and on exit: games in progress persist"
 	} else {
 		live = "Redis at " + redactURL(redisURL)
 	}

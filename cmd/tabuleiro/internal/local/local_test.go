@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,4 +244,73 @@ func TestBanner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 6: the embedded Redis is saved after every ply, not only every
+// 5 s and on exit. With the timer set to an hour, a ply shows up in
+// redis.jsonl while the server still runs.
+func TestEveryPlyIsSaved(t *testing.T) {
+	t.Parallel()
+	o := Options{DataDir: t.TempDir(), saveInterval: time.Hour}
+	c, _ := start(t, o)
+	p, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Lobby.PlayBot(p.Context(t.Context()), &lobbyv1.PlayBotRequest{
+		Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.GetMatchId()
+	st, err := c.Join(t.Context(), p, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: 1, Notation: "e2"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		r, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.GetPlyRejected() != nil {
+			t.Fatalf("e2 refused: %v", r.GetPlyRejected())
+		}
+		if r.GetEvent().GetPlyPlayed() != nil {
+			break
+		}
+	}
+	plies := "tabuleiro:match:m:{" + id + "}:p"
+	var last []string
+	testenv.Eventually(t, 10*time.Second, "the ply in "+plies+" of redis.jsonl", func() bool {
+		last = savedList(t, filepath.Join(o.DataDir, "redis.jsonl"), plies)
+		return len(last) > 0 && strings.Contains(last[0], "e2")
+	})
+}
+
+// savedList is the list saved under key in the snapshot at path; nil
+// when there is no snapshot yet or it lacks the key.
+func savedList(t *testing.T, path, key string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		var sk snapshotKey
+		if err := json.Unmarshal([]byte(line), &sk); err != nil {
+			t.Fatalf("snapshot line %q: %v", line, err)
+		}
+		if sk.Key == key {
+			return sk.List
+		}
+	}
+	return nil
 }

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 )
 
 // embeddedRedis is miniredis, the Redis-protocol server the services' own
@@ -25,6 +27,14 @@ type embeddedRedis struct {
 	// that are gone by the time they are read, as the services' writes
 	// between listing and reading make them.
 	keys func() []string
+	// kick asks SaveEvery for a save now. Its one-slot buffer coalesces
+	// requests: while a save runs, any number of requests make exactly
+	// one more.
+	kick chan struct{}
+	// c reads what miniredis's Go API would hand out unlocked: its
+	// SortedSet returns the live map, which the services change while a
+	// save reads it.
+	c *redis.Client
 }
 
 // startRedis serves an embedded Redis on a loopback port, first loading
@@ -35,9 +45,10 @@ func startRedis(path string) (*embeddedRedis, error) {
 	if err := m.StartAddr("127.0.0.1:0"); err != nil {
 		return nil, fmt.Errorf("start embedded redis: %w", err)
 	}
-	r := &embeddedRedis{m: m, path: path}
+	r := &embeddedRedis{m: m, path: path, kick: make(chan struct{}, 1), c: redis.NewClient(&redis.Options{Addr: m.Addr()})}
 	if path != "" {
 		if err := r.load(); err != nil {
+			_ = r.c.Close()
 			m.Close()
 			return nil, err
 		}
@@ -48,9 +59,10 @@ func startRedis(path string) (*embeddedRedis, error) {
 // URL is the redis:// URL of the server.
 func (r *embeddedRedis) URL() string { return "redis://" + r.m.Addr() + "/0" }
 
-// SaveEvery saves the snapshot every interval until ctx ends, so that a
-// crash loses at most that much of a game in progress (a clean exit saves
-// everything in Close).
+// SaveEvery saves the snapshot every interval, and whenever RequestSave
+// asks, until ctx ends, so that a crash loses at most that much of a game
+// in progress (a clean exit saves everything in Close). One save runs at
+// a time.
 func (r *embeddedRedis) SaveEvery(ctx context.Context, interval time.Duration, onErr func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -59,16 +71,65 @@ func (r *embeddedRedis) SaveEvery(ctx context.Context, interval time.Duration, o
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := r.save(); err != nil {
-				onErr(err)
-			}
+		case <-r.kick:
+		}
+		if err := r.save(); err != nil {
+			onErr(err)
 		}
 	}
+}
+
+// RequestSave asks SaveEvery for a save as soon as the one running (if
+// any) is done; it never blocks.
+func (r *embeddedRedis) RequestSave() {
+	select {
+	case r.kick <- struct{}{}:
+	default: // a save is already due: it will see this change too
+	}
+}
+
+// SaveOnPublish requests a save (RequestSave) after every message
+// published on a channel matching the glob pattern, until ctx ends; the
+// subscription is in place when it returns. The returned wait blocks until
+// the subscriber has stopped.
+func (r *embeddedRedis) SaveOnPublish(ctx context.Context, pattern string) (wait func(), err error) {
+	c := redis.NewClient(&redis.Options{Addr: r.m.Addr()})
+	ps := c.PSubscribe(ctx, pattern)
+	if _, err := ps.Receive(ctx); err != nil { // the subscription's confirmation
+		_ = ps.Close()
+		_ = c.Close()
+		return nil, fmt.Errorf("subscribe to %s: %w", pattern, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		msgs := ps.Channel()
+		for {
+			select {
+			case <-ctx.Done():
+				_ = ps.Close()
+				_ = c.Close()
+				return
+			case _, ok := <-msgs:
+				if !ok {
+					return
+				}
+				r.RequestSave()
+			}
+		}
+	}()
+	return func() { <-done }, nil
+}
+
+// globQuote escapes the characters special in a Redis glob pattern.
+func globQuote(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`).Replace(s)
 }
 
 // Close saves the snapshot and stops the server.
 func (r *embeddedRedis) Close() error {
 	err := r.save()
+	_ = r.c.Close()
 	r.m.Close()
 	return err
 }
@@ -163,7 +224,15 @@ func (r *embeddedRedis) dump(k string) (snapshotKey, error) {
 			sk.Hash[f] = r.m.HGet(k, f)
 		}
 	case "zset":
-		sk.ZSet, err = r.m.SortedSet(k)
+		var zs []redis.Z
+		zs, err = r.c.ZRangeWithScores(context.Background(), k, 0, -1).Result()
+		sk.ZSet = map[string]float64{}
+		for _, z := range zs {
+			sk.ZSet[z.Member.(string)] = z.Score
+		}
+		if err == nil && len(zs) == 0 {
+			err = errVanished
+		}
 	case "stream":
 		var entries []miniredis.StreamEntry
 		entries, err = r.m.Stream(k)

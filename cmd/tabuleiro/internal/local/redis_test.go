@@ -131,3 +131,28 @@ func TestRedisSaveSkipsVanishedKeys(t *testing.T) {
 		t.Fatalf("keys after reload %v, want [match:kept]", keys)
 	}
 }
+
+// Save requests made while a save is due (or running) coalesce into
+// exactly one more save, and RequestSave never blocks.
+func TestRedisSaveRequestsCoalesce(t *testing.T) {
+	t.Parallel()
+	r, err := startRedis("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	for range 5 {
+		r.RequestSave()
+	}
+	if got := len(r.kick); got != 1 {
+		t.Fatalf("%d saves pending after 5 requests; want 1", got)
+	}
+	<-r.kick // the save loop takes it and saves
+	if got := len(r.kick); got != 0 {
+		t.Fatalf("%d saves pending after one was taken; want 0", got)
+	}
+	r.RequestSave() // a request during that save: exactly one more
+	if got := len(r.kick); got != 1 {
+		t.Fatalf("%d saves pending after a request during a save; want 1", got)
+	}
+}
