@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -131,6 +132,12 @@ func (cn *connection) identity(ctx context.Context, name string, extra int) (cli
 		name = fmt.Sprintf("Player %d", extra+1)
 	}
 	return cn.c.Identity(ctx, filepath.Join(cn.dataDir, "identities.json"), key, name)
+}
+
+// knownExtra returns the id of the extra local player (the second player
+// of games at one keyboard) if one was ever signed in here, else "".
+func (cn *connection) knownExtra(extra int) string {
+	return client.KnownIdentity(filepath.Join(cn.dataDir, "identities.json"), fmt.Sprintf("%s#%d", cn.key, extra+1))
 }
 
 type playFlags struct {
@@ -327,6 +334,10 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		}
 	}
 	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr, addr: cn.c.Target(), local: cn.local != nil}
+	// A game at one keyboard resumes with both seats whatever --vs says.
+	if t.secondID = cn.knownExtra(1); !opp.local && t.secondID != "" {
+		t.loadSecond = func() (client.Player, error) { return cn.identity(ctx, "", 1) }
+	}
 	if f.auto {
 		return f.runAuto(ctx, e, t, gameList)
 	}
@@ -364,18 +375,23 @@ func gameChoice() string {
 
 // tables makes the tables the terminal client plays at.
 type tables struct {
-	c        *client.Client
-	me       client.Player
-	second   client.Player // the second player of a local game
-	opp      opponent
-	tc       *gamev1.TimeControl
-	password string
-	out      io.Writer // progress of rooms and queues, unless notify is set
-	notify   func(string)
-	addr     string // the server's address, for the invitation
-	local    bool   // the server runs in this process
-	game     gamev1.Game
-	variant  string
+	c      *client.Client
+	me     client.Player
+	second client.Player // the second player of a local game
+	// secondID is the second local player's id when one was ever signed
+	// in here; loadSecond signs it in when this run did not (--vs other
+	// than local), to resume a game at one keyboard.
+	secondID   string
+	loadSecond func() (client.Player, error)
+	opp        opponent
+	tc         *gamev1.TimeControl
+	password   string
+	out        io.Writer // progress of rooms and queues, unless notify is set
+	notify     func(string)
+	addr       string // the server's address, for the invitation
+	local      bool   // the server runs in this process
+	game       gamev1.Game
+	variant    string
 }
 
 // matchFor creates (or finds, for rooms and queues) a match and returns
@@ -563,6 +579,68 @@ func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]cli
 	return tb, nil
 }
 
+// resume joins the unfinished match id (one of active) with every seat
+// that a player of this keyboard holds: the person's, and the second
+// player's of a game at one keyboard whatever --vs says this time. The
+// title names the match's real opponent.
+func (t *tables) resume(ctx context.Context, active []*lobbyv1.MatchSummary, id string) (*tui.Table, error) {
+	seats := map[gamev1.Seat]client.Player{}
+	var title string
+	for _, m := range active {
+		if m.GetMatchId() != id {
+			continue
+		}
+		for _, p := range m.GetParticipants() {
+			switch pid := p.GetPlayerId(); {
+			case pid == t.me.ID:
+				seats[p.GetSeat()] = t.me
+			case pid != "" && pid == t.second.ID:
+				seats[p.GetSeat()] = t.second
+			case pid != "" && pid == t.secondID && t.loadSecond != nil:
+				second, err := t.loadSecond()
+				if err != nil {
+					return nil, err
+				}
+				t.second = second
+				seats[p.GetSeat()] = second
+			}
+		}
+		title = resumedTitle(m, t.me.ID, cmp.Or(t.second.ID, t.secondID))
+	}
+	if len(seats) == 0 {
+		return nil, fmt.Errorf("match %s has no seat of yours", id)
+	}
+	tb, err := t.table(ctx, id, seats)
+	if err == nil && title != "" {
+		tb.Title = title
+	}
+	return tb, err
+}
+
+// resumedTitle names the opponent of a resumed match as a new game's
+// title would (the flags of this run do not describe it).
+func resumedTitle(m *lobbyv1.MatchSummary, me, second string) string {
+	var others []string
+	mine := 0
+	for _, p := range m.GetParticipants() {
+		switch {
+		case p.GetPlayerId() == me:
+			mine++
+		case second != "" && p.GetPlayerId() == second:
+			others = append(others, "two players, one keyboard")
+		case p.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
+			lvl := strings.ToLower(strings.TrimPrefix(p.GetBotLevel().String(), "BOT_LEVEL_"))
+			others = append(others, "vs Bot ("+lvl+")")
+		default:
+			others = append(others, "vs "+p.GetDisplayName())
+		}
+	}
+	if mine == 0 || len(others) != 1 {
+		return ""
+	}
+	return others[0]
+}
+
 func unfinishedLine(n int) string {
 	if n == 1 {
 		return "you have an unfinished game: tabuleiro play --resume"
@@ -608,28 +686,7 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 			}
 			return t.table(ctx, id, seats)
 		},
-		Resume: func(id string) (*tui.Table, error) {
-			seats := map[gamev1.Seat]client.Player{}
-			for _, m := range active.GetMatches() {
-				if m.GetMatchId() != id {
-					continue
-				}
-				for _, p := range m.GetParticipants() {
-					switch p.GetPlayerId() {
-					case t.me.ID:
-						seats[p.GetSeat()] = t.me
-					case t.second.ID:
-						if t.second.ID != "" {
-							seats[p.GetSeat()] = t.second
-						}
-					}
-				}
-			}
-			if len(seats) == 0 {
-				return nil, fmt.Errorf("match %s has no seat of yours", id)
-			}
-			return t.table(ctx, id, seats)
-		},
+		Resume: func(id string) (*tui.Table, error) { return t.resume(ctx, active.GetMatches(), id) },
 	}
 	in, _ := e.stdin.(*os.File)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(e.stdout), tea.WithAltScreen()}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,5 +129,63 @@ func waitFinished(t *testing.T, c *client.Client, me client.Player, id string) *
 			t.Fatalf("match %s not over (err %v): %v", id, err, resp.GetMatch().GetStatus())
 		}
 		<-poll.C
+	}
+}
+
+// Resuming from the start screen seats everyone of this keyboard and names
+// the real opponent, whatever --vs says this time: a game at one keyboard
+// comes back with both seats (the second player signed in again from the
+// identities file), a game against bot:hard is titled so even when this
+// run said bot:easy.
+func TestResumeSeatsAndTitleFollowTheMatch(t *testing.T) {
+	t.Parallel()
+	c, _, ctx := startLocal(t)
+	ids := filepath.Join(t.TempDir(), "identities.json")
+	me, err := c.Identity(t.Context(), ids, "local", "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.Identity(t.Context(), ids, "local#2", "Player 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	atKeyboard := &tables{c: c, me: me, second: second, opp: opponent{local: true}, game: gamev1.Game_GAME_QUORIDOR, variant: "standard"}
+	localID, _, err := atKeyboard.localMatch(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot, err := c.Lobby.PlayBot(me.Context(ctx), &lobbyv1.PlayBotRequest{
+		Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_HARD, Seat: gamev1.Seat_SEAT_FIRST})
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := c.Lobby.ListActiveMatches(me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// This run: `play --vs bot:easy`, so no second player was signed in.
+	run := &tables{c: c, me: me, opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY, render: "vs Bot (easy)"},
+		secondID: client.KnownIdentity(ids, "local#2")}
+	run.loadSecond = func() (client.Player, error) { return c.Identity(ctx, ids, "local#2", "") }
+	tests := []struct {
+		id        string
+		wantSeats int
+		wantTitle string
+	}{
+		{localID, 2, "two players, one keyboard"},
+		{bot.GetMatchId(), 1, "vs Bot (hard)"},
+	}
+	for _, tt := range tests {
+		tb, err := run.resume(ctx, active.GetMatches(), tt.id)
+		if err != nil {
+			t.Fatalf("resume %s: %v", tt.id, err)
+		}
+		if len(tb.Seats) != tt.wantSeats || tb.Title != tt.wantTitle {
+			t.Errorf("resume %s: %d seats titled %q, want %d titled %q", tt.id, len(tb.Seats), tb.Title, tt.wantSeats, tt.wantTitle)
+		}
+		for _, s := range tb.Seats {
+			s.(*client.Stream).Close()
+		}
 	}
 }

@@ -114,6 +114,20 @@ func (c *Client) Identity(ctx context.Context, path, key, name string) (Player, 
 	return p, nil
 }
 
+// KnownIdentity returns the id of the player kept under key in the file
+// path, without signing in or refreshing; "" when there is none.
+func KnownIdentity(path, key string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	ids := map[string]Player{}
+	if json.Unmarshal(b, &ids) != nil {
+		return ""
+	}
+	return ids[key].ID
+}
+
 // Stream is one seat's Play stream. Send is safe for concurrent use.
 type Stream struct {
 	mu     sync.Mutex
