@@ -23,6 +23,7 @@ type Writer interface {
 type Outbox interface {
 	EnsureGroup(ctx context.Context, group string) error
 	ReadOutbox(ctx context.Context, group, consumer string, count int, block time.Duration) ([]redisstore.OutboxEntry, error)
+	ReadPending(ctx context.Context, group, consumer string, count int) ([]redisstore.OutboxEntry, error)
 	ClaimStale(ctx context.Context, group, consumer string, minIdle time.Duration, count int) ([]redisstore.OutboxEntry, error)
 	AckOutbox(ctx context.Context, group string, ids ...string) error
 }
@@ -35,6 +36,9 @@ type Config struct {
 	MinIdle  time.Duration // default 5s: a pending entry older than this is claimed again
 	Retry    time.Duration // default 500ms: pause after a failed write
 	Batch    int           // default 64
+	// DrainTimeout bounds the recording of waiting entries when Run's
+	// context ends (default 2s); what is left is recorded by the next run.
+	DrainTimeout time.Duration
 }
 
 // Recorder is the outbox consumer.
@@ -62,14 +66,24 @@ func New(out Outbox, w Writer, cfg Config, logger *slog.Logger) *Recorder {
 	if cfg.Batch <= 0 {
 		cfg.Batch = 64
 	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = 2 * time.Second
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	return &Recorder{out: out, w: w, cfg: cfg, log: logger}
 }
 
-// Run records until ctx ends.
+// Run records until ctx ends, then records what is already in the outbox
+// (for at most DrainTimeout), so that a game that ended just before a
+// shutdown is in the results when the process exits rather than on its
+// next start.
 func (r *Recorder) Run(ctx context.Context) error {
 	if err := r.out.EnsureGroup(ctx, r.cfg.Group); err != nil {
 		return err
 	}
+	defer r.drain(context.WithoutCancel(ctx))
 	for ctx.Err() == nil {
 		stale, err := r.out.ClaimStale(ctx, r.cfg.Group, r.cfg.Consumer, r.cfg.MinIdle, r.cfg.Batch)
 		if err == nil && len(stale) > 0 {
@@ -93,6 +107,41 @@ func (r *Recorder) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// drain records the entries waiting in the outbox without blocking — first
+// those this consumer read but did not acknowledge (a write the shutdown
+// interrupted), then new ones — until none is left, a write fails or
+// DrainTimeout passes.
+func (r *Recorder) drain(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.DrainTimeout)
+	defer cancel()
+	pending := true
+	for ctx.Err() == nil {
+		var (
+			entries []redisstore.OutboxEntry
+			err     error
+		)
+		if pending {
+			entries, err = r.out.ReadPending(ctx, r.cfg.Group, r.cfg.Consumer, r.cfg.Batch)
+			if err == nil && len(entries) == 0 {
+				pending = false
+				continue
+			}
+		} else {
+			entries, err = r.out.ReadOutbox(ctx, r.cfg.Group, r.cfg.Consumer, r.cfg.Batch, -1)
+		}
+		if err == nil && len(entries) > 0 {
+			err = r.record(ctx, entries)
+		}
+		if err != nil {
+			r.log.WarnContext(ctx, "record games on shutdown: left for the next start", "err", err)
+			return
+		}
+		if len(entries) == 0 {
+			return
+		}
+	}
 }
 
 // record writes entries in order and acknowledges those written; it stops

@@ -130,3 +130,128 @@ func TestOutageDelaysButNeverLosesOrDoubles(t *testing.T) {
 		t.Fatalf("%d records after recovery, want 5", n)
 	}
 }
+
+// stalled is an Outbox whose blocking reads (the run loop's) see nothing
+// until their context ends, as when a game ends just as the process is
+// told to stop; non-blocking reads (the shutdown drain's) pass through.
+type stalled struct {
+	*redisstore.Store
+	reading chan struct{} // closed at the first blocking read
+	once    sync.Once
+}
+
+func (s *stalled) ReadOutbox(ctx context.Context, group, consumer string, count int, block time.Duration) ([]redisstore.OutboxEntry, error) {
+	if block >= 0 {
+		s.once.Do(func() { close(s.reading) })
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.Store.ReadOutbox(ctx, group, consumer, count, block)
+}
+
+type counting struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (c *counting) InsertGame(_ context.Context, r *match.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ids = append(c.ids, r.ID)
+	return nil
+}
+
+// A game in the outbox when the recorder is stopped is recorded before Run
+// returns (so `play --auto` then `history` shows it), not on the next start.
+func TestStopRecordsWhatIsWaiting(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix, FinishedTTL: time.Minute})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	hub := redisstore.NewHub(ctx, store, nil)
+	go func() { _ = hub.Run(ctx) }()
+	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}}, match.Config{})
+	st, err := svc.Create(ctx, match.CreateParams{
+		RequestID: "r", Game: engine.Quoridor,
+		Seats: []match.Participant{{PlayerID: "p1", DisplayName: "One"}, {PlayerID: "p2", DisplayName: "Two"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Resign(ctx, st.ID, engine.Second); err != nil {
+		t.Fatal(err)
+	}
+	w := &counting{}
+	out := &stalled{Store: store, reading: make(chan struct{})}
+	rec := recorder.New(out, w, recorder.Config{Consumer: "instance-0", MinIdle: time.Hour}, nil)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- rec.Run(runCtx) }()
+	<-out.reading
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.ids) != 1 || w.ids[0] != st.ID {
+		t.Errorf("recorded %v when stopped, want [%s]", w.ids, st.ID)
+	}
+}
+
+// interrupted is a Writer whose first write lasts until its context ends,
+// as a write cut short by a shutdown; later writes are recorded.
+type interrupted struct {
+	counting
+	writing chan struct{}
+	once    sync.Once
+	first   atomic.Bool
+}
+
+func (w *interrupted) InsertGame(ctx context.Context, r *match.Record) error {
+	if w.first.CompareAndSwap(false, true) {
+		w.once.Do(func() { close(w.writing) })
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return w.counting.InsertGame(ctx, r)
+}
+
+// A game whose write a shutdown interrupts (read from the outbox, not yet
+// acknowledged) is written again before Run returns.
+func TestStopFinishesAnInterruptedWrite(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix, FinishedTTL: time.Minute})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	hub := redisstore.NewHub(ctx, store, nil)
+	go func() { _ = hub.Run(ctx) }()
+	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}}, match.Config{})
+	st, err := svc.Create(ctx, match.CreateParams{
+		RequestID: "r", Game: engine.Quoridor,
+		Seats: []match.Participant{{PlayerID: "p1", DisplayName: "One"}, {PlayerID: "p2", DisplayName: "Two"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Resign(ctx, st.ID, engine.First); err != nil {
+		t.Fatal(err)
+	}
+	w := &interrupted{writing: make(chan struct{})}
+	rec := recorder.New(store, w, recorder.Config{Consumer: "instance-0", MinIdle: time.Hour}, nil)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- rec.Run(runCtx) }()
+	<-w.writing
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.ids) != 1 || w.ids[0] != st.ID {
+		t.Errorf("recorded %v when stopped mid-write, want [%s]", w.ids, st.ID)
+	}
+}

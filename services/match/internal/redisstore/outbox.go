@@ -47,6 +47,25 @@ func (s *Store) ReadOutbox(ctx context.Context, group, consumer string, count in
 	return out, nil
 }
 
+// ReadPending returns up to count entries that consumer read but has not
+// acknowledged (a write interrupted by a shutdown), oldest first.
+func (s *Store) ReadPending(ctx context.Context, group, consumer string, count int) ([]OutboxEntry, error) {
+	res, err := s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: group, Consumer: consumer, Streams: []string{s.outboxKey(), "0"}, Count: int64(count), Block: -1,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read pending outbox: %w", err)
+	}
+	var out []OutboxEntry
+	for _, st := range res {
+		out = append(out, decodeEntries(st.Messages)...)
+	}
+	return out, nil
+}
+
 // ClaimStale takes over entries another consumer read but did not
 // acknowledge within minIdle (a recorder that crashed, or a write that
 // failed).
