@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,5 +35,29 @@ func TestMigrateNeedsURL(t *testing.T) {
 	code, _, errOut := runWithEnv(t, nil, "migrate")
 	if code != 2 || !strings.Contains(errOut, "TABULEIRO_DATABASE_URL") {
 		t.Fatalf("exit %d, stderr %q; want 2 naming TABULEIRO_DATABASE_URL", code, errOut)
+	}
+}
+
+// A data directory whose results database was deleted (or replaced) keeps
+// an identity the server no longer knows: stats then start afresh with a
+// new guest instead of failing for good.
+func TestStatsAfterTheResultsDatabaseIsGone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if code, _, errOut := runWithEnv(t, nil, "stats", "--data-dir", dir); code != 0 {
+		t.Fatalf("first stats: exit %d, stderr %q", code, errOut)
+	}
+	dbs, _ := filepath.Glob(filepath.Join(dir, "results.db*"))
+	if len(dbs) == 0 {
+		t.Fatalf("no results.db in %s", dir)
+	}
+	for _, f := range dbs {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runWithEnv(t, nil, "stats", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "AGAINST BOTS") {
+		t.Fatalf("stats without the results database: exit %d, stdout %q, stderr %q; want exit 0 and empty stats", code, out, errOut)
 	}
 }

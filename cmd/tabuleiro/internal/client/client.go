@@ -81,6 +81,9 @@ func (c *Client) Identity(ctx context.Context, path, key, name string) (Player, 
 		return Player{}, err
 	}
 	p, ok := ids[key]
+	if ok && !c.knows(ctx, p) {
+		ok = false // the server lost its players (a new database): a new guest
+	}
 	switch {
 	case ok && time.Until(p.ExpiresAt) > time.Hour:
 		return p, nil
@@ -112,6 +115,14 @@ func (c *Client) Identity(ctx context.Context, path, key, name string) (Player, 
 		return Player{}, fmt.Errorf("keep identity: %w", err)
 	}
 	return p, nil
+}
+
+// knows reports whether the server still knows player p: false only when
+// it says NotFound for p's own stats (its database was replaced), so a
+// server that is merely unreachable keeps the identity.
+func (c *Client) knows(ctx context.Context, p Player) bool {
+	_, err := c.Lobby.GetStats(p.Context(ctx), &lobbyv1.GetStatsRequest{})
+	return status.Code(err) != codes.NotFound
 }
 
 // KnownIdentity returns the id of the player kept under key in the file
