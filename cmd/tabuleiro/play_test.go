@@ -103,13 +103,22 @@ func TestReplayRealGames(t *testing.T) {
 	if len(files) < 10 {
 		t.Fatalf("found %d real game records, want at least 10", len(files))
 	}
-	for _, file := range files {
+	for i, file := range files {
 		g := engine.Game(strings.Split(filepath.Base(file), "-")[0])
 		want, wantCode := engineOutcome(t, g, file)
-		code, out, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", string(g), file)
-		if code != wantCode || !strings.Contains(out, "outcome: "+want+"\n") {
-			t.Errorf("%s: exit %d, want %d and outcome %q\nstdout:\n%s\nstderr:\n%s", file, code, wantCode, want, out, errOut)
+		args := []string{"replay", "--server", srv.Addr(), file}
+		if i%2 == 0 { // the others take the game from the record's header
+			args = append(args, "--game", string(g))
 		}
+		code, out, errOut := runWithEnv(t, vars, args...)
+		if code != wantCode || !strings.Contains(out, "outcome: "+want+"\n") || strings.Count(out, "outcome:") != 1 {
+			t.Errorf("%s: exit %d, want %d and the outcome %q once\nstdout:\n%s\nstderr:\n%s", file, code, wantCode, want, out, errOut)
+		}
+	}
+	// A --game that contradicts the record's header is refused.
+	code, _, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", "corners", files[0])
+	if code != 2 || !strings.Contains(errOut, "--game says corners") {
+		t.Errorf("replay --game corners of %s: exit %d, stderr %q; want 2 and the disagreement named", files[0], code, errOut)
 	}
 }
 

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -220,7 +222,7 @@ func newReplayCommand(e *env) *cobra.Command {
 	var f serverFlags
 	var game, variant string
 	c := &cobra.Command{
-		Use:   "replay --game G FILE",
+		Use:   "replay [--game G] FILE",
 		Short: "Replay a game record through the match service and print the outcome",
 		Long: "Replay a record (`# key: value` header lines, then the plies; '-' reads\n" +
 			"standard input) through the match service: an unrated match created with the\n" +
@@ -244,7 +246,10 @@ func newReplayCommand(e *env) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 1, err: fmt.Errorf("record: %w", err)}
 			}
-			g := engine.Game(game)
+			g, err := recordGame(game, rec)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
 			if variant, err = variantOf(g, variant); err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -252,9 +257,29 @@ func newReplayCommand(e *env) *cobra.Command {
 		},
 	}
 	f.register(c)
-	c.Flags().StringVar(&game, "game", "quoridor", "quoridor, corners or banqi")
+	c.Flags().StringVar(&game, "game", "", "quoridor, corners or banqi (default: the record's game header, else quoridor)")
 	c.Flags().StringVar(&variant, "variant", "", "variant id (default: the game's first)")
 	return c
+}
+
+// recordGame is the game to replay rec as: --game (flag) when given, which
+// must agree with the record's "# game:" header when it has one (its first
+// word), else the header's, else Quoridor.
+func recordGame(flag string, rec engine.Record) (engine.Game, error) {
+	var header string
+	if h, ok := rec.Header("game"); ok {
+		if f := strings.Fields(h); len(f) > 0 {
+			header = strings.ToLower(f[0])
+		}
+	}
+	g := cmp.Or(flag, header, string(engine.Quoridor))
+	if !slices.Contains(games.List(), engine.Game(g)) {
+		return "", fmt.Errorf("unknown game %s (want %s)", g, gameChoice())
+	}
+	if header != "" && flag != "" && header != flag {
+		return "", fmt.Errorf("the record is a %s game (its # game: header); --game says %s", header, flag)
+	}
+	return engine.Game(g), nil
 }
 
 func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant string, rec engine.Record) error {
@@ -302,7 +327,11 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 	fmt.Fprintf(e.stdout, "match %s: %d of %d plies played\n", id, res.Plies, len(rec.Plies))
 	if res.Final != nil {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
-			fmt.Fprint(e.stdout, view.Render())
+			for line := range strings.Lines(view.Render()) {
+				if !strings.HasPrefix(line, "outcome:") { // said once, below, in words
+					fmt.Fprint(e.stdout, line)
+				}
+			}
 		}
 	}
 	fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, res.Outcome))
