@@ -74,7 +74,7 @@ func newBotsCommand(e *env) *cobra.Command {
 	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
 	f.StringVar(&server, "server", "", "play through the bot service at this address (host:port, plaintext) instead of in this process")
-	f.StringVar(&tokenKey, "token-key", os.Getenv("TABULEIRO_TOKEN_KEY"), "with --server: the services' token key, to sign a service credential (default $TABULEIRO_TOKEN_KEY)")
+	f.StringVar(&tokenKey, "token-key", os.Getenv("TABULEIRO_TOKEN_KEY"), "with --server: the services' token key, to sign a service credential")
 	c.Flags().Lookup("token-key").DefValue = "$TABULEIRO_TOKEN_KEY"
 	_ = c.MarkFlagRequired("a")
 	_ = c.MarkFlagRequired("b")

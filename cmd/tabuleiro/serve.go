@@ -17,8 +17,9 @@ func newServeCommand(e *env) *cobra.Command {
 		Short: "Run the lobby, match and bot services in one process, on one port",
 		Long: "Run the lobby, match and bot services in this process, all on one gRPC port,\n" +
 			"with the same service code as production. Live state goes to an embedded Redis\n" +
-			"(miniredis, saved to the data directory on exit) unless --redis-url is given;\n" +
-			"results (history, ratings, stats) go to an embedded SQLite file in the data\n" +
+			"(miniredis, saved to the data directory after every ply, every 5 s and on\n" +
+			"exit) unless --redis-url is given; results (history, ratings, stats) go to an\n" +
+			"embedded SQLite file in the data\n" +
 			"directory unless --database-url (PostgreSQL) is given. The token key is\n" +
 			"generated once and kept in the data directory. Stops on Ctrl-C.",
 		Args: cobra.NoArgs,
@@ -45,6 +46,7 @@ func newServeCommand(e *env) *cobra.Command {
 		},
 	}
 	f.register(c)
+	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	return c
 }

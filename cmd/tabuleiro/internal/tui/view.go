@@ -99,8 +99,8 @@ func (m *Model) offerView() string {
 		for _, p := range s.GetParticipants() {
 			names = append(names, p.GetDisplayName())
 		}
-		fmt.Fprintf(&b, "%s%s %s: %s, %d plies\n", cur, gameName(s.GetGame()), s.GetVariant(),
-			strings.Join(names, " vs "), s.GetPlyCount())
+		fmt.Fprintf(&b, "%s%s %s: %s, %s\n", cur, gameName(s.GetGame()), s.GetVariant(),
+			strings.Join(names, " vs "), count(int(s.GetPlyCount()), "ply", "plies"))
 	}
 	b.WriteString("\nr: resume · n: new game · q: quit\n")
 	return b.String()
@@ -485,4 +485,12 @@ func pieceColour(p gamev1.BanqiPiece) lipgloss.Color {
 		return colBanqiBlack
 	}
 	return colBanqiRed
+}
+
+// count says n things: "1 ply", "2 plies".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
