@@ -557,6 +557,15 @@ func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client
 // table joins a match for the seats played here.
 func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]client.Player) (*tui.Table, error) {
 	tb := &tui.Table{MatchID: id, Title: t.opp.render, Seats: map[gamev1.Seat]tui.Conn{}}
+	if t.opp.room != "" || t.opp.queue { // name the person met there
+		if m, err := t.c.Match.GetMatch(t.me.Context(ctx), &matchv1.GetMatchRequest{MatchId: id}); err == nil {
+			for _, s := range m.GetMatch().GetSeats() {
+				if p := s.GetParticipant(); p.GetPlayerId() != t.me.ID && p.GetDisplayName() != "" {
+					tb.Title = "vs " + p.GetDisplayName()
+				}
+			}
+		}
+	}
 	var streams []*client.Stream
 	for seat, p := range seats {
 		st, err := t.c.Join(ctx, p, id, 0)

@@ -64,10 +64,14 @@ func TestRoomInviteAndJoin(t *testing.T) {
 		for name, side := range map[string]struct {
 			t     *tables
 			seats map[gamev1.Seat]client.Player
-		}{"host": {th, h.seats}, "guest": {tg, gseats}} {
+			title string
+		}{"host": {th, h.seats, "vs Bea"}, "guest": {tg, gseats, "vs Ana"}} {
 			tb, err := side.t.table(ctx, gid, side.seats)
 			if err != nil {
 				t.Fatalf("%s: %s joins the match: %v", by, name, err)
+			}
+			if tb.Title != side.title {
+				t.Errorf("%s: %s's table is titled %q, want %q", by, name, tb.Title, side.title)
 			}
 			for seat, conn := range tb.Seats {
 				r, err := conn.Recv()
