@@ -165,23 +165,8 @@ func (c *counting) InsertGame(_ context.Context, r *match.Record) error {
 // returns (so `play --auto` then `history` shows it), not on the next start.
 func TestStopRecordsWhatIsWaiting(t *testing.T) {
 	t.Parallel()
-	rdb, prefix := testenv.Redis(t)
-	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix, FinishedTTL: time.Minute})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	hub := redisstore.NewHub(ctx, store, nil)
-	go func() { _ = hub.Run(ctx) }()
-	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}}, match.Config{})
-	st, err := svc.Create(ctx, match.CreateParams{
-		RequestID: "r", Game: engine.Quoridor,
-		Seats: []match.Participant{{PlayerID: "p1", DisplayName: "One"}, {PlayerID: "p2", DisplayName: "Two"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Resign(ctx, st.ID, engine.Second); err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	store, id := resignedMatch(t)
 	w := &counting{}
 	out := &stalled{Store: store, reading: make(chan struct{})}
 	rec := recorder.New(out, w, recorder.Config{Consumer: "instance-0", MinIdle: time.Hour}, nil)
@@ -195,8 +180,8 @@ func TestStopRecordsWhatIsWaiting(t *testing.T) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.ids) != 1 || w.ids[0] != st.ID {
-		t.Errorf("recorded %v when stopped, want [%s]", w.ids, st.ID)
+	if len(w.ids) != 1 || w.ids[0] != id {
+		t.Errorf("recorded %v when stopped, want [%s]", w.ids, id)
 	}
 }
 
@@ -222,23 +207,8 @@ func (w *interrupted) InsertGame(ctx context.Context, r *match.Record) error {
 // acknowledged) is written again before Run returns.
 func TestStopFinishesAnInterruptedWrite(t *testing.T) {
 	t.Parallel()
-	rdb, prefix := testenv.Redis(t)
-	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix, FinishedTTL: time.Minute})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	hub := redisstore.NewHub(ctx, store, nil)
-	go func() { _ = hub.Run(ctx) }()
-	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}}, match.Config{})
-	st, err := svc.Create(ctx, match.CreateParams{
-		RequestID: "r", Game: engine.Quoridor,
-		Seats: []match.Participant{{PlayerID: "p1", DisplayName: "One"}, {PlayerID: "p2", DisplayName: "Two"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Resign(ctx, st.ID, engine.First); err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	store, id := resignedMatch(t)
 	w := &interrupted{writing: make(chan struct{})}
 	rec := recorder.New(store, w, recorder.Config{Consumer: "instance-0", MinIdle: time.Hour}, nil)
 	runCtx, stop := context.WithCancel(ctx)
@@ -251,7 +221,31 @@ func TestStopFinishesAnInterruptedWrite(t *testing.T) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.ids) != 1 || w.ids[0] != st.ID {
-		t.Errorf("recorded %v when stopped mid-write, want [%s]", w.ids, st.ID)
+	if len(w.ids) != 1 || w.ids[0] != id {
+		t.Errorf("recorded %v when stopped mid-write, want [%s]", w.ids, id)
 	}
+}
+
+// resignedMatch stores a match that ended by resignation, so its record
+// waits in the outbox, and returns the store and the match id.
+func resignedMatch(t *testing.T) (*redisstore.Store, string) {
+	t.Helper()
+	rdb, prefix := testenv.Redis(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix, FinishedTTL: time.Minute})
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	hub := redisstore.NewHub(ctx, store, nil)
+	go func() { _ = hub.Run(ctx) }()
+	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}}, match.Config{})
+	st, err := svc.Create(ctx, match.CreateParams{
+		RequestID: "r", Game: engine.Quoridor,
+		Seats: []match.Participant{{PlayerID: "p1", DisplayName: "One"}, {PlayerID: "p2", DisplayName: "Two"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Resign(ctx, st.ID, engine.Second); err != nil {
+		t.Fatal(err)
+	}
+	return store, st.ID
 }

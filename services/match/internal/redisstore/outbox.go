@@ -31,33 +31,26 @@ func (s *Store) EnsureGroup(ctx context.Context, group string) error {
 
 // ReadOutbox returns new outbox entries for consumer, waiting up to block.
 func (s *Store) ReadOutbox(ctx context.Context, group, consumer string, count int, block time.Duration) ([]OutboxEntry, error) {
+	return s.readGroup(ctx, group, consumer, ">", count, block)
+}
+
+// ReadPending returns up to count entries that consumer read but has not
+// acknowledged (a write interrupted by a shutdown), oldest first.
+func (s *Store) ReadPending(ctx context.Context, group, consumer string, count int) ([]OutboxEntry, error) {
+	return s.readGroup(ctx, group, consumer, "0", count, -1)
+}
+
+// readGroup reads the outbox for consumer from id (">" new entries, "0"
+// its pending ones); a negative block does not wait.
+func (s *Store) readGroup(ctx context.Context, group, consumer, id string, count int, block time.Duration) ([]OutboxEntry, error) {
 	res, err := s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: group, Consumer: consumer, Streams: []string{s.outboxKey(), ">"}, Count: int64(count), Block: block,
+		Group: group, Consumer: consumer, Streams: []string{s.outboxKey(), id}, Count: int64(count), Block: block,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read outbox: %w", err)
-	}
-	var out []OutboxEntry
-	for _, st := range res {
-		out = append(out, decodeEntries(st.Messages)...)
-	}
-	return out, nil
-}
-
-// ReadPending returns up to count entries that consumer read but has not
-// acknowledged (a write interrupted by a shutdown), oldest first.
-func (s *Store) ReadPending(ctx context.Context, group, consumer string, count int) ([]OutboxEntry, error) {
-	res, err := s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: group, Consumer: consumer, Streams: []string{s.outboxKey(), "0"}, Count: int64(count), Block: -1,
-	}).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read pending outbox: %w", err)
 	}
 	var out []OutboxEntry
 	for _, st := range res {
