@@ -133,21 +133,7 @@ func TestUnfinishedGameSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	o := Options{DataDir: t.TempDir()}
 	c, stop := start(t, o)
-	p, err := c.SignIn(t.Context(), "Ana")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := c.Lobby.PlayBot(p.Context(t.Context()), &lobbyv1.PlayBotRequest{
-		Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := resp.GetMatchId()
-	st, err := c.Join(t.Context(), p, id, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, id, st := joinBotGame(t, c)
 	if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: 1, Notation: "e2"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -253,21 +239,7 @@ func TestEveryPlyIsSaved(t *testing.T) {
 	t.Parallel()
 	o := Options{DataDir: t.TempDir(), saveInterval: time.Hour}
 	c, _ := start(t, o)
-	p, err := c.SignIn(t.Context(), "Ana")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := c.Lobby.PlayBot(p.Context(t.Context()), &lobbyv1.PlayBotRequest{
-		Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := resp.GetMatchId()
-	st, err := c.Join(t.Context(), p, id, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, id, st := joinBotGame(t, c)
 	defer st.Close()
 	if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: 1, Notation: "e2"}}}); err != nil {
 		t.Fatal(err)
@@ -313,4 +285,25 @@ func savedList(t *testing.T, path, key string) []string {
 		}
 	}
 	return nil
+}
+
+// joinBotGame signs in a player, starts a Quoridor game against bot:easy
+// with the player first, and joins it.
+func joinBotGame(t *testing.T, c *client.Client) (client.Player, string, *client.Stream) {
+	t.Helper()
+	p, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Lobby.PlayBot(p.Context(t.Context()), &lobbyv1.PlayBotRequest{
+		Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Join(t.Context(), p, resp.GetMatchId(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, resp.GetMatchId(), st
 }

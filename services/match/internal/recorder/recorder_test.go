@@ -165,19 +165,11 @@ func (c *counting) InsertGame(_ context.Context, r *match.Record) error {
 // returns (so `play --auto` then `history` shows it), not on the next start.
 func TestStopRecordsWhatIsWaiting(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	store, id := resignedMatch(t)
 	w := &counting{}
 	out := &stalled{Store: store, reading: make(chan struct{})}
 	rec := recorder.New(out, w, recorder.Config{Consumer: "instance-0", MinIdle: time.Hour}, nil)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- rec.Run(runCtx) }()
-	<-out.reading
-	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runUntil(t, rec, out.reading)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.ids) != 1 || w.ids[0] != id {
@@ -207,18 +199,10 @@ func (w *interrupted) InsertGame(ctx context.Context, r *match.Record) error {
 // acknowledged) is written again before Run returns.
 func TestStopFinishesAnInterruptedWrite(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	store, id := resignedMatch(t)
 	w := &interrupted{writing: make(chan struct{})}
 	rec := recorder.New(store, w, recorder.Config{Consumer: "instance-0", MinIdle: time.Hour}, nil)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- rec.Run(runCtx) }()
-	<-w.writing
-	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runUntil(t, rec, w.writing)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.ids) != 1 || w.ids[0] != id {
@@ -248,4 +232,17 @@ func resignedMatch(t *testing.T) (*redisstore.Store, string) {
 		t.Fatal(err)
 	}
 	return store, st.ID
+}
+
+// runUntil runs rec until ready is closed, then stops it and waits.
+func runUntil(t *testing.T, rec *recorder.Recorder, ready <-chan struct{}) {
+	t.Helper()
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- rec.Run(ctx) }()
+	<-ready
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }
