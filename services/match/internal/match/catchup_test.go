@@ -12,7 +12,8 @@ import (
 	"tabuleiro.dev/services/match/internal/testenv"
 )
 
-// countingStore counts the ply records that Load returns.
+// countingStore counts the ply records that Load returns beyond the one a
+// catching-up caller already holds.
 type countingStore struct {
 	*redisstore.Store
 	plies atomic.Int64
@@ -20,8 +21,12 @@ type countingStore struct {
 
 func (c *countingStore) Load(ctx context.Context, id string, have int) (*match.State, int, error) {
 	st, total, err := c.Store.Load(ctx, id, have)
-	if st != nil {
-		c.plies.Add(int64(len(st.Plies)))
+	if st != nil && len(st.Plies) > 0 {
+		n := len(st.Plies)
+		if have > 0 {
+			n-- // the caller's last ply, which it checks
+		}
+		c.plies.Add(int64(n))
 	}
 	return st, total, err
 }

@@ -27,6 +27,7 @@ type Config struct {
 	BotCallTimeout  time.Duration // default 3s
 	BotBudget       time.Duration // default 500ms
 	ResyncInterval  time.Duration // default 2s: a Feed re-reads the stream this often when idle
+	CacheIdle       time.Duration // default 10m: a cached match unused this long is dropped
 	MaxAttempts     int           // default 8: optimistic retries of one action
 	// LeaseTTL is how long a connected seat (or spectator) counts without
 	// its instance renewing it (default 10s); LeaseRenew is how often an
@@ -49,6 +50,7 @@ func (c Config) withDefaults() Config {
 	def(&c.BotCallTimeout, 3*time.Second)
 	def(&c.BotBudget, 500*time.Millisecond)
 	def(&c.ResyncInterval, 2*time.Second)
+	def(&c.CacheIdle, 10*time.Minute)
 	def(&c.LeaseTTL, 10*time.Second)
 	def(&c.LeaseRenew, 3*time.Second)
 	if c.MaxAttempts <= 0 {
@@ -88,9 +90,10 @@ type Service struct {
 }
 
 type entry struct {
-	mu  sync.Mutex
-	st  *State
-	pos engine.Position
+	mu   sync.Mutex
+	st   *State
+	pos  engine.Position
+	used int64 // unix ms of the last use, under Service.mu
 }
 
 // NewService returns a Service; call Run to sweep deadlines and drive bots.
@@ -252,6 +255,9 @@ func (s *Service) Get(ctx context.Context, id string) (*State, engine.Position, 
 	if err := s.reload(ctx, id, e); err != nil {
 		return nil, nil, err
 	}
+	if e.st.Status == StatusFinished {
+		s.forget(id) // nothing more happens to it; readers get it from the store
+	}
 	return e.st.clone(), e.pos, nil
 }
 
@@ -263,7 +269,20 @@ func (s *Service) entry(id string) *entry {
 		e = &entry{}
 		s.cache[id] = e
 	}
+	e.used = s.nowMS()
 	return e
+}
+
+// evictIdle drops the cached matches unused since before (unix ms): a
+// match this instance stopped serving, or one that ended elsewhere.
+func (s *Service) evictIdle(before int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, e := range s.cache {
+		if e.used < before {
+			delete(s.cache, id)
+		}
+	}
 }
 
 func (s *Service) forget(id string) {
@@ -292,20 +311,25 @@ func (s *Service) reload(ctx context.Context, id string, e *entry) error {
 	return s.catchUp(ctx, id, e, have, st, total)
 }
 
-// catchUp sets e to st, read from the store with the plies after the
-// first have of total: they are played on e's position when e holds
-// those have plies, else the match is read whole and replayed.
+// catchUp sets e to st, read from the store with its plies from number
+// have on (all when have is 0) of total. When e holds have plies and its
+// last is the stored one, only the plies after it are played on e's
+// position; otherwise (e is empty or behind an older copy, or the store
+// lost writes and took other plies since) the match is read whole and
+// replayed.
 func (s *Service) catchUp(ctx context.Context, id string, e *entry, have int, st *State, total int) error {
-	if have > 0 && e.st != nil && e.pos != nil && len(e.st.Plies) == have {
-		if st.Version == e.st.Version && total == have {
-			return nil
-		}
-		if total == have+len(st.Plies) {
-			if pos, err := playOn(e.pos, st.Plies); err == nil {
-				st.Plies = append(e.st.Plies[:have:have], st.Plies...)
-				e.st, e.pos = st, pos
-				return nil
+	if have > 0 && e.st != nil && e.pos != nil && len(e.st.Plies) == have &&
+		len(st.Plies) > 0 && st.Plies[0] == e.st.Plies[have-1] && total == have+len(st.Plies)-1 {
+		news := st.Plies[1:]
+		pos, err := playOn(e.pos, news)
+		if err == nil {
+			if len(news) == 0 {
+				st.Plies = e.st.Plies
+			} else {
+				st.Plies = append(e.st.Plies[:have:have], news...)
 			}
+			e.st, e.pos = st, pos
+			return nil
 		}
 	}
 	if have > 0 || total != len(st.Plies) {
@@ -342,11 +366,11 @@ func (s *Service) Observe(p Published) {
 		return
 	}
 	st, plies, err := p.Decode()
-	if err != nil || (len(plies) > 0 && plies[0].Number != len(e.st.Plies)+1) {
+	if err != nil || !follows(e.st, st, plies, p.Seq, p.Events) {
 		return
 	}
 	pos, err := playOn(e.pos, plies)
-	if err != nil {
+	if err != nil || (st.Status != StatusFinished && st.ToMove != pos.ToMove()) {
 		return
 	}
 	n := len(e.st.Plies)
@@ -355,6 +379,30 @@ func (s *Service) Observe(p Published) {
 	if st.Status == StatusFinished {
 		s.forget(p.ID)
 	}
+}
+
+// follows reports whether next, with its new plies, can be the commit
+// after prev of events events, the last with seq: the same match and
+// seats, plies numbered on from prev's, event seqs following prev's. A
+// message that fails this (damaged, or not written by a commit) is
+// ignored, and the cache catches up from the store instead.
+func follows(prev, next *State, plies []PlyRecord, seq int64, events int) bool {
+	if next.Check(prev.ID) != nil || next.Game != prev.Game || next.Variant != prev.Variant ||
+		next.Layout != prev.Layout || next.Players != prev.Players || next.LastSeq != seq || seq-int64(events) != prev.LastSeq {
+		return false
+	}
+	for i := range prev.Players {
+		if next.Seats[i].Participant.PlayerID != prev.Seats[i].Participant.PlayerID ||
+			next.Seats[i].Participant.BotLevel != prev.Seats[i].Participant.BotLevel {
+			return false
+		}
+	}
+	for i, p := range plies {
+		if p.Number != len(prev.Plies)+1+i {
+			return false
+		}
+	}
+	return true
 }
 
 // playOn plays the recorded plies on pos.
@@ -575,6 +623,7 @@ func (s *Service) Run(ctx context.Context) error {
 			s.Sweep(ctx)
 		case <-renew.C:
 			s.Renew(ctx)
+			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
 		}
 	}
 }
@@ -595,11 +644,23 @@ func (s *Service) Sweep(ctx context.Context) {
 		if err != nil || !won {
 			continue
 		}
-		if err := s.fire(ctx, id); err != nil && ctx.Err() == nil {
+		if err := s.fireSafely(ctx, id); err != nil && ctx.Err() == nil {
 			s.d.Logger.WarnContext(ctx, "fire deadline", "match_id", id, "err", err)
 		}
 	}
 	s.sweepLeases(ctx, now)
+}
+
+// fireSafely fires id's deadline; a panic (a damaged match) becomes its
+// error, so one match cannot stop the sweeper of every other.
+func (s *Service) fireSafely(ctx context.Context, id string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.forget(id)
+			err = fmt.Errorf("panic firing the deadline of match %s: %v", id, r)
+		}
+	}()
+	return s.fire(ctx, id)
 }
 
 func (s *Service) fire(ctx context.Context, id string) error {

@@ -288,3 +288,18 @@ type Event struct {
 	Seed     string         `json:"seed,omitempty"`
 	Layout   string         `json:"lay,omitempty"`
 }
+
+// Check reports a state that no commit writes, such as a damaged or forged
+// one: another match's id, a seat count other than 1 or 2, a side to move
+// that is not a seat.
+func (st *State) Check(id string) error {
+	switch {
+	case st.ID != id:
+		return fmt.Errorf("state of match %q under %q", st.ID, id)
+	case st.Players < 1 || st.Players > len(st.Seats):
+		return fmt.Errorf("state with %d players", st.Players)
+	case st.ToMove != engine.NoSeat && (st.ToMove < engine.First || int(st.ToMove-engine.First) >= st.Players):
+		return fmt.Errorf("state with seat %d to move", st.ToMove)
+	}
+	return nil
+}

@@ -12,9 +12,11 @@ type Store interface {
 	// Create stores a new match unless requestID already named one; it
 	// returns the id of the match stored under requestID.
 	Create(ctx context.Context, requestID string, st *State, deadline int64) (string, error)
-	// Load returns a match with its version and its plies after the first
-	// have (0: all of them), and the number of plies stored in all; a cache
-	// that holds the first have plies appends the rest. ErrNotFound.
+	// Load returns a match with its version, the number of plies stored in
+	// all, and in st.Plies the stored plies from number have on (all when
+	// have is 0): a cache that holds the first have plies checks that its
+	// last one is the stored one (the store did not lose writes and take
+	// other plies since) and appends the rest. ErrNotFound.
 	Load(ctx context.Context, id string, have int) (st *State, total int, err error)
 	// Commit writes c atomically if the stored version is still
 	// c.PrevVersion; otherwise nothing changes and it returns a *Conflict
@@ -59,8 +61,9 @@ type Commit struct {
 }
 
 // Conflict is the error of a Commit that lost to another writer: State is
-// the stored state, its Plies those after Commit.Have, and Total the
-// number of plies stored. errors.Is(c, ErrVersionConflict) holds.
+// the stored state with its plies as Load(ctx, id, Commit.Have) returns
+// them, and Total the number of plies stored. errors.Is(c,
+// ErrVersionConflict) holds.
 type Conflict struct {
 	State *State
 	Total int
@@ -72,11 +75,14 @@ func (c *Conflict) Error() string { return ErrVersionConflict.Error() }
 func (c *Conflict) Is(target error) bool { return target == ErrVersionConflict }
 
 // Published is a commit as the hub received it from whichever instance
-// made it: the match's new version, and Decode for its state (Version set,
-// no plies) and the plies it added, decoded only when wanted.
+// made it: the match's new version, the seq of its last event and its
+// number of events, and Decode for its state (Version set, no plies) and
+// the plies it added, decoded only when wanted.
 type Published struct {
 	ID      string
 	Version int64
+	Seq     int64
+	Events  int
 	Decode  func() (*State, []PlyRecord, error)
 }
 

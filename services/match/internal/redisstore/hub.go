@@ -114,14 +114,16 @@ func (h *Hub) confirm(m *redis.Subscription) {
 }
 
 func (h *Hub) deliver(m *redis.Message) {
-	payload, version, rest := m.Payload, int64(0), ""
+	payload, version, events, rest := m.Payload, int64(0), int64(0), ""
 	if strings.HasPrefix(payload, "#") { // a commit's last event (see withCommit)
 		var head string
 		var ok bool
 		head, payload, ok = strings.Cut(payload[1:], "\n")
 		if ok {
 			payload, rest, _ = strings.Cut(payload, "\n")
-			version, _ = strconv.ParseInt(head, 10, 64)
+			v, n, _ := strings.Cut(head, " ")
+			version, _ = strconv.ParseInt(v, 10, 64)
+			events, _ = strconv.ParseInt(n, 10, 64)
 		}
 	}
 	var e match.Event
@@ -129,8 +131,8 @@ func (h *Hub) deliver(m *redis.Message) {
 		h.log.Warn("hub: undecodable event", "channel", m.Channel, "err", err)
 		return
 	}
-	if version > 0 && rest != "" && h.onCommit != nil {
-		h.onCommit(match.Published{ID: e.MatchID, Version: version, Decode: func() (*match.State, []match.PlyRecord, error) {
+	if version > 0 && events > 0 && rest != "" && h.onCommit != nil {
+		h.onCommit(match.Published{ID: e.MatchID, Version: version, Seq: e.Seq, Events: int(events), Decode: func() (*match.State, []match.PlyRecord, error) {
 			return decodeCommit(version, rest)
 		}})
 	}

@@ -163,11 +163,11 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 var loadScript = redis.NewScript(`
 local h = redis.call('HMGET', KEYS[1], 'v', 's')
 if not h[1] then return false end
-return {h[1], h[2], redis.call('LRANGE', KEYS[2], ARGV[1], -1), redis.call('LLEN', KEYS[2])}
+return {h[1], h[2], redis.call('LRANGE', KEYS[2], math.max(tonumber(ARGV[1]) - 1, 0), -1), redis.call('LLEN', KEYS[2])}
 `)
 
-// Load implements match.Store: the state and the plies after the first
-// have, in one round trip.
+// Load implements match.Store: the state and the plies from number have
+// on, in one round trip.
 func (s *Store) Load(ctx context.Context, id string, have int) (*match.State, int, error) {
 	res, err := loadScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.pliesKey(id)}, max(have, 0)).Slice()
 	if errors.Is(err, redis.Nil) {
@@ -212,11 +212,14 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 		return nil, 0, fmt.Errorf("load match %s: %w", id, err)
 	}
 	st.Version = v
+	if err := st.Check(id); err != nil {
+		return nil, 0, fmt.Errorf("load match %s: %w", id, err)
+	}
 	st.Plies = make([]match.PlyRecord, len(raw))
 	for i, r := range raw {
 		b, _ := r.(string)
 		if err := json.Unmarshal([]byte(b), &st.Plies[i]); err != nil {
-			return nil, 0, fmt.Errorf("load match %s: ply %d: %w", id, have+i+1, err)
+			return nil, 0, fmt.Errorf("load match %s: ply %d: %w", id, max(have, 1)+i, err)
 		}
 	}
 	return st, int(total), nil
@@ -230,7 +233,7 @@ var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
 if v ~= ARGV[1] then
   if not v then return 0 end
-  local from = tonumber(ARGV[#ARGV])
+  local from = math.max(tonumber(ARGV[#ARGV]) - 1, 0)
   return {v, redis.call('HGET', KEYS[1], 's'), redis.call('LRANGE', KEYS[2], from, -1), redis.call('LLEN', KEYS[2])}
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
@@ -297,7 +300,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		pub := ""
 		if i == len(c.Events)-1 {
-			pub = string(withCommit(b, c.State.Version, sb, args[plyArgs:plyArgs+len(c.Plies)]))
+			pub = string(withCommit(b, c.State.Version, len(c.Events), sb, args[plyArgs:plyArgs+len(c.Plies)]))
 		}
 		args = append(args, e.Seq, b, pub)
 	}
@@ -341,7 +344,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 // carries the commit too, so that every instance following the match
 // brings its cache up to date without reading the store: lines of
 //
-//	#VERSION
+//	#VERSION EVENTS (the commit's number of events)
 //	EVENT JSON
 //	STATE JSON
 //	PLY JSON (one line per new ply)
@@ -349,10 +352,12 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 // Compact JSON holds no newline, and a bare event (a JSON object) never
 // starts with '#'. The hub decodes the event line alone unless the cache
 // wants the rest.
-func withCommit(event []byte, version int64, state []byte, plies []any) []byte {
+func withCommit(event []byte, version int64, events int, state []byte, plies []any) []byte {
 	out := make([]byte, 0, len(event)+len(state)+32+64*len(plies))
 	out = append(out, '#')
 	out = strconv.AppendInt(out, version, 10)
+	out = append(out, ' ')
+	out = strconv.AppendInt(out, int64(events), 10)
 	out = append(out, '\n')
 	out = append(out, event...)
 	out = append(out, '\n')
