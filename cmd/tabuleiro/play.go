@@ -748,7 +748,13 @@ func (f *playFlags) runAuto(ctx context.Context, e *env, t *tables, gameList []e
 				fmt.Fprintf(e.stderr, "%s %s game %d (%s): %v\n", g, variant, i+1, id, err)
 				continue
 			}
-			fmt.Fprintf(e.stdout, "%s %s: %s, %s after %d plies\n", g, variant, t.opp.render, outcomeText(g, res.Outcome), res.Plies)
+			you := ""
+			if len(seats) == 1 {
+				for seat := range seats {
+					you = " (you moved " + map[gamev1.Seat]string{gamev1.Seat_SEAT_FIRST: "first", gamev1.Seat_SEAT_SECOND: "second"}[seat] + ")"
+				}
+			}
+			fmt.Fprintf(e.stdout, "%s %s: %s%s, %s after %d plies\n", g, variant, t.opp.render, you, outcomeText(g, res.Outcome), res.Plies)
 		}
 	}
 	if failed > 0 {
