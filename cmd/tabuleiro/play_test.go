@@ -43,7 +43,7 @@ func TestPlayAutoEveryGame(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("play --auto vs bot: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, g := range []string{"quoridor standard: vs Bot (easy), ", "corners classic-3x3: vs Bot (easy), ", "banqi standard: vs Bot (easy), "} {
+	for _, g := range []string{"quoridor standard: vs Bot (easy) (you moved ", "corners classic-3x3: vs Bot (easy) (you moved ", "banqi standard: vs Bot (easy) (you moved "} {
 		if !strings.Contains(out, g) {
 			t.Errorf("stdout lacks %q:\n%s", g, out)
 		}
