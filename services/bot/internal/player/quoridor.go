@@ -162,25 +162,12 @@ const (
 )
 
 func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
-	start := len(dst)
-	dst = s.pos.LegalMoves(dst)
 	if !g.narrow || s.ply == 0 {
-		return dst
+		return s.pos.LegalMoves(dst)
 	}
+	// Only the walls that may matter are checked for legality at all.
 	opp := 1 - sideOfSeat(s.pos.ToMove())
-	touch := s.pathAnchors(opp)
-	n := start
-	for _, m := range dst[start:] {
-		if m.IsWall() {
-			at := m.At()
-			if touch>>(at.File()+8*at.Rank())&1 == 0 {
-				continue
-			}
-		}
-		dst[n] = m
-		n++
-	}
-	return dst[:n]
+	return s.pos.LegalMovesWithin(dst, s.pathAnchors(opp))
 }
 
 // pathAnchors returns the wall anchors (bit file+8*rank) of the walls that
@@ -222,13 +209,11 @@ func (s *qState) pathAnchors(side int) uint64 {
 	return anchors
 }
 
+// Play plays m unchecked: the search plays only the plies Moves listed,
+// which are legal, so PlayMove's check would give the same position.
 func (qGame) Play(s *qState, m quoridor.Move) qState {
-	next, err := s.pos.PlayMove(m)
-	if err != nil {
-		panic("player: listed Quoridor ply does not play: " + err.Error())
-	}
 	n := *s
-	n.pos = next
+	n.pos = s.pos.PlayUnchecked(m)
 	n.ply++
 	if m.IsWall() {
 		n.addWall(m)
