@@ -166,8 +166,14 @@ func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
 		return s.pos.LegalMoves(dst)
 	}
 	// Only the walls that may matter are checked for legality at all.
-	opp := 1 - sideOfSeat(s.pos.ToMove())
-	return s.pos.LegalMovesWithin(dst, s.pathAnchors(opp))
+	me := sideOfSeat(s.pos.ToMove())
+	within := s.pathAnchors(1 - me)
+	if s.ply == 1 {
+		// The reply to the root's ply also weighs the walls that guard its
+		// own path, so a defensive wall that spoils the root's plan is seen.
+		within |= s.pathAnchors(me)
+	}
+	return s.pos.LegalMovesWithin(dst, within)
 }
 
 // pathAnchors returns the wall anchors (bit file+8*rank) of the walls that
@@ -309,6 +315,9 @@ func abs(x int) int {
 	return x
 }
 
+// expertQGame is the expert's adapter.
+func expertQGame() qGame { return qGame{walls: &reserveWalls, narrow: true} }
+
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
 	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
 		simple: qGame{simple: true},
@@ -316,7 +325,7 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 		deep:   qGame{walls: &reserveWalls},
 	}
 	if lvl == Expert {
-		gs.deep.narrow = true
+		gs.deep = expertQGame()
 	}
 	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, rng)
 	c.Ply = m

@@ -65,6 +65,20 @@ type Outcome[S any] struct {
 	Weight int
 }
 
+// Tactical is a Game with captures: at the horizon, Iterative resolves
+// them by a quiescence search (the side to move may stand on the static
+// evaluation or capture) instead of trusting the evaluation of a position
+// where a piece hangs.
+type Tactical[S any, M comparable] interface {
+	Game[S, M]
+	// Captures appends to dst the legal moves of the side to move that
+	// capture, and that have a certain result (never a chance move).
+	Captures(s *S, dst []M) []M
+}
+
+// MaxQuiescence bounds the plies of captures searched past the horizon.
+const MaxQuiescence = 8
+
 // Chancy is a Game where some moves have random results.
 type Chancy[S any, M comparable] interface {
 	Game[S, M]

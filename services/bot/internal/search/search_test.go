@@ -177,3 +177,82 @@ func TestDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestIterativeEqualsMinimaxOnTrees: on trees without transpositions and
+// with pseudo-random leaf values, the iterative search (table,
+// principal variation search with null windows) returns exactly the
+// minimax score at every depth, and a move that scores it.
+func TestIterativeEqualsMinimaxOnTrees(t *testing.T) {
+	t.Parallel()
+	maxDepth := 5
+	if testing.Short() {
+		maxDepth = 4
+	}
+	for _, root := range []uint64{0, 7, 12345, 1 << 40} {
+		st := endless{root}
+		for depth := 1; depth <= maxDepth; depth++ {
+			var n int64
+			want := minimax[endless, int](endlessGame{}, st, depth, 0, &n)
+			got := Iterative[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth})
+			if got.Score != want || got.Depth != depth {
+				t.Errorf("root %d depth %d: score %d at depth %d, minimax %d", root, depth, got.Score, got.Depth, want)
+			}
+			if v := minimaxChild[endless, int](endlessGame{}, st, got.Move, depth, 0, &n); v != want {
+				t.Errorf("root %d depth %d: move %d scores %d, best is %d", root, depth, got.Move, v, want)
+			}
+		}
+	}
+}
+
+// tactical is endless where moves 0 and 1 capture: the quiescence search
+// resolves them past the horizon.
+type tactical struct{ endlessGame }
+
+func (tactical) Captures(_ *endless, dst []int) []int { return append(dst, 0, 1) }
+
+// quiesceOracle is the quiescence value without pruning: the better of the
+// static evaluation and every capture, at most left plies deep.
+func quiesceOracle(g tactical, st endless, left int) int {
+	best := g.Eval(&st)
+	if left == 0 {
+		return best
+	}
+	for _, m := range g.Captures(&st, nil) {
+		best = max(best, -quiesceOracle(g, g.Play(&st, m), left-1))
+	}
+	return best
+}
+
+func minimaxQuiesce(g tactical, st endless, depth int) int {
+	if depth == 0 {
+		return quiesceOracle(g, st, MaxQuiescence)
+	}
+	best := -inf
+	for _, m := range g.Moves(&st, nil) {
+		best = max(best, -minimaxQuiesce(g, g.Play(&st, m), depth-1))
+	}
+	return best
+}
+
+// TestIterativeQuiesces: for a Tactical game the iterative search's score
+// is minimax with the quiescence value at the horizon; plain alpha-beta
+// (the levels below expert) keeps the static evaluation.
+func TestIterativeQuiesces(t *testing.T) {
+	t.Parallel()
+	g := tactical{}
+	for _, root := range []uint64{0, 99, 4242} {
+		st := endless{root}
+		for depth := 1; depth <= 3; depth++ {
+			want := minimaxQuiesce(g, st, depth)
+			got := Iterative[endless, int](t.Context(), g, st, Limits{Depth: depth})
+			if got.Score != want {
+				t.Errorf("root %d depth %d: iterative score %d, minimax with quiescence %d", root, depth, got.Score, want)
+			}
+			var n int64
+			plain := minimax[endless, int](endlessGame{}, st, depth, 0, &n)
+			if ab := AlphaBeta[endless, int](t.Context(), g, st, Limits{Depth: depth}); ab.Score != plain {
+				t.Errorf("root %d depth %d: alpha-beta score %d, plain minimax %d", root, depth, ab.Score, plain)
+			}
+		}
+	}
+}
