@@ -203,14 +203,12 @@ func (s *qState) pathAnchors(side int) uint64 {
 		back = s.expand(back).and(fromPawn[i])
 		on = on.or(back)
 	}
+	// A wall anchored on square sq touches sq, sq+1, sq+9 and sq+10; its
+	// anchor bit is file+8*rank, so each rank's first 8 squares move down.
+	touch := on.or(on.shr(1)).or(on.shr(9)).or(on.shr(10))
 	var anchors uint64
 	for r := range 8 {
-		for f := range 8 {
-			sq := f + 9*r
-			if on.has(sq) || on.has(sq+1) || on.has(sq+9) || on.has(sq+10) {
-				anchors |= 1 << (f + 8*r)
-			}
-		}
+		anchors |= (touch.shr(uint(9*r)).lo & 0xFF) << (8 * r)
 	}
 	return anchors
 }
