@@ -143,8 +143,9 @@ func sideOfSeat(s engine.Seat) int {
 type qGame struct {
 	walls  *[11]int
 	simple bool // easy's heuristic: path difference only
-	// narrow limits the walls searched below the root to those touching a
-	// shortest path of the opponent's pawn (the expert's selective search).
+	// narrow limits the walls searched qFullWidth or more plies below the
+	// root to those touching a shortest path of the opponent's pawn (the
+	// expert's selective search).
 	narrow bool
 }
 
@@ -159,21 +160,20 @@ var (
 const (
 	qStep    = 100
 	qRaceWon = 5000
+	// qFullWidth is how many plies from the root the expert searches every
+	// ply before it narrows the walls: three, the hard level's whole
+	// search, so the expert sees every wall tactic hard can see and
+	// narrows only beyond it.
+	qFullWidth = 3
 )
 
 func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
-	if !g.narrow || s.ply == 0 {
+	if !g.narrow || s.ply < qFullWidth {
 		return s.pos.LegalMoves(dst)
 	}
 	// Only the walls that may matter are checked for legality at all.
-	me := sideOfSeat(s.pos.ToMove())
-	within := s.pathAnchors(1 - me)
-	if s.ply == 1 {
-		// The reply to the root's ply also weighs the walls that guard its
-		// own path, so a defensive wall that spoils the root's plan is seen.
-		within |= s.pathAnchors(me)
-	}
-	return s.pos.LegalMovesWithin(dst, within)
+	opp := 1 - sideOfSeat(s.pos.ToMove())
+	return s.pos.LegalMovesWithin(dst, s.pathAnchors(opp))
 }
 
 // pathAnchors returns the wall anchors (bit file+8*rank) of the walls that
