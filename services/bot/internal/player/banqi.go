@@ -147,9 +147,7 @@ func (g bGame) Eval(s *bState) int {
 			score += 3
 		}
 	}
-	if !g.convert {
-		score += best / 2 // the expert's quiescence search plays it out
-	}
+	score += best / 2
 	// The opponent's mobility: empty squares next to its revealed pieces.
 	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
 		p := v.Cell(sq).Piece()
@@ -253,21 +251,6 @@ func canTake(a, b banqi.Kind) bool {
 	return a <= b
 }
 
-// Captures lists the captures of the side to move, for the expert's
-// quiescence search (search.Tactical): a capture's result is certain.
-func (bGame) Captures(s *bState, dst []banqi.Move) []banqi.Move {
-	start := len(dst)
-	dst = s.v.LegalMoves(dst)
-	n := start
-	for _, m := range dst[start:] {
-		if m.Kind() == banqi.KindCapture {
-			dst[n] = m
-			n++
-		}
-	}
-	return dst[:n]
-}
-
 func (bGame) Hash(s *bState) uint64 {
 	v := &s.v
 	h := uint64(v.ToMove())<<2 | uint64(v.Colour(engine.First))
@@ -304,6 +287,10 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 		deep:   bGame{reveals: 4},
 	}
 	if lvl == Expert {
+		// Fewer reveals below the root make the expert's chance nodes
+		// cheaper, so its deeper search (table, iterative deepening) goes a
+		// ply past hard's instead of matching it.
+		gs.deep.reveals = 2
 		gs.deep.convert = true
 	}
 	m, c, err := choose(ctx, gs, bState{v: v}, lvl, budget, rng)

@@ -11,9 +11,8 @@ import (
 type searcher[S any, M comparable, G Game[S, M]] struct {
 	ctx      context.Context
 	g        G
-	chance   Chancy[S, M]   // nil when the game has no random plies
-	tactics  Tactical[S, M] // nil: no quiescence search (set by Iterative)
-	deadline time.Time      // zero: only the context stops the search
+	chance   Chancy[S, M] // nil when the game has no random plies
+	deadline time.Time    // zero: only the context stops the search
 	mask     int64
 	nodes    int64
 	stopped  bool
@@ -107,9 +106,6 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 		return scoreAt(score, ply)
 	}
 	if depth <= 0 {
-		if s.tactics != nil {
-			return s.quiesce(st, alpha, beta, ply, MaxQuiescence)
-		}
 		return s.g.Eval(st)
 	}
 	var (
@@ -175,52 +171,6 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 			b = lower
 		}
 		s.tt.store(key, bestMove, toTable(best, ply), depth, b)
-	}
-	return best
-}
-
-// quiesce returns the score of st for its side to move within (alpha,
-// beta), fail-soft, searching only captures, at most left plies more: the
-// side to move may also stand on the static evaluation.
-func (s *searcher[S, M, G]) quiesce(st *S, alpha, beta, ply, left int) int {
-	if left < MaxQuiescence { // the horizon node was counted by negamax
-		s.nodes++
-		if s.nodes&s.mask == 0 {
-			s.checkTime()
-		}
-		if s.stopped {
-			return 0
-		}
-		if score, over := s.g.Terminal(st); over {
-			return scoreAt(score, ply)
-		}
-	}
-	best := s.g.Eval(st)
-	if best >= beta || left == 0 {
-		return best
-	}
-	alpha = max(alpha, best)
-	for len(s.moves) <= ply {
-		s.moves = append(s.moves, make([]M, 0, 64))
-	}
-	moves := s.tactics.Captures(st, s.moves[ply][:0])
-	s.moves[ply] = moves
-	s.g.Order(st, moves)
-	for _, m := range moves {
-		next := s.g.Play(st, m)
-		v := -s.quiesce(&next, -beta, -alpha, ply+1, left-1)
-		if s.stopped {
-			return 0
-		}
-		if v > best {
-			best = v
-		}
-		if v > alpha {
-			alpha = v
-		}
-		if alpha >= beta {
-			break
-		}
 	}
 	return best
 }
@@ -307,8 +257,7 @@ func AlphaBeta[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S
 
 // Iterative searches st by iterative deepening alpha-beta with a
 // transposition table (its move tried first, then the Order hook) and a
-// principal variation search (null windows after the first move), with a
-// quiescence search at the horizon for a Tactical game, until the
+// principal variation search (null windows after the first move) until the
 // deadline, lim.Depth (0: MaxDepth) or a forced win or loss. It returns the
 // best move so far and never fails.
 func Iterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S, lim Limits) Result[M] {
@@ -316,7 +265,6 @@ func Iterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S
 	s := newSearcher[S, M](ctx, g, lim, start)
 	s.tt = newTable[M](lim.TableBits)
 	s.pvs = true
-	s.tactics, _ = any(g).(Tactical[S, M])
 	depth := lim.Depth
 	if depth <= 0 || depth > MaxDepth {
 		depth = MaxDepth

@@ -1,7 +1,7 @@
 // Package search holds the game-agnostic search algorithms of the bot:
 // greedy one-ply, fixed-depth alpha-beta (negamax) and iterative deepening
-// with a transposition table, move ordering, principal variation search and,
-// for games with captures, a quiescence search, all under a deadline, plus
+// with a transposition table, move ordering and principal variation search,
+// all under a deadline, plus
 // chance nodes for games where a ply has a random result (a Banqi reveal).
 //
 // A game plugs in through the Game interface, written as an adapter over its
@@ -65,20 +65,6 @@ type Outcome[S any] struct {
 	State  S
 	Weight int
 }
-
-// Tactical is a Game with captures: at the horizon, Iterative resolves
-// them by a quiescence search (the side to move may stand on the static
-// evaluation or capture) instead of trusting the evaluation of a position
-// where a piece hangs.
-type Tactical[S any, M comparable] interface {
-	Game[S, M]
-	// Captures appends to dst the legal moves of the side to move that
-	// capture, and that have a certain result (never a chance move).
-	Captures(s *S, dst []M) []M
-}
-
-// MaxQuiescence bounds the plies of captures searched past the horizon.
-const MaxQuiescence = 8
 
 // Chancy is a Game where some moves have random results.
 type Chancy[S any, M comparable] interface {
