@@ -358,7 +358,14 @@ func (p *Position) freeWalls() (freeH, freeV uint64) {
 // pawn's current shortest path. Only walls that pass both tests get a flood
 // fill, and only for the pawn whose path they cut (Q3.4).
 func (p *Position) legalWalls() (hs, vs uint64) {
+	return p.legalWallsIn(^uint64(0))
+}
+
+// legalWallsIn is legalWalls restricted to the anchors in the set within:
+// only those walls are checked for Q3.4.
+func (p *Position) legalWallsIn(within uint64) (hs, vs uint64) {
 	hs, vs = p.freeWalls()
+	hs, vs = hs&within, vs&within
 	h, v := p.hWalls, p.vWalls
 	// Interior points (anchors) touched by a wall.
 	t := h | h<<1&^anchorFileA | h>>1&^anchorFileH | v | v<<8 | v>>8
@@ -455,6 +462,43 @@ func (p Position) LegalMoves(dst []Move) []Move {
 	}
 	return dst
 }
+
+// LegalMovesWithin is LegalMoves restricted to the walls whose anchor
+// (bit file+8*rank of the wall's square nearest a1, Q1) is in the set
+// within; every legal pawn move is kept. It appends to dst in canonical
+// order, like LegalMoves, and checks only those walls, so a search that
+// looks at some walls alone pays for them alone.
+func (p Position) LegalMovesWithin(dst []Move, within uint64) []Move {
+	if p.over() {
+		return dst
+	}
+	for t := p.pawnTargets(); !t.empty(); {
+		s := t.first()
+		dst = append(dst, kindPawn|Move(s))
+		t = t.andNot(bitOf(s))
+	}
+	if p.wallsLeft[p.side()] == 0 || within == 0 {
+		return dst
+	}
+	hs, vs := p.legalWallsIn(within)
+	for ; hs != 0; hs &= hs - 1 {
+		dst = append(dst, kindH|Move(bits.TrailingZeros64(hs)))
+	}
+	for ; vs != 0; vs &= vs - 1 {
+		dst = append(dst, kindV|Move(bits.TrailingZeros64(vs)))
+	}
+	return dst
+}
+
+// PlayUnchecked returns the position after m WITHOUT checking it.
+//
+// Precondition: the game is not over and m is one of p.LegalMoves (or
+// p.LegalMovesWithin); otherwise the result is not a valid position and
+// nothing reports it. It gives the same position as PlayMove for every such
+// m, and is meant for searches that play only the plies they listed, where
+// PlayMove's legality check (a flood fill for each wall) is wasted work.
+// Everything else uses PlayMove.
+func (p Position) PlayUnchecked(m Move) Position { return p.apply(m) }
 
 // CountLegal returns the number of legal plies of the side to move; zero
 // once the game is over.

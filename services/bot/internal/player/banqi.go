@@ -43,6 +43,9 @@ type bGame struct {
 	// reveals is how many reveals are searched at nodes below the root,
 	// the likeliest useful first (all at the root).
 	reveals int
+	// convert adds the expert's terms for turning won material into a win
+	// (see conversion) and fades the evaluation as the draw clock runs.
+	convert bool
 }
 
 func (g bGame) Moves(s *bState, dst []banqi.Move) []banqi.Move {
@@ -132,6 +135,7 @@ func (g bGame) Eval(s *bState) int {
 	if g.simple {
 		return score
 	}
+	material := score
 	var buf [96]banqi.Move
 	best := 0
 	for _, m := range v.LegalMoves(buf[:0]) {
@@ -157,7 +161,94 @@ func (g bGame) Eval(s *bState) int {
 			}
 		}
 	}
-	return score
+	if !g.convert {
+		return score
+	}
+	score += conversion(v, me, material)
+	// A draw by B5.2 scores 0: as the plies without a capture or a reveal
+	// add up, every advantage is worth less, so the side ahead prefers the
+	// capture or reveal that keeps it.
+	return score * (2*bQuietLimit - v.Quiet()) / (2 * bQuietLimit)
+}
+
+// bQuietLimit is the number of plies without a capture or a reveal that
+// draws the game (B5.2).
+const bQuietLimit = 120
+
+// Weights of conversion.
+const (
+	bChase = 6  // per square nearer a revealed piece it can capture
+	bTrade = 25 // per enemy piece gone, for the side ahead
+)
+
+// conversion is the expert's term, for the side whose colour is me, that
+// turns a material lead (material, for me) into a win: the side ahead
+// gains for each of its revealed pieces that stands near an enemy revealed
+// piece it can capture (B4), and for each enemy piece gone, so it chases
+// and trades down instead of wandering until the draw (B5.2).
+func conversion(v *banqi.View, me banqi.Colour, material int) int {
+	if material == 0 {
+		return 0
+	}
+	lead := me
+	if material < 0 {
+		lead = me.Other()
+	}
+	var mine, theirs [16]banqi.Square
+	nm, nt := 0, 0
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		p := v.Cell(sq).Piece()
+		switch {
+		case p == banqi.NoPiece:
+		case p.Colour() == lead && nm < len(mine):
+			mine[nm] = sq
+			nm++
+		case p.Colour() != lead && nt < len(theirs):
+			theirs[nt] = sq
+			nt++
+		}
+	}
+	bonus := 0
+	for _, a := range mine[:nm] {
+		ak := v.Cell(a).Piece().Kind()
+		near := -1
+		for _, t := range theirs[:nt] {
+			if !canTake(ak, v.Cell(t).Piece().Kind()) {
+				continue
+			}
+			d := abs(a.File()-t.File()) + abs(a.Rank()-t.Rank())
+			near = max(near, 10-d)
+		}
+		if near > 0 {
+			bonus += bChase * near
+		}
+	}
+	gone := 0
+	for _, p := range bPieces {
+		if p.Colour() != lead {
+			gone += v.CapturedCount(p)
+		}
+	}
+	bonus += bTrade * gone
+	if lead != me {
+		return -bonus
+	}
+	return bonus
+}
+
+// canTake reports whether a piece of kind a can capture one of kind b, by
+// rank (B4.1); a cannon, which captures at a distance over a screen
+// (B4.2), counts as threatening every piece.
+func canTake(a, b banqi.Kind) bool {
+	switch {
+	case a == banqi.Cannon:
+		return true
+	case a == banqi.Soldier && b == banqi.General:
+		return true
+	case a == banqi.General && b == banqi.Soldier:
+		return false
+	}
+	return a <= b
 }
 
 func (bGame) Hash(s *bState) uint64 {
@@ -194,6 +285,13 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 		simple: bGame{simple: true},
 		medium: bGame{},
 		deep:   bGame{reveals: 4},
+	}
+	if lvl == Expert {
+		// Fewer reveals below the root make the expert's chance nodes
+		// cheaper, so its deeper search (table, iterative deepening) goes a
+		// ply past hard's instead of matching it.
+		gs.deep.reveals = 2
+		gs.deep.convert = true
 	}
 	m, c, err := choose(ctx, gs, bState{v: v}, lvl, budget, rng)
 	c.Ply = m

@@ -89,3 +89,19 @@ func BenchmarkSelectQuoridor(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQuoridorExpertDepth measures the expert's search (its adapter,
+// narrowed walls below the root) to a fixed depth on the midgame position:
+// the time and nodes to finish depth 5, which the move ordering and the
+// selection of walls decide.
+func BenchmarkQuoridorExpertDepth(b *testing.B) {
+	st := newQState(midgame(b))
+	g := expertQGame()
+	var nodes int64
+	for b.Loop() {
+		r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18})
+		nodes += r.Nodes
+	}
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}

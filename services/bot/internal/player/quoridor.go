@@ -143,8 +143,9 @@ func sideOfSeat(s engine.Seat) int {
 type qGame struct {
 	walls  *[11]int
 	simple bool // easy's heuristic: path difference only
-	// narrow limits the walls searched below the root to those touching a
-	// shortest path of the opponent's pawn (the expert's selective search).
+	// narrow limits the walls searched qFullWidth or more plies below the
+	// root to those touching a shortest path of the opponent's pawn (the
+	// expert's selective search).
 	narrow bool
 }
 
@@ -159,28 +160,20 @@ var (
 const (
 	qStep    = 100
 	qRaceWon = 5000
+	// qFullWidth is how many plies from the root the expert searches every
+	// ply before it narrows the walls: three, the hard level's whole
+	// search, so the expert sees every wall tactic hard can see and
+	// narrows only beyond it.
+	qFullWidth = 3
 )
 
 func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
-	start := len(dst)
-	dst = s.pos.LegalMoves(dst)
-	if !g.narrow || s.ply == 0 {
-		return dst
+	if !g.narrow || s.ply < qFullWidth {
+		return s.pos.LegalMoves(dst)
 	}
+	// Only the walls that may matter are checked for legality at all.
 	opp := 1 - sideOfSeat(s.pos.ToMove())
-	touch := s.pathAnchors(opp)
-	n := start
-	for _, m := range dst[start:] {
-		if m.IsWall() {
-			at := m.At()
-			if touch>>(at.File()+8*at.Rank())&1 == 0 {
-				continue
-			}
-		}
-		dst[n] = m
-		n++
-	}
-	return dst[:n]
+	return s.pos.LegalMovesWithin(dst, s.pathAnchors(opp))
 }
 
 // pathAnchors returns the wall anchors (bit file+8*rank) of the walls that
@@ -210,25 +203,21 @@ func (s *qState) pathAnchors(side int) uint64 {
 		back = s.expand(back).and(fromPawn[i])
 		on = on.or(back)
 	}
+	// A wall anchored on square sq touches sq, sq+1, sq+9 and sq+10; its
+	// anchor bit is file+8*rank, so each rank's first 8 squares move down.
+	touch := on.or(on.shr(1)).or(on.shr(9)).or(on.shr(10))
 	var anchors uint64
 	for r := range 8 {
-		for f := range 8 {
-			sq := f + 9*r
-			if on.has(sq) || on.has(sq+1) || on.has(sq+9) || on.has(sq+10) {
-				anchors |= 1 << (f + 8*r)
-			}
-		}
+		anchors |= (touch.shr(uint(9*r)).lo & 0xFF) << (8 * r)
 	}
 	return anchors
 }
 
+// Play plays m unchecked: the search plays only the plies Moves listed,
+// which are legal, so PlayMove's check would give the same position.
 func (qGame) Play(s *qState, m quoridor.Move) qState {
-	next, err := s.pos.PlayMove(m)
-	if err != nil {
-		panic("player: listed Quoridor ply does not play: " + err.Error())
-	}
 	n := *s
-	n.pos = next
+	n.pos = s.pos.PlayUnchecked(m)
 	n.ply++
 	if m.IsWall() {
 		n.addWall(m)
@@ -324,6 +313,9 @@ func abs(x int) int {
 	return x
 }
 
+// expertQGame is the expert's adapter.
+func expertQGame() qGame { return qGame{walls: &reserveWalls, narrow: true} }
+
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
 	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
 		simple: qGame{simple: true},
@@ -331,7 +323,7 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 		deep:   qGame{walls: &reserveWalls},
 	}
 	if lvl == Expert {
-		gs.deep.narrow = true
+		gs.deep = expertQGame()
 	}
 	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, rng)
 	c.Ply = m

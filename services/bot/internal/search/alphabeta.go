@@ -20,6 +20,9 @@ type searcher[S any, M comparable, G Game[S, M]] struct {
 	shuffle  *rand.Rand
 	moves    [][]M
 	outs     [][]Outcome[S]
+	// pvs turns on the principal variation search (Iterative only): moves
+	// after the first are searched with a null window first.
+	pvs bool
 }
 
 func newSearcher[S any, M comparable, G Game[S, M]](ctx context.Context, g G, lim Limits, start time.Time) *searcher[S, M, G] {
@@ -134,7 +137,18 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 	best, bestMove := -inf, moves[0]
 	for i := 0; i < len(moves); i++ {
 		m := moves[i]
-		v := s.child(st, m, depth, alpha, beta, ply)
+		var v int
+		if i > 0 && s.pvs && s.chance == nil {
+			// Principal variation search: prove with a null window that m
+			// is no better than the best so far, and search it fully only
+			// when it is.
+			v = s.child(st, m, depth, alpha, alpha+1, ply)
+			if v > alpha && v < beta && !s.stopped {
+				v = s.child(st, m, depth, alpha, beta, ply)
+			}
+		} else {
+			v = s.child(st, m, depth, alpha, beta, ply)
+		}
 		if s.stopped {
 			return 0
 		}
@@ -242,13 +256,15 @@ func AlphaBeta[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S
 }
 
 // Iterative searches st by iterative deepening alpha-beta with a
-// transposition table (its move tried first, then the Order hook) until the
+// transposition table (its move tried first, then the Order hook) and a
+// principal variation search (null windows after the first move) until the
 // deadline, lim.Depth (0: MaxDepth) or a forced win or loss. It returns the
 // best move so far and never fails.
 func Iterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S, lim Limits) Result[M] {
 	start := time.Now()
 	s := newSearcher[S, M](ctx, g, lim, start)
 	s.tt = newTable[M](lim.TableBits)
+	s.pvs = true
 	depth := lim.Depth
 	if depth <= 0 || depth > MaxDepth {
 		depth = MaxDepth

@@ -1,6 +1,7 @@
 // Package search holds the game-agnostic search algorithms of the bot:
 // greedy one-ply, fixed-depth alpha-beta (negamax) and iterative deepening
-// with a transposition table and move ordering, all under a deadline, plus
+// with a transposition table, move ordering and principal variation search,
+// all under a deadline, plus
 // chance nodes for games where a ply has a random result (a Banqi reveal).
 //
 // A game plugs in through the Game interface, written as an adapter over its

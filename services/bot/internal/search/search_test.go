@@ -177,3 +177,29 @@ func TestDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestIterativeEqualsMinimaxOnTrees: on trees without transpositions and
+// with pseudo-random leaf values, the iterative search (table,
+// principal variation search with null windows) returns exactly the
+// minimax score at every depth, and a move that scores it.
+func TestIterativeEqualsMinimaxOnTrees(t *testing.T) {
+	t.Parallel()
+	maxDepth := 5
+	if testing.Short() {
+		maxDepth = 4
+	}
+	for _, root := range []uint64{0, 7, 12345, 1 << 40} {
+		st := endless{root}
+		for depth := 1; depth <= maxDepth; depth++ {
+			var n int64
+			want := minimax[endless, int](endlessGame{}, st, depth, 0, &n)
+			got := Iterative[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth})
+			if got.Score != want || got.Depth != depth {
+				t.Errorf("root %d depth %d: score %d at depth %d, minimax %d", root, depth, got.Score, got.Depth, want)
+			}
+			if v := minimaxChild[endless, int](endlessGame{}, st, got.Move, depth, 0, &n); v != want {
+				t.Errorf("root %d depth %d: move %d scores %d, best is %d", root, depth, got.Move, v, want)
+			}
+		}
+	}
+}
