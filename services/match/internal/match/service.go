@@ -26,9 +26,12 @@ type Config struct {
 	BotLease        time.Duration // default 5s: an unanswered bot turn is asked again (any instance) after this
 	BotCallTimeout  time.Duration // default 3s
 	BotBudget       time.Duration // default 500ms
-	ResyncInterval  time.Duration // default 2s: a Feed re-reads the stream this often when idle
-	CacheIdle       time.Duration // default 10m: a cached match unused this long is dropped
-	MaxAttempts     int           // default 8: optimistic retries of one action
+	// BotFallbackAfter is how many failed asks for one ply (default 10,
+	// about 5 s of backoff) make the service play a legal ply for the bot.
+	BotFallbackAfter int
+	ResyncInterval   time.Duration // default 2s: a Feed re-reads the stream this often when idle
+	CacheIdle        time.Duration // default 10m: a cached match unused this long is dropped
+	MaxAttempts      int           // default 8: optimistic retries of one action
 	// LeaseTTL is how long a connected seat (or spectator) counts without
 	// its instance renewing it (default 10s); LeaseRenew is how often an
 	// instance renews what it holds (default 3s).
@@ -55,6 +58,9 @@ func (c Config) withDefaults() Config {
 	def(&c.LeaseRenew, 3*time.Second)
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 8
+	}
+	if c.BotFallbackAfter <= 0 {
+		c.BotFallbackAfter = 10
 	}
 	return c
 }
@@ -711,16 +717,31 @@ func (s *Service) maybeStartBot(ctx context.Context, st *State, pos engine.Posit
 }
 
 // askBot asks until the bot's ply is played or the match moves on.
-// Failures back off and retry; the bot's clock runs meanwhile.
+// Failures back off and retry; the bot's clock runs meanwhile. After
+// Config.BotFallbackAfter failures the first legal ply of the view is
+// played, and the failure logged as an error, so that a bot service that
+// keeps failing (down everywhere, or refusing the view) cannot stall a game
+// without a clock.
 func (s *Service) askBot(ctx context.Context, req BotRequest, number int) {
 	id, seat := req.MatchID, req.Seat
 	req.BudgetMS = s.cfg.BotBudget.Milliseconds()
 	backoff := 20 * time.Millisecond
 	for attempt := uint64(0); ; attempt++ {
-		callCtx, cancel := context.WithTimeout(ctx, s.cfg.BotCallTimeout)
-		req.Seed = uint64(number)<<16 ^ attempt
-		ans, err := s.d.Bot.SelectPly(callCtx, req)
-		cancel()
+		var (
+			ans BotAnswer
+			err error
+		)
+		if attempt >= uint64(s.cfg.BotFallbackAfter) {
+			if legal := req.View.Legal(); len(legal) > 0 {
+				ans = BotAnswer{Notation: legal[0].String(), PlyNumber: number}
+				s.d.Logger.ErrorContext(ctx, "bot failed; a fallback ply is played for it", "match_id", id, "ply", number, "attempts", attempt, "notation", ans.Notation)
+			}
+		} else {
+			callCtx, cancel := context.WithTimeout(ctx, s.cfg.BotCallTimeout)
+			req.Seed = uint64(number)<<16 ^ attempt
+			ans, err = s.d.Bot.SelectPly(callCtx, req)
+			cancel()
+		}
 		if err == nil && ans.PlyNumber == number {
 			_, _, err = s.SubmitPly(ctx, id, seat, number, ans.Notation)
 			var pe *PlyError

@@ -1,0 +1,63 @@
+package match_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/testenv"
+)
+
+// refusingBot fails every request, as a bot service that is down
+// everywhere or refuses the view.
+type refusingBot struct{ calls atomic.Int64 }
+
+func (b *refusingBot) SelectPly(context.Context, match.BotRequest) (match.BotAnswer, error) {
+	b.calls.Add(1)
+	return match.BotAnswer{}, errors.New("rpc error: code = InvalidArgument desc = view refused")
+}
+
+// A bot seat whose bot keeps failing does not stall a game without a
+// clock: after BotFallbackAfter failed asks the service plays a legal ply
+// for it, and the game goes on.
+func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	hub := redisstore.NewHub(ctx, store, nil)
+	bot := &refusingBot{}
+	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}, Bot: bot}, match.Config{BotFallbackAfter: 2})
+	hub.OnCommit(svc.Observe)
+	wg.Go(func() { _ = hub.Run(ctx) })
+	wg.Go(func() { _ = svc.Run(ctx) })
+	st, err := svc.Create(t.Context(), match.CreateParams{RequestID: "fallback", Game: engine.Quoridor,
+		Seats: []match.Participant{{PlayerID: "alice", DisplayName: "Alice"}, {DisplayName: "Bot", BotLevel: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first ply makes it the bot's turn: asked at once if Run already
+	// runs, else by the sweeper within BotLease (5 s).
+	if _, _, err := svc.SubmitPly(t.Context(), st.ID, engine.First, 1, "e2"); err != nil {
+		t.Fatal(err)
+	}
+	var got *match.State
+	testenv.Eventually(t, 15*time.Second, "the bot's fallback ply", func() bool {
+		got, _, err = svc.Get(t.Context(), st.ID)
+		return err == nil && len(got.Plies) >= 2
+	})
+	if got.Plies[1].Seat != engine.Second {
+		t.Errorf("ply 2 by seat %v, want the bot's", got.Plies[1].Seat)
+	}
+	if n := bot.calls.Load(); n < 2 {
+		t.Errorf("the bot was asked %d times before the fallback, want at least 2", n)
+	}
+}
