@@ -3,6 +3,7 @@ package match_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,7 +40,7 @@ func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
 	hub.OnCommit(svc.Observe)
 	wg.Go(func() { _ = hub.Run(ctx) })
 	wg.Go(func() { _ = svc.Run(ctx) })
-	st, err := svc.Create(t.Context(), match.CreateParams{RequestID: "fallback", Game: engine.Quoridor,
+	st, err := svc.Create(t.Context(), match.CreateParams{RequestID: fmt.Sprintf("fallback-%d", time.Now().UnixNano()), Game: engine.Quoridor,
 		Seats: []match.Participant{{PlayerID: "alice", DisplayName: "Alice"}, {DisplayName: "Bot", BotLevel: 1}}})
 	if err != nil {
 		t.Fatal(err)
