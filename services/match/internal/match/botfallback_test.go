@@ -25,8 +25,8 @@ func (b *refusingBot) SelectPly(context.Context, match.BotRequest) (match.BotAns
 }
 
 // A bot seat whose bot keeps failing does not stall a game without a
-// clock: after BotFallbackAfter failed asks the service plays a legal ply
-// for it, and the game goes on.
+// clock: the sweeper asks it when its turn falls due, and after
+// BotFallbackAfter failed asks the service plays a legal ply for it.
 func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
 	t.Parallel()
 	rdb, prefix := testenv.Redis(t)
@@ -39,17 +39,18 @@ func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
 	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}, Bot: bot}, match.Config{BotFallbackAfter: 2})
 	hub.OnCommit(svc.Observe)
 	wg.Go(func() { _ = hub.Run(ctx) })
-	wg.Go(func() { _ = svc.Run(ctx) })
 	st, err := svc.Create(t.Context(), match.CreateParams{RequestID: fmt.Sprintf("fallback-%d", time.Now().UnixNano()), Game: engine.Quoridor,
 		Seats: []match.Participant{{PlayerID: "alice", DisplayName: "Alice"}, {DisplayName: "Bot", BotLevel: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first ply makes it the bot's turn: asked at once if Run already
-	// runs, else by the sweeper within BotLease (5 s).
+	// The first ply makes it the bot's turn before Run runs, so the bot is
+	// first asked by the sweeper when the turn's deadline (now + BotLease,
+	// 5 s) falls due: that deadline once lay decades ahead.
 	if _, _, err := svc.SubmitPly(t.Context(), st.ID, engine.First, 1, "e2"); err != nil {
 		t.Fatal(err)
 	}
+	wg.Go(func() { _ = svc.Run(ctx) })
 	var got *match.State
 	testenv.Eventually(t, 15*time.Second, "the bot's fallback ply", func() bool {
 		got, _, err = svc.Get(t.Context(), st.ID)

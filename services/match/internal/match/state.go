@@ -230,8 +230,9 @@ func (st *State) flagAt() int64 {
 
 // NextDeadline returns the earliest moment (unix ms) when something must
 // happen to the match without anybody acting — abort, flag fall,
-// abandonment, or a bot's ply falling due — or 0 when nothing is pending.
-func (st *State) NextDeadline(botLeaseMS int64) int64 {
+// abandonment, or a bot's turn to be asked again at botDue (unix ms; the
+// caller's now plus the bot lease) — or 0 when nothing is pending.
+func (st *State) NextDeadline(botDue int64) int64 {
 	if st.Status == StatusFinished {
 		return 0
 	}
@@ -251,7 +252,7 @@ func (st *State) NextDeadline(botLeaseMS int64) int64 {
 		}
 	}
 	if st.ToMove != engine.NoSeat && st.Seat(st.ToMove).IsBot() {
-		earliest(max(st.TurnStart, st.CreatedAt) + botLeaseMS)
+		earliest(botDue)
 	}
 	return d
 }
