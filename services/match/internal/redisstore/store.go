@@ -298,9 +298,9 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		if err != nil {
 			return err
 		}
-		pub := ""
+		var pub any = "" // the event's JSON is published as it is
 		if i == len(c.Events)-1 {
-			pub = string(withCommit(b, c.State.Version, len(c.Events), sb, args[plyArgs:plyArgs+len(c.Plies)]))
+			pub = withCommit(b, c.State.Version, len(c.Events), sb, args[plyArgs:plyArgs+len(c.Plies)])
 		}
 		args = append(args, e.Seq, b, pub)
 	}
