@@ -140,6 +140,16 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 		m.typing = true
 		m.input.SetValue("")
 		return m, m.input.Focus()
+	}
+	// Keys that arrive together (pasted, or typed fast over a slow link)
+	// come as one: ":e2" opens the prompt with the ply typed in.
+	if len(s) > 1 && (s[0] == ':' || s[0] == '/') {
+		m.typing = true
+		m.input.SetValue(s[1:])
+		m.input.CursorEnd()
+		return m, m.input.Focus()
+	}
+	switch s {
 	case "esc":
 		if m.wallMode {
 			m.wallMode = false

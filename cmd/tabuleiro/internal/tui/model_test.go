@@ -77,6 +77,17 @@ func TestTypedPlies(t *testing.T) {
 	}
 }
 
+// Keys that arrive in one burst (a paste, a fast typist on a slow link)
+// still open the prompt with the ply typed in.
+func TestTypedPlyInOneBurst(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key(":e2", "enter")
+	d.waitText("black played e8")
+}
+
 // The wall cursor previews whether a wall can be placed: legal, then
 // overlapping the wall just placed (Q3.2), crossing it (Q3.3), and legal
 // again one file to the right. The wall just placed is drawn.
