@@ -4,10 +4,11 @@
 // A Position is an immutable value of fixed-size bitsets: the 81 squares are
 // a 128-bit bitboard, walls are two 64-bit anchor sets, and the edges that
 // walls and the board close are kept as four bitboards, one per direction,
-// updated as walls are placed. Wall legality (Q3.4) never runs a path search
-// for a wall that cannot cut either pawn's current shortest path, nor for a
-// wall that touches fewer than two walls or board edges (such a wall closes
-// no region, so it cannot separate a pawn from its goal).
+// updated as walls are placed. Wall legality (Q3.4) runs a path search only
+// for a wall that closes a region of the board (two of its three points on
+// one connected piece of the wall lattice, lattice.go) and an edge of a
+// pawn's shortest path. Perft plays plies in place on a board that keeps a
+// path per pawn from ply to ply (board.go).
 package quoridor
 
 import (
