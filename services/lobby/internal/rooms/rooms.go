@@ -639,7 +639,7 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 		first, second = second, first
 	}
 	spec := lobby.MatchSpec{
-		RequestID: "room-" + r.ID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated,
+		RequestID: "room-" + r.ID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated, Private: r.Private,
 		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
 		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
 	}
