@@ -38,6 +38,7 @@ type Rematch struct {
 	Variant string
 	Clock   lobby.TimeControl
 	Rated   bool
+	Private bool // a private room's: the rematch's match is private too
 	Host    lobby.Player
 	Guest   lobby.Player
 	// FirstPlayerID held SEAT_FIRST in MatchID; the rematch gives it to the
@@ -82,6 +83,7 @@ func decodeRematch(matchID string, m map[string]string) Rematch {
 	r := Rematch{
 		MatchID: matchID, RoomID: m["room"], Game: engine.Game(m["game"]), Variant: m["variant"],
 		Clock: lobby.TimeControl{BaseMS: i64("base"), IncrementMS: i64("inc")}, Rated: m["rated"] == "1",
+		Private:       m["private"] == "1",
 		Host:          lobby.Player{ID: m["host"], DisplayName: m["host_name"], Rating: f64("host_rating")},
 		Guest:         lobby.Player{ID: m["guest"], DisplayName: m["guest_name"], Rating: f64("guest_rating")},
 		FirstPlayerID: m["first"], Status: RematchStatus(m["status"]), DeclinedBy: m["declined_by"],
@@ -230,7 +232,7 @@ func (s *Store) startRematch(ctx context.Context, playerID string, r Rematch) (R
 		first, second = second, first
 	}
 	spec := lobby.MatchSpec{
-		RequestID: "rematch-" + r.MatchID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated,
+		RequestID: "rematch-" + r.MatchID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated, Private: r.Private,
 		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
 		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
 	}

@@ -46,7 +46,7 @@ func TestRematchBothAcceptSeatsSwap(t *testing.T) {
 	s, m, _ := rematchStore(t)
 	ctx := t.Context()
 	clock := lobby.TimeControl{BaseMS: 120000, IncrementMS: 1000}
-	r := playedRoom(t, s, Spec{Game: engine.Corners, Variant: "classic-3x3", Clock: clock, Rated: true})
+	r := playedRoom(t, s, Spec{Game: engine.Corners, Variant: "classic-3x3", Clock: clock, Rated: true, Private: true, Password: "hunter22"})
 	m.End(r.MatchID)
 	anaFirst := r.SeatOf(ana.ID) == engine.First
 
@@ -66,7 +66,7 @@ func TestRematchBothAcceptSeatsSwap(t *testing.T) {
 		t.Fatalf("accepting offer: %+v, %v", got, err)
 	}
 	spec := m.Specs()[got.NewMatchID]
-	if spec.Game != engine.Corners || spec.Variant != "classic-3x3" || spec.Clock != clock || !spec.Rated {
+	if spec.Game != engine.Corners || spec.Variant != "classic-3x3" || spec.Clock != clock || !spec.Rated || !spec.Private {
 		t.Fatalf("rematch spec %+v does not copy the room's settings", spec)
 	}
 	wantFirst := ana.ID
