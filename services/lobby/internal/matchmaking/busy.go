@@ -44,7 +44,9 @@ func (m *Matchmaker) Reserve(ctx context.Context, ref string, players ...string)
 		if err != nil {
 			return err
 		}
-		if !cleared || attempt > 0 {
+		// Each player may hold the mark of a match that has ended (marks
+		// are cleared lazily): one clear per player, then give up.
+		if !cleared || attempt >= len(players) {
 			return busyError(res[0], res[1])
 		}
 	}
