@@ -676,6 +676,16 @@ var contractCases = []contractCase{
 			t.Errorf("carol opens: %v, want PermissionDenied", err)
 		}
 	}},
+	{"a private match is hidden from a non-seat", func(t *testing.T, c *cluster, p seatPath) {
+		id := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_QUORIDOR, Private: true})
+		if _, err := p.open(t, c, 0, "carol", id, 0); code(err) != codes.NotFound {
+			t.Errorf("carol opens a private match: %v, want NotFound", err)
+		}
+		alice := mustOpen(t, p, c, 0, "alice", id, 0)
+		if r := alice.submit(1, "e2"); r.code != codes.OK {
+			t.Errorf("a seat's ply in a private match: %+v", r)
+		}
+	}},
 	{"an unknown match is not found", func(t *testing.T, c *cluster, p seatPath) {
 		if _, err := p.open(t, c, 0, "alice", "no-such-match", 0); code(err) != codes.NotFound {
 			t.Errorf("open: %v, want NotFound", err)
@@ -774,6 +784,7 @@ func TestUnaryRefusals(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, 1, match.Config{}, nil)
 	id := c.create(quoridor(nil))
+	private := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_QUORIDOR, Private: true})
 	for _, mk := range []func(t *testing.T, c *cluster, inst int, who string) unaryProtocol{
 		grpcProtocol, webProtocol(connect.WithGRPCWeb()), webProtocol(),
 	} {
@@ -784,6 +795,12 @@ func TestUnaryRefusals(t *testing.T) {
 		}
 		if err := carol.act(ctx, id, matchv1.PlayAction_PLAY_ACTION_RESIGN); code(err) != codes.PermissionDenied {
 			t.Errorf("a non-seat's resignation: %v, want PermissionDenied", err)
+		}
+		if _, err := carol.submit(ctx, &matchv1.SubmitPlyRequest{MatchId: private, PlyNumber: 1, Notation: "e2"}); code(err) != codes.NotFound {
+			t.Errorf("a non-seat's ply in a private match: %v, want NotFound", err)
+		}
+		if err := carol.act(ctx, private, matchv1.PlayAction_PLAY_ACTION_OFFER_DRAW); code(err) != codes.NotFound {
+			t.Errorf("a non-seat's offer in a private match: %v, want NotFound", err)
 		}
 		if _, err := alice.submit(ctx, &matchv1.SubmitPlyRequest{MatchId: "no-such-match", PlyNumber: 1, Notation: "e2"}); code(err) != codes.NotFound {
 			t.Errorf("a ply in an unknown match: %v, want NotFound", err)

@@ -46,6 +46,10 @@ func (s *Server) openSeat(ctx context.Context, id string, lastSeq int64, hint st
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	if !visible(ctx, st) {
+		f.Close()
+		return nil, errHidden
+	}
 	seat := st.SeatOf(caller(ctx))
 	if seat == engine.NoSeat {
 		f.Close()
@@ -194,6 +198,15 @@ func (s *Server) seatOf(ctx context.Context, id string) (engine.Seat, error) {
 		return engine.NoSeat, toStatus(err)
 	}
 	if seat == engine.NoSeat {
+		// A private match is hidden from whoever may not see it (the
+		// invited list changes: read it fresh).
+		st, _, err := s.svc.Get(ctx, id)
+		if err != nil {
+			return engine.NoSeat, toStatus(err)
+		}
+		if !visible(ctx, st) {
+			return engine.NoSeat, errHidden
+		}
 		return engine.NoSeat, status.Error(codes.PermissionDenied, "you hold no seat in this match")
 	}
 	return seat, nil
