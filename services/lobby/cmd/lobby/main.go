@@ -97,7 +97,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	bg := make(chan error, 1)
 	go func() { bg <- lob.Run(bgCtx) }()
 	err = grpcserve.Run(ctx, grpcserve.Options{Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger,
-		TLS: serverTLS, Telemetry: tel, Auth: auth.NewInterceptor(ver, lobbyserver.AuthPolicy())}, lob.Register)
+		TLS: serverTLS, Telemetry: tel, Auth: auth.NewInterceptor(ver, lobbyserver.AuthPolicy()), CORSOrigins: cfg.CORSOrigins}, lob.Register)
 	stopBG()
 	if bgErr := <-bg; err == nil {
 		err = bgErr

@@ -106,7 +106,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	})
 	err = grpcserve.Run(ctx, grpcserve.Options{
 		Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger, Telemetry: tel, TLS: serverTLS,
-		Auth: auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
+		CORSOrigins: cfg.CORSOrigins,
+		Auth:        auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
 	}, srv.Register)
 	wg.Wait()
 	if rerr := <-runErr; err == nil {
