@@ -4,7 +4,7 @@ import { create } from "@bufbuild/protobuf";
 import { BanqiColor, BanqiPiece, Game, PlySchema, Seat } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { cornersHome, mirrorSquare, replayViews } from "../src/replay";
 
-const plies = (game: Game, list: string[], revealed: Record<number, BanqiPiece> = {}) =>
+const plies = (_game: Game, list: string[], revealed: Record<number, BanqiPiece> = {}) =>
   list.map((n, i) => create(PlySchema, { number: i + 1, seat: i % 2 ? Seat.SECOND : Seat.FIRST, notation: n, revealed: revealed[i + 1] ?? BanqiPiece.UNSPECIFIED }));
 
 test("Quoridor: pawns move, walls are placed and counted, ply by ply", () => {
