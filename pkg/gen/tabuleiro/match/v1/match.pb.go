@@ -87,14 +87,14 @@ type ConnectionState int32
 const (
 	// CONNECTION_STATE_UNSPECIFIED is never sent.
 	ConnectionState_CONNECTION_STATE_UNSPECIFIED ConnectionState = 0
-	// CONNECTION_STATE_CONNECTED: the player has a Play stream open (a bot
-	// seat is always connected).
+	// CONNECTION_STATE_CONNECTED: the player has a Play or Follow stream
+	// open (a bot seat is always connected).
 	ConnectionState_CONNECTION_STATE_CONNECTED ConnectionState = 1
 	// CONNECTION_STATE_DISCONNECTED: the player's stream dropped; they lose
 	// by abandonment unless they rejoin by reconnect_deadline.
 	ConnectionState_CONNECTION_STATE_DISCONNECTED ConnectionState = 2
-	// CONNECTION_STATE_NEVER_JOINED: the player has not opened a Play stream
-	// yet since the match was created.
+	// CONNECTION_STATE_NEVER_JOINED: the player has not opened a Play or
+	// Follow stream yet since the match was created.
 	ConnectionState_CONNECTION_STATE_NEVER_JOINED ConnectionState = 3
 )
 

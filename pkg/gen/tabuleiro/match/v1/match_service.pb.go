@@ -1170,6 +1170,695 @@ func (x *Drain) GetReason() string {
 	return ""
 }
 
+// FollowRequest opens a seat's Follow stream.
+type FollowRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match to follow; required, at most 128 bytes.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// last_seq is the last event sequence number the client saw, 0 when it
+	// saw none (as JoinMatch.last_seq). If the server still has every later
+	// event it sends those; otherwise it sends a fresh snapshot.
+	LastSeq       int64 `protobuf:"varint,2,opt,name=last_seq,json=lastSeq,proto3" json:"last_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FollowRequest) Reset() {
+	*x = FollowRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FollowRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FollowRequest) ProtoMessage() {}
+
+func (x *FollowRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FollowRequest.ProtoReflect.Descriptor instead.
+func (*FollowRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *FollowRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *FollowRequest) GetLastSeq() int64 {
+	if x != nil {
+		return x.LastSeq
+	}
+	return 0
+}
+
+// FollowResponse is one message from the server on a Follow stream.
+type FollowResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// message is what the server says; exactly one is set.
+	//
+	// Types that are valid to be assigned to Message:
+	//
+	//	*FollowResponse_Snapshot
+	//	*FollowResponse_Event
+	//	*FollowResponse_Drain
+	//	*FollowResponse_Heartbeat
+	Message       isFollowResponse_Message `protobuf_oneof:"message"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FollowResponse) Reset() {
+	*x = FollowResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FollowResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FollowResponse) ProtoMessage() {}
+
+func (x *FollowResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FollowResponse.ProtoReflect.Descriptor instead.
+func (*FollowResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *FollowResponse) GetMessage() isFollowResponse_Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetSnapshot() *Match {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Snapshot); ok {
+			return x.Snapshot
+		}
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetEvent() *MatchEvent {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetDrain() *Drain {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Drain); ok {
+			return x.Drain
+		}
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetHeartbeat() *Heartbeat {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
+type isFollowResponse_Message interface {
+	isFollowResponse_Message()
+}
+
+type FollowResponse_Snapshot struct {
+	// snapshot is the whole match as the caller's seat sees it: sent first
+	// (unless only missed events are replayed) and whenever the server
+	// cannot replay a gap.
+	Snapshot *Match `protobuf:"bytes,1,opt,name=snapshot,proto3,oneof"`
+}
+
+type FollowResponse_Event struct {
+	// event is the next event of the match, in seq order.
+	Event *MatchEvent `protobuf:"bytes,2,opt,name=event,proto3,oneof"`
+}
+
+type FollowResponse_Drain struct {
+	// drain says this instance is shutting down: follow again (any
+	// instance) with the last seq seen. The server then ends the stream
+	// with UNAVAILABLE.
+	Drain *Drain `protobuf:"bytes,3,opt,name=drain,proto3,oneof"`
+}
+
+type FollowResponse_Heartbeat struct {
+	// heartbeat is sent when nothing else was sent for 15 seconds.
+	Heartbeat *Heartbeat `protobuf:"bytes,4,opt,name=heartbeat,proto3,oneof"`
+}
+
+func (*FollowResponse_Snapshot) isFollowResponse_Message() {}
+
+func (*FollowResponse_Event) isFollowResponse_Message() {}
+
+func (*FollowResponse_Drain) isFollowResponse_Message() {}
+
+func (*FollowResponse_Heartbeat) isFollowResponse_Message() {}
+
+// Heartbeat says a Follow stream is alive while the match is quiet.
+type Heartbeat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// server_time is the server's clock when it was sent, for clients that
+	// correct their clock display.
+	ServerTime    *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=server_time,json=serverTime,proto3" json:"server_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Heartbeat) Reset() {
+	*x = Heartbeat{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Heartbeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Heartbeat) ProtoMessage() {}
+
+func (x *Heartbeat) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
+func (*Heartbeat) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *Heartbeat) GetServerTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ServerTime
+	}
+	return nil
+}
+
+// SubmitPlyRequest plays a ply for the caller's seat.
+type SubmitPlyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// ply_number is the number the client expects the ply to have: the
+	// view's ply_count + 1 (as SubmitPly.ply_number on a Play stream).
+	PlyNumber int32 `protobuf:"varint,2,opt,name=ply_number,json=plyNumber,proto3" json:"ply_number,omitempty"`
+	// notation is the ply in RULES.md notation, at most 256 bytes; a Corners
+	// chain may be given by its ends only (C1).
+	Notation      string `protobuf:"bytes,3,opt,name=notation,proto3" json:"notation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitPlyRequest) Reset() {
+	*x = SubmitPlyRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitPlyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitPlyRequest) ProtoMessage() {}
+
+func (x *SubmitPlyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitPlyRequest.ProtoReflect.Descriptor instead.
+func (*SubmitPlyRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SubmitPlyRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *SubmitPlyRequest) GetPlyNumber() int32 {
+	if x != nil {
+		return x.PlyNumber
+	}
+	return 0
+}
+
+func (x *SubmitPlyRequest) GetNotation() string {
+	if x != nil {
+		return x.Notation
+	}
+	return ""
+}
+
+// SubmitPlyResponse is the accepted ply.
+type SubmitPlyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// event is the ply_played event of the ply, with its seq and the
+	// caller's seat view of the position after it; the same event as on the
+	// match's streams.
+	Event *MatchEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// duplicate reports that the ply had already been accepted (a resend):
+	// event is the event of that first acceptance.
+	Duplicate     bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitPlyResponse) Reset() {
+	*x = SubmitPlyResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitPlyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitPlyResponse) ProtoMessage() {}
+
+func (x *SubmitPlyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitPlyResponse.ProtoReflect.Descriptor instead.
+func (*SubmitPlyResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *SubmitPlyResponse) GetEvent() *MatchEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *SubmitPlyResponse) GetDuplicate() bool {
+	if x != nil {
+		return x.Duplicate
+	}
+	return false
+}
+
+// ResignRequest resigns the caller's seat.
+type ResignRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResignRequest) Reset() {
+	*x = ResignRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResignRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResignRequest) ProtoMessage() {}
+
+func (x *ResignRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResignRequest.ProtoReflect.Descriptor instead.
+func (*ResignRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ResignRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// ResignResponse acknowledges a resignation; the game_ended event comes on
+// the match's streams.
+type ResignResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResignResponse) Reset() {
+	*x = ResignResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResignResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResignResponse) ProtoMessage() {}
+
+func (x *ResignResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResignResponse.ProtoReflect.Descriptor instead.
+func (*ResignResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
+}
+
+// OfferDrawRequest offers a draw.
+type OfferDrawRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferDrawRequest) Reset() {
+	*x = OfferDrawRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferDrawRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferDrawRequest) ProtoMessage() {}
+
+func (x *OfferDrawRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferDrawRequest.ProtoReflect.Descriptor instead.
+func (*OfferDrawRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *OfferDrawRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// OfferDrawResponse acknowledges an offer; the draw_offered event comes on
+// the match's streams.
+type OfferDrawResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferDrawResponse) Reset() {
+	*x = OfferDrawResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferDrawResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferDrawResponse) ProtoMessage() {}
+
+func (x *OfferDrawResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferDrawResponse.ProtoReflect.Descriptor instead.
+func (*OfferDrawResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
+}
+
+// AcceptDrawRequest accepts the opponent's pending draw offer.
+type AcceptDrawRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptDrawRequest) Reset() {
+	*x = AcceptDrawRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptDrawRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptDrawRequest) ProtoMessage() {}
+
+func (x *AcceptDrawRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptDrawRequest.ProtoReflect.Descriptor instead.
+func (*AcceptDrawRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *AcceptDrawRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// AcceptDrawResponse acknowledges the acceptance; the game_ended event
+// (REASON_AGREEMENT) comes on the match's streams.
+type AcceptDrawResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptDrawResponse) Reset() {
+	*x = AcceptDrawResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptDrawResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptDrawResponse) ProtoMessage() {}
+
+func (x *AcceptDrawResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptDrawResponse.ProtoReflect.Descriptor instead.
+func (*AcceptDrawResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{25}
+}
+
+// DeclineDrawRequest declines the opponent's pending draw offer.
+type DeclineDrawRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineDrawRequest) Reset() {
+	*x = DeclineDrawRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineDrawRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineDrawRequest) ProtoMessage() {}
+
+func (x *DeclineDrawRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineDrawRequest.ProtoReflect.Descriptor instead.
+func (*DeclineDrawRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *DeclineDrawRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// DeclineDrawResponse acknowledges the refusal; the draw_declined event
+// comes on the match's streams.
+type DeclineDrawResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineDrawResponse) Reset() {
+	*x = DeclineDrawResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineDrawResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineDrawResponse) ProtoMessage() {}
+
+func (x *DeclineDrawResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineDrawResponse.ProtoReflect.Descriptor instead.
+func (*DeclineDrawResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{27}
+}
+
 // WatchRequest opens a spectator stream.
 type WatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1183,7 +1872,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1884,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1897,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *WatchRequest) GetMatchId() string {
@@ -1242,7 +1931,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1943,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1956,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WatchResponse) GetMessage() isWatchResponse_Message {
@@ -1340,7 +2029,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1352,7 +2041,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1365,7 +2054,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -1386,7 +2075,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1398,7 +2087,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1411,7 +2100,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -1444,7 +2133,7 @@ type ListLegalPliesRequest struct {
 
 func (x *ListLegalPliesRequest) Reset() {
 	*x = ListLegalPliesRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1456,7 +2145,7 @@ func (x *ListLegalPliesRequest) String() string {
 func (*ListLegalPliesRequest) ProtoMessage() {}
 
 func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1469,7 +2158,7 @@ func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesRequest.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListLegalPliesRequest) GetMatchId() string {
@@ -1521,7 +2210,7 @@ type LegalPly struct {
 
 func (x *LegalPly) Reset() {
 	*x = LegalPly{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +2222,7 @@ func (x *LegalPly) String() string {
 func (*LegalPly) ProtoMessage() {}
 
 func (x *LegalPly) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +2235,7 @@ func (x *LegalPly) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalPly.ProtoReflect.Descriptor instead.
 func (*LegalPly) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LegalPly) GetNotation() string {
@@ -1606,7 +2295,7 @@ type PlyCheck struct {
 
 func (x *PlyCheck) Reset() {
 	*x = PlyCheck{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1618,7 +2307,7 @@ func (x *PlyCheck) String() string {
 func (*PlyCheck) ProtoMessage() {}
 
 func (x *PlyCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1631,7 +2320,7 @@ func (x *PlyCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlyCheck.ProtoReflect.Descriptor instead.
 func (*PlyCheck) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PlyCheck) GetNotation() string {
@@ -1691,7 +2380,7 @@ type ListLegalPliesResponse struct {
 
 func (x *ListLegalPliesResponse) Reset() {
 	*x = ListLegalPliesResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1703,7 +2392,7 @@ func (x *ListLegalPliesResponse) String() string {
 func (*ListLegalPliesResponse) ProtoMessage() {}
 
 func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1716,7 +2405,7 @@ func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesResponse.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListLegalPliesResponse) GetPlyNumber() int32 {
@@ -1770,7 +2459,7 @@ type SeatSpec struct {
 
 func (x *SeatSpec) Reset() {
 	*x = SeatSpec{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1782,7 +2471,7 @@ func (x *SeatSpec) String() string {
 func (*SeatSpec) ProtoMessage() {}
 
 func (x *SeatSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1795,7 +2484,7 @@ func (x *SeatSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec.ProtoReflect.Descriptor instead.
 func (*SeatSpec) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SeatSpec) GetOccupant() isSeatSpec_Occupant {
@@ -1857,7 +2546,7 @@ type PlayerSeat struct {
 
 func (x *PlayerSeat) Reset() {
 	*x = PlayerSeat{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1869,7 +2558,7 @@ func (x *PlayerSeat) String() string {
 func (*PlayerSeat) ProtoMessage() {}
 
 func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1882,7 +2571,7 @@ func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerSeat.ProtoReflect.Descriptor instead.
 func (*PlayerSeat) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *PlayerSeat) GetPlayerId() string {
@@ -1937,7 +2626,7 @@ type CreateMatchRequest struct {
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +2638,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +2651,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{25}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CreateMatchRequest) GetRequestId() string {
@@ -2035,7 +2724,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2047,7 +2736,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2060,7 +2749,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{26}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CreateMatchResponse) GetMatchId() string {
@@ -2138,7 +2827,39 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\vserver_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"serverTime\"\x1f\n" +
 	"\x05Drain\x12\x16\n" +
-	"\x06reason\x18\x01 \x01(\tR\x06reason\"D\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\"E\n" +
+	"\rFollowRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
+	"\blast_seq\x18\x02 \x01(\x03R\alastSeq\"\xfe\x01\n" +
+	"\x0eFollowResponse\x127\n" +
+	"\bsnapshot\x18\x01 \x01(\v2\x19.tabuleiro.match.v1.MatchH\x00R\bsnapshot\x126\n" +
+	"\x05event\x18\x02 \x01(\v2\x1e.tabuleiro.match.v1.MatchEventH\x00R\x05event\x121\n" +
+	"\x05drain\x18\x03 \x01(\v2\x19.tabuleiro.match.v1.DrainH\x00R\x05drain\x12=\n" +
+	"\theartbeat\x18\x04 \x01(\v2\x1d.tabuleiro.match.v1.HeartbeatH\x00R\theartbeatB\t\n" +
+	"\amessage\"H\n" +
+	"\tHeartbeat\x12;\n" +
+	"\vserver_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"serverTime\"h\n" +
+	"\x10SubmitPlyRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1d\n" +
+	"\n" +
+	"ply_number\x18\x02 \x01(\x05R\tplyNumber\x12\x1a\n" +
+	"\bnotation\x18\x03 \x01(\tR\bnotation\"g\n" +
+	"\x11SubmitPlyResponse\x124\n" +
+	"\x05event\x18\x01 \x01(\v2\x1e.tabuleiro.match.v1.MatchEventR\x05event\x12\x1c\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"*\n" +
+	"\rResignRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x10\n" +
+	"\x0eResignResponse\"-\n" +
+	"\x10OfferDrawRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x13\n" +
+	"\x11OfferDrawResponse\".\n" +
+	"\x11AcceptDrawRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x14\n" +
+	"\x12AcceptDrawResponse\"/\n" +
+	"\x12DeclineDrawRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x15\n" +
+	"\x13DeclineDrawResponse\"D\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
 	"\blast_seq\x18\x02 \x01(\x03R\alastSeq\"\xbe\x01\n" +
@@ -2212,9 +2933,16 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\rPLY_KIND_JUMP\x10\x02\x12\x11\n" +
 	"\rPLY_KIND_WALL\x10\x03\x12\x13\n" +
 	"\x0fPLY_KIND_REVEAL\x10\x04\x12\x14\n" +
-	"\x10PLY_KIND_CAPTURE\x10\x052\xad\x04\n" +
+	"\x10PLY_KIND_CAPTURE\x10\x052\xc2\b\n" +
 	"\fMatchService\x12M\n" +
-	"\x04Play\x12\x1f.tabuleiro.match.v1.PlayRequest\x1a .tabuleiro.match.v1.PlayResponse(\x010\x01\x12N\n" +
+	"\x04Play\x12\x1f.tabuleiro.match.v1.PlayRequest\x1a .tabuleiro.match.v1.PlayResponse(\x010\x01\x12Q\n" +
+	"\x06Follow\x12!.tabuleiro.match.v1.FollowRequest\x1a\".tabuleiro.match.v1.FollowResponse0\x01\x12X\n" +
+	"\tSubmitPly\x12$.tabuleiro.match.v1.SubmitPlyRequest\x1a%.tabuleiro.match.v1.SubmitPlyResponse\x12O\n" +
+	"\x06Resign\x12!.tabuleiro.match.v1.ResignRequest\x1a\".tabuleiro.match.v1.ResignResponse\x12X\n" +
+	"\tOfferDraw\x12$.tabuleiro.match.v1.OfferDrawRequest\x1a%.tabuleiro.match.v1.OfferDrawResponse\x12[\n" +
+	"\n" +
+	"AcceptDraw\x12%.tabuleiro.match.v1.AcceptDrawRequest\x1a&.tabuleiro.match.v1.AcceptDrawResponse\x12^\n" +
+	"\vDeclineDraw\x12&.tabuleiro.match.v1.DeclineDrawRequest\x1a'.tabuleiro.match.v1.DeclineDrawResponse\x12N\n" +
 	"\x05Watch\x12 .tabuleiro.match.v1.WatchRequest\x1a!.tabuleiro.match.v1.WatchResponse0\x01\x12U\n" +
 	"\bGetMatch\x12#.tabuleiro.match.v1.GetMatchRequest\x1a$.tabuleiro.match.v1.GetMatchResponse\x12g\n" +
 	"\x0eListLegalPlies\x12).tabuleiro.match.v1.ListLegalPliesRequest\x1a*.tabuleiro.match.v1.ListLegalPliesResponse\x12^\n" +
@@ -2234,7 +2962,7 @@ func file_tabuleiro_match_v1_match_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_match_v1_match_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(PlayAction)(0),                // 0: tabuleiro.match.v1.PlayAction
 	(PlyKind)(0),                   // 1: tabuleiro.match.v1.PlyKind
@@ -2253,29 +2981,42 @@ var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(*ActionRejected)(nil),         // 14: tabuleiro.match.v1.ActionRejected
 	(*Pong)(nil),                   // 15: tabuleiro.match.v1.Pong
 	(*Drain)(nil),                  // 16: tabuleiro.match.v1.Drain
-	(*WatchRequest)(nil),           // 17: tabuleiro.match.v1.WatchRequest
-	(*WatchResponse)(nil),          // 18: tabuleiro.match.v1.WatchResponse
-	(*GetMatchRequest)(nil),        // 19: tabuleiro.match.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),       // 20: tabuleiro.match.v1.GetMatchResponse
-	(*ListLegalPliesRequest)(nil),  // 21: tabuleiro.match.v1.ListLegalPliesRequest
-	(*LegalPly)(nil),               // 22: tabuleiro.match.v1.LegalPly
-	(*PlyCheck)(nil),               // 23: tabuleiro.match.v1.PlyCheck
-	(*ListLegalPliesResponse)(nil), // 24: tabuleiro.match.v1.ListLegalPliesResponse
-	(*SeatSpec)(nil),               // 25: tabuleiro.match.v1.SeatSpec
-	(*PlayerSeat)(nil),             // 26: tabuleiro.match.v1.PlayerSeat
-	(*CreateMatchRequest)(nil),     // 27: tabuleiro.match.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),    // 28: tabuleiro.match.v1.CreateMatchResponse
-	(*MatchSummary)(nil),           // 29: tabuleiro.match.v1.MatchSummary
-	(*Match)(nil),                  // 30: tabuleiro.match.v1.Match
-	(*MatchEvent)(nil),             // 31: tabuleiro.match.v1.MatchEvent
-	(*timestamppb.Timestamp)(nil),  // 32: google.protobuf.Timestamp
-	(v1.Seat)(0),                   // 33: tabuleiro.game.v1.Seat
-	(v1.BotLevel)(0),               // 34: tabuleiro.game.v1.BotLevel
-	(v1.Game)(0),                   // 35: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),         // 36: tabuleiro.game.v1.TimeControl
+	(*FollowRequest)(nil),          // 17: tabuleiro.match.v1.FollowRequest
+	(*FollowResponse)(nil),         // 18: tabuleiro.match.v1.FollowResponse
+	(*Heartbeat)(nil),              // 19: tabuleiro.match.v1.Heartbeat
+	(*SubmitPlyRequest)(nil),       // 20: tabuleiro.match.v1.SubmitPlyRequest
+	(*SubmitPlyResponse)(nil),      // 21: tabuleiro.match.v1.SubmitPlyResponse
+	(*ResignRequest)(nil),          // 22: tabuleiro.match.v1.ResignRequest
+	(*ResignResponse)(nil),         // 23: tabuleiro.match.v1.ResignResponse
+	(*OfferDrawRequest)(nil),       // 24: tabuleiro.match.v1.OfferDrawRequest
+	(*OfferDrawResponse)(nil),      // 25: tabuleiro.match.v1.OfferDrawResponse
+	(*AcceptDrawRequest)(nil),      // 26: tabuleiro.match.v1.AcceptDrawRequest
+	(*AcceptDrawResponse)(nil),     // 27: tabuleiro.match.v1.AcceptDrawResponse
+	(*DeclineDrawRequest)(nil),     // 28: tabuleiro.match.v1.DeclineDrawRequest
+	(*DeclineDrawResponse)(nil),    // 29: tabuleiro.match.v1.DeclineDrawResponse
+	(*WatchRequest)(nil),           // 30: tabuleiro.match.v1.WatchRequest
+	(*WatchResponse)(nil),          // 31: tabuleiro.match.v1.WatchResponse
+	(*GetMatchRequest)(nil),        // 32: tabuleiro.match.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),       // 33: tabuleiro.match.v1.GetMatchResponse
+	(*ListLegalPliesRequest)(nil),  // 34: tabuleiro.match.v1.ListLegalPliesRequest
+	(*LegalPly)(nil),               // 35: tabuleiro.match.v1.LegalPly
+	(*PlyCheck)(nil),               // 36: tabuleiro.match.v1.PlyCheck
+	(*ListLegalPliesResponse)(nil), // 37: tabuleiro.match.v1.ListLegalPliesResponse
+	(*SeatSpec)(nil),               // 38: tabuleiro.match.v1.SeatSpec
+	(*PlayerSeat)(nil),             // 39: tabuleiro.match.v1.PlayerSeat
+	(*CreateMatchRequest)(nil),     // 40: tabuleiro.match.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),    // 41: tabuleiro.match.v1.CreateMatchResponse
+	(*MatchSummary)(nil),           // 42: tabuleiro.match.v1.MatchSummary
+	(*Match)(nil),                  // 43: tabuleiro.match.v1.Match
+	(*MatchEvent)(nil),             // 44: tabuleiro.match.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),  // 45: google.protobuf.Timestamp
+	(v1.Seat)(0),                   // 46: tabuleiro.game.v1.Seat
+	(v1.BotLevel)(0),               // 47: tabuleiro.game.v1.BotLevel
+	(v1.Game)(0),                   // 48: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),         // 49: tabuleiro.game.v1.TimeControl
 }
 var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
-	29, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
+	42, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
 	5,  // 1: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
 	6,  // 2: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
 	7,  // 3: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
@@ -2283,46 +3024,64 @@ var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
 	9,  // 5: tabuleiro.match.v1.PlayRequest.accept_draw:type_name -> tabuleiro.match.v1.AcceptDraw
 	10, // 6: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
 	11, // 7: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
-	30, // 8: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	31, // 9: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	43, // 8: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	44, // 9: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
 	13, // 10: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
 	14, // 11: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
 	15, // 12: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
 	16, // 13: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
 	0,  // 14: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
-	32, // 15: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
-	30, // 16: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	31, // 17: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	16, // 18: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	30, // 19: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
-	1,  // 20: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
-	33, // 21: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
-	22, // 22: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
-	23, // 23: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
-	26, // 24: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
-	34, // 25: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
-	35, // 26: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	25, // 27: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
-	25, // 28: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
-	36, // 29: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	32, // 30: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
-	4,  // 31: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
-	17, // 32: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
-	19, // 33: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
-	21, // 34: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
-	27, // 35: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
-	2,  // 36: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
-	12, // 37: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
-	18, // 38: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
-	20, // 39: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
-	24, // 40: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
-	28, // 41: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
-	3,  // 42: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
-	37, // [37:43] is the sub-list for method output_type
-	31, // [31:37] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	45, // 15: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
+	43, // 16: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	44, // 17: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	16, // 18: tabuleiro.match.v1.FollowResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	19, // 19: tabuleiro.match.v1.FollowResponse.heartbeat:type_name -> tabuleiro.match.v1.Heartbeat
+	45, // 20: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
+	44, // 21: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	43, // 22: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	44, // 23: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	16, // 24: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	43, // 25: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
+	1,  // 26: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
+	46, // 27: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
+	35, // 28: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
+	36, // 29: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
+	39, // 30: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
+	47, // 31: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
+	48, // 32: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	38, // 33: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
+	38, // 34: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
+	49, // 35: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	45, // 36: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
+	4,  // 37: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
+	17, // 38: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
+	20, // 39: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
+	22, // 40: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
+	24, // 41: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
+	26, // 42: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
+	28, // 43: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
+	30, // 44: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
+	32, // 45: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
+	34, // 46: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
+	40, // 47: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
+	2,  // 48: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
+	12, // 49: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
+	18, // 50: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
+	21, // 51: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
+	23, // 52: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
+	25, // 53: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
+	27, // 54: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
+	29, // 55: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
+	31, // 56: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
+	33, // 57: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
+	37, // 58: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
+	41, // 59: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
+	3,  // 60: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
+	49, // [49:61] is the sub-list for method output_type
+	37, // [37:49] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_match_v1_match_service_proto_init() }
@@ -2349,22 +3108,28 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		(*PlayResponse_Drain)(nil),
 	}
 	file_tabuleiro_match_v1_match_service_proto_msgTypes[16].OneofWrappers = []any{
+		(*FollowResponse_Snapshot)(nil),
+		(*FollowResponse_Event)(nil),
+		(*FollowResponse_Drain)(nil),
+		(*FollowResponse_Heartbeat)(nil),
+	}
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[29].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
 		(*WatchResponse_Event)(nil),
 		(*WatchResponse_Drain)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[23].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[36].OneofWrappers = []any{
 		(*SeatSpec_Player)(nil),
 		(*SeatSpec_BotLevel)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[24].OneofWrappers = []any{}
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_match_v1_match_service_proto_rawDesc), len(file_tabuleiro_match_v1_match_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   27,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

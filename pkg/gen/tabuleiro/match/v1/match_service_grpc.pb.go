@@ -20,6 +20,12 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	MatchService_Play_FullMethodName           = "/tabuleiro.match.v1.MatchService/Play"
+	MatchService_Follow_FullMethodName         = "/tabuleiro.match.v1.MatchService/Follow"
+	MatchService_SubmitPly_FullMethodName      = "/tabuleiro.match.v1.MatchService/SubmitPly"
+	MatchService_Resign_FullMethodName         = "/tabuleiro.match.v1.MatchService/Resign"
+	MatchService_OfferDraw_FullMethodName      = "/tabuleiro.match.v1.MatchService/OfferDraw"
+	MatchService_AcceptDraw_FullMethodName     = "/tabuleiro.match.v1.MatchService/AcceptDraw"
+	MatchService_DeclineDraw_FullMethodName    = "/tabuleiro.match.v1.MatchService/DeclineDraw"
 	MatchService_Watch_FullMethodName          = "/tabuleiro.match.v1.MatchService/Watch"
 	MatchService_GetMatch_FullMethodName       = "/tabuleiro.match.v1.MatchService/GetMatch"
 	MatchService_ListLegalPlies_FullMethodName = "/tabuleiro.match.v1.MatchService/ListLegalPlies"
@@ -57,6 +63,75 @@ type MatchServiceClient interface {
 	// joined again on another stream (the newer stream wins);
 	// UNAVAILABLE after a `drain` notice (rejoin, any instance).
 	Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error)
+	// Follow is a seat's connection to one match without client streaming,
+	// for browsers (gRPC-Web, Connect) and other clients that cannot stream
+	// requests. It is Play's join: a `snapshot` (or, when last_seq is recent
+	// enough, the events missed since), then every later event, with the
+	// caller's seat view; the seat's plies and actions go by SubmitPly,
+	// Resign, OfferDraw, AcceptDraw and DeclineDraw. An open Follow stream
+	// counts as the seat's presence exactly as a Play stream does: when it
+	// drops, the seat's reconnection window starts (player_disconnected),
+	// and a new Follow (or Play) with the last seq seen within the window
+	// resumes the game (player_reconnected). While nothing else happens the
+	// server sends a `heartbeat` every 15 seconds, so that a client (or a
+	// proxy) can tell an idle stream from a dead one.
+	//
+	// The stream ends with OK after the game_ended event has been sent
+	// (at once, after the snapshot, for a finished match), or with:
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat
+	// (spectators use Watch); ABORTED when the same seat joined again on
+	// another Follow or Play stream (the newer stream wins); UNAVAILABLE
+	// after a `drain` notice (follow again, any instance, with the last seq
+	// seen).
+	Follow(ctx context.Context, in *FollowRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FollowResponse], error)
+	// SubmitPly plays a ply for the caller's seat, as Play's submit_ply:
+	// the same rules, the same idempotency on ply_number (a ply already
+	// accepted, sent again with its number, is acknowledged with the same
+	// ply_played event, not played twice) and the same refusals, as status
+	// codes. The accepted ply's event also reaches every stream of the
+	// match, the caller's Follow stream included (same seq).
+	//
+	// Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
+	// match_id, or a notation that does not parse or is longer than 256
+	// bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+	// caller holds no seat, or when ply_number is the next ply's number but
+	// that ply is the other seat's (not your turn); FAILED_PRECONDITION when
+	// the ply breaks a rule (the message names the RULES.md section), when
+	// ply_number is not the next ply's number (stale, or ahead of the game)
+	// or when the game is over; ABORTED when the match changed at the same
+	// instant (retry with the same ply_number). Every refusal of the ply
+	// itself (INVALID_ARGUMENT for its notation, PERMISSION_DENIED not your
+	// turn, FAILED_PRECONDITION) carries a PlyRejected in the status details
+	// (google.rpc.Status.details), with the ply number the next ply must
+	// carry and the rule broken, as on a Play stream.
+	SubmitPly(ctx context.Context, in *SubmitPlyRequest, opts ...grpc.CallOption) (*SubmitPlyResponse, error)
+	// Resign ends the game as a loss for the caller's seat, as Play's
+	// resign; the game_ended event reaches every stream. INVALID_ARGUMENT
+	// for an empty or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the game is over.
+	Resign(ctx context.Context, in *ResignRequest, opts ...grpc.CallOption) (*ResignResponse, error)
+	// OfferDraw offers a draw to the opponent, as Play's offer_draw; the
+	// draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
+	// or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the variant has no draws, the game is over, or an offer is
+	// pending.
+	OfferDraw(ctx context.Context, in *OfferDrawRequest, opts ...grpc.CallOption) (*OfferDrawResponse, error)
+	// AcceptDraw accepts the opponent's pending draw offer, as Play's
+	// accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat;
+	// FAILED_PRECONDITION when no offer by the opponent is pending or the
+	// game is over.
+	AcceptDraw(ctx context.Context, in *AcceptDrawRequest, opts ...grpc.CallOption) (*AcceptDrawResponse, error)
+	// DeclineDraw declines the opponent's pending draw offer, as Play's
+	// decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
+	// over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
+	// opponent is pending or the game is over.
+	DeclineDraw(ctx context.Context, in *DeclineDrawRequest, opts ...grpc.CallOption) (*DeclineDrawResponse, error)
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
@@ -122,9 +197,78 @@ func (c *matchServiceClient) Play(ctx context.Context, opts ...grpc.CallOption) 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MatchService_PlayClient = grpc.BidiStreamingClient[PlayRequest, PlayResponse]
 
+func (c *matchServiceClient) Follow(ctx context.Context, in *FollowRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FollowResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[1], MatchService_Follow_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[FollowRequest, FollowResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MatchService_FollowClient = grpc.ServerStreamingClient[FollowResponse]
+
+func (c *matchServiceClient) SubmitPly(ctx context.Context, in *SubmitPlyRequest, opts ...grpc.CallOption) (*SubmitPlyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitPlyResponse)
+	err := c.cc.Invoke(ctx, MatchService_SubmitPly_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) Resign(ctx context.Context, in *ResignRequest, opts ...grpc.CallOption) (*ResignResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResignResponse)
+	err := c.cc.Invoke(ctx, MatchService_Resign_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) OfferDraw(ctx context.Context, in *OfferDrawRequest, opts ...grpc.CallOption) (*OfferDrawResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OfferDrawResponse)
+	err := c.cc.Invoke(ctx, MatchService_OfferDraw_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) AcceptDraw(ctx context.Context, in *AcceptDrawRequest, opts ...grpc.CallOption) (*AcceptDrawResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcceptDrawResponse)
+	err := c.cc.Invoke(ctx, MatchService_AcceptDraw_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) DeclineDraw(ctx context.Context, in *DeclineDrawRequest, opts ...grpc.CallOption) (*DeclineDrawResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeclineDrawResponse)
+	err := c.cc.Invoke(ctx, MatchService_DeclineDraw_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *matchServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[1], MatchService_Watch_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[2], MatchService_Watch_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +355,75 @@ type MatchServiceServer interface {
 	// joined again on another stream (the newer stream wins);
 	// UNAVAILABLE after a `drain` notice (rejoin, any instance).
 	Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error
+	// Follow is a seat's connection to one match without client streaming,
+	// for browsers (gRPC-Web, Connect) and other clients that cannot stream
+	// requests. It is Play's join: a `snapshot` (or, when last_seq is recent
+	// enough, the events missed since), then every later event, with the
+	// caller's seat view; the seat's plies and actions go by SubmitPly,
+	// Resign, OfferDraw, AcceptDraw and DeclineDraw. An open Follow stream
+	// counts as the seat's presence exactly as a Play stream does: when it
+	// drops, the seat's reconnection window starts (player_disconnected),
+	// and a new Follow (or Play) with the last seq seen within the window
+	// resumes the game (player_reconnected). While nothing else happens the
+	// server sends a `heartbeat` every 15 seconds, so that a client (or a
+	// proxy) can tell an idle stream from a dead one.
+	//
+	// The stream ends with OK after the game_ended event has been sent
+	// (at once, after the snapshot, for a finished match), or with:
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat
+	// (spectators use Watch); ABORTED when the same seat joined again on
+	// another Follow or Play stream (the newer stream wins); UNAVAILABLE
+	// after a `drain` notice (follow again, any instance, with the last seq
+	// seen).
+	Follow(*FollowRequest, grpc.ServerStreamingServer[FollowResponse]) error
+	// SubmitPly plays a ply for the caller's seat, as Play's submit_ply:
+	// the same rules, the same idempotency on ply_number (a ply already
+	// accepted, sent again with its number, is acknowledged with the same
+	// ply_played event, not played twice) and the same refusals, as status
+	// codes. The accepted ply's event also reaches every stream of the
+	// match, the caller's Follow stream included (same seq).
+	//
+	// Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
+	// match_id, or a notation that does not parse or is longer than 256
+	// bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+	// caller holds no seat, or when ply_number is the next ply's number but
+	// that ply is the other seat's (not your turn); FAILED_PRECONDITION when
+	// the ply breaks a rule (the message names the RULES.md section), when
+	// ply_number is not the next ply's number (stale, or ahead of the game)
+	// or when the game is over; ABORTED when the match changed at the same
+	// instant (retry with the same ply_number). Every refusal of the ply
+	// itself (INVALID_ARGUMENT for its notation, PERMISSION_DENIED not your
+	// turn, FAILED_PRECONDITION) carries a PlyRejected in the status details
+	// (google.rpc.Status.details), with the ply number the next ply must
+	// carry and the rule broken, as on a Play stream.
+	SubmitPly(context.Context, *SubmitPlyRequest) (*SubmitPlyResponse, error)
+	// Resign ends the game as a loss for the caller's seat, as Play's
+	// resign; the game_ended event reaches every stream. INVALID_ARGUMENT
+	// for an empty or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the game is over.
+	Resign(context.Context, *ResignRequest) (*ResignResponse, error)
+	// OfferDraw offers a draw to the opponent, as Play's offer_draw; the
+	// draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
+	// or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the variant has no draws, the game is over, or an offer is
+	// pending.
+	OfferDraw(context.Context, *OfferDrawRequest) (*OfferDrawResponse, error)
+	// AcceptDraw accepts the opponent's pending draw offer, as Play's
+	// accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat;
+	// FAILED_PRECONDITION when no offer by the opponent is pending or the
+	// game is over.
+	AcceptDraw(context.Context, *AcceptDrawRequest) (*AcceptDrawResponse, error)
+	// DeclineDraw declines the opponent's pending draw offer, as Play's
+	// decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
+	// over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
+	// opponent is pending or the game is over.
+	DeclineDraw(context.Context, *DeclineDrawRequest) (*DeclineDrawResponse, error)
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
@@ -266,6 +479,24 @@ type UnimplementedMatchServiceServer struct{}
 func (UnimplementedMatchServiceServer) Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error {
 	return status.Error(codes.Unimplemented, "method Play not implemented")
 }
+func (UnimplementedMatchServiceServer) Follow(*FollowRequest, grpc.ServerStreamingServer[FollowResponse]) error {
+	return status.Error(codes.Unimplemented, "method Follow not implemented")
+}
+func (UnimplementedMatchServiceServer) SubmitPly(context.Context, *SubmitPlyRequest) (*SubmitPlyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubmitPly not implemented")
+}
+func (UnimplementedMatchServiceServer) Resign(context.Context, *ResignRequest) (*ResignResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Resign not implemented")
+}
+func (UnimplementedMatchServiceServer) OfferDraw(context.Context, *OfferDrawRequest) (*OfferDrawResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method OfferDraw not implemented")
+}
+func (UnimplementedMatchServiceServer) AcceptDraw(context.Context, *AcceptDrawRequest) (*AcceptDrawResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcceptDraw not implemented")
+}
+func (UnimplementedMatchServiceServer) DeclineDraw(context.Context, *DeclineDrawRequest) (*DeclineDrawResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeclineDraw not implemented")
+}
 func (UnimplementedMatchServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
 }
@@ -308,6 +539,107 @@ func _MatchService_Play_Handler(srv interface{}, stream grpc.ServerStream) error
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MatchService_PlayServer = grpc.BidiStreamingServer[PlayRequest, PlayResponse]
+
+func _MatchService_Follow_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(FollowRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(MatchServiceServer).Follow(m, &grpc.GenericServerStream[FollowRequest, FollowResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MatchService_FollowServer = grpc.ServerStreamingServer[FollowResponse]
+
+func _MatchService_SubmitPly_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitPlyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).SubmitPly(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_SubmitPly_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).SubmitPly(ctx, req.(*SubmitPlyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_Resign_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResignRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).Resign(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_Resign_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).Resign(ctx, req.(*ResignRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_OfferDraw_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OfferDrawRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).OfferDraw(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_OfferDraw_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).OfferDraw(ctx, req.(*OfferDrawRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_AcceptDraw_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcceptDrawRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).AcceptDraw(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_AcceptDraw_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).AcceptDraw(ctx, req.(*AcceptDrawRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_DeclineDraw_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeclineDrawRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).DeclineDraw(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_DeclineDraw_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).DeclineDraw(ctx, req.(*DeclineDrawRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
 
 func _MatchService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchRequest)
@@ -400,6 +732,26 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 	HandlerType: (*MatchServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
+			MethodName: "SubmitPly",
+			Handler:    _MatchService_SubmitPly_Handler,
+		},
+		{
+			MethodName: "Resign",
+			Handler:    _MatchService_Resign_Handler,
+		},
+		{
+			MethodName: "OfferDraw",
+			Handler:    _MatchService_OfferDraw_Handler,
+		},
+		{
+			MethodName: "AcceptDraw",
+			Handler:    _MatchService_AcceptDraw_Handler,
+		},
+		{
+			MethodName: "DeclineDraw",
+			Handler:    _MatchService_DeclineDraw_Handler,
+		},
+		{
 			MethodName: "GetMatch",
 			Handler:    _MatchService_GetMatch_Handler,
 		},
@@ -422,6 +774,11 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 			Handler:       _MatchService_Play_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Follow",
+			Handler:       _MatchService_Follow_Handler,
+			ServerStreams: true,
 		},
 		{
 			StreamName:    "Watch",
