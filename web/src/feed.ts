@@ -4,7 +4,7 @@
 // stream open, reconnecting with the last seq seen after a network loss or
 // a drain, so that nothing is lost and nothing is applied twice.
 import { clone } from "@bufbuild/protobuf";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { ConnectError, Code } from "@connectrpc/connect";
 import { Seat } from "./gen/tabuleiro/game/v1/game_pb";
 import {
@@ -21,6 +21,7 @@ export type StreamMessage =
   | { case: "snapshot"; value: Match }
   | { case: "event"; value: MatchEvent }
   | { case: "drain"; value: { reason: string } }
+  | { case: "heartbeat"; value: { serverTime?: Timestamp } }
   | { case: undefined; value?: undefined };
 
 /** What applying a message asks of the stream's owner. */
@@ -143,6 +144,8 @@ export function serverTimes(msg: StreamMessage): number[] {
     if (msg.value.at) out.push(timestampMs(msg.value.at));
   } else if (msg.case === "snapshot") {
     if (msg.value.clocks?.asOf) out.push(timestampMs(msg.value.clocks.asOf));
+  } else if (msg.case === "heartbeat") {
+    if (msg.value.serverTime) out.push(timestampMs(msg.value.serverTime));
   }
   return out;
 }
@@ -150,7 +153,7 @@ export function serverTimes(msg: StreamMessage): number[] {
 /** Whether an error ends following for good (retrying cannot help). */
 export function fatal(err: unknown): boolean {
   if (!(err instanceof ConnectError)) return false;
-  return [Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument, Code.Aborted].includes(err.code);
+  return [Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument, Code.Aborted, Code.Unimplemented].includes(err.code);
 }
 
 /** backoffMs is the wait before reconnect attempt n (0-based): 0.25 s doubling to 4 s. */
@@ -171,6 +174,12 @@ export interface FeedLoopOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** settleMs is how long a quiet stream must stay open to count as live (default 1.5 s). */
   settleMs?: number;
+  /**
+   * idleMs, when set, is how long a stream may stay silent before it is
+   * taken for dead and reopened (Follow sends a heartbeat every 15 s, so a
+   * longer silence means a network that dropped without telling).
+   */
+  idleMs?: number;
 }
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -227,8 +236,16 @@ export class FeedLoop {
           this.o.onStatus("live");
         }
       }, this.o.settleMs ?? 1500);
+      let idle: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => {
+        if (!this.o.idleMs) return;
+        if (idle) clearTimeout(idle);
+        idle = setTimeout(() => inner.abort(), this.o.idleMs);
+      };
+      arm();
       try {
         for await (const res of this.o.open(this.feed.lastSeq, inner.signal)) {
+          arm();
           const msg = res.message;
           const local = Date.now();
           for (const t of serverTimes(msg)) this.o.onServerTime?.(t, local);
@@ -237,6 +254,9 @@ export class FeedLoop {
             if (this.attempt > 0 || msg.case === "snapshot") this.o.onStatus("live");
             this.attempt = 0;
             this.o.onUpdate(this.feed, msg);
+          } else if (msg.case === "heartbeat" && this.attempt > 0) {
+            this.attempt = 0;
+            this.o.onStatus("live");
           } else if (r === "gap" || r === "drain") {
             reopen = true;
             inner.abort();
@@ -262,6 +282,7 @@ export class FeedLoop {
         }
       } finally {
         clearTimeout(settle);
+        if (idle) clearTimeout(idle);
         inner.abort();
         this.ctl.signal.removeEventListener("abort", onAbort);
       }

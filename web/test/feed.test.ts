@@ -159,3 +159,30 @@ test("FeedLoop backs off on repeated failures, and stop() ends it", async () => 
   assert.deepEqual(sleeps, [250, 500, 1000]);
   assert.equal(backoffMs(10), 4000);
 });
+
+test("FeedLoop takes a silent stream for dead after idleMs and reopens it; heartbeats keep it alive", async () => {
+  const opens: bigint[] = [];
+  let n = 0;
+  const statuses: FeedStatus[] = [];
+  const loop = new FeedLoop({
+    open: (seq, signal) => (async function* () {
+      opens.push(seq);
+      n++;
+      if (n === 1) {
+        yield { message: snap(snapshot(1n, 1)) };
+        for (let i = 0; i < 3; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          yield { message: { case: "heartbeat", value: { serverTime: { seconds: 5n, nanos: 0 } } } as StreamMessage };
+        }
+        // Then silence: the network dropped without an error.
+        await new Promise((_, reject) => signal.addEventListener("abort", () => reject(new ConnectError("aborted", Code.Canceled))));
+      }
+      yield { message: ev(ended(2n)) };
+    })(),
+    onUpdate: () => {}, onStatus: (s) => statuses.push(s),
+    sleep: async () => {}, settleMs: 1000, idleMs: 60,
+  });
+  await loop.done;
+  assert.deepEqual(opens, [0n, 1n], "reopened once, after the silence, not during the heartbeats");
+  assert.equal(statuses.at(-1), "ended");
+});

@@ -72,11 +72,12 @@ export class GameScreen {
     banner: h("div", { class: "conn-banner", role: "status", "aria-live": "polite" }),
     overlay: h("div", { class: "result-overlay", hidden: true }),
     hint: h("p", { class: "hint", "aria-live": "polite" }),
+    tools: h("div", { class: "board-tools" }),
   };
 
   constructor(private readonly id: Identity, private readonly matchId: string, private readonly mode: Mode) {
     frame(id, h("div", { class: "game-layout" },
-      h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.hint),
+      h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
       h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions))));
     this.bindBoard();
     void this.start();
@@ -105,6 +106,21 @@ export class GameScreen {
     }
     this.timer = setInterval(() => this.tickClocks(), 100);
     window.addEventListener("keydown", this.onKey);
+    // Draw the position at once from GetMatch; the stream's snapshot or
+    // events take over (a snapshot that arrived first is not replaced).
+    try {
+      const r = await api(this.id.token).match.getMatch({ matchId: this.matchId });
+      const primary = this.loops[0];
+      if (r.match && primary && !primary.feed.match && !primary.stopped) {
+        primary.feed.apply({ case: "snapshot", value: r.match });
+        this.match = primary.feed.match;
+        if (r.match.yourSeat !== Seat.UNSPECIFIED && this.mode !== "spectator") this.tokens.set(r.match.yourSeat, this.id.token);
+        this.render();
+        void this.autoSelect();
+      }
+    } catch {
+      /* the stream reports what is wrong */
+    }
   }
 
   private follow(token: string, lastSeq: bigint, signal: AbortSignal): AsyncIterable<{ message: StreamMessage }> {
@@ -114,6 +130,7 @@ export class GameScreen {
   private loop(token: string, open: (seq: bigint, signal: AbortSignal) => AsyncIterable<{ message: StreamMessage }>, lastSeq: bigint, primary: boolean): FeedLoop {
     return new FeedLoop({
       open,
+      idleMs: this.mode === "spectator" ? undefined : 40_000,
       onServerTime: (s, l) => this.server.observe(s, l),
       onUpdate: (feed) => {
         const m = feed.match!;
@@ -153,6 +170,10 @@ export class GameScreen {
         break;
       case "failed":
         b.textContent = err instanceof ConnectError && err.code === Code.NotFound ? "This game does not exist (or is no longer live)." : errorText(err);
+        if (err instanceof ConnectError && err.code === Code.Aborted) {
+          b.textContent = "This game is open in another tab or window. ";
+          b.append(h("button", { class: "small", onclick: () => location.reload() }, "Play here"));
+        }
         if (err instanceof ConnectError && err.code === Code.NotFound && this.mode !== "spectator") {
           // A finished game leaves the live store: its record is in history.
           b.append(" ", h("a", { href: `#/replay/${this.matchId}` }, "Open its record"));
@@ -346,9 +367,6 @@ export class GameScreen {
     } else {
       status = "Waiting for your opponent…";
     }
-    if (m.status === MatchStatus.WAITING && m.firstPlyDeadline && m.status === MatchStatus.WAITING) {
-      status += " (the game is aborted if the first ply does not come in time)";
-    }
     this.els.info.append(h("p", { class: "status-line", id: "status-line" }, status));
   }
 
@@ -369,15 +387,6 @@ export class GameScreen {
       return;
     }
     const v = this.view!;
-    if (v.game === Game.QUORIDOR && this.mySeats.length) {
-      a.append(h("button", {
-        class: `toggle${this.wallMode ? " on" : ""}`, id: "wall-mode", "aria-pressed": this.wallMode ? "true" : "false",
-        onclick: () => { this.wallMode = !this.wallMode; this.preview = undefined; this.render(); },
-        title: "Place walls by tapping (W)",
-      }, "Wall"));
-      a.append(h("button", { id: "rotate", onclick: () => { this.orientation = this.orientation === "h" ? "v" : "h"; this.refreshPreview(); }, title: "Turn the wall (R)" },
-        this.orientation === "h" ? "Horizontal ⇄" : "Vertical ⇅"));
-    }
     const actor = this.mode === "local" ? v.toMove : m.yourSeat;
     const draws = v.game !== Game.QUORIDOR; // Quoridor has no draws (Q4); the server decides in any case.
     const offerBy = m.drawOfferedBy;
@@ -400,14 +409,30 @@ export class GameScreen {
 
   private renderHint(): void {
     const v = this.view!;
+    const m = this.match!;
     let t = "";
     if (this.actingSeat !== undefined) {
       if (v.game === Game.QUORIDOR) {
-        t = this.wallMode ? "Tap where the wall goes, tap again to place it. R turns it." : "Move your pawn to a dot, or point at a groove between squares to place a wall.";
+        t = this.wallMode ? "Tap where the wall goes, then tap it again to place it." : "Move your pawn to a dot, or point between squares to place a wall.";
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
+      if (m.status === MatchStatus.WAITING) t += " The game is aborted if the first ply does not come in time.";
     }
     this.els.hint.textContent = t;
+    const tools = this.els.tools;
+    clear(tools);
+    if (v.game === Game.QUORIDOR && this.mySeats.length && m.status !== MatchStatus.FINISHED) {
+      const on = this.actingSeat !== undefined;
+      tools.append(
+        h("button", {
+          class: `toggle${this.wallMode ? " on" : ""}`, id: "wall-mode", "aria-pressed": this.wallMode ? "true" : "false", disabled: !on,
+          onclick: () => { this.wallMode = !this.wallMode; this.preview = undefined; this.render(); },
+          title: "Place walls by tapping (W)",
+        }, svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><rect x="2" y="8" width="16" height="4" rx="1.5" fill="currentColor"/></svg>`), "Wall"),
+        h("button", { id: "rotate", disabled: !on, onclick: () => { this.orientation = this.orientation === "h" ? "v" : "h"; this.refreshPreview(); }, title: "Turn the wall (R)", "aria-label": `Wall orientation: ${this.orientation === "h" ? "horizontal" : "vertical"}. Turn it.` },
+          this.orientation === "h" ? "Horizontal" : "Vertical", " ⟳"));
+    }
+    tools.append(this.els.hint);
   }
 
   // ---- result ----
@@ -655,10 +680,10 @@ export class GameScreen {
     try {
       const r = await api(this.tokenFor(acting)).match.submitPly({ matchId: this.matchId, plyNumber: v.plyCount + 1, notation });
       // The stream brings the same event; applying it now makes the board answer at once (seq dedups).
-      const ev = (r as { event?: unknown }).event;
+      const ev = r.event;
       if (ev) {
         for (const l of this.loops) {
-          if (l.feed.apply({ case: "event", value: ev as never }) === "applied") {
+          if (l.feed.apply({ case: "event", value: ev }) === "applied") {
             const m = l.feed.match!;
             if (l === this.loops[0]) {
               session.saveSeq(this.matchId, l.feed.lastSeq);

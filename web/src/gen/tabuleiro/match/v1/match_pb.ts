@@ -636,8 +636,8 @@ export enum ConnectionState {
   UNSPECIFIED = 0,
 
   /**
-   * CONNECTION_STATE_CONNECTED: the player has a Play stream open (a bot
-   * seat is always connected).
+   * CONNECTION_STATE_CONNECTED: the player has a Play or Follow stream
+   * open (a bot seat is always connected).
    *
    * @generated from enum value: CONNECTION_STATE_CONNECTED = 1;
    */
@@ -652,8 +652,8 @@ export enum ConnectionState {
   DISCONNECTED = 2,
 
   /**
-   * CONNECTION_STATE_NEVER_JOINED: the player has not opened a Play stream
-   * yet since the match was created.
+   * CONNECTION_STATE_NEVER_JOINED: the player has not opened a Play or
+   * Follow stream yet since the match was created.
    *
    * @generated from enum value: CONNECTION_STATE_NEVER_JOINED = 3;
    */

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/match/v1/match_service.proto.
  */
 export const file_tabuleiro_match_v1_match_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0YWJ1bGVpcm8vbWF0Y2gvdjEvbWF0Y2hfc2VydmljZS5wcm90bxISdGFidWxlaXJvLm1hdGNoLnYxIjYKEkxpc3RNYXRjaGVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFbGltaXQYAiABKAUiSAoTTGlzdE1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoU3VtbWFyeSL4AgoLUGxheVJlcXVlc3QSLQoEam9pbhgBIAEoCzIdLnRhYnVsZWlyby5tYXRjaC52MS5Kb2luTWF0Y2hIABIzCgpzdWJtaXRfcGx5GAIgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseUgAEiwKBnJlc2lnbhgDIAEoCzIaLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25IABIzCgpvZmZlcl9kcmF3GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd0gAEjUKC2FjY2VwdF9kcmF3GAUgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdIABI3CgxkZWNsaW5lX2RyYXcYBiABKAsyHy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdIABIoCgRwaW5nGAcgASgLMhgudGFidWxlaXJvLm1hdGNoLnYxLlBpbmdIAEIICgZhY3Rpb24iLwoJSm9pbk1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhAKCGxhc3Rfc2VxGAIgASgDIjEKCVN1Ym1pdFBseRISCgpwbHlfbnVtYmVyGAEgASgFEhAKCG5vdGF0aW9uGAIgASgJIggKBlJlc2lnbiILCglPZmZlckRyYXciDAoKQWNjZXB0RHJhdyINCgtEZWNsaW5lRHJhdyIVCgRQaW5nEg0KBW5vbmNlGAEgASgEIscCCgxQbGF5UmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASNwoMcGx5X3JlamVjdGVkGAMgASgLMh8udGFidWxlaXJvLm1hdGNoLnYxLlBseVJlamVjdGVkSAASPQoPYWN0aW9uX3JlamVjdGVkGAQgASgLMiIudGFidWxlaXJvLm1hdGNoLnYxLkFjdGlvblJlamVjdGVkSAASKAoEcG9uZxgFIAEoCzIYLnRhYnVsZWlyby5tYXRjaC52MS5Qb25nSAASKgoFZHJhaW4YBiABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlInsKC1BseVJlamVjdGVkEhIKCnBseV9udW1iZXIYASABKAUSEAoIbm90YXRpb24YAiABKAkSGgoSY3VycmVudF9wbHlfbnVtYmVyGAMgASgFEgwKBGNvZGUYBCABKAUSDAoEcnVsZRgFIAEoCRIOCgZyZWFzb24YBiABKAkiXgoOQWN0aW9uUmVqZWN0ZWQSLgoGYWN0aW9uGAEgASgOMh4udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlBY3Rpb24SDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkiRgoEUG9uZxINCgVub25jZRgBIAEoBBIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFwoFRHJhaW4SDgoGcmVhc29uGAEgASgJIjIKDFdhdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIQCghsYXN0X3NlcRgCIAEoAyKmAQoNV2F0Y2hSZXNwb25zZRItCghzbmFwc2hvdBgBIAEoCzIZLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEgAEi8KBWV2ZW50GAIgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoRXZlbnRIABIqCgVkcmFpbhgDIAEoCzIZLnRhYnVsZWlyby5tYXRjaC52MS5EcmFpbkgAQgkKB21lc3NhZ2UiIwoPR2V0TWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIjwKEEdldE1hdGNoUmVzcG9uc2USKAoFbWF0Y2gYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2giYQoVTGlzdExlZ2FsUGxpZXNSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEgwKBGZyb20YAiABKAkSCwoDcGx5GAMgASgJEhsKE2V4cGVjdGVkX3BseV9udW1iZXIYBCABKAUibwoITGVnYWxQbHkSEAoIbm90YXRpb24YASABKAkSKQoEa2luZBgCIAEoDjIbLnRhYnVsZWlyby5tYXRjaC52MS5QbHlLaW5kEgwKBGZyb20YAyABKAkSCgoCdG8YBCABKAkSDAoEcGF0aBgFIAMoCSJcCghQbHlDaGVjaxIQCghub3RhdGlvbhgBIAEoCRINCgVsZWdhbBgCIAEoCBIRCgljYW5vbmljYWwYAyABKAkSDAoEcnVsZRgEIAEoCRIOCgZyZWFzb24YBSABKAkixgEKFkxpc3RMZWdhbFBsaWVzUmVzcG9uc2USEgoKcGx5X251bWJlchgBIAEoBRIoCgd0b19tb3ZlGAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIrCgVwbGllcxgDIAMoCzIcLnRhYnVsZWlyby5tYXRjaC52MS5MZWdhbFBseRIUCgxkZXN0aW5hdGlvbnMYBCADKAkSKwoFY2hlY2sYBSABKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuUGx5Q2hlY2siegoIU2VhdFNwZWMSMAoGcGxheWVyGAEgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLlBsYXllclNlYXRIABIwCglib3RfbGV2ZWwYAiABKA4yGy50YWJ1bGVpcm8uZ2FtZS52MS5Cb3RMZXZlbEgAQgoKCG9jY3VwYW50IlUKClBsYXllclNlYXQSEQoJcGxheWVyX2lkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRITCgZyYXRpbmcYAyABKAVIAIgBAUIJCgdfcmF0aW5nIpACChJDcmVhdGVNYXRjaFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIlCgRnYW1lGAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIPCgd2YXJpYW50GAMgASgJEisKBWZpcnN0GAQgASgLMhwudGFidWxlaXJvLm1hdGNoLnYxLlNlYXRTcGVjEiwKBnNlY29uZBgFIAEoCzIcLnRhYnVsZWlyby5tYXRjaC52MS5TZWF0U3BlYxI0Cgx0aW1lX2NvbnRyb2wYBiABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgHIAEoCBIOCgZsYXlvdXQYCCABKAkiXwoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRI2ChJmaXJzdF9wbHlfZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKpgBCgpQbGF5QWN0aW9uEhsKF1BMQVlfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSUExBWV9BQ1RJT05fUkVTSUdOEAESGgoWUExBWV9BQ1RJT05fT0ZGRVJfRFJBVxACEhsKF1BMQVlfQUNUSU9OX0FDQ0VQVF9EUkFXEAMSHAoYUExBWV9BQ1RJT05fREVDTElORV9EUkFXEAQqhwEKB1BseUtpbmQSGAoUUExZX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1QTFlfS0lORF9TVEVQEAESEQoNUExZX0tJTkRfSlVNUBACEhEKDVBMWV9LSU5EX1dBTEwQAxITCg9QTFlfS0lORF9SRVZFQUwQBBIUChBQTFlfS0lORF9DQVBUVVJFEAUyrQQKDE1hdGNoU2VydmljZRJNCgRQbGF5Eh8udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlSZXF1ZXN0GiAudGFidWxlaXJvLm1hdGNoLnYxLlBsYXlSZXNwb25zZSgBMAESTgoFV2F0Y2gSIC50YWJ1bGVpcm8ubWF0Y2gudjEuV2F0Y2hSZXF1ZXN0GiEudGFidWxlaXJvLm1hdGNoLnYxLldhdGNoUmVzcG9uc2UwARJVCghHZXRNYXRjaBIjLnRhYnVsZWlyby5tYXRjaC52MS5HZXRNYXRjaFJlcXVlc3QaJC50YWJ1bGVpcm8ubWF0Y2gudjEuR2V0TWF0Y2hSZXNwb25zZRJnCg5MaXN0TGVnYWxQbGllcxIpLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TGVnYWxQbGllc1JlcXVlc3QaKi50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdExlZ2FsUGxpZXNSZXNwb25zZRJeCgtDcmVhdGVNYXRjaBImLnRhYnVsZWlyby5tYXRjaC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJeCgtMaXN0TWF0Y2hlcxImLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdE1hdGNoZXNSZXNwb25zZUIyWjB0YWJ1bGVpcm8uZGV2L3BrZy9nZW4vdGFidWxlaXJvL21hdGNoL3YxO21hdGNodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_match_v1_match]);
+  fileDesc("CiZ0YWJ1bGVpcm8vbWF0Y2gvdjEvbWF0Y2hfc2VydmljZS5wcm90bxISdGFidWxlaXJvLm1hdGNoLnYxIjYKEkxpc3RNYXRjaGVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFbGltaXQYAiABKAUiSAoTTGlzdE1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoU3VtbWFyeSL4AgoLUGxheVJlcXVlc3QSLQoEam9pbhgBIAEoCzIdLnRhYnVsZWlyby5tYXRjaC52MS5Kb2luTWF0Y2hIABIzCgpzdWJtaXRfcGx5GAIgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseUgAEiwKBnJlc2lnbhgDIAEoCzIaLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25IABIzCgpvZmZlcl9kcmF3GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd0gAEjUKC2FjY2VwdF9kcmF3GAUgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdIABI3CgxkZWNsaW5lX2RyYXcYBiABKAsyHy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdIABIoCgRwaW5nGAcgASgLMhgudGFidWxlaXJvLm1hdGNoLnYxLlBpbmdIAEIICgZhY3Rpb24iLwoJSm9pbk1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhAKCGxhc3Rfc2VxGAIgASgDIjEKCVN1Ym1pdFBseRISCgpwbHlfbnVtYmVyGAEgASgFEhAKCG5vdGF0aW9uGAIgASgJIggKBlJlc2lnbiILCglPZmZlckRyYXciDAoKQWNjZXB0RHJhdyINCgtEZWNsaW5lRHJhdyIVCgRQaW5nEg0KBW5vbmNlGAEgASgEIscCCgxQbGF5UmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASNwoMcGx5X3JlamVjdGVkGAMgASgLMh8udGFidWxlaXJvLm1hdGNoLnYxLlBseVJlamVjdGVkSAASPQoPYWN0aW9uX3JlamVjdGVkGAQgASgLMiIudGFidWxlaXJvLm1hdGNoLnYxLkFjdGlvblJlamVjdGVkSAASKAoEcG9uZxgFIAEoCzIYLnRhYnVsZWlyby5tYXRjaC52MS5Qb25nSAASKgoFZHJhaW4YBiABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlInsKC1BseVJlamVjdGVkEhIKCnBseV9udW1iZXIYASABKAUSEAoIbm90YXRpb24YAiABKAkSGgoSY3VycmVudF9wbHlfbnVtYmVyGAMgASgFEgwKBGNvZGUYBCABKAUSDAoEcnVsZRgFIAEoCRIOCgZyZWFzb24YBiABKAkiXgoOQWN0aW9uUmVqZWN0ZWQSLgoGYWN0aW9uGAEgASgOMh4udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlBY3Rpb24SDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkiRgoEUG9uZxINCgVub25jZRgBIAEoBBIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFwoFRHJhaW4SDgoGcmVhc29uGAEgASgJIjMKDUZvbGxvd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMi2wEKDkZvbGxvd1Jlc3BvbnNlEi0KCHNuYXBzaG90GAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoSAASLwoFZXZlbnQYAiABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudEgAEioKBWRyYWluGAMgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLkRyYWluSAASMgoJaGVhcnRiZWF0GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLkhlYXJ0YmVhdEgAQgkKB21lc3NhZ2UiPAoJSGVhcnRiZWF0Ei8KC3NlcnZlcl90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKChBTdWJtaXRQbHlSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnBseV9udW1iZXIYAiABKAUSEAoIbm90YXRpb24YAyABKAkiVQoRU3VibWl0UGx5UmVzcG9uc2USLQoFZXZlbnQYASABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudBIRCglkdXBsaWNhdGUYAiABKAgiIQoNUmVzaWduUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSIQCg5SZXNpZ25SZXNwb25zZSIkChBPZmZlckRyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhMKEU9mZmVyRHJhd1Jlc3BvbnNlIiUKEUFjY2VwdERyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhQKEkFjY2VwdERyYXdSZXNwb25zZSImChJEZWNsaW5lRHJhd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiFQoTRGVjbGluZURyYXdSZXNwb25zZSIyCgxXYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMipgEKDVdhdGNoUmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASKgoFZHJhaW4YAyABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlIiMKD0dldE1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSI8ChBHZXRNYXRjaFJlc3BvbnNlEigKBW1hdGNoGAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoImEKFUxpc3RMZWdhbFBsaWVzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIMCgRmcm9tGAIgASgJEgsKA3BseRgDIAEoCRIbChNleHBlY3RlZF9wbHlfbnVtYmVyGAQgASgFIm8KCExlZ2FsUGx5EhAKCG5vdGF0aW9uGAEgASgJEikKBGtpbmQYAiABKA4yGy50YWJ1bGVpcm8ubWF0Y2gudjEuUGx5S2luZBIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEgwKBHBhdGgYBSADKAkiXAoIUGx5Q2hlY2sSEAoIbm90YXRpb24YASABKAkSDQoFbGVnYWwYAiABKAgSEQoJY2Fub25pY2FsGAMgASgJEgwKBHJ1bGUYBCABKAkSDgoGcmVhc29uGAUgASgJIsYBChZMaXN0TGVnYWxQbGllc1Jlc3BvbnNlEhIKCnBseV9udW1iZXIYASABKAUSKAoHdG9fbW92ZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSKwoFcGxpZXMYAyADKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuTGVnYWxQbHkSFAoMZGVzdGluYXRpb25zGAQgAygJEisKBWNoZWNrGAUgASgLMhwudGFidWxlaXJvLm1hdGNoLnYxLlBseUNoZWNrInoKCFNlYXRTcGVjEjAKBnBsYXllchgBIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5ZXJTZWF0SAASMAoJYm90X2xldmVsGAIgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWxIAEIKCghvY2N1cGFudCJVCgpQbGF5ZXJTZWF0EhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQFCCQoHX3JhdGluZyKQAgoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRIrCgVmaXJzdBgEIAEoCzIcLnRhYnVsZWlyby5tYXRjaC52MS5TZWF0U3BlYxIsCgZzZWNvbmQYBSABKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuU2VhdFNwZWMSNAoMdGltZV9jb250cm9sGAYgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYByABKAgSDgoGbGF5b3V0GAggASgJIl8KE0NyZWF0ZU1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSNgoSZmlyc3RfcGx5X2RlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqYAQoKUGxheUFjdGlvbhIbChdQTEFZX0FDVElPTl9VTlNQRUNJRklFRBAAEhYKElBMQVlfQUNUSU9OX1JFU0lHThABEhoKFlBMQVlfQUNUSU9OX09GRkVSX0RSQVcQAhIbChdQTEFZX0FDVElPTl9BQ0NFUFRfRFJBVxADEhwKGFBMQVlfQUNUSU9OX0RFQ0xJTkVfRFJBVxAEKocBCgdQbHlLaW5kEhgKFFBMWV9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNUExZX0tJTkRfU1RFUBABEhEKDVBMWV9LSU5EX0pVTVAQAhIRCg1QTFlfS0lORF9XQUxMEAMSEwoPUExZX0tJTkRfUkVWRUFMEAQSFAoQUExZX0tJTkRfQ0FQVFVSRRAFMsIICgxNYXRjaFNlcnZpY2USTQoEUGxheRIfLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5UmVxdWVzdBogLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5UmVzcG9uc2UoATABElEKBkZvbGxvdxIhLnRhYnVsZWlyby5tYXRjaC52MS5Gb2xsb3dSZXF1ZXN0GiIudGFidWxlaXJvLm1hdGNoLnYxLkZvbGxvd1Jlc3BvbnNlMAESWAoJU3VibWl0UGx5EiQudGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseVJlcXVlc3QaJS50YWJ1bGVpcm8ubWF0Y2gudjEuU3VibWl0UGx5UmVzcG9uc2USTwoGUmVzaWduEiEudGFidWxlaXJvLm1hdGNoLnYxLlJlc2lnblJlcXVlc3QaIi50YWJ1bGVpcm8ubWF0Y2gudjEuUmVzaWduUmVzcG9uc2USWAoJT2ZmZXJEcmF3EiQudGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd1JlcXVlc3QaJS50YWJ1bGVpcm8ubWF0Y2gudjEuT2ZmZXJEcmF3UmVzcG9uc2USWwoKQWNjZXB0RHJhdxIlLnRhYnVsZWlyby5tYXRjaC52MS5BY2NlcHREcmF3UmVxdWVzdBomLnRhYnVsZWlyby5tYXRjaC52MS5BY2NlcHREcmF3UmVzcG9uc2USXgoLRGVjbGluZURyYXcSJi50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdSZXF1ZXN0GicudGFidWxlaXJvLm1hdGNoLnYxLkRlY2xpbmVEcmF3UmVzcG9uc2USTgoFV2F0Y2gSIC50YWJ1bGVpcm8ubWF0Y2gudjEuV2F0Y2hSZXF1ZXN0GiEudGFidWxlaXJvLm1hdGNoLnYxLldhdGNoUmVzcG9uc2UwARJVCghHZXRNYXRjaBIjLnRhYnVsZWlyby5tYXRjaC52MS5HZXRNYXRjaFJlcXVlc3QaJC50YWJ1bGVpcm8ubWF0Y2gudjEuR2V0TWF0Y2hSZXNwb25zZRJnCg5MaXN0TGVnYWxQbGllcxIpLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TGVnYWxQbGllc1JlcXVlc3QaKi50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdExlZ2FsUGxpZXNSZXNwb25zZRJeCgtDcmVhdGVNYXRjaBImLnRhYnVsZWlyby5tYXRjaC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJeCgtMaXN0TWF0Y2hlcxImLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdE1hdGNoZXNSZXNwb25zZUIyWjB0YWJ1bGVpcm8uZGV2L3BrZy9nZW4vdGFidWxlaXJvL21hdGNoL3YxO21hdGNodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_match_v1_match]);
 
 /**
  * ListMatchesRequest selects live matches.
@@ -523,6 +523,331 @@ export const DrainSchema: GenMessage<Drain> = /*@__PURE__*/
   messageDesc(file_tabuleiro_match_v1_match_service, 14);
 
 /**
+ * FollowRequest opens a seat's Follow stream.
+ *
+ * @generated from message tabuleiro.match.v1.FollowRequest
+ */
+export type FollowRequest = Message<"tabuleiro.match.v1.FollowRequest"> & {
+  /**
+   * match_id is the match to follow; required, at most 128 bytes.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * last_seq is the last event sequence number the client saw, 0 when it
+   * saw none (as JoinMatch.last_seq). If the server still has every later
+   * event it sends those; otherwise it sends a fresh snapshot.
+   *
+   * @generated from field: int64 last_seq = 2;
+   */
+  lastSeq: bigint;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.FollowRequest.
+ * Use `create(FollowRequestSchema)` to create a new message.
+ */
+export const FollowRequestSchema: GenMessage<FollowRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 15);
+
+/**
+ * FollowResponse is one message from the server on a Follow stream.
+ *
+ * @generated from message tabuleiro.match.v1.FollowResponse
+ */
+export type FollowResponse = Message<"tabuleiro.match.v1.FollowResponse"> & {
+  /**
+   * message is what the server says; exactly one is set.
+   *
+   * @generated from oneof tabuleiro.match.v1.FollowResponse.message
+   */
+  message: {
+    /**
+     * snapshot is the whole match as the caller's seat sees it: sent first
+     * (unless only missed events are replayed) and whenever the server
+     * cannot replay a gap.
+     *
+     * @generated from field: tabuleiro.match.v1.Match snapshot = 1;
+     */
+    value: Match;
+    case: "snapshot";
+  } | {
+    /**
+     * event is the next event of the match, in seq order.
+     *
+     * @generated from field: tabuleiro.match.v1.MatchEvent event = 2;
+     */
+    value: MatchEvent;
+    case: "event";
+  } | {
+    /**
+     * drain says this instance is shutting down: follow again (any
+     * instance) with the last seq seen. The server then ends the stream
+     * with UNAVAILABLE.
+     *
+     * @generated from field: tabuleiro.match.v1.Drain drain = 3;
+     */
+    value: Drain;
+    case: "drain";
+  } | {
+    /**
+     * heartbeat is sent when nothing else was sent for 15 seconds.
+     *
+     * @generated from field: tabuleiro.match.v1.Heartbeat heartbeat = 4;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.FollowResponse.
+ * Use `create(FollowResponseSchema)` to create a new message.
+ */
+export const FollowResponseSchema: GenMessage<FollowResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 16);
+
+/**
+ * Heartbeat says a Follow stream is alive while the match is quiet.
+ *
+ * @generated from message tabuleiro.match.v1.Heartbeat
+ */
+export type Heartbeat = Message<"tabuleiro.match.v1.Heartbeat"> & {
+  /**
+   * server_time is the server's clock when it was sent, for clients that
+   * correct their clock display.
+   *
+   * @generated from field: google.protobuf.Timestamp server_time = 1;
+   */
+  serverTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.Heartbeat.
+ * Use `create(HeartbeatSchema)` to create a new message.
+ */
+export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 17);
+
+/**
+ * SubmitPlyRequest plays a ply for the caller's seat.
+ *
+ * @generated from message tabuleiro.match.v1.SubmitPlyRequest
+ */
+export type SubmitPlyRequest = Message<"tabuleiro.match.v1.SubmitPlyRequest"> & {
+  /**
+   * match_id is the match; required, at most 128 bytes.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * ply_number is the number the client expects the ply to have: the
+   * view's ply_count + 1 (as SubmitPly.ply_number on a Play stream).
+   *
+   * @generated from field: int32 ply_number = 2;
+   */
+  plyNumber: number;
+
+  /**
+   * notation is the ply in RULES.md notation, at most 256 bytes; a Corners
+   * chain may be given by its ends only (C1).
+   *
+   * @generated from field: string notation = 3;
+   */
+  notation: string;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.SubmitPlyRequest.
+ * Use `create(SubmitPlyRequestSchema)` to create a new message.
+ */
+export const SubmitPlyRequestSchema: GenMessage<SubmitPlyRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 18);
+
+/**
+ * SubmitPlyResponse is the accepted ply.
+ *
+ * @generated from message tabuleiro.match.v1.SubmitPlyResponse
+ */
+export type SubmitPlyResponse = Message<"tabuleiro.match.v1.SubmitPlyResponse"> & {
+  /**
+   * event is the ply_played event of the ply, with its seq and the
+   * caller's seat view of the position after it; the same event as on the
+   * match's streams.
+   *
+   * @generated from field: tabuleiro.match.v1.MatchEvent event = 1;
+   */
+  event?: MatchEvent | undefined;
+
+  /**
+   * duplicate reports that the ply had already been accepted (a resend):
+   * event is the event of that first acceptance.
+   *
+   * @generated from field: bool duplicate = 2;
+   */
+  duplicate: boolean;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.SubmitPlyResponse.
+ * Use `create(SubmitPlyResponseSchema)` to create a new message.
+ */
+export const SubmitPlyResponseSchema: GenMessage<SubmitPlyResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 19);
+
+/**
+ * ResignRequest resigns the caller's seat.
+ *
+ * @generated from message tabuleiro.match.v1.ResignRequest
+ */
+export type ResignRequest = Message<"tabuleiro.match.v1.ResignRequest"> & {
+  /**
+   * match_id is the match; required, at most 128 bytes.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.ResignRequest.
+ * Use `create(ResignRequestSchema)` to create a new message.
+ */
+export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 20);
+
+/**
+ * ResignResponse acknowledges a resignation; the game_ended event comes on
+ * the match's streams.
+ *
+ * @generated from message tabuleiro.match.v1.ResignResponse
+ */
+export type ResignResponse = Message<"tabuleiro.match.v1.ResignResponse"> & {
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.ResignResponse.
+ * Use `create(ResignResponseSchema)` to create a new message.
+ */
+export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 21);
+
+/**
+ * OfferDrawRequest offers a draw.
+ *
+ * @generated from message tabuleiro.match.v1.OfferDrawRequest
+ */
+export type OfferDrawRequest = Message<"tabuleiro.match.v1.OfferDrawRequest"> & {
+  /**
+   * match_id is the match; required, at most 128 bytes.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.OfferDrawRequest.
+ * Use `create(OfferDrawRequestSchema)` to create a new message.
+ */
+export const OfferDrawRequestSchema: GenMessage<OfferDrawRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 22);
+
+/**
+ * OfferDrawResponse acknowledges an offer; the draw_offered event comes on
+ * the match's streams.
+ *
+ * @generated from message tabuleiro.match.v1.OfferDrawResponse
+ */
+export type OfferDrawResponse = Message<"tabuleiro.match.v1.OfferDrawResponse"> & {
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.OfferDrawResponse.
+ * Use `create(OfferDrawResponseSchema)` to create a new message.
+ */
+export const OfferDrawResponseSchema: GenMessage<OfferDrawResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 23);
+
+/**
+ * AcceptDrawRequest accepts the opponent's pending draw offer.
+ *
+ * @generated from message tabuleiro.match.v1.AcceptDrawRequest
+ */
+export type AcceptDrawRequest = Message<"tabuleiro.match.v1.AcceptDrawRequest"> & {
+  /**
+   * match_id is the match; required, at most 128 bytes.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.AcceptDrawRequest.
+ * Use `create(AcceptDrawRequestSchema)` to create a new message.
+ */
+export const AcceptDrawRequestSchema: GenMessage<AcceptDrawRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 24);
+
+/**
+ * AcceptDrawResponse acknowledges the acceptance; the game_ended event
+ * (REASON_AGREEMENT) comes on the match's streams.
+ *
+ * @generated from message tabuleiro.match.v1.AcceptDrawResponse
+ */
+export type AcceptDrawResponse = Message<"tabuleiro.match.v1.AcceptDrawResponse"> & {
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.AcceptDrawResponse.
+ * Use `create(AcceptDrawResponseSchema)` to create a new message.
+ */
+export const AcceptDrawResponseSchema: GenMessage<AcceptDrawResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 25);
+
+/**
+ * DeclineDrawRequest declines the opponent's pending draw offer.
+ *
+ * @generated from message tabuleiro.match.v1.DeclineDrawRequest
+ */
+export type DeclineDrawRequest = Message<"tabuleiro.match.v1.DeclineDrawRequest"> & {
+  /**
+   * match_id is the match; required, at most 128 bytes.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.DeclineDrawRequest.
+ * Use `create(DeclineDrawRequestSchema)` to create a new message.
+ */
+export const DeclineDrawRequestSchema: GenMessage<DeclineDrawRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 26);
+
+/**
+ * DeclineDrawResponse acknowledges the refusal; the draw_declined event
+ * comes on the match's streams.
+ *
+ * @generated from message tabuleiro.match.v1.DeclineDrawResponse
+ */
+export type DeclineDrawResponse = Message<"tabuleiro.match.v1.DeclineDrawResponse"> & {
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.DeclineDrawResponse.
+ * Use `create(DeclineDrawResponseSchema)` to create a new message.
+ */
+export const DeclineDrawResponseSchema: GenMessage<DeclineDrawResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 27);
+
+/**
  * WatchRequest opens a spectator stream.
  *
  * @generated from message tabuleiro.match.v1.WatchRequest
@@ -548,7 +873,7 @@ export type WatchRequest = Message<"tabuleiro.match.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 15);
+  messageDesc(file_tabuleiro_match_v1_match_service, 28);
 
 /**
  * WatchResponse is one message on a Watch stream.
@@ -593,7 +918,7 @@ export type WatchResponse = Message<"tabuleiro.match.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 16);
+  messageDesc(file_tabuleiro_match_v1_match_service, 29);
 
 /**
  * GetMatchRequest names a match.
@@ -614,7 +939,7 @@ export type GetMatchRequest = Message<"tabuleiro.match.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 17);
+  messageDesc(file_tabuleiro_match_v1_match_service, 30);
 
 /**
  * GetMatchResponse is a match's state.
@@ -635,7 +960,7 @@ export type GetMatchResponse = Message<"tabuleiro.match.v1.GetMatchResponse"> & 
  * Use `create(GetMatchResponseSchema)` to create a new message.
  */
 export const GetMatchResponseSchema: GenMessage<GetMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 18);
+  messageDesc(file_tabuleiro_match_v1_match_service, 31);
 
 /**
  * ListLegalPliesRequest asks for legal plies in a match.
@@ -683,7 +1008,7 @@ export type ListLegalPliesRequest = Message<"tabuleiro.match.v1.ListLegalPliesRe
  * Use `create(ListLegalPliesRequestSchema)` to create a new message.
  */
 export const ListLegalPliesRequestSchema: GenMessage<ListLegalPliesRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 19);
+  messageDesc(file_tabuleiro_match_v1_match_service, 32);
 
 /**
  * LegalPly is one legal ply of the side to move.
@@ -734,7 +1059,7 @@ export type LegalPly = Message<"tabuleiro.match.v1.LegalPly"> & {
  * Use `create(LegalPlySchema)` to create a new message.
  */
 export const LegalPlySchema: GenMessage<LegalPly> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 20);
+  messageDesc(file_tabuleiro_match_v1_match_service, 33);
 
 /**
  * PlyCheck is the answer for one ply to check.
@@ -786,7 +1111,7 @@ export type PlyCheck = Message<"tabuleiro.match.v1.PlyCheck"> & {
  * Use `create(PlyCheckSchema)` to create a new message.
  */
 export const PlyCheckSchema: GenMessage<PlyCheck> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 21);
+  messageDesc(file_tabuleiro_match_v1_match_service, 34);
 
 /**
  * ListLegalPliesResponse lists legal plies.
@@ -838,7 +1163,7 @@ export type ListLegalPliesResponse = Message<"tabuleiro.match.v1.ListLegalPliesR
  * Use `create(ListLegalPliesResponseSchema)` to create a new message.
  */
 export const ListLegalPliesResponseSchema: GenMessage<ListLegalPliesResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 22);
+  messageDesc(file_tabuleiro_match_v1_match_service, 35);
 
 /**
  * SeatSpec says who takes a seat in a new match: a person or a bot.
@@ -875,7 +1200,7 @@ export type SeatSpec = Message<"tabuleiro.match.v1.SeatSpec"> & {
  * Use `create(SeatSpecSchema)` to create a new message.
  */
 export const SeatSpecSchema: GenMessage<SeatSpec> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 23);
+  messageDesc(file_tabuleiro_match_v1_match_service, 36);
 
 /**
  * PlayerSeat is a person taking a seat.
@@ -911,7 +1236,7 @@ export type PlayerSeat = Message<"tabuleiro.match.v1.PlayerSeat"> & {
  * Use `create(PlayerSeatSchema)` to create a new message.
  */
 export const PlayerSeatSchema: GenMessage<PlayerSeat> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 24);
+  messageDesc(file_tabuleiro_match_v1_match_service, 37);
 
 /**
  * CreateMatchRequest creates a match. Set by the lobby.
@@ -987,7 +1312,7 @@ export type CreateMatchRequest = Message<"tabuleiro.match.v1.CreateMatchRequest"
  * Use `create(CreateMatchRequestSchema)` to create a new message.
  */
 export const CreateMatchRequestSchema: GenMessage<CreateMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 25);
+  messageDesc(file_tabuleiro_match_v1_match_service, 38);
 
 /**
  * CreateMatchResponse is the new (or, for a retry, the existing) match.
@@ -1016,7 +1341,7 @@ export type CreateMatchResponse = Message<"tabuleiro.match.v1.CreateMatchRespons
  * Use `create(CreateMatchResponseSchema)` to create a new message.
  */
 export const CreateMatchResponseSchema: GenMessage<CreateMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 26);
+  messageDesc(file_tabuleiro_match_v1_match_service, 39);
 
 /**
  * PlayAction names a non-ply action of a Play stream.
@@ -1159,6 +1484,123 @@ export const MatchService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PlayRequestSchema;
     output: typeof PlayResponseSchema;
+  },
+  /**
+   * Follow is a seat's connection to one match without client streaming,
+   * for browsers (gRPC-Web, Connect) and other clients that cannot stream
+   * requests. It is Play's join: a `snapshot` (or, when last_seq is recent
+   * enough, the events missed since), then every later event, with the
+   * caller's seat view; the seat's plies and actions go by SubmitPly,
+   * Resign, OfferDraw, AcceptDraw and DeclineDraw. An open Follow stream
+   * counts as the seat's presence exactly as a Play stream does: when it
+   * drops, the seat's reconnection window starts (player_disconnected),
+   * and a new Follow (or Play) with the last seq seen within the window
+   * resumes the game (player_reconnected). While nothing else happens the
+   * server sends a `heartbeat` every 15 seconds, so that a client (or a
+   * proxy) can tell an idle stream from a dead one.
+   *
+   * The stream ends with OK after the game_ended event has been sent
+   * (at once, after the snapshot, for a finished match), or with:
+   * INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+   * unknown match; PERMISSION_DENIED when the caller holds no seat
+   * (spectators use Watch); ABORTED when the same seat joined again on
+   * another Follow or Play stream (the newer stream wins); UNAVAILABLE
+   * after a `drain` notice (follow again, any instance, with the last seq
+   * seen).
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.Follow
+   */
+  follow: {
+    methodKind: "server_streaming";
+    input: typeof FollowRequestSchema;
+    output: typeof FollowResponseSchema;
+  },
+  /**
+   * SubmitPly plays a ply for the caller's seat, as Play's submit_ply:
+   * the same rules, the same idempotency on ply_number (a ply already
+   * accepted, sent again with its number, is acknowledged with the same
+   * ply_played event, not played twice) and the same refusals, as status
+   * codes. The accepted ply's event also reaches every stream of the
+   * match, the caller's Follow stream included (same seq).
+   *
+   * Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
+   * match_id, or a notation that does not parse or is longer than 256
+   * bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+   * caller holds no seat, or when ply_number is the next ply's number but
+   * that ply is the other seat's (not your turn); FAILED_PRECONDITION when
+   * the ply breaks a rule (the message names the RULES.md section), when
+   * ply_number is not the next ply's number (stale, or ahead of the game)
+   * or when the game is over; ABORTED when the match changed at the same
+   * instant (retry with the same ply_number). Every refusal of the ply
+   * itself (INVALID_ARGUMENT for its notation, PERMISSION_DENIED not your
+   * turn, FAILED_PRECONDITION) carries a PlyRejected in the status details
+   * (google.rpc.Status.details), with the ply number the next ply must
+   * carry and the rule broken, as on a Play stream.
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.SubmitPly
+   */
+  submitPly: {
+    methodKind: "unary";
+    input: typeof SubmitPlyRequestSchema;
+    output: typeof SubmitPlyResponseSchema;
+  },
+  /**
+   * Resign ends the game as a loss for the caller's seat, as Play's
+   * resign; the game_ended event reaches every stream. INVALID_ARGUMENT
+   * for an empty or over-long match_id; NOT_FOUND for an unknown match;
+   * PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+   * when the game is over.
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.Resign
+   */
+  resign: {
+    methodKind: "unary";
+    input: typeof ResignRequestSchema;
+    output: typeof ResignResponseSchema;
+  },
+  /**
+   * OfferDraw offers a draw to the opponent, as Play's offer_draw; the
+   * draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
+   * or over-long match_id; NOT_FOUND for an unknown match;
+   * PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+   * when the variant has no draws, the game is over, or an offer is
+   * pending.
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.OfferDraw
+   */
+  offerDraw: {
+    methodKind: "unary";
+    input: typeof OfferDrawRequestSchema;
+    output: typeof OfferDrawResponseSchema;
+  },
+  /**
+   * AcceptDraw accepts the opponent's pending draw offer, as Play's
+   * accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
+   * INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+   * unknown match; PERMISSION_DENIED when the caller holds no seat;
+   * FAILED_PRECONDITION when no offer by the opponent is pending or the
+   * game is over.
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.AcceptDraw
+   */
+  acceptDraw: {
+    methodKind: "unary";
+    input: typeof AcceptDrawRequestSchema;
+    output: typeof AcceptDrawResponseSchema;
+  },
+  /**
+   * DeclineDraw declines the opponent's pending draw offer, as Play's
+   * decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
+   * over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+   * when the caller holds no seat; FAILED_PRECONDITION when no offer by the
+   * opponent is pending or the game is over.
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.DeclineDraw
+   */
+  declineDraw: {
+    methodKind: "unary";
+    input: typeof DeclineDrawRequestSchema;
+    output: typeof DeclineDrawResponseSchema;
   },
   /**
    * Watch is a spectator's connection to one match: a snapshot (or the
