@@ -109,8 +109,8 @@ export async function newPlayer(browser: Browser, url: string, opts: { phone?: b
   return { ctx, page };
 }
 
-export async function signIn(page: Page, name: string): Promise<void> {
+export async function signIn(page: Page, name: string, toLobby = true): Promise<void> {
   await page.fill("#name", name);
   await page.click("form.signin button[type=submit]");
-  await page.waitForSelector("#start");
+  if (toLobby) await page.waitForSelector("#start");
 }

@@ -151,8 +151,7 @@ function signInScreen(target: string): void {
     err.textContent = "";
     try {
       session.me = await signIn(input.value.trim());
-      go(target === "#/" || target.startsWith("#/signin") ? "#/play" : target);
-      if (target !== "#/" && location.hash === target) void route_();
+      go(target === "#/" ? "#/play" : target);
     } catch (e2) {
       err.textContent = errorText(e2);
     }
