@@ -116,9 +116,10 @@ type Config struct {
 	// cleared. Nil keeps marks until BusyTTL.
 	LiveMatches func(ctx context.Context, playerID string) ([]string, error)
 	// ConcurrentMatches lets a player hold several live matches from rooms
-	// and bot games: Reserve, Confirm and Release then do nothing. The
-	// one-process mode sets it, where one person keeps resumable games
-	// against bots and at one keyboard. Queue pairing still marks players.
+	// and bot games: Reserve then marks nobody. The one-process mode sets
+	// it, where one person keeps resumable games against bots and at one
+	// keyboard. Queue pairing still marks players (one queued game at a
+	// time), and Confirm and Release still swap those marks.
 	ConcurrentMatches bool
 	Now               func() time.Time
 }

@@ -128,6 +128,8 @@ type CreateParams struct {
 	Clock     *TimeControl
 	Rated     bool
 	Layout    string // Banqi replay layout; empty draws one
+	// Private: only the seats and the spectators they invite may see it.
+	Private bool
 }
 
 // Create starts a match, or returns the one already created for
@@ -185,7 +187,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		ID: rand.Text(), Game: p.Game, Variant: v.ID, Rated: p.Rated, Draws: v.Draws, Players: v.Players,
 		Clock: p.Clock, ToMove: engine.First, Status: StatusWaiting,
 		CreatedAt: now, FirstPlyDeadline: now + s.cfg.FirstPlyTimeout.Milliseconds(),
-		Layout: p.Layout,
+		Layout: p.Layout, Private: p.Private,
 	}
 	if v.NeedsSetup && st.Layout == "" {
 		if s.d.DealBanqi == nil {
@@ -566,6 +568,33 @@ func (s *Service) OfferDraw(ctx context.Context, id string, seat engine.Seat) er
 func (s *Service) AnswerDraw(ctx context.Context, id string, seat engine.Seat, accept bool) error {
 	return s.simple(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
 		return answerDraw(st, pos, seat, accept, now)
+	})
+}
+
+// InviteSpectator lets playerID watch private match id; by must hold a
+// seat. Nothing changes when playerID is already seated or invited.
+func (s *Service) InviteSpectator(ctx context.Context, id, by, playerID string) error {
+	if playerID == "" || len(playerID) > MaxID {
+		return fmt.Errorf("player_id must be 1-%d bytes: %w", MaxID, ErrInvalid)
+	}
+	return s.simple(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		switch {
+		case !st.VisibleTo(by):
+			return nil, ErrNotFound
+		case st.SeatOf(by) == engine.NoSeat:
+			return nil, ErrNotSeated
+		case !st.Private:
+			return nil, fmt.Errorf("the match is public; anyone may watch it: %w", ErrNotPrivate)
+		case st.Status == StatusFinished:
+			return nil, fmt.Errorf("match %s: %w", st.ID, engine.ErrGameOver)
+		case st.VisibleTo(playerID):
+			return nil, nil
+		case len(st.Invited) >= MaxInvited:
+			return nil, fmt.Errorf("a private match admits at most %d invited spectators: %w", MaxInvited, ErrTooMany)
+		}
+		c := newChange(st, pos, now)
+		c.st.Invited = append(c.st.Invited, playerID)
+		return c, nil
 	})
 }
 

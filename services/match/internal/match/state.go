@@ -8,6 +8,7 @@ package match
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -38,6 +39,10 @@ var (
 	// ErrSnapshotNeeded: the events after the requested sequence are no
 	// longer kept; the caller must take a fresh snapshot.
 	ErrSnapshotNeeded = errors.New("events since that sequence are gone; take a snapshot")
+	// ErrNotPrivate: the action is only for a private match.
+	ErrNotPrivate = errors.New("the match is not private")
+	// ErrTooMany: a per-match or per-player cap is reached.
+	ErrTooMany = errors.New("limit reached")
 	// ErrSuperseded: the same seat joined again on another stream.
 	ErrSuperseded = errors.New("the seat joined again on another stream")
 )
@@ -163,6 +168,10 @@ type State struct {
 	Layout     string `json:"lay,omitempty"`
 	Seed       string `json:"seed,omitempty"`
 	Commitment string `json:"com,omitempty"`
+	// Private: a private room's match, visible only to its seats and the
+	// players in Invited (spectators a seat invited, at most MaxInvited).
+	Private bool     `json:"pv,omitempty"`
+	Invited []string `json:"inv,omitempty"`
 	// Spectators is not stored; the Service fills it when known.
 	Plies []PlyRecord `json:"-"`
 }
@@ -176,7 +185,24 @@ func (st *State) clone() *State {
 		tc := *st.Clock
 		c.Clock = &tc
 	}
+	c.Invited = append([]string(nil), st.Invited...)
 	return &c
+}
+
+// MaxInvited is how many spectators the seats of a private match may
+// invite.
+const MaxInvited = 16
+
+// VisibleTo reports whether playerID may see the match: anyone may see a
+// public one; a private one only its seats and the invited.
+func (st *State) VisibleTo(playerID string) bool {
+	if !st.Private {
+		return true
+	}
+	if playerID == "" {
+		return false
+	}
+	return st.SeatOf(playerID) != engine.NoSeat || slices.Contains(st.Invited, playerID)
 }
 
 // SeatOf returns the seat held by playerID, or NoSeat.

@@ -19,18 +19,19 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MatchService_Play_FullMethodName           = "/tabuleiro.match.v1.MatchService/Play"
-	MatchService_Follow_FullMethodName         = "/tabuleiro.match.v1.MatchService/Follow"
-	MatchService_SubmitPly_FullMethodName      = "/tabuleiro.match.v1.MatchService/SubmitPly"
-	MatchService_Resign_FullMethodName         = "/tabuleiro.match.v1.MatchService/Resign"
-	MatchService_OfferDraw_FullMethodName      = "/tabuleiro.match.v1.MatchService/OfferDraw"
-	MatchService_AcceptDraw_FullMethodName     = "/tabuleiro.match.v1.MatchService/AcceptDraw"
-	MatchService_DeclineDraw_FullMethodName    = "/tabuleiro.match.v1.MatchService/DeclineDraw"
-	MatchService_Watch_FullMethodName          = "/tabuleiro.match.v1.MatchService/Watch"
-	MatchService_GetMatch_FullMethodName       = "/tabuleiro.match.v1.MatchService/GetMatch"
-	MatchService_ListLegalPlies_FullMethodName = "/tabuleiro.match.v1.MatchService/ListLegalPlies"
-	MatchService_CreateMatch_FullMethodName    = "/tabuleiro.match.v1.MatchService/CreateMatch"
-	MatchService_ListMatches_FullMethodName    = "/tabuleiro.match.v1.MatchService/ListMatches"
+	MatchService_Play_FullMethodName            = "/tabuleiro.match.v1.MatchService/Play"
+	MatchService_Follow_FullMethodName          = "/tabuleiro.match.v1.MatchService/Follow"
+	MatchService_SubmitPly_FullMethodName       = "/tabuleiro.match.v1.MatchService/SubmitPly"
+	MatchService_Resign_FullMethodName          = "/tabuleiro.match.v1.MatchService/Resign"
+	MatchService_OfferDraw_FullMethodName       = "/tabuleiro.match.v1.MatchService/OfferDraw"
+	MatchService_AcceptDraw_FullMethodName      = "/tabuleiro.match.v1.MatchService/AcceptDraw"
+	MatchService_DeclineDraw_FullMethodName     = "/tabuleiro.match.v1.MatchService/DeclineDraw"
+	MatchService_Watch_FullMethodName           = "/tabuleiro.match.v1.MatchService/Watch"
+	MatchService_GetMatch_FullMethodName        = "/tabuleiro.match.v1.MatchService/GetMatch"
+	MatchService_ListLegalPlies_FullMethodName  = "/tabuleiro.match.v1.MatchService/ListLegalPlies"
+	MatchService_CreateMatch_FullMethodName     = "/tabuleiro.match.v1.MatchService/CreateMatch"
+	MatchService_ListMatches_FullMethodName     = "/tabuleiro.match.v1.MatchService/ListMatches"
+	MatchService_InviteSpectator_FullMethodName = "/tabuleiro.match.v1.MatchService/InviteSpectator"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -135,21 +136,26 @@ type MatchServiceClient interface {
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
-	// signed-in player may watch, seats included. Ends with OK after
+	// signed-in player may watch, seats included, except that a private
+	// match (of a private room) is watchable only by its seats and the
+	// players a seat invited (InviteSpectator); to anyone else it is
+	// NOT_FOUND, exactly like an unknown match. Ends with OK after
 	// game_ended; NOT_FOUND for an unknown match; UNAVAILABLE after a drain
 	// notice.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
 	// GetMatch returns a match's current state as the caller may see it: the
 	// caller's seat view for a seated player, the spectators' view otherwise.
 	// NOT_FOUND for an unknown match (finished matches stay readable here
-	// until their record is stored; then use lobby.v1 GetGame);
+	// until their record is stored; then use lobby.v1 GetGame), and for a
+	// private match the caller may not see (see Watch);
 	// INVALID_ARGUMENT for an empty match_id.
 	GetMatch(ctx context.Context, in *GetMatchRequest, opts ...grpc.CallOption) (*GetMatchResponse, error)
 	// ListLegalPlies lists the legal plies of the side to move, optionally
 	// only those of one pawn or piece (`from`), and optionally checks one ply
 	// (`ply`, e.g. a wall under the cursor for a red or blue preview). Any
-	// signed-in caller may ask; it changes nothing. NOT_FOUND for an unknown
-	// match; INVALID_ARGUMENT for a `from` that is not a square of the
+	// signed-in caller who may see the match may ask; it changes nothing.
+	// NOT_FOUND for an unknown match or a private one the caller may not see
+	// (see Watch); INVALID_ARGUMENT for a `from` that is not a square of the
 	// match's board (malformed, or off a Corners variant's board); FAILED_PRECONDITION
 	// when the match is over or when expected_ply_number is set and is not the
 	// next ply's number (the position moved on).
@@ -174,6 +180,14 @@ type MatchServiceClient interface {
 	// only a service credential (the lobby) may call it; a player token gets
 	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
+	// InviteSpectator lets one more player watch a private match: only a
+	// seated player of the match may invite, at most 16 players per match.
+	// Inviting a player already invited (or seated) changes nothing.
+	// INVALID_ARGUMENT for an empty or over-long id; NOT_FOUND for an
+	// unknown match or one the caller may not see; PERMISSION_DENIED when
+	// the caller holds no seat; FAILED_PRECONDITION when the match is public
+	// (anyone may watch it already) or over; RESOURCE_EXHAUSTED past 16.
+	InviteSpectator(ctx context.Context, in *InviteSpectatorRequest, opts ...grpc.CallOption) (*InviteSpectatorResponse, error)
 }
 
 type matchServiceClient struct {
@@ -325,6 +339,16 @@ func (c *matchServiceClient) ListMatches(ctx context.Context, in *ListMatchesReq
 	return out, nil
 }
 
+func (c *matchServiceClient) InviteSpectator(ctx context.Context, in *InviteSpectatorRequest, opts ...grpc.CallOption) (*InviteSpectatorResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InviteSpectatorResponse)
+	err := c.cc.Invoke(ctx, MatchService_InviteSpectator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MatchServiceServer is the server API for MatchService service.
 // All implementations must embed UnimplementedMatchServiceServer
 // for forward compatibility.
@@ -427,21 +451,26 @@ type MatchServiceServer interface {
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
-	// signed-in player may watch, seats included. Ends with OK after
+	// signed-in player may watch, seats included, except that a private
+	// match (of a private room) is watchable only by its seats and the
+	// players a seat invited (InviteSpectator); to anyone else it is
+	// NOT_FOUND, exactly like an unknown match. Ends with OK after
 	// game_ended; NOT_FOUND for an unknown match; UNAVAILABLE after a drain
 	// notice.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
 	// GetMatch returns a match's current state as the caller may see it: the
 	// caller's seat view for a seated player, the spectators' view otherwise.
 	// NOT_FOUND for an unknown match (finished matches stay readable here
-	// until their record is stored; then use lobby.v1 GetGame);
+	// until their record is stored; then use lobby.v1 GetGame), and for a
+	// private match the caller may not see (see Watch);
 	// INVALID_ARGUMENT for an empty match_id.
 	GetMatch(context.Context, *GetMatchRequest) (*GetMatchResponse, error)
 	// ListLegalPlies lists the legal plies of the side to move, optionally
 	// only those of one pawn or piece (`from`), and optionally checks one ply
 	// (`ply`, e.g. a wall under the cursor for a red or blue preview). Any
-	// signed-in caller may ask; it changes nothing. NOT_FOUND for an unknown
-	// match; INVALID_ARGUMENT for a `from` that is not a square of the
+	// signed-in caller who may see the match may ask; it changes nothing.
+	// NOT_FOUND for an unknown match or a private one the caller may not see
+	// (see Watch); INVALID_ARGUMENT for a `from` that is not a square of the
 	// match's board (malformed, or off a Corners variant's board); FAILED_PRECONDITION
 	// when the match is over or when expected_ply_number is set and is not the
 	// next ply's number (the position moved on).
@@ -466,6 +495,14 @@ type MatchServiceServer interface {
 	// only a service credential (the lobby) may call it; a player token gets
 	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
+	// InviteSpectator lets one more player watch a private match: only a
+	// seated player of the match may invite, at most 16 players per match.
+	// Inviting a player already invited (or seated) changes nothing.
+	// INVALID_ARGUMENT for an empty or over-long id; NOT_FOUND for an
+	// unknown match or one the caller may not see; PERMISSION_DENIED when
+	// the caller holds no seat; FAILED_PRECONDITION when the match is public
+	// (anyone may watch it already) or over; RESOURCE_EXHAUSTED past 16.
+	InviteSpectator(context.Context, *InviteSpectatorRequest) (*InviteSpectatorResponse, error)
 	mustEmbedUnimplementedMatchServiceServer()
 }
 
@@ -511,6 +548,9 @@ func (UnimplementedMatchServiceServer) CreateMatch(context.Context, *CreateMatch
 }
 func (UnimplementedMatchServiceServer) ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMatches not implemented")
+}
+func (UnimplementedMatchServiceServer) InviteSpectator(context.Context, *InviteSpectatorRequest) (*InviteSpectatorResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InviteSpectator not implemented")
 }
 func (UnimplementedMatchServiceServer) mustEmbedUnimplementedMatchServiceServer() {}
 func (UnimplementedMatchServiceServer) testEmbeddedByValue()                      {}
@@ -724,6 +764,24 @@ func _MatchService_ListMatches_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_InviteSpectator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InviteSpectatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).InviteSpectator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_InviteSpectator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).InviteSpectator(ctx, req.(*InviteSpectatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MatchService_ServiceDesc is the grpc.ServiceDesc for MatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -766,6 +824,10 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMatches",
 			Handler:    _MatchService_ListMatches_Handler,
+		},
+		{
+			MethodName: "InviteSpectator",
+			Handler:    _MatchService_InviteSpectator_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
