@@ -6,6 +6,7 @@
 // of the game brings the result with the rating change and a rematch.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, ConnectError, Code } from "../api";
+import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, lowTime, remainingMs, ServerClock } from "../clock";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
@@ -62,6 +63,8 @@ export class GameScreen {
   private checkSeq = 0;
   private checks = new Map<string, { legal: boolean; reason: string }>();
   private resultShownFor = "";
+  private readonly rematchCtl = new AbortController();
+  private rematchWatched = false;
   private readonly els = {
     board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
     top: h("div", { class: "strip top-strip" }),
@@ -84,6 +87,7 @@ export class GameScreen {
   }
 
   dispose(): void {
+    this.rematchCtl.abort();
     for (const l of this.loops) l.stop();
     if (this.timer) clearInterval(this.timer);
     window.removeEventListener("keydown", this.onKey);
@@ -458,7 +462,12 @@ export class GameScreen {
         this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) }, "Rematch") : false,
         h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay"),
         h("a", { class: "button", href: "#/play" }, "New game"),
-        h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close"))));
+        h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close")),
+      h("p", { class: "rematch-note muted small", "aria-live": "polite" })));
+    if (!this.rematchWatched) {
+      this.rematchWatched = true;
+      void this.watchRematch(origin);
+    }
     if (m.rated) {
       for (let i = 0; i < 15; i++) {
         try {
@@ -475,16 +484,72 @@ export class GameScreen {
     }
   }
 
+  /** rematch starts the same kind of game again: a new bot game, a new pairing, or a room rematch (seats swapped). */
   private async rematch(origin: Origin | undefined): Promise<void> {
     const m = this.match!;
     const me_ = (await me()) ?? this.id;
+    const bot = m.seats.find((s) => s.participant?.botLevel)?.participant?.botLevel;
     const o: Origin = origin ?? {
-      game: m.game, variant: m.variant, opponent: this.mode === "local" ? "local" : m.seats.some((s) => s.participant?.botLevel) ? "bot" : "friend",
-      level: m.seats.find((s) => s.participant?.botLevel)?.participant?.botLevel ?? BotLevel.EASY,
-      seat: Seat.UNSPECIFIED, clock: 0, rated: m.rated,
+      game: m.game, variant: m.variant, opponent: this.mode === "local" ? "local" : bot ? "bot" : "friend",
+      level: bot ?? BotLevel.EASY, seat: Seat.UNSPECIFIED, clock: 0, rated: m.rated,
     };
-    if (o.opponent === "bot" && o.level === BotLevel.UNSPECIFIED) o.level = m.seats.find((s) => s.participant?.botLevel)?.participant?.botLevel ?? BotLevel.EASY;
-    await start(me_, o);
+    if (o.opponent === "bot" || o.opponent === "queue") {
+      await start(me_, o);
+      return;
+    }
+    // A room match (a friend's, or both seats at this keyboard): lobby.v1 OfferRematch.
+    try {
+      const tokens = this.mode === "local" ? [this.tokenFor(Seat.FIRST), this.tokenFor(Seat.SECOND)] : [me_.token];
+      let r;
+      for (const t of tokens) r = (await api(t).lobby.offerRematch({ matchId: m.matchId })).rematch;
+      if (r?.status === RematchStatus.STARTED && r.newMatchId) this.openRematch(r.newMatchId, o);
+      else this.rematchNote("Rematch offered. Waiting for your opponent…");
+    } catch (err) {
+      toast(errorText(err), "error");
+    }
+  }
+
+  private rematchNote(text: string, button?: Node): void {
+    const el = this.els.overlay.querySelector<HTMLElement>(".rematch-note");
+    if (!el) return;
+    clear(el);
+    el.append(text);
+    if (button) el.append(" ", button);
+  }
+
+  private openRematch(matchId: string, o: Origin | undefined): void {
+    session.game = { matchId, lastSeq: "0", local: this.mode === "local" };
+    if (o) localStorage.setItem(`tabuleiro.origin.${matchId}`, JSON.stringify(o));
+    location.hash = `#/${this.mode === "local" ? "local" : "game"}/${matchId}`;
+  }
+
+  /** watchRematch follows a room match's rematch: the opponent's offer, a refusal, the new match. */
+  private async watchRematch(origin: Origin | undefined): Promise<void> {
+    const m = this.match!;
+    if (this.mode !== "seat" || m.seats.some((s) => s.participant?.botLevel)) return;
+    try {
+      for await (const u of api(this.id.token).lobby.watchRematch({ matchId: m.matchId }, { signal: this.rematchCtl.signal })) {
+        const r = u.rematch;
+        if (!r) continue;
+        const mine = r.offeredBy.includes(this.id.playerId);
+        switch (r.status) {
+          case RematchStatus.OFFERED:
+            if (mine) this.rematchNote("Rematch offered. Waiting for your opponent…");
+            else this.rematchNote(`${r.opponent?.displayName ?? "Your opponent"} wants a rematch.`,
+              h("button", { class: "small", id: "decline-rematch", onclick: () => void api(this.id.token).lobby.declineRematch({ matchId: m.matchId }).catch((e) => toast(errorText(e), "error")) }, "No thanks"));
+            break;
+          case RematchStatus.DECLINED:
+            this.rematchNote(r.declinedBy === this.id.playerId ? "No rematch." : "Your opponent declined the rematch.");
+            this.els.overlay.querySelector<HTMLButtonElement>("#rematch")?.setAttribute("disabled", "");
+            return;
+          case RematchStatus.STARTED:
+            if (r.newMatchId) this.openRematch(r.newMatchId, origin);
+            return;
+        }
+      }
+    } catch {
+      /* queue and bot games have no rematch; a closed page ends the stream */
+    }
   }
 
   // ---- input ----

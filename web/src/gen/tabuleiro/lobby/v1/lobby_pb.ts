@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/lobby/v1/lobby.proto.
  */
 export const file_tabuleiro_lobby_v1_lobby: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnkucHJvdG8SEnRhYnVsZWlyby5sb2JieS52MSJjCgpSb29tTWVtYmVyEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESDAoEaG9zdBgEIAEoCEIJCgdfcmF0aW5nIuADCgRSb29tEg8KB3Jvb21faWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSJQoEZ2FtZRgDIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgEIAEoCRI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgGIAEoCBI2Cgp2aXNpYmlsaXR5GAcgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5Ei8KB21lbWJlcnMYCCADKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlchIuCgZzdGF0dXMYCSABKA4yHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbVN0YXR1cxIQCghtYXRjaF9pZBgKIAEoCRIqCglob3N0X3NlYXQYCyABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wItsDCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRINCgVyYXRlZBgEIAEoCBI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBI0CgxwYXJ0aWNpcGFudHMYBiADKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudBIRCglwbHlfY291bnQYByABKAUSEgoKc3BlY3RhdG9ycxgIIAEoBRIoCgd0b19tb3ZlGAkgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIqCgl5b3VyX3NlYXQYCiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EisKB291dGNvbWUYCyABKAsyGi50YWJ1bGVpcm8uZ2FtZS52MS5PdXRjb21lEi4KCnN0YXJ0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLXAQoKR2FtZVJlY29yZBIxCgdzdW1tYXJ5GAEgASgLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIlCgVwbGllcxgCIAMoCzIWLnRhYnVsZWlyby5nYW1lLnYxLlBseRIMCgRzZWVkGAMgASgJEhcKD3NlZWRfY29tbWl0bWVudBgEIAEoCRIOCgZsYXlvdXQYBSABKAkSOAoOcmF0aW5nX2NoYW5nZXMYBiADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nQ2hhbmdlIkAKDFJhdGluZ0NoYW5nZRIRCglwbGF5ZXJfaWQYASABKAkSDgoGYmVmb3JlGAIgASgBEg0KBWFmdGVyGAMgASgBIrYBCgZSYXRpbmcSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIOCgZyYXRpbmcYAyABKAESEQoJZGV2aWF0aW9uGAQgASgBEhIKCnZvbGF0aWxpdHkYBSABKAESDQoFZ2FtZXMYBiABKAUSLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiiwEKCUJvdFJlY29yZBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEgwKBHdpbnMYAyABKAUSDgoGbG9zc2VzGAQgASgFEg0KBWRyYXdzGAUgASgFKmoKDlJvb21WaXNpYmlsaXR5Eh8KG1JPT01fVklTSUJJTElUWV9VTlNQRUNJRklFRBAAEhoKFlJPT01fVklTSUJJTElUWV9QVUJMSUMQARIbChdST09NX1ZJU0lCSUxJVFlfUFJJVkFURRACKnAKClJvb21TdGF0dXMSGwoXUk9PTV9TVEFUVVNfVU5TUEVDSUZJRUQQABIUChBST09NX1NUQVRVU19PUEVOEAESFwoTUk9PTV9TVEFUVVNfU1RBUlRFRBACEhYKElJPT01fU1RBVFVTX0NMT1NFRBADQjJaMHRhYnVsZWlyby5kZXYvcGtnL2dlbi90YWJ1bGVpcm8vbG9iYnkvdjE7bG9iYnl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game]);
+  fileDesc("Ch50YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnkucHJvdG8SEnRhYnVsZWlyby5sb2JieS52MSJjCgpSb29tTWVtYmVyEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESDAoEaG9zdBgEIAEoCEIJCgdfcmF0aW5nIuADCgRSb29tEg8KB3Jvb21faWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSJQoEZ2FtZRgDIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgEIAEoCRI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgGIAEoCBI2Cgp2aXNpYmlsaXR5GAcgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5Ei8KB21lbWJlcnMYCCADKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlchIuCgZzdGF0dXMYCSABKA4yHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbVN0YXR1cxIQCghtYXRjaF9pZBgKIAEoCRIqCglob3N0X3NlYXQYCyABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wItsDCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRINCgVyYXRlZBgEIAEoCBI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBI0CgxwYXJ0aWNpcGFudHMYBiADKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudBIRCglwbHlfY291bnQYByABKAUSEgoKc3BlY3RhdG9ycxgIIAEoBRIoCgd0b19tb3ZlGAkgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIqCgl5b3VyX3NlYXQYCiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EisKB291dGNvbWUYCyABKAsyGi50YWJ1bGVpcm8uZ2FtZS52MS5PdXRjb21lEi4KCnN0YXJ0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLXAQoKR2FtZVJlY29yZBIxCgdzdW1tYXJ5GAEgASgLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIlCgVwbGllcxgCIAMoCzIWLnRhYnVsZWlyby5nYW1lLnYxLlBseRIMCgRzZWVkGAMgASgJEhcKD3NlZWRfY29tbWl0bWVudBgEIAEoCRIOCgZsYXlvdXQYBSABKAkSOAoOcmF0aW5nX2NoYW5nZXMYBiADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nQ2hhbmdlIkAKDFJhdGluZ0NoYW5nZRIRCglwbGF5ZXJfaWQYASABKAkSDgoGYmVmb3JlGAIgASgBEg0KBWFmdGVyGAMgASgBIrYBCgZSYXRpbmcSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIOCgZyYXRpbmcYAyABKAESEQoJZGV2aWF0aW9uGAQgASgBEhIKCnZvbGF0aWxpdHkYBSABKAESDQoFZ2FtZXMYBiABKAUSLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiiwEKCUJvdFJlY29yZBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEgwKBHdpbnMYAyABKAUSDgoGbG9zc2VzGAQgASgFEg0KBWRyYXdzGAUgASgFIusBCgdSZW1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEjEKBnN0YXR1cxgCIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5SZW1hdGNoU3RhdHVzEhIKCm9mZmVyZWRfYnkYAyADKAkSEwoLZGVjbGluZWRfYnkYBCABKAkSFAoMbmV3X21hdGNoX2lkGAUgASgJEioKCXlvdXJfc2VhdBgGIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYByABKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlcipqCg5Sb29tVmlzaWJpbGl0eRIfChtST09NX1ZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIaChZST09NX1ZJU0lCSUxJVFlfUFVCTElDEAESGwoXUk9PTV9WSVNJQklMSVRZX1BSSVZBVEUQAipwCgpSb29tU3RhdHVzEhsKF1JPT01fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQUk9PTV9TVEFUVVNfT1BFThABEhcKE1JPT01fU1RBVFVTX1NUQVJURUQQAhIWChJST09NX1NUQVRVU19DTE9TRUQQAyqdAQoNUmVtYXRjaFN0YXR1cxIeChpSRU1BVENIX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE1JFTUFUQ0hfU1RBVFVTX05PTkUQARIaChZSRU1BVENIX1NUQVRVU19PRkZFUkVEEAISGgoWUkVNQVRDSF9TVEFUVVNfU1RBUlRFRBADEhsKF1JFTUFUQ0hfU1RBVFVTX0RFQ0xJTkVEEARCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game]);
 
 /**
  * RoomMember is a person in a room.
@@ -482,6 +482,73 @@ export const BotRecordSchema: GenMessage<BotRecord> = /*@__PURE__*/
   messageDesc(file_tabuleiro_lobby_v1_lobby, 6);
 
 /**
+ * Rematch is the rematch of one finished room match. Set by the lobby.
+ *
+ * @generated from message tabuleiro.lobby.v1.Rematch
+ */
+export type Rematch = Message<"tabuleiro.lobby.v1.Rematch"> & {
+  /**
+   * match_id is the finished match the rematch follows.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * status is where the rematch stands.
+   *
+   * @generated from field: tabuleiro.lobby.v1.RematchStatus status = 2;
+   */
+  status: RematchStatus;
+
+  /**
+   * offered_by are the player ids that have offered, first offer first
+   * (0, 1 or 2 of them).
+   *
+   * @generated from field: repeated string offered_by = 3;
+   */
+  offeredBy: string[];
+
+  /**
+   * declined_by is the player id that declined or withdrew; empty unless
+   * status is REMATCH_STATUS_DECLINED.
+   *
+   * @generated from field: string declined_by = 4;
+   */
+  declinedBy: string;
+
+  /**
+   * new_match_id is the rematch's match (match.v1 Play); empty unless
+   * status is REMATCH_STATUS_STARTED.
+   *
+   * @generated from field: string new_match_id = 5;
+   */
+  newMatchId: string;
+
+  /**
+   * your_seat is the caller's seat in the new match once it exists (the
+   * other seat than in match_id); SEAT_UNSPECIFIED before.
+   *
+   * @generated from field: tabuleiro.game.v1.Seat your_seat = 6;
+   */
+  yourSeat: Seat;
+
+  /**
+   * opponent is the other player of the match.
+   *
+   * @generated from field: tabuleiro.lobby.v1.RoomMember opponent = 7;
+   */
+  opponent?: RoomMember | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.Rematch.
+ * Use `create(RematchSchema)` to create a new message.
+ */
+export const RematchSchema: GenMessage<Rematch> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 7);
+
+/**
  * RoomVisibility says who can find a room.
  *
  * @generated from enum tabuleiro.lobby.v1.RoomVisibility
@@ -557,4 +624,56 @@ export enum RoomStatus {
  */
 export const RoomStatusSchema: GenEnum<RoomStatus> = /*@__PURE__*/
   enumDesc(file_tabuleiro_lobby_v1_lobby, 1);
+
+/**
+ * RematchStatus is where the rematch of a finished room match stands.
+ *
+ * @generated from enum tabuleiro.lobby.v1.RematchStatus
+ */
+export enum RematchStatus {
+  /**
+   * REMATCH_STATUS_UNSPECIFIED is never sent.
+   *
+   * @generated from enum value: REMATCH_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * REMATCH_STATUS_NONE: nobody has offered a rematch yet.
+   *
+   * @generated from enum value: REMATCH_STATUS_NONE = 1;
+   */
+  NONE = 1,
+
+  /**
+   * REMATCH_STATUS_OFFERED: one player offered (offered_by); the other has
+   * not answered. Also sent for the moment between the second offer and
+   * the new match existing.
+   *
+   * @generated from enum value: REMATCH_STATUS_OFFERED = 2;
+   */
+  OFFERED = 2,
+
+  /**
+   * REMATCH_STATUS_STARTED: both offered; new_match_id is the new match,
+   * with the seats swapped.
+   *
+   * @generated from enum value: REMATCH_STATUS_STARTED = 3;
+   */
+  STARTED = 3,
+
+  /**
+   * REMATCH_STATUS_DECLINED: a player declined or withdrew (declined_by);
+   * there will be no rematch of this match.
+   *
+   * @generated from enum value: REMATCH_STATUS_DECLINED = 4;
+   */
+  DECLINED = 4,
+}
+
+/**
+ * Describes the enum tabuleiro.lobby.v1.RematchStatus.
+ */
+export const RematchStatusSchema: GenEnum<RematchStatus> = /*@__PURE__*/
+  enumDesc(file_tabuleiro_lobby_v1_lobby, 2);
 

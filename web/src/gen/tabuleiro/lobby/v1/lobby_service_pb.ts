@@ -8,7 +8,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { BotLevel, Game, Participant, Seat, TimeControl, Variant } from "../../game/v1/game_pb";
 import { file_tabuleiro_game_v1_game } from "../../game/v1/game_pb";
-import type { BotRecord, GameRecord, MatchSummary, Rating, Room, RoomVisibility } from "./lobby_pb";
+import type { BotRecord, GameRecord, MatchSummary, Rating, Rematch, Room, RoomVisibility } from "./lobby_pb";
 import { file_tabuleiro_lobby_v1_lobby } from "./lobby_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/lobby/v1/lobby_service.proto.
  */
 export const file_tabuleiro_lobby_v1_lobby_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkiZwoTU2lnbkluR3Vlc3RSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSDQoFdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJAoTUmVmcmVzaFRva2VuUmVxdWVzdBINCgV0b2tlbhgBIAEoCSJVChRSZWZyZXNoVG9rZW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKGAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQiPAoSQ3JlYXRlUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbSJxChBMaXN0Um9vbXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiVQoRTGlzdFJvb21zUmVzcG9uc2USJwoFcm9vbXMYASADKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiVwoPSm9pblJvb21SZXF1ZXN0EhEKB3Jvb21faWQYASABKAlIABIVCgtpbnZpdGVfY29kZRgCIAEoCUgAEhAKCHBhc3N3b3JkGAMgASgJQggKBnRhcmdldCJmChBKb2luUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IiMKEExlYXZlUm9vbVJlcXVlc3QSDwoHcm9vbV9pZBgBIAEoCSITChFMZWF2ZVJvb21SZXNwb25zZSIjChBXYXRjaFJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiZwoRV2F0Y2hSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQiqQEKEEZpbmRNYXRjaFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBIYChBhY2NlcHRfYm90X29mZmVyGAUgASgIIu8BChFGaW5kTWF0Y2hSZXNwb25zZRIsCgZxdWV1ZWQYASABKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUXVldWVkSAASOwoOd2luZG93X3dpZGVuZWQYAiABKAsyIS50YWJ1bGVpcm8ubG9iYnkudjEuV2luZG93V2lkZW5lZEgAEjUKC2JvdF9vZmZlcmVkGAMgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkJvdE9mZmVyZWRIABIuCgdtYXRjaGVkGAQgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoZWRIAEIICgZ1cGRhdGUiggEKBlF1ZXVlZBIRCgl0aWNrZXRfaWQYASABKAkSDgoGcmF0aW5nGAIgASgBEhIKCnJhdGluZ19taW4YAyABKAESEgoKcmF0aW5nX21heBgEIAEoARItCglxdWV1ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKDVdpbmRvd1dpZGVuZWQSEgoKcmF0aW5nX21pbhgBIAEoARISCgpyYXRpbmdfbWF4GAIgASgBEhEKCXdhaXRlZF9tcxgDIAEoAyJLCgpCb3RPZmZlcmVkEioKBWxldmVsGAEgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWwSEQoJd2FpdGVkX21zGAIgASgDInkKB01hdGNoZWQSEAoIbWF0Y2hfaWQYASABKAkSKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIwCghvcHBvbmVudBgDIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlBhcnRpY2lwYW50ItEBCg5QbGF5Qm90UmVxdWVzdBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIPCgd2YXJpYW50GAIgASgJEioKBWxldmVsGAMgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWwSJQoEc2VhdBgEIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSNAoMdGltZV9jb250cm9sGAUgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wiTwoPUGxheUJvdFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQiqgEKFkxpc3RMaXZlTWF0Y2hlc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIxCgVvcmRlchgDIAEoDjIiLnRhYnVsZWlyby5sb2JieS52MS5MaXZlTWF0Y2hPcmRlchIRCglwYWdlX3NpemUYBCABKAUSEgoKcGFnZV90b2tlbhgFIAEoCSJlChdMaXN0TGl2ZU1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiGgoYTGlzdEFjdGl2ZU1hdGNoZXNSZXF1ZXN0Ik4KGUxpc3RBY3RpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkicwoQTGlzdEdhbWVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoRTGlzdEdhbWVzUmVzcG9uc2USLwoFZ2FtZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkEKD0dldEdhbWVSZXNwb25zZRIuCgZyZWNvcmQYASABKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuR2FtZVJlY29yZCIkCg9HZXRTdGF0c1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIpwBChBHZXRTdGF0c1Jlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSKwoHcmF0aW5ncxgDIAMoCzIaLnRhYnVsZWlyby5sb2JieS52MS5SYXRpbmcSMgoLYm90X3JlY29yZHMYBCADKAsyHS50YWJ1bGVpcm8ubG9iYnkudjEuQm90UmVjb3JkKnkKDkxpdmVNYXRjaE9yZGVyEiAKHExJVkVfTUFUQ0hfT1JERVJfVU5TUEVDSUZJRUQQABIhCh1MSVZFX01BVENIX09SREVSX01PU1RfV0FUQ0hFRBABEiIKHkxJVkVfTUFUQ0hfT1JERVJfSElHSEVTVF9SQVRFRBACMosLCgxMb2JieVNlcnZpY2USXgoLU2lnbkluR3Vlc3QSJi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluR3Vlc3RSZXF1ZXN0GicudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVzcG9uc2USYQoMUmVmcmVzaFRva2VuEicudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuUmVmcmVzaFRva2VuUmVzcG9uc2USYQoMTGlzdFZhcmlhbnRzEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFZhcmlhbnRzUmVzcG9uc2USWwoKQ3JlYXRlUm9vbRIlLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVxdWVzdBomLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVzcG9uc2USWAoJTGlzdFJvb21zEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1JlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFJvb21zUmVzcG9uc2USVQoISm9pblJvb20SIy50YWJ1bGVpcm8ubG9iYnkudjEuSm9pblJvb21SZXF1ZXN0GiQudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVzcG9uc2USWAoJTGVhdmVSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGVhdmVSb29tUmVzcG9uc2USWgoJV2F0Y2hSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSb29tUmVzcG9uc2UwARJaCglGaW5kTWF0Y2gSJC50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5GaW5kTWF0Y2hSZXNwb25zZTABElIKB1BsYXlCb3QSIi50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlc3BvbnNlEmoKD0xpc3RMaXZlTWF0Y2hlcxIqLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0GisudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RMaXZlTWF0Y2hlc1Jlc3BvbnNlEnAKEUxpc3RBY3RpdmVNYXRjaGVzEiwudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdBotLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlElgKCUxpc3RHYW1lcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlElIKB0dldEdhbWUSIi50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlc3BvbnNlElUKCEdldFN0YXRzEiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldFN0YXRzUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5HZXRTdGF0c1Jlc3BvbnNlQjJaMHRhYnVsZWlyby5kZXYvcGtnL2dlbi90YWJ1bGVpcm8vbG9iYnkvdjE7bG9iYnl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_lobby_v1_lobby]);
+  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkiZwoTU2lnbkluR3Vlc3RSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSDQoFdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJAoTUmVmcmVzaFRva2VuUmVxdWVzdBINCgV0b2tlbhgBIAEoCSJVChRSZWZyZXNoVG9rZW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKGAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQiPAoSQ3JlYXRlUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbSJxChBMaXN0Um9vbXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiVQoRTGlzdFJvb21zUmVzcG9uc2USJwoFcm9vbXMYASADKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiVwoPSm9pblJvb21SZXF1ZXN0EhEKB3Jvb21faWQYASABKAlIABIVCgtpbnZpdGVfY29kZRgCIAEoCUgAEhAKCHBhc3N3b3JkGAMgASgJQggKBnRhcmdldCJmChBKb2luUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IiMKEExlYXZlUm9vbVJlcXVlc3QSDwoHcm9vbV9pZBgBIAEoCSITChFMZWF2ZVJvb21SZXNwb25zZSIjChBXYXRjaFJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiZwoRV2F0Y2hSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQiqQEKEEZpbmRNYXRjaFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBIYChBhY2NlcHRfYm90X29mZmVyGAUgASgIIu8BChFGaW5kTWF0Y2hSZXNwb25zZRIsCgZxdWV1ZWQYASABKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUXVldWVkSAASOwoOd2luZG93X3dpZGVuZWQYAiABKAsyIS50YWJ1bGVpcm8ubG9iYnkudjEuV2luZG93V2lkZW5lZEgAEjUKC2JvdF9vZmZlcmVkGAMgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkJvdE9mZmVyZWRIABIuCgdtYXRjaGVkGAQgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoZWRIAEIICgZ1cGRhdGUiggEKBlF1ZXVlZBIRCgl0aWNrZXRfaWQYASABKAkSDgoGcmF0aW5nGAIgASgBEhIKCnJhdGluZ19taW4YAyABKAESEgoKcmF0aW5nX21heBgEIAEoARItCglxdWV1ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKDVdpbmRvd1dpZGVuZWQSEgoKcmF0aW5nX21pbhgBIAEoARISCgpyYXRpbmdfbWF4GAIgASgBEhEKCXdhaXRlZF9tcxgDIAEoAyJLCgpCb3RPZmZlcmVkEioKBWxldmVsGAEgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWwSEQoJd2FpdGVkX21zGAIgASgDInkKB01hdGNoZWQSEAoIbWF0Y2hfaWQYASABKAkSKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIwCghvcHBvbmVudBgDIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlBhcnRpY2lwYW50ItEBCg5QbGF5Qm90UmVxdWVzdBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIPCgd2YXJpYW50GAIgASgJEioKBWxldmVsGAMgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWwSJQoEc2VhdBgEIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSNAoMdGltZV9jb250cm9sGAUgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wiTwoPUGxheUJvdFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQiqgEKFkxpc3RMaXZlTWF0Y2hlc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIxCgVvcmRlchgDIAEoDjIiLnRhYnVsZWlyby5sb2JieS52MS5MaXZlTWF0Y2hPcmRlchIRCglwYWdlX3NpemUYBCABKAUSEgoKcGFnZV90b2tlbhgFIAEoCSJlChdMaXN0TGl2ZU1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiGgoYTGlzdEFjdGl2ZU1hdGNoZXNSZXF1ZXN0Ik4KGUxpc3RBY3RpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkicwoQTGlzdEdhbWVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoRTGlzdEdhbWVzUmVzcG9uc2USLwoFZ2FtZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkEKD0dldEdhbWVSZXNwb25zZRIuCgZyZWNvcmQYASABKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuR2FtZVJlY29yZCIkCg9HZXRTdGF0c1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIpwBChBHZXRTdGF0c1Jlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSKwoHcmF0aW5ncxgDIAMoCzIaLnRhYnVsZWlyby5sb2JieS52MS5SYXRpbmcSMgoLYm90X3JlY29yZHMYBCADKAsyHS50YWJ1bGVpcm8ubG9iYnkudjEuQm90UmVjb3JkIicKE09mZmVyUmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRAoUT2ZmZXJSZW1hdGNoUmVzcG9uc2USLAoHcmVtYXRjaBgBIAEoCzIbLnRhYnVsZWlyby5sb2JieS52MS5SZW1hdGNoIikKFURlY2xpbmVSZW1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJGChZEZWNsaW5lUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCInChNXYXRjaFJlbWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIkQKFFdhdGNoUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCp5Cg5MaXZlTWF0Y2hPcmRlchIgChxMSVZFX01BVENIX09SREVSX1VOU1BFQ0lGSUVEEAASIQodTElWRV9NQVRDSF9PUkRFUl9NT1NUX1dBVENIRUQQARIiCh5MSVZFX01BVENIX09SREVSX0hJR0hFU1RfUkFURUQQAjK8DQoMTG9iYnlTZXJ2aWNlEl4KC1NpZ25Jbkd1ZXN0EiYudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVxdWVzdBonLnRhYnVsZWlyby5sb2JieS52MS5TaWduSW5HdWVzdFJlc3BvbnNlEmEKDFJlZnJlc2hUb2tlbhInLnRhYnVsZWlyby5sb2JieS52MS5SZWZyZXNoVG9rZW5SZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlc3BvbnNlEmEKDExpc3RWYXJpYW50cxInLnRhYnVsZWlyby5sb2JieS52MS5MaXN0VmFyaWFudHNSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1Jlc3BvbnNlElsKCkNyZWF0ZVJvb20SJS50YWJ1bGVpcm8ubG9iYnkudjEuQ3JlYXRlUm9vbVJlcXVlc3QaJi50YWJ1bGVpcm8ubG9iYnkudjEuQ3JlYXRlUm9vbVJlc3BvbnNlElgKCUxpc3RSb29tcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0Um9vbXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1Jlc3BvbnNlElUKCEpvaW5Sb29tEiMudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5Kb2luUm9vbVJlc3BvbnNlElgKCUxlYXZlUm9vbRIkLnRhYnVsZWlyby5sb2JieS52MS5MZWF2ZVJvb21SZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlc3BvbnNlEloKCVdhdGNoUm9vbRIkLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJvb21SZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlc3BvbnNlMAESWgoJRmluZE1hdGNoEiQudGFidWxlaXJvLmxvYmJ5LnYxLkZpbmRNYXRjaFJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVzcG9uc2UwARJSCgdQbGF5Qm90EiIudGFidWxlaXJvLmxvYmJ5LnYxLlBsYXlCb3RSZXF1ZXN0GiMudGFidWxlaXJvLmxvYmJ5LnYxLlBsYXlCb3RSZXNwb25zZRJqCg9MaXN0TGl2ZU1hdGNoZXMSKi50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdExpdmVNYXRjaGVzUmVxdWVzdBorLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXNwb25zZRJwChFMaXN0QWN0aXZlTWF0Y2hlcxIsLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1JlcXVlc3QaLS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdEFjdGl2ZU1hdGNoZXNSZXNwb25zZRJYCglMaXN0R2FtZXMSJC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdEdhbWVzUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXNwb25zZRJSCgdHZXRHYW1lEiIudGFidWxlaXJvLmxvYmJ5LnYxLkdldEdhbWVSZXF1ZXN0GiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldEdhbWVSZXNwb25zZRJVCghHZXRTdGF0cxIjLnRhYnVsZWlyby5sb2JieS52MS5HZXRTdGF0c1JlcXVlc3QaJC50YWJ1bGVpcm8ubG9iYnkudjEuR2V0U3RhdHNSZXNwb25zZRJhCgxPZmZlclJlbWF0Y2gSJy50YWJ1bGVpcm8ubG9iYnkudjEuT2ZmZXJSZW1hdGNoUmVxdWVzdBooLnRhYnVsZWlyby5sb2JieS52MS5PZmZlclJlbWF0Y2hSZXNwb25zZRJnCg5EZWNsaW5lUmVtYXRjaBIpLnRhYnVsZWlyby5sb2JieS52MS5EZWNsaW5lUmVtYXRjaFJlcXVlc3QaKi50YWJ1bGVpcm8ubG9iYnkudjEuRGVjbGluZVJlbWF0Y2hSZXNwb25zZRJjCgxXYXRjaFJlbWF0Y2gSJy50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSZW1hdGNoUmVxdWVzdBooLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJlbWF0Y2hSZXNwb25zZTABQjJaMHRhYnVsZWlyby5kZXYvcGtnL2dlbi90YWJ1bGVpcm8vbG9iYnkvdjE7bG9iYnl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_lobby_v1_lobby]);
 
 /**
  * SignInGuestRequest asks for a guest identity.
@@ -1112,6 +1112,134 @@ export const GetStatsResponseSchema: GenMessage<GetStatsResponse> = /*@__PURE__*
   messageDesc(file_tabuleiro_lobby_v1_lobby_service, 33);
 
 /**
+ * OfferRematchRequest names the finished match to rematch.
+ *
+ * @generated from message tabuleiro.lobby.v1.OfferRematchRequest
+ */
+export type OfferRematchRequest = Message<"tabuleiro.lobby.v1.OfferRematchRequest"> & {
+  /**
+   * match_id is the finished room match; required.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.OfferRematchRequest.
+ * Use `create(OfferRematchRequestSchema)` to create a new message.
+ */
+export const OfferRematchRequestSchema: GenMessage<OfferRematchRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 34);
+
+/**
+ * OfferRematchResponse is the rematch after the offer.
+ *
+ * @generated from message tabuleiro.lobby.v1.OfferRematchResponse
+ */
+export type OfferRematchResponse = Message<"tabuleiro.lobby.v1.OfferRematchResponse"> & {
+  /**
+   * rematch is the rematch's state: REMATCH_STATUS_OFFERED while the
+   * opponent has not offered, REMATCH_STATUS_STARTED (new_match_id set)
+   * when this offer accepted theirs.
+   *
+   * @generated from field: tabuleiro.lobby.v1.Rematch rematch = 1;
+   */
+  rematch?: Rematch | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.OfferRematchResponse.
+ * Use `create(OfferRematchResponseSchema)` to create a new message.
+ */
+export const OfferRematchResponseSchema: GenMessage<OfferRematchResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 35);
+
+/**
+ * DeclineRematchRequest names the finished match whose rematch to decline.
+ *
+ * @generated from message tabuleiro.lobby.v1.DeclineRematchRequest
+ */
+export type DeclineRematchRequest = Message<"tabuleiro.lobby.v1.DeclineRematchRequest"> & {
+  /**
+   * match_id is the finished room match; required.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.DeclineRematchRequest.
+ * Use `create(DeclineRematchRequestSchema)` to create a new message.
+ */
+export const DeclineRematchRequestSchema: GenMessage<DeclineRematchRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 36);
+
+/**
+ * DeclineRematchResponse is the declined rematch.
+ *
+ * @generated from message tabuleiro.lobby.v1.DeclineRematchResponse
+ */
+export type DeclineRematchResponse = Message<"tabuleiro.lobby.v1.DeclineRematchResponse"> & {
+  /**
+   * rematch is the rematch's state, REMATCH_STATUS_DECLINED.
+   *
+   * @generated from field: tabuleiro.lobby.v1.Rematch rematch = 1;
+   */
+  rematch?: Rematch | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.DeclineRematchResponse.
+ * Use `create(DeclineRematchResponseSchema)` to create a new message.
+ */
+export const DeclineRematchResponseSchema: GenMessage<DeclineRematchResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 37);
+
+/**
+ * WatchRematchRequest names the finished match whose rematch to follow.
+ *
+ * @generated from message tabuleiro.lobby.v1.WatchRematchRequest
+ */
+export type WatchRematchRequest = Message<"tabuleiro.lobby.v1.WatchRematchRequest"> & {
+  /**
+   * match_id is the finished room match; required.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.WatchRematchRequest.
+ * Use `create(WatchRematchRequestSchema)` to create a new message.
+ */
+export const WatchRematchRequestSchema: GenMessage<WatchRematchRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 38);
+
+/**
+ * WatchRematchResponse is the rematch's state after a change.
+ *
+ * @generated from message tabuleiro.lobby.v1.WatchRematchResponse
+ */
+export type WatchRematchResponse = Message<"tabuleiro.lobby.v1.WatchRematchResponse"> & {
+  /**
+   * rematch is the rematch's whole state.
+   *
+   * @generated from field: tabuleiro.lobby.v1.Rematch rematch = 1;
+   */
+  rematch?: Rematch | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.WatchRematchResponse.
+ * Use `create(WatchRematchResponseSchema)` to create a new message.
+ */
+export const WatchRematchResponseSchema: GenMessage<WatchRematchResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 39);
+
+/**
  * LiveMatchOrder orders the live matches.
  *
  * @generated from enum tabuleiro.lobby.v1.LiveMatchOrder
@@ -1368,6 +1496,60 @@ export const LobbyService: GenService<{
     methodKind: "unary";
     input: typeof GetStatsRequestSchema;
     output: typeof GetStatsResponseSchema;
+  },
+  /**
+   * OfferRematch offers the opponent of a finished room match a rematch,
+   * or accepts the opponent's offer: the same game, variant, clock and
+   * rated flag, with the seats swapped (who had SEAT_SECOND now has
+   * SEAT_FIRST and moves first). Once both players have offered, the lobby
+   * creates the new match and the response carries it (status
+   * REMATCH_STATUS_STARTED); until then the offer waits for the other
+   * player, whose answer WatchRematch streams. Offering again changes
+   * nothing. Rematches are kept for a day after the match started; a
+   * rematch's match can itself be rematched. NOT_FOUND when match_id is not
+   * a room match the lobby knows (queue and bot games have no rematch);
+   * PERMISSION_DENIED when the caller did not play in it;
+   * FAILED_PRECONDITION when the match has not ended, the rematch was
+   * declined, or the caller or the opponent is already in another live
+   * match (one live match per player, see FindMatch: the offer then stays
+   * open and may be accepted later).
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.OfferRematch
+   */
+  offerRematch: {
+    methodKind: "unary";
+    input: typeof OfferRematchRequestSchema;
+    output: typeof OfferRematchResponseSchema;
+  },
+  /**
+   * DeclineRematch declines the opponent's rematch offer, or withdraws the
+   * caller's own, or says no rematch before anyone offered: the rematch of
+   * that match is then over (REMATCH_STATUS_DECLINED; a later OfferRematch
+   * gets FAILED_PRECONDITION). Declining twice changes nothing.
+   * NOT_FOUND and PERMISSION_DENIED as OfferRematch; FAILED_PRECONDITION
+   * when the rematch has already started.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.DeclineRematch
+   */
+  declineRematch: {
+    methodKind: "unary";
+    input: typeof DeclineRematchRequestSchema;
+    output: typeof DeclineRematchResponseSchema;
+  },
+  /**
+   * WatchRematch streams the rematch state of a finished room match: the
+   * current state at once (REMATCH_STATUS_NONE when nobody has offered),
+   * then every change, ending with OK after the update that starts the new
+   * match or declines the rematch. It needs no client stream: a client
+   * offers and declines with the unary calls above. NOT_FOUND and
+   * PERMISSION_DENIED as OfferRematch.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.WatchRematch
+   */
+  watchRematch: {
+    methodKind: "server_streaming";
+    input: typeof WatchRematchRequestSchema;
+    output: typeof WatchRematchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tabuleiro_lobby_v1_lobby_service, 0);

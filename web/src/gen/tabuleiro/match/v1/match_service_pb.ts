@@ -16,7 +16,50 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/match/v1/match_service.proto.
  */
 export const file_tabuleiro_match_v1_match_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0YWJ1bGVpcm8vbWF0Y2gvdjEvbWF0Y2hfc2VydmljZS5wcm90bxISdGFidWxlaXJvLm1hdGNoLnYxIjYKEkxpc3RNYXRjaGVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFbGltaXQYAiABKAUiSAoTTGlzdE1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoU3VtbWFyeSL4AgoLUGxheVJlcXVlc3QSLQoEam9pbhgBIAEoCzIdLnRhYnVsZWlyby5tYXRjaC52MS5Kb2luTWF0Y2hIABIzCgpzdWJtaXRfcGx5GAIgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseUgAEiwKBnJlc2lnbhgDIAEoCzIaLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25IABIzCgpvZmZlcl9kcmF3GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd0gAEjUKC2FjY2VwdF9kcmF3GAUgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdIABI3CgxkZWNsaW5lX2RyYXcYBiABKAsyHy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdIABIoCgRwaW5nGAcgASgLMhgudGFidWxlaXJvLm1hdGNoLnYxLlBpbmdIAEIICgZhY3Rpb24iLwoJSm9pbk1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhAKCGxhc3Rfc2VxGAIgASgDIjEKCVN1Ym1pdFBseRISCgpwbHlfbnVtYmVyGAEgASgFEhAKCG5vdGF0aW9uGAIgASgJIggKBlJlc2lnbiILCglPZmZlckRyYXciDAoKQWNjZXB0RHJhdyINCgtEZWNsaW5lRHJhdyIVCgRQaW5nEg0KBW5vbmNlGAEgASgEIscCCgxQbGF5UmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASNwoMcGx5X3JlamVjdGVkGAMgASgLMh8udGFidWxlaXJvLm1hdGNoLnYxLlBseVJlamVjdGVkSAASPQoPYWN0aW9uX3JlamVjdGVkGAQgASgLMiIudGFidWxlaXJvLm1hdGNoLnYxLkFjdGlvblJlamVjdGVkSAASKAoEcG9uZxgFIAEoCzIYLnRhYnVsZWlyby5tYXRjaC52MS5Qb25nSAASKgoFZHJhaW4YBiABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlInsKC1BseVJlamVjdGVkEhIKCnBseV9udW1iZXIYASABKAUSEAoIbm90YXRpb24YAiABKAkSGgoSY3VycmVudF9wbHlfbnVtYmVyGAMgASgFEgwKBGNvZGUYBCABKAUSDAoEcnVsZRgFIAEoCRIOCgZyZWFzb24YBiABKAkiXgoOQWN0aW9uUmVqZWN0ZWQSLgoGYWN0aW9uGAEgASgOMh4udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlBY3Rpb24SDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkiRgoEUG9uZxINCgVub25jZRgBIAEoBBIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFwoFRHJhaW4SDgoGcmVhc29uGAEgASgJIjMKDUZvbGxvd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMi2wEKDkZvbGxvd1Jlc3BvbnNlEi0KCHNuYXBzaG90GAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoSAASLwoFZXZlbnQYAiABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudEgAEioKBWRyYWluGAMgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLkRyYWluSAASMgoJaGVhcnRiZWF0GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLkhlYXJ0YmVhdEgAQgkKB21lc3NhZ2UiPAoJSGVhcnRiZWF0Ei8KC3NlcnZlcl90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKChBTdWJtaXRQbHlSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnBseV9udW1iZXIYAiABKAUSEAoIbm90YXRpb24YAyABKAkiVQoRU3VibWl0UGx5UmVzcG9uc2USLQoFZXZlbnQYASABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudBIRCglkdXBsaWNhdGUYAiABKAgiIQoNUmVzaWduUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSIQCg5SZXNpZ25SZXNwb25zZSIkChBPZmZlckRyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhMKEU9mZmVyRHJhd1Jlc3BvbnNlIiUKEUFjY2VwdERyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhQKEkFjY2VwdERyYXdSZXNwb25zZSImChJEZWNsaW5lRHJhd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiFQoTRGVjbGluZURyYXdSZXNwb25zZSIyCgxXYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMipgEKDVdhdGNoUmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASKgoFZHJhaW4YAyABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlIiMKD0dldE1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSI8ChBHZXRNYXRjaFJlc3BvbnNlEigKBW1hdGNoGAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoImEKFUxpc3RMZWdhbFBsaWVzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIMCgRmcm9tGAIgASgJEgsKA3BseRgDIAEoCRIbChNleHBlY3RlZF9wbHlfbnVtYmVyGAQgASgFIm8KCExlZ2FsUGx5EhAKCG5vdGF0aW9uGAEgASgJEikKBGtpbmQYAiABKA4yGy50YWJ1bGVpcm8ubWF0Y2gudjEuUGx5S2luZBIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEgwKBHBhdGgYBSADKAkiXAoIUGx5Q2hlY2sSEAoIbm90YXRpb24YASABKAkSDQoFbGVnYWwYAiABKAgSEQoJY2Fub25pY2FsGAMgASgJEgwKBHJ1bGUYBCABKAkSDgoGcmVhc29uGAUgASgJIsYBChZMaXN0TGVnYWxQbGllc1Jlc3BvbnNlEhIKCnBseV9udW1iZXIYASABKAUSKAoHdG9fbW92ZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSKwoFcGxpZXMYAyADKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuTGVnYWxQbHkSFAoMZGVzdGluYXRpb25zGAQgAygJEisKBWNoZWNrGAUgASgLMhwudGFidWxlaXJvLm1hdGNoLnYxLlBseUNoZWNrInoKCFNlYXRTcGVjEjAKBnBsYXllchgBIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5ZXJTZWF0SAASMAoJYm90X2xldmVsGAIgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWxIAEIKCghvY2N1cGFudCJVCgpQbGF5ZXJTZWF0EhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQFCCQoHX3JhdGluZyKQAgoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRIrCgVmaXJzdBgEIAEoCzIcLnRhYnVsZWlyby5tYXRjaC52MS5TZWF0U3BlYxIsCgZzZWNvbmQYBSABKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuU2VhdFNwZWMSNAoMdGltZV9jb250cm9sGAYgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYByABKAgSDgoGbGF5b3V0GAggASgJIl8KE0NyZWF0ZU1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSNgoSZmlyc3RfcGx5X2RlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqYAQoKUGxheUFjdGlvbhIbChdQTEFZX0FDVElPTl9VTlNQRUNJRklFRBAAEhYKElBMQVlfQUNUSU9OX1JFU0lHThABEhoKFlBMQVlfQUNUSU9OX09GRkVSX0RSQVcQAhIbChdQTEFZX0FDVElPTl9BQ0NFUFRfRFJBVxADEhwKGFBMQVlfQUNUSU9OX0RFQ0xJTkVfRFJBVxAEKocBCgdQbHlLaW5kEhgKFFBMWV9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNUExZX0tJTkRfU1RFUBABEhEKDVBMWV9LSU5EX0pVTVAQAhIRCg1QTFlfS0lORF9XQUxMEAMSEwoPUExZX0tJTkRfUkVWRUFMEAQSFAoQUExZX0tJTkRfQ0FQVFVSRRAFMsIICgxNYXRjaFNlcnZpY2USTQoEUGxheRIfLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5UmVxdWVzdBogLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5UmVzcG9uc2UoATABElEKBkZvbGxvdxIhLnRhYnVsZWlyby5tYXRjaC52MS5Gb2xsb3dSZXF1ZXN0GiIudGFidWxlaXJvLm1hdGNoLnYxLkZvbGxvd1Jlc3BvbnNlMAESWAoJU3VibWl0UGx5EiQudGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseVJlcXVlc3QaJS50YWJ1bGVpcm8ubWF0Y2gudjEuU3VibWl0UGx5UmVzcG9uc2USTwoGUmVzaWduEiEudGFidWxlaXJvLm1hdGNoLnYxLlJlc2lnblJlcXVlc3QaIi50YWJ1bGVpcm8ubWF0Y2gudjEuUmVzaWduUmVzcG9uc2USWAoJT2ZmZXJEcmF3EiQudGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd1JlcXVlc3QaJS50YWJ1bGVpcm8ubWF0Y2gudjEuT2ZmZXJEcmF3UmVzcG9uc2USWwoKQWNjZXB0RHJhdxIlLnRhYnVsZWlyby5tYXRjaC52MS5BY2NlcHREcmF3UmVxdWVzdBomLnRhYnVsZWlyby5tYXRjaC52MS5BY2NlcHREcmF3UmVzcG9uc2USXgoLRGVjbGluZURyYXcSJi50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdSZXF1ZXN0GicudGFidWxlaXJvLm1hdGNoLnYxLkRlY2xpbmVEcmF3UmVzcG9uc2USTgoFV2F0Y2gSIC50YWJ1bGVpcm8ubWF0Y2gudjEuV2F0Y2hSZXF1ZXN0GiEudGFidWxlaXJvLm1hdGNoLnYxLldhdGNoUmVzcG9uc2UwARJVCghHZXRNYXRjaBIjLnRhYnVsZWlyby5tYXRjaC52MS5HZXRNYXRjaFJlcXVlc3QaJC50YWJ1bGVpcm8ubWF0Y2gudjEuR2V0TWF0Y2hSZXNwb25zZRJnCg5MaXN0TGVnYWxQbGllcxIpLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TGVnYWxQbGllc1JlcXVlc3QaKi50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdExlZ2FsUGxpZXNSZXNwb25zZRJeCgtDcmVhdGVNYXRjaBImLnRhYnVsZWlyby5tYXRjaC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJeCgtMaXN0TWF0Y2hlcxImLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdE1hdGNoZXNSZXNwb25zZUIyWjB0YWJ1bGVpcm8uZGV2L3BrZy9nZW4vdGFidWxlaXJvL21hdGNoL3YxO21hdGNodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_match_v1_match]);
+  fileDesc("CiZ0YWJ1bGVpcm8vbWF0Y2gvdjEvbWF0Y2hfc2VydmljZS5wcm90bxISdGFidWxlaXJvLm1hdGNoLnYxIj0KFkludml0ZVNwZWN0YXRvclJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJIhkKF0ludml0ZVNwZWN0YXRvclJlc3BvbnNlIjYKEkxpc3RNYXRjaGVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFbGltaXQYAiABKAUiSAoTTGlzdE1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoU3VtbWFyeSL4AgoLUGxheVJlcXVlc3QSLQoEam9pbhgBIAEoCzIdLnRhYnVsZWlyby5tYXRjaC52MS5Kb2luTWF0Y2hIABIzCgpzdWJtaXRfcGx5GAIgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseUgAEiwKBnJlc2lnbhgDIAEoCzIaLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25IABIzCgpvZmZlcl9kcmF3GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd0gAEjUKC2FjY2VwdF9kcmF3GAUgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdIABI3CgxkZWNsaW5lX2RyYXcYBiABKAsyHy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdIABIoCgRwaW5nGAcgASgLMhgudGFidWxlaXJvLm1hdGNoLnYxLlBpbmdIAEIICgZhY3Rpb24iLwoJSm9pbk1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhAKCGxhc3Rfc2VxGAIgASgDIjEKCVN1Ym1pdFBseRISCgpwbHlfbnVtYmVyGAEgASgFEhAKCG5vdGF0aW9uGAIgASgJIggKBlJlc2lnbiILCglPZmZlckRyYXciDAoKQWNjZXB0RHJhdyINCgtEZWNsaW5lRHJhdyIVCgRQaW5nEg0KBW5vbmNlGAEgASgEIscCCgxQbGF5UmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASNwoMcGx5X3JlamVjdGVkGAMgASgLMh8udGFidWxlaXJvLm1hdGNoLnYxLlBseVJlamVjdGVkSAASPQoPYWN0aW9uX3JlamVjdGVkGAQgASgLMiIudGFidWxlaXJvLm1hdGNoLnYxLkFjdGlvblJlamVjdGVkSAASKAoEcG9uZxgFIAEoCzIYLnRhYnVsZWlyby5tYXRjaC52MS5Qb25nSAASKgoFZHJhaW4YBiABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlInsKC1BseVJlamVjdGVkEhIKCnBseV9udW1iZXIYASABKAUSEAoIbm90YXRpb24YAiABKAkSGgoSY3VycmVudF9wbHlfbnVtYmVyGAMgASgFEgwKBGNvZGUYBCABKAUSDAoEcnVsZRgFIAEoCRIOCgZyZWFzb24YBiABKAkiXgoOQWN0aW9uUmVqZWN0ZWQSLgoGYWN0aW9uGAEgASgOMh4udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlBY3Rpb24SDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkiRgoEUG9uZxINCgVub25jZRgBIAEoBBIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFwoFRHJhaW4SDgoGcmVhc29uGAEgASgJIjMKDUZvbGxvd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMi2wEKDkZvbGxvd1Jlc3BvbnNlEi0KCHNuYXBzaG90GAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoSAASLwoFZXZlbnQYAiABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudEgAEioKBWRyYWluGAMgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLkRyYWluSAASMgoJaGVhcnRiZWF0GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLkhlYXJ0YmVhdEgAQgkKB21lc3NhZ2UiPAoJSGVhcnRiZWF0Ei8KC3NlcnZlcl90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKChBTdWJtaXRQbHlSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnBseV9udW1iZXIYAiABKAUSEAoIbm90YXRpb24YAyABKAkiVQoRU3VibWl0UGx5UmVzcG9uc2USLQoFZXZlbnQYASABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudBIRCglkdXBsaWNhdGUYAiABKAgiIQoNUmVzaWduUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSIQCg5SZXNpZ25SZXNwb25zZSIkChBPZmZlckRyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhMKEU9mZmVyRHJhd1Jlc3BvbnNlIiUKEUFjY2VwdERyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhQKEkFjY2VwdERyYXdSZXNwb25zZSImChJEZWNsaW5lRHJhd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiFQoTRGVjbGluZURyYXdSZXNwb25zZSIyCgxXYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMipgEKDVdhdGNoUmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASKgoFZHJhaW4YAyABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlIiMKD0dldE1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSI8ChBHZXRNYXRjaFJlc3BvbnNlEigKBW1hdGNoGAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoImEKFUxpc3RMZWdhbFBsaWVzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIMCgRmcm9tGAIgASgJEgsKA3BseRgDIAEoCRIbChNleHBlY3RlZF9wbHlfbnVtYmVyGAQgASgFIm8KCExlZ2FsUGx5EhAKCG5vdGF0aW9uGAEgASgJEikKBGtpbmQYAiABKA4yGy50YWJ1bGVpcm8ubWF0Y2gudjEuUGx5S2luZBIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEgwKBHBhdGgYBSADKAkiXAoIUGx5Q2hlY2sSEAoIbm90YXRpb24YASABKAkSDQoFbGVnYWwYAiABKAgSEQoJY2Fub25pY2FsGAMgASgJEgwKBHJ1bGUYBCABKAkSDgoGcmVhc29uGAUgASgJIsYBChZMaXN0TGVnYWxQbGllc1Jlc3BvbnNlEhIKCnBseV9udW1iZXIYASABKAUSKAoHdG9fbW92ZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSKwoFcGxpZXMYAyADKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuTGVnYWxQbHkSFAoMZGVzdGluYXRpb25zGAQgAygJEisKBWNoZWNrGAUgASgLMhwudGFidWxlaXJvLm1hdGNoLnYxLlBseUNoZWNrInoKCFNlYXRTcGVjEjAKBnBsYXllchgBIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5ZXJTZWF0SAASMAoJYm90X2xldmVsGAIgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWxIAEIKCghvY2N1cGFudCJVCgpQbGF5ZXJTZWF0EhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQFCCQoHX3JhdGluZyKhAgoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRIrCgVmaXJzdBgEIAEoCzIcLnRhYnVsZWlyby5tYXRjaC52MS5TZWF0U3BlYxIsCgZzZWNvbmQYBSABKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuU2VhdFNwZWMSNAoMdGltZV9jb250cm9sGAYgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYByABKAgSDgoGbGF5b3V0GAggASgJEg8KB3ByaXZhdGUYCSABKAgiXwoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRI2ChJmaXJzdF9wbHlfZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKpgBCgpQbGF5QWN0aW9uEhsKF1BMQVlfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSUExBWV9BQ1RJT05fUkVTSUdOEAESGgoWUExBWV9BQ1RJT05fT0ZGRVJfRFJBVxACEhsKF1BMQVlfQUNUSU9OX0FDQ0VQVF9EUkFXEAMSHAoYUExBWV9BQ1RJT05fREVDTElORV9EUkFXEAQqhwEKB1BseUtpbmQSGAoUUExZX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1QTFlfS0lORF9TVEVQEAESEQoNUExZX0tJTkRfSlVNUBACEhEKDVBMWV9LSU5EX1dBTEwQAxITCg9QTFlfS0lORF9SRVZFQUwQBBIUChBQTFlfS0lORF9DQVBUVVJFEAUyrgkKDE1hdGNoU2VydmljZRJNCgRQbGF5Eh8udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlSZXF1ZXN0GiAudGFidWxlaXJvLm1hdGNoLnYxLlBsYXlSZXNwb25zZSgBMAESUQoGRm9sbG93EiEudGFidWxlaXJvLm1hdGNoLnYxLkZvbGxvd1JlcXVlc3QaIi50YWJ1bGVpcm8ubWF0Y2gudjEuRm9sbG93UmVzcG9uc2UwARJYCglTdWJtaXRQbHkSJC50YWJ1bGVpcm8ubWF0Y2gudjEuU3VibWl0UGx5UmVxdWVzdBolLnRhYnVsZWlyby5tYXRjaC52MS5TdWJtaXRQbHlSZXNwb25zZRJPCgZSZXNpZ24SIS50YWJ1bGVpcm8ubWF0Y2gudjEuUmVzaWduUmVxdWVzdBoiLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25SZXNwb25zZRJYCglPZmZlckRyYXcSJC50YWJ1bGVpcm8ubWF0Y2gudjEuT2ZmZXJEcmF3UmVxdWVzdBolLnRhYnVsZWlyby5tYXRjaC52MS5PZmZlckRyYXdSZXNwb25zZRJbCgpBY2NlcHREcmF3EiUudGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdSZXF1ZXN0GiYudGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdSZXNwb25zZRJeCgtEZWNsaW5lRHJhdxImLnRhYnVsZWlyby5tYXRjaC52MS5EZWNsaW5lRHJhd1JlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdSZXNwb25zZRJOCgVXYXRjaBIgLnRhYnVsZWlyby5tYXRjaC52MS5XYXRjaFJlcXVlc3QaIS50YWJ1bGVpcm8ubWF0Y2gudjEuV2F0Y2hSZXNwb25zZTABElUKCEdldE1hdGNoEiMudGFidWxlaXJvLm1hdGNoLnYxLkdldE1hdGNoUmVxdWVzdBokLnRhYnVsZWlyby5tYXRjaC52MS5HZXRNYXRjaFJlc3BvbnNlEmcKDkxpc3RMZWdhbFBsaWVzEikudGFidWxlaXJvLm1hdGNoLnYxLkxpc3RMZWdhbFBsaWVzUmVxdWVzdBoqLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TGVnYWxQbGllc1Jlc3BvbnNlEl4KC0NyZWF0ZU1hdGNoEiYudGFidWxlaXJvLm1hdGNoLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBonLnRhYnVsZWlyby5tYXRjaC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlEl4KC0xpc3RNYXRjaGVzEiYudGFidWxlaXJvLm1hdGNoLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBonLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlEmoKD0ludml0ZVNwZWN0YXRvchIqLnRhYnVsZWlyby5tYXRjaC52MS5JbnZpdGVTcGVjdGF0b3JSZXF1ZXN0GisudGFidWxlaXJvLm1hdGNoLnYxLkludml0ZVNwZWN0YXRvclJlc3BvbnNlQjJaMHRhYnVsZWlyby5kZXYvcGtnL2dlbi90YWJ1bGVpcm8vbWF0Y2gvdjE7bWF0Y2h2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_match_v1_match]);
+
+/**
+ * InviteSpectatorRequest names a private match and the player invited.
+ *
+ * @generated from message tabuleiro.match.v1.InviteSpectatorRequest
+ */
+export type InviteSpectatorRequest = Message<"tabuleiro.match.v1.InviteSpectatorRequest"> & {
+  /**
+   * match_id is the match; required.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * player_id is the player who may then watch it; required.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.InviteSpectatorRequest.
+ * Use `create(InviteSpectatorRequestSchema)` to create a new message.
+ */
+export const InviteSpectatorRequestSchema: GenMessage<InviteSpectatorRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 0);
+
+/**
+ * InviteSpectatorResponse confirms an invitation; it has no fields yet.
+ *
+ * @generated from message tabuleiro.match.v1.InviteSpectatorResponse
+ */
+export type InviteSpectatorResponse = Message<"tabuleiro.match.v1.InviteSpectatorResponse"> & {
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.InviteSpectatorResponse.
+ * Use `create(InviteSpectatorResponseSchema)` to create a new message.
+ */
+export const InviteSpectatorResponseSchema: GenMessage<InviteSpectatorResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 1);
 
 /**
  * ListMatchesRequest selects live matches.
@@ -45,7 +88,7 @@ export type ListMatchesRequest = Message<"tabuleiro.match.v1.ListMatchesRequest"
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 0);
+  messageDesc(file_tabuleiro_match_v1_match_service, 2);
 
 /**
  * ListMatchesResponse is the live matches, most recently active first.
@@ -66,7 +109,7 @@ export type ListMatchesResponse = Message<"tabuleiro.match.v1.ListMatchesRespons
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 1);
+  messageDesc(file_tabuleiro_match_v1_match_service, 3);
 
 /**
  * PlayRequest is one message from a player on a Play stream.
@@ -144,7 +187,7 @@ export type PlayRequest = Message<"tabuleiro.match.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 2);
+  messageDesc(file_tabuleiro_match_v1_match_service, 4);
 
 /**
  * JoinMatch opens (or reopens) a player's connection to a match.
@@ -174,7 +217,7 @@ export type JoinMatch = Message<"tabuleiro.match.v1.JoinMatch"> & {
  * Use `create(JoinMatchSchema)` to create a new message.
  */
 export const JoinMatchSchema: GenMessage<JoinMatch> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 3);
+  messageDesc(file_tabuleiro_match_v1_match_service, 5);
 
 /**
  * SubmitPly plays a ply. Plies are idempotent and ordered (DESIGN.md):
@@ -214,7 +257,7 @@ export type SubmitPly = Message<"tabuleiro.match.v1.SubmitPly"> & {
  * Use `create(SubmitPlySchema)` to create a new message.
  */
 export const SubmitPlySchema: GenMessage<SubmitPly> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 4);
+  messageDesc(file_tabuleiro_match_v1_match_service, 6);
 
 /**
  * Resign resigns the game. Refused (action_rejected, FAILED_PRECONDITION)
@@ -230,7 +273,7 @@ export type Resign = Message<"tabuleiro.match.v1.Resign"> & {
  * Use `create(ResignSchema)` to create a new message.
  */
 export const ResignSchema: GenMessage<Resign> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 5);
+  messageDesc(file_tabuleiro_match_v1_match_service, 7);
 
 /**
  * OfferDraw offers a draw to the opponent. Refused (FAILED_PRECONDITION)
@@ -246,7 +289,7 @@ export type OfferDraw = Message<"tabuleiro.match.v1.OfferDraw"> & {
  * Use `create(OfferDrawSchema)` to create a new message.
  */
 export const OfferDrawSchema: GenMessage<OfferDraw> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 6);
+  messageDesc(file_tabuleiro_match_v1_match_service, 8);
 
 /**
  * AcceptDraw accepts the opponent's pending draw offer. Refused
@@ -262,7 +305,7 @@ export type AcceptDraw = Message<"tabuleiro.match.v1.AcceptDraw"> & {
  * Use `create(AcceptDrawSchema)` to create a new message.
  */
 export const AcceptDrawSchema: GenMessage<AcceptDraw> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 7);
+  messageDesc(file_tabuleiro_match_v1_match_service, 9);
 
 /**
  * DeclineDraw declines the opponent's pending draw offer. Refused
@@ -278,7 +321,7 @@ export type DeclineDraw = Message<"tabuleiro.match.v1.DeclineDraw"> & {
  * Use `create(DeclineDrawSchema)` to create a new message.
  */
 export const DeclineDrawSchema: GenMessage<DeclineDraw> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 8);
+  messageDesc(file_tabuleiro_match_v1_match_service, 10);
 
 /**
  * Ping asks the server for a pong.
@@ -299,7 +342,7 @@ export type Ping = Message<"tabuleiro.match.v1.Ping"> & {
  * Use `create(PingSchema)` to create a new message.
  */
 export const PingSchema: GenMessage<Ping> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 9);
+  messageDesc(file_tabuleiro_match_v1_match_service, 11);
 
 /**
  * PlayResponse is one message from the server on a Play stream.
@@ -373,7 +416,7 @@ export type PlayResponse = Message<"tabuleiro.match.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 10);
+  messageDesc(file_tabuleiro_match_v1_match_service, 12);
 
 /**
  * PlyRejected refuses a ply. Nothing changed.
@@ -435,7 +478,7 @@ export type PlyRejected = Message<"tabuleiro.match.v1.PlyRejected"> & {
  * Use `create(PlyRejectedSchema)` to create a new message.
  */
 export const PlyRejectedSchema: GenMessage<PlyRejected> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 11);
+  messageDesc(file_tabuleiro_match_v1_match_service, 13);
 
 /**
  * ActionRejected refuses a resignation or a draw action. Nothing changed.
@@ -470,7 +513,7 @@ export type ActionRejected = Message<"tabuleiro.match.v1.ActionRejected"> & {
  * Use `create(ActionRejectedSchema)` to create a new message.
  */
 export const ActionRejectedSchema: GenMessage<ActionRejected> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 12);
+  messageDesc(file_tabuleiro_match_v1_match_service, 14);
 
 /**
  * Pong answers a ping.
@@ -499,7 +542,7 @@ export type Pong = Message<"tabuleiro.match.v1.Pong"> & {
  * Use `create(PongSchema)` to create a new message.
  */
 export const PongSchema: GenMessage<Pong> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 13);
+  messageDesc(file_tabuleiro_match_v1_match_service, 15);
 
 /**
  * Drain tells a client to reconnect elsewhere.
@@ -520,7 +563,7 @@ export type Drain = Message<"tabuleiro.match.v1.Drain"> & {
  * Use `create(DrainSchema)` to create a new message.
  */
 export const DrainSchema: GenMessage<Drain> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 14);
+  messageDesc(file_tabuleiro_match_v1_match_service, 16);
 
 /**
  * FollowRequest opens a seat's Follow stream.
@@ -550,7 +593,7 @@ export type FollowRequest = Message<"tabuleiro.match.v1.FollowRequest"> & {
  * Use `create(FollowRequestSchema)` to create a new message.
  */
 export const FollowRequestSchema: GenMessage<FollowRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 15);
+  messageDesc(file_tabuleiro_match_v1_match_service, 17);
 
 /**
  * FollowResponse is one message from the server on a Follow stream.
@@ -607,7 +650,7 @@ export type FollowResponse = Message<"tabuleiro.match.v1.FollowResponse"> & {
  * Use `create(FollowResponseSchema)` to create a new message.
  */
 export const FollowResponseSchema: GenMessage<FollowResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 16);
+  messageDesc(file_tabuleiro_match_v1_match_service, 18);
 
 /**
  * Heartbeat says a Follow stream is alive while the match is quiet.
@@ -629,7 +672,7 @@ export type Heartbeat = Message<"tabuleiro.match.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 17);
+  messageDesc(file_tabuleiro_match_v1_match_service, 19);
 
 /**
  * SubmitPlyRequest plays a ply for the caller's seat.
@@ -666,7 +709,7 @@ export type SubmitPlyRequest = Message<"tabuleiro.match.v1.SubmitPlyRequest"> & 
  * Use `create(SubmitPlyRequestSchema)` to create a new message.
  */
 export const SubmitPlyRequestSchema: GenMessage<SubmitPlyRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 18);
+  messageDesc(file_tabuleiro_match_v1_match_service, 20);
 
 /**
  * SubmitPlyResponse is the accepted ply.
@@ -697,7 +740,7 @@ export type SubmitPlyResponse = Message<"tabuleiro.match.v1.SubmitPlyResponse"> 
  * Use `create(SubmitPlyResponseSchema)` to create a new message.
  */
 export const SubmitPlyResponseSchema: GenMessage<SubmitPlyResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 19);
+  messageDesc(file_tabuleiro_match_v1_match_service, 21);
 
 /**
  * ResignRequest resigns the caller's seat.
@@ -718,7 +761,7 @@ export type ResignRequest = Message<"tabuleiro.match.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 20);
+  messageDesc(file_tabuleiro_match_v1_match_service, 22);
 
 /**
  * ResignResponse acknowledges a resignation; the game_ended event comes on
@@ -734,7 +777,7 @@ export type ResignResponse = Message<"tabuleiro.match.v1.ResignResponse"> & {
  * Use `create(ResignResponseSchema)` to create a new message.
  */
 export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 21);
+  messageDesc(file_tabuleiro_match_v1_match_service, 23);
 
 /**
  * OfferDrawRequest offers a draw.
@@ -755,7 +798,7 @@ export type OfferDrawRequest = Message<"tabuleiro.match.v1.OfferDrawRequest"> & 
  * Use `create(OfferDrawRequestSchema)` to create a new message.
  */
 export const OfferDrawRequestSchema: GenMessage<OfferDrawRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 22);
+  messageDesc(file_tabuleiro_match_v1_match_service, 24);
 
 /**
  * OfferDrawResponse acknowledges an offer; the draw_offered event comes on
@@ -771,7 +814,7 @@ export type OfferDrawResponse = Message<"tabuleiro.match.v1.OfferDrawResponse"> 
  * Use `create(OfferDrawResponseSchema)` to create a new message.
  */
 export const OfferDrawResponseSchema: GenMessage<OfferDrawResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 23);
+  messageDesc(file_tabuleiro_match_v1_match_service, 25);
 
 /**
  * AcceptDrawRequest accepts the opponent's pending draw offer.
@@ -792,7 +835,7 @@ export type AcceptDrawRequest = Message<"tabuleiro.match.v1.AcceptDrawRequest"> 
  * Use `create(AcceptDrawRequestSchema)` to create a new message.
  */
 export const AcceptDrawRequestSchema: GenMessage<AcceptDrawRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 24);
+  messageDesc(file_tabuleiro_match_v1_match_service, 26);
 
 /**
  * AcceptDrawResponse acknowledges the acceptance; the game_ended event
@@ -808,7 +851,7 @@ export type AcceptDrawResponse = Message<"tabuleiro.match.v1.AcceptDrawResponse"
  * Use `create(AcceptDrawResponseSchema)` to create a new message.
  */
 export const AcceptDrawResponseSchema: GenMessage<AcceptDrawResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 25);
+  messageDesc(file_tabuleiro_match_v1_match_service, 27);
 
 /**
  * DeclineDrawRequest declines the opponent's pending draw offer.
@@ -829,7 +872,7 @@ export type DeclineDrawRequest = Message<"tabuleiro.match.v1.DeclineDrawRequest"
  * Use `create(DeclineDrawRequestSchema)` to create a new message.
  */
 export const DeclineDrawRequestSchema: GenMessage<DeclineDrawRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 26);
+  messageDesc(file_tabuleiro_match_v1_match_service, 28);
 
 /**
  * DeclineDrawResponse acknowledges the refusal; the draw_declined event
@@ -845,7 +888,7 @@ export type DeclineDrawResponse = Message<"tabuleiro.match.v1.DeclineDrawRespons
  * Use `create(DeclineDrawResponseSchema)` to create a new message.
  */
 export const DeclineDrawResponseSchema: GenMessage<DeclineDrawResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 27);
+  messageDesc(file_tabuleiro_match_v1_match_service, 29);
 
 /**
  * WatchRequest opens a spectator stream.
@@ -873,7 +916,7 @@ export type WatchRequest = Message<"tabuleiro.match.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 28);
+  messageDesc(file_tabuleiro_match_v1_match_service, 30);
 
 /**
  * WatchResponse is one message on a Watch stream.
@@ -918,7 +961,7 @@ export type WatchResponse = Message<"tabuleiro.match.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 29);
+  messageDesc(file_tabuleiro_match_v1_match_service, 31);
 
 /**
  * GetMatchRequest names a match.
@@ -939,7 +982,7 @@ export type GetMatchRequest = Message<"tabuleiro.match.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 30);
+  messageDesc(file_tabuleiro_match_v1_match_service, 32);
 
 /**
  * GetMatchResponse is a match's state.
@@ -960,7 +1003,7 @@ export type GetMatchResponse = Message<"tabuleiro.match.v1.GetMatchResponse"> & 
  * Use `create(GetMatchResponseSchema)` to create a new message.
  */
 export const GetMatchResponseSchema: GenMessage<GetMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 31);
+  messageDesc(file_tabuleiro_match_v1_match_service, 33);
 
 /**
  * ListLegalPliesRequest asks for legal plies in a match.
@@ -1008,7 +1051,7 @@ export type ListLegalPliesRequest = Message<"tabuleiro.match.v1.ListLegalPliesRe
  * Use `create(ListLegalPliesRequestSchema)` to create a new message.
  */
 export const ListLegalPliesRequestSchema: GenMessage<ListLegalPliesRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 32);
+  messageDesc(file_tabuleiro_match_v1_match_service, 34);
 
 /**
  * LegalPly is one legal ply of the side to move.
@@ -1059,7 +1102,7 @@ export type LegalPly = Message<"tabuleiro.match.v1.LegalPly"> & {
  * Use `create(LegalPlySchema)` to create a new message.
  */
 export const LegalPlySchema: GenMessage<LegalPly> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 33);
+  messageDesc(file_tabuleiro_match_v1_match_service, 35);
 
 /**
  * PlyCheck is the answer for one ply to check.
@@ -1111,7 +1154,7 @@ export type PlyCheck = Message<"tabuleiro.match.v1.PlyCheck"> & {
  * Use `create(PlyCheckSchema)` to create a new message.
  */
 export const PlyCheckSchema: GenMessage<PlyCheck> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 34);
+  messageDesc(file_tabuleiro_match_v1_match_service, 36);
 
 /**
  * ListLegalPliesResponse lists legal plies.
@@ -1163,7 +1206,7 @@ export type ListLegalPliesResponse = Message<"tabuleiro.match.v1.ListLegalPliesR
  * Use `create(ListLegalPliesResponseSchema)` to create a new message.
  */
 export const ListLegalPliesResponseSchema: GenMessage<ListLegalPliesResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 35);
+  messageDesc(file_tabuleiro_match_v1_match_service, 37);
 
 /**
  * SeatSpec says who takes a seat in a new match: a person or a bot.
@@ -1200,7 +1243,7 @@ export type SeatSpec = Message<"tabuleiro.match.v1.SeatSpec"> & {
  * Use `create(SeatSpecSchema)` to create a new message.
  */
 export const SeatSpecSchema: GenMessage<SeatSpec> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 36);
+  messageDesc(file_tabuleiro_match_v1_match_service, 38);
 
 /**
  * PlayerSeat is a person taking a seat.
@@ -1236,7 +1279,7 @@ export type PlayerSeat = Message<"tabuleiro.match.v1.PlayerSeat"> & {
  * Use `create(PlayerSeatSchema)` to create a new message.
  */
 export const PlayerSeatSchema: GenMessage<PlayerSeat> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 37);
+  messageDesc(file_tabuleiro_match_v1_match_service, 39);
 
 /**
  * CreateMatchRequest creates a match. Set by the lobby.
@@ -1305,6 +1348,16 @@ export type CreateMatchRequest = Message<"tabuleiro.match.v1.CreateMatchRequest"
    * @generated from field: string layout = 8;
    */
   layout: string;
+
+  /**
+   * private makes the match visible only to its seats and the spectators
+   * they invite (a private room's match): it is NOT_FOUND to anyone else
+   * on Watch, GetMatch and ListLegalPlies, and flagged private in
+   * ListMatches so that the lobby lists it to nobody else.
+   *
+   * @generated from field: bool private = 9;
+   */
+  private: boolean;
 };
 
 /**
@@ -1312,7 +1365,7 @@ export type CreateMatchRequest = Message<"tabuleiro.match.v1.CreateMatchRequest"
  * Use `create(CreateMatchRequestSchema)` to create a new message.
  */
 export const CreateMatchRequestSchema: GenMessage<CreateMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 38);
+  messageDesc(file_tabuleiro_match_v1_match_service, 40);
 
 /**
  * CreateMatchResponse is the new (or, for a retry, the existing) match.
@@ -1341,7 +1394,7 @@ export type CreateMatchResponse = Message<"tabuleiro.match.v1.CreateMatchRespons
  * Use `create(CreateMatchResponseSchema)` to create a new message.
  */
 export const CreateMatchResponseSchema: GenMessage<CreateMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 39);
+  messageDesc(file_tabuleiro_match_v1_match_service, 41);
 
 /**
  * PlayAction names a non-ply action of a Play stream.
@@ -1606,7 +1659,10 @@ export const MatchService: GenService<{
    * Watch is a spectator's connection to one match: a snapshot (or the
    * events missed since last_seq), then every event, all with the
    * spectators' view, which hides what no seat has revealed (B6). Any
-   * signed-in player may watch, seats included. Ends with OK after
+   * signed-in player may watch, seats included, except that a private
+   * match (of a private room) is watchable only by its seats and the
+   * players a seat invited (InviteSpectator); to anyone else it is
+   * NOT_FOUND, exactly like an unknown match. Ends with OK after
    * game_ended; NOT_FOUND for an unknown match; UNAVAILABLE after a drain
    * notice.
    *
@@ -1621,7 +1677,8 @@ export const MatchService: GenService<{
    * GetMatch returns a match's current state as the caller may see it: the
    * caller's seat view for a seated player, the spectators' view otherwise.
    * NOT_FOUND for an unknown match (finished matches stay readable here
-   * until their record is stored; then use lobby.v1 GetGame);
+   * until their record is stored; then use lobby.v1 GetGame), and for a
+   * private match the caller may not see (see Watch);
    * INVALID_ARGUMENT for an empty match_id.
    *
    * @generated from rpc tabuleiro.match.v1.MatchService.GetMatch
@@ -1635,8 +1692,9 @@ export const MatchService: GenService<{
    * ListLegalPlies lists the legal plies of the side to move, optionally
    * only those of one pawn or piece (`from`), and optionally checks one ply
    * (`ply`, e.g. a wall under the cursor for a red or blue preview). Any
-   * signed-in caller may ask; it changes nothing. NOT_FOUND for an unknown
-   * match; INVALID_ARGUMENT for a `from` that is not a square of the
+   * signed-in caller who may see the match may ask; it changes nothing.
+   * NOT_FOUND for an unknown match or a private one the caller may not see
+   * (see Watch); INVALID_ARGUMENT for a `from` that is not a square of the
    * match's board (malformed, or off a Corners variant's board); FAILED_PRECONDITION
    * when the match is over or when expected_ply_number is set and is not the
    * next ply's number (the position moved on).
@@ -1683,6 +1741,22 @@ export const MatchService: GenService<{
     methodKind: "unary";
     input: typeof ListMatchesRequestSchema;
     output: typeof ListMatchesResponseSchema;
+  },
+  /**
+   * InviteSpectator lets one more player watch a private match: only a
+   * seated player of the match may invite, at most 16 players per match.
+   * Inviting a player already invited (or seated) changes nothing.
+   * INVALID_ARGUMENT for an empty or over-long id; NOT_FOUND for an
+   * unknown match or one the caller may not see; PERMISSION_DENIED when
+   * the caller holds no seat; FAILED_PRECONDITION when the match is public
+   * (anyone may watch it already) or over; RESOURCE_EXHAUSTED past 16.
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.InviteSpectator
+   */
+  inviteSpectator: {
+    methodKind: "unary";
+    input: typeof InviteSpectatorRequestSchema;
+    output: typeof InviteSpectatorResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tabuleiro_match_v1_match_service, 0);
