@@ -64,6 +64,9 @@ export interface Server {
  * directory, and waits until it answers with the web client.
  */
 export async function serve(): Promise<Server> {
+  // TABULEIRO_E2E_URL: a server already running (for working on the tests).
+  const given = process.env.TABULEIRO_E2E_URL;
+  if (given) return { url: given, stop: async () => {} };
   const port = await freePort();
   const data = mkdtempSync(join(tmpdir(), "tabuleiro-e2e-"));
   const addr = `127.0.0.1:${port}`;

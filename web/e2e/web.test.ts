@@ -32,10 +32,17 @@ async function choose(page: Page, game: string, opponent: string, level?: string
 }
 
 async function waitPly(page: Page, after: number): Promise<void> {
-  await page.waitForFunction((n) => {
-    const b = document.querySelector<HTMLElement>(".board-box");
-    return !!b && (Number(b.dataset.plyCount) > n || b.dataset.status === "FINISHED");
-  }, after, { timeout: 30_000 });
+  try {
+    await page.waitForFunction((n) => {
+      const b = document.querySelector<HTMLElement>(".board-box");
+      return !!b && (Number(b.dataset.plyCount) > n || b.dataset.status === "FINISHED");
+    }, after, { timeout: 30_000 });
+  } catch (err) {
+    const toast = await page.locator("#toast").textContent().catch(() => "");
+    const banner = await page.locator(".conn-banner").textContent().catch(() => "");
+    await shot(page, `failed-${Date.now()}`);
+    throw new Error(`no ply after ${after} (toast ${JSON.stringify(toast)}, banner ${JSON.stringify(banner)}): ${err}`);
+  }
 }
 
 /** tryWall points at candidate walls until the preview says one is valid, and places it. */

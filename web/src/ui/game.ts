@@ -65,6 +65,7 @@ export class GameScreen {
   private resultShownFor = "";
   private readonly rematchCtl = new AbortController();
   private rematchWatched = false;
+  private shownPlies = -1;
   private readonly els = {
     board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
     top: h("div", { class: "strip top-strip" }),
@@ -118,6 +119,7 @@ export class GameScreen {
       if (r.match && primary && !primary.feed.match && !primary.stopped) {
         primary.feed.apply({ case: "snapshot", value: r.match });
         this.match = primary.feed.match;
+        this.shownPlies = r.match.plies.length;
         if (r.match.yourSeat !== Seat.UNSPECIFIED && this.mode !== "spectator") this.tokens.set(r.match.yourSeat, this.id.token);
         this.render();
         void this.autoSelect();
@@ -144,11 +146,13 @@ export class GameScreen {
         if (this.mode !== "spectator") session.saveSeq(this.matchId, feed.lastSeq);
         const last = m.plies.at(-1);
         this.previousPawn = last && feed.previous ? pawnOf(feed.previous.view, last.seat) : undefined;
-        const moved = this.match?.plies.length !== m.plies.length;
+        // The feed changes its match in place: compare with what was drawn.
+        const moved = this.shownPlies !== m.plies.length;
+        this.shownPlies = m.plies.length;
         this.match = m;
         if (moved) this.resetSelection();
         this.render();
-        if (moved) void this.autoSelect();
+        if (moved || !this.selected) void this.autoSelect();
       },
       onStatus: (s, err) => {
         if (!primary) {
@@ -703,7 +707,7 @@ export class GameScreen {
     if (acting === undefined) return;
     try {
       const r = await api(this.tokenFor(acting)).match.listLegalPlies({ matchId: this.matchId, from: sq, expectedPlyNumber: v.plyCount + 1 });
-      if (this.view !== v) return; // the position moved on meanwhile
+      if (this.view?.plyCount !== v.plyCount || this.actingSeat !== acting) return; // the position moved on meanwhile
       const moves = r.plies.filter((p) => p.kind !== PlyKind.REVEAL && p.kind !== PlyKind.WALL);
       if (!moves.length) {
         if (announce && v.game !== Game.QUORIDOR) toast("That piece cannot move now.");
@@ -753,8 +757,10 @@ export class GameScreen {
             if (l === this.loops[0]) {
               session.saveSeq(this.matchId, l.feed.lastSeq);
               this.match = m;
+              this.shownPlies = m.plies.length;
               this.resetSelection();
               this.render();
+              void this.autoSelect();
             }
           }
         }
