@@ -78,4 +78,30 @@ go test -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
 step "fault tests: killed, stopped and restarted processes (issue 10)"
 go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
 
+# ---- web client (web/, issue 15): Node.js and npm from the machine, chromium from apt ----
+step "web client: npm ci, TypeScript codegen, build, committed bundle up to date"
+(cd web && npm ci --no-audit --no-fund --loglevel=error)
+web/node_modules/.bin/buf generate --template web/buf.gen.yaml
+(cd web && npm run --silent typecheck && npm run --silent build)
+if [ -n "$(git status --porcelain -- web/src/gen web/dist)" ]; then
+  git status --porcelain -- web/src/gen web/dist
+  echo "the web client's generated code or bundle is out of date: run 'npm run gen && npm run build' in web/ and commit web/src/gen and web/dist" >&2
+  exit 1
+fi
+
+step "web client: unit tests (node --test)"
+(cd web && npm test --silent)
+
+step "web client: browser tests (Debian chromium driven by playwright-core, against tabuleiro serve)"
+web_missing=()
+[ -x /usr/bin/chromium ] || web_missing+=(chromium)
+fc-list :lang=zh family 2>/dev/null | grep -q . || web_missing+=(fonts-wqy-microhei) # Banqi's pieces
+if ((${#web_missing[@]})); then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${web_missing[@]}" >/dev/null
+fi
+go build -o /tmp/tabuleiro-web-bin ./cmd/tabuleiro
+(cd web && TABULEIRO_BIN=/tmp/tabuleiro-web-bin npm run --silent e2e)
+echo "screenshots of every screen: web/artifacts/"
+
 step "done"
