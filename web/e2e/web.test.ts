@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
 import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, waitTurn, walls } from "./play";
-import { squareName } from "../src/geometry";
+import { parseSquare, squareName, toCell } from "../src/geometry";
 
 let browser: Browser;
 let server: Server;
@@ -214,9 +214,33 @@ test("a page reload mid-game comes back to the same game", async () => {
   await shot(page, "16-after-reload");
   const info = await waitTurn(page);
   assert.equal(info.plyCount, before.plyCount);
-  await stepTowardsGoal(page, info.flipped ? 1 : 9);
+  // This ply by keyboard: arrows from the pawn to a destination next to it, then Enter.
+  await page.waitForSelector(".board-box circle.dest");
+  const mine = info.flipped ? (await pawns(page)).black : (await pawns(page)).white;
+  const ds = await destinations(page);
+  const d = { files: 9, ranks: 9 };
+  const from = toCell(parseSquare(mine)!, d, info.flipped);
+  const step = ds.map((x) => toCell(parseSquare(x)!, d, info.flipped)).find((c) => Math.abs(c.col - from.col) + Math.abs(c.row - from.row) === 1);
+  assert.ok(step, `a destination next to the pawn (${ds})`);
+  await page.focus(".board-box");
+  const key = step.col > from.col ? "ArrowRight" : step.col < from.col ? "ArrowLeft" : step.row > from.row ? "ArrowDown" : "ArrowUp";
+  await page.keyboard.press(key);
+  await page.waitForSelector(".board-box .kbd-cursor");
+  await page.keyboard.press("Enter");
+  await waitPly(page, info.plyCount);
   const after_ = await waitTurn(page);
   assert.ok(after_.plyCount >= before.plyCount + 2, "play goes on after the reload");
+  // Someone else watches the game live.
+  const watcher = await newPlayer(browser, server.url);
+  await signIn(watcher.page, "Watcher");
+  await watcher.page.click("nav a[href='#/watch']");
+  const matchId = url.split("/").pop()!;
+  await watcher.page.click(`.summary[data-match="${matchId}"] a:has-text('Watch')`);
+  await watcher.page.waitForSelector(".board-box svg");
+  await watcher.page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) >= n, after_.plyCount);
+  assert.equal(await watcher.page.locator("#resign").count(), 0, "a spectator has no resign button");
+  await shot(watcher.page, "17-watch");
+  await watcher.ctx.close();
   await ctx.close();
 });
 
@@ -259,7 +283,7 @@ test("a Banqi game shows no face-down identity in the page or its network frames
     reveals++;
   }
   await waitTurn(page);
-  await shot(page, "17-banqi");
+  await shot(page, "18-banqi");
   // The page: face-down discs are alike and carry no piece.
   const downs = await page.locator(".board-box g.face-down").evaluateAll((els) =>
     els.map((e) => ({ kind: e.getAttribute("data-piece-kind"), text: e.textContent?.trim() ?? "", inner: e.innerHTML.replace(/[\d.]+/g, "N") })));
@@ -282,20 +306,25 @@ test("a Banqi game shows no face-down identity in the page or its network frames
   page.once("dialog", (d) => void d.accept());
   await page.click("#resign");
   await page.waitForSelector(".result-card");
-  await shot(page, "18-banqi-result");
+  await shot(page, "19-banqi-result");
   await ctx.close();
 });
 
 test("phone-sized screens: the lobby and a game fit", async () => {
   const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
   await signIn(page, "Phone");
-  await shot(page, "19-phone-lobby");
+  await shot(page, "20-phone-lobby");
   await choose(page, "Corners", "Bot", "Easy");
+  await page.click("label.chip:has-text('3+2')");
   await page.click("#start");
   await page.waitForURL(/#\/game\//);
   await waitTurn(page);
+  // The clock on move ticks locally between the server's updates.
+  const clock = page.locator(".clock.running");
+  const t1 = await clock.textContent();
+  await page.waitForFunction((t) => document.querySelector(".clock.running")?.textContent !== t, t1, { timeout: 5000 });
   const box = (await page.locator(".board-box svg").boundingBox())!;
   assert.ok(box.width <= 390 && box.width > 300, `the board fits the screen (${box.width})`);
-  await shot(page, "20-phone-corners");
+  await shot(page, "21-phone-corners");
   await ctx.close();
 });
