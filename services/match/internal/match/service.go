@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
 // Config tunes the Service; zero fields take the defaults named.
@@ -660,7 +661,7 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-t.C:
 			s.Sweep(ctx)
 		case <-renew.C:
-			s.Renew(ctx)
+			s.Renew(telemetry.Untraced(ctx)) // a heartbeat: untraced
 			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
 		}
 	}
@@ -670,7 +671,10 @@ func (s *Service) Run(ctx context.Context) error {
 // benchmarks that drive time themselves.
 func (s *Service) Sweep(ctx context.Context) {
 	now := s.nowMS()
-	ids, err := s.d.Store.Due(ctx, now, 256)
+	// Looking for due deadlines is idle polling (several times a second per
+	// replica): untraced. Firing one is traced.
+	ids, err := s.d.Store.Due(telemetry.Untraced(ctx), now, 256)
+	ctx = telemetry.Traced(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.d.Logger.WarnContext(ctx, "sweep deadlines", "err", err)
