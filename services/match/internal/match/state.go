@@ -172,12 +172,12 @@ type State struct {
 	Commitment string `json:"com,omitempty"`
 	// Private: a private room's match, visible only to its seats and the
 	// players in Invited (spectators a seat invited, at most MaxInvited).
-	Private bool     `json:"pv,omitempty"`
+	Private bool `json:"pv,omitempty"`
 	// WindowMS is the reconnection window the match was created with; a
 	// seat that never joins gets the same window (0 in matches created
 	// before it was stored: no window for them).
-	WindowMS int64 `json:"rw,omitempty"`
-	Invited []string `json:"inv,omitempty"`
+	WindowMS int64    `json:"rw,omitempty"`
+	Invited  []string `json:"inv,omitempty"`
 	// Spectators is not stored; the Service fills it when known.
 	Plies []PlyRecord `json:"-"`
 }
