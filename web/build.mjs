@@ -5,16 +5,20 @@
 //   node build.mjs          the bundle (dist/)
 //   node build.mjs --tests  unit tests into .build/test (node --test runs them)
 //   node build.mjs --e2e    browser tests into .build/e2e
+// --out DIR writes there instead (scripts/test.sh builds into its scratch
+// directory and compares, leaving the working tree alone).
 import { build } from "esbuild";
 import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const arg = process.argv[2] ?? "";
+const args = process.argv.slice(2);
+const arg = args.find((a) => a === "--tests" || a === "--e2e") ?? "";
+const outArg = args.includes("--out") ? args[args.indexOf("--out") + 1] : undefined;
 
 async function bundle() {
-  const out = join(here, "dist");
+  const out = outArg ?? join(here, "dist");
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   await build({
@@ -34,7 +38,7 @@ async function bundle() {
 
 async function tests(dir, outDir, external = []) {
   const src = join(here, dir);
-  const out = join(here, ".build", outDir);
+  const out = outArg ?? join(here, ".build", outDir);
   rmSync(out, { recursive: true, force: true });
   const entries = readdirSync(src).filter((f) => f.endsWith(".test.ts")).map((f) => join(src, f));
   await build({

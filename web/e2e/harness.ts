@@ -6,12 +6,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
-const here = dirname(fileURLToPath(import.meta.url));
-export const webDir = join(here, "..", "..");
+// The tests run from web/ (npm run e2e, scripts/test.sh), wherever they were built.
+export const webDir = process.cwd();
+if (!existsSync(join(webDir, "build.mjs"))) throw new Error(`run the browser tests from web/ (cwd is ${webDir})`);
 export const repoDir = join(webDir, "..");
 export const artifacts = join(webDir, "artifacts");
 

@@ -39,8 +39,10 @@ export type SeatState = Message<"tabuleiro.match.v1.SeatState"> & {
   connection: ConnectionState;
 
   /**
-   * reconnect_deadline is when a disconnected player loses by abandonment;
-   * set only when connection is CONNECTION_STATE_DISCONNECTED.
+   * reconnect_deadline is when a disconnected player loses by abandonment,
+   * or when a seat that never joined ends the match (see
+   * CONNECTION_STATE_NEVER_JOINED); set only when connection is
+   * CONNECTION_STATE_DISCONNECTED or CONNECTION_STATE_NEVER_JOINED.
    *
    * @generated from field: google.protobuf.Timestamp reconnect_deadline = 3;
    */
