@@ -199,8 +199,13 @@ step_webe2e() {
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
-  (cd web && node build.mjs --e2e --out "$WORK/webe2e" &&
-    node --test --test-concurrency=1 "$WORK/webe2e/boards.test.mjs")
+  # Built inside web/ (playwright-core is resolved from web/node_modules),
+  # in a directory of this run's own.
+  local out="web/.build/run-${WORK##*.}"
+  rm -rf "$out"
+  (cd web && node build.mjs --e2e --out "../$out" &&
+    node --test --test-concurrency=1 "../$out/boards.test.mjs") || { rm -rf "$out"; return 1; }
+  rm -rf "$out"
   echo "screenshots: web/artifacts/"
 }
 
