@@ -203,10 +203,13 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	st.ToMove = pos.ToMove()
+	st.WindowMS = s.cfg.ReconnectWindow.Milliseconds()
 	for i, seat := range p.Seats {
-		st.Seats[i] = SeatState{Participant: seat, Conn: NeverJoined}
+		// A player's window to join runs from creation (restarted at the
+		// first ply), like a disconnected seat's.
+		st.Seats[i] = SeatState{Participant: seat, Conn: NeverJoined, ReconnectDeadline: now + st.WindowMS}
 		if seat.IsBot() {
-			st.Seats[i].Conn = Connected
+			st.Seats[i] = SeatState{Participant: seat, Conn: Connected}
 		}
 	}
 	if p.Clock != nil {
