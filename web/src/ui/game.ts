@@ -315,7 +315,7 @@ export class GameScreen {
     } else if (v.board.case === "corners") {
       const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
       if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
-        extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} home`));
+        extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} arrived`));
       }
     }
     if (seatState?.connection === ConnectionState.DISCONNECTED) {
