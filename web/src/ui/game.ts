@@ -376,6 +376,18 @@ export class GameScreen {
       status = "Waiting for your opponent…";
     }
     this.els.info.append(h("p", { class: "status-line", id: "status-line" }, status));
+    if (v.board.case === "banqi" && v.board.value.faceDownCounts.length) {
+      // What is still face down, by kind: public knowledge (B6), no square named.
+      const counts = v.board.value.faceDownCounts;
+      const total = counts.reduce((n, c) => n + c.count, 0);
+      const row = h("div", { class: "hidden-counts", "aria-label": `Still face down: ${counts.map((c) => `${c.count} ${banqiInfo(c.piece)?.name}`).join(", ")}` });
+      for (const c of counts) {
+        const cell = h("span", { class: "hc" });
+        cell.append(svg(capturedSvg([c.piece], 10)), h("span", { class: "n" }, `×${c.count}`));
+        row.append(cell);
+      }
+      this.els.info.append(h("details", { class: "hidden-box", open: true }, h("summary", {}, `${total} pieces face down`), row));
+    }
   }
 
   private names(): [string, string] {
