@@ -244,6 +244,30 @@ test("a page reload mid-game comes back to the same game", async () => {
   await ctx.close();
 });
 
+test("a lost network comes back to the same game, nothing lost", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Offline");
+  await choose(page, "Quoridor", "Bot", "Easy");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  const info = await waitTurn(page);
+  await stepTowardsGoal(page, info.flipped ? 1 : 9);
+  const before = await waitTurn(page);
+  await page.waitForSelector(".board-box circle.dest");
+  await ctx.setOffline(true);
+  const ds = await destinations(page);
+  await clickSquare(page, Game.QUORIDOR, ds[0], before.flipped);
+  await page.waitForSelector(".toast.show.error");
+  await page.waitForSelector(".conn-banner:has-text(\"offline\")");
+  await shot(page, "17b-offline");
+  assert.equal((await boardInfo(page)).plyCount, before.plyCount, "nothing was played while offline");
+  await ctx.setOffline(false);
+  await stepTowardsGoal(page, before.flipped ? 1 : 9);
+  const after_ = await waitTurn(page);
+  assert.ok(after_.plyCount >= before.plyCount + 2, "the game goes on, the bot's reply included");
+  await ctx.close();
+});
+
 test("a Banqi game shows no face-down identity in the page or its network frames", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   // Keep every response body the page receives (Connect frames included).

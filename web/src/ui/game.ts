@@ -92,7 +92,20 @@ export class GameScreen {
     for (const l of this.loops) l.stop();
     if (this.timer) clearInterval(this.timer);
     window.removeEventListener("keydown", this.onKey);
+    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("offline", this.onOffline);
   }
+
+  /** onOnline: the browser has a network again; show the destinations that could not be fetched. */
+  private readonly onOnline = (): void => {
+    this.renderBanner();
+    if (!this.destinations.length) void this.autoSelect();
+  };
+
+  private readonly onOffline = (): void => {
+    this.els.banner.className = "conn-banner reconnecting";
+    this.els.banner.textContent = "You are offline. The game comes back when the network does (a running clock keeps running).";
+  };
 
   // ---- streams ----
 
@@ -111,6 +124,8 @@ export class GameScreen {
     }
     this.timer = setInterval(() => this.tickClocks(), 100);
     window.addEventListener("keydown", this.onKey);
+    window.addEventListener("online", this.onOnline);
+    window.addEventListener("offline", this.onOffline);
     // Draw the position at once from GetMatch; the stream's snapshot or
     // events take over (a snapshot that arrived first is not replaced).
     try {
@@ -161,6 +176,7 @@ export class GameScreen {
         }
         this.status = s;
         this.renderBanner(err);
+        if (s === "live" && !this.destinations.length) void this.autoSelect();
         if (s === "ended" && this.match) this.render();
       },
     }, lastSeq);
