@@ -75,6 +75,12 @@ kill $EMBEDDED_REDIS_PID 2>/dev/null || true
 step "go test (deep checks without -race: perft and long suites)"
 go test -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
 
+step "crash tests: serve killed with SIGKILL, every acknowledged ply kept (issue 14)"
+# A real `tabuleiro serve` killed at random moments and right after an
+# acknowledgement, 50 rounds on the embedded stores, then 25 each against a
+# redis-server with appendfsync always and everysec (deploy/README.md).
+go test -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
+
 step "fault tests: killed, stopped and restarted processes (issue 10)"
 go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
 
