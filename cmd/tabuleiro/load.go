@@ -17,6 +17,7 @@ func newLoadCommand(e *env) *cobra.Command {
 		cfg             load.Config
 		servers, matchs string
 		baseMS          int64
+		allow           []string
 	)
 	c := &cobra.Command{
 		Use:   "load",
@@ -28,7 +29,10 @@ func newLoadCommand(e *env) *cobra.Command {
 			"Play stream drops rejoins on the next --match address with the last event seen.\n" +
 			"Progress goes to stderr every second; the report (games finished, plies/s, ply\n" +
 			"round trip from the mover's send to the opponent's receipt, matchmaking wait,\n" +
-			"errors by status code) to stdout.",
+			"errors by status code with the first message of each) to stdout. Any error\n" +
+			"whose status code --allow-errors does not name fails the run (exit status 1):\n" +
+			"a healthy server gives none; fault drills allow what they provoke\n" +
+			"(e.g. --allow-errors Unavailable).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Lobby = splitAddrs(servers)
@@ -48,6 +52,9 @@ func newLoadCommand(e *env) *cobra.Command {
 			if rep.GamesFinished == 0 {
 				return &exitError{code: 1, err: fmt.Errorf("no game finished")}
 			}
+			if bad := rep.Unexpected(allow); len(bad) > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("unexpected errors: %s", strings.Join(bad, "; "))}
+			}
 			return nil
 		},
 	}
@@ -63,6 +70,7 @@ func newLoadCommand(e *env) *cobra.Command {
 	fl.Int64Var(&baseMS, "base-ms", 0, "clock base per seat in ms (0: the variant's default)")
 	fl.Uint64Var(&cfg.Seed, "seed", 1, "seed of the players' choices")
 	fl.IntVar(&cfg.ConnsPerAddr, "conns", 4, "gRPC connections per address")
+	fl.StringSliceVar(&allow, "allow-errors", nil, "status codes that do not fail the run (e.g. Unavailable,Aborted)")
 	return c
 }
 

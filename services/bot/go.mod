@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
+	golang.org/x/sync v0.25.0
 	google.golang.org/grpc v1.85.0
 	tabuleiro.dev/pkg/engine v0.0.0
 	tabuleiro.dev/pkg/gen v0.0.0

@@ -75,6 +75,8 @@ func TestBrokenManifestsFail(t *testing.T) {
 		{"edge missing", dev, "kind: Deployment\nmetadata:\n  labels:\n    app.kubernetes.io/component: edge\n    app.kubernetes.io/name: edge\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge", "kind: Deployment\nmetadata:\n  labels:\n    app.kubernetes.io/component: edge\n    app.kubernetes.io/name: edge\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge-old", "Deployment \"edge\" is missing"},
 		{"admin-style http probe on a service", dev, "readinessProbe:\n          failureThreshold: 2\n          grpc:\n            port: 8080", "readinessProbe:\n          failureThreshold: 2\n          httpGet:\n            path: /ready\n            port: 9901", "grpc.health.v1"},
 		{"lobby public again", prod, "  name: lobby\n  namespace: tabuleiro\nspec:\n  clusterIP: None\n", "  name: lobby\n  namespace: tabuleiro\nspec:\n  type: LoadBalancer\n", "exposes pods other than the edge"},
+		{"TLS secret unreadable without fsGroup", prod, "        fsGroup: 65532\n        fsGroupChangePolicy: OnRootMismatch\n        runAsGroup: 65532\n        runAsNonRoot: true\n        runAsUser: 65532", "        runAsGroup: 65532\n        runAsNonRoot: true\n        runAsUser: 65532", "cannot read every key of Secret tabuleiro-tls"},
+		{"TLS secret mode owner-only", prod, "defaultMode: 288", "defaultMode: 256", "mode 0400"},
 		{"tls probe with two handlers", prod, "        readinessProbe:\n          exec:", "        readinessProbe:\n          grpc:\n            port: 8080\n          exec:", "2 handlers"},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,7 @@ import (
 	"tabuleiro.dev/pkg/platform/envconfig"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/telemetry"
+	"tabuleiro.dev/services/bot/internal/limit"
 	"tabuleiro.dev/services/bot/internal/rpc"
 )
 
@@ -27,9 +28,14 @@ type Config struct {
 	DrainDelay      time.Duration // BOT_DRAIN_DELAY, default 0
 	LogLevel        slog.Level    // BOT_LOG_LEVEL, default INFO
 	// TLSCertFile and TLSKeyFile (BOT_TLS_CERT_FILE, BOT_TLS_KEY_FILE) serve
-	// TLS when both are set. BOT_TLS_CA_FILE is accepted for symmetry with
-	// the other services; the bot calls nobody, so it does not use it.
+	// TLS when both are set. The bot calls nobody, so it has no CA file.
 	TLSCertFile, TLSKeyFile string
+	// MaxSearches (BOT_MAX_SEARCHES, default 8) bounds the searches that run
+	// at once, and so the memory their tables take (8 MiB each at most);
+	// MaxQueue (BOT_MAX_QUEUE, default 64) the requests that wait for a
+	// slot. A request waits while its deadline still leaves its budget, and
+	// is refused with RESOURCE_EXHAUSTED otherwise.
+	MaxSearches, MaxQueue int
 }
 
 // Load reads the configuration through getenv, reporting every problem at
@@ -43,6 +49,11 @@ func Load(getenv func(string) string) (Config, error) {
 		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
 		TLSCertFile:     env.String("TLS_CERT_FILE", ""),
 		TLSKeyFile:      env.String("TLS_KEY_FILE", ""),
+		MaxSearches:     env.IntRange("MAX_SEARCHES", rpc.DefaultMaxSearches, 1, 1024),
+		MaxQueue:        env.IntRange("MAX_QUEUE", rpc.DefaultMaxQueue, 0, 1<<16),
+	}
+	if env.String("TLS_CA_FILE", "") != "" {
+		env.Errorf("TLS_CA_FILE", "the bot calls no other service, so it reads no CA file: unset it")
 	}
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
@@ -68,9 +79,16 @@ func Policy() auth.Policy {
 	return auth.Policy{ServiceOnly: []string{"/" + botv1.BotService_ServiceDesc.ServiceName + "/"}}
 }
 
-// Register registers the BotService handler on s.
+// Register registers the BotService handler on s with the default limits.
 func Register(s *grpc.Server) {
 	botv1.RegisterBotServiceServer(s, rpc.NewServer())
+}
+
+// Registrar returns the function that registers the BotService handler
+// with cfg's limits.
+func Registrar(cfg Config) func(*grpc.Server) {
+	lim := limit.New(cfg.MaxSearches, cfg.MaxQueue)
+	return func(s *grpc.Server) { botv1.RegisterBotServiceServer(s, rpc.NewLimitedServer(lim)) }
 }
 
 // Options returns the grpcserve options of the bot's server: address,
@@ -101,5 +119,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err != nil {
 		return err
 	}
-	return grpcserve.Run(ctx, opts, Register)
+	if cfg.MaxSearches == 0 {
+		cfg.MaxSearches, cfg.MaxQueue = rpc.DefaultMaxSearches, rpc.DefaultMaxQueue
+	}
+	return grpcserve.Run(ctx, opts, Registrar(cfg))
 }

@@ -45,3 +45,28 @@ func TestPolicyCoversTheService(t *testing.T) {
 		t.Errorf("Policy = %+v, want the whole BotService for services only", p)
 	}
 }
+
+func TestLoadLimits(t *testing.T) {
+	t.Parallel()
+	key := auth.EncodeKey([]byte("0123456789abcdef0123456789abcdef"))
+	cfg, err := Load(envconfig.Map(map[string]string{"BOT_TOKEN_KEY": key}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MaxSearches != 8 || cfg.MaxQueue != 64 {
+		t.Errorf("default limits %d/%d, want 8/64", cfg.MaxSearches, cfg.MaxQueue)
+	}
+	cfg, err = Load(envconfig.Map(map[string]string{"BOT_TOKEN_KEY": key, "BOT_MAX_SEARCHES": "3", "BOT_MAX_QUEUE": "0"}))
+	if err != nil || cfg.MaxSearches != 3 || cfg.MaxQueue != 0 {
+		t.Errorf("Load = %+v, %v", cfg, err)
+	}
+	for _, bad := range []map[string]string{
+		{"BOT_TOKEN_KEY": key, "BOT_MAX_SEARCHES": "0"},
+		{"BOT_TOKEN_KEY": key, "BOT_MAX_QUEUE": "-1"},
+		{"BOT_TOKEN_KEY": key, "BOT_TLS_CA_FILE": "/etc/ca.crt"},
+	} {
+		if _, err := Load(envconfig.Map(bad)); err == nil {
+			t.Errorf("Load accepted %v", bad)
+		}
+	}
+}

@@ -122,6 +122,9 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	rcfg := cfg.Rooms
 	rcfg.Prefix = cfg.RedisPrefix
 	rcfg.Reserver = mm
+	if rcfg.LiveMatches == nil {
+		rcfg.LiveMatches = mcfg.LiveMatches
+	}
 	rs := rooms.New(d.Redis, games.Lookup, matches, rcfg)
 	s := &Server{
 		rpc: rpc.New(rpc.Deps{

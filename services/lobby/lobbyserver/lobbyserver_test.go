@@ -22,6 +22,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/rooms"
@@ -292,7 +293,7 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 	rdb, prefix := testenv.Redis(t)
 	ready := make(chan struct{})
 	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: &testenv.Matches{}},
-		Config{RedisPrefix: prefix, RoomPoll: time.Minute, roomsReady: func() { close(ready) },
+		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
 			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +319,9 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := room.GetRoom().GetRoomId()
-	wctx, cancel := context.WithTimeout(ana, 10*time.Second) // far below RoomPoll
+	// The updates come from room change events: the test's time (under the
+	// binary's timeout, or 15 min) ends far before RoomPoll's re-read.
+	wctx, cancel := context.WithDeadline(ana, ptestenv.Deadline(t))
 	defer cancel()
 	w, err := c.WatchRoom(wctx, &lobbyv1.WatchRoomRequest{RoomId: id})
 	if err != nil {
@@ -347,5 +350,120 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 	if r.GetStatus() != lobbyv1.RoomStatus_ROOM_STATUS_STARTED || r.GetMatchId() != joined.GetRoom().GetMatchId() ||
 		len(r.GetMembers()) != 2 || r.GetMembers()[1].GetPlayerId() != boID {
 		t.Errorf("last update %v, want started with match %s and Bo", r, joined.GetRoom().GetMatchId())
+	}
+}
+
+// A rematch over gRPC: the offer before the match ends is refused, the
+// opponent's WatchRematch sees the offer, the acceptance starts a match
+// with the seats swapped, and the watch ends with it; strangers and
+// unknown matches get their codes.
+func TestRematchOverGRPC(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	key, _ := auth.GenerateKey()
+	iss, _ := auth.NewIssuer(key)
+	ver, _ := auth.NewVerifier(key)
+	fake := &fakeMatchService{reqs: make(chan *matchv1.CreateMatchRequest, 10)}
+	matchConn := serve(t, iss, ver, auth.Policy{ServiceOnly: []string{matchv1.MatchService_CreateMatch_FullMethodName, matchv1.MatchService_ListMatches_FullMethodName}},
+		func(s *grpc.Server) { matchv1.RegisterMatchServiceServer(s, fake) },
+		auth.NewServiceCredentials(iss, "lobby", time.Hour))
+	rdb, prefix := testenv.Redis(t)
+	ready := make(chan struct{})
+	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver,
+		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
+		Config{RedisPrefix: prefix, RoomPoll: time.Minute, roomsReady: func() { close(ready) },
+			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- lob.Run(runCtx) }()
+	t.Cleanup(func() { stop(); <-done })
+	<-ready
+	c := lobbyv1.NewLobbyServiceClient(serve(t, iss, ver, AuthPolicy(), lob.Register, nil))
+	signIn := func(name string) (context.Context, string) {
+		res, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return auth.WithToken(ctx, res.GetToken()), res.GetPlayerId()
+	}
+	ana, anaID := signIn("Ana")
+	bo, boID := signIn("Bo")
+	cy, _ := signIn("Cy")
+	room, err := c.CreateRoom(ana, &lobbyv1.CreateRoomRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard",
+		Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE, Password: "hunter22", HostSeat: gamev1.Seat_SEAT_FIRST})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined, err := c.JoinRoom(bo, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_RoomId{RoomId: room.GetRoom().GetRoomId()}, Password: "hunter22"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-fake.reqs
+	first := joined.GetRoom().GetMatchId()
+	if _, err := c.OfferRematch(ana, &lobbyv1.OfferRematchRequest{MatchId: first}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("offer during the match: %v, want FailedPrecondition", err)
+	}
+	fake.end(first)
+	if _, err := c.OfferRematch(cy, &lobbyv1.OfferRematchRequest{MatchId: first}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("offer by a stranger: %v, want PermissionDenied", err)
+	}
+	sw, err := c.WatchRematch(cy, &lobbyv1.WatchRematchRequest{MatchId: first})
+	if err == nil {
+		_, err = sw.Recv() // a server stream's error arrives with the first Recv
+	}
+	if status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("watch by a stranger: %v, want PermissionDenied", err)
+	}
+	if _, err := c.DeclineRematch(ana, &lobbyv1.DeclineRematchRequest{MatchId: "m-nope"}); status.Code(err) != codes.NotFound {
+		t.Fatalf("decline of an unknown match: %v, want NotFound", err)
+	}
+
+	wctx, cancel := context.WithTimeout(bo, 10*time.Second) // far below RoomPoll: events carry it
+	defer cancel()
+	w, err := c.WatchRematch(wctx, &lobbyv1.WatchRematchRequest{MatchId: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := w.Recv()
+	if err != nil || u.GetRematch().GetStatus() != lobbyv1.RematchStatus_REMATCH_STATUS_NONE || u.GetRematch().GetOpponent().GetPlayerId() != anaID {
+		t.Fatalf("first watch update %v, %v", u, err)
+	}
+	off, err := c.OfferRematch(ana, &lobbyv1.OfferRematchRequest{MatchId: first})
+	if err != nil || off.GetRematch().GetStatus() != lobbyv1.RematchStatus_REMATCH_STATUS_OFFERED {
+		t.Fatalf("offer: %v, %v", off, err)
+	}
+	u, err = w.Recv()
+	if err != nil || u.GetRematch().GetStatus() != lobbyv1.RematchStatus_REMATCH_STATUS_OFFERED ||
+		!slices.Equal(u.GetRematch().GetOfferedBy(), []string{anaID}) {
+		t.Fatalf("watch after the offer %v, %v", u, err)
+	}
+	acc, err := c.OfferRematch(bo, &lobbyv1.OfferRematchRequest{MatchId: first})
+	if err != nil || acc.GetRematch().GetStatus() != lobbyv1.RematchStatus_REMATCH_STATUS_STARTED ||
+		acc.GetRematch().GetYourSeat() != gamev1.Seat_SEAT_FIRST {
+		t.Fatalf("accept: %v, %v; want started with Bo first", acc, err)
+	}
+	req := <-fake.reqs
+	if req.GetFirst().GetPlayer().GetPlayerId() != boID || req.GetSecond().GetPlayer().GetPlayerId() != anaID {
+		t.Fatalf("rematch seats %v; want Bo first (Ana hosted as first)", req)
+	}
+	var last *lobbyv1.WatchRematchResponse
+	for {
+		u, err := w.Recv()
+		if err != nil {
+			if last == nil || !errors.Is(err, io.EOF) {
+				t.Fatalf("after %v: %v", last, err)
+			}
+			break
+		}
+		last = u
+	}
+	if last.GetRematch().GetNewMatchId() != acc.GetRematch().GetNewMatchId() || last.GetRematch().GetYourSeat() != gamev1.Seat_SEAT_FIRST {
+		t.Fatalf("last watch update %v, want the new match", last)
+	}
+	if _, err := c.DeclineRematch(ana, &lobbyv1.DeclineRematchRequest{MatchId: first}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("decline after the start: %v, want FailedPrecondition", err)
 	}
 }

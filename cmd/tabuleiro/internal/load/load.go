@@ -136,6 +136,9 @@ type Report struct {
 	Rejoins  int64
 	// Errors counts failed calls and dropped streams by status code.
 	Errors map[string]int64
+	// ErrorSamples holds the first error message seen for each code in
+	// Errors.
+	ErrorSamples map[string]string
 }
 
 // PliesPerSecond is Plies over Elapsed.
@@ -144,6 +147,19 @@ func (r Report) PliesPerSecond() float64 {
 		return 0
 	}
 	return float64(r.Plies) / r.Elapsed.Seconds()
+}
+
+// Unexpected lists the errors (code, count and first message) whose
+// status code is not in allowed, in code order.
+func (r Report) Unexpected(allowed []string) []string {
+	var out []string
+	for c, n := range r.Errors {
+		if n > 0 && !slices.Contains(allowed, c) {
+			out = append(out, fmt.Sprintf("%s x%d (first: %s)", c, n, r.ErrorSamples[c]))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Write prints the report.
@@ -163,7 +179,7 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintln(w, "errors none")
 	}
 	for _, c := range codes {
-		fmt.Fprintf(w, "errors %s %d\n", c, r.Errors[c])
+		fmt.Fprintf(w, "errors %s %d (first: %s)\n", c, r.Errors[c], r.ErrorSamples[c])
 	}
 }
 
@@ -181,7 +197,9 @@ type runner struct {
 	rtts  []time.Duration
 	waits []time.Duration
 	errs  map[string]int64
-	sent  [64]sentShard
+	// samples keeps the first message seen for each status code.
+	samples map[string]string
+	sent    [64]sentShard
 }
 
 // sentShard holds send times of plies in flight, keyed by match and ply.
@@ -235,6 +253,9 @@ func (r *runner) countErr(err error) {
 	}
 	r.mu.Lock()
 	r.errs[c]++
+	if _, ok := r.samples[c]; !ok {
+		r.samples[c] = err.Error()
+	}
 	r.mu.Unlock()
 }
 
@@ -260,7 +281,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.ConnsPerAddr == 0 {
 		cfg.ConnsPerAddr = 4
 	}
-	r := &runner{cfg: cfg, errs: map[string]int64{}}
+	r := &runner{cfg: cfg, errs: map[string]int64{}, samples: map[string]string{}}
 	for i := range r.sent {
 		r.sent[i].m = map[string]time.Time{}
 	}
@@ -321,12 +342,15 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	rep := Report{
 		Players: cfg.Players, GamesStarted: r.gamesStarted.Load(), GamesFinished: r.gamesFinished.Load(),
 		PeakLive: r.peakLive.Load(), Plies: r.plies.Load(), Elapsed: time.Since(r.started), Rejoins: r.rejoins.Load(),
-		Errors: map[string]int64{},
+		Errors: map[string]int64{}, ErrorSamples: map[string]string{},
 	}
 	r.mu.Lock()
 	rep.PlyRTT, rep.Wait = quantiles(r.rtts), quantiles(r.waits)
 	for k, v := range r.errs {
 		rep.Errors[k] = v
+	}
+	for k, v := range r.samples {
+		rep.ErrorSamples[k] = v
 	}
 	r.mu.Unlock()
 	return rep, nil

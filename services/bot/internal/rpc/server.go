@@ -16,6 +16,7 @@ import (
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	"tabuleiro.dev/pkg/platform/rpcerr"
+	"tabuleiro.dev/services/bot/internal/limit"
 	"tabuleiro.dev/services/bot/internal/player"
 	"tabuleiro.dev/services/bot/internal/search"
 )
@@ -37,6 +38,7 @@ var toStatus = rpcerr.Mapper{
 	{Err: player.ErrGameOver, Code: codes.InvalidArgument},
 	{Err: player.ErrUnknownGame, Code: codes.InvalidArgument},
 	{Err: player.ErrNoPly, Code: codes.InvalidArgument},
+	{Err: limit.ErrBusy, Code: codes.ResourceExhausted},
 }.Status
 
 var levelOf = map[gamev1.BotLevel]player.Level{
@@ -46,15 +48,37 @@ var levelOf = map[gamev1.BotLevel]player.Level{
 	gamev1.BotLevel_BOT_LEVEL_EXPERT: player.Expert,
 }
 
-// Server implements tabuleiro.bot.v1.BotService. It holds no state.
+// Default limits of a bot replica (BOT_MAX_SEARCHES, BOT_MAX_QUEUE): 8
+// searches of at most search.MaxTableBytes of table each (64 MiB) fit the
+// 256 MiB container with room for the heap's growth under GOMEMLIMIT, and
+// 64 waiting requests cover 4× a replica's expected load (8 games asking at
+// once) at the match service's 500 ms budget and 3 s deadline.
+const (
+	DefaultMaxSearches = 8
+	DefaultMaxQueue    = 64
+)
+
+// Server implements tabuleiro.bot.v1.BotService. It holds no game state:
+// only the limiter of concurrent searches.
 type Server struct {
 	botv1.UnimplementedBotServiceServer
+	lim *limit.Limiter
 }
 
 var _ botv1.BotServiceServer = (*Server)(nil)
 
-// NewServer returns the BotService handler.
-func NewServer() *Server { return &Server{} }
+// NewServer returns the BotService handler with the default limits.
+func NewServer() *Server {
+	return NewLimitedServer(limit.New(DefaultMaxSearches, DefaultMaxQueue))
+}
+
+// NewLimitedServer returns the BotService handler whose searches take a
+// slot of lim: a request that finds none within its deadline gets
+// RESOURCE_EXHAUSTED.
+func NewLimitedServer(lim *limit.Limiter) *Server {
+	observeLimiter(lim)
+	return &Server{lim: lim}
+}
 
 // SelectPly chooses a ply for the view's side to move.
 func (s *Server) SelectPly(ctx context.Context, req *botv1.SelectPlyRequest) (*botv1.SelectPlyResponse, error) {
@@ -82,6 +106,14 @@ func (s *Server) selectPly(ctx context.Context, req *botv1.SelectPlyRequest) (*b
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
+	release, err := s.lim.Acquire(ctx, budget)
+	if err != nil {
+		if errors.Is(err, limit.ErrBusy) {
+			busy.Add(ctx, 1)
+		}
+		return nil, err
+	}
+	defer release()
 	start := time.Now()
 	c, err := player.Select(ctx, v, lvl, budget, rand.New(rand.NewPCG(seed, uint64(v.Plies()))))
 	if err != nil {

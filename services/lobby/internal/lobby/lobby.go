@@ -240,6 +240,9 @@ type MatchSpec struct {
 	Second    Participant // absent (zero) for a one-player variant
 	Clock     TimeControl
 	Rated     bool
+	// Private: a private room's match, seen only by its players and the
+	// spectators they invite.
+	Private bool
 }
 
 // MatchCreator creates matches: the match.v1 client in production, a fake

@@ -44,17 +44,19 @@ func (m *Matchmaker) Reserve(ctx context.Context, ref string, players ...string)
 		if err != nil {
 			return err
 		}
-		if !cleared || attempt > 0 {
+		// Each player may hold the mark of a match that has ended (marks
+		// are cleared lazily): one clear per player, then give up.
+		if !cleared || attempt >= len(players) {
 			return busyError(res[0], res[1])
 		}
 	}
 }
 
-// Confirm records that the match reserved under ref exists.
+// Confirm records that the match reserved under ref exists. It runs even
+// with ConcurrentMatches, whose Reserve marks nobody: a queue pairing marks
+// its players itself (claimScript), and a pending mark left unconfirmed
+// would refuse them a new ticket until PendingTTL ran out.
 func (m *Matchmaker) Confirm(ctx context.Context, ref, matchID string, players ...string) error {
-	if m.cfg.ConcurrentMatches {
-		return nil
-	}
 	for _, pl := range players {
 		err := swapScript.Run(ctx, m.rdb, nil, m.pre+"busy:"+pl, "pending|"+ref, "match|"+matchID, m.cfg.BusyTTL.Milliseconds()).Err()
 		if err != nil {
@@ -64,11 +66,9 @@ func (m *Matchmaker) Confirm(ctx context.Context, ref, matchID string, players .
 	return nil
 }
 
-// Release drops the marks of a reservation whose match was not created.
+// Release drops the marks of a reservation whose match was not created
+// (with ConcurrentMatches too, for the marks of a queue pairing).
 func (m *Matchmaker) Release(ctx context.Context, ref string, players ...string) error {
-	if m.cfg.ConcurrentMatches {
-		return nil
-	}
 	for _, pl := range players {
 		if err := swapScript.Run(ctx, m.rdb, nil, m.pre+"busy:"+pl, "pending|"+ref, "", 0).Err(); err != nil {
 			return fmt.Errorf("release %s: %w", ref, err)

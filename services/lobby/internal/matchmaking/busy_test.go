@@ -173,3 +173,39 @@ func TestConcurrentMatchesReserveNothing(t *testing.T) {
 		t.Fatalf("enqueue with three live local games: %v, want queued", err)
 	}
 }
+
+// With ConcurrentMatches a queue pairing still marks its players, and its
+// match's confirmation swaps the pending mark for the match: once the
+// match ends they queue again at once (the load tool's players could not
+// start a second game for a minute, because the pending mark was never
+// confirmed).
+func TestConcurrentMatchesQueueAgainAfterGame(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	fake := &testenv.Matches{}
+	m := New(rdb, testenv.Variants, fake, Config{Prefix: prefix, Now: newClock().Now,
+		ConcurrentMatches: true, LiveMatches: fake.LiveMatches})
+	ctx := t.Context()
+	a, b := player(1500), player(1500)
+	ta, err := m.Enqueue(ctx, casualQ, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Enqueue(ctx, casualQ, b); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := m.Wave(ctx); err != nil || st.Pairs != 1 {
+		t.Fatalf("wave %+v, %v; want one pair", st, err)
+	}
+	res := mustMatched(t, m, ta)
+	var busy *lobby.BusyError
+	if _, err := m.Enqueue(ctx, casualQ, a); !errors.As(err, &busy) || busy.Match != res.MatchID {
+		t.Fatalf("enqueue during the queued game: %v, want BusyError naming match %s", err, res.MatchID)
+	}
+	fake.End(res.MatchID)
+	for _, p := range []lobby.Player{a, b} {
+		if _, err := m.Enqueue(ctx, casualQ, p); err != nil {
+			t.Fatalf("enqueue of %s after the game ended: %v, want queued", p.ID, err)
+		}
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
 
@@ -116,9 +117,10 @@ type Config struct {
 	// cleared. Nil keeps marks until BusyTTL.
 	LiveMatches func(ctx context.Context, playerID string) ([]string, error)
 	// ConcurrentMatches lets a player hold several live matches from rooms
-	// and bot games: Reserve, Confirm and Release then do nothing. The
-	// one-process mode sets it, where one person keeps resumable games
-	// against bots and at one keyboard. Queue pairing still marks players.
+	// and bot games: Reserve then marks nobody. The one-process mode sets
+	// it, where one person keeps resumable games against bots and at one
+	// keyboard. Queue pairing still marks players (one queued game at a
+	// time), and Confirm and Release still swap those marks.
 	ConcurrentMatches bool
 	Now               func() time.Time
 }
@@ -382,10 +384,13 @@ type WaveStats struct {
 
 // Wave runs one pairing wave over every non-empty queue.
 func (m *Matchmaker) Wave(ctx context.Context) (WaveStats, error) {
-	queues, err := m.rdb.SMembers(ctx, m.pre+"queues").Result()
+	// Listing the queues is idle polling (every WaveInterval): untraced;
+	// pairing the tickets found is traced.
+	queues, err := m.rdb.SMembers(telemetry.Untraced(ctx), m.pre+"queues").Result()
 	if err != nil {
 		return WaveStats{}, fmt.Errorf("list queues: %w", err)
 	}
+	ctx = telemetry.Traced(ctx)
 	var st WaveStats
 	for _, qk := range queues {
 		s, err := m.waveQueue(ctx, qk)

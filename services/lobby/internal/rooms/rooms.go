@@ -16,7 +16,8 @@
 //	{rooms}:host:<player>      set: open rooms a player hosts
 //	{rooms}:pwfail:<id>:<player> counter of password attempts in the window
 //	{rooms}:pwfail:<id>        the same, every player
-//	{rooms}:events             Pub/Sub channel: id of a room that changed
+//	{rooms}:rematch:<match>    hash: a room match's players and settings, and its rematch
+//	{rooms}:events             Pub/Sub channel: id of a room, or match id of a rematch, that changed
 package rooms
 
 import (
@@ -102,6 +103,14 @@ type Config struct {
 	MaxWrongPerRoom  int           // wrong guesses per room by anyone in the window, default 20
 	WrongWindow      time.Duration // default 5 min
 	Argon2           Argon2        // default DefaultArgon2
+	// RematchTTL is how long after a room match starts its players can
+	// rematch it, default 24 h.
+	RematchTTL time.Duration
+	// LiveMatches lists the ids of a player's matches that have not ended
+	// (the match service's ListMatches): a rematch is offered only once its
+	// match has ended. Nil: no check (the one-live-match reservation still
+	// refuses to start a rematch beside a live match).
+	LiveMatches func(ctx context.Context, playerID string) ([]string, error)
 	// Reserver keeps each player in one live match at a time: a room's
 	// match starts only when neither member is in another. Nil: no check.
 	Reserver lobby.Reserver
@@ -117,6 +126,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StartedTTL == 0 {
 		c.StartedTTL = time.Hour
+	}
+	if c.RematchTTL == 0 {
+		c.RematchTTL = 24 * time.Hour
 	}
 	if c.MaxOpenPerHost == 0 {
 		c.MaxOpenPerHost = 5
@@ -496,13 +508,23 @@ redis.call('SADD', KEYS[5], f[3])
 return 1
 `)
 
-// startRoom records the match of a room whose seat was claimed.
+// startRoom records the match of a room whose seat was claimed, and opens
+// the match's rematch record (see rematch.go) with what a rematch copies.
+// KEYS: room, invite prefix, rematch prefix. ARGV: guest, match id, first
+// player, started ttl ms, rematch ttl ms.
 var startRoom = redis.NewScript(`
 local f = redis.call('HMGET', KEYS[1], 'status', 'guest', 'code')
 if f[1] ~= 'starting' or f[2] ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'started', 'match', ARGV[2], 'first', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2] .. f[3], ARGV[4])
+local r = redis.call('HMGET', KEYS[1], 'id', 'game', 'variant', 'base', 'inc', 'rated', 'private',
+  'host', 'host_name', 'host_rating', 'guest', 'guest_name', 'guest_rating')
+local rk = KEYS[3] .. ARGV[2]
+redis.call('HSET', rk, 'room', r[1], 'game', r[2], 'variant', r[3], 'base', r[4], 'inc', r[5],
+  'rated', r[6], 'private', r[7], 'host', r[8], 'host_name', r[9], 'host_rating', r[10],
+  'guest', r[11], 'guest_name', r[12], 'guest_rating', r[13], 'first', ARGV[3], 'status', 'none')
+redis.call('PEXPIRE', rk, ARGV[5])
 return 1
 `)
 
@@ -617,7 +639,7 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 		first, second = second, first
 	}
 	spec := lobby.MatchSpec{
-		RequestID: "room-" + r.ID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated,
+		RequestID: "room-" + r.ID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated, Private: r.Private,
 		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
 		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
 	}
@@ -642,7 +664,8 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 		return Room{}, fmt.Errorf("create match of room %s: %w", r.ID, err)
 	}
 	ttl := s.cfg.StartedTTL.Milliseconds()
-	if err := startRoom.Run(ctx, s.rdb, []string{keys[0], s.key("invite", "")}, r.Guest.ID, matchID, first.ID, ttl).Err(); err != nil {
+	if err := startRoom.Run(ctx, s.rdb, []string{keys[0], s.key("invite", ""), s.key("rematch", "")},
+		r.Guest.ID, matchID, first.ID, ttl, s.cfg.RematchTTL.Milliseconds()).Err(); err != nil {
 		return Room{}, fmt.Errorf("start room %s: %w", r.ID, err)
 	}
 	s.rdb.Publish(ctx, s.EventsChannel(), r.ID)

@@ -3,6 +3,7 @@ package rpc
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -86,7 +87,9 @@ func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatch
 	}
 	want := matchclient.GameToProto(string(g))
 	ms = slices.DeleteFunc(ms, func(m *matchv1.MatchSummary) bool {
-		return (g != "" && m.GetGame() != want) || (req.GetVariant() != "" && m.GetVariant() != req.GetVariant())
+		// A private room's match is listed to nobody here: only its own
+		// players see it (ListActiveMatches).
+		return m.GetPrivate() || (g != "" && m.GetGame() != want) || (req.GetVariant() != "" && m.GetVariant() != req.GetVariant())
 	})
 	byRating := req.GetOrder() == lobbyv1.LiveMatchOrder_LIVE_MATCH_ORDER_HIGHEST_RATED
 	slices.SortStableFunc(ms, func(a, b *matchv1.MatchSummary) int {
@@ -104,11 +107,13 @@ func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatch
 		return b.GetCreatedAt().AsTime().Compare(a.GetCreatedAt().AsTime())
 	})
 	res := &lobbyv1.ListLiveMatchesResponse{}
-	for i := offset; i < len(ms) && i < offset+size; i++ {
+	offset = min(offset, len(ms)) // a token past the end is an empty last page (and offset+size cannot overflow)
+	end := offset + min(size, len(ms)-offset)
+	for i := offset; i < end; i++ {
 		res.Matches = append(res.Matches, liveSummary(ms[i], ""))
 	}
-	if offset+size < len(ms) {
-		res.NextPageToken = strconv.Itoa(offset + size)
+	if end < len(ms) {
+		res.NextPageToken = strconv.Itoa(end)
 	}
 	return res, nil
 }
@@ -187,7 +192,8 @@ func (s *Server) ListGames(ctx context.Context, req *lobbyv1.ListGamesRequest) (
 	if err := checkPageSize(req.GetPageSize()); err != nil {
 		return nil, toStatus(err)
 	}
-	page, err := s.d.Store.History(ctx, id, g, int(req.GetPageSize()), req.GetPageToken())
+	viewer, _ := caller(ctx)
+	page, err := s.d.Store.History(ctx, id, viewer.ID, g, int(req.GetPageSize()), req.GetPageToken())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -201,9 +207,16 @@ func (s *Server) ListGames(ctx context.Context, req *lobbyv1.ListGamesRequest) (
 // GetGame returns one finished game's record.
 func (s *Server) GetGame(ctx context.Context, req *lobbyv1.GetGameRequest) (*lobbyv1.GetGameResponse, error) {
 	p, _ := caller(ctx)
+	if req.GetGameId() == "" {
+		return nil, toStatus(lobby.Invalid("game_id", "is required"))
+	}
 	rec, err := s.d.Store.Game(ctx, req.GetGameId())
 	if err != nil {
 		return nil, toStatus(err)
+	}
+	if rec.Private && rec.SeatOf(p.ID) == engine.NoSeat {
+		// Another's private game: the same answer as no such game.
+		return nil, toStatus(fmt.Errorf("game %s: %w", lobby.Clip(req.GetGameId()), lobby.ErrNotFound))
 	}
 	out := &lobbyv1.GameRecord{Summary: summaryToProto(rec.Summary, p.ID), Seed: rec.Seed, Layout: rec.Layout}
 	seat := engine.First

@@ -29,7 +29,7 @@ type Store interface {
 	SavePlayer(ctx context.Context, p lobby.Player) error
 	Player(ctx context.Context, id string) (lobby.Player, error)
 	Rating(ctx context.Context, playerID string, game engine.Game, variant string) (sqlstore.Rating, error)
-	History(ctx context.Context, playerID string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
+	History(ctx context.Context, playerID, viewer string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
 	Game(ctx context.Context, gameID string) (sqlstore.Record, error)
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
@@ -222,6 +223,9 @@ func (s *Store) applyGame(ctx context.Context, tx *sql.Tx, gameID string, game e
 // RunRatings processes rated games every interval until ctx ends. Errors
 // are reported to onErr and retried at the next tick.
 func (s *Store) RunRatings(ctx context.Context, interval time.Duration, onErr func(error)) {
+	// A poll every interval: untraced (telemetry.Untraced), rating updates
+	// included; they show in the logs and the ratings tables.
+	ctx = telemetry.Untraced(ctx)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -256,6 +260,8 @@ type Summary struct {
 	Outcome   engine.Outcome
 	StartedAt time.Time
 	EndedAt   time.Time
+	// Private: a private room's game, shown only to its own players.
+	Private bool
 }
 
 // SeatOf returns the seat a player held; NoSeat if none.
@@ -293,7 +299,7 @@ type Record struct {
 
 const summaryColumns = `game_id, game, variant, rated, first_player_id, first_display_name, first_bot_level,
 	second_player_id, second_display_name, second_bot_level, base_ms, increment_ms, ply_count,
-	result, winner, reason, started_at, ended_at`
+	result, winner, reason, started_at, ended_at, private`
 
 func scanSummary(row interface{ Scan(...any) error }, extra ...any) (Summary, error) {
 	var (
@@ -304,7 +310,7 @@ func scanSummary(row interface{ Scan(...any) error }, extra ...any) (Summary, er
 		base, inc            *int64
 	)
 	dest := []any{&g.GameID, &game, &g.Variant, &g.Rated, &p1, &g.First.DisplayName, &b1,
-		&p2, &n2, &b2, &base, &inc, &g.Plies, &result, &winner, &reason, &g.StartedAt, &g.EndedAt}
+		&p2, &n2, &b2, &base, &inc, &g.Plies, &result, &winner, &reason, &g.StartedAt, &g.EndedAt, &g.Private}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return Summary{}, err
 	}
@@ -353,9 +359,10 @@ type Page struct {
 }
 
 // History returns a player's finished games, newest first (by end time,
-// then game id), filtered by game (empty for all). pageToken is a Page's
-// Next.
-func (s *Store) History(ctx context.Context, playerID string, game engine.Game, pageSize int, pageToken string) (Page, error) {
+// then game id), filtered by game (empty for all), as viewer may see them:
+// a private room's game only when viewer played in it. pageToken is a
+// Page's Next.
+func (s *Store) History(ctx context.Context, playerID, viewer string, game engine.Game, pageSize int, pageToken string) (Page, error) {
 	if pageSize <= 0 {
 		pageSize = 20
 	}
@@ -374,8 +381,9 @@ func (s *Store) History(ctx context.Context, playerID string, game engine.Game, 
 		WHERE (first_player_id = $1 OR second_player_id = $1)
 		  AND ($2 = '' OR game = $2)
 		  AND (ended_at, game_id) < ($3, $4)
+		  AND (NOT private OR first_player_id = $6 OR second_player_id = $6)
 		ORDER BY ended_at DESC, game_id DESC LIMIT $5`,
-		playerID, string(game), after.UTC(), afterID, pageSize+1)
+		playerID, string(game), after.UTC(), afterID, pageSize+1, viewer)
 	if err != nil {
 		return Page{}, fmt.Errorf("history of %s: %w", playerID, err)
 	}

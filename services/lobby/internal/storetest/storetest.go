@@ -25,7 +25,7 @@ type Store interface {
 	SavePlayer(ctx context.Context, p lobby.Player) error
 	Player(ctx context.Context, id string) (lobby.Player, error)
 	Rating(ctx context.Context, playerID string, game engine.Game, variant string) (sqlstore.Rating, error)
-	History(ctx context.Context, playerID string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
+	History(ctx context.Context, playerID, viewer string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
 	Game(ctx context.Context, gameID string) (sqlstore.Record, error)
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
 	ProcessRatings(ctx context.Context, limit int) (int, error)
@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ConcurrentProcessors", testConcurrentProcessors},
 		{"GameRecord", testGameRecord},
 		{"HistoryPaging", testHistoryPaging},
+		{"PrivateGames", testPrivateGames},
 		{"StatsPerBotLevel", testStatsPerBotLevel},
 		{"Players", testPlayers},
 	}
@@ -67,6 +68,7 @@ type game struct {
 	result, winner    string // winner "" for a draw
 	reason            string
 	ended             time.Time
+	private           bool
 }
 
 func insert(t *testing.T, db *sql.DB, g game) {
@@ -89,10 +91,10 @@ func insert(t *testing.T, db *sql.DB, g game) {
 	_, err := db.ExecContext(t.Context(), `INSERT INTO games (game_id, game, variant, rated, first_player_id,
 		first_display_name, first_bot_level, second_player_id, second_display_name, second_bot_level,
 		base_ms, increment_ms, plies, ply_clock_ms, ply_think_ms, ply_count, result, winner, reason,
-		started_at, ended_at, layout, seed)
-		VALUES ($1,$2,$3,$4,$5,'One',$6,$7,'Two',$8,180000,2000,'e2 e8 e3','179000 - 178500','1000 900 2500',3,$9,$10,$11,$12,$13,$14,$15)`,
+		started_at, ended_at, layout, seed, private)
+		VALUES ($1,$2,$3,$4,$5,'One',$6,$7,'Two',$8,180000,2000,'e2 e8 e3','179000 - 178500','1000 900 2500',3,$9,$10,$11,$12,$13,$14,$15,$16)`,
 		g.id, g.game, g.variant, g.rated, null(g.p1), nullInt(g.bot1), null(g.p2), nullInt(g.bot2),
-		g.result, null(g.winner), g.reason, g.ended.Add(-time.Minute), g.ended, null(""), null(""))
+		g.result, null(g.winner), g.reason, g.ended.Add(-time.Minute), g.ended, null(""), null(""), g.private)
 	if err != nil {
 		t.Fatalf("insert game %s: %v", g.id, err)
 	}
@@ -193,7 +195,7 @@ func testHistoryPaging(t *testing.T, newStore NewStore) {
 	token := ""
 	pages := 0
 	for {
-		page, err := s.History(ctx, "ana", "", 10, token)
+		page, err := s.History(ctx, "ana", "ana", "", 10, token)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,12 +210,49 @@ func testHistoryPaging(t *testing.T, newStore NewStore) {
 	if fmt.Sprint(got) != fmt.Sprint(want) || pages != 3 {
 		t.Errorf("history in %d pages: %v\nwant %v", pages, got, want)
 	}
-	page, err := s.History(ctx, "ana", engine.Corners, 100, "")
+	page, err := s.History(ctx, "ana", "ana", engine.Corners, 100, "")
 	if err != nil || len(page.Games) != 12 || page.Next != "" {
 		t.Errorf("corners only: %d games, next %q, %v", len(page.Games), page.Next, err)
 	}
-	if _, err := s.History(ctx, "ana", "", 10, "!!"); !errors.Is(err, lobby.ErrInvalid) {
+	if _, err := s.History(ctx, "ana", "ana", "", 10, "!!"); !errors.Is(err, lobby.ErrInvalid) {
 		t.Errorf("bad token: %v", err)
+	}
+}
+
+// A private room's game is in its players' own history and in what one
+// of them sees of the other's, never in a stranger's view of either; the
+// record says it is private (the rpc layer hides it from strangers).
+func testPrivateGames(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	t0 := time.Unix(1_800_000_000, 0)
+	insert(t, db, game{id: "pub", game: "quoridor", variant: "standard", p1: "ana", p2: "bo", result: "draw", ended: t0})
+	insert(t, db, game{id: "priv", game: "quoridor", variant: "standard", p1: "ana", p2: "bo", result: "draw", ended: t0.Add(time.Second), private: true})
+	ids := func(player, viewer string) string {
+		t.Helper()
+		page, err := s.History(ctx, player, viewer, "", 100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, g := range page.Games {
+			out = append(out, g.GameID)
+		}
+		return fmt.Sprint(out)
+	}
+	for _, c := range []struct{ player, viewer, want string }{
+		{"ana", "ana", "[priv pub]"}, {"ana", "bo", "[priv pub]"}, {"bo", "ana", "[priv pub]"},
+		{"ana", "cy", "[pub]"}, {"bo", "", "[pub]"},
+	} {
+		if got := ids(c.player, c.viewer); got != c.want {
+			t.Errorf("history of %s seen by %q: %s, want %s", c.player, c.viewer, got, c.want)
+		}
+	}
+	for id, want := range map[string]bool{"pub": false, "priv": true} {
+		rec, err := s.Game(ctx, id)
+		if err != nil || rec.Private != want {
+			t.Errorf("record %s: private %v, %v; want %v", id, rec.Private, err, want)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ type Summary struct {
 	Clock     *TimeControl  `json:"tc,omitempty"`
 	CreatedAt int64         `json:"ca"`
 	StartedAt int64         `json:"sa,omitempty"` // the first ply's time
+	Private   bool          `json:"pv,omitempty"`
 	// Spectators is filled when listed, not stored.
 	Spectators int `json:"-"`
 }
@@ -27,7 +28,7 @@ type Summary struct {
 func SummaryOf(st *State) Summary {
 	s := Summary{
 		ID: st.ID, Game: string(st.Game), Variant: st.Variant, Rated: st.Rated, Plies: len(st.Plies),
-		Status: st.Status, Clock: st.Clock, CreatedAt: st.CreatedAt, Seats: make([]Participant, st.Players),
+		Status: st.Status, Clock: st.Clock, CreatedAt: st.CreatedAt, Private: st.Private, Seats: make([]Participant, st.Players),
 	}
 	for i := range st.Players {
 		s.Seats[i] = st.Seats[i].Participant

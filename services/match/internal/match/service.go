@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
 // Config tunes the Service; zero fields take the defaults named.
@@ -128,6 +129,8 @@ type CreateParams struct {
 	Clock     *TimeControl
 	Rated     bool
 	Layout    string // Banqi replay layout; empty draws one
+	// Private: only the seats and the spectators they invite may see it.
+	Private bool
 }
 
 // Create starts a match, or returns the one already created for
@@ -185,7 +188,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		ID: rand.Text(), Game: p.Game, Variant: v.ID, Rated: p.Rated, Draws: v.Draws, Players: v.Players,
 		Clock: p.Clock, ToMove: engine.First, Status: StatusWaiting,
 		CreatedAt: now, FirstPlyDeadline: now + s.cfg.FirstPlyTimeout.Milliseconds(),
-		Layout: p.Layout,
+		Layout: p.Layout, Private: p.Private,
 	}
 	if v.NeedsSetup && st.Layout == "" {
 		if s.d.DealBanqi == nil {
@@ -200,10 +203,13 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	st.ToMove = pos.ToMove()
+	st.WindowMS = s.cfg.ReconnectWindow.Milliseconds()
 	for i, seat := range p.Seats {
-		st.Seats[i] = SeatState{Participant: seat, Conn: NeverJoined}
+		// A player's window to join runs from creation (restarted at the
+		// first ply), like a disconnected seat's.
+		st.Seats[i] = SeatState{Participant: seat, Conn: NeverJoined, ReconnectDeadline: now + st.WindowMS}
 		if seat.IsBot() {
-			st.Seats[i].Conn = Connected
+			st.Seats[i] = SeatState{Participant: seat, Conn: Connected}
 		}
 	}
 	if p.Clock != nil {
@@ -569,6 +575,33 @@ func (s *Service) AnswerDraw(ctx context.Context, id string, seat engine.Seat, a
 	})
 }
 
+// InviteSpectator lets playerID watch private match id; by must hold a
+// seat. Nothing changes when playerID is already seated or invited.
+func (s *Service) InviteSpectator(ctx context.Context, id, by, playerID string) error {
+	if playerID == "" || len(playerID) > MaxID {
+		return fmt.Errorf("player_id must be 1-%d bytes: %w", MaxID, ErrInvalid)
+	}
+	return s.simple(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+		switch {
+		case !st.VisibleTo(by):
+			return nil, ErrNotFound
+		case st.SeatOf(by) == engine.NoSeat:
+			return nil, ErrNotSeated
+		case !st.Private:
+			return nil, fmt.Errorf("the match is public; anyone may watch it: %w", ErrNotPrivate)
+		case st.Status == StatusFinished:
+			return nil, fmt.Errorf("match %s: %w", st.ID, engine.ErrGameOver)
+		case st.VisibleTo(playerID):
+			return nil, nil
+		case len(st.Invited) >= MaxInvited:
+			return nil, fmt.Errorf("a private match admits at most %d invited spectators: %w", MaxInvited, ErrTooMany)
+		}
+		c := newChange(st, pos, now)
+		c.st.Invited = append(c.st.Invited, playerID)
+		return c, nil
+	})
+}
+
 // Join connects seat's new stream and returns its epoch. The stream's
 // lease is stored with the join and renewed by this instance until Leave.
 func (s *Service) Join(ctx context.Context, id string, seat engine.Seat) (int64, error) {
@@ -628,7 +661,7 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-t.C:
 			s.Sweep(ctx)
 		case <-renew.C:
-			s.Renew(ctx)
+			s.Renew(telemetry.Untraced(ctx)) // a heartbeat: untraced
 			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
 		}
 	}
@@ -638,7 +671,10 @@ func (s *Service) Run(ctx context.Context) error {
 // benchmarks that drive time themselves.
 func (s *Service) Sweep(ctx context.Context) {
 	now := s.nowMS()
-	ids, err := s.d.Store.Due(ctx, now, 256)
+	// Looking for due deadlines is idle polling (several times a second per
+	// replica): untraced. Firing one is traced.
+	ids, err := s.d.Store.Due(telemetry.Untraced(ctx), now, 256)
+	ctx = telemetry.Traced(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.d.Logger.WarnContext(ctx, "sweep deadlines", "err", err)

@@ -8,6 +8,7 @@ package match
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -38,6 +39,10 @@ var (
 	// ErrSnapshotNeeded: the events after the requested sequence are no
 	// longer kept; the caller must take a fresh snapshot.
 	ErrSnapshotNeeded = errors.New("events since that sequence are gone; take a snapshot")
+	// ErrNotPrivate: the action is only for a private match.
+	ErrNotPrivate = errors.New("the match is not private")
+	// ErrTooMany: a per-match or per-player cap is reached.
+	ErrTooMany = errors.New("limit reached")
 	// ErrSuperseded: the same seat joined again on another stream.
 	ErrSuperseded = errors.New("the seat joined again on another stream")
 )
@@ -108,7 +113,9 @@ func (p Participant) IsBot() bool { return p.BotLevel > 0 }
 type SeatState struct {
 	Participant
 	Conn Connection `json:"c"`
-	// ReconnectDeadline (unix ms) is set while Conn is Disconnected.
+	// ReconnectDeadline (unix ms) is set while Conn is Disconnected, and
+	// while a player's seat is NeverJoined (its window runs from the
+	// match's creation, restarted at the first ply).
 	ReconnectDeadline int64 `json:"rd,omitempty"`
 	// Epoch counts the seat's joins; a stream leaves only for its own
 	// epoch, so an old stream cannot disconnect a newer one.
@@ -163,6 +170,14 @@ type State struct {
 	Layout     string `json:"lay,omitempty"`
 	Seed       string `json:"seed,omitempty"`
 	Commitment string `json:"com,omitempty"`
+	// Private: a private room's match, visible only to its seats and the
+	// players in Invited (spectators a seat invited, at most MaxInvited).
+	Private bool `json:"pv,omitempty"`
+	// WindowMS is the reconnection window the match was created with; a
+	// seat that never joins gets the same window (0 in matches created
+	// before it was stored: no window for them).
+	WindowMS int64    `json:"rw,omitempty"`
+	Invited  []string `json:"inv,omitempty"`
 	// Spectators is not stored; the Service fills it when known.
 	Plies []PlyRecord `json:"-"`
 }
@@ -176,7 +191,24 @@ func (st *State) clone() *State {
 		tc := *st.Clock
 		c.Clock = &tc
 	}
+	c.Invited = append([]string(nil), st.Invited...)
 	return &c
+}
+
+// MaxInvited is how many spectators the seats of a private match may
+// invite.
+const MaxInvited = 16
+
+// VisibleTo reports whether playerID may see the match: anyone may see a
+// public one; a private one only its seats and the invited.
+func (st *State) VisibleTo(playerID string) bool {
+	if !st.Private {
+		return true
+	}
+	if playerID == "" {
+		return false
+	}
+	return st.SeatOf(playerID) != engine.NoSeat || slices.Contains(st.Invited, playerID)
 }
 
 // SeatOf returns the seat held by playerID, or NoSeat.
@@ -247,7 +279,7 @@ func (st *State) NextDeadline(botDue int64) int64 {
 	}
 	earliest(st.flagAt())
 	for i := range st.Players {
-		if st.Seats[i].Conn == Disconnected {
+		if c := st.Seats[i].Conn; c == Disconnected || c == NeverJoined {
 			earliest(st.Seats[i].ReconnectDeadline)
 		}
 	}

@@ -137,6 +137,7 @@ type Record struct {
 	EndedAt   int64          `json:"ea"`
 	Layout    string         `json:"lay,omitempty"`
 	Seed      string         `json:"seed,omitempty"`
+	Private   bool           `json:"pv,omitempty"`
 }
 
 // RecordOf returns the record of a finished match.
@@ -145,7 +146,7 @@ func RecordOf(st *State) *Record {
 		ID: st.ID, Game: st.Game, Variant: st.Variant, Rated: st.Rated,
 		Seats: make([]Participant, st.Players), Clock: st.Clock,
 		Plies: st.Plies, Outcome: st.Outcome, StartedAt: st.CreatedAt, EndedAt: st.EndedAt,
-		Layout: st.Layout, Seed: st.Seed,
+		Layout: st.Layout, Seed: st.Seed, Private: st.Private,
 	}
 	if r.Plies == nil {
 		r.Plies = []PlyRecord{}

@@ -45,6 +45,8 @@ var toStatus = rpcerr.Mapper{
 	{Err: match.ErrNoOffer, Code: codes.FailedPrecondition},
 	{Err: match.ErrOfferPending, Code: codes.FailedPrecondition},
 	{Err: match.ErrSuperseded, Code: codes.Aborted},
+	{Err: match.ErrNotPrivate, Code: codes.FailedPrecondition},
+	{Err: match.ErrTooMany, Code: codes.ResourceExhausted},
 	{Err: match.ErrVersionConflict, Code: codes.Aborted, Message: "match changed; retry"},
 }.Status
 
@@ -99,6 +101,42 @@ func (s *Server) ListMatches(ctx context.Context, req *matchv1.ListMatchesReques
 func caller(ctx context.Context) string {
 	p, _ := auth.FromContext(ctx)
 	return p.PlayerID()
+}
+
+// errHidden is what a caller who may not see a private match gets: the
+// same NOT_FOUND as for an unknown match, so that its existence is not
+// revealed either.
+var errHidden = status.Error(codes.NotFound, "match not found")
+
+// visible reports whether the caller may see st: a service always; a
+// player when the match is public, or private and they hold a seat or
+// were invited.
+func visible(ctx context.Context, st *match.State) bool {
+	p, ok := auth.FromContext(ctx)
+	if ok && p.IsService() {
+		return true
+	}
+	return st.VisibleTo(p.PlayerID())
+}
+
+// InviteSpectator implements matchv1.MatchServiceServer.
+func (s *Server) InviteSpectator(ctx context.Context, req *matchv1.InviteSpectatorRequest) (*matchv1.InviteSpectatorResponse, error) {
+	if req.GetMatchId() == "" {
+		return nil, status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	if err := checkID("match_id", req.GetMatchId()); err != nil {
+		return nil, err
+	}
+	if req.GetPlayerId() == "" {
+		return nil, status.Error(codes.InvalidArgument, "player_id is required")
+	}
+	if err := checkID("player_id", req.GetPlayerId()); err != nil {
+		return nil, err
+	}
+	if err := s.svc.InviteSpectator(ctx, req.GetMatchId(), caller(ctx), req.GetPlayerId()); err != nil {
+		return nil, toStatus(err)
+	}
+	return &matchv1.InviteSpectatorResponse{}, nil
 }
 
 // positions follows one receiver's position through a match's events.
@@ -249,6 +287,9 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	}
 	defer f.Close()
 	seat := st.SeatOf(caller(ctx))
+	if !visible(ctx, st) {
+		return errHidden
+	}
 	if seat == engine.NoSeat {
 		return status.Error(codes.PermissionDenied, "you hold no seat in this match; spectators use Watch")
 	}
@@ -415,6 +456,13 @@ func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingSer
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
+	st, _, err := s.svc.Get(ctx, req.GetMatchId())
+	if err != nil {
+		return toStatus(err)
+	}
+	if !visible(ctx, st) {
+		return errHidden
+	}
 	release, err := s.svc.Watch(ctx, req.GetMatchId())
 	if err != nil {
 		return toStatus(err)
@@ -453,6 +501,9 @@ func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*m
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	if !visible(ctx, st) {
+		return nil, errHidden
+	}
 	return &matchv1.GetMatchResponse{Match: s.withSpectators(ctx, view.Match(st, pos, st.SeatOf(caller(ctx)), s.now().UnixMilli()))}, nil
 }
 
@@ -470,6 +521,9 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 	st, pos, err := s.svc.Get(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(err)
+	}
+	if !visible(ctx, st) {
+		return nil, errHidden
 	}
 	if st.Status == match.StatusFinished {
 		return nil, status.Error(codes.FailedPrecondition, "the game is over")
@@ -660,6 +714,7 @@ func (s *Server) CreateMatch(ctx context.Context, req *matchv1.CreateMatchReques
 	}
 	params := match.CreateParams{
 		RequestID: req.GetRequestId(), Game: g, Variant: req.GetVariant(), Rated: req.GetRated(), Layout: req.GetLayout(),
+		Private: req.GetPrivate(),
 	}
 	for i, spec := range []*matchv1.SeatSpec{req.GetFirst(), req.GetSecond()} {
 		if spec == nil {

@@ -65,13 +65,13 @@ INSERT INTO games (game_id, game, variant, rated,
   first_player_id, first_display_name, first_bot_level,
   second_player_id, second_display_name, second_bot_level,
   base_ms, increment_ms, plies, ply_clock_ms, ply_think_ms, ply_count,
-  result, winner, reason, started_at, ended_at, layout, seed)
-VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23)
+  result, winner, reason, started_at, ended_at, layout, seed, private)
+VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)
 ON CONFLICT (game_id) DO NOTHING`,
 		r.ID, string(r.Game), r.Variant, r.Rated, p1, n1, b1, p2, n2, b2, base, inc,
 		strings.Join(plies, " "), strings.Join(clocks, " "), strings.Join(thinks, " "), len(r.Plies),
 		r.Outcome.Result.String(), winner, r.Outcome.Reason.String(),
-		time.UnixMilli(r.StartedAt).UTC(), time.UnixMilli(r.EndedAt).UTC(), nullable(r.Layout), nullable(r.Seed))
+		time.UnixMilli(r.StartedAt).UTC(), time.UnixMilli(r.EndedAt).UTC(), nullable(r.Layout), nullable(r.Seed), r.Private)
 	if err != nil {
 		return fmt.Errorf("insert game %s: %w", r.ID, err)
 	}

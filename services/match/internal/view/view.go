@@ -285,7 +285,7 @@ func Match(st *match.State, pos engine.Position, viewer engine.Seat, now int64) 
 		YourSeat: Seat(viewer), Status: matchv1.MatchStatus(st.Status),
 		Clocks: Clocks(st.ClocksAt(now)), View: GameView(st, pos, viewer),
 		DrawOfferedBy: Seat(st.DrawOffer), Outcome: Outcome(st.Outcome), LastSeq: st.LastSeq,
-		CreatedAt: ts(st.CreatedAt), EndedAt: ts(st.EndedAt),
+		CreatedAt: ts(st.CreatedAt), EndedAt: ts(st.EndedAt), Private: st.Private,
 	}
 	if st.Clock != nil {
 		m.TimeControl = &gamev1.TimeControl{BaseMs: st.Clock.BaseMS, IncrementMs: st.Clock.IncrementMS}
@@ -360,7 +360,7 @@ func Summary(sum *match.Summary) *matchv1.MatchSummary {
 	out := &matchv1.MatchSummary{
 		MatchId: sum.ID, Game: GameOf(engine.Game(sum.Game)), Variant: sum.Variant, Rated: sum.Rated,
 		PlyCount: int32(sum.Plies), Spectators: int32(sum.Spectators), Status: matchv1.MatchStatus(sum.Status),
-		CreatedAt: ts(sum.CreatedAt), StartedAt: ts(sum.StartedAt),
+		CreatedAt: ts(sum.CreatedAt), StartedAt: ts(sum.StartedAt), Private: sum.Private,
 	}
 	for i, p := range sum.Seats {
 		out.Seats = append(out.Seats, Participant(engine.Seat(i+1), p))

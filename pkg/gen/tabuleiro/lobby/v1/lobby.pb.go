@@ -135,6 +135,71 @@ func (RoomStatus) EnumDescriptor() ([]byte, []int) {
 	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{1}
 }
 
+// RematchStatus is where the rematch of a finished room match stands.
+type RematchStatus int32
+
+const (
+	// REMATCH_STATUS_UNSPECIFIED is never sent.
+	RematchStatus_REMATCH_STATUS_UNSPECIFIED RematchStatus = 0
+	// REMATCH_STATUS_NONE: nobody has offered a rematch yet.
+	RematchStatus_REMATCH_STATUS_NONE RematchStatus = 1
+	// REMATCH_STATUS_OFFERED: one player offered (offered_by); the other has
+	// not answered. Also sent for the moment between the second offer and
+	// the new match existing.
+	RematchStatus_REMATCH_STATUS_OFFERED RematchStatus = 2
+	// REMATCH_STATUS_STARTED: both offered; new_match_id is the new match,
+	// with the seats swapped.
+	RematchStatus_REMATCH_STATUS_STARTED RematchStatus = 3
+	// REMATCH_STATUS_DECLINED: a player declined or withdrew (declined_by);
+	// there will be no rematch of this match.
+	RematchStatus_REMATCH_STATUS_DECLINED RematchStatus = 4
+)
+
+// Enum value maps for RematchStatus.
+var (
+	RematchStatus_name = map[int32]string{
+		0: "REMATCH_STATUS_UNSPECIFIED",
+		1: "REMATCH_STATUS_NONE",
+		2: "REMATCH_STATUS_OFFERED",
+		3: "REMATCH_STATUS_STARTED",
+		4: "REMATCH_STATUS_DECLINED",
+	}
+	RematchStatus_value = map[string]int32{
+		"REMATCH_STATUS_UNSPECIFIED": 0,
+		"REMATCH_STATUS_NONE":        1,
+		"REMATCH_STATUS_OFFERED":     2,
+		"REMATCH_STATUS_STARTED":     3,
+		"REMATCH_STATUS_DECLINED":    4,
+	}
+)
+
+func (x RematchStatus) Enum() *RematchStatus {
+	p := new(RematchStatus)
+	*p = x
+	return p
+}
+
+func (x RematchStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RematchStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_tabuleiro_lobby_v1_lobby_proto_enumTypes[2].Descriptor()
+}
+
+func (RematchStatus) Type() protoreflect.EnumType {
+	return &file_tabuleiro_lobby_v1_lobby_proto_enumTypes[2]
+}
+
+func (x RematchStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RematchStatus.Descriptor instead.
+func (RematchStatus) EnumDescriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{2}
+}
+
 // RoomMember is a person in a room.
 type RoomMember struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -863,6 +928,110 @@ func (x *BotRecord) GetDraws() int32 {
 	return 0
 }
 
+// Rematch is the rematch of one finished room match. Set by the lobby.
+type Rematch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the finished match the rematch follows.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// status is where the rematch stands.
+	Status RematchStatus `protobuf:"varint,2,opt,name=status,proto3,enum=tabuleiro.lobby.v1.RematchStatus" json:"status,omitempty"`
+	// offered_by are the player ids that have offered, first offer first
+	// (0, 1 or 2 of them).
+	OfferedBy []string `protobuf:"bytes,3,rep,name=offered_by,json=offeredBy,proto3" json:"offered_by,omitempty"`
+	// declined_by is the player id that declined or withdrew; empty unless
+	// status is REMATCH_STATUS_DECLINED.
+	DeclinedBy string `protobuf:"bytes,4,opt,name=declined_by,json=declinedBy,proto3" json:"declined_by,omitempty"`
+	// new_match_id is the rematch's match (match.v1 Play); empty unless
+	// status is REMATCH_STATUS_STARTED.
+	NewMatchId string `protobuf:"bytes,5,opt,name=new_match_id,json=newMatchId,proto3" json:"new_match_id,omitempty"`
+	// your_seat is the caller's seat in the new match once it exists (the
+	// other seat than in match_id); SEAT_UNSPECIFIED before.
+	YourSeat v1.Seat `protobuf:"varint,6,opt,name=your_seat,json=yourSeat,proto3,enum=tabuleiro.game.v1.Seat" json:"your_seat,omitempty"`
+	// opponent is the other player of the match.
+	Opponent      *RoomMember `protobuf:"bytes,7,opt,name=opponent,proto3" json:"opponent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rematch) Reset() {
+	*x = Rematch{}
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rematch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rematch) ProtoMessage() {}
+
+func (x *Rematch) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rematch.ProtoReflect.Descriptor instead.
+func (*Rematch) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Rematch) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *Rematch) GetStatus() RematchStatus {
+	if x != nil {
+		return x.Status
+	}
+	return RematchStatus_REMATCH_STATUS_UNSPECIFIED
+}
+
+func (x *Rematch) GetOfferedBy() []string {
+	if x != nil {
+		return x.OfferedBy
+	}
+	return nil
+}
+
+func (x *Rematch) GetDeclinedBy() string {
+	if x != nil {
+		return x.DeclinedBy
+	}
+	return ""
+}
+
+func (x *Rematch) GetNewMatchId() string {
+	if x != nil {
+		return x.NewMatchId
+	}
+	return ""
+}
+
+func (x *Rematch) GetYourSeat() v1.Seat {
+	if x != nil {
+		return x.YourSeat
+	}
+	return v1.Seat(0)
+}
+
+func (x *Rematch) GetOpponent() *RoomMember {
+	if x != nil {
+		return x.Opponent
+	}
+	return nil
+}
+
 var File_tabuleiro_lobby_v1_lobby_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
@@ -941,7 +1110,18 @@ const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
 	"\x05level\x18\x02 \x01(\x0e2\x1b.tabuleiro.game.v1.BotLevelR\x05level\x12\x12\n" +
 	"\x04wins\x18\x03 \x01(\x05R\x04wins\x12\x16\n" +
 	"\x06losses\x18\x04 \x01(\x05R\x06losses\x12\x14\n" +
-	"\x05draws\x18\x05 \x01(\x05R\x05draws*j\n" +
+	"\x05draws\x18\x05 \x01(\x05R\x05draws\"\xb3\x02\n" +
+	"\aRematch\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x129\n" +
+	"\x06status\x18\x02 \x01(\x0e2!.tabuleiro.lobby.v1.RematchStatusR\x06status\x12\x1d\n" +
+	"\n" +
+	"offered_by\x18\x03 \x03(\tR\tofferedBy\x12\x1f\n" +
+	"\vdeclined_by\x18\x04 \x01(\tR\n" +
+	"declinedBy\x12 \n" +
+	"\fnew_match_id\x18\x05 \x01(\tR\n" +
+	"newMatchId\x124\n" +
+	"\tyour_seat\x18\x06 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\byourSeat\x12:\n" +
+	"\bopponent\x18\a \x01(\v2\x1e.tabuleiro.lobby.v1.RoomMemberR\bopponent*j\n" +
 	"\x0eRoomVisibility\x12\x1f\n" +
 	"\x1bROOM_VISIBILITY_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16ROOM_VISIBILITY_PUBLIC\x10\x01\x12\x1b\n" +
@@ -951,7 +1131,13 @@ const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
 	"\x17ROOM_STATUS_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10ROOM_STATUS_OPEN\x10\x01\x12\x17\n" +
 	"\x13ROOM_STATUS_STARTED\x10\x02\x12\x16\n" +
-	"\x12ROOM_STATUS_CLOSED\x10\x03B2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"\x12ROOM_STATUS_CLOSED\x10\x03*\x9d\x01\n" +
+	"\rRematchStatus\x12\x1e\n" +
+	"\x1aREMATCH_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13REMATCH_STATUS_NONE\x10\x01\x12\x1a\n" +
+	"\x16REMATCH_STATUS_OFFERED\x10\x02\x12\x1a\n" +
+	"\x16REMATCH_STATUS_STARTED\x10\x03\x12\x1b\n" +
+	"\x17REMATCH_STATUS_DECLINED\x10\x04B2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_proto_rawDescOnce sync.Once
@@ -965,56 +1151,61 @@ func file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP() []byte {
 	return file_tabuleiro_lobby_v1_lobby_proto_rawDescData
 }
 
-var file_tabuleiro_lobby_v1_lobby_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_lobby_v1_lobby_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_tabuleiro_lobby_v1_lobby_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_tabuleiro_lobby_v1_lobby_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_tabuleiro_lobby_v1_lobby_proto_goTypes = []any{
 	(RoomVisibility)(0),           // 0: tabuleiro.lobby.v1.RoomVisibility
 	(RoomStatus)(0),               // 1: tabuleiro.lobby.v1.RoomStatus
-	(*RoomMember)(nil),            // 2: tabuleiro.lobby.v1.RoomMember
-	(*Room)(nil),                  // 3: tabuleiro.lobby.v1.Room
-	(*MatchSummary)(nil),          // 4: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),            // 5: tabuleiro.lobby.v1.GameRecord
-	(*RatingChange)(nil),          // 6: tabuleiro.lobby.v1.RatingChange
-	(*Rating)(nil),                // 7: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),             // 8: tabuleiro.lobby.v1.BotRecord
-	(v1.Game)(0),                  // 9: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),        // 10: tabuleiro.game.v1.TimeControl
-	(v1.Seat)(0),                  // 11: tabuleiro.game.v1.Seat
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
-	(*v1.Participant)(nil),        // 13: tabuleiro.game.v1.Participant
-	(*v1.Outcome)(nil),            // 14: tabuleiro.game.v1.Outcome
-	(*v1.Ply)(nil),                // 15: tabuleiro.game.v1.Ply
-	(v1.BotLevel)(0),              // 16: tabuleiro.game.v1.BotLevel
+	(RematchStatus)(0),            // 2: tabuleiro.lobby.v1.RematchStatus
+	(*RoomMember)(nil),            // 3: tabuleiro.lobby.v1.RoomMember
+	(*Room)(nil),                  // 4: tabuleiro.lobby.v1.Room
+	(*MatchSummary)(nil),          // 5: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),            // 6: tabuleiro.lobby.v1.GameRecord
+	(*RatingChange)(nil),          // 7: tabuleiro.lobby.v1.RatingChange
+	(*Rating)(nil),                // 8: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),             // 9: tabuleiro.lobby.v1.BotRecord
+	(*Rematch)(nil),               // 10: tabuleiro.lobby.v1.Rematch
+	(v1.Game)(0),                  // 11: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),        // 12: tabuleiro.game.v1.TimeControl
+	(v1.Seat)(0),                  // 13: tabuleiro.game.v1.Seat
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*v1.Participant)(nil),        // 15: tabuleiro.game.v1.Participant
+	(*v1.Outcome)(nil),            // 16: tabuleiro.game.v1.Outcome
+	(*v1.Ply)(nil),                // 17: tabuleiro.game.v1.Ply
+	(v1.BotLevel)(0),              // 18: tabuleiro.game.v1.BotLevel
 }
 var file_tabuleiro_lobby_v1_lobby_proto_depIdxs = []int32{
-	9,  // 0: tabuleiro.lobby.v1.Room.game:type_name -> tabuleiro.game.v1.Game
-	10, // 1: tabuleiro.lobby.v1.Room.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	11, // 0: tabuleiro.lobby.v1.Room.game:type_name -> tabuleiro.game.v1.Game
+	12, // 1: tabuleiro.lobby.v1.Room.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	0,  // 2: tabuleiro.lobby.v1.Room.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	2,  // 3: tabuleiro.lobby.v1.Room.members:type_name -> tabuleiro.lobby.v1.RoomMember
+	3,  // 3: tabuleiro.lobby.v1.Room.members:type_name -> tabuleiro.lobby.v1.RoomMember
 	1,  // 4: tabuleiro.lobby.v1.Room.status:type_name -> tabuleiro.lobby.v1.RoomStatus
-	11, // 5: tabuleiro.lobby.v1.Room.host_seat:type_name -> tabuleiro.game.v1.Seat
-	12, // 6: tabuleiro.lobby.v1.Room.created_at:type_name -> google.protobuf.Timestamp
-	12, // 7: tabuleiro.lobby.v1.Room.expires_at:type_name -> google.protobuf.Timestamp
-	9,  // 8: tabuleiro.lobby.v1.MatchSummary.game:type_name -> tabuleiro.game.v1.Game
-	10, // 9: tabuleiro.lobby.v1.MatchSummary.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	13, // 10: tabuleiro.lobby.v1.MatchSummary.participants:type_name -> tabuleiro.game.v1.Participant
-	11, // 11: tabuleiro.lobby.v1.MatchSummary.to_move:type_name -> tabuleiro.game.v1.Seat
-	11, // 12: tabuleiro.lobby.v1.MatchSummary.your_seat:type_name -> tabuleiro.game.v1.Seat
-	14, // 13: tabuleiro.lobby.v1.MatchSummary.outcome:type_name -> tabuleiro.game.v1.Outcome
-	12, // 14: tabuleiro.lobby.v1.MatchSummary.started_at:type_name -> google.protobuf.Timestamp
-	12, // 15: tabuleiro.lobby.v1.MatchSummary.ended_at:type_name -> google.protobuf.Timestamp
-	4,  // 16: tabuleiro.lobby.v1.GameRecord.summary:type_name -> tabuleiro.lobby.v1.MatchSummary
-	15, // 17: tabuleiro.lobby.v1.GameRecord.plies:type_name -> tabuleiro.game.v1.Ply
-	6,  // 18: tabuleiro.lobby.v1.GameRecord.rating_changes:type_name -> tabuleiro.lobby.v1.RatingChange
-	9,  // 19: tabuleiro.lobby.v1.Rating.game:type_name -> tabuleiro.game.v1.Game
-	12, // 20: tabuleiro.lobby.v1.Rating.updated_at:type_name -> google.protobuf.Timestamp
-	9,  // 21: tabuleiro.lobby.v1.BotRecord.game:type_name -> tabuleiro.game.v1.Game
-	16, // 22: tabuleiro.lobby.v1.BotRecord.level:type_name -> tabuleiro.game.v1.BotLevel
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	13, // 5: tabuleiro.lobby.v1.Room.host_seat:type_name -> tabuleiro.game.v1.Seat
+	14, // 6: tabuleiro.lobby.v1.Room.created_at:type_name -> google.protobuf.Timestamp
+	14, // 7: tabuleiro.lobby.v1.Room.expires_at:type_name -> google.protobuf.Timestamp
+	11, // 8: tabuleiro.lobby.v1.MatchSummary.game:type_name -> tabuleiro.game.v1.Game
+	12, // 9: tabuleiro.lobby.v1.MatchSummary.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	15, // 10: tabuleiro.lobby.v1.MatchSummary.participants:type_name -> tabuleiro.game.v1.Participant
+	13, // 11: tabuleiro.lobby.v1.MatchSummary.to_move:type_name -> tabuleiro.game.v1.Seat
+	13, // 12: tabuleiro.lobby.v1.MatchSummary.your_seat:type_name -> tabuleiro.game.v1.Seat
+	16, // 13: tabuleiro.lobby.v1.MatchSummary.outcome:type_name -> tabuleiro.game.v1.Outcome
+	14, // 14: tabuleiro.lobby.v1.MatchSummary.started_at:type_name -> google.protobuf.Timestamp
+	14, // 15: tabuleiro.lobby.v1.MatchSummary.ended_at:type_name -> google.protobuf.Timestamp
+	5,  // 16: tabuleiro.lobby.v1.GameRecord.summary:type_name -> tabuleiro.lobby.v1.MatchSummary
+	17, // 17: tabuleiro.lobby.v1.GameRecord.plies:type_name -> tabuleiro.game.v1.Ply
+	7,  // 18: tabuleiro.lobby.v1.GameRecord.rating_changes:type_name -> tabuleiro.lobby.v1.RatingChange
+	11, // 19: tabuleiro.lobby.v1.Rating.game:type_name -> tabuleiro.game.v1.Game
+	14, // 20: tabuleiro.lobby.v1.Rating.updated_at:type_name -> google.protobuf.Timestamp
+	11, // 21: tabuleiro.lobby.v1.BotRecord.game:type_name -> tabuleiro.game.v1.Game
+	18, // 22: tabuleiro.lobby.v1.BotRecord.level:type_name -> tabuleiro.game.v1.BotLevel
+	2,  // 23: tabuleiro.lobby.v1.Rematch.status:type_name -> tabuleiro.lobby.v1.RematchStatus
+	13, // 24: tabuleiro.lobby.v1.Rematch.your_seat:type_name -> tabuleiro.game.v1.Seat
+	3,  // 25: tabuleiro.lobby.v1.Rematch.opponent:type_name -> tabuleiro.lobby.v1.RoomMember
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_proto_init() }
@@ -1028,8 +1219,8 @@ func file_tabuleiro_lobby_v1_lobby_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   7,
+			NumEnums:      3,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

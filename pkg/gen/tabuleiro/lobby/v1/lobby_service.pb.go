@@ -2174,6 +2174,284 @@ func (x *GetStatsResponse) GetBotRecords() []*BotRecord {
 	return nil
 }
 
+// OfferRematchRequest names the finished match to rematch.
+type OfferRematchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the finished room match; required.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferRematchRequest) Reset() {
+	*x = OfferRematchRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferRematchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferRematchRequest) ProtoMessage() {}
+
+func (x *OfferRematchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferRematchRequest.ProtoReflect.Descriptor instead.
+func (*OfferRematchRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *OfferRematchRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// OfferRematchResponse is the rematch after the offer.
+type OfferRematchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rematch is the rematch's state: REMATCH_STATUS_OFFERED while the
+	// opponent has not offered, REMATCH_STATUS_STARTED (new_match_id set)
+	// when this offer accepted theirs.
+	Rematch       *Rematch `protobuf:"bytes,1,opt,name=rematch,proto3" json:"rematch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferRematchResponse) Reset() {
+	*x = OfferRematchResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferRematchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferRematchResponse) ProtoMessage() {}
+
+func (x *OfferRematchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferRematchResponse.ProtoReflect.Descriptor instead.
+func (*OfferRematchResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *OfferRematchResponse) GetRematch() *Rematch {
+	if x != nil {
+		return x.Rematch
+	}
+	return nil
+}
+
+// DeclineRematchRequest names the finished match whose rematch to decline.
+type DeclineRematchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the finished room match; required.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineRematchRequest) Reset() {
+	*x = DeclineRematchRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineRematchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineRematchRequest) ProtoMessage() {}
+
+func (x *DeclineRematchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineRematchRequest.ProtoReflect.Descriptor instead.
+func (*DeclineRematchRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *DeclineRematchRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// DeclineRematchResponse is the declined rematch.
+type DeclineRematchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rematch is the rematch's state, REMATCH_STATUS_DECLINED.
+	Rematch       *Rematch `protobuf:"bytes,1,opt,name=rematch,proto3" json:"rematch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineRematchResponse) Reset() {
+	*x = DeclineRematchResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineRematchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineRematchResponse) ProtoMessage() {}
+
+func (x *DeclineRematchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineRematchResponse.ProtoReflect.Descriptor instead.
+func (*DeclineRematchResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *DeclineRematchResponse) GetRematch() *Rematch {
+	if x != nil {
+		return x.Rematch
+	}
+	return nil
+}
+
+// WatchRematchRequest names the finished match whose rematch to follow.
+type WatchRematchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the finished room match; required.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRematchRequest) Reset() {
+	*x = WatchRematchRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRematchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRematchRequest) ProtoMessage() {}
+
+func (x *WatchRematchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRematchRequest.ProtoReflect.Descriptor instead.
+func (*WatchRematchRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *WatchRematchRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// WatchRematchResponse is the rematch's state after a change.
+type WatchRematchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rematch is the rematch's whole state.
+	Rematch       *Rematch `protobuf:"bytes,1,opt,name=rematch,proto3" json:"rematch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRematchResponse) Reset() {
+	*x = WatchRematchResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRematchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRematchResponse) ProtoMessage() {}
+
+func (x *WatchRematchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRematchResponse.ProtoReflect.Descriptor instead.
+func (*WatchRematchResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *WatchRematchResponse) GetRematch() *Rematch {
+	if x != nil {
+		return x.Rematch
+	}
+	return nil
+}
+
 var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
@@ -2311,11 +2589,23 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x124\n" +
 	"\aratings\x18\x03 \x03(\v2\x1a.tabuleiro.lobby.v1.RatingR\aratings\x12>\n" +
 	"\vbot_records\x18\x04 \x03(\v2\x1d.tabuleiro.lobby.v1.BotRecordR\n" +
-	"botRecords*y\n" +
+	"botRecords\"0\n" +
+	"\x13OfferRematchRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"M\n" +
+	"\x14OfferRematchResponse\x125\n" +
+	"\arematch\x18\x01 \x01(\v2\x1b.tabuleiro.lobby.v1.RematchR\arematch\"2\n" +
+	"\x15DeclineRematchRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"O\n" +
+	"\x16DeclineRematchResponse\x125\n" +
+	"\arematch\x18\x01 \x01(\v2\x1b.tabuleiro.lobby.v1.RematchR\arematch\"0\n" +
+	"\x13WatchRematchRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"M\n" +
+	"\x14WatchRematchResponse\x125\n" +
+	"\arematch\x18\x01 \x01(\v2\x1b.tabuleiro.lobby.v1.RematchR\arematch*y\n" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\x8b\v\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xbc\r\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -2332,7 +2622,10 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x11ListActiveMatches\x12,.tabuleiro.lobby.v1.ListActiveMatchesRequest\x1a-.tabuleiro.lobby.v1.ListActiveMatchesResponse\x12X\n" +
 	"\tListGames\x12$.tabuleiro.lobby.v1.ListGamesRequest\x1a%.tabuleiro.lobby.v1.ListGamesResponse\x12R\n" +
 	"\aGetGame\x12\".tabuleiro.lobby.v1.GetGameRequest\x1a#.tabuleiro.lobby.v1.GetGameResponse\x12U\n" +
-	"\bGetStats\x12#.tabuleiro.lobby.v1.GetStatsRequest\x1a$.tabuleiro.lobby.v1.GetStatsResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"\bGetStats\x12#.tabuleiro.lobby.v1.GetStatsRequest\x1a$.tabuleiro.lobby.v1.GetStatsResponse\x12a\n" +
+	"\fOfferRematch\x12'.tabuleiro.lobby.v1.OfferRematchRequest\x1a(.tabuleiro.lobby.v1.OfferRematchResponse\x12g\n" +
+	"\x0eDeclineRematch\x12).tabuleiro.lobby.v1.DeclineRematchRequest\x1a*.tabuleiro.lobby.v1.DeclineRematchResponse\x12c\n" +
+	"\fWatchRematch\x12'.tabuleiro.lobby.v1.WatchRematchRequest\x1a(.tabuleiro.lobby.v1.WatchRematchResponse0\x01B2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_service_proto_rawDescOnce sync.Once
@@ -2347,7 +2640,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),               // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),        // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -2384,95 +2677,111 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*GetGameResponse)(nil),           // 32: tabuleiro.lobby.v1.GetGameResponse
 	(*GetStatsRequest)(nil),           // 33: tabuleiro.lobby.v1.GetStatsRequest
 	(*GetStatsResponse)(nil),          // 34: tabuleiro.lobby.v1.GetStatsResponse
-	(*timestamppb.Timestamp)(nil),     // 35: google.protobuf.Timestamp
-	(v1.Game)(0),                      // 36: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                // 37: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),            // 38: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),               // 39: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                      // 40: tabuleiro.game.v1.Seat
-	(*Room)(nil),                      // 41: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                  // 42: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),            // 43: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),              // 44: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                // 45: tabuleiro.lobby.v1.GameRecord
-	(*Rating)(nil),                    // 46: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                 // 47: tabuleiro.lobby.v1.BotRecord
+	(*OfferRematchRequest)(nil),       // 35: tabuleiro.lobby.v1.OfferRematchRequest
+	(*OfferRematchResponse)(nil),      // 36: tabuleiro.lobby.v1.OfferRematchResponse
+	(*DeclineRematchRequest)(nil),     // 37: tabuleiro.lobby.v1.DeclineRematchRequest
+	(*DeclineRematchResponse)(nil),    // 38: tabuleiro.lobby.v1.DeclineRematchResponse
+	(*WatchRematchRequest)(nil),       // 39: tabuleiro.lobby.v1.WatchRematchRequest
+	(*WatchRematchResponse)(nil),      // 40: tabuleiro.lobby.v1.WatchRematchResponse
+	(*timestamppb.Timestamp)(nil),     // 41: google.protobuf.Timestamp
+	(v1.Game)(0),                      // 42: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                // 43: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),            // 44: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),               // 45: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                      // 46: tabuleiro.game.v1.Seat
+	(*Room)(nil),                      // 47: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                  // 48: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),            // 49: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),              // 50: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                // 51: tabuleiro.lobby.v1.GameRecord
+	(*Rating)(nil),                    // 52: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                 // 53: tabuleiro.lobby.v1.BotRecord
+	(*Rematch)(nil),                   // 54: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	35, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	35, // 1: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	36, // 2: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	37, // 3: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	36, // 4: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	38, // 5: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	39, // 6: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	40, // 7: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	41, // 8: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	36, // 9: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	41, // 10: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	41, // 11: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	40, // 12: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	41, // 13: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	40, // 14: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	36, // 15: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	38, // 16: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	41, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	41, // 1: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	42, // 2: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	43, // 3: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	42, // 4: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	44, // 5: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	45, // 6: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	46, // 7: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	47, // 8: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	42, // 9: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	47, // 10: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	47, // 11: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	46, // 12: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	47, // 13: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	46, // 14: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	42, // 15: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	44, // 16: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	19, // 17: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	20, // 18: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	21, // 19: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	22, // 20: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	35, // 21: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	42, // 22: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	40, // 23: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	43, // 24: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	36, // 25: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	42, // 26: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	40, // 27: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	38, // 28: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	40, // 29: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	36, // 30: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	41, // 21: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	48, // 22: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	46, // 23: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	49, // 24: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	42, // 25: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	48, // 26: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	46, // 27: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	44, // 28: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	46, // 29: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	42, // 30: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,  // 31: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	44, // 32: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	44, // 33: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	36, // 34: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	44, // 35: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	45, // 36: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	46, // 37: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	47, // 38: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	1,  // 39: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 40: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 41: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 42: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 43: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 44: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 45: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	15, // 46: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	17, // 47: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	23, // 48: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	25, // 49: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	27, // 50: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	29, // 51: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	31, // 52: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	33, // 53: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	2,  // 54: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 55: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 56: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 57: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 58: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 59: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 60: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	16, // 61: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	18, // 62: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	24, // 63: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	26, // 64: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	28, // 65: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	30, // 66: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	32, // 67: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	34, // 68: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	54, // [54:69] is the sub-list for method output_type
-	39, // [39:54] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	50, // 32: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	50, // 33: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	42, // 34: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	50, // 35: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	51, // 36: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	52, // 37: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	53, // 38: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	54, // 39: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	54, // 40: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	54, // 41: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	1,  // 42: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,  // 43: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,  // 44: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,  // 45: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,  // 46: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11, // 47: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13, // 48: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	15, // 49: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	17, // 50: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	23, // 51: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	25, // 52: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	27, // 53: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	29, // 54: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	31, // 55: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	33, // 56: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	35, // 57: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	37, // 58: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	39, // 59: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	2,  // 60: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 61: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 62: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 63: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 64: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 65: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 66: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	16, // 67: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	18, // 68: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	24, // 69: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	26, // 70: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	28, // 71: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	30, // 72: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	32, // 73: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	34, // 74: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	36, // 75: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	38, // 76: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	40, // 77: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	60, // [60:78] is the sub-list for method output_type
+	42, // [42:60] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -2497,7 +2806,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   34,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

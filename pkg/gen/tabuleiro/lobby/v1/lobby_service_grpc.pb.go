@@ -34,6 +34,9 @@ const (
 	LobbyService_ListGames_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ListGames"
 	LobbyService_GetGame_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/GetGame"
 	LobbyService_GetStats_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/GetStats"
+	LobbyService_OfferRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/OfferRematch"
+	LobbyService_DeclineRematch_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
+	LobbyService_WatchRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/WatchRematch"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -139,6 +142,36 @@ type LobbyServiceClient interface {
 	// GetStats returns a player's ratings and record against each bot level.
 	// NOT_FOUND for an unknown player.
 	GetStats(ctx context.Context, in *GetStatsRequest, opts ...grpc.CallOption) (*GetStatsResponse, error)
+	// OfferRematch offers the opponent of a finished room match a rematch,
+	// or accepts the opponent's offer: the same game, variant, clock and
+	// rated flag, with the seats swapped (who had SEAT_SECOND now has
+	// SEAT_FIRST and moves first). Once both players have offered, the lobby
+	// creates the new match and the response carries it (status
+	// REMATCH_STATUS_STARTED); until then the offer waits for the other
+	// player, whose answer WatchRematch streams. Offering again changes
+	// nothing. Rematches are kept for a day after the match started; a
+	// rematch's match can itself be rematched. NOT_FOUND when match_id is not
+	// a room match the lobby knows (queue and bot games have no rematch);
+	// PERMISSION_DENIED when the caller did not play in it;
+	// FAILED_PRECONDITION when the match has not ended, the rematch was
+	// declined, or the caller or the opponent is already in another live
+	// match (one live match per player, see FindMatch: the offer then stays
+	// open and may be accepted later).
+	OfferRematch(ctx context.Context, in *OfferRematchRequest, opts ...grpc.CallOption) (*OfferRematchResponse, error)
+	// DeclineRematch declines the opponent's rematch offer, or withdraws the
+	// caller's own, or says no rematch before anyone offered: the rematch of
+	// that match is then over (REMATCH_STATUS_DECLINED; a later OfferRematch
+	// gets FAILED_PRECONDITION). Declining twice changes nothing.
+	// NOT_FOUND and PERMISSION_DENIED as OfferRematch; FAILED_PRECONDITION
+	// when the rematch has already started.
+	DeclineRematch(ctx context.Context, in *DeclineRematchRequest, opts ...grpc.CallOption) (*DeclineRematchResponse, error)
+	// WatchRematch streams the rematch state of a finished room match: the
+	// current state at once (REMATCH_STATUS_NONE when nobody has offered),
+	// then every change, ending with OK after the update that starts the new
+	// match or declines the rematch. It needs no client stream: a client
+	// offers and declines with the unary calls above. NOT_FOUND and
+	// PERMISSION_DENIED as OfferRematch.
+	WatchRematch(ctx context.Context, in *WatchRematchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRematchResponse], error)
 }
 
 type lobbyServiceClient struct {
@@ -317,6 +350,45 @@ func (c *lobbyServiceClient) GetStats(ctx context.Context, in *GetStatsRequest, 
 	return out, nil
 }
 
+func (c *lobbyServiceClient) OfferRematch(ctx context.Context, in *OfferRematchRequest, opts ...grpc.CallOption) (*OfferRematchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OfferRematchResponse)
+	err := c.cc.Invoke(ctx, LobbyService_OfferRematch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) DeclineRematch(ctx context.Context, in *DeclineRematchRequest, opts ...grpc.CallOption) (*DeclineRematchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeclineRematchResponse)
+	err := c.cc.Invoke(ctx, LobbyService_DeclineRematch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) WatchRematch(ctx context.Context, in *WatchRematchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRematchResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &LobbyService_ServiceDesc.Streams[2], LobbyService_WatchRematch_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchRematchRequest, WatchRematchResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LobbyService_WatchRematchClient = grpc.ServerStreamingClient[WatchRematchResponse]
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -420,6 +492,36 @@ type LobbyServiceServer interface {
 	// GetStats returns a player's ratings and record against each bot level.
 	// NOT_FOUND for an unknown player.
 	GetStats(context.Context, *GetStatsRequest) (*GetStatsResponse, error)
+	// OfferRematch offers the opponent of a finished room match a rematch,
+	// or accepts the opponent's offer: the same game, variant, clock and
+	// rated flag, with the seats swapped (who had SEAT_SECOND now has
+	// SEAT_FIRST and moves first). Once both players have offered, the lobby
+	// creates the new match and the response carries it (status
+	// REMATCH_STATUS_STARTED); until then the offer waits for the other
+	// player, whose answer WatchRematch streams. Offering again changes
+	// nothing. Rematches are kept for a day after the match started; a
+	// rematch's match can itself be rematched. NOT_FOUND when match_id is not
+	// a room match the lobby knows (queue and bot games have no rematch);
+	// PERMISSION_DENIED when the caller did not play in it;
+	// FAILED_PRECONDITION when the match has not ended, the rematch was
+	// declined, or the caller or the opponent is already in another live
+	// match (one live match per player, see FindMatch: the offer then stays
+	// open and may be accepted later).
+	OfferRematch(context.Context, *OfferRematchRequest) (*OfferRematchResponse, error)
+	// DeclineRematch declines the opponent's rematch offer, or withdraws the
+	// caller's own, or says no rematch before anyone offered: the rematch of
+	// that match is then over (REMATCH_STATUS_DECLINED; a later OfferRematch
+	// gets FAILED_PRECONDITION). Declining twice changes nothing.
+	// NOT_FOUND and PERMISSION_DENIED as OfferRematch; FAILED_PRECONDITION
+	// when the rematch has already started.
+	DeclineRematch(context.Context, *DeclineRematchRequest) (*DeclineRematchResponse, error)
+	// WatchRematch streams the rematch state of a finished room match: the
+	// current state at once (REMATCH_STATUS_NONE when nobody has offered),
+	// then every change, ending with OK after the update that starts the new
+	// match or declines the rematch. It needs no client stream: a client
+	// offers and declines with the unary calls above. NOT_FOUND and
+	// PERMISSION_DENIED as OfferRematch.
+	WatchRematch(*WatchRematchRequest, grpc.ServerStreamingServer[WatchRematchResponse]) error
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -474,6 +576,15 @@ func (UnimplementedLobbyServiceServer) GetGame(context.Context, *GetGameRequest)
 }
 func (UnimplementedLobbyServiceServer) GetStats(context.Context, *GetStatsRequest) (*GetStatsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetStats not implemented")
+}
+func (UnimplementedLobbyServiceServer) OfferRematch(context.Context, *OfferRematchRequest) (*OfferRematchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method OfferRematch not implemented")
+}
+func (UnimplementedLobbyServiceServer) DeclineRematch(context.Context, *DeclineRematchRequest) (*DeclineRematchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeclineRematch not implemented")
+}
+func (UnimplementedLobbyServiceServer) WatchRematch(*WatchRematchRequest, grpc.ServerStreamingServer[WatchRematchResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchRematch not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -752,6 +863,53 @@ func _LobbyService_GetStats_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_OfferRematch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OfferRematchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).OfferRematch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_OfferRematch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).OfferRematch(ctx, req.(*OfferRematchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_DeclineRematch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeclineRematchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).DeclineRematch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_DeclineRematch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).DeclineRematch(ctx, req.(*DeclineRematchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_WatchRematch_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchRematchRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(LobbyServiceServer).WatchRematch(m, &grpc.GenericServerStream[WatchRematchRequest, WatchRematchResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LobbyService_WatchRematchServer = grpc.ServerStreamingServer[WatchRematchResponse]
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -811,6 +969,14 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetStats",
 			Handler:    _LobbyService_GetStats_Handler,
 		},
+		{
+			MethodName: "OfferRematch",
+			Handler:    _LobbyService_OfferRematch_Handler,
+		},
+		{
+			MethodName: "DeclineRematch",
+			Handler:    _LobbyService_DeclineRematch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -821,6 +987,11 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "FindMatch",
 			Handler:       _LobbyService_FindMatch_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchRematch",
+			Handler:       _LobbyService_WatchRematch_Handler,
 			ServerStreams: true,
 		},
 	},

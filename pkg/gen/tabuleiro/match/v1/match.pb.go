@@ -87,14 +87,14 @@ type ConnectionState int32
 const (
 	// CONNECTION_STATE_UNSPECIFIED is never sent.
 	ConnectionState_CONNECTION_STATE_UNSPECIFIED ConnectionState = 0
-	// CONNECTION_STATE_CONNECTED: the player has a Play stream open (a bot
-	// seat is always connected).
+	// CONNECTION_STATE_CONNECTED: the player has a Play or Follow stream
+	// open (a bot seat is always connected).
 	ConnectionState_CONNECTION_STATE_CONNECTED ConnectionState = 1
 	// CONNECTION_STATE_DISCONNECTED: the player's stream dropped; they lose
 	// by abandonment unless they rejoin by reconnect_deadline.
 	ConnectionState_CONNECTION_STATE_DISCONNECTED ConnectionState = 2
-	// CONNECTION_STATE_NEVER_JOINED: the player has not opened a Play stream
-	// yet since the match was created.
+	// CONNECTION_STATE_NEVER_JOINED: the player has not opened a Play or
+	// Follow stream yet since the match was created.
 	ConnectionState_CONNECTION_STATE_NEVER_JOINED ConnectionState = 3
 )
 
@@ -148,8 +148,10 @@ type SeatState struct {
 	Participant *v1.Participant `protobuf:"bytes,1,opt,name=participant,proto3" json:"participant,omitempty"`
 	// connection is whether the player is connected.
 	Connection ConnectionState `protobuf:"varint,2,opt,name=connection,proto3,enum=tabuleiro.match.v1.ConnectionState" json:"connection,omitempty"`
-	// reconnect_deadline is when a disconnected player loses by abandonment;
-	// set only when connection is CONNECTION_STATE_DISCONNECTED.
+	// reconnect_deadline is when a disconnected player loses by abandonment,
+	// or when a seat that never joined ends the match (see
+	// CONNECTION_STATE_NEVER_JOINED); set only when connection is
+	// CONNECTION_STATE_DISCONNECTED or CONNECTION_STATE_NEVER_JOINED.
 	ReconnectDeadline *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=reconnect_deadline,json=reconnectDeadline,proto3" json:"reconnect_deadline,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
@@ -260,7 +262,10 @@ type Match struct {
 	Seed string `protobuf:"bytes,19,opt,name=seed,proto3" json:"seed,omitempty"`
 	// layout is the Banqi layout (32 letters, B1), revealed only once the
 	// match is finished. Empty otherwise.
-	Layout        string `protobuf:"bytes,20,opt,name=layout,proto3" json:"layout,omitempty"`
+	Layout string `protobuf:"bytes,20,opt,name=layout,proto3" json:"layout,omitempty"`
+	// private reports a match of a private room: only its seats and the
+	// spectators a seat invited (MatchService.InviteSpectator) may see it.
+	Private       bool `protobuf:"varint,21,opt,name=private,proto3" json:"private,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -433,6 +438,13 @@ func (x *Match) GetLayout() string {
 		return x.Layout
 	}
 	return ""
+}
+
+func (x *Match) GetPrivate() bool {
+	if x != nil {
+		return x.Private
+	}
+	return false
 }
 
 // MatchEvent is one change to a match, in order. Each match numbers its
@@ -982,7 +994,10 @@ type MatchSummary struct {
 	// created_at is when the match was created.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// started_at is when its first ply was played; absent while waiting.
-	StartedAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	StartedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	// private reports a match of a private room, which the lobby never
+	// lists for spectators (only to its own players).
+	Private       bool `protobuf:"varint,12,opt,name=private,proto3" json:"private,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1094,6 +1109,13 @@ func (x *MatchSummary) GetStartedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *MatchSummary) GetPrivate() bool {
+	if x != nil {
+		return x.Private
+	}
+	return false
+}
+
 var File_tabuleiro_match_v1_match_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_match_v1_match_proto_rawDesc = "" +
@@ -1104,7 +1126,7 @@ const file_tabuleiro_match_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"connection\x18\x02 \x01(\x0e2#.tabuleiro.match.v1.ConnectionStateR\n" +
 	"connection\x12I\n" +
-	"\x12reconnect_deadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x11reconnectDeadline\"\x96\a\n" +
+	"\x12reconnect_deadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x11reconnectDeadline\"\xb0\a\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12+\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x18\n" +
@@ -1129,7 +1151,8 @@ const file_tabuleiro_match_v1_match_proto_rawDesc = "" +
 	"\x12first_ply_deadline\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\x10firstPlyDeadline\x125\n" +
 	"\bended_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\x12\x12\n" +
 	"\x04seed\x18\x13 \x01(\tR\x04seed\x12\x16\n" +
-	"\x06layout\x18\x14 \x01(\tR\x06layout\"\x94\x04\n" +
+	"\x06layout\x18\x14 \x01(\tR\x06layout\x12\x18\n" +
+	"\aprivate\x18\x15 \x01(\bR\aprivate\"\x94\x04\n" +
 	"\n" +
 	"MatchEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12*\n" +
@@ -1161,7 +1184,7 @@ const file_tabuleiro_match_v1_match_proto_rawDesc = "" +
 	"\x06clocks\x18\x02 \x01(\v2\x1d.tabuleiro.game.v1.ClockStateR\x06clocks\x12/\n" +
 	"\x04view\x18\x03 \x01(\v2\x1b.tabuleiro.game.v1.GameViewR\x04view\x12\x12\n" +
 	"\x04seed\x18\x04 \x01(\tR\x04seed\x12\x16\n" +
-	"\x06layout\x18\x05 \x01(\tR\x06layout\"\xeb\x03\n" +
+	"\x06layout\x18\x05 \x01(\tR\x06layout\"\x85\x04\n" +
 	"\fMatchSummary\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12+\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x18\n" +
@@ -1178,7 +1201,8 @@ const file_tabuleiro_match_v1_match_proto_rawDesc = "" +
 	"created_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"started_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt*~\n" +
+	"started_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12\x18\n" +
+	"\aprivate\x18\f \x01(\bR\aprivate*~\n" +
 	"\vMatchStatus\x12\x1c\n" +
 	"\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14MATCH_STATUS_WAITING\x10\x01\x12\x1c\n" +

@@ -150,6 +150,98 @@ func (PlyKind) EnumDescriptor() ([]byte, []int) {
 	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{1}
 }
 
+// InviteSpectatorRequest names a private match and the player invited.
+type InviteSpectatorRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// player_id is the player who may then watch it; required.
+	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InviteSpectatorRequest) Reset() {
+	*x = InviteSpectatorRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InviteSpectatorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InviteSpectatorRequest) ProtoMessage() {}
+
+func (x *InviteSpectatorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InviteSpectatorRequest.ProtoReflect.Descriptor instead.
+func (*InviteSpectatorRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *InviteSpectatorRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *InviteSpectatorRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// InviteSpectatorResponse confirms an invitation; it has no fields yet.
+type InviteSpectatorResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InviteSpectatorResponse) Reset() {
+	*x = InviteSpectatorResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InviteSpectatorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InviteSpectatorResponse) ProtoMessage() {}
+
+func (x *InviteSpectatorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InviteSpectatorResponse.ProtoReflect.Descriptor instead.
+func (*InviteSpectatorResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{1}
+}
+
 // ListMatchesRequest selects live matches.
 type ListMatchesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -164,7 +256,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -176,7 +268,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[0]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -189,7 +281,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{0}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ListMatchesRequest) GetPlayerId() string {
@@ -217,7 +309,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -229,7 +321,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[1]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -242,7 +334,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{1}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
@@ -273,7 +365,7 @@ type PlayRequest struct {
 
 func (x *PlayRequest) Reset() {
 	*x = PlayRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -285,7 +377,7 @@ func (x *PlayRequest) String() string {
 func (*PlayRequest) ProtoMessage() {}
 
 func (x *PlayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[2]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -298,7 +390,7 @@ func (x *PlayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayRequest.ProtoReflect.Descriptor instead.
 func (*PlayRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{2}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PlayRequest) GetAction() isPlayRequest_Action {
@@ -440,7 +532,7 @@ type JoinMatch struct {
 
 func (x *JoinMatch) Reset() {
 	*x = JoinMatch{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -452,7 +544,7 @@ func (x *JoinMatch) String() string {
 func (*JoinMatch) ProtoMessage() {}
 
 func (x *JoinMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[3]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -465,7 +557,7 @@ func (x *JoinMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatch.ProtoReflect.Descriptor instead.
 func (*JoinMatch) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{3}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *JoinMatch) GetMatchId() string {
@@ -507,7 +599,7 @@ type SubmitPly struct {
 
 func (x *SubmitPly) Reset() {
 	*x = SubmitPly{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -519,7 +611,7 @@ func (x *SubmitPly) String() string {
 func (*SubmitPly) ProtoMessage() {}
 
 func (x *SubmitPly) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[4]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -532,7 +624,7 @@ func (x *SubmitPly) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitPly.ProtoReflect.Descriptor instead.
 func (*SubmitPly) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{4}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SubmitPly) GetPlyNumber() int32 {
@@ -559,7 +651,7 @@ type Resign struct {
 
 func (x *Resign) Reset() {
 	*x = Resign{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -571,7 +663,7 @@ func (x *Resign) String() string {
 func (*Resign) ProtoMessage() {}
 
 func (x *Resign) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[5]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -584,7 +676,7 @@ func (x *Resign) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resign.ProtoReflect.Descriptor instead.
 func (*Resign) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{5}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{7}
 }
 
 // OfferDraw offers a draw to the opponent. Refused (FAILED_PRECONDITION)
@@ -597,7 +689,7 @@ type OfferDraw struct {
 
 func (x *OfferDraw) Reset() {
 	*x = OfferDraw{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -609,7 +701,7 @@ func (x *OfferDraw) String() string {
 func (*OfferDraw) ProtoMessage() {}
 
 func (x *OfferDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[6]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -622,7 +714,7 @@ func (x *OfferDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferDraw.ProtoReflect.Descriptor instead.
 func (*OfferDraw) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{6}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{8}
 }
 
 // AcceptDraw accepts the opponent's pending draw offer. Refused
@@ -635,7 +727,7 @@ type AcceptDraw struct {
 
 func (x *AcceptDraw) Reset() {
 	*x = AcceptDraw{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -647,7 +739,7 @@ func (x *AcceptDraw) String() string {
 func (*AcceptDraw) ProtoMessage() {}
 
 func (x *AcceptDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[7]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -660,7 +752,7 @@ func (x *AcceptDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptDraw.ProtoReflect.Descriptor instead.
 func (*AcceptDraw) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{7}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{9}
 }
 
 // DeclineDraw declines the opponent's pending draw offer. Refused
@@ -673,7 +765,7 @@ type DeclineDraw struct {
 
 func (x *DeclineDraw) Reset() {
 	*x = DeclineDraw{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -685,7 +777,7 @@ func (x *DeclineDraw) String() string {
 func (*DeclineDraw) ProtoMessage() {}
 
 func (x *DeclineDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[8]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -698,7 +790,7 @@ func (x *DeclineDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineDraw.ProtoReflect.Descriptor instead.
 func (*DeclineDraw) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{8}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{10}
 }
 
 // Ping asks the server for a pong.
@@ -712,7 +804,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -724,7 +816,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[9]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -737,7 +829,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{9}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Ping) GetNonce() uint64 {
@@ -767,7 +859,7 @@ type PlayResponse struct {
 
 func (x *PlayResponse) Reset() {
 	*x = PlayResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -779,7 +871,7 @@ func (x *PlayResponse) String() string {
 func (*PlayResponse) ProtoMessage() {}
 
 func (x *PlayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[10]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -792,7 +884,7 @@ func (x *PlayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
 func (*PlayResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{10}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PlayResponse) GetMessage() isPlayResponse_Message {
@@ -934,7 +1026,7 @@ type PlyRejected struct {
 
 func (x *PlyRejected) Reset() {
 	*x = PlyRejected{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -946,7 +1038,7 @@ func (x *PlyRejected) String() string {
 func (*PlyRejected) ProtoMessage() {}
 
 func (x *PlyRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[11]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -959,7 +1051,7 @@ func (x *PlyRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlyRejected.ProtoReflect.Descriptor instead.
 func (*PlyRejected) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{11}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PlyRejected) GetPlyNumber() int32 {
@@ -1019,7 +1111,7 @@ type ActionRejected struct {
 
 func (x *ActionRejected) Reset() {
 	*x = ActionRejected{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1123,7 @@ func (x *ActionRejected) String() string {
 func (*ActionRejected) ProtoMessage() {}
 
 func (x *ActionRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1136,7 @@ func (x *ActionRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionRejected.ProtoReflect.Descriptor instead.
 func (*ActionRejected) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{12}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ActionRejected) GetAction() PlayAction {
@@ -1082,7 +1174,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1186,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1199,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{13}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Pong) GetNonce() uint64 {
@@ -1135,7 +1227,7 @@ type Drain struct {
 
 func (x *Drain) Reset() {
 	*x = Drain{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1147,7 +1239,7 @@ func (x *Drain) String() string {
 func (*Drain) ProtoMessage() {}
 
 func (x *Drain) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1160,7 +1252,7 @@ func (x *Drain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drain.ProtoReflect.Descriptor instead.
 func (*Drain) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{14}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Drain) GetReason() string {
@@ -1168,6 +1260,695 @@ func (x *Drain) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+// FollowRequest opens a seat's Follow stream.
+type FollowRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match to follow; required, at most 128 bytes.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// last_seq is the last event sequence number the client saw, 0 when it
+	// saw none (as JoinMatch.last_seq). If the server still has every later
+	// event it sends those; otherwise it sends a fresh snapshot.
+	LastSeq       int64 `protobuf:"varint,2,opt,name=last_seq,json=lastSeq,proto3" json:"last_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FollowRequest) Reset() {
+	*x = FollowRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FollowRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FollowRequest) ProtoMessage() {}
+
+func (x *FollowRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FollowRequest.ProtoReflect.Descriptor instead.
+func (*FollowRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *FollowRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *FollowRequest) GetLastSeq() int64 {
+	if x != nil {
+		return x.LastSeq
+	}
+	return 0
+}
+
+// FollowResponse is one message from the server on a Follow stream.
+type FollowResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// message is what the server says; exactly one is set.
+	//
+	// Types that are valid to be assigned to Message:
+	//
+	//	*FollowResponse_Snapshot
+	//	*FollowResponse_Event
+	//	*FollowResponse_Drain
+	//	*FollowResponse_Heartbeat
+	Message       isFollowResponse_Message `protobuf_oneof:"message"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FollowResponse) Reset() {
+	*x = FollowResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FollowResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FollowResponse) ProtoMessage() {}
+
+func (x *FollowResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FollowResponse.ProtoReflect.Descriptor instead.
+func (*FollowResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *FollowResponse) GetMessage() isFollowResponse_Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetSnapshot() *Match {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Snapshot); ok {
+			return x.Snapshot
+		}
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetEvent() *MatchEvent {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetDrain() *Drain {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Drain); ok {
+			return x.Drain
+		}
+	}
+	return nil
+}
+
+func (x *FollowResponse) GetHeartbeat() *Heartbeat {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
+type isFollowResponse_Message interface {
+	isFollowResponse_Message()
+}
+
+type FollowResponse_Snapshot struct {
+	// snapshot is the whole match as the caller's seat sees it: sent first
+	// (unless only missed events are replayed) and whenever the server
+	// cannot replay a gap.
+	Snapshot *Match `protobuf:"bytes,1,opt,name=snapshot,proto3,oneof"`
+}
+
+type FollowResponse_Event struct {
+	// event is the next event of the match, in seq order.
+	Event *MatchEvent `protobuf:"bytes,2,opt,name=event,proto3,oneof"`
+}
+
+type FollowResponse_Drain struct {
+	// drain says this instance is shutting down: follow again (any
+	// instance) with the last seq seen. The server then ends the stream
+	// with UNAVAILABLE.
+	Drain *Drain `protobuf:"bytes,3,opt,name=drain,proto3,oneof"`
+}
+
+type FollowResponse_Heartbeat struct {
+	// heartbeat is sent when nothing else was sent for 15 seconds.
+	Heartbeat *Heartbeat `protobuf:"bytes,4,opt,name=heartbeat,proto3,oneof"`
+}
+
+func (*FollowResponse_Snapshot) isFollowResponse_Message() {}
+
+func (*FollowResponse_Event) isFollowResponse_Message() {}
+
+func (*FollowResponse_Drain) isFollowResponse_Message() {}
+
+func (*FollowResponse_Heartbeat) isFollowResponse_Message() {}
+
+// Heartbeat says a Follow stream is alive while the match is quiet.
+type Heartbeat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// server_time is the server's clock when it was sent, for clients that
+	// correct their clock display.
+	ServerTime    *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=server_time,json=serverTime,proto3" json:"server_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Heartbeat) Reset() {
+	*x = Heartbeat{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Heartbeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Heartbeat) ProtoMessage() {}
+
+func (x *Heartbeat) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
+func (*Heartbeat) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *Heartbeat) GetServerTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ServerTime
+	}
+	return nil
+}
+
+// SubmitPlyRequest plays a ply for the caller's seat.
+type SubmitPlyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// ply_number is the number the client expects the ply to have: the
+	// view's ply_count + 1 (as SubmitPly.ply_number on a Play stream).
+	PlyNumber int32 `protobuf:"varint,2,opt,name=ply_number,json=plyNumber,proto3" json:"ply_number,omitempty"`
+	// notation is the ply in RULES.md notation, at most 256 bytes; a Corners
+	// chain may be given by its ends only (C1).
+	Notation      string `protobuf:"bytes,3,opt,name=notation,proto3" json:"notation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitPlyRequest) Reset() {
+	*x = SubmitPlyRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitPlyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitPlyRequest) ProtoMessage() {}
+
+func (x *SubmitPlyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitPlyRequest.ProtoReflect.Descriptor instead.
+func (*SubmitPlyRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *SubmitPlyRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *SubmitPlyRequest) GetPlyNumber() int32 {
+	if x != nil {
+		return x.PlyNumber
+	}
+	return 0
+}
+
+func (x *SubmitPlyRequest) GetNotation() string {
+	if x != nil {
+		return x.Notation
+	}
+	return ""
+}
+
+// SubmitPlyResponse is the accepted ply.
+type SubmitPlyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// event is the ply_played event of the ply, with its seq and the
+	// caller's seat view of the position after it; the same event as on the
+	// match's streams.
+	Event *MatchEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// duplicate reports that the ply had already been accepted (a resend):
+	// event is the event of that first acceptance.
+	Duplicate     bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitPlyResponse) Reset() {
+	*x = SubmitPlyResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitPlyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitPlyResponse) ProtoMessage() {}
+
+func (x *SubmitPlyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitPlyResponse.ProtoReflect.Descriptor instead.
+func (*SubmitPlyResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *SubmitPlyResponse) GetEvent() *MatchEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *SubmitPlyResponse) GetDuplicate() bool {
+	if x != nil {
+		return x.Duplicate
+	}
+	return false
+}
+
+// ResignRequest resigns the caller's seat.
+type ResignRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResignRequest) Reset() {
+	*x = ResignRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResignRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResignRequest) ProtoMessage() {}
+
+func (x *ResignRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResignRequest.ProtoReflect.Descriptor instead.
+func (*ResignRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ResignRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// ResignResponse acknowledges a resignation; the game_ended event comes on
+// the match's streams.
+type ResignResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResignResponse) Reset() {
+	*x = ResignResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResignResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResignResponse) ProtoMessage() {}
+
+func (x *ResignResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResignResponse.ProtoReflect.Descriptor instead.
+func (*ResignResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
+}
+
+// OfferDrawRequest offers a draw.
+type OfferDrawRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferDrawRequest) Reset() {
+	*x = OfferDrawRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferDrawRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferDrawRequest) ProtoMessage() {}
+
+func (x *OfferDrawRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferDrawRequest.ProtoReflect.Descriptor instead.
+func (*OfferDrawRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *OfferDrawRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// OfferDrawResponse acknowledges an offer; the draw_offered event comes on
+// the match's streams.
+type OfferDrawResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferDrawResponse) Reset() {
+	*x = OfferDrawResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferDrawResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferDrawResponse) ProtoMessage() {}
+
+func (x *OfferDrawResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferDrawResponse.ProtoReflect.Descriptor instead.
+func (*OfferDrawResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{25}
+}
+
+// AcceptDrawRequest accepts the opponent's pending draw offer.
+type AcceptDrawRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptDrawRequest) Reset() {
+	*x = AcceptDrawRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptDrawRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptDrawRequest) ProtoMessage() {}
+
+func (x *AcceptDrawRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptDrawRequest.ProtoReflect.Descriptor instead.
+func (*AcceptDrawRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AcceptDrawRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// AcceptDrawResponse acknowledges the acceptance; the game_ended event
+// (REASON_AGREEMENT) comes on the match's streams.
+type AcceptDrawResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptDrawResponse) Reset() {
+	*x = AcceptDrawResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptDrawResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptDrawResponse) ProtoMessage() {}
+
+func (x *AcceptDrawResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptDrawResponse.ProtoReflect.Descriptor instead.
+func (*AcceptDrawResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{27}
+}
+
+// DeclineDrawRequest declines the opponent's pending draw offer.
+type DeclineDrawRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineDrawRequest) Reset() {
+	*x = DeclineDrawRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineDrawRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineDrawRequest) ProtoMessage() {}
+
+func (x *DeclineDrawRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineDrawRequest.ProtoReflect.Descriptor instead.
+func (*DeclineDrawRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *DeclineDrawRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// DeclineDrawResponse acknowledges the refusal; the draw_declined event
+// comes on the match's streams.
+type DeclineDrawResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineDrawResponse) Reset() {
+	*x = DeclineDrawResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineDrawResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineDrawResponse) ProtoMessage() {}
+
+func (x *DeclineDrawResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineDrawResponse.ProtoReflect.Descriptor instead.
+func (*DeclineDrawResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{29}
 }
 
 // WatchRequest opens a spectator stream.
@@ -1183,7 +1964,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1976,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1989,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *WatchRequest) GetMatchId() string {
@@ -1242,7 +2023,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +2035,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +2048,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *WatchResponse) GetMessage() isWatchResponse_Message {
@@ -1340,7 +2121,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1352,7 +2133,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1365,7 +2146,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -1386,7 +2167,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1398,7 +2179,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1411,7 +2192,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -1444,7 +2225,7 @@ type ListLegalPliesRequest struct {
 
 func (x *ListLegalPliesRequest) Reset() {
 	*x = ListLegalPliesRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1456,7 +2237,7 @@ func (x *ListLegalPliesRequest) String() string {
 func (*ListLegalPliesRequest) ProtoMessage() {}
 
 func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1469,7 +2250,7 @@ func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesRequest.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListLegalPliesRequest) GetMatchId() string {
@@ -1521,7 +2302,7 @@ type LegalPly struct {
 
 func (x *LegalPly) Reset() {
 	*x = LegalPly{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +2314,7 @@ func (x *LegalPly) String() string {
 func (*LegalPly) ProtoMessage() {}
 
 func (x *LegalPly) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +2327,7 @@ func (x *LegalPly) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalPly.ProtoReflect.Descriptor instead.
 func (*LegalPly) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *LegalPly) GetNotation() string {
@@ -1606,7 +2387,7 @@ type PlyCheck struct {
 
 func (x *PlyCheck) Reset() {
 	*x = PlyCheck{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1618,7 +2399,7 @@ func (x *PlyCheck) String() string {
 func (*PlyCheck) ProtoMessage() {}
 
 func (x *PlyCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1631,7 +2412,7 @@ func (x *PlyCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlyCheck.ProtoReflect.Descriptor instead.
 func (*PlyCheck) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PlyCheck) GetNotation() string {
@@ -1691,7 +2472,7 @@ type ListLegalPliesResponse struct {
 
 func (x *ListLegalPliesResponse) Reset() {
 	*x = ListLegalPliesResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1703,7 +2484,7 @@ func (x *ListLegalPliesResponse) String() string {
 func (*ListLegalPliesResponse) ProtoMessage() {}
 
 func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1716,7 +2497,7 @@ func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesResponse.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListLegalPliesResponse) GetPlyNumber() int32 {
@@ -1770,7 +2551,7 @@ type SeatSpec struct {
 
 func (x *SeatSpec) Reset() {
 	*x = SeatSpec{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1782,7 +2563,7 @@ func (x *SeatSpec) String() string {
 func (*SeatSpec) ProtoMessage() {}
 
 func (x *SeatSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1795,7 +2576,7 @@ func (x *SeatSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec.ProtoReflect.Descriptor instead.
 func (*SeatSpec) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SeatSpec) GetOccupant() isSeatSpec_Occupant {
@@ -1857,7 +2638,7 @@ type PlayerSeat struct {
 
 func (x *PlayerSeat) Reset() {
 	*x = PlayerSeat{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1869,7 +2650,7 @@ func (x *PlayerSeat) String() string {
 func (*PlayerSeat) ProtoMessage() {}
 
 func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1882,7 +2663,7 @@ func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerSeat.ProtoReflect.Descriptor instead.
 func (*PlayerSeat) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *PlayerSeat) GetPlayerId() string {
@@ -1930,14 +2711,19 @@ type CreateMatchRequest struct {
 	Rated bool `protobuf:"varint,7,opt,name=rated,proto3" json:"rated,omitempty"`
 	// layout is an explicit Banqi layout (32 letters, B1) for unrated replay
 	// matches only; empty means the server draws one from crypto/rand.
-	Layout        string `protobuf:"bytes,8,opt,name=layout,proto3" json:"layout,omitempty"`
+	Layout string `protobuf:"bytes,8,opt,name=layout,proto3" json:"layout,omitempty"`
+	// private makes the match visible only to its seats and the spectators
+	// they invite (a private room's match): it is NOT_FOUND to anyone else
+	// on Watch, GetMatch and ListLegalPlies, and flagged private in
+	// ListMatches so that the lobby lists it to nobody else.
+	Private       bool `protobuf:"varint,9,opt,name=private,proto3" json:"private,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +2735,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +2748,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{25}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CreateMatchRequest) GetRequestId() string {
@@ -2021,6 +2807,13 @@ func (x *CreateMatchRequest) GetLayout() string {
 	return ""
 }
 
+func (x *CreateMatchRequest) GetPrivate() bool {
+	if x != nil {
+		return x.Private
+	}
+	return false
+}
+
 // CreateMatchResponse is the new (or, for a retry, the existing) match.
 type CreateMatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2035,7 +2828,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2047,7 +2840,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2060,7 +2853,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{26}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateMatchResponse) GetMatchId() string {
@@ -2081,7 +2874,11 @@ var File_tabuleiro_match_v1_match_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\n" +
-	"&tabuleiro/match/v1/match_service.proto\x12\x12tabuleiro.match.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/match/v1/match.proto\"G\n" +
+	"&tabuleiro/match/v1/match_service.proto\x12\x12tabuleiro.match.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/match/v1/match.proto\"P\n" +
+	"\x16InviteSpectatorRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\x19\n" +
+	"\x17InviteSpectatorResponse\"G\n" +
 	"\x12ListMatchesRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\"Q\n" +
@@ -2138,7 +2935,39 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\vserver_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"serverTime\"\x1f\n" +
 	"\x05Drain\x12\x16\n" +
-	"\x06reason\x18\x01 \x01(\tR\x06reason\"D\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\"E\n" +
+	"\rFollowRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
+	"\blast_seq\x18\x02 \x01(\x03R\alastSeq\"\xfe\x01\n" +
+	"\x0eFollowResponse\x127\n" +
+	"\bsnapshot\x18\x01 \x01(\v2\x19.tabuleiro.match.v1.MatchH\x00R\bsnapshot\x126\n" +
+	"\x05event\x18\x02 \x01(\v2\x1e.tabuleiro.match.v1.MatchEventH\x00R\x05event\x121\n" +
+	"\x05drain\x18\x03 \x01(\v2\x19.tabuleiro.match.v1.DrainH\x00R\x05drain\x12=\n" +
+	"\theartbeat\x18\x04 \x01(\v2\x1d.tabuleiro.match.v1.HeartbeatH\x00R\theartbeatB\t\n" +
+	"\amessage\"H\n" +
+	"\tHeartbeat\x12;\n" +
+	"\vserver_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"serverTime\"h\n" +
+	"\x10SubmitPlyRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1d\n" +
+	"\n" +
+	"ply_number\x18\x02 \x01(\x05R\tplyNumber\x12\x1a\n" +
+	"\bnotation\x18\x03 \x01(\tR\bnotation\"g\n" +
+	"\x11SubmitPlyResponse\x124\n" +
+	"\x05event\x18\x01 \x01(\v2\x1e.tabuleiro.match.v1.MatchEventR\x05event\x12\x1c\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"*\n" +
+	"\rResignRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x10\n" +
+	"\x0eResignResponse\"-\n" +
+	"\x10OfferDrawRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x13\n" +
+	"\x11OfferDrawResponse\".\n" +
+	"\x11AcceptDrawRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x14\n" +
+	"\x12AcceptDrawResponse\"/\n" +
+	"\x12DeclineDrawRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x15\n" +
+	"\x13DeclineDrawResponse\"D\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
 	"\blast_seq\x18\x02 \x01(\x03R\alastSeq\"\xbe\x01\n" +
@@ -2185,7 +3014,7 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x1b\n" +
 	"\x06rating\x18\x03 \x01(\x05H\x00R\x06rating\x88\x01\x01B\t\n" +
-	"\a_rating\"\xd5\x02\n" +
+	"\a_rating\"\xef\x02\n" +
 	"\x12CreateMatchRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12+\n" +
@@ -2195,7 +3024,8 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x06second\x18\x05 \x01(\v2\x1c.tabuleiro.match.v1.SeatSpecR\x06second\x12A\n" +
 	"\ftime_control\x18\x06 \x01(\v2\x1e.tabuleiro.game.v1.TimeControlR\vtimeControl\x12\x14\n" +
 	"\x05rated\x18\a \x01(\bR\x05rated\x12\x16\n" +
-	"\x06layout\x18\b \x01(\tR\x06layout\"z\n" +
+	"\x06layout\x18\b \x01(\tR\x06layout\x12\x18\n" +
+	"\aprivate\x18\t \x01(\bR\aprivate\"z\n" +
 	"\x13CreateMatchResponse\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12H\n" +
 	"\x12first_ply_deadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x10firstPlyDeadline*\x98\x01\n" +
@@ -2212,14 +3042,22 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\rPLY_KIND_JUMP\x10\x02\x12\x11\n" +
 	"\rPLY_KIND_WALL\x10\x03\x12\x13\n" +
 	"\x0fPLY_KIND_REVEAL\x10\x04\x12\x14\n" +
-	"\x10PLY_KIND_CAPTURE\x10\x052\xad\x04\n" +
+	"\x10PLY_KIND_CAPTURE\x10\x052\xae\t\n" +
 	"\fMatchService\x12M\n" +
-	"\x04Play\x12\x1f.tabuleiro.match.v1.PlayRequest\x1a .tabuleiro.match.v1.PlayResponse(\x010\x01\x12N\n" +
+	"\x04Play\x12\x1f.tabuleiro.match.v1.PlayRequest\x1a .tabuleiro.match.v1.PlayResponse(\x010\x01\x12Q\n" +
+	"\x06Follow\x12!.tabuleiro.match.v1.FollowRequest\x1a\".tabuleiro.match.v1.FollowResponse0\x01\x12X\n" +
+	"\tSubmitPly\x12$.tabuleiro.match.v1.SubmitPlyRequest\x1a%.tabuleiro.match.v1.SubmitPlyResponse\x12O\n" +
+	"\x06Resign\x12!.tabuleiro.match.v1.ResignRequest\x1a\".tabuleiro.match.v1.ResignResponse\x12X\n" +
+	"\tOfferDraw\x12$.tabuleiro.match.v1.OfferDrawRequest\x1a%.tabuleiro.match.v1.OfferDrawResponse\x12[\n" +
+	"\n" +
+	"AcceptDraw\x12%.tabuleiro.match.v1.AcceptDrawRequest\x1a&.tabuleiro.match.v1.AcceptDrawResponse\x12^\n" +
+	"\vDeclineDraw\x12&.tabuleiro.match.v1.DeclineDrawRequest\x1a'.tabuleiro.match.v1.DeclineDrawResponse\x12N\n" +
 	"\x05Watch\x12 .tabuleiro.match.v1.WatchRequest\x1a!.tabuleiro.match.v1.WatchResponse0\x01\x12U\n" +
 	"\bGetMatch\x12#.tabuleiro.match.v1.GetMatchRequest\x1a$.tabuleiro.match.v1.GetMatchResponse\x12g\n" +
 	"\x0eListLegalPlies\x12).tabuleiro.match.v1.ListLegalPliesRequest\x1a*.tabuleiro.match.v1.ListLegalPliesResponse\x12^\n" +
 	"\vCreateMatch\x12&.tabuleiro.match.v1.CreateMatchRequest\x1a'.tabuleiro.match.v1.CreateMatchResponse\x12^\n" +
-	"\vListMatches\x12&.tabuleiro.match.v1.ListMatchesRequest\x1a'.tabuleiro.match.v1.ListMatchesResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/match/v1;matchv1b\x06proto3"
+	"\vListMatches\x12&.tabuleiro.match.v1.ListMatchesRequest\x1a'.tabuleiro.match.v1.ListMatchesResponse\x12j\n" +
+	"\x0fInviteSpectator\x12*.tabuleiro.match.v1.InviteSpectatorRequest\x1a+.tabuleiro.match.v1.InviteSpectatorResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/match/v1;matchv1b\x06proto3"
 
 var (
 	file_tabuleiro_match_v1_match_service_proto_rawDescOnce sync.Once
@@ -2234,95 +3072,130 @@ func file_tabuleiro_match_v1_match_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_match_v1_match_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
-	(PlayAction)(0),                // 0: tabuleiro.match.v1.PlayAction
-	(PlyKind)(0),                   // 1: tabuleiro.match.v1.PlyKind
-	(*ListMatchesRequest)(nil),     // 2: tabuleiro.match.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),    // 3: tabuleiro.match.v1.ListMatchesResponse
-	(*PlayRequest)(nil),            // 4: tabuleiro.match.v1.PlayRequest
-	(*JoinMatch)(nil),              // 5: tabuleiro.match.v1.JoinMatch
-	(*SubmitPly)(nil),              // 6: tabuleiro.match.v1.SubmitPly
-	(*Resign)(nil),                 // 7: tabuleiro.match.v1.Resign
-	(*OfferDraw)(nil),              // 8: tabuleiro.match.v1.OfferDraw
-	(*AcceptDraw)(nil),             // 9: tabuleiro.match.v1.AcceptDraw
-	(*DeclineDraw)(nil),            // 10: tabuleiro.match.v1.DeclineDraw
-	(*Ping)(nil),                   // 11: tabuleiro.match.v1.Ping
-	(*PlayResponse)(nil),           // 12: tabuleiro.match.v1.PlayResponse
-	(*PlyRejected)(nil),            // 13: tabuleiro.match.v1.PlyRejected
-	(*ActionRejected)(nil),         // 14: tabuleiro.match.v1.ActionRejected
-	(*Pong)(nil),                   // 15: tabuleiro.match.v1.Pong
-	(*Drain)(nil),                  // 16: tabuleiro.match.v1.Drain
-	(*WatchRequest)(nil),           // 17: tabuleiro.match.v1.WatchRequest
-	(*WatchResponse)(nil),          // 18: tabuleiro.match.v1.WatchResponse
-	(*GetMatchRequest)(nil),        // 19: tabuleiro.match.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),       // 20: tabuleiro.match.v1.GetMatchResponse
-	(*ListLegalPliesRequest)(nil),  // 21: tabuleiro.match.v1.ListLegalPliesRequest
-	(*LegalPly)(nil),               // 22: tabuleiro.match.v1.LegalPly
-	(*PlyCheck)(nil),               // 23: tabuleiro.match.v1.PlyCheck
-	(*ListLegalPliesResponse)(nil), // 24: tabuleiro.match.v1.ListLegalPliesResponse
-	(*SeatSpec)(nil),               // 25: tabuleiro.match.v1.SeatSpec
-	(*PlayerSeat)(nil),             // 26: tabuleiro.match.v1.PlayerSeat
-	(*CreateMatchRequest)(nil),     // 27: tabuleiro.match.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),    // 28: tabuleiro.match.v1.CreateMatchResponse
-	(*MatchSummary)(nil),           // 29: tabuleiro.match.v1.MatchSummary
-	(*Match)(nil),                  // 30: tabuleiro.match.v1.Match
-	(*MatchEvent)(nil),             // 31: tabuleiro.match.v1.MatchEvent
-	(*timestamppb.Timestamp)(nil),  // 32: google.protobuf.Timestamp
-	(v1.Seat)(0),                   // 33: tabuleiro.game.v1.Seat
-	(v1.BotLevel)(0),               // 34: tabuleiro.game.v1.BotLevel
-	(v1.Game)(0),                   // 35: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),         // 36: tabuleiro.game.v1.TimeControl
+	(PlayAction)(0),                 // 0: tabuleiro.match.v1.PlayAction
+	(PlyKind)(0),                    // 1: tabuleiro.match.v1.PlyKind
+	(*InviteSpectatorRequest)(nil),  // 2: tabuleiro.match.v1.InviteSpectatorRequest
+	(*InviteSpectatorResponse)(nil), // 3: tabuleiro.match.v1.InviteSpectatorResponse
+	(*ListMatchesRequest)(nil),      // 4: tabuleiro.match.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),     // 5: tabuleiro.match.v1.ListMatchesResponse
+	(*PlayRequest)(nil),             // 6: tabuleiro.match.v1.PlayRequest
+	(*JoinMatch)(nil),               // 7: tabuleiro.match.v1.JoinMatch
+	(*SubmitPly)(nil),               // 8: tabuleiro.match.v1.SubmitPly
+	(*Resign)(nil),                  // 9: tabuleiro.match.v1.Resign
+	(*OfferDraw)(nil),               // 10: tabuleiro.match.v1.OfferDraw
+	(*AcceptDraw)(nil),              // 11: tabuleiro.match.v1.AcceptDraw
+	(*DeclineDraw)(nil),             // 12: tabuleiro.match.v1.DeclineDraw
+	(*Ping)(nil),                    // 13: tabuleiro.match.v1.Ping
+	(*PlayResponse)(nil),            // 14: tabuleiro.match.v1.PlayResponse
+	(*PlyRejected)(nil),             // 15: tabuleiro.match.v1.PlyRejected
+	(*ActionRejected)(nil),          // 16: tabuleiro.match.v1.ActionRejected
+	(*Pong)(nil),                    // 17: tabuleiro.match.v1.Pong
+	(*Drain)(nil),                   // 18: tabuleiro.match.v1.Drain
+	(*FollowRequest)(nil),           // 19: tabuleiro.match.v1.FollowRequest
+	(*FollowResponse)(nil),          // 20: tabuleiro.match.v1.FollowResponse
+	(*Heartbeat)(nil),               // 21: tabuleiro.match.v1.Heartbeat
+	(*SubmitPlyRequest)(nil),        // 22: tabuleiro.match.v1.SubmitPlyRequest
+	(*SubmitPlyResponse)(nil),       // 23: tabuleiro.match.v1.SubmitPlyResponse
+	(*ResignRequest)(nil),           // 24: tabuleiro.match.v1.ResignRequest
+	(*ResignResponse)(nil),          // 25: tabuleiro.match.v1.ResignResponse
+	(*OfferDrawRequest)(nil),        // 26: tabuleiro.match.v1.OfferDrawRequest
+	(*OfferDrawResponse)(nil),       // 27: tabuleiro.match.v1.OfferDrawResponse
+	(*AcceptDrawRequest)(nil),       // 28: tabuleiro.match.v1.AcceptDrawRequest
+	(*AcceptDrawResponse)(nil),      // 29: tabuleiro.match.v1.AcceptDrawResponse
+	(*DeclineDrawRequest)(nil),      // 30: tabuleiro.match.v1.DeclineDrawRequest
+	(*DeclineDrawResponse)(nil),     // 31: tabuleiro.match.v1.DeclineDrawResponse
+	(*WatchRequest)(nil),            // 32: tabuleiro.match.v1.WatchRequest
+	(*WatchResponse)(nil),           // 33: tabuleiro.match.v1.WatchResponse
+	(*GetMatchRequest)(nil),         // 34: tabuleiro.match.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),        // 35: tabuleiro.match.v1.GetMatchResponse
+	(*ListLegalPliesRequest)(nil),   // 36: tabuleiro.match.v1.ListLegalPliesRequest
+	(*LegalPly)(nil),                // 37: tabuleiro.match.v1.LegalPly
+	(*PlyCheck)(nil),                // 38: tabuleiro.match.v1.PlyCheck
+	(*ListLegalPliesResponse)(nil),  // 39: tabuleiro.match.v1.ListLegalPliesResponse
+	(*SeatSpec)(nil),                // 40: tabuleiro.match.v1.SeatSpec
+	(*PlayerSeat)(nil),              // 41: tabuleiro.match.v1.PlayerSeat
+	(*CreateMatchRequest)(nil),      // 42: tabuleiro.match.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),     // 43: tabuleiro.match.v1.CreateMatchResponse
+	(*MatchSummary)(nil),            // 44: tabuleiro.match.v1.MatchSummary
+	(*Match)(nil),                   // 45: tabuleiro.match.v1.Match
+	(*MatchEvent)(nil),              // 46: tabuleiro.match.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),   // 47: google.protobuf.Timestamp
+	(v1.Seat)(0),                    // 48: tabuleiro.game.v1.Seat
+	(v1.BotLevel)(0),                // 49: tabuleiro.game.v1.BotLevel
+	(v1.Game)(0),                    // 50: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),          // 51: tabuleiro.game.v1.TimeControl
 }
 var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
-	29, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
-	5,  // 1: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
-	6,  // 2: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
-	7,  // 3: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
-	8,  // 4: tabuleiro.match.v1.PlayRequest.offer_draw:type_name -> tabuleiro.match.v1.OfferDraw
-	9,  // 5: tabuleiro.match.v1.PlayRequest.accept_draw:type_name -> tabuleiro.match.v1.AcceptDraw
-	10, // 6: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
-	11, // 7: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
-	30, // 8: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	31, // 9: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	13, // 10: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
-	14, // 11: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
-	15, // 12: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
-	16, // 13: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	44, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
+	7,  // 1: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
+	8,  // 2: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
+	9,  // 3: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
+	10, // 4: tabuleiro.match.v1.PlayRequest.offer_draw:type_name -> tabuleiro.match.v1.OfferDraw
+	11, // 5: tabuleiro.match.v1.PlayRequest.accept_draw:type_name -> tabuleiro.match.v1.AcceptDraw
+	12, // 6: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
+	13, // 7: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
+	45, // 8: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	46, // 9: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	15, // 10: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
+	16, // 11: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
+	17, // 12: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
+	18, // 13: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
 	0,  // 14: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
-	32, // 15: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
-	30, // 16: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	31, // 17: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	16, // 18: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	30, // 19: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
-	1,  // 20: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
-	33, // 21: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
-	22, // 22: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
-	23, // 23: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
-	26, // 24: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
-	34, // 25: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
-	35, // 26: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	25, // 27: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
-	25, // 28: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
-	36, // 29: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	32, // 30: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
-	4,  // 31: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
-	17, // 32: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
-	19, // 33: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
-	21, // 34: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
-	27, // 35: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
-	2,  // 36: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
-	12, // 37: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
-	18, // 38: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
-	20, // 39: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
-	24, // 40: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
-	28, // 41: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
-	3,  // 42: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
-	37, // [37:43] is the sub-list for method output_type
-	31, // [31:37] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	47, // 15: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
+	45, // 16: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	46, // 17: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	18, // 18: tabuleiro.match.v1.FollowResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	21, // 19: tabuleiro.match.v1.FollowResponse.heartbeat:type_name -> tabuleiro.match.v1.Heartbeat
+	47, // 20: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
+	46, // 21: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	45, // 22: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	46, // 23: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	18, // 24: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	45, // 25: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
+	1,  // 26: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
+	48, // 27: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
+	37, // 28: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
+	38, // 29: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
+	41, // 30: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
+	49, // 31: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
+	50, // 32: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	40, // 33: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
+	40, // 34: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
+	51, // 35: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	47, // 36: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
+	6,  // 37: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
+	19, // 38: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
+	22, // 39: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
+	24, // 40: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
+	26, // 41: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
+	28, // 42: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
+	30, // 43: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
+	32, // 44: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
+	34, // 45: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
+	36, // 46: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
+	42, // 47: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
+	4,  // 48: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
+	2,  // 49: tabuleiro.match.v1.MatchService.InviteSpectator:input_type -> tabuleiro.match.v1.InviteSpectatorRequest
+	14, // 50: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
+	20, // 51: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
+	23, // 52: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
+	25, // 53: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
+	27, // 54: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
+	29, // 55: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
+	31, // 56: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
+	33, // 57: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
+	35, // 58: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
+	39, // 59: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
+	43, // 60: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
+	5,  // 61: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
+	3,  // 62: tabuleiro.match.v1.MatchService.InviteSpectator:output_type -> tabuleiro.match.v1.InviteSpectatorResponse
+	50, // [50:63] is the sub-list for method output_type
+	37, // [37:50] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_match_v1_match_service_proto_init() }
@@ -2331,7 +3204,7 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		return
 	}
 	file_tabuleiro_match_v1_match_proto_init()
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[2].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[4].OneofWrappers = []any{
 		(*PlayRequest_Join)(nil),
 		(*PlayRequest_SubmitPly)(nil),
 		(*PlayRequest_Resign)(nil),
@@ -2340,7 +3213,7 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		(*PlayRequest_DeclineDraw)(nil),
 		(*PlayRequest_Ping)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[10].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[12].OneofWrappers = []any{
 		(*PlayResponse_Snapshot)(nil),
 		(*PlayResponse_Event)(nil),
 		(*PlayResponse_PlyRejected)(nil),
@@ -2348,23 +3221,29 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		(*PlayResponse_Pong)(nil),
 		(*PlayResponse_Drain)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[16].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[18].OneofWrappers = []any{
+		(*FollowResponse_Snapshot)(nil),
+		(*FollowResponse_Event)(nil),
+		(*FollowResponse_Drain)(nil),
+		(*FollowResponse_Heartbeat)(nil),
+	}
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[31].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
 		(*WatchResponse_Event)(nil),
 		(*WatchResponse_Drain)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[23].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[38].OneofWrappers = []any{
 		(*SeatSpec_Player)(nil),
 		(*SeatSpec_BotLevel)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[24].OneofWrappers = []any{}
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[39].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_match_v1_match_service_proto_rawDesc), len(file_tabuleiro_match_v1_match_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   27,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,12 +19,19 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MatchService_Play_FullMethodName           = "/tabuleiro.match.v1.MatchService/Play"
-	MatchService_Watch_FullMethodName          = "/tabuleiro.match.v1.MatchService/Watch"
-	MatchService_GetMatch_FullMethodName       = "/tabuleiro.match.v1.MatchService/GetMatch"
-	MatchService_ListLegalPlies_FullMethodName = "/tabuleiro.match.v1.MatchService/ListLegalPlies"
-	MatchService_CreateMatch_FullMethodName    = "/tabuleiro.match.v1.MatchService/CreateMatch"
-	MatchService_ListMatches_FullMethodName    = "/tabuleiro.match.v1.MatchService/ListMatches"
+	MatchService_Play_FullMethodName            = "/tabuleiro.match.v1.MatchService/Play"
+	MatchService_Follow_FullMethodName          = "/tabuleiro.match.v1.MatchService/Follow"
+	MatchService_SubmitPly_FullMethodName       = "/tabuleiro.match.v1.MatchService/SubmitPly"
+	MatchService_Resign_FullMethodName          = "/tabuleiro.match.v1.MatchService/Resign"
+	MatchService_OfferDraw_FullMethodName       = "/tabuleiro.match.v1.MatchService/OfferDraw"
+	MatchService_AcceptDraw_FullMethodName      = "/tabuleiro.match.v1.MatchService/AcceptDraw"
+	MatchService_DeclineDraw_FullMethodName     = "/tabuleiro.match.v1.MatchService/DeclineDraw"
+	MatchService_Watch_FullMethodName           = "/tabuleiro.match.v1.MatchService/Watch"
+	MatchService_GetMatch_FullMethodName        = "/tabuleiro.match.v1.MatchService/GetMatch"
+	MatchService_ListLegalPlies_FullMethodName  = "/tabuleiro.match.v1.MatchService/ListLegalPlies"
+	MatchService_CreateMatch_FullMethodName     = "/tabuleiro.match.v1.MatchService/CreateMatch"
+	MatchService_ListMatches_FullMethodName     = "/tabuleiro.match.v1.MatchService/ListMatches"
+	MatchService_InviteSpectator_FullMethodName = "/tabuleiro.match.v1.MatchService/InviteSpectator"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -57,24 +64,98 @@ type MatchServiceClient interface {
 	// joined again on another stream (the newer stream wins);
 	// UNAVAILABLE after a `drain` notice (rejoin, any instance).
 	Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error)
+	// Follow is a seat's connection to one match without client streaming,
+	// for browsers (gRPC-Web, Connect) and other clients that cannot stream
+	// requests. It is Play's join: a `snapshot` (or, when last_seq is recent
+	// enough, the events missed since), then every later event, with the
+	// caller's seat view; the seat's plies and actions go by SubmitPly,
+	// Resign, OfferDraw, AcceptDraw and DeclineDraw. An open Follow stream
+	// counts as the seat's presence exactly as a Play stream does: when it
+	// drops, the seat's reconnection window starts (player_disconnected),
+	// and a new Follow (or Play) with the last seq seen within the window
+	// resumes the game (player_reconnected). While nothing else happens the
+	// server sends a `heartbeat` every 15 seconds, so that a client (or a
+	// proxy) can tell an idle stream from a dead one.
+	//
+	// The stream ends with OK after the game_ended event has been sent
+	// (at once, after the snapshot, for a finished match), or with:
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat
+	// (spectators use Watch); ABORTED when the same seat joined again on
+	// another Follow or Play stream (the newer stream wins); UNAVAILABLE
+	// after a `drain` notice (follow again, any instance, with the last seq
+	// seen).
+	Follow(ctx context.Context, in *FollowRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FollowResponse], error)
+	// SubmitPly plays a ply for the caller's seat, as Play's submit_ply:
+	// the same rules, the same idempotency on ply_number (a ply already
+	// accepted, sent again with its number, is acknowledged with the same
+	// ply_played event, not played twice) and the same refusals, as status
+	// codes. The accepted ply's event also reaches every stream of the
+	// match, the caller's Follow stream included (same seq).
+	//
+	// Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
+	// match_id, or a notation that does not parse or is longer than 256
+	// bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+	// caller holds no seat, or when ply_number is the next ply's number but
+	// that ply is the other seat's (not your turn); FAILED_PRECONDITION when
+	// the ply breaks a rule (the message names the RULES.md section), when
+	// ply_number is not the next ply's number (stale, or ahead of the game)
+	// or when the game is over; ABORTED when the match changed at the same
+	// instant (retry with the same ply_number). Every refusal of the ply
+	// itself (INVALID_ARGUMENT for its notation, PERMISSION_DENIED not your
+	// turn, FAILED_PRECONDITION) carries a PlyRejected in the status details
+	// (google.rpc.Status.details), with the ply number the next ply must
+	// carry and the rule broken, as on a Play stream.
+	SubmitPly(ctx context.Context, in *SubmitPlyRequest, opts ...grpc.CallOption) (*SubmitPlyResponse, error)
+	// Resign ends the game as a loss for the caller's seat, as Play's
+	// resign; the game_ended event reaches every stream. INVALID_ARGUMENT
+	// for an empty or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the game is over.
+	Resign(ctx context.Context, in *ResignRequest, opts ...grpc.CallOption) (*ResignResponse, error)
+	// OfferDraw offers a draw to the opponent, as Play's offer_draw; the
+	// draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
+	// or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the variant has no draws, the game is over, or an offer is
+	// pending.
+	OfferDraw(ctx context.Context, in *OfferDrawRequest, opts ...grpc.CallOption) (*OfferDrawResponse, error)
+	// AcceptDraw accepts the opponent's pending draw offer, as Play's
+	// accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat;
+	// FAILED_PRECONDITION when no offer by the opponent is pending or the
+	// game is over.
+	AcceptDraw(ctx context.Context, in *AcceptDrawRequest, opts ...grpc.CallOption) (*AcceptDrawResponse, error)
+	// DeclineDraw declines the opponent's pending draw offer, as Play's
+	// decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
+	// over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
+	// opponent is pending or the game is over.
+	DeclineDraw(ctx context.Context, in *DeclineDrawRequest, opts ...grpc.CallOption) (*DeclineDrawResponse, error)
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
-	// signed-in player may watch, seats included. Ends with OK after
+	// signed-in player may watch, seats included, except that a private
+	// match (of a private room) is watchable only by its seats and the
+	// players a seat invited (InviteSpectator); to anyone else it is
+	// NOT_FOUND, exactly like an unknown match. Ends with OK after
 	// game_ended; NOT_FOUND for an unknown match; UNAVAILABLE after a drain
 	// notice.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
 	// GetMatch returns a match's current state as the caller may see it: the
 	// caller's seat view for a seated player, the spectators' view otherwise.
 	// NOT_FOUND for an unknown match (finished matches stay readable here
-	// until their record is stored; then use lobby.v1 GetGame);
+	// until their record is stored; then use lobby.v1 GetGame), and for a
+	// private match the caller may not see (see Watch);
 	// INVALID_ARGUMENT for an empty match_id.
 	GetMatch(ctx context.Context, in *GetMatchRequest, opts ...grpc.CallOption) (*GetMatchResponse, error)
 	// ListLegalPlies lists the legal plies of the side to move, optionally
 	// only those of one pawn or piece (`from`), and optionally checks one ply
 	// (`ply`, e.g. a wall under the cursor for a red or blue preview). Any
-	// signed-in caller may ask; it changes nothing. NOT_FOUND for an unknown
-	// match; INVALID_ARGUMENT for a `from` that is not a square of the
+	// signed-in caller who may see the match may ask; it changes nothing.
+	// NOT_FOUND for an unknown match or a private one the caller may not see
+	// (see Watch); INVALID_ARGUMENT for a `from` that is not a square of the
 	// match's board (malformed, or off a Corners variant's board); FAILED_PRECONDITION
 	// when the match is over or when expected_ply_number is set and is not the
 	// next ply's number (the position moved on).
@@ -99,6 +180,14 @@ type MatchServiceClient interface {
 	// only a service credential (the lobby) may call it; a player token gets
 	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
+	// InviteSpectator lets one more player watch a private match: only a
+	// seated player of the match may invite, at most 16 players per match.
+	// Inviting a player already invited (or seated) changes nothing.
+	// INVALID_ARGUMENT for an empty or over-long id; NOT_FOUND for an
+	// unknown match or one the caller may not see; PERMISSION_DENIED when
+	// the caller holds no seat; FAILED_PRECONDITION when the match is public
+	// (anyone may watch it already) or over; RESOURCE_EXHAUSTED past 16.
+	InviteSpectator(ctx context.Context, in *InviteSpectatorRequest, opts ...grpc.CallOption) (*InviteSpectatorResponse, error)
 }
 
 type matchServiceClient struct {
@@ -122,9 +211,78 @@ func (c *matchServiceClient) Play(ctx context.Context, opts ...grpc.CallOption) 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MatchService_PlayClient = grpc.BidiStreamingClient[PlayRequest, PlayResponse]
 
+func (c *matchServiceClient) Follow(ctx context.Context, in *FollowRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FollowResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[1], MatchService_Follow_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[FollowRequest, FollowResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MatchService_FollowClient = grpc.ServerStreamingClient[FollowResponse]
+
+func (c *matchServiceClient) SubmitPly(ctx context.Context, in *SubmitPlyRequest, opts ...grpc.CallOption) (*SubmitPlyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitPlyResponse)
+	err := c.cc.Invoke(ctx, MatchService_SubmitPly_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) Resign(ctx context.Context, in *ResignRequest, opts ...grpc.CallOption) (*ResignResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResignResponse)
+	err := c.cc.Invoke(ctx, MatchService_Resign_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) OfferDraw(ctx context.Context, in *OfferDrawRequest, opts ...grpc.CallOption) (*OfferDrawResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OfferDrawResponse)
+	err := c.cc.Invoke(ctx, MatchService_OfferDraw_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) AcceptDraw(ctx context.Context, in *AcceptDrawRequest, opts ...grpc.CallOption) (*AcceptDrawResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcceptDrawResponse)
+	err := c.cc.Invoke(ctx, MatchService_AcceptDraw_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) DeclineDraw(ctx context.Context, in *DeclineDrawRequest, opts ...grpc.CallOption) (*DeclineDrawResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeclineDrawResponse)
+	err := c.cc.Invoke(ctx, MatchService_DeclineDraw_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *matchServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[1], MatchService_Watch_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[2], MatchService_Watch_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +339,16 @@ func (c *matchServiceClient) ListMatches(ctx context.Context, in *ListMatchesReq
 	return out, nil
 }
 
+func (c *matchServiceClient) InviteSpectator(ctx context.Context, in *InviteSpectatorRequest, opts ...grpc.CallOption) (*InviteSpectatorResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InviteSpectatorResponse)
+	err := c.cc.Invoke(ctx, MatchService_InviteSpectator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MatchServiceServer is the server API for MatchService service.
 // All implementations must embed UnimplementedMatchServiceServer
 // for forward compatibility.
@@ -211,24 +379,98 @@ type MatchServiceServer interface {
 	// joined again on another stream (the newer stream wins);
 	// UNAVAILABLE after a `drain` notice (rejoin, any instance).
 	Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error
+	// Follow is a seat's connection to one match without client streaming,
+	// for browsers (gRPC-Web, Connect) and other clients that cannot stream
+	// requests. It is Play's join: a `snapshot` (or, when last_seq is recent
+	// enough, the events missed since), then every later event, with the
+	// caller's seat view; the seat's plies and actions go by SubmitPly,
+	// Resign, OfferDraw, AcceptDraw and DeclineDraw. An open Follow stream
+	// counts as the seat's presence exactly as a Play stream does: when it
+	// drops, the seat's reconnection window starts (player_disconnected),
+	// and a new Follow (or Play) with the last seq seen within the window
+	// resumes the game (player_reconnected). While nothing else happens the
+	// server sends a `heartbeat` every 15 seconds, so that a client (or a
+	// proxy) can tell an idle stream from a dead one.
+	//
+	// The stream ends with OK after the game_ended event has been sent
+	// (at once, after the snapshot, for a finished match), or with:
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat
+	// (spectators use Watch); ABORTED when the same seat joined again on
+	// another Follow or Play stream (the newer stream wins); UNAVAILABLE
+	// after a `drain` notice (follow again, any instance, with the last seq
+	// seen).
+	Follow(*FollowRequest, grpc.ServerStreamingServer[FollowResponse]) error
+	// SubmitPly plays a ply for the caller's seat, as Play's submit_ply:
+	// the same rules, the same idempotency on ply_number (a ply already
+	// accepted, sent again with its number, is acknowledged with the same
+	// ply_played event, not played twice) and the same refusals, as status
+	// codes. The accepted ply's event also reaches every stream of the
+	// match, the caller's Follow stream included (same seq).
+	//
+	// Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
+	// match_id, or a notation that does not parse or is longer than 256
+	// bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+	// caller holds no seat, or when ply_number is the next ply's number but
+	// that ply is the other seat's (not your turn); FAILED_PRECONDITION when
+	// the ply breaks a rule (the message names the RULES.md section), when
+	// ply_number is not the next ply's number (stale, or ahead of the game)
+	// or when the game is over; ABORTED when the match changed at the same
+	// instant (retry with the same ply_number). Every refusal of the ply
+	// itself (INVALID_ARGUMENT for its notation, PERMISSION_DENIED not your
+	// turn, FAILED_PRECONDITION) carries a PlyRejected in the status details
+	// (google.rpc.Status.details), with the ply number the next ply must
+	// carry and the rule broken, as on a Play stream.
+	SubmitPly(context.Context, *SubmitPlyRequest) (*SubmitPlyResponse, error)
+	// Resign ends the game as a loss for the caller's seat, as Play's
+	// resign; the game_ended event reaches every stream. INVALID_ARGUMENT
+	// for an empty or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the game is over.
+	Resign(context.Context, *ResignRequest) (*ResignResponse, error)
+	// OfferDraw offers a draw to the opponent, as Play's offer_draw; the
+	// draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
+	// or over-long match_id; NOT_FOUND for an unknown match;
+	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
+	// when the variant has no draws, the game is over, or an offer is
+	// pending.
+	OfferDraw(context.Context, *OfferDrawRequest) (*OfferDrawResponse, error)
+	// AcceptDraw accepts the opponent's pending draw offer, as Play's
+	// accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
+	// unknown match; PERMISSION_DENIED when the caller holds no seat;
+	// FAILED_PRECONDITION when no offer by the opponent is pending or the
+	// game is over.
+	AcceptDraw(context.Context, *AcceptDrawRequest) (*AcceptDrawResponse, error)
+	// DeclineDraw declines the opponent's pending draw offer, as Play's
+	// decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
+	// over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
+	// opponent is pending or the game is over.
+	DeclineDraw(context.Context, *DeclineDrawRequest) (*DeclineDrawResponse, error)
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
-	// signed-in player may watch, seats included. Ends with OK after
+	// signed-in player may watch, seats included, except that a private
+	// match (of a private room) is watchable only by its seats and the
+	// players a seat invited (InviteSpectator); to anyone else it is
+	// NOT_FOUND, exactly like an unknown match. Ends with OK after
 	// game_ended; NOT_FOUND for an unknown match; UNAVAILABLE after a drain
 	// notice.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
 	// GetMatch returns a match's current state as the caller may see it: the
 	// caller's seat view for a seated player, the spectators' view otherwise.
 	// NOT_FOUND for an unknown match (finished matches stay readable here
-	// until their record is stored; then use lobby.v1 GetGame);
+	// until their record is stored; then use lobby.v1 GetGame), and for a
+	// private match the caller may not see (see Watch);
 	// INVALID_ARGUMENT for an empty match_id.
 	GetMatch(context.Context, *GetMatchRequest) (*GetMatchResponse, error)
 	// ListLegalPlies lists the legal plies of the side to move, optionally
 	// only those of one pawn or piece (`from`), and optionally checks one ply
 	// (`ply`, e.g. a wall under the cursor for a red or blue preview). Any
-	// signed-in caller may ask; it changes nothing. NOT_FOUND for an unknown
-	// match; INVALID_ARGUMENT for a `from` that is not a square of the
+	// signed-in caller who may see the match may ask; it changes nothing.
+	// NOT_FOUND for an unknown match or a private one the caller may not see
+	// (see Watch); INVALID_ARGUMENT for a `from` that is not a square of the
 	// match's board (malformed, or off a Corners variant's board); FAILED_PRECONDITION
 	// when the match is over or when expected_ply_number is set and is not the
 	// next ply's number (the position moved on).
@@ -253,6 +495,14 @@ type MatchServiceServer interface {
 	// only a service credential (the lobby) may call it; a player token gets
 	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
+	// InviteSpectator lets one more player watch a private match: only a
+	// seated player of the match may invite, at most 16 players per match.
+	// Inviting a player already invited (or seated) changes nothing.
+	// INVALID_ARGUMENT for an empty or over-long id; NOT_FOUND for an
+	// unknown match or one the caller may not see; PERMISSION_DENIED when
+	// the caller holds no seat; FAILED_PRECONDITION when the match is public
+	// (anyone may watch it already) or over; RESOURCE_EXHAUSTED past 16.
+	InviteSpectator(context.Context, *InviteSpectatorRequest) (*InviteSpectatorResponse, error)
 	mustEmbedUnimplementedMatchServiceServer()
 }
 
@@ -265,6 +515,24 @@ type UnimplementedMatchServiceServer struct{}
 
 func (UnimplementedMatchServiceServer) Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error {
 	return status.Error(codes.Unimplemented, "method Play not implemented")
+}
+func (UnimplementedMatchServiceServer) Follow(*FollowRequest, grpc.ServerStreamingServer[FollowResponse]) error {
+	return status.Error(codes.Unimplemented, "method Follow not implemented")
+}
+func (UnimplementedMatchServiceServer) SubmitPly(context.Context, *SubmitPlyRequest) (*SubmitPlyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubmitPly not implemented")
+}
+func (UnimplementedMatchServiceServer) Resign(context.Context, *ResignRequest) (*ResignResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Resign not implemented")
+}
+func (UnimplementedMatchServiceServer) OfferDraw(context.Context, *OfferDrawRequest) (*OfferDrawResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method OfferDraw not implemented")
+}
+func (UnimplementedMatchServiceServer) AcceptDraw(context.Context, *AcceptDrawRequest) (*AcceptDrawResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcceptDraw not implemented")
+}
+func (UnimplementedMatchServiceServer) DeclineDraw(context.Context, *DeclineDrawRequest) (*DeclineDrawResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeclineDraw not implemented")
 }
 func (UnimplementedMatchServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
@@ -280,6 +548,9 @@ func (UnimplementedMatchServiceServer) CreateMatch(context.Context, *CreateMatch
 }
 func (UnimplementedMatchServiceServer) ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMatches not implemented")
+}
+func (UnimplementedMatchServiceServer) InviteSpectator(context.Context, *InviteSpectatorRequest) (*InviteSpectatorResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InviteSpectator not implemented")
 }
 func (UnimplementedMatchServiceServer) mustEmbedUnimplementedMatchServiceServer() {}
 func (UnimplementedMatchServiceServer) testEmbeddedByValue()                      {}
@@ -308,6 +579,107 @@ func _MatchService_Play_Handler(srv interface{}, stream grpc.ServerStream) error
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MatchService_PlayServer = grpc.BidiStreamingServer[PlayRequest, PlayResponse]
+
+func _MatchService_Follow_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(FollowRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(MatchServiceServer).Follow(m, &grpc.GenericServerStream[FollowRequest, FollowResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MatchService_FollowServer = grpc.ServerStreamingServer[FollowResponse]
+
+func _MatchService_SubmitPly_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitPlyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).SubmitPly(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_SubmitPly_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).SubmitPly(ctx, req.(*SubmitPlyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_Resign_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResignRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).Resign(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_Resign_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).Resign(ctx, req.(*ResignRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_OfferDraw_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OfferDrawRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).OfferDraw(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_OfferDraw_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).OfferDraw(ctx, req.(*OfferDrawRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_AcceptDraw_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcceptDrawRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).AcceptDraw(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_AcceptDraw_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).AcceptDraw(ctx, req.(*AcceptDrawRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_DeclineDraw_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeclineDrawRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).DeclineDraw(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_DeclineDraw_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).DeclineDraw(ctx, req.(*DeclineDrawRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
 
 func _MatchService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchRequest)
@@ -392,6 +764,24 @@ func _MatchService_ListMatches_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_InviteSpectator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InviteSpectatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).InviteSpectator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_InviteSpectator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).InviteSpectator(ctx, req.(*InviteSpectatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MatchService_ServiceDesc is the grpc.ServiceDesc for MatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -399,6 +789,26 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "tabuleiro.match.v1.MatchService",
 	HandlerType: (*MatchServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "SubmitPly",
+			Handler:    _MatchService_SubmitPly_Handler,
+		},
+		{
+			MethodName: "Resign",
+			Handler:    _MatchService_Resign_Handler,
+		},
+		{
+			MethodName: "OfferDraw",
+			Handler:    _MatchService_OfferDraw_Handler,
+		},
+		{
+			MethodName: "AcceptDraw",
+			Handler:    _MatchService_AcceptDraw_Handler,
+		},
+		{
+			MethodName: "DeclineDraw",
+			Handler:    _MatchService_DeclineDraw_Handler,
+		},
 		{
 			MethodName: "GetMatch",
 			Handler:    _MatchService_GetMatch_Handler,
@@ -415,6 +825,10 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "ListMatches",
 			Handler:    _MatchService_ListMatches_Handler,
 		},
+		{
+			MethodName: "InviteSpectator",
+			Handler:    _MatchService_InviteSpectator_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -422,6 +836,11 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 			Handler:       _MatchService_Play_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Follow",
+			Handler:       _MatchService_Follow_Handler,
+			ServerStreams: true,
 		},
 		{
 			StreamName:    "Watch",

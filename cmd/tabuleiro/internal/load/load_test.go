@@ -1,0 +1,41 @@
+package load
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+)
+
+// Two players against the one-process mode play three games in a row: a
+// player whose game just ended queues again at once, with no error of any
+// kind (the lobby used to refuse the second game with FailedPrecondition
+// for a minute, and the tool only counted it).
+func TestPlayersQueueAgainAfterAGame(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir()})
+	if err != nil {
+		cancel()
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := srv.Wait(); err != nil {
+			t.Errorf("server stopped with %v", err)
+		}
+	})
+	rep, err := Run(t.Context(), Config{
+		Lobby: []string{srv.Addr()}, Players: 2, MaxGames: 3, Wander: 2,
+		Duration: 10 * time.Minute, Drain: time.Minute, Seed: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.GamesFinished < 3 {
+		t.Errorf("%d games finished, want 3 in a row", rep.GamesFinished)
+	}
+	if bad := rep.Unexpected(nil); len(bad) > 0 {
+		t.Errorf("unexpected errors: %v", bad)
+	}
+}

@@ -1,0 +1,165 @@
+package rpc
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"tabuleiro.dev/pkg/engine"
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
+	"tabuleiro.dev/services/bot/internal/limit"
+)
+
+// startLimited serves a BotService whose searches take slots of lim.
+func startLimited(tb testing.TB, lim *limit.Limiter) botv1.BotServiceClient {
+	tb.Helper()
+	srv := grpcservetest.Start(tb, grpcserve.Options{}, func(s *grpc.Server) {
+		botv1.RegisterBotServiceServer(s, NewLimitedServer(lim))
+	})
+	return botv1.NewBotServiceClient(srv.Conn)
+}
+
+// expectedLoad is a replica's expected load: the searches it runs at once
+// by default (DefaultMaxSearches). The test and the benchmark send 4× that.
+const expectedLoad = DefaultMaxSearches
+
+// At 4× the expected load every request is answered (the surplus waits in
+// the queue within its deadline) and never more than the slots search at
+// once: the tables in memory are bounded by the slots, not by the load.
+func TestFourTimesExpectedLoadIsQueuedNotRun(t *testing.T) {
+	lim := limit.New(DefaultMaxSearches, DefaultMaxQueue)
+	svc := startLimited(t, lim)
+	p := position(t, engine.Quoridor, "", "", "e2", "e8", "e3", "e7")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*expectedLoad)
+	for i := range 4 * expectedLoad {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+			defer cancel()
+			_, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 20, Seed: uint64(i + 1)})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("SelectPly under 4× load: %v", err)
+		}
+	}
+	s := lim.Stats()
+	if s.Peak > DefaultMaxSearches || s.Peak < 1 {
+		t.Fatalf("peak concurrent searches %d, want 1..%d", s.Peak, DefaultMaxSearches)
+	}
+	if s.Running != 0 || s.Waiting != 0 {
+		t.Fatalf("after the burst: %+v", s)
+	}
+	t.Logf("32 requests, peak %d searches at once", s.Peak)
+}
+
+// With every slot taken and no room in the queue, a request is refused at
+// once with RESOURCE_EXHAUSTED and a reason; so is one whose deadline
+// cannot leave its budget after a wait.
+func TestBusyIsResourceExhausted(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		queue       int
+		budget      int64
+		wantInError string
+	}{
+		{"queue full", 0, 20, "BOT_MAX_QUEUE"},
+		{"deadline shorter than the wait", 4, 20_000, "within the caller's deadline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lim := limit.New(1, tt.queue)
+			svc := startLimited(t, lim)
+			p := position(t, engine.Quoridor, "", "")
+			// A long search holds the one slot until the test cancels it.
+			holdCtx, cancelHold := context.WithCancel(t.Context())
+			held := make(chan error, 1)
+			go func() {
+				_, err := svc.SelectPly(holdCtx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 60_000})
+				held <- err
+			}()
+			for lim.Stats().Running != 1 {
+				time.Sleep(time.Millisecond)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			_, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EASY, BudgetMs: tt.budget})
+			if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), tt.wantInError) {
+				t.Errorf("second request: %v, want RESOURCE_EXHAUSTED naming %q", err, tt.wantInError)
+			}
+			cancelHold()
+			<-held
+			for lim.Stats().Running != 0 {
+				time.Sleep(time.Millisecond)
+			}
+			// The slot is free again: the same request now succeeds.
+			if _, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EASY, BudgetMs: 20}); err != nil {
+				t.Errorf("after the slot freed: %v", err)
+			}
+		})
+	}
+}
+
+// BenchmarkFourTimesLoadRSS sends 4× a replica's expected load of expert
+// searches (32 at once, the match service's 500 ms budget) at one server
+// and reports the process's peak resident memory (VmHWM, the whole test
+// process). BOT_BENCH_SLOTS sets the slots (default 8; a large value shows
+// the unbounded server). Run each setting in its own process, since VmHWM
+// is the process's peak:
+//
+//	GOMEMLIMIT=200MiB go test -run '^$' -bench FourTimesLoadRSS -benchtime 3x ./internal/rpc/
+//	BOT_BENCH_SLOTS=1000 GOMEMLIMIT=off go test -run '^$' -bench FourTimesLoadRSS -benchtime 3x ./internal/rpc/
+func BenchmarkFourTimesLoadRSS(b *testing.B) {
+	slots := DefaultMaxSearches
+	if s := os.Getenv("BOT_BENCH_SLOTS"); s != "" {
+		slots, _ = strconv.Atoi(s)
+	}
+	lim := limit.New(slots, 4*expectedLoad)
+	svc := startLimited(b, lim)
+	req := &botv1.SelectPlyRequest{View: viewOf(midgame(b)), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 500}
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for range 4 * expectedLoad {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
+				defer cancel()
+				if _, err := svc.SelectPly(ctx, req); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(float64(lim.Stats().Peak), "peak-searches")
+	b.ReportMetric(float64(vmHWM(b))/(1<<20), "peak-RSS-MiB")
+}
+
+// vmHWM is the process's peak resident set size in bytes (Linux).
+func vmHWM(tb testing.TB) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skip("no /proc/self/status:", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	tb.Skip("VmHWM not in /proc/self/status")
+	return 0
+}
