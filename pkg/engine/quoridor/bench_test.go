@@ -96,3 +96,35 @@ func BenchmarkPerft4(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPerft3Mid counts perft(3) from a mid-game position of
+// testdata/perft.txt (quoridor-001 after 20 plies).
+func BenchmarkPerft3Mid(b *testing.B) {
+	p, err := DecodePosition("standard f4 d7 4/5 d3h,f4h,h4h,e5h,a6h,c6h,d7h,e3v,g3v,d5v,e6v w 20 d7")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := p.Perft(3); n != 516302 {
+			b.Fatalf("Perft(3) = %d", n)
+		}
+	}
+}
+
+// BenchmarkBoardLegalMoves lists the legal plies of the mid-game position
+// on a board, as Perft does: with the paths it keeps from the plies before
+// (found once, then kept), not found afresh as Position.LegalMoves must.
+func BenchmarkBoardLegalMoves(b *testing.B) {
+	_, mid := benchPositions(b)
+	bd := newBoard(mid)
+	var buf [maxMoves + 8]Move
+	want := mid.LegalMoves(nil)
+	if got := bd.legalMoves(buf[:0]); len(got) != len(want) {
+		b.Fatalf("board lists %d plies, want %d", len(got), len(want))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = bd.legalMoves(buf[:0])
+	}
+}

@@ -61,7 +61,14 @@ type edges [4]bitboard
 
 // expand returns b plus every square one unblocked step from it.
 func (g *edges) expand(b bitboard) bitboard {
-	return b.or(b.andNot(g[north]).up()).or(b.andNot(g[south]).down()).or(b.andNot(g[east]).right()).or(b.andNot(g[west]).left())
+	nl, nh := b.lo&^g[north].lo, b.hi&^g[north].hi
+	sl, sh := b.lo&^g[south].lo, b.hi&^g[south].hi
+	el, eh := b.lo&^g[east].lo, b.hi&^g[east].hi
+	wl, wh := b.lo&^g[west].lo, b.hi&^g[west].hi
+	return bitboard{
+		b.lo | nl<<9 | sl>>9 | sh<<55 | el<<1 | wl>>1 | wh<<63,
+		b.hi | nh<<9 | nl>>55 | sh>>9 | eh<<1 | el>>63 | wh>>1,
+	}
 }
 
 // reaches reports whether a pawn on from can reach goal through the walls

@@ -124,12 +124,7 @@ func decode(s string) (Position, error) {
 			if err := conflict(p.hWalls, p.vWalls, m); err != nil {
 				return Position{}, fmt.Errorf("wall %s: %s (%s)", m, err.Msg, err.Rule)
 			}
-			p.edges = p.edges.withWall(m)
-			if m.Orientation() == Horizontal {
-				p.hWalls |= 1 << m.anchor()
-			} else {
-				p.vWalls |= 1 << m.anchor()
-			}
+			p.addWall(m)
 		}
 	}
 	placed := bits.OnesCount64(p.hWalls) + bits.OnesCount64(p.vWalls)

@@ -4,10 +4,11 @@
 // A Position is an immutable value of fixed-size bitsets: the 81 squares are
 // a 128-bit bitboard, walls are two 64-bit anchor sets, and the edges that
 // walls and the board close are kept as four bitboards, one per direction,
-// updated as walls are placed. Wall legality (Q3.4) never runs a path search
-// for a wall that cannot cut either pawn's current shortest path, nor for a
-// wall that touches fewer than two walls or board edges (such a wall closes
-// no region, so it cannot separate a pawn from its goal).
+// updated as walls are placed. Wall legality (Q3.4) runs a path search only
+// for a wall that closes a region of the board (two of its three points on
+// one connected piece of the wall lattice, lattice.go) and an edge of a
+// pawn's shortest path. Perft plays plies in place on a board that keeps a
+// path per pawn from ply to ply (board.go).
 package quoridor
 
 import (
@@ -99,6 +100,8 @@ type Position struct {
 	edges     edges     // closed edges per direction: board edge and walls
 	hWalls    uint64    // anchors (file + 8*rank) of horizontal walls
 	vWalls    uint64    // anchors of vertical walls
+	closeH    uint64    // anchors of the horizontal walls that would close a region (lattice.go)
+	closeV    uint64    // the same for vertical walls
 	plies     int32     // plies played; white moves at even counts
 	pawns     [2]Square // white's, black's
 	wallsLeft [2]int8   // white's, black's
@@ -278,15 +281,8 @@ func (p Position) apply(m Move) Position {
 	switch m & kindMask {
 	case kindPawn:
 		p.pawns[side] = Square(m & indexMask)
-	case kindH:
-		p.edges[north] = p.edges[north].or(wallTables.hN[m.anchor()])
-		p.edges[south] = p.edges[south].or(wallTables.hS[m.anchor()])
-		p.hWalls |= 1 << m.anchor()
-		p.wallsLeft[side]--
-	case kindV:
-		p.edges[east] = p.edges[east].or(wallTables.vE[m.anchor()])
-		p.edges[west] = p.edges[west].or(wallTables.vW[m.anchor()])
-		p.vWalls |= 1 << m.anchor()
+	default:
+		p.addWall(m)
 		p.wallsLeft[side]--
 	}
 	p.plies++
@@ -351,88 +347,108 @@ func (p *Position) freeWalls() (freeH, freeV uint64) {
 
 // legalWalls returns the anchors of the legal horizontal and vertical
 // walls for the side to move, walls left permitting or not.
-//
-// A wall can separate a pawn from its goal only if it closes a region, so
-// only if at least two of its three points (two ends and middle) already
-// touch a wall or the board's edge; and only if it closes an edge of the
-// pawn's current shortest path. Only walls that pass both tests get a flood
-// fill, and only for the pawn whose path they cut (Q3.4).
 func (p *Position) legalWalls() (hs, vs uint64) {
 	return p.legalWallsIn(^uint64(0))
 }
 
 // legalWallsIn is legalWalls restricted to the anchors in the set within:
 // only those walls are checked for Q3.4.
+//
+// A wall that neither overlaps nor crosses another (Q3.2, Q3.3) is legal
+// unless it closes a region of the board (lattice.go), and a wall that
+// closes a region can cut a pawn off its goal only if it closes an edge of
+// a shortest path of the pawn. Only walls that pass both tests get a flood
+// fill, and only for the pawn whose path they cut (Q3.4).
 func (p *Position) legalWallsIn(within uint64) (hs, vs uint64) {
 	hs, vs = p.freeWalls()
 	hs, vs = hs&within, vs&within
-	h, v := p.hWalls, p.vWalls
-	// Interior points (anchors) touched by a wall.
-	t := h | h<<1&^anchorFileA | h>>1&^anchorFileH | v | v<<8 | v>>8
-	lo, hi := t<<1&^anchorFileA|anchorFileA, t>>1&^anchorFileH|anchorFileH
-	maybeH := hs & (lo&t | lo&hi | t&hi)
-	lo, hi = t<<8|anchorRank1, t>>8|anchorRank8
-	maybeV := vs & (lo&t | lo&hi | t&hi)
-	if maybeH|maybeV == 0 {
+	if (hs&p.closeH)|(vs&p.closeV) == 0 {
 		return hs, vs
 	}
+	var pc paths
+	var layers [81]bitboard
+	return p.resolveWalls(hs, vs, &pc, &layers)
+}
+
+// paths holds, per side, the anchors of the horizontal and vertical walls
+// that would close an edge of one path of the pawn to its goal; ok says
+// which sides have one yet.
+type paths struct {
+	cut [2][2]uint64
+	ok  [2]bool
+}
+
+// resolveWalls removes from the free anchors hs and vs the walls that would
+// cut a pawn off its goal: the walls that close a region and an edge of a
+// pawn's path get a flood fill. It finds the paths pc lacks, with layers as
+// scratch space.
+func (p *Position) resolveWalls(hs, vs uint64, pc *paths, layers *[81]bitboard) (uint64, uint64) {
+	ch, cv := hs&p.closeH, vs&p.closeV
 	for side := range 2 {
-		cutH, cutV := p.pathCuts(side)
+		if ch|cv == 0 {
+			break
+		}
+		if !pc.ok[side] {
+			pc.cut[side][0], pc.cut[side][1] = p.pathCuts(side, layers)
+			pc.ok[side] = true
+		}
 		from, goal := bitOf(p.pawns[side]), goals[side]
-		for c := maybeH & cutH & hs; c != 0; c &= c - 1 {
+		for c := ch & pc.cut[side][0]; c != 0; c &= c - 1 {
 			a := bits.TrailingZeros64(c)
 			g := p.edges.withWall(wallMove(a, Horizontal))
 			if !g.reaches(from, goal) {
 				hs &^= 1 << a
+				ch &^= 1 << a
 			}
 		}
-		for c := maybeV & cutV & vs; c != 0; c &= c - 1 {
+		for c := cv & pc.cut[side][1]; c != 0; c &= c - 1 {
 			a := bits.TrailingZeros64(c)
 			g := p.edges.withWall(wallMove(a, Vertical))
 			if !g.reaches(from, goal) {
 				vs &^= 1 << a
+				cv &^= 1 << a
 			}
 		}
 	}
 	return hs, vs
 }
 
-// pathCuts finds one shortest path of side's pawn to its goal rank, by
-// breadth-first distance layers from the goal, and returns the anchors of
-// the horizontal and vertical walls that would close an edge of it.
-func (p *Position) pathCuts(side int) (cutH, cutV uint64) {
+// pathCuts finds one shortest path of side's pawn to its goal rank and
+// returns the anchors of the horizontal and vertical walls that would
+// close an edge of it. The search runs from the pawn, by breadth-first
+// layers kept in layers, and walks back from the goal square it reaches.
+func (p *Position) pathCuts(side int, layers *[81]bitboard) (cutH, cutV uint64) {
 	g := &p.edges
-	pawn := p.pawns[side]
-	var layers [81]bitboard
-	layers[0] = goals[side]
-	seen := layers[0]
+	goal := goals[side]
+	front := bitOf(p.pawns[side])
+	seen := front
 	d := 0
-	for !layers[d].has(pawn) {
-		next := g.expand(layers[d]).andNot(seen)
-		if next.empty() {
+	for front.and(goal).empty() {
+		layers[d] = front
+		d++
+		front = g.expand(seen).andNot(seen)
+		if front.empty() {
 			// No path: cannot happen in a legal position; check everything.
 			return ^uint64(0), ^uint64(0)
 		}
-		d++
-		layers[d] = next
-		seen = seen.or(next)
+		seen = seen.or(front)
 	}
-	cur := pawn
+	cur := front.and(goal).first()
 	for k := d - 1; k >= 0; k-- {
 		l := &layers[k]
 		switch {
+		case !g[south].has(cur) && l.has(cur-9):
+			cur -= 9
+			cutH |= wallTables.cutN[cur]
 		case !g[north].has(cur) && l.has(cur+9):
 			cutH |= wallTables.cutN[cur]
 			cur += 9
-		case !g[south].has(cur) && l.has(cur-9):
-			cutH |= wallTables.cutN[cur-9]
-			cur -= 9
-		case !g[east].has(cur) && l.has(cur+1):
+		case !g[west].has(cur) && l.has(cur-1):
+			cur--
+			cutV |= wallTables.cutE[cur]
+		default:
 			cutV |= wallTables.cutE[cur]
 			cur++
-		default:
-			cutV |= wallTables.cutE[cur-1]
-			cur--
 		}
 	}
 	return cutH, cutV
@@ -440,9 +456,39 @@ func (p *Position) pathCuts(side int) (cutH, cutV uint64) {
 
 // LegalMoves appends the legal plies of the side to move to dst, in
 // canonical order (ascending Move), and returns it; nothing once the game
-// is over.
+// is over. It may use dst's spare capacity beyond the plies it returns as
+// scratch space.
 func (p Position) LegalMoves(dst []Move) []Move {
 	if p.over() {
+		return dst
+	}
+	dst = p.appendPawnMoves(dst)
+	if p.wallsLeft[p.side()] == 0 {
+		return dst
+	}
+	hs, vs := p.legalWalls()
+	return appendWalls(dst, hs, vs)
+}
+
+// appendPawnMoves appends the pawn moves of the side to move in ascending
+// order. Unless the pawns stand side by side, they are the open steps, and
+// south, west, east, north is ascending.
+func (p *Position) appendPawnMoves(dst []Move) []Move {
+	side := p.side()
+	me := p.pawns[side]
+	if closed, ok := p.stepsAlone(me, p.pawns[1-side]); ok {
+		if closed&(1<<south) == 0 {
+			dst = append(dst, kindPawn|Move(me-9))
+		}
+		if closed&(1<<west) == 0 {
+			dst = append(dst, kindPawn|Move(me-1))
+		}
+		if closed&(1<<east) == 0 {
+			dst = append(dst, kindPawn|Move(me+1))
+		}
+		if closed&(1<<north) == 0 {
+			dst = append(dst, kindPawn|Move(me+9))
+		}
 		return dst
 	}
 	for t := p.pawnTargets(); !t.empty(); {
@@ -450,17 +496,41 @@ func (p Position) LegalMoves(dst []Move) []Move {
 		dst = append(dst, kindPawn|Move(s))
 		t = t.andNot(bitOf(s))
 	}
-	if p.wallsLeft[p.side()] == 0 {
-		return dst
-	}
-	hs, vs := p.legalWalls()
-	for ; hs != 0; hs &= hs - 1 {
-		dst = append(dst, kindH|Move(bits.TrailingZeros64(hs)))
-	}
-	for ; vs != 0; vs &= vs - 1 {
-		dst = append(dst, kindV|Move(bits.TrailingZeros64(vs)))
-	}
 	return dst
+}
+
+// countPawnMoves returns the number of pawn moves of the side to move.
+func (p *Position) countPawnMoves() int {
+	side := p.side()
+	if closed, ok := p.stepsAlone(p.pawns[side], p.pawns[1-side]); ok {
+		return 4 - bits.OnesCount8(uint8(closed))
+	}
+	return p.pawnTargets().count()
+}
+
+// stepsAlone returns the directions in which the pawn on me may not step
+// (bit d for direction d), and ok false when the opponent on op stands
+// next to it, where jumps change the moves (Q2.2, Q2.3).
+func (p *Position) stepsAlone(me, op Square) (closed uint, ok bool) {
+	switch d := op - me; d {
+	case 9, -9:
+		return 0, false
+	case 1, -1:
+		if op/9 == me/9 {
+			return 0, false
+		}
+	}
+	g := &p.edges
+	if me < 64 {
+		sh := uint(me)
+		closed = uint(g[north].lo>>sh&1) | uint(g[east].lo>>sh&1)<<east |
+			uint(g[south].lo>>sh&1)<<south | uint(g[west].lo>>sh&1)<<west
+	} else {
+		sh := uint(me - 64)
+		closed = uint(g[north].hi>>sh&1) | uint(g[east].hi>>sh&1)<<east |
+			uint(g[south].hi>>sh&1)<<south | uint(g[west].hi>>sh&1)<<west
+	}
+	return closed, true
 }
 
 // LegalMovesWithin is LegalMoves restricted to the walls whose anchor
@@ -472,22 +542,12 @@ func (p Position) LegalMovesWithin(dst []Move, within uint64) []Move {
 	if p.over() {
 		return dst
 	}
-	for t := p.pawnTargets(); !t.empty(); {
-		s := t.first()
-		dst = append(dst, kindPawn|Move(s))
-		t = t.andNot(bitOf(s))
-	}
+	dst = p.appendPawnMoves(dst)
 	if p.wallsLeft[p.side()] == 0 || within == 0 {
 		return dst
 	}
 	hs, vs := p.legalWallsIn(within)
-	for ; hs != 0; hs &= hs - 1 {
-		dst = append(dst, kindH|Move(bits.TrailingZeros64(hs)))
-	}
-	for ; vs != 0; vs &= vs - 1 {
-		dst = append(dst, kindV|Move(bits.TrailingZeros64(vs)))
-	}
-	return dst
+	return appendWalls(dst, hs, vs)
 }
 
 // PlayUnchecked returns the position after m WITHOUT checking it.
@@ -506,7 +566,7 @@ func (p Position) CountLegal() int {
 	if p.over() {
 		return 0
 	}
-	n := p.pawnTargets().count()
+	n := p.countPawnMoves()
 	if p.wallsLeft[p.side()] > 0 {
 		hs, vs := p.legalWalls()
 		n += bits.OnesCount64(hs) + bits.OnesCount64(vs)
@@ -524,10 +584,6 @@ func (p Position) Perft(depth int) uint64 {
 	if depth == 1 {
 		return uint64(p.CountLegal())
 	}
-	var buf [maxMoves]Move
-	var n uint64
-	for _, m := range p.LegalMoves(buf[:0]) {
-		n += p.apply(m).Perft(depth - 1)
-	}
-	return n
+	b := newBoard(p)
+	return b.perft(depth)
 }

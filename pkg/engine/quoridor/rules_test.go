@@ -27,12 +27,7 @@ func setup(t *testing.T, white, black, walls string, side int) Position {
 		if err := conflict(p.hWalls, p.vWalls, m); err != nil {
 			t.Fatalf("setup wall %s: %v", w, err)
 		}
-		p.edges = p.edges.withWall(m)
-		if m.Orientation() == Horizontal {
-			p.hWalls |= 1 << m.anchor()
-		} else {
-			p.vWalls |= 1 << m.anchor()
-		}
+		p.addWall(m)
 		n++
 	}
 	p.plies = int32(2*n + 2 + side)

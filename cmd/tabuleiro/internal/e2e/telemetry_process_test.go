@@ -33,6 +33,8 @@ func TestTelemetryAcrossProcesses(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_INSECURE=true",
 		"OTEL_BSP_SCHEDULE_DELAY=50",      // ms
 		"OTEL_METRIC_EXPORT_INTERVAL=100", // ms
+		// The default keeps 10% of traces: this test follows one game.
+		"OTEL_TRACES_SAMPLER=parentbased_always_on",
 	})
 	st := &stack{issuer: svc.issuer}
 	matchID, plies := st.playBotGame(ctx, t, st.client(t, svc.lobbyAddr), st.client(t, svc.matchAddr), 2)
