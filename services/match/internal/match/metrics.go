@@ -16,17 +16,12 @@ import (
 // dashboard). They report to the process-wide MeterProvider that
 // telemetry.Setup installs; nothing is recorded when telemetry is off.
 var metrics = func() (m struct {
-	active                   metric.Int64ObservableGauge
 	plies                    metric.Int64Counter
 	plyDuration              metric.Float64Histogram
 	reconnections, abandoned metric.Int64Counter
 	flagFalls                metric.Int64Counter
 }) {
 	meter := telemetry.Meter("tabuleiro.dev/services/match/internal/match")
-	// A gauge of what this replica holds, not an up-down counter of what it
-	// started minus what it finished: a match started on one replica and
-	// finished on another (after a drain) drove that below zero.
-	m.active, _ = meter.Int64ObservableGauge("tabuleiro.match.active", metric.WithDescription("Unfinished matches this replica holds in memory (a match whose seats are on two replicas counts on each)."), metric.WithUnit("{match}"))
 	m.plies, _ = meter.Int64Counter("tabuleiro.match.plies", metric.WithDescription("Plies played."), metric.WithUnit("{ply}"))
 	m.plyDuration, _ = meter.Float64Histogram("tabuleiro.match.ply.duration", metric.WithDescription("Time to validate and commit a submitted ply."), metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1))
@@ -76,7 +71,16 @@ func observeActive(s *Service) func() {
 		metrics.flagFalls.Add(ctx, 0, gameAttr(g))
 		metrics.plies.Add(ctx, 0, gameAttr(g))
 	}
-	reg, err := telemetry.Meter("tabuleiro.dev/services/match/internal/match").RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	// A gauge of what this replica holds, not an up-down counter of what it
+	// started minus what it finished: a match started on one replica and
+	// finished on another (after a drain) drove that below zero. The gauge
+	// and its callback come from one meter, as the SDK requires.
+	meter := telemetry.Meter("tabuleiro.dev/services/match/internal/match")
+	active, err := meter.Int64ObservableGauge("tabuleiro.match.active", metric.WithDescription("Unfinished matches this replica holds in memory (a match whose seats are on two replicas counts on each)."), metric.WithUnit("{match}"))
+	if err != nil {
+		return func() {}
+	}
+	reg, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		s.mu.Lock()
 		entries := make([]*entry, 0, len(s.cache))
 		for _, e := range s.cache {
@@ -95,10 +99,10 @@ func observeActive(s *Service) func() {
 			e.mu.Unlock()
 		}
 		for g, n := range count {
-			o.ObserveInt64(metrics.active, n, metric.WithAttributes(attribute.String("game", string(g))))
+			o.ObserveInt64(active, n, metric.WithAttributes(attribute.String("game", string(g))))
 		}
 		return nil
-	}, metrics.active)
+	}, active)
 	if err != nil {
 		return func() {}
 	}
