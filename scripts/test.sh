@@ -28,6 +28,7 @@ STEPS=(
   "embedded  lobby and match suites against the one-process mode's embedded Redis"
   "deep      perft and long suites, without -race"
   "fault     killed, stopped and restarted processes"
+  "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
   "webe2e    web client: browser tests (Debian chromium, playwright-core)"
@@ -160,6 +161,13 @@ step_deep() {
 
 step_fault() {
   go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
+}
+
+step_crash() {
+  # A real `tabuleiro serve` killed at random moments and right after an
+  # acknowledgement: 50 rounds on the embedded stores, then 25 each against
+  # a redis-server with appendfsync always and everysec (deploy/README.md).
+  go test -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
 }
 
 # ---- web client (web/, issue 15): Node.js and npm from the machine, chromium from apt
