@@ -45,7 +45,7 @@ var (
 )
 
 // binary builds the tabuleiro command once per test binary.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "tabuleiro-crashtest-")

@@ -56,7 +56,7 @@ type Options struct {
 	// Now, when set, is the match service's clock (tests move it on).
 	Now func() time.Time
 
-	// compactMinBytes, when set, replaces the log growth (16 MiB) that
+	// compactMinBytes, when set, replaces the log growth (4 MiB) that
 	// starts a compaction of the embedded Redis (tests set it small).
 	compactMinBytes int64
 }
