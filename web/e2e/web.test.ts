@@ -244,6 +244,30 @@ test("a page reload mid-game comes back to the same game", async () => {
   await ctx.close();
 });
 
+test("a lost network comes back to the same game, nothing lost", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Offline");
+  await choose(page, "Quoridor", "Bot", "Easy");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  const info = await waitTurn(page);
+  await stepTowardsGoal(page, info.flipped ? 1 : 9);
+  const before = await waitTurn(page);
+  await page.waitForSelector(".board-box circle.dest");
+  await ctx.setOffline(true);
+  const ds = await destinations(page);
+  await clickSquare(page, Game.QUORIDOR, ds[0], before.flipped);
+  await page.waitForSelector(".toast.show.error");
+  await page.waitForSelector(".conn-banner:has-text(\"offline\")");
+  await shot(page, "17b-offline");
+  assert.equal((await boardInfo(page)).plyCount, before.plyCount, "nothing was played while offline");
+  await ctx.setOffline(false);
+  await stepTowardsGoal(page, before.flipped ? 1 : 9);
+  const after_ = await waitTurn(page);
+  assert.ok(after_.plyCount >= before.plyCount + 2, "the game goes on, the bot's reply included");
+  await ctx.close();
+});
+
 test("a Banqi game shows no face-down identity in the page or its network frames", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   // Keep every response body the page receives (Connect frames included).
@@ -310,10 +334,81 @@ test("a Banqi game shows no face-down identity in the page or its network frames
   await ctx.close();
 });
 
+test("two players at one keyboard play Corners, offer and accept a draw", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Left");
+  await choose(page, "Corners", "Two players, one device");
+  await page.click("#start");
+  await page.waitForURL(/#\/local\//);
+  // Four plies, each seat's by clicks on its own piece and a destination.
+  for (let i = 0; i < 4; i++) {
+    const info = await waitTurn(page);
+    assert.ok(info.acting, "one of this keyboard's seats is always to move");
+    const pieces = await page.locator(`.board-box g.piece.${info.plyCount % 2 === 0 ? "white" : "black"}`).evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
+    let moved = false;
+    for (const p of pieces) {
+      await clickSquare(page, Game.CORNERS, p, info.flipped);
+      try {
+        await page.waitForSelector(".board-box circle.dest", { timeout: 3000 });
+      } catch {
+        continue;
+      }
+      const ds = await destinations(page);
+      await clickSquare(page, Game.CORNERS, ds[0], info.flipped);
+      await waitPly(page, info.plyCount);
+      moved = true;
+      break;
+    }
+    assert.ok(moved, "some piece could move");
+  }
+  // The seat to move offers a draw and plays; the other seat accepts it.
+  await page.click("#offer-draw");
+  await page.waitForSelector(".game-actions :text('Draw offered')");
+  const info = await waitTurn(page);
+  const pieces = await page.locator(".board-box g.piece.white").evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
+  for (const p of pieces) {
+    await clickSquare(page, Game.CORNERS, p, info.flipped);
+    if (await page.locator(".board-box circle.dest").count().then((n) => n > 0)) {
+      await clickSquare(page, Game.CORNERS, (await destinations(page))[0], info.flipped);
+      break;
+    }
+    await page.waitForTimeout(300);
+  }
+  await page.waitForSelector("#accept-draw");
+  await shot(page, "22-local-draw-offer");
+  await page.click("#accept-draw");
+  await page.waitForSelector("#result-title:has-text('Draw')");
+  await shot(page, "23-local-draw");
+  await ctx.close();
+});
+
+test("two players meet in the quick pairing queue", async () => {
+  const a = await newPlayer(browser, server.url);
+  const b = await newPlayer(browser, server.url);
+  await signIn(a.page, "Queue A");
+  await signIn(b.page, "Queue B");
+  for (const p of [a.page, b.page]) {
+    await choose(p, "Quoridor", "Quick pairing");
+    await p.click("label.chip:has-text('5+3')");
+    await p.click("#start");
+  }
+  await a.page.waitForSelector(".queue");
+  await shot(a.page, "24-queue");
+  await a.page.waitForURL(/#\/game\//, { timeout: 30_000 });
+  await b.page.waitForURL(/#\/game\//, { timeout: 30_000 });
+  assert.equal(a.page.url().split("/").pop(), b.page.url().split("/").pop(), "the same match");
+  await a.page.waitForSelector(".clock");
+  a.page.once("dialog", (d) => void d.accept());
+  await a.page.click("#resign");
+  await b.page.waitForSelector("#result-title:has-text('You won')");
+  await a.ctx.close();
+  await b.ctx.close();
+});
+
 test("phone-sized screens: the lobby and a game fit", async () => {
   const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
   await signIn(page, "Phone");
-  await shot(page, "20-phone-lobby");
+  await shot(page, "25-phone-lobby");
   await choose(page, "Corners", "Bot", "Easy");
   await page.click("label.chip:has-text('3+2')");
   await page.click("#start");
@@ -325,6 +420,6 @@ test("phone-sized screens: the lobby and a game fit", async () => {
   await page.waitForFunction((t) => document.querySelector(".clock.running")?.textContent !== t, t1, { timeout: 5000 });
   const box = (await page.locator(".board-box svg").boundingBox())!;
   assert.ok(box.width <= 390 && box.width > 300, `the board fits the screen (${box.width})`);
-  await shot(page, "21-phone-corners");
+  await shot(page, "26-phone-corners");
   await ctx.close();
 });

@@ -617,12 +617,13 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
   }
   const names = s.participants.map((p) => p.displayName) as [string, string];
   const change = rec.ratingChanges.find((r) => r.playerId === id.playerId);
+  const icon = (d: string) => svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><path d="${d}" fill="currentColor"/></svg>`);
   const nav = h("div", { class: "replay-nav" },
-    h("button", { onclick: () => goTo(0), "aria-label": "First ply", title: "First (Home)" }, "⏮"),
-    h("button", { onclick: () => goTo(at - 1), "aria-label": "Previous ply", title: "Previous (←)", id: "prev" }, "◀"),
+    h("button", { onclick: () => goTo(0), "aria-label": "First ply", title: "First (Home)" }, icon("M4 4h2.5v12H4zM16 4v12L7.5 10z")),
+    h("button", { onclick: () => goTo(at - 1), "aria-label": "Previous ply", title: "Previous (←)", id: "prev" }, icon("M14 4v12L5.5 10z")),
     counter,
-    h("button", { onclick: () => goTo(at + 1), "aria-label": "Next ply", title: "Next (→)", id: "next" }, "▶"),
-    h("button", { onclick: () => goTo(views.length - 1), "aria-label": "Last ply", title: "Last (End)" }, "⏭"));
+    h("button", { onclick: () => goTo(at + 1), "aria-label": "Next ply", title: "Next (→)", id: "next" }, icon("M6 4v12l8.5-6z")),
+    h("button", { onclick: () => goTo(views.length - 1), "aria-label": "Last ply", title: "Last (End)" }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
   frame(id, h("div", { class: "game-layout replay" },
     h("div", { class: "board-col" }, h("div", { class: "strip" }, h("span", { class: "strip-name" }, `${names[0] ?? ""} vs ${names[1] ?? ""}`)), boardBox, nav),
     h("aside", { class: "side-col" }, h("section", { class: "panel" },

@@ -92,7 +92,20 @@ export class GameScreen {
     for (const l of this.loops) l.stop();
     if (this.timer) clearInterval(this.timer);
     window.removeEventListener("keydown", this.onKey);
+    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("offline", this.onOffline);
   }
+
+  /** onOnline: the browser has a network again; show the destinations that could not be fetched. */
+  private readonly onOnline = (): void => {
+    this.renderBanner();
+    if (!this.destinations.length) void this.autoSelect();
+  };
+
+  private readonly onOffline = (): void => {
+    this.els.banner.className = "conn-banner reconnecting";
+    this.els.banner.textContent = "You are offline. The game comes back when the network does (a running clock keeps running).";
+  };
 
   // ---- streams ----
 
@@ -111,6 +124,8 @@ export class GameScreen {
     }
     this.timer = setInterval(() => this.tickClocks(), 100);
     window.addEventListener("keydown", this.onKey);
+    window.addEventListener("online", this.onOnline);
+    window.addEventListener("offline", this.onOffline);
     // Draw the position at once from GetMatch; the stream's snapshot or
     // events take over (a snapshot that arrived first is not replaced).
     try {
@@ -161,6 +176,7 @@ export class GameScreen {
         }
         this.status = s;
         this.renderBanner(err);
+        if (s === "live" && !this.destinations.length) void this.autoSelect();
         if (s === "ended" && this.match) this.render();
       },
     }, lastSeq);
@@ -315,7 +331,7 @@ export class GameScreen {
     } else if (v.board.case === "corners") {
       const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
       if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
-        extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} home`));
+        extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} arrived`));
       }
     }
     if (seatState?.connection === ConnectionState.DISCONNECTED) {
@@ -376,6 +392,18 @@ export class GameScreen {
       status = "Waiting for your opponent…";
     }
     this.els.info.append(h("p", { class: "status-line", id: "status-line" }, status));
+    if (v.board.case === "banqi" && v.board.value.faceDownCounts.length) {
+      // What is still face down, by kind: public knowledge (B6), no square named.
+      const counts = v.board.value.faceDownCounts;
+      const total = counts.reduce((n, c) => n + c.count, 0);
+      const row = h("div", { class: "hidden-counts", "aria-label": `Still face down: ${counts.map((c) => `${c.count} ${banqiInfo(c.piece)?.name}`).join(", ")}` });
+      for (const c of counts) {
+        const cell = h("span", { class: "hc" });
+        cell.append(svg(capturedSvg([c.piece], 10)), h("span", { class: "n" }, `×${c.count}`));
+        row.append(cell);
+      }
+      this.els.info.append(h("details", { class: "hidden-box", open: true }, h("summary", {}, `${total} pieces face down`), row));
+    }
   }
 
   private names(): [string, string] {
