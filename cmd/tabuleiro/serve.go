@@ -18,6 +18,7 @@ var webClient func() http.Handler
 func newServeCommand(e *env) *cobra.Command {
 	var f serverFlags
 	var addr, cors string
+	var compactBytes int64
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the lobby, match and bot services in one process, on one port",
@@ -49,8 +50,9 @@ func newServeCommand(e *env) *cobra.Command {
 			}
 			srv, err := local.Start(cmd.Context(), local.Options{
 				Addr: addr, DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
-				Logger:      slog.New(slog.NewJSONHandler(e.stderr, nil)),
-				HTTPHandler: web, CORSOrigins: origins,
+				Logger:            slog.New(slog.NewJSONHandler(e.stderr, nil)),
+				RedisCompactBytes: compactBytes,
+				HTTPHandler:       web, CORSOrigins: origins,
 			})
 			if err != nil {
 				return &exitError{code: 1, err: err}
@@ -66,5 +68,7 @@ func newServeCommand(e *env) *cobra.Command {
 	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")
+	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, "log growth that starts a compaction of the embedded Redis (default 4 MiB; tests)")
+	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")
 	return c
 }
