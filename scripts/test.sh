@@ -145,7 +145,7 @@ step_embedded() {
     sleep 0.1
   done
   echo "embedded Redis at $url"
-  TABULEIRO_TEST_REDIS_URL=$url \
+  TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
     go test -short -count=1 -timeout 20m tabuleiro.dev/services/match/... tabuleiro.dev/services/lobby/...
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
