@@ -204,8 +204,12 @@ step_webe2e() {
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   fc-list :lang=zh family 2>/dev/null | grep -q . || missing+=(fonts-wqy-microhei) # Banqi's pieces
   if ((${#missing[@]})); then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Under services.sh's machine-wide lock: two runs must not run apt at once.
+    (
+      flock 9
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    ) 9>/tmp/tabuleiro-test-services.lock
   fi
   # Built inside web/ (playwright-core is resolved from web/node_modules),
   # in a directory of this run's own.
