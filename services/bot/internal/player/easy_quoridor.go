@@ -18,7 +18,7 @@ const (
 	easyMaxWalls    = 4    // walls an easy bot places in a game at most
 	easyWallChance  = 0.30 // chance of a wall when the opponent leads the race
 	easyCalmChance  = 0.06 // … when it does not
-	easyWanderRatio = 0.12 // chance of a pawn move that does not advance
+	easyWanderRatio = 0.25 // chance of a pawn move that does not advance
 )
 
 // easyQuoridor returns the easy level's ply in p.
