@@ -28,7 +28,7 @@ import {
 } from "../geometry";
 import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, seatColour, timeControlText } from "../notation";
 import type { Identity } from "../session";
-import { loadOrigin, me, partner, ratingText, session, start, frame } from "./app";
+import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, h, svg, toast } from "./dom";
 
 /** Origin is how a game was started, to offer the same again (rematch). */
@@ -66,6 +66,7 @@ export class GameScreen {
   private readonly rematchCtl = new AbortController();
   private rematchWatched = false;
   private shownPlies = -1;
+  private draws: boolean | undefined;
   private readonly els = {
     board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
     top: h("div", { class: "strip top-strip" }),
@@ -123,6 +124,12 @@ export class GameScreen {
       }
     }
     this.timer = setInterval(() => this.tickClocks(), 100);
+    void variants().then((vs) => {
+      const m = this.match;
+      const find = () => vs.find((x) => x.game === this.match?.game && x.id === this.match?.variant);
+      this.draws = find()?.draws;
+      if (m && this.draws !== undefined) this.render();
+    }).catch(() => {});
     window.addEventListener("keydown", this.onKey);
     window.addEventListener("online", this.onOnline);
     window.addEventListener("offline", this.onOffline);
@@ -424,7 +431,7 @@ export class GameScreen {
     }
     const v = this.view!;
     const actor = this.mode === "local" ? v.toMove : m.yourSeat;
-    const draws = v.game !== Game.QUORIDOR; // Quoridor has no draws (Q4); the server decides in any case.
+    const draws = this.draws ?? v.game !== Game.QUORIDOR; // Variant.draws; the server decides in any case
     const offerBy = m.drawOfferedBy;
     if (offerBy !== Seat.UNSPECIFIED && offerBy !== actor && this.mySeats.includes(otherSeat(offerBy))) {
       const by = this.participant(offerBy)?.displayName ?? "Your opponent";
