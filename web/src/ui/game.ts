@@ -10,7 +10,7 @@ import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, lowTime, remainingMs, ServerClock } from "../clock";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
-import { BotLevel, Game, Seat, type Participant } from "../gen/tabuleiro/game/v1/game_pb";
+import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { GameView } from "../gen/tabuleiro/game/v1/view_pb";
 import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match/v1/match_pb";
 import { PlyKind, type LegalPly } from "../gen/tabuleiro/match/v1/match_service_pb";
@@ -66,7 +66,7 @@ export class GameScreen {
   private readonly rematchCtl = new AbortController();
   private rematchWatched = false;
   private shownPlies = -1;
-  private draws: boolean | undefined;
+  private variantList: Variant[] | undefined;
   private readonly els = {
     board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
     top: h("div", { class: "strip top-strip" }),
@@ -125,10 +125,8 @@ export class GameScreen {
     }
     this.timer = setInterval(() => this.tickClocks(), 100);
     void variants().then((vs) => {
-      const m = this.match;
-      const find = () => vs.find((x) => x.game === this.match?.game && x.id === this.match?.variant);
-      this.draws = find()?.draws;
-      if (m && this.draws !== undefined) this.render();
+      this.variantList = vs;
+      if (this.match) this.render();
     }).catch(() => {});
     window.addEventListener("keydown", this.onKey);
     window.addEventListener("online", this.onOnline);
@@ -431,7 +429,8 @@ export class GameScreen {
     }
     const v = this.view!;
     const actor = this.mode === "local" ? v.toMove : m.yourSeat;
-    const draws = this.draws ?? v.game !== Game.QUORIDOR; // Variant.draws; the server decides in any case
+    const variant = this.variantList?.find((x) => x.game === m.game && x.id === m.variant);
+    const draws = variant ? variant.draws : v.game !== Game.QUORIDOR; // Variant.draws; the server decides in any case
     const offerBy = m.drawOfferedBy;
     if (offerBy !== Seat.UNSPECIFIED && offerBy !== actor && this.mySeats.includes(otherSeat(offerBy))) {
       const by = this.participant(offerBy)?.displayName ?? "Your opponent";
