@@ -343,7 +343,7 @@ export class GameScreen {
       const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;
       extra.append(h("span", { class: "away", "data-deadline": dl }, "disconnected"));
     }
-    const clock = m.clocks ? h("span", { class: `clock${isTurn ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
+    const clock = m.clocks ? h("span", { class: `clock${m.clocks.running === seat && m.status !== MatchStatus.FINISHED ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
     el.append(name, extra, clock || h("span", { class: "clock none" }, isTurn ? "to move" : ""));
   }
 
