@@ -414,6 +414,7 @@ test("phone-sized screens: the lobby and a game fit", async () => {
   await shot(page, "25-phone-lobby");
   await choose(page, "Corners", "Bot", "Easy");
   await page.click("label.chip:has-text('3+2')");
+  await page.click("label.chip:has-text('Black (second)')"); // the bot's first ply starts the clocks
   await page.click("#start");
   await page.waitForURL(/#\/game\//);
   await waitTurn(page);
