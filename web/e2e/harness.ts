@@ -79,7 +79,7 @@ export async function serve(): Promise<Server> {
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
   const url = `http://${addr}`;
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + (bin ? 120_000 : 600_000); // `go run` compiles first
   for (;;) {
     if (child.exitCode !== null) throw new Error(`tabuleiro serve exited ${child.exitCode}:\n${log}`);
     try {

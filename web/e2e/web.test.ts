@@ -181,6 +181,17 @@ test("two browser contexts play a room game joined by the invite link", async ()
   await host.page.waitForSelector("#result-title:has-text('You won')");
   await guest.page.waitForSelector("#result-title:has-text('You lost')");
   await shot(host.page, "15-room-result");
+  // Both ask for a rematch (lobby.v1 OfferRematch): a new game, seats swapped.
+  const first = host.page.url();
+  const hostSeat = await host.page.locator(".bottom-strip").getAttribute("data-seat");
+  await guest.page.click("#rematch");
+  await host.page.waitForSelector(".rematch-note:has-text('wants a rematch')");
+  await host.page.click("#rematch");
+  await host.page.waitForURL((u) => u.toString() !== first && /#\/game\//.test(u.toString()), { timeout: 15_000 });
+  await guest.page.waitForURL((u) => u.toString() !== first && /#\/game\//.test(u.toString()), { timeout: 15_000 });
+  assert.equal(host.page.url(), guest.page.url(), "both in the rematch");
+  await host.page.waitForSelector(".board-box svg");
+  await host.page.waitForFunction((s) => document.querySelector(".bottom-strip")?.getAttribute("data-seat") !== s, hostSeat);
   await host.ctx.close();
   await guest.ctx.close();
 });
@@ -382,7 +393,7 @@ test("two players at one keyboard play Corners, offer and accept a draw", async 
   await ctx.close();
 });
 
-test("two players meet in the quick pairing queue", async () => {
+test("two players meet in the rated queue; the result shows the rating change", async () => {
   const a = await newPlayer(browser, server.url);
   const b = await newPlayer(browser, server.url);
   await signIn(a.page, "Queue A");
@@ -390,6 +401,7 @@ test("two players meet in the quick pairing queue", async () => {
   for (const p of [a.page, b.page]) {
     await choose(p, "Quoridor", "Quick pairing");
     await p.click("label.chip:has-text('5+3')");
+    await p.check("label.check input[type=checkbox]"); // rated
     await p.click("#start");
   }
   await a.page.waitForSelector(".queue, .board-box", { timeout: 15_000 }).catch(async (e) => {
@@ -404,6 +416,10 @@ test("two players meet in the quick pairing queue", async () => {
   a.page.once("dialog", (d) => void d.accept());
   await a.page.click("#resign");
   await b.page.waitForSelector("#result-title:has-text('You won')");
+  // The result screen shows the rating change once the game is rated.
+  await b.page.waitForSelector(".rating-change:has-text('Rating 1500 →')", { timeout: 40_000 });
+  await a.page.waitForSelector(".rating-change:has-text('Rating 1500 →')", { timeout: 40_000 });
+  await shot(b.page, "24b-rated-result");
   await a.ctx.close();
   await b.ctx.close();
 });

@@ -497,7 +497,8 @@ export class GameScreen {
       h("p", { class: "muted" }, outcomeLine(m.outcome)),
       rating,
       h("div", { class: "row" },
-        this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) }, "Rematch") : false,
+        this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) },
+          origin?.opponent === "queue" ? "Find another" : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? "Play again" : "Rematch") : false,
         h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay"),
         h("a", { class: "button", href: "#/play" }, "New game"),
         h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close")),
@@ -507,7 +508,7 @@ export class GameScreen {
       void this.watchRematch(origin);
     }
     if (m.rated) {
-      for (let i = 0; i < 15; i++) {
+      for (let i = 0; i < 40; i++) { // ratings are computed a moment after the game
         try {
           const rec = (await api(this.id.token).lobby.getGame({ gameId: m.matchId })).record;
           const ch = rec?.ratingChanges.find((r) => r.playerId === this.id.playerId);
