@@ -322,10 +322,21 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 		medium: qGame{walls: &flatWalls},
 		deep:   qGame{walls: &reserveWalls},
 	}
-	if lvl == Expert {
+	switch lvl {
+	case Expert:
+		gs.deep = expertQGame()
+		gs.expert = expertRefinements
+	case Expert1:
 		gs.deep = expertQGame()
 	}
 	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, rng)
 	c.Ply = m
 	return c, err
 }
+
+// Index is the move's index for the search's history table: a Move is
+// below 1<<9 (kind in bits 7–8).
+func (qGame) Index(m quoridor.Move) int { return int(m) & (search.MaxIndex - 1) }
+
+// expertRefinements are the expert's search refinements.
+var expertRefinements = search.Refinements{Killers: true, History: true, Reduce: 4}
