@@ -2,7 +2,9 @@
 // goose (github.com/pressly/goose/v3). The files in sql/ (PostgreSQL) are
 // the only way the schema changes. Numbering: 0001–0099 shared tables,
 // 0100–0199 the match service's (finished games), 0200–0299 the lobby's
-// (players, ratings). Every service that owns tables calls Up at start-up;
+// (players, ratings); every later change, whoever owns the table, takes
+// the next hundred (0300 on), since goose refuses a migration numbered
+// below one a database already has. Every service that owns tables calls Up at start-up;
 // a Postgres advisory lock keeps concurrent instances from racing.
 //
 // sqlite/ holds the same schema for SQLite, the one-process mode's

@@ -56,7 +56,7 @@ func TestPlayAutoEveryGame(t *testing.T) {
 		t.Fatalf("play --auto --vs local: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// A finished game reaches history through the outbox, a moment later.
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testenv.Deadline(t)
 	for {
 		code, out, errOut = runWithEnv(t, vars, "history")
 		if code == 0 && strings.Count(out, "\n") == 5 { // the header and 4 games
@@ -200,7 +200,7 @@ func TestServeBanner(t *testing.T) {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", testenv.PostgresDSN(t)},
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(10 * time.Millisecond)
 	defer poll.Stop()
 	for !strings.Contains(out.String(), "data:") {
@@ -351,7 +351,7 @@ func TestTerminalWallPreview(t *testing.T) {
 // plies plies, or the match is over.
 func waitTurn(t *testing.T, c *client.Client, me client.Player, id string, plies int) *matchv1.Match {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testenv.Deadline(t)
 	poll := time.NewTicker(2 * time.Millisecond)
 	defer poll.Stop()
 	for {
@@ -401,7 +401,7 @@ func TestWatch(t *testing.T) {
 		done <- run(t.Context(), []string{"watch", "--server", addr, resp.GetMatchId()},
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
 	for !strings.Contains(out.String(), "watching") { // the snapshot: then play

@@ -11,7 +11,11 @@
 //     endpoint is dialled without TLS;
 //   - OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER: "otlp" (default) or
 //     "none";
-//   - OTEL_EXPORTER_OTLP_PROTOCOL: only "grpc" (the default) is supported.
+//   - OTEL_EXPORTER_OTLP_PROTOCOL: only "grpc" (the default) is supported;
+//   - OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG choose the sampler
+//     (default parentbased_traceidratio at DefaultSampleRatio, see Sampler);
+//     spans under an Untraced context (idle polling) are never sampled;
+//   - OTEL_METRIC_EXPORT_INTERVAL, in milliseconds (default 15 s).
 //
 // The exporters and resource detection also honour the other OTEL_*
 // variables (headers, timeouts, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES),
@@ -88,6 +92,14 @@ func Setup(ctx context.Context, service string, getenv func(string) string, logg
 	if traceURL == "" && metricURL == "" {
 		return t, nil
 	}
+	sampler, err := Sampler(getenv)
+	if err != nil {
+		return nil, err
+	}
+	interval, err := metricInterval(getenv)
+	if err != nil {
+		return nil, err
+	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(attribute.String("service.name", service)),
 		resource.WithFromEnv(),
@@ -101,7 +113,7 @@ func Setup(ctx context.Context, service string, getenv func(string) string, logg
 		if err != nil {
 			return nil, fmt.Errorf("telemetry trace exporter: %w", err)
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithSampler(sampler))
 		t.TracerProvider, t.TracesEnabled = tp, true
 		t.shutdown = append(t.shutdown, tp.Shutdown)
 	}
@@ -110,7 +122,7 @@ func Setup(ctx context.Context, service string, getenv func(string) string, logg
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("telemetry metric exporter: %w", err), t.Shutdown(ctx))
 		}
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(interval))), sdkmetric.WithResource(res))
 		t.MeterProvider, t.MetricsEnabled = mp, true
 		t.shutdown = append(t.shutdown, mp.Shutdown)
 	}

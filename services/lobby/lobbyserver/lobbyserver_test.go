@@ -22,6 +22,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/rooms"
@@ -292,7 +293,7 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 	rdb, prefix := testenv.Redis(t)
 	ready := make(chan struct{})
 	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: &testenv.Matches{}},
-		Config{RedisPrefix: prefix, RoomPoll: time.Minute, roomsReady: func() { close(ready) },
+		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
 			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +319,9 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := room.GetRoom().GetRoomId()
-	wctx, cancel := context.WithTimeout(ana, 10*time.Second) // far below RoomPoll
+	// The updates come from room change events: the test's time (under the
+	// binary's timeout, or 15 min) ends far before RoomPoll's re-read.
+	wctx, cancel := context.WithDeadline(ana, ptestenv.Deadline(t))
 	defer cancel()
 	w, err := c.WatchRoom(wctx, &lobbyv1.WatchRoomRequest{RoomId: id})
 	if err != nil {

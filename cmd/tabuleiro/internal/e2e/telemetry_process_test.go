@@ -3,11 +3,9 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"slices"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/trace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -25,14 +23,15 @@ import (
 // game's counts.
 func TestTelemetryAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 	col := otelstub.Start(t)
 	svc := startServices(ctx, t, []string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.Endpoint(),
 		"OTEL_EXPORTER_OTLP_INSECURE=true",
 		"OTEL_BSP_SCHEDULE_DELAY=50",      // ms
 		"OTEL_METRIC_EXPORT_INTERVAL=100", // ms
+		// The default keeps 10% of traces: this test follows one game.
+		"OTEL_TRACES_SAMPLER=parentbased_always_on",
 	})
 	st := &stack{issuer: svc.issuer}
 	matchID, plies := st.playBotGame(ctx, t, st.client(t, svc.lobbyAddr), st.client(t, svc.matchAddr), 2)
@@ -62,7 +61,7 @@ func TestTelemetryAcrossProcesses(t *testing.T) {
 	if err != nil {
 		t.Errorf("the stand-in did not receive the game's trace and outbox record (match %s): %v", matchID, err)
 	}
-	svc.stop(t)
+	svc.stop(ctx, t)
 	if t.Failed() {
 		return
 	}

@@ -111,7 +111,7 @@ func TestEmbeddedStoresPlayEveryGameAndKeepHistory(t *testing.T) {
 // it through the outbox, a moment after it ends.
 func waitGames(t *testing.T, c *client.Client, p client.Player, n int) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testenv.Deadline(t)
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
 	for {

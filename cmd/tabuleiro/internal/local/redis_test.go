@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // Every kind of key the services use survives a stop and a start, TTLs
@@ -85,7 +87,7 @@ func TestRedisExpiresInRealTime(t *testing.T) {
 	if err := c.Set(t.Context(), "k", "v", 20*time.Millisecond).Err(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
 	for c.Exists(t.Context(), "k").Val() == 1 {

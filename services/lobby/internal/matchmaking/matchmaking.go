@@ -33,6 +33,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
 
@@ -383,10 +384,13 @@ type WaveStats struct {
 
 // Wave runs one pairing wave over every non-empty queue.
 func (m *Matchmaker) Wave(ctx context.Context) (WaveStats, error) {
-	queues, err := m.rdb.SMembers(ctx, m.pre+"queues").Result()
+	// Listing the queues is idle polling (every WaveInterval): untraced;
+	// pairing the tickets found is traced.
+	queues, err := m.rdb.SMembers(telemetry.Untraced(ctx), m.pre+"queues").Result()
 	if err != nil {
 		return WaveStats{}, fmt.Errorf("list queues: %w", err)
 	}
+	ctx = telemetry.Traced(ctx)
 	var st WaveStats
 	for _, qk := range queues {
 		s, err := m.waveQueue(ctx, qk)

@@ -28,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
@@ -222,6 +223,9 @@ func (s *Store) applyGame(ctx context.Context, tx *sql.Tx, gameID string, game e
 // RunRatings processes rated games every interval until ctx ends. Errors
 // are reported to onErr and retried at the next tick.
 func (s *Store) RunRatings(ctx context.Context, interval time.Duration, onErr func(error)) {
+	// A poll every interval: untraced (telemetry.Untraced), rating updates
+	// included; they show in the logs and the ratings tables.
+	ctx = telemetry.Untraced(ctx)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

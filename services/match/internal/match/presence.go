@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
 // Lease is a connected seat's presence: the instance that holds the seat's
@@ -121,7 +122,7 @@ func (s *Service) Renew(ctx context.Context) {
 // sweepLeases starts the reconnection window of every seat whose lease
 // lapsed: its instance stopped renewing it.
 func (s *Service) sweepLeases(ctx context.Context, now int64) {
-	leases, err := s.d.Store.Lapsed(ctx, now, 256)
+	leases, err := s.d.Store.Lapsed(telemetry.Untraced(ctx), now, 256)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.d.Logger.WarnContext(ctx, "sweep leases", "err", err)

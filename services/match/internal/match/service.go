@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
 // Config tunes the Service; zero fields take the defaults named.
@@ -202,10 +203,13 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	st.ToMove = pos.ToMove()
+	st.WindowMS = s.cfg.ReconnectWindow.Milliseconds()
 	for i, seat := range p.Seats {
-		st.Seats[i] = SeatState{Participant: seat, Conn: NeverJoined}
+		// A player's window to join runs from creation (restarted at the
+		// first ply), like a disconnected seat's.
+		st.Seats[i] = SeatState{Participant: seat, Conn: NeverJoined, ReconnectDeadline: now + st.WindowMS}
 		if seat.IsBot() {
-			st.Seats[i].Conn = Connected
+			st.Seats[i] = SeatState{Participant: seat, Conn: Connected}
 		}
 	}
 	if p.Clock != nil {
@@ -657,7 +661,7 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-t.C:
 			s.Sweep(ctx)
 		case <-renew.C:
-			s.Renew(ctx)
+			s.Renew(telemetry.Untraced(ctx)) // a heartbeat: untraced
 			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
 		}
 	}
@@ -667,7 +671,10 @@ func (s *Service) Run(ctx context.Context) error {
 // benchmarks that drive time themselves.
 func (s *Service) Sweep(ctx context.Context) {
 	now := s.nowMS()
-	ids, err := s.d.Store.Due(ctx, now, 256)
+	// Looking for due deadlines is idle polling (several times a second per
+	// replica): untraced. Firing one is traced.
+	ids, err := s.d.Store.Due(telemetry.Untraced(ctx), now, 256)
+	ctx = telemetry.Traced(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.d.Logger.WarnContext(ctx, "sweep deadlines", "err", err)

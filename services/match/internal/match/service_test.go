@@ -129,6 +129,13 @@ func TestDeadlines(t *testing.T) {
 			svc := e.svcs[0]
 			st := e.create(svc, tc)
 			ctx := t.Context()
+			for _, seat := range []engine.Seat{engine.First, engine.Second} {
+				// Both players open their streams (a seat that never joins has
+				// a window of its own: TestNeverJoinedSeatEndsTheMatch).
+				if _, err := svc.Join(ctx, st.ID, seat); err != nil {
+					t.Fatal(err)
+				}
+			}
 			for range tt.plies {
 				e.play(svc, st.ID)
 			}

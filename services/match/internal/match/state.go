@@ -113,7 +113,9 @@ func (p Participant) IsBot() bool { return p.BotLevel > 0 }
 type SeatState struct {
 	Participant
 	Conn Connection `json:"c"`
-	// ReconnectDeadline (unix ms) is set while Conn is Disconnected.
+	// ReconnectDeadline (unix ms) is set while Conn is Disconnected, and
+	// while a player's seat is NeverJoined (its window runs from the
+	// match's creation, restarted at the first ply).
 	ReconnectDeadline int64 `json:"rd,omitempty"`
 	// Epoch counts the seat's joins; a stream leaves only for its own
 	// epoch, so an old stream cannot disconnect a newer one.
@@ -170,8 +172,12 @@ type State struct {
 	Commitment string `json:"com,omitempty"`
 	// Private: a private room's match, visible only to its seats and the
 	// players in Invited (spectators a seat invited, at most MaxInvited).
-	Private bool     `json:"pv,omitempty"`
-	Invited []string `json:"inv,omitempty"`
+	Private bool `json:"pv,omitempty"`
+	// WindowMS is the reconnection window the match was created with; a
+	// seat that never joins gets the same window (0 in matches created
+	// before it was stored: no window for them).
+	WindowMS int64    `json:"rw,omitempty"`
+	Invited  []string `json:"inv,omitempty"`
 	// Spectators is not stored; the Service fills it when known.
 	Plies []PlyRecord `json:"-"`
 }
@@ -273,7 +279,7 @@ func (st *State) NextDeadline(botDue int64) int64 {
 	}
 	earliest(st.flagAt())
 	for i := range st.Players {
-		if st.Seats[i].Conn == Disconnected {
+		if c := st.Seats[i].Conn; c == Disconnected || c == NeverJoined {
 			earliest(st.Seats[i].ReconnectDeadline)
 		}
 	}

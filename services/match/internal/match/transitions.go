@@ -105,6 +105,15 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 		}
 		rec.ClockMS = s.Remaining[i]
 	}
+	if s.Status == StatusWaiting {
+		// The first ply restarts the window of a seat that never joined:
+		// it has the whole window from the game's real start.
+		for i := range s.Players {
+			if seat := &s.Seats[i]; seat.Conn == NeverJoined && seat.ReconnectDeadline != 0 {
+				seat.ReconnectDeadline = now + s.WindowMS
+			}
+		}
+	}
 	s.Status = StatusInProgress
 	s.TurnStart = now
 	s.ToMove = next.ToMove()
@@ -245,8 +254,20 @@ func fireDue(st *State, pos engine.Position, now int64) *change {
 		consider(f, lossFor(st, st.ToMove, engine.ReasonTime))
 	}
 	for i := range st.Players {
-		if s := st.Seats[i]; s.Conn == Disconnected {
+		switch s := st.Seats[i]; s.Conn {
+		case Disconnected:
 			consider(s.ReconnectDeadline, lossFor(st, engine.Seat(i+1), engine.ReasonAbandonment))
+		case NeverJoined:
+			// A seat that never joined is treated as one that left: when
+			// its window closes it loses by abandonment if it has played
+			// (through the unary RPCs), and the match is aborted (no
+			// winner, never rated) if it never took part at all, as a
+			// match nobody starts is aborted at the first-ply deadline.
+			o := engine.DrawBy(engine.ReasonAborted)
+			if playedBy(st, engine.Seat(i+1)) {
+				o = lossFor(st, engine.Seat(i+1), engine.ReasonAbandonment)
+			}
+			consider(s.ReconnectDeadline, o)
 		}
 	}
 	if when == 0 {
@@ -255,4 +276,14 @@ func fireDue(st *State, pos engine.Position, now int64) *change {
 	c := newChange(st, pos, now)
 	c.end(o)
 	return c
+}
+
+// playedBy reports whether seat has played a ply in st.
+func playedBy(st *State, seat engine.Seat) bool {
+	for _, p := range st.Plies {
+		if p.Seat == seat {
+			return true
+		}
+	}
+	return false
 }

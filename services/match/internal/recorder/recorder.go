@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
 )
@@ -83,17 +84,33 @@ func (r *Recorder) Run(ctx context.Context) error {
 	if err := r.out.EnsureGroup(ctx, r.cfg.Group); err != nil {
 		return err
 	}
+	if p, ok := r.out.(interface {
+		PruneConsumers(ctx context.Context, group string, idle time.Duration) (int, error)
+	}); ok {
+		// Consumers of stopped instances (none of their entries pending:
+		// ClaimStale takes those over) are deleted once idle a minute; a
+		// live recorder reads every Block.
+		if n, err := p.PruneConsumers(ctx, r.cfg.Group, max(time.Minute, 2*r.cfg.MinIdle)); err != nil {
+			r.log.WarnContext(ctx, "prune recorder consumers", "err", err)
+		} else if n > 0 {
+			r.log.InfoContext(ctx, "pruned recorder consumers of stopped instances", "count", n)
+		}
+	}
 	defer r.drain(context.WithoutCancel(ctx))
+	// Reading the outbox is idle polling: untraced. Recording what it
+	// found is traced.
+	poll := telemetry.Untraced(ctx)
+	work := telemetry.Traced(ctx)
 	for ctx.Err() == nil {
-		stale, err := r.out.ClaimStale(ctx, r.cfg.Group, r.cfg.Consumer, r.cfg.MinIdle, r.cfg.Batch)
+		stale, err := r.out.ClaimStale(poll, r.cfg.Group, r.cfg.Consumer, r.cfg.MinIdle, r.cfg.Batch)
 		if err == nil && len(stale) > 0 {
-			err = r.record(ctx, stale)
+			err = r.record(work, stale)
 		}
 		if err == nil {
 			var fresh []redisstore.OutboxEntry
-			fresh, err = r.out.ReadOutbox(ctx, r.cfg.Group, r.cfg.Consumer, r.cfg.Batch, r.cfg.Block)
-			if err == nil {
-				err = r.record(ctx, fresh)
+			fresh, err = r.out.ReadOutbox(poll, r.cfg.Group, r.cfg.Consumer, r.cfg.Batch, r.cfg.Block)
+			if err == nil && len(fresh) > 0 {
+				err = r.record(work, fresh)
 			}
 		}
 		if err != nil && ctx.Err() == nil {

@@ -29,6 +29,28 @@ func (s *Store) EnsureGroup(ctx context.Context, group string) error {
 	return nil
 }
 
+// PruneConsumers deletes the group's consumers that hold no pending entry
+// and have not read for idle: those of match instances that stopped (each
+// start names a new consumer, so without pruning the group keeps one per
+// restart). It returns how many it deleted.
+func (s *Store) PruneConsumers(ctx context.Context, group string, idle time.Duration) (int, error) {
+	cs, err := s.rdb.XInfoConsumers(ctx, s.outboxKey(), group).Result()
+	if err != nil {
+		return 0, fmt.Errorf("list outbox consumers: %w", err)
+	}
+	n := 0
+	for _, c := range cs {
+		if c.Pending > 0 || c.Idle < idle {
+			continue
+		}
+		if err := s.rdb.XGroupDelConsumer(ctx, s.outboxKey(), group, c.Name).Err(); err != nil {
+			return n, fmt.Errorf("delete outbox consumer %s: %w", c.Name, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
 // ReadOutbox returns new outbox entries for consumer, waiting up to block.
 func (s *Store) ReadOutbox(ctx context.Context, group, consumer string, count int, block time.Duration) ([]OutboxEntry, error) {
 	return s.readGroup(ctx, group, consumer, ">", count, block)

@@ -148,8 +148,10 @@ type SeatState struct {
 	Participant *v1.Participant `protobuf:"bytes,1,opt,name=participant,proto3" json:"participant,omitempty"`
 	// connection is whether the player is connected.
 	Connection ConnectionState `protobuf:"varint,2,opt,name=connection,proto3,enum=tabuleiro.match.v1.ConnectionState" json:"connection,omitempty"`
-	// reconnect_deadline is when a disconnected player loses by abandonment;
-	// set only when connection is CONNECTION_STATE_DISCONNECTED.
+	// reconnect_deadline is when a disconnected player loses by abandonment,
+	// or when a seat that never joined ends the match (see
+	// CONNECTION_STATE_NEVER_JOINED); set only when connection is
+	// CONNECTION_STATE_DISCONNECTED or CONNECTION_STATE_NEVER_JOINED.
 	ReconnectDeadline *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=reconnect_deadline,json=reconnectDeadline,proto3" json:"reconnect_deadline,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache

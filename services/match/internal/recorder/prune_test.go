@@ -1,0 +1,81 @@
+package recorder_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/testenv"
+)
+
+// Each match start names a new recorder consumer: the consumers of stopped
+// instances with nothing pending are pruned once idle; one with a pending
+// entry, and one that read recently, are kept.
+func TestPruneConsumersOfStoppedInstances(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix, FinishedTTL: time.Minute})
+	ctx := t.Context()
+	const group = "recorder"
+	if err := store.EnsureGroup(ctx, group); err != nil {
+		t.Fatal(err)
+	}
+	key := prefix + "outbox"
+	// Each consumer reads one entry (Redis creates a consumer when it is
+	// delivered something); old-pending never acknowledges its own (its
+	// write was interrupted), the others do.
+	read := func(c string, ack bool) {
+		t.Helper()
+		if err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string{"record", "{}"}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: c, Streams: []string{key, ">"}, Count: 1, Block: -1}).Result()
+		if err != nil || len(res) != 1 || len(res[0].Messages) != 1 {
+			t.Fatalf("%s read %v, %v", c, res, err)
+		}
+		if ack {
+			if err := store.AckOutbox(ctx, group, res[0].Messages[0].ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	read("old-pending", false)
+	read("old-1", true)
+	read("old-2", true)
+	names := func() []string {
+		cs, err := rdb.XInfoConsumers(ctx, key, group).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// Nothing has been idle an hour: nothing goes.
+	if n, err := store.PruneConsumers(ctx, group, time.Hour); err != nil || n != 0 {
+		t.Fatalf("PruneConsumers(1h) = %d, %v; want 0", n, err)
+	}
+	testenv.Eventually(t, 30*time.Second, "consumers idle 50 ms", func() bool {
+		cs, _ := rdb.XInfoConsumers(ctx, key, group).Result()
+		for _, c := range cs {
+			if c.Idle < 50*time.Millisecond {
+				return false
+			}
+		}
+		return true
+	})
+	read("live", true)
+	n, err := store.PruneConsumers(ctx, group, 50*time.Millisecond)
+	if err != nil || n != 2 {
+		t.Fatalf("PruneConsumers = %d, %v; want 2 (old-1, old-2)", n, err)
+	}
+	if got := names(); !slices.Equal(got, []string{"live", "old-pending"}) {
+		t.Fatalf("consumers left: %v, want live and old-pending", got)
+	}
+}
