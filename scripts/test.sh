@@ -28,6 +28,10 @@ STEPS=(
   "embedded  lobby and match suites against the one-process mode's embedded Redis"
   "deep      perft and long suites, without -race"
   "fault     killed, stopped and restarted processes"
+  "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
+  "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
+  "webunit   web client: unit tests (node --test)"
+  "webe2e    web client: browser tests (Debian chromium, playwright-core)"
 )
 
 BUF_VERSION=1.75.0 # npm's @bufbuild/buf ships the prebuilt CLI
@@ -157,6 +161,60 @@ step_deep() {
 
 step_fault() {
   go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
+}
+
+step_crash() {
+  # A real `tabuleiro serve` killed at random moments and right after an
+  # acknowledgement: 50 rounds on the embedded stores, then 25 each against
+  # a redis-server with appendfsync always and everysec (deploy/README.md).
+  go test -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
+}
+
+# ---- web client (web/, issue 15): Node.js and npm from the machine, chromium from apt
+
+step_web() {
+  local lock sum
+  # npm ci only when package-lock.json changed since the last install
+  # (under a lock: another run may be using node_modules).
+  exec {lock}>"$TOOLS/.web-npm.lock"
+  flock "$lock"
+  sum=$(sha256sum web/package-lock.json | cut -d' ' -f1)
+  if [ "$(cat web/node_modules/.tabuleiro-lock-sum 2>/dev/null)" != "$sum" ]; then
+    (cd web && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$sum" >web/node_modules/.tabuleiro-lock-sum
+  fi
+  flock -u "$lock"
+  exec {lock}>&-
+  # Generate and build into the scratch directory and compare.
+  web/node_modules/.bin/buf generate --template web/buf.gen.yaml -o "$WORK/webgen"
+  (cd web && node build.mjs --out "$WORK/dist")
+  if ! diff -r web/src/gen "$WORK/webgen/web/src/gen" || ! diff -r web/dist "$WORK/dist"; then
+    echo "the web client's generated code or bundle is out of date: run 'npm run gen && npm run build' in web/ and commit web/src/gen and web/dist" >&2
+    return 1
+  fi
+  (cd web && node_modules/.bin/tsc --noEmit -p .)
+}
+
+step_webunit() {
+  (cd web && node build.mjs --tests --out "$WORK/webunit" && node --test "$WORK/webunit/")
+}
+
+step_webe2e() {
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  fc-list :lang=zh family 2>/dev/null | grep -q . || missing+=(fonts-wqy-microhei) # Banqi's pieces
+  if ((${#missing[@]})); then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  # Built inside web/ (playwright-core is resolved from web/node_modules),
+  # in a directory of this run's own.
+  local out="web/.build/run-${WORK##*.}"
+  rm -rf "$out"
+  (cd web && node build.mjs --e2e --out "../$out" &&
+    node --test --test-concurrency=1 "../$out/boards.test.mjs") || { rm -rf "$out"; return 1; }
+  rm -rf "$out"
+  echo "screenshots: web/artifacts/"
 }
 
 # ---- the runner ------------------------------------------------------------

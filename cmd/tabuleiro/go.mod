@@ -87,6 +87,7 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
+	tabuleiro.dev/docs/rules v0.0.0
 	tabuleiro.dev/migrations v0.0.0
 	tabuleiro.dev/pkg/gen v0.0.0
 	tabuleiro.dev/pkg/platform v0.0.0
@@ -108,3 +109,5 @@ replace tabuleiro.dev/services/bot => ../../services/bot
 replace tabuleiro.dev/services/lobby => ../../services/lobby
 
 replace tabuleiro.dev/services/match => ../../services/match
+
+replace tabuleiro.dev/docs/rules => ../../docs/rules

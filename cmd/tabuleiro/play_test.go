@@ -343,7 +343,9 @@ func TestTerminalWallPreview(t *testing.T) {
 	}
 	// The same wall again overlaps the one placed (Q3.2).
 	waitScreen(t, tm, "wall e1h: cannot be placed")
-	tm.Type("q")
+	tm.Type("q") // asks first: the game stays unfinished
+	waitScreen(t, tm, "y quits")
+	tm.Type("y")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
 

@@ -17,10 +17,10 @@ func newServeCommand(e *env) *cobra.Command {
 		Short: "Run the lobby, match and bot services in one process, on one port",
 		Long: "Run the lobby, match and bot services in this process, all on one gRPC port,\n" +
 			"with the same service code as production. Live state goes to an embedded Redis\n" +
-			"(miniredis, saved to the data directory after every ply, every 5 s and on\n" +
-			"exit) unless --redis-url is given; results (history, ratings, stats) go to an\n" +
-			"embedded SQLite file in the data\n" +
-			"directory unless --database-url (PostgreSQL) is given. The token key is\n" +
+			"(miniredis with a write-ahead log in the data directory, fsync'd before any\n" +
+			"reply, so that a crash loses nothing acknowledged) unless --redis-url is\n" +
+			"given; results (history, ratings, stats) go to an embedded SQLite file in the\n" +
+			"data directory unless --database-url (PostgreSQL) is given. The token key is\n" +
 			"generated once and kept in the data directory. Stops on Ctrl-C.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
