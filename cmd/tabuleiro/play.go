@@ -321,18 +321,10 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	defer func() { _ = cn.stop() }()
-	name := f.name
-	if name == "" {
-		name = strings.TrimSpace(e.getenv("USER"))
-	}
-	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
-		// Distinct by default: two players of one machine (two data
-		// directories, no $USER) are not both "Player 1".
-		name = "Guest " + strings.ToUpper(rand.Text()[:4])
-	}
+	name := cmp.Or(f.name, defaultName(e))
 	me, err := cn.identity(ctx, name, 0)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}
 	}
 	if f.name != "" && me.Name != f.name {
 		// --name on a kept identity renames it (same player: history and

@@ -115,8 +115,15 @@ func TestReplayRealGames(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d and the outcome %q once\nstdout:\n%s\nstderr:\n%s", file, code, wantCode, want, out, errOut)
 		}
 	}
+	// --step shows the start and the board after every ply, then the
+	// outcome once (standard input is no terminal: no waiting).
+	code, out, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--step", files[0])
+	if code != 0 || !strings.HasPrefix(out, "start\n") || !strings.Contains(out, "\nply 1: ") || !strings.Contains(out, "\nply 2: ") ||
+		strings.Count(out, "outcome:") != 1 {
+		t.Errorf("replay --step %s: exit %d\nstdout:\n%.600s\nstderr:\n%s", files[0], code, out, errOut)
+	}
 	// A --game that contradicts the record's header is refused.
-	code, _, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", "corners", files[0])
+	code, _, errOut = runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", "corners", files[0])
 	if code != 2 || !strings.Contains(errOut, "--game says corners") {
 		t.Errorf("replay --game corners of %s: exit %d, stderr %q; want 2 and the disagreement named", files[0], code, errOut)
 	}
