@@ -12,6 +12,7 @@ import (
 func newServeCommand(e *env) *cobra.Command {
 	var f serverFlags
 	var addr string
+	var compactBytes int64
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the lobby, match and bot services in one process, on one port",
@@ -33,7 +34,8 @@ func newServeCommand(e *env) *cobra.Command {
 			}
 			srv, err := local.Start(cmd.Context(), local.Options{
 				Addr: addr, DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
-				Logger: slog.New(slog.NewJSONHandler(e.stderr, nil)),
+				Logger:            slog.New(slog.NewJSONHandler(e.stderr, nil)),
+				RedisCompactBytes: compactBytes,
 			})
 			if err != nil {
 				return &exitError{code: 1, err: err}
@@ -48,5 +50,7 @@ func newServeCommand(e *env) *cobra.Command {
 	f.register(c)
 	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
+	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, "log growth that starts a compaction of the embedded Redis (default 4 MiB; tests)")
+	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")
 	return c
 }

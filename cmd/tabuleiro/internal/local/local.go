@@ -56,9 +56,10 @@ type Options struct {
 	// Now, when set, is the match service's clock (tests move it on).
 	Now func() time.Time
 
-	// compactMinBytes, when set, replaces the log growth (16 MiB) that
-	// starts a compaction of the embedded Redis (tests set it small).
-	compactMinBytes int64
+	// RedisCompactBytes, when set, replaces the log growth (4 MiB) that
+	// starts a compaction of the embedded Redis's write-ahead log (the
+	// crash test sets it small, to kill compactions too).
+	RedisCompactBytes int64
 }
 
 // Server is the lobby, match and bot services in one process, on one gRPC
@@ -116,7 +117,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	if redisURL == "" {
 		dir := filepath.Join(o.DataDir, "redis")
 		r, err := walredis.Open(walredis.Options{
-			Dir: dir, Logger: logger, CompactMinBytes: o.compactMinBytes,
+			Dir: dir, Logger: logger, CompactMinBytes: o.RedisCompactBytes,
 			Legacy: filepath.Join(o.DataDir, "redis.jsonl"),
 		})
 		if err != nil {
