@@ -22,6 +22,7 @@ require (
 	google.golang.org/grpc v1.85.0
 	gopkg.in/yaml.v3 v3.0.1
 	tabuleiro.dev/pkg/engine v0.0.0
+	tabuleiro.dev/web v0.0.0
 )
 
 require (
@@ -118,3 +119,5 @@ replace tabuleiro.dev/services/lobby => ../../services/lobby
 replace tabuleiro.dev/services/match => ../../services/match
 
 replace tabuleiro.dev/docs/rules => ../../docs/rules
+
+replace tabuleiro.dev/web => ../../web
