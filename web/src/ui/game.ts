@@ -189,6 +189,10 @@ export class GameScreen {
 
   private renderBanner(err?: unknown): void {
     const b = this.els.banner;
+    if (typeof navigator !== "undefined" && navigator.onLine === false && this.status !== "failed") {
+      this.onOffline();
+      return;
+    }
     b.className = `conn-banner ${this.status}`;
     switch (this.status) {
       case "connecting":
@@ -508,7 +512,7 @@ export class GameScreen {
       void this.watchRematch(origin);
     }
     if (m.rated) {
-      for (let i = 0; i < 40; i++) { // ratings are computed a moment after the game
+      for (let i = 0; i < 90; i++) { // ratings are computed a moment after the game
         try {
           const rec = (await api(this.id.token).lobby.getGame({ gameId: m.matchId })).record;
           const ch = rec?.ratingChanges.find((r) => r.playerId === this.id.playerId);
@@ -517,7 +521,7 @@ export class GameScreen {
             return;
           }
         } catch { /* not recorded yet */ }
-        await new Promise((r) => setTimeout(r, 800));
+        await new Promise((r) => setTimeout(r, Math.min(3000, 500 + i * 100)));
       }
       rating.textContent = "";
     }
