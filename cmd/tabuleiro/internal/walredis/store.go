@@ -106,6 +106,7 @@ type Store struct {
 
 	snapBytes  atomic.Int64
 	compacting atomic.Bool
+	compactMu  sync.Mutex // one compaction at a time
 	compactErr atomic.Pointer[error]
 
 	cmu   sync.Mutex
@@ -866,6 +867,8 @@ func (s *Store) Compact(ctx context.Context) (err error) {
 	if s.w == nil {
 		return nil
 	}
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
 	dir := s.o.Dir
 	upto, err := s.w.rotateSegment()
 	if err != nil {
