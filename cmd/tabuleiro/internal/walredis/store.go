@@ -47,7 +47,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -767,7 +767,7 @@ func (s *Store) recover() (last int64, logBytes int64, tail string, err error) {
 			_ = os.Remove(path) // wholly in the snapshot
 			continue
 		}
-		n, size, err := s.replaySegment(path, base, i == len(segs)-1, func(e *entry) error {
+		_, size, err := s.replaySegment(path, base, i == len(segs)-1, func(e *entry) error {
 			if e.lsn <= last {
 				return fmt.Errorf("log entry %d after %d", e.lsn, last)
 			}
@@ -777,7 +777,6 @@ func (s *Store) recover() (last int64, logBytes int64, tail string, err error) {
 		if err != nil {
 			return 0, 0, "", fmt.Errorf("embedded redis: %s: %w", filepath.Base(path), err)
 		}
-		_ = n
 		logBytes += size
 		tail = path
 	}
@@ -890,7 +889,7 @@ func (s *Store) Compact(ctx context.Context) (err error) {
 			base = n
 		}
 	}
-	if base > 0 || slicesContains(snaps, 0) {
+	if base > 0 || slices.Contains(snaps, 0) {
 		if _, err := shadow.loadSnapshot(filepath.Join(dir, snapName(base))); err != nil {
 			return err
 		}
@@ -938,14 +937,3 @@ func (s *Store) Compact(ctx context.Context) (err error) {
 	s.snapBytes.Store(size)
 	return nil
 }
-
-func slicesContains(s []int64, v int64) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
