@@ -21,6 +21,7 @@ require (
 	google.golang.org/grpc v1.85.0
 	gopkg.in/yaml.v3 v3.0.1
 	tabuleiro.dev/pkg/engine v0.0.0
+	tabuleiro.dev/services/edge v0.0.0
 )
 
 require (
@@ -114,3 +115,5 @@ replace tabuleiro.dev/services/lobby => ../../services/lobby
 replace tabuleiro.dev/services/match => ../../services/match
 
 replace tabuleiro.dev/docs/rules => ../../docs/rules
+
+replace tabuleiro.dev/services/edge => ../../services/edge
