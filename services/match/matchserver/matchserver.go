@@ -52,6 +52,9 @@ type Config struct {
 	Match    match.Config
 	Store    redisstore.Options
 	Recorder recorder.Config
+	// FollowHeartbeat is how long a Follow stream stays silent before the
+	// server sends a heartbeat; 0 means 15 s.
+	FollowHeartbeat time.Duration
 }
 
 // Server is a match service instance.
@@ -84,6 +87,7 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 	}, cfg.Match)
 	s.hub.OnCommit(s.svc.Observe)
 	s.rpc = rpc.NewServer(s.svc, d.Now, s.drain)
+	s.rpc.Heartbeat = cfg.FollowHeartbeat
 	return s
 }
 

@@ -45,7 +45,7 @@ var (
 )
 
 // binary builds the tabuleiro command once per test binary.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "tabuleiro-crashtest-")
@@ -145,6 +145,11 @@ func (h *harness) start(ctx context.Context) *server {
 	t := h.t
 	s := &server{}
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", h.dataDir}
+	if h.cfg.fsync == "" {
+		// Compact every 64 KiB of log: kills land in compactions too,
+		// and restarts load snapshots.
+		args = append(args, "--embedded-redis-compact-bytes", "65536")
+	}
 	if h.cfg.fsync != "" {
 		s.redis = exec.Command("redis-server", "--port", strconv.Itoa(h.redisPort), "--bind", "127.0.0.1",
 			"--dir", h.redisDir, "--appendonly", "yes", "--appendfsync", h.cfg.fsync, "--save", "",
@@ -385,6 +390,16 @@ func runCrash(t *testing.T, cfg crashConfig) {
 	srv.stop()
 	t.Logf("%d rounds (%d killed right after an acknowledgement), %d games, %d events acknowledged, %d lost",
 		st.rounds, st.afterAck, st.games, st.acks, st.lost)
+	if cfg.fsync == "" {
+		// The embedded store compacted its log at least once (recovery
+		// then starts from a snapshot and replays the tail).
+		snaps, _ := filepath.Glob(filepath.Join(h.dataDir, "redis", "snapshot-*.snap"))
+		segs, _ := filepath.Glob(filepath.Join(h.dataDir, "redis", "wal-*.log"))
+		t.Logf("embedded Redis files: %d snapshots %v, %d log segments", len(snaps), snaps, len(segs))
+		if len(snaps) == 0 {
+			t.Error("no snapshot: the embedded Redis never compacted its log")
+		}
+	}
 	if st.acks < cfg.rounds {
 		t.Errorf("only %d acknowledgements in %d rounds: the games hardly moved", st.acks, cfg.rounds)
 	}

@@ -72,7 +72,8 @@ type Options struct {
 	// Logger receives compaction and recovery notes; nil discards them.
 	Logger *slog.Logger
 	// CompactMinBytes: the log is compacted once it has grown by this
-	// much and by as much as the last snapshot's size (default 16 MiB).
+	// much and by as much as the last snapshot's size (default 4 MiB), so
+	// that a start replays at most that much log after the snapshot.
 	CompactMinBytes int64
 	// Legacy, when set and Dir holds nothing yet, is a redis.jsonl
 	// snapshot of the earlier embedded store, imported at the first start
@@ -164,7 +165,7 @@ func Open(o Options) (_ *Store, err error) {
 		o.Addr = "127.0.0.1:0"
 	}
 	if o.CompactMinBytes <= 0 {
-		o.CompactMinBytes = 16 << 20
+		o.CompactMinBytes = 4 << 20
 	}
 	s, err := newCore(o.Logger)
 	if err != nil {

@@ -317,6 +317,9 @@ func abs(x int) int {
 func expertQGame() qGame { return qGame{walls: &reserveWalls, narrow: true} }
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	if lvl == Easy {
+		return easyQuoridor(p, rng) // a beginner's policy, see easy_quoridor.go
+	}
 	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
 		simple: qGame{simple: true},
 		medium: qGame{walls: &flatWalls},

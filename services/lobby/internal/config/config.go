@@ -8,6 +8,7 @@ import (
 
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/envconfig"
+	"tabuleiro.dev/pkg/platform/grpcserve"
 )
 
 // Config is the lobby's configuration.
@@ -30,6 +31,11 @@ type Config struct {
 	// TLSCAFile (LOBBY_TLS_CA_FILE): calls to match use TLS trusting this
 	// PEM CA when set; plaintext otherwise.
 	TLSCAFile string
+	// CORSOrigins (LOBBY_CORS_ORIGINS): comma-separated origins whose pages
+	// may call the API cross-origin over gRPC-Web or Connect
+	// ("https://play.example.com", or "*"); empty (the default) means
+	// same-origin only.
+	CORSOrigins []string
 }
 
 // Load reads the configuration, reporting every problem at once.
@@ -52,6 +58,10 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
 		cfg.TokenKey = k
+		return err
+	})
+	env.Func("CORS_ORIGINS", false, func(s string) (err error) {
+		cfg.CORSOrigins, err = grpcserve.ParseOrigins(s)
 		return err
 	})
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
