@@ -31,7 +31,7 @@ STEPS=(
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
-  "webe2e    web client: browser tests (Debian chromium, playwright-core)"
+  "webe2e    web client: browser tests (Debian chromium, playwright-core) against tabuleiro serve"
 )
 
 BUF_VERSION=1.75.0 # npm's @bufbuild/buf ships the prebuilt CLI
@@ -215,8 +215,10 @@ step_webe2e() {
   # in a directory of this run's own.
   local out="web/.build/run-${WORK##*.}"
   rm -rf "$out"
+  # The binary the browser tests start (`tabuleiro serve`, web client embedded).
+  go build -o "$WORK/tabuleiro-web" ./cmd/tabuleiro
   (cd web && node build.mjs --e2e --out "../$out" &&
-    node --test --test-concurrency=1 "../$out/boards.test.mjs") || { rm -rf "$out"; return 1; }
+    TABULEIRO_BIN="$WORK/tabuleiro-web" node --test --test-concurrency=1 "../$out/") || { rm -rf "$out"; return 1; }
   rm -rf "$out"
   echo "screenshots: web/artifacts/"
 }
