@@ -23,7 +23,7 @@ STEPS=(
   "protos    buf format, lint, breaking; generated code up to date"
   "format    gofmt, go mod tidy"
   "vet       go vet"
-  "deploy    deployment files (compose-go, strict k8s decoding, Envoy; offline)"
+  "deploy    deployment files (compose-go, strict k8s decoding; offline)"
   "race      go test -race -short over every workspace module"
   "embedded  lobby and match suites against the one-process mode's embedded Redis"
   "deep      perft and long suites, without -race"
@@ -31,7 +31,7 @@ STEPS=(
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
-  "webe2e    web client: browser tests (Debian chromium, playwright-core)"
+  "webe2e    web client: browser tests (Debian chromium, playwright-core) against tabuleiro serve"
 )
 
 BUF_VERSION=1.75.0 # npm's @bufbuild/buf ships the prebuilt CLI
@@ -100,7 +100,7 @@ step_protos() {
 }
 
 # Modules outside go.work (heavy dependencies of their own).
-OUTSIDE_MODULES=(deploy/validate/compose deploy/validate/k8s deploy/validate/envoy deploy/docker/httpprobe)
+OUTSIDE_MODULES=(deploy/validate/compose deploy/validate/k8s deploy/docker/httpprobe)
 
 step_format() {
   local unformatted d
@@ -215,8 +215,10 @@ step_webe2e() {
   # in a directory of this run's own.
   local out="web/.build/run-${WORK##*.}"
   rm -rf "$out"
+  # The binary the browser tests start (`tabuleiro serve`, web client embedded).
+  go build -o "$WORK/tabuleiro-web" ./cmd/tabuleiro
   (cd web && node build.mjs --e2e --out "../$out" &&
-    node --test --test-concurrency=1 "../$out/boards.test.mjs") || { rm -rf "$out"; return 1; }
+    TABULEIRO_BIN="$WORK/tabuleiro-web" node --test --test-concurrency=1 "../$out/") || { rm -rf "$out"; return 1; }
   rm -rf "$out"
   echo "screenshots: web/artifacts/"
 }
