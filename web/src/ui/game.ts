@@ -76,14 +76,15 @@ export class GameScreen {
     info: h("div", { class: "game-info" }),
     banner: h("div", { class: "conn-banner", role: "status", "aria-live": "polite" }),
     overlay: h("div", { class: "result-overlay", hidden: true }),
-    hint: h("p", { class: "hint", "aria-live": "polite" }),
+    hint: h("p", { class: "hint" }),
+    announce: h("p", { class: "sr", "aria-live": "polite", role: "status" }),
     tools: h("div", { class: "board-tools" }),
   };
 
   constructor(private readonly id: Identity, private readonly matchId: string, private readonly mode: Mode) {
     frame(id, h("div", { class: "game-layout" },
       h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
-      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions))));
+      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce));
     this.bindBoard();
     void this.start();
   }
@@ -370,6 +371,10 @@ export class GameScreen {
 
   private renderMoves(): void {
     const m = this.match!;
+    // Screen readers hear each new ply: who played what.
+    const last = m.plies.at(-1);
+    const said = last ? `${this.participant(last.seat)?.displayName ?? ""} played ${last.notation}` : "";
+    if (this.els.announce.textContent !== said) this.els.announce.textContent = said;
     clear(this.els.moves);
     for (const row of moveRows(m.plies)) {
       const cell = (p?: { ply: number; text: string }) => p
