@@ -28,7 +28,8 @@ type Config struct {
 	DrainDelay      time.Duration // BOT_DRAIN_DELAY, default 0
 	LogLevel        slog.Level    // BOT_LOG_LEVEL, default INFO
 	// TLSCertFile and TLSKeyFile (BOT_TLS_CERT_FILE, BOT_TLS_KEY_FILE) serve
-	// TLS when both are set. The bot calls nobody, so it has no CA file.
+	// TLS when both are set. BOT_TLS_CA_FILE is refused: the bot calls
+	// nobody, so it has no CA file to read.
 	TLSCertFile, TLSKeyFile string
 	// MaxSearches (BOT_MAX_SEARCHES, default 8) bounds the searches that run
 	// at once, and so the memory their tables take (8 MiB each at most);
