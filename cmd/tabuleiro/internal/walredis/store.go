@@ -104,6 +104,8 @@ type Store struct {
 	smu     sync.Mutex
 	scripts map[string]string // sha1 → body, for EVALSHA inside MULTI
 
+	consumers consumers
+
 	snapBytes  atomic.Int64
 	compacting atomic.Bool
 	compactMu  sync.Mutex // one compaction at a time
@@ -335,6 +337,12 @@ func (s *Store) hook(p *server.Peer, cmd string, args ...string) bool {
 	case "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME":
 		s.ttl(p, cmd, args)
 		return true
+	case "XREADGROUP", "XCLAIM", "XAUTOCLAIM", "XGROUP":
+		s.consumers.saw(cmd, args, time.Now())
+	case "XINFO":
+		if s.xinfoConsumers(p, args) {
+			return true
+		}
 	}
 	if msg := refused(cmd, args); msg != "" {
 		p.WriteError(msg)

@@ -347,3 +347,31 @@ return n`)
 		t.Error("no compaction ran")
 	}
 }
+
+// XINFO CONSUMERS counts a consumer's idle time from its last read, as
+// Redis does (miniredis alone reports -1 for consumers XREADGROUP made).
+func TestConsumerIdle(t *testing.T) {
+	_, c := open(t, Options{Dir: t.TempDir()})
+	ctx := context.Background()
+	if err := c.XGroupCreateMkStream(ctx, "s", "g", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.XAdd(ctx, &redis.XAddArgs{Stream: "s", Values: []any{"a", 1}})
+	if err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "c1", Streams: []string{"s", ">"}, Count: 1, Block: -1}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	cs, err := c.XInfoConsumers(ctx, "s", "g").Result()
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("XINFO CONSUMERS = %v, %v", cs, err)
+	}
+	if cs[0].Name != "c1" || cs[0].Pending != 1 || cs[0].Idle < 60*time.Millisecond || cs[0].Idle > time.Minute {
+		t.Errorf("consumer %+v, want c1 with 1 pending, idle >= 60ms", cs[0])
+	}
+	if err := c.XGroupDelConsumer(ctx, "s", "g", "c1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := c.XInfoConsumers(ctx, "s", "g").Result(); len(cs) != 0 {
+		t.Errorf("after DELCONSUMER: %+v", cs)
+	}
+}
