@@ -4,10 +4,12 @@ package config
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/envconfig"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 )
 
 // Config is the lobby's configuration.
@@ -27,6 +29,11 @@ type Config struct {
 	// TLSCAFile (LOBBY_TLS_CA_FILE): calls to match use TLS trusting this
 	// PEM CA when set; plaintext otherwise.
 	TLSCAFile string
+	// TrustedProxies (LOBBY_TRUSTED_PROXIES, comma-separated CIDRs or
+	// addresses): the proxies in front whose x-forwarded-for header names
+	// the client address for the per-address rate limits; empty: the
+	// peer's own address.
+	TrustedProxies []netip.Prefix
 }
 
 // Load reads the configuration, reporting every problem at once.
@@ -48,6 +55,11 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
 		cfg.TokenKey = k
+		return err
+	})
+	env.Func("TRUSTED_PROXIES", false, func(s string) error {
+		p, err := ratelimit.ParsePrefixes(s)
+		cfg.TrustedProxies = p
 		return err
 	})
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {

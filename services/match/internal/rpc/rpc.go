@@ -25,6 +25,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/view"
@@ -58,6 +59,21 @@ type Server struct {
 	// drain is closed when the instance shuts down: streams send a drain
 	// notice and end with Unavailable.
 	drain <-chan struct{}
+	// streams caps each player's open Play and Watch streams; nil: no cap.
+	streams *ratelimit.Streams
+}
+
+// CapStreams caps each player's open streams (call before serving).
+func (s *Server) CapStreams(st *ratelimit.Streams) { s.streams = st }
+
+// openStream counts one more open stream of the caller; release ends it.
+// A service credential is not capped.
+func (s *Server) openStream(ctx context.Context) (release func(), err error) {
+	p, _ := auth.FromContext(ctx)
+	if p.IsService() {
+		return func() {}, nil
+	}
+	return s.streams.Acquire(ctx, p.PlayerID())
 }
 
 var _ matchv1.MatchServiceServer = (*Server)(nil)
@@ -281,6 +297,11 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	if err := checkID("match_id", id); err != nil {
 		return err
 	}
+	release, err := s.openStream(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	f, st, replay, err := s.svc.Follow(ctx, id, join.GetLastSeq())
 	if err != nil {
 		return toStatus(err)
@@ -463,6 +484,11 @@ func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingSer
 	if !visible(ctx, st) {
 		return errHidden
 	}
+	closeStream, err := s.openStream(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeStream()
 	release, err := s.svc.Watch(ctx, req.GetMatchId())
 	if err != nil {
 		return toStatus(err)
