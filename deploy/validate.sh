@@ -12,12 +12,20 @@
 #     Envoy's v3 protos, plus the routing rules (deploy/validate/envoy);
 #   - no env file with secrets is tracked by git.
 # A misspelled field fails it. Exits non-zero on any problem.
-# The validators are Go modules outside go.work (client-go is heavy).
+# The validators are Go modules outside go.work (their dependencies are
+# heavy: the k8s one decodes with k8s.io/api's core, apps, policy and
+# autoscaling groups only, not client-go's scheme of every group).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOWORK=off
-BIN=${TABULEIRO_VALIDATE_BIN:-${TMPDIR:-/tmp}/tabuleiro-validate}
-mkdir -p "$BIN"
+# The validators' binaries go to a directory of this run's own.
+if [ -n "${TABULEIRO_VALIDATE_BIN:-}" ]; then
+  BIN=$TABULEIRO_VALIDATE_BIN
+  mkdir -p "$BIN"
+else
+  BIN=$(mktemp -d "${TMPDIR:-/tmp}/tabuleiro-validate.XXXXXX")
+  trap 'rm -rf "$BIN"' EXIT
+fi
 
 echo "--- building validators"
 (cd deploy/validate/compose && go build -o "$BIN/compose" .)

@@ -5,10 +5,16 @@
 # sources it; to run single tests by hand:
 #   source scripts/services.sh && go test -run TestName ./services/match/...
 # Idempotent: what is running already is reused. Expects to be sourced from
-# the repository root by a shell with step() defined or not.
-type step >/dev/null 2>&1 || step() { printf '\n=== %s\n' "$*"; }
+# the repository root. Several runs at once are safe: installing and starting
+# happen under one machine-wide lock, so the second run waits for the first
+# and then finds the servers up.
 
-step "system packages"
+_tabuleiro_services() {
+local lock
+exec {lock}>/tmp/tabuleiro-test-services.lock
+flock "$lock"
+
+echo "--- system packages"
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
@@ -19,17 +25,28 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-step "redis"
+echo "--- redis"
 REDIS_PORT=${TABULEIRO_TEST_REDIS_PORT:-6379}
 if ! redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; then
-  redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" \
-    --save '' --appendonly no --dir /tmp --logfile /tmp/tabuleiro-test-redis.log
+  # In the background of a session of its own, so that it outlives this
+  # shell; wait until it answers or exits (not for a fixed time).
+  local rlog=/tmp/tabuleiro-test-redis.log rpid
+  setsid redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no \
+    --dir /tmp --logfile "$rlog" </dev/null >/dev/null 2>&1 &
+  rpid=$!
+  until redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; do
+    if ! kill -0 "$rpid" 2>/dev/null; then
+      echo "redis-server on port $REDIS_PORT exited before answering; the end of $rlog:" >&2
+      tail -n 20 "$rlog" >&2
+      exec {lock}>&-
+      return 1
+    fi
+    sleep 0.1
+  done
 fi
-for _ in $(seq 100); do redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
-redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping | grep -q PONG
 export TABULEIRO_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 
-step "postgres"
+echo "--- postgres"
 PGBIN=$(dirname "$(compgen -G '/usr/lib/postgresql/*/bin/postgres' | sort -V | tail -1)")
 PGDATA=${TABULEIRO_TEST_PGDATA:-/tmp/tabuleiro-test-pgdata} # reachable by user postgres
 PGPORT=${TABULEIRO_TEST_PGPORT:-5433}                        # 5432 stays free for a system cluster
@@ -40,11 +57,18 @@ if ! pgctl status >/dev/null 2>&1; then # 0 running, 3 stopped, 4 no data direct
     runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA" -A trust -U postgres -E UTF8 --no-sync >/dev/null
   fi
   rm -f "$PGDATA/postmaster.pid"
-  pgctl -l "$PGDATA/server.log" -w -t 60 start -o \
-    "-p $PGPORT -k $PGDATA -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+  # -w waits until it accepts connections or its postmaster exits; -t is
+  # only a bound for a hang.
+  pgctl -l "$PGDATA/server.log" -w -t 900 start -o \
+    "-p $PGPORT -k $PGDATA -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" ||
+    { echo "PostgreSQL did not start; the end of $PGDATA/server.log:" >&2; tail -n 20 "$PGDATA/server.log" >&2; exec {lock}>&-; return 1; }
 fi
 psql -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "select 1 from pg_database where datname='tabuleiro_test'" | grep -q 1 \
   || createdb -h 127.0.0.1 -p "$PGPORT" -U postgres tabuleiro_test
 export TABULEIRO_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PGPORT/tabuleiro_test?sslmode=disable"
 export TABULEIRO_TEST_PGCTL="runuser -u postgres -- $PGBIN/pg_ctl -D $PGDATA"
-
+flock -u "$lock"
+exec {lock}>&-
+}
+_tabuleiro_services
+unset -f _tabuleiro_services

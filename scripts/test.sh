@@ -1,81 +1,266 @@
 #!/usr/bin/env bash
-# The one test command (README.md, .ci/run). On a machine with only Go and apt
-# it installs what is missing, starts Redis and PostgreSQL as plain processes
-# if they are not running, exports their URLs, checks the protos and the
-# generated code, and runs go vet and the tests of every workspace module.
-# Idempotent: a second run reuses what the first installed and started.
+# The one test command (README.md, .ci/run). On a machine with only Go, Node
+# (npm) and apt it installs what is missing, starts Redis and PostgreSQL as
+# plain processes if they are not running, exports their URLs, checks the
+# protos and the generated code, and runs go vet and the tests of every
+# workspace module. Idempotent: a second run reuses what the first installed
+# and started; two runs side by side share only that (the install and the
+# start are serialised by locks), each keeping its files in a directory of
+# its own and taking free ports.
+#
+#   scripts/test.sh            every step, in order
+#   scripts/test.sh race fault only these steps (after "services")
+#
+# Each step is a function step_NAME listed in STEPS with a one-line
+# description; to add one, write the function and add its line. The run
+# ends with the time each step took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T0=$SECONDS
-step() { printf '\n=== %s  [+%ss]\n' "$*" "$((SECONDS - T0))"; }
 
-BUF_VERSION=v1.75.0
+STEPS=(
+  "services  Redis and PostgreSQL: installed with apt if missing, started once, shared"
+  "tools     buf (prebuilt, from npm) and the protoc plugins, pinned"
+  "protos    buf format, lint, breaking; generated code up to date"
+  "format    gofmt, go mod tidy"
+  "vet       go vet"
+  "deploy    deployment files (compose-go, strict k8s decoding, Envoy; offline)"
+  "race      go test -race -short over every workspace module"
+  "embedded  lobby and match suites against the one-process mode's embedded Redis"
+  "deep      perft and long suites, without -race"
+  "fault     killed, stopped and restarted processes"
+  "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
+  "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
+  "webunit   web client: unit tests (node --test)"
+  "webe2e    web client: browser tests (Debian chromium, playwright-core)"
+)
+
+BUF_VERSION=1.75.0 # npm's @bufbuild/buf ships the prebuilt CLI
 PROTOC_GEN_GO_VERSION=v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
 
 export GOFLAGS="-buildvcs=false -modcacherw"
-export GOBIN="${TABULEIRO_TOOLS_BIN:-$HOME/.cache/tabuleiro-tools/bin}"
+TOOLS=${TABULEIRO_TOOLS_DIR:-$HOME/.cache/tabuleiro-tools}
+export GOBIN="${TABULEIRO_TOOLS_BIN:-$TOOLS/bin}"
 export PATH="$GOBIN:$PATH"
 mkdir -p "$GOBIN"
 
-# Redis and PostgreSQL: installed, started and exported by services.sh.
-source scripts/services.sh
+# This run's own scratch directory: nothing of it is shared with another run.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabuleiro-test.XXXXXX")
+BG_PIDS=()
 
-step "code generators"
-buf --version 2>/dev/null | grep -qx "${BUF_VERSION#v}" || go install "github.com/bufbuild/buf/cmd/buf@$BUF_VERSION"
-protoc-gen-go --version 2>/dev/null | grep -q " $PROTOC_GEN_GO_VERSION\$" || go install "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
-protoc-gen-go-grpc --version 2>/dev/null | grep -q " ${PROTOC_GEN_GO_GRPC_VERSION#v}\$" || go install "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
+# ---- the steps -------------------------------------------------------------
 
-if compgen -G 'proto/tabuleiro/*/v1/*.proto' >/dev/null; then
-  step "buf format, lint, breaking, generate"
+step_services() {
+  # Installs, starts and exports TABULEIRO_TEST_REDIS_URL and
+  # TABULEIRO_TEST_DATABASE_URL (under a machine-wide lock).
+  source scripts/services.sh
+}
+
+step_tools() {
+  local lock
+  exec {lock}>"$TOOLS/.lock"
+  flock "$lock"
+  if ! buf --version 2>/dev/null | grep -qx "$BUF_VERSION"; then
+    if npm install --prefix "$TOOLS/npm" --no-save --no-audit --no-fund --loglevel=error "@bufbuild/buf@$BUF_VERSION"; then
+      # The platform package holds the binary itself; the .bin entry is a
+      # Node wrapper that finds it.
+      local bin
+      bin=$(compgen -G "$TOOLS/npm/node_modules/@bufbuild/buf-*/bin/buf" | head -1 || true)
+      ln -sf "${bin:-$TOOLS/npm/node_modules/.bin/buf}" "$GOBIN/buf"
+    else
+      echo "npm install @bufbuild/buf failed: building buf from source (several minutes)" >&2
+      go install "github.com/bufbuild/buf/cmd/buf@v$BUF_VERSION"
+    fi
+  fi
+  protoc-gen-go --version 2>/dev/null | grep -q " $PROTOC_GEN_GO_VERSION\$" ||
+    go install "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
+  protoc-gen-go-grpc --version 2>/dev/null | grep -q " ${PROTOC_GEN_GO_GRPC_VERSION#v}\$" ||
+    go install "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
+  flock -u "$lock"
+  exec {lock}>&-
+  buf --version
+}
+
+step_protos() {
   buf format -d --exit-code
   buf lint
-  if git rev-parse -q --verify main >/dev/null 2>&1 && git ls-tree -r --name-only main -- proto | grep -q '\.proto$'; then
-    buf breaking --against '.git#branch=main'
+  # Breaking changes since this branch left main (on main itself, since
+  # nothing: CI on main compares nothing with itself).
+  local base
+  if base=$(git merge-base HEAD main 2>/dev/null) && git ls-tree -r --name-only "$base" -- proto | grep -q '\.proto$'; then
+    buf breaking --against ".git#ref=$base"
   fi
-  buf generate
-  if [ -n "$(git status --porcelain -- pkg/gen)" ]; then
-    git status --porcelain -- pkg/gen
+  # Generate into the scratch directory and compare: the check leaves the
+  # working tree alone.
+  buf generate -o "$WORK/gen"
+  if ! diff -r -x go.mod -x go.sum -x doc.go pkg/gen "$WORK/gen/pkg/gen"; then
     echo "generated code is out of date: run 'buf generate' and commit pkg/gen" >&2
-    exit 1
+    return 1
   fi
-fi
+}
 
-step "gofmt, go mod tidy"
-unformatted=$(gofmt -l $(go list -f '{{.Dir}}' -m))
-[ -z "$unformatted" ] || { echo "gofmt needed:"; echo "$unformatted"; exit 1; }
-for d in $(go list -f '{{.Dir}}' -m); do
-  (cd "$d" && go mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $d" >&2; exit 1; }
+# Modules outside go.work (heavy dependencies of their own).
+OUTSIDE_MODULES=(deploy/validate/compose deploy/validate/k8s deploy/validate/envoy deploy/docker/httpprobe)
+
+step_format() {
+  local unformatted d
+  unformatted=$(gofmt -l $(go list -f '{{.Dir}}' -m) "${OUTSIDE_MODULES[@]}")
+  [ -z "$unformatted" ] || { echo "gofmt needed:"; echo "$unformatted"; return 1; }
+  for d in $(go list -f '{{.Dir}}' -m); do
+    (cd "$d" && go mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $d" >&2; return 1; }
+  done
+  for d in "${OUTSIDE_MODULES[@]}"; do
+    (cd "$d" && GOWORK=off go mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $d (GOWORK=off)" >&2; return 1; }
+  done
+}
+
+step_vet() {
+  go vet work
+}
+
+step_deploy() {
+  local d
+  TABULEIRO_VALIDATE_BIN="$WORK/validate" bash deploy/validate.sh >"$WORK/validate.log" 2>&1 ||
+    { cat "$WORK/validate.log"; return 1; }
+  tail -3 "$WORK/validate.log"
+  for d in "${OUTSIDE_MODULES[@]}"; do
+    (cd "$d" && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...)
+  done
+}
+
+step_race() {
+  go test -race -short -count=1 -timeout 30m work
+}
+
+step_embedded() {
+  # The embedded Redis takes a free port and prints its URL when it serves.
+  local log=$WORK/embedded-redis.log url pid
+  go build -o "$WORK/tabuleiro" ./cmd/tabuleiro
+  "$WORK/tabuleiro" embedded-redis --addr 127.0.0.1:0 >"$log" 2>&1 &
+  pid=$!
+  BG_PIDS+=("$pid")
+  until url=$(grep -m1 -o 'redis://[^[:space:]]*' "$log"); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      wait "$pid" && status=0 || status=$?
+      echo "the embedded Redis exited (status $status) before serving:" >&2
+      tail -20 "$log" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "embedded Redis at $url"
+  TABULEIRO_TEST_REDIS_URL=$url \
+    go test -short -count=1 -timeout 20m tabuleiro.dev/services/match/... tabuleiro.dev/services/lobby/...
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+step_deep() {
+  go test -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
+}
+
+step_fault() {
+  go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
+}
+
+step_crash() {
+  # A real `tabuleiro serve` killed at random moments and right after an
+  # acknowledgement: 50 rounds on the embedded stores, then 25 each against
+  # a redis-server with appendfsync always and everysec (deploy/README.md).
+  go test -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
+}
+
+# ---- web client (web/, issue 15): Node.js and npm from the machine, chromium from apt
+
+step_web() {
+  local lock sum
+  # npm ci only when package-lock.json changed since the last install
+  # (under a lock: another run may be using node_modules).
+  exec {lock}>"$TOOLS/.web-npm.lock"
+  flock "$lock"
+  sum=$(sha256sum web/package-lock.json | cut -d' ' -f1)
+  if [ "$(cat web/node_modules/.tabuleiro-lock-sum 2>/dev/null)" != "$sum" ]; then
+    (cd web && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$sum" >web/node_modules/.tabuleiro-lock-sum
+  fi
+  flock -u "$lock"
+  exec {lock}>&-
+  # Generate and build into the scratch directory and compare.
+  web/node_modules/.bin/buf generate --template web/buf.gen.yaml -o "$WORK/webgen"
+  (cd web && node build.mjs --out "$WORK/dist")
+  if ! diff -r web/src/gen "$WORK/webgen/web/src/gen" || ! diff -r web/dist "$WORK/dist"; then
+    echo "the web client's generated code or bundle is out of date: run 'npm run gen && npm run build' in web/ and commit web/src/gen and web/dist" >&2
+    return 1
+  fi
+  (cd web && node_modules/.bin/tsc --noEmit -p .)
+}
+
+step_webunit() {
+  (cd web && node build.mjs --tests --out "$WORK/webunit" && node --test "$WORK/webunit/")
+}
+
+step_webe2e() {
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  fc-list :lang=zh family 2>/dev/null | grep -q . || missing+=(fonts-wqy-microhei) # Banqi's pieces
+  if ((${#missing[@]})); then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  # Built inside web/ (playwright-core is resolved from web/node_modules),
+  # in a directory of this run's own.
+  local out="web/.build/run-${WORK##*.}"
+  rm -rf "$out"
+  (cd web && node build.mjs --e2e --out "../$out" &&
+    node --test --test-concurrency=1 "../$out/boards.test.mjs") || { rm -rf "$out"; return 1; }
+  rm -rf "$out"
+  echo "screenshots: web/artifacts/"
+}
+
+# ---- the runner ------------------------------------------------------------
+
+T0=$SECONDS
+TIMES=()   # "name seconds"
+CURRENT="" # the step running, if any
+CURRENT_T0=0
+
+finish() {
+  local status=$? pid
+  for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+  printf '\n=== step timings\n'
+  local line
+  for line in "${TIMES[@]}"; do printf '  %-10s %5ss  ok\n' $line; done
+  if [ -n "$CURRENT" ]; then
+    printf '  %-10s %5ss  FAILED\n' "$CURRENT" "$((SECONDS - CURRENT_T0))"
+  fi
+  printf '  %-10s %5ss  %s\n' total "$((SECONDS - T0))" "$([ "$status" -eq 0 ] && echo ok || echo "FAILED (status $status)")"
+  exit "$status"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+run_step() {
+  local name=$1 desc=$2
+  printf '\n=== %s: %s  [+%ss]\n' "$name" "$desc" "$((SECONDS - T0))"
+  CURRENT=$name CURRENT_T0=$SECONDS
+  "step_$name"
+  TIMES+=("$name $((SECONDS - CURRENT_T0))")
+  CURRENT=""
+}
+
+declare -A wanted=()
+for a in "$@"; do
+  found=0
+  for s in "${STEPS[@]}"; do [ "${s%% *}" = "$a" ] && found=1; done
+  [ "$found" = 1 ] || { echo "unknown step $a; steps: $(for s in "${STEPS[@]}"; do printf '%s ' "${s%% *}"; done)" >&2; exit 2; }
+  wanted[$a]=1
 done
-
-step "go vet"
-go vet work
-
-step "deployment files (compose-go and strict k8s decoding, offline)"
-bash deploy/validate.sh >/tmp/tabuleiro-validate.log 2>&1 || { cat /tmp/tabuleiro-validate.log; exit 1; }
-tail -3 /tmp/tabuleiro-validate.log
-for d in deploy/validate/compose deploy/validate/k8s deploy/validate/envoy deploy/docker/httpprobe; do
-  (cd "$d" && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...)
+for s in "${STEPS[@]}"; do
+  name=${s%% *}
+  desc=$(sed 's/^[^ ]* *//' <<<"$s")
+  if [ $# -eq 0 ] || [ "$name" = services ] || [ -n "${wanted[$name]:-}" ]; then
+    run_step "$name" "$desc"
+  fi
 done
-
-step "go test -race -short"
-go test -race -short -count=1 -timeout 30m work
-
-step "service suites against the one-process mode's embedded Redis (miniredis)"
-EMBEDDED_REDIS_PORT=${TABULEIRO_TEST_EMBEDDED_REDIS_PORT:-6399}
-go build -o /tmp/tabuleiro-test-bin ./cmd/tabuleiro
-/tmp/tabuleiro-test-bin embedded-redis --addr "127.0.0.1:$EMBEDDED_REDIS_PORT" >/tmp/tabuleiro-embedded-redis.log 2>&1 &
-EMBEDDED_REDIS_PID=$!
-trap 'kill $EMBEDDED_REDIS_PID 2>/dev/null || true' EXIT
-for _ in $(seq 100); do grep -q redis:// /tmp/tabuleiro-embedded-redis.log && break; sleep 0.1; done
-TABULEIRO_TEST_REDIS_URL="redis://127.0.0.1:$EMBEDDED_REDIS_PORT/0" \
-  go test -short -count=1 -timeout 20m tabuleiro.dev/services/match/... tabuleiro.dev/services/lobby/...
-kill $EMBEDDED_REDIS_PID 2>/dev/null || true
-
-step "go test (deep checks without -race: perft and long suites)"
-go test -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
-
-step "fault tests: killed, stopped and restarted processes (issue 10)"
-go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
-
-step "done"

@@ -134,6 +134,11 @@ func (cn *connection) identity(ctx context.Context, name string, extra int) (cli
 	return cn.c.Identity(ctx, filepath.Join(cn.dataDir, "identities.json"), key, name)
 }
 
+// rename changes the display name of the person at this terminal.
+func (cn *connection) rename(ctx context.Context, p client.Player, name string) (client.Player, error) {
+	return cn.c.Rename(ctx, filepath.Join(cn.dataDir, "identities.json"), cn.key, p, name)
+}
+
 // knownExtra returns the id of the extra local player (the second player
 // of games at one keyboard) if one was ever signed in here, else "".
 func (cn *connection) knownExtra(extra int) string {
@@ -188,7 +193,7 @@ func newPlayCommand(e *env) *cobra.Command {
 	c.Flags().StringVar(&f.password, "password", "", "password of a private room")
 	c.Flags().BoolVar(&f.queue, "queue", false, "find an opponent by rating")
 	c.Flags().StringVar(&f.clock, "clock", "", `clock, "5m+3s" (base+increment) or "none"; default: none`)
-	c.Flags().StringVar(&f.name, "name", "", "your display name the first time (default $USER)")
+	c.Flags().StringVar(&f.name, "name", "", "your display name (2-24 letters, digits, spaces, _ - .); given again later it renames you (default $USER, else Guest XXXX)")
 	c.Flags().BoolVar(&f.resume, "resume", false, "offer your unfinished games even when --game, --vs, --room or --queue is given")
 	c.Flags().BoolVar(&f.auto, "auto", false, "play random legal plies without a terminal, print the outcome")
 	c.Flags().IntVar(&f.games, "games", 1, "--auto: games to play of each game")
@@ -316,16 +321,17 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	defer func() { _ = cn.stop() }()
-	name := f.name
-	if name == "" {
-		name = strings.TrimSpace(e.getenv("USER"))
-	}
-	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
-		name = "Player 1"
-	}
+	name := cmp.Or(f.name, defaultName(e))
 	me, err := cn.identity(ctx, name, 0)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}
+	}
+	if f.name != "" && me.Name != f.name {
+		// --name on a kept identity renames it (same player: history and
+		// ratings stay).
+		if me, err = cn.rename(ctx, me, f.name); err != nil {
+			return &exitError{code: 2, err: err}
+		}
 	}
 	var second client.Player
 	if opp.local {
@@ -463,7 +469,7 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 			return "", nil, fmt.Errorf("open a room: %w", err)
 		}
 		roomID = r.GetRoom().GetRoomId()
-		t.say(invitation(r.GetRoom(), t.addr, t.password != "", t.local))
+		t.say(invitation(r.GetRoom(), t.addr, t.password != "", t.local, t.gameLine()))
 	} else {
 		j, err := t.joinRoom(mctx)
 		if err != nil {
@@ -492,6 +498,44 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 	}
 }
 
+// resumeHint is the command that comes back to an unfinished game.
+func (t *tables) resumeHint() string {
+	if t.local {
+		return "`tabuleiro play --resume`"
+	}
+	return "`tabuleiro play --resume --server " + t.addr + "`"
+}
+
+// rematcher offers, accepts and follows the rematch of a finished room
+// game with the same opponent (lobby.v1 OfferRematch, DeclineRematch,
+// WatchRematch); the new match swaps the seats.
+func (t *tables) rematcher(ctx context.Context) *tui.Rematcher {
+	mctx := t.me.Context(ctx)
+	return &tui.Rematcher{
+		Offer: func(id string) (*lobbyv1.Rematch, error) {
+			r, err := t.c.Lobby.OfferRematch(mctx, &lobbyv1.OfferRematchRequest{MatchId: id})
+			return r.GetRematch(), err
+		},
+		Decline: func(id string) (*lobbyv1.Rematch, error) {
+			r, err := t.c.Lobby.DeclineRematch(mctx, &lobbyv1.DeclineRematchRequest{MatchId: id})
+			return r.GetRematch(), err
+		},
+		Watch: func(id string) (func() (*lobbyv1.Rematch, error), error) {
+			w, err := t.c.Lobby.WatchRematch(mctx, &lobbyv1.WatchRematchRequest{MatchId: id})
+			if err != nil {
+				return nil, err
+			}
+			return func() (*lobbyv1.Rematch, error) {
+				u, err := w.Recv()
+				return u.GetRematch(), err
+			}, nil
+		},
+		Table: func(r *lobbyv1.Rematch) (*tui.Table, error) {
+			return t.table(ctx, r.GetNewMatchId(), map[gamev1.Seat]client.Player{r.GetYourSeat(): t.me})
+		},
+	}
+}
+
 // say shows progress: on the waiting screen, or on the progress writer.
 func (t *tables) say(s string) {
 	if t.notify != nil {
@@ -502,17 +546,28 @@ func (t *tables) say(s string) {
 }
 
 // invitation tells the host how a friend joins the room.
-func invitation(r *lobbyv1.Room, addr string, password, local bool) string {
+func invitation(r *lobbyv1.Room, addr string, password, local bool, game string) string {
 	join := fmt.Sprintf("tabuleiro play --room %s --server %s", r.GetInviteCode(), addr)
 	if password {
 		join += " --password PASSWORD"
 	}
-	s := fmt.Sprintf("Room open: invite code %s (room id %s).\nYour friend joins with:\n  %s\n", r.GetInviteCode(), r.GetRoomId(), join)
+	s := fmt.Sprintf("Room open for %s: invite code %s (room id %s).\nYour friend joins with:\n  %s\n", game, r.GetInviteCode(), r.GetRoomId(), join)
 	if local {
 		s += "(this server runs inside this command, on a loopback port, until it quits;\n" +
 			" for a friend on another machine run `tabuleiro serve --addr HOST:PORT` and play with --server)\n"
 	}
 	return s + "Waiting for a second player…"
+}
+
+// gameLine names the game, variant and clock of a new game: "Quoridor
+// standard, no clock".
+func (t *tables) gameLine() string {
+	g := strings.TrimPrefix(t.game.String(), "GAME_")
+	s := strings.ToUpper(g[:1]) + strings.ToLower(g[1:]) + " " + t.variant
+	if t.tc == nil {
+		return s + ", no clock"
+	}
+	return s + fmt.Sprintf(", clock %s+%s", time.Duration(t.tc.GetBaseMs())*time.Millisecond, time.Duration(t.tc.GetIncrementMs())*time.Millisecond)
 }
 
 // joinRoom joins the room --room names, by invite code or by room id.
@@ -526,6 +581,11 @@ func (t *tables) joinRoom(ctx context.Context) (*lobbyv1.JoinRoomResponse, error
 				err = errors.New("no room has this invite code or id on the server of this command; a friend's room needs --server ADDR")
 			}
 		}
+	}
+	if err != nil && strings.Contains(err.Error(), "you host room") {
+		// Both players of one machine share the identity of one data
+		// directory.
+		err = fmt.Errorf("%w; a second player on this machine needs an identity of its own: add --data-dir DIR (any other directory)", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("join room %s: %w", t.opp.room, err)
@@ -695,7 +755,11 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 			}
 			return t.table(ctx, id, seats)
 		},
-		Resume: func(id string) (*tui.Table, error) { return t.resume(ctx, active.GetMatches(), id) },
+		Resume:     func(id string) (*tui.Table, error) { return t.resume(ctx, active.GetMatches(), id) },
+		ResumeHint: t.resumeHint(),
+	}
+	if t.opp.room != "" {
+		deps.Rematch = t.rematcher(ctx)
 	}
 	in, _ := e.stdin.(*os.File)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(e.stdout), tea.WithAltScreen()}

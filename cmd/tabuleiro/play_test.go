@@ -56,7 +56,7 @@ func TestPlayAutoEveryGame(t *testing.T) {
 		t.Fatalf("play --auto --vs local: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// A finished game reaches history through the outbox, a moment later.
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testenv.Deadline(t)
 	for {
 		code, out, errOut = runWithEnv(t, vars, "history")
 		if code == 0 && strings.Count(out, "\n") == 5 { // the header and 4 games
@@ -115,8 +115,15 @@ func TestReplayRealGames(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d and the outcome %q once\nstdout:\n%s\nstderr:\n%s", file, code, wantCode, want, out, errOut)
 		}
 	}
+	// --step shows the start and the board after every ply, then the
+	// outcome once (standard input is no terminal: no waiting).
+	code, out, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--step", files[0])
+	if code != 0 || !strings.HasPrefix(out, "start\n") || !strings.Contains(out, "\nply 1: ") || !strings.Contains(out, "\nply 2: ") ||
+		strings.Count(out, "outcome:") != 1 {
+		t.Errorf("replay --step %s: exit %d\nstdout:\n%.600s\nstderr:\n%s", files[0], code, out, errOut)
+	}
 	// A --game that contradicts the record's header is refused.
-	code, _, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", "corners", files[0])
+	code, _, errOut = runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", "corners", files[0])
 	if code != 2 || !strings.Contains(errOut, "--game says corners") {
 		t.Errorf("replay --game corners of %s: exit %d, stderr %q; want 2 and the disagreement named", files[0], code, errOut)
 	}
@@ -200,7 +207,7 @@ func TestServeBanner(t *testing.T) {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", testenv.PostgresDSN(t)},
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(10 * time.Millisecond)
 	defer poll.Stop()
 	for !strings.Contains(out.String(), "data:") {
@@ -343,7 +350,9 @@ func TestTerminalWallPreview(t *testing.T) {
 	}
 	// The same wall again overlaps the one placed (Q3.2).
 	waitScreen(t, tm, "wall e1h: cannot be placed")
-	tm.Type("q")
+	tm.Type("q") // asks first: the game stays unfinished
+	waitScreen(t, tm, "y quits")
+	tm.Type("y")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
 
@@ -351,7 +360,7 @@ func TestTerminalWallPreview(t *testing.T) {
 // plies plies, or the match is over.
 func waitTurn(t *testing.T, c *client.Client, me client.Player, id string, plies int) *matchv1.Match {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testenv.Deadline(t)
 	poll := time.NewTicker(2 * time.Millisecond)
 	defer poll.Stop()
 	for {
@@ -401,7 +410,7 @@ func TestWatch(t *testing.T) {
 		done <- run(t.Context(), []string{"watch", "--server", addr, resp.GetMatchId()},
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
 	for !strings.Contains(out.String(), "watching") { // the snapshot: then play

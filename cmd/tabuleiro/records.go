@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -8,15 +9,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
@@ -36,15 +41,38 @@ func (f *serverFlags) withIdentity(ctx context.Context, e *env, do func(cn *conn
 		return err
 	}
 	defer func() { _ = cn.stop() }()
-	name := strings.TrimSpace(e.getenv("USER"))
-	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
-		name = "Player 1"
-	}
-	me, err := cn.identity(ctx, name, 0)
+	me, err := cn.identity(ctx, defaultName(e), 0)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}
 	}
 	return do(cn, me)
+}
+
+// defaultName is the display name of a new identity: $USER when it is a
+// valid name, else "Guest" and four random letters, so that two players
+// of one machine are not both called the same.
+func defaultName(e *env) string {
+	name := strings.TrimSpace(e.getenv("USER"))
+	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
+		name = "Guest " + strings.ToUpper(rand.Text()[:4])
+	}
+	return name
+}
+
+// dialFailure finds why a connection failed in a gRPC error's text.
+var dialFailure = regexp.MustCompile(`(connect: [^"]+|no such host|i/o timeout|context deadline exceeded)`)
+
+// reachErr says in words that the server cannot be reached, instead of
+// gRPC's transport error; other errors pass unchanged.
+func reachErr(err error, addr string) error {
+	if status.Code(err) != codes.Unavailable && !strings.Contains(err.Error(), "Error while dialing") {
+		return err
+	}
+	why := "unavailable"
+	if m := dialFailure.FindString(err.Error()); m != "" {
+		why = strings.TrimPrefix(m, "connect: ")
+	}
+	return fmt.Errorf("cannot reach a Tabuleiro server at %s (%s): is `tabuleiro serve` running there, and is the address right?", addr, why)
 }
 
 func newHistoryCommand(e *env) *cobra.Command {
@@ -177,7 +205,7 @@ func newWatchCommand(e *env) *cobra.Command {
 func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Player, id string) error {
 	s, err := c.Match.Watch(me.Context(ctx), &matchv1.WatchRequest{MatchId: id})
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, err)}
+		return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, reachErr(err, c.Target()))}
 	}
 	board := func(v *gamev1.GameView) {
 		g := engine.Game(gameLower(v.GetGame()))
@@ -191,7 +219,7 @@ func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Playe
 			return nil
 		}
 		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, err)}
+			return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, reachErr(err, c.Target()))}
 		}
 		switch {
 		case r.GetSnapshot() != nil:
@@ -221,14 +249,17 @@ func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Playe
 func newReplayCommand(e *env) *cobra.Command {
 	var f serverFlags
 	var game, variant string
+	var step bool
 	c := &cobra.Command{
-		Use:   "replay [--game G] FILE",
+		Use:   "replay [--game G] [--step] FILE",
 		Short: "Replay a game record through the match service and print the outcome",
 		Long: "Replay a record (`# key: value` header lines, then the plies; '-' reads\n" +
 			"standard input) through the match service: an unrated match created with the\n" +
 			"service credential (for Banqi with the record's layout header), both seats\n" +
 			"played by this command over the public API. Prints the outcome; a ply the\n" +
-			"service refuses stops the replay with exit status 1, naming it. Against\n" +
+			"service refuses stops the replay with exit status 1, naming it. --step then\n" +
+			"steps through the game: the board after each ply, waiting for enter between\n" +
+			"plies when standard input is a terminal (q and enter stop). Against\n" +
 			"--server it needs the services' token key in TABULEIRO_TOKEN_KEY.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -253,10 +284,11 @@ func newReplayCommand(e *env) *cobra.Command {
 			if variant, err = variantOf(g, variant); err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			return f.replay(cmd.Context(), e, g, variant, rec)
+			return f.replay(cmd.Context(), e, g, variant, rec, step)
 		},
 	}
 	f.register(c)
+	c.Flags().BoolVar(&step, "step", false, "show the board after every ply (waits for enter between plies in a terminal)")
 	c.Flags().StringVar(&game, "game", "", "quoridor, corners or banqi (default: the record's game header, else quoridor)")
 	c.Flags().StringVar(&variant, "variant", "", "variant id (default: the game's first)")
 	return c
@@ -282,7 +314,7 @@ func recordGame(flag string, rec engine.Record) (engine.Game, error) {
 	return engine.Game(g), nil
 }
 
-func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant string, rec engine.Record) error {
+func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant string, rec engine.Record, step bool) error {
 	cn, err := f.connect(ctx, e)
 	if err != nil {
 		return err
@@ -324,8 +356,13 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
+	if step {
+		if err := stepThrough(e, g, variant, layout, rec.Plies[:res.Plies]); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+	}
 	fmt.Fprintf(e.stdout, "match %s: %d of %d plies played\n", id, res.Plies, len(rec.Plies))
-	if res.Final != nil {
+	if res.Final != nil && !step {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
 			for line := range strings.Lines(view.Render()) {
 				if !strings.HasPrefix(line, "outcome:") { // said once, below, in words
@@ -337,6 +374,48 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 	fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, res.Outcome))
 	if int(res.Plies) < len(rec.Plies) {
 		return &exitError{code: 1, err: fmt.Errorf("the game ended after ply %d; the record goes on to ply %d", res.Plies, len(rec.Plies))}
+	}
+	return nil
+}
+
+// stepThrough prints the board at the start and after each of plies, as
+// the engine plays them (the service accepted every one), waiting for
+// enter between plies when standard input is a terminal; q stops.
+func stepThrough(e *env, g engine.Game, variant, layout string, plies []string) error {
+	pos, err := games.New(g, variant, layout)
+	if err != nil {
+		return err
+	}
+	in, _ := e.stdin.(*os.File)
+	interactive := in != nil && term.IsTerminal(in.Fd())
+	var lines *bufio.Scanner
+	if interactive {
+		lines = bufio.NewScanner(in)
+	}
+	show := func(head string, p engine.Position) {
+		fmt.Fprintln(e.stdout, head)
+		for line := range strings.Lines(p.Render()) {
+			if !strings.HasPrefix(line, "outcome:") {
+				fmt.Fprint(e.stdout, line)
+			}
+		}
+	}
+	show("start", pos)
+	for i, tok := range plies {
+		if interactive {
+			fmt.Fprintf(e.stdout, "enter: ply %d of %d · q enter: stop ", i+1, len(plies))
+			if !lines.Scan() || strings.TrimSpace(lines.Text()) == "q" {
+				return nil
+			}
+		}
+		ply, err := pos.ParsePly(tok)
+		if err == nil {
+			pos, err = pos.Play(ply)
+		}
+		if err != nil {
+			return fmt.Errorf("ply %d (%s): %w", i+1, tok, err)
+		}
+		show(fmt.Sprintf("\nply %d: %s", i+1, tok), pos)
 	}
 	return nil
 }

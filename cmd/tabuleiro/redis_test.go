@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // lockedBuffer is a strings.Builder safe to read while a command writes.
@@ -39,7 +41,7 @@ func TestEmbeddedRedisCommand(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"embedded-redis", "--addr", "127.0.0.1:0"}, func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
 	}()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
 	for !strings.HasSuffix(out.String(), "\n") {

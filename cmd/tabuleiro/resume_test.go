@@ -13,6 +13,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // A game against a bot in the one-process mode outlives the process: play
@@ -117,7 +118,7 @@ func TestResumeBotGameAfterRestart(t *testing.T) {
 // waitFinished polls the match until it is over.
 func waitFinished(t *testing.T, c *client.Client, me client.Player, id string) *matchv1.Match {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testenv.Deadline(t)
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
 	for {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	rulesdoc "tabuleiro.dev/docs/rules"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
 	"tabuleiro.dev/pkg/engine/games"
@@ -28,7 +29,7 @@ type recordFlags struct {
 func (f *recordFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.game, "game", "quoridor", "game: "+strings.Join(gameNames(), ", "))
 	c.Flags().StringVar(&f.variant, "variant", "", "variant id (default: the game's first variant)")
-	c.Flags().StringVar(&f.layout, "layout", "", "Banqi: the 32-letter layout for a1..h1, a2..h4 (RULES.md B1)")
+	c.Flags().StringVar(&f.layout, "layout", "", "Banqi: the 32-letter layout for a1..h1, a2..h4 (rules B1: tabuleiro rules show --section B1)")
 	c.Flags().StringVar(&f.moves, "moves", "", `the plies played so far, e.g. "1. e2 e8 2. e3h"`)
 	c.Flags().StringVar(&f.file, "file", "", "read the record from a file ('-' for standard input)")
 }
@@ -44,9 +45,40 @@ func gameNames() []string {
 func newRulesCommand(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "rules",
-		Short: "Check records against the rules: legal plies, replay, perft",
+		Short: "Show the rules of a game, or check records against them: legal plies, replay, perft",
 	}
-	c.AddCommand(newRulesLegalCommand(e), newRulesPlayCommand(e), newRulesPerftCommand(e))
+	c.AddCommand(newRulesShowCommand(e), newRulesLegalCommand(e), newRulesPlayCommand(e), newRulesPerftCommand(e))
+	return c
+}
+
+func newRulesShowCommand(e *env) *cobra.Command {
+	var game, section string
+	c := &cobra.Command{
+		Use:   "show",
+		Short: "Print the rules of a game (docs/rules/GAME.md), or one section such as Q3.2",
+		Long: "Print the rules document of a game, as the terminal client's rules screen (key i)\n" +
+			"shows it. A refused ply cites a section, e.g. (Q3.2): --section Q3.2 prints it.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if section != "" && !cmd.Flags().Changed("game") {
+				// The section id names its game: Q, C or B.
+				if g, ok := map[byte]string{'Q': "quoridor", 'C': "corners", 'B': "banqi"}[strings.ToUpper(section)[0]]; ok {
+					game = g
+				}
+			}
+			text, err := rulesdoc.Text(game)
+			if err == nil && section != "" {
+				text, err = rulesdoc.Section(game, section)
+			}
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			fmt.Fprintln(e.stdout, strings.TrimRight(text, "\n"))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&game, "game", "quoridor", "game: "+strings.Join(rulesdoc.Games, ", "))
+	c.Flags().StringVar(&section, "section", "", "print only this section and its subsections, e.g. Q3.2 (the game follows from its letter)")
 	return c
 }
 

@@ -134,3 +134,20 @@ func TestRulesCorners(t *testing.T) {
 		t.Errorf("jump over nothing: exit %d, stderr %q; want exit 1 naming ply 1 and rule C3", code, errOut)
 	}
 }
+
+// rules show prints the repository's rules documents, whole or one
+// section, the game following from the section's letter.
+func TestRulesShow(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCommand(t, "", "rules", "show", "--game", "banqi")
+	if code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
+		t.Fatalf("exit %d, stdout %.200q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = runCommand(t, "", "rules", "show", "--section", "C3.2")
+	if code != 0 || !strings.HasPrefix(out, "### C3.2 Jump") || strings.Contains(out, "C3.3") {
+		t.Fatalf("section C3.2: exit %d, %q", code, out)
+	}
+	if code, _, errOut := runCommand(t, "", "rules", "show", "--game", "chess"); code != 2 || !strings.Contains(errOut, "quoridor") {
+		t.Fatalf("unknown game: exit %d, stderr %q", code, errOut)
+	}
+}

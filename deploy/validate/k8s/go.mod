@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
-	k8s.io/client-go v0.37.2
 )
 
 require (

@@ -78,6 +78,23 @@ type Options struct {
 	MaxConcurrentStreams uint32
 	// ServerOptions are appended to the server's own options.
 	ServerOptions []grpc.ServerOption
+	// Checks are what the service needs to serve (its Redis, …): Run runs
+	// them every CheckInterval and reports health NOT_SERVING while any
+	// fails, SERVING again once all pass (see Check).
+	Checks []Check
+	// CheckInterval is how often Checks run; 0 means DefaultCheckInterval.
+	CheckInterval time.Duration
+}
+
+// DefaultCheckInterval is how often Run runs Options.Checks by default.
+const DefaultCheckInterval = 2 * time.Second
+
+// Check is a dependency the service cannot serve without.
+type Check struct {
+	Name string // "redis"
+	// Func reports whether the dependency answers; it gets a context with
+	// a timeout of the check interval.
+	Func func(ctx context.Context) error
 }
 
 // NewServer builds the gRPC server with its interceptors, health and
@@ -176,12 +193,18 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 			"addr", lis.Addr().String())
 	}
 
+	checksDone := make(chan struct{})
+	go func() {
+		defer close(checksDone)
+		runChecks(ctx, opts, srv, hs, logger)
+	}()
 	select {
 	case err := <-served:
 		hs.Shutdown()
 		return fmt.Errorf("serve grpc: %w", err)
 	case <-ctx.Done():
 	}
+	<-checksDone
 
 	// Shutdown: stop advertising, let load balancers notice, drain, stop.
 	hs.Shutdown()
@@ -214,4 +237,63 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	}
 	logger.Info("grpc server stopped")
 	return nil
+}
+
+// runChecks runs opts.Checks every interval until ctx ends, and sets every
+// service's health (and the server's, "") to NOT_SERVING while one fails,
+// SERVING once all pass again; each change is logged once (WARN when a
+// dependency is lost, INFO when it is back). Without checks it returns at
+// once.
+func runChecks(ctx context.Context, opts Options, srv *grpc.Server, hs *health.Server, logger *slog.Logger) {
+	if len(opts.Checks) == 0 {
+		return
+	}
+	every := opts.CheckInterval
+	if every <= 0 {
+		every = DefaultCheckInterval
+	}
+	names := []string{""}
+	for name := range srv.GetServiceInfo() {
+		if name != healthpb.Health_ServiceDesc.ServiceName {
+			names = append(names, name)
+		}
+	}
+	serving := true
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		var failed []string
+		var errs []any
+		for _, c := range opts.Checks {
+			cctx, cancel := context.WithTimeout(telemetry.Untraced(ctx), every)
+			err := c.Func(cctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				failed = append(failed, c.Name)
+				errs = append(errs, c.Name, err.Error())
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		switch {
+		case len(failed) > 0 && serving:
+			serving = false
+			logger.WarnContext(ctx, "health NOT_SERVING: a dependency is unreachable", append([]any{"failed", failed}, errs...)...)
+			for _, n := range names {
+				hs.SetServingStatus(n, healthpb.HealthCheckResponse_NOT_SERVING)
+			}
+		case len(failed) == 0 && !serving:
+			serving = true
+			logger.InfoContext(ctx, "health SERVING: every dependency answers again")
+			for _, n := range names {
+				hs.SetServingStatus(n, healthpb.HealthCheckResponse_SERVING)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,7 +52,12 @@ func finish(ctx context.Context, logger *slog.Logger, method string, start time.
 		logger.ErrorContext(ctx, "rpc failed", append(attrs, "err", err.Error())...)
 		return status.Error(codes.Internal, rpcerr.InternalMessage)
 	default:
-		logger.InfoContext(ctx, "rpc finished", attrs...)
+		level := slog.LevelInfo
+		if strings.HasPrefix(method, "/grpc.health.v1.Health/") {
+			// A probe every few seconds per pod: DEBUG, not INFO.
+			level = slog.LevelDebug
+		}
+		logger.Log(ctx, level, "rpc finished", attrs...)
 		return err
 	}
 }

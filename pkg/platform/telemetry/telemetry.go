@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -101,7 +102,11 @@ func Setup(ctx context.Context, service string, getenv func(string) string, logg
 		return nil, err
 	}
 	res, err := resource.New(ctx,
-		resource.WithAttributes(attribute.String("service.name", service)),
+		// service.instance.id tells replicas apart (the collector turns it
+		// into Prometheus's instance label): the host name (a container's
+		// or pod's own) and the process id, unless OTEL_RESOURCE_ATTRIBUTES
+		// sets one.
+		resource.WithAttributes(attribute.String("service.name", service), attribute.String("service.instance.id", instanceID())),
 		resource.WithFromEnv(),
 		resource.WithTelemetrySDK(),
 	)
@@ -170,3 +175,12 @@ func (t *Telemetry) ServerHandler() stats.Handler { return otelgrpc.NewServerHan
 // ClientHandler returns the otelgrpc stats handler for a gRPC client
 // (grpc.WithStatsHandler), so that traces follow calls between services.
 func (t *Telemetry) ClientHandler() stats.Handler { return otelgrpc.NewClientHandler(t.options()...) }
+
+// instanceID is "<host name>-<pid>".
+func instanceID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}

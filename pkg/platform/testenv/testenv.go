@@ -42,6 +42,11 @@ func Redis(t testing.TB, name string) (*redis.Client, string) {
 		t.Fatalf("parse TABULEIRO_TEST_REDIS_URL: %v", err)
 	}
 	opts.PoolSize = 64
+	// A busy machine (tests of every package at once, -race) can delay a
+	// reply by seconds: the client's default 3 s read timeout then fails
+	// a test for the machine's speed (and go-redis sends the command
+	// again). The test's own deadline bounds a hang.
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Minute, time.Minute, time.Minute
 	rdb := redis.NewClient(opts)
 	prefix := fmt.Sprintf("test-%s-%016x:", name, rand.Uint64())
 	t.Cleanup(func() {

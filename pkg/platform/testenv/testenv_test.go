@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -85,5 +86,19 @@ func TestEventuallyWaitsForTheCondition(t *testing.T) {
 	Eventually(t, 5*time.Second, "the third call", func() bool { return calls.Add(1) >= 3 })
 	if got := calls.Load(); got != 3 {
 		t.Fatalf("cond called %d times; want 3", got)
+	}
+}
+
+func TestDeadline(t *testing.T) {
+	d := Deadline(t)
+	if !d.After(time.Now()) {
+		t.Fatalf("Deadline %v is already past", d)
+	}
+	if end, ok := t.Deadline(); ok && !d.Before(end) {
+		t.Errorf("Deadline %v is not before the binary's %v", d, end)
+	}
+	ctx := Context(t, context.Background())
+	if cd, ok := ctx.Deadline(); !ok || cd.Sub(d).Abs() > time.Second {
+		t.Errorf("Context deadline %v, %v; want about %v", cd, ok, d)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/rooms"
@@ -292,7 +293,7 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 	rdb, prefix := testenv.Redis(t)
 	ready := make(chan struct{})
 	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: &testenv.Matches{}},
-		Config{RedisPrefix: prefix, RoomPoll: time.Minute, roomsReady: func() { close(ready) },
+		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
 			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +319,9 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := room.GetRoom().GetRoomId()
-	wctx, cancel := context.WithTimeout(ana, 10*time.Second) // far below RoomPoll
+	// The updates come from room change events: the test's time (under the
+	// binary's timeout, or 15 min) ends far before RoomPoll's re-read.
+	wctx, cancel := context.WithDeadline(ana, ptestenv.Deadline(t))
 	defer cancel()
 	w, err := c.WatchRoom(wctx, &lobbyv1.WatchRoomRequest{RoomId: id})
 	if err != nil {
@@ -462,5 +465,49 @@ func TestRematchOverGRPC(t *testing.T) {
 	}
 	if _, err := c.DeclineRematch(ana, &lobbyv1.DeclineRematchRequest{MatchId: first}); status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("decline after the start: %v, want FailedPrecondition", err)
+	}
+}
+
+// SetDisplayName renames the caller in the database and in a fresh token;
+// a bad name changes nothing.
+func TestSetDisplayName(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	key, _ := auth.GenerateKey()
+	iss, _ := auth.NewIssuer(key)
+	ver, _ := auth.NewVerifier(key)
+	rdb, prefix := testenv.Redis(t)
+	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: &testenv.Matches{}},
+		Config{RedisPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := lobbyv1.NewLobbyServiceClient(serve(t, iss, ver, AuthPolicy(), lob.Register, nil))
+	res, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: "Player 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := auth.WithToken(ctx, res.GetToken())
+	if _, err := c.SetDisplayName(me, &lobbyv1.SetDisplayNameRequest{DisplayName: " Ana"}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("name with a leading space: %v, want InvalidArgument", err)
+	}
+	if _, err := c.SetDisplayName(ctx, &lobbyv1.SetDisplayNameRequest{DisplayName: "Ana"}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("no token: %v, want Unauthenticated", err)
+	}
+	st, err := c.GetStats(me, &lobbyv1.GetStatsRequest{})
+	if err != nil || st.GetDisplayName() != "Player 1" {
+		t.Fatalf("after refused renames: %v, %v", st, err)
+	}
+	got, err := c.SetDisplayName(me, &lobbyv1.SetDisplayNameRequest{DisplayName: "Ana Lima"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ver.Verify(got.GetToken())
+	if err != nil || p.Subject != res.GetPlayerId() || p.DisplayName != "Ana Lima" {
+		t.Fatalf("new token %+v, %v; want the same player named Ana Lima", p, err)
+	}
+	st, err = c.GetStats(auth.WithToken(ctx, got.GetToken()), &lobbyv1.GetStatsRequest{})
+	if err != nil || st.GetDisplayName() != "Ana Lima" {
+		t.Fatalf("stats after the rename: %v, %v", st, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/recorder"
 	"tabuleiro.dev/services/match/internal/testenv"
@@ -189,8 +190,8 @@ func (s *stream) next() any {
 		}
 		s.all = append(s.all, m)
 		return m
-	case <-time.After(10 * time.Second):
-		s.t.Fatal("no message within 10s")
+	case <-time.After(time.Until(ptestenv.Deadline(s.t))):
+		s.t.Fatal("no message when the test's time ran out")
 		return nil
 	}
 }

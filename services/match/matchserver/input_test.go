@@ -12,6 +12,7 @@ import (
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 )
 
@@ -112,7 +113,7 @@ func TestLongInputIsNotEchoed(t *testing.T) {
 	p := c.play(0, "alice", long, 0)
 	select {
 	case <-p.msgs:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Until(ptestenv.Deadline(t))):
 		t.Fatal("Play with a 100 kB id did not end")
 	}
 	if err := <-p.done; status.Code(err) != codes.InvalidArgument || len(status.Convert(err).Message()) > 200 {

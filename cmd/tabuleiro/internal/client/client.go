@@ -103,18 +103,40 @@ func (c *Client) Identity(ctx context.Context, path, key, name string) (Player, 
 			return Player{}, err
 		}
 	}
+	return p, keep(path, ids, key, p)
+}
+
+// Rename changes the display name of the player kept under key in the
+// file path (lobby.v1 SetDisplayName) and keeps the new token.
+func (c *Client) Rename(ctx context.Context, path, key string, p Player, name string) (Player, error) {
+	resp, err := c.Lobby.SetDisplayName(p.Context(ctx), &lobbyv1.SetDisplayNameRequest{DisplayName: name})
+	if err != nil {
+		return Player{}, fmt.Errorf("change your name to %q: %w", name, err)
+	}
+	p.Name, p.Token, p.ExpiresAt = name, resp.GetToken(), resp.GetExpiresAt().AsTime()
+	ids := map[string]Player{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &ids); err != nil {
+			return Player{}, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	return p, keep(path, ids, key, p)
+}
+
+// keep writes ids with p under key to the file path.
+func keep(path string, ids map[string]Player, key string, p Player) error {
 	ids[key] = p
 	b, err := json.MarshalIndent(ids, "", "  ")
 	if err != nil {
-		return Player{}, err
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return Player{}, err
+		return err
 	}
 	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return Player{}, fmt.Errorf("keep identity: %w", err)
+		return fmt.Errorf("keep identity: %w", err)
 	}
-	return p, nil
+	return nil
 }
 
 // knows reports whether the server still knows player p: false only when

@@ -92,24 +92,54 @@ func startProcess(t *testing.T, name, bin string, env []string, args ...string) 
 	return p
 }
 
-// term sends SIGTERM and waits up to within for the exit, returning its
-// status (an error when it had to be killed).
-func (p *process) term(within time.Duration) error {
+// term sends SIGTERM and waits for the exit, returning its status (an
+// error when ctx ended first and it had to be killed).
+func (p *process) term(ctx context.Context) error {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	timer := time.NewTimer(within)
-	defer timer.Stop()
 	select {
 	case <-p.done:
 		return p.err
-	case <-timer.C:
+	case <-ctx.Done():
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		return fmt.Errorf("%s did not exit within %v of SIGTERM", p.name, within)
+		return fmt.Errorf("%s had not exited after SIGTERM when the test's time ran out: %w", p.name, ctx.Err())
 	}
 }
 
+// exited describes how the process ended, or "still running".
+func (p *process) exited() string {
+	select {
+	case <-p.done:
+		if p.err == nil {
+			return "exited with status 0"
+		}
+		return p.err.Error()
+	default:
+		return "still running"
+	}
+}
+
+// testContext bounds a test that waits on processes and servers only by
+// the test binary's own -timeout (less a margin, so that the test fails
+// with its message and the processes' output rather than the binary's
+// panic): how long a busy machine takes to build, start or answer is no
+// failure; a hang is.
+func testContext(t *testing.T) context.Context {
+	ctx := context.Background()
+	d, ok := t.Deadline()
+	if !ok {
+		return ctx
+	}
+	margin := min(time.Until(d)/10, 30*time.Second)
+	ctx, cancel := context.WithDeadline(ctx, d.Add(-margin))
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // waitServing waits until the gRPC health of the process at addr says
-// SERVING (watching, not polling), failing the test if it exits first.
+// SERVING (watching, not polling), failing the test with the process's
+// exit status if it exits first (or if the test's time runs out); the end
+// of its output follows.
 func (p *process) waitServing(ctx context.Context, t *testing.T, addr string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
@@ -133,7 +163,8 @@ func (p *process) waitServing(ctx context.Context, t *testing.T, addr string) {
 			return
 		}
 	}
-	t.Fatalf("%s at %s never served: %v", p.name, addr, err)
+	// The cleanup of startProcess prints the end of its output.
+	t.Fatalf("%s at %s never served: %v (%s)", p.name, addr, err, p.exited())
 }
 
 func tail(s string, n int) string {
@@ -160,9 +191,9 @@ func startRedis(ctx context.Context, t *testing.T) string {
 	for rdb.Ping(ctx).Err() != nil {
 		select {
 		case <-p.done:
-			t.Fatalf("redis-server exited: %v\n%s", p.err, p.out.Bytes())
+			t.Fatalf("redis-server exited before answering: %v\n%s", p.err, p.out.Bytes())
 		case <-ctx.Done():
-			t.Fatalf("redis-server at %s never answered", addr)
+			t.Fatalf("redis-server at %s never answered (%s): %v\n%s", addr, p.exited(), ctx.Err(), tail(string(p.out.Bytes()), 3000))
 		case <-tick.C:
 		}
 	}
@@ -236,14 +267,14 @@ func startServices(ctx context.Context, t *testing.T, otel []string) *services {
 		return append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, otel...), vars...)
 	}
 	s.bot = startProcess(t, "bot", filepath.Join(bin, "bot"), env("BOT_GRPC_ADDR="+s.botAddr, "BOT_TOKEN_KEY="+k,
-		"BOT_SHUTDOWN_TIMEOUT=5s"))
+		"BOT_SHUTDOWN_TIMEOUT=60s"))
 	// The lobby applies the migrations before the match service does.
 	s.lobby = startProcess(t, "lobby", filepath.Join(bin, "lobby"), env("LOBBY_GRPC_ADDR="+s.lobbyAddr, "LOBBY_TOKEN_KEY="+k,
-		"LOBBY_REDIS_URL="+redisURL, "LOBBY_DATABASE_URL="+dbURL, "LOBBY_MATCH_ADDR="+s.matchAddr, "LOBBY_SHUTDOWN_TIMEOUT=5s"))
+		"LOBBY_REDIS_URL="+redisURL, "LOBBY_DATABASE_URL="+dbURL, "LOBBY_MATCH_ADDR="+s.matchAddr, "LOBBY_SHUTDOWN_TIMEOUT=60s"))
 	s.lobby.waitServing(ctx, t, s.lobbyAddr)
 	s.match = startProcess(t, "match", filepath.Join(bin, "match"), env("MATCH_GRPC_ADDR="+s.matchAddr, "MATCH_TOKEN_KEY="+k,
 		"MATCH_REDIS_URL="+redisURL, "MATCH_DATABASE_URL="+dbURL, "MATCH_BOT_ADDR="+s.botAddr, "MATCH_INSTANCE_ID=e2e",
-		"MATCH_SHUTDOWN_TIMEOUT=5s"))
+		"MATCH_SHUTDOWN_TIMEOUT=60s"))
 	s.match.waitServing(ctx, t, s.matchAddr)
 	s.bot.waitServing(ctx, t, s.botAddr)
 	return s
@@ -251,12 +282,12 @@ func startServices(ctx context.Context, t *testing.T, otel []string) *services {
 
 // stop sends SIGTERM to lobby, match and bot together and checks that each
 // exits cleanly (a graceful shutdown flushes the exporters).
-func (s *services) stop(t *testing.T) {
+func (s *services) stop(ctx context.Context, t *testing.T) {
 	t.Helper()
 	var wg sync.WaitGroup
 	for _, p := range []*process{s.lobby, s.match, s.bot} {
 		wg.Go(func() {
-			if err := p.term(10 * time.Second); err != nil {
+			if err := p.term(ctx); err != nil {
 				t.Errorf("%s: exit after SIGTERM: %v", p.name, err)
 			}
 		})

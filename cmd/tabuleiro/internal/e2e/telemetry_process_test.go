@@ -3,11 +3,9 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"slices"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/trace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -25,8 +23,7 @@ import (
 // game's counts.
 func TestTelemetryAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 	col := otelstub.Start(t)
 	svc := startServices(ctx, t, []string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.Endpoint(),
@@ -64,7 +61,7 @@ func TestTelemetryAcrossProcesses(t *testing.T) {
 	if err != nil {
 		t.Errorf("the stand-in did not receive the game's trace and outbox record (match %s): %v", matchID, err)
 	}
-	svc.stop(t)
+	svc.stop(ctx, t)
 	if t.Failed() {
 		return
 	}

@@ -42,8 +42,7 @@ func TestBotGameTelemetry(t *testing.T) {
 	tels["lobby"].SetGlobal() // the domain metrics report through the globals
 	var logs syncBuffer
 	s := startStack(t, stackOptions{TLS: true, Telemetry: tels, Log: &logs})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 
 	lobby, match := s.client(t, s.lobbyAddr), s.client(t, s.matchAddr)
 	// The recorder takes a finished game out of the outbox in the

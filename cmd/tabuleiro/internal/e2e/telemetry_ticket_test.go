@@ -46,8 +46,7 @@ func TestMatchmakingTicketTrace(t *testing.T) {
 	}
 	tels["lobby"].SetGlobal()
 	s := startStack(t, stackOptions{Telemetry: tels})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 	var base metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &base); err != nil {
 		t.Fatal(err)

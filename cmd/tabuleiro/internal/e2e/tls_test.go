@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -20,8 +18,7 @@ import (
 func TestBotGameOverTLS(t *testing.T) {
 	t.Parallel()
 	s := startStack(t, stackOptions{TLS: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 
 	// Plaintext is refused on every endpoint.
 	for name, addr := range map[string]string{"lobby": s.lobbyAddr, "match": s.matchAddr, "bot": s.botAddr} {

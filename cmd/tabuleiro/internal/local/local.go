@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/walredis"
 	"tabuleiro.dev/migrations"
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -34,8 +35,8 @@ import (
 type Options struct {
 	// Addr is where to listen; "127.0.0.1:0" picks a free loopback port.
 	Addr string
-	// DataDir holds the token key, the Redis snapshot and the SQLite
-	// database of results; required.
+	// DataDir holds the token key, the embedded Redis's log and snapshots
+	// (redis/) and the SQLite database of results; required.
 	DataDir string
 	// RedisURL, when set, uses that Redis instead of the embedded one.
 	RedisURL string
@@ -55,9 +56,10 @@ type Options struct {
 	// Now, when set, is the match service's clock (tests move it on).
 	Now func() time.Time
 
-	// saveInterval, when set, replaces the 5 s between timed snapshots of
-	// the embedded Redis (tests set it long to see the per-ply saves).
-	saveInterval time.Duration
+	// RedisCompactBytes, when set, replaces the log growth (4 MiB) that
+	// starts a compaction of the embedded Redis's write-ahead log (the
+	// crash test sets it small, to kill compactions too).
+	RedisCompactBytes int64
 }
 
 // Server is the lobby, match and bot services in one process, on one gRPC
@@ -84,9 +86,6 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}
 	if o.KeyPrefix == "" {
 		o.KeyPrefix = "tabuleiro:"
-	}
-	if o.saveInterval == 0 {
-		o.saveInterval = 5 * time.Second
 	}
 	logger := o.Logger
 	if logger == nil {
@@ -116,34 +115,17 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	var live, results string
 	redisURL := o.RedisURL
 	if redisURL == "" {
-		snap := filepath.Join(o.DataDir, "redis.jsonl")
-		r, err := startRedis(snap)
-		if err != nil {
-			return nil, err
-		}
-		saveCtx, stopSaving := context.WithCancel(ctx)
-		// Every event of a match (a ply, say) is published on the match's
-		// channel, <match key prefix>m:{id}:c: save after each, so that
-		// a crash loses no ply; the timer is a backstop.
-		subscribed, err := r.SaveOnPublish(saveCtx, globQuote(o.KeyPrefix+"match:m:")+"*:c")
-		if err != nil {
-			stopSaving()
-			_ = r.Close()
-			return nil, err
-		}
-		saved := make(chan struct{})
-		go func() {
-			defer close(saved)
-			r.SaveEvery(saveCtx, o.saveInterval, func(err error) { logger.Warn("redis snapshot failed", "err", err) })
-		}()
-		s.closers = append(s.closers, func(context.Context) error {
-			stopSaving()
-			subscribed()
-			<-saved
-			return r.Close()
+		dir := filepath.Join(o.DataDir, "redis")
+		r, err := walredis.Open(walredis.Options{
+			Dir: dir, Logger: logger, CompactMinBytes: o.RedisCompactBytes,
+			Legacy: filepath.Join(o.DataDir, "redis.jsonl"),
 		})
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, func(context.Context) error { return r.Close() })
 		redisURL = r.URL()
-		live = "embedded Redis (miniredis), saved to " + snap + " after every ply, every 5 s and on exit: games in progress persist"
+		live = "embedded Redis (miniredis) with a write-ahead log in " + dir + ", fsync'd before every reply: games in progress persist"
 	} else {
 		live = "Redis at " + redactURL(redisURL)
 	}
@@ -294,8 +276,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	return s, nil
 }
 
-// close runs the closers in reverse order: connections, then the stores
-// (the Redis snapshot is written here).
+// close runs the closers in reverse order: connections, then the stores.
 func (s *Server) close(ctx context.Context) error {
 	var errs []error
 	for i := len(s.closers) - 1; i >= 0; i-- {

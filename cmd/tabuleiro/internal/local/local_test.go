@@ -2,15 +2,17 @@ package local
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/walredis"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -111,7 +113,7 @@ func TestEmbeddedStoresPlayEveryGameAndKeepHistory(t *testing.T) {
 // it through the outbox, a moment after it ends.
 func waitGames(t *testing.T, c *client.Client, p client.Player, n int) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testenv.Deadline(t)
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
 	for {
@@ -204,7 +206,7 @@ func TestBanner(t *testing.T) {
 		want []string
 	}{
 		{"embedded", Options{DataDir: dir}, []string{
-			"embedded Redis (miniredis), saved to " + filepath.Join(dir, "redis.jsonl"), "games in progress persist",
+			"embedded Redis (miniredis) with a write-ahead log in " + filepath.Join(dir, "redis"), "fsync'd before every reply", "games in progress persist",
 			"embedded SQLite in " + filepath.Join(dir, "results.db"), "history, ratings and stats persist",
 		}},
 		{"servers", Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), DatabaseURL: testenv.PostgresDSN(t), KeyPrefix: prefix},
@@ -232,12 +234,12 @@ func TestBanner(t *testing.T) {
 	}
 }
 
-// Issue 6: the embedded Redis is saved after every ply, not only every
-// 5 s and on exit. With the timer set to an hour, a ply shows up in
-// redis.jsonl while the server still runs.
-func TestEveryPlyIsSaved(t *testing.T) {
+// Issues 6 and 14: a ply is durable before its player hears of it. The
+// files of the embedded Redis copied right after the ply_played event (what
+// a kill -9 at that moment would leave) hold the ply.
+func TestEveryPlyIsDurableBeforeItsEvent(t *testing.T) {
 	t.Parallel()
-	o := Options{DataDir: t.TempDir(), saveInterval: time.Hour}
+	o := Options{DataDir: t.TempDir()}
 	c, _ := start(t, o)
 	_, id, st := joinBotGame(t, c)
 	defer st.Close()
@@ -256,35 +258,62 @@ func TestEveryPlyIsSaved(t *testing.T) {
 			break
 		}
 	}
-	plies := "tabuleiro:match:m:{" + id + "}:p"
-	var last []string
-	testenv.Eventually(t, 10*time.Second, "the ply in "+plies+" of redis.jsonl", func() bool {
-		last = savedList(t, filepath.Join(o.DataDir, "redis.jsonl"), plies)
-		return len(last) > 0 && strings.Contains(last[0], "e2")
-	})
-}
-
-// savedList is the list saved under key in the snapshot at path; nil
-// when there is no snapshot yet or it lacks the key.
-func savedList(t *testing.T, path, key string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
+	crashed := t.TempDir()
+	src := filepath.Join(o.DataDir, "redis")
+	ents, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(string(b)) {
-		var sk snapshotKey
-		if err := json.Unmarshal([]byte(line), &sk); err != nil {
-			t.Fatalf("snapshot line %q: %v", line, err)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if sk.Key == key {
-			return sk.List
+		if err := os.WriteFile(filepath.Join(crashed, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return nil
+	r, err := walredis.Open(walredis.Options{Dir: crashed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	rc := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	defer func() { _ = rc.Close() }()
+	plies, err := rc.LRange(t.Context(), "tabuleiro:match:m:{"+id+"}:p", 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plies) == 0 || !strings.Contains(plies[0], "e2") {
+		t.Fatalf("the copy taken after ply_played holds plies %q", plies)
+	}
+}
+
+// A data directory of the earlier embedded store (redis.jsonl) is
+// imported at the first start: an unfinished game survives the upgrade.
+func TestLegacySnapshotImported(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := `{"key":"tabuleiro:lobby:legacy","type":"hash","ttl_ms":3600000,"hash":{"a":"1"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "redis.jsonl"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := walredis.Open(walredis.Options{Dir: filepath.Join(dir, "redis"), Legacy: filepath.Join(dir, "redis.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	rc := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	defer func() { _ = rc.Close() }()
+	if v := rc.HGet(t.Context(), "tabuleiro:lobby:legacy", "a").Val(); v != "1" {
+		t.Errorf("imported hash field = %q", v)
+	}
+	if d := rc.PTTL(t.Context(), "tabuleiro:lobby:legacy").Val(); d < 59*time.Minute {
+		t.Errorf("imported TTL = %v", d)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "redis.jsonl.imported")); err != nil {
+		t.Errorf("redis.jsonl not renamed: %v", err)
+	}
 }
 
 // joinBotGame signs in a player, starts a Quoridor game against bot:easy

@@ -16,6 +16,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/otelstub"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // TestCollectorReceives exports spans and metrics with the SDK's OTLP/gRPC
@@ -23,8 +24,7 @@ import (
 func TestCollectorReceives(t *testing.T) {
 	t.Parallel()
 	c := otelstub.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, context.Background())
 	res := resource.NewSchemaless(attribute.String("service.name", "svc"))
 
 	texp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(c.Endpoint()))

@@ -35,7 +35,7 @@ func runGames(t *testing.T, c *Cluster, n int, think time.Duration, wander int, 
 		defer close(midDone)
 		select {
 		case <-fired:
-		case <-time.After(40 * time.Second):
+		case <-time.After(time.Until(Deadline(t))):
 			return
 		}
 		<-time.After(500 * time.Millisecond) // into the games
@@ -96,7 +96,7 @@ func TestFaultRollingRestart(t *testing.T) {
 	rep, logs := runGames(t, c, faultGames, 30*time.Millisecond, 80, func() {
 		for _, m := range c.Match {
 			t0 := time.Now()
-			if err := m.Term(15 * time.Second); err != nil {
+			if err := m.Term(time.Until(Deadline(t))); err != nil {
 				t.Errorf("drain: %v", err)
 			}
 			stopped := time.Since(t0)
@@ -127,7 +127,7 @@ func TestFaultRedisRestarted(t *testing.T) {
 	var t0, t1 time.Time
 	rep, logs := runGames(t, c, faultGames, 20*time.Millisecond, 40, func() {
 		t0 = time.Now()
-		if err := c.Redis.Term(10 * time.Second); err != nil {
+		if err := c.Redis.Term(time.Until(Deadline(t))); err != nil {
 			t.Errorf("stop redis: %v", err)
 		}
 		c.StartRedis()
@@ -186,7 +186,7 @@ func TestFaultPostgresStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close(t.Context())
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := Deadline(t)
 	var recorded, rows int
 	for {
 		err := db.QueryRow(t.Context(), "SELECT count(DISTINCT game_id), count(*) FROM games WHERE game_id = ANY($1)", ids).Scan(&recorded, &rows)

@@ -106,6 +106,7 @@ type Proc struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
+	err  error // the last run's exit status, once done is closed
 }
 
 // Start starts the process (again).
@@ -124,8 +125,11 @@ func (p *Proc) Start() error {
 	}
 	done := make(chan struct{})
 	go func() { // ends with the process, which Stop always reaps
-		_ = cmd.Wait()
+		err := cmd.Wait()
 		f.Close()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
 		close(done)
 	}()
 	p.cmd, p.done = cmd, done
@@ -174,6 +178,25 @@ func (p *Proc) Alive() bool {
 		return false
 	default:
 		return true
+	}
+}
+
+// ExitStatus describes how the process last ended ("exit status 1",
+// "signal: killed"), or says it runs or never started.
+func (p *Proc) ExitStatus() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done == nil {
+		return "never started"
+	}
+	select {
+	case <-p.done:
+		if p.err == nil {
+			return "exit status 0"
+		}
+		return p.err.Error()
+	default:
+		return "running"
 	}
 }
 
@@ -281,24 +304,29 @@ func (c *Cluster) proc(binDir, svc string, i int, base []string, env ...string) 
 	}
 }
 
-// WaitServing waits (30 s at most) until p's gRPC health says SERVING.
+// WaitServing waits until p's gRPC health says SERVING, failing the test
+// with p's exit status and the end of its log if p exits first or the
+// test's time runs out (Deadline): how long a busy machine takes to start
+// it is no failure.
 func (c *Cluster) WaitServing(p *Proc) {
 	c.t.Helper()
-	if err := waitServing(c.t, p.Addr, 30*time.Second); err != nil {
+	if err := waitServing(p, Deadline(c.t)); err != nil {
 		c.t.Fatalf("%s: %v\n%s", p.Name, err, tail(p.Log(), 2000))
 	}
 }
 
-func waitServing(t testing.TB, addr string, within time.Duration) error {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func waitServing(p *Proc, deadline time.Time) error {
+	conn, err := grpc.NewClient(p.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	hc := healthpb.NewHealthClient(conn)
-	deadline := time.Now().Add(within)
 	var last error
 	for time.Now().Before(deadline) {
+		if !p.Alive() {
+			return fmt.Errorf("exited before serving (%s)", p.ExitStatus())
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		r, err := hc.Check(ctx, &healthpb.HealthCheckRequest{})
 		cancel()
@@ -308,7 +336,20 @@ func waitServing(t testing.TB, addr string, within time.Duration) error {
 		last = err
 		poll(50 * time.Millisecond)
 	}
-	return fmt.Errorf("not serving after %v: %v", within, last)
+	return fmt.Errorf("not serving when the test's time ran out: %v", last)
+}
+
+// Deadline is when a test that waits for processes to come up, for
+// pairings or for recordings gives up: shortly before the test binary's
+// -timeout (so that it fails with its own message and the processes'
+// logs rather than the binary's panic), or in 15 minutes without one.
+func Deadline(t testing.TB) time.Time {
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := d.Deadline(); ok {
+			return end.Add(-min(time.Until(end)/10, 30*time.Second))
+		}
+	}
+	return time.Now().Add(15 * time.Minute)
 }
 
 // poll waits a little between two checks of a condition with a deadline.
@@ -364,9 +405,12 @@ func (c *Cluster) StartRedis() {
 	if err := c.Redis.Start(); err != nil {
 		c.t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := Deadline(c.t)
 	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		if !c.Redis.Alive() {
+			c.t.Fatalf("redis exited before answering (%s)\n%s", c.Redis.ExitStatus(), tail(c.Redis.Log(), 2000))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := c.RDB().Ping(ctx).Err()
 		cancel()
 		if err == nil {
@@ -374,7 +418,7 @@ func (c *Cluster) StartRedis() {
 		}
 		poll(20 * time.Millisecond)
 	}
-	c.t.Fatalf("redis did not answer\n%s", tail(c.Redis.Log(), 2000))
+	c.t.Fatalf("redis did not answer when the test's time ran out\n%s", tail(c.Redis.Log(), 2000))
 }
 
 func (c *Cluster) startPostgres() {
@@ -411,7 +455,7 @@ func (c *Cluster) asPostgres(tool string, args ...string) ([]byte, error) {
 // StartPostgres starts the cluster's PostgreSQL (again).
 func (c *Cluster) StartPostgres() {
 	c.t.Helper()
-	out, err := c.asPostgres("pg_ctl", "-D", c.PGData, "-l", filepath.Join(c.PGData, "server.log"), "-w", "-t", "60", "start", "-o",
+	out, err := c.asPostgres("pg_ctl", "-D", c.PGData, "-l", filepath.Join(c.PGData, "server.log"), "-w", "-t", "900", "start", "-o",
 		fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", c.PGPort, c.PGData))
 	if err != nil {
 		c.t.Fatalf("pg_ctl start: %v\n%s", err, out)

@@ -14,6 +14,7 @@ import (
 	"tabuleiro.dev/pkg/engine/quoridor"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // fakeMatch is a Quoridor match run by the engine in memory, standing in
@@ -297,10 +298,10 @@ func keyMsg(k string) tea.KeyMsg {
 func (d *driver) screen() string { return d.m.View() }
 
 // waitFor handles messages until the screen satisfies ok, failing the test
-// after a deadline.
+// when its time runs out (testenv.Deadline).
 func (d *driver) waitFor(what string, ok func(screen string) bool) {
 	d.t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(time.Until(testenv.Deadline(d.t)))
 	for !ok(d.screen()) {
 		select {
 		case msg := <-d.msgs:

@@ -22,9 +22,12 @@ const helpText = `Keys
   d                  offer a draw, or accept the opponent's offer
   x                  decline the opponent's draw offer
   R                  resign (asks to confirm)
-  n                  after the game: play again
+  n                  after the game: play again; after a game with a friend:
+                     offer a rematch (colours swap), or accept theirs
+  x                  after a game with a friend: decline the rematch
+  i                  the rules of this game (j/k or arrows scroll)
   ?                  this help
-  q                  quit (an unfinished game can be resumed later)`
+  q                  quit (asks during a game, which can be resumed later)`
 
 func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if k.Type == tea.KeyCtrlC {
@@ -40,6 +43,21 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.help && s == "esc" {
 		m.help = false
+		return m, nil
+	}
+	if m.rules {
+		return m.rulesKey(s)
+	}
+	if s == "i" && m.view != nil && !m.confirmResign && !m.confirmQuit {
+		m.rules, m.rulesTop = true, 0
+		return m, nil
+	}
+	if m.confirmQuit {
+		m.confirmQuit = false
+		if s == "y" || s == "q" {
+			return m, tea.Quit
+		}
+		m.status = ""
 		return m, nil
 	}
 	if m.confirmResign {
@@ -63,13 +81,29 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case phaseOver:
 		switch s {
 		case "q", "esc":
+			if m.rematchOpen() && len(m.rematch.GetOfferedBy()) > 0 {
+				// Leaving answers the rematch: no.
+				decline := m.declineRematchCmd()
+				return m, func() tea.Msg { decline(); return tea.Quit() }
+			}
 			return m, tea.Quit
 		case "n":
+			if m.deps.Rematch != nil && !m.local() {
+				if !m.rematchOpen() {
+					return m, nil
+				}
+				m.status = "offering a rematch…"
+				return m, m.offerRematchCmd()
+			}
 			if m.deps.Start == nil {
 				return m, tea.Quit
 			}
 			m.round++
 			return m, m.startCmd()
+		case "x":
+			if m.rematchOpen() {
+				return m, m.declineRematchCmd()
+			}
 		}
 		return m, nil
 	}
@@ -127,7 +161,13 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 	}
 	switch s {
 	case "q":
-		return m, tea.Quit
+		m.confirmQuit = true
+		m.status = "Quit? The game stays unfinished"
+		if !m.local() && m.clocks != nil {
+			m.status += " and your clock keeps running"
+		}
+		m.status += "; come back with " + cmpOr(m.deps.ResumeHint, "tabuleiro play --resume") + ". y quits, any other key stays."
+		return m, nil
 	case "up", "k":
 		return m, m.moveCursor(0, -1)
 	case "down", "j":
@@ -200,6 +240,10 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) moveCursor(dx, dy int) tea.Cmd {
+	// A refusal or a notice is about where the cursor was: it goes when
+	// the cursor moves (the side panel keeps what lasts: a draw offer, the
+	// moves).
+	m.status = ""
 	next := m.lay.move(m.cursor, dx, dy)
 	files, ranks := m.lay.files, m.lay.ranks
 	if m.wallMode {
@@ -248,4 +292,23 @@ func (m *Model) act() tea.Cmd {
 		return nil
 	}
 	return m.legalCmd(m.cursor, true)
+}
+
+// rulesKey scrolls or closes the rules screen.
+func (m Model) rulesKey(s string) (tea.Model, tea.Cmd) {
+	switch s {
+	case "i", "esc", "q":
+		m.rules = false
+	case "down", "j":
+		m.rulesTop++
+	case "up", "k":
+		m.rulesTop = max(0, m.rulesTop-1)
+	case "pgdown", " ", "f":
+		m.rulesTop += max(1, m.pageLines())
+	case "pgup", "b":
+		m.rulesTop = max(0, m.rulesTop-max(1, m.pageLines()))
+	case "home", "g":
+		m.rulesTop = 0
+	}
+	return m, nil
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -62,6 +63,13 @@ type Deps struct {
 	Reminder string
 	// Now reads the clock (time.Now outside tests).
 	Now func() time.Time
+	// Rematch, when set, offers a rematch with the same opponent after a
+	// room game (n offers or accepts, x declines) instead of starting a
+	// new game.
+	Rematch *Rematcher
+	// ResumeHint says how to come back to an unfinished game (the command
+	// line), for the confirmation of q during a game.
+	ResumeHint string
 }
 
 type phase int
@@ -107,10 +115,21 @@ type Model struct {
 	typing        bool
 	input         textinput.Model
 	help          bool
+	rules         bool // the rules screen of the game shown
+	rulesTop      int  // its first line shown
 	confirmResign bool
+	confirmQuit   bool
 	status        string
 	notice        string
 	err           error
+	width         int // the terminal's width, 0 until known
+	height        int
+
+	away     map[gamev1.Seat]bool // opponents' seats seen disconnected
+	lastFrom square               // Quoridor: the square the last pawn move left
+
+	rematch        *lobbyv1.Rematch // the last rematch state of the finished game
+	rematchJoining bool
 }
 
 // New returns a model; Init starts a game or offers an unfinished one.
@@ -121,7 +140,7 @@ func New(deps Deps) Model {
 	in := textinput.New()
 	in.Prompt = "ply> "
 	in.CharLimit = 64
-	m := Model{deps: deps, input: in, selected: noSquare, cursor: square{4, 0}, phase: phaseStarting, wallH: true}
+	m := Model{deps: deps, input: in, selected: noSquare, cursor: square{4, 0}, phase: phaseStarting, wallH: true, lastFrom: noSquare}
 	if len(deps.Active) > 0 && deps.Resume != nil {
 		m.phase = phaseOffer
 	}
@@ -189,6 +208,9 @@ func (m *Model) startCmd() tea.Cmd {
 		return nil
 	}
 	m.phase = phaseStarting
+	// The finished board goes: the waiting screen shows what the new
+	// game needs (a room's invite code, say).
+	m.view, m.match, m.notice, m.status = nil, nil, "", ""
 	start, round := m.deps.Start, m.round
 	return func() tea.Msg {
 		t, err := start(round)
@@ -204,6 +226,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case Notice:
 		m.notice = string(msg)
 		return m, nil
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case rematchMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.rematchUpdate(msg)
 	case tableMsg:
 		if msg.err != nil {
 			m.phase, m.err = phaseFailed, msg.err
@@ -273,7 +303,9 @@ func (m *Model) setTable(t *Table) tea.Cmd {
 	m.match, m.view, m.plies, m.clocks, m.lastSeq = nil, nil, nil, nil, 0
 	m.drawBy, m.pending = gamev1.Seat_SEAT_UNSPECIFIED, 0
 	m.selected, m.from, m.wallMode, m.check, m.checkKey = noSquare, nil, false, nil, ""
-	m.status, m.err, m.confirmResign, m.notice = "", nil, false, ""
+	m.status, m.err, m.confirmResign, m.confirmQuit, m.notice = "", nil, false, false, ""
+	m.away, m.lastFrom = map[gamev1.Seat]bool{}, noSquare
+	m.rematch, m.rematchJoining = nil, false
 	m.primary = gamev1.Seat_SEAT_FIRST
 	if _, ok := t.Seats[m.primary]; !ok {
 		m.primary = gamev1.Seat_SEAT_SECOND
@@ -333,7 +365,7 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 	case r.GetPlyRejected() != nil:
 		pr := r.GetPlyRejected()
 		m.pending = 0
-		m.status = fmt.Sprintf("%s refused: %s", pr.GetNotation(), withRule(pr.GetReason(), pr.GetRule()))
+		m.status = refusal(pr.GetNotation(), pr.GetReason(), pr.GetRule())
 		return tea.Batch(next, m.afterChange())
 	case r.GetActionRejected() != nil:
 		m.status = "refused: " + r.GetActionRejected().GetReason()
@@ -345,6 +377,7 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 	if msg.seat != m.primary {
 		return next // the other seat of a local game sees the same events
 	}
+	over := m.phase == phaseOver
 	switch {
 	case r.GetSnapshot() != nil:
 		m.snapshot(r.GetSnapshot())
@@ -353,7 +386,11 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 	default:
 		return next
 	}
-	return tea.Batch(next, m.afterChange(), m.startTick())
+	var rematch tea.Cmd
+	if !over && m.phase == phaseOver {
+		rematch = m.watchRematchCmd()
+	}
+	return tea.Batch(next, m.afterChange(), m.startTick(), rematch)
 }
 
 func (m *Model) startTick() tea.Cmd {
@@ -407,6 +444,12 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 	switch {
 	case ev.GetPlyPlayed() != nil:
 		pp := ev.GetPlyPlayed()
+		m.lastFrom = noSquare
+		if m.view.GetQuoridor() != nil && pp.GetView().GetQuoridor() != nil {
+			if before := m.pawn(pp.GetPly().GetSeat()); before != m.pawnIn(pp.GetView(), pp.GetPly().GetSeat()) {
+				m.lastFrom = before
+			}
+		}
 		if n := int(pp.GetPly().GetNumber()); n == len(m.plies)+1 {
 			m.plies = append(m.plies, pp.GetPly())
 		}
@@ -433,10 +476,14 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 		m.status = m.seatName(ev.GetDrawDeclined().GetBy()) + " declined the draw"
 	case ev.GetPlayerDisconnected() != nil:
 		if s := ev.GetPlayerDisconnected().GetSeat(); !m.mine(s) {
+			m.away[s] = true
 			m.status = m.seatName(s) + " disconnected"
 		}
 	case ev.GetPlayerReconnected() != nil:
-		if s := ev.GetPlayerReconnected().GetSeat(); !m.mine(s) {
+		// A seat's first connection is announced as a reconnection too:
+		// "is back" only after it was seen leaving.
+		if s := ev.GetPlayerReconnected().GetSeat(); !m.mine(s) && m.away[s] {
+			delete(m.away, s)
 			m.status = m.seatName(s) + " is back"
 		}
 	case ev.GetGameEnded() != nil:
@@ -507,10 +554,12 @@ func (m *Model) homeSquare() square {
 	return square{m.lay.files / 2, m.lay.ranks / 2}
 }
 
-func (m *Model) pawn(s gamev1.Seat) square {
-	side := m.view.GetQuoridor().GetFirst()
+func (m *Model) pawn(s gamev1.Seat) square { return m.pawnIn(m.view, s) }
+
+func (m *Model) pawnIn(v *gamev1.GameView, s gamev1.Seat) square {
+	side := v.GetQuoridor().GetFirst()
 	if s == gamev1.Seat_SEAT_SECOND {
-		side = m.view.GetQuoridor().GetSecond()
+		side = v.GetQuoridor().GetSecond()
 	}
 	sq, _ := parseSquare(side.GetPawn())
 	return sq
@@ -641,8 +690,12 @@ func (m *Model) outcomeText() string {
 	switch o.GetResult() {
 	case gamev1.Result_RESULT_WIN:
 		who := m.seatName(o.GetWinner())
-		if !m.local() && m.mine(o.GetWinner()) {
+		switch {
+		case m.local() || m.table == nil:
+		case m.mine(o.GetWinner()):
 			who += " (you)"
+		default:
+			return fmt.Sprintf("%s wins by %s: you lost", capitalize(who), reason)
 		}
 		return fmt.Sprintf("%s wins by %s", capitalize(who), reason)
 	case gamev1.Result_RESULT_DRAW:
@@ -666,6 +719,15 @@ func other(s gamev1.Seat) gamev1.Seat {
 		return gamev1.Seat_SEAT_FIRST
 	}
 	return gamev1.Seat_SEAT_UNSPECIFIED
+}
+
+var illegalPrefix = regexp.MustCompile(`^illegal ply [^ :]*: `)
+
+// refusal says why a ply was refused, once: the server's reason may
+// already start with "illegal ply e6: ".
+func refusal(notation, reason, rule string) string {
+	reason = illegalPrefix.ReplaceAllString(reason, "")
+	return fmt.Sprintf("%s refused: %s", notation, withRule(reason, rule))
 }
 
 // withRule appends the rule to a reason that does not name it already.

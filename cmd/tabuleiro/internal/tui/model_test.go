@@ -134,7 +134,17 @@ func TestHelpAndQuit(t *testing.T) {
 	}
 	d.key("?")
 	d.waitText("Your move")
+	// q during a game asks first and says how to come back.
 	d.key("q")
+	d.waitText("tabuleiro play --resume")
+	if d.quit {
+		t.Fatal("q quit a game in progress without asking")
+	}
+	d.key("left")
+	if d.quit || strings.Contains(d.screen(), "Quit?") {
+		t.Fatalf("another key did not cancel the quit:\n%s", d.screen())
+	}
+	d.key("q", "y")
 	d.waitFor("quit", func(string) bool { return d.quit })
 }
 
@@ -195,7 +205,7 @@ func TestResumedGameAlreadyOver(t *testing.T) {
 	if s := d.screen(); !strings.Contains(s, "ended while you were away") {
 		t.Errorf("screen does not say the game ended meanwhile:\n%s", s)
 	}
-	if r := d.m.(Model).Result(); r != "Black wins by abandonment" {
+	if r := d.m.(Model).Result(); r != "Black wins by abandonment: you lost" {
 		t.Errorf("result %q", r)
 	}
 }

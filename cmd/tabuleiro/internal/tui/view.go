@@ -23,15 +23,18 @@ func (m Model) View() string {
 	if m.help {
 		return helpText + "\n\n" + styleDim.Render("? or esc closes the help") + "\n"
 	}
+	if m.rules && m.view != nil {
+		return m.rulesView()
+	}
 	switch m.phase {
 	case phaseOffer:
 		return m.offerView()
 	case phaseFailed:
-		return styleErr.Render("tabuleiro: "+errText(m.err)) + "\n" + styleDim.Render("q quits") + "\n"
+		return styleErr.Render(m.wrap("tabuleiro: "+errText(m.err))) + "\n" + styleDim.Render("q quits") + "\n"
 	}
 	if m.view == nil {
 		if m.notice != "" {
-			return m.notice + "\n\n" + styleDim.Render("q quits") + "\n"
+			return m.wrap(m.notice) + "\n\n" + styleDim.Render("q quits") + "\n"
 		}
 		return "Starting the game…\n" + styleDim.Render("q quits") + "\n"
 	}
@@ -44,9 +47,14 @@ func (m Model) View() string {
 	switch {
 	case m.phase == phaseOver:
 		b.WriteString(styleResult.Render(m.outcomeText()) + "\n")
-		if m.deps.Start != nil {
+		switch {
+		case m.deps.Rematch != nil && !m.local() && m.rematchOpen():
+			b.WriteString("Rematch? n: offer or accept (colours swap) · x: no · q: quit\n")
+		case m.deps.Rematch != nil && !m.local():
+			b.WriteString("q: quit\n")
+		case m.deps.Start != nil:
 			b.WriteString("Play again? n: new game · q: quit\n")
-		} else {
+		default:
 			b.WriteString("q: quit\n")
 		}
 	case m.typing:
@@ -55,9 +63,9 @@ func (m Model) View() string {
 		b.WriteString(m.turnLine() + "\n")
 	}
 	if m.status != "" {
-		b.WriteString(m.status + "\n")
+		b.WriteString(m.wrap(m.status) + "\n")
 	}
-	foot := "? help · q quit"
+	foot := "? help · i rules · q quit"
 	if m.table != nil && m.table.MatchID != "" {
 		foot += " · match " + m.table.MatchID // for `tabuleiro watch`
 	}
@@ -65,6 +73,51 @@ func (m Model) View() string {
 	// on a 24-line terminal, push the title off the top.
 	b.WriteString(styleDim.Render(foot))
 	return b.String()
+}
+
+// wrap breaks s at spaces to the terminal's width (80 until the terminal
+// says), so that a long message is read whole instead of cut.
+func (m *Model) wrap(s string) string {
+	w := m.width
+	if w <= 0 {
+		w = 80
+	}
+	return wordwrap(s, w)
+}
+
+// wordwrap breaks each line of s at spaces so that none is wider than w
+// cells; a word longer than w is cut hard.
+func wordwrap(s string, w int) string {
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		for lipgloss.Width(line) > w {
+			cut := -1
+			width := 0
+			for i, r := range line {
+				width += lipgloss.Width(string(r))
+				if width > w {
+					break
+				}
+				if r == ' ' {
+					cut = i
+				}
+			}
+			if cut <= 0 {
+				rs := []rune(line)
+				n := 0
+				for n < len(rs) && lipgloss.Width(string(rs[:n+1])) <= w {
+					n++
+				}
+				out = append(out, string(rs[:n]))
+				line = string(rs[n:])
+				continue
+			}
+			out = append(out, line[:cut])
+			line = strings.TrimLeft(line[cut:], " ")
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 func errText(err error) string {
@@ -99,11 +152,36 @@ func (m *Model) offerView() string {
 		for _, p := range s.GetParticipants() {
 			names = append(names, p.GetDisplayName())
 		}
-		fmt.Fprintf(&b, "%s%s %s: %s, %s\n", cur, gameName(s.GetGame()), s.GetVariant(),
+		line := fmt.Sprintf("%s%s %s: %s, %s", cur, gameName(s.GetGame()), s.GetVariant(),
 			strings.Join(names, " vs "), count(int(s.GetPlyCount()), "ply", "plies"))
+		switch to := s.GetToMove(); {
+		case to == gamev1.Seat_SEAT_UNSPECIFIED:
+		case s.GetYourSeat() != gamev1.Seat_SEAT_UNSPECIFIED && to == s.GetYourSeat():
+			line += ", your move"
+		case s.GetYourSeat() != gamev1.Seat_SEAT_UNSPECIFIED:
+			line += ", their move"
+		}
+		if st := s.GetStartedAt(); st != nil {
+			line += ", started " + ago(m.deps.Now().Sub(st.AsTime()))
+		}
+		b.WriteString(line + "\n")
 	}
-	b.WriteString("\nr: resume · n: new game · q: quit\n")
+	b.WriteString("\nup/down: choose · r: resume · n: new game · q: quit\n")
 	return b.String()
+}
+
+// ago says how long ago, coarsely: "just now", "5 min ago", "3 h ago",
+// "2 days ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
 }
 
 func gameName(g gamev1.Game) string {
@@ -211,10 +289,13 @@ func (m *Model) sideView() string {
 		}
 		b.WriteString(line + "\n")
 	}
+	if m.clocks != nil && m.phase == phasePlaying && m.clocks.GetRunning() == gamev1.Seat_SEAT_UNSPECIFIED && len(m.plies) == 0 {
+		b.WriteString(styleDim.Render("clocks start with the first ply") + "\n")
+	}
 	moves := 12
 	if bq := m.view.GetBanqi(); bq != nil {
 		b.WriteString(m.banqiSide(bq))
-		moves = 5 // the side panel is taller than Banqi's board: fit 24 lines
+		moves = 4 // the side panel is taller than Banqi's board: fit 24 lines
 	}
 	if c := cornersBoard(m.view); c != nil && m.game() == gamev1.Game_GAME_CORNERS {
 		fmt.Fprintf(&b, "move %d", c.GetMoveNumber())
@@ -260,9 +341,14 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 		counts[c.GetPiece()] += c.GetCount()
 	}
 	fmt.Fprintf(&b, "Face down: %d · quiet plies %d/120\n", down, bq.GetNoProgressPlies())
+	b.WriteString(styleDim.Render("still face down, by kind:") + "\n")
 	// The face-down pieces by kind (public knowledge, B6), red then black.
 	for _, first := range []gamev1.BanqiPiece{gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL, gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL} {
-		b.WriteString(" ")
+		label := "  red  "
+		if first == gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL {
+			label = "  black"
+		}
+		b.WriteString(styleDim.Render(label))
 		for p := first; p < first+7; p++ {
 			st := lipgloss.NewStyle().Foreground(pieceColour(p))
 			if counts[p] == 0 {
@@ -367,6 +453,9 @@ func (m *Model) quoridor(c *canvas, dests map[square]bool) {
 				st = st.Background(tintSecond)
 			}
 			base := mark{pad("·", l.cellW), st.Foreground(colDim)}
+			if sq == m.lastFrom {
+				base = mark{pad("∘", l.cellW), st.Foreground(lipgloss.Color("#D7AF00"))} // the last pawn move's start
+			}
 			for _, s := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
 				if m.pawn(s) == sq {
 					letter := "W"

@@ -30,6 +30,7 @@ var busy, _ = meter.Int64Counter("tabuleiro.bot.busy",
 
 // observeLimiter reports the limiter's running and waiting searches.
 func observeLimiter(l *limit.Limiter) {
+	busy.Add(context.Background(), 0) // exported as 0 before the first refusal
 	running, _ := meter.Int64ObservableGauge("tabuleiro.bot.searches.running",
 		metric.WithDescription("Searches running now (at most BOT_MAX_SEARCHES)."), metric.WithUnit("{search}"))
 	waiting, _ := meter.Int64ObservableGauge("tabuleiro.bot.searches.waiting",

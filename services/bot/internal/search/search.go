@@ -94,7 +94,12 @@ type Limits struct {
 
 // Result is what a search found.
 type Result[M comparable] struct {
-	// Move is the best move found; the zero M when Legal is 0.
+	// Move is the best move found, a legal move whenever Legal > 0,
+	// whatever the deadline: the best of the deepest iteration finished,
+	// or, when the deadline fell inside depth 1, the best of the moves it
+	// evaluated, or, with none evaluated, the first of the Order hook. It
+	// is the zero M only when Legal is 0 (in a game whose zero M is a
+	// legal move, Legal tells the two apart, not Move).
 	Move M
 	// Score is Move's score for the side to move.
 	Score int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -133,49 +134,131 @@ func TestRank(t *testing.T) {
 	}
 }
 
+// slowEndless is the endless game where every evaluation takes cost of
+// the clock: run inside a synctest bubble, where the clock is fake and
+// moves only while every goroutine sleeps, a search then sees exactly the
+// same time at every node whatever the machine's speed. It records the
+// root moves whose results it evaluated.
+type slowEndless struct {
+	endlessGame
+	cost time.Duration
+	root endless
+	seen *[]int // root moves evaluated at depth 1, in order
+}
+
+func (g slowEndless) Eval(p *endless) int {
+	time.Sleep(g.cost)
+	for m := range 10 {
+		if g.endlessGame.Play(&g.root, m) == *p && !slices.Contains(*g.seen, m) {
+			*g.seen = append(*g.seen, m)
+		}
+	}
+	return g.endlessGame.Eval(p)
+}
+
+// TestDeadline: whatever the deadline (a budget, the context's deadline,
+// one that falls inside the first iteration, one already passed, a
+// cancelled context), the search stops by it and returns a legal move: the
+// best of the deepest iteration it finished, or, when depth 1 did not
+// finish, the best of the moves it evaluated, or with none evaluated the
+// first of the Order hook. Each evaluation costs 1 ms of a fake clock
+// (testing/synctest), so the outcome does not depend on the machine.
 func TestDeadline(t *testing.T) {
 	t.Parallel()
-	const budget = 40 * time.Millisecond
-	// A loaded CI machine may run late, but never by this much.
-	const slack = 400 * time.Millisecond
-	cancelled, cancel := context.WithCancel(t.Context())
-	cancel()
+	const cost = time.Millisecond
 	tests := []struct {
-		name     string
-		ctx      context.Context
-		timeout  time.Duration // a deadline on ctx, when not zero
-		lim      Limits
-		minDepth int
+		name      string
+		timeout   time.Duration // a deadline on the context, when not zero
+		cancelled bool
+		lim       Limits
+		alphaBeta bool
+		depth     int // the depth the search must have completed
+		evaluated int // at least this many root moves evaluated at depth 1
 	}{
-		{"budget", t.Context(), 0, Limits{Budget: budget}, 1},
-		{"context deadline", t.Context(), budget, Limits{}, 1},
-		{"cancelled", cancelled, 0, Limits{Budget: time.Hour}, 0},
-		{"alpha-beta budget", t.Context(), 0, Limits{Budget: budget, Depth: 40}, 1},
+		// 40 ms less the margin leaves 37 ms: depth 1 (10 ms) finishes,
+		// depth 2 (100 leaves, pruned to no fewer than 19) does not.
+		{name: "budget", lim: Limits{Budget: 40 * time.Millisecond}, depth: 1, evaluated: 10},
+		{name: "alpha-beta budget", lim: Limits{Budget: 40 * time.Millisecond, Depth: 40}, alphaBeta: true, depth: 1, evaluated: 10},
+		// 40 ms less the caller's margin (8 ms) leaves 32 ms.
+		{name: "context deadline", timeout: 40 * time.Millisecond, depth: 1, evaluated: 10},
+		// 6 ms less the margin leaves 4.7 ms: depth 1 stops after a few moves.
+		{name: "budget inside depth 1", lim: Limits{Budget: 6 * time.Millisecond}, depth: 0, evaluated: 3},
+		{name: "alpha-beta budget inside depth 1", lim: Limits{Budget: 6 * time.Millisecond, Depth: 3}, alphaBeta: true, depth: 0, evaluated: 3},
+		{name: "deadline already passed", timeout: time.Nanosecond, lim: Limits{Budget: time.Hour}, depth: 0},
+		{name: "cancelled", cancelled: true, lim: Limits{Budget: time.Hour}, depth: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := tt.ctx
-			if tt.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
-				defer cancel()
-			}
-			start := time.Now()
-			var got Result[int]
-			if tt.lim.Depth > 0 {
-				got = AlphaBeta[endless, int](ctx, endlessGame{}, endless{}, tt.lim)
-			} else {
-				got = Iterative[endless, int](ctx, endlessGame{}, endless{}, tt.lim)
-			}
-			elapsed := time.Since(start)
-			if elapsed > budget+slack {
-				t.Errorf("took %s, budget %s", elapsed, budget)
-			}
-			if !got.Stopped || got.Legal != 10 || got.Move < 0 || got.Move > 9 || got.Depth < tt.minDepth {
-				t.Errorf("got %+v, want stopped with a legal move after depth %d", got, tt.minDepth)
-			}
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				ctx := t.Context()
+				if tt.cancelled {
+					c, cancel := context.WithCancel(ctx)
+					cancel()
+					ctx = c
+				}
+				if tt.timeout > 0 {
+					c, cancel := context.WithTimeout(ctx, tt.timeout)
+					defer cancel()
+					ctx = c
+				}
+				tt.lim.CheckEvery = 1
+				var seen []int
+				g := slowEndless{cost: cost, root: endless{}, seen: &seen}
+				start := time.Now()
+				var got Result[int]
+				if tt.alphaBeta {
+					got = AlphaBeta[endless, int](ctx, g, endless{}, tt.lim)
+				} else {
+					got = Iterative[endless, int](ctx, g, endless{}, tt.lim)
+				}
+				elapsed := time.Since(start)
+				limit := tt.lim.Budget
+				if tt.timeout > 0 || tt.cancelled {
+					limit = tt.timeout
+				}
+				// Fake time: the search may overrun its deadline by at most
+				// the one evaluation in progress when it passed.
+				if elapsed > limit+cost {
+					t.Errorf("took %s with a limit of %s", elapsed, limit)
+				}
+				if !got.Stopped || got.Legal != 10 || got.Move < 0 || got.Move > 9 || got.Depth != tt.depth {
+					t.Fatalf("got %+v, want stopped with a legal move after depth %d", got, tt.depth)
+				}
+				if len(seen) < tt.evaluated {
+					t.Errorf("evaluated root moves %v, want at least %d", seen, tt.evaluated)
+				}
+				switch {
+				case got.Depth == 0 && len(seen) > 0:
+					// Depth 1 did not finish: the best of the moves it
+					// evaluated (a move's score is minus its result's
+					// evaluation).
+					best := seen[0]
+					for _, m := range seen {
+						if -evalAfter(m) > -evalAfter(best) {
+							best = m
+						}
+					}
+					if got.Move != best {
+						t.Errorf("move %d, want %d, the best of the evaluated %v", got.Move, best, seen)
+					}
+				case got.Depth == 0:
+					if got.Move != 0 {
+						t.Errorf("move %d with nothing evaluated, want 0, the first of the Order hook", got.Move)
+					}
+				}
+			})
 		})
 	}
+}
+
+// evalAfter is the evaluation, for the side to move there, of the
+// endless game's position after root move m.
+func evalAfter(m int) int {
+	var g endlessGame
+	root := endless{}
+	next := g.Play(&root, m)
+	return g.Eval(&next)
 }
 
 // TestIterativeEqualsMinimaxOnTrees: on trees without transpositions and

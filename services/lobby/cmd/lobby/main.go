@@ -13,11 +13,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/extra/redisotel/v9"
-	"github.com/redis/go-redis/v9"
 
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/redisconn"
 	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/pkg/platform/telemetry/pgxtrace"
 	"tabuleiro.dev/services/lobby/internal/config"
@@ -53,11 +53,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ropts, err := redis.ParseURL(cfg.RedisURL)
+	rdb, err := redisconn.Open(cfg.RedisURL)
 	if err != nil {
-		return fmt.Errorf("parse redis url: %w", err)
+		return err
 	}
-	rdb := redis.NewClient(ropts)
 	defer rdb.Close()
 	if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
 		return fmt.Errorf("trace redis: %w", err)
@@ -97,7 +96,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	bg := make(chan error, 1)
 	go func() { bg <- lob.Run(bgCtx) }()
 	err = grpcserve.Run(ctx, grpcserve.Options{Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger,
-		TLS: serverTLS, Telemetry: tel, Auth: auth.NewInterceptor(ver, lobbyserver.AuthPolicy())}, lob.Register)
+		TLS: serverTLS, Telemetry: tel, Auth: auth.NewInterceptor(ver, lobbyserver.AuthPolicy()),
+		// Without Redis no sign-in, room or ticket works: NOT_SERVING.
+		Checks: []grpcserve.Check{{Name: "redis", Func: redisconn.Ping(rdb)}}, CheckInterval: cfg.HealthCheckInterval,
+	}, lob.Register)
 	stopBG()
 	if bgErr := <-bg; err == nil {
 		err = bgErr

@@ -22,7 +22,10 @@ type Config struct {
 	TokenTTL        time.Duration // LOBBY_TOKEN_TTL, default 24h
 	BotOfferAfter   time.Duration // LOBBY_BOT_OFFER_AFTER, default 20s
 	ShutdownTimeout time.Duration // LOBBY_SHUTDOWN_TIMEOUT, default 10s
-	LogLevel        slog.Level    // LOBBY_LOG_LEVEL, default INFO
+	// HealthCheckInterval (LOBBY_HEALTH_CHECK_INTERVAL, default 2s) is how often
+	// health checks Redis: NOT_SERVING while it does not answer.
+	HealthCheckInterval time.Duration
+	LogLevel            slog.Level // LOBBY_LOG_LEVEL, default INFO
 	// TLSCertFile and TLSKeyFile (LOBBY_TLS_CERT_FILE, LOBBY_TLS_KEY_FILE)
 	// serve TLS when set, both or neither; plaintext otherwise.
 	TLSCertFile, TLSKeyFile string
@@ -40,17 +43,18 @@ type Config struct {
 func Load(getenv func(string) string) (Config, error) {
 	env := envconfig.New("LOBBY_", getenv)
 	cfg := Config{
-		GRPCAddr:        env.String("GRPC_ADDR", ":8080"),
-		RedisURL:        env.URL("REDIS_URL", ""),
-		DatabaseURL:     env.URL("DATABASE_URL", ""),
-		MatchAddr:       env.Required("MATCH_ADDR"),
-		TokenTTL:        env.Duration("TOKEN_TTL", 24*time.Hour),
-		BotOfferAfter:   env.Duration("BOT_OFFER_AFTER", 20*time.Second),
-		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
-		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
-		TLSCertFile:     env.String("TLS_CERT_FILE", ""),
-		TLSKeyFile:      env.String("TLS_KEY_FILE", ""),
-		TLSCAFile:       env.String("TLS_CA_FILE", ""),
+		GRPCAddr:            env.String("GRPC_ADDR", ":8080"),
+		RedisURL:            env.URL("REDIS_URL", ""),
+		DatabaseURL:         env.URL("DATABASE_URL", ""),
+		MatchAddr:           env.Required("MATCH_ADDR"),
+		TokenTTL:            env.Duration("TOKEN_TTL", 24*time.Hour),
+		BotOfferAfter:       env.Duration("BOT_OFFER_AFTER", 20*time.Second),
+		ShutdownTimeout:     env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		HealthCheckInterval: env.Duration("HEALTH_CHECK_INTERVAL", 2*time.Second),
+		LogLevel:            env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+		TLSCertFile:         env.String("TLS_CERT_FILE", ""),
+		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
+		TLSCAFile:           env.String("TLS_CA_FILE", ""),
 	}
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)

@@ -237,10 +237,33 @@ func TestCancelExpireReplace(t *testing.T) {
 
 // TestTwoInstancesNobodyTwice: 1,000 tickets — 900 players in one queue
 // and 50 players queued in two — paired by two matchmakers (two lobby
-// instances) running waves at once. Nobody is in two matches.
+// instances) running waves at once. Nobody is in two matches, and every
+// pair claimed has its match. Also (with 200 tickets) with every script
+// run twice (a client retry after a lost reply), which a loaded machine
+// caused once: then pairs were claimed without a match and their players
+// told "elsewhere".
 func TestTwoInstancesNobodyTwice(t *testing.T) {
 	t.Parallel()
+	for _, tt := range []struct {
+		replay           bool
+		players, doubles int
+	}{{false, 950, 50}, {true, 190, 10}} {
+		t.Run(fmt.Sprintf("scripts run twice=%v", tt.replay), func(t *testing.T) {
+			t.Parallel()
+			twoInstances(t, tt.replay, tt.players, tt.doubles)
+		})
+	}
+}
+
+// twoInstances queues players, the first doubles of them in both queues.
+func twoInstances(t *testing.T, replay bool, players, doubles int) {
 	rdb, prefix := testenv.Redis(t)
+	if replay {
+		r := redis.NewClient(rdb.Options())
+		t.Cleanup(func() { _ = r.Close() })
+		r.AddHook(replayScripts{})
+		rdb = r
+	}
 	clock := newClock()
 	shared := &testenv.Matches{}
 	cfg := Config{Prefix: prefix, Now: clock.Now, TicketTTL: time.Hour}
@@ -248,10 +271,10 @@ func TestTwoInstancesNobodyTwice(t *testing.T) {
 	ctx := t.Context()
 	queues := []Queue{ratedQ, {Game: engine.Quoridor, Variant: "limit200", Rated: true}}
 	var tickets []Ticket
-	for i := range 950 {
+	for i := range players {
 		p := player(1450 + rand.Float64()*100)
 		n := 1
-		if i < 50 {
+		if i < doubles {
 			n = 2
 		}
 		for k := range n {
@@ -262,7 +285,7 @@ func TestTwoInstancesNobodyTwice(t *testing.T) {
 			tickets = append(tickets, tk)
 		}
 	}
-	if len(tickets) != 1000 {
+	if len(tickets) != players+doubles {
 		t.Fatalf("%d tickets", len(tickets))
 	}
 	var wg sync.WaitGroup
@@ -296,8 +319,8 @@ func TestTwoInstancesNobodyTwice(t *testing.T) {
 			inMatch[p] = id
 		}
 	}
-	if len(specs) < 470 {
-		t.Errorf("only %d pairs of 950 compatible players", len(specs))
+	if len(specs) < players/2-5 {
+		t.Errorf("only %d pairs of %d compatible players", len(specs), players)
 	}
 	// Every ticket is matched, moved elsewhere, or one of at most one
 	// leftover per queue.
@@ -321,6 +344,87 @@ func TestTwoInstancesNobodyTwice(t *testing.T) {
 	}
 	if waiting > len(queues) {
 		t.Errorf("%d tickets left waiting, want at most one per queue", waiting)
+	}
+}
+
+// replayScripts runs every script a second time, as the client does when
+// a script's reply does not arrive within its read timeout although Redis
+// ran it: go-redis sends the command again (a loaded machine made this
+// happen in TestTwoInstancesNobodyTwice).
+type replayScripts struct{}
+
+func (replayScripts) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (replayScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (replayScripts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if n := cmd.Name(); err == nil && (n == "evalsha" || n == "eval") {
+			return next(ctx, cmd)
+		}
+		return err
+	}
+}
+
+// TestScriptsRunTwice: every script may run twice for one call (a retry
+// after a lost reply) and the outcome is that of one run: an enqueued
+// ticket is not "replaced" by itself, a claimed pair gets its match (the
+// second run used to find the tickets gone and report nothing claimed: the
+// players were dropped from the queue, marked busy, told "paired", and no
+// match was ever created), a cancel removes the ticket, and a reservation
+// holds.
+func TestScriptsRunTwice(t *testing.T) {
+	t.Parallel()
+	plain, prefix := testenv.Redis(t)
+	rdb := redis.NewClient(plain.Options())
+	t.Cleanup(func() { _ = rdb.Close() })
+	rdb.AddHook(replayScripts{})
+	clock := newClock()
+	m, fake := newMM(t, rdb, prefix, Config{Now: clock.Now})
+	ctx := t.Context()
+
+	a, b, c := player(1500), player(1520), player(1500)
+	ta, err := m.Enqueue(ctx, ratedQ, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.Result(ctx, ta.ID); res != nil || err != nil {
+		t.Fatalf("a ticket enqueued once (its script run twice): %+v, %v; want waiting", res, err)
+	}
+	tb, err := m.Enqueue(ctx, ratedQ, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.Wave(ctx)
+	if err != nil || st.Pairs != 1 {
+		t.Fatalf("wave %+v, %v; want the pair claimed", st, err)
+	}
+	ra, rb := mustMatched(t, m, ta), mustMatched(t, m, tb)
+	if ra.MatchID != rb.MatchID || fake.Calls() != 1 {
+		t.Fatalf("results %+v, %+v after %d CreateMatch calls; want one match", ra, rb, fake.Calls())
+	}
+	// The players are in that match: neither can queue again.
+	if _, err := m.Enqueue(ctx, ratedQ, a); !errors.As(err, new(*lobby.BusyError)) {
+		t.Errorf("enqueue of a player in a match: %v, want a BusyError", err)
+	}
+
+	tc, err := m.Enqueue(ctx, ratedQ, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Cancel(ctx, tc); err != nil {
+		t.Errorf("cancel of a waiting ticket: %v", err)
+	}
+	if st, err := m.Wave(ctx); err != nil || st.Tickets != 0 {
+		t.Errorf("wave after the cancel %+v, %v; want an empty queue", st, err)
+	}
+
+	if err := m.Reserve(ctx, "room-1", c.ID); err != nil {
+		t.Fatalf("reserve: %v", err)
+	}
+	if err := m.Reserve(ctx, "room-2", c.ID); !errors.As(err, new(*lobby.BusyError)) {
+		t.Errorf("second reservation: %v, want a BusyError", err)
 	}
 }
 

@@ -6,17 +6,31 @@ import "github.com/redis/go-redis/v9"
 // tag {mm}: every matchmaking key shares one Redis Cluster slot, which lets
 // one script remove a player's tickets from all their queues atomically.
 //
+// Every script may run twice for one call: the client sends a command again
+// when its reply does not come within the read timeout (a busy machine, a
+// slow network), although Redis may have run it already. So each script
+// recognises its own earlier run and answers as that run did: a claim
+// whose pair id is already on both tickets reports the pair claimed (else
+// the pair would be taken out of the queue with no match ever created for
+// it), an enqueue that finds its own ticket does not mark it replaced. A
+// cancel run twice reports the ticket gone, which Cancel's callers take as
+// what it is: no longer queued.
+//
 // Ticket value in t:<queue>: "<ticket id>|<enqueued ms>|<expires ms>|<name>".
 
 // enqueueScript adds or replaces a player's ticket in a queue.
 // ARGV: prefix, queue, player, rating, ticket id, value, result ttl ms.
-// Returns "" or, without queueing, the player's busy mark (busy.go).
+// Returns "" or, without queueing, the player's busy mark (busy.go). Run
+// again for the same ticket, it returns "" and changes nothing: the ticket
+// is there, or it has a result already (paired, replaced...).
 var enqueueScript = redis.NewScript(`
-local pre, qk, player = ARGV[1], ARGV[2], ARGV[3]
-local busy = redis.call('GET', pre .. 'busy:' .. player)
-if busy then return busy end
+local pre, qk, player, id = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
 local t = pre .. 't:' .. qk
 local old = redis.call('HGET', t, player)
+if old and string.match(old, '^([^|]*)|') == id then return '' end
+if redis.call('EXISTS', pre .. 'res:' .. id) == 1 then return '' end
+local busy = redis.call('GET', pre .. 'busy:' .. player)
+if busy then return busy end
 if old then
   local oid = string.match(old, '^([^|]*)|')
   redis.call('SET', pre .. 'res:' .. oid, 'replaced', 'PX', ARGV[7])
@@ -61,7 +75,9 @@ return 1
 // ARGV: prefix, now ms, result ttl ms, queue, pending ttl ms, n pairs, then per pair
 // (playerA, ticketA, playerB, ticketB, pairID), then m expired, then per
 // expired ticket (player, ticket). Returns the 1-based indexes of the
-// claimed pairs.
+// claimed pairs: also those an earlier run of this same call claimed
+// (both tickets' results name its pair id), so that a retried call still
+// creates their matches.
 var claimScript = redis.NewScript(`
 local pre, now, ttl, qk = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local t = pre .. 't:' .. qk
@@ -105,22 +121,27 @@ local i = 7
 for k = 1, tonumber(ARGV[6]) do
   local a, ta, b, tb, pid = ARGV[i], ARGV[i+1], ARGV[i+2], ARGV[i+3], ARGV[i+4]
   i = i + 5
-  local ida, expa = ticket(t, a)
-  local idb, expb = ticket(t, b)
-  local ok = ida == ta and idb == tb and expa >= now and expb >= now
-  if ok then
-    local ba = busy(a, ida)
-    local bb = busy(b, idb)
-    ok = not ba and not bb
-  end
-  if ok then
-    drop(a)
-    drop(b)
-    redis.call('SET', pre .. 'busy:' .. a, 'pending|pair-' .. pid, 'PX', ARGV[5])
-    redis.call('SET', pre .. 'busy:' .. b, 'pending|pair-' .. pid, 'PX', ARGV[5])
-    redis.call('SET', pre .. 'res:' .. ta, 'paired|' .. pid, 'PX', ttl)
-    redis.call('SET', pre .. 'res:' .. tb, 'paired|' .. pid, 'PX', ttl)
+  if redis.call('GET', pre .. 'res:' .. ta) == 'paired|' .. pid and
+     redis.call('GET', pre .. 'res:' .. tb) == 'paired|' .. pid then
     claimed[#claimed + 1] = k
+  else
+    local ida, expa = ticket(t, a)
+    local idb, expb = ticket(t, b)
+    local ok = ida == ta and idb == tb and expa >= now and expb >= now
+    if ok then
+      local ba = busy(a, ida)
+      local bb = busy(b, idb)
+      ok = not ba and not bb
+    end
+    if ok then
+      drop(a)
+      drop(b)
+      redis.call('SET', pre .. 'busy:' .. a, 'pending|pair-' .. pid, 'PX', ARGV[5])
+      redis.call('SET', pre .. 'busy:' .. b, 'pending|pair-' .. pid, 'PX', ARGV[5])
+      redis.call('SET', pre .. 'res:' .. ta, 'paired|' .. pid, 'PX', ttl)
+      redis.call('SET', pre .. 'res:' .. tb, 'paired|' .. pid, 'PX', ttl)
+      claimed[#claimed + 1] = k
+    end
   end
 end
 local m = tonumber(ARGV[i])

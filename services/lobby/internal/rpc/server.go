@@ -5,6 +5,7 @@ package rpc
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/netip"
 	"time"
@@ -325,4 +326,26 @@ func (s *Server) ratingOf(ctx context.Context, playerID string, g engine.Game, v
 		return 0, err
 	}
 	return r.Rating.Rating, nil
+}
+
+// SetDisplayName renames the caller and returns a token with the new name.
+func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayNameRequest) (*lobbyv1.SetDisplayNameResponse, error) {
+	pr, ok := auth.FromContext(ctx)
+	if ok && pr.IsService() {
+		return nil, toStatus(fmt.Errorf("a service credential has no display name: %w", lobby.ErrForbidden))
+	}
+	if !ok || pr.PlayerID() == "" {
+		return nil, toStatus(lobby.ErrUnauthenticated)
+	}
+	if err := lobby.ValidateDisplayName(req.GetDisplayName()); err != nil {
+		return nil, toStatus(err)
+	}
+	if err := s.d.Store.SavePlayer(ctx, lobby.Player{ID: pr.PlayerID(), DisplayName: req.GetDisplayName()}); err != nil {
+		return nil, toStatus(err)
+	}
+	tok, exp, err := s.d.Issuer.IssuePlayer(pr.PlayerID(), req.GetDisplayName(), pr.Guest, s.d.TokenTTL)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &lobbyv1.SetDisplayNameResponse{Token: tok, ExpiresAt: timestamppb.New(exp)}, nil
 }

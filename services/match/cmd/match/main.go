@@ -16,11 +16,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/redis/go-redis/extra/redisotel/v9"
-	"github.com/redis/go-redis/v9"
 
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/redisconn"
 	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/pkg/platform/telemetry/pgxtrace"
 	"tabuleiro.dev/services/match/internal/botclient"
@@ -57,11 +57,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 
-	ropt, err := redis.ParseURL(cfg.RedisURL)
+	rdb, err := redisconn.Open(cfg.RedisURL)
 	if err != nil {
-		return fmt.Errorf("redis url: %w", err)
+		return err
 	}
-	rdb := redis.NewClient(ropt)
 	defer rdb.Close()
 	if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
 		return fmt.Errorf("trace redis: %w", err)
@@ -107,6 +106,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	err = grpcserve.Run(ctx, grpcserve.Options{
 		Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger, Telemetry: tel, TLS: serverTLS,
 		Auth: auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
+		// Live games are in Redis: NOT_SERVING without it. PostgreSQL is
+		// not checked: finished games wait in the outbox until it is back.
+		Checks: []grpcserve.Check{{Name: "redis", Func: redisconn.Ping(rdb)}}, CheckInterval: cfg.HealthCheckInterval,
 	}, srv.Register)
 	wg.Wait()
 	if rerr := <-runErr; err == nil {

@@ -24,7 +24,10 @@ type Config struct {
 	SweepInterval   time.Duration // MATCH_SWEEP_INTERVAL, default 25ms
 	PresenceTTL     time.Duration // MATCH_PRESENCE_TTL, default 10s: a seat whose instance stops renewing its lease this long is disconnected
 	ShutdownTimeout time.Duration // MATCH_SHUTDOWN_TIMEOUT, default 10s
-	LogLevel        slog.Level    // MATCH_LOG_LEVEL, default info
+	// HealthCheckInterval (MATCH_HEALTH_CHECK_INTERVAL, default 2s) is how often
+	// health checks Redis: NOT_SERVING while it does not answer.
+	HealthCheckInterval time.Duration
+	LogLevel            slog.Level // MATCH_LOG_LEVEL, default info
 	// TLSCertFile and TLSKeyFile (MATCH_TLS_CERT_FILE, MATCH_TLS_KEY_FILE)
 	// serve TLS when set, both or neither; plaintext otherwise.
 	TLSCertFile, TLSKeyFile string
@@ -38,21 +41,22 @@ type Config struct {
 func Load(getenv func(string) string) (Config, error) {
 	env := envconfig.New("MATCH_", getenv)
 	cfg := Config{
-		GRPCAddr:        env.String("GRPC_ADDR", ":8080"),
-		RedisURL:        env.Required("REDIS_URL"),
-		DatabaseURL:     env.Required("DATABASE_URL"),
-		BotAddr:         env.String("BOT_ADDR", ""),
-		KeyPrefix:       env.String("KEY_PREFIX", "tabuleiro:"),
-		InstanceID:      env.String("INSTANCE_ID", ""),
-		ReconnectWindow: env.Duration("RECONNECT_WINDOW", 60*time.Second),
-		FirstPlyTimeout: env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
-		SweepInterval:   env.Duration("SWEEP_INTERVAL", 25*time.Millisecond),
-		PresenceTTL:     env.Duration("PRESENCE_TTL", 10*time.Second),
-		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
-		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
-		TLSCertFile:     env.String("TLS_CERT_FILE", ""),
-		TLSKeyFile:      env.String("TLS_KEY_FILE", ""),
-		TLSCAFile:       env.String("TLS_CA_FILE", ""),
+		GRPCAddr:            env.String("GRPC_ADDR", ":8080"),
+		RedisURL:            env.Required("REDIS_URL"),
+		DatabaseURL:         env.Required("DATABASE_URL"),
+		BotAddr:             env.String("BOT_ADDR", ""),
+		KeyPrefix:           env.String("KEY_PREFIX", "tabuleiro:"),
+		InstanceID:          env.String("INSTANCE_ID", ""),
+		ReconnectWindow:     env.Duration("RECONNECT_WINDOW", 60*time.Second),
+		FirstPlyTimeout:     env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
+		SweepInterval:       env.Duration("SWEEP_INTERVAL", 25*time.Millisecond),
+		PresenceTTL:         env.Duration("PRESENCE_TTL", 10*time.Second),
+		ShutdownTimeout:     env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		HealthCheckInterval: env.Duration("HEALTH_CHECK_INTERVAL", 2*time.Second),
+		LogLevel:            env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+		TLSCertFile:         env.String("TLS_CERT_FILE", ""),
+		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
+		TLSCAFile:           env.String("TLS_CA_FILE", ""),
 	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
 		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))

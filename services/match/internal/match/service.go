@@ -111,8 +111,10 @@ func NewService(d Deps, cfg Config) *Service {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
+	s := &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
 		held: map[Lease]struct{}{}, watchers: map[Watcher]struct{}{}}
+	observeActive(s)
+	return s
 }
 
 // Config returns the effective configuration.
@@ -227,7 +229,6 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	s.mu.Lock()
 	s.cache[id] = &entry{st: st, pos: pos}
 	s.mu.Unlock()
-	metrics.active.Add(ctx, 1, gameAttr(st.Game))
 	s.maybeStartBot(ctx, st, pos)
 	return st.clone(), nil
 }

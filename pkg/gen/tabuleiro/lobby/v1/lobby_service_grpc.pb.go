@@ -37,6 +37,7 @@ const (
 	LobbyService_OfferRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/OfferRematch"
 	LobbyService_DeclineRematch_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
 	LobbyService_WatchRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/WatchRematch"
+	LobbyService_SetDisplayName_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/SetDisplayName"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -187,6 +188,12 @@ type LobbyServiceClient interface {
 	// offers and declines with the unary calls above. NOT_FOUND and
 	// PERMISSION_DENIED as OfferRematch.
 	WatchRematch(ctx context.Context, in *WatchRematchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRematchResponse], error)
+	// SetDisplayName changes the caller's display name and returns a fresh
+	// token that carries it (use it from now on: the old token keeps the old
+	// name until it expires). Rooms, matches and records created before keep
+	// the name they were created with. INVALID_ARGUMENT for a name
+	// SignInGuest would refuse; PERMISSION_DENIED for a service credential.
+	SetDisplayName(ctx context.Context, in *SetDisplayNameRequest, opts ...grpc.CallOption) (*SetDisplayNameResponse, error)
 }
 
 type lobbyServiceClient struct {
@@ -404,6 +411,16 @@ func (c *lobbyServiceClient) WatchRematch(ctx context.Context, in *WatchRematchR
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LobbyService_WatchRematchClient = grpc.ServerStreamingClient[WatchRematchResponse]
 
+func (c *lobbyServiceClient) SetDisplayName(ctx context.Context, in *SetDisplayNameRequest, opts ...grpc.CallOption) (*SetDisplayNameResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetDisplayNameResponse)
+	err := c.cc.Invoke(ctx, LobbyService_SetDisplayName_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -552,6 +569,12 @@ type LobbyServiceServer interface {
 	// offers and declines with the unary calls above. NOT_FOUND and
 	// PERMISSION_DENIED as OfferRematch.
 	WatchRematch(*WatchRematchRequest, grpc.ServerStreamingServer[WatchRematchResponse]) error
+	// SetDisplayName changes the caller's display name and returns a fresh
+	// token that carries it (use it from now on: the old token keeps the old
+	// name until it expires). Rooms, matches and records created before keep
+	// the name they were created with. INVALID_ARGUMENT for a name
+	// SignInGuest would refuse; PERMISSION_DENIED for a service credential.
+	SetDisplayName(context.Context, *SetDisplayNameRequest) (*SetDisplayNameResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -615,6 +638,9 @@ func (UnimplementedLobbyServiceServer) DeclineRematch(context.Context, *DeclineR
 }
 func (UnimplementedLobbyServiceServer) WatchRematch(*WatchRematchRequest, grpc.ServerStreamingServer[WatchRematchResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchRematch not implemented")
+}
+func (UnimplementedLobbyServiceServer) SetDisplayName(context.Context, *SetDisplayNameRequest) (*SetDisplayNameResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetDisplayName not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -940,6 +966,24 @@ func _LobbyService_WatchRematch_Handler(srv interface{}, stream grpc.ServerStrea
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LobbyService_WatchRematchServer = grpc.ServerStreamingServer[WatchRematchResponse]
 
+func _LobbyService_SetDisplayName_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetDisplayNameRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).SetDisplayName(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_SetDisplayName_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).SetDisplayName(ctx, req.(*SetDisplayNameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1006,6 +1050,10 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeclineRematch",
 			Handler:    _LobbyService_DeclineRematch_Handler,
+		},
+		{
+			MethodName: "SetDisplayName",
+			Handler:    _LobbyService_SetDisplayName_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,281 @@
+package walredis
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func open(t testing.TB, o Options) (*Store, *redis.Client) {
+	t.Helper()
+	s, err := Open(o)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	t.Cleanup(func() {
+		_ = c.Close()
+		_ = s.Close()
+	})
+	return s, c
+}
+
+// copyDir copies the store's files as they are on disk now: what a
+// kill -9 at this moment would leave behind.
+func copyDir(t testing.TB, dir string) string {
+	t.Helper()
+	dst := t.TempDir()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		in, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dst, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			t.Fatal(err)
+		}
+		_ = in.Close()
+		_ = out.Close()
+	}
+	return dst
+}
+
+// dump lists every key with its type, value and whether it has a TTL, in
+// a stable text form.
+func dump(t testing.TB, c *redis.Client) string {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := c.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		typ := c.Type(ctx, k).Val()
+		var v any
+		switch typ {
+		case "string":
+			v = c.Get(ctx, k).Val()
+		case "list":
+			v = c.LRange(ctx, k, 0, -1).Val()
+		case "set":
+			v = c.SMembers(ctx, k).Val()
+		case "hash":
+			v = c.HGetAll(ctx, k).Val()
+		case "zset":
+			v = c.ZRangeWithScores(ctx, k, 0, -1).Val()
+		case "stream":
+			v = c.XRange(ctx, k, "-", "+").Val()
+		}
+		ttl := c.PTTL(ctx, k).Val() > 0
+		fmt.Fprintf(&b, "%s %s ttl=%v %v\n", k, typ, ttl, v)
+	}
+	return b.String()
+}
+
+var commitLike = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
+redis.call('RPUSH', KEYS[2], ARGV[3])
+redis.call('XADD', KEYS[3], 'MAXLEN', 5, ARGV[2] .. '-1', 'e', ARGV[3])
+redis.call('XADD', KEYS[4], '*', 'id', ARGV[3])
+redis.call('PUBLISH', 'chan', ARGV[3])
+for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], 3600000) end
+redis.call('ZADD', KEYS[5], ARGV[2], 'm')
+return 1
+`)
+
+var readOnly = redis.NewScript(`return redis.call('HGET', KEYS[1], 'v')`)
+
+// Everything acknowledged is on disk when the reply arrives: a copy of
+// the directory taken right after each reply (what kill -9 would leave)
+// opens with every write in it, scripts replayed by their effects
+// (stream ids chosen by '*' included) and MULTI blocks whole.
+func TestAcknowledgedWritesSurviveACrash(t *testing.T) {
+	dir := t.TempDir()
+	s, c := open(t, Options{Dir: dir})
+	ctx := context.Background()
+	keys := []string{"m", "m:p", "m:e", "outbox", "deadlines"}
+	if err := c.HSet(ctx, "m", "v", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	syncs := s.Syncs()
+	for i := range 20 {
+		n, err := commitLike.Run(ctx, c, keys, i, i+1, fmt.Sprintf("ply-%d", i)).Int()
+		if err != nil || n != 1 {
+			t.Fatalf("commit %d: %d %v", i, n, err)
+		}
+		if _, err := readOnly.Run(ctx, c, keys[:1]).Result(); err != nil {
+			t.Fatal(err)
+		}
+		if i%5 == 0 {
+			if _, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Set(ctx, fmt.Sprintf("tx:%d", i), "a", time.Hour)
+				p.Incr(ctx, "counter")
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := dump(t, c)
+		crashed := copyDir(t, dir)
+		s2, c2 := open(t, Options{Dir: crashed})
+		if got := dump(t, c2); got != want {
+			t.Fatalf("after commit %d, the copy holds\n%s\nwant\n%s", i, got, want)
+		}
+		_ = c2.Close()
+		_ = s2.Close()
+	}
+	if s.Syncs() == syncs {
+		t.Error("no fsync")
+	}
+}
+
+// Keys expire on their deadline, by the timer, with no command to wake
+// the store; PTTL counts down; a restart keeps the deadline (not the TTL
+// left at the time of the write).
+func TestExpiryByDeadline(t *testing.T) {
+	dir := t.TempDir()
+	s, c := open(t, Options{Dir: dir})
+	ctx := context.Background()
+	if err := c.Set(ctx, "short", "x", 50*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "long", "x", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "none", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.PTTL(ctx, "long").Val(); d < 59*time.Minute || d > time.Hour {
+		t.Errorf("PTTL long = %v", d)
+	}
+	if d := c.TTL(ctx, "none").Val(); d != -1 {
+		t.Errorf("TTL of a key without one = %v", d)
+	}
+	if d := c.TTL(ctx, "missing").Val(); d != -2 {
+		t.Errorf("TTL of a missing key = %v", d)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.exp.len() != 1 || s.m.Exists("short") {
+		if time.Now().After(deadline) {
+			t.Fatal("the 50 ms key never expired")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// SET without a TTL drops it; PERSIST too.
+	c.Set(ctx, "long2", "x", time.Hour)
+	c.Set(ctx, "long2", "y", 0)
+	if d := c.TTL(ctx, "long2").Val(); d != -1 {
+		t.Errorf("TTL after a plain SET = %v", d)
+	}
+	want := dump(t, c)
+	_ = c.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, c2 := open(t, Options{Dir: dir})
+	if got := dump(t, c2); got != want {
+		t.Fatalf("after a restart\n%s\nwant\n%s", got, want)
+	}
+	if d := c2.PTTL(ctx, "long").Val(); d < 59*time.Minute || d > time.Hour {
+		t.Errorf("PTTL long after a restart = %v", d)
+	}
+}
+
+// A record cut in the middle (a crash during the write) is dropped at the
+// next start, and the log goes on after it.
+func TestTornTail(t *testing.T) {
+	dir := t.TempDir()
+	s, c := open(t, Options{Dir: dir})
+	ctx := context.Background()
+	c.Set(ctx, "a", "1", 0)
+	c.Set(ctx, "b", "2", 0)
+	_ = c.Close()
+	_ = s.Close()
+	segs, _, _ := listFiles(dir)
+	path := filepath.Join(dir, segName(segs[len(segs)-1]))
+	st, _ := os.Stat(path)
+	if err := os.Truncate(path, st.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	s2, c2 := open(t, Options{Dir: dir})
+	if got := dump(t, c2); got != "a string ttl=false 1\n" {
+		t.Fatalf("after the torn record: %q", got)
+	}
+	c2.Set(ctx, "c", "3", 0)
+	_ = c2.Close()
+	_ = s2.Close()
+	_, c3 := open(t, Options{Dir: dir})
+	if got := dump(t, c3); got != "a string ttl=false 1\nc string ttl=false 3\n" {
+		t.Fatalf("after another restart: %q", got)
+	}
+}
+
+// Compaction replaces the log by a snapshot, in the background, and a
+// restart from snapshot plus tail gives the same data.
+func TestCompaction(t *testing.T) {
+	dir := t.TempDir()
+	s, c := open(t, Options{Dir: dir, CompactMinBytes: 4 << 10})
+	ctx := context.Background()
+	for i := range 400 {
+		if err := c.Set(ctx, fmt.Sprintf("k%d", i%50), strings.Repeat("v", i), time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+		c.RPush(ctx, "list", i)
+		c.ZAdd(ctx, "z", redis.Z{Score: float64(i), Member: i % 7})
+		c.XAdd(ctx, &redis.XAddArgs{Stream: "st", Values: []any{"i", i}})
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for s.compacting.Load() || s.snapBytes.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no compaction")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.CompactionError(); err != nil {
+		t.Fatal(err)
+	}
+	segs, snaps, _ := listFiles(dir)
+	if len(snaps) != 1 || len(segs) > 3 {
+		t.Errorf("after compaction: segments %v, snapshots %v", segs, snaps)
+	}
+	want := dump(t, c)
+	crashed := copyDir(t, dir)
+	_, c2 := open(t, Options{Dir: crashed})
+	if got := dump(t, c2); got != want {
+		t.Fatalf("after a restart from snapshot and tail\n%.500s\nwant\n%.500s", got, want)
+	}
+}
+
+// Commands the log cannot replay faithfully are refused with a reason.
+func TestRefused(t *testing.T) {
+	_, c := open(t, Options{Dir: t.TempDir()})
+	ctx := context.Background()
+	for _, args := range [][]any{{"WATCH", "k"}, {"SELECT", "1"}, {"BLPOP", "l", "1"}, {"PFADD", "h", "a"}, {"HEXPIRE", "h", "10", "FIELDS", "1", "f"}} {
+		err := c.Do(ctx, args...).Err()
+		if err == nil || !strings.Contains(err.Error(), "embedded store") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if err := c.Eval(ctx, `return redis.call('PTTL', KEYS[1])`, []string{"k"}).Err(); err == nil || !strings.Contains(err.Error(), "embedded store") {
+		t.Errorf("PTTL in a script: %v", err)
+	}
+}

@@ -1,0 +1,3 @@
+module tabuleiro.dev/docs/rules
+
+go 1.26.0

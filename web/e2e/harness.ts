@@ -1,0 +1,119 @@
+// Helpers of the browser tests: Debian's chromium driven by playwright-core
+// (never a downloaded browser), a real `tabuleiro serve` on a free port
+// with a temporary data directory, and screenshots saved as artefacts in
+// web/artifacts/ (not committed).
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+
+// The tests run from web/ (npm run e2e, scripts/test.sh), wherever they were built.
+export const webDir = process.cwd();
+if (!existsSync(join(webDir, "build.mjs"))) throw new Error(`run the browser tests from web/ (cwd is ${webDir})`);
+export const repoDir = join(webDir, "..");
+export const artifacts = join(webDir, "artifacts");
+
+export async function launch(): Promise<{ browser: Browser; cleanup: () => Promise<void> }> {
+  const exe = process.env.TABULEIRO_CHROMIUM ?? "/usr/bin/chromium";
+  if (!existsSync(exe)) throw new Error(`${exe} is missing: apt-get install chromium (scripts/test.sh does)`);
+  // playwright-core gives every launch a fresh temporary profile
+  // (--user-data-dir of its own); it refuses one passed in args.
+  const browser = await chromium.launch({
+    executablePath: exe,
+    headless: true,
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+    ],
+  });
+  return {
+    browser,
+    cleanup: async () => {
+      await browser.close().catch(() => {});
+    },
+  };
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(artifacts, { recursive: true });
+  const path = join(artifacts, `${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => (typeof a === "object" && a ? resolve(a.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface Server {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * serve starts `tabuleiro serve` (the binary in TABULEIRO_BIN, built by
+ * scripts/test.sh, or `go run`) on a free loopback port with a fresh data
+ * directory, and waits until it answers with the web client.
+ */
+export async function serve(): Promise<Server> {
+  // TABULEIRO_E2E_URL: a server already running (for working on the tests).
+  const given = process.env.TABULEIRO_E2E_URL;
+  if (given) return { url: given, stop: async () => {} };
+  const port = await freePort();
+  const data = mkdtempSync(join(tmpdir(), "tabuleiro-e2e-"));
+  const addr = `127.0.0.1:${port}`;
+  const bin = process.env.TABULEIRO_BIN;
+  const args = ["serve", "--addr", addr, "--data-dir", data];
+  const child: ChildProcess = bin
+    ? spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] })
+    : spawn("go", ["run", "./cmd/tabuleiro", ...args], { cwd: repoDir, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  const url = `http://${addr}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`tabuleiro serve exited ${child.exitCode}:\n${log}`);
+    try {
+      const r = await fetch(`${url}/`);
+      if (r.ok && (await r.text()).includes("app.js")) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`tabuleiro serve did not answer on ${url}:\n${log}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    stop: async () => {
+      child.kill("SIGINT");
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+/** newPlayer opens a fresh browser context (its own storage: another person) at the server. */
+export async function newPlayer(browser: Browser, url: string, opts: { phone?: boolean } = {}): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext(opts.phone
+    ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
+    : { viewport: { width: 1280, height: 860 } });
+  const page = await ctx.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  await page.goto(url);
+  return { ctx, page };
+}
+
+export async function signIn(page: Page, name: string, toLobby = true): Promise<void> {
+  await page.fill("#name", name);
+  await page.click("form.signin button[type=submit]");
+  if (toLobby) await page.waitForSelector("#start");
+}

@@ -1,0 +1,122 @@
+// Playing through the page as a person does: reading the board from the
+// DOM (the SVG's data attributes) and clicking squares and grooves at the
+// points the client's own geometry puts them.
+import type { Page } from "playwright-core";
+import { layoutFor } from "../src/board";
+import { squareCenter, wallCenter, parseSquare, parseWall, type Layout, type Wall } from "../src/geometry";
+import { create } from "@bufbuild/protobuf";
+import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
+import { GameViewSchema, QuoridorBoardSchema, CornersBoardSchema, BanqiBoardSchema } from "../src/gen/tabuleiro/game/v1/view_pb";
+
+export interface BoardInfo {
+  acting: boolean;
+  finished: boolean;
+  plyCount: number;
+  flipped: boolean;
+}
+
+export async function boardInfo(page: Page): Promise<BoardInfo> {
+  return page.evaluate(() => {
+    const b = document.querySelector<HTMLElement>(".board-box")!;
+    const svg = b.querySelector("svg");
+    return {
+      acting: b.dataset.acting === "yes",
+      finished: b.dataset.status === "FINISHED",
+      plyCount: Number(b.dataset.plyCount ?? "0"),
+      flipped: svg?.getAttribute("data-flipped") === "true",
+    };
+  });
+}
+
+/** waitTurn waits until the page may play, or the game is over. */
+export async function waitTurn(page: Page, timeout = 30_000): Promise<BoardInfo> {
+  await page.waitForFunction(() => {
+    const b = document.querySelector<HTMLElement>(".board-box");
+    return b && b.querySelector("svg") && (b.dataset.acting === "yes" || b.dataset.status === "FINISHED") && !b.classList.contains("busy");
+  }, undefined, { timeout });
+  return boardInfo(page);
+}
+
+function layout(game: Game, flipped: boolean, size = 8): Layout {
+  const board =
+    game === Game.QUORIDOR ? { case: "quoridor" as const, value: create(QuoridorBoardSchema) }
+    : game === Game.CORNERS ? { case: "corners" as const, value: create(CornersBoardSchema, { size }) }
+    : { case: "banqi" as const, value: create(BanqiBoardSchema) };
+  return layoutFor(create(GameViewSchema, { game, board }), flipped);
+}
+
+async function toPage(page: Page, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
+  const svg = page.locator(".board-box svg");
+  const box = (await svg.boundingBox())!;
+  const vb = (await svg.getAttribute("viewBox"))!.split(" ").map(Number);
+  const k = box.width / vb[2];
+  return { x: box.x + p.x * k, y: box.y + p.y * k };
+}
+
+export async function clickSquare(page: Page, game: Game, sq: string, flipped: boolean): Promise<void> {
+  const l = layout(game, flipped);
+  const p = await toPage(page, squareCenter(l, parseSquare(sq)!));
+  await page.mouse.click(p.x, p.y);
+}
+
+/** pointWall moves the mouse into the groove of a wall, a little off its centre along it. */
+export async function pointWall(page: Page, wall: string, flipped: boolean): Promise<void> {
+  const l = layout(Game.QUORIDOR, flipped);
+  const w = parseWall(wall)!;
+  const c = wallCenter(l, w);
+  const along = l.cell / 4;
+  const p = await toPage(page, w.orientation === "h" ? { x: c.x - along, y: c.y } : { x: c.x, y: c.y - along });
+  await page.mouse.move(p.x, p.y, { steps: 3 });
+}
+
+export async function clickHere(page: Page): Promise<void> {
+  await page.mouse.down();
+  await page.mouse.up();
+}
+
+export async function destinations(page: Page): Promise<string[]> {
+  return page.locator(".board-box circle.dest").evaluateAll((els) => els.map((e) => e.getAttribute("data-dest")!));
+}
+
+export async function walls(page: Page): Promise<Wall[]> {
+  const names = await page.locator(".board-box rect.wall").evaluateAll((els) => els.map((e) => e.getAttribute("data-wall")!));
+  return names.map((n) => parseWall(n)!);
+}
+
+export async function pawns(page: Page): Promise<{ white: string; black: string }> {
+  const white = await page.locator(".board-box g.pawn.white").getAttribute("data-pawn");
+  const black = await page.locator(".board-box g.pawn.black").getAttribute("data-pawn");
+  return { white: white!, black: black! };
+}
+
+/** distance is the number of steps from sq to the goal rank with the walls (pawns ignored, Q3.4). */
+export function distance(sq: string, goalRank: number, ws: Wall[]): number {
+  const start = parseSquare(sq)!;
+  const blocked = (f: number, r: number, df: number, dr: number): boolean => ws.some((w) => {
+    const a = w.anchor;
+    if (dr !== 0) {
+      // crossing between rank r and r+dr: a horizontal wall at rank min(r, r+dr) spanning file f
+      const lo = Math.min(r, r + dr);
+      return w.orientation === "h" && a.rank === lo && (a.file === f || a.file === f - 1);
+    }
+    const lo = Math.min(f, f + df);
+    return w.orientation === "v" && a.file === lo && (a.rank === r || a.rank === r - 1);
+  });
+  const seen = new Map<string, number>([[`${start.file},${start.rank}`, 0]]);
+  const queue = [start];
+  while (queue.length) {
+    const q = queue.shift()!;
+    const d = seen.get(`${q.file},${q.rank}`)!;
+    if (q.rank === goalRank - 1) return d;
+    for (const [df, dr] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+      const f = q.file + df, r = q.rank + dr;
+      if (f < 0 || f > 8 || r < 0 || r > 8 || blocked(q.file, q.rank, df, dr)) continue;
+      const k = `${f},${r}`;
+      if (!seen.has(k)) {
+        seen.set(k, d + 1);
+        queue.push({ file: f, rank: r });
+      }
+    }
+  }
+  return 99;
+}

@@ -1,0 +1,425 @@
+// The web client against a real `tabuleiro serve`, in Debian's chromium:
+// a whole Quoridor game against the easy bot by clicks (walls included),
+// a room game between two browser contexts joined by the invite link, a
+// reload in the middle of a game, and a Banqi game whose page and network
+// frames never hold a face-down piece's identity. Screenshots of every
+// screen go to web/artifacts/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
+import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, waitTurn, walls } from "./play";
+import { parseSquare, squareName, toCell } from "../src/geometry";
+
+let browser: Browser;
+let server: Server;
+let closeBrowser: () => Promise<void>;
+
+before(async () => {
+  server = await serve();
+  ({ browser, cleanup: closeBrowser } = await launch());
+});
+after(async () => {
+  await closeBrowser?.();
+  await server?.stop();
+});
+
+async function choose(page: Page, game: string, opponent: string, level?: string): Promise<void> {
+  await page.click(`label.game-card[data-game="${game}"]`);
+  await page.click(`label.chip:has-text("${opponent}")`);
+  if (level) await page.click(`label.chip[data-level="${level}"]`);
+}
+
+async function waitPly(page: Page, after: number): Promise<void> {
+  try {
+    await page.waitForFunction((n) => {
+      const b = document.querySelector<HTMLElement>(".board-box");
+      return !!b && (Number(b.dataset.plyCount) > n || b.dataset.status === "FINISHED");
+    }, after, { timeout: 30_000 });
+  } catch (err) {
+    const toast = await page.locator("#toast").textContent().catch(() => "");
+    const banner = await page.locator(".conn-banner").textContent().catch(() => "");
+    await shot(page, `failed-${Date.now()}`);
+    throw new Error(`no ply after ${after} (toast ${JSON.stringify(toast)}, banner ${JSON.stringify(banner)}): ${err}`);
+  }
+}
+
+/** tryWall points at candidate walls until the preview says one is valid, and places it. */
+async function tryWall(page: Page, candidates: string[], flipped: boolean, shotName?: string): Promise<string | undefined> {
+  for (const w of candidates) {
+    await pointWall(page, w, flipped);
+    const preview = page.locator(".board-box .wall-preview:not(.checking)");
+    try {
+      await preview.waitFor({ timeout: 5000 });
+    } catch {
+      continue;
+    }
+    const cls = (await preview.getAttribute("class")) ?? "";
+    if (!cls.includes("valid") || cls.includes("invalid")) continue;
+    if (shotName) await shot(page, shotName);
+    const before = (await boardInfo(page)).plyCount;
+    await clickHere(page);
+    await waitPly(page, before);
+    return w;
+  }
+  return undefined;
+}
+
+/** wallsNear lists walls across the opponent's way to its goal, nearest first. */
+function wallsNear(pawn: string, goingUp: boolean): string[] {
+  const f = pawn.charCodeAt(0) - 97;
+  const r = Number(pawn.slice(1)) - 1;
+  const rank = goingUp ? r : r - 1; // the groove in front of the pawn
+  const out: string[] = [];
+  for (const dr of [0, goingUp ? 1 : -1, goingUp ? 2 : -2]) {
+    for (const df of [0, -1, 1, -2, 2]) {
+      const af = f + df, ar = rank + dr;
+      if (af >= 0 && af <= 7 && ar >= 0 && ar <= 7) out.push(`${squareName(af, ar)}h`);
+    }
+  }
+  return out;
+}
+
+async function stepTowardsGoal(page: Page, goalRank: number): Promise<void> {
+  await page.waitForSelector(".board-box circle.dest", { timeout: 10_000 });
+  const ds = await destinations(page);
+  const ws = await walls(page);
+  ds.sort((a, b) => distance(a, goalRank, ws) - distance(b, goalRank, ws));
+  const { flipped, plyCount } = await boardInfo(page);
+  await clickSquare(page, Game.QUORIDOR, ds[0], flipped);
+  await waitPly(page, plyCount);
+}
+
+test("a guest plays a whole Quoridor game against the easy bot, by clicks, walls included", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await shot(page, "01-sign-in");
+  await signIn(page, "Ana");
+  await choose(page, "Quoridor", "Bot", "Easy");
+  await shot(page, "02-lobby");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  let placed = 0;
+  let turns = 0;
+  for (;;) {
+    const info = await waitTurn(page, 60_000);
+    if (info.finished) break;
+    turns++;
+    assert.ok(turns < 150, "the game ends");
+    if (turns === 1) {
+      await page.waitForSelector(".board-box circle.dest");
+      await shot(page, "03-quoridor-your-turn");
+    }
+    const myGoal = info.flipped ? 1 : 9;
+    if (placed < 3 && turns % 2 === 1) {
+      const p = await pawns(page);
+      const theirs = info.flipped ? p.white : p.black;
+      const w = await tryWall(page, wallsNear(theirs, info.flipped), info.flipped, placed === 0 ? "04-quoridor-wall-preview" : undefined);
+      if (w) {
+        placed++;
+        assert.ok((await walls(page)).some((x) => `${squareName(x.anchor.file, x.anchor.rank)}${x.orientation}` === w), `wall ${w} on the board`);
+        if (placed === 1) await shot(page, "05-quoridor-wall-placed");
+        continue;
+      }
+    }
+    await stepTowardsGoal(page, myGoal);
+    if (turns === 8) await shot(page, "06-quoridor-midgame");
+  }
+  assert.ok(placed >= 1, "at least one wall placed by pointer");
+  await page.waitForSelector(".result-card");
+  const title = await page.locator("#result-title").textContent();
+  assert.match(title ?? "", /You (won|lost)/);
+  await shot(page, "07-quoridor-result");
+  // The record is in history and replays ply by ply.
+  await page.click(".result-card a:has-text('Replay')");
+  await page.waitForSelector(".replay-nav");
+  const total = await page.locator(".moves button.ply").count();
+  assert.ok(total >= 2 * turns - 2, `the replay lists the plies (${total})`);
+  await page.keyboard.press("Home");
+  await page.waitForSelector(".counter:has-text('Ply 0 of')");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForSelector(".counter:has-text('Ply 1 of')");
+  await shot(page, "08-replay");
+  await page.click("nav a[href='#/history']");
+  await page.waitForSelector(".summary");
+  await shot(page, "09-history");
+  await page.click("nav a[href='#/stats']");
+  await page.waitForSelector(".bot-tables");
+  const easy = await page.locator(".bot-table:has(h3:has-text('Quoridor')) tr:has(td:has-text('Easy')) td").allTextContents();
+  assert.equal(easy.slice(1).map(Number).reduce((a, b) => a + b, 0), 1, `one game against the easy bot counted (${easy})`);
+  await shot(page, "10-stats");
+  await ctx.close();
+});
+
+test("two browser contexts play a room game joined by the invite link", async () => {
+  const host = await newPlayer(browser, server.url);
+  await signIn(host.page, "Host");
+  await choose(host.page, "Quoridor", "Invite a friend");
+  await host.page.click("#start");
+  const link = await host.page.locator("#invite-link").inputValue({ timeout: 15_000 });
+  assert.match(link, /#\/join\/[A-Za-z0-9]+\?pw=/);
+  await shot(host.page, "11-room-invite");
+  const guest = await newPlayer(browser, link);
+  await shot(guest.page, "12-join-sign-in");
+  await signIn(guest.page, "Guest", false); // the link goes on to the room, then the game
+  await guest.page.waitForURL(/#\/game\//, { timeout: 15_000 });
+  await host.page.waitForURL(/#\/game\//, { timeout: 15_000 });
+  // Four plies, each by whoever is to move, by clicks.
+  for (let i = 0; i < 4; i++) {
+    const [a, b] = await Promise.all([boardInfoWhenReady(host.page), boardInfoWhenReady(guest.page)]);
+    const mover = a.acting ? host.page : b.acting ? guest.page : undefined;
+    assert.ok(mover, "one of the two is to move");
+    const info = await boardInfo(mover!);
+    await stepTowardsGoal(mover!, info.flipped ? 1 : 9);
+    await waitPly(host.page, info.plyCount);
+    await waitPly(guest.page, info.plyCount);
+  }
+  await shot(host.page, "13-room-host");
+  await shot(guest.page, "14-room-guest");
+  guest.page.once("dialog", (d) => void d.accept());
+  await guest.page.click("#resign");
+  await host.page.waitForSelector("#result-title:has-text('You won')");
+  await guest.page.waitForSelector("#result-title:has-text('You lost')");
+  await shot(host.page, "15-room-result");
+  await host.ctx.close();
+  await guest.ctx.close();
+});
+
+async function boardInfoWhenReady(page: Page) {
+  await page.waitForSelector(".board-box svg");
+  return boardInfo(page);
+}
+
+test("a page reload mid-game comes back to the same game", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Reloader");
+  await choose(page, "Quoridor", "Bot", "Easy");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  for (let i = 0; i < 2; i++) {
+    const info = await waitTurn(page);
+    await stepTowardsGoal(page, info.flipped ? 1 : 9);
+  }
+  await waitTurn(page);
+  const url = page.url();
+  const before = await boardInfo(page);
+  const moves = await page.locator(".moves .ply:not(.empty)").allTextContents();
+  const saved = await page.evaluate(() => JSON.parse(localStorage.getItem("tabuleiro.game") ?? "{}"));
+  assert.ok(Number(saved.lastSeq) > 0, `the last seq is kept (${saved.lastSeq})`);
+  await page.reload();
+  await page.waitForSelector(".board-box svg");
+  await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) >= n, before.plyCount);
+  assert.equal(page.url(), url);
+  assert.deepEqual(await page.locator(".moves .ply:not(.empty)").allTextContents(), moves, "the same plies");
+  await shot(page, "16-after-reload");
+  const info = await waitTurn(page);
+  assert.equal(info.plyCount, before.plyCount);
+  // This ply by keyboard: arrows from the pawn to a destination next to it, then Enter.
+  await page.waitForSelector(".board-box circle.dest");
+  const mine = info.flipped ? (await pawns(page)).black : (await pawns(page)).white;
+  const ds = await destinations(page);
+  const d = { files: 9, ranks: 9 };
+  const from = toCell(parseSquare(mine)!, d, info.flipped);
+  const step = ds.map((x) => toCell(parseSquare(x)!, d, info.flipped)).find((c) => Math.abs(c.col - from.col) + Math.abs(c.row - from.row) === 1);
+  assert.ok(step, `a destination next to the pawn (${ds})`);
+  await page.focus(".board-box");
+  const key = step.col > from.col ? "ArrowRight" : step.col < from.col ? "ArrowLeft" : step.row > from.row ? "ArrowDown" : "ArrowUp";
+  await page.keyboard.press(key);
+  await page.waitForSelector(".board-box .kbd-cursor");
+  await page.keyboard.press("Enter");
+  await waitPly(page, info.plyCount);
+  const after_ = await waitTurn(page);
+  assert.ok(after_.plyCount >= before.plyCount + 2, "play goes on after the reload");
+  // Someone else watches the game live.
+  const watcher = await newPlayer(browser, server.url);
+  await signIn(watcher.page, "Watcher");
+  await watcher.page.click("nav a[href='#/watch']");
+  const matchId = url.split("/").pop()!;
+  await watcher.page.click(`.summary[data-match="${matchId}"] a:has-text('Watch')`);
+  await watcher.page.waitForSelector(".board-box svg");
+  await watcher.page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) >= n, after_.plyCount);
+  assert.equal(await watcher.page.locator("#resign").count(), 0, "a spectator has no resign button");
+  await shot(watcher.page, "17-watch");
+  await watcher.ctx.close();
+  await ctx.close();
+});
+
+test("a lost network comes back to the same game, nothing lost", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Offline");
+  await choose(page, "Quoridor", "Bot", "Easy");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  const info = await waitTurn(page);
+  await stepTowardsGoal(page, info.flipped ? 1 : 9);
+  const before = await waitTurn(page);
+  await page.waitForSelector(".board-box circle.dest");
+  await ctx.setOffline(true);
+  const ds = await destinations(page);
+  await clickSquare(page, Game.QUORIDOR, ds[0], before.flipped);
+  await page.waitForSelector(".toast.show.error");
+  await page.waitForSelector(".conn-banner:has-text(\"offline\")");
+  await shot(page, "17b-offline");
+  assert.equal((await boardInfo(page)).plyCount, before.plyCount, "nothing was played while offline");
+  await ctx.setOffline(false);
+  await stepTowardsGoal(page, before.flipped ? 1 : 9);
+  const after_ = await waitTurn(page);
+  assert.ok(after_.plyCount >= before.plyCount + 2, "the game goes on, the bot's reply included");
+  await ctx.close();
+});
+
+test("a Banqi game shows no face-down identity in the page or its network frames", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  // Keep every response body the page receives (Connect frames included).
+  await ctx.addInitScript(() => {
+    const frames: string[] = [];
+    (window as any).__frames = frames;
+    const orig = window.fetch;
+    window.fetch = async (...args: Parameters<typeof fetch>) => {
+      const res = await orig(...args);
+      if (!res.body) return res;
+      const [a, b] = res.body.tee();
+      (async () => {
+        const r = b.getReader();
+        const dec = new TextDecoder();
+        for (;;) {
+          const { done, value } = await r.read();
+          if (done) break;
+          frames.push(dec.decode(value));
+        }
+      })();
+      return new Response(a, { status: res.status, statusText: res.statusText, headers: res.headers });
+    };
+  });
+  await page.reload();
+  await signIn(page, "Dark");
+  await choose(page, "Banqi", "Bot", "Easy");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  let reveals = 0;
+  for (let i = 0; i < 6; i++) {
+    const info = await waitTurn(page);
+    if (info.finished) break;
+    const down = await page.locator(".board-box g.face-down").evaluateAll((els) => els.map((e) => e.getAttribute("data-sq-piece")!));
+    assert.ok(down.length > 0);
+    await clickSquare(page, Game.BANQI, down[Math.floor(down.length / 2)], false);
+    await waitPly(page, info.plyCount);
+    reveals++;
+  }
+  await waitTurn(page);
+  await shot(page, "18-banqi");
+  // The page: face-down discs are alike and carry no piece.
+  const downs = await page.locator(".board-box g.face-down").evaluateAll((els) =>
+    els.map((e) => ({ kind: e.getAttribute("data-piece-kind"), text: e.textContent?.trim() ?? "", inner: e.innerHTML.replace(/[\d.]+/g, "N") })));
+  assert.ok(downs.length >= 32 - 2 * reveals - 1);
+  for (const d of downs) {
+    assert.equal(d.kind, null);
+    assert.equal(d.text, "");
+  }
+  assert.equal(new Set(downs.map((d) => d.inner)).size, 1, "every face-down disc is drawn the same");
+  // The network: no layout, no seed, and face-down cells are empty messages.
+  const frames: string[] = await page.evaluate(() => (window as any).__frames);
+  const text = frames.join("\n");
+  assert.ok(text.includes("faceDown"), "the frames were captured");
+  assert.doesNotMatch(text, /"layout":"[A-Za-z]/, "no layout before the end");
+  assert.doesNotMatch(text, /"seed":"[0-9a-f]/, "no seed before the end");
+  for (const m of text.matchAll(/"faceDown":(\{[^}]*\})/g)) assert.equal(m[1], "{}");
+  const revealedCells = [...text.matchAll(/"cells":\[(.*?)\]/g)].map((m) => (m[1].match(/"revealed"/g) ?? []).length);
+  assert.ok(revealedCells.length > 0);
+  assert.ok(Math.max(...revealedCells) <= 2 * reveals + 1, "no view shows more pieces than were revealed");
+  page.once("dialog", (d) => void d.accept());
+  await page.click("#resign");
+  await page.waitForSelector(".result-card");
+  await shot(page, "19-banqi-result");
+  await ctx.close();
+});
+
+test("two players at one keyboard play Corners, offer and accept a draw", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Left");
+  await choose(page, "Corners", "Two players, one device");
+  await page.click("#start");
+  await page.waitForURL(/#\/local\//);
+  // Four plies, each seat's by clicks on its own piece and a destination.
+  for (let i = 0; i < 4; i++) {
+    const info = await waitTurn(page);
+    assert.ok(info.acting, "one of this keyboard's seats is always to move");
+    const pieces = await page.locator(`.board-box g.piece.${info.plyCount % 2 === 0 ? "white" : "black"}`).evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
+    let moved = false;
+    for (const p of pieces) {
+      await clickSquare(page, Game.CORNERS, p, info.flipped);
+      try {
+        await page.waitForSelector(".board-box circle.dest", { timeout: 3000 });
+      } catch {
+        continue;
+      }
+      const ds = await destinations(page);
+      await clickSquare(page, Game.CORNERS, ds[0], info.flipped);
+      await waitPly(page, info.plyCount);
+      moved = true;
+      break;
+    }
+    assert.ok(moved, "some piece could move");
+  }
+  // The seat to move offers a draw and plays; the other seat accepts it.
+  await page.click("#offer-draw");
+  await page.waitForSelector(".game-actions :text('Draw offered')");
+  const info = await waitTurn(page);
+  const pieces = await page.locator(".board-box g.piece.white").evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
+  for (const p of pieces) {
+    await clickSquare(page, Game.CORNERS, p, info.flipped);
+    if (await page.locator(".board-box circle.dest").count().then((n) => n > 0)) {
+      await clickSquare(page, Game.CORNERS, (await destinations(page))[0], info.flipped);
+      break;
+    }
+    await page.waitForTimeout(300);
+  }
+  await page.waitForSelector("#accept-draw");
+  await shot(page, "22-local-draw-offer");
+  await page.click("#accept-draw");
+  await page.waitForSelector("#result-title:has-text('Draw')");
+  await shot(page, "23-local-draw");
+  await ctx.close();
+});
+
+test("two players meet in the quick pairing queue", async () => {
+  const a = await newPlayer(browser, server.url);
+  const b = await newPlayer(browser, server.url);
+  await signIn(a.page, "Queue A");
+  await signIn(b.page, "Queue B");
+  for (const p of [a.page, b.page]) {
+    await choose(p, "Quoridor", "Quick pairing");
+    await p.click("label.chip:has-text('5+3')");
+    await p.click("#start");
+  }
+  await a.page.waitForSelector(".queue");
+  await shot(a.page, "24-queue");
+  await a.page.waitForURL(/#\/game\//, { timeout: 30_000 });
+  await b.page.waitForURL(/#\/game\//, { timeout: 30_000 });
+  assert.equal(a.page.url().split("/").pop(), b.page.url().split("/").pop(), "the same match");
+  await a.page.waitForSelector(".clock");
+  a.page.once("dialog", (d) => void d.accept());
+  await a.page.click("#resign");
+  await b.page.waitForSelector("#result-title:has-text('You won')");
+  await a.ctx.close();
+  await b.ctx.close();
+});
+
+test("phone-sized screens: the lobby and a game fit", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
+  await signIn(page, "Phone");
+  await shot(page, "25-phone-lobby");
+  await choose(page, "Corners", "Bot", "Easy");
+  await page.click("label.chip:has-text('3+2')");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  await waitTurn(page);
+  // The clock on move ticks locally between the server's updates.
+  const clock = page.locator(".clock.running");
+  const t1 = await clock.textContent();
+  await page.waitForFunction((t) => document.querySelector(".clock.running")?.textContent !== t, t1, { timeout: 5000 });
+  const box = (await page.locator(".board-box svg").boundingBox())!;
+  assert.ok(box.width <= 390 && box.width > 300, `the board fits the screen (${box.width})`);
+  await shot(page, "26-phone-corners");
+  await ctx.close();
+});

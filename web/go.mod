@@ -1,0 +1,3 @@
+module tabuleiro.dev/web
+
+go 1.26.0

@@ -1,0 +1,55 @@
+// Clients of the Tabuleiro API over the Connect protocol (fetch, JSON), at
+// the address the page was served from: `tabuleiro serve` serves both.
+import { createClient, ConnectError, Code, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { LobbyService } from "./gen/tabuleiro/lobby/v1/lobby_service_pb";
+import { MatchService } from "./gen/tabuleiro/match/v1/match_service_pb";
+
+export interface Api {
+  lobby: Client<typeof LobbyService>;
+  match: Client<typeof MatchService>;
+}
+
+let baseUrl = typeof location !== "undefined" ? location.origin : "http://127.0.0.1:7070";
+
+/** setBaseUrl points the clients elsewhere (tests). */
+export function setBaseUrl(u: string): void {
+  baseUrl = u;
+  cache.clear();
+}
+
+function transport(token: string | undefined): Transport {
+  const auth: Interceptor = (next) => async (req) => {
+    if (token) req.header.set("authorization", `Bearer ${token}`);
+    return next(req);
+  };
+  return createConnectTransport({ baseUrl, interceptors: [auth] });
+}
+
+const cache = new Map<string, Api>();
+
+/** api returns the clients that call as the holder of token (none: public calls). */
+export function api(token?: string): Api {
+  const key = token ?? "";
+  let a = cache.get(key);
+  if (!a) {
+    const t = transport(token);
+    a = { lobby: createClient(LobbyService, t), match: createClient(MatchService, t) };
+    cache.set(key, a);
+  }
+  return a;
+}
+
+/** errorText is a refusal as a player reads it: the server's reason, without the code's prefix. */
+export function errorText(err: unknown): string {
+  if (err instanceof ConnectError) {
+    if (err.code === Code.Unavailable || err.code === Code.Unknown && /fetch|network/i.test(err.rawMessage)) {
+      return "The server cannot be reached. Check your connection.";
+    }
+    if (err.code === Code.Unauthenticated) return "Your sign-in has expired. Please sign in again.";
+    return err.rawMessage || String(err.code);
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+export { ConnectError, Code };

@@ -1,0 +1,69 @@
+// Clocks that tick locally and resynchronise from the server. The server
+// sends ClockState {remaining per seat, running seat, as_of}; the running
+// clock shows remaining - (server now - as_of), never below zero (game.v1
+// ClockState). The client does not know the server's time: it estimates
+// the offset server - local from every server timestamp it receives (a
+// timestamp is never later than the server's time at receipt, so
+// timestamp - local receipt time is a lower bound of the offset; the
+// largest recent bound is the best). The server alone decides when a
+// flag falls.
+import { Seat } from "./gen/tabuleiro/game/v1/game_pb";
+
+/** ClockSnapshot is a ClockState in plain numbers (milliseconds since the epoch). */
+export interface ClockSnapshot {
+  firstMs: number;
+  secondMs: number;
+  running: Seat;
+  asOfMs: number;
+}
+
+/** ServerClock estimates the server's time from the timestamps it sends. */
+export class ServerClock {
+  private bounds: number[] = [];
+  constructor(private readonly keep = 16) {}
+
+  /** observe records a server timestamp received at local time localMs. */
+  observe(serverMs: number, localMs: number): void {
+    this.bounds.push(serverMs - localMs);
+    if (this.bounds.length > this.keep) this.bounds.shift();
+  }
+
+  /** offset is the estimate of server time - local time (0 before any observation). */
+  get offset(): number {
+    return this.bounds.length ? Math.max(...this.bounds) : 0;
+  }
+
+  now(localMs: number): number {
+    return localMs + this.offset;
+  }
+}
+
+/** remainingMs is a seat's time left at local time localMs. */
+export function remainingMs(c: ClockSnapshot, seat: Seat, localMs: number, server: ServerClock): number {
+  const base = seat === Seat.FIRST ? c.firstMs : c.secondMs;
+  if (c.running !== seat) return Math.max(0, base);
+  const elapsed = Math.max(0, server.now(localMs) - c.asOfMs);
+  return Math.max(0, base - elapsed);
+}
+
+/**
+ * formatClock writes a clock as game sites do: "1:02:03" from an hour,
+ * "4:05" from 20 s, then tenths: "19.4" (the last seconds matter).
+ */
+export function formatClock(ms: number): string {
+  const t = Math.max(0, ms);
+  if (t < 20000) {
+    const tenths = Math.floor(t / 100);
+    return `${Math.floor(tenths / 10)}.${tenths % 10}`;
+  }
+  const s = Math.floor(t / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+
+/** lowTime reports whether a clock should be drawn as running low. */
+export function lowTime(ms: number, baseMs: number): boolean {
+  return ms < Math.min(20000, baseMs / 10 + 5000);
+}

@@ -1,0 +1,192 @@
+// Plies in RULES.md notation as the client reads them: what a ply moved
+// (to mark the last ply), the move list's rows, and the names shown for
+// games, variants, levels, pieces and outcomes.
+import { BanqiPiece, BotLevel, Game, Reason, Result, Seat, type Outcome } from "./gen/tabuleiro/game/v1/game_pb";
+import { parseSquare, parseWall, type Square, type Wall } from "./geometry";
+
+/** PlyShape is what a ply did on the board, read from its notation. */
+export type PlyShape =
+  | { kind: "wall"; wall: Wall }
+  | { kind: "move"; path: Square[]; capture: boolean }
+  | { kind: "reveal"; at: Square }
+  | { kind: "pawn"; to: Square };
+
+/**
+ * plyShape reads a ply's canonical notation for a game: a Quoridor pawn
+ * move ("e2") or wall ("e3h") (Q1); a Corners path ("c3-e3-e5") (C1); a
+ * Banqi reveal ("c2"), step ("c2-c3") or capture ("c2xc3") (B1).
+ */
+export function plyShape(game: Game, notation: string): PlyShape | undefined {
+  if (game === Game.QUORIDOR) {
+    const w = parseWall(notation);
+    if (w) return { kind: "wall", wall: w };
+    const to = parseSquare(notation);
+    return to ? { kind: "pawn", to } : undefined;
+  }
+  const capture = notation.includes("x");
+  const parts = notation.split(/[-x]/);
+  const path: Square[] = [];
+  for (const p of parts) {
+    const sq = parseSquare(p);
+    if (!sq) return undefined;
+    path.push(sq);
+  }
+  if (path.length === 1) {
+    return game === Game.BANQI ? { kind: "reveal", at: path[0] } : undefined;
+  }
+  return { kind: "move", path, capture };
+}
+
+/** MoveRow is one row of the move list: a move number and up to two plies. */
+export interface MoveRow {
+  number: number;
+  first?: { ply: number; text: string };
+  second?: { ply: number; text: string };
+}
+
+/**
+ * moveRows groups plies into numbered moves, a first-seat ply and the
+ * second-seat ply after it (a move number is (ply + 1) / 2).
+ */
+export function moveRows(plies: { number: number; notation: string }[]): MoveRow[] {
+  const rows: MoveRow[] = [];
+  for (const p of plies) {
+    const n = Math.floor((p.number + 1) / 2);
+    let row = rows[rows.length - 1];
+    if (!row || row.number !== n) {
+      row = { number: n };
+      rows.push(row);
+    }
+    if (p.number % 2 === 1) row.first = { ply: p.number, text: p.notation };
+    else row.second = { ply: p.number, text: p.notation };
+  }
+  return rows;
+}
+
+export const gameNames: Record<number, string> = {
+  [Game.QUORIDOR]: "Quoridor",
+  [Game.CORNERS]: "Corners",
+  [Game.BANQI]: "Banqi",
+};
+
+export function gameName(g: Game): string {
+  return gameNames[g] ?? "Unknown game";
+}
+
+export const games = [Game.QUORIDOR, Game.CORNERS, Game.BANQI];
+
+export const levels = [BotLevel.EASY, BotLevel.MEDIUM, BotLevel.HARD, BotLevel.EXPERT];
+
+export function levelName(l: BotLevel): string {
+  switch (l) {
+    case BotLevel.EASY:
+      return "Easy";
+    case BotLevel.MEDIUM:
+      return "Medium";
+    case BotLevel.HARD:
+      return "Hard";
+    case BotLevel.EXPERT:
+      return "Expert";
+    default:
+      return "—";
+  }
+}
+
+/** seatColour is the colour word a seat plays in Quoridor and Corners. */
+export function seatColour(s: Seat): string {
+  return s === Seat.FIRST ? "White" : s === Seat.SECOND ? "Black" : "";
+}
+
+export function otherSeat(s: Seat): Seat {
+  return s === Seat.FIRST ? Seat.SECOND : s === Seat.SECOND ? Seat.FIRST : Seat.UNSPECIFIED;
+}
+
+const reasonText: Record<number, string> = {
+  [Reason.GOAL]: "goal reached",
+  [Reason.PLY_LIMIT]: "ply limit",
+  [Reason.MOVE_LIMIT]: "move limit, scored",
+  [Reason.DEADLINE]: "a piece left at home past the deadline",
+  [Reason.RETURN_HOME]: "a piece returned home",
+  [Reason.REPETITION]: "threefold repetition",
+  [Reason.NO_LEGAL_MOVE]: "no legal move",
+  [Reason.NO_PIECES]: "no pieces left",
+  [Reason.RESIGNATION]: "resignation",
+  [Reason.TIME]: "time",
+  [Reason.ABANDONMENT]: "abandonment",
+  [Reason.AGREEMENT]: "agreement",
+  [Reason.ABORTED]: "aborted",
+  [Reason.COMPLETED]: "training completed",
+};
+
+export function reasonName(r: Reason): string {
+  return reasonText[r] ?? "";
+}
+
+/**
+ * outcomeTitle says how a game ended from one seat's point of view ("You
+ * won"), or neutrally with the seats' names for a spectator.
+ */
+export function outcomeTitle(o: Outcome | undefined, you: Seat, names: [string, string]): string {
+  if (!o || o.result === Result.ONGOING || o.result === Result.UNSPECIFIED) return "Game in progress";
+  if (o.reason === Reason.ABORTED) return "Game aborted";
+  if (o.reason === Reason.COMPLETED) return "Training completed";
+  if (o.result === Result.DRAW) return "Draw";
+  if (you !== Seat.UNSPECIFIED) return o.winner === you ? "You won" : "You lost";
+  return `${o.winner === Seat.FIRST ? names[0] : names[1]} won`;
+}
+
+export function outcomeLine(o: Outcome | undefined): string {
+  if (!o || o.result === Result.ONGOING) return "";
+  const r = reasonName(o.reason);
+  return r ? `by ${r}` : "";
+}
+
+/** Banqi piece kinds by rank, high to low (B4.1), with the letters of B1. */
+const banqiKinds = [
+  { name: "general", letter: "K", red: "帥", black: "將" },
+  { name: "advisor", letter: "A", red: "仕", black: "士" },
+  { name: "elephant", letter: "B", red: "相", black: "象" },
+  { name: "chariot", letter: "R", red: "俥", black: "車" },
+  { name: "horse", letter: "N", red: "傌", black: "馬" },
+  { name: "cannon", letter: "C", red: "炮", black: "砲" },
+  { name: "soldier", letter: "P", red: "兵", black: "卒" },
+];
+
+/** BanqiInfo is how a revealed piece is drawn and named. */
+export interface BanqiInfo {
+  red: boolean;
+  glyph: string;
+  letter: string;
+  name: string;
+  rank: number; // 0 general … 6 soldier
+}
+
+export function banqiInfo(p: BanqiPiece): BanqiInfo | undefined {
+  if (p < BanqiPiece.RED_GENERAL || p > BanqiPiece.BLACK_SOLDIER) return undefined;
+  const red = p <= BanqiPiece.RED_SOLDIER;
+  const rank = red ? p - BanqiPiece.RED_GENERAL : p - BanqiPiece.BLACK_GENERAL;
+  const k = banqiKinds[rank];
+  return {
+    red,
+    glyph: red ? k.red : k.black,
+    letter: red ? k.letter : k.letter.toLowerCase(),
+    name: `${red ? "Red" : "Black"} ${k.name}`,
+    rank,
+  };
+}
+
+/** banqiFromLetter reads a layout letter (B1): "K" red general, "p" black soldier. */
+export function banqiFromLetter(ch: string): BanqiPiece {
+  const i = banqiKinds.findIndex((k) => k.letter === ch.toUpperCase());
+  if (i < 0) return BanqiPiece.UNSPECIFIED;
+  return (ch === ch.toUpperCase() ? BanqiPiece.RED_GENERAL : BanqiPiece.BLACK_GENERAL) + i;
+}
+
+/** timeControlText writes a clock as players do: "3+2" (minutes + seconds), "No clock". */
+export function timeControlText(tc: { baseMs: bigint; incrementMs: bigint } | undefined): string {
+  if (!tc) return "No clock";
+  const base = Number(tc.baseMs) / 60000;
+  const inc = Number(tc.incrementMs) / 1000;
+  const b = Number.isInteger(base) ? String(base) : base.toFixed(1);
+  return `${b}+${Number.isInteger(inc) ? inc : inc.toFixed(1)}`;
+}

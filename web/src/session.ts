@@ -1,0 +1,104 @@
+// What the browser keeps between visits, in localStorage: the guest's
+// identity (token, player id, name), the second player of a game at one
+// keyboard, and the game being played with the last event seq seen, so
+// that a reload or a lost network comes back to the same game.
+
+export interface Identity {
+  token: string;
+  playerId: string;
+  name: string;
+  /** expiresAt is the token's expiry, milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/** CurrentGame is the game this browser plays, to resume it. */
+export interface CurrentGame {
+  matchId: string;
+  /** lastSeq is the last event seq applied (a decimal string: int64). */
+  lastSeq: string;
+  /** local is set for a game at one keyboard: both seats are played here. */
+  local?: boolean;
+}
+
+/** Store is the part of the Storage API the client uses (tests pass a Map-backed one). */
+export interface Store {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+const KEY_ME = "tabuleiro.identity";
+const KEY_PARTNER = "tabuleiro.partner";
+const KEY_GAME = "tabuleiro.game";
+
+function read<T>(s: Store, key: string, valid: (v: any) => boolean): T | undefined {
+  const raw = s.getItem(key);
+  if (!raw) return undefined;
+  try {
+    const v = JSON.parse(raw);
+    return valid(v) ? (v as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const validIdentity = (v: any) =>
+  v && typeof v.token === "string" && v.token && typeof v.playerId === "string" && typeof v.name === "string" && typeof v.expiresAt === "number";
+
+export class Session {
+  constructor(private readonly s: Store) {}
+
+  get me(): Identity | undefined {
+    return read<Identity>(this.s, KEY_ME, validIdentity);
+  }
+  set me(v: Identity | undefined) {
+    if (v) this.s.setItem(KEY_ME, JSON.stringify(v));
+    else this.s.removeItem(KEY_ME);
+  }
+
+  /** partner is the second player of games at one keyboard. */
+  get partner(): Identity | undefined {
+    return read<Identity>(this.s, KEY_PARTNER, validIdentity);
+  }
+  set partner(v: Identity | undefined) {
+    if (v) this.s.setItem(KEY_PARTNER, JSON.stringify(v));
+    else this.s.removeItem(KEY_PARTNER);
+  }
+
+  get game(): CurrentGame | undefined {
+    return read<CurrentGame>(this.s, KEY_GAME, (v) => v && typeof v.matchId === "string" && /^\d+$/.test(v.lastSeq));
+  }
+  set game(v: CurrentGame | undefined) {
+    if (v) this.s.setItem(KEY_GAME, JSON.stringify(v));
+    else this.s.removeItem(KEY_GAME);
+  }
+
+  /** saveSeq records the last seq seen of the current game (only ever forward). */
+  saveSeq(matchId: string, seq: bigint): void {
+    const g = this.game;
+    if (!g || g.matchId !== matchId) return;
+    if (BigInt(g.lastSeq) >= seq) return;
+    this.game = { ...g, lastSeq: seq.toString() };
+  }
+
+  signOut(): void {
+    this.me = undefined;
+    this.partner = undefined;
+    this.game = undefined;
+  }
+}
+
+/** needsRefresh reports whether a token should be refreshed now (within an hour of expiry, or past it). */
+export function needsRefresh(id: Identity, nowMs: number): boolean {
+  return id.expiresAt - nowMs < 3600_000;
+}
+
+/** memoryStore is a Store kept in a Map (tests, or a browser without localStorage). */
+export function memoryStore(): Store {
+  const m = new Map<string, string>();
+  return {
+    getItem: (k) => m.get(k) ?? null,
+    setItem: (k, v) => void m.set(k, v),
+    removeItem: (k) => void m.delete(k),
+  };
+}

@@ -1,0 +1,674 @@
+// The application shell: the header, the router (hash routes, so that a
+// reload or a shared link opens the same screen) and every screen but the
+// game's: sign-in, the lobby (new game, join by code, games to resume),
+// a room waiting for its second player, the rated queue, live games,
+// history, a game's replay and stats.
+import { create } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { api, errorText, ConnectError, Code } from "../api";
+import { BotLevel, Game, Result, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
+import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
+import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
+import { gameName, games, levelName, levels, moveRows, outcomeLine, outcomeTitle, reasonName, timeControlText } from "../notation";
+import { needsRefresh, Session, type Identity } from "../session";
+import { renderBoard } from "../board";
+import { replayViews } from "../replay";
+import { clear, h, svg, toast } from "./dom";
+import { GameScreen, type Origin } from "./game";
+
+export const session = new Session(typeof localStorage !== "undefined" ? localStorage : (undefined as never));
+
+let current: { dispose?: () => void } | undefined;
+
+/** go navigates to a hash route. */
+export function go(route: string): void {
+  if (location.hash === route) void route_();
+  else location.hash = route;
+}
+
+// ---- identity ----
+
+function tsMs(t: { seconds: bigint; nanos: number } | undefined, fallback: number): number {
+  return t ? timestampMs(t as any) : fallback;
+}
+
+export async function signIn(name: string): Promise<Identity> {
+  const r = await api().lobby.signInGuest({ displayName: name });
+  return { token: r.token, playerId: r.playerId, name, expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000) };
+}
+
+async function refresh(id: Identity): Promise<Identity | undefined> {
+  if (!needsRefresh(id, Date.now())) return id;
+  try {
+    const r = await api().lobby.refreshToken({ token: id.token });
+    return { ...id, token: r.token, expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** me returns the signed-in identity, refreshing its token when due. */
+export async function me(): Promise<Identity | undefined> {
+  const id = session.me;
+  if (!id) return undefined;
+  const r = await refresh(id);
+  session.me = r;
+  if (!r) session.signOut();
+  return r;
+}
+
+/** partner returns the second player of games at one keyboard, signing one in when needed. */
+export async function partner(): Promise<Identity> {
+  const p = session.partner;
+  const r = p && (await refresh(p));
+  if (r) {
+    session.partner = r;
+    return r;
+  }
+  const base = (session.me?.name ?? "Guest").slice(0, 20);
+  const id = await signIn(`${base} 2`.trim());
+  session.partner = id;
+  return id;
+}
+
+// ---- shell ----
+
+function header(id: Identity | undefined): HTMLElement {
+  const link = (href: string, text: string) => h("a", { href, class: location.hash.startsWith(href) ? "active" : "" }, text);
+  return h("header", { class: "top" },
+    h("a", { class: "brand", href: "#/" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "Tabuleiro"),
+    h("nav", { "aria-label": "Main" },
+      link("#/play", "Play"), link("#/watch", "Watch"), link("#/history", "History"), link("#/stats", "Stats")),
+    id ? h("div", { class: "who" }, h("span", { class: "who-name", title: `Player id ${id.playerId}` }, id.name),
+      h("button", { class: "link", onclick: () => { session.signOut(); go("#/"); } }, "Sign out")) : h("div"),
+  );
+}
+
+export function frame(id: Identity | undefined, ...content: Node[]): void {
+  const root = document.getElementById("app")!;
+  clear(root);
+  root.append(header(id), h("main", { id: "main" }, ...content));
+}
+
+export async function route_(): Promise<void> {
+  current?.dispose?.();
+  current = undefined;
+  const hash = location.hash || "#/";
+  const [path, query] = hash.slice(1).split("?");
+  const parts = path.split("/").filter(Boolean);
+  const params = new URLSearchParams(query ?? "");
+  const id = await me();
+  if (!id) {
+    signInScreen(hash);
+    return;
+  }
+  try {
+    switch (parts[0] ?? "") {
+      case "":
+      case "play":
+        return await lobbyScreen(id);
+      case "game":
+        current = new GameScreen(id, parts[1], "seat");
+        return;
+      case "local":
+        current = new GameScreen(id, parts[1], "local");
+        return;
+      case "watch":
+        if (parts[1]) current = new GameScreen(id, parts[1], "spectator");
+        else await watchScreen(id);
+        return;
+      case "join":
+        return await joinScreen(id, decodeURIComponent(parts[1] ?? ""), params.get("pw") ?? "");
+      case "room":
+        current = roomScreen(id, parts[1], params.get("pw") ?? "");
+        return;
+      case "queue":
+        current = queueScreen(id, params);
+        return;
+      case "history":
+        return await historyScreen(id);
+      case "replay":
+        current = await replayScreen(id, parts[1]);
+        return;
+      case "stats":
+        return await statsScreen(id);
+      default:
+        go("#/");
+    }
+  } catch (err) {
+    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "Something went wrong"), h("p", { class: "error" }, errorText(err)),
+      h("a", { class: "button", href: "#/" }, "Back to the lobby")));
+  }
+}
+
+// ---- sign-in ----
+
+function signInScreen(target: string): void {
+  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: "Your name", "aria-label": "Your name" });
+  const err = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "signin", onsubmit: async (e: Event) => {
+    e.preventDefault();
+    err.textContent = "";
+    try {
+      session.me = await signIn(input.value.trim());
+      go(target === "#/" ? "#/play" : target);
+    } catch (e2) {
+      err.textContent = errorText(e2);
+    }
+  } },
+  h("label", { for: "name" }, "Choose a name to play as a guest"),
+  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary" }, "Play")),
+  err);
+  frame(undefined, h("section", { class: "hero" },
+    h("div", { class: "hero-text" },
+      h("h1", {}, "Board games, face to face"),
+      h("p", { class: "lead" }, "Quoridor, Corners and Banqi against a friend, a bot, or anyone in the queue. No account needed."),
+      form),
+    h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
+  setTimeout(() => input.focus(), 0);
+}
+
+function heroArt(): string {
+  // A small Quoridor position as the welcome picture.
+  return renderBoard({ view: demoView(), flipped: false });
+}
+
+function demoView() {
+  return create(GameViewSchema, {
+    game: Game.QUORIDOR, variant: "standard", toMove: Seat.FIRST,
+    board: { case: "quoridor", value: create(QuoridorBoardSchema, {
+      first: create(QuoridorSideSchema, { pawn: "e4", wallsLeft: 8, goalRank: 9 }),
+      second: create(QuoridorSideSchema, { pawn: "d6", wallsLeft: 8, goalRank: 1 }),
+      walls: [
+        create(QuoridorWallSchema, { anchor: "d6", orientation: WallOrientation.HORIZONTAL, placedBy: Seat.FIRST, plyNumber: 3 }),
+        create(QuoridorWallSchema, { anchor: "e3", orientation: WallOrientation.VERTICAL, placedBy: Seat.SECOND, plyNumber: 4 }),
+        create(QuoridorWallSchema, { anchor: "b4", orientation: WallOrientation.HORIZONTAL, placedBy: Seat.SECOND, plyNumber: 6 }),
+        create(QuoridorWallSchema, { anchor: "f6", orientation: WallOrientation.HORIZONTAL, placedBy: Seat.FIRST, plyNumber: 7 }),
+      ],
+    }) },
+  });
+}
+
+// ---- lobby ----
+
+let variantsCache: Variant[] | undefined;
+async function variants(): Promise<Variant[]> {
+  if (!variantsCache) variantsCache = (await api().lobby.listVariants({})).variants;
+  return variantsCache;
+}
+
+const clockChoices: { label: string; base: number; inc: number }[] = [
+  { label: "No clock", base: 0, inc: 0 },
+  { label: "1+1", base: 60000, inc: 1000 },
+  { label: "3+2", base: 180000, inc: 2000 },
+  { label: "5+3", base: 300000, inc: 3000 },
+  { label: "10+5", base: 600000, inc: 5000 },
+  { label: "15+10", base: 900000, inc: 10000 },
+];
+
+type Opponent = "bot" | "local" | "friend" | "queue";
+
+interface LobbyChoice {
+  game: Game;
+  variant: string;
+  opponent: Opponent;
+  level: BotLevel;
+  seat: Seat;
+  clock: number; // index in clockChoices
+  rated: boolean;
+}
+
+const CHOICE_KEY = "tabuleiro.lobby";
+function loadChoice(): LobbyChoice {
+  const d: LobbyChoice = { game: Game.QUORIDOR, variant: "standard", opponent: "bot", level: BotLevel.EASY, seat: Seat.UNSPECIFIED, clock: 0, rated: false };
+  try {
+    return { ...d, ...JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "{}") };
+  } catch {
+    return d;
+  }
+}
+
+async function lobbyScreen(id: Identity): Promise<void> {
+  const vs = await variants();
+  const c = loadChoice();
+  const save = () => localStorage.setItem(CHOICE_KEY, JSON.stringify(c));
+  const panel = h("section", { class: "panel play-panel", "aria-labelledby": "new-game" });
+  const side = h("aside", { class: "side-col" });
+  frame(id, h("div", { class: "lobby" }, panel, side));
+
+  const draw = () => {
+    clear(panel);
+    const gameVariants = vs.filter((v) => v.game === c.game);
+    if (!gameVariants.some((v) => v.id === c.variant)) c.variant = gameVariants[0]?.id ?? "";
+    const variant = gameVariants.find((v) => v.id === c.variant);
+    const onePlayer = variant?.players === 1;
+    if (onePlayer) c.opponent = "bot";
+    if (c.opponent === "queue" && !c.clock) c.clock = variantClockIndex(variant);
+    const radio = <T,>(name: string, value: T, current: T, label: string | Node, onpick: () => void, extra: Record<string, string> = {}) =>
+      h("label", { class: `chip${value === current ? " on" : ""}`, ...extra },
+        h("input", { type: "radio", name, checked: value === current, onchange: () => { onpick(); save(); draw(); } }), label);
+    panel.append(h("div", { class: "play-form" },
+      h("h1", { id: "new-game" }, "New game"),
+      h("div", { class: "game-cards", role: "radiogroup", "aria-label": "Game" },
+        ...games.map((g) => h("label", { class: `game-card${g === c.game ? " on" : ""}`, "data-game": gameName(g) },
+          h("input", { type: "radio", name: "game", checked: g === c.game, onchange: () => { c.game = g; save(); draw(); } }),
+          svg(gameIcon(g)), h("span", {}, gameName(g))))),
+      h("div", { class: "field" }, h("label", { for: "variant" }, "Variant"),
+        h("select", { id: "variant", onchange: (e: Event) => { c.variant = (e.target as HTMLSelectElement).value; save(); draw(); } },
+          ...gameVariants.map((v) => h("option", { value: v.id, selected: v.id === c.variant }, v.name + (v.rated ? " · rated" : ""))))),
+      h("fieldset", { class: "field" }, h("legend", {}, "Opponent"),
+        h("div", { class: "chips" },
+          radio("opp", "bot" as Opponent, c.opponent, onePlayer ? "Alone (training)" : "Bot", () => (c.opponent = "bot")),
+          !onePlayer && radio("opp", "local" as Opponent, c.opponent, "Two players, one device", () => (c.opponent = "local")),
+          !onePlayer && radio("opp", "friend" as Opponent, c.opponent, "Invite a friend", () => (c.opponent = "friend")),
+          !onePlayer && radio("opp", "queue" as Opponent, c.opponent, "Quick pairing", () => (c.opponent = "queue")))),
+      c.opponent === "bot" && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "Bot level"),
+        h("div", { class: "chips" }, ...levels.map((l) => radio("level", l, c.level, levelName(l), () => (c.level = l), { "data-level": levelName(l) })))),
+      (c.opponent === "bot" || c.opponent === "friend") && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "You play"),
+        h("div", { class: "chips" },
+          radio("seat", Seat.UNSPECIFIED, c.seat, "Random", () => (c.seat = Seat.UNSPECIFIED)),
+          radio("seat", Seat.FIRST, c.seat, c.game === Game.BANQI ? "First" : "White (first)", () => (c.seat = Seat.FIRST)),
+          radio("seat", Seat.SECOND, c.seat, c.game === Game.BANQI ? "Second" : "Black (second)", () => (c.seat = Seat.SECOND)))),
+      !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "Clock"),
+        h("div", { class: "chips" }, ...clockChoices.map((k, i) => (c.opponent === "queue" && i === 0) ? false :
+          radio("clock", i, c.clock, k.label, () => (c.clock = i))))),
+      c.opponent === "queue" && variant?.rated && h("label", { class: "check" },
+        h("input", { type: "checkbox", checked: c.rated, onchange: (e: Event) => { c.rated = (e.target as HTMLInputElement).checked; save(); draw(); } }),
+        "Rated"),
+      h("div", { class: "actions" }, h("button", { class: "primary big", id: "start", onclick: () => start(id, c) },
+        c.opponent === "friend" ? "Create invite link" : c.opponent === "queue" ? "Find an opponent" : "Play")),
+    ));
+  };
+  draw();
+
+  // Side column: resume, join by code.
+  const code = h("input", { id: "code", placeholder: "Invite code", autocomplete: "off", "aria-label": "Invite code", maxlength: 16 });
+  const pw = h("input", { id: "code-pw", placeholder: "Password (if any)", autocomplete: "off", "aria-label": "Room password" });
+  side.append(h("section", { class: "panel" }, h("h2", {}, "Join a friend"),
+    h("form", { class: "stack", onsubmit: (e: Event) => { e.preventDefault(); if (code.value.trim()) go(`#/join/${encodeURIComponent(code.value.trim())}${pw.value ? `?pw=${encodeURIComponent(pw.value)}` : ""}`); } },
+      code, pw, h("button", { type: "submit" }, "Join"))));
+  const resume = h("section", { class: "panel" }, h("h2", {}, "Your games in progress"), h("p", { class: "muted" }, "Loading…"));
+  side.append(resume);
+  try {
+    const active = (await api(id.token).lobby.listActiveMatches({})).matches;
+    clear(resume);
+    resume.append(h("h2", {}, "Your games in progress"));
+    if (!active.length) resume.append(h("p", { class: "muted" }, "None. Start one!"));
+    const g = session.game;
+    for (const m of active) {
+      const local = g?.matchId === m.matchId && g.local;
+      resume.append(summaryRow(m, h("a", { class: "button small", href: `#/${local ? "local" : "game"}/${m.matchId}` }, "Resume")));
+    }
+  } catch (err) {
+    clear(resume);
+    resume.append(h("h2", {}, "Your games in progress"), h("p", { class: "error" }, errorText(err)));
+  }
+}
+
+function variantClockIndex(v: Variant | undefined): number {
+  const tc = v?.defaultTimeControl;
+  if (!tc) return 2;
+  const i = clockChoices.findIndex((k) => BigInt(k.base) === tc.baseMs && BigInt(k.inc) === tc.incrementMs);
+  return i > 0 ? i : 2;
+}
+
+function tcOf(i: number) {
+  const k = clockChoices[i];
+  return k && k.base ? { baseMs: BigInt(k.base), incrementMs: BigInt(k.inc) } : undefined;
+}
+
+export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void> {
+  const btn = document.getElementById("start") as HTMLButtonElement | null;
+  if (btn) btn.disabled = true;
+  try {
+    const tc = tcOf(c.clock);
+    const origin: Origin = { game: c.game, variant: c.variant, opponent: c.opponent, level: c.level, seat: c.seat, clock: c.clock, rated: c.rated };
+    switch (c.opponent) {
+      case "bot": {
+        const r = await api(id.token).lobby.playBot({ game: c.game, variant: c.variant, level: c.level, seat: c.seat, timeControl: tc });
+        session.game = { matchId: r.matchId, lastSeq: "0" };
+        saveOrigin(r.matchId, origin);
+        go(`#/game/${r.matchId}`);
+        return;
+      }
+      case "local": {
+        const second = await partner();
+        const password = randomPassword();
+        // The host alternates seats with every local game (Q5).
+        const n = Number(localStorage.getItem("tabuleiro.localGames") ?? "0");
+        localStorage.setItem("tabuleiro.localGames", String(n + 1));
+        const room = await api(id.token).lobby.createRoom({
+          game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password,
+          hostSeat: n % 2 === 0 ? Seat.FIRST : Seat.SECOND,
+        });
+        const j = await api(second.token).lobby.joinRoom({ target: { case: "inviteCode", value: room.room!.inviteCode }, password });
+        const matchId = j.room?.matchId;
+        if (!matchId) throw new Error("The room started no game.");
+        session.game = { matchId, lastSeq: "0", local: true };
+        saveOrigin(matchId, origin);
+        go(`#/local/${matchId}`);
+        return;
+      }
+      case "friend": {
+        const password = randomPassword();
+        const room = await api(id.token).lobby.createRoom({
+          game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password, hostSeat: c.seat,
+        });
+        sessionStorage.setItem(`tabuleiro.origin.room.${room.room!.roomId}`, JSON.stringify(origin));
+        go(`#/room/${room.room!.roomId}?pw=${encodeURIComponent(password)}`);
+        return;
+      }
+      case "queue": {
+        const q = new URLSearchParams({ game: String(c.game), variant: c.variant, clock: String(c.clock), rated: c.rated ? "1" : "" });
+        go(`#/queue?${q}`);
+        return;
+      }
+    }
+  } catch (err) {
+    toast(errorText(err), "error");
+    if (err instanceof ConnectError && err.code === Code.FailedPrecondition) {
+      // Already in a live match: offer it.
+      const active = (await api(id.token).lobby.listActiveMatches({})).matches[0];
+      if (active) toast(`${errorText(err)} Finish or resign your game in progress first.`, "error");
+    }
+  } finally {
+    if (btn) btn.disabled = false;
+  }
+}
+
+export function saveOrigin(matchId: string, o: Origin): void {
+  localStorage.setItem(`tabuleiro.origin.${matchId}`, JSON.stringify(o));
+}
+
+export function loadOrigin(matchId: string): Origin | undefined {
+  try {
+    const raw = localStorage.getItem(`tabuleiro.origin.${matchId}`);
+    return raw ? JSON.parse(raw) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function randomPassword(): string {
+  const a = new Uint8Array(9);
+  crypto.getRandomValues(a);
+  return Array.from(a, (b) => "abcdefghjkmnpqrstuvwxyz23456789"[b % 31]).join("");
+}
+
+function gameIcon(g: Game): string {
+  switch (g) {
+    case Game.QUORIDOR:
+      return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/>${[0, 1, 2].map((r) => [0, 1, 2].map((f) => `<rect x="${6 + f * 13}" y="${6 + r * 13}" width="10" height="10" rx="2" fill="#d8b483"/>`).join("")).join("")}<rect x="5" y="16.5" width="23" height="3" rx="1" fill="#f5ead3"/><rect x="30.5" y="18" width="3" height="23" rx="1" fill="#2c211a"/><circle cx="24" cy="37" r="4" fill="#f7f2e8"/><circle cx="24" cy="11" r="4" fill="#2b2522"/></svg>`;
+    case Game.CORNERS:
+      return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/>${[0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((f) => `<rect x="${5 + f * 9.5}" y="${5 + r * 9.5}" width="9.5" height="9.5" fill="${(f + r) % 2 ? "#ecd6b0" : "#b98b5e"}"/>`).join("")).join("")}<circle cx="9.75" cy="38.25" r="3.6" fill="#f7f2e8"/><circle cx="19.25" cy="38.25" r="3.6" fill="#f7f2e8"/><circle cx="9.75" cy="28.75" r="3.6" fill="#f7f2e8"/><circle cx="38.25" cy="9.75" r="3.6" fill="#2b2522"/><circle cx="28.75" cy="9.75" r="3.6" fill="#2b2522"/><circle cx="38.25" cy="19.25" r="3.6" fill="#2b2522"/></svg>`;
+    default:
+      return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/><rect x="5" y="12" width="38" height="24" fill="#ead2a4"/><circle cx="15" cy="24" r="8" fill="#f1e2c2" stroke="#b3261e" stroke-width="1.5"/><text x="15" y="28" font-size="10" text-anchor="middle" fill="#b3261e" font-weight="700">K</text><circle cx="33" cy="24" r="8" fill="#8b5a2b" stroke="#3d250f"/></svg>`;
+  }
+}
+
+export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
+  const names = m.participants.map((p) => p.displayName + (p.rating !== undefined ? ` (${p.rating})` : ""));
+  return h("div", { class: "summary", "data-match": m.matchId },
+    h("div", { class: "summary-main" },
+      h("div", { class: "summary-title" }, `${gameName(m.game)} · ${m.variant}`, m.rated ? h("span", { class: "badge" }, "rated") : false),
+      h("div", { class: "summary-players" }, names.join(" vs ") || "—"),
+      h("div", { class: "muted small" }, `${m.plyCount} plies · ${timeControlText(m.timeControl)}${m.spectators ? ` · ${m.spectators} watching` : ""}`)),
+    action ?? false);
+}
+
+// ---- rooms ----
+
+function roomScreen(id: Identity, roomId: string, password: string): { dispose: () => void } {
+  const ctl = new AbortController();
+  const status = h("p", { class: "muted", role: "status" }, "Opening the room…");
+  const linkBox = h("div", { class: "invite" });
+  frame(id, h("section", { class: "panel narrow room" }, h("h1", {}, "Invite a friend"), linkBox, status,
+    h("button", { class: "link", onclick: async () => {
+      ctl.abort();
+      try { await api(id.token).lobby.leaveRoom({ roomId }); } catch { /* closed already */ }
+      go("#/play");
+    } }, "Cancel")));
+  (async () => {
+    try {
+      for await (const u of api(id.token).lobby.watchRoom({ roomId }, { signal: ctl.signal })) {
+        const r = u.room!;
+        if (!linkBox.firstChild && r.inviteCode) {
+          const url = `${location.origin}${location.pathname}#/join/${r.inviteCode}?pw=${encodeURIComponent(password)}`;
+          const input = h("input", { id: "invite-link", readonly: true, value: url, "aria-label": "Invite link", onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
+          linkBox.append(
+            h("p", {}, `${gameName(r.game)} · ${r.variant} · ${timeControlText(r.timeControl)}. Send this link to your friend:`),
+            h("div", { class: "row" }, input, h("button", { onclick: async () => {
+              try { await navigator.clipboard.writeText(url); toast("Link copied"); } catch { input.select(); }
+            } }, "Copy")),
+            h("p", { class: "muted small" }, "Or tell them the code ", h("strong", { id: "invite-code" }, r.inviteCode), " and the password ", h("strong", {}, password), "."));
+        }
+        if (r.matchId) {
+          session.game = { matchId: r.matchId, lastSeq: "0" };
+          const o = sessionStorage.getItem(`tabuleiro.origin.room.${roomId}`);
+          if (o) localStorage.setItem(`tabuleiro.origin.${r.matchId}`, o);
+          go(`#/game/${r.matchId}`);
+          return;
+        }
+        if (r.status === RoomStatus.CLOSED) {
+          status.textContent = "The room closed (it expired).";
+          return;
+        }
+        status.textContent = "Waiting for your friend to join…";
+      }
+    } catch (err) {
+      if (!ctl.signal.aborted) status.textContent = errorText(err);
+    }
+  })();
+  return { dispose: () => ctl.abort() };
+}
+
+async function joinScreen(id: Identity, code: string, password: string): Promise<void> {
+  frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "Joining…"), h("p", { class: "muted" }, `Room ${code}`)));
+  try {
+    const j = await api(id.token).lobby.joinRoom({ target: { case: "inviteCode", value: code }, password });
+    if (j.room?.matchId) {
+      session.game = { matchId: j.room.matchId, lastSeq: "0" };
+      saveOrigin(j.room.matchId, { game: j.room.game, variant: j.room.variant, opponent: "friend", level: BotLevel.UNSPECIFIED, seat: Seat.UNSPECIFIED, clock: 0, rated: j.room.rated });
+      location.replace(`#/game/${j.room.matchId}`);
+      return;
+    }
+    // A public room waits for another player.
+    location.replace(`#/room/${j.room!.roomId}`);
+  } catch (err) {
+    const pw = h("input", { placeholder: "Room password", "aria-label": "Room password", value: password });
+    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "Cannot join this room"), h("p", { class: "error" }, errorText(err)),
+      err instanceof ConnectError && err.code === Code.PermissionDenied
+        ? h("form", { class: "row", onsubmit: (e: Event) => { e.preventDefault(); go(`#/join/${encodeURIComponent(code)}?pw=${encodeURIComponent(pw.value)}`); } }, pw, h("button", { type: "submit" }, "Try again"))
+        : false,
+      h("a", { class: "button", href: "#/play" }, "Back to the lobby")));
+  }
+}
+
+// ---- quick pairing ----
+
+function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => void } {
+  const ctl = new AbortController();
+  const game = Number(params.get("game")) as Game;
+  const variant = params.get("variant") ?? "";
+  const clock = Number(params.get("clock") ?? "2");
+  const rated = params.get("rated") === "1";
+  const status = h("p", { role: "status" }, "Joining the queue…");
+  const window_ = h("p", { class: "muted" });
+  const offer = h("div");
+  const started = Date.now();
+  const elapsed = h("p", { class: "elapsed" }, "0:00");
+  const tick = setInterval(() => {
+    const s = Math.floor((Date.now() - started) / 1000);
+    elapsed.textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }, 500);
+  frame(id, h("section", { class: "panel narrow queue" },
+    h("h1", {}, `Looking for an opponent`), h("p", {}, `${gameName(game)} · ${variant} · ${clockChoices[clock]?.label ?? ""}${rated ? " · rated" : ""}`),
+    h("div", { class: "spinner", "aria-hidden": "true" }), elapsed, status, window_, offer,
+    h("button", { onclick: () => { ctl.abort(); go("#/play"); } }, "Cancel")));
+  (async () => {
+    try {
+      for await (const u of api(id.token).lobby.findMatch({ game, variant, timeControl: tcOf(clock), rated, acceptBotOffer: true }, { signal: ctl.signal })) {
+        switch (u.update.case) {
+          case "queued":
+            status.textContent = "In the queue. Waiting for a player…";
+            if (rated) window_.textContent = `Your rating ${Math.round(u.update.value.rating)}: pairing between ${Math.round(u.update.value.ratingMin)} and ${Math.round(u.update.value.ratingMax)}.`;
+            break;
+          case "windowWidened":
+            if (rated) window_.textContent = `Pairing between ${Math.round(u.update.value.ratingMin)} and ${Math.round(u.update.value.ratingMax)}.`;
+            break;
+          case "botOffered": {
+            const level = u.update.value.level;
+            clear(offer);
+            offer.append(h("p", {}, "Nobody is free right now."), h("button", { class: "primary", onclick: () => {
+              ctl.abort();
+              void start(id, { game, variant, opponent: "bot", level, seat: Seat.UNSPECIFIED, clock: 0, rated: false });
+            } }, `Play the ${levelName(level).toLowerCase()} bot instead`));
+            break;
+          }
+          case "matched": {
+            const m = u.update.value;
+            session.game = { matchId: m.matchId, lastSeq: "0" };
+            saveOrigin(m.matchId, { game, variant, opponent: "queue", level: BotLevel.UNSPECIFIED, seat: Seat.UNSPECIFIED, clock, rated });
+            go(`#/game/${m.matchId}`);
+            return;
+          }
+        }
+      }
+    } catch (err) {
+      if (!ctl.signal.aborted) status.textContent = errorText(err);
+    }
+  })();
+  return { dispose: () => { ctl.abort(); clearInterval(tick); } };
+}
+
+// ---- live games ----
+
+async function watchScreen(id: Identity): Promise<void> {
+  const list = h("div", { class: "list" }, h("p", { class: "muted" }, "Loading…"));
+  frame(id, h("section", { class: "panel" }, h("h1", {}, "Live games"), list));
+  const r = await api(id.token).lobby.listLiveMatches({ pageSize: 50 });
+  clear(list);
+  if (!r.matches.length) list.append(h("p", { class: "muted" }, "No games are being played right now."));
+  for (const m of r.matches) list.append(summaryRow(m, h("a", { class: "button small", href: `#/watch/${m.matchId}` }, "Watch")));
+}
+
+// ---- history ----
+
+async function historyScreen(id: Identity): Promise<void> {
+  const list = h("div", { class: "list" }, h("p", { class: "muted" }, "Loading…"));
+  frame(id, h("section", { class: "panel" }, h("h1", {}, "Your finished games"), list));
+  let token = "";
+  const more = h("button", { onclick: () => void load() }, "More");
+  const load = async () => {
+    const r = await api(id.token).lobby.listGames({ pageSize: 30, pageToken: token });
+    if (!token) clear(list);
+    if (!r.games.length && !token) list.append(h("p", { class: "muted" }, "No finished games yet."));
+    more.remove();
+    for (const g of r.games) {
+      const names = g.participants.map((p) => p.displayName) as [string, string];
+      const title = outcomeTitle(g.outcome, g.yourSeat, [names[0] ?? "", names[1] ?? ""]);
+      const cls = title === "You won" ? "won" : title === "You lost" ? "lost" : "drawn";
+      list.append(summaryRow(g, h("div", { class: "summary-side" },
+        h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome)),
+        h("span", { class: "muted small" }, g.endedAt ? new Date(timestampMs(g.endedAt)).toLocaleString() : ""),
+        h("a", { class: "button small", href: `#/replay/${g.matchId}` }, "Replay"))));
+    }
+    token = r.nextPageToken;
+    if (token) list.append(more);
+  };
+  await load();
+}
+
+// ---- replay ----
+
+async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: () => void }> {
+  frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, "Loading the game…")));
+  let rec;
+  for (let i = 0; ; i++) {
+    try {
+      rec = (await api(id.token).lobby.getGame({ gameId })).record!;
+      break;
+    } catch (err) {
+      // A game that just ended may take a moment to be recorded.
+      if (!(err instanceof ConnectError && err.code === Code.NotFound) || i >= 10) throw err;
+      await new Promise((r) => setTimeout(r, 700));
+    }
+  }
+  const s = rec.summary!;
+  const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
+  let at = views.length - 1;
+  const flipped = s.yourSeat === Seat.SECOND && s.game !== Game.BANQI;
+  const boardBox = h("div", { class: "board-box" });
+  const moves = h("ol", { class: "moves", "aria-label": "Moves" });
+  const counter = h("span", { class: "counter", "aria-live": "polite" });
+  const show = () => {
+    clear(boardBox);
+    boardBox.append(svg(renderBoard({ view: views[at], flipped })));
+    counter.textContent = `Ply ${at} of ${views.length - 1}`;
+    for (const b of moves.querySelectorAll("button")) b.classList.toggle("on", Number(b.dataset.ply) === at);
+    moves.querySelector<HTMLElement>("button.on")?.scrollIntoView({ block: "nearest" });
+  };
+  const goTo = (n: number) => { at = Math.max(0, Math.min(views.length - 1, n)); show(); };
+  for (const row of moveRows(rec.plies)) {
+    const cell = (p?: { ply: number; text: string }) => p
+      ? h("button", { class: "ply", "data-ply": p.ply, onclick: () => goTo(p.ply) }, p.text)
+      : h("span", { class: "ply empty" });
+    moves.append(h("li", {}, h("span", { class: "num" }, `${row.number}.`), cell(row.first), cell(row.second)));
+  }
+  const names = s.participants.map((p) => p.displayName) as [string, string];
+  const change = rec.ratingChanges.find((r) => r.playerId === id.playerId);
+  const icon = (d: string) => svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><path d="${d}" fill="currentColor"/></svg>`);
+  const nav = h("div", { class: "replay-nav" },
+    h("button", { onclick: () => goTo(0), "aria-label": "First ply", title: "First (Home)" }, icon("M4 4h2.5v12H4zM16 4v12L7.5 10z")),
+    h("button", { onclick: () => goTo(at - 1), "aria-label": "Previous ply", title: "Previous (←)", id: "prev" }, icon("M14 4v12L5.5 10z")),
+    counter,
+    h("button", { onclick: () => goTo(at + 1), "aria-label": "Next ply", title: "Next (→)", id: "next" }, icon("M6 4v12l8.5-6z")),
+    h("button", { onclick: () => goTo(views.length - 1), "aria-label": "Last ply", title: "Last (End)" }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
+  frame(id, h("div", { class: "game-layout replay" },
+    h("div", { class: "board-col" }, h("div", { class: "strip" }, h("span", { class: "strip-name" }, `${names[0] ?? ""} vs ${names[1] ?? ""}`)), boardBox, nav),
+    h("aside", { class: "side-col" }, h("section", { class: "panel" },
+      h("h1", {}, `${gameName(s.game)} · ${s.variant}`),
+      h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), " ", h("span", { class: "muted" }, outcomeLine(s.outcome))),
+      change ? h("p", {}, ratingText(change.before, change.after)) : false,
+      s.outcome?.result === Result.DRAW && s.outcome.reason ? h("p", { class: "muted small" }, reasonName(s.outcome.reason)) : false,
+      moves,
+      rec.seed ? h("p", { class: "muted small seed" }, `Seed ${rec.seed.slice(0, 16)}…`) : false))));
+  show();
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === "ArrowLeft") goTo(at - 1);
+    else if (e.key === "ArrowRight") goTo(at + 1);
+    else if (e.key === "Home") goTo(0);
+    else if (e.key === "End") goTo(views.length - 1);
+    else return;
+    e.preventDefault();
+  };
+  window.addEventListener("keydown", onKey);
+  return { dispose: () => window.removeEventListener("keydown", onKey) };
+}
+
+export function ratingText(before: number, after: number): string {
+  const d = Math.round(after) - Math.round(before);
+  return `Rating ${Math.round(before)} → ${Math.round(after)} (${d >= 0 ? "+" : ""}${d})`;
+}
+
+// ---- stats ----
+
+async function statsScreen(id: Identity): Promise<void> {
+  const r = await api(id.token).lobby.getStats({});
+  const table = (head: string[], rows: (string | number)[][]) => h("table", {},
+    h("thead", {}, h("tr", {}, ...head.map((x) => h("th", { scope: "col" }, x)))),
+    h("tbody", {}, ...rows.map((row) => h("tr", {}, ...row.map((x) => h("td", {}, String(x)))))));
+  const ratings = r.ratings.length
+    ? table(["Game", "Variant", "Rating", "Deviation", "Games"], r.ratings.map((x) => [gameName(x.game), x.variant, Math.round(x.rating), Math.round(x.deviation), x.games]))
+    : h("p", { class: "muted" }, "No rated games yet. Rated games are played in the quick pairing queue.");
+  const byGame = games.map((g) => {
+    const rows = levels.map((l) => {
+      const b = r.botRecords.find((x) => x.game === g && x.level === l);
+      return [levelName(l), b?.wins ?? 0, b?.draws ?? 0, b?.losses ?? 0];
+    });
+    return h("div", { class: "bot-table" }, h("h3", {}, gameName(g)), table(["Bot", "Won", "Drawn", "Lost"], rows));
+  });
+  frame(id, h("section", { class: "panel" }, h("h1", {}, `${r.displayName || id.name}`),
+    h("h2", {}, "Ratings"), ratings,
+    h("h2", {}, "Against the bots"), h("div", { class: "bot-tables" }, ...byGame)));
+}

@@ -1,0 +1,873 @@
+// The game screen: a seat's game (Follow), a game at one keyboard (both
+// seats followed, each ply sent with the token of the seat to move), or a
+// spectator's (Watch). The board takes clicks, taps and keys; the strips
+// above and below it show each seat's name, clock, walls or captures; the
+// side panel has the move list and the resign and draw buttons; the end
+// of the game brings the result with the rating change and a rematch.
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { api, errorText, ConnectError, Code } from "../api";
+import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
+import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
+import { formatClock, lowTime, remainingMs, ServerClock } from "../clock";
+import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
+import { BotLevel, Game, Seat, type Participant } from "../gen/tabuleiro/game/v1/game_pb";
+import type { GameView } from "../gen/tabuleiro/game/v1/view_pb";
+import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match/v1/match_pb";
+import { PlyKind, type LegalPly } from "../gen/tabuleiro/match/v1/match_service_pb";
+import {
+  moveCursor,
+  parseSquare,
+  squareAt,
+  squareName,
+  wallAt,
+  wallName,
+  wallsConflict,
+  parseWall,
+  type Orientation,
+  type Wall,
+} from "../geometry";
+import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, seatColour, timeControlText } from "../notation";
+import type { Identity } from "../session";
+import { loadOrigin, me, partner, ratingText, session, start, frame } from "./app";
+import { clear, h, svg, toast } from "./dom";
+
+/** Origin is how a game was started, to offer the same again (rematch). */
+export interface Origin {
+  game: Game;
+  variant: string;
+  opponent: "bot" | "local" | "friend" | "queue";
+  level: BotLevel;
+  seat: Seat;
+  clock: number;
+  rated: boolean;
+}
+
+type Mode = "seat" | "local" | "spectator";
+
+export class GameScreen {
+  private loops: FeedLoop[] = [];
+  private readonly server = new ServerClock();
+  private match: Match | undefined;
+  private previousPawn: string | undefined;
+  private tokens = new Map<Seat, string>();
+  private selected: string | undefined;
+  private legal: LegalPly[] = [];
+  private destinations: string[] = [];
+  private preview: { wall: Wall; state: PreviewState } | undefined;
+  private wallMode = false;
+  private orientation: Orientation = "h";
+  private cursor: string | undefined;
+  private busy = false;
+  private status: FeedStatus = "connecting";
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private checkSeq = 0;
+  private checks = new Map<string, { legal: boolean; reason: string }>();
+  private resultShownFor = "";
+  private readonly rematchCtl = new AbortController();
+  private rematchWatched = false;
+  private shownPlies = -1;
+  private readonly els = {
+    board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
+    top: h("div", { class: "strip top-strip" }),
+    bottom: h("div", { class: "strip bottom-strip" }),
+    moves: h("ol", { class: "moves", "aria-label": "Moves" }),
+    actions: h("div", { class: "game-actions" }),
+    info: h("div", { class: "game-info" }),
+    banner: h("div", { class: "conn-banner", role: "status", "aria-live": "polite" }),
+    overlay: h("div", { class: "result-overlay", hidden: true }),
+    hint: h("p", { class: "hint", "aria-live": "polite" }),
+    tools: h("div", { class: "board-tools" }),
+  };
+
+  constructor(private readonly id: Identity, private readonly matchId: string, private readonly mode: Mode) {
+    frame(id, h("div", { class: "game-layout" },
+      h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
+      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions))));
+    this.bindBoard();
+    void this.start();
+  }
+
+  dispose(): void {
+    this.rematchCtl.abort();
+    for (const l of this.loops) l.stop();
+    if (this.timer) clearInterval(this.timer);
+    window.removeEventListener("keydown", this.onKey);
+    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("offline", this.onOffline);
+  }
+
+  /** onOnline: the browser has a network again; show the destinations that could not be fetched. */
+  private readonly onOnline = (): void => {
+    this.renderBanner();
+    if (!this.destinations.length) void this.autoSelect();
+  };
+
+  private readonly onOffline = (): void => {
+    this.els.banner.className = "conn-banner reconnecting";
+    this.els.banner.textContent = "You are offline. The game comes back when the network does (a running clock keeps running).";
+  };
+
+  // ---- streams ----
+
+  private async start(): Promise<void> {
+    const saved = session.game;
+    const lastSeq = saved?.matchId === this.matchId ? BigInt(saved.lastSeq) : 0n;
+    if (this.mode === "spectator") {
+      this.loops.push(this.loop(this.id.token, (seq, signal) => api(this.id.token).match.watch({ matchId: this.matchId, lastSeq: seq }, { signal }) as AsyncIterable<{ message: StreamMessage }>, 0n, true));
+    } else {
+      if (saved?.matchId !== this.matchId) session.game = { matchId: this.matchId, lastSeq: "0", local: this.mode === "local" };
+      this.loops.push(this.loop(this.id.token, (seq, signal) => this.follow(this.id.token, seq, signal), lastSeq, true));
+      if (this.mode === "local") {
+        const p = await partner();
+        this.loops.push(this.loop(p.token, (seq, signal) => this.follow(p.token, seq, signal), lastSeq, false));
+      }
+    }
+    this.timer = setInterval(() => this.tickClocks(), 100);
+    window.addEventListener("keydown", this.onKey);
+    window.addEventListener("online", this.onOnline);
+    window.addEventListener("offline", this.onOffline);
+    // Draw the position at once from GetMatch; the stream's snapshot or
+    // events take over (a snapshot that arrived first is not replaced).
+    try {
+      const r = await api(this.id.token).match.getMatch({ matchId: this.matchId });
+      const primary = this.loops[0];
+      if (r.match && primary && !primary.feed.match && !primary.stopped) {
+        primary.feed.apply({ case: "snapshot", value: r.match });
+        this.match = primary.feed.match;
+        this.shownPlies = r.match.plies.length;
+        if (r.match.yourSeat !== Seat.UNSPECIFIED && this.mode !== "spectator") this.tokens.set(r.match.yourSeat, this.id.token);
+        this.render();
+        void this.autoSelect();
+      }
+    } catch {
+      /* the stream reports what is wrong */
+    }
+  }
+
+  private follow(token: string, lastSeq: bigint, signal: AbortSignal): AsyncIterable<{ message: StreamMessage }> {
+    return api(token).match.follow({ matchId: this.matchId, lastSeq }, { signal }) as AsyncIterable<{ message: StreamMessage }>;
+  }
+
+  private loop(token: string, open: (seq: bigint, signal: AbortSignal) => AsyncIterable<{ message: StreamMessage }>, lastSeq: bigint, primary: boolean): FeedLoop {
+    return new FeedLoop({
+      open,
+      idleMs: this.mode === "spectator" ? undefined : 40_000,
+      onServerTime: (s, l) => this.server.observe(s, l),
+      onUpdate: (feed) => {
+        const m = feed.match!;
+        // Remember which seat each token holds.
+        if (m.yourSeat !== Seat.UNSPECIFIED) this.tokens.set(m.yourSeat, token);
+        if (!primary) return;
+        if (this.mode !== "spectator") session.saveSeq(this.matchId, feed.lastSeq);
+        const last = m.plies.at(-1);
+        this.previousPawn = last && feed.previous ? pawnOf(feed.previous.view, last.seat) : undefined;
+        // The feed changes its match in place: compare with what was drawn.
+        const moved = this.shownPlies !== m.plies.length;
+        this.shownPlies = m.plies.length;
+        this.match = m;
+        if (moved) this.resetSelection();
+        this.render();
+        if (moved || !this.selected) void this.autoSelect();
+      },
+      onStatus: (s, err) => {
+        if (!primary) {
+          if (s === "failed") toast(`Second player: ${errorText(err)}`, "error");
+          return;
+        }
+        this.status = s;
+        this.renderBanner(err);
+        if (s === "live" && !this.destinations.length) void this.autoSelect();
+        if (s === "ended" && this.match) this.render();
+      },
+    }, lastSeq);
+  }
+
+  private renderBanner(err?: unknown): void {
+    const b = this.els.banner;
+    b.className = `conn-banner ${this.status}`;
+    switch (this.status) {
+      case "connecting":
+        b.textContent = "Connecting…";
+        break;
+      case "reconnecting":
+        b.textContent = "Connection lost. Reconnecting…";
+        break;
+      case "failed":
+        b.textContent = err instanceof ConnectError && err.code === Code.NotFound ? "This game does not exist (or is no longer live)." : errorText(err);
+        if (err instanceof ConnectError && err.code === Code.Aborted) {
+          b.textContent = "This game is open in another tab or window. ";
+          b.append(h("button", { class: "small", onclick: () => location.reload() }, "Play here"));
+        }
+        if (err instanceof ConnectError && err.code === Code.NotFound && this.mode !== "spectator") {
+          // A finished game leaves the live store: its record is in history.
+          b.append(" ", h("a", { href: `#/replay/${this.matchId}` }, "Open its record"));
+          if (session.game?.matchId === this.matchId) session.game = undefined;
+        }
+        break;
+      default:
+        b.textContent = "";
+    }
+  }
+
+  // ---- seats ----
+
+  private get view(): GameView | undefined {
+    return this.match?.view;
+  }
+
+  /** mySeats are the seats this screen plays: one, both (one keyboard), or none. */
+  private get mySeats(): Seat[] {
+    if (this.mode === "spectator" || !this.match) return [];
+    if (this.mode === "local") return [Seat.FIRST, Seat.SECOND].filter((s) => this.match!.seats.some((x) => x.participant?.seat === s));
+    return this.match.yourSeat === Seat.UNSPECIFIED ? [] : [this.match.yourSeat];
+  }
+
+  /** actingSeat is the seat whose ply the board takes now, if any. */
+  private get actingSeat(): Seat | undefined {
+    const v = this.view;
+    if (!v || this.match?.status === MatchStatus.FINISHED) return undefined;
+    return this.mySeats.includes(v.toMove) ? v.toMove : undefined;
+  }
+
+  private tokenFor(seat: Seat): string {
+    return this.tokens.get(seat) ?? this.id.token;
+  }
+
+  /** bottomSeat is the seat drawn at the bottom (the viewer plays from the bottom, Q5). */
+  private get bottomSeat(): Seat {
+    if (this.mode === "seat" && this.match?.yourSeat === Seat.SECOND) return Seat.SECOND;
+    return Seat.FIRST;
+  }
+
+  private get flipped(): boolean {
+    return this.bottomSeat === Seat.SECOND && this.view?.game !== Game.BANQI;
+  }
+
+  // ---- rendering ----
+
+  private render(): void {
+    const m = this.match;
+    const v = this.view;
+    if (!m || !v) return;
+    document.title = `${gameName(v.game)} · Tabuleiro`;
+    const acting = this.actingSeat;
+    const cursorWall = this.wallMode && this.cursor ? this.cursorWall() : undefined;
+    this.els.board.innerHTML = renderBoard({
+      view: v,
+      flipped: this.flipped,
+      selected: this.selected,
+      destinations: this.destinations,
+      lastFrom: this.previousPawn,
+      preview: this.preview,
+      cursor: this.wallMode ? undefined : this.cursor,
+      cursorWall,
+      interactive: acting !== undefined,
+    });
+    this.els.board.dataset.toMove = String(v.toMove);
+    this.els.board.dataset.plyCount = String(v.plyCount);
+    this.els.board.dataset.acting = acting !== undefined ? "yes" : "no";
+    this.els.board.dataset.status = MatchStatus[m.status];
+    this.renderStrip(this.els.top, otherSeat(this.bottomSeat));
+    this.renderStrip(this.els.bottom, this.bottomSeat);
+    this.renderMoves();
+    this.renderInfo();
+    this.renderActions();
+    this.renderHint();
+    this.tickClocks();
+    if (m.status === MatchStatus.FINISHED) this.showResult();
+  }
+
+  private participant(seat: Seat): Participant | undefined {
+    return this.match?.seats.find((s) => s.participant?.seat === seat)?.participant;
+  }
+
+  private renderStrip(el: HTMLElement, seat: Seat): void {
+    const m = this.match!;
+    const v = this.view!;
+    const p = this.participant(seat);
+    const seatState = m.seats.find((s) => s.participant?.seat === seat);
+    clear(el);
+    el.dataset.seat = Seat[seat];
+    if (!p) {
+      el.append(h("span", { class: "strip-name muted" }, "—"));
+      return;
+    }
+    let colour: string;
+    let token: Node;
+    if (v.game === Game.BANQI) {
+      const c = banqiSeatColour(v, seat);
+      colour = c ? (c === "red" ? "Red" : "Black") : seat === Seat.FIRST ? "First" : "Second";
+      token = h("span", { class: `seat-dot banqi ${c ?? "unknown"}`, "aria-hidden": "true" });
+    } else {
+      colour = seatColour(seat);
+      token = h("span", { class: `seat-dot ${seat === Seat.FIRST ? "white" : "black"}`, "aria-hidden": "true" });
+    }
+    const isTurn = v.toMove === seat && m.status !== MatchStatus.FINISHED;
+    el.classList.toggle("turn", isTurn);
+    const you = this.mode === "seat" && m.yourSeat === seat;
+    const name = h("span", { class: "strip-name" }, token,
+      h("span", { class: "pname" }, p.displayName), you ? h("span", { class: "you" }, "you") : false,
+      p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
+      p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false);
+    const extra = h("span", { class: "strip-extra" });
+    extra.append(h("span", { class: "muted small" }, colour));
+    if (v.board.case === "quoridor") {
+      const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
+      const left = side?.wallsLeft ?? 0;
+      extra.append(h("span", { class: "walls-left", title: `${left} walls left`, "data-walls": left },
+        ...Array.from({ length: 10 }, (_, i) => h("i", { class: i < left ? "w on" : "w" })), h("span", { class: "sr" }, `${left} walls left`)));
+    } else if (v.board.case === "banqi") {
+      // Pieces this seat captured: the opponent's colour among the captured.
+      const myColour = banqiSeatColour(v, seat);
+      const taken = v.board.value.captured.filter((x) => {
+        const info = banqiInfo(x);
+        return myColour && info && (info.red ? "red" : "black") !== myColour;
+      });
+      if (taken.length) {
+        const box = h("span", { class: "captured", "aria-label": `Captured: ${taken.map((x) => banqiInfo(x)!.name).join(", ")}` });
+        box.append(svg(capturedSvg(taken, 11)));
+        extra.append(box);
+      }
+    } else if (v.board.case === "corners") {
+      const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
+      if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
+        extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} arrived`));
+      }
+    }
+    if (seatState?.connection === ConnectionState.DISCONNECTED) {
+      const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;
+      extra.append(h("span", { class: "away", "data-deadline": dl }, "disconnected"));
+    }
+    const clock = m.clocks ? h("span", { class: `clock${isTurn ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
+    el.append(name, extra, clock || h("span", { class: "clock none" }, isTurn ? "to move" : ""));
+  }
+
+  private tickClocks(): void {
+    const c = clockSnapshot(this.match);
+    if (!c) return;
+    const base = Number(this.match?.timeControl?.baseMs ?? 0n);
+    for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>("[data-clock-seat]")) {
+      const seat = el.dataset.clockSeat === "FIRST" ? Seat.FIRST : Seat.SECOND;
+      const ms = remainingMs(c, seat, Date.now(), this.server);
+      const t = formatClock(ms);
+      if (el.textContent !== t) el.textContent = t;
+      el.classList.toggle("low", lowTime(ms, base));
+    }
+    for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>(".away[data-deadline]")) {
+      const left = Math.max(0, Number(el.dataset.deadline) - this.server.now(Date.now()));
+      el.textContent = `disconnected · ${Math.ceil(left / 1000)} s to return`;
+    }
+  }
+
+  private renderMoves(): void {
+    const m = this.match!;
+    clear(this.els.moves);
+    for (const row of moveRows(m.plies)) {
+      const cell = (p?: { ply: number; text: string }) => p
+        ? h("span", { class: `ply${p.ply === m.plies.length ? " last" : ""}`, "data-ply": p.ply }, p.text)
+        : h("span", { class: "ply empty" });
+      this.els.moves.append(h("li", {}, h("span", { class: "num" }, `${row.number}.`), cell(row.first), cell(row.second)));
+    }
+    this.els.moves.scrollTop = this.els.moves.scrollHeight;
+  }
+
+  private renderInfo(): void {
+    const m = this.match!;
+    const v = this.view!;
+    clear(this.els.info);
+    const title = h("h1", {}, gameName(v.game), h("span", { class: "variant" }, ` · ${v.variant}`));
+    const meta = [timeControlText(m.timeControl), m.rated ? "rated" : "casual"];
+    if (this.mode === "local") meta.push("one device");
+    if (this.mode === "spectator") meta.push("spectating");
+    if (m.spectators) meta.push(`${m.spectators} watching`);
+    this.els.info.append(title, h("p", { class: "muted small" }, meta.join(" · ")));
+    let status = "";
+    if (m.status === MatchStatus.FINISHED) {
+      status = `${outcomeTitle(m.outcome, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names())} ${outcomeLine(m.outcome)}`;
+    } else if (this.actingSeat !== undefined) {
+      status = this.mode === "local" ? `${this.participant(v.toMove)?.displayName ?? ""} to move` : "Your turn";
+    } else if (this.mode === "spectator") {
+      status = `${this.participant(v.toMove)?.displayName ?? ""} to move`;
+    } else {
+      status = "Waiting for your opponent…";
+    }
+    this.els.info.append(h("p", { class: "status-line", id: "status-line" }, status));
+    if (v.board.case === "banqi" && v.board.value.faceDownCounts.length) {
+      // What is still face down, by kind: public knowledge (B6), no square named.
+      const counts = v.board.value.faceDownCounts;
+      const total = counts.reduce((n, c) => n + c.count, 0);
+      const row = h("div", { class: "hidden-counts", "aria-label": `Still face down: ${counts.map((c) => `${c.count} ${banqiInfo(c.piece)?.name}`).join(", ")}` });
+      for (const c of counts) {
+        const cell = h("span", { class: "hc" });
+        cell.append(svg(capturedSvg([c.piece], 10)), h("span", { class: "n" }, `×${c.count}`));
+        row.append(cell);
+      }
+      this.els.info.append(h("details", { class: "hidden-box", open: true }, h("summary", {}, `${total} pieces face down`), row));
+    }
+  }
+
+  private names(): [string, string] {
+    return [this.participant(Seat.FIRST)?.displayName ?? "", this.participant(Seat.SECOND)?.displayName ?? ""];
+  }
+
+  private renderActions(): void {
+    const m = this.match!;
+    const a = this.els.actions;
+    clear(a);
+    if (this.mode === "spectator") {
+      a.append(h("a", { class: "button", href: "#/watch" }, "Other live games"));
+      return;
+    }
+    if (m.status === MatchStatus.FINISHED) {
+      a.append(h("button", { onclick: () => this.showResult(true) }, "Show result"));
+      return;
+    }
+    const v = this.view!;
+    const actor = this.mode === "local" ? v.toMove : m.yourSeat;
+    const draws = v.game !== Game.QUORIDOR; // Quoridor has no draws (Q4); the server decides in any case.
+    const offerBy = m.drawOfferedBy;
+    if (offerBy !== Seat.UNSPECIFIED && offerBy !== actor && this.mySeats.includes(otherSeat(offerBy))) {
+      const by = this.participant(offerBy)?.displayName ?? "Your opponent";
+      a.append(h("div", { class: "offer" }, h("span", {}, `${by} offers a draw`),
+        h("button", { class: "primary", id: "accept-draw", onclick: () => this.action("acceptDraw", otherSeat(offerBy)) }, "Accept"),
+        h("button", { id: "decline-draw", onclick: () => this.action("declineDraw", otherSeat(offerBy)) }, "Decline")));
+    } else if (offerBy !== Seat.UNSPECIFIED) {
+      a.append(h("p", { class: "muted small" }, "Draw offered. Waiting for an answer…"));
+    } else if (draws) {
+      a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, "Offer draw"));
+    }
+    a.append(h("button", { class: "danger", id: "resign", onclick: () => {
+      const who = this.mode === "local" ? v.toMove : m.yourSeat;
+      const name = this.mode === "local" ? ` (${this.participant(who)?.displayName})` : "";
+      if (confirm(`Resign this game${name}?`)) void this.action("resign", who);
+    } }, "Resign"));
+  }
+
+  private renderHint(): void {
+    const v = this.view!;
+    const m = this.match!;
+    let t = "";
+    if (this.actingSeat !== undefined) {
+      if (v.game === Game.QUORIDOR) {
+        t = this.wallMode ? "Tap where the wall goes, then tap it again to place it." : "Move your pawn to a dot, or point between squares to place a wall.";
+      } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
+      else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
+      if (m.status === MatchStatus.WAITING) t += " The game is aborted if the first ply does not come in time.";
+    }
+    this.els.hint.textContent = t;
+    const tools = this.els.tools;
+    clear(tools);
+    if (v.game === Game.QUORIDOR && this.mySeats.length && m.status !== MatchStatus.FINISHED) {
+      const on = this.actingSeat !== undefined;
+      tools.append(
+        h("button", {
+          class: `toggle${this.wallMode ? " on" : ""}`, id: "wall-mode", "aria-pressed": this.wallMode ? "true" : "false", disabled: !on,
+          onclick: () => { this.wallMode = !this.wallMode; this.preview = undefined; this.render(); },
+          title: "Place walls by tapping (W)",
+        }, svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><rect x="2" y="8" width="16" height="4" rx="1.5" fill="currentColor"/></svg>`), "Wall"),
+        h("button", { id: "rotate", disabled: !on, onclick: () => { this.orientation = this.orientation === "h" ? "v" : "h"; this.refreshPreview(); }, title: "Turn the wall (R)", "aria-label": `Wall orientation: ${this.orientation === "h" ? "horizontal" : "vertical"}. Turn it.` },
+          this.orientation === "h" ? "Horizontal" : "Vertical", " ⟳"));
+    }
+    tools.append(this.els.hint);
+  }
+
+  // ---- result ----
+
+  private async showResult(force = false): Promise<void> {
+    const m = this.match!;
+    if (!force && this.resultShownFor === m.matchId) return;
+    this.resultShownFor = m.matchId;
+    if (session.game?.matchId === m.matchId) session.game = undefined;
+    const o = this.els.overlay;
+    const you = this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED;
+    const title = outcomeTitle(m.outcome, you, this.names());
+    const rating = h("p", { class: "rating-change" }, m.rated ? "Rating change: computing…" : "");
+    clear(o);
+    o.hidden = false;
+    o.className = `result-overlay ${title === "You won" ? "won" : title === "You lost" ? "lost" : "drawn"}`;
+    const origin = loadOrigin(m.matchId);
+    o.append(h("div", { class: "result-card", role: "dialog", "aria-labelledby": "result-title" },
+      h("h2", { id: "result-title" }, title),
+      h("p", { class: "muted" }, outcomeLine(m.outcome)),
+      rating,
+      h("div", { class: "row" },
+        this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) }, "Rematch") : false,
+        h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay"),
+        h("a", { class: "button", href: "#/play" }, "New game"),
+        h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close")),
+      h("p", { class: "rematch-note muted small", "aria-live": "polite" })));
+    if (!this.rematchWatched) {
+      this.rematchWatched = true;
+      void this.watchRematch(origin);
+    }
+    if (m.rated) {
+      for (let i = 0; i < 15; i++) {
+        try {
+          const rec = (await api(this.id.token).lobby.getGame({ gameId: m.matchId })).record;
+          const ch = rec?.ratingChanges.find((r) => r.playerId === this.id.playerId);
+          if (ch) {
+            rating.textContent = ratingText(ch.before, ch.after);
+            return;
+          }
+        } catch { /* not recorded yet */ }
+        await new Promise((r) => setTimeout(r, 800));
+      }
+      rating.textContent = "";
+    }
+  }
+
+  /** rematch starts the same kind of game again: a new bot game, a new pairing, or a room rematch (seats swapped). */
+  private async rematch(origin: Origin | undefined): Promise<void> {
+    const m = this.match!;
+    const me_ = (await me()) ?? this.id;
+    const bot = m.seats.find((s) => s.participant?.botLevel)?.participant?.botLevel;
+    const o: Origin = origin ?? {
+      game: m.game, variant: m.variant, opponent: this.mode === "local" ? "local" : bot ? "bot" : "friend",
+      level: bot ?? BotLevel.EASY, seat: Seat.UNSPECIFIED, clock: 0, rated: m.rated,
+    };
+    if (o.opponent === "bot" || o.opponent === "queue") {
+      await start(me_, o);
+      return;
+    }
+    // A room match (a friend's, or both seats at this keyboard): lobby.v1 OfferRematch.
+    try {
+      const tokens = this.mode === "local" ? [this.tokenFor(Seat.FIRST), this.tokenFor(Seat.SECOND)] : [me_.token];
+      let r;
+      for (const t of tokens) r = (await api(t).lobby.offerRematch({ matchId: m.matchId })).rematch;
+      if (r?.status === RematchStatus.STARTED && r.newMatchId) this.openRematch(r.newMatchId, o);
+      else this.rematchNote("Rematch offered. Waiting for your opponent…");
+    } catch (err) {
+      toast(errorText(err), "error");
+    }
+  }
+
+  private rematchNote(text: string, button?: Node): void {
+    const el = this.els.overlay.querySelector<HTMLElement>(".rematch-note");
+    if (!el) return;
+    clear(el);
+    el.append(text);
+    if (button) el.append(" ", button);
+  }
+
+  private openRematch(matchId: string, o: Origin | undefined): void {
+    session.game = { matchId, lastSeq: "0", local: this.mode === "local" };
+    if (o) localStorage.setItem(`tabuleiro.origin.${matchId}`, JSON.stringify(o));
+    location.hash = `#/${this.mode === "local" ? "local" : "game"}/${matchId}`;
+  }
+
+  /** watchRematch follows a room match's rematch: the opponent's offer, a refusal, the new match. */
+  private async watchRematch(origin: Origin | undefined): Promise<void> {
+    const m = this.match!;
+    if (this.mode !== "seat" || m.seats.some((s) => s.participant?.botLevel)) return;
+    try {
+      for await (const u of api(this.id.token).lobby.watchRematch({ matchId: m.matchId }, { signal: this.rematchCtl.signal })) {
+        const r = u.rematch;
+        if (!r) continue;
+        const mine = r.offeredBy.includes(this.id.playerId);
+        switch (r.status) {
+          case RematchStatus.OFFERED:
+            if (mine) this.rematchNote("Rematch offered. Waiting for your opponent…");
+            else this.rematchNote(`${r.opponent?.displayName ?? "Your opponent"} wants a rematch.`,
+              h("button", { class: "small", id: "decline-rematch", onclick: () => void api(this.id.token).lobby.declineRematch({ matchId: m.matchId }).catch((e) => toast(errorText(e), "error")) }, "No thanks"));
+            break;
+          case RematchStatus.DECLINED:
+            this.rematchNote(r.declinedBy === this.id.playerId ? "No rematch." : "Your opponent declined the rematch.");
+            this.els.overlay.querySelector<HTMLButtonElement>("#rematch")?.setAttribute("disabled", "");
+            return;
+          case RematchStatus.STARTED:
+            if (r.newMatchId) this.openRematch(r.newMatchId, origin);
+            return;
+        }
+      }
+    } catch {
+      /* queue and bot games have no rematch; a closed page ends the stream */
+    }
+  }
+
+  // ---- input ----
+
+  private bindBoard(): void {
+    const b = this.els.board;
+    b.addEventListener("pointermove", (e) => this.onPointerMove(e));
+    b.addEventListener("pointerleave", () => {
+      if (this.preview && !this.wallMode) {
+        this.preview = undefined;
+        this.render();
+      }
+    });
+    b.addEventListener("click", (e) => this.onClick(e));
+  }
+
+  /** point converts a pointer position to the SVG's user units. */
+  private point(e: MouseEvent): { x: number; y: number } | undefined {
+    const el = this.els.board.querySelector("svg");
+    if (!el) return undefined;
+    const ctm = (el as SVGSVGElement).getScreenCTM();
+    if (!ctm) return undefined;
+    const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
+    return { x: p.x, y: p.y };
+  }
+
+  private onPointerMove(e: PointerEvent): void {
+    const v = this.view;
+    if (!v || v.game !== Game.QUORIDOR || this.actingSeat === undefined || e.pointerType !== "mouse" || this.wallMode) return;
+    const p = this.point(e);
+    if (!p) return;
+    const l = layoutFor(v, this.flipped);
+    const w = wallAt(l, p.x, p.y, this.orientation, true);
+    if (!w) {
+      if (this.preview) {
+        this.preview = undefined;
+        this.render();
+      }
+      return;
+    }
+    if (this.preview && wallName(this.preview.wall) === wallName(w)) return;
+    this.setPreview(w);
+  }
+
+  private onClick(e: MouseEvent): void {
+    const v = this.view;
+    if (!v || this.busy) return;
+    const p = this.point(e);
+    if (!p) return;
+    const l = layoutFor(v, this.flipped);
+    this.els.board.focus({ preventScroll: true });
+    if (v.game === Game.QUORIDOR && this.actingSeat !== undefined) {
+      const strict = !this.wallMode;
+      const w = wallAt(l, p.x, p.y, this.orientation, strict);
+      if (w && (this.wallMode || !squareAt(l, p.x, p.y))) {
+        this.wallClick(w);
+        return;
+      }
+    }
+    const sq = squareAt(l, p.x, p.y);
+    if (sq) void this.squareClick(squareName(sq.file, sq.rank));
+  }
+
+  private wallClick(w: Wall): void {
+    const name = wallName(w);
+    if (this.preview && wallName(this.preview.wall) === name) {
+      if (this.preview.state === "invalid") {
+        const c = this.checks.get(`${this.view!.plyCount}:${name}`);
+        toast(c?.reason ? `Wall ${name}: ${c.reason}` : `Wall ${name} cannot go there.`, "error");
+        return;
+      }
+      void this.submit(name);
+      return;
+    }
+    this.setPreview(w, this.wallMode);
+  }
+
+  private setPreview(w: Wall, thenPlace = false): void {
+    const v = this.view!;
+    const name = wallName(w);
+    let state: PreviewState = "checking";
+    // What the client can tell at once: no walls left, overlap, cross (Q3.1–Q3.3).
+    if (v.board.case === "quoridor") {
+      const side = this.actingSeat === Seat.SECOND ? v.board.value.second : v.board.value.first;
+      const placed = v.board.value.walls.map((x) => parseWall(`${x.anchor}${x.orientation === 2 ? "v" : "h"}`)).filter((x): x is Wall => !!x);
+      if ((side?.wallsLeft ?? 0) === 0 || placed.some((x) => wallsConflict(x, w))) state = "invalid";
+    }
+    const key = `${v.plyCount}:${name}`;
+    const known = this.checks.get(key);
+    if (known) state = known.legal ? "valid" : "invalid";
+    this.preview = { wall: w, state };
+    this.render();
+    if (state !== "checking") {
+      if (thenPlace && state === "valid") { /* the second tap places it */ }
+      return;
+    }
+    const seq = ++this.checkSeq;
+    const plyNumber = v.plyCount + 1;
+    api(this.tokenFor(this.actingSeat ?? Seat.FIRST)).match.listLegalPlies({ matchId: this.matchId, ply: name, expectedPlyNumber: plyNumber })
+      .then((r) => {
+        const c = r.check;
+        this.checks.set(key, { legal: !!c?.legal, reason: c?.reason ?? "" });
+        if (seq !== this.checkSeq || !this.preview || wallName(this.preview.wall) !== name) return;
+        this.preview = { wall: w, state: c?.legal ? "valid" : "invalid" };
+        this.render();
+      })
+      .catch(() => {
+        if (seq === this.checkSeq && this.preview) {
+          this.preview = undefined;
+          this.render();
+        }
+      });
+  }
+
+  private refreshPreview(): void {
+    if (this.preview) {
+      const w = { ...this.preview.wall, orientation: this.orientation };
+      this.setPreview(w);
+    } else this.render();
+  }
+
+  private async squareClick(sq: string): Promise<void> {
+    const v = this.view!;
+    const acting = this.actingSeat;
+    if (acting === undefined) return;
+    if (this.preview && !this.wallMode) this.preview = undefined;
+    // A destination of the selected piece: play it.
+    if (this.selected && this.destinations.includes(sq)) {
+      const ply = this.legal.find((p) => p.to === sq && p.from === this.selected) ?? this.legal.find((p) => p.to === sq);
+      await this.submit(ply?.notation ?? sq);
+      return;
+    }
+    if (v.board.case === "banqi") {
+      const cell = v.board.value.cells[(Number(sq.slice(1)) - 1) * 8 + (sq.charCodeAt(0) - 97)];
+      if (cell?.state.case === "faceDown") {
+        await this.submit(sq); // a reveal is the square (B1)
+        return;
+      }
+    }
+    if (this.selected === sq) {
+      this.resetSelection();
+      this.render();
+      return;
+    }
+    await this.select(sq, true);
+  }
+
+  private async select(sq: string, announce: boolean): Promise<void> {
+    const v = this.view!;
+    const acting = this.actingSeat;
+    if (acting === undefined) return;
+    try {
+      const r = await api(this.tokenFor(acting)).match.listLegalPlies({ matchId: this.matchId, from: sq, expectedPlyNumber: v.plyCount + 1 });
+      if (this.view?.plyCount !== v.plyCount || this.actingSeat !== acting) return; // the position moved on meanwhile
+      const moves = r.plies.filter((p) => p.kind !== PlyKind.REVEAL && p.kind !== PlyKind.WALL);
+      if (!moves.length) {
+        if (announce && v.game !== Game.QUORIDOR) toast("That piece cannot move now.");
+        if (v.game !== Game.QUORIDOR) this.resetSelection();
+        this.render();
+        return;
+      }
+      this.selected = sq;
+      this.legal = moves;
+      this.destinations = r.destinations.length ? r.destinations : moves.map((p) => p.to);
+      this.render();
+    } catch (err) {
+      if (announce) toast(errorText(err), "error");
+    }
+  }
+
+  /** autoSelect shows the pawn's destinations at once on a Quoridor turn. */
+  private async autoSelect(): Promise<void> {
+    const v = this.view;
+    const acting = this.actingSeat;
+    if (!v || acting === undefined || v.board.case !== "quoridor") return;
+    const pawn = acting === Seat.FIRST ? v.board.value.first?.pawn : v.board.value.second?.pawn;
+    if (pawn) await this.select(pawn, false);
+  }
+
+  private resetSelection(): void {
+    this.selected = undefined;
+    this.legal = [];
+    this.destinations = [];
+    this.preview = undefined;
+  }
+
+  private async submit(notation: string): Promise<void> {
+    const v = this.view!;
+    const acting = this.actingSeat;
+    if (acting === undefined || this.busy) return;
+    this.busy = true;
+    this.els.board.classList.add("busy");
+    try {
+      const r = await api(this.tokenFor(acting)).match.submitPly({ matchId: this.matchId, plyNumber: v.plyCount + 1, notation });
+      // The stream brings the same event; applying it now makes the board answer at once (seq dedups).
+      const ev = r.event;
+      if (ev) {
+        for (const l of this.loops) {
+          if (l.feed.apply({ case: "event", value: ev }) === "applied") {
+            const m = l.feed.match!;
+            if (l === this.loops[0]) {
+              session.saveSeq(this.matchId, l.feed.lastSeq);
+              this.match = m;
+              this.shownPlies = m.plies.length;
+              this.resetSelection();
+              this.render();
+              void this.autoSelect();
+            }
+          }
+        }
+      }
+    } catch (err) {
+      toast(errorText(err), "error");
+      this.resetSelection();
+      this.render();
+      void this.autoSelect();
+    } finally {
+      this.busy = false;
+      this.els.board.classList.remove("busy");
+    }
+  }
+
+  private async action(kind: "resign" | "offerDraw" | "acceptDraw" | "declineDraw", seat: Seat): Promise<void> {
+    try {
+      await api(this.tokenFor(seat)).match[kind]({ matchId: this.matchId });
+    } catch (err) {
+      toast(errorText(err), "error");
+    }
+  }
+
+  // ---- keyboard ----
+
+  private cursorWall(): Wall | undefined {
+    const sq = this.cursor && parseSquare(this.cursor);
+    if (!sq) return undefined;
+    return { anchor: { file: Math.min(sq.file, 7), rank: Math.min(sq.rank, 7) }, orientation: this.orientation };
+  }
+
+  private readonly onKey = (e: KeyboardEvent): void => {
+    const v = this.view;
+    if (!v || (e.target instanceof HTMLElement && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName))) return;
+    if (e.target instanceof HTMLButtonElement && (e.key === "Enter" || e.key === " ")) return;
+    const dims = layoutFor(v, this.flipped).dims;
+    const arrows: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (arrows[e.key]) {
+      const start = parseSquare(this.cursor ?? this.selected ?? pawnOf(v, this.actingSeat ?? this.bottomSeat) ?? "a1") ?? { file: 0, rank: 0 };
+      const next = moveCursor(start, dims, this.flipped, ...arrows[e.key]);
+      this.cursor = squareName(next.file, next.rank);
+      e.preventDefault();
+      this.render();
+      return;
+    }
+    switch (e.key.toLowerCase()) {
+      case "enter":
+      case " ": {
+        if (!this.cursor) return;
+        e.preventDefault();
+        if (this.wallMode && v.game === Game.QUORIDOR) {
+          const w = this.cursorWall();
+          if (w) this.wallClick(w);
+        } else void this.squareClick(this.cursor);
+        return;
+      }
+      case "w":
+        if (v.game !== Game.QUORIDOR) return;
+        this.wallMode = !this.wallMode;
+        this.preview = undefined;
+        this.render();
+        return;
+      case "r":
+        if (v.game !== Game.QUORIDOR) return;
+        this.orientation = this.orientation === "h" ? "v" : "h";
+        this.refreshPreview();
+        return;
+      case "escape":
+        this.resetSelection();
+        this.wallMode = false;
+        this.render();
+        void this.autoSelect();
+        return;
+    }
+  };
+}
+
+/** pawnOf is a seat's Quoridor pawn square in a view, when there is one. */
+function pawnOf(v: GameView | undefined, seat: Seat): string | undefined {
+  if (!v || v.board.case !== "quoridor" || seat === Seat.UNSPECIFIED) return undefined;
+  return seat === Seat.FIRST ? v.board.value.first?.pawn : v.board.value.second?.pawn;
+}

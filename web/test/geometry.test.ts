@@ -1,0 +1,105 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  fromCell, layoutSize, moveCursor, parseSquare, parseWall, squareAt, squareCenter, squareName, toCell,
+  wallAt, wallCenter, wallName, wallRect, wallsConflict, type Layout,
+} from "../src/geometry";
+
+const q = (flipped: boolean): Layout => ({ dims: { files: 9, ranks: 9 }, flipped, cell: 52, gap: 12, margin: 30 });
+
+test("squares parse and print in notation", () => {
+  assert.deepEqual(parseSquare("e1"), { file: 4, rank: 0 });
+  assert.deepEqual(parseSquare("p16"), { file: 15, rank: 15 });
+  for (const bad of ["", "e0", "e17", "q1", "E1", "e1h", "1e"]) assert.equal(parseSquare(bad), undefined, bad);
+  assert.equal(squareName(7, 3), "h4");
+});
+
+test("white sees rank 1 at the bottom; the board turns for black", () => {
+  const d = { files: 9, ranks: 9 };
+  assert.deepEqual(toCell({ file: 0, rank: 0 }, d, false), { col: 0, row: 8 });
+  assert.deepEqual(toCell({ file: 0, rank: 0 }, d, true), { col: 8, row: 0 });
+  for (const flipped of [false, true]) {
+    for (let f = 0; f < 9; f++) for (let r = 0; r < 9; r++) {
+      assert.deepEqual(fromCell(toCell({ file: f, rank: r }, d, flipped), d, flipped), { file: f, rank: r });
+    }
+  }
+});
+
+test("squareAt finds the square under every square's centre and none over a groove", () => {
+  for (const flipped of [false, true]) {
+    const l = q(flipped);
+    for (let f = 0; f < 9; f++) for (let r = 0; r < 9; r++) {
+      const c = squareCenter(l, { file: f, rank: r });
+      assert.deepEqual(squareAt(l, c.x, c.y), { file: f, rank: r });
+    }
+    const w = wallCenter(l, { anchor: { file: 3, rank: 3 }, orientation: "h" });
+    assert.equal(squareAt(l, w.x, w.y), undefined);
+  }
+  const { width, height } = layoutSize(q(false));
+  assert.equal(width, 30 * 2 + 9 * 64 - 12);
+  assert.equal(height, width);
+});
+
+test("walls: notation, rectangles between the right squares", () => {
+  assert.deepEqual(parseWall("e3h"), { anchor: { file: 4, rank: 2 }, orientation: "h" });
+  assert.equal(parseWall("i3h"), undefined); // anchors a1–h8 only
+  assert.equal(parseWall("e9v"), undefined);
+  assert.equal(wallName({ anchor: { file: 0, rank: 7 }, orientation: "v" }), "a8v");
+  const l = q(false);
+  // e3h lies between ranks 3 and 4 and spans files e and f (Q1).
+  const r = wallRect(l, parseWall("e3h")!);
+  const e3 = squareCenter(l, parseSquare("e3")!);
+  const e4 = squareCenter(l, parseSquare("e4")!);
+  const f3 = squareCenter(l, parseSquare("f3")!);
+  assert.ok(r.y > e4.y && r.y + r.height < e3.y, "between ranks 3 and 4");
+  assert.ok(r.x < e3.x && r.x + r.width > f3.x, "spans e and f");
+  assert.equal(r.height, l.gap);
+});
+
+test("wallAt: a pointer in a groove proposes the wall there, at every anchor and both orientations, either side up", () => {
+  for (const flipped of [false, true]) {
+    const l = q(flipped);
+    for (let f = 0; f < 8; f++) for (let r = 0; r < 8; r++) for (const o of ["h", "v"] as const) {
+      const w = { anchor: { file: f, rank: r }, orientation: o };
+      const c = wallCenter(l, w);
+      // A little off the crossing, along the wall: in the groove proper.
+      const along = l.cell / 4;
+      const p = o === "h" ? { x: c.x - along, y: c.y } : { x: c.x, y: c.y - along };
+      const got = wallAt(l, p.x, p.y, o === "h" ? "v" : "h", true);
+      assert.deepEqual(got, w, `${wallName(w)} flipped=${flipped}`);
+      // At the crossing itself the preferred orientation wins.
+      assert.deepEqual(wallAt(l, c.x, c.y, o, true), w);
+    }
+  }
+});
+
+test("wallAt: over a cell nothing when strict, the nearest crossing otherwise; edges stay on the board", () => {
+  const l = q(false);
+  const c = squareCenter(l, parseSquare("a1")!);
+  assert.equal(wallAt(l, c.x, c.y, "h", true), undefined);
+  assert.deepEqual(wallAt(l, c.x + 10, c.y - 10, "h", false), { anchor: { file: 0, rank: 0 }, orientation: "h" });
+  const i9 = squareCenter(l, parseSquare("i9")!);
+  assert.deepEqual(wallAt(l, i9.x, i9.y, "v", false), { anchor: { file: 7, rank: 7 }, orientation: "v" });
+  assert.equal(wallAt(l, -100, -100, "h", false), undefined);
+});
+
+test("walls conflict when they overlap or cross (Q3.2, Q3.3), not when they touch", () => {
+  const w = (s: string) => parseWall(s)!;
+  assert.ok(wallsConflict(w("e3h"), w("e3h")));
+  assert.ok(wallsConflict(w("e3h"), w("f3h")));
+  assert.ok(wallsConflict(w("e3h"), w("d3h")));
+  assert.ok(!wallsConflict(w("e3h"), w("g3h")));
+  assert.ok(!wallsConflict(w("e3h"), w("e4h")));
+  assert.ok(wallsConflict(w("e3h"), w("e3v")));
+  assert.ok(!wallsConflict(w("e3h"), w("f3v")), "a T is legal");
+  assert.ok(wallsConflict(w("c5v"), w("c6v")));
+  assert.ok(!wallsConflict(w("c5v"), w("d5v")));
+});
+
+test("the keyboard cursor moves on screen and stays on the board", () => {
+  const d = { files: 9, ranks: 9 };
+  assert.deepEqual(moveCursor({ file: 4, rank: 0 }, d, false, 0, -1), { file: 4, rank: 1 }, "up is towards rank 9 for white");
+  assert.deepEqual(moveCursor({ file: 4, rank: 0 }, d, true, 0, -1), { file: 4, rank: 0 }, "up is off the board for black on e1");
+  assert.deepEqual(moveCursor({ file: 0, rank: 0 }, d, false, -1, 0), { file: 0, rank: 0 });
+  assert.deepEqual(moveCursor({ file: 0, rank: 0 }, d, true, -1, 0), { file: 1, rank: 0 });
+});

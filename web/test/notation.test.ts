@@ -1,0 +1,54 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import { BanqiPiece, Game, OutcomeSchema, Reason, Result, Seat } from "../src/gen/tabuleiro/game/v1/game_pb";
+import { banqiFromLetter, banqiInfo, moveRows, outcomeLine, outcomeTitle, plyShape, timeControlText } from "../src/notation";
+
+test("plyShape reads each game's notation (Q1, C1, B1)", () => {
+  assert.deepEqual(plyShape(Game.QUORIDOR, "e2"), { kind: "pawn", to: { file: 4, rank: 1 } });
+  assert.deepEqual(plyShape(Game.QUORIDOR, "e3h"), { kind: "wall", wall: { anchor: { file: 4, rank: 2 }, orientation: "h" } });
+  assert.equal(plyShape(Game.QUORIDOR, "z9"), undefined);
+  const chain = plyShape(Game.CORNERS, "c3-e3-e5");
+  assert.deepEqual(chain, { kind: "move", capture: false, path: [{ file: 2, rank: 2 }, { file: 4, rank: 2 }, { file: 4, rank: 4 }] });
+  assert.equal(plyShape(Game.CORNERS, "c3"), undefined, "a Corners ply has a path");
+  assert.deepEqual(plyShape(Game.BANQI, "c2"), { kind: "reveal", at: { file: 2, rank: 1 } });
+  assert.deepEqual(plyShape(Game.BANQI, "c2xc4"), { kind: "move", capture: true, path: [{ file: 2, rank: 1 }, { file: 2, rank: 3 }] });
+});
+
+test("moveRows numbers moves: a first-seat ply and the reply", () => {
+  const rows = moveRows([1, 2, 3].map((n) => ({ number: n, notation: `p${n}` })));
+  assert.deepEqual(rows, [
+    { number: 1, first: { ply: 1, text: "p1" }, second: { ply: 2, text: "p2" } },
+    { number: 2, first: { ply: 3, text: "p3" } },
+  ]);
+  assert.deepEqual(moveRows([]), []);
+});
+
+test("outcomes read from a seat's side or a spectator's", () => {
+  const win = create(OutcomeSchema, { result: Result.WIN, winner: Seat.SECOND, reason: Reason.RESIGNATION });
+  assert.equal(outcomeTitle(win, Seat.SECOND, ["Ana", "Bo"]), "You won");
+  assert.equal(outcomeTitle(win, Seat.FIRST, ["Ana", "Bo"]), "You lost");
+  assert.equal(outcomeTitle(win, Seat.UNSPECIFIED, ["Ana", "Bo"]), "Bo won");
+  assert.equal(outcomeLine(win), "by resignation");
+  assert.equal(outcomeTitle(create(OutcomeSchema, { result: Result.DRAW, reason: Reason.ABORTED }), Seat.FIRST, ["", ""]), "Game aborted");
+  assert.equal(outcomeTitle(create(OutcomeSchema, { result: Result.ONGOING }), Seat.FIRST, ["", ""]), "Game in progress");
+});
+
+test("Banqi pieces: letters of B1, colours, ranks", () => {
+  assert.equal(banqiFromLetter("K"), BanqiPiece.RED_GENERAL);
+  assert.equal(banqiFromLetter("p"), BanqiPiece.BLACK_SOLDIER);
+  assert.equal(banqiFromLetter("x"), BanqiPiece.UNSPECIFIED);
+  const all = "KABRNCPkabrncp".split("").map(banqiFromLetter);
+  assert.equal(new Set(all).size, 14);
+  for (const p of all) assert.equal(banqiInfo(p)!.letter, "KABRNCPkabrncp"[all.indexOf(p)]);
+  assert.equal(banqiInfo(BanqiPiece.RED_CANNON)!.red, true);
+  assert.equal(banqiInfo(BanqiPiece.BLACK_HORSE)!.red, false);
+  assert.equal(banqiInfo(BanqiPiece.BLACK_HORSE)!.name, "Black horse");
+  assert.equal(banqiInfo(BanqiPiece.UNSPECIFIED), undefined);
+});
+
+test("time controls read as players write them", () => {
+  assert.equal(timeControlText(undefined), "No clock");
+  assert.equal(timeControlText({ baseMs: 180000n, incrementMs: 2000n }), "3+2");
+  assert.equal(timeControlText({ baseMs: 90000n, incrementMs: 500n }), "1.5+0.5");
+});

@@ -1,0 +1,38 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { memoryStore, needsRefresh, Session } from "../src/session";
+
+test("the identity and the game survive a reload; the seq only moves forward", () => {
+  const store = memoryStore();
+  const s = new Session(store);
+  assert.equal(s.me, undefined);
+  s.me = { token: "t", playerId: "p", name: "Ana", expiresAt: 5 };
+  s.game = { matchId: "m", lastSeq: "0" };
+  const again = new Session(store); // a reload reads the same storage
+  assert.equal(again.me!.name, "Ana");
+  again.saveSeq("m", 7n);
+  assert.equal(new Session(store).game!.lastSeq, "7");
+  again.saveSeq("m", 3n);
+  assert.equal(again.game!.lastSeq, "7", "never backwards");
+  again.saveSeq("other", 9n);
+  assert.equal(again.game!.lastSeq, "7", "another match's seq is not this one's");
+  again.signOut();
+  assert.equal(again.me, undefined);
+  assert.equal(again.game, undefined);
+});
+
+test("damaged storage reads as nothing", () => {
+  const store = memoryStore();
+  store.setItem("tabuleiro.identity", "{not json");
+  store.setItem("tabuleiro.game", JSON.stringify({ matchId: "m", lastSeq: "x" }));
+  const s = new Session(store);
+  assert.equal(s.me, undefined);
+  assert.equal(s.game, undefined);
+});
+
+test("tokens are refreshed within an hour of expiry", () => {
+  const id = { token: "t", playerId: "p", name: "A", expiresAt: 10 * 3600_000 };
+  assert.ok(!needsRefresh(id, 8 * 3600_000));
+  assert.ok(needsRefresh(id, 9.5 * 3600_000));
+  assert.ok(needsRefresh(id, 11 * 3600_000));
+});
