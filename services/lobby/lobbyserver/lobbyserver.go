@@ -184,8 +184,8 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 			TokenTTL: cfg.TokenTTL, RefreshGrace: cfg.RefreshGrace, RoomPoll: cfg.RoomPoll,
 			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback,
 			TrustedProxies: cfg.TrustedProxies,
-			Streams:       ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
-			MaxBotMatches: maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
+			Streams:        ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
+			MaxBotMatches:  maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
 		}),
 		mm: mm, rooms: rs, store: store, cfg: cfg, logger: d.Logger,
 	}

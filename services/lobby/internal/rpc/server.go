@@ -99,7 +99,9 @@ func DefaultLimits() Limits {
 }
 
 // addr is the caller's client address (see ratelimit.AddrBehind).
-func (s *Server) addr(ctx context.Context) string { return ratelimit.AddrBehind(ctx, s.d.TrustedProxies) }
+func (s *Server) addr(ctx context.Context) string {
+	return ratelimit.AddrBehind(ctx, s.d.TrustedProxies)
+}
 
 // limit takes one request of rule for the caller's client address.
 func (s *Server) limit(ctx context.Context, rule ratelimit.Rule, name string) error {
