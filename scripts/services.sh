@@ -44,7 +44,11 @@ if ! redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; th
     sleep 0.1
   done
 fi
-export TABULEIRO_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+# Generous client timeouts: on a busy machine a reply can take seconds, and
+# go-redis's default 3 s read timeout would fail tests (and the services
+# they start) for the machine's speed.
+TABULEIRO_TEST_REDIS_TIMEOUTS="dial_timeout=60s&read_timeout=60s&write_timeout=60s"
+export TABULEIRO_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0?$TABULEIRO_TEST_REDIS_TIMEOUTS"
 
 echo "--- postgres"
 PGBIN=$(dirname "$(compgen -G '/usr/lib/postgresql/*/bin/postgres' | sort -V | tail -1)")
@@ -60,7 +64,7 @@ if ! pgctl status >/dev/null 2>&1; then # 0 running, 3 stopped, 4 no data direct
   # -w waits until it accepts connections or its postmaster exits; -t is
   # only a bound for a hang.
   pgctl -l "$PGDATA/server.log" -w -t 900 start -o \
-    "-p $PGPORT -k $PGDATA -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" ||
+    "-p $PGPORT -k $PGDATA -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=1000" ||
     { echo "PostgreSQL did not start; the end of $PGDATA/server.log:" >&2; tail -n 20 "$PGDATA/server.log" >&2; exec {lock}>&-; return 1; }
 fi
 psql -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "select 1 from pg_database where datname='tabuleiro_test'" | grep -q 1 \

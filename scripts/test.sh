@@ -31,7 +31,7 @@ STEPS=(
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
-  "webe2e    web client: browser tests (Debian chromium, playwright-core)"
+  "webe2e    web client: browser tests (Debian chromium, playwright-core) against tabuleiro serve"
 )
 
 BUF_VERSION=1.75.0 # npm's @bufbuild/buf ships the prebuilt CLI
@@ -149,7 +149,7 @@ step_embedded() {
     sleep 0.1
   done
   echo "embedded Redis at $url"
-  TABULEIRO_TEST_REDIS_URL=$url \
+  TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
     go test -short -count=1 -timeout 20m tabuleiro.dev/services/match/... tabuleiro.dev/services/lobby/...
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
@@ -204,15 +204,21 @@ step_webe2e() {
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   fc-list :lang=zh family 2>/dev/null | grep -q . || missing+=(fonts-wqy-microhei) # Banqi's pieces
   if ((${#missing[@]})); then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Under services.sh's machine-wide lock: two runs must not run apt at once.
+    (
+      flock 9
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    ) 9>/tmp/tabuleiro-test-services.lock
   fi
   # Built inside web/ (playwright-core is resolved from web/node_modules),
   # in a directory of this run's own.
   local out="web/.build/run-${WORK##*.}"
   rm -rf "$out"
+  # The binary the browser tests start (`tabuleiro serve`, web client embedded).
+  go build -o "$WORK/tabuleiro-web" ./cmd/tabuleiro
   (cd web && node build.mjs --e2e --out "../$out" &&
-    node --test --test-concurrency=1 "../$out/boards.test.mjs") || { rm -rf "$out"; return 1; }
+    TABULEIRO_BIN="$WORK/tabuleiro-web" node --test --test-concurrency=1 "../$out/") || { rm -rf "$out"; return 1; }
   rm -rf "$out"
   echo "screenshots: web/artifacts/"
 }
@@ -220,21 +226,38 @@ step_webe2e() {
 # ---- the runner ------------------------------------------------------------
 
 T0=$SECONDS
-TIMES=()   # "name seconds"
+TIMES=()   # "name wall-seconds cpu-seconds"
 CURRENT="" # the step running, if any
 CURRENT_T0=0
+CURRENT_CPU0=0
+CPU=0
+
+# cpu_now sets CPU to the CPU seconds (user + system) used so far by this
+# shell and the commands it waited for: on a shared machine the wall time
+# says how busy it was, the CPU time what a step cost. (Call it directly:
+# in a $(...) subshell, times would count the subshell's.)
+cpu_now() {
+  local shell children
+  times >"$WORK/times"
+  { read -r shell; read -r children; } <"$WORK/times"
+  CPU=$(awk -v s="$shell $children" 'BEGIN {
+    n = split(s, f, " "); t = 0
+    for (i = 1; i <= n; i++) { split(f[i], ms, "m"); t += ms[1] * 60 + ms[2] }
+    printf "%d", t }')
+}
 
 finish() {
   local status=$? pid
   for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-  printf '\n=== step timings\n'
+  printf '\n=== step timings (wall and CPU seconds; load average %s)\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
   local line
-  for line in "${TIMES[@]}"; do printf '  %-10s %5ss  ok\n' $line; done
+  for line in "${TIMES[@]}"; do printf '  %-10s %5ss %5ss cpu  ok\n' $line; done
+  cpu_now
   if [ -n "$CURRENT" ]; then
-    printf '  %-10s %5ss  FAILED\n' "$CURRENT" "$((SECONDS - CURRENT_T0))"
+    printf '  %-10s %5ss %5ss cpu  FAILED\n' "$CURRENT" "$((SECONDS - CURRENT_T0))" "$((CPU - CURRENT_CPU0))"
   fi
-  printf '  %-10s %5ss  %s\n' total "$((SECONDS - T0))" "$([ "$status" -eq 0 ] && echo ok || echo "FAILED (status $status)")"
+  printf '  %-10s %5ss %5ss cpu  %s\n' total "$((SECONDS - T0))" "$CPU" "$([ "$status" -eq 0 ] && echo ok || echo "FAILED (status $status)")"
+  rm -rf "$WORK"
   exit "$status"
 }
 trap finish EXIT
@@ -244,9 +267,11 @@ trap 'exit 143' TERM
 run_step() {
   local name=$1 desc=$2
   printf '\n=== %s: %s  [+%ss]\n' "$name" "$desc" "$((SECONDS - T0))"
-  CURRENT=$name CURRENT_T0=$SECONDS
+  cpu_now
+  CURRENT=$name CURRENT_T0=$SECONDS CURRENT_CPU0=$CPU
   "step_$name"
-  TIMES+=("$name $((SECONDS - CURRENT_T0))")
+  cpu_now
+  TIMES+=("$name $((SECONDS - CURRENT_T0)) $((CPU - CURRENT_CPU0))")
   CURRENT=""
 }
 

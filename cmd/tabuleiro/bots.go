@@ -66,7 +66,7 @@ func newBotsCommand(e *env) *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&game, "game", "quoridor", "game: "+strings.Join(gameNames(), ", "))
 	f.StringVar(&cfg.Variant, "variant", "", "variant id (default: the game's first variant)")
-	f.StringVar(&cfg.A, "a", "", "level of side A: easy, medium, hard or expert")
+	f.StringVar(&cfg.A, "a", "", "level of side A: easy, medium, hard, expert or a frozen past expert (expert-1)")
 	f.StringVar(&cfg.B, "b", "", "level of side B")
 	f.IntVar(&cfg.Games, "games", 20, "number of games")
 	f.IntVar(&budgetMS, "budget", 0, "thinking time per ply in milliseconds (0: each level's default)")
@@ -78,6 +78,58 @@ func newBotsCommand(e *env) *cobra.Command {
 	c.Flags().Lookup("token-key").DefValue = "$TABULEIRO_TOKEN_KEY"
 	_ = c.MarkFlagRequired("a")
 	_ = c.MarkFlagRequired("b")
+	c.AddCommand(newBotsLadderCommand(e))
+	return c
+}
+
+func newBotsLadderCommand(e *env) *cobra.Command {
+	var (
+		cfg      tournament.LadderConfig
+		game     string
+		budgetMS int
+		levels   string
+	)
+	c := &cobra.Command{
+		Use:   "ladder",
+		Short: "Rate every bot level of a game in a round robin",
+		Long: "Play a round robin of --games games between every pair of --levels (default:\n" +
+			"every level and the frozen past experts, such as expert-1) and print\n" +
+			"Bradley-Terry ratings on the Elo scale, anchored at the first level (easy),\n" +
+			"with 95% intervals, then every match. Progress goes to standard error.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if budgetMS < 0 {
+				return &exitError{code: 2, err: fmt.Errorf("--budget %d: must be 0 (level defaults) or more", budgetMS)}
+			}
+			cfg.Game = engine.Game(game)
+			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
+			cfg.Progress = e.stderr
+			if levels != "" {
+				cfg.Levels = strings.Split(levels, ",")
+			}
+			res, err := tournament.Ladder(cmd.Context(), cfg)
+			if len(res.Ratings) > 0 {
+				res.WriteTable(e.stdout)
+			}
+			if err != nil {
+				if errors.Is(err, tournament.ErrBadConfig) || errors.Is(err, engine.ErrUnknownVariant) {
+					return &exitError{code: 2, err: err}
+				}
+				return &exitError{code: 1, err: err}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&game, "game", "quoridor", "game: "+strings.Join(gameNames(), ", "))
+	f.StringVar(&cfg.Variant, "variant", "", "variant id (default: the game's first variant)")
+	f.StringVar(&levels, "levels", "", "comma-separated levels, the first rated 0 (default: easy,medium,hard,expert,expert-1)")
+	f.IntVar(&cfg.Games, "games", 10, "games between each pair")
+	f.IntVar(&budgetMS, "budget", 300, "thinking time per ply in milliseconds, the same for every level (0: each level's default)")
+	f.IntVar(&cfg.Opening, "opening", 4, "plies the easy level plays first in each game, shared by each pair of games with sides swapped")
+	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
+	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
+	f.IntVar(&cfg.MaxPlies, "max-plies", 0, "plies after which a game is drawn (0: 1000)")
 	return c
 }
 

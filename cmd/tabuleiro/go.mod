@@ -3,6 +3,7 @@ module tabuleiro.dev/cmd/tabuleiro
 go 1.26.0
 
 require (
+	connectrpc.com/connect v1.21.1
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/charmbracelet/x/exp/teatest v0.0.0-20251215102626-e0db08df7383
 	github.com/jackc/pgx/v5 v5.12.0
@@ -19,11 +20,15 @@ require (
 	go.opentelemetry.io/otel/trace v1.47.0
 	go.opentelemetry.io/proto/otlp v1.11.0
 	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 	tabuleiro.dev/pkg/engine v0.0.0
+	tabuleiro.dev/web v0.0.0
 )
 
 require (
+	connectrpc.com/cors v0.1.0 // indirect
+	connectrpc.com/vanguard v0.4.0 // indirect
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-udiff v0.3.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -45,6 +50,7 @@ require (
 	github.com/pressly/goose/v3 v3.30.0 // indirect
 	github.com/redis/go-redis/extra/rediscmd/v9 v9.23.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/rs/cors v1.11.1 // indirect
 	github.com/sethvargo/go-retry v0.5.0 // indirect
 	github.com/yuin/gopher-lua v1.1.1 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
@@ -58,7 +64,6 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20261110000943-09e21b237f2c // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 	modernc.org/libc v1.80.2 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
@@ -115,3 +120,5 @@ replace tabuleiro.dev/services/lobby => ../../services/lobby
 replace tabuleiro.dev/services/match => ../../services/match
 
 replace tabuleiro.dev/docs/rules => ../../docs/rules
+
+replace tabuleiro.dev/web => ../../web

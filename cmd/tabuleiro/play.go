@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
@@ -726,6 +727,12 @@ func (t *tables) unfinished(ctx context.Context, ms []*lobbyv1.MatchSummary) []*
 		if err == nil && resp.GetMatch().GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
 			continue
 		}
+		if err == nil && m.GetToMove() == gamev1.Seat_SEAT_UNSPECIFIED {
+			// The lobby's list of live matches does not say whose turn it
+			// is; the match does.
+			m = proto.CloneOf(m)
+			m.ToMove = resp.GetMatch().GetView().GetToMove()
+		}
 		out = append(out, m)
 	}
 	return out
@@ -757,6 +764,7 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 		},
 		Resume:     func(id string) (*tui.Table, error) { return t.resume(ctx, active.GetMatches(), id) },
 		ResumeHint: t.resumeHint(),
+		Online:     !t.local,
 	}
 	if t.opp.room != "" {
 		deps.Rematch = t.rematcher(ctx)

@@ -217,7 +217,7 @@ func TestServeBanner(t *testing.T) {
 		case <-poll.C:
 		}
 	}
-	for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at"} {
+	for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at", "web:        ", "http://127.0.0.1:"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("banner lacks %q:\n%s", want, out.String())
 		}

@@ -3,15 +3,21 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/pkg/platform/grpcserve"
 )
+
+// webClient, when set, returns the handler of the web client's files, which
+// `serve` serves on every path of its port that is not an RPC.
+var webClient func() http.Handler
 
 func newServeCommand(e *env) *cobra.Command {
 	var f serverFlags
-	var addr string
+	var addr, cors string
 	var compactBytes int64
 	c := &cobra.Command{
 		Use:   "serve",
@@ -22,7 +28,9 @@ func newServeCommand(e *env) *cobra.Command {
 			"reply, so that a crash loses nothing acknowledged) unless --redis-url is\n" +
 			"given; results (history, ratings, stats) go to an embedded SQLite file in the\n" +
 			"data directory unless --database-url (PostgreSQL) is given. The token key is\n" +
-			"generated once and kept in the data directory. Stops on Ctrl-C.",
+			"generated once and kept in the data directory. The port serves gRPC,\n" +
+			"gRPC-Web and Connect (browsers), and the web client at the URL printed;\n" +
+			"--cors-origins lets pages of other origins call the API. Stops on Ctrl-C.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.server != "" {
@@ -32,10 +40,19 @@ func newServeCommand(e *env) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			origins, err := grpcserve.ParseOrigins(cors)
+			if err != nil {
+				return &exitError{code: 2, err: fmt.Errorf("--cors-origins: %w", err)}
+			}
+			var web http.Handler
+			if webClient != nil {
+				web = webClient()
+			}
 			srv, err := local.Start(cmd.Context(), local.Options{
 				Addr: addr, DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
 				Logger:            slog.New(slog.NewJSONHandler(e.stderr, nil)),
 				RedisCompactBytes: compactBytes,
+				HTTPHandler:       web, CORSOrigins: origins,
 			})
 			if err != nil {
 				return &exitError{code: 1, err: err}
@@ -50,6 +67,7 @@ func newServeCommand(e *env) *cobra.Command {
 	f.register(c)
 	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
+	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")
 	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, "log growth that starts a compaction of the embedded Redis (default 4 MiB; tests)")
 	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")
 	return c

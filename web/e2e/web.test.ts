@@ -392,7 +392,10 @@ test("two players meet in the quick pairing queue", async () => {
     await p.click("label.chip:has-text('5+3')");
     await p.click("#start");
   }
-  await a.page.waitForSelector(".queue");
+  await a.page.waitForSelector(".queue, .board-box", { timeout: 15_000 }).catch(async (e) => {
+    await shot(a.page, "failed-queue");
+    throw new Error(`no queue screen (toast ${JSON.stringify(await a.page.locator("#toast").textContent().catch(() => ""))}): ${e}`);
+  });
   await shot(a.page, "24-queue");
   await a.page.waitForURL(/#\/game\//, { timeout: 30_000 });
   await b.page.waitForURL(/#\/game\//, { timeout: 30_000 });
@@ -411,6 +414,7 @@ test("phone-sized screens: the lobby and a game fit", async () => {
   await shot(page, "25-phone-lobby");
   await choose(page, "Corners", "Bot", "Easy");
   await page.click("label.chip:has-text('3+2')");
+  await page.click("label.chip:has-text('Black (second)')"); // the bot's first ply starts the clocks
   await page.click("#start");
   await page.waitForURL(/#\/game\//);
   await waitTurn(page);

@@ -6,9 +6,23 @@
 // ctx.Done() it marks health NOT_SERVING, waits DrainDelay, drains with
 // GracefulStop and stops hard once ShutdownTimeout has passed.
 //
-// Long-lived streams (match.v1 Play, Watch) hold GracefulStop until they
-// end: their handlers should watch the same ctx that was passed to Run, send
-// their drain notice and return.
+// Long-lived streams (match.v1 Play, Follow, Watch) hold the drain until
+// they end: their handlers should watch the same ctx that was passed to Run,
+// send their drain notice and return.
+//
+// One port serves gRPC, gRPC-Web and the Connect protocol (see WebHandler):
+// every call, whatever its protocol, runs through the same grpc.Server, its
+// interceptors and its stats handler. In plaintext (local mode, a private
+// network, TLS terminated in front) connections are sorted by their first
+// bytes: HTTP/2 with prior knowledge (gRPC clients) goes to grpc-go's own
+// transport, so native clients pay nothing for the browser protocols;
+// HTTP/1.1 (browsers, curl, Connect and gRPC-Web clients) goes to net/http
+// and the transcoder, as does any request for a path that is not an RPC
+// (Options.HTTPHandler). Over cleartext, gRPC-Web and Connect are thus
+// HTTP/1.1 only (browsers never speak cleartext HTTP/2). With TLS, net/http
+// serves every connection (HTTP/2 and HTTP/1.1 by ALPN, since a browser's
+// HTTP/2 connection cannot be told from a gRPC client's), and gRPC calls go
+// through grpc.Server.ServeHTTP.
 package grpcserve
 
 import (
@@ -19,6 +33,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"google.golang.org/grpc"
@@ -78,6 +93,14 @@ type Options struct {
 	MaxConcurrentStreams uint32
 	// ServerOptions are appended to the server's own options.
 	ServerOptions []grpc.ServerOption
+	// HTTPHandler, when set, serves the HTTP requests that are not RPCs
+	// (any path other than /package.Service/Method of a registered
+	// service): the web client's files, for example. Nil answers 404.
+	HTTPHandler http.Handler
+	// CORSOrigins are the origins that browsers may call the RPCs from
+	// cross-origin ("https://play.example.com", or "*" for any); empty
+	// means same-origin only. See ParseOrigins.
+	CORSOrigins []string
 	// Checks are what the service needs to serve (its Redis, …): Run runs
 	// them every CheckInterval and reports health NOT_SERVING while any
 	// fails, SERVING again once all pass (see Check).
@@ -182,12 +205,40 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		}
 	}
 	srv, hs := NewServer(opts, register)
+	web, err := WebHandler(srv, opts.HTTPHandler, opts.CORSOrigins)
+	if err != nil {
+		_ = lis.Close()
+		return err
+	}
+	hsrv := &http.Server{
+		Handler:           web,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		Protocols:         new(http.Protocols),
+	}
+	hsrv.Protocols.SetHTTP1(true)
 	if opts.OnListen != nil {
 		opts.OnListen(lis.Addr())
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	logger.InfoContext(ctx, "grpc server serving", "addr", lis.Addr().String(), "tls", opts.TLS != nil)
+	// Each of these ends with the error that stopped it (nil or
+	// http.ErrServerClosed once stopped on purpose).
+	served := make(chan error, 1)     // grpc-go's transport (plaintext only)
+	httpServed := make(chan error, 1) // net/http
+	accepted := make(chan error, 1)   // the plaintext listener's sorter
+	if opts.TLS != nil {
+		hsrv.Protocols.SetHTTP2(true)
+		hsrv.TLSConfig = opts.TLS.Clone()
+		go func() { httpServed <- hsrv.ServeTLS(lis, "", "") }()
+	} else {
+		split := newSplitListener(lis)
+		go func() { accepted <- split.serve() }()
+		go func() { served <- srv.Serve(split.h2) }()
+		go func() { httpServed <- hsrv.Serve(split.h1) }()
+	}
+	logger.InfoContext(ctx, "grpc server serving", "addr", lis.Addr().String(), "tls", opts.TLS != nil,
+		"protocols", "grpc, grpc-web, connect", "cors_origins", opts.CORSOrigins)
 	if opts.TLS == nil && !isLoopback(lis.Addr()) {
 		logger.WarnContext(ctx, "grpc server is plaintext on a non-loopback address: set a TLS certificate and key unless a private network or a TLS proxy protects it",
 			"addr", lis.Addr().String())
@@ -198,11 +249,21 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		defer close(checksDone)
 		runChecks(ctx, opts, srv, hs, logger)
 	}()
+	var failed error
 	select {
 	case err := <-served:
-		hs.Shutdown()
-		return fmt.Errorf("serve grpc: %w", err)
+		failed = fmt.Errorf("serve grpc: %w", err)
+	case err := <-httpServed:
+		failed = fmt.Errorf("serve http: %w", err)
+	case err := <-accepted:
+		failed = fmt.Errorf("accept: %w", err)
 	case <-ctx.Done():
+	}
+	if failed != nil {
+		hs.Shutdown()
+		_ = hsrv.Close()
+		srv.Stop()
+		return failed
 	}
 	<-checksDone
 
@@ -215,11 +276,19 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		case <-delay.C:
 		case err := <-served:
 			delay.Stop()
+			_ = hsrv.Close()
 			return fmt.Errorf("serve grpc: %w", err)
+		case err := <-httpServed:
+			delay.Stop()
+			srv.Stop()
+			return fmt.Errorf("serve http: %w", err)
 		}
 	}
 	stopped := make(chan struct{})
 	go func() {
+		// net/http first: grpc.Server.GracefulStop would close the streams
+		// it runs through ServeHTTP at once, before their drain notice.
+		_ = hsrv.Shutdown(context.WithoutCancel(ctx))
 		srv.GracefulStop()
 		close(stopped)
 	}()
@@ -229,11 +298,20 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	case <-stopped:
 	case <-hard.C:
 		logger.Warn("grpc graceful stop timed out; stopping", "shutdown_timeout_ms", timeout.Milliseconds())
+		_ = hsrv.Close()
 		srv.Stop()
 		<-stopped
 	}
-	if err := <-served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-		return fmt.Errorf("serve grpc: %w", err)
+	if err := <-httpServed; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve http: %w", err)
+	}
+	if opts.TLS == nil {
+		if err := <-served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			return fmt.Errorf("serve grpc: %w", err)
+		}
+		if err := <-accepted; err != nil {
+			return fmt.Errorf("accept: %w", err)
+		}
 	}
 	logger.Info("grpc server stopped")
 	return nil

@@ -36,6 +36,11 @@ type Config struct {
 	// slot. A request waits while its deadline still leaves its budget, and
 	// is refused with RESOURCE_EXHAUSTED otherwise.
 	MaxSearches, MaxQueue int
+	// CORSOrigins (BOT_CORS_ORIGINS): comma-separated origins whose pages may
+	// call the API cross-origin over gRPC-Web or Connect
+	// ("https://play.example.com", or "*"); empty (the default) means
+	// same-origin only.
+	CORSOrigins []string
 }
 
 // Load reads the configuration through getenv, reporting every problem at
@@ -58,6 +63,10 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
 		cfg.TokenKey = k
+		return err
+	})
+	env.Func("CORS_ORIGINS", false, func(s string) (err error) {
+		cfg.CORSOrigins, err = grpcserve.ParseOrigins(s)
 		return err
 	})
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
@@ -106,6 +115,7 @@ func Options(cfg Config, deps Deps) (grpcserve.Options, error) {
 		Logger:          deps.Logger,
 		Auth:            auth.NewInterceptor(v, Policy()),
 		Telemetry:       deps.Telemetry,
+		CORSOrigins:     cfg.CORSOrigins,
 	}
 	if opts.TLS, err = grpcserve.ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
 		return grpcserve.Options{}, err

@@ -28,7 +28,8 @@ import (
 type Config struct {
 	Game    engine.Game
 	Variant string // empty: the game's default variant
-	// A and B are level names: "easy", "medium", "hard" or "expert".
+	// A and B are level names: "easy", "medium", "hard", "expert" or a
+	// frozen past expert ("expert-1", in this process only).
 	A, B  string
 	Games int
 	// Budget is each ply's thinking time; 0 gives each level its default.
@@ -95,13 +96,20 @@ type gameResult struct {
 // Run plays the match. A plays first in even-numbered games, B in odd ones.
 // It stops early, returning what it has, when ctx is done.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	la, err := player.ParseLevel(cfg.A)
+	la, err := player.ParseHarnessLevel(cfg.A)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: --a: %w", ErrBadConfig, err)
 	}
-	lb, err := player.ParseLevel(cfg.B)
+	lb, err := player.ParseHarnessLevel(cfg.B)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: --b: %w", ErrBadConfig, err)
+	}
+	if cfg.Remote != nil {
+		for _, l := range [2]player.Level{la, lb} {
+			if _, ok := protoLevel[l]; !ok {
+				return Result{}, fmt.Errorf("%w: the bot service does not play the frozen level %s", ErrBadConfig, l)
+			}
+		}
 	}
 	v, err := games.Lookup(cfg.Game, cfg.Variant)
 	if err != nil {

@@ -108,3 +108,65 @@ func TestRunRemote(t *testing.T) {
 		t.Errorf("remote match %+v: want 2 games played", res)
 	}
 }
+
+// TestRate checks the Bradley–Terry fit on made-up matches: equal records
+// rate equal, a level that beats another three games in four is about 191
+// Elo above it, and the anchor is 0 with a zero-width interval.
+func TestRate(t *testing.T) {
+	t.Parallel()
+	m := func(a, b string, w, d, l int) Result {
+		return Result{Config: Config{A: a, B: b}, Wins: w, Draws: d, Losses: l}
+	}
+	rs := rate([]string{"easy", "medium", "hard"}, []Result{
+		m("easy", "medium", 999, 0, 2997), // virtual draws hardly matter at this size
+		m("easy", "hard", 0, 10, 0),
+		m("medium", "hard", 0, 0, 0),
+	})
+	got := map[string]Rating{}
+	for _, r := range rs {
+		got[r.Level] = r
+	}
+	if e := got["easy"]; e.Elo != 0 || e.Low != 0 || e.High != 0 {
+		t.Errorf("anchor easy = %+v, want 0 [0, 0]", e)
+	}
+	if d := got["medium"].Elo; math.Abs(d-190.8) > 1 {
+		t.Errorf("medium = %.1f Elo, want about 190.8 (3 games in 4 against easy)", d)
+	}
+	if h := got["hard"]; math.Abs(h.Elo) > 1e-6 || !(h.Low < 0 && h.High > 0) {
+		t.Errorf("hard = %+v, want 0 with an interval around it (10 draws with easy)", h)
+	}
+	if rs[0].Level != "medium" {
+		t.Errorf("ratings not strongest first: %+v", rs)
+	}
+	// A level that won every game still gets a finite rating.
+	rs = rate([]string{"easy", "expert"}, []Result{m("expert", "easy", 20, 0, 0)})
+	for _, r := range rs {
+		if math.IsInf(r.Elo, 0) || math.IsInf(r.High, 0) || (r.Level == "expert" && r.Elo < 300) {
+			t.Errorf("all-wins rating %+v: want finite and high", r)
+		}
+	}
+}
+
+func TestLadderSmall(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	res, err := Ladder(t.Context(), LadderConfig{
+		Game: engine.Corners, Variant: "classic-3x3", Levels: []string{"easy", "medium", "expert-1"},
+		Games: 2, Budget: 10 * time.Millisecond, Seed: 5, Opening: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 3 || len(res.Ratings) != 3 {
+		t.Fatalf("%d matches, %d ratings: want 3 and 3", len(res.Matches), len(res.Ratings))
+	}
+	res.WriteTable(&out)
+	for _, want := range []string{"ladder: easy, medium, expert-1", "easy = 0", "expert-1", "matches"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := Ladder(t.Context(), LadderConfig{Game: engine.Corners, Levels: []string{"easy", "easy"}, Games: 2}); !errors.Is(err, ErrBadConfig) {
+		t.Errorf("a ladder of one level twice: %v, want ErrBadConfig", err)
+	}
+}

@@ -36,6 +36,7 @@ type cluster struct {
 	db     *sql.DB
 	iss    *auth.Issuer
 	conns  []*grpc.ClientConn
+	lis    []*bufconn.Listener
 }
 
 func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
@@ -54,7 +55,8 @@ func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
 	for i := range n {
 		srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: c.db, Bot: bot}, matchserver.Config{
 			KeyPrefix: prefix, InstanceID: fmt.Sprintf("i%d", i), Match: cfg,
-			Recorder: recorder.Config{Block: 20 * time.Millisecond, MinIdle: 200 * time.Millisecond, Retry: 20 * time.Millisecond},
+			Recorder:        recorder.Config{Block: 20 * time.Millisecond, MinIdle: 200 * time.Millisecond, Retry: 20 * time.Millisecond},
+			FollowHeartbeat: 500 * time.Millisecond,
 		})
 		wg.Go(func() {
 			if err := srv.Run(ctx); err != nil && ctx.Err() == nil { // a test may end before start-up does
@@ -74,6 +76,7 @@ func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
 		}
 		t.Cleanup(func() { _ = conn.Close() })
 		c.conns = append(c.conns, conn)
+		c.lis = append(c.lis, lis)
 	}
 	return c
 }

@@ -56,6 +56,9 @@ type Config struct {
 	// MaxStreams caps each player's open Play and Watch streams together,
 	// across instances (default 16; negative: no cap).
 	MaxStreams int
+	// FollowHeartbeat is how long a Follow stream stays silent before the
+	// server sends a heartbeat; 0 means 15 s.
+	FollowHeartbeat time.Duration
 }
 
 // Server is a match service instance.
@@ -94,6 +97,7 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 	if cfg.MaxStreams > 0 {
 		s.rpc.CapStreams(ratelimit.NewStreams(d.Redis, cfg.KeyPrefix+"match:", "match streams", cfg.MaxStreams))
 	}
+	s.rpc.Heartbeat = cfg.FollowHeartbeat
 	return s
 }
 

@@ -192,7 +192,7 @@ function demoView() {
 // ---- lobby ----
 
 let variantsCache: Variant[] | undefined;
-async function variants(): Promise<Variant[]> {
+export async function variants(): Promise<Variant[]> {
   if (!variantsCache) variantsCache = (await api().lobby.listVariants({})).variants;
   return variantsCache;
 }

@@ -10,7 +10,7 @@ import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, lowTime, remainingMs, ServerClock } from "../clock";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
-import { BotLevel, Game, Seat, type Participant } from "../gen/tabuleiro/game/v1/game_pb";
+import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { GameView } from "../gen/tabuleiro/game/v1/view_pb";
 import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match/v1/match_pb";
 import { PlyKind, type LegalPly } from "../gen/tabuleiro/match/v1/match_service_pb";
@@ -28,7 +28,7 @@ import {
 } from "../geometry";
 import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, seatColour, timeControlText } from "../notation";
 import type { Identity } from "../session";
-import { loadOrigin, me, partner, ratingText, session, start, frame } from "./app";
+import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, h, svg, toast } from "./dom";
 
 /** Origin is how a game was started, to offer the same again (rematch). */
@@ -66,6 +66,7 @@ export class GameScreen {
   private readonly rematchCtl = new AbortController();
   private rematchWatched = false;
   private shownPlies = -1;
+  private variantList: Variant[] | undefined;
   private readonly els = {
     board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
     top: h("div", { class: "strip top-strip" }),
@@ -123,6 +124,10 @@ export class GameScreen {
       }
     }
     this.timer = setInterval(() => this.tickClocks(), 100);
+    void variants().then((vs) => {
+      this.variantList = vs;
+      if (this.match) this.render();
+    }).catch(() => {});
     window.addEventListener("keydown", this.onKey);
     window.addEventListener("online", this.onOnline);
     window.addEventListener("offline", this.onOffline);
@@ -338,7 +343,7 @@ export class GameScreen {
       const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;
       extra.append(h("span", { class: "away", "data-deadline": dl }, "disconnected"));
     }
-    const clock = m.clocks ? h("span", { class: `clock${isTurn ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
+    const clock = m.clocks ? h("span", { class: `clock${m.clocks.running === seat && m.status !== MatchStatus.FINISHED ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
     el.append(name, extra, clock || h("span", { class: "clock none" }, isTurn ? "to move" : ""));
   }
 
@@ -424,7 +429,8 @@ export class GameScreen {
     }
     const v = this.view!;
     const actor = this.mode === "local" ? v.toMove : m.yourSeat;
-    const draws = v.game !== Game.QUORIDOR; // Quoridor has no draws (Q4); the server decides in any case.
+    const variant = this.variantList?.find((x) => x.game === m.game && x.id === m.variant);
+    const draws = variant ? variant.draws : v.game !== Game.QUORIDOR; // Variant.draws; the server decides in any case
     const offerBy = m.drawOfferedBy;
     if (offerBy !== Seat.UNSPECIFIED && offerBy !== actor && this.mySeats.includes(otherSeat(offerBy))) {
       const by = this.participant(offerBy)?.displayName ?? "Your opponent";

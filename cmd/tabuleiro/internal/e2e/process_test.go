@@ -183,7 +183,9 @@ func startRedis(ctx context.Context, t *testing.T) string {
 	host, port, _ := net.SplitHostPort(addr)
 	p := startProcess(t, "redis", "redis-server", []string{"PATH=" + os.Getenv("PATH")},
 		"--bind", host, "--port", port, "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	u := "redis://" + addr + "/0"
+	// The services under test get generous timeouts: a busy machine may
+	// take seconds to answer.
+	u := "redis://" + addr + "/0?dial_timeout=60s&read_timeout=60s&write_timeout=60s"
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
 	tick := time.NewTicker(10 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,6 +56,13 @@ type Options struct {
 	ReconnectWindow, FirstPlyTimeout time.Duration
 	// Now, when set, is the match service's clock (tests move it on).
 	Now func() time.Time
+	// HTTPHandler, when set, serves every HTTP request on the port that is
+	// not an RPC: the web client's files. The RPCs themselves are served
+	// over gRPC, gRPC-Web and Connect either way.
+	HTTPHandler http.Handler
+	// CORSOrigins are the origins whose pages may call the RPCs
+	// cross-origin; empty means same-origin only.
+	CORSOrigins []string
 
 	// RedisCompactBytes, when set, replaces the log growth (4 MiB) that
 	// starts a compaction of the embedded Redis's write-ahead log (the
@@ -66,6 +74,7 @@ type Options struct {
 // port.
 type Server struct {
 	addr    string
+	url     string
 	issuer  *auth.Issuer
 	banner  string
 	done    chan struct{}
@@ -226,8 +235,13 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}
 	policy.ServiceOnly = append(policy.ServiceOnly, botserver.Policy().ServiceOnly...)
 
-	s.banner = fmt.Sprintf("tabuleiro: lobby, match and bot serving on %s\n  live state: %s\n  results:    %s\n  data:       %s (token key, identities)\n",
-		s.addr, live, results, o.DataDir)
+	s.url = BrowserURL(s.addr)
+	web := "gRPC, gRPC-Web and Connect at " + s.url
+	if o.HTTPHandler != nil {
+		web = "open " + s.url + " in a browser (gRPC, gRPC-Web and Connect on the same port)"
+	}
+	s.banner = fmt.Sprintf("tabuleiro: lobby, match and bot serving on %s\n  web:        %s\n  live state: %s\n  results:    %s\n  data:       %s (token key, identities)\n",
+		s.addr, web, live, results, o.DataDir)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
@@ -250,7 +264,8 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	wg.Go(func() {
 		err := grpcserve.Run(runCtx, grpcserve.Options{
 			Listener: l, Logger: logger, ShutdownTimeout: 5 * time.Second,
-			Auth: auth.NewInterceptor(verifier, policy),
+			Auth:        auth.NewInterceptor(verifier, policy),
+			HTTPHandler: o.HTTPHandler, CORSOrigins: o.CORSOrigins,
 		}, func(g *grpc.Server) {
 			lob.Register(g)
 			ms.Register(g)
@@ -288,6 +303,23 @@ func (s *Server) close(ctx context.Context) error {
 
 // Addr is the address the services listen on.
 func (s *Server) Addr() string { return s.addr }
+
+// URL is the server's address as a browser opens it: the web client (when
+// Options.HTTPHandler serves it) and the gRPC-Web and Connect APIs.
+func (s *Server) URL() string { return s.url }
+
+// BrowserURL is the http URL of a listening address; an unspecified host
+// (0.0.0.0, ::) becomes localhost, which a browser on this machine reaches.
+func BrowserURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr + "/"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
 
 // Banner says where the services listen, which stores are in use and what
 // persists.

@@ -163,7 +163,7 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 	case "q":
 		m.confirmQuit = true
 		m.status = "Quit? The game stays unfinished"
-		if !m.local() && m.clocks != nil {
+		if m.deps.Online && m.clocks != nil {
 			m.status += " and your clock keeps running"
 		}
 		m.status += "; come back with " + cmpOr(m.deps.ResumeHint, "tabuleiro play --resume") + ". y quits, any other key stays."

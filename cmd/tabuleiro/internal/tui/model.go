@@ -70,6 +70,9 @@ type Deps struct {
 	// ResumeHint says how to come back to an unfinished game (the command
 	// line), for the confirmation of q during a game.
 	ResumeHint string
+	// Online reports that the server runs elsewhere: a game's clock and
+	// opponent go on while this terminal is away.
+	Online bool
 }
 
 type phase int

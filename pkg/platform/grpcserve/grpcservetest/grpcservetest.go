@@ -6,6 +6,7 @@ package grpcservetest
 import (
 	"context"
 	"net"
+	"net/http"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -63,6 +64,21 @@ func (s *Server) Dial(t testing.TB, opts ...grpc.DialOption) *grpc.ClientConn {
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
+}
+
+// BaseURL is the URL of the server for HTTPClient's requests.
+const BaseURL = "http://bufconn"
+
+// HTTPClient returns an HTTP/1.1 client whose connections go to the server,
+// as a browser's do: for Connect and gRPC-Web clients (connect-go with
+// BaseURL) and plain HTTP requests.
+func (s *Server) HTTPClient(t testing.TB) *http.Client {
+	t.Helper()
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return s.lis.DialContext(ctx) },
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
 }
 
 // Shutdown cancels the server's context, as SIGTERM does in a service, and

@@ -286,7 +286,7 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 		medium: bGame{},
 		deep:   bGame{reveals: 4},
 	}
-	if lvl == Expert {
+	if lvl == Expert || lvl == Expert1 {
 		// Fewer reveals below the root make the expert's chance nodes
 		// cheaper, so its deeper search (table, iterative deepening) goes a
 		// ply past hard's instead of matching it.

@@ -26,16 +26,25 @@ const (
 	Medium
 	Hard
 	Expert
+	// Expert1 is the expert as it played before issue 20 (its search and
+	// evaluation frozen), kept to measure newer experts against. Players
+	// never meet it: the bot service offers only Levels.
+	Expert1
 )
 
-var levelNames = [...]string{Easy: "easy", Medium: "medium", Hard: "hard", Expert: "expert"}
+var levelNames = [...]string{Easy: "easy", Medium: "medium", Hard: "hard", Expert: "expert", Expert1: "expert-1"}
 
-// Levels lists the levels, weakest first.
+// Levels lists the levels players meet, weakest first.
 func Levels() []Level { return []Level{Easy, Medium, Hard, Expert} }
 
-// String returns "easy", "medium", "hard" or "expert".
+// HarnessLevels lists every level the tournament harness plays: Levels and
+// the frozen past experts.
+func HarnessLevels() []Level { return []Level{Easy, Medium, Hard, Expert, Expert1} }
+
+// String returns "easy", "medium", "hard", "expert" or a frozen level's
+// name ("expert-1").
 func (l Level) String() string {
-	if l >= Easy && l <= Expert {
+	if l >= Easy && l <= Expert1 {
 		return levelNames[l]
 	}
 	return fmt.Sprintf("level(%d)", l)
@@ -51,12 +60,22 @@ func ParseLevel(s string) (Level, error) {
 	return 0, fmt.Errorf("level %q (want easy, medium, hard or expert): %w", s, ErrUnknownLevel)
 }
 
+// ParseHarnessLevel is ParseLevel accepting the frozen levels too.
+func ParseHarnessLevel(s string) (Level, error) {
+	for _, l := range HarnessLevels() {
+		if l.String() == s {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("level %q (want easy, medium, hard, expert or expert-1): %w", s, ErrUnknownLevel)
+}
+
 // DefaultBudget is the time a level thinks when the caller does not say.
 func (l Level) DefaultBudget() time.Duration {
 	switch l {
 	case Hard:
 		return 500 * time.Millisecond
-	case Expert:
+	case Expert, Expert1:
 		return 2 * time.Second
 	}
 	return 100 * time.Millisecond
@@ -91,7 +110,7 @@ type Choice struct {
 // level's choice. It fails only on bad input: an unknown level, a budget ≤
 // 0, a finished game or a game no bot plays.
 func Select(ctx context.Context, v engine.View, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
-	if lvl < Easy || lvl > Expert {
+	if lvl < Easy || lvl > Expert1 {
 		return Choice{}, fmt.Errorf("level %d: %w", lvl, ErrUnknownLevel)
 	}
 	if budget <= 0 {
@@ -130,6 +149,9 @@ type levelGames[S any, M comparable, E, G, H search.Game[S, M]] struct {
 	simple E
 	medium G
 	deep   H // hard and expert
+	// expert, if set, turns on the expert's search refinements (not the
+	// frozen experts').
+	expert search.Refinements
 }
 
 // choose runs the search of level lvl over st.
@@ -150,7 +172,11 @@ func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context,
 	case Hard:
 		lim.Depth = 3
 		r = search.AlphaBeta[S, M](ctx, gs.deep, st, lim)
-	default:
+	case Expert:
+		lim.TableBits = 18
+		lim.Refinements = gs.expert
+		r = search.Iterative[S, M](ctx, gs.deep, st, lim)
+	default: // the frozen experts
 		lim.TableBits = 18
 		r = search.Iterative[S, M](ctx, gs.deep, st, lim)
 	}

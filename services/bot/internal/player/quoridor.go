@@ -143,10 +143,11 @@ func sideOfSeat(s engine.Seat) int {
 type qGame struct {
 	walls  *[11]int
 	simple bool // easy's heuristic: path difference only
-	// narrow limits the walls searched qFullWidth or more plies below the
+	// narrow limits the walls searched fullWidth or more plies below the
 	// root to those touching a shortest path of the opponent's pawn (the
 	// expert's selective search).
-	narrow bool
+	narrow    bool
+	fullWidth int8
 }
 
 // Wall values: medium counts every wall the same; hard and expert value
@@ -168,7 +169,7 @@ const (
 )
 
 func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
-	if !g.narrow || s.ply < qFullWidth {
+	if !g.narrow || s.ply < g.fullWidth {
 		return s.pos.LegalMoves(dst)
 	}
 	// Only the walls that may matter are checked for legality at all.
@@ -313,19 +314,36 @@ func abs(x int) int {
 	return x
 }
 
+// expert1QGame is the frozen expert-1's adapter.
+func expert1QGame() qGame { return qGame{walls: &reserveWalls, narrow: true, fullWidth: qFullWidth} }
+
 // expertQGame is the expert's adapter.
-func expertQGame() qGame { return qGame{walls: &reserveWalls, narrow: true} }
+func expertQGame() qGame { return qGame{walls: &reserveWalls, narrow: true, fullWidth: qFullWidth} }
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	if lvl == Easy {
+		return easyQuoridor(p, rng) // a beginner's policy, see easy_quoridor.go
+	}
 	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
 		simple: qGame{simple: true},
 		medium: qGame{walls: &flatWalls},
 		deep:   qGame{walls: &reserveWalls},
 	}
-	if lvl == Expert {
+	switch lvl {
+	case Expert:
 		gs.deep = expertQGame()
+		gs.expert = expertRefinements
+	case Expert1:
+		gs.deep = expert1QGame()
 	}
 	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, rng)
 	c.Ply = m
 	return c, err
 }
+
+// Index is the move's index for the search's history table: a Move is
+// below 1<<9 (kind in bits 7–8).
+func (qGame) Index(m quoridor.Move) int { return int(m) & (search.MaxIndex - 1) }
+
+// expertRefinements are the expert's search refinements.
+var expertRefinements = search.Refinements{Killers: true, History: true, Reduce: 4}

@@ -23,6 +23,13 @@ type searcher[S any, M comparable, G Game[S, M]] struct {
 	// pvs turns on the principal variation search (Iterative only): moves
 	// after the first are searched with a null window first.
 	pvs bool
+	ref Refinements
+	// killers holds two moves per ply (Refinements.Killers); history the
+	// cut-off counts by move index (Refinements.History).
+	killers [][2]M
+	hasKill [][2]bool
+	index   Indexer[M]
+	history []int32
 }
 
 func newSearcher[S any, M comparable, G Game[S, M]](ctx context.Context, g G, lim Limits, start time.Time) *searcher[S, M, G] {
@@ -61,6 +68,74 @@ func (s *searcher[S, M, G]) generate(st *S, ply int, first M, hasFirst bool) []M
 		}
 	}
 	return moves
+}
+
+// refine reorders moves (the table move, if any, first) by the killers
+// and (depth 3 and more from the leaves) the history, as Refinements say, and returns how many moves lead the
+// order ahead of the history's: the table move and the killers found.
+func (s *searcher[S, M, G]) refine(moves []M, depth, ply int, hasTT bool) int {
+	if !s.ref.Killers && s.history == nil {
+		if hasTT {
+			return 1
+		}
+		return 0
+	}
+	front := 0
+	if hasTT {
+		front = 1
+	}
+	rest := moves[front:]
+	if s.history != nil && depth >= 3 && len(rest) > 1 {
+		h := s.history
+		idx := s.index
+		slices.SortStableFunc(rest, func(a, b M) int {
+			return int(h[idx.Index(b)]) - int(h[idx.Index(a)])
+		})
+	}
+	if s.ref.Killers && ply < len(s.killers) {
+		for k := 1; k >= 0; k-- { // the newer killer ends up first
+			if !s.hasKill[ply][k] {
+				continue
+			}
+			km := s.killers[ply][k]
+			if i := slices.Index(moves[front:], km); i > 0 {
+				copy(moves[front+1:front+i+1], moves[front:front+i])
+				moves[front] = km
+			}
+		}
+		n := front
+		for k := range 2 {
+			if s.hasKill[ply][k] && slices.Contains(moves[front:min(front+2, len(moves))], s.killers[ply][k]) {
+				n++
+			}
+		}
+		front = n
+	}
+	return front
+}
+
+// cutoff records that m caused a beta cut-off depth plies from the leaves
+// and ply from the root.
+func (s *searcher[S, M, G]) cutoff(m M, depth, ply int) {
+	if s.ref.Killers {
+		for len(s.killers) <= ply {
+			s.killers = append(s.killers, [2]M{})
+			s.hasKill = append(s.hasKill, [2]bool{})
+		}
+		if !s.hasKill[ply][0] || s.killers[ply][0] != m {
+			s.killers[ply][1], s.hasKill[ply][1] = s.killers[ply][0], s.hasKill[ply][0]
+			s.killers[ply][0], s.hasKill[ply][0] = m, true
+		}
+	}
+	if s.history != nil {
+		i := s.index.Index(m)
+		s.history[i] += int32(depth * depth)
+		if s.history[i] > 1<<24 {
+			for j := range s.history {
+				s.history[j] /= 2
+			}
+		}
+	}
 }
 
 // child returns the score of move m at st for the side to move at st,
@@ -134,11 +209,21 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 		// Terminal said the game goes on; trust the evaluation.
 		return s.g.Eval(st)
 	}
+	early := s.refine(moves, depth, ply, hasTT)
 	best, bestMove := -inf, moves[0]
 	for i := 0; i < len(moves); i++ {
 		m := moves[i]
 		var v int
-		if i > 0 && s.pvs && s.chance == nil {
+		if s.ref.Reduce > 0 && i >= early+s.ref.Reduce-1 && depth >= 3 && s.chance == nil {
+			// A late move: a shallower null-window search first.
+			v = s.child(st, m, depth-1, alpha, alpha+1, ply)
+			if v > alpha && !s.stopped {
+				v = s.child(st, m, depth, alpha, alpha+1, ply)
+				if v > alpha && v < beta && !s.stopped {
+					v = s.child(st, m, depth, alpha, beta, ply)
+				}
+			}
+		} else if i > 0 && s.pvs && s.chance == nil {
 			// Principal variation search: prove with a null window that m
 			// is no better than the best so far, and search it fully only
 			// when it is.
@@ -159,6 +244,7 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 			alpha = v
 		}
 		if alpha >= beta {
+			s.cutoff(m, depth, ply)
 			break
 		}
 	}
@@ -265,6 +351,13 @@ func Iterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S
 	s := newSearcher[S, M](ctx, g, lim, start)
 	s.tt = newTable[M](lim.TableBits)
 	s.pvs = true
+	s.ref = lim.Refinements
+	if s.ref.History {
+		if ix, ok := any(g).(Indexer[M]); ok {
+			s.index = ix
+			s.history = make([]int32, MaxIndex)
+		}
+	}
 	depth := lim.Depth
 	if depth <= 0 || depth > MaxDepth {
 		depth = MaxDepth

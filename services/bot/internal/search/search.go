@@ -90,7 +90,35 @@ type Limits struct {
 	// Shuffle, if not nil, shuffles the root moves before the Order hook
 	// (a stable sort), so that equal moves are chosen at random.
 	Shuffle *rand.Rand
+	// Refinements turns on search refinements (Iterative only).
+	Refinements Refinements
 }
+
+// Refinements are the search refinements beyond the transposition table
+// and the principal variation search; the zero value turns them all off.
+type Refinements struct {
+	// Killers tries, after the table move, the two moves that last caused
+	// a cut-off at the same distance from the root.
+	Killers bool
+	// History orders the moves after the table move and the killers by how
+	// often, weighted by depth, each caused a cut-off. It needs a game
+	// whose adapter is an Indexer.
+	History bool
+	// Reduce searches moves late in the order (after the table move, the
+	// killers and the first Reduce-1 others) one ply shallower first, with a
+	// null window, and again at full depth only when one beats alpha
+	// (late-move reductions). 0 turns it off.
+	Reduce int
+}
+
+// Indexer is a Game whose moves have small indexes, for the history
+// table: Index returns 0 ≤ i < MaxIndex.
+type Indexer[M comparable] interface {
+	Index(m M) int
+}
+
+// MaxIndex bounds an Indexer's indexes.
+const MaxIndex = 1024
 
 // Result is what a search found.
 type Result[M comparable] struct {

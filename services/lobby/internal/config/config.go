@@ -9,6 +9,7 @@ import (
 
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/envconfig"
+	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 )
 
@@ -37,6 +38,11 @@ type Config struct {
 	// the client address for the per-address rate limits; empty: the
 	// peer's own address.
 	TrustedProxies []netip.Prefix
+	// CORSOrigins (LOBBY_CORS_ORIGINS): comma-separated origins whose pages
+	// may call the API cross-origin over gRPC-Web or Connect
+	// ("https://play.example.com", or "*"); empty (the default) means
+	// same-origin only.
+	CORSOrigins []string
 }
 
 // Load reads the configuration, reporting every problem at once.
@@ -64,6 +70,10 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TRUSTED_PROXIES", false, func(s string) error {
 		p, err := ratelimit.ParsePrefixes(s)
 		cfg.TrustedProxies = p
+		return err
+	})
+	env.Func("CORS_ORIGINS", false, func(s string) (err error) {
+		cfg.CORSOrigins, err = grpcserve.ParseOrigins(s)
 		return err
 	})
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {

@@ -44,3 +44,17 @@ func TestLoadTLS(t *testing.T) {
 		t.Errorf("a certificate without a key: err = %v, want one naming LOBBY_TLS_KEY_FILE", err)
 	}
 }
+
+func TestLoadCORSOrigins(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"LOBBY_MATCH_ADDR": "match:8080", "LOBBY_TOKEN_KEY": strings.Repeat("a", 44), "LOBBY_CORS_ORIGINS": "*",
+		"LOBBY_REDIS_URL": "redis://r:6379/0", "LOBBY_DATABASE_URL": "postgres://p/db"}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || len(cfg.CORSOrigins) != 1 || cfg.CORSOrigins[0] != "*" {
+		t.Fatalf("LOBBY_CORS_ORIGINS=*: %q, %v", cfg.CORSOrigins, err)
+	}
+	env["LOBBY_CORS_ORIGINS"] = "ftp://x"
+	if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "LOBBY_CORS_ORIGINS") {
+		t.Errorf("a malformed origin: err = %v, want one naming LOBBY_CORS_ORIGINS", err)
+	}
+}

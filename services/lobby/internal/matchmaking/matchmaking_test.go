@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -431,8 +432,13 @@ func TestScriptsRunTwice(t *testing.T) {
 func TestWatchMatchedAndDisconnect(t *testing.T) {
 	t.Parallel()
 	rdb, prefix := testenv.Redis(t)
-	cfg := Config{WaveInterval: 5 * time.Millisecond, UpdateEvery: 5 * time.Millisecond,
-		BotOfferAfter: time.Millisecond, Window: Window{Start: 100, Max: 400, Widen: 50 * time.Millisecond}}
+	// The wait is measured on a fake clock, moved by hand: each update
+	// moves it 10 s on, so the window widens 100, 200, 300, 400 whatever
+	// the machine's speed (with a real clock and a 50 ms widening a busy
+	// machine skipped straight to 400).
+	clock := newClock()
+	cfg := Config{WaveInterval: 5 * time.Millisecond, UpdateEvery: 5 * time.Millisecond, TicketTTL: time.Hour,
+		BotOfferAfter: 15 * time.Second, Window: Window{Start: 100, Max: 400, Widen: 30 * time.Second}, Now: clock.Now}
 	m, _ := newMM(t, rdb, prefix, cfg)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -447,27 +453,24 @@ func TestWatchMatchedAndDisconnect(t *testing.T) {
 	}
 	wctx, wcancel := context.WithCancel(ctx)
 	var updates []Update
+	clock.Add(10 * time.Second)
 	_, err = m.Watch(wctx, lone, true, func(u Update) error {
 		updates = append(updates, u)
 		if u.Window >= 400 {
 			wcancel() // the client closes the stream
+		} else {
+			clock.Add(10 * time.Second)
 		}
 		return nil
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Watch after disconnect: %v", err)
 	}
-	offers := 0
-	for i, u := range updates {
-		if u.BotOffered {
-			offers++
-		}
-		if i > 0 && u.Window < updates[i-1].Window {
-			t.Errorf("window shrank: %v", updates)
-		}
-	}
-	if offers != 1 || len(updates) < 2 {
-		t.Errorf("updates %+v: want widening and one bot offer", updates)
+	// The bot is offered once, with the first update after 15 s.
+	want := []Update{{Window: 200, Waited: 10 * time.Second}, {Window: 300, Waited: 20 * time.Second, BotOffered: true},
+		{Window: 400, Waited: 30 * time.Second}}
+	if !slices.Equal(updates, want) {
+		t.Errorf("updates %+v, want %+v", updates, want)
 	}
 	if ok, _ := m.Cancel(ctx, lone); ok {
 		t.Error("the disconnected ticket was still queued")

@@ -8,6 +8,7 @@ import (
 
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/envconfig"
+	"tabuleiro.dev/pkg/platform/grpcserve"
 )
 
 // Config is the match service's configuration.
@@ -34,6 +35,11 @@ type Config struct {
 	// TLSCAFile (MATCH_TLS_CA_FILE): calls to bot use TLS trusting this PEM
 	// CA when set; plaintext otherwise.
 	TLSCAFile string
+	// CORSOrigins (MATCH_CORS_ORIGINS): comma-separated origins whose pages may
+	// call the API cross-origin over gRPC-Web or Connect
+	// ("https://play.example.com", or "*"); empty (the default) means
+	// same-origin only.
+	CORSOrigins []string
 }
 
 // Load reads the configuration through getenv and reports every problem
@@ -63,6 +69,10 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	env.Func("TOKEN_KEY", true, func(s string) (err error) {
 		cfg.TokenKey, err = auth.ParseKey(s)
+		return err
+	})
+	env.Func("CORS_ORIGINS", false, func(s string) (err error) {
+		cfg.CORSOrigins, err = grpcserve.ParseOrigins(s)
 		return err
 	})
 	if cfg.SweepInterval > 50*time.Millisecond {

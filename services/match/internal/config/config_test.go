@@ -51,3 +51,23 @@ func TestLoadTLS(t *testing.T) {
 		t.Errorf("a key without a certificate: err = %v, want one naming MATCH_TLS_KEY_FILE", err)
 	}
 }
+
+func TestLoadCORSOrigins(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": strings.Repeat("a", 44),
+	}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || len(cfg.CORSOrigins) != 0 {
+		t.Fatalf("default: %q, %v; want no origins (same-origin only)", cfg.CORSOrigins, err)
+	}
+	env["MATCH_CORS_ORIGINS"] = "https://play.example, http://localhost:5173"
+	cfg, err = Load(envconfig.Map(env))
+	if err != nil || len(cfg.CORSOrigins) != 2 || cfg.CORSOrigins[1] != "http://localhost:5173" {
+		t.Fatalf("two origins: %q, %v", cfg.CORSOrigins, err)
+	}
+	env["MATCH_CORS_ORIGINS"] = "play.example/path"
+	if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "MATCH_CORS_ORIGINS") {
+		t.Errorf("a malformed origin: err = %v, want one naming MATCH_CORS_ORIGINS", err)
+	}
+}

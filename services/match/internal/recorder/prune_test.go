@@ -61,17 +61,21 @@ func TestPruneConsumersOfStoppedInstances(t *testing.T) {
 	if n, err := store.PruneConsumers(ctx, group, time.Hour); err != nil || n != 0 {
 		t.Fatalf("PruneConsumers(1h) = %d, %v; want 0", n, err)
 	}
-	testenv.Eventually(t, 30*time.Second, "consumers idle 50 ms", func() bool {
+	// The threshold separates the old consumers from the live one, which
+	// reads just before the prune: the test fails only if the machine
+	// stalls for longer than it between those two calls.
+	const idle = 2 * time.Second
+	testenv.Eventually(t, 30*time.Second, "consumers idle 2 s", func() bool {
 		cs, _ := rdb.XInfoConsumers(ctx, key, group).Result()
 		for _, c := range cs {
-			if c.Idle < 50*time.Millisecond {
+			if c.Idle < idle {
 				return false
 			}
 		}
 		return true
 	})
 	read("live", true)
-	n, err := store.PruneConsumers(ctx, group, 50*time.Millisecond)
+	n, err := store.PruneConsumers(ctx, group, idle)
 	if err != nil || n != 2 {
 		t.Fatalf("PruneConsumers = %d, %v; want 2 (old-1, old-2)", n, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -59,6 +58,9 @@ type Server struct {
 	// drain is closed when the instance shuts down: streams send a drain
 	// notice and end with Unavailable.
 	drain <-chan struct{}
+	// Heartbeat is how long a Follow stream stays silent before a
+	// heartbeat; 0 means DefaultHeartbeat. Set before serving.
+	Heartbeat time.Duration
 	// streams caps each player's open Play and Watch streams; nil: no cap.
 	streams *ratelimit.Streams
 }
@@ -302,32 +304,12 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		return err
 	}
 	defer release()
-	f, st, replay, err := s.svc.Follow(ctx, id, join.GetLastSeq())
+	c, err := s.openSeat(ctx, id, join.GetLastSeq(), "spectators use Watch")
 	if err != nil {
-		return toStatus(err)
-	}
-	defer f.Close()
-	seat := st.SeatOf(caller(ctx))
-	if !visible(ctx, st) {
-		return errHidden
-	}
-	if seat == engine.NoSeat {
-		return status.Error(codes.PermissionDenied, "you hold no seat in this match; spectators use Watch")
-	}
-	var ep atomic.Int64
-	joined, err := s.svc.Join(ctx, id, seat)
-	if err != nil {
-		return toStatus(err)
-	}
-	ep.Store(joined)
-	defer func() { _ = s.svc.Leave(context.WithoutCancel(ctx), id, seat, ep.Load()) }()
-	rejoin := func(ctx context.Context) error {
-		n, err := s.svc.Join(ctx, id, seat)
-		if err == nil {
-			ep.Store(n)
-		}
 		return err
 	}
+	defer c.close(ctx)
+	seat := c.seat
 
 	var mu sync.Mutex
 	send := func(r *matchv1.PlayResponse) error {
@@ -341,13 +323,12 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	go func() { recvErr <- s.actions(ctx, stream, id, seat, send) }()
 	followErr := make(chan error, 1)
 	go func() {
-		followErr <- s.stream(ctx, f, st, replay, seat, ep.Load, rejoin,
-			func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
-				if m != nil {
-					return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
-				}
-				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
-			})
+		followErr <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+			if m != nil {
+				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
+			}
+			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
+		})
 	}()
 	select {
 	case err := <-followErr:
@@ -383,16 +364,7 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 		switch a := req.GetAction().(type) {
 		case *matchv1.PlayRequest_SubmitPly:
 			n, notation := int(a.SubmitPly.GetPlyNumber()), a.SubmitPly.GetNotation()
-			var (
-				ev  match.Event
-				dup bool
-				err error
-			)
-			if len(notation) > maxNotation {
-				err = fmt.Errorf("notation too long (%d bytes; at most %d): %w", len(notation), maxNotation, match.ErrInvalid)
-			} else {
-				ev, dup, err = s.svc.SubmitPly(ctx, id, seat, n, notation)
-			}
+			ev, dup, err := s.submit(ctx, id, seat, n, notation)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -403,27 +375,23 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 				continue
 			}
 			if dup { // the same event again; a new ply's event comes through the feed
-				st, _, err := s.svc.Get(ctx, id)
+				v, err := s.eventView(ctx, ev, seat)
 				if err != nil {
-					return toStatus(err)
+					return err
 				}
-				pos, err := s.svc.PositionAt(st, ev.Plies)
-				if err != nil {
-					return toStatus(err)
-				}
-				if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: view.Event(ev, st, pos, seat)}}); err != nil {
+				if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: v}}); err != nil {
 					return err
 				}
 			}
 			continue
 		case *matchv1.PlayRequest_Resign:
-			action, aerr = matchv1.PlayAction_PLAY_ACTION_RESIGN, s.svc.Resign(ctx, id, seat)
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_RESIGN, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_RESIGN)
 		case *matchv1.PlayRequest_OfferDraw:
-			action, aerr = matchv1.PlayAction_PLAY_ACTION_OFFER_DRAW, s.svc.OfferDraw(ctx, id, seat)
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_OFFER_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_OFFER_DRAW)
 		case *matchv1.PlayRequest_AcceptDraw:
-			action, aerr = matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW, s.svc.AnswerDraw(ctx, id, seat, true)
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW)
 		case *matchv1.PlayRequest_DeclineDraw:
-			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.svc.AnswerDraw(ctx, id, seat, false)
+			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW)
 		case *matchv1.PlayRequest_Ping:
 			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Pong{Pong: &matchv1.Pong{
 				Nonce: a.Ping.GetNonce(), ServerTime: timestamppb.New(s.now()),

@@ -86,8 +86,7 @@ type MatchServiceClient interface {
 	//
 	// The stream ends with OK after the game_ended event has been sent
 	// (at once, after the snapshot, for a finished match), or with:
-	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
-	// unknown match; PERMISSION_DENIED when the caller holds no seat
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the caller holds no seat
 	// (spectators use Watch); ABORTED when the same seat joined again on
 	// another Follow or Play stream (the newer stream wins); UNAVAILABLE
 	// after a `drain` notice (follow again, any instance, with the last seq
@@ -102,7 +101,7 @@ type MatchServiceClient interface {
 	//
 	// Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
 	// match_id, or a notation that does not parse or is longer than 256
-	// bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+	// bytes; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the
 	// caller holds no seat, or when ply_number is the next ply's number but
 	// that ply is the other seat's (not your turn); FAILED_PRECONDITION when
 	// the ply breaks a rule (the message names the RULES.md section), when
@@ -116,27 +115,26 @@ type MatchServiceClient interface {
 	SubmitPly(ctx context.Context, in *SubmitPlyRequest, opts ...grpc.CallOption) (*SubmitPlyResponse, error)
 	// Resign ends the game as a loss for the caller's seat, as Play's
 	// resign; the game_ended event reaches every stream. INVALID_ARGUMENT
-	// for an empty or over-long match_id; NOT_FOUND for an unknown match;
+	// for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see;
 	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
 	// when the game is over.
 	Resign(ctx context.Context, in *ResignRequest, opts ...grpc.CallOption) (*ResignResponse, error)
 	// OfferDraw offers a draw to the opponent, as Play's offer_draw; the
 	// draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
-	// or over-long match_id; NOT_FOUND for an unknown match;
+	// or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see;
 	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
 	// when the variant has no draws, the game is over, or an offer is
 	// pending.
 	OfferDraw(ctx context.Context, in *OfferDrawRequest, opts ...grpc.CallOption) (*OfferDrawResponse, error)
 	// AcceptDraw accepts the opponent's pending draw offer, as Play's
 	// accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
-	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
-	// unknown match; PERMISSION_DENIED when the caller holds no seat;
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the caller holds no seat;
 	// FAILED_PRECONDITION when no offer by the opponent is pending or the
 	// game is over.
 	AcceptDraw(ctx context.Context, in *AcceptDrawRequest, opts ...grpc.CallOption) (*AcceptDrawResponse, error)
 	// DeclineDraw declines the opponent's pending draw offer, as Play's
 	// decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
-	// over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+	// over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED
 	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
 	// opponent is pending or the game is over.
 	DeclineDraw(ctx context.Context, in *DeclineDrawRequest, opts ...grpc.CallOption) (*DeclineDrawResponse, error)
@@ -408,8 +406,7 @@ type MatchServiceServer interface {
 	//
 	// The stream ends with OK after the game_ended event has been sent
 	// (at once, after the snapshot, for a finished match), or with:
-	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
-	// unknown match; PERMISSION_DENIED when the caller holds no seat
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the caller holds no seat
 	// (spectators use Watch); ABORTED when the same seat joined again on
 	// another Follow or Play stream (the newer stream wins); UNAVAILABLE
 	// after a `drain` notice (follow again, any instance, with the last seq
@@ -424,7 +421,7 @@ type MatchServiceServer interface {
 	//
 	// Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
 	// match_id, or a notation that does not parse or is longer than 256
-	// bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+	// bytes; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the
 	// caller holds no seat, or when ply_number is the next ply's number but
 	// that ply is the other seat's (not your turn); FAILED_PRECONDITION when
 	// the ply breaks a rule (the message names the RULES.md section), when
@@ -438,27 +435,26 @@ type MatchServiceServer interface {
 	SubmitPly(context.Context, *SubmitPlyRequest) (*SubmitPlyResponse, error)
 	// Resign ends the game as a loss for the caller's seat, as Play's
 	// resign; the game_ended event reaches every stream. INVALID_ARGUMENT
-	// for an empty or over-long match_id; NOT_FOUND for an unknown match;
+	// for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see;
 	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
 	// when the game is over.
 	Resign(context.Context, *ResignRequest) (*ResignResponse, error)
 	// OfferDraw offers a draw to the opponent, as Play's offer_draw; the
 	// draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
-	// or over-long match_id; NOT_FOUND for an unknown match;
+	// or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see;
 	// PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
 	// when the variant has no draws, the game is over, or an offer is
 	// pending.
 	OfferDraw(context.Context, *OfferDrawRequest) (*OfferDrawResponse, error)
 	// AcceptDraw accepts the opponent's pending draw offer, as Play's
 	// accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
-	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
-	// unknown match; PERMISSION_DENIED when the caller holds no seat;
+	// INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the caller holds no seat;
 	// FAILED_PRECONDITION when no offer by the opponent is pending or the
 	// game is over.
 	AcceptDraw(context.Context, *AcceptDrawRequest) (*AcceptDrawResponse, error)
 	// DeclineDraw declines the opponent's pending draw offer, as Play's
 	// decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
-	// over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+	// over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED
 	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
 	// opponent is pending or the game is over.
 	DeclineDraw(context.Context, *DeclineDrawRequest) (*DeclineDrawResponse, error)

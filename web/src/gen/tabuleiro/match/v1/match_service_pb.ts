@@ -1554,8 +1554,7 @@ export const MatchService: GenService<{
    *
    * The stream ends with OK after the game_ended event has been sent
    * (at once, after the snapshot, for a finished match), or with:
-   * INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
-   * unknown match; PERMISSION_DENIED when the caller holds no seat
+   * INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the caller holds no seat
    * (spectators use Watch); ABORTED when the same seat joined again on
    * another Follow or Play stream (the newer stream wins); UNAVAILABLE
    * after a `drain` notice (follow again, any instance, with the last seq
@@ -1578,7 +1577,7 @@ export const MatchService: GenService<{
    *
    * Refusals change nothing. INVALID_ARGUMENT for an empty or over-long
    * match_id, or a notation that does not parse or is longer than 256
-   * bytes; NOT_FOUND for an unknown match; PERMISSION_DENIED when the
+   * bytes; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the
    * caller holds no seat, or when ply_number is the next ply's number but
    * that ply is the other seat's (not your turn); FAILED_PRECONDITION when
    * the ply breaks a rule (the message names the RULES.md section), when
@@ -1600,7 +1599,7 @@ export const MatchService: GenService<{
   /**
    * Resign ends the game as a loss for the caller's seat, as Play's
    * resign; the game_ended event reaches every stream. INVALID_ARGUMENT
-   * for an empty or over-long match_id; NOT_FOUND for an unknown match;
+   * for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see;
    * PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
    * when the game is over.
    *
@@ -1614,7 +1613,7 @@ export const MatchService: GenService<{
   /**
    * OfferDraw offers a draw to the opponent, as Play's offer_draw; the
    * draw_offered event reaches every stream. INVALID_ARGUMENT for an empty
-   * or over-long match_id; NOT_FOUND for an unknown match;
+   * or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see;
    * PERMISSION_DENIED when the caller holds no seat; FAILED_PRECONDITION
    * when the variant has no draws, the game is over, or an offer is
    * pending.
@@ -1629,8 +1628,7 @@ export const MatchService: GenService<{
   /**
    * AcceptDraw accepts the opponent's pending draw offer, as Play's
    * accept_draw: the game is drawn by REASON_AGREEMENT (game_ended).
-   * INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an
-   * unknown match; PERMISSION_DENIED when the caller holds no seat;
+   * INVALID_ARGUMENT for an empty or over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED when the caller holds no seat;
    * FAILED_PRECONDITION when no offer by the opponent is pending or the
    * game is over.
    *
@@ -1644,7 +1642,7 @@ export const MatchService: GenService<{
   /**
    * DeclineDraw declines the opponent's pending draw offer, as Play's
    * decline_draw (draw_declined). INVALID_ARGUMENT for an empty or
-   * over-long match_id; NOT_FOUND for an unknown match; PERMISSION_DENIED
+   * over-long match_id; NOT_FOUND for an unknown match or a private one the caller may not see; PERMISSION_DENIED
    * when the caller holds no seat; FAILED_PRECONDITION when no offer by the
    * opponent is pending or the game is over.
    *

@@ -1,0 +1,87 @@
+package grpcserve
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	connectcors "connectrpc.com/cors"
+	"connectrpc.com/vanguard"
+	"connectrpc.com/vanguard/vanguardgrpc"
+	"github.com/rs/cors"
+	"google.golang.org/grpc"
+)
+
+// MaxWebMessageBytes bounds one message that the browser protocols' transcoder
+// buffers (a request or a response of gRPC-Web or Connect); a larger one
+// fails with RESOURCE_EXHAUSTED. It matches grpc-go's default receive limit.
+const MaxWebMessageBytes = 4 << 20
+
+// WebHandler returns the HTTP handler of srv's browser side: every service
+// registered on srv is served over the Connect protocol (unary and server
+// streaming, JSON or binary), over gRPC-Web, and over gRPC itself, by a
+// vanguard transcoder in front of srv. Every call goes through srv's own
+// interceptors (logging, recovery, authentication) and stats handler
+// (OpenTelemetry), exactly as a call over native gRPC does, so the same
+// status codes, tokens, limits and telemetry apply on every protocol.
+//
+// A request for any other path goes to extra (static files, for example);
+// nil answers 404. origins are the origins allowed to call cross-origin
+// (CORS), e.g. "https://play.example.com"; "*" allows any origin. With no
+// origins, no CORS header is sent, so browsers allow same-origin calls
+// only. Call WebHandler after every service is registered on srv.
+func WebHandler(srv *grpc.Server, extra http.Handler, origins []string) (http.Handler, error) {
+	topts := []vanguard.TranscoderOption{
+		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(MaxWebMessageBytes)),
+	}
+	if extra != nil {
+		topts = append(topts, vanguard.WithUnknownHandler(extra))
+	}
+	t, err := vanguardgrpc.NewTranscoder(srv, topts...)
+	if err != nil {
+		return nil, fmt.Errorf("browser protocols: %w", err)
+	}
+	return WithCORS(t, origins), nil
+}
+
+// WithCORS answers CORS preflights and adds the CORS response headers of
+// the Connect and gRPC-Web protocols (and Authorization, which carries the
+// bearer token) for the allowed origins; with none it returns h unchanged.
+func WithCORS(h http.Handler, origins []string) http.Handler {
+	if len(origins) == 0 {
+		return h
+	}
+	c := cors.New(cors.Options{
+		AllowedOrigins: origins,
+		AllowedMethods: connectcors.AllowedMethods(),
+		AllowedHeaders: append(connectcors.AllowedHeaders(), "Authorization"),
+		ExposedHeaders: connectcors.ExposedHeaders(),
+		MaxAge:         int((2 * time.Hour).Seconds()),
+	})
+	return c.Handler(h)
+}
+
+// ParseOrigins splits a comma-separated list of CORS origins (the value of
+// a *_CORS_ORIGINS variable or a --cors-origins flag), refusing entries that
+// are not "*" or an http(s) origin with no path.
+func ParseOrigins(s string) ([]string, error) {
+	var out []string
+	for o := range strings.SplitSeq(s, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o != "*" {
+			rest, ok := strings.CutPrefix(o, "https://")
+			if !ok {
+				rest, ok = strings.CutPrefix(o, "http://")
+			}
+			if !ok || rest == "" || strings.ContainsAny(rest, "/?#") {
+				return nil, fmt.Errorf("CORS origin %q: want \"*\" or scheme://host[:port] with no path", o)
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

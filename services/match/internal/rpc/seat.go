@@ -1,0 +1,303 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"tabuleiro.dev/pkg/engine"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/view"
+)
+
+// The seat paths: Play (a bidirectional stream) and Follow with the unary
+// SubmitPly, Resign, OfferDraw, AcceptDraw and DeclineDraw (for clients
+// without client streaming). Both run through openSeat, submit and act.
+
+// DefaultHeartbeat is how long a Follow stream stays silent before the
+// server sends a heartbeat.
+const DefaultHeartbeat = 15 * time.Second
+
+// seatConn is one open connection of a seat: its feed of the match and its
+// presence (the epoch of its join).
+type seatConn struct {
+	s      *Server
+	id     string
+	seat   engine.Seat
+	f      *match.Feed
+	st     *match.State
+	replay bool
+	ep     atomic.Int64
+}
+
+// openSeat follows match id after lastSeq for the caller's seat and joins
+// it: from now on the seat counts as connected. PERMISSION_DENIED (with
+// hint) when the caller holds no seat.
+func (s *Server) openSeat(ctx context.Context, id string, lastSeq int64, hint string) (*seatConn, error) {
+	f, st, replay, err := s.svc.Follow(ctx, id, lastSeq)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if !visible(ctx, st) {
+		f.Close()
+		return nil, errHidden
+	}
+	seat := st.SeatOf(caller(ctx))
+	if seat == engine.NoSeat {
+		f.Close()
+		return nil, status.Error(codes.PermissionDenied, "you hold no seat in this match; "+hint)
+	}
+	joined, err := s.svc.Join(ctx, id, seat)
+	if err != nil {
+		f.Close()
+		return nil, toStatus(err)
+	}
+	c := &seatConn{s: s, id: id, seat: seat, f: f, st: st, replay: replay}
+	c.ep.Store(joined)
+	return c, nil
+}
+
+// close leaves the seat (its reconnection window starts) and the feed.
+func (c *seatConn) close(ctx context.Context) {
+	_ = c.s.svc.Leave(context.WithoutCancel(ctx), c.id, c.seat, c.ep.Load())
+	c.f.Close()
+}
+
+// run streams the match to the seat until the game ends (nil) or an error.
+func (c *seatConn) run(ctx context.Context, send func(snapshot *matchv1.Match, ev *matchv1.MatchEvent) error) error {
+	rejoin := func(ctx context.Context) error {
+		n, err := c.s.svc.Join(ctx, c.id, c.seat)
+		if err == nil {
+			c.ep.Store(n)
+		}
+		return err
+	}
+	return c.s.stream(ctx, c.f, c.st, c.replay, c.seat, c.ep.Load, rejoin, send)
+}
+
+// submit plays a ply for seat; the error refuses it (plyRejected and
+// plyStatus describe it).
+func (s *Server) submit(ctx context.Context, id string, seat engine.Seat, n int, notation string) (match.Event, bool, error) {
+	if len(notation) > maxNotation {
+		return match.Event{}, false, fmt.Errorf("notation too long (%d bytes; at most %d): %w", len(notation), maxNotation, match.ErrInvalid)
+	}
+	return s.svc.SubmitPly(ctx, id, seat, n, notation)
+}
+
+// eventView is ev as seat sees it.
+func (s *Server) eventView(ctx context.Context, ev match.Event, seat engine.Seat) (*matchv1.MatchEvent, error) {
+	st, pos, err := s.svc.After(ctx, ev.MatchID, ev.Plies)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return view.Event(ev, st, pos, seat), nil
+}
+
+// act does a resignation or draw action for seat.
+func (s *Server) act(ctx context.Context, id string, seat engine.Seat, a matchv1.PlayAction) error {
+	switch a {
+	case matchv1.PlayAction_PLAY_ACTION_RESIGN:
+		return s.svc.Resign(ctx, id, seat)
+	case matchv1.PlayAction_PLAY_ACTION_OFFER_DRAW:
+		return s.svc.OfferDraw(ctx, id, seat)
+	case matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW:
+		return s.svc.AnswerDraw(ctx, id, seat, true)
+	case matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW:
+		return s.svc.AnswerDraw(ctx, id, seat, false)
+	}
+	return fmt.Errorf("action %v: %w", a, match.ErrInvalid)
+}
+
+// Follow implements matchv1.MatchServiceServer.
+func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingServer[matchv1.FollowResponse]) error {
+	id := req.GetMatchId()
+	if id == "" {
+		return status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	if err := checkID("match_id", id); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	release, err := s.openStream(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	c, err := s.openSeat(ctx, id, req.GetLastSeq(), "spectators use Watch")
+	if err != nil {
+		return err
+	}
+	defer c.close(ctx)
+
+	var (
+		mu   sync.Mutex
+		sent = true // something was sent since the last heartbeat tick
+	)
+	send := func(r *matchv1.FollowResponse) error {
+		mu.Lock()
+		defer mu.Unlock()
+		sent = true
+		return stream.Send(r)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+			if m != nil {
+				return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Snapshot{Snapshot: m}})
+			}
+			return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Event{Event: ev}})
+		})
+	}()
+	every := s.Heartbeat
+	if every <= 0 {
+		every = DefaultHeartbeat
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			mu.Lock()
+			quiet := !sent
+			sent = false
+			mu.Unlock()
+			if quiet {
+				hb := &matchv1.FollowResponse{Message: &matchv1.FollowResponse_Heartbeat{Heartbeat: &matchv1.Heartbeat{ServerTime: timestamppb.New(s.now())}}}
+				if err := send(hb); err != nil {
+					cancel()
+					<-done
+					return err
+				}
+			}
+		case <-s.drain:
+			cancel()
+			<-done
+			_ = send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
+			return status.Error(codes.Unavailable, "instance shutting down; follow again with the last seq seen")
+		}
+	}
+}
+
+// seatOf checks a unary call's match id and returns the caller's seat:
+// PERMISSION_DENIED when they hold none.
+func (s *Server) seatOf(ctx context.Context, id string) (engine.Seat, error) {
+	if id == "" {
+		return engine.NoSeat, status.Error(codes.InvalidArgument, "match_id is required")
+	}
+	if err := checkID("match_id", id); err != nil {
+		return engine.NoSeat, err
+	}
+	seat, err := s.svc.SeatOf(ctx, id, caller(ctx))
+	if err != nil {
+		return engine.NoSeat, toStatus(err)
+	}
+	if seat == engine.NoSeat {
+		// A private match is hidden from whoever may not see it (the
+		// invited list changes: read it fresh).
+		st, _, err := s.svc.Get(ctx, id)
+		if err != nil {
+			return engine.NoSeat, toStatus(err)
+		}
+		if !visible(ctx, st) {
+			return engine.NoSeat, errHidden
+		}
+		return engine.NoSeat, status.Error(codes.PermissionDenied, "you hold no seat in this match")
+	}
+	return seat, nil
+}
+
+// SubmitPly implements matchv1.MatchServiceServer.
+func (s *Server) SubmitPly(ctx context.Context, req *matchv1.SubmitPlyRequest) (*matchv1.SubmitPlyResponse, error) {
+	id := req.GetMatchId()
+	seat, err := s.seatOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	n, notation := int(req.GetPlyNumber()), req.GetNotation()
+	ev, dup, err := s.submit(ctx, id, seat, n, notation)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+		return nil, plyStatus(ctx, s.svc, id, n, notation, err)
+	}
+	v, err := s.eventView(ctx, ev, seat)
+	if err != nil {
+		return nil, err
+	}
+	return &matchv1.SubmitPlyResponse{Event: v, Duplicate: dup}, nil
+}
+
+// plyStatus is a refused ply's status: a refusal of the ply itself carries
+// the PlyRejected a Play stream would send, as a detail.
+func plyStatus(ctx context.Context, svc *match.Service, id string, n int, notation string, err error) error {
+	st := status.Convert(toStatus(err))
+	switch st.Code() {
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.PermissionDenied:
+	default:
+		return st.Err()
+	}
+	rej := plyRejected(ctx, svc, id, n, notation, err)
+	withDetail, derr := status.New(st.Code(), rej.GetReason()).WithDetails(rej)
+	if derr != nil {
+		return st.Err()
+	}
+	return withDetail.Err()
+}
+
+func (s *Server) unaryAction(ctx context.Context, id string, a matchv1.PlayAction) error {
+	seat, err := s.seatOf(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.act(ctx, id, seat, a); err != nil {
+		if ctx.Err() != nil {
+			return status.FromContextError(ctx.Err()).Err()
+		}
+		return toStatus(err)
+	}
+	return nil
+}
+
+// Resign implements matchv1.MatchServiceServer.
+func (s *Server) Resign(ctx context.Context, req *matchv1.ResignRequest) (*matchv1.ResignResponse, error) {
+	if err := s.unaryAction(ctx, req.GetMatchId(), matchv1.PlayAction_PLAY_ACTION_RESIGN); err != nil {
+		return nil, err
+	}
+	return &matchv1.ResignResponse{}, nil
+}
+
+// OfferDraw implements matchv1.MatchServiceServer.
+func (s *Server) OfferDraw(ctx context.Context, req *matchv1.OfferDrawRequest) (*matchv1.OfferDrawResponse, error) {
+	if err := s.unaryAction(ctx, req.GetMatchId(), matchv1.PlayAction_PLAY_ACTION_OFFER_DRAW); err != nil {
+		return nil, err
+	}
+	return &matchv1.OfferDrawResponse{}, nil
+}
+
+// AcceptDraw implements matchv1.MatchServiceServer.
+func (s *Server) AcceptDraw(ctx context.Context, req *matchv1.AcceptDrawRequest) (*matchv1.AcceptDrawResponse, error) {
+	if err := s.unaryAction(ctx, req.GetMatchId(), matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW); err != nil {
+		return nil, err
+	}
+	return &matchv1.AcceptDrawResponse{}, nil
+}
+
+// DeclineDraw implements matchv1.MatchServiceServer.
+func (s *Server) DeclineDraw(ctx context.Context, req *matchv1.DeclineDrawRequest) (*matchv1.DeclineDrawResponse, error) {
+	if err := s.unaryAction(ctx, req.GetMatchId(), matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW); err != nil {
+		return nil, err
+	}
+	return &matchv1.DeclineDrawResponse{}, nil
+}
