@@ -23,7 +23,7 @@ STEPS=(
   "protos    buf format, lint, breaking; generated code up to date"
   "format    gofmt, go mod tidy"
   "vet       go vet"
-  "deploy    deployment files (compose-go, strict k8s decoding, Envoy; offline)"
+  "deploy    deployment files (compose-go, strict k8s decoding; offline)"
   "race      go test -race -short over every workspace module"
   "embedded  lobby and match suites against the one-process mode's embedded Redis"
   "deep      perft and long suites, without -race"
@@ -100,7 +100,7 @@ step_protos() {
 }
 
 # Modules outside go.work (heavy dependencies of their own).
-OUTSIDE_MODULES=(deploy/validate/compose deploy/validate/k8s deploy/validate/envoy deploy/docker/httpprobe)
+OUTSIDE_MODULES=(deploy/validate/compose deploy/validate/k8s deploy/docker/httpprobe)
 
 step_format() {
   local unformatted d

@@ -23,6 +23,7 @@ require (
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 	tabuleiro.dev/pkg/engine v0.0.0
+	tabuleiro.dev/services/edge v0.0.0
 	tabuleiro.dev/web v0.0.0
 )
 
@@ -120,5 +121,7 @@ replace tabuleiro.dev/services/lobby => ../../services/lobby
 replace tabuleiro.dev/services/match => ../../services/match
 
 replace tabuleiro.dev/docs/rules => ../../docs/rules
+
+replace tabuleiro.dev/services/edge => ../../services/edge
 
 replace tabuleiro.dev/web => ../../web

@@ -11,6 +11,8 @@
 //     to engine view conversion and the one error-to-status mapping;
 //   - botserver: configuration (BOT_*), authentication policy and the
 //     server runner, for cmd/bot and the one-process mode;
-//   - tournament: level-against-level matches through the engine, for
-//     `tabuleiro bots`.
+//   - tournament: level-against-level matches through the engine and the
+//     round-robin ladder (Bradley–Terry ratings), for `tabuleiro bots` and
+//     `tabuleiro bots ladder`; it also plays frozen past experts
+//     (expert-1), which the service never offers.
 package bot

@@ -23,6 +23,7 @@ const plies = (list: string[], revealed: Record<number, BanqiPiece> = {}) =>
 
 async function render(name: string, markup: string, width = 640) {
   const page = await browser.newPage({ viewport: { width: width + 40, height: width + 40 } });
+  page.setDefaultTimeout(120_000);
   await page.setContent(`<!doctype html><style>${css}</style><body style="padding:20px"><div class="board-box" style="width:${width}px">${markup}</div></body>`);
   await shot(page, name);
   return page;

@@ -79,7 +79,7 @@ export async function serve(): Promise<Server> {
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
   const url = `http://${addr}`;
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + (bin ? 120_000 : 600_000); // `go run` compiles first
   for (;;) {
     if (child.exitCode !== null) throw new Error(`tabuleiro serve exited ${child.exitCode}:\n${log}`);
     try {
@@ -106,6 +106,8 @@ export async function newPlayer(browser: Browser, url: string, opts: { phone?: b
   const ctx = await browser.newContext(opts.phone
     ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
     : { viewport: { width: 1280, height: 860 } });
+  // A loaded machine is slow, not wrong: waits are long (none decides a pass by speed).
+  ctx.setDefaultTimeout(120_000);
   const page = await ctx.newPage();
   page.on("pageerror", (e) => console.error("page error:", e.message));
   await page.goto(url);

@@ -29,7 +29,7 @@ export async function boardInfo(page: Page): Promise<BoardInfo> {
 }
 
 /** waitTurn waits until the page may play, or the game is over. */
-export async function waitTurn(page: Page, timeout = 30_000): Promise<BoardInfo> {
+export async function waitTurn(page: Page, timeout = 120_000): Promise<BoardInfo> {
   await page.waitForFunction(() => {
     const b = document.querySelector<HTMLElement>(".board-box");
     return b && b.querySelector("svg") && (b.dataset.acting === "yes" || b.dataset.status === "FINISHED") && !b.classList.contains("busy");

@@ -36,7 +36,7 @@ async function waitPly(page: Page, after: number): Promise<void> {
     await page.waitForFunction((n) => {
       const b = document.querySelector<HTMLElement>(".board-box");
       return !!b && (Number(b.dataset.plyCount) > n || b.dataset.status === "FINISHED");
-    }, after, { timeout: 30_000 });
+    }, after, { timeout: 120_000 });
   } catch (err) {
     const toast = await page.locator("#toast").textContent().catch(() => "");
     const banner = await page.locator(".conn-banner").textContent().catch(() => "");
@@ -51,7 +51,7 @@ async function tryWall(page: Page, candidates: string[], flipped: boolean, shotN
     await pointWall(page, w, flipped);
     const preview = page.locator(".board-box .wall-preview:not(.checking)");
     try {
-      await preview.waitFor({ timeout: 5000 });
+      await preview.waitFor({ timeout: 60_000 });
     } catch {
       continue;
     }
@@ -82,7 +82,7 @@ function wallsNear(pawn: string, goingUp: boolean): string[] {
 }
 
 async function stepTowardsGoal(page: Page, goalRank: number): Promise<void> {
-  await page.waitForSelector(".board-box circle.dest", { timeout: 10_000 });
+  await page.waitForSelector(".board-box circle.dest", { timeout: 60_000 });
   const ds = await destinations(page);
   const ws = await walls(page);
   ds.sort((a, b) => distance(a, goalRank, ws) - distance(b, goalRank, ws));
@@ -156,14 +156,14 @@ test("two browser contexts play a room game joined by the invite link", async ()
   await signIn(host.page, "Host");
   await choose(host.page, "Quoridor", "Invite a friend");
   await host.page.click("#start");
-  const link = await host.page.locator("#invite-link").inputValue({ timeout: 15_000 });
+  const link = await host.page.locator("#invite-link").inputValue({ timeout: 60_000 });
   assert.match(link, /#\/join\/[A-Za-z0-9]+\?pw=/);
   await shot(host.page, "11-room-invite");
   const guest = await newPlayer(browser, link);
   await shot(guest.page, "12-join-sign-in");
   await signIn(guest.page, "Guest", false); // the link goes on to the room, then the game
-  await guest.page.waitForURL(/#\/game\//, { timeout: 15_000 });
-  await host.page.waitForURL(/#\/game\//, { timeout: 15_000 });
+  await guest.page.waitForURL(/#\/game\//, { timeout: 60_000 });
+  await host.page.waitForURL(/#\/game\//, { timeout: 60_000 });
   // Four plies, each by whoever is to move, by clicks.
   for (let i = 0; i < 4; i++) {
     const [a, b] = await Promise.all([boardInfoWhenReady(host.page), boardInfoWhenReady(guest.page)]);
@@ -181,6 +181,17 @@ test("two browser contexts play a room game joined by the invite link", async ()
   await host.page.waitForSelector("#result-title:has-text('You won')");
   await guest.page.waitForSelector("#result-title:has-text('You lost')");
   await shot(host.page, "15-room-result");
+  // Both ask for a rematch (lobby.v1 OfferRematch): a new game, seats swapped.
+  const first = host.page.url();
+  const hostSeat = await host.page.locator(".bottom-strip").getAttribute("data-seat");
+  await guest.page.click("#rematch");
+  await host.page.waitForSelector(".rematch-note:has-text('wants a rematch')");
+  await host.page.click("#rematch");
+  await host.page.waitForURL((u) => u.toString() !== first && /#\/game\//.test(u.toString()), { timeout: 60_000 });
+  await guest.page.waitForURL((u) => u.toString() !== first && /#\/game\//.test(u.toString()), { timeout: 60_000 });
+  assert.equal(host.page.url(), guest.page.url(), "both in the rematch");
+  await host.page.waitForSelector(".board-box svg");
+  await host.page.waitForFunction((s) => document.querySelector(".bottom-strip")?.getAttribute("data-seat") !== s, hostSeat);
   await host.ctx.close();
   await guest.ctx.close();
 });
@@ -257,8 +268,8 @@ test("a lost network comes back to the same game, nothing lost", async () => {
   await ctx.setOffline(true);
   const ds = await destinations(page);
   await clickSquare(page, Game.QUORIDOR, ds[0], before.flipped);
-  await page.waitForSelector(".toast.show.error");
-  await page.waitForSelector(".conn-banner:has-text(\"offline\")");
+  await page.waitForSelector("#toast.error");
+  await page.waitForSelector(".conn-banner.reconnecting");
   await shot(page, "17b-offline");
   assert.equal((await boardInfo(page)).plyCount, before.plyCount, "nothing was played while offline");
   await ctx.setOffline(false);
@@ -347,12 +358,11 @@ test("two players at one keyboard play Corners, offer and accept a draw", async 
     const pieces = await page.locator(`.board-box g.piece.${info.plyCount % 2 === 0 ? "white" : "black"}`).evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
     let moved = false;
     for (const p of pieces) {
+      // A piece that cannot move says so (a toast); one that can shows its destinations.
+      await page.evaluate(() => { const t = document.getElementById("toast"); if (t) t.textContent = ""; });
       await clickSquare(page, Game.CORNERS, p, info.flipped);
-      try {
-        await page.waitForSelector(".board-box circle.dest", { timeout: 3000 });
-      } catch {
-        continue;
-      }
+      await page.waitForSelector(`.board-box circle.dest, #toast:has-text("cannot move")`);
+      if (!(await page.locator(".board-box circle.dest").count())) continue;
       const ds = await destinations(page);
       await clickSquare(page, Game.CORNERS, ds[0], info.flipped);
       await waitPly(page, info.plyCount);
@@ -367,12 +377,13 @@ test("two players at one keyboard play Corners, offer and accept a draw", async 
   const info = await waitTurn(page);
   const pieces = await page.locator(".board-box g.piece.white").evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
   for (const p of pieces) {
+    await page.evaluate(() => { const t = document.getElementById("toast"); if (t) t.textContent = ""; });
     await clickSquare(page, Game.CORNERS, p, info.flipped);
+    await page.waitForSelector(`.board-box circle.dest, #toast:has-text("cannot move")`);
     if (await page.locator(".board-box circle.dest").count().then((n) => n > 0)) {
       await clickSquare(page, Game.CORNERS, (await destinations(page))[0], info.flipped);
       break;
     }
-    await page.waitForTimeout(300);
   }
   await page.waitForSelector("#accept-draw");
   await shot(page, "22-local-draw-offer");
@@ -382,7 +393,7 @@ test("two players at one keyboard play Corners, offer and accept a draw", async 
   await ctx.close();
 });
 
-test("two players meet in the quick pairing queue", async () => {
+test("two players meet in the rated queue; the result shows the rating change", async () => {
   const a = await newPlayer(browser, server.url);
   const b = await newPlayer(browser, server.url);
   await signIn(a.page, "Queue A");
@@ -390,20 +401,25 @@ test("two players meet in the quick pairing queue", async () => {
   for (const p of [a.page, b.page]) {
     await choose(p, "Quoridor", "Quick pairing");
     await p.click("label.chip:has-text('5+3')");
+    await p.check("label.check input[type=checkbox]"); // rated
     await p.click("#start");
   }
-  await a.page.waitForSelector(".queue, .board-box", { timeout: 15_000 }).catch(async (e) => {
+  await a.page.waitForSelector(".queue, .board-box", { timeout: 60_000 }).catch(async (e) => {
     await shot(a.page, "failed-queue");
     throw new Error(`no queue screen (toast ${JSON.stringify(await a.page.locator("#toast").textContent().catch(() => ""))}): ${e}`);
   });
   await shot(a.page, "24-queue");
-  await a.page.waitForURL(/#\/game\//, { timeout: 30_000 });
-  await b.page.waitForURL(/#\/game\//, { timeout: 30_000 });
+  await a.page.waitForURL(/#\/game\//, { timeout: 60_000 });
+  await b.page.waitForURL(/#\/game\//, { timeout: 60_000 });
   assert.equal(a.page.url().split("/").pop(), b.page.url().split("/").pop(), "the same match");
   await a.page.waitForSelector(".clock");
   a.page.once("dialog", (d) => void d.accept());
   await a.page.click("#resign");
   await b.page.waitForSelector("#result-title:has-text('You won')");
+  // The result screen shows the rating change once the game is rated.
+  await b.page.waitForSelector(".rating-change:has-text('Rating 1500 →')", { timeout: 120_000 });
+  await a.page.waitForSelector(".rating-change:has-text('Rating 1500 →')", { timeout: 120_000 });
+  await shot(b.page, "24b-rated-result");
   await a.ctx.close();
   await b.ctx.close();
 });
@@ -421,7 +437,7 @@ test("phone-sized screens: the lobby and a game fit", async () => {
   // The clock on move ticks locally between the server's updates.
   const clock = page.locator(".clock.running");
   const t1 = await clock.textContent();
-  await page.waitForFunction((t) => document.querySelector(".clock.running")?.textContent !== t, t1, { timeout: 5000 });
+  await page.waitForFunction((t) => document.querySelector(".clock.running")?.textContent !== t, t1, { timeout: 60_000 });
   const box = (await page.locator(".board-box svg").boundingBox())!;
   assert.ok(box.width <= 390 && box.width > 300, `the board fits the screen (${box.width})`);
   await shot(page, "26-phone-corners");

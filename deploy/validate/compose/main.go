@@ -3,7 +3,8 @@
 // deploy/README.md: every long-running service has a health check, services
 // wait for healthy stores and for the migration job, match and bot run two
 // replicas, Redis persists with append-only on, and clients reach lobby and
-// match only through the edge (Envoy), published on loopback port 8080.
+// match only through the edge (services/edge), published on loopback port
+// 8080.
 //
 // Usage:
 //
@@ -23,6 +24,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
@@ -41,8 +43,8 @@ var required = map[string]int{
 	"edge":           1,
 }
 
-// Edge is the only service clients reach: Envoy, routing match.v1 to match
-// and the rest to lobby (deploy/envoy/envoy.yaml). The gRPC services publish
+// Edge is the only service clients reach: services/edge, routing match.v1
+// to match and the rest to lobby. The gRPC services publish
 // no port.
 const edge = "edge"
 
@@ -193,6 +195,17 @@ func Check(p *types.Project) ([]string, error) {
 		cmd := strings.Join(r.Command, " ")
 		if !strings.Contains(cmd, "--appendonly yes") {
 			bad("redis must run with --appendonly yes, command is %q", cmd)
+		}
+		if !strings.Contains(cmd, "--maxmemory ") || !strings.Contains(cmd, "--maxmemory-policy noeviction") {
+			bad("redis must run with --maxmemory and --maxmemory-policy noeviction (live games must not be evicted), command is %q", cmd)
+		}
+	}
+	// The services drain on SIGTERM for up to their shutdown timeout (10 s)
+	// and then flush telemetry: compose's default 10 s grace kills them
+	// mid-drain.
+	for _, name := range []string{"lobby", "match", "bot", edge} {
+		if s, ok := p.Services[name]; ok && (s.StopGracePeriod == nil || time.Duration(*s.StopGracePeriod) < 20*time.Second) {
+			bad("service %q needs stop_grace_period of at least 20s (shutdown timeout plus the OTLP flush)", name)
 		}
 	}
 	if pg, ok := p.Services["postgres"]; ok && len(pg.Volumes) == 0 {

@@ -71,7 +71,9 @@ func TestBrokenComposeFilesFail(t *testing.T) {
 		{"edge on every interface", "      - \"127.0.0.1:8080:8080\"", "      - \"8080:8080\"", "loopback"},
 		{"edge not published", "    ports:\n      # Published on loopback only: plaintext never leaves the machine.\n      - \"127.0.0.1:8080:8080\"\n", "", "must publish 127.0.0.1:8080:8080"},
 		{"edge before match is healthy", "      match:\n        condition: service_healthy\n    restart: unless-stopped\n\n  otel-collector:", "      match:\n        condition: service_completed_successfully\n    restart: unless-stopped\n\n  otel-collector:", "wait for \"match\""},
-		{"edge without health check", "      test: [\"CMD\", \"/usr/local/bin/httpprobe\", \"http://127.0.0.1:9901/ready\"]\n", "      disable: true\n", "\"edge\" has no health check"},
+		{"bot with the default grace", "          memory: 256M\n    stop_grace_period: 30s\n", "          memory: 256M\n", "\"bot\" needs stop_grace_period"},
+		{"redis evicting", "\"--maxmemory-policy\", \"noeviction\"", "\"--maxmemory-policy\", \"allkeys-lru\"", "noeviction"},
+		{"edge without health check", "      test: [\"CMD\", \"/usr/local/bin/httpprobe\", \"http://127.0.0.1:8080/healthz\"]\n", "      disable: true\n", "\"edge\" has no health check"},
 		{"missing secret variable", "${TABULEIRO_TOKEN_KEY:?set", "${TABULEIRO_TOKEN_KEY_MISSING:?set", "TABULEIRO_TOKEN_KEY_MISSING"},
 	}
 	for _, tt := range tests {

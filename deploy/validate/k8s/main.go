@@ -8,10 +8,10 @@
 //     grpc.health.v1 (a native grpc probe, or an exec of grpc_health_probe
 //     where the server speaks TLS), and cpu and memory requests and limits;
 //     pods run as non-root;
-//   - the edge (Envoy) is the exception, by name: its probes are HTTP GET
-//     /ready on Envoy's admin port, it has a Service on the gRPC port that
-//     is not headless (Envoy balances over the backends itself), and no
-//     Service exposes its admin port;
+//   - the edge is the exception, by name: its probes are HTTP GET /healthz
+//     on its one port, it has a Service on that port that is not headless
+//     (the edge balances over the backends itself), and no Service exposes
+//     any other port of it;
 //   - each other Deployment has a headless Service (clusterIP None, so that
 //     gRPC clients balance over every pod); every Deployment has a
 //     PodDisruptionBudget selecting its pods;
@@ -19,6 +19,17 @@
 //     Service selects the edge's pods only;
 //   - bot and match have a HorizontalPodAutoscaler;
 //   - match has a preStop hook and a termination grace period to drain;
+//   - the collector (otel-collector) is the other exception: HTTP GET / on
+//     its health port 13133, a plain ClusterIP Service;
+//   - every Deployment and StatefulSet pod sets automountServiceAccountToken
+//     false (nothing calls the Kubernetes API); every Deployment container
+//     of lobby, match, bot and the edge has a preStop hook;
+//   - a PodDisruptionBudget never blocks a drain: minAvailable below the
+//     Deployment's replicas (or the HPA's minimum);
+//   - NetworkPolicies: a default deny of ingress, and a policy that selects
+//     each Deployment's and StatefulSet's pods;
+//   - images: no "latest" or moving "-latest" tag (a prod overlay pins
+//     versions; see deploy/README.md for the digest policy);
 //   - no Secret is committed: the output holds no Secret, every secret
 //     reference names a Secret created outside the manifests, and secret
 //     settings (keys, passwords, store URLs) come only from Secrets.
@@ -46,6 +57,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -57,23 +69,26 @@ import (
 // Services are Tabuleiro's Deployments; each must exist in every overlay.
 var services = []string{"lobby", "match", "bot", Edge}
 
-// Edge is the Envoy Deployment that clients reach (deploy/envoy/envoy.yaml).
+// Edge is the Deployment that clients reach (services/edge).
 const Edge = "edge"
 
 // HTTPProbed are the Deployments whose probes are HTTP GETs rather than
-// grpc.health.v1, with the path and port they must use: Envoy serves no
-// grpc.health.v1 itself (a grpc probe through it would reach lobby).
-var httpProbed = map[string]HTTPProbe{Edge: {Path: "/ready", Port: AdminPort}}
+// grpc.health.v1, with the path and port they must use: the edge answers
+// GET /healthz itself (a grpc probe through it would reach lobby).
+var httpProbed = map[string]HTTPProbe{Edge: {Path: "/healthz", Port: GRPCPort}, Collector: {Path: "/", Port: 13133}}
+
+// Collector is the OpenTelemetry Collector's Deployment.
+const Collector = "otel-collector"
+
+// drained are the Deployments that must leave the endpoints before
+// SIGTERM (a preStop hook).
+var drained = []string{"lobby", "match", "bot", Edge}
 
 // HTTPProbe is an allowed HTTP GET probe.
 type HTTPProbe struct {
 	Path string
 	Port int32
 }
-
-// AdminPort is Envoy's admin port: probed by the kubelet, never exposed by a
-// Service.
-const AdminPort = 9901
 
 // Autoscaled are the services that need a HorizontalPodAutoscaler.
 var autoscaled = []string{"match", "bot"}
@@ -118,16 +133,17 @@ type Objects struct {
 	Secrets      []*corev1.Secret
 	PDBs         []*policyv1.PodDisruptionBudget
 	HPAs         []*autoscalingv2.HorizontalPodAutoscaler
+	NetPols      []*networkingv1.NetworkPolicy
 }
 
 // newScheme knows the API groups the manifests may use: core, apps,
-// policy and autoscaling. A kind of any other group fails to decode. (It
+// policy, autoscaling and networking. A kind of any other group fails to decode. (It
 // replaces client-go's scheme, which compiles every group of k8s.io/api:
 // a third more CPU time for a cold build, vet and test of this module.)
 func newScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme, networkingv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -188,6 +204,8 @@ func Decode(in io.Reader) (*Objects, []string, error) {
 			objs.PDBs = append(objs.PDBs, o)
 		case *autoscalingv2.HorizontalPodAutoscaler:
 			objs.HPAs = append(objs.HPAs, o)
+		case *networkingv1.NetworkPolicy:
+			objs.NetPols = append(objs.NetPols, o)
 		case *corev1.Namespace, *corev1.ServiceAccount:
 		default:
 			errs = append(errs, fmt.Errorf("document %d: unexpected kind %s %q: extend the validator", i, gvk, m.GetName()))
@@ -294,9 +312,13 @@ func Check(o *Objects) error {
 			checkProbe(cw+" livenessProbe", c, c.LivenessProbe, hp, bad)
 			checkResources(cw, c.Resources, bad)
 			checkEnv(cw, c, bad)
-			if !hasPort(c, GRPCPort) {
+			if n != Collector && !hasPort(c, GRPCPort) {
 				bad("%s: does not expose containerPort %d", cw, GRPCPort)
 			}
+			if slices.Contains(drained, n) && (c.Lifecycle == nil || c.Lifecycle.PreStop == nil) {
+				bad("%s: no preStop hook: the pod must leave the endpoints before SIGTERM", cw)
+			}
+			checkImage(cw, c.Image, bad)
 			if c.SecurityContext == nil || c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
 				bad("%s: securityContext.allowPrivilegeEscalation must be false", cw)
 			}
@@ -304,20 +326,37 @@ func Check(o *Objects) error {
 		checkSecretVolumes(where, spec, bad)
 		checkMountedSecretsReadable(where, spec, bad)
 
+		checkPod(where, spec, podLabels, o.NetPols, bad)
 		if n == Edge {
 			checkEdgeServices(where, o.Services, spec, podLabels, bad)
+		} else if n == Collector {
+			if !slices.ContainsFunc(o.Services, func(s *corev1.Service) bool { return selects(s.Spec.Selector, podLabels) }) {
+				bad("%s: no Service selects its pods", where)
+			}
 		} else if !slices.ContainsFunc(o.Services, func(s *corev1.Service) bool {
 			return s.Spec.ClusterIP == corev1.ClusterIPNone && selects(s.Spec.Selector, podLabels) &&
 				slices.ContainsFunc(s.Spec.Ports, func(p corev1.ServicePort) bool { return p.Port == GRPCPort })
 		}) {
 			bad("%s: no headless Service (clusterIP: None, port %d) selects its pods", where, GRPCPort)
 		}
-		if !slices.ContainsFunc(o.PDBs, func(p *policyv1.PodDisruptionBudget) bool {
+		i := slices.IndexFunc(o.PDBs, func(p *policyv1.PodDisruptionBudget) bool {
 			s, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
 			return err == nil && !s.Empty() && s.Matches(podLabels) &&
 				(p.Spec.MinAvailable != nil || p.Spec.MaxUnavailable != nil)
-		}) {
+		})
+		if i < 0 {
 			bad("%s: no PodDisruptionBudget selects its pods", where)
+		} else if pdb := o.PDBs[i]; pdb.Spec.MinAvailable != nil {
+			replicas := int32(1)
+			if d.Spec.Replicas != nil {
+				replicas = *d.Spec.Replicas
+			}
+			if h := hpaOf(o.HPAs, n); h != nil && h.Spec.MinReplicas != nil {
+				replicas = *h.Spec.MinReplicas
+			}
+			if min := pdb.Spec.MinAvailable.IntValue(); pdb.Spec.MinAvailable.Type == 0 && int32(min) >= replicas {
+				bad("%s: PodDisruptionBudget %s minAvailable %d with %d replica(s) blocks kubectl drain: use maxUnavailable: 1", where, pdb.Name, min, replicas)
+			}
 		}
 	}
 
@@ -386,12 +425,22 @@ func Check(o *Objects) error {
 		}
 		checkSecretVolumes(where, s.Spec.Template.Spec, bad)
 		checkMountedSecretsReadable(where, s.Spec.Template.Spec, bad)
+		checkPod(where, s.Spec.Template.Spec, labels.Set(s.Spec.Template.Labels), o.NetPols, bad)
+		for _, c := range s.Spec.Template.Spec.Containers {
+			checkImage(fmt.Sprintf("%s container %s", where, c.Name), c.Image, bad)
+		}
+	}
+	if !slices.ContainsFunc(o.NetPols, func(p *networkingv1.NetworkPolicy) bool {
+		return len(p.Spec.PodSelector.MatchLabels) == 0 && len(p.Spec.PodSelector.MatchExpressions) == 0 &&
+			slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) && len(p.Spec.Ingress) == 0
+	}) {
+		bad("no default-deny NetworkPolicy (podSelector {}, policyTypes [Ingress], no ingress rule)")
 	}
 	return errors.Join(errs...)
 }
 
 // checkEdgeServices wants a Service on the gRPC port that selects the
-// edge's pods and is not headless, and no Service exposing the admin port.
+// edge's pods and is not headless, and no Service exposing another port.
 func checkEdgeServices(where string, svcs []*corev1.Service, spec corev1.PodSpec, pod labels.Set, bad func(string, ...any)) {
 	found := false
 	for _, s := range svcs {
@@ -406,8 +455,8 @@ func checkEdgeServices(where string, svcs []*corev1.Service, spec corev1.PodSpec
 			if target == 0 {
 				target = int(p.Port)
 			}
-			if target == AdminPort {
-				bad("%s: Service %s exposes the admin port %d", where, s.Name, AdminPort)
+			if target != GRPCPort {
+				bad("%s: Service %s exposes port %d: the edge serves only %d", where, s.Name, target, GRPCPort)
 			}
 			if target == GRPCPort && s.Spec.ClusterIP != corev1.ClusterIPNone {
 				found = true
@@ -621,4 +670,42 @@ func canRead(uid int64, gids []int64, fileUID, fileGID int64, mode int32) bool {
 	default:
 		return mode&0o004 != 0
 	}
+}
+
+// checkPod applies the pod-wide rules: no service-account token, and a
+// NetworkPolicy (other than the default deny) that selects the pods.
+func checkPod(where string, spec corev1.PodSpec, pod labels.Set, pols []*networkingv1.NetworkPolicy, bad func(string, ...any)) {
+	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+		bad("%s: automountServiceAccountToken must be false (nothing calls the Kubernetes API)", where)
+	}
+	if !slices.ContainsFunc(pols, func(p *networkingv1.NetworkPolicy) bool {
+		s, err := metav1.LabelSelectorAsSelector(&p.Spec.PodSelector)
+		return err == nil && !s.Empty() && s.Matches(pod) && len(p.Spec.Ingress) > 0
+	}) {
+		bad("%s: no NetworkPolicy allows ingress to its pods", where)
+	}
+}
+
+// checkImage refuses moving tags.
+func checkImage(where, image string, bad func(string, ...any)) {
+	ref := image
+	if i := strings.LastIndex(ref, "@"); i >= 0 {
+		return // pinned by digest
+	}
+	tag := ""
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		tag = ref[i+1:]
+	}
+	if tag == "" || tag == "latest" || strings.HasSuffix(tag, "-latest") {
+		bad("%s: image %q has a moving tag: pin a version (and a digest in prod)", where, image)
+	}
+}
+
+func hpaOf(hs []*autoscalingv2.HorizontalPodAutoscaler, name string) *autoscalingv2.HorizontalPodAutoscaler {
+	for _, h := range hs {
+		if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == name {
+			return h
+		}
+	}
+	return nil
 }

@@ -76,14 +76,15 @@ export class GameScreen {
     info: h("div", { class: "game-info" }),
     banner: h("div", { class: "conn-banner", role: "status", "aria-live": "polite" }),
     overlay: h("div", { class: "result-overlay", hidden: true }),
-    hint: h("p", { class: "hint", "aria-live": "polite" }),
+    hint: h("p", { class: "hint" }),
+    announce: h("p", { class: "sr", "aria-live": "polite", role: "status" }),
     tools: h("div", { class: "board-tools" }),
   };
 
   constructor(private readonly id: Identity, private readonly matchId: string, private readonly mode: Mode) {
     frame(id, h("div", { class: "game-layout" },
       h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
-      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions))));
+      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce));
     this.bindBoard();
     void this.start();
   }
@@ -189,6 +190,10 @@ export class GameScreen {
 
   private renderBanner(err?: unknown): void {
     const b = this.els.banner;
+    if (typeof navigator !== "undefined" && navigator.onLine === false && this.status !== "failed") {
+      this.onOffline();
+      return;
+    }
     b.className = `conn-banner ${this.status}`;
     switch (this.status) {
       case "connecting":
@@ -366,6 +371,10 @@ export class GameScreen {
 
   private renderMoves(): void {
     const m = this.match!;
+    // Screen readers hear each new ply: who played what.
+    const last = m.plies.at(-1);
+    const said = last ? `${this.participant(last.seat)?.displayName ?? ""} played ${last.notation}` : "";
+    if (this.els.announce.textContent !== said) this.els.announce.textContent = said;
     clear(this.els.moves);
     for (const row of moveRows(m.plies)) {
       const cell = (p?: { ply: number; text: string }) => p
@@ -497,7 +506,8 @@ export class GameScreen {
       h("p", { class: "muted" }, outcomeLine(m.outcome)),
       rating,
       h("div", { class: "row" },
-        this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) }, "Rematch") : false,
+        this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) },
+          origin?.opponent === "queue" ? "Find another" : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? "Play again" : "Rematch") : false,
         h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay"),
         h("a", { class: "button", href: "#/play" }, "New game"),
         h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close")),
@@ -507,7 +517,7 @@ export class GameScreen {
       void this.watchRematch(origin);
     }
     if (m.rated) {
-      for (let i = 0; i < 15; i++) {
+      for (let i = 0; i < 90; i++) { // ratings are computed a moment after the game
         try {
           const rec = (await api(this.id.token).lobby.getGame({ gameId: m.matchId })).record;
           const ch = rec?.ratingChanges.find((r) => r.playerId === this.id.playerId);
@@ -516,7 +526,7 @@ export class GameScreen {
             return;
           }
         } catch { /* not recorded yet */ }
-        await new Promise((r) => setTimeout(r, 800));
+        await new Promise((r) => setTimeout(r, Math.min(3000, 500 + i * 100)));
       }
       rating.textContent = "";
     }

@@ -590,6 +590,7 @@ func (h *harness) play(ctx context.Context, c *client.Client, p client.Player, g
 				view = pp.GetView()
 			}
 			if ev.GetGameEnded() != nil {
+				t.Logf("match %s ended after %d plies: %s", g.id, len(g.plies), ev.GetGameEnded().GetOutcome().GetReason())
 				g.finished = true
 				return n
 			}

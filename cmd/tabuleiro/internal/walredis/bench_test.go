@@ -13,7 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The benchmarks of issue 14 (see deploy/README.md for figures):
+// The benchmarks of issue 14:
 //
 //	go test -run '^$' -bench . -benchtime 2s ./cmd/tabuleiro/internal/walredis/
 //

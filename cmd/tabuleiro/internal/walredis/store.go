@@ -47,7 +47,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,8 +104,11 @@ type Store struct {
 	smu     sync.Mutex
 	scripts map[string]string // sha1 → body, for EVALSHA inside MULTI
 
+	consumers consumers
+
 	snapBytes  atomic.Int64
 	compacting atomic.Bool
+	compactMu  sync.Mutex // one compaction at a time
 	compactErr atomic.Pointer[error]
 
 	cmu   sync.Mutex
@@ -184,11 +187,11 @@ func Open(o Options) (_ *Store, err error) {
 		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("embedded redis: %w", err)
 		}
-		last, oldBytes, err := s.recover()
+		last, oldBytes, tail, err := s.recover()
 		if err != nil {
 			return nil, err
 		}
-		if s.w, err = openWAL(o.Dir, last, oldBytes); err != nil {
+		if s.w, err = openWAL(o.Dir, last, oldBytes, tail); err != nil {
 			return nil, err
 		}
 	}
@@ -334,6 +337,12 @@ func (s *Store) hook(p *server.Peer, cmd string, args ...string) bool {
 	case "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME":
 		s.ttl(p, cmd, args)
 		return true
+	case "XREADGROUP", "XCLAIM", "XAUTOCLAIM", "XGROUP":
+		s.consumers.saw(cmd, args, time.Now())
+	case "XINFO":
+		if s.xinfoConsumers(p, args) {
+			return true
+		}
 	}
 	if msg := refused(cmd, args); msg != "" {
 		p.WriteError(msg)
@@ -731,8 +740,9 @@ func (s *Store) expireTimer() {
 }
 
 // recover loads the newest snapshot of o.Dir and replays the log after
-// it; it returns the last LSN and the bytes of log kept.
-func (s *Store) recover() (last int64, logBytes int64, err error) {
+// it; it returns the last LSN, the bytes of log kept and the last
+// segment (appended to from now on), if any.
+func (s *Store) recover() (last int64, logBytes int64, tail string, err error) {
 	dir := s.o.Dir
 	tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp"))
 	for _, t := range tmps {
@@ -740,14 +750,14 @@ func (s *Store) recover() (last int64, logBytes int64, err error) {
 	}
 	segs, snaps, err := listFiles(dir)
 	if err != nil {
-		return 0, 0, fmt.Errorf("embedded redis: %w", err)
+		return 0, 0, "", fmt.Errorf("embedded redis: %w", err)
 	}
 	var base int64
 	if len(snaps) > 0 {
 		base = snaps[len(snaps)-1]
 		n, err := s.loadSnapshot(filepath.Join(dir, snapName(base)))
 		if err != nil {
-			return 0, 0, fmt.Errorf("embedded redis: %w", err)
+			return 0, 0, "", fmt.Errorf("embedded redis: %w", err)
 		}
 		s.snapBytes.Store(n)
 		for _, old := range snaps[:len(snaps)-1] {
@@ -755,7 +765,7 @@ func (s *Store) recover() (last int64, logBytes int64, err error) {
 		}
 	} else if len(segs) == 0 && s.o.Legacy != "" {
 		if err := s.importLegacy(); err != nil {
-			return 0, 0, err
+			return 0, 0, "", err
 		}
 	}
 	last = base
@@ -765,7 +775,7 @@ func (s *Store) recover() (last int64, logBytes int64, err error) {
 			_ = os.Remove(path) // wholly in the snapshot
 			continue
 		}
-		n, size, err := s.replaySegment(path, base, i == len(segs)-1, func(e *entry) error {
+		_, size, err := s.replaySegment(path, base, i == len(segs)-1, func(e *entry) error {
 			if e.lsn <= last {
 				return fmt.Errorf("log entry %d after %d", e.lsn, last)
 			}
@@ -773,15 +783,15 @@ func (s *Store) recover() (last int64, logBytes int64, err error) {
 			return nil
 		})
 		if err != nil {
-			return 0, 0, fmt.Errorf("embedded redis: %s: %w", filepath.Base(path), err)
+			return 0, 0, "", fmt.Errorf("embedded redis: %s: %w", filepath.Base(path), err)
 		}
-		_ = n
 		logBytes += size
+		tail = path
 	}
 	if err := syncDir(dir); err != nil {
-		return 0, 0, fmt.Errorf("embedded redis: %w", err)
+		return 0, 0, "", fmt.Errorf("embedded redis: %w", err)
 	}
-	return last, logBytes, nil
+	return last, logBytes, tail, nil
 }
 
 // replaySegment applies the entries of a segment after base; a damaged
@@ -864,6 +874,8 @@ func (s *Store) Compact(ctx context.Context) (err error) {
 	if s.w == nil {
 		return nil
 	}
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
 	dir := s.o.Dir
 	upto, err := s.w.rotateSegment()
 	if err != nil {
@@ -885,7 +897,7 @@ func (s *Store) Compact(ctx context.Context) (err error) {
 			base = n
 		}
 	}
-	if base > 0 || slicesContains(snaps, 0) {
+	if base > 0 || slices.Contains(snaps, 0) {
 		if _, err := shadow.loadSnapshot(filepath.Join(dir, snapName(base))); err != nil {
 			return err
 		}
@@ -933,14 +945,3 @@ func (s *Store) Compact(ctx context.Context) (err error) {
 	s.snapBytes.Store(size)
 	return nil
 }
-
-func slicesContains(s []int64, v int64) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -279,3 +279,99 @@ func TestRefused(t *testing.T) {
 		t.Errorf("PTTL in a script: %v", err)
 	}
 }
+
+// Concurrent writers share fsyncs (group commit); with compactions running
+// meanwhile, a copy of the directory taken after the last reply reopens
+// with every counter at the value its writer was last told, and the
+// script-built lists in the order the writers saw.
+func TestConcurrentWritersAndCompaction(t *testing.T) {
+	dir := t.TempDir()
+	s, c := open(t, Options{Dir: dir, CompactMinBytes: 8 << 10})
+	ctx := context.Background()
+	push := redis.NewScript(`
+local n = redis.call('INCR', KEYS[1])
+redis.call('RPUSH', KEYS[2], n)
+redis.call('PEXPIRE', KEYS[2], 3600000)
+return n`)
+	const writers, each = 8, 150
+	errs := make(chan error, writers)
+	last := make([]int64, writers)
+	for w := range writers {
+		go func() {
+			for i := range each {
+				k := fmt.Sprintf("w%d", w)
+				n, err := push.Run(ctx, c, []string{k, k + ":list"}).Int64()
+				if err != nil || n != int64(i+1) {
+					errs <- fmt.Errorf("writer %d: %d %v", w, n, err)
+					return
+				}
+				last[w] = n
+				if err := c.Set(ctx, k+":plain", i, time.Hour).Err(); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A copy is not atomic: let a compaction that is deleting files end.
+	for s.compacting.Load() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := s.CompactionError(); err != nil {
+		t.Fatal(err)
+	}
+	writes := int64(writers * each * 2)
+	t.Logf("%d writes, %d fsyncs", writes, s.Syncs())
+	if s.Syncs() >= writes {
+		t.Errorf("%d fsyncs for %d concurrent writes: no group commit", s.Syncs(), writes)
+	}
+	_, snaps, _ := listFiles(dir)
+	want := dump(t, c)
+	crashed := copyDir(t, dir)
+	_, c2 := open(t, Options{Dir: crashed})
+	if got := dump(t, c2); got != want {
+		t.Fatalf("after a restart\n%.1000s\nwant\n%.1000s", got, want)
+	}
+	for w := range writers {
+		if n, _ := c2.Get(ctx, fmt.Sprintf("w%d", w)).Int64(); n != last[w] {
+			t.Errorf("writer %d: counter %d after the restart, was told %d", w, n, last[w])
+		}
+	}
+	if len(snaps) == 0 {
+		t.Error("no compaction ran")
+	}
+}
+
+// XINFO CONSUMERS counts a consumer's idle time from its last read, as
+// Redis does (miniredis alone reports -1 for consumers XREADGROUP made).
+func TestConsumerIdle(t *testing.T) {
+	_, c := open(t, Options{Dir: t.TempDir()})
+	ctx := context.Background()
+	if err := c.XGroupCreateMkStream(ctx, "s", "g", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.XAdd(ctx, &redis.XAddArgs{Stream: "s", Values: []any{"a", 1}})
+	if err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "c1", Streams: []string{"s", ">"}, Count: 1, Block: -1}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	cs, err := c.XInfoConsumers(ctx, "s", "g").Result()
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("XINFO CONSUMERS = %v, %v", cs, err)
+	}
+	if cs[0].Name != "c1" || cs[0].Pending != 1 || cs[0].Idle < 60*time.Millisecond || cs[0].Idle > time.Minute {
+		t.Errorf("consumer %+v, want c1 with 1 pending, idle >= 60ms", cs[0])
+	}
+	if err := c.XGroupDelConsumer(ctx, "s", "g", "c1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := c.XInfoConsumers(ctx, "s", "g").Result(); len(cs) != 0 {
+		t.Errorf("after DELCONSUMER: %+v", cs)
+	}
+}

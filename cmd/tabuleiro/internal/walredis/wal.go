@@ -273,15 +273,22 @@ type wal struct {
 	syncs    atomic.Int64 // fsyncs done (for tests and benchmarks)
 }
 
-// openWAL starts a log whose next LSN is last+1, in a new segment.
-func openWAL(dir string, last int64, oldBytes int64) (*wal, error) {
+// openWAL starts a log whose next LSN is last+1, appended to the segment
+// tail (whose torn end recovery has cut), or to a new segment.
+func openWAL(dir string, last int64, oldBytes int64, tail string) (*wal, error) {
 	w := &wal{dir: dir, appended: last, synced: last, syncedCh: make(chan struct{}), done: make(chan struct{})}
 	w.wake = sync.NewCond(&w.mu)
 	w.reserved.Store(last)
 	w.segBytes.Store(oldBytes)
-	f, err := w.newSegment(last + 1)
+	var f *os.File
+	var err error
+	if tail != "" {
+		f, err = os.OpenFile(tail, os.O_WRONLY|os.O_APPEND, 0o600)
+	} else {
+		f, err = w.newSegment(last + 1)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("write-ahead log: %w", err)
 	}
 	w.f = f
 	go w.syncer()

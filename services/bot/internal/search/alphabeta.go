@@ -20,6 +20,7 @@ type searcher[S any, M comparable, G Game[S, M]] struct {
 	shuffle  *rand.Rand
 	moves    [][]M
 	outs     [][]Outcome[S]
+	states   []S // the position after each ply's current move (child)
 	// pvs turns on the principal variation search (Iterative only): moves
 	// after the first are searched with a null window first.
 	pvs bool
@@ -162,8 +163,15 @@ func (s *searcher[S, M, G]) child(st *S, m M, depth, alpha, beta, ply int) int {
 			return int(sum / weights)
 		}
 	}
-	next := s.g.Play(st, m)
-	return -s.negamax(&next, depth-1, -beta, -alpha, ply+1)
+	// The child's position lives in the searcher, one per ply, so that no
+	// node allocates it (a pointer to a local escapes through the generic
+	// calls). A slot is rewritten only once the search below it is done; a
+	// longer slice leaves the positions above in the old array, unchanged.
+	for len(s.states) <= ply {
+		s.states = append(s.states, *new(S))
+	}
+	s.states[ply] = s.g.Play(st, m)
+	return -s.negamax(&s.states[ply], depth-1, -beta, -alpha, ply+1)
 }
 
 // negamax returns the score of st for its side to move, depth plies deep,

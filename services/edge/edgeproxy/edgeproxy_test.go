@@ -1,0 +1,176 @@
+package edgeproxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// backend is an HTTP server on loopback that speaks HTTP/1.1 and h2c (as
+// the services do on their gRPC port) and answers with its name, the
+// protocol it was reached by and the path.
+type backend struct {
+	addr  string
+	calls atomic.Int64
+	hold  chan struct{} // a /hold path waits on it
+}
+
+func startBackend(t *testing.T, name string) *backend {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &backend{addr: lis.Addr().String(), hold: make(chan struct{})}
+	srv := &http.Server{Protocols: new(http.Protocols), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.calls.Add(1)
+		if strings.HasSuffix(r.URL.Path, "/hold") {
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-b.hold
+			return
+		}
+		fmt.Fprintf(w, "%s %s %s", name, r.Proto, r.URL.Path)
+	})}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return b
+}
+
+// deadAddr is a loopback address nothing listens on.
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := l.Addr().String()
+	l.Close()
+	return a
+}
+
+func startEdge(t *testing.T, cfg Config) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	e, err := New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, lis, e, nil, 5*time.Second, e.log) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return lis.Addr().String()
+}
+
+func clients() map[string]*http.Client {
+	h2c := &http.Transport{Protocols: new(http.Protocols)}
+	h2c.Protocols.SetUnencryptedHTTP2(true)
+	h1 := &http.Transport{}
+	return map[string]*http.Client{"HTTP/1.1": {Transport: h1}, "HTTP/2.0": {Transport: h2c}}
+}
+
+func get(t *testing.T, c *http.Client, url string) (int, string) {
+	t.Helper()
+	resp, err := c.Post(url, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Match calls go to match, everything else to lobby, over HTTP/1.1 (the
+// browser protocols) and HTTP/2 alike; the backends always get HTTP/2.
+func TestRoutesByPathAndPassesBothProtocols(t *testing.T) {
+	lobby, match := startBackend(t, "lobby"), startBackend(t, "match")
+	edge := startEdge(t, Config{Lobby: lobby.addr, Match: match.addr, RefreshEvery: 50 * time.Millisecond})
+	for proto, c := range clients() {
+		for path, want := range map[string]string{
+			"/tabuleiro.match.v1.MatchService/Play":        "match HTTP/2.0 /tabuleiro.match.v1.MatchService/Play",
+			"/tabuleiro.lobby.v1.LobbyService/SignInGuest": "lobby HTTP/2.0 /tabuleiro.lobby.v1.LobbyService/SignInGuest",
+			"/grpc.health.v1.Health/Check":                 "lobby HTTP/2.0 /grpc.health.v1.Health/Check",
+		} {
+			code, body := get(t, c, "http://"+edge+path)
+			if code != http.StatusOK || body != want {
+				t.Errorf("%s %s: %d %q, want %q", proto, path, code, body, want)
+			}
+		}
+	}
+}
+
+// A backend that refuses connections is skipped: the call is retried on
+// the next one, whatever its protocol.
+func TestRetriesOnConnectFailure(t *testing.T) {
+	lobby, match := startBackend(t, "lobby"), startBackend(t, "match")
+	edge := startEdge(t, Config{Lobby: deadAddr(t) + "," + lobby.addr, Match: match.addr + "," + deadAddr(t), RefreshEvery: time.Hour})
+	for proto, c := range clients() {
+		for range 6 {
+			if code, body := get(t, c, "http://"+edge+"/tabuleiro.lobby.v1.LobbyService/ListVariants"); code != http.StatusOK || !strings.HasPrefix(body, "lobby") {
+				t.Fatalf("%s: %d %q with one of two lobby backends down", proto, code, body)
+			}
+			if code, body := get(t, c, "http://"+edge+MatchPrefix+"GetMatch"); code != http.StatusOK || !strings.HasPrefix(body, "match") {
+				t.Fatalf("%s: %d %q with one of two match backends down", proto, code, body)
+			}
+		}
+	}
+}
+
+// Over MaxInFlight a gRPC call gets RESOURCE_EXHAUSTED at once and a
+// Connect call HTTP 429; /healthz still answers.
+func TestInFlightLimit(t *testing.T) {
+	lobby, match := startBackend(t, "lobby"), startBackend(t, "match")
+	edge := startEdge(t, Config{Lobby: lobby.addr, Match: match.addr, MaxInFlight: 1})
+	c := clients()["HTTP/2.0"]
+	held, err := c.Post("http://"+edge+MatchPrefix+"hold", "application/grpc", strings.NewReader(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Body.Close()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+edge+MatchPrefix+"Play", strings.NewReader(""))
+	req.Header.Set("Content-Type", "application/grpc")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if got := resp.Header.Get("Grpc-Status") + resp.Trailer.Get("Grpc-Status"); got != "8" || !strings.Contains(resp.Header.Get("Grpc-Message"), "EDGE_MAX_IN_FLIGHT") {
+		t.Errorf("gRPC call over the limit: grpc-status %q message %q, want 8 (RESOURCE_EXHAUSTED)", got, resp.Header.Get("Grpc-Message"))
+	}
+	if code, _ := get(t, clients()["HTTP/1.1"], "http://"+edge+"/tabuleiro.lobby.v1.LobbyService/ListVariants"); code != http.StatusTooManyRequests {
+		t.Errorf("Connect call over the limit: HTTP %d, want 429", code)
+	}
+	hz, err := http.Get("http://" + edge + "/healthz")
+	if err != nil || hz.StatusCode != http.StatusOK {
+		t.Errorf("/healthz: %v %v", hz, err)
+	}
+	close(match.hold)
+}
+
+func TestLoadSettings(t *testing.T) {
+	s, err := LoadSettings(func(k string) string { return map[string]string{"EDGE_MAX_IN_FLIGHT": "300"}[k] })
+	if err != nil || s.Addr != ":8080" || s.LobbyAddr != "lobby:8080" || s.MaxInFlight != 300 {
+		t.Errorf("LoadSettings = %+v, %v", s, err)
+	}
+	if _, err := LoadSettings(func(k string) string { return map[string]string{"EDGE_TLS_CERT_FILE": "/c"}[k] }); err == nil {
+		t.Error("a certificate without a key was accepted")
+	}
+}
