@@ -12,7 +12,9 @@ package auth
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -105,13 +107,41 @@ func ParseKey(s string) ([]byte, error) {
 	return key, nil
 }
 
+// ParseKeys decodes a comma-separated list of keys (ParseKey each); empty
+// gives none.
+func ParseKeys(s string) ([][]byte, error) {
+	var keys [][]byte
+	for i, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		k, err := ParseKey(part)
+		if err != nil {
+			return nil, fmt.Errorf("key %d: %w", i+1, err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
 // Option adjusts an Issuer or a Verifier.
 type Option func(*clock)
 
-type clock struct{ now func() time.Time }
+type clock struct {
+	now      func() time.Time
+	previous [][]byte // keys a Verifier still accepts
+}
 
 // WithClock makes an Issuer or Verifier read the time from now (tests).
 func WithClock(now func() time.Time) Option { return func(c *clock) { c.now = now } }
+
+// WithPreviousKeys makes a Verifier also accept tokens signed with these
+// keys: rotating the token key without logging everyone out. Deploy the
+// new key with the old one as previous, wait the longest token TTL, then
+// drop the old one (deploy/README.md).
+func WithPreviousKeys(keys ...[]byte) Option {
+	return func(c *clock) { c.previous = append(c.previous, keys...) }
+}
 
 func newClock(opts []Option) clock {
 	c := clock{now: time.Now}
@@ -119,6 +149,13 @@ func newClock(opts []Option) clock {
 		o(&c)
 	}
 	return c
+}
+
+// KeyID names a key in a token's "kid" header without revealing it: the
+// first 8 bytes of its SHA-256, in hex.
+func KeyID(key []byte) string {
+	sum := sha256.Sum256(key)
+	return hex.EncodeToString(sum[:8])
 }
 
 type claims struct {
@@ -171,7 +208,9 @@ func (i *Issuer) issue(c claims, subject string, ttl time.Duration) (string, tim
 	c.Subject = subject
 	c.IssuedAt = jwt.NewNumericDate(now)
 	c.ExpiresAt = jwt.NewNumericDate(exp)
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(i.key)
+	t := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
+	t.Header["kid"] = KeyID(i.key)
+	tok, err := t.SignedString(i.key)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("sign token: %w", err)
 	}
@@ -181,15 +220,40 @@ func (i *Issuer) issue(c claims, subject string, ttl time.Duration) (string, tim
 // Verifier checks tokens. It is safe for concurrent use.
 type Verifier struct {
 	key   []byte
+	keys  map[string][]byte // by KeyID: key and the previous ones
 	clock clock
 }
 
-// NewVerifier returns a Verifier for tokens signed with key.
+// NewVerifier returns a Verifier for tokens signed with key (and with the
+// keys of WithPreviousKeys).
 func NewVerifier(key []byte, opts ...Option) (*Verifier, error) {
-	if len(key) < MinKeySize {
-		return nil, fmt.Errorf("new verifier: key has %d bytes, want at least %d", len(key), MinKeySize)
+	c := newClock(opts)
+	v := &Verifier{key: key, keys: map[string][]byte{}, clock: c}
+	for _, k := range append([][]byte{key}, c.previous...) {
+		if len(k) < MinKeySize {
+			return nil, fmt.Errorf("new verifier: key has %d bytes, want at least %d", len(k), MinKeySize)
+		}
+		v.keys[KeyID(k)] = k
 	}
-	return &Verifier{key: key, clock: newClock(opts)}, nil
+	return v, nil
+}
+
+// keyFor picks the key of a token's "kid"; a token without one (issued
+// before key ids) is tried against every accepted key.
+func (v *Verifier) keyFor(t *jwt.Token) (any, error) {
+	kid, _ := t.Header["kid"].(string)
+	if kid == "" {
+		set := jwt.VerificationKeySet{}
+		for _, k := range v.keys {
+			set.Keys = append(set.Keys, k)
+		}
+		return set, nil
+	}
+	k, ok := v.keys[kid]
+	if !ok {
+		return nil, fmt.Errorf("key id %q is not one this service accepts (rotated out?)", kid)
+	}
+	return k, nil
 }
 
 // Verify checks a token's signature, issuer, kind and expiry and returns its
@@ -206,7 +270,7 @@ func (v *Verifier) VerifyExpiredWithin(token string, grace time.Duration) (Princ
 
 func (v *Verifier) verify(token string, grace time.Duration) (Principal, error) {
 	var c claims
-	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return v.key, nil },
+	_, err := jwt.ParseWithClaims(token, &c, v.keyFor,
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(issuer),
 		jwt.WithExpirationRequired(),

@@ -22,13 +22,17 @@ import (
 
 // Config is the bot service's configuration, from BOT_* variables.
 type Config struct {
-	GRPCAddr        string        // BOT_GRPC_ADDR, default ":8080"
-	TokenKey        []byte        // BOT_TOKEN_KEY, required: the services' shared token key
-	ShutdownTimeout time.Duration // BOT_SHUTDOWN_TIMEOUT, default 10s
-	DrainDelay      time.Duration // BOT_DRAIN_DELAY, default 0
-	LogLevel        slog.Level    // BOT_LOG_LEVEL, default INFO
+	GRPCAddr string // BOT_GRPC_ADDR, default ":8080"
+	TokenKey []byte // BOT_TOKEN_KEY, required: the services' shared token key
+	// PreviousTokenKeys (BOT_TOKEN_KEY_PREVIOUS, optional, comma-separated):
+	// keys whose tokens are still accepted while the token key rotates.
+	PreviousTokenKeys [][]byte
+	ShutdownTimeout   time.Duration // BOT_SHUTDOWN_TIMEOUT, default 10s
+	DrainDelay        time.Duration // BOT_DRAIN_DELAY, default 0
+	LogLevel          slog.Level    // BOT_LOG_LEVEL, default INFO
 	// TLSCertFile and TLSKeyFile (BOT_TLS_CERT_FILE, BOT_TLS_KEY_FILE) serve
-	// TLS when both are set. The bot calls nobody, so it has no CA file.
+	// TLS when both are set. BOT_TLS_CA_FILE is refused: the bot calls
+	// nobody, so it has no CA file to read.
 	TLSCertFile, TLSKeyFile string
 	// MaxSearches (BOT_MAX_SEARCHES, default 8) bounds the searches that run
 	// at once, and so the memory their tables take (8 MiB each at most);
@@ -63,6 +67,10 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
 		cfg.TokenKey = k
+		return err
+	})
+	env.Func("TOKEN_KEY_PREVIOUS", false, func(s string) (err error) {
+		cfg.PreviousTokenKeys, err = auth.ParseKeys(s)
 		return err
 	})
 	env.Func("CORS_ORIGINS", false, func(s string) (err error) {
@@ -104,7 +112,7 @@ func Registrar(cfg Config) func(*grpc.Server) {
 // shutdown, logging, authentication with cfg's key and the bot's policy,
 // TLS when configured.
 func Options(cfg Config, deps Deps) (grpcserve.Options, error) {
-	v, err := auth.NewVerifier(cfg.TokenKey)
+	v, err := auth.NewVerifier(cfg.TokenKey, auth.WithPreviousKeys(cfg.PreviousTokenKeys...))
 	if err != nil {
 		return grpcserve.Options{}, fmt.Errorf("token verifier: %w", err)
 	}

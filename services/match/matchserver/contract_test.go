@@ -53,11 +53,17 @@ type seat struct {
 	drop       func()
 	heartbeats *atomic.Int64
 	seen       []feedItem
+	head       *feedItem // the first item, read by first and not yet by next
 }
 
 // next returns the next snapshot or event, failing after 10 s.
 func (s *seat) next() feedItem {
 	s.t.Helper()
+	if it := s.head; it != nil {
+		s.head = nil
+		s.seen = append(s.seen, *it)
+		return *it
+	}
 	select {
 	case it, ok := <-s.feed:
 		if !ok {
@@ -123,7 +129,7 @@ var seatPaths = []seatPath{
 	{"follow+unary/connect", openUnary(webProtocol())},
 }
 
-// first waits for the first feed item (left for next) or the stream's end.
+// first waits for the first feed item (kept for next) or the stream's end.
 func first(t *testing.T, s *seat) (*seat, error) {
 	t.Helper()
 	select {
@@ -135,15 +141,7 @@ func first(t *testing.T, s *seat) (*seat, error) {
 			}
 			return nil, err
 		}
-		ch := make(chan feedItem, cap(s.feed))
-		ch <- it
-		go func(from chan feedItem) {
-			for it := range from {
-				ch <- it
-			}
-			close(ch)
-		}(s.feed)
-		s.feed = ch
+		s.head = &it
 		return s, nil
 	case <-time.After(10 * time.Second):
 		t.Fatal("no first message within 10s")

@@ -75,7 +75,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("token issuer: %w", err)
 	}
-	ver, err := auth.NewVerifier(cfg.TokenKey)
+	ver, err := auth.NewVerifier(cfg.TokenKey, auth.WithPreviousKeys(cfg.PreviousTokenKeys...))
 	if err != nil {
 		return fmt.Errorf("token verifier: %w", err)
 	}

@@ -15,14 +15,17 @@ import (
 
 // Config is the lobby's configuration.
 type Config struct {
-	GRPCAddr        string        // LOBBY_GRPC_ADDR, default ":8080"
-	RedisURL        string        // LOBBY_REDIS_URL, required
-	DatabaseURL     string        // LOBBY_DATABASE_URL, required
-	MatchAddr       string        // LOBBY_MATCH_ADDR, required: match.v1 target, e.g. dns:///match:8080 (round_robin over its addresses)
-	TokenKey        []byte        // LOBBY_TOKEN_KEY, required (auth.ParseKey format, shared by the services)
-	TokenTTL        time.Duration // LOBBY_TOKEN_TTL, default 24h
-	BotOfferAfter   time.Duration // LOBBY_BOT_OFFER_AFTER, default 20s
-	ShutdownTimeout time.Duration // LOBBY_SHUTDOWN_TIMEOUT, default 10s
+	GRPCAddr    string // LOBBY_GRPC_ADDR, default ":8080"
+	RedisURL    string // LOBBY_REDIS_URL, required
+	DatabaseURL string // LOBBY_DATABASE_URL, required
+	MatchAddr   string // LOBBY_MATCH_ADDR, required: match.v1 target, e.g. dns:///match:8080 (round_robin over its addresses)
+	TokenKey    []byte // LOBBY_TOKEN_KEY, required (auth.ParseKey format, shared by the services)
+	// PreviousTokenKeys (LOBBY_TOKEN_KEY_PREVIOUS, optional, comma-separated):
+	// keys whose tokens are still accepted while the token key rotates.
+	PreviousTokenKeys [][]byte
+	TokenTTL          time.Duration // LOBBY_TOKEN_TTL, default 24h
+	BotOfferAfter     time.Duration // LOBBY_BOT_OFFER_AFTER, default 20s
+	ShutdownTimeout   time.Duration // LOBBY_SHUTDOWN_TIMEOUT, default 10s
 	// HealthCheckInterval (LOBBY_HEALTH_CHECK_INTERVAL, default 2s) is how often
 	// health checks Redis: NOT_SERVING while it does not answer.
 	HealthCheckInterval time.Duration
@@ -70,6 +73,10 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TRUSTED_PROXIES", false, func(s string) error {
 		p, err := ratelimit.ParsePrefixes(s)
 		cfg.TrustedProxies = p
+		return err
+	})
+	env.Func("TOKEN_KEY_PREVIOUS", false, func(s string) (err error) {
+		cfg.PreviousTokenKeys, err = auth.ParseKeys(s)
 		return err
 	})
 	env.Func("CORS_ORIGINS", false, func(s string) (err error) {

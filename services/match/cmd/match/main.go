@@ -72,7 +72,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	pcfg.Tracer = pgxtrace.New(tel.TracerProvider)
 	db := stdlib.OpenDB(*pcfg)
 	defer db.Close()
-	verifier, err := auth.NewVerifier(cfg.TokenKey)
+	verifier, err := auth.NewVerifier(cfg.TokenKey, auth.WithPreviousKeys(cfg.PreviousTokenKeys...))
 	if err != nil {
 		return fmt.Errorf("token verifier: %w", err)
 	}

@@ -13,18 +13,21 @@ import (
 
 // Config is the match service's configuration.
 type Config struct {
-	GRPCAddr        string        // MATCH_GRPC_ADDR, default ":8080"
-	RedisURL        string        // MATCH_REDIS_URL, required
-	DatabaseURL     string        // MATCH_DATABASE_URL, required
-	TokenKey        []byte        // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
-	BotAddr         string        // MATCH_BOT_ADDR, optional (e.g. dns:///bot:8080, round_robin): without it bot seats are refused
-	KeyPrefix       string        // MATCH_KEY_PREFIX, default "tabuleiro:"
-	InstanceID      string        // MATCH_INSTANCE_ID, default: random at start-up
-	ReconnectWindow time.Duration // MATCH_RECONNECT_WINDOW, default 60s
-	FirstPlyTimeout time.Duration // MATCH_FIRST_PLY_TIMEOUT, default 30s
-	SweepInterval   time.Duration // MATCH_SWEEP_INTERVAL, default 25ms
-	PresenceTTL     time.Duration // MATCH_PRESENCE_TTL, default 10s: a seat whose instance stops renewing its lease this long is disconnected
-	ShutdownTimeout time.Duration // MATCH_SHUTDOWN_TIMEOUT, default 10s
+	GRPCAddr    string // MATCH_GRPC_ADDR, default ":8080"
+	RedisURL    string // MATCH_REDIS_URL, required
+	DatabaseURL string // MATCH_DATABASE_URL, required
+	TokenKey    []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
+	// PreviousTokenKeys (MATCH_TOKEN_KEY_PREVIOUS, optional, comma-separated):
+	// keys whose tokens are still accepted while the token key rotates.
+	PreviousTokenKeys [][]byte
+	BotAddr           string        // MATCH_BOT_ADDR, optional (e.g. dns:///bot:8080, round_robin): without it bot seats are refused
+	KeyPrefix         string        // MATCH_KEY_PREFIX, default "tabuleiro:"
+	InstanceID        string        // MATCH_INSTANCE_ID, default: random at start-up
+	ReconnectWindow   time.Duration // MATCH_RECONNECT_WINDOW, default 60s
+	FirstPlyTimeout   time.Duration // MATCH_FIRST_PLY_TIMEOUT, default 30s
+	SweepInterval     time.Duration // MATCH_SWEEP_INTERVAL, default 25ms
+	PresenceTTL       time.Duration // MATCH_PRESENCE_TTL, default 10s: a seat whose instance stops renewing its lease this long is disconnected
+	ShutdownTimeout   time.Duration // MATCH_SHUTDOWN_TIMEOUT, default 10s
 	// HealthCheckInterval (MATCH_HEALTH_CHECK_INTERVAL, default 2s) is how often
 	// health checks Redis: NOT_SERVING while it does not answer.
 	HealthCheckInterval time.Duration
@@ -69,6 +72,10 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	env.Func("TOKEN_KEY", true, func(s string) (err error) {
 		cfg.TokenKey, err = auth.ParseKey(s)
+		return err
+	})
+	env.Func("TOKEN_KEY_PREVIOUS", false, func(s string) (err error) {
+		cfg.PreviousTokenKeys, err = auth.ParseKeys(s)
 		return err
 	})
 	env.Func("CORS_ORIGINS", false, func(s string) (err error) {
