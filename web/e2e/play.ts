@@ -120,3 +120,13 @@ export function distance(sq: string, goalRank: number, ws: Wall[]): number {
   }
   return 99;
 }
+
+/** tapWall taps a wall's groove on a touch screen (a little off its centre, along it). */
+export async function tapWall(page: Page, wall: string, flipped: boolean): Promise<void> {
+  const l = layout(Game.QUORIDOR, flipped);
+  const w = parseWall(wall)!;
+  const c = wallCenter(l, w);
+  const along = l.cell / 4;
+  const p = await toPage(page, w.orientation === "h" ? { x: c.x - along, y: c.y } : { x: c.x, y: c.y - along });
+  await page.touchscreen.tap(p.x, p.y);
+}

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, waitTurn, walls } from "./play";
+import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, walls } from "./play";
 import { parseSquare, squareName, toCell } from "../src/geometry";
 
 let browser: Browser;
@@ -441,5 +441,25 @@ test("phone-sized screens: the lobby and a game fit", async () => {
   const box = (await page.locator(".board-box svg").boundingBox())!;
   assert.ok(box.width <= 390 && box.width > 300, `the board fits the screen (${box.width})`);
   await shot(page, "26-phone-corners");
+  await ctx.close();
+});
+
+test("on a phone, a wall goes down with the Wall button and two taps", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
+  await signIn(page, "Thumbs");
+  await choose(page, "Quoridor", "Bot", "Easy");
+  await page.click("label.chip:has-text('White (first)')");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  const info = await waitTurn(page);
+  assert.equal(info.flipped, false);
+  await page.tap("#wall-mode");
+  await page.waitForSelector("#wall-mode.on");
+  await tapWall(page, "d7h", false);
+  await page.waitForSelector(".board-box .wall-preview.valid");
+  await shot(page, "27-phone-wall-preview");
+  await tapWall(page, "d7h", false);
+  await waitPly(page, info.plyCount);
+  assert.ok((await walls(page)).some((w) => w.anchor.file === 3 && w.anchor.rank === 6 && w.orientation === "h"), "d7h placed");
   await ctx.close();
 });

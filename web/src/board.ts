@@ -197,7 +197,9 @@ function quoridor(st: BoardState, l: Layout): string {
     s += `<rect class="wall${isLast ? " last-wall" : ""}" data-wall="${w.anchor}${wall.orientation}" x="${r.x + 1}" y="${r.y + 1}" width="${r.width - 2}" height="${r.height - 2}" rx="3" fill="${grad}" stroke="${isLast ? "#e8b931" : "rgba(0,0,0,.45)"}" stroke-width="${isLast ? 3 : 1}" filter="url(#f-shadow)" pointer-events="none"/>`;
   }
   if (st.preview) {
-    const r = wallRect(l, st.preview.wall);
+    // A little thicker than the groove, so that a thumb sees it.
+    const g = wallRect(l, st.preview.wall);
+    const r = st.preview.wall.orientation === "h" ? { ...g, y: g.y - 2, height: g.height + 4 } : { ...g, x: g.x - 2, width: g.width + 4 };
     const colour = st.preview.state === "valid" ? "#3f8f4f" : st.preview.state === "invalid" ? "#c0392b" : "#8c8c8c";
     s += `<rect class="wall-preview ${st.preview.state}" x="${r.x}" y="${r.y}" width="${r.width}" height="${r.height}" rx="3" fill="${colour}" fill-opacity=".78" stroke="#fff" stroke-opacity=".6" pointer-events="none"/>`;
   }

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
@@ -257,4 +258,42 @@ func TestErrText(t *testing.T) {
 	if got, want := ErrText(err), "join room K7MX: invite code: not found"; got != want {
 		t.Errorf("ErrText = %q, want %q", got, want)
 	}
+}
+
+// The resume list says whose turn it is and how long ago each game began.
+func TestResumeListTurnAndAge(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(100000, 0)
+	deps := Deps{Now: func() time.Time { return now }, Resume: func(string) (*Table, error) { return nil, errNoMore }}
+	deps.Active = []*lobbyv1.MatchSummary{
+		{MatchId: "m1", Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", YourSeat: gamev1.Seat_SEAT_FIRST,
+			ToMove: gamev1.Seat_SEAT_FIRST, StartedAt: timestamppb.New(now.Add(-3 * time.Hour))},
+		{MatchId: "m2", Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3", YourSeat: gamev1.Seat_SEAT_SECOND,
+			ToMove: gamev1.Seat_SEAT_FIRST, StartedAt: timestamppb.New(now.Add(-5 * time.Minute))},
+	}
+	s := New(deps).View()
+	for _, want := range []string{"your move, started 3 h ago", "their move, started 5 min ago"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("resume list lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// With a clock, before the first ply the side panel says why the clocks
+// stand still.
+func TestClocksStartWithFirstPly(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	<-f.out
+	s := f.snapshot()
+	s.Clocks = &gamev1.ClockState{FirstRemainingMs: 60000, SecondRemainingMs: 60000}
+	f.out <- &matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: s}}
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	if !strings.Contains(d.screen(), "clocks start with the first ply") {
+		t.Errorf("no word on the standing clocks:\n%s", d.screen())
+	}
+	d.waitFor("destinations", func(s string) bool { return strings.Contains(s, "+") })
+	d.key("up", "enter")
+	d.waitFor("the first ply", func(s string) bool { return !strings.Contains(s, "clocks start") })
 }
