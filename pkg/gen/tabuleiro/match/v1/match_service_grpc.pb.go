@@ -48,6 +48,13 @@ const (
 // forged or expired token gets UNAUTHENTICATED. Every RPC may also return
 // UNAVAILABLE while an instance shuts down (retry on another) and INTERNAL
 // (with no detail) on a server fault.
+//
+// A player holds at most 16 open streams (Play and Watch together) across
+// every instance; past that a new stream gets RESOURCE_EXHAUSTED with a
+// google.rpc.RetryInfo detail. A connection holds at most 64 concurrent
+// calls (HTTP/2 MAX_CONCURRENT_STREAMS), and a client that sends
+// keepalive pings more often than every 10 s is disconnected (GOAWAY
+// too_many_pings).
 type MatchServiceClient interface {
 	// Play is one player's connection to one match. The client's first
 	// message must be `join`; the server answers with a `snapshot` (or, when
@@ -361,6 +368,13 @@ func (c *matchServiceClient) InviteSpectator(ctx context.Context, in *InviteSpec
 // forged or expired token gets UNAUTHENTICATED. Every RPC may also return
 // UNAVAILABLE while an instance shuts down (retry on another) and INTERNAL
 // (with no detail) on a server fault.
+//
+// A player holds at most 16 open streams (Play and Watch together) across
+// every instance; past that a new stream gets RESOURCE_EXHAUSTED with a
+// google.rpc.RetryInfo detail. A connection holds at most 64 concurrent
+// calls (HTTP/2 MAX_CONCURRENT_STREAMS), and a client that sends
+// keepalive pings more often than every 10 s is disconnected (GOAWAY
+// too_many_pings).
 type MatchServiceServer interface {
 	// Play is one player's connection to one match. The client's first
 	// message must be `join`; the server answers with a `snapshot` (or, when
