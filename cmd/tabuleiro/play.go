@@ -408,6 +408,10 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 	switch {
 	case t.opp.local:
 		return t.localMatch(ctx, round)
+	case t.opp.room != "" && t.opp.room != "new" && round > 0:
+		// The friend's room has had its game; a new one needs a new room.
+		return "", nil, fmt.Errorf("the game of room %s is over and there is no rematch; a new game needs a new room: "+
+			"your friend runs `tabuleiro play --room new --server %s` and gives you its code, or you do and give them yours", t.opp.room, t.addr)
 	case t.opp.room != "":
 		return t.roomMatch(ctx)
 	case t.opp.queue:

@@ -47,6 +47,10 @@ import (
 	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
+// DefaultMaxConcurrentStreams is the streams one connection may hold at
+// once unless Options.MaxConcurrentStreams says otherwise.
+const DefaultMaxConcurrentStreams = 64
+
 // DefaultShutdownTimeout is used when Options.ShutdownTimeout is 0.
 const DefaultShutdownTimeout = 10 * time.Second
 
@@ -82,6 +86,11 @@ type Options struct {
 	// OnListen, when set, is called with the bound address before serving
 	// (useful with ":0").
 	OnListen func(net.Addr)
+	// MaxConcurrentStreams caps the concurrent streams (calls) of one
+	// client connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); 0 means
+	// DefaultMaxConcurrentStreams. Per-player caps across connections are
+	// the services' own (ratelimit.Streams).
+	MaxConcurrentStreams uint32
 	// ServerOptions are appended to the server's own options.
 	ServerOptions []grpc.ServerOption
 	// HTTPHandler, when set, serves the HTTP requests that are not RPCs
@@ -137,7 +146,12 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	case age < 0:
 		age = 0 // infinity
 	}
+	maxStreams := opts.MaxConcurrentStreams
+	if maxStreams == 0 {
+		maxStreams = DefaultMaxConcurrentStreams
+	}
 	sopts := []grpc.ServerOption{
+		grpc.MaxConcurrentStreams(maxStreams),
 		grpc.StatsHandler(tel.ServerHandler()),
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
@@ -146,6 +160,8 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 		// MaxConnectionAgeGrace stays infinite: a Play stream outlives
 		// its connection's age and ends on its own.
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second, MaxConnectionAge: age}),
+		// A client pinging more often than every 10 s is sent GOAWAY
+		// (too_many_pings) and its connection closed.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 	}
 	if opts.TLS != nil {

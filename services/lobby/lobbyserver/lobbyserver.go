@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
@@ -59,10 +61,36 @@ type Config struct {
 	// RoomPoll is WatchRoom's fallback re-read besides room change events,
 	// default 5 s.
 	RoomPoll time.Duration
+	// Limits are the per-client-address rates (SignInGuest, RefreshToken,
+	// CreateRoom, JoinRoom by invite code, PlayBot); zero rules take
+	// DefaultLimits. Unlimited turns every per-address rate off (tests and
+	// load generators that call from one address).
+	Limits    Limits
+	Unlimited bool
+	// ExemptLoopback exempts clients on a loopback address from the
+	// per-address rates (the one-process mode: its own terminal client and
+	// replays); the per-player caps still apply.
+	ExemptLoopback bool
+	// TrustedProxies are the proxies in front (the edge) whose
+	// x-forwarded-for header names the client address.
+	TrustedProxies []netip.Prefix
+	// MaxStreams caps each player's open FindMatch and WatchRoom streams,
+	// across instances (default 8; negative: no cap).
+	MaxStreams int
+	// MaxBotMatches caps a player's live bot games when
+	// Matchmaking.ConcurrentMatches allows several live matches (default
+	// 3; negative: no cap).
+	MaxBotMatches int
 	// roomsReady, if set (tests), is called once Run's room event
 	// subscription is live.
 	roomsReady func()
 }
+
+// Limits are the lobby's per-client-address rates.
+type Limits = rpc.Limits
+
+// DefaultLimits are the production rates per client address.
+func DefaultLimits() Limits { return rpc.DefaultLimits() }
 
 // Server is a lobby instance.
 type Server struct {
@@ -126,11 +154,38 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 		rcfg.LiveMatches = mcfg.LiveMatches
 	}
 	rs := rooms.New(d.Redis, games.Lookup, matches, rcfg)
+	limits, def := cfg.Limits, rpc.DefaultLimits()
+	for _, r := range []struct{ got, def *ratelimit.Rule }{
+		{&limits.SignIn, &def.SignIn}, {&limits.Refresh, &def.Refresh}, {&limits.CreateRoom, &def.CreateRoom},
+		{&limits.InviteLookup, &def.InviteLookup}, {&limits.PlayBot, &def.PlayBot},
+	} {
+		if r.got.Off() {
+			*r.got = *r.def
+		}
+	}
+	var limiter *ratelimit.Limiter
+	if !cfg.Unlimited {
+		limiter = ratelimit.New(d.Redis, cfg.RedisPrefix)
+	}
+	if cfg.MaxStreams == 0 {
+		cfg.MaxStreams = 8
+	}
+	if cfg.MaxBotMatches == 0 {
+		cfg.MaxBotMatches = 3
+	}
+	maxBots := 0
+	if mcfg.ConcurrentMatches && cfg.MaxBotMatches > 0 {
+		maxBots = cfg.MaxBotMatches
+	}
 	s := &Server{
 		rpc: rpc.New(rpc.Deps{
 			Rooms: rs, Matchmaker: mm, Store: store, Live: lister,
 			Matches: matches, Issuer: d.Issuer, Verifier: d.Verifier, Lookup: games.Lookup,
 			TokenTTL: cfg.TokenTTL, RefreshGrace: cfg.RefreshGrace, RoomPoll: cfg.RoomPoll,
+			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback,
+			TrustedProxies: cfg.TrustedProxies,
+			Streams:        ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
+			MaxBotMatches:  maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
 		}),
 		mm: mm, rooms: rs, store: store, cfg: cfg, logger: d.Logger,
 	}

@@ -3,6 +3,7 @@ package matchserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -190,9 +191,13 @@ func TestFlagAbandonAbortWithoutMessages(t *testing.T) {
 		wg       sync.WaitGroup
 		failed   atomic.Value
 	)
-	for range games {
-		id := c.create(quoridor(&gamev1.TimeControl{BaseMs: 1000}))
-		alice, bob := c.play(0, "alice", id, 0), c.play(1, "bob", id, 0)
+	for g := range games {
+		// A pair of players per game: one player's streams are capped (16).
+		req := quoridor(&gamev1.TimeControl{BaseMs: 1000})
+		a, b := fmt.Sprintf("alice%d", g), fmt.Sprintf("bob%d", g)
+		req.First, req.Second = playerSeat(a), playerSeat(b)
+		id := c.create(req)
+		alice, bob := c.play(0, a, id, 0), c.play(1, b, id, 0)
 		alice.submit(1, "e2")
 		bob.until("ply 1", hasPly(1))
 		bob.submit(2, "e8")

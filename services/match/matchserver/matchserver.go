@@ -17,6 +17,7 @@ import (
 	"tabuleiro.dev/migrations"
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/match/internal/botclient"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/recorder"
@@ -52,6 +53,9 @@ type Config struct {
 	Match    match.Config
 	Store    redisstore.Options
 	Recorder recorder.Config
+	// MaxStreams caps each player's open Play and Watch streams together,
+	// across instances (default 16; negative: no cap).
+	MaxStreams int
 	// FollowHeartbeat is how long a Follow stream stays silent before the
 	// server sends a heartbeat; 0 means 15 s.
 	FollowHeartbeat time.Duration
@@ -87,6 +91,12 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 	}, cfg.Match)
 	s.hub.OnCommit(s.svc.Observe)
 	s.rpc = rpc.NewServer(s.svc, d.Now, s.drain)
+	if cfg.MaxStreams == 0 {
+		cfg.MaxStreams = 16
+	}
+	if cfg.MaxStreams > 0 {
+		s.rpc.CapStreams(ratelimit.NewStreams(d.Redis, cfg.KeyPrefix+"match:", "match streams", cfg.MaxStreams))
+	}
 	s.rpc.Heartbeat = cfg.FollowHeartbeat
 	return s
 }

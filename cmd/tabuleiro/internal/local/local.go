@@ -220,6 +220,10 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	// One person plays here and keeps resumable games against bots and at
 	// one keyboard: an unfinished game must not block a new one.
 	lcfg.Matchmaking.ConcurrentMatches = true
+	// Its own terminal client and replays call from loopback, unlimited;
+	// friends joining a served game are limited per address as anywhere,
+	// and nobody keeps more than 10 live bot games.
+	lcfg.ExemptLoopback, lcfg.MaxBotMatches = true, 10
 	lob, err := lobbyserver.New(ctx, lobbyDeps, lcfg)
 	if err != nil {
 		_ = l.Close()

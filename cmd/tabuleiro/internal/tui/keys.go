@@ -36,6 +36,21 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.typing {
 		return m.typingKey(k)
 	}
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && k.Runes[0] != ':' && k.Runes[0] != '/' {
+		// Keys typed fast arrive as one ("Ry": resign, confirmed): each
+		// counts on its own. A burst that starts with ':' is a ply typed
+		// in (see playKey).
+		var (
+			next tea.Model = m
+			cmds []tea.Cmd
+		)
+		for _, r := range k.Runes {
+			var c tea.Cmd
+			next, c = next.(Model).key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			cmds = append(cmds, c)
+		}
+		return next, tea.Batch(cmds...)
+	}
 	s := k.String()
 	if s == "?" {
 		m.help = !m.help
@@ -88,10 +103,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			}
 			return m, tea.Quit
 		case "n":
-			if m.deps.Rematch != nil && !m.local() {
-				if !m.rematchOpen() {
-					return m, nil
-				}
+			if m.deps.Rematch != nil && !m.local() && m.rematchOpen() {
 				m.status = "offering a rematch…"
 				return m, m.offerRematchCmd()
 			}

@@ -129,7 +129,11 @@ func TestRematchDeclined(t *testing.T) {
 	if strings.Contains(d.screen(), "Rematch? n") {
 		t.Errorf("rematch still offered after the decline:\n%s", d.screen())
 	}
-	d.key("n")
+	if !strings.Contains(d.screen(), "n: a new room") {
+		t.Errorf("no way on after the decline:\n%s", d.screen())
+	}
+	d.key("n") // a new room: startOn has no second game
+	d.waitText("no more games")
 	if fr.offers != 1 {
 		t.Errorf("n after a decline sent an offer (%d offers)", fr.offers)
 	}
@@ -261,4 +265,15 @@ func TestRulesScreen(t *testing.T) {
 	}
 	d.key("esc")
 	d.waitText("Your move")
+}
+
+// Keys typed fast arrive in one message: each still counts ("Ry" resigns
+// with its confirmation).
+func TestKeysInOneBurst(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.handle(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Ry")})
+	d.waitText("resigned")
 }

@@ -50,8 +50,8 @@ func (m Model) View() string {
 		switch {
 		case m.deps.Rematch != nil && !m.local() && m.rematchOpen():
 			b.WriteString("Rematch? n: offer or accept (colours swap) · x: no · q: quit\n")
-		case m.deps.Rematch != nil && !m.local():
-			b.WriteString("q: quit\n")
+		case m.deps.Start != nil && m.deps.Rematch != nil && !m.local():
+			b.WriteString("n: a new room · q: quit\n")
 		case m.deps.Start != nil:
 			b.WriteString("Play again? n: new game · q: quit\n")
 		default:

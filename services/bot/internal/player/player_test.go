@@ -77,8 +77,13 @@ func TestQuoridorTakesTheWin(t *testing.T) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
+	// A budget no machine runs out of: each level stops on its own once it
+	// has seen the win (medium and hard at their depth, the expert on a
+	// forced win), so this costs no more than a short one, and a busy
+	// machine cannot stop the search before it evaluated e9 (it did, with
+	// 200 ms: the expert played e9 first of its ordering, with eval 0).
 	for _, lvl := range []Level{Medium, Hard, Expert} {
-		c, err := Select(t.Context(), pos, lvl, 200*time.Millisecond, rand.New(rand.NewPCG(1, 1)))
+		c, err := Select(t.Context(), pos, lvl, time.Minute, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}

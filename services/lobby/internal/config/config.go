@@ -4,11 +4,13 @@ package config
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/envconfig"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 )
 
 // Config is the lobby's configuration.
@@ -34,6 +36,11 @@ type Config struct {
 	// TLSCAFile (LOBBY_TLS_CA_FILE): calls to match use TLS trusting this
 	// PEM CA when set; plaintext otherwise.
 	TLSCAFile string
+	// TrustedProxies (LOBBY_TRUSTED_PROXIES, comma-separated CIDRs or
+	// addresses): the proxies in front whose x-forwarded-for header names
+	// the client address for the per-address rate limits; empty: the
+	// peer's own address.
+	TrustedProxies []netip.Prefix
 	// CORSOrigins (LOBBY_CORS_ORIGINS): comma-separated origins whose pages
 	// may call the API cross-origin over gRPC-Web or Connect
 	// ("https://play.example.com", or "*"); empty (the default) means
@@ -61,6 +68,11 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
 		cfg.TokenKey = k
+		return err
+	})
+	env.Func("TRUSTED_PROXIES", false, func(s string) error {
+		p, err := ratelimit.ParsePrefixes(s)
+		cfg.TrustedProxies = p
 		return err
 	})
 	env.Func("TOKEN_KEY_PREVIOUS", false, func(s string) (err error) {

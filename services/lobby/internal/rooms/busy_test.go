@@ -31,10 +31,10 @@ func TestJoinRefusedDuringAnotherMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var busy *lobby.BusyError
-	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, ""); !errors.As(err, &busy) || busy.PlayerID != bo.ID {
+	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "", "192.0.2.1"); !errors.As(err, &busy) || busy.PlayerID != bo.ID {
 		t.Fatalf("join during a live match: %v, want BusyError", err)
 	}
-	got, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "")
+	got, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "", "192.0.2.1")
 	if err != nil || got.Status != Started {
 		t.Fatalf("join by someone free: %+v, %v", got, err)
 	}
@@ -69,10 +69,10 @@ func TestPasswordForPublicRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ie *lobby.InvalidError
-	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "secret"); !errors.As(err, &ie) || ie.Field != "password" {
+	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "secret", "192.0.2.1"); !errors.As(err, &ie) || ie.Field != "password" {
 		t.Fatalf("join a public room with a password: %v, want InvalidError on password", err)
 	}
-	if got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, ""); err != nil || got.Status != Started {
+	if got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "", "192.0.2.1"); err != nil || got.Status != Started {
 		t.Fatalf("join without: %+v, %v", got, err)
 	}
 }

@@ -100,9 +100,15 @@ type Config struct {
 	StartedTTL       time.Duration // a started or closed room is kept this long, default 1 h
 	MaxOpenPerHost   int           // default 5
 	MaxWrongPassword int           // wrong guesses per player and room in the window, default 5
-	MaxWrongPerRoom  int           // wrong guesses per room by anyone in the window, default 20
-	WrongWindow      time.Duration // default 5 min
-	Argon2           Argon2        // default DefaultArgon2
+	// MaxWrongPerSource is the wrong guesses per room from one client
+	// address in the window (default 20), counted only for a player's
+	// guesses after their own first wrong one: a first attempt is always
+	// checked, so the holder of the right password is never locked out by
+	// someone else's guesses (fresh identities are rate-limited per address
+	// at sign-in).
+	MaxWrongPerSource int
+	WrongWindow       time.Duration // default 5 min
+	Argon2            Argon2        // default DefaultArgon2
 	// RematchTTL is how long after a room match starts its players can
 	// rematch it, default 24 h.
 	RematchTTL time.Duration
@@ -136,8 +142,8 @@ func (c Config) withDefaults() Config {
 	if c.MaxWrongPassword == 0 {
 		c.MaxWrongPassword = 5
 	}
-	if c.MaxWrongPerRoom == 0 {
-		c.MaxWrongPerRoom = 20
+	if c.MaxWrongPerSource == 0 {
+		c.MaxWrongPerSource = 20
 	}
 	if c.WrongWindow == 0 {
 		c.WrongWindow = 5 * time.Minute
@@ -537,7 +543,9 @@ type Target struct {
 // Join takes the free seat of a room. When it fills the room, the match is
 // created and the returned room carries its id. Joining a room one already
 // sits in returns it unchanged.
-func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password string) (Room, error) {
+//
+// source is the client address the guess comes from (see checkPassword).
+func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password, source string) (Room, error) {
 	id := t.RoomID
 	switch {
 	case (t.RoomID == "") == (t.InviteCode == ""):
@@ -556,7 +564,7 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password str
 		return Room{}, lobby.Invalid("password", "room %s is public; send no password", id)
 	}
 	if r.Private && r.Host.ID != p.ID && r.Guest.ID != p.ID {
-		if err := s.checkPassword(ctx, r, p.ID, password); err != nil {
+		if err := s.checkPassword(ctx, r, p.ID, source, password); err != nil {
 			return Room{}, err
 		}
 	}
@@ -581,36 +589,40 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password str
 	return s.start(ctx, r, keys)
 }
 
-// takeAttempt counts a password attempt for a room and a player before it
-// is checked, atomically, so that concurrent guesses cannot slip past the
-// limits. KEYS: per-room counter, per-(room, player) counter. ARGV: window
-// ms, room limit, player limit. Returns 1, or 0 (not counted) when either
-// limit is reached.
+// takeAttempt counts a password attempt for a room before it is checked,
+// atomically, so that concurrent guesses cannot slip past the limits: per
+// (room, player), and per (room, client address) once the player has
+// guessed wrong before in the window — a player's first attempt is always
+// checked, so nobody else's guesses can lock out the holder of the right
+// password. KEYS: per-(room, player) counter, per-(room, source) counter.
+// ARGV: window ms, player limit, source limit. Returns 1 (counted), 0 (the
+// player's limit is reached) or -1 (the source's is).
 var takeAttempt = redis.NewScript(`
-local a = redis.call('INCR', KEYS[1])
-if a == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local b = redis.call('INCR', KEYS[2])
-if b == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
-if a > tonumber(ARGV[2]) or b > tonumber(ARGV[3]) then
-  redis.call('DECR', KEYS[1])
-  redis.call('DECR', KEYS[2])
-  return 0
+local b = tonumber(redis.call('GET', KEYS[1]) or '0')
+if b >= tonumber(ARGV[2]) then return 0 end
+local a = tonumber(redis.call('GET', KEYS[2]) or '0')
+if b > 0 and a >= tonumber(ARGV[3]) then return -1 end
+for k = 1, 2 do
+  if redis.call('INCR', KEYS[k]) == 1 then redis.call('PEXPIRE', KEYS[k], ARGV[1]) end
 end
 return 1
 `)
 
 // checkPassword takes an attempt (refused with ErrTooManyAttempts over the
-// per-player or per-room limit), then checks the password; a right one
+// per-player or per-source limit), then checks the password; a right one
 // gives the attempt back.
-func (s *Store) checkPassword(ctx context.Context, r Room, playerID, password string) error {
-	rk, pk := s.key("pwfail", r.ID), s.key("pwfail", r.ID, playerID)
-	ok, err := takeAttempt.Run(ctx, s.rdb, []string{rk, pk}, s.cfg.WrongWindow.Milliseconds(),
-		s.cfg.MaxWrongPerRoom, s.cfg.MaxWrongPassword).Int()
+func (s *Store) checkPassword(ctx context.Context, r Room, playerID, source, password string) error {
+	pk, sk := s.key("pwfail", r.ID, playerID), s.key("pwsrc", r.ID, source)
+	ok, err := takeAttempt.Run(ctx, s.rdb, []string{pk, sk}, s.cfg.WrongWindow.Milliseconds(),
+		s.cfg.MaxWrongPassword, s.cfg.MaxWrongPerSource).Int()
 	if err != nil {
 		return fmt.Errorf("count password attempts: %w", err)
 	}
-	if ok == 0 {
+	switch ok {
+	case 0:
 		return fmt.Errorf("too many wrong passwords for room %s; wait and retry: %w", r.ID, lobby.ErrTooManyAttempts)
+	case -1:
+		return fmt.Errorf("too many wrong passwords for room %s from your address; wait and retry: %w", r.ID, lobby.ErrTooManyAttempts)
 	}
 	pw, err := s.rdb.HGet(ctx, s.roomKey(r.ID), "pw").Result()
 	if err != nil {
@@ -624,7 +636,7 @@ func (s *Store) checkPassword(ctx context.Context, r Room, playerID, password st
 		return fmt.Errorf("room %s: %w", r.ID, lobby.ErrWrongPassword)
 	}
 	bg := context.WithoutCancel(ctx)
-	s.rdb.Decr(bg, rk)
+	s.rdb.Decr(bg, sk)
 	s.rdb.Del(bg, pk)
 	return nil
 }

@@ -70,7 +70,7 @@ func TestPublicRoomJoinCreatesMatchOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Join(ctx, ana, Target{RoomID: r.ID}, ""); !errors.Is(err, lobby.ErrPrecondition) {
+	if _, err := s.Join(ctx, ana, Target{RoomID: r.ID}, "", "192.0.2.1"); !errors.Is(err, lobby.ErrPrecondition) {
 		t.Fatalf("host joining own room: %v, want ErrPrecondition", err)
 	}
 	// Two people race for the one free seat: exactly one gets it.
@@ -78,7 +78,7 @@ func TestPublicRoomJoinCreatesMatchOnce(t *testing.T) {
 	results := make([]error, 2)
 	rooms := make([]Room, 2)
 	for i, p := range []lobby.Player{bo, cy} {
-		wg.Go(func() { rooms[i], results[i] = s.Join(ctx, p, Target{RoomID: r.ID}, "") })
+		wg.Go(func() { rooms[i], results[i] = s.Join(ctx, p, Target{RoomID: r.ID}, "", "192.0.2.1") })
 	}
 	wg.Wait()
 	won := -1
@@ -109,7 +109,7 @@ func TestPublicRoomJoinCreatesMatchOnce(t *testing.T) {
 		t.Errorf("seats %v disagree with the match's %s/%s", seats, spec.First.PlayerID, spec.Second.PlayerID)
 	}
 	// Joining again is idempotent for the member.
-	again, err := s.Join(ctx, got.Guest, Target{RoomID: r.ID}, "")
+	again, err := s.Join(ctx, got.Guest, Target{RoomID: r.ID}, "", "192.0.2.1")
 	if err != nil || again.MatchID != got.MatchID {
 		t.Errorf("second join = %+v, %v; want the same match", again, err)
 	}
@@ -131,7 +131,7 @@ func TestHostSeatChoice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "")
+		got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "", "192.0.2.1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,19 +155,19 @@ func TestPrivateRoomPasswordAndRateLimit(t *testing.T) {
 	}
 	// Cy guesses wrong until limited; each wrong guess is PermissionDenied.
 	for i := range 3 {
-		if _, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "guess"); !errors.Is(err, lobby.ErrWrongPassword) {
+		if _, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "guess", "192.0.2.1"); !errors.Is(err, lobby.ErrWrongPassword) {
 			t.Fatalf("wrong guess %d: %v, want ErrWrongPassword", i+1, err)
 		}
 	}
-	if _, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "open sesame"); !errors.Is(err, lobby.ErrTooManyAttempts) {
+	if _, err := s.Join(ctx, cy, Target{RoomID: r.ID}, "open sesame", "192.0.2.1"); !errors.Is(err, lobby.ErrTooManyAttempts) {
 		t.Fatalf("after 3 wrong guesses even the right one: %v, want ErrTooManyAttempts", err)
 	}
 	// The limit is per player and room: Bo still gets in, by invite code in
 	// lower case.
-	if _, err := s.Join(ctx, bo, Target{InviteCode: strings.ToLower(r.InviteCode)}, "wrong"); !errors.Is(err, lobby.ErrWrongPassword) {
+	if _, err := s.Join(ctx, bo, Target{InviteCode: strings.ToLower(r.InviteCode)}, "wrong", "192.0.2.1"); !errors.Is(err, lobby.ErrWrongPassword) {
 		t.Fatalf("Bo's wrong guess: %v", err)
 	}
-	got, err := s.Join(ctx, bo, Target{InviteCode: strings.ToLower(r.InviteCode)}, "open sesame")
+	got, err := s.Join(ctx, bo, Target{InviteCode: strings.ToLower(r.InviteCode)}, "open sesame", "192.0.2.1")
 	if err != nil || got.MatchID == "" {
 		t.Fatalf("Bo with the right password: %+v, %v", got, err)
 	}
@@ -178,47 +178,80 @@ func TestPrivateRoomPasswordAndRateLimit(t *testing.T) {
 }
 
 // Concurrent wrong guesses cannot beat the limits: the attempt is counted
-// before the (slow) hash check, per player and per room.
+// before the (slow) hash check, per player and per source address.
 func TestConcurrentWrongPasswordsLimited(t *testing.T) {
 	t.Parallel()
-	s, _ := newStore(t, Config{MaxWrongPassword: 5, MaxWrongPerRoom: 8, Argon2: Argon2{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	s, _ := newStore(t, Config{MaxWrongPassword: 5, MaxWrongPerSource: 8, Argon2: Argon2{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
 	ctx := t.Context()
 	r, err := s.Create(ctx, ana, Spec{Game: engine.Banqi, Variant: "standard", Private: true, Password: "open sesame"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := func(players []lobby.Player, each int) (wrong, limited int) {
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for _, p := range players {
-			for range each {
-				wg.Go(func() {
-					_, err := s.Join(ctx, p, Target{RoomID: r.ID}, "guess")
-					mu.Lock()
-					defer mu.Unlock()
-					switch {
-					case errors.Is(err, lobby.ErrWrongPassword):
-						wrong++
-					case errors.Is(err, lobby.ErrTooManyAttempts):
-						limited++
-					default:
-						t.Errorf("guess: %v", err)
-					}
-				})
-			}
-		}
-		wg.Wait()
-		return wrong, limited
+	guess := func(p lobby.Player, source, pw string) error {
+		_, err := s.Join(ctx, p, Target{RoomID: r.ID}, pw, source)
+		return err
 	}
-	if wrong, limited := count([]lobby.Player{cy}, 40); wrong != 5 || limited != 35 {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	wrong, limited := 0, 0
+	for range 40 {
+		wg.Go(func() {
+			err := guess(cy, "198.51.100.7", "guess")
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.Is(err, lobby.ErrWrongPassword):
+				wrong++
+			case errors.Is(err, lobby.ErrTooManyAttempts):
+				limited++
+			default:
+				t.Errorf("guess: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if wrong != 5 || limited != 35 {
 		t.Fatalf("40 concurrent guesses by one player: %d wrong, %d limited; want 5 and 35", wrong, limited)
 	}
-	var others []lobby.Player
-	for i := range 4 {
-		others = append(others, lobby.Player{ID: fmt.Sprintf("p_guest%d", i), DisplayName: "G"})
+	// Fresh identities from the same address: each first guess is checked,
+	// later ones count against the address (8): 5 by cy already.
+	want := []error{lobby.ErrWrongPassword, lobby.ErrWrongPassword, lobby.ErrWrongPassword, // g0: 6, 7, 8
+		lobby.ErrWrongPassword, lobby.ErrTooManyAttempts, lobby.ErrTooManyAttempts, // g1: first checked, then limited
+		lobby.ErrWrongPassword, lobby.ErrTooManyAttempts, lobby.ErrTooManyAttempts}
+	for i, w := range want {
+		p := lobby.Player{ID: fmt.Sprintf("p_guest%d", i/3), DisplayName: "G"}
+		if err := guess(p, "198.51.100.7", "guess"); !errors.Is(err, w) {
+			t.Fatalf("guess %d by %s: %v, want %v", i, p.ID, err, w)
+		}
 	}
-	if wrong, limited := count(others, 3); wrong != 3 || limited != 9 {
-		t.Fatalf("12 guesses by four more players: %d wrong, %d limited; want 3 (room limit 8) and 9", wrong, limited)
+	// Another address is not limited by that one's guesses.
+	if err := guess(lobby.Player{ID: "p_other", DisplayName: "O"}, "203.0.113.1", "guess"); !errors.Is(err, lobby.ErrWrongPassword) {
+		t.Fatalf("guess from another address: %v", err)
+	}
+}
+
+// The holder of the right password is never locked out by anyone else's
+// guesses: however many wrong guesses others made (from many addresses or
+// the friend's own), the friend's first attempt with the right password
+// gets in — the case of 20+ wrong guesses by a code holder.
+func TestRightPasswordNeverLockedOutByOthers(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t, Config{MaxWrongPassword: 5, MaxWrongPerSource: 20})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Banqi, Variant: "standard", Private: true, Password: "open sesame"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 { // 12 guessers x 5, from three addresses, the friend's included
+		p := lobby.Player{ID: fmt.Sprintf("p_attacker%d", i/5), DisplayName: "M"}
+		src := []string{"198.51.100.1", "198.51.100.2", "192.0.2.50"}[i%3]
+		if _, err := s.Join(ctx, p, Target{RoomID: r.ID}, "wrong", src); err == nil {
+			t.Fatal("a wrong password got in")
+		}
+	}
+	got, err := s.Join(ctx, bo, Target{InviteCode: r.InviteCode}, "open sesame", "192.0.2.50")
+	if err != nil || got.MatchID == "" {
+		t.Fatalf("the friend with the right password after 60 wrong guesses by others: %+v, %v", got, err)
 	}
 }
 
@@ -270,7 +303,7 @@ func TestInviteCode(t *testing.T) {
 			t.Fatalf("ByInvite = %q, %v; want %q", id, err, r.ID)
 		}
 	}
-	if _, err := s.Join(ctx, bo, Target{InviteCode: "ZZZZZZZZ"}, ""); !errors.Is(err, lobby.ErrNotFound) {
+	if _, err := s.Join(ctx, bo, Target{InviteCode: "ZZZZZZZZ"}, "", "192.0.2.1"); !errors.Is(err, lobby.ErrNotFound) {
 		t.Errorf("unknown code: %v, want ErrNotFound", err)
 	}
 }
@@ -333,7 +366,7 @@ func TestListLeaveAndHostLimit(t *testing.T) {
 	if err := s.Leave(ctx, ana.ID, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Join(ctx, bo, Target{RoomID: ids[0]}, ""); !errors.Is(err, lobby.ErrPrecondition) {
+	if _, err := s.Join(ctx, bo, Target{RoomID: ids[0]}, "", "192.0.2.1"); !errors.Is(err, lobby.ErrPrecondition) {
 		t.Errorf("joining a closed room: %v, want ErrPrecondition", err)
 	}
 	if _, err := s.Create(ctx, ana, Spec{Game: engine.Quoridor, Variant: "standard"}); err != nil {
@@ -356,7 +389,7 @@ func TestMatchFailureReopensRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Fail = errors.New("match service down")
-	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, ""); err == nil {
+	if _, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "", "192.0.2.1"); err == nil {
 		t.Fatal("join succeeded without a match")
 	}
 	got, err := s.Get(ctx, r.ID)
@@ -364,7 +397,7 @@ func TestMatchFailureReopensRoom(t *testing.T) {
 		t.Fatalf("after a failed match: %+v, %v; want open and empty", got, err)
 	}
 	m.Fail = nil
-	if got, err = s.Join(ctx, bo, Target{RoomID: r.ID}, ""); err != nil || got.MatchID == "" {
+	if got, err = s.Join(ctx, bo, Target{RoomID: r.ID}, "", "192.0.2.1"); err != nil || got.MatchID == "" {
 		t.Fatalf("retry: %+v, %v", got, err)
 	}
 }

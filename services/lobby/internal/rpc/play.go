@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 
 	"google.golang.org/grpc"
@@ -11,6 +12,7 @@ import (
 	"tabuleiro.dev/pkg/engine"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 )
@@ -22,6 +24,11 @@ func (s *Server) FindMatch(req *lobbyv1.FindMatchRequest, stream grpc.ServerStre
 	if err != nil {
 		return toStatus(err)
 	}
+	release, err := s.d.Streams.Acquire(ctx, p.ID)
+	if err != nil {
+		return toStatus(err)
+	}
+	defer release()
 	g, err := gameFromProto(req.GetGame(), true)
 	if err != nil {
 		return toStatus(err)
@@ -132,6 +139,19 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 	} else {
 		seat = engine.First
 	}
+	if err := s.limit(ctx, s.d.Limits.PlayBot, "playbot"); err != nil {
+		return nil, err
+	}
+	// One PlayBot at a time per player (any instance), so that concurrent
+	// calls cannot all pass the cap on live bot games.
+	done, err := s.d.BotStarts.Acquire(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if err := s.checkBotCap(ctx, p.ID); err != nil {
+		return nil, err
+	}
 	// Reserving the caller withdraws their tickets (ending a FindMatch
 	// stream that offered this bot) and refuses a second live match.
 	if err := s.d.Matchmaker.Reserve(ctx, spec.RequestID, p.ID); err != nil {
@@ -146,4 +166,30 @@ func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lob
 		return nil, toStatus(err)
 	}
 	return &lobbyv1.PlayBotResponse{MatchId: id, YourSeat: gamev1.Seat(seat)}, nil
+}
+
+// checkBotCap refuses a bot game to a player who already has
+// MaxBotMatches live bot matches (only where a player may have several
+// live matches at once; otherwise the one-live-match rule refuses it).
+func (s *Server) checkBotCap(ctx context.Context, playerID string) error {
+	if s.d.MaxBotMatches <= 0 || s.d.Live == nil {
+		return nil
+	}
+	ms, err := s.d.Live.ListMatches(ctx, playerID)
+	if err != nil {
+		return toStatus(err)
+	}
+	n := 0
+	for _, m := range ms {
+		for _, seat := range m.GetSeats() {
+			if seat.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
+				n++
+				break
+			}
+		}
+	}
+	if n >= s.d.MaxBotMatches {
+		return ratelimit.Exhausted(fmt.Sprintf("you already have %d live bot games (at most %d); finish or resign one", n, s.d.MaxBotMatches), 0)
+	}
+	return nil
 }

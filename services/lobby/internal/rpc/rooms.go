@@ -67,6 +67,9 @@ func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest)
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	if err := s.limit(ctx, s.d.Limits.CreateRoom, "rooms"); err != nil {
+		return nil, err
+	}
 	if req.GetRated() {
 		if p.Rating, err = s.ratingOf(ctx, p.ID, g, variant); err != nil {
 			return nil, toStatus(err)
@@ -109,6 +112,9 @@ func (s *Server) JoinRoom(ctx context.Context, req *lobbyv1.JoinRoomRequest) (*l
 	t := rooms.Target{RoomID: req.GetRoomId(), InviteCode: req.GetInviteCode()}
 	id := t.RoomID
 	if id == "" && t.InviteCode != "" {
+		if err := s.limit(ctx, s.d.Limits.InviteLookup, "invite"); err != nil {
+			return nil, err
+		}
 		if id, err = s.d.Rooms.ByInvite(ctx, t.InviteCode); err != nil {
 			return nil, toStatus(err)
 		}
@@ -120,7 +126,7 @@ func (s *Server) JoinRoom(ctx context.Context, req *lobbyv1.JoinRoomRequest) (*l
 			}
 		}
 	}
-	r, err := s.d.Rooms.Join(ctx, p, t, req.GetPassword())
+	r, err := s.d.Rooms.Join(ctx, p, t, req.GetPassword(), s.addr(ctx))
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -149,6 +155,11 @@ func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStre
 	if err != nil {
 		return toStatus(err)
 	}
+	release, err := s.d.Streams.Acquire(ctx, p.ID)
+	if err != nil {
+		return toStatus(err)
+	}
+	defer release()
 	changed, stop := s.d.Rooms.Changes(req.GetRoomId())
 	defer stop()
 	var last *lobbyv1.Room

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/netip"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -17,6 +18,7 @@ import (
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -52,6 +54,64 @@ type Deps struct {
 	// RoomPoll is how often WatchRoom re-reads its room besides on its
 	// change events (a fallback for a missed event), default 5 s.
 	RoomPoll time.Duration
+	// Limiter applies Limits per client address across instances; nil
+	// limits nothing.
+	Limiter *ratelimit.Limiter
+	Limits  Limits
+	// Streams caps each player's open lobby streams (FindMatch and
+	// WatchRoom together); nil: no cap.
+	Streams *ratelimit.Streams
+	// MaxBotMatches caps a player's live bot matches when several live
+	// matches per player are allowed (the one-process mode); 0: no cap.
+	// With one live match per player it is 1 anyway.
+	MaxBotMatches int
+	// BotStarts lets one PlayBot per player run at a time (Max 1); nil:
+	// no serialisation.
+	BotStarts *ratelimit.Streams
+	// ExemptLoopback exempts callers on a loopback address from the
+	// per-address rates: the one-process mode's own terminal client and
+	// replays (players from elsewhere are limited as usual).
+	ExemptLoopback bool
+	// TrustedProxies are the proxies (the edge) whose x-forwarded-for
+	// names the client address; empty: the peer is the client.
+	TrustedProxies []netip.Prefix
+}
+
+// Limits are the per-client-address rates of the public or cheap-to-call
+// RPCs that create things or probe secrets.
+type Limits struct {
+	SignIn       ratelimit.Rule // SignInGuest: each makes a permanent player
+	Refresh      ratelimit.Rule // RefreshToken
+	CreateRoom   ratelimit.Rule // CreateRoom (the per-host cap of open rooms aside)
+	InviteLookup ratelimit.Rule // JoinRoom by invite code: guessing codes
+	PlayBot      ratelimit.Rule // PlayBot: each starts a bot search
+}
+
+// DefaultLimits are the production rates per client address.
+func DefaultLimits() Limits {
+	return Limits{
+		SignIn:       ratelimit.Rule{What: "guest sign-ins", Rate: 30, Burst: 10, Period: time.Hour},
+		Refresh:      ratelimit.Rule{What: "token refreshes", Rate: 60, Burst: 20, Period: time.Minute},
+		CreateRoom:   ratelimit.Rule{What: "rooms created", Rate: 60, Burst: 10, Period: time.Hour},
+		InviteLookup: ratelimit.Rule{What: "invite code lookups", Rate: 30, Burst: 10, Period: time.Minute},
+		PlayBot:      ratelimit.Rule{What: "bot games started", Rate: 120, Burst: 20, Period: time.Hour},
+	}
+}
+
+// addr is the caller's client address (see ratelimit.AddrBehind).
+func (s *Server) addr(ctx context.Context) string {
+	return ratelimit.AddrBehind(ctx, s.d.TrustedProxies)
+}
+
+// limit takes one request of rule for the caller's client address.
+func (s *Server) limit(ctx context.Context, rule ratelimit.Rule, name string) error {
+	addr := s.addr(ctx)
+	if s.d.ExemptLoopback {
+		if ip, err := netip.ParseAddr(addr); err == nil && ip.IsLoopback() {
+			return nil
+		}
+	}
+	return s.d.Limiter.Allow(ctx, rule, name, addr)
 }
 
 // LiveLister lists the match service's live matches, all of them
@@ -102,6 +162,9 @@ func (s *Server) SignInGuest(ctx context.Context, req *lobbyv1.SignInGuestReques
 	if err := lobby.ValidateDisplayName(req.GetDisplayName()); err != nil {
 		return nil, toStatus(err)
 	}
+	if err := s.limit(ctx, s.d.Limits.SignIn, "signin"); err != nil {
+		return nil, err
+	}
 	p := lobby.Player{ID: lobby.NewID("p_"), DisplayName: req.GetDisplayName()}
 	if err := s.d.Store.SavePlayer(ctx, p); err != nil {
 		return nil, toStatus(err)
@@ -115,6 +178,9 @@ func (s *Server) SignInGuest(ctx context.Context, req *lobbyv1.SignInGuestReques
 
 // RefreshToken exchanges a valid or recently expired token for a new one.
 func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequest) (*lobbyv1.RefreshTokenResponse, error) {
+	if err := s.limit(ctx, s.d.Limits.Refresh, "refresh"); err != nil {
+		return nil, err
+	}
 	p, err := s.d.Verifier.VerifyExpiredWithin(req.GetToken(), s.d.RefreshGrace)
 	if err != nil || p.IsService() {
 		return nil, toStatus(lobby.ErrUnauthenticated)

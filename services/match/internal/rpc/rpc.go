@@ -24,6 +24,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/view"
@@ -60,6 +61,21 @@ type Server struct {
 	// Heartbeat is how long a Follow stream stays silent before a
 	// heartbeat; 0 means DefaultHeartbeat. Set before serving.
 	Heartbeat time.Duration
+	// streams caps each player's open Play and Watch streams; nil: no cap.
+	streams *ratelimit.Streams
+}
+
+// CapStreams caps each player's open streams (call before serving).
+func (s *Server) CapStreams(st *ratelimit.Streams) { s.streams = st }
+
+// openStream counts one more open stream of the caller; release ends it.
+// A service credential is not capped.
+func (s *Server) openStream(ctx context.Context) (release func(), err error) {
+	p, _ := auth.FromContext(ctx)
+	if p.IsService() {
+		return func() {}, nil
+	}
+	return s.streams.Acquire(ctx, p.PlayerID())
 }
 
 var _ matchv1.MatchServiceServer = (*Server)(nil)
@@ -283,6 +299,11 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	if err := checkID("match_id", id); err != nil {
 		return err
 	}
+	release, err := s.openStream(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	c, err := s.openSeat(ctx, id, join.GetLastSeq(), "spectators use Watch")
 	if err != nil {
 		return err
@@ -431,6 +452,11 @@ func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingSer
 	if !visible(ctx, st) {
 		return errHidden
 	}
+	closeStream, err := s.openStream(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeStream()
 	release, err := s.svc.Watch(ctx, req.GetMatchId())
 	if err != nil {
 		return toStatus(err)

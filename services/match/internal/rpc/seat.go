@@ -127,6 +127,11 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
+	release, err := s.openStream(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	c, err := s.openSeat(ctx, id, req.GetLastSeq(), "spectators use Watch")
 	if err != nil {
 		return err
