@@ -17,6 +17,7 @@ flock "$lock"
 echo "--- system packages"
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v redis-sentinel >/dev/null 2>&1 || missing+=(redis-sentinel)
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
 command -v runuser >/dev/null 2>&1 || missing+=(util-linux)
 if ((${#missing[@]})); then

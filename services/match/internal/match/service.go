@@ -38,6 +38,11 @@ type Config struct {
 	// instance renews what it holds (default 3s).
 	LeaseTTL   time.Duration
 	LeaseRenew time.Duration
+	// OutageMin is the shortest gap between instances' alive marks (made
+	// every AliveEvery, default 1 s) that counts as an outage of the
+	// service, credited to every live match at start-up (default 5 s).
+	OutageMin  time.Duration
+	AliveEvery time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -57,6 +62,8 @@ func (c Config) withDefaults() Config {
 	def(&c.CacheIdle, 10*time.Minute)
 	def(&c.LeaseTTL, 10*time.Second)
 	def(&c.LeaseRenew, 3*time.Second)
+	def(&c.OutageMin, 5*time.Second)
+	def(&c.AliveEvery, time.Second)
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 8
 	}
@@ -651,14 +658,24 @@ func (s *Service) Run(ctx context.Context) error {
 		s.mu.Unlock()
 		s.running.Wait()
 	}()
+	// Before any deadline fires: give back the time no instance was alive.
+	if err := s.CreditOutage(ctx); err != nil && ctx.Err() == nil {
+		s.d.Logger.WarnContext(ctx, "credit outage", "err", err)
+	}
 	t := time.NewTicker(s.cfg.SweepInterval)
 	defer t.Stop()
 	renew := time.NewTicker(s.cfg.LeaseRenew)
 	defer renew.Stop()
+	alive := time.NewTicker(s.cfg.AliveEvery)
+	defer alive.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-alive.C:
+			if _, err := s.d.Store.MarkAlive(ctx, s.nowMS()); err != nil && ctx.Err() == nil {
+				s.d.Logger.WarnContext(ctx, "mark alive", "err", err)
+			}
 		case <-t.C:
 			s.Sweep(ctx)
 		case <-renew.C:
@@ -666,6 +683,44 @@ func (s *Service) Run(ctx context.Context) error {
 			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
 		}
 	}
+}
+
+// CreditOutage gives every live match back the time while no instance of
+// the service was alive: if the last alive mark of any instance is more
+// than OutageMin old, the gap from it to now is credited (creditOutage)
+// to every live match, once per match, before this instance's sweeper
+// fires any deadline. Run calls it at start; exported for tests.
+//
+// Clock fairness: a player is never charged for the server. Time while
+// every instance was down (a crash, a deploy that stopped them all, a
+// one-process server closed and started again days later) is given back
+// in full to the side to move, and every reconnection and first-ply
+// window moves on by as much. Time while some instance was alive is
+// charged as usual: a draining instance hands its streams to the others.
+func (s *Service) CreditOutage(ctx context.Context) error {
+	now := s.nowMS()
+	prev, err := s.d.Store.MarkAlive(ctx, now)
+	if err != nil {
+		return err
+	}
+	if prev == 0 || now-prev < s.cfg.OutageMin.Milliseconds() {
+		return nil
+	}
+	sums, err := s.d.Store.Live(ctx, "", 1<<20, now)
+	if err != nil {
+		return fmt.Errorf("list live matches: %w", err)
+	}
+	var errs []error
+	for _, sum := range sums {
+		_, err := s.mutate(ctx, sum.ID, func(st *State, pos engine.Position, at int64) (*change, error) {
+			return creditOutage(st, pos, prev, now, at), nil
+		})
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			errs = append(errs, fmt.Errorf("match %s: %w", sum.ID, err))
+		}
+	}
+	s.d.Logger.InfoContext(ctx, "service outage credited to live matches", "outage_ms", now-prev, "matches", len(sums))
+	return errors.Join(errs...)
 }
 
 // Sweep fires every deadline due now once; exported for tests and

@@ -176,7 +176,10 @@ type State struct {
 	// WindowMS is the reconnection window the match was created with; a
 	// seat that never joins gets the same window (0 in matches created
 	// before it was stored: no window for them).
-	WindowMS int64    `json:"rw,omitempty"`
+	WindowMS int64 `json:"rw,omitempty"`
+	// Credited is the end (unix ms) of the last service outage credited to
+	// this match (see Service.CreditOutage): each outage is credited once.
+	Credited int64    `json:"cr,omitempty"`
 	Invited  []string `json:"inv,omitempty"`
 	// Spectators is not stored; the Service fills it when known.
 	Plies []PlyRecord `json:"-"`

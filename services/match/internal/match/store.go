@@ -38,6 +38,10 @@ type Store interface {
 	// Reschedule sets id's deadline (0 removes it) if its version is still
 	// version.
 	Reschedule(ctx context.Context, id string, version, deadline int64) error
+	// MarkAlive records that an instance served at now (unix ms); it
+	// returns the mark it replaced (0 for none), the last moment any
+	// instance was known alive before this one.
+	MarkAlive(ctx context.Context, now int64) (prev int64, err error)
 }
 
 // Commit is one atomic write of a match.

@@ -287,3 +287,34 @@ func playedBy(st *State, seat engine.Seat) bool {
 	}
 	return false
 }
+
+// creditOutage gives back an outage of the service, from (the last moment
+// an instance was alive) to until (when one came back): nothing of it is
+// charged. The running clock's turn starts that much later, and every
+// waiting deadline (first ply, reconnection windows) moves on by as much,
+// so the player to move has exactly the time they had when the service
+// stopped. Nil when the match is over or already credited.
+func creditOutage(st *State, pos engine.Position, from, until, now int64) *change {
+	if st.Status == StatusFinished || st.Credited >= until || st.CreatedAt >= until {
+		return nil
+	}
+	gap := until - max(from, st.CreatedAt)
+	if gap <= 0 {
+		return nil
+	}
+	c := newChange(st, pos, now)
+	s := c.st
+	s.Credited = until
+	if s.Status == StatusInProgress && s.TurnStart < until {
+		s.TurnStart += gap
+	}
+	if s.Status == StatusWaiting {
+		s.FirstPlyDeadline += gap
+	}
+	for i := range s.Players {
+		if seat := &s.Seats[i]; seat.ReconnectDeadline != 0 && (seat.Conn == Disconnected || seat.Conn == NeverJoined) {
+			seat.ReconnectDeadline += gap
+		}
+	}
+	return c
+}

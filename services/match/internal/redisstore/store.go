@@ -423,6 +423,19 @@ end
 return 1
 `)
 
+// markAliveScript sets the alive mark to ARGV[1] unless it is later, and
+// returns the mark it found.
+var markAliveScript = redis.NewScript(`
+local prev = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > prev then redis.call('SET', KEYS[1], ARGV[1]) end
+return prev
+`)
+
+// MarkAlive implements match.Store.
+func (s *Store) MarkAlive(ctx context.Context, now int64) (int64, error) {
+	return markAliveScript.Run(ctx, s.rdb, []string{s.o.Prefix + "alive"}, now).Int64()
+}
+
 // Reschedule implements match.Store.
 func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int64) error {
 	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey()}, id, version, deadline).Err()

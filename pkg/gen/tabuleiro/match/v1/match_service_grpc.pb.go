@@ -55,6 +55,12 @@ const (
 // calls (HTTP/2 MAX_CONCURRENT_STREAMS), and a client that sends
 // keepalive pings more often than every 10 s is disconnected (GOAWAY
 // too_many_pings).
+//
+// Clock fairness: time while no instance of the service was alive (every
+// instance down or restarting, or a one-process server closed and started
+// again) is not charged: at start-up it is given back in full to the side
+// to move, and reconnection and first-ply windows move on by as much.
+// Lag compensation (crediting a ply's transit time) is not applied yet.
 type MatchServiceClient interface {
 	// Play is one player's connection to one match. The client's first
 	// message must be `join`; the server answers with a `snapshot` (or, when
@@ -375,6 +381,12 @@ func (c *matchServiceClient) InviteSpectator(ctx context.Context, in *InviteSpec
 // calls (HTTP/2 MAX_CONCURRENT_STREAMS), and a client that sends
 // keepalive pings more often than every 10 s is disconnected (GOAWAY
 // too_many_pings).
+//
+// Clock fairness: time while no instance of the service was alive (every
+// instance down or restarting, or a one-process server closed and started
+// again) is not charged: at start-up it is given back in full to the side
+// to move, and reconnection and first-ply windows move on by as much.
+// Lag compensation (crediting a ply's transit time) is not applied yet.
 type MatchServiceServer interface {
 	// Play is one player's connection to one match. The client's first
 	// message must be `join`; the server answers with a `snapshot` (or, when
