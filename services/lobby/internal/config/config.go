@@ -41,6 +41,12 @@ type Config struct {
 	// the client address for the per-address rate limits; empty: the
 	// peer's own address.
 	TrustedProxies []netip.Prefix
+	// RateLimitsOff (LOBBY_RATE_LIMITS_OFF, default false) turns off the
+	// per-client-address rates (guest sign-ins, token refreshes, rooms
+	// created, invite lookups, bot games started), for load generators
+	// and test clusters whose players all call from one address; the
+	// per-player caps on streams and bot games stay.
+	RateLimitsOff bool
 	// CORSOrigins (LOBBY_CORS_ORIGINS): comma-separated origins whose pages
 	// may call the API cross-origin over gRPC-Web or Connect
 	// ("https://play.example.com", or "*"); empty (the default) means
@@ -64,6 +70,7 @@ func Load(getenv func(string) string) (Config, error) {
 		TLSCertFile:         env.String("TLS_CERT_FILE", ""),
 		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
 		TLSCAFile:           env.String("TLS_CA_FILE", ""),
+		RateLimitsOff:       env.Bool("RATE_LIMITS_OFF", false),
 	}
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
