@@ -137,6 +137,8 @@ export function outcomeTitle(o: Outcome | undefined, you: Seat, names: [string, 
 
 export function outcomeLine(o: Outcome | undefined): string {
   if (!o || o.result === Result.ONGOING) return "";
+  // An aborted game has no winner to be "by" anything: say why it stopped.
+  if (o.reason === Reason.ABORTED) return "no first ply in time, or a seat never came; it does not count";
   const r = reasonName(o.reason);
   return r ? `by ${r}` : "";
 }
