@@ -673,7 +673,7 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-alive.C:
-			if _, err := s.d.Store.MarkAlive(ctx, s.nowMS()); err != nil && ctx.Err() == nil {
+			if _, err := s.d.Store.MarkAlive(telemetry.Untraced(ctx), s.nowMS()); err != nil && ctx.Err() == nil { // a heartbeat: untraced
 				s.d.Logger.WarnContext(ctx, "mark alive", "err", err)
 			}
 		case <-t.C:
