@@ -144,6 +144,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}
 	rdb := redis.NewClient(ropts)
 	s.closers = append(s.closers, func(context.Context) error { return rdb.Close() })
+	if err := dropStreamLeases(ctx, rdb, o.KeyPrefix); err != nil {
+		return nil, err
+	}
 
 	// Results: the embedded SQLite file, or a PostgreSQL server. Migrate
 	// once, before any service starts: two services migrating at once
@@ -351,4 +354,23 @@ func redactURL(u string) string {
 		return "(unparsable URL)"
 	}
 	return p.Redacted()
+}
+
+// dropStreamLeases deletes the per-player stream leases (the caps on open
+// match and lobby streams) left by an earlier run of this process: here one
+// process holds every stream, so after a crash none of them is open, and a
+// player who comes back must not wait for the dead streams' leases to lapse.
+func dropStreamLeases(ctx context.Context, rdb *redis.Client, prefix string) error {
+	for _, pattern := range []string{prefix + "match:match:streams:*", prefix + "lobby:streams:*"} {
+		iter := rdb.Scan(ctx, 0, pattern, 256).Iterator()
+		for iter.Next(ctx) {
+			if err := rdb.Del(ctx, iter.Val()).Err(); err != nil {
+				return fmt.Errorf("drop stream leases: %w", err)
+			}
+		}
+		if err := iter.Err(); err != nil {
+			return fmt.Errorf("drop stream leases: %w", err)
+		}
+	}
+	return nil
 }
