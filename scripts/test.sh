@@ -29,6 +29,7 @@ STEPS=(
   "deep      perft and long suites, without -race"
   "fault     killed, stopped and restarted processes"
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
+  "sentinel  Redis Sentinel failover: primary killed, replica promoted, writes go on"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
   "webe2e    web client: browser tests (Debian chromium, playwright-core) against tabuleiro serve"
@@ -168,6 +169,13 @@ step_crash() {
   # acknowledgement: 50 rounds on the embedded stores, then 25 each against
   # a redis-server with appendfsync always and everysec (deploy/README.md).
   go test -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
+}
+
+step_sentinel() {
+  # redis-server and redis-sentinel processes on free ports (services.sh
+  # installs redis-sentinel); counts acknowledged writes lost, with and
+  # without WAIT 1.
+  TABULEIRO_TEST_SENTINEL=1 go test -count=1 -timeout 10m -run 'TestSentinelFailover' ./pkg/platform/redisconn/
 }
 
 # ---- web client (web/, issue 15): Node.js and npm from the machine, chromium from apt

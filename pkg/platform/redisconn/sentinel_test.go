@@ -80,8 +80,8 @@ func sentinelBinary(t *testing.T) (string, []string) {
 // with WAIT none may be lost; without, the number is logged.
 func TestSentinelFailover(t *testing.T) {
 	if testing.Short() && os.Getenv("TABULEIRO_TEST_SENTINEL") == "" {
-		// It takes a few seconds of Sentinel timeouts; scripts/test.sh sets
-		// TABULEIRO_TEST_SENTINEL=1 in its short runs.
+		// It takes a few seconds of Sentinel timeouts: scripts/test.sh runs
+		// it in its own step (sentinel) with TABULEIRO_TEST_SENTINEL=1.
 		t.Skip("set TABULEIRO_TEST_SENTINEL=1")
 	}
 	for _, wait := range []bool{false, true} {
