@@ -1334,7 +1334,15 @@ export const LiveMatchOrderSchema: GenEnum<LiveMatchOrder> = /*@__PURE__*/
  * `authorization: Bearer <token>` header with a token from SignInGuest or
  * RefreshToken; a missing, forged or expired token gets UNAUTHENTICATED.
  * Any RPC may return UNAVAILABLE while an instance shuts down (retry) and
- * INTERNAL (with no detail) on a server fault. Enum fields left
+ * INTERNAL (with no detail) on a server fault.
+ *
+ * Limits (per client address, shared by every lobby instance through
+ * Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
+ * and PlayBot are rate-limited; over a limit the call gets
+ * RESOURCE_EXHAUSTED with the reason, the delay in its message and a
+ * google.rpc.RetryInfo detail (retry after it). A player holds at most 8
+ * open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
+ * that). Enum fields left
  * *_UNSPECIFIED where a value is required get INVALID_ARGUMENT.
  *
  * @generated from service tabuleiro.lobby.v1.LobbyService
@@ -1409,7 +1417,12 @@ export const LobbyService: GenService<{
    * match_id is set (in the response or, for the host, on WatchRoom).
    * NOT_FOUND for an unknown id or code; PERMISSION_DENIED for a wrong or
    * missing password of a private room; RESOURCE_EXHAUSTED after repeated
-   * wrong passwords (wait and retry); FAILED_PRECONDITION when the room is
+   * wrong passwords (wait and retry): 5 wrong guesses per player and room,
+   * and 20 per room from one client address, counted only for a player who
+   * already guessed wrong there in the last 5 minutes, so that a player's
+   * first attempt is always checked and the holder of the right password
+   * is never locked out by someone else's guesses; FAILED_PRECONDITION
+   * when the room is
    * full, started or closed, the caller is its host, or the caller or the
    * host is already in a live match (one live match per player, see
    * FindMatch; the room then stays open). Starting the room's match
@@ -1481,7 +1494,9 @@ export const LobbyService: GenService<{
    * streams end with ABORTED), so accepting a bot offer is just this call.
    * INVALID_ARGUMENT for an unknown game, variant or level, or a time
    * control out of range; FAILED_PRECONDITION when the caller is already in
-   * a live match (see FindMatch).
+   * a live match (see FindMatch); RESOURCE_EXHAUSTED over the rate limit
+   * or, where a server allows several live matches per player (the
+   * one-process `tabuleiro serve`), when the caller has 3 live bot games.
    *
    * @generated from rpc tabuleiro.lobby.v1.LobbyService.PlayBot
    */

@@ -1512,6 +1512,19 @@ export const PlyKindSchema: GenEnum<PlyKind> = /*@__PURE__*/
  * UNAVAILABLE while an instance shuts down (retry on another) and INTERNAL
  * (with no detail) on a server fault.
  *
+ * A player holds at most 16 open streams (Play and Watch together) across
+ * every instance; past that a new stream gets RESOURCE_EXHAUSTED with a
+ * google.rpc.RetryInfo detail. A connection holds at most 64 concurrent
+ * calls (HTTP/2 MAX_CONCURRENT_STREAMS), and a client that sends
+ * keepalive pings more often than every 10 s is disconnected (GOAWAY
+ * too_many_pings).
+ *
+ * Clock fairness: time while no instance of the service was alive (every
+ * instance down or restarting, or a one-process server closed and started
+ * again) is not charged: at start-up it is given back in full to the side
+ * to move, and reconnection and first-ply windows move on by as much.
+ * Lag compensation (crediting a ply's transit time) is not applied yet.
+ *
  * @generated from service tabuleiro.match.v1.MatchService
  */
 export const MatchService: GenService<{
