@@ -54,13 +54,7 @@ func newBotsCommand(e *env) *cobra.Command {
 			if res.Games() > 0 {
 				res.WriteTable(e.stdout)
 			}
-			if err != nil {
-				if errors.Is(err, tournament.ErrBadConfig) || errors.Is(err, engine.ErrUnknownVariant) {
-					return &exitError{code: 2, err: err}
-				}
-				return &exitError{code: 1, err: err}
-			}
-			return nil
+			return tournamentExit(err)
 		},
 	}
 	f := c.Flags()
@@ -111,13 +105,7 @@ func newBotsLadderCommand(e *env) *cobra.Command {
 			if len(res.Ratings) > 0 {
 				res.WriteTable(e.stdout)
 			}
-			if err != nil {
-				if errors.Is(err, tournament.ErrBadConfig) || errors.Is(err, engine.ErrUnknownVariant) {
-					return &exitError{code: 2, err: err}
-				}
-				return &exitError{code: 1, err: err}
-			}
-			return nil
+			return tournamentExit(err)
 		},
 	}
 	f := c.Flags()
@@ -154,4 +142,18 @@ func dialBot(addr, key string) (botv1.BotServiceClient, func(), error) {
 		return nil, nil, fmt.Errorf("--server %s: %w", addr, err)
 	}
 	return botv1.NewBotServiceClient(conn), func() { _ = conn.Close() }, nil
+}
+
+// tournamentExit maps a match's or a ladder's error to the command's exit:
+// 2 for a bad configuration (levels, variant), 1 for a failure while
+// playing, nil for none.
+func tournamentExit(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tournament.ErrBadConfig) || errors.Is(err, engine.ErrUnknownVariant):
+		return &exitError{code: 2, err: err}
+	default:
+		return &exitError{code: 1, err: err}
+	}
 }
