@@ -286,7 +286,7 @@ func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Contex
 func waitScreen(t *testing.T, tm *teatest.TestModel, text string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
-		teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+		teatest.WithDuration(time.Until(testenv.Deadline(t))), teatest.WithCheckInterval(5*time.Millisecond))
 }
 
 // A whole short game (Corners classic 3×3, which ends by move 80 at the
@@ -324,7 +324,7 @@ func TestTerminalGameAgainstEasyBot(t *testing.T) {
 	}
 	waitScreen(t, tm, "Play again?")
 	tm.Type("q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(tui.Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(time.Until(testenv.Deadline(t)))).(tui.Model)
 	if r := final.Result(); !strings.Contains(r, " by ") {
 		t.Errorf("result %q, want a win or draw with its reason", r)
 	}
@@ -353,7 +353,7 @@ func TestTerminalWallPreview(t *testing.T) {
 	tm.Type("q") // asks first: the game stays unfinished
 	waitScreen(t, tm, "y quits")
 	tm.Type("y")
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(time.Until(testenv.Deadline(t))))
 }
 
 // waitTurn polls the match until it is the person's turn after at least

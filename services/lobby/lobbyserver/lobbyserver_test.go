@@ -371,7 +371,7 @@ func TestRematchOverGRPC(t *testing.T) {
 	ready := make(chan struct{})
 	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
-		Config{RedisPrefix: prefix, RoomPoll: time.Minute, roomsReady: func() { close(ready) },
+		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
 			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -421,7 +421,9 @@ func TestRematchOverGRPC(t *testing.T) {
 		t.Fatalf("decline of an unknown match: %v, want NotFound", err)
 	}
 
-	wctx, cancel := context.WithTimeout(bo, 10*time.Second) // far below RoomPoll: events carry it
+	// The test's time ends far before RoomPoll's re-read: events carry the
+	// updates.
+	wctx, cancel := context.WithDeadline(bo, ptestenv.Deadline(t))
 	defer cancel()
 	w, err := c.WatchRematch(wctx, &lobbyv1.WatchRematchRequest{MatchId: first})
 	if err != nil {

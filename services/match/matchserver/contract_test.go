@@ -26,6 +26,7 @@ import (
 	"tabuleiro.dev/pkg/engine/games"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 )
 
@@ -71,8 +72,8 @@ func (s *seat) next() feedItem {
 		}
 		s.seen = append(s.seen, it)
 		return it
-	case <-time.After(10 * time.Second):
-		s.t.Fatal("no snapshot or event within 10s")
+	case <-time.After(time.Until(ptestenv.Deadline(s.t))):
+		s.t.Fatal("no snapshot or event when the test's time ran out")
 		return feedItem{}
 	}
 }
@@ -98,8 +99,8 @@ func (s *seat) end() codes.Code {
 				continue
 			}
 			return code(<-s.done)
-		case <-time.After(10 * time.Second):
-			s.t.Fatal("stream did not end within 10s")
+		case <-time.After(time.Until(ptestenv.Deadline(s.t))):
+			s.t.Fatal("stream did not end when the test's time ran out")
 		}
 	}
 }
@@ -143,8 +144,8 @@ func first(t *testing.T, s *seat) (*seat, error) {
 		}
 		s.head = &it
 		return s, nil
-	case <-time.After(10 * time.Second):
-		t.Fatal("no first message within 10s")
+	case <-time.After(time.Until(ptestenv.Deadline(t))):
+		t.Fatal("no first message when the test's time ran out")
 		return nil, nil
 	}
 }
@@ -208,8 +209,8 @@ func openPlay(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64)
 					return out
 				}
 				out = append(out, m)
-			case <-time.After(10 * time.Second):
-				t.Fatal("no pong within 10s")
+			case <-time.After(time.Until(ptestenv.Deadline(t))):
+				t.Fatal("no pong when the test's time ran out")
 			}
 		}
 	}
@@ -230,8 +231,8 @@ func openPlay(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64)
 				if ev.GetPlyPlayed().GetPly().GetNumber() == n {
 					return result{code: codes.OK, ev: ev}
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("ply %d neither refused nor played within 10s", n)
+			case <-time.After(time.Until(ptestenv.Deadline(t))):
+				t.Fatalf("ply %d neither refused nor played when the test's time ran out", n)
 			}
 		}
 	}
@@ -766,13 +767,7 @@ func TestFollowHeartbeat(t *testing.T) {
 	id := c.create(quoridor(nil))
 	for _, p := range seatPaths[1:] {
 		s := mustOpen(t, p, c, 0, "alice", id, 0)
-		deadline := time.Now().Add(10 * time.Second)
-		for s.heartbeats.Load() == 0 && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if s.heartbeats.Load() == 0 {
-			t.Errorf("%s: no heartbeat in 10 s (every 500 ms configured)", p.name)
-		}
+		ptestenv.Eventually(t, 10*time.Second, p.name+"'s heartbeat (every 500 ms configured)", func() bool { return s.heartbeats.Load() > 0 })
 		s.drop()
 	}
 }

@@ -16,6 +16,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/testenv"
 	"tabuleiro.dev/services/match/matchserver"
@@ -116,7 +117,7 @@ func TestFollowDrainsOnShutdown(t *testing.T) {
 	for range 2 {
 		select {
 		case <-opened:
-		case <-time.After(10 * time.Second):
+		case <-time.After(time.Until(ptestenv.Deadline(t))):
 			t.Fatal("streams did not open")
 		}
 	}
@@ -127,8 +128,8 @@ func TestFollowDrainsOnShutdown(t *testing.T) {
 			if !e.drained || e.code != codes.Unavailable {
 				t.Errorf("%s: drained %v, ended %v; want a drain notice and Unavailable", e.name, e.drained, e.code)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("a stream did not end within 10 s of the shutdown")
+		case <-time.After(time.Until(ptestenv.Deadline(t))):
+			t.Fatal("a stream did not end after the shutdown")
 		}
 	}
 	select {
@@ -136,7 +137,7 @@ func TestFollowDrainsOnShutdown(t *testing.T) {
 		if err != nil {
 			t.Errorf("grpcserve.Run: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Until(ptestenv.Deadline(t))):
 		t.Fatal("the server did not stop")
 	}
 	<-ran

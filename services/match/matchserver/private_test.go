@@ -3,13 +3,13 @@ package matchserver_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 )
 
@@ -31,7 +31,7 @@ func TestPrivateMatchVisibleOnlyToMembersAndInvited(t *testing.T) {
 		if _, err := cl.ListLegalPlies(c.as(ctx, who), &matchv1.ListLegalPliesRequest{MatchId: id}); err != nil {
 			return err
 		}
-		wctx, cancel := context.WithTimeout(c.as(ctx, who), 10*time.Second)
+		wctx, cancel := context.WithDeadline(c.as(ctx, who), ptestenv.Deadline(t))
 		defer cancel()
 		w, err := cl.Watch(wctx, &matchv1.WatchRequest{MatchId: id})
 		if err != nil {

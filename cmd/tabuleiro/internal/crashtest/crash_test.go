@@ -35,6 +35,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 var (
@@ -310,7 +311,7 @@ func runCrash(t *testing.T, cfg crashConfig) {
 		signed bool
 	)
 	for round := range cfg.rounds {
-		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+		ctx, cancel := context.WithDeadline(t.Context(), testenv.Deadline(t))
 		srv := h.start(ctx)
 		c, err := client.Dial(srv.addr)
 		if err != nil {
@@ -370,7 +371,7 @@ func runCrash(t *testing.T, cfg crashConfig) {
 	}
 	// After the last kill: a last restart, where everything must still be
 	// there and the game must go on, then a clean stop.
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	ctx, cancel := context.WithDeadline(t.Context(), testenv.Deadline(t))
 	defer cancel()
 	srv := h.start(ctx)
 	c, err := client.Dial(srv.addr)

@@ -27,6 +27,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/telemetry"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // deployDir is the repository's deploy/ folder.
@@ -266,8 +267,7 @@ func TestDashboardAndAlertsQueryExportedMetrics(t *testing.T) {
 	}
 	tels["lobby"].SetGlobal()
 	s := startStack(t, stackOptions{Telemetry: tels})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, context.Background())
 	lobbyConn, matchConn := s.client(t, s.lobbyAddr), s.client(t, s.matchAddr)
 	s.playBotGame(ctx, t, lobbyConn, matchConn, 2)
 

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/edge/edgeproxy"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestGameThroughEdge(t *testing.T) {
 	t.Parallel()
 	s := startStack(t, stackOptions{})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithDeadline(context.Background(), testenv.Deadline(t))
 	defer cancel()
 	e, err := edgeproxy.New(ctx, edgeproxy.Config{Lobby: s.lobbyAddr, Match: s.matchAddr})
 	if err != nil {

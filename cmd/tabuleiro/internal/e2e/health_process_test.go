@@ -14,6 +14,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // redisAt runs redis-server on addr and waits until it answers PING.
@@ -65,8 +66,7 @@ func waitHealth(ctx context.Context, t *testing.T, name, addr string, want healt
 // same port.
 func TestHealthFollowsRedis(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, context.Background())
 	_, dbURL := testEnv(t)
 	bin := t.TempDir()
 	built := make(chan error, 1)

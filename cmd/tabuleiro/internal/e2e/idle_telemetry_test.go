@@ -15,6 +15,7 @@ import (
 
 	"tabuleiro.dev/pkg/platform/envconfig"
 	"tabuleiro.dev/pkg/platform/telemetry"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // TestIdleStackExportsNoSpans runs the three services with the production
@@ -46,8 +47,7 @@ func TestIdleStackExportsNoSpans(t *testing.T) {
 	}
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, context.Background())
 	calls := func(cmd string) int64 {
 		info, err := rdb.Info(ctx, "commandstats").Result()
 		if err != nil {

@@ -56,6 +56,7 @@ func TestFaultBotKilled(t *testing.T) {
 		botPlies    int // bot plies after the kill
 		sent        int32
 		botAnswered time.Duration
+		asked       <-chan string // the backend of the request for ply 4
 	)
 	for botPlies < 2 {
 		m, err := st.Recv()
@@ -79,8 +80,14 @@ func TestFaultBotKilled(t *testing.T) {
 				botPlies++
 			}
 			if pp.GetPly().GetSeat() == gamev1.Seat_SEAT_FIRST && pp.GetPly().GetNumber() == 3 && killed == nil {
-				<-time.After(150 * time.Millisecond) // the bot is thinking (the match gives it 500 ms)
-				backend := c.botLB.LastBackend()
+				// The bot is thinking once the request for ply 4 has gone
+				// out (the match gives it 500 ms).
+				var backend string
+				select {
+				case backend = <-asked:
+				case <-time.After(time.Until(Deadline(t))):
+					t.Fatal("the match never asked a bot for ply 4")
+				}
 				for _, b := range c.Bot {
 					if b.Addr == backend {
 						killed = b
@@ -106,6 +113,9 @@ func TestFaultBotKilled(t *testing.T) {
 			t.Fatal(err)
 		}
 		sent = v.GetPlyCount() + 1
+		if sent == 3 {
+			asked = c.botLB.NextWrite()
+		}
 		ply := load.ChoosePawnStep(ev, gamev1.Seat_SEAT_FIRST, false, rng)
 		if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: sent, Notation: ply}}}); err != nil {
 			t.Fatal(err)

@@ -22,8 +22,12 @@ func runGames(t *testing.T, c *Cluster, n int, think time.Duration, wander int, 
 	var paired atomic.Int64
 	fired := make(chan struct{})
 	midDone := make(chan struct{})
+	// Players queue until all n games have started (MaxGames) and the
+	// games go on until they end, however slow the machine: the run's
+	// queuing time and drain share the test's time.
+	left := time.Until(Deadline(t))
 	cfg := load.Config{
-		Lobby: c.LobbyAddrs, Match: c.MatchAddrs, Players: 2 * n, Duration: 10 * time.Second, Drain: 45 * time.Second,
+		Lobby: c.LobbyAddrs, Match: c.MatchAddrs, Players: 2 * n, Duration: left / 2, Drain: left / 3,
 		Think: think, Wander: wander, MaxGames: n, TimeControl: &gamev1.TimeControl{BaseMs: 120_000}, Seed: 7, ConnsPerAddr: 2, OnSeat: logs.add,
 		OnMatched: func(string) {
 			if paired.Add(1) == int64(2*n) {
@@ -35,7 +39,7 @@ func runGames(t *testing.T, c *Cluster, n int, think time.Duration, wander int, 
 		defer close(midDone)
 		select {
 		case <-fired:
-		case <-time.After(40 * time.Second): // players queue only for the load's 10 s Duration
+		case <-time.After(left / 2): // players queue only for the load's Duration
 			return
 		}
 		<-time.After(500 * time.Millisecond) // into the games

@@ -211,6 +211,8 @@ type Options struct {
 	Lobbies, Matches, Bots int
 	// MatchEnv adds MATCH_* variables (e.g. a short presence TTL).
 	MatchEnv []string
+	// LobbyEnv adds LOBBY_* variables (e.g. a long ticket TTL).
+	LobbyEnv []string
 	// RedisAppendOnly turns on append-only persistence.
 	RedisAppendOnly bool
 }
@@ -277,6 +279,7 @@ func Start(t testing.TB, o Options) *Cluster {
 			"LOBBY_DATABASE_URL="+c.DatabaseURL, "LOBBY_MATCH_ADDR="+c.matchLB.Addr(), "LOBBY_SHUTDOWN_TIMEOUT=5s",
 			"LOBBY_RATE_LIMITS_OFF=true") // every simulated player calls from loopback
 		p.env = append(p.env, "LOBBY_GRPC_ADDR="+p.Addr)
+		p.env = append(p.env, o.LobbyEnv...)
 		c.Lobby = append(c.Lobby, p)
 		c.LobbyAddrs = append(c.LobbyAddrs, p.Addr)
 	}
@@ -505,18 +508,20 @@ type Balancer struct {
 	next     int
 	wg       sync.WaitGroup
 	conns    map[net.Conn]struct{}
-	last     string // the backend that most recently got a request's bytes
+	waiters  []chan string // NextWrite's
 }
 
-// LastBackend is the backend that most recently received bytes from a
-// client: the one serving the latest request.
-func (b *Balancer) LastBackend() string {
+// NextWrite returns a channel that receives the backend of the next
+// client bytes written to a backend after the call (the next request's).
+func (b *Balancer) NextWrite() <-chan string {
+	ch := make(chan string, 1)
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.last
+	b.waiters = append(b.waiters, ch)
+	b.mu.Unlock()
+	return ch
 }
 
-// tracker notes its backend as the last used on every write.
+// tracker tells NextWrite's waiters of its backend on every write.
 type tracker struct {
 	b       *Balancer
 	backend string
@@ -525,7 +530,10 @@ type tracker struct {
 
 func (t tracker) Write(p []byte) (int, error) {
 	t.b.mu.Lock()
-	t.b.last = t.backend
+	for _, ch := range t.b.waiters {
+		ch <- t.backend
+	}
+	t.b.waiters = nil
 	t.b.mu.Unlock()
 	return t.w.Write(p)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -21,8 +22,10 @@ import (
 // (lobbyserver's default prefix and the matchmaker's {mm} hash tag).
 const mmPrefix = "tabuleiro:lobby:{mm}:"
 
-// ticketTTL is the lobby's default ticket TTL (matchmaking.Config).
-const ticketTTL = 15 * time.Second
+// ticketTTL is the lobbies' ticket TTL here: longer than any wait of the
+// test, so that a dead ticket stays pairable until its opponent comes
+// however slow the machine; the test ages the tickets it wants expired.
+const ticketTTL = time.Hour
 
 // finding is one FindMatch stream.
 type finding struct {
@@ -91,7 +94,9 @@ func await(t *testing.T, ch <-chan struct{}, what string) {
 //   - a dead ticket whose owner does not come back is paired by the other
 //     instance when an opponent turns up before it expires (the opponent
 //     gets a normal match), or
-//   - expires after the ticket TTL when nobody turns up;
+//   - expires after the ticket TTL when nobody turns up (the test ages
+//     those tickets: the TTL is an hour, so that the others cannot lapse
+//     before their opponents come however slow the machine is);
 //   - players queued on the surviving instance are unaffected and are
 //     matched with opponents queued on the restarted instance.
 //
@@ -102,7 +107,7 @@ func TestFaultLobbyKilled(t *testing.T) {
 		return
 	}
 	const n = 20 // players per group
-	c := Start(t, Options{Lobbies: 2, Matches: 1})
+	c := Start(t, Options{Lobbies: 2, Matches: 1, LobbyEnv: []string{"LOBBY_TICKET_TTL=" + ticketTTL.String()}})
 	var lcs []*client.Client
 	for _, a := range c.LobbyAddrs {
 		lc, err := client.Dial(a)
@@ -162,6 +167,11 @@ func TestFaultLobbyKilled(t *testing.T) {
 	c.Lobby[0].Kill()
 	killed := time.Now()
 	t.Logf("killed %s with %d players queued on it", c.Lobby[0].Name, 3*n)
+	// C: the tickets nobody will come back for reach their expiry now, as
+	// if the TTL had passed (nobody heartbeats them any more).
+	for _, f := range groups[2] {
+		age(t, c.RDB(), f)
+	}
 	for _, gr := range groups[:3] {
 		for _, f := range gr {
 			await(t, f.done, f.player.Name+" stream end after the kill")
@@ -315,5 +325,27 @@ func TestFaultLobbyKilled(t *testing.T) {
 	t.Logf("%d matches checked (%d pairings told to clients): no ticket or player paired twice", len(byMatch), pairings)
 	if want := 3 * n; len(byMatch) != want {
 		t.Errorf("%d matches, want %d", len(byMatch), want)
+	}
+}
+
+// ageScript sets a queued ticket's expiry (the third field of its value,
+// "id|enqueued ms|expires ms|name") to 1 ms after the epoch, if the ticket
+// is still there. KEYS: the queue's ticket hash; ARGV: player, ticket id.
+var ageScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return 0 end
+local id, enq, rest = string.match(v, '^([^|]*)|([^|]*)|[^|]*|(.*)$')
+if id ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], id .. '|' .. enq .. '|1|' .. rest)
+return 1
+`)
+
+// age makes f's dead ticket expired, as the TTL passing would.
+func age(t *testing.T, rdb *redis.Client, f *finding) {
+	t.Helper()
+	q := fmt.Sprintf("quoridor/standard/%d+0/casual", f.base)
+	n, err := ageScript.Run(t.Context(), rdb, []string{mmPrefix + "t:" + q}, f.player.ID, f.ticket).Int()
+	if err != nil || n != 1 {
+		t.Fatalf("age ticket %s of %s: %d, %v (want the ticket still queued)", f.ticket, f.player.Name, n, err)
 	}
 }

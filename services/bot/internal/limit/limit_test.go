@@ -6,13 +6,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // waitFor polls cond until it holds: the test waits on the limiter's own
 // counters, never on a fixed sleep.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := testenv.Deadline(t)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

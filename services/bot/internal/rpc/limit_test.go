@@ -18,6 +18,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
+	"tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/bot/internal/limit"
 )
 
@@ -45,9 +46,7 @@ func TestFourTimesExpectedLoadIsQueuedNotRun(t *testing.T) {
 	errs := make(chan error, 4*expectedLoad)
 	for i := range 4 * expectedLoad {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-			defer cancel()
-			_, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 20, Seed: uint64(i + 1)})
+			_, err := svc.SelectPly(testenv.Context(t, t.Context()), &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 20, Seed: uint64(i + 1)})
 			errs <- err
 		})
 	}
@@ -107,7 +106,7 @@ func TestBusyIsResourceExhausted(t *testing.T) {
 				time.Sleep(time.Millisecond)
 			}
 			// The slot is free again: the same request now succeeds.
-			if _, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EASY, BudgetMs: 20}); err != nil {
+			if _, err := svc.SelectPly(t.Context(), &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EASY, BudgetMs: 20}); err != nil {
 				t.Errorf("after the slot freed: %v", err)
 			}
 		})

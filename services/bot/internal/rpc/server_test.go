@@ -131,14 +131,16 @@ func TestSelectPlyDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
 	begin := time.Now()
-	resp, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 30000})
+	resp, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: MaxBudget.Milliseconds()})
 	if err != nil {
-		t.Fatalf("SelectPly with a 3s deadline and a 30s budget: %v", err)
+		t.Fatalf("SelectPly with a 3s deadline and a %v budget: %v", MaxBudget, err)
 	}
-	// Ignoring the deadline would take the 30 s budget; how soon after
-	// the deadline it answers depends on the machine.
-	if d := time.Since(begin); d > 15*time.Second {
-		t.Errorf("took %s with a 3s deadline and a 30s budget", d)
+	// A search that ignored the deadline would think for its whole budget
+	// (it is measured on the wall clock, on a slow machine as on a fast
+	// one); how soon after the deadline it answers depends on the machine
+	// and is not checked.
+	if d := time.Since(begin); d >= MaxBudget {
+		t.Errorf("took %s with a 3s deadline and a %v budget: the deadline was ignored", d, MaxBudget)
 	}
 	if _, err := p.ParsePly(resp.GetNotation()); err != nil {
 		t.Errorf("notation %q: %v", resp.GetNotation(), err)

@@ -25,7 +25,10 @@ type Config struct {
 	PreviousTokenKeys [][]byte
 	TokenTTL          time.Duration // LOBBY_TOKEN_TTL, default 24h
 	BotOfferAfter     time.Duration // LOBBY_BOT_OFFER_AFTER, default 20s
-	ShutdownTimeout   time.Duration // LOBBY_SHUTDOWN_TIMEOUT, default 10s
+	// TicketTTL (LOBBY_TICKET_TTL, default 15s) is how long a queued
+	// ticket whose stream is gone (its instance died) stays pairable.
+	TicketTTL       time.Duration
+	ShutdownTimeout time.Duration // LOBBY_SHUTDOWN_TIMEOUT, default 10s
 	// HealthCheckInterval (LOBBY_HEALTH_CHECK_INTERVAL, default 2s) is how often
 	// health checks Redis: NOT_SERVING while it does not answer.
 	HealthCheckInterval time.Duration
@@ -64,6 +67,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MatchAddr:           env.Required("MATCH_ADDR"),
 		TokenTTL:            env.Duration("TOKEN_TTL", 24*time.Hour),
 		BotOfferAfter:       env.Duration("BOT_OFFER_AFTER", 20*time.Second),
+		TicketTTL:           env.Duration("TICKET_TTL", 15*time.Second),
 		ShutdownTimeout:     env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		HealthCheckInterval: env.Duration("HEALTH_CHECK_INTERVAL", 2*time.Second),
 		LogLevel:            env.LogLevel("LOG_LEVEL", slog.LevelInfo),

@@ -15,6 +15,7 @@ import (
 	"tabuleiro.dev/pkg/engine/games"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/testenv"
 )
 
 // truth reads the match whole from the store on a brand-new instance.
@@ -111,6 +112,7 @@ func stormOne(t *testing.T, g engine.Game, variant string, clock *match.TimeCont
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var wg sync.WaitGroup
+	seen := make([]atomic.Int64, len(subscribe)) // the last seq each follower got
 	for i, sub := range subscribe {
 		if !sub {
 			continue
@@ -122,9 +124,11 @@ func stormOne(t *testing.T, g engine.Game, variant string, clock *match.TimeCont
 		wg.Go(func() {
 			defer f.Close()
 			for {
-				if _, err := f.Next(ctx); err != nil {
+				ev, err := f.Next(ctx)
+				if err != nil {
 					return
 				}
+				seen[i].Store(ev.Seq)
 			}
 		})
 	}
@@ -220,7 +224,15 @@ func stormOne(t *testing.T, g engine.Game, variant string, clock *match.TimeCont
 	}
 	workers.Wait()
 	stop.Store(true)
-	time.Sleep(50 * time.Millisecond) // let the hubs deliver
+	// Every follower gets every event.
+	last, _ := e.truth(id)
+	for i, sub := range subscribe {
+		if sub {
+			testenv.Eventually(t, 5*time.Second, fmt.Sprintf("instance %d's follower at seq %d", i, last.LastSeq), func() bool {
+				return seen[i].Load() == last.LastSeq
+			})
+		}
+	}
 	cancel()
 	wg.Wait()
 
