@@ -118,14 +118,16 @@ func (s *Store) GetRematch(ctx context.Context, playerID, matchID string) (Remat
 }
 
 // offerRematch records a player's offer. KEYS: the rematch record. ARGV:
-// player. Returns "missing", "stranger", the status that forbids an offer
-// ("declined", "started", "starting"), "offered", or "start" when this
-// offer is the second (the status is then "starting" and the caller
-// creates the match).
+// player, call token. Returns "missing", "stranger", the status that
+// forbids an offer ("declined", "started", "starting"), "offered", or
+// "start" when this offer is the second (the status is then "starting",
+// the call's token is kept, and the caller creates the match; a second
+// run of the same call, its first reply lost, answers "start" again).
 var offerRematch = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
-local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'offers')
+local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'offers', 'starter')
 if ARGV[1] ~= f[2] and ARGV[1] ~= f[3] then return 'stranger' end
+if f[1] == 'starting' and f[5] == ARGV[2] then return 'start' end
 if f[1] == 'declined' or f[1] == 'started' or f[1] == 'starting' then return f[1] end
 local offers = f[4] or ''
 if not string.find(',' .. offers .. ',', ',' .. ARGV[1] .. ',', 1, true) then
@@ -133,7 +135,7 @@ if not string.find(',' .. offers .. ',', ',' .. ARGV[1] .. ',', 1, true) then
   redis.call('HSET', KEYS[1], 'offers', offers)
 end
 if string.find(offers, ',', 1, true) then
-  redis.call('HSET', KEYS[1], 'status', 'starting')
+  redis.call('HSET', KEYS[1], 'status', 'starting', 'starter', ARGV[2])
   return 'start'
 end
 redis.call('HSET', KEYS[1], 'status', 'offered')
@@ -201,7 +203,7 @@ func (s *Store) OfferRematch(ctx context.Context, playerID, matchID string) (Rem
 			return Rematch{}, lobby.Precondition("match %s has not ended; a rematch is offered after it", matchID)
 		}
 	}
-	res, err := offerRematch.Run(ctx, s.rdb, []string{s.rematchKey(matchID)}, playerID).Text()
+	res, err := offerRematch.Run(ctx, s.rdb, []string{s.rematchKey(matchID)}, playerID, lobby.NewID("c_")).Text()
 	if err != nil {
 		return Rematch{}, fmt.Errorf("offer rematch of %s: %w", matchID, err)
 	}

@@ -332,9 +332,12 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 // overshoot). It drops the set's rooms that are gone or no longer open,
 // and creates the new room's hash as open so that a concurrent call
 // counts it. ARGV: host set key, room key prefix, new room id, limit, ttl
-// ms. Returns 1, or 0 at the limit.
+// ms. Returns 1, or 0 at the limit. The new room already in the set is a
+// second run of the same call (its first reply was lost, and the client
+// sent it again): it took the slot.
 var hostSlot = redis.NewScript(`
 local hk, rp = ARGV[1], ARGV[2]
+if redis.call('SISMEMBER', hk, ARGV[3]) == 1 and redis.call('HGET', rp .. ARGV[3], 'status') == 'open' then return 1 end
 local open = 0
 for _, id in ipairs(redis.call('SMEMBERS', hk)) do
   local st = redis.call('HGET', rp .. id, 'status')
@@ -488,15 +491,18 @@ func (s *Store) List(ctx context.Context, game engine.Game, variant string, page
 
 // claimSeat takes the free seat of an open room for a joiner.
 // KEYS: room, open:all, open:game, open:game/variant, host set.
-// ARGV: player, name, rating. Returns "ok", "missing", "host",
-// "member" (already the guest) or the room's status.
+// ARGV: player, name, rating, call token. Returns "ok", "missing", "host",
+// "member" (already the guest) or the room's status. The claim records
+// the call's token: a second run of the same call (its first reply lost)
+// answers "ok" again, so that its caller goes on to create the match.
 var claimSeat = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
-local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'id')
+local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'id', 'claim')
+if f[1] == 'starting' and f[3] == ARGV[1] and f[5] == ARGV[4] then return 'ok' end
 if f[2] == ARGV[1] then return 'host' end
 if f[3] == ARGV[1] then return 'member' end
 if f[1] ~= 'open' then return f[1] end
-redis.call('HSET', KEYS[1], 'guest', ARGV[1], 'guest_name', ARGV[2], 'guest_rating', ARGV[3], 'status', 'starting')
+redis.call('HSET', KEYS[1], 'guest', ARGV[1], 'guest_name', ARGV[2], 'guest_rating', ARGV[3], 'status', 'starting', 'claim', ARGV[4])
 for i = 2, 4 do redis.call('ZREM', KEYS[i], f[4]) end
 redis.call('SREM', KEYS[5], f[4])
 return 'ok'
@@ -570,7 +576,7 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password, so
 	}
 	keys := append([]string{s.roomKey(id)}, s.indexKeys(r.Game, r.Variant)...)
 	keys = append(keys, s.key("host", r.Host.ID))
-	res, err := claimSeat.Run(ctx, s.rdb, keys, p.ID, p.DisplayName, p.Rating).Text()
+	res, err := claimSeat.Run(ctx, s.rdb, keys, p.ID, p.DisplayName, p.Rating, lobby.NewID("c_")).Text()
 	if err != nil {
 		return Room{}, fmt.Errorf("join room %s: %w", id, err)
 	}
@@ -706,13 +712,16 @@ func (s *Store) release(ctx context.Context, ref string, players ...string) erro
 	return s.cfg.Reserver.Release(context.WithoutCancel(ctx), ref, players...)
 }
 
-// closeRoom closes an open room when its host leaves.
+// closeRoom closes an open room when its host leaves. ARGV: player, ttl
+// ms, call token; a second run of the same call (its first reply lost)
+// finds the room closed by its token and answers "ok" again.
 var closeRoom = redis.NewScript(`
-local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'id', 'code')
+local f = redis.call('HMGET', KEYS[1], 'status', 'host', 'guest', 'id', 'code', 'closed_by')
 if not f[1] then return 'missing' end
+if f[1] == 'closed' and f[6] == ARGV[3] then return 'ok' end
 if f[2] ~= ARGV[1] and f[3] ~= ARGV[1] then return 'stranger' end
 if f[1] ~= 'open' then return f[1] end
-redis.call('HSET', KEYS[1], 'status', 'closed')
+redis.call('HSET', KEYS[1], 'status', 'closed', 'closed_by', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 for i = 2, 4 do redis.call('ZREM', KEYS[i], f[4]) end
 redis.call('SREM', KEYS[5], f[4])
@@ -728,7 +737,7 @@ func (s *Store) Leave(ctx context.Context, playerID, roomID string) error {
 	}
 	keys := append([]string{s.roomKey(roomID)}, s.indexKeys(r.Game, r.Variant)...)
 	keys = append(keys, s.key("host", r.Host.ID), s.key("invite", ""))
-	res, err := closeRoom.Run(ctx, s.rdb, keys, playerID, s.cfg.StartedTTL.Milliseconds()).Text()
+	res, err := closeRoom.Run(ctx, s.rdb, keys, playerID, s.cfg.StartedTTL.Milliseconds(), lobby.NewID("c_")).Text()
 	if err != nil {
 		return fmt.Errorf("leave room %s: %w", roomID, err)
 	}

@@ -229,8 +229,12 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
 // nevents, (seq, event json, published form or ” for the json)…
+// A run that finds the new version with this very state is a second run
+// of the same call (the client sent it again when the first reply was
+// lost): it committed already, and reports so without writing again.
 var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
+if v == ARGV[2] and redis.call('HGET', KEYS[1], 's') == ARGV[3] then return 1 end
 if v ~= ARGV[1] then
   if not v then return 0 end
   local from = math.max(tonumber(ARGV[#ARGV]) - 1, 0)
@@ -396,8 +400,13 @@ func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, error)
 	}).Result()
 }
 
+// claimScript: a deadline already moved to this very until is this call's
+// own claim, run again (a lost reply): it is still won. (Another sweeper's
+// claim at the same millisecond would win too; firing a deadline twice is
+// harmless, each fire commits against the match's version.)
 var claimScript = redis.NewScript(`
 local d = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if d and tonumber(d) == tonumber(ARGV[3]) then return 1 end
 if d and tonumber(d) <= tonumber(ARGV[2]) then
   redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
   return 1

@@ -1,0 +1,123 @@
+package match_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/testenv"
+)
+
+// twice runs every script call two times, as go-redis does when the reply
+// to the first is lost (a read timeout on a busy machine, a dropped
+// connection): the script ran, its caller did not hear of it, and the
+// client sends it again.
+type twice struct{ reruns atomic.Int64 }
+
+func (*twice) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (*twice) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h *twice) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if name := strings.ToLower(cmd.Name()); name == "eval" || name == "evalsha" {
+			lost := redis.NewCmd(ctx, cmd.Args()...)
+			if err := next(ctx, lost); err == nil {
+				h.reruns.Add(1)
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// A script that runs twice applies once: a commit whose first run went
+// through is not taken for another writer's (the ply would be refused as
+// stale, the join applied twice), and the match holds each ply, event and
+// result once.
+func TestScriptRunTwiceAppliesOnce(t *testing.T) {
+	t.Parallel()
+	base, prefix := testenv.Redis(t)
+	rdb := redis.NewClient(base.Options())
+	t.Cleanup(func() { _ = rdb.Close() })
+	h := &twice{}
+	rdb.AddHook(h)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	clock := testenv.NewClock()
+	svc := match.NewService(match.Deps{Store: store, Rules: match.Registry{}, Now: clock.Now, DealBanqi: match.DealBanqi}, match.Config{})
+	e := &env{t: t}
+	st := e.create(svc, nil)
+	ctx := t.Context()
+	epochs := map[engine.Seat]int64{}
+	for _, seat := range []engine.Seat{1, 2} {
+		ep, err := svc.Join(ctx, st.ID, seat)
+		if err != nil {
+			t.Fatalf("join %d: %v", seat, err)
+		}
+		epochs[seat] = ep
+	}
+	const plies = 6
+	for i := range plies {
+		seat, n, p := e.legal(svc, st.ID)
+		ev, dup, err := svc.SubmitPly(ctx, st.ID, seat, n, p)
+		if err != nil || dup || ev.Ply == nil || ev.Ply.Number != n {
+			t.Fatalf("ply %d (%s): event %+v, dup %v, %v; want it played, not a duplicate", i+1, p, ev, dup, err)
+		}
+	}
+	if err := svc.Resign(ctx, st.ID, 1); err != nil {
+		t.Fatalf("resign: %v", err)
+	}
+	if h.reruns.Load() == 0 {
+		t.Fatal("no script ran twice")
+	}
+	// What a fresh reader finds: each change once.
+	fresh := match.NewService(match.Deps{Store: redisstore.New(base, redisstore.Options{Prefix: prefix}), Rules: match.Registry{}, Now: clock.Now}, match.Config{})
+	got, _, err := fresh.Get(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Plies) != plies || got.Status != match.StatusFinished {
+		t.Fatalf("stored: %d plies, status %v; want %d, finished", len(got.Plies), got.Status, plies)
+	}
+	for _, seat := range []engine.Seat{1, 2} {
+		if ep := got.Seat(seat).Epoch; ep != epochs[seat] {
+			t.Errorf("seat %d epoch %d, the join said %d", seat, ep, epochs[seat])
+		}
+	}
+	evs, err := store.Events(ctx, st.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(evs)) != got.LastSeq {
+		t.Errorf("%d events, LastSeq %d", len(evs), got.LastSeq)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Kind == match.EventPly {
+			n++
+		}
+	}
+	if n != plies {
+		t.Errorf("%d ply events, want %d", n, plies)
+	}
+	if k, err := rdb.XLen(ctx, prefix+"outbox").Result(); err != nil || k != 1 {
+		t.Errorf("outbox holds %d records (%v), want the result once", k, err)
+	}
+
+	// A deadline's claim run twice is still this sweeper's: the match
+	// without a first ply is aborted by this sweep.
+	st = e.create(svc, &match.TimeControl{BaseMS: 60_000})
+	clock.Advance(time.Hour)
+	svc.Sweep(ctx)
+	if got, _, err := fresh.Get(ctx, st.ID); err != nil || got.Status != match.StatusFinished {
+		t.Fatalf("after the sweep: %v, %v; want the match aborted", got, err)
+	}
+}
