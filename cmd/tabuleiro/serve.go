@@ -52,7 +52,11 @@ func newServeCommand(e *env) *cobra.Command {
 				Addr: addr, DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
 				Logger:            slog.New(slog.NewJSONHandler(e.stderr, nil)),
 				RedisCompactBytes: compactBytes,
-				HTTPHandler:       web, CORSOrigins: origins,
+				// A browser's game against a bot without a clock waits as
+				// the terminal's does; games with a clock or between
+				// people keep the services' windows.
+				UntimedBotWait: defaultKeep,
+				HTTPHandler:    web, CORSOrigins: origins,
 			})
 			if err != nil {
 				return &exitError{code: 1, err: err}

@@ -176,8 +176,8 @@ test("two browser contexts play a room game joined by the invite link", async ()
   }
   await shot(host.page, "13-room-host");
   await shot(guest.page, "14-room-guest");
-  guest.page.once("dialog", (d) => void d.accept());
   await guest.page.click("#resign");
+  await guest.page.click("#resign-confirm");
   await host.page.waitForSelector("#result-title:has-text('You won')");
   await guest.page.waitForSelector("#result-title:has-text('You lost')");
   await shot(host.page, "15-room-result");
@@ -338,8 +338,8 @@ test("a Banqi game shows no face-down identity in the page or its network frames
   const revealedCells = [...text.matchAll(/"cells":\[(.*?)\]/g)].map((m) => (m[1].match(/"revealed"/g) ?? []).length);
   assert.ok(revealedCells.length > 0);
   assert.ok(Math.max(...revealedCells) <= 2 * reveals + 1, "no view shows more pieces than were revealed");
-  page.once("dialog", (d) => void d.accept());
   await page.click("#resign");
+  await page.click("#resign-confirm");
   await page.waitForSelector(".result-card");
   await shot(page, "19-banqi-result");
   await ctx.close();
@@ -413,8 +413,8 @@ test("two players meet in the rated queue; the result shows the rating change", 
   await b.page.waitForURL(/#\/game\//, { timeout: 60_000 });
   assert.equal(a.page.url().split("/").pop(), b.page.url().split("/").pop(), "the same match");
   await a.page.waitForSelector(".clock");
-  a.page.once("dialog", (d) => void d.accept());
   await a.page.click("#resign");
+  await a.page.click("#resign-confirm");
   await b.page.waitForSelector("#result-title:has-text('You won')");
   // The result screen shows the rating change once the game is rated.
   await b.page.waitForSelector(".rating-change:has-text('Rating 1500 →')", { timeout: 120_000 });

@@ -255,7 +255,9 @@ async function lobbyScreen(id: Identity): Promise<void> {
           svg(gameIcon(g)), h("span", {}, gameName(g))))),
       h("div", { class: "field" }, h("label", { for: "variant" }, "Variant"),
         h("select", { id: "variant", onchange: (e: Event) => { c.variant = (e.target as HTMLSelectElement).value; save(); draw(); } },
-          ...gameVariants.map((v) => h("option", { value: v.id, selected: v.id === c.variant }, v.name + (v.rated ? " · rated" : ""))))),
+          ...gameVariants.map((v) => h("option", { value: v.id, selected: v.id === c.variant }, v.name + (c.opponent === "queue" && v.rated ? " · can be rated" : ""))))),
+      // Only quick pairing plays rated games; say so where it matters.
+      c.opponent !== "queue" && !onePlayer && h("p", { class: "muted small", id: "casual-note" }, "Casual game: ratings do not change."),
       h("fieldset", { class: "field" }, h("legend", {}, "Opponent"),
         h("div", { class: "chips" },
           radio("opp", "bot" as Opponent, c.opponent, onePlayer ? "Alone (training)" : "Bot", () => (c.opponent = "bot")),
@@ -545,7 +547,9 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
 
 async function watchScreen(id: Identity): Promise<void> {
   const list = h("div", { class: "list" }, h("p", { class: "muted" }, "Loading…"));
-  frame(id, h("section", { class: "panel" }, h("h1", {}, "Live games"), list));
+  frame(id, h("section", { class: "panel" }, h("h1", {}, "Live games"),
+    h("p", { class: "muted small", id: "private-note" }, "Private games (rooms with a password) are not listed here: only their players can watch them."),
+    list));
   const r = await api(id.token).lobby.listLiveMatches({ pageSize: 50 });
   clear(list);
   if (!r.matches.length) list.append(h("p", { class: "muted" }, "No games are being played right now."));

@@ -55,6 +55,7 @@ export class GameScreen {
   private destinations: string[] = [];
   private preview: { wall: Wall; state: PreviewState } | undefined;
   private wallMode = false;
+  private confirmingResign = false; // the in-page "Resign this game?" is showing
   private orientation: Orientation = "h";
   private cursor: string | undefined;
   private busy = false;
@@ -451,11 +452,18 @@ export class GameScreen {
     } else if (draws) {
       a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, "Offer draw"));
     }
-    a.append(h("button", { class: "danger", id: "resign", onclick: () => {
-      const who = this.mode === "local" ? v.toMove : m.yourSeat;
+    const who = this.mode === "local" ? v.toMove : m.yourSeat;
+    if (this.confirmingResign) {
+      // An in-page question, not the browser's confirm(): it keeps the
+      // page's look, the clock ticking in view, and works in every embed.
       const name = this.mode === "local" ? ` (${this.participant(who)?.displayName})` : "";
-      if (confirm(`Resign this game${name}?`)) void this.action("resign", who);
-    } }, "Resign"));
+      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": "Confirm resignation" },
+        h("span", {}, `Resign this game${name}?`),
+        h("button", { class: "danger", id: "resign-confirm", onclick: () => { this.confirmingResign = false; void this.action("resign", who); } }, "Yes, resign"),
+        h("button", { id: "resign-cancel", onclick: () => { this.confirmingResign = false; this.renderActions(); } }, "Keep playing")));
+      return;
+    }
+    a.append(h("button", { class: "danger", id: "resign", onclick: () => { this.confirmingResign = true; this.renderActions(); } }, "Resign"));
   }
 
   private renderHint(): void {

@@ -54,6 +54,10 @@ type Options struct {
 	// so that a game against a bot or at one keyboard survives the process
 	// stopping and is resumed days later.
 	ReconnectWindow, FirstPlyTimeout time.Duration
+	// UntimedBotWait, when set, is how long a game against a bot without
+	// a clock waits for its player (match.Config.UntimedBotWait): `serve`
+	// keeps a browser's bot game as `play` keeps the terminal's.
+	UntimedBotWait time.Duration
 	// Now, when set, is the match service's clock (tests move it on).
 	Now func() time.Time
 	// HTTPHandler, when set, serves every HTTP request on the port that is
@@ -212,7 +216,8 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	matchDeps.Now = o.Now
 	mcfg := matchserver.Config{KeyPrefix: o.KeyPrefix + "match:", InstanceID: "local"}
 	mcfg.Match.ReconnectWindow, mcfg.Match.FirstPlyTimeout = o.ReconnectWindow, o.FirstPlyTimeout
-	if w := max(o.ReconnectWindow, o.FirstPlyTimeout); w > 0 {
+	mcfg.Match.UntimedBotWait = o.UntimedBotWait
+	if w := max(o.ReconnectWindow, o.FirstPlyTimeout, o.UntimedBotWait); w > 0 {
 		// An idle game's keys must outlive its windows (default 24 h).
 		mcfg.Store.LiveTTL = max(w+24*time.Hour, 24*time.Hour)
 	}

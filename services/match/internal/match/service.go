@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -22,11 +23,16 @@ import (
 type Config struct {
 	ReconnectWindow time.Duration // default 60s
 	FirstPlyTimeout time.Duration // default 30s
-	SweepInterval   time.Duration // default 25ms
-	ClaimLease      time.Duration // default 5s: a claimed deadline comes back after this if its claimer died
-	BotLease        time.Duration // default 5s: an unanswered bot turn is asked again (any instance) after this
-	BotCallTimeout  time.Duration // default 3s
-	BotBudget       time.Duration // default 500ms
+	// UntimedBotWait, when set, replaces both for a match without a clock
+	// against a bot: nobody waits on its player, so a closed tab or a
+	// first ply made tomorrow ends nothing before it (`tabuleiro serve`:
+	// 30 days). 0: as any match.
+	UntimedBotWait time.Duration
+	SweepInterval  time.Duration // default 25ms
+	ClaimLease     time.Duration // default 5s: a claimed deadline comes back after this if its claimer died
+	BotLease       time.Duration // default 5s: an unanswered bot turn is asked again (any instance) after this
+	BotCallTimeout time.Duration // default 3s
+	BotBudget      time.Duration // default 500ms
 	// BotFallbackAfter is how many failed asks for one ply (default 10,
 	// about 5 s of backoff) make the service play a legal ply for the bot.
 	BotFallbackAfter int
@@ -193,10 +199,14 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		return nil, fmt.Errorf("a layout is only for unrated Banqi matches: %w", ErrInvalid)
 	}
 	now := s.nowMS()
+	firstPly, window := s.cfg.FirstPlyTimeout, s.cfg.ReconnectWindow
+	if p.Clock == nil && s.cfg.UntimedBotWait > 0 && slices.ContainsFunc(p.Seats, Participant.IsBot) {
+		firstPly, window = s.cfg.UntimedBotWait, s.cfg.UntimedBotWait
+	}
 	st := &State{
 		ID: rand.Text(), Game: p.Game, Variant: v.ID, Rated: p.Rated, Draws: v.Draws, Players: v.Players,
 		Clock: p.Clock, ToMove: engine.First, Status: StatusWaiting,
-		CreatedAt: now, FirstPlyDeadline: now + s.cfg.FirstPlyTimeout.Milliseconds(),
+		CreatedAt: now, FirstPlyDeadline: now + firstPly.Milliseconds(),
 		Layout: p.Layout, Private: p.Private,
 	}
 	if v.NeedsSetup && st.Layout == "" {
@@ -212,7 +222,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	st.ToMove = pos.ToMove()
-	st.WindowMS = s.cfg.ReconnectWindow.Milliseconds()
+	st.WindowMS = window.Milliseconds()
 	for i, seat := range p.Seats {
 		// A player's window to join runs from creation (restarted at the
 		// first ply), like a disconnected seat's.
@@ -638,7 +648,13 @@ func (s *Service) Leave(ctx context.Context, id string, seat engine.Seat, epoch 
 
 func (s *Service) leave(ctx context.Context, id string, seat engine.Seat, epoch int64) error {
 	_, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
-		return leave(st, pos, seat, epoch, now, s.cfg.ReconnectWindow.Milliseconds()), nil
+		// The window the match was created with (one against a bot
+		// without a clock may have its own); older matches have none.
+		window := st.WindowMS
+		if window <= 0 {
+			window = s.cfg.ReconnectWindow.Milliseconds()
+		}
+		return leave(st, pos, seat, epoch, now, window), nil
 	})
 	if errors.Is(err, ErrNotFound) {
 		return nil

@@ -21,6 +21,7 @@ package redisstore
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -229,18 +230,21 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
 // nevents, (seq, event json, published form or ” for the json)…
-// A run that finds the new version with this very state is a second run
-// of the same call (the client sent it again when the first reply was
-// lost): it committed already, and reports so without writing again.
+// The next to last argument is the call's token, kept with the state: a
+// run that finds the new version under its own token is a second run of
+// the same call (the client sent it again when the first reply was lost),
+// which committed already and reports so without writing again. (The
+// state alone would not tell: two writers of the same ply number with the
+// same clock write the same state JSON, their plies differing.)
 var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
-if v == ARGV[2] and redis.call('HGET', KEYS[1], 's') == ARGV[3] then return 1 end
+if v == ARGV[2] and redis.call('HGET', KEYS[1], 'c') == ARGV[#ARGV - 1] then return 1 end
 if v ~= ARGV[1] then
   if not v then return 0 end
   local from = math.max(tonumber(ARGV[#ARGV]) - 1, 0)
   return {v, redis.call('HGET', KEYS[1], 's'), redis.call('LRANGE', KEYS[2], from, -1), redis.call('LLEN', KEYS[2])}
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 1])
 local i = 11
 for _ = 1, tonumber(ARGV[10]) do
   redis.call('RPUSH', KEYS[2], ARGV[i])
@@ -321,7 +325,9 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		sum = string(b)
 	}
-	args = append(args, sum, c.At, max(c.Have, 0)) // the last argument: read by the conflict branch
+	// The last two arguments: the call's token, and what the conflict
+	// branch reads.
+	args = append(args, sum, c.At, rand.Text(), max(c.Have, 0))
 	res, err := commitScript.Run(ctx, s.rdb,
 		append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...),
 		args...).Result()
