@@ -340,7 +340,8 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 			return &exitError{code: 1, err: err}
 		}
 	}
-	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr, addr: cn.c.Target(), local: cn.local != nil}
+	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr, addr: cn.c.Target(), local: cn.local != nil,
+		dataDir: f.dataDir}
 	// A game at one keyboard resumes with both seats whatever --vs says.
 	if t.secondID = cn.knownExtra(1); !opp.local && t.secondID != "" {
 		t.loadSecond = func() (client.Player, error) { return cn.identity(ctx, "", 1) }
@@ -397,6 +398,7 @@ type tables struct {
 	notify     func(string)
 	addr       string // the server's address, for the invitation
 	local      bool   // the server runs in this process
+	dataDir    string // --data-dir when given (for the resume command)
 	game       gamev1.Game
 	variant    string
 }
@@ -503,12 +505,32 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 	}
 }
 
-// resumeHint is the command that comes back to an unfinished game.
+// resumeHint is the command that comes back to an unfinished game: with
+// the server and data directory of this run when they are not the
+// defaults (another directory holds other identities and games).
 func (t *tables) resumeHint() string {
-	if t.local {
-		return "`tabuleiro play --resume`"
+	return "`" + t.resumeCommand() + "`"
+}
+
+func (t *tables) resumeCommand() string {
+	c := "tabuleiro play --resume"
+	if !t.local {
+		c += " --server " + shellQuote(t.addr)
 	}
-	return "`tabuleiro play --resume --server " + t.addr + "`"
+	if t.dataDir != "" {
+		c += " --data-dir " + shellQuote(t.dataDir)
+	}
+	return c
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@+,=~", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // rematcher offers, accepts and follows the rematch of a finished room
@@ -715,11 +737,39 @@ func resumedTitle(m *lobbyv1.MatchSummary, me, second string) string {
 	return others[0]
 }
 
-func unfinishedLine(n int) string {
-	if n == 1 {
-		return "you have an unfinished game: tabuleiro play --resume"
+// unfinishedLine mentions n unfinished games not offered (others, when
+// some were).
+func (t *tables) unfinishedLine(n int, others bool) string {
+	a, some := "an", ""
+	if others {
+		a, some = "another", " other"
 	}
-	return fmt.Sprintf("you have %d unfinished games: tabuleiro play --resume", n)
+	if n == 1 {
+		return fmt.Sprintf("you have %s unfinished game: %s", a, t.resumeCommand())
+	}
+	return fmt.Sprintf("you have %d%s unfinished games: %s", n, some, t.resumeCommand())
+}
+
+// compatible reports whether unfinished match m is a game that this run's
+// flags ask for: the same game, variant and clock against the same bot
+// level, or at this keyboard. A room or the queue always means a new
+// opponent.
+func (t *tables) compatible(m *lobbyv1.MatchSummary) bool {
+	if m.GetGame() != t.game || m.GetVariant() != t.variant || !proto.Equal(m.GetTimeControl(), t.tc) {
+		return false
+	}
+	for _, p := range m.GetParticipants() {
+		switch {
+		case p.GetPlayerId() == t.me.ID:
+		case t.opp.local:
+			return t.secondID != "" && p.GetPlayerId() == t.secondID || t.second.ID != "" && p.GetPlayerId() == t.second.ID
+		case t.opp.level != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
+			return p.GetBotLevel() == t.opp.level
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // unfinished drops the matches that ended since they were listed (a
@@ -751,10 +801,22 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 		return &exitError{code: 1, err: fmt.Errorf("list unfinished games: %w", err)}
 	}
 	unfinished := t.unfinished(ctx, active.GetMatches())
+	// With flags naming a game, the unfinished games that are that game
+	// are offered; the others are mentioned.
 	var reminder string
 	if startNew && len(unfinished) > 0 {
-		reminder = unfinishedLine(len(unfinished))
-		unfinished = nil
+		var same, other []*lobbyv1.MatchSummary
+		for _, m := range unfinished {
+			if t.compatible(m) {
+				same = append(same, m)
+			} else {
+				other = append(other, m)
+			}
+		}
+		if len(other) > 0 {
+			reminder = t.unfinishedLine(len(other), len(same) > 0)
+		}
+		unfinished = same
 	}
 	deps := tui.Deps{
 		Active:   unfinished,
