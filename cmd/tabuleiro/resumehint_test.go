@@ -41,7 +41,9 @@ func TestResumeCommand(t *testing.T) {
 func TestCompatibleUnfinished(t *testing.T) {
 	t.Parallel()
 	me, second := client.Player{ID: "p_me"}, "p_two"
-	bot := func(l gamev1.BotLevel) *gamev1.Participant { return &gamev1.Participant{DisplayName: "Bot", BotLevel: l} }
+	bot := func(l gamev1.BotLevel) *gamev1.Participant {
+		return &gamev1.Participant{DisplayName: "Bot", BotLevel: l}
+	}
 	sum := func(g gamev1.Game, variant string, tc *gamev1.TimeControl, other *gamev1.Participant) *lobbyv1.MatchSummary {
 		return &lobbyv1.MatchSummary{Game: g, Variant: variant, TimeControl: tc,
 			Participants: []*gamev1.Participant{{PlayerId: me.ID}, other}}
