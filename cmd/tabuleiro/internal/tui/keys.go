@@ -29,6 +29,22 @@ const helpText = `Keys
   ?                  this help
   q                  quit (asks during a game, which can be resumed later)`
 
+// helpText is the help for this game: at one keyboard there is nobody to
+// offer a draw to, and the draw keys are left out.
+func (m *Model) helpText() string {
+	if !m.local() {
+		return helpText
+	}
+	var out []string
+	for l := range strings.SplitSeq(helpText, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && (f[0] == "d" || f[0] == "x" && strings.Contains(l, "draw")) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if k.Type == tea.KeyCtrlC {
 		return m, tea.Quit
@@ -231,6 +247,9 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 	case "enter", " ":
 		return m, m.act()
 	case "d":
+		if m.local() {
+			return m, nil // no draw offers at one keyboard
+		}
 		seat, c := m.actor()
 		if m.drawBy != gamev1.Seat_SEAT_UNSPECIFIED && m.drawBy != seat {
 			return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_AcceptDraw{AcceptDraw: &matchv1.AcceptDraw{}}})

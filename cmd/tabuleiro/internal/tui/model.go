@@ -463,7 +463,10 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 		m.setClocks(pp.GetClocks())
 		m.pending = 0
 		if m.mine(pp.GetPly().GetSeat()) {
-			m.status = ""
+			// A wall placed, the next ply starts in move mode: walls are
+			// the exception, and the next turn may be the other player's
+			// at this keyboard.
+			m.status, m.wallMode = "", false
 		} else {
 			m.status = fmt.Sprintf("%s played %s", m.seatName(pp.GetPly().GetSeat()), pp.GetPly().GetNotation())
 		}
@@ -724,12 +727,21 @@ func other(s gamev1.Seat) gamev1.Seat {
 	return gamev1.Seat_SEAT_UNSPECIFIED
 }
 
-var illegalPrefix = regexp.MustCompile(`^illegal ply [^ :]*: `)
+var (
+	illegalPrefix = regexp.MustCompile(`^(illegal ply [^ :]*: |ply "[^"]*": )`)
+	syntaxPrefix  = regexp.MustCompile(`^(invalid argument: )?syntax error in "[^"]*" at offset \d+: `)
+)
 
 // refusal says why a ply was refused, once: the server's reason may
-// already start with "illegal ply e6: ".
+// already start with "illegal ply e6: ", or name the ply again and the
+// status code's words before a syntax error ('ply "zz": invalid argument:
+// syntax error in "zz" at offset 0: file z is off the board'), which
+// becomes "zz refused: not a ply: file z is off the board".
 func refusal(notation, reason, rule string) string {
 	reason = illegalPrefix.ReplaceAllString(reason, "")
+	if syntaxPrefix.MatchString(reason) {
+		reason = "not a ply: " + syntaxPrefix.ReplaceAllString(reason, "")
+	}
 	return fmt.Sprintf("%s refused: %s", notation, withRule(reason, rule))
 }
 

@@ -91,7 +91,8 @@ func TestTypedPlyInOneBurst(t *testing.T) {
 
 // The wall cursor previews whether a wall can be placed: legal, then
 // overlapping the wall just placed (Q3.2), crossing it (Q3.3), and legal
-// again one file to the right. The wall just placed is drawn.
+// again one file to the right. The wall just placed is drawn, and the next
+// turn starts in move mode (w again for a wall).
 func TestWallPreview(t *testing.T) {
 	t.Parallel()
 	f := newFakeMatch(t, "e8")
@@ -107,6 +108,11 @@ func TestWallPreview(t *testing.T) {
 	if !strings.Contains(d.screen(), "walls  9") {
 		t.Errorf("walls left not shown as 9:\n%s", d.screen())
 	}
+	d.waitFor("the pawn's destinations (move mode)", func(s string) bool { return strings.Contains(s, "+") })
+	if strings.Contains(d.screen(), "wall e1h") {
+		t.Errorf("still in wall mode after placing a wall:\n%s", d.screen())
+	}
+	d.key("w")
 	d.waitText("wall e1h: cannot be placed")
 	if !strings.Contains(d.screen(), "(Q3.2)") {
 		t.Errorf("overlap does not cite Q3.2:\n%s", d.screen())
@@ -296,4 +302,27 @@ func TestClocksStartWithFirstPly(t *testing.T) {
 	d.waitFor("destinations", func(s string) bool { return strings.Contains(s, "+") })
 	d.key("up", "enter")
 	d.waitFor("the first ply", func(s string) bool { return !strings.Contains(s, "clocks start") })
+}
+
+// At one keyboard there is nobody to offer a draw to: the help leaves the
+// draw keys out, and d sends nothing.
+func TestNoDrawOfferAtOneKeyboard(t *testing.T) {
+	t.Parallel()
+	m := New(Deps{})
+	m.view = &gamev1.GameView{Game: gamev1.Game_GAME_QUORIDOR}
+	m.table = &Table{Seats: map[gamev1.Seat]Conn{gamev1.Seat_SEAT_FIRST: nil, gamev1.Seat_SEAT_SECOND: nil}}
+	help := m.helpText()
+	if strings.Contains(help, "offer a draw") || strings.Contains(help, "draw offer") {
+		t.Errorf("help at one keyboard offers draws:\n%s", help)
+	}
+	if !strings.Contains(help, "resign") || !strings.Contains(help, "decline the rematch") {
+		t.Errorf("help at one keyboard lost other keys:\n%s", help)
+	}
+	if _, cmd := m.playKey("d"); cmd != nil {
+		t.Error("d at one keyboard sends something")
+	}
+	m.table.Seats = map[gamev1.Seat]Conn{gamev1.Seat_SEAT_FIRST: nil}
+	if !strings.Contains(m.helpText(), "offer a draw") {
+		t.Error("help against an opponent lacks the draw offer")
+	}
 }

@@ -211,6 +211,11 @@ func TestRefusalWrapsAndClears(t *testing.T) {
 	if got := refusal("e6", "illegal ply e6: not a neighbouring square (Q2.1)", "Q2.1"); got != "e6 refused: not a neighbouring square (Q2.1)" {
 		t.Errorf("refusal = %q", got)
 	}
+	// A syntax error says what is wrong once, without the status code's
+	// words or the ply again.
+	if got := refusal("zz", `ply "zz": invalid argument: syntax error in "zz" at offset 0: file z is off the board (files a–i)`, ""); got != "zz refused: not a ply: file z is off the board (files a–i)" {
+		t.Errorf("refusal = %q", got)
+	}
 	long := "no room has this invite code or id on the server of this command; a friend's room needs --server ADDR"
 	w := wordwrap(long, 40)
 	if !strings.Contains(w, "--server ADDR") || strings.ReplaceAll(w, "\n", " ") != long {

@@ -21,7 +21,7 @@ var (
 // View implements tea.Model.
 func (m Model) View() string {
 	if m.help {
-		return helpText + "\n\n" + styleDim.Render("? or esc closes the help") + "\n"
+		return m.helpText() + "\n\n" + styleDim.Render("? or esc closes the help") + "\n"
 	}
 	if m.rules && m.view != nil {
 		return m.rulesView()
