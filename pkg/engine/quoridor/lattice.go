@@ -155,21 +155,28 @@ func (p *Position) illegalWalls(side int, ch, cv uint64) (ih, iv uint64) {
 	rimPts := h&(anchorFileA|anchorFileH) | rimV
 	rimOdd := h & (anchorFileA&c1 | anchorFileH&c2)
 	ehOdd := eh & c2
-	ehEven := eh &^ c2
+	even := ehOdd|rimOdd == 0
+	if even {
+		// No wall on the board crosses the ray: every point is labelled 0,
+		// so only a wall whose own half the ray crosses can be illegal.
+		ch &= c1 | c2
+		cv = 0
+	}
 
 	linked := eh | eh<<1 | ev | ev<<8 | rimPts
 	todo := (ch | ch<<1&^anchorFileA | ch>>1&^anchorFileH | cv | cv<<8 | cv>>8) & linked
-	rimDone := false
 	for todo != 0 {
 		x := todo & -todo
-		var z0, z1 uint64
-		rim := false
-		if !rimDone && rimPts != 0 && fillLattice(x, eh, ev)&rimPts != 0 {
-			z0, z1, rim, rimDone = rimPts&^rimOdd, rimOdd, true, true
-		} else {
-			z0 = x
+		z0, z1 := fillLattice(x, eh, ev), uint64(0)
+		rim := z0&rimPts != 0
+		switch {
+		case rim && even:
+			z0 = fillLattice(z0|rimPts, eh, ev)
+		case rim:
+			z0, z1 = fillParity(rimPts&^rimOdd, rimOdd, eh&^ehOdd, ehOdd, ev)
+		case z0&ehOdd != 0:
+			z0, z1 = fillParity(x, 0, eh&^ehOdd, ehOdd, ev)
 		}
-		z0, z1 = fillParity(z0, z1, ehEven, ehOdd, ev)
 		todo &^= z0 | z1
 
 		// Horizontal walls: p = a-1 (the rim on file a), q = a+1 (the rim
