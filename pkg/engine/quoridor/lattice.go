@@ -87,9 +87,16 @@ func (p *Position) addWall(m Move) {
 	}
 	// Pieces only grow as walls are added, and the closing sets of a piece
 	// include those of its parts, so the union below is a function of the
-	// walls alone, whatever their order.
-	eh, ev := latticeLinks(p.hWalls, p.vWalls)
+	// walls alone, whatever their order. A wall that touches neither the rim
+	// nor another wall is a piece of its own, whose closing walls all
+	// overlap it: it adds none until a wall joins it, and then the fill
+	// from that wall takes it in.
 	pts, rim := wallPoints(m)
+	eh, ev := latticeLinks(p.hWalls&^(1<<a), p.vWalls&^(1<<a))
+	if !rim && pts&(eh|eh<<1|ev|ev<<8) == 0 {
+		return
+	}
+	eh, ev = latticeLinks(p.hWalls, p.vWalls)
 	c := fillLattice(pts, eh, ev)
 	if seeds := rimPoints(p.hWalls, p.vWalls); rim || c&seeds != 0 {
 		c, rim = fillLattice(c|seeds, eh, ev), true
