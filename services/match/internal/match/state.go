@@ -120,6 +120,11 @@ type SeatState struct {
 	// Epoch counts the seat's joins; a stream leaves only for its own
 	// epoch, so an old stream cannot disconnect a newer one.
 	Epoch int64 `json:"e,omitempty"`
+	// AnnounceAt (unix ms) is set while a Disconnected seat's departure is
+	// not yet announced: the player_disconnected event waits for it (the
+	// presence grace), and a join before it brings the seat back without
+	// any event, so that reconnect storms do not reach the opponent.
+	AnnounceAt int64 `json:"an,omitempty"`
 }
 
 // TimeControl is a Fischer clock in milliseconds.
@@ -284,6 +289,7 @@ func (st *State) NextDeadline(botDue int64) int64 {
 	for i := range st.Players {
 		if c := st.Seats[i].Conn; c == Disconnected || c == NeverJoined {
 			earliest(st.Seats[i].ReconnectDeadline)
+			earliest(st.Seats[i].AnnounceAt)
 		}
 	}
 	if st.ToMove != engine.NoSeat && st.Seat(st.ToMove).IsBot() {
@@ -303,6 +309,10 @@ const (
 	EventDisconnected
 	EventReconnected
 	EventEnded
+	// EventSuperseded is a notice, never stored and without a seq: the
+	// seat joined again (Epoch) while connected, so its older stream
+	// ends. Only that stream reads it; nobody else is told.
+	EventSuperseded
 )
 
 // Event is one change to a match, numbered by Seq from 1 without gaps.

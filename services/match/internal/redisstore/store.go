@@ -228,7 +228,8 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
-// nevents, (seq, event json, published form or ” for the json)…
+// nevents, (seq, event json, published form or ” for the json)… — a
+// seq of 0 is a notice (match.Commit.Notices): published, not stored.
 var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
 if v ~= ARGV[1] then
@@ -245,7 +246,9 @@ end
 local n = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, n do
-  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  if ARGV[i] ~= '0' then -- seq 0: a notice, published only
+    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  end
   local pub = ARGV[i + 2]
   if pub == '' then pub = ARGV[i + 1] end
   redis.call('PUBLISH', ARGV[6], pub)
@@ -281,7 +284,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		rec, ttl = string(rb), s.o.FinishedTTL
 	}
-	args := make([]any, 0, 16+len(c.Plies)+3*len(c.Events))
+	args := make([]any, 0, 16+len(c.Plies)+3*(len(c.Events)+len(c.Notices)))
 	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
 		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
 	const plyArgs = 10 // the plies' JSON follows the ten arguments above
@@ -292,7 +295,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		args = append(args, b)
 	}
-	args = append(args, len(c.Events))
+	args = append(args, len(c.Events)+len(c.Notices))
 	for i, e := range c.Events {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -303,6 +306,14 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 			pub = withCommit(b, c.State.Version, len(c.Events), sb, args[plyArgs:plyArgs+len(c.Plies)])
 		}
 		args = append(args, e.Seq, b, pub)
+	}
+	for _, e := range c.Notices {
+		e.Seq = 0
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		args = append(args, 0, b, "")
 	}
 	if c.Lease != nil {
 		args = append(args, c.Lease.String(), c.LeaseUntil)

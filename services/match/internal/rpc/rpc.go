@@ -259,6 +259,12 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 		if err != nil {
 			return toStatus(err)
 		}
+		if ev.Kind == match.EventSuperseded { // a notice for the seat's older stream only
+			if viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch > epoch() {
+				return status.Error(codes.Aborted, "the seat joined again on another stream")
+			}
+			continue
+		}
 		est, pos, err := p.at(ctx, ev)
 		if err != nil {
 			return toStatus(err)

@@ -298,6 +298,11 @@ func Match(st *match.State, pos engine.Position, viewer engine.Seat, now int64) 
 	}
 	for i := range st.Players {
 		s := st.Seats[i]
+		if s.Conn == match.Disconnected && s.AnnounceAt != 0 {
+			// Presence as announced: a departure within its grace is not
+			// shown yet (no event told of it either).
+			s.Conn, s.ReconnectDeadline = match.Connected, 0
+		}
 		m.Seats = append(m.Seats, &matchv1.SeatState{
 			Participant: Participant(engine.Seat(i+1), s.Participant),
 			Connection:  matchv1.ConnectionState(s.Conn), ReconnectDeadline: ts(s.ReconnectDeadline),
