@@ -233,6 +233,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	}
 	if p.Clock != nil {
 		st.Remaining = [2]int64{p.Clock.BaseMS, p.Clock.BaseMS}
+		q := LagQuotaStart * LagGainMS(p.Clock)
+		st.LagQuota = [2]int64{q, q}
 	}
 	st.Version = 1
 	id, err := s.d.Store.Create(ctx, p.RequestID, st, st.NextDeadline(now+s.cfg.BotLease.Milliseconds()))
@@ -536,8 +538,9 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (ev Event, dup bool, err error) {
 	var again *PlyRecord
 	start := time.Now()
+	lags := s.lags(ctx, id)
 	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
-		c, rec, err := playPly(st, pos, seat, number, notation, now, func(n int, notation string) string {
+		c, rec, err := playPly(st, pos, seat, number, notation, now, lags, func(n int, notation string) string {
 			before, err := s.PositionAt(st, n-1)
 			if err != nil {
 				return ""

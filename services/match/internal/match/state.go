@@ -142,8 +142,11 @@ type PlyRecord struct {
 	// included); -1 without a clock.
 	ClockMS int64 `json:"c"`
 	ThinkMS int64 `json:"t"`
-	At      int64 `json:"a"` // unix ms
-	Seq     int64 `json:"q"` // the seq of its PlyPlayed event
+	// LagMS is the lag compensation credited to the mover's clock for
+	// this ply (lag.go): ClockMS is after it, ThinkMS before.
+	LagMS int64 `json:"l,omitempty"`
+	At    int64 `json:"a"` // unix ms
+	Seq   int64 `json:"q"` // the seq of its PlyPlayed event
 }
 
 // State is a match's whole live state. Times are unix milliseconds of the
@@ -186,6 +189,12 @@ type State struct {
 	// this match (see Service.CreditOutage): each outage is credited once.
 	Credited int64    `json:"cr,omitempty"`
 	Invited  []string `json:"inv,omitempty"`
+	// LagQuota is each seat's lag-compensation quota (ms, lag.go), and
+	// LagMS each seat's one-way lag estimate as of the last ply: the flag
+	// of the side to move falls that much later (at most its quota), the
+	// credit its ply would get.
+	LagQuota [2]int64 `json:"lq,omitempty"`
+	LagMS    [2]int64 `json:"lg,omitempty"`
 	// Spectators is not stored; the Service fills it when known.
 	Plies []PlyRecord `json:"-"`
 }
@@ -260,12 +269,15 @@ func (st *State) ClocksAt(now int64) *Clocks {
 	return c
 }
 
-// flagAt returns when the running clock reaches zero, or 0.
+// flagAt returns when the running clock's flag falls, or 0: when it
+// reaches zero, plus the lag credit a ply would get then (lag.go), so that
+// no ply still in transit could save the mover.
 func (st *State) flagAt() int64 {
 	if st.Clock == nil || st.Status != StatusInProgress || st.ToMove == engine.NoSeat {
 		return 0
 	}
-	return st.TurnStart + st.Remaining[st.ToMove.Index()]
+	i := st.ToMove.Index()
+	return st.TurnStart + st.Remaining[i] + max(0, min(st.LagMS[i], st.LagQuota[i]))
 }
 
 // NextDeadline returns the earliest moment (unix ms) when something must

@@ -9,6 +9,7 @@ import (
 // Store keeps matches. The Redis implementation is internal/redisstore.
 type Store interface {
 	Presence
+	Probes
 	// Create stores a new match unless requestID already named one; it
 	// returns the id of the match stored under requestID.
 	Create(ctx context.Context, requestID string, st *State, deadline int64) (string, error)

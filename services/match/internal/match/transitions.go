@@ -61,7 +61,10 @@ func (c *change) end(o engine.Outcome) {
 // its resolved notation: canonical returns the notation as ply number
 // would have stored it (parsed against the position before that ply), so
 // a Corners chain sent by its ends matches the full path stored (C1).
-func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64,
+//
+// lags are the seats' round-trip estimates: the mover's ply is credited
+// its estimated transit within its quota (lag.go).
+func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64, lags [2]Lag,
 	canonical func(number int, notation string) string,
 ) (*change, *PlyRecord, error) {
 	if seat == engine.NoSeat {
@@ -82,9 +85,15 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 		return nil, nil, fmt.Errorf("ply %d: %w", number, ErrOtherSeat)
 	}
 	c := newChange(st, pos, now)
-	if f := st.flagAt(); f != 0 && now >= f {
-		c.end(lossFor(st, seat, engine.ReasonTime))
-		return c, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
+	var credit int64
+	if st.Clock != nil && st.Status == StatusInProgress {
+		i := seat.Index()
+		think := now - st.TurnStart
+		credit = lagCredit(lags[i].OneWayMS(), st.LagQuota[i], think)
+		if st.Remaining[i]-think+credit <= 0 {
+			c.end(lossFor(st, seat, engine.ReasonTime))
+			return c, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
+		}
 	}
 	p, err := pos.ParsePly(notation)
 	if err != nil {
@@ -104,9 +113,14 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 	if s.Clock != nil {
 		i := seat.Index()
 		if s.Status == StatusInProgress {
-			s.Remaining[i] += s.Clock.IncrementMS - rec.ThinkMS
+			s.Remaining[i] += s.Clock.IncrementMS - rec.ThinkMS + credit
+			rec.LagMS = credit
+			s.LagQuota[i] = nextQuota(s.LagQuota[i], credit, LagGainMS(s.Clock))
 		}
 		rec.ClockMS = s.Remaining[i]
+		for j := range s.Players {
+			s.LagMS[j] = lags[j].OneWayMS()
+		}
 	}
 	if s.Status == StatusWaiting {
 		// The first ply restarts the window of a seat that never joined:

@@ -79,10 +79,15 @@ func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "
 func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
 
 func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
-func (s *Store) leasesKey() string            { return s.o.Prefix + "leases" }
-func (s *Store) deadlinesKey() string         { return s.o.Prefix + "deadlines" }
-func (s *Store) outboxKey() string            { return s.o.Prefix + "outbox" }
-func (s *Store) requestKey(r string) string   { return s.o.Prefix + "req:" + r }
+
+// lagKey is the hash of match id's probes and lag estimates (probes.go):
+// the state key with ":lag", so the commit script expires it with the
+// match.
+func (s *Store) lagKey(id string) string    { return s.stateKey(id) + ":lag" }
+func (s *Store) leasesKey() string          { return s.o.Prefix + "leases" }
+func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
+func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
 
 // The live-match index: ids by last activity, their summaries, and each
 // player's live matches by last activity.
@@ -117,7 +122,7 @@ end
 // MatchKeys returns every key of match id, for tests that check nothing
 // is left behind.
 func (s *Store) MatchKeys(id string) []string {
-	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id)}
+	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id), s.lagKey(id)}
 }
 
 // GlobalKeys returns the keys shared by all matches, and those of the
@@ -263,6 +268,7 @@ if ARGV[9] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
 end
 for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+redis.call('PEXPIRE', KEYS[1] .. ':lag', ARGV[8]) -- the probes' hash (lagKey), if any
 if ARGV[i] ~= '' then redis.call('ZADD', KEYS[6], ARGV[i + 1], ARGV[i]) end
 index(7, ARGV[i + 2], ARGV[i + 3], ARGV[5])
 return 1

@@ -61,6 +61,10 @@ type Server struct {
 	// Heartbeat is how long a Follow stream stays silent before a
 	// heartbeat; 0 means DefaultHeartbeat. Set before serving.
 	Heartbeat time.Duration
+	// ProbeEvery is how often a seat's Play or Follow stream is probed
+	// for its round trip (lag compensation); 0 means DefaultProbeEvery,
+	// negative none.
+	ProbeEvery time.Duration
 	// streams caps each player's open Play and Watch streams; nil: no cap.
 	streams *ratelimit.Streams
 }
@@ -323,6 +327,15 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		defer mu.Unlock()
 		return stream.Send(r)
 	}
+	// Probes start once the snapshot (or the replay's first event) is out.
+	var probing sync.Once
+	startProbes := func() {
+		probing.Do(func() {
+			go s.probe(ctx, id, seat, func(p *matchv1.Probe) error {
+				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Probe{Probe: p}})
+			})
+		})
+	}
 	// The receiver ends with the stream: when this handler returns, Recv
 	// fails and the goroutine exits.
 	recvErr := make(chan error, 1)
@@ -330,6 +343,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	followErr := make(chan error, 1)
 	go func() {
 		followErr <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+			defer startProbes()
 			if m != nil {
 				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
 			}
@@ -398,6 +412,9 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 			action, aerr = matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW)
 		case *matchv1.PlayRequest_DeclineDraw:
 			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW)
+		case *matchv1.PlayRequest_ProbeAnswer:
+			_ = s.svc.AnswerProbe(ctx, id, seat, a.ProbeAnswer.GetId()) // a lost sample: the estimate stays
+			continue
 		case *matchv1.PlayRequest_Ping:
 			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Pong{Pong: &matchv1.Pong{
 				Nonce: a.Ping.GetNonce(), ServerTime: timestamppb.New(s.now()),
