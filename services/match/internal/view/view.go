@@ -83,7 +83,7 @@ func Ply(p *match.PlyRecord, revealed gamev1.BanqiPiece) *gamev1.Ply {
 	}
 	out := &gamev1.Ply{
 		Number: int32(p.Number), Seat: Seat(p.Seat), Notation: p.Notation,
-		Revealed: revealed, ThinkMs: p.ThinkMS, PlayedAt: ts(p.At),
+		Revealed: revealed, ThinkMs: p.ThinkMS, PlayedAt: ts(p.At), LagMs: p.LagMS,
 	}
 	if p.ClockMS >= 0 {
 		out.ClockRemainingMs = &p.ClockMS
