@@ -13,8 +13,8 @@ import (
 
 // Config is the match service's configuration.
 type Config struct {
-	GRPCAddr    string // MATCH_GRPC_ADDR, default ":8080"
-	RedisURL    string // MATCH_REDIS_URL, required
+	GRPCAddr string // MATCH_GRPC_ADDR, default ":8080"
+	RedisURL string // MATCH_REDIS_URL, required
 	// RedisWaitReplicas (MATCH_REDIS_WAIT_REPLICAS, default 0: off): every
 	// commit of a match (a ply, a resignation, a timeout) waits, with Redis
 	// WAIT, until this many replicas hold it before it is acknowledged and
@@ -26,8 +26,8 @@ type Config struct {
 	// wait: past it the commit stays unacknowledged and the client is told
 	// UNAVAILABLE (retrying the same ply is safe).
 	RedisWaitTimeout time.Duration
-	DatabaseURL string // MATCH_DATABASE_URL, required
-	TokenKey    []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
+	DatabaseURL      string // MATCH_DATABASE_URL, required
+	TokenKey         []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
 	// PreviousTokenKeys (MATCH_TOKEN_KEY_PREVIOUS, optional, comma-separated):
 	// keys whose tokens are still accepted while the token key rotates.
 	PreviousTokenKeys [][]byte
