@@ -113,8 +113,7 @@ func BenchmarkPerft3Mid(b *testing.B) {
 }
 
 // BenchmarkBoardLegalMoves lists the legal plies of the mid-game position
-// on a board, as Perft does: with the paths it keeps from the plies before
-// (found once, then kept), not found afresh as Position.LegalMoves must.
+// on a board, as Perft does.
 func BenchmarkBoardLegalMoves(b *testing.B) {
 	_, mid := benchPositions(b)
 	bd := newBoard(mid)
