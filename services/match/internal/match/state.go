@@ -45,6 +45,11 @@ var (
 	ErrTooMany = errors.New("limit reached")
 	// ErrSuperseded: the same seat joined again on another stream.
 	ErrSuperseded = errors.New("the seat joined again on another stream")
+	// ErrNotReplicated: the store wrote the change but too few replicas
+	// confirmed it in time (MATCH_REDIS_WAIT_REPLICAS): it is not
+	// acknowledged, and may be lost in a failover. Retrying the same ply
+	// is safe (it is either applied once or answered as a duplicate).
+	ErrNotReplicated = errors.New("the change was not confirmed by enough Redis replicas in time; retry")
 )
 
 // PlyError refuses a ply for its number: stale, ahead (out of turn) or

@@ -46,6 +46,17 @@ type Options struct {
 	// FinishedTTL is the expiry of a finished match's keys (default 10m):
 	// long enough for late rejoins; the record is in the outbox.
 	FinishedTTL time.Duration
+	// WaitReplicas, when positive, makes every commit wait (Redis WAIT,
+	// at most WaitTimeout) until that many replicas have received it, and
+	// publishes the commit's events only then: a change is acknowledged —
+	// Commit returns nil, the events reach the streams — only once a
+	// replica holds it, so a Sentinel failover that promotes that replica
+	// loses no acknowledged ply. Fewer replicas in time: the commit stays
+	// on the primary unpublished and Commit returns match.ErrNotReplicated
+	// (the client retries; the feeds pick the events up from the stream).
+	WaitReplicas int
+	// WaitTimeout bounds each WAIT (default 1s when WaitReplicas is set).
+	WaitTimeout time.Duration
 }
 
 // Store implements match.Store on Redis.
@@ -66,6 +77,9 @@ func New(rdb *redis.Client, o Options) *Store {
 	}
 	if o.FinishedTTL <= 0 {
 		o.FinishedTTL = 10 * time.Minute
+	}
+	if o.WaitReplicas > 0 && o.WaitTimeout <= 0 {
+		o.WaitTimeout = time.Second
 	}
 	return &Store{rdb: rdb, o: o}
 }
@@ -228,7 +242,9 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
-// nevents, (seq, event json, published form or ” for the json)…
+// nevents, (seq, event json, published form or ” for the json)…, lease,
+// lease until, summary, at, publish ('1': the script publishes the events;
+// '0': the caller does, after WAIT), have (plies the caller holds).
 var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
 if v ~= ARGV[1] then
@@ -246,9 +262,11 @@ local n = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
-  local pub = ARGV[i + 2]
-  if pub == '' then pub = ARGV[i + 1] end
-  redis.call('PUBLISH', ARGV[6], pub)
+  if ARGV[#ARGV - 1] == '1' then
+    local pub = ARGV[i + 2]
+    if pub == '' then pub = ARGV[i + 1] end
+    redis.call('PUBLISH', ARGV[6], pub)
+  end
   i = i + 3
 end
 if ARGV[4] == '0' then
@@ -317,10 +335,18 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		sum = string(b)
 	}
-	args = append(args, sum, c.At, max(c.Have, 0)) // the last argument: read by the conflict branch
-	res, err := commitScript.Run(ctx, s.rdb,
-		append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...),
-		args...).Result()
+	publish := "1"
+	if s.o.WaitReplicas > 0 {
+		publish = "0"
+	}
+	args = append(args, sum, c.At, publish, max(c.Have, 0)) // the last argument: read by the conflict branch
+	keys := append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...)
+	var res any
+	if s.o.WaitReplicas > 0 {
+		res, err = s.commitAndWait(ctx, id, keys, args, c.Events)
+	} else {
+		res, err = commitScript.Run(ctx, s.rdb, keys, args...).Result()
+	}
 	if err != nil {
 		return fmt.Errorf("commit match %s: %w", id, err)
 	}
@@ -328,6 +354,9 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	case int64:
 		if r == 0 {
 			return match.ErrVersionConflict // the match is gone
+		}
+		if s.o.WaitReplicas > 0 {
+			s.publish(ctx, id, args[plyArgs+len(c.Plies)+1:], len(c.Events))
 		}
 		return nil
 	case []any:
@@ -338,6 +367,59 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		return &match.Conflict{State: st, Total: total}
 	}
 	return fmt.Errorf("commit match %s: unexpected reply %T", id, res)
+}
+
+// commitAndWait runs the commit script and WAIT in one pipeline, so on one
+// connection: WAIT counts the replicas that acknowledged that connection's
+// writes, the script's included. The script is sent by its hash, and
+// again in full if the server does not know it (a promoted replica's
+// script cache is empty).
+func (s *Store) commitAndWait(ctx context.Context, id string, keys []string, args []any, events []match.Event) (any, error) {
+	run := func(eval func(p redis.Pipeliner) *redis.Cmd) (*redis.Cmd, *redis.IntCmd, error) {
+		var script *redis.Cmd
+		var wait *redis.IntCmd
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			script = eval(p)
+			wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
+			_ = p.Process(ctx, wait)
+			return nil
+		})
+		return script, wait, err
+	}
+	script, wait, err := run(func(p redis.Pipeliner) *redis.Cmd { return commitScript.EvalSha(ctx, p, keys, args...) })
+	if err != nil && redis.HasErrorPrefix(script.Err(), "NOSCRIPT") {
+		script, wait, err = run(func(p redis.Pipeliner) *redis.Cmd { return commitScript.Eval(ctx, p, keys, args...) })
+	}
+	if err := script.Err(); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := script.Val()
+	if r, ok := res.(int64); ok && r == 1 {
+		if n := wait.Val(); n < int64(s.o.WaitReplicas) {
+			return nil, fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
+		}
+	}
+	return res, nil
+}
+
+// publish sends a replicated commit's events (the commit script's event
+// arguments: seq, json, published form, for each) on the match's channel.
+// A lost publication is caught up by the feeds from the event stream.
+func (s *Store) publish(ctx context.Context, id string, evArgs []any, n int) {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := range n {
+			pub := evArgs[3*i+2]
+			if pub == "" {
+				pub = evArgs[3*i+1]
+			}
+			p.Publish(ctx, s.Channel(id), pub)
+		}
+		return nil
+	})
+	_ = err // the events are in the stream: subscribers resync
 }
 
 // withCommit returns the published form of a commit's last event, which

@@ -48,6 +48,7 @@ var toStatus = rpcerr.Mapper{
 	{Err: match.ErrNotPrivate, Code: codes.FailedPrecondition},
 	{Err: match.ErrTooMany, Code: codes.ResourceExhausted},
 	{Err: match.ErrVersionConflict, Code: codes.Aborted, Message: "match changed; retry"},
+	{Err: match.ErrNotReplicated, Code: codes.Unavailable, Message: "not confirmed by a replica in time; retry with the same ply number"},
 }.Status
 
 // Server implements matchv1.MatchServiceServer.
