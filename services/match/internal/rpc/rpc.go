@@ -337,15 +337,36 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 			})
 		})
 	}
+	// The seat sees the match before any answer to its actions (a
+	// ply_rejected of a match not yet shown is meaningless): the actions'
+	// replies, pongs aside, wait for the first snapshot. A seat resuming
+	// from a seq it saw (replay) has been shown the match already.
+	shown := make(chan struct{})
+	var showOnce sync.Once
+	if c.replay {
+		showOnce.Do(func() { close(shown) })
+	}
+	reply := func(r *matchv1.PlayResponse) error {
+		if r.GetPong() != nil {
+			return send(r) // at once: a round trip measures the network
+		}
+		select {
+		case <-shown:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return send(r)
+	}
 	// The receiver ends with the stream: when this handler returns, Recv
 	// fails and the goroutine exits.
 	recvErr := make(chan error, 1)
-	go func() { recvErr <- s.actions(ctx, stream, id, seat, send) }()
+	go func() { recvErr <- s.actions(ctx, stream, id, seat, reply) }()
 	followErr := make(chan error, 1)
 	go func() {
 		followErr <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
 			defer startProbes()
 			if m != nil {
+				defer showOnce.Do(func() { close(shown) })
 				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
 			}
 			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
