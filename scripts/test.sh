@@ -29,7 +29,7 @@ STEPS=(
   "deep      perft and long suites, without -race"
   "fault     killed, stopped and restarted processes"
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
-  "sentinel  Redis Sentinel failover: primary killed, replica promoted, writes go on"
+  "sentinel  Redis Sentinel failover: primary killed mid-game, replica promoted, games go on; plies lost with and without WAIT"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
   "webe2e    web client: browser tests (Debian chromium, playwright-core) against tabuleiro serve"
@@ -173,9 +173,18 @@ step_crash() {
 
 step_sentinel() {
   # redis-server and redis-sentinel processes on free ports (services.sh
-  # installs redis-sentinel); counts acknowledged writes lost, with and
-  # without WAIT 1.
-  TABULEIRO_TEST_SENTINEL=1 go test -count=1 -timeout 10m -run 'TestSentinelFailover' ./pkg/platform/redisconn/
+  # installs redis-sentinel): raw writes (redisconn), then games played
+  # through a match instance on a Sentinel URL while the primary is killed
+  # (matchserver); each counts the acknowledged writes or plies lost, with
+  # and without WAIT 1 (MATCH_REDIS_WAIT_REPLICAS).
+  # The figures are printed (the whole log when it fails).
+  local log=$WORK/sentinel.log
+  if ! TABULEIRO_TEST_SENTINEL=1 go test -count=1 -timeout 10m -run 'TestSentinelFailover' -v \
+    ./pkg/platform/redisconn/ ./services/match/matchserver/ >"$log" 2>&1; then
+    cat "$log"
+    return 1
+  fi
+  grep -E '^(--- |\s+sentinel_test.go|ok)' "$log"
 }
 
 # ---- web client (web/, issue 15): Node.js and npm from the machine, chromium from apt

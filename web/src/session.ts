@@ -9,6 +9,12 @@ export interface Identity {
   name: string;
   /** expiresAt is the token's expiry, milliseconds since the epoch. */
   expiresAt: number;
+  /**
+   * refreshToken gets the next token (RefreshToken), once: the one each
+   * refresh returns replaces it. Absent for an identity kept before refresh
+   * tokens (its token is then exchanged, once).
+   */
+  refreshToken?: string;
 }
 
 /** CurrentGame is the game this browser plays, to resume it. */
@@ -91,6 +97,26 @@ export class Session {
 /** needsRefresh reports whether a token should be refreshed now (within an hour of expiry, or past it). */
 export function needsRefresh(id: Identity, nowMs: number): boolean {
   return id.expiresAt - nowMs < 3600_000;
+}
+
+/** refreshRequest is the RefreshToken request for id: its refresh token, or the token of an identity kept before refresh tokens. */
+export function refreshRequest(id: Identity): { refreshToken: string } | { token: string } {
+  return id.refreshToken ? { refreshToken: id.refreshToken } : { token: id.token };
+}
+
+/** rotated is id after a refresh: the new token, and the new refresh token in place of the spent one. */
+export function rotated(id: Identity, r: { token: string; refreshToken: string }, expiresAt: number): Identity {
+  return { ...id, token: r.token, expiresAt, refreshToken: r.refreshToken };
+}
+
+/**
+ * exclusive runs f while holding the browser-wide lock name (Web Locks, shared
+ * by every tab), so that two tabs never exchange the same refresh token; without
+ * Web Locks it just runs f.
+ */
+export async function exclusive<T>(name: string, f: () => Promise<T>): Promise<T> {
+  const locks = (globalThis as { navigator?: { locks?: { request(n: string, f: () => Promise<T>): Promise<T> } } }).navigator?.locks;
+  return locks ? locks.request(name, f) : f();
 }
 
 /** memoryStore is a Store kept in a Map (tests, or a browser without localStorage). */

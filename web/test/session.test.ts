@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { memoryStore, needsRefresh, Session } from "../src/session";
+import { memoryStore, needsRefresh, refreshRequest, rotated, Session } from "../src/session";
 
 test("the identity and the game survive a reload; the seq only moves forward", () => {
   const store = memoryStore();
@@ -35,4 +35,19 @@ test("tokens are refreshed within an hour of expiry", () => {
   assert.ok(!needsRefresh(id, 8 * 3600_000));
   assert.ok(needsRefresh(id, 9.5 * 3600_000));
   assert.ok(needsRefresh(id, 11 * 3600_000));
+});
+
+test("a refresh sends the refresh token and keeps the rotated one", () => {
+  const store = memoryStore();
+  const s = new Session(store);
+  s.me = { token: "t1", playerId: "p", name: "A", expiresAt: 1, refreshToken: "r1" };
+  assert.deepEqual(refreshRequest(s.me!), { refreshToken: "r1" });
+  s.me = rotated(s.me!, { token: "t2", refreshToken: "r2" }, 99);
+  const again = new Session(store).me!;
+  assert.equal(again.refreshToken, "r2", "the spent refresh token is replaced");
+  assert.equal(again.token, "t2");
+  assert.equal(again.expiresAt, 99);
+  assert.deepEqual(refreshRequest(again), { refreshToken: "r2" });
+  // Kept before refresh tokens: the token itself is exchanged, once.
+  assert.deepEqual(refreshRequest({ token: "old", playerId: "p", name: "A", expiresAt: 1 }), { token: "old" });
 });

@@ -128,10 +128,6 @@ func buildFiles() (f [9]bitboard) {
 // and the west side of the two squares right of them (Q1).
 type wallMasks struct {
 	hN, hS, vE, vW [64]bitboard
-	// cutN and cutE give, per square, the anchors of the horizontal walls
-	// that close its north side and of the vertical walls that close its
-	// east side.
-	cutN, cutE [81]uint64
 }
 
 func buildWallTables() *wallMasks {
@@ -143,10 +139,6 @@ func buildWallTables() *wallMasks {
 		t.hS[a] = bitOf(s + 9).or(bitOf(s + 10))
 		t.vE[a] = bitOf(s).or(bitOf(s + 9))
 		t.vW[a] = bitOf(s + 1).or(bitOf(s + 10))
-		t.cutN[s] |= 1 << a
-		t.cutN[s+1] |= 1 << a
-		t.cutE[s] |= 1 << a
-		t.cutE[s+9] |= 1 << a
 	}
 	return t
 }

@@ -7,8 +7,10 @@ import (
 )
 
 // checkBoard checks the board b against its position computed afresh:
-// the legal plies and their count (with the paths b keeps), and the
-// closing sets of the wall lattice against those Decode builds.
+// the legal plies and their count, the closing sets of the wall lattice
+// against those Decode builds, and every wall that neither overlaps nor
+// crosses another against a flood fill of the board for each pawn
+// (wallError), which knows nothing of the lattice.
 func checkBoard(t *testing.T, b *board) {
 	t.Helper()
 	fresh, err := DecodePosition(b.Encode())
@@ -28,6 +30,16 @@ func checkBoard(t *testing.T, b *board) {
 	}
 	if n := b.countLegal(); n != uint64(len(want)) {
 		t.Fatalf("%s: board counts %d plies, want %d", b.Encode(), n, len(want))
+	}
+	if b.wallsLeft[b.side()] == 0 {
+		return
+	}
+	hs, vs := b.freeWalls()
+	for _, m := range appendWalls(nil, hs, vs) {
+		flood := b.wallError(m) == nil
+		if listed := slices.Contains(got, m); listed != flood {
+			t.Fatalf("%s: wall %s listed %v, flood fill says legal %v", b.Encode(), m, listed, flood)
+		}
 	}
 }
 

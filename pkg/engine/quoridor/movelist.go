@@ -14,7 +14,17 @@ var wallRuns [16][256][8]Move
 // wallRunLen is the number of set bits of each byte value.
 var wallRunLen [256]uint8
 
-func init() { buildWallRuns(&wallRuns, &wallRunLen) }
+// allWalls is every wall move in ascending order: the horizontal ones, then
+// the vertical ones.
+var allWalls [128]Move
+
+func init() {
+	buildWallRuns(&wallRuns, &wallRunLen)
+	for a := range 64 {
+		allWalls[a] = kindH | Move(a)
+		allWalls[64+a] = kindV | Move(a)
+	}
+}
 
 func buildWallRuns(t *[16][256][8]Move, count *[256]uint8) {
 	for row := range 16 {
@@ -47,27 +57,36 @@ func appendWalls(dst []Move, hs, vs uint64) []Move {
 	return copyWalls(dst, hs, vs)
 }
 
-// copyWalls is appendWalls for a dst with the room it needs. The sixteen
-// row copies are written out so that row and shift are constants.
+// copyWalls is appendWalls for a dst with the room it needs. A full set
+// (no wall of that orientation placed nor blocked yet) is one copy; the
+// sixteen row copies are written out so that row and shift are constants.
 func copyWalls(dst []Move, hs, vs uint64) []Move {
 	n := len(dst)
 	buf := dst[:cap(dst)]
-	n = copyRow(buf, n, &wallRuns[0], uint8(hs>>0))
-	n = copyRow(buf, n, &wallRuns[1], uint8(hs>>8))
-	n = copyRow(buf, n, &wallRuns[2], uint8(hs>>16))
-	n = copyRow(buf, n, &wallRuns[3], uint8(hs>>24))
-	n = copyRow(buf, n, &wallRuns[4], uint8(hs>>32))
-	n = copyRow(buf, n, &wallRuns[5], uint8(hs>>40))
-	n = copyRow(buf, n, &wallRuns[6], uint8(hs>>48))
-	n = copyRow(buf, n, &wallRuns[7], uint8(hs>>56))
-	n = copyRow(buf, n, &wallRuns[8], uint8(vs>>0))
-	n = copyRow(buf, n, &wallRuns[9], uint8(vs>>8))
-	n = copyRow(buf, n, &wallRuns[10], uint8(vs>>16))
-	n = copyRow(buf, n, &wallRuns[11], uint8(vs>>24))
-	n = copyRow(buf, n, &wallRuns[12], uint8(vs>>32))
-	n = copyRow(buf, n, &wallRuns[13], uint8(vs>>40))
-	n = copyRow(buf, n, &wallRuns[14], uint8(vs>>48))
-	n = copyRow(buf, n, &wallRuns[15], uint8(vs>>56))
+	if hs == ^uint64(0) {
+		n += copy(buf[n:], allWalls[:64])
+	} else {
+		n = copyRow(buf, n, &wallRuns[0], uint8(hs>>0))
+		n = copyRow(buf, n, &wallRuns[1], uint8(hs>>8))
+		n = copyRow(buf, n, &wallRuns[2], uint8(hs>>16))
+		n = copyRow(buf, n, &wallRuns[3], uint8(hs>>24))
+		n = copyRow(buf, n, &wallRuns[4], uint8(hs>>32))
+		n = copyRow(buf, n, &wallRuns[5], uint8(hs>>40))
+		n = copyRow(buf, n, &wallRuns[6], uint8(hs>>48))
+		n = copyRow(buf, n, &wallRuns[7], uint8(hs>>56))
+	}
+	if vs == ^uint64(0) {
+		n += copy(buf[n:], allWalls[64:])
+	} else {
+		n = copyRow(buf, n, &wallRuns[8], uint8(vs>>0))
+		n = copyRow(buf, n, &wallRuns[9], uint8(vs>>8))
+		n = copyRow(buf, n, &wallRuns[10], uint8(vs>>16))
+		n = copyRow(buf, n, &wallRuns[11], uint8(vs>>24))
+		n = copyRow(buf, n, &wallRuns[12], uint8(vs>>32))
+		n = copyRow(buf, n, &wallRuns[13], uint8(vs>>40))
+		n = copyRow(buf, n, &wallRuns[14], uint8(vs>>48))
+		n = copyRow(buf, n, &wallRuns[15], uint8(vs>>56))
+	}
 	return buf[:n]
 }
 

@@ -4,11 +4,11 @@
 // A Position is an immutable value of fixed-size bitsets: the 81 squares are
 // a 128-bit bitboard, walls are two 64-bit anchor sets, and the edges that
 // walls and the board close are kept as four bitboards, one per direction,
-// updated as walls are placed. Wall legality (Q3.4) runs a path search only
-// for a wall that closes a region of the board (two of its three points on
-// one connected piece of the wall lattice, lattice.go) and an edge of a
-// pawn's shortest path. Perft plays plies in place on a board that keeps a
-// path per pawn from ply to ply (board.go).
+// updated as walls are placed. Wall legality (Q3.4) searches no board: a
+// wall that closes a region (two of its three points on one connected piece
+// of the wall lattice) gets an exact test on the lattice alone, by the parity
+// of the crossings of the new cycle with a straight ray from each pawn to its
+// goal (lattice.go). Perft plays plies in place on a board (board.go).
 package quoridor
 
 import (
@@ -355,103 +355,22 @@ func (p *Position) legalWalls() (hs, vs uint64) {
 // only those walls are checked for Q3.4.
 //
 // A wall that neither overlaps nor crosses another (Q3.2, Q3.3) is legal
-// unless it closes a region of the board (lattice.go), and a wall that
-// closes a region can cut a pawn off its goal only if it closes an edge of
-// a shortest path of the pawn. Only walls that pass both tests get a flood
-// fill, and only for the pawn whose path they cut (Q3.4).
+// unless it closes a region of the board (lattice.go); the walls that do
+// get the exact test of illegalWalls for each pawn, on the wall lattice
+// alone.
 func (p *Position) legalWallsIn(within uint64) (hs, vs uint64) {
 	hs, vs = p.freeWalls()
 	hs, vs = hs&within, vs&within
-	if (hs&p.closeH)|(vs&p.closeV) == 0 {
+	ch, cv := hs&p.closeH, vs&p.closeV
+	if ch|cv == 0 {
 		return hs, vs
 	}
-	var pc paths
-	var layers [81]bitboard
-	return p.resolveWalls(hs, vs, &pc, &layers)
-}
-
-// paths holds, per side, the anchors of the horizontal and vertical walls
-// that would close an edge of one path of the pawn to its goal; ok says
-// which sides have one yet.
-type paths struct {
-	cut [2][2]uint64
-	ok  [2]bool
-}
-
-// resolveWalls removes from the free anchors hs and vs the walls that would
-// cut a pawn off its goal: the walls that close a region and an edge of a
-// pawn's path get a flood fill. It finds the paths pc lacks, with layers as
-// scratch space.
-func (p *Position) resolveWalls(hs, vs uint64, pc *paths, layers *[81]bitboard) (uint64, uint64) {
-	ch, cv := hs&p.closeH, vs&p.closeV
 	for side := range 2 {
-		if ch|cv == 0 {
-			break
-		}
-		if !pc.ok[side] {
-			pc.cut[side][0], pc.cut[side][1] = p.pathCuts(side, layers)
-			pc.ok[side] = true
-		}
-		from, goal := bitOf(p.pawns[side]), goals[side]
-		for c := ch & pc.cut[side][0]; c != 0; c &= c - 1 {
-			a := bits.TrailingZeros64(c)
-			g := p.edges.withWall(wallMove(a, Horizontal))
-			if !g.reaches(from, goal) {
-				hs &^= 1 << a
-				ch &^= 1 << a
-			}
-		}
-		for c := cv & pc.cut[side][1]; c != 0; c &= c - 1 {
-			a := bits.TrailingZeros64(c)
-			g := p.edges.withWall(wallMove(a, Vertical))
-			if !g.reaches(from, goal) {
-				vs &^= 1 << a
-				cv &^= 1 << a
-			}
-		}
+		ih, iv := p.illegalWalls(side, ch, cv)
+		hs, vs = hs&^ih, vs&^iv
+		ch, cv = ch&^ih, cv&^iv
 	}
 	return hs, vs
-}
-
-// pathCuts finds one shortest path of side's pawn to its goal rank and
-// returns the anchors of the horizontal and vertical walls that would
-// close an edge of it. The search runs from the pawn, by breadth-first
-// layers kept in layers, and walks back from the goal square it reaches.
-func (p *Position) pathCuts(side int, layers *[81]bitboard) (cutH, cutV uint64) {
-	g := &p.edges
-	goal := goals[side]
-	front := bitOf(p.pawns[side])
-	seen := front
-	d := 0
-	for front.and(goal).empty() {
-		layers[d] = front
-		d++
-		front = g.expand(seen).andNot(seen)
-		if front.empty() {
-			// No path: cannot happen in a legal position; check everything.
-			return ^uint64(0), ^uint64(0)
-		}
-		seen = seen.or(front)
-	}
-	cur := front.and(goal).first()
-	for k := d - 1; k >= 0; k-- {
-		l := &layers[k]
-		switch {
-		case !g[south].has(cur) && l.has(cur-9):
-			cur -= 9
-			cutH |= wallTables.cutN[cur]
-		case !g[north].has(cur) && l.has(cur+9):
-			cutH |= wallTables.cutN[cur]
-			cur += 9
-		case !g[west].has(cur) && l.has(cur-1):
-			cur--
-			cutV |= wallTables.cutE[cur]
-		default:
-			cutV |= wallTables.cutE[cur]
-			cur++
-		}
-	}
-	return cutH, cutV
 }
 
 // LegalMoves appends the legal plies of the side to move to dst, in

@@ -4,10 +4,13 @@
 // Tokens are JWTs (RFC 7519) signed with HMAC-SHA256 under a key shared by
 // the services (from configuration; GenerateKey makes one for local mode).
 // Claims: "iss" "tabuleiro", "sub" the player id or service name, "iat",
-// "exp", "knd" "player" or "service", "name" the display name, "guest" true
-// for guests. The lobby issues player tokens; services issue themselves
-// service credentials for their calls to other services (lobby→match,
-// match→bot).
+// "exp", "knd" "player", "service" or "refresh", "name" the display name,
+// "guest" true for guests, "fam" the sign-in a player or refresh token
+// descends from and "gen" a refresh token's place in it. The lobby issues
+// player tokens (bearer tokens for every call) and refresh tokens (only
+// for lobby.v1 RefreshToken, which rotates them); services issue
+// themselves service credentials for their calls to other services
+// (lobby→match, match→bot).
 package auth
 
 import (
@@ -48,6 +51,9 @@ const (
 	// KindService is another Tabuleiro service calling with its own
 	// credential.
 	KindService Kind = "service"
+	// KindRefresh is a player's refresh token: never a bearer token (Verify
+	// refuses it), only exchanged by the lobby (VerifyRefresh).
+	KindRefresh Kind = "refresh"
 )
 
 // Principal is the verified caller of a request.
@@ -61,6 +67,10 @@ type Principal struct {
 	Guest bool
 	// ExpiresAt is when the token expires.
 	ExpiresAt time.Time
+	// Family is the sign-in the player token descends from (its refresh
+	// token family); empty for services and for player tokens issued
+	// before refresh tokens existed.
+	Family string
 }
 
 // IsService reports whether the principal is a service credential.
@@ -137,8 +147,8 @@ func WithClock(now func() time.Time) Option { return func(c *clock) { c.now = no
 
 // WithPreviousKeys makes a Verifier also accept tokens signed with these
 // keys: rotating the token key without logging everyone out. Deploy the
-// new key with the old one as previous, wait the longest token TTL, then
-// drop the old one (deploy/README.md).
+// new key with the old one as previous, wait the longest token TTL (a
+// refresh token's), then drop the old one (deploy/README.md).
 func WithPreviousKeys(keys ...[]byte) Option {
 	return func(c *clock) { c.previous = append(c.previous, keys...) }
 }
@@ -163,6 +173,8 @@ type claims struct {
 	Kind  Kind   `json:"knd"`
 	Name  string `json:"name,omitempty"`
 	Guest bool   `json:"guest,omitempty"`
+	Fam   string `json:"fam,omitempty"`
+	Gen   int64  `json:"gen,omitempty"`
 }
 
 // Issuer signs tokens. It is safe for concurrent use.
@@ -185,6 +197,35 @@ func (i *Issuer) IssuePlayer(playerID, displayName string, guest bool, ttl time.
 		return "", time.Time{}, errors.New("issue player token: empty player id")
 	}
 	return i.issue(claims{Kind: KindPlayer, Name: displayName, Guest: guest}, playerID, ttl)
+}
+
+// IssuePlayerOf is IssuePlayer for a token of the refresh token family
+// family (Principal.Family).
+func (i *Issuer) IssuePlayerOf(family, playerID, displayName string, guest bool, ttl time.Duration) (string, time.Time, error) {
+	if playerID == "" || family == "" {
+		return "", time.Time{}, errors.New("issue player token: empty player id or family")
+	}
+	return i.issue(claims{Kind: KindPlayer, Name: displayName, Guest: guest, Fam: family}, playerID, ttl)
+}
+
+// Refresh is what a refresh token carries.
+type Refresh struct {
+	PlayerID string
+	// Family is the sign-in the token descends from; Generation its place
+	// in the family's chain of rotations (1 for the sign-in's own).
+	Family     string
+	Generation int64
+	ExpiresAt  time.Time
+}
+
+// IssueRefresh returns the refresh token of generation gen of family for
+// playerID, valid for ttl, and its expiry. The lobby keeps which
+// generation is current (RefreshToken rotates it).
+func (i *Issuer) IssueRefresh(playerID, family string, gen int64, ttl time.Duration) (string, time.Time, error) {
+	if playerID == "" || family == "" || gen < 1 {
+		return "", time.Time{}, errors.New("issue refresh token: empty player id or family, or generation < 1")
+	}
+	return i.issue(claims{Kind: KindRefresh, Fam: family, Gen: gen}, playerID, ttl)
 }
 
 // IssueService returns a service credential for the named service (for
@@ -257,30 +298,12 @@ func (v *Verifier) keyFor(t *jwt.Token) (any, error) {
 }
 
 // Verify checks a token's signature, issuer, kind and expiry and returns its
-// principal. Errors wrap ErrInvalidToken or ErrExpiredToken.
+// principal. Errors wrap ErrInvalidToken or ErrExpiredToken. A refresh
+// token is not a bearer token: ErrInvalidToken.
 func (v *Verifier) Verify(token string) (Principal, error) {
-	return v.verify(token, 0)
-}
-
-// VerifyExpiredWithin is Verify, but also accepts a token that expired less
-// than grace ago: for refreshing a token (lobby.v1 RefreshToken).
-func (v *Verifier) VerifyExpiredWithin(token string, grace time.Duration) (Principal, error) {
-	return v.verify(token, grace)
-}
-
-func (v *Verifier) verify(token string, grace time.Duration) (Principal, error) {
-	var c claims
-	_, err := jwt.ParseWithClaims(token, &c, v.keyFor,
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(issuer),
-		jwt.WithExpirationRequired(),
-		jwt.WithTimeFunc(func() time.Time { return v.clock.now().Add(-grace) }),
-	)
-	switch {
-	case errors.Is(err, jwt.ErrTokenExpired):
-		return Principal{}, ErrExpiredToken
-	case err != nil:
-		return Principal{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+	c, err := v.parse(token)
+	if err != nil {
+		return Principal{}, err
 	}
 	if c.Subject == "" || (c.Kind != KindPlayer && c.Kind != KindService) {
 		return Principal{}, fmt.Errorf("%w: missing subject or kind", ErrInvalidToken)
@@ -291,5 +314,37 @@ func (v *Verifier) verify(token string, grace time.Duration) (Principal, error) 
 		DisplayName: c.Name,
 		Guest:       c.Guest,
 		ExpiresAt:   c.ExpiresAt.Time,
+		Family:      c.Fam,
 	}, nil
+}
+
+// VerifyRefresh checks a refresh token (IssueRefresh) as Verify checks a
+// bearer token: any other kind is ErrInvalidToken, an expired one
+// ErrExpiredToken (no grace: a refresh token's own life bounds it).
+func (v *Verifier) VerifyRefresh(token string) (Refresh, error) {
+	c, err := v.parse(token)
+	if err != nil {
+		return Refresh{}, err
+	}
+	if c.Kind != KindRefresh || c.Subject == "" || c.Fam == "" || c.Gen < 1 {
+		return Refresh{}, fmt.Errorf("%w: not a refresh token", ErrInvalidToken)
+	}
+	return Refresh{PlayerID: c.Subject, Family: c.Fam, Generation: c.Gen, ExpiresAt: c.ExpiresAt.Time}, nil
+}
+
+func (v *Verifier) parse(token string) (claims, error) {
+	var c claims
+	_, err := jwt.ParseWithClaims(token, &c, v.keyFor,
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithIssuer(issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(v.clock.now),
+	)
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return claims{}, ErrExpiredToken
+	case err != nil:
+		return claims{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+	}
+	return c, nil
 }

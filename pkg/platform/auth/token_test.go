@@ -134,32 +134,35 @@ func TestVerifyRefuses(t *testing.T) {
 	}
 }
 
-func TestVerifyExpiredWithin(t *testing.T) {
+// A refresh token is good only for VerifyRefresh, and only in its own
+// life; a bearer token is no refresh token.
+func TestRefreshTokens(t *testing.T) {
 	t.Parallel()
 	key := mustKey(t)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	iss, _ := auth.NewIssuer(key, auth.WithClock(func() time.Time { return now }))
-	tok, _, _ := iss.IssuePlayer("p-1", "Ana", true, time.Hour)
-	tests := []struct {
-		name string
-		at   time.Time
-		want error
-	}{
-		{name: "expired inside the grace", at: now.Add(time.Hour + 6*24*time.Hour), want: nil},
-		{name: "expired past the grace", at: now.Add(time.Hour + 8*24*time.Hour), want: auth.ErrExpiredToken},
+	rt, exp, err := iss.IssueRefresh("p-1", "f-1", 3, 30*24*time.Hour)
+	if err != nil || !exp.Equal(now.Add(30*24*time.Hour)) {
+		t.Fatalf("IssueRefresh = %v, %v", exp, err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ver, _ := auth.NewVerifier(key, auth.WithClock(func() time.Time { return tt.at }))
-			p, err := ver.VerifyExpiredWithin(tok, 7*24*time.Hour)
-			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
-				t.Fatalf("VerifyExpiredWithin = %v, want %v", err, tt.want)
-			}
-			if err == nil && p.Subject != "p-1" {
-				t.Errorf("subject = %q, want p-1", p.Subject)
-			}
-		})
+	access, _, _ := iss.IssuePlayerOf("f-1", "p-1", "Ana", true, time.Hour)
+	ver, _ := auth.NewVerifier(key, auth.WithClock(func() time.Time { return now.Add(time.Minute) }))
+	r, err := ver.VerifyRefresh(rt)
+	if err != nil || r.PlayerID != "p-1" || r.Family != "f-1" || r.Generation != 3 {
+		t.Fatalf("VerifyRefresh = %+v, %v", r, err)
+	}
+	if _, err := ver.Verify(rt); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("a refresh token as a bearer token: %v, want ErrInvalidToken", err)
+	}
+	if _, err := ver.VerifyRefresh(access); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("a bearer token as a refresh token: %v, want ErrInvalidToken", err)
+	}
+	if p, err := ver.Verify(access); err != nil || p.Family != "f-1" {
+		t.Errorf("Verify(access) = %+v, %v; want family f-1", p, err)
+	}
+	late, _ := auth.NewVerifier(key, auth.WithClock(func() time.Time { return now.Add(30*24*time.Hour + time.Second) }))
+	if _, err := late.VerifyRefresh(rt); !errors.Is(err, auth.ErrExpiredToken) {
+		t.Errorf("a refresh token past its life: %v, want ErrExpiredToken", err)
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/rooms"
 	"tabuleiro.dev/services/lobby/internal/rpc"
+	"tabuleiro.dev/services/lobby/internal/sessions"
 	"tabuleiro.dev/services/lobby/internal/sqlstore"
 )
 
@@ -53,7 +54,7 @@ type Deps struct {
 type Config struct {
 	RedisPrefix    string        // default "tabuleiro:lobby:"
 	TokenTTL       time.Duration // default 24 h
-	RefreshGrace   time.Duration // default 7 days
+	RefreshTTL     time.Duration // a refresh token's life, default 30 days
 	BotOfferAfter  time.Duration // default 20 s
 	RatingInterval time.Duration // how often ratings are processed, default 1 s
 	Matchmaking    matchmaking.Config
@@ -181,7 +182,8 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 		rpc: rpc.New(rpc.Deps{
 			Rooms: rs, Matchmaker: mm, Store: store, Live: lister,
 			Matches: matches, Issuer: d.Issuer, Verifier: d.Verifier, Lookup: games.Lookup,
-			TokenTTL: cfg.TokenTTL, RefreshGrace: cfg.RefreshGrace, RoomPoll: cfg.RoomPoll,
+			TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL,
+			Sessions: sessions.New(d.Redis, cfg.RedisPrefix), RoomPoll: cfg.RoomPoll,
 			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback,
 			TrustedProxies: cfg.TrustedProxies,
 			Streams:        ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),

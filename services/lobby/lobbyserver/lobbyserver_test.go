@@ -144,7 +144,7 @@ func TestLobbyOverGRPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, err := c.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: res.GetToken()})
+		ref, err := c.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{RefreshToken: res.GetRefreshToken()})
 		if err != nil || ref.GetToken() == "" {
 			t.Fatalf("refresh: %v", err)
 		}
@@ -156,7 +156,7 @@ func TestLobbyOverGRPC(t *testing.T) {
 	}
 	ana, anaID := signIn("Ana")
 	bo, _ := signIn("Bo")
-	if _, err := c.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: "forged"}); status.Code(err) != codes.Unauthenticated {
+	if _, err := c.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{RefreshToken: "forged"}); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("forged refresh: %v", err)
 	}
 

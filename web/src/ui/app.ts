@@ -10,7 +10,7 @@ import { BotLevel, Game, Result, Seat, type Variant } from "../gen/tabuleiro/gam
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { gameName, games, levelName, levels, moveRows, outcomeLine, outcomeTitle, reasonName, timeControlText } from "../notation";
-import { needsRefresh, Session, type Identity } from "../session";
+import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
 import { replayViews } from "../replay";
 import { clear, h, svg, toast } from "./dom";
@@ -34,37 +34,44 @@ function tsMs(t: { seconds: bigint; nanos: number } | undefined, fallback: numbe
 
 export async function signIn(name: string): Promise<Identity> {
   const r = await api().lobby.signInGuest({ displayName: name });
-  return { token: r.token, playerId: r.playerId, name, expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000) };
+  return { token: r.token, playerId: r.playerId, name, expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000), refreshToken: r.refreshToken };
 }
 
-async function refresh(id: Identity): Promise<Identity | undefined> {
-  if (!needsRefresh(id, Date.now())) return id;
-  try {
-    const r = await api().lobby.refreshToken({ token: id.token });
-    return { ...id, token: r.token, expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000) };
-  } catch {
-    return undefined;
-  }
+/**
+ * refreshed refreshes the identity kept by get/set when due, one tab at a time
+ * (each refresh token is good once: the second tab reads what the first kept).
+ * Undefined when the server refuses it (signed out); on any other failure the
+ * identity is kept as it is, to try again later.
+ */
+async function refreshed(get: () => Identity | undefined, set: (id: Identity) => void): Promise<Identity | undefined> {
+  const id = get();
+  if (!id || !needsRefresh(id, Date.now())) return id;
+  return exclusive("tabuleiro.refresh", async () => {
+    const cur = get(); // another tab may have refreshed meanwhile
+    if (!cur || !needsRefresh(cur, Date.now())) return cur;
+    try {
+      const r = await api().lobby.refreshToken(refreshRequest(cur));
+      const next = rotated(cur, r, tsMs(r.expiresAt, Date.now() + 86400_000));
+      set(next); // the old refresh token is spent: keep the new one at once
+      return next;
+    } catch (e) {
+      return e instanceof ConnectError && (e.code === Code.Unauthenticated || e.code === Code.InvalidArgument) ? undefined : cur;
+    }
+  });
 }
 
 /** me returns the signed-in identity, refreshing its token when due. */
 export async function me(): Promise<Identity | undefined> {
-  const id = session.me;
-  if (!id) return undefined;
-  const r = await refresh(id);
-  session.me = r;
+  if (!session.me) return undefined;
+  const r = await refreshed(() => session.me, (id) => { session.me = id; });
   if (!r) session.signOut();
   return r;
 }
 
 /** partner returns the second player of games at one keyboard, signing one in when needed. */
 export async function partner(): Promise<Identity> {
-  const p = session.partner;
-  const r = p && (await refresh(p));
-  if (r) {
-    session.partner = r;
-    return r;
-  }
+  const r = await refreshed(() => session.partner, (id) => { session.partner = id; });
+  if (r) return r;
   const base = (session.me?.name ?? "Guest").slice(0, 20);
   const id = await signIn(`${base} 2`.trim());
   session.partner = id;

@@ -53,6 +53,11 @@ type Player struct {
 	Name      string    `json:"name"`
 	Token     string    `json:"token"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// RefreshToken gets the next token (lobby.v1 RefreshToken); each is
+	// good for one refresh, and the one it returns replaces it. Empty for
+	// an identity kept before refresh tokens (its token is exchanged once).
+	RefreshToken     string    `json:"refresh_token,omitempty"`
+	RefreshExpiresAt time.Time `json:"refresh_expires_at,omitzero"`
 }
 
 // Context returns ctx carrying the player's token for outgoing calls.
@@ -64,7 +69,8 @@ func (c *Client) SignIn(ctx context.Context, name string) (Player, error) {
 	if err != nil {
 		return Player{}, fmt.Errorf("sign in as %q: %w", name, err)
 	}
-	return Player{ID: resp.GetPlayerId(), Name: name, Token: resp.GetToken(), ExpiresAt: resp.GetExpiresAt().AsTime()}, nil
+	return Player{ID: resp.GetPlayerId(), Name: name, Token: resp.GetToken(), ExpiresAt: resp.GetExpiresAt().AsTime(),
+		RefreshToken: resp.GetRefreshToken(), RefreshExpiresAt: resp.GetRefreshExpiresAt().AsTime()}, nil
 }
 
 // Identity returns the player kept under key in the file path (a JSON
@@ -88,9 +94,16 @@ func (c *Client) Identity(ctx context.Context, path, key, name string) (Player, 
 	case ok && time.Until(p.ExpiresAt) > time.Hour:
 		return p, nil
 	case ok:
-		resp, err := c.Lobby.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: p.Token})
+		req := &lobbyv1.RefreshTokenRequest{RefreshToken: p.RefreshToken}
+		if p.RefreshToken == "" {
+			req.Token = p.Token // kept before refresh tokens: exchanged once
+		}
+		resp, err := c.Lobby.RefreshToken(ctx, req)
 		if err == nil {
+			// The refresh token is spent: keep the new one before anything
+			// else can fail.
 			p.Token, p.ExpiresAt = resp.GetToken(), resp.GetExpiresAt().AsTime()
+			p.RefreshToken, p.RefreshExpiresAt = resp.GetRefreshToken(), resp.GetRefreshExpiresAt().AsTime()
 			break
 		}
 		if status.Code(err) != codes.Unauthenticated {
@@ -192,8 +205,25 @@ func (s *Stream) Send(req *matchv1.PlayRequest) error {
 	return s.s.Send(req)
 }
 
-// Recv receives the next message; io.EOF once the match has ended.
-func (s *Stream) Recv() (*matchv1.PlayResponse, error) { return s.s.Recv() }
+// Recv receives the next message; io.EOF once the match has ended. The
+// server's lag probes are answered here, at once, and not returned: the
+// server measures the seat's round trip by them, to credit its plies'
+// transit time to its clock.
+func (s *Stream) Recv() (*matchv1.PlayResponse, error) {
+	for {
+		r, err := s.s.Recv()
+		if err != nil {
+			return nil, err
+		}
+		p := r.GetProbe()
+		if p == nil {
+			return r, nil
+		}
+		// A failed answer loses one sample; the stream's error, if any,
+		// comes with the next Recv.
+		_ = s.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_ProbeAnswer{ProbeAnswer: &matchv1.ProbeAnswer{Id: p.GetId()}}})
+	}
+}
 
 // Close ends the stream.
 func (s *Stream) Close() { s.cancel() }

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/grpc"
 	"gopkg.in/yaml.v3"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -50,78 +51,103 @@ type promSeries map[string]map[string]bool
 // same translator, otlptranslator, with suffixes and underscore escaping).
 func exported(t *testing.T, rm metricdata.ResourceMetrics) promSeries {
 	t.Helper()
-	namer := otlptranslator.NewMetricNamer("", otlptranslator.UnderscoreEscapingWithSuffixes)
-	labels := otlptranslator.LabelNamer{}
-	out := promSeries{}
-	add := func(name string, set attribute.Set) {
-		if out[name] == nil {
-			out[name] = map[string]bool{}
-		}
-		for _, kv := range set.ToSlice() {
-			l, err := labels.Build(string(kv.Key))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[name][l] = true
-		}
-	}
+	var ms []recorded
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
-			var typ otlptranslator.MetricType
+			r := recorded{name: m.Name, unit: m.Unit}
 			var sets []attribute.Set
-			suffixes := []string{""}
 			switch d := m.Data.(type) {
 			case metricdata.Sum[int64]:
-				typ = otlptranslator.MetricTypeNonMonotonicCounter
-				if d.IsMonotonic {
-					typ = otlptranslator.MetricTypeMonotonicCounter
-				}
+				r.typ = sumType(d.IsMonotonic)
 				for _, p := range d.DataPoints {
 					sets = append(sets, p.Attributes)
 				}
 			case metricdata.Sum[float64]:
-				typ = otlptranslator.MetricTypeNonMonotonicCounter
-				if d.IsMonotonic {
-					typ = otlptranslator.MetricTypeMonotonicCounter
-				}
+				r.typ = sumType(d.IsMonotonic)
 				for _, p := range d.DataPoints {
 					sets = append(sets, p.Attributes)
 				}
 			case metricdata.Gauge[int64]:
-				typ = otlptranslator.MetricTypeGauge
+				r.typ = otlptranslator.MetricTypeGauge
 				for _, p := range d.DataPoints {
 					sets = append(sets, p.Attributes)
 				}
 			case metricdata.Gauge[float64]:
-				typ = otlptranslator.MetricTypeGauge
+				r.typ = otlptranslator.MetricTypeGauge
 				for _, p := range d.DataPoints {
 					sets = append(sets, p.Attributes)
 				}
 			case metricdata.Histogram[float64]:
-				typ = otlptranslator.MetricTypeHistogram
-				suffixes = []string{"_bucket", "_sum", "_count"}
+				r.typ = otlptranslator.MetricTypeHistogram
 				for _, p := range d.DataPoints {
 					sets = append(sets, p.Attributes)
 				}
 			case metricdata.Histogram[int64]:
-				typ = otlptranslator.MetricTypeHistogram
-				suffixes = []string{"_bucket", "_sum", "_count"}
+				r.typ = otlptranslator.MetricTypeHistogram
 				for _, p := range d.DataPoints {
 					sets = append(sets, p.Attributes)
 				}
 			default:
 				t.Fatalf("metric %s: data of type %T: extend the test", m.Name, m.Data)
 			}
-			if len(sets) == 0 {
-				continue // declared, never recorded: Prometheus would not see it
+			for _, set := range sets {
+				var keys []string
+				for _, kv := range set.ToSlice() {
+					keys = append(keys, string(kv.Key))
+				}
+				r.points = append(r.points, keys)
 			}
-			name, err := namer.Build(otlptranslator.Metric{Name: m.Name, Unit: m.Unit, Type: typ})
-			if err != nil {
-				t.Fatal(err)
+			ms = append(ms, r)
+		}
+	}
+	return promNames(t, ms)
+}
+
+// recorded is one metric as exported: its OTLP name, unit and type, and
+// the attribute keys of each data point.
+type recorded struct {
+	name, unit string
+	typ        otlptranslator.MetricType
+	points     [][]string
+}
+
+func sumType(monotonic bool) otlptranslator.MetricType {
+	if monotonic {
+		return otlptranslator.MetricTypeMonotonicCounter
+	}
+	return otlptranslator.MetricTypeNonMonotonicCounter
+}
+
+// promNames gives the recorded metrics their Prometheus names (a
+// histogram's _bucket, _sum and _count) and label names.
+func promNames(t *testing.T, ms []recorded) promSeries {
+	t.Helper()
+	namer := otlptranslator.NewMetricNamer("", otlptranslator.UnderscoreEscapingWithSuffixes)
+	labels := otlptranslator.LabelNamer{}
+	out := promSeries{}
+	for _, m := range ms {
+		if len(m.points) == 0 {
+			continue // declared, never recorded: Prometheus would not see it
+		}
+		suffixes := []string{""}
+		if m.typ == otlptranslator.MetricTypeHistogram {
+			suffixes = []string{"_bucket", "_sum", "_count"}
+		}
+		name, err := namer.Build(otlptranslator.Metric{Name: m.name, Unit: m.unit, Type: m.typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sfx := range suffixes {
+			if out[name+sfx] == nil {
+				out[name+sfx] = map[string]bool{}
 			}
-			for _, s := range suffixes {
-				for _, set := range sets {
-					add(name+s, set)
+			for _, keys := range m.points {
+				for _, k := range keys {
+					l, err := labels.Build(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out[name+sfx][l] = true
 				}
 			}
 		}
@@ -272,6 +298,71 @@ func TestDashboardAndAlertsQueryExportedMetrics(t *testing.T) {
 	s.playBotGame(ctx, t, lobbyConn, matchConn, 2)
 
 	// A matchmaking pair records the wait; the first to move resigns.
+	playPair(ctx, t, s.issuer, lobbyConn, matchConn)
+
+	// The recorder writes both games in the background: wait for them.
+	var rm metricdata.ResourceMetrics
+	for {
+		if err := reader.Collect(ctx, &rm); err != nil {
+			t.Fatal(err)
+		}
+		if sumOf(rm, "tabuleiro.match.outbox.written") >= 2 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the games never left the outbox")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	have := exported(t, rm)
+	var names []string
+	for n := range have {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	t.Logf("exported series: %s", strings.Join(names, " "))
+
+	holdQueries(t, have)
+}
+
+// holdQueries checks every query of the dashboard and of the alert rules
+// against the series have: each series must exist and carry the labels the
+// query matches or groups on.
+func holdQueries(t *testing.T, have promSeries) {
+	t.Helper()
+	for where, expr := range queries(t) {
+		series, grouping := queryRefs(expr)
+		if len(series) == 0 {
+			t.Errorf("%s: no metric in %q", where, expr)
+		}
+		for name, matched := range series {
+			labels, ok := have[name]
+			if !ok {
+				t.Errorf("%s: %s is not exported by any service (query %q)", where, name, expr)
+				continue
+			}
+			for _, l := range matched {
+				if !labels[l] && !resourceLabels[l] {
+					t.Errorf("%s: %s has no label %s (query %q)", where, name, l, expr)
+				}
+			}
+		}
+		for _, l := range grouping {
+			if resourceLabels[l] {
+				continue
+			}
+			if !slices.ContainsFunc(mapsKeys(series), func(n string) bool { return have[n][l] }) {
+				t.Errorf("%s: groups by %s, which none of its metrics carries (query %q)", where, l, expr)
+			}
+		}
+	}
+}
+
+// playPair queues two players for Corners through lobby, and the one to
+// move first resigns through match once they are paired.
+func playPair(ctx context.Context, t *testing.T, issuer *auth.Issuer, lobbyConn, matchConn *grpc.ClientConn) {
+	t.Helper()
 	lobby := lobbyv1.NewLobbyServiceClient(lobbyConn)
 	type found struct {
 		m   *lobbyv1.Matched
@@ -280,7 +371,7 @@ func TestDashboardAndAlertsQueryExportedMetrics(t *testing.T) {
 	}
 	ch := make(chan found, 2)
 	for i := range 2 {
-		tok, _, err := s.issuer.IssuePlayer("dash-"+rand.Text()[:8], "p"+string(rune('a'+i)), true, time.Hour)
+		tok, _, err := issuer.IssuePlayer("dash-"+rand.Text()[:8], "p"+string(rune('a'+i)), true, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,56 +399,6 @@ func TestDashboardAndAlertsQueryExportedMetrics(t *testing.T) {
 		first = r2
 	}
 	resign(ctx, t, matchv1.NewMatchServiceClient(matchConn), first.tok, first.m.GetMatchId())
-
-	// The recorder writes both games in the background: wait for them.
-	var rm metricdata.ResourceMetrics
-	for {
-		if err := reader.Collect(ctx, &rm); err != nil {
-			t.Fatal(err)
-		}
-		if sumOf(rm, "tabuleiro.match.outbox.written") >= 2 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the games never left the outbox")
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	have := exported(t, rm)
-	var names []string
-	for n := range have {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	t.Logf("exported series: %s", strings.Join(names, " "))
-
-	for where, expr := range queries(t) {
-		series, grouping := queryRefs(expr)
-		if len(series) == 0 {
-			t.Errorf("%s: no metric in %q", where, expr)
-		}
-		for name, matched := range series {
-			labels, ok := have[name]
-			if !ok {
-				t.Errorf("%s: %s is not exported by any service (query %q)", where, name, expr)
-				continue
-			}
-			for _, l := range matched {
-				if !labels[l] && !resourceLabels[l] {
-					t.Errorf("%s: %s has no label %s (query %q)", where, name, l, expr)
-				}
-			}
-		}
-		for _, l := range grouping {
-			if resourceLabels[l] {
-				continue
-			}
-			if !slices.ContainsFunc(mapsKeys(series), func(n string) bool { return have[n][l] }) {
-				t.Errorf("%s: groups by %s, which none of its metrics carries (query %q)", where, l, expr)
-			}
-		}
-	}
 }
 
 func mapsKeys[V any](m map[string]V) []string {

@@ -68,9 +68,13 @@ func TestHealthFollowsRedis(t *testing.T) {
 	t.Parallel()
 	ctx := testenv.Context(t, context.Background())
 	_, dbURL := testEnv(t)
-	bin := t.TempDir()
+	var bin string
 	built := make(chan error, 1)
-	go func() { built <- buildServices(bin) }()
+	go func() {
+		var err error
+		bin, err = binaries()
+		built <- err
+	}()
 	redisAddr := freeAddr(t)
 	r1 := redisAt(ctx, t, redisAddr, t.TempDir())
 	redisURL := "redis://" + redisAddr + "/0"

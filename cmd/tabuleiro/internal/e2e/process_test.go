@@ -28,9 +28,39 @@ import (
 // The few process helpers below follow scaletest's harness (which starts a
 // whole cluster); this package needs one instance of each service.
 
-// buildServices compiles the lobby, match and bot binaries (as deployed:
-// no -race) into dir.
-func buildServices(dir string) error {
+// shared is the one build of the services for every test of the package
+// (linking four binaries takes a while on a busy machine); TestMain
+// removes it.
+var shared struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// binaries compiles the lobby, match, bot and edge binaries (as deployed:
+// no -race), once, and returns their directory.
+func binaries() (string, error) {
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "tabuleiro-e2e-bin-")
+		if shared.err == nil {
+			shared.err = buildPackages(shared.dir, "./services/lobby/cmd/lobby", "./services/match/cmd/match",
+				"./services/bot/cmd/bot", "./services/edge/cmd/edge")
+		}
+	})
+	return shared.dir, shared.err
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// buildPackages compiles the workspace's main packages pkgs (paths from
+// the workspace root) into dir.
+func buildPackages(dir string, pkgs ...string) error {
 	out, err := exec.Command("go", "env", "GOWORK").Output()
 	if err != nil {
 		return fmt.Errorf("go env GOWORK: %w", err)
@@ -39,8 +69,7 @@ func buildServices(dir string) error {
 	if work == "" || work == "off" {
 		return errors.New("building the services needs the go.work workspace")
 	}
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"./services/lobby/cmd/lobby", "./services/match/cmd/match", "./services/bot/cmd/bot")
+	cmd := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
 	cmd.Dir = filepath.Dir(work)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %w\n%s", err, out)
@@ -247,9 +276,13 @@ type services struct {
 func startServices(ctx context.Context, t *testing.T, otel []string) *services {
 	t.Helper()
 	_, dbURL := testEnv(t)
-	bin := t.TempDir()
+	var bin string
 	built := make(chan error, 1)
-	go func() { built <- buildServices(bin) }()
+	go func() {
+		var err error
+		bin, err = binaries()
+		built <- err
+	}()
 	redisURL := startRedis(ctx, t)
 	dbURL = freshDatabase(ctx, t, dbURL)
 	key, err := auth.GenerateKey()

@@ -88,7 +88,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	defer conn.Close()
 	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(conn)), Logger: logger},
-		lobbyserver.Config{TokenTTL: cfg.TokenTTL, BotOfferAfter: cfg.BotOfferAfter,
+		lobbyserver.Config{TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL, BotOfferAfter: cfg.BotOfferAfter,
 			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff})
 	if err != nil {
 		return fmt.Errorf("build lobby: %w", err)

@@ -24,7 +24,11 @@ type Config struct {
 	// keys whose tokens are still accepted while the token key rotates.
 	PreviousTokenKeys [][]byte
 	TokenTTL          time.Duration // LOBBY_TOKEN_TTL, default 24h
-	BotOfferAfter     time.Duration // LOBBY_BOT_OFFER_AFTER, default 20s
+	// RefreshTTL (LOBBY_REFRESH_TTL, default 720h: 30 days) is a refresh
+	// token's life: a player who does not refresh within it signs in
+	// again.
+	RefreshTTL    time.Duration
+	BotOfferAfter time.Duration // LOBBY_BOT_OFFER_AFTER, default 20s
 	// TicketTTL (LOBBY_TICKET_TTL, default 15s) is how long a queued
 	// ticket whose stream is gone (its instance died) stays pairable.
 	TicketTTL       time.Duration
@@ -66,6 +70,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DatabaseURL:         env.URL("DATABASE_URL", ""),
 		MatchAddr:           env.Required("MATCH_ADDR"),
 		TokenTTL:            env.Duration("TOKEN_TTL", 24*time.Hour),
+		RefreshTTL:          env.Duration("REFRESH_TTL", 30*24*time.Hour),
 		BotOfferAfter:       env.Duration("BOT_OFFER_AFTER", 20*time.Second),
 		TicketTTL:           env.Duration("TICKET_TTL", 15*time.Second),
 		ShutdownTimeout:     env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
@@ -94,6 +99,9 @@ func Load(getenv func(string) string) (Config, error) {
 		cfg.CORSOrigins, err = grpcserve.ParseOrigins(s)
 		return err
 	})
+	if cfg.RefreshTTL < cfg.TokenTTL {
+		env.Errorf("REFRESH_TTL", "must be at least %s (%v), or a token outlives its refresh token", env.Name("TOKEN_TTL"), cfg.TokenTTL)
+	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
 		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))
 	}

@@ -15,6 +15,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/rooms"
+	"tabuleiro.dev/services/lobby/internal/sessions"
 	"tabuleiro.dev/services/lobby/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func newServer(t *testing.T) (*Server, *testenv.Matches) {
 	mm := matchmaking.New(rdb, testenv.Variants, m, matchmaking.Config{Prefix: prefix})
 	rs := rooms.New(rdb, testenv.Variants, m, rooms.Config{Prefix: prefix, Reserver: mm,
 		Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}})
-	return New(Deps{Rooms: rs, Matchmaker: mm, Matches: m, Lookup: testenv.Variants}), m
+	return New(Deps{Rooms: rs, Matchmaker: mm, Matches: m, Lookup: testenv.Variants, Sessions: sessions.New(rdb, prefix)}), m
 }
 
 func as(ctx context.Context, id string) context.Context {

@@ -5,11 +5,14 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/netip"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"tabuleiro.dev/pkg/engine"
@@ -23,6 +26,7 @@ import (
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/rooms"
+	"tabuleiro.dev/services/lobby/internal/sessions"
 	"tabuleiro.dev/services/lobby/internal/sqlstore"
 )
 
@@ -44,13 +48,22 @@ type Deps struct {
 	Store      Store
 	// Live lists live matches: the match service's ListMatches (ply
 	// counts and spectators included). Nil lists none.
-	Live         LiveLister
-	Matches      lobby.MatchCreator
-	Issuer       *auth.Issuer
-	Verifier     *auth.Verifier
-	Lookup       lobby.VariantLookup
-	TokenTTL     time.Duration // default 24 h
-	RefreshGrace time.Duration // default 7 days
+	Live     LiveLister
+	Matches  lobby.MatchCreator
+	Issuer   *auth.Issuer
+	Verifier *auth.Verifier
+	Lookup   lobby.VariantLookup
+	TokenTTL time.Duration // default 24 h
+	// Sessions keeps the refresh token families (rotation, reuse
+	// detection); RefreshTTL is a refresh token's life (default 30 days),
+	// RefreshRetry the window in which the refresh token just exchanged
+	// may be presented again without counting as reuse (default 10 s; a
+	// response lost on the way).
+	Sessions     *sessions.Families
+	RefreshTTL   time.Duration
+	RefreshRetry time.Duration
+	// Now is the clock of refresh rotation (default time.Now).
+	Now func() time.Time
 	// RoomPoll is how often WatchRoom re-reads its room besides on its
 	// change events (a fallback for a missed event), default 5 s.
 	RoomPoll time.Duration
@@ -133,8 +146,14 @@ func New(d Deps) *Server {
 	if d.TokenTTL == 0 {
 		d.TokenTTL = 24 * time.Hour
 	}
-	if d.RefreshGrace == 0 {
-		d.RefreshGrace = 7 * 24 * time.Hour
+	if d.RefreshTTL == 0 {
+		d.RefreshTTL = 30 * 24 * time.Hour
+	}
+	if d.RefreshRetry == 0 {
+		d.RefreshRetry = 10 * time.Second
+	}
+	if d.Now == nil {
+		d.Now = time.Now
 	}
 	if d.RoomPoll == 0 {
 		d.RoomPoll = 5 * time.Second
@@ -169,27 +188,104 @@ func (s *Server) SignInGuest(ctx context.Context, req *lobbyv1.SignInGuestReques
 	if err := s.d.Store.SavePlayer(ctx, p); err != nil {
 		return nil, toStatus(err)
 	}
-	tok, exp, err := s.d.Issuer.IssuePlayer(p.ID, p.DisplayName, true, s.d.TokenTTL)
+	family := lobby.NewID("f_")
+	if err := s.d.Sessions.Start(ctx, family, p.ID, s.d.RefreshTTL); err != nil {
+		return nil, toStatus(err)
+	}
+	pair, err := s.issuePair(p.ID, p.DisplayName, family, 1)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &lobbyv1.SignInGuestResponse{PlayerId: p.ID, Token: tok, ExpiresAt: timestamppb.New(exp)}, nil
+	return &lobbyv1.SignInGuestResponse{PlayerId: p.ID, Token: pair.token, ExpiresAt: timestamppb.New(pair.exp),
+		RefreshToken: pair.refresh, RefreshExpiresAt: timestamppb.New(pair.refreshExp)}, nil
 }
 
-// RefreshToken exchanges a valid or recently expired token for a new one.
+// tokenPair is a bearer token and the refresh token that comes with it.
+type tokenPair struct {
+	token, refresh  string
+	exp, refreshExp time.Time
+}
+
+// issuePair issues a guest's bearer token of family and the family's
+// refresh token of generation gen.
+func (s *Server) issuePair(playerID, name, family string, gen int64) (tokenPair, error) {
+	var p tokenPair
+	var err error
+	if p.token, p.exp, err = s.d.Issuer.IssuePlayerOf(family, playerID, name, true, s.d.TokenTTL); err != nil {
+		return p, err
+	}
+	p.refresh, p.refreshExp, err = s.d.Issuer.IssueRefresh(playerID, family, gen, s.d.RefreshTTL)
+	return p, err
+}
+
+func unauthenticated(reason string) error { return status.Error(codes.Unauthenticated, reason) }
+
+// RefreshToken exchanges a refresh token for a new pair, rotating it (see
+// package sessions); a bearer token from before refresh tokens is
+// exchanged once while it is valid.
 func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequest) (*lobbyv1.RefreshTokenResponse, error) {
+	if req.GetRefreshToken() == "" && req.GetToken() == "" {
+		return nil, toStatus(lobby.Invalid("refresh_token", "is required"))
+	}
 	if err := s.limit(ctx, s.d.Limits.Refresh, "refresh"); err != nil {
 		return nil, err
 	}
-	p, err := s.d.Verifier.VerifyExpiredWithin(req.GetToken(), s.d.RefreshGrace)
-	if err != nil || p.IsService() {
-		return nil, toStatus(lobby.ErrUnauthenticated)
+	var playerID, family string
+	var gen int64
+	if req.GetRefreshToken() != "" {
+		r, err := s.d.Verifier.VerifyRefresh(req.GetRefreshToken())
+		switch {
+		case errors.Is(err, auth.ErrExpiredToken):
+			return nil, unauthenticated("refresh token expired; sign in again")
+		case err != nil:
+			return nil, unauthenticated("invalid refresh token")
+		}
+		gen, err = s.d.Sessions.Rotate(ctx, r.Family, r.PlayerID, r.Generation, s.d.Now(), s.d.RefreshRetry, s.d.RefreshTTL)
+		switch {
+		case errors.Is(err, sessions.ErrReused):
+			return nil, unauthenticated("refresh token already used: every token of this sign-in is revoked (a copy may have leaked); sign in again")
+		case errors.Is(err, sessions.ErrRevoked):
+			return nil, unauthenticated("refresh token revoked (an earlier one was used twice); sign in again")
+		case errors.Is(err, sessions.ErrUnknown):
+			return nil, unauthenticated("refresh token expired or unknown; sign in again")
+		case err != nil:
+			return nil, toStatus(err)
+		}
+		playerID, family = r.PlayerID, r.Family
+	} else {
+		// A client from before refresh tokens: its bearer token, still
+		// valid, once.
+		p, err := s.d.Verifier.Verify(req.GetToken())
+		switch {
+		case errors.Is(err, auth.ErrExpiredToken):
+			return nil, unauthenticated("token expired; sign in again")
+		case err != nil || p.PlayerID() == "":
+			return nil, unauthenticated("invalid token")
+		case p.Family != "":
+			return nil, unauthenticated("this is a bearer token; RefreshToken takes the refresh_token that came with it")
+		}
+		if err := s.d.Sessions.ClaimLegacy(ctx, req.GetToken(), p.ExpiresAt, s.d.Now()); errors.Is(err, sessions.ErrClaimed) {
+			return nil, unauthenticated("token already exchanged for a refresh token; use that one")
+		} else if err != nil {
+			return nil, toStatus(err)
+		}
+		playerID, family, gen = p.PlayerID(), lobby.NewID("f_"), 1
+		if err := s.d.Sessions.Start(ctx, family, playerID, s.d.RefreshTTL); err != nil {
+			return nil, toStatus(err)
+		}
 	}
-	tok, exp, err := s.d.Issuer.IssuePlayer(p.Subject, p.DisplayName, p.Guest, s.d.TokenTTL)
+	pl, err := s.d.Store.Player(ctx, playerID)
+	if errors.Is(err, lobby.ErrNotFound) {
+		return nil, unauthenticated("player unknown here; sign in again")
+	} else if err != nil {
+		return nil, toStatus(err)
+	}
+	pair, err := s.issuePair(playerID, pl.DisplayName, family, gen)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &lobbyv1.RefreshTokenResponse{Token: tok, ExpiresAt: timestamppb.New(exp)}, nil
+	return &lobbyv1.RefreshTokenResponse{Token: pair.token, ExpiresAt: timestamppb.New(pair.exp),
+		RefreshToken: pair.refresh, RefreshExpiresAt: timestamppb.New(pair.refreshExp)}, nil
 }
 
 // ListVariants lists the variants of the games registry.
@@ -345,7 +441,13 @@ func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayName
 	if err := s.d.Store.SavePlayer(ctx, lobby.Player{ID: pr.PlayerID(), DisplayName: req.GetDisplayName()}); err != nil {
 		return nil, toStatus(err)
 	}
-	tok, exp, err := s.d.Issuer.IssuePlayer(pr.PlayerID(), req.GetDisplayName(), pr.Guest, s.d.TokenTTL)
+	issue := s.d.Issuer.IssuePlayer
+	if pr.Family != "" {
+		issue = func(id, name string, guest bool, ttl time.Duration) (string, time.Time, error) {
+			return s.d.Issuer.IssuePlayerOf(pr.Family, id, name, guest, ttl)
+		}
+	}
+	tok, exp, err := issue(pr.PlayerID(), req.GetDisplayName(), pr.Guest, s.d.TokenTTL)
 	if err != nil {
 		return nil, toStatus(err)
 	}

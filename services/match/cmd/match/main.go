@@ -26,6 +26,7 @@ import (
 	"tabuleiro.dev/services/match/internal/botclient"
 	"tabuleiro.dev/services/match/internal/config"
 	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/matchserver"
 )
 
@@ -92,6 +93,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, matchserver.Config{
 		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
+		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout},
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
 			LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
 	})

@@ -13,10 +13,21 @@ import (
 
 // Config is the match service's configuration.
 type Config struct {
-	GRPCAddr    string // MATCH_GRPC_ADDR, default ":8080"
-	RedisURL    string // MATCH_REDIS_URL, required
-	DatabaseURL string // MATCH_DATABASE_URL, required
-	TokenKey    []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
+	GRPCAddr string // MATCH_GRPC_ADDR, default ":8080"
+	RedisURL string // MATCH_REDIS_URL, required
+	// RedisWaitReplicas (MATCH_REDIS_WAIT_REPLICAS, default 0: off): every
+	// commit of a match (a ply, a resignation, a timeout) waits, with Redis
+	// WAIT, until this many replicas hold it before it is acknowledged and
+	// its events are sent, so that a Sentinel failover loses no
+	// acknowledged ply (deploy/README.md, "Redis high availability"). Set
+	// it below the number of replicas, or writes stop when one is down.
+	RedisWaitReplicas int
+	// RedisWaitTimeout (MATCH_REDIS_WAIT_TIMEOUT, default 1s) bounds that
+	// wait: past it the commit stays unacknowledged and the client is told
+	// UNAVAILABLE (retrying the same ply is safe).
+	RedisWaitTimeout time.Duration
+	DatabaseURL      string // MATCH_DATABASE_URL, required
+	TokenKey         []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
 	// PreviousTokenKeys (MATCH_TOKEN_KEY_PREVIOUS, optional, comma-separated):
 	// keys whose tokens are still accepted while the token key rotates.
 	PreviousTokenKeys [][]byte
@@ -52,6 +63,8 @@ func Load(getenv func(string) string) (Config, error) {
 	cfg := Config{
 		GRPCAddr:            env.String("GRPC_ADDR", ":8080"),
 		RedisURL:            env.Required("REDIS_URL"),
+		RedisWaitReplicas:   env.IntRange("REDIS_WAIT_REPLICAS", 0, 0, 16),
+		RedisWaitTimeout:    env.Duration("REDIS_WAIT_TIMEOUT", time.Second),
 		DatabaseURL:         env.Required("DATABASE_URL"),
 		BotAddr:             env.String("BOT_ADDR", ""),
 		KeyPrefix:           env.String("KEY_PREFIX", "tabuleiro:"),
@@ -84,6 +97,9 @@ func Load(getenv func(string) string) (Config, error) {
 	})
 	if cfg.SweepInterval > 50*time.Millisecond {
 		env.Errorf("SWEEP_INTERVAL", "must be at most 50ms so a flag falls within 100ms")
+	}
+	if cfg.RedisWaitTimeout <= 0 {
+		env.Errorf("REDIS_WAIT_TIMEOUT", "must be positive")
 	}
 	if cfg.PresenceTTL < 3*time.Second {
 		env.Errorf("PRESENCE_TTL", "must be at least 3s (leases are renewed every third of it)")

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,28 @@ func TestLoadCORSOrigins(t *testing.T) {
 	env["MATCH_CORS_ORIGINS"] = "play.example/path"
 	if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "MATCH_CORS_ORIGINS") {
 		t.Errorf("a malformed origin: err = %v, want one naming MATCH_CORS_ORIGINS", err)
+	}
+}
+
+func TestLoadRedisWait(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": strings.Repeat("a", 44),
+	}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || cfg.RedisWaitReplicas != 0 || cfg.RedisWaitTimeout != time.Second {
+		t.Fatalf("defaults: %d replicas, %v, %v", cfg.RedisWaitReplicas, cfg.RedisWaitTimeout, err)
+	}
+	env["MATCH_REDIS_WAIT_REPLICAS"], env["MATCH_REDIS_WAIT_TIMEOUT"] = "1", "250ms"
+	cfg, err = Load(envconfig.Map(env))
+	if err != nil || cfg.RedisWaitReplicas != 1 || cfg.RedisWaitTimeout != 250*time.Millisecond {
+		t.Fatalf("set: %d replicas, %v, %v", cfg.RedisWaitReplicas, cfg.RedisWaitTimeout, err)
+	}
+	for k, v := range map[string]string{"MATCH_REDIS_WAIT_REPLICAS": "-1", "MATCH_REDIS_WAIT_TIMEOUT": "0s"} {
+		bad := maps.Clone(env)
+		bad[k] = v
+		if _, err := Load(envconfig.Map(bad)); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s=%s: err = %v, want one naming it", k, v, err)
+		}
 	}
 }

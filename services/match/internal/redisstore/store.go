@@ -47,6 +47,17 @@ type Options struct {
 	// FinishedTTL is the expiry of a finished match's keys (default 10m):
 	// long enough for late rejoins; the record is in the outbox.
 	FinishedTTL time.Duration
+	// WaitReplicas, when positive, makes every commit wait (Redis WAIT,
+	// at most WaitTimeout) until that many replicas have received it, and
+	// publishes the commit's events only then: a change is acknowledged —
+	// Commit returns nil, the events reach the streams — only once a
+	// replica holds it, so a Sentinel failover that promotes that replica
+	// loses no acknowledged ply. Fewer replicas in time: the commit stays
+	// on the primary unpublished and Commit returns match.ErrNotReplicated
+	// (the client retries; the feeds pick the events up from the stream).
+	WaitReplicas int
+	// WaitTimeout bounds each WAIT (default 1s when WaitReplicas is set).
+	WaitTimeout time.Duration
 }
 
 // Store implements match.Store on Redis.
@@ -68,6 +79,9 @@ func New(rdb *redis.Client, o Options) *Store {
 	if o.FinishedTTL <= 0 {
 		o.FinishedTTL = 10 * time.Minute
 	}
+	if o.WaitReplicas > 0 && o.WaitTimeout <= 0 {
+		o.WaitTimeout = time.Second
+	}
 	return &Store{rdb: rdb, o: o}
 }
 
@@ -80,10 +94,15 @@ func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "
 func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
 
 func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
-func (s *Store) leasesKey() string            { return s.o.Prefix + "leases" }
-func (s *Store) deadlinesKey() string         { return s.o.Prefix + "deadlines" }
-func (s *Store) outboxKey() string            { return s.o.Prefix + "outbox" }
-func (s *Store) requestKey(r string) string   { return s.o.Prefix + "req:" + r }
+
+// lagKey is the hash of match id's probes and lag estimates (probes.go):
+// the state key with ":lag", so the commit script expires it with the
+// match.
+func (s *Store) lagKey(id string) string    { return s.stateKey(id) + ":lag" }
+func (s *Store) leasesKey() string          { return s.o.Prefix + "leases" }
+func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
+func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
 
 // The live-match index: ids by last activity, their summaries, and each
 // player's live matches by last activity.
@@ -118,7 +137,7 @@ end
 // MatchKeys returns every key of match id, for tests that check nothing
 // is left behind.
 func (s *Store) MatchKeys(id string) []string {
-	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id)}
+	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id), s.lagKey(id)}
 }
 
 // GlobalKeys returns the keys shared by all matches, and those of the
@@ -229,8 +248,12 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
-// nevents, (seq, event json, published form or ” for the json)…
-// The next to last argument is the call's token, kept with the state: a
+// nevents, (seq, event json, published form or ” for the json)… (a seq
+// of 0 is a notice, match.Commit.Notices: published, not stored), lease,
+// lease until, summary, at, publish ('1': the script publishes the events;
+// '0': the caller does, after WAIT), have (plies the caller holds).
+//
+// The argument before publish is the call's token, kept with the state: a
 // run that finds the new version under its own token is a second run of
 // the same call (the client sent it again when the first reply was lost),
 // which committed already and reports so without writing again. (The
@@ -238,13 +261,13 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // same clock write the same state JSON, their plies differing.)
 var commitScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
-if v == ARGV[2] and redis.call('HGET', KEYS[1], 'c') == ARGV[#ARGV - 1] then return 1 end
+if v == ARGV[2] and redis.call('HGET', KEYS[1], 'c') == ARGV[#ARGV - 2] then return 1 end
 if v ~= ARGV[1] then
   if not v then return 0 end
   local from = math.max(tonumber(ARGV[#ARGV]) - 1, 0)
   return {v, redis.call('HGET', KEYS[1], 's'), redis.call('LRANGE', KEYS[2], from, -1), redis.call('LLEN', KEYS[2])}
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 1])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 2])
 local i = 11
 for _ = 1, tonumber(ARGV[10]) do
   redis.call('RPUSH', KEYS[2], ARGV[i])
@@ -253,10 +276,14 @@ end
 local n = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, n do
-  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
-  local pub = ARGV[i + 2]
-  if pub == '' then pub = ARGV[i + 1] end
-  redis.call('PUBLISH', ARGV[6], pub)
+  if ARGV[i] ~= '0' then -- seq 0: a notice, published only
+    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  end
+  if ARGV[#ARGV - 1] == '1' then
+    local pub = ARGV[i + 2]
+    if pub == '' then pub = ARGV[i + 1] end
+    redis.call('PUBLISH', ARGV[6], pub)
+  end
   i = i + 3
 end
 if ARGV[4] == '0' then
@@ -268,6 +295,7 @@ if ARGV[9] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
 end
 for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+redis.call('PEXPIRE', KEYS[1] .. ':lag', ARGV[8]) -- the probes' hash (lagKey), if any
 if ARGV[i] ~= '' then redis.call('ZADD', KEYS[6], ARGV[i + 1], ARGV[i]) end
 index(7, ARGV[i + 2], ARGV[i + 3], ARGV[5])
 return 1
@@ -289,7 +317,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		rec, ttl = string(rb), s.o.FinishedTTL
 	}
-	args := make([]any, 0, 16+len(c.Plies)+3*len(c.Events))
+	args := make([]any, 0, 16+len(c.Plies)+3*(len(c.Events)+len(c.Notices)))
 	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
 		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
 	const plyArgs = 10 // the plies' JSON follows the ten arguments above
@@ -300,7 +328,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		args = append(args, b)
 	}
-	args = append(args, len(c.Events))
+	args = append(args, len(c.Events)+len(c.Notices))
 	for i, e := range c.Events {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -311,6 +339,14 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 			pub = withCommit(b, c.State.Version, len(c.Events), sb, args[plyArgs:plyArgs+len(c.Plies)])
 		}
 		args = append(args, e.Seq, b, pub)
+	}
+	for _, e := range c.Notices {
+		e.Seq = 0
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		args = append(args, 0, b, "")
 	}
 	if c.Lease != nil {
 		args = append(args, c.Lease.String(), c.LeaseUntil)
@@ -325,12 +361,20 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		sum = string(b)
 	}
-	// The last two arguments: the call's token, and what the conflict
-	// branch reads.
-	args = append(args, sum, c.At, rand.Text(), max(c.Have, 0))
-	res, err := commitScript.Run(ctx, s.rdb,
-		append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...),
-		args...).Result()
+	publish := "1"
+	if s.o.WaitReplicas > 0 {
+		publish = "0"
+	}
+	// Then the call's token, publish, and last what the conflict branch
+	// reads.
+	args = append(args, sum, c.At, rand.Text(), publish, max(c.Have, 0))
+	keys := append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...)
+	var res any
+	if s.o.WaitReplicas > 0 {
+		res, err = s.commitAndWait(ctx, id, keys, args, c.Events)
+	} else {
+		res, err = commitScript.Run(ctx, s.rdb, keys, args...).Result()
+	}
 	if err != nil {
 		return fmt.Errorf("commit match %s: %w", id, err)
 	}
@@ -338,6 +382,9 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	case int64:
 		if r == 0 {
 			return match.ErrVersionConflict // the match is gone
+		}
+		if s.o.WaitReplicas > 0 {
+			s.publish(ctx, id, args[plyArgs+len(c.Plies)+1:], len(c.Events)+len(c.Notices))
 		}
 		return nil
 	case []any:
@@ -348,6 +395,59 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		return &match.Conflict{State: st, Total: total}
 	}
 	return fmt.Errorf("commit match %s: unexpected reply %T", id, res)
+}
+
+// commitAndWait runs the commit script and WAIT in one pipeline, so on one
+// connection: WAIT counts the replicas that acknowledged that connection's
+// writes, the script's included. The script is sent by its hash, and
+// again in full if the server does not know it (a promoted replica's
+// script cache is empty).
+func (s *Store) commitAndWait(ctx context.Context, id string, keys []string, args []any, events []match.Event) (any, error) {
+	run := func(eval func(p redis.Pipeliner) *redis.Cmd) (*redis.Cmd, *redis.IntCmd, error) {
+		var script *redis.Cmd
+		var wait *redis.IntCmd
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			script = eval(p)
+			wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
+			_ = p.Process(ctx, wait)
+			return nil
+		})
+		return script, wait, err
+	}
+	script, wait, err := run(func(p redis.Pipeliner) *redis.Cmd { return commitScript.EvalSha(ctx, p, keys, args...) })
+	if err != nil && redis.HasErrorPrefix(script.Err(), "NOSCRIPT") {
+		script, wait, err = run(func(p redis.Pipeliner) *redis.Cmd { return commitScript.Eval(ctx, p, keys, args...) })
+	}
+	if err := script.Err(); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := script.Val()
+	if r, ok := res.(int64); ok && r == 1 {
+		if n := wait.Val(); n < int64(s.o.WaitReplicas) {
+			return nil, fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
+		}
+	}
+	return res, nil
+}
+
+// publish sends a replicated commit's events (the commit script's event
+// arguments: seq, json, published form, for each) on the match's channel.
+// A lost publication is caught up by the feeds from the event stream.
+func (s *Store) publish(ctx context.Context, id string, evArgs []any, n int) {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := range n {
+			pub := evArgs[3*i+2]
+			if pub == "" {
+				pub = evArgs[3*i+1]
+			}
+			p.Publish(ctx, s.Channel(id), pub)
+		}
+		return nil
+	})
+	_ = err // the events are in the stream: subscribers resync
 }
 
 // withCommit returns the published form of a commit's last event, which

@@ -64,15 +64,25 @@ const (
 // that). Enum fields left
 // *_UNSPECIFIED where a value is required get INVALID_ARGUMENT.
 type LobbyServiceClient interface {
-	// SignInGuest creates a guest player and returns its token. Public.
-	// INVALID_ARGUMENT when display_name is not 2–24 characters of letters,
-	// digits, spaces, '-', '_' or '.', or starts or ends with a space.
+	// SignInGuest creates a guest player and returns its token and refresh
+	// token. Public. INVALID_ARGUMENT when display_name is not 2–24
+	// characters of letters, digits, spaces, '-', '_' or '.', starts or ends
+	// with a space, or mixes letters of several scripts (Latin with
+	// Cyrillic, say: a look-alike of another name; Han, Hiragana and
+	// Katakana count as one).
 	SignInGuest(ctx context.Context, in *SignInGuestRequest, opts ...grpc.CallOption) (*SignInGuestResponse, error)
-	// RefreshToken exchanges a token that is valid, or expired less than the
-	// grace period ago (7 days by default), for a fresh one with the same
-	// player id. Public (the token is in the request). UNAUTHENTICATED for a
-	// forged token, one expired past the grace period, or a service
-	// credential.
+	// RefreshToken exchanges a refresh token for a fresh token and a fresh
+	// refresh token (rotation): each refresh token is good for one
+	// exchange, within its own life (30 days by default) and no longer.
+	// Presenting one that was already exchanged revokes its whole family
+	// (every refresh token descended from the same sign-in): a copy has
+	// leaked, so neither holder may refresh again and both must sign in.
+	// The one exception is a retry within 10 seconds of the exchange (a
+	// response lost on the way), which gets a fresh pair again. Public (the
+	// refresh token is in the request). INVALID_ARGUMENT when neither field
+	// is set; UNAUTHENTICATED, with the reason, for a forged or expired
+	// refresh token, one already exchanged (the family is then revoked), a
+	// revoked family, or a player the lobby no longer knows.
 	RefreshToken(ctx context.Context, in *RefreshTokenRequest, opts ...grpc.CallOption) (*RefreshTokenResponse, error)
 	// ListVariants lists every game variant the platform serves, with its
 	// players, draws, rating and default clock. Public.
@@ -190,7 +200,8 @@ type LobbyServiceClient interface {
 	WatchRematch(ctx context.Context, in *WatchRematchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRematchResponse], error)
 	// SetDisplayName changes the caller's display name and returns a fresh
 	// token that carries it (use it from now on: the old token keeps the old
-	// name until it expires). Rooms, matches and records created before keep
+	// name until it expires; the refresh token is unchanged, and the tokens
+	// it gets carry the new name). Rooms, matches and records created before keep
 	// the name they were created with. INVALID_ARGUMENT for a name
 	// SignInGuest would refuse; PERMISSION_DENIED for a service credential.
 	SetDisplayName(ctx context.Context, in *SetDisplayNameRequest, opts ...grpc.CallOption) (*SetDisplayNameResponse, error)
@@ -445,15 +456,25 @@ func (c *lobbyServiceClient) SetDisplayName(ctx context.Context, in *SetDisplayN
 // that). Enum fields left
 // *_UNSPECIFIED where a value is required get INVALID_ARGUMENT.
 type LobbyServiceServer interface {
-	// SignInGuest creates a guest player and returns its token. Public.
-	// INVALID_ARGUMENT when display_name is not 2–24 characters of letters,
-	// digits, spaces, '-', '_' or '.', or starts or ends with a space.
+	// SignInGuest creates a guest player and returns its token and refresh
+	// token. Public. INVALID_ARGUMENT when display_name is not 2–24
+	// characters of letters, digits, spaces, '-', '_' or '.', starts or ends
+	// with a space, or mixes letters of several scripts (Latin with
+	// Cyrillic, say: a look-alike of another name; Han, Hiragana and
+	// Katakana count as one).
 	SignInGuest(context.Context, *SignInGuestRequest) (*SignInGuestResponse, error)
-	// RefreshToken exchanges a token that is valid, or expired less than the
-	// grace period ago (7 days by default), for a fresh one with the same
-	// player id. Public (the token is in the request). UNAUTHENTICATED for a
-	// forged token, one expired past the grace period, or a service
-	// credential.
+	// RefreshToken exchanges a refresh token for a fresh token and a fresh
+	// refresh token (rotation): each refresh token is good for one
+	// exchange, within its own life (30 days by default) and no longer.
+	// Presenting one that was already exchanged revokes its whole family
+	// (every refresh token descended from the same sign-in): a copy has
+	// leaked, so neither holder may refresh again and both must sign in.
+	// The one exception is a retry within 10 seconds of the exchange (a
+	// response lost on the way), which gets a fresh pair again. Public (the
+	// refresh token is in the request). INVALID_ARGUMENT when neither field
+	// is set; UNAUTHENTICATED, with the reason, for a forged or expired
+	// refresh token, one already exchanged (the family is then revoked), a
+	// revoked family, or a player the lobby no longer knows.
 	RefreshToken(context.Context, *RefreshTokenRequest) (*RefreshTokenResponse, error)
 	// ListVariants lists every game variant the platform serves, with its
 	// players, draws, rating and default clock. Public.
@@ -571,7 +592,8 @@ type LobbyServiceServer interface {
 	WatchRematch(*WatchRematchRequest, grpc.ServerStreamingServer[WatchRematchResponse]) error
 	// SetDisplayName changes the caller's display name and returns a fresh
 	// token that carries it (use it from now on: the old token keeps the old
-	// name until it expires). Rooms, matches and records created before keep
+	// name until it expires; the refresh token is unchanged, and the tokens
+	// it gets carry the new name). Rooms, matches and records created before keep
 	// the name they were created with. INVALID_ARGUMENT for a name
 	// SignInGuest would refuse; PERMISSION_DENIED for a service credential.
 	SetDisplayName(context.Context, *SetDisplayNameRequest) (*SetDisplayNameResponse, error)

@@ -1,0 +1,520 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/otlptranslator"
+	"github.com/redis/go-redis/v9"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	"golang.org/x/net/dns/dnsmessage"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"gopkg.in/yaml.v3"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/otelstub"
+	"tabuleiro.dev/pkg/platform/auth"
+)
+
+// composeService is what this test reads of a docker-compose.yml service.
+type composeService struct {
+	Command     []string          `yaml:"command"`
+	Environment map[string]string `yaml:"environment"`
+	Deploy      struct {
+		Replicas int `yaml:"replicas"`
+	} `yaml:"deploy"`
+	DependsOn map[string]any `yaml:"depends_on"`
+	Profiles  []string       `yaml:"profiles"`
+}
+
+// readCompose reads the repository's docker-compose.yml (anchors and
+// merge keys resolved by the YAML decoder).
+func readCompose(t *testing.T) map[string]composeService {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(deployDir(t), "../docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Services map[string]composeService `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	return f.Services
+}
+
+// readEnvFile reads KEY=VALUE lines (compose's .env format, comments and
+// blank lines skipped).
+func readEnvFile(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			out[k] = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var composeVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}`)
+
+// interpolate expands compose's ${VAR}, ${VAR:-default}, ${VAR-default},
+// ${VAR:?message} and ${VAR?message} from vars.
+func interpolate(s string, vars map[string]string) (string, error) {
+	var err error
+	out := composeVar.ReplaceAllStringFunc(s, func(m string) string {
+		g := composeVar.FindStringSubmatch(m)
+		v, set := vars[g[1]]
+		switch g[2] {
+		case ":-":
+			if v == "" {
+				return g[3]
+			}
+		case "-":
+			if !set {
+				return g[3]
+			}
+		case ":?", "?":
+			if !set || (g[2] == ":?" && v == "") {
+				err = fmt.Errorf("%s is required: %s", g[1], g[3])
+			}
+		}
+		return v
+	})
+	return out, err
+}
+
+// dnsServer answers A queries for the names in hosts (by first label) on
+// a UDP loopback port, as compose's network DNS answers a service name
+// with every replica's address; other names are NXDOMAIN, AAAA empty.
+// gRPC's dns resolver asks it when a target names it as the authority
+// (dns://127.0.0.1:PORT/match:8080).
+func dnsServer(t *testing.T, hosts map[string][][4]byte) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { _ = pc.Close(); <-done })
+	go func() {
+		defer close(done)
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			label, _, _ := strings.Cut(q.Name.String(), ".")
+			addrs, known := hosts[label]
+			rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RecursionDesired: h.RecursionDesired}
+			if !known {
+				rh.RCode = dnsmessage.RCodeNameError
+			}
+			b := dnsmessage.NewBuilder(nil, rh)
+			_ = b.StartQuestions()
+			_ = b.Question(q)
+			_ = b.StartAnswers()
+			if known && q.Type == dnsmessage.TypeA {
+				for _, a := range addrs {
+					_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 1},
+						dnsmessage.AResource{A: a})
+				}
+			}
+			msg, err := b.Finish()
+			if err == nil {
+				_, _ = pc.WriteTo(msg, from)
+			}
+		}
+	}()
+	return pc.LocalAddr().String()
+}
+
+// replicaPort returns a port free on both 127.0.0.1 and 127.0.0.2 a
+// moment ago: two replicas of a service listen on it, one on each
+// address, as two containers listen on the same port.
+func replicaPort(t *testing.T) string {
+	t.Helper()
+	for range 100 {
+		a, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, port, _ := net.SplitHostPort(a.Addr().String())
+		b, err := net.Listen("tcp", "127.0.0.2:"+port)
+		a.Close()
+		if err == nil {
+			b.Close()
+			return port
+		}
+	}
+	t.Fatal("no port free on both 127.0.0.1 and 127.0.0.2")
+	return ""
+}
+
+// startOrder sorts the services of run so that each comes after those it
+// depends on (compose's depends_on), by name among equals.
+func startOrder(t *testing.T, services map[string]composeService, run []string) []string {
+	t.Helper()
+	var order []string
+	done := map[string]bool{}
+	for len(order) < len(run) {
+		var ready []string
+		for _, name := range run {
+			if done[name] {
+				continue
+			}
+			ok := true
+			for dep := range services[name].DependsOn {
+				ok = ok && (done[dep] || !slices.Contains(run, dep))
+			}
+			if ok {
+				ready = append(ready, name)
+			}
+		}
+		if len(ready) == 0 {
+			t.Fatalf("depends_on has a cycle among %v", run)
+		}
+		sort.Strings(ready)
+		for _, name := range ready {
+			done[name] = true
+		}
+		order = append(order, ready...)
+	}
+	return order
+}
+
+// TestComposeTopologyAsProcesses runs docker-compose.yml's stack as
+// processes: Redis with compose's command line, lobby, match and bot with
+// compose's replica counts (two match, two bot) and the edge, each built
+// from the repository and given its compose environment verbatim —
+// interpolated from deploy/compose.env.example, with a token key of the
+// test's own and TABULEIRO_OTLP_ENDPOINT set as the observability profile
+// sets it — where only the compose host names and ports are rewritten to
+// loopback: each replica listens on the same port on 127.0.0.1 or
+// 127.0.0.2, dns:/// targets name a DNS stand-in that answers a service
+// name with its replicas (as compose's network does), the edge's backends
+// are listed, and the OTLP collector is a stand-in. PostgreSQL is the test
+// server's (a fresh database: its URL's user, password and database are
+// the test server's). Each process starts once those it depends on serve
+// (health checks, compose's order). The test plays a bot game and a
+// matchmaking game through the edge, checks health through it, then holds
+// the dashboard's and the alert rules' queries against the metrics the
+// processes actually exported, and stops every process with SIGTERM.
+//
+// Not run (deploy/README.md, "Not run here"): the images, the migrate
+// one-shot (lobby and match apply the migrations at start-up, as they do
+// in compose after it), the collector, Jaeger, Prometheus and Grafana.
+func TestComposeTopologyAsProcesses(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	began := time.Now()
+	since := func() time.Duration { return time.Since(began).Round(100 * time.Millisecond) }
+	services := readCompose(t)
+	_, dbURL := testEnv(t)
+	var bin string
+	built := make(chan error, 1)
+	go func() {
+		var err error
+		bin, err = binaries()
+		built <- err
+	}()
+
+	// The variables compose interpolates: the example .env, a real key,
+	// the collector of the observability profile.
+	key, err := auth.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss, err := auth.NewIssuer(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := readEnvFile(t, filepath.Join(deployDir(t), "compose.env.example"))
+	vars["TABULEIRO_TOKEN_KEY"] = auth.EncodeKey(key)
+	vars["TABULEIRO_OTLP_ENDPOINT"] = "http://otel-collector:4317"
+
+	// Redis as compose runs it, on a loopback port.
+	redisSvc := services["redis"]
+	if len(redisSvc.Command) == 0 || redisSvc.Command[0] != "redis-server" {
+		t.Fatalf("compose's redis command is %q: this test runs redis-server with its arguments", redisSvc.Command)
+	}
+	redisAddr := freeAddr(t)
+	rh, rp, _ := net.SplitHostPort(redisAddr)
+	redisProc := startProcess(t, "redis", "redis-server", []string{"PATH=" + os.Getenv("PATH")},
+		append(slices.Clone(redisSvc.Command[1:]), "--bind", rh, "--port", rp, "--dir", t.TempDir())...)
+	rdb := redis.NewClient(&redis.Options{Addr: redisAddr})
+	defer rdb.Close()
+	for rdb.Ping(ctx).Err() != nil {
+		select {
+		case <-redisProc.done:
+			t.Fatalf("redis-server %v exited before answering: %v", redisSvc.Command, redisProc.err)
+		case <-ctx.Done():
+			t.Fatalf("redis-server never answered: %v", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if v, _ := rdb.ConfigGet(ctx, "maxmemory-policy").Result(); v["maxmemory-policy"] != "noeviction" {
+		t.Errorf("redis-server with compose's command: maxmemory-policy %v", v)
+	}
+	dbURL = freshDatabase(ctx, t, dbURL)
+	col := otelstub.Start(t)
+
+	// Where each compose service runs: replicas on one port, one per
+	// loopback address.
+	run := []string{"bot", "match", "lobby", "edge"}
+	port := map[string]string{}
+	hosts := map[string][][4]byte{}
+	replicas := map[string]int{}
+	for _, name := range run {
+		svc, ok := services[name]
+		if !ok {
+			t.Fatalf("docker-compose.yml has no service %s", name)
+		}
+		replicas[name] = max(svc.Deploy.Replicas, 1)
+		if replicas[name] > 2 {
+			t.Fatalf("%s has %d replicas: this test runs at most two (127.0.0.1 and 127.0.0.2)", name, replicas[name])
+		}
+		port[name] = replicaPort(t)
+		for i := range replicas[name] {
+			hosts[name] = append(hosts[name], [4]byte{127, 0, 0, byte(1 + i)})
+		}
+	}
+	if replicas["match"] != 2 || replicas["bot"] != 2 {
+		t.Errorf("compose runs %d match and %d bot replicas; this test expects two of each", replicas["match"], replicas["bot"])
+	}
+	dns := dnsServer(t, hosts)
+	hostPort := regexp.MustCompile(`(dns:///)?\b([a-z][a-z0-9-]*):(\d+)\b`)
+	rewrite := func(name, value string, self string) (string, error) {
+		if u, err := url.Parse(value); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+			if u.Host != "postgres:5432" {
+				return "", fmt.Errorf("a PostgreSQL URL on %s", u.Host)
+			}
+			return dbURL, nil
+		}
+		var rerr error
+		out := hostPort.ReplaceAllStringFunc(value, func(m string) string {
+			g := hostPort.FindStringSubmatch(m)
+			host, dnsScheme := g[2], g[1] != ""
+			switch {
+			case host == "redis":
+				return redisAddr
+			case host == "otel-collector":
+				return col.Addr()
+			case slices.Contains(run, host) && dnsScheme:
+				return "dns://" + dns + "/" + host + ":" + port[host]
+			case slices.Contains(run, host):
+				var list []string
+				for _, a := range hosts[host] {
+					list = append(list, net.JoinHostPort(net.IP(a[:]).String(), port[host]))
+				}
+				return strings.Join(list, ",")
+			}
+			if _, ok := services[host]; ok {
+				rerr = fmt.Errorf("%s names compose service %s, which this test does not run", name, host)
+			}
+			return m
+		})
+		// 0.0.0.0 is not matched by the pattern (digits first).
+		out = strings.ReplaceAll(out, "0.0.0.0:8080", self)
+		return out, rerr
+	}
+
+	if err := <-built; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v: built", since())
+	procs := map[string][]*process{}
+	addrs := map[string][]string{}
+	for _, name := range startOrder(t, services, run) {
+		for i := range replicas[name] {
+			self := net.JoinHostPort(net.IP(hosts[name][i][:]).String(), port[name])
+			var env []string
+			for k, v := range services[name].Environment {
+				v, err := interpolate(v, vars)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", name, k, err)
+				}
+				if v, err = rewrite(k, v, self); err != nil {
+					t.Fatalf("%s: %s: %v", name, k, err)
+				}
+				env = append(env, k+"="+v)
+			}
+			sort.Strings(env)
+			pname := fmt.Sprintf("%s-%d", name, i+1)
+			shown := slices.Clone(env)
+			for j, kv := range shown {
+				if k, _, _ := strings.Cut(kv, "="); strings.HasSuffix(k, "_TOKEN_KEY") {
+					shown[j] = k + "=(the test's key)"
+				}
+			}
+			t.Logf("%v: %s at %s: %s", since(), pname, self, strings.Join(shown, " "))
+			procs[name] = append(procs[name], startProcess(t, pname, filepath.Join(bin, name), env))
+			addrs[name] = append(addrs[name], self)
+		}
+		// Like compose's depends_on condition service_healthy: the next
+		// service starts once every replica of this one serves.
+		for i, p := range procs[name] {
+			if name == "edge" {
+				waitHTTP(ctx, t, p, "http://"+addrs[name][i]+"/healthz")
+			} else {
+				p.waitServing(ctx, t, addrs[name][i])
+			}
+		}
+	}
+	edge := addrs["edge"][0]
+	t.Logf("%v: every process serves", since())
+
+	// Health through the edge (grpc.health.v1 goes to lobby).
+	st := &stack{issuer: iss}
+	conn := st.client(t, edge)
+	if r, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health through the edge: %v, %v", r, err)
+	}
+	// A bot game (lobby → a match replica → a bot replica) and a
+	// matchmaking game, both through the edge.
+	id, plies := st.playBotGame(ctx, t, conn, conn, 2)
+	t.Logf("bot game %s: %d plies through the edge", id, plies)
+	playPair(ctx, t, iss, conn, conn)
+	t.Logf("%v: games played", since())
+
+	// The recorder writes both games in the background; wait until a match
+	// replica has exported it (compose's export interval), then stop
+	// everything (each flushes its metrics on SIGTERM).
+	if err := col.Wait(ctx, func(c *otelstub.Collector) bool {
+		m, ok := c.Last("match", "tabuleiro.match.outbox.written")
+		return ok && otelstub.Sum(m) >= 1
+	}); err != nil {
+		t.Fatalf("no match replica exported tabuleiro.match.outbox.written: %v", err)
+	}
+	t.Logf("%v: the outbox's metric exported", since())
+	_ = conn.Close() // players gone: the edge's drain has nothing to wait for
+	order := startOrder(t, services, run)
+	slices.Reverse(order)
+	for _, name := range order {
+		var wg sync.WaitGroup
+		for _, p := range procs[name] {
+			wg.Go(func() {
+				t0 := time.Now()
+				if err := p.term(ctx); err != nil {
+					t.Errorf("%s: exit after SIGTERM: %v", p.name, err)
+				}
+				t.Logf("%s stopped %v after SIGTERM", p.name, time.Since(t0).Round(10*time.Millisecond))
+			})
+		}
+		wg.Wait()
+	}
+
+	t.Logf("%v: every process stopped", since())
+	have := exportedOTLP(t, col.Metrics())
+	var names []string
+	for n := range have {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	t.Logf("exported series: %s", strings.Join(names, " "))
+	holdQueries(t, have)
+}
+
+// waitHTTP waits until url answers 200 (polling: the edge's health is
+// plain HTTP), failing with the process's exit if it exits first.
+func waitHTTP(ctx context.Context, t *testing.T, p *process, url string) {
+	t.Helper()
+	var last string
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("%s exited before %s answered 200: %s (last answer: %s)", p.name, url, p.exited(), last)
+		case <-ctx.Done():
+			t.Fatalf("%s: %s never answered 200 (%s; last answer: %s)", p.name, url, p.exited(), last)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// exportedOTLP gives the metrics received by the collector stand-in their
+// Prometheus names, as the collector's prometheus exporter would.
+func exportedOTLP(t *testing.T, ms []otelstub.Metric) promSeries {
+	t.Helper()
+	keys := func(kvs []*commonpb.KeyValue) []string {
+		out := make([]string, 0, len(kvs))
+		for _, kv := range kvs {
+			out = append(out, kv.GetKey())
+		}
+		return out
+	}
+	var rs []recorded
+	for _, m := range ms {
+		r := recorded{name: m.Metric.GetName(), unit: m.Metric.GetUnit()}
+		switch {
+		case m.Metric.GetSum() != nil:
+			r.typ = sumType(m.Metric.GetSum().GetIsMonotonic())
+			for _, p := range m.Metric.GetSum().GetDataPoints() {
+				r.points = append(r.points, keys(p.GetAttributes()))
+			}
+		case m.Metric.GetGauge() != nil:
+			r.typ = otlptranslator.MetricTypeGauge
+			for _, p := range m.Metric.GetGauge().GetDataPoints() {
+				r.points = append(r.points, keys(p.GetAttributes()))
+			}
+		case m.Metric.GetHistogram() != nil:
+			r.typ = otlptranslator.MetricTypeHistogram
+			for _, p := range m.Metric.GetHistogram().GetDataPoints() {
+				r.points = append(r.points, keys(p.GetAttributes()))
+			}
+		default:
+			t.Fatalf("metric %s from %s: data %T: extend the test", r.name, m.Service, m.Metric.GetData())
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		t.Fatal("the collector stand-in received no metric")
+	}
+	return promNames(t, rs)
+}
