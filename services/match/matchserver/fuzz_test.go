@@ -95,6 +95,7 @@ func FuzzMatchRequests(f *testing.F) {
 		"OfferDraw":      {&matchv1.OfferDrawRequest{MatchId: b}, &matchv1.OfferDrawRequest{MatchId: "m_unknown"}},
 		"AcceptDraw":     {&matchv1.AcceptDrawRequest{MatchId: q}, &matchv1.AcceptDrawRequest{}},
 		"DeclineDraw":    {&matchv1.DeclineDrawRequest{MatchId: q}, &matchv1.DeclineDrawRequest{MatchId: private}},
+		"AnswerProbe":    {&matchv1.AnswerProbeRequest{MatchId: q, Id: 1}, &matchv1.AnswerProbeRequest{MatchId: private, Id: 1 << 63}, &matchv1.AnswerProbeRequest{}},
 		"Watch":          {&matchv1.WatchRequest{MatchId: q}, &matchv1.WatchRequest{MatchId: private}, &matchv1.WatchRequest{MatchId: b, LastSeq: 1 << 62}},
 		"GetMatch":       {&matchv1.GetMatchRequest{MatchId: b}, &matchv1.GetMatchRequest{}},
 		"ListLegalPlies": {&matchv1.ListLegalPliesRequest{MatchId: q, From: "e1"}, &matchv1.ListLegalPliesRequest{MatchId: b, Ply: "a1", ExpectedPlyNumber: 1}, &matchv1.ListLegalPliesRequest{MatchId: q, From: "zz9"}},
