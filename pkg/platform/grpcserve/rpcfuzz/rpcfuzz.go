@@ -208,9 +208,10 @@ func Check(t *testing.T, tg *Target, name string, payload []byte) {
 }
 
 // RedisState is a Target.State of the keys under prefix, each by its
-// serialised value (DUMP), except the keys containing one of volatile
-// (bookkeeping that changes on its own or on any call: rate limits,
-// heartbeats, stream leases).
+// value, except the keys containing one of volatile (bookkeeping that
+// changes on its own or on any call: rate limits, heartbeats, stream
+// leases). Values are read by type (not DUMP, which the embedded Redis
+// has for strings only).
 func RedisState(rdb redis.UniversalClient, prefix string, volatile ...string) func(context.Context) (map[string]string, error) {
 	return func(ctx context.Context) (map[string]string, error) {
 		out := map[string]string{}
@@ -223,15 +224,45 @@ func RedisState(rdb redis.UniversalClient, prefix string, volatile ...string) fu
 					continue keys
 				}
 			}
-			d, err := rdb.Dump(ctx, k).Result()
+			v, err := value(ctx, rdb, k)
 			if errors.Is(err, redis.Nil) {
 				continue // gone meanwhile (expired)
 			}
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("read %s: %w", k, err)
 			}
-			out[k] = d
+			out[k] = v
 		}
 		return out, iter.Err()
 	}
+}
+
+func value(ctx context.Context, rdb redis.UniversalClient, k string) (string, error) {
+	typ, err := rdb.Type(ctx, k).Result()
+	if err != nil {
+		return "", err
+	}
+	var v any
+	switch typ {
+	case "none":
+		return "", redis.Nil
+	case "string":
+		v, err = rdb.Get(ctx, k).Result()
+	case "hash":
+		v, err = rdb.HGetAll(ctx, k).Result() // fmt prints maps sorted
+	case "set":
+		var m []string
+		m, err = rdb.SMembers(ctx, k).Result()
+		slices.Sort(m)
+		v = m
+	case "zset":
+		v, err = rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
+	case "list":
+		v, err = rdb.LRange(ctx, k, 0, -1).Result()
+	case "stream":
+		v, err = rdb.XRange(ctx, k, "-", "+").Result()
+	default:
+		return "", fmt.Errorf("type %s", typ)
+	}
+	return typ + " " + fmt.Sprint(v), err
 }
