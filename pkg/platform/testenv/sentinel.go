@@ -23,7 +23,8 @@ import (
 type SentinelSet struct {
 	t        testing.TB
 	dir      string
-	Sentinel string // host:port of the Sentinel
+	Sentinel string   // host:port of the Sentinel
+	Replicas []string // host:port of the replicas started with the primary
 	mu       sync.Mutex
 	nodes    map[string]*redisProc // by host:port
 }
@@ -86,7 +87,9 @@ func StartSentinelSet(t testing.TB, replicas int) *SentinelSet {
 	primary := "127.0.0.1:" + FreePort(t)
 	s.startNode(primary, "", false)
 	for range replicas {
-		s.startNode("127.0.0.1:"+FreePort(t), primary, false)
+		addr := "127.0.0.1:" + FreePort(t)
+		s.startNode(addr, primary, false)
+		s.Replicas = append(s.Replicas, addr)
 	}
 	for addr, p := range s.nodes {
 		if addr != primary {
@@ -172,6 +175,20 @@ func (s *SentinelSet) Kill(addr string) {
 	}
 	_ = p.cmd.Process.Kill()
 	<-p.done
+}
+
+// Signal sends sig to the process at addr (SIGSTOP freezes a server,
+// SIGCONT resumes it).
+func (s *SentinelSet) Signal(addr string, sig os.Signal) {
+	s.mu.Lock()
+	p := s.nodes[addr]
+	s.mu.Unlock()
+	if p == nil {
+		s.t.Fatalf("no process at %s", addr)
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		s.t.Fatalf("signal %v to %s: %v", sig, p.name, err)
+	}
 }
 
 // RestartAsReplica starts a redis-server again at addr (empty: it had no
