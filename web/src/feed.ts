@@ -22,6 +22,7 @@ export type StreamMessage =
   | { case: "event"; value: MatchEvent }
   | { case: "drain"; value: { reason: string } }
   | { case: "heartbeat"; value: { serverTime?: Timestamp } }
+  | { case: "probe"; value: { id: bigint } }
   | { case: undefined; value?: undefined };
 
 /** What applying a message asks of the stream's owner. */
@@ -169,6 +170,12 @@ export interface FeedLoopOptions {
   /** onUpdate runs after every applied message. */
   onUpdate: (feed: MatchFeed, msg: StreamMessage) => void;
   onStatus: (s: FeedStatus, err?: unknown) => void;
+  /**
+   * onProbe answers a lag probe of a Follow stream (AnswerProbe), at once:
+   * the server measures the seat's round trip by it, to credit its plies'
+   * transit time to its clock.
+   */
+  onProbe?: (id: bigint) => void;
   /** onServerTime receives server timestamps with their local receipt time. */
   onServerTime?: (serverMs: number, localMs: number) => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -247,6 +254,10 @@ export class FeedLoop {
         for await (const res of this.o.open(this.feed.lastSeq, inner.signal)) {
           arm();
           const msg = res.message;
+          if (msg.case === "probe") {
+            this.o.onProbe?.(msg.value.id);
+            continue;
+          }
           const local = Date.now();
           for (const t of serverTimes(msg)) this.o.onServerTime?.(t, local);
           const r = this.feed.apply(msg);

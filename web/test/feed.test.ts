@@ -186,3 +186,24 @@ test("FeedLoop takes a silent stream for dead after idleMs and reopens it; heart
   assert.deepEqual(opens, [0n, 1n], "reopened once, after the silence, not during the heartbeats");
   assert.equal(statuses.at(-1), "ended");
 });
+
+test("FeedLoop answers a lag probe at once and applies nothing for it", async () => {
+  const probes: bigint[] = [];
+  const updates: bigint[] = [];
+  const server = scripted([
+    async function* () {
+      yield { message: snap(snapshot(1n, 1)) };
+      yield { message: { case: "probe", value: { id: 42n } } as StreamMessage };
+      yield { message: ev(ply(2n, 2)) };
+      yield { message: { case: "probe", value: { id: 43n } } as StreamMessage };
+      yield { message: ev(ended(3n)) };
+    },
+  ]);
+  const loop = new FeedLoop({
+    open: server.open, onUpdate: (f) => updates.push(f.lastSeq), onStatus: () => {},
+    onProbe: (id) => probes.push(id), sleep: async () => {}, settleMs: 5,
+  });
+  await loop.done;
+  assert.deepEqual(probes, [42n, 43n], "each probe answered, in order");
+  assert.deepEqual(updates, [1n, 2n, 3n], "probes are not applied");
+});

@@ -133,8 +133,8 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	if tel == nil {
 		tel = telemetry.Disabled()
 	}
-	unary := []grpc.UnaryServerInterceptor{loggingUnary(logger), recoveryUnary()}
-	stream := []grpc.StreamServerInterceptor{loggingStream(logger), recoveryStream()}
+	unary := []grpc.UnaryServerInterceptor{loggingUnary(logger), recoveryUnary(), decodeUnary()}
+	stream := []grpc.StreamServerInterceptor{loggingStream(logger), recoveryStream(), decodeStream()}
 	if opts.Auth != nil {
 		unary = append(unary, authUnary(opts.Auth))
 		stream = append(stream, authStream(opts.Auth))
@@ -152,6 +152,8 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	}
 	sopts := []grpc.ServerOption{
 		grpc.MaxConcurrentStreams(maxStreams),
+		// Requests that do not decode are INVALID_ARGUMENT (decode.go).
+		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.StatsHandler(tel.ServerHandler()),
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),

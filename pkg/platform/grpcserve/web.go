@@ -6,11 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"connectrpc.com/connect"
 	connectcors "connectrpc.com/cors"
 	"connectrpc.com/vanguard"
 	"connectrpc.com/vanguard/vanguardgrpc"
 	"github.com/rs/cors"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 )
 
 // MaxWebMessageBytes bounds one message that the browser protocols' transcoder
@@ -34,6 +36,7 @@ const MaxWebMessageBytes = 4 << 20
 func WebHandler(srv *grpc.Server, extra http.Handler, origins []string) (http.Handler, error) {
 	topts := []vanguard.TranscoderOption{
 		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(MaxWebMessageBytes)),
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return jsonCodec{vanguard.NewJSONCodec(res)} }),
 	}
 	if extra != nil {
 		topts = append(topts, vanguard.WithUnknownHandler(extra))
@@ -43,6 +46,18 @@ func WebHandler(srv *grpc.Server, extra http.Handler, origins []string) (http.Ha
 		return nil, fmt.Errorf("browser protocols: %w", err)
 	}
 	return WithCORS(t, origins), nil
+}
+
+// jsonCodec is vanguard's JSON codec, but a body that does not decode (not
+// JSON, cut short, a wrong type, invalid UTF-8) is the caller's fault:
+// INVALID_ARGUMENT with the reason, not the UNKNOWN vanguard reports.
+type jsonCodec struct{ *vanguard.JSONCodec }
+
+func (c jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
+	if err := c.JSONCodec.Unmarshal(data, msg); err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("malformed request message: %w", err))
+	}
+	return nil
 }
 
 // WithCORS answers CORS preflights and adds the CORS response headers of

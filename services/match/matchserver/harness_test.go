@@ -39,7 +39,14 @@ type cluster struct {
 	lis    []*bufconn.Listener
 }
 
+// newCluster's streams send no lag probes (so that tests read exactly the
+// events they expect); newProbingCluster's send them every probeEvery.
 func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
+	t.Helper()
+	return newProbingCluster(t, n, cfg, bot, -1)
+}
+
+func newProbingCluster(t *testing.T, n int, cfg match.Config, bot match.Bot, probeEvery time.Duration) *cluster {
 	t.Helper()
 	key, err := auth.GenerateKey()
 	if err != nil {
@@ -56,7 +63,7 @@ func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
 		srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: c.db, Bot: bot}, matchserver.Config{
 			KeyPrefix: prefix, InstanceID: fmt.Sprintf("i%d", i), Match: cfg,
 			Recorder:        recorder.Config{Block: 20 * time.Millisecond, MinIdle: 200 * time.Millisecond, Retry: 20 * time.Millisecond},
-			FollowHeartbeat: 500 * time.Millisecond,
+			FollowHeartbeat: 500 * time.Millisecond, ProbeEvery: probeEvery,
 		})
 		wg.Go(func() {
 			if err := srv.Run(ctx); err != nil && ctx.Err() == nil { // a test may end before start-up does

@@ -59,6 +59,10 @@ type Config struct {
 	// FollowHeartbeat is how long a Follow stream stays silent before the
 	// server sends a heartbeat; 0 means 15 s.
 	FollowHeartbeat time.Duration
+	// ProbeEvery is how often a seat's stream is probed for its round
+	// trip (lag compensation); 0 means rpc.DefaultProbeEvery (2 s),
+	// negative none.
+	ProbeEvery time.Duration
 }
 
 // Server is a match service instance.
@@ -98,6 +102,7 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 		s.rpc.CapStreams(ratelimit.NewStreams(d.Redis, cfg.KeyPrefix+"match:", "match streams", cfg.MaxStreams))
 	}
 	s.rpc.Heartbeat = cfg.FollowHeartbeat
+	s.rpc.ProbeEvery = cfg.ProbeEvery
 	return s
 }
 

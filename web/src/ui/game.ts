@@ -158,6 +158,10 @@ export class GameScreen {
     return new FeedLoop({
       open,
       idleMs: this.mode === "spectator" ? undefined : 40_000,
+      onProbe: (id) => {
+        // Answered at once; a lost answer only loses one sample.
+        api(token).match.answerProbe({ matchId: this.matchId, id }).catch(() => {});
+      },
       onServerTime: (s, l) => this.server.observe(s, l),
       onUpdate: (feed) => {
         const m = feed.match!;

@@ -205,8 +205,25 @@ func (s *Stream) Send(req *matchv1.PlayRequest) error {
 	return s.s.Send(req)
 }
 
-// Recv receives the next message; io.EOF once the match has ended.
-func (s *Stream) Recv() (*matchv1.PlayResponse, error) { return s.s.Recv() }
+// Recv receives the next message; io.EOF once the match has ended. The
+// server's lag probes are answered here, at once, and not returned: the
+// server measures the seat's round trip by them, to credit its plies'
+// transit time to its clock.
+func (s *Stream) Recv() (*matchv1.PlayResponse, error) {
+	for {
+		r, err := s.s.Recv()
+		if err != nil {
+			return nil, err
+		}
+		p := r.GetProbe()
+		if p == nil {
+			return r, nil
+		}
+		// A failed answer loses one sample; the stream's error, if any,
+		// comes with the next Recv.
+		_ = s.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_ProbeAnswer{ProbeAnswer: &matchv1.ProbeAnswer{Id: p.GetId()}}})
+	}
+}
 
 // Close ends the stream.
 func (s *Stream) Close() { s.cancel() }

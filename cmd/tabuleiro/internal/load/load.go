@@ -616,6 +616,12 @@ func (r *runner) stream(ctx context.Context, c matchv1.MatchServiceClient, g *se
 			}
 		case m.GetDrain() != nil:
 			// The server ends the stream with UNAVAILABLE next.
+		case m.GetProbe() != nil:
+			// Answered at once, as a real client does (lag compensation).
+			if err := s.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_ProbeAnswer{ProbeAnswer: &matchv1.ProbeAnswer{Id: m.GetProbe().GetId()}}}); err != nil {
+				return false, err
+			}
+			continue
 		}
 		if err := r.move(s, g, rng); err != nil {
 			return false, err

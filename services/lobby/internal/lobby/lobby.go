@@ -136,7 +136,44 @@ func ValidateDisplayName(name string) error {
 			return Invalid("display_name", "character %q at byte %d is not allowed (letters, digits, space, _ - . only)", r, i)
 		}
 	}
+	// One script per name: "Аnа" with a Cyrillic А would pass for "Ana".
+	first, firstRune := "", rune(0)
+	for _, r := range name {
+		sc := script(r)
+		if sc == "" {
+			continue
+		}
+		if first == "" {
+			first, firstRune = sc, r
+		} else if sc != first {
+			return Invalid("display_name", "mixes %s (%q) and %s (%q) letters, as a look-alike of another name would: use the letters of one script", first, firstRune, sc, r)
+		}
+	}
 	return nil
+}
+
+// script is the writing system of a letter for the one-script rule: its
+// Unicode script, with Han, Hiragana and Katakana as one (Japanese mixes
+// them) and Han and Hangul as one (Korean may); "" for a non-letter or a
+// letter of no one script (the Katakana-Hiragana prolonged sound mark ー).
+func script(r rune) string {
+	if !unicode.IsLetter(r) || unicode.In(r, unicode.Common, unicode.Inherited) {
+		return ""
+	}
+	for _, sc := range []string{"Latin", "Cyrillic", "Greek"} { // the common ones first
+		if unicode.Is(unicode.Scripts[sc], r) {
+			return sc
+		}
+	}
+	if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+		return "CJK"
+	}
+	for name, table := range unicode.Scripts {
+		if unicode.Is(table, r) {
+			return name
+		}
+	}
+	return ""
 }
 
 // NewID returns an opaque, unguessable id: prefix followed by 26 base32

@@ -27,6 +27,13 @@ func TestValidateDisplayName(t *testing.T) {
 		{"emoji", "Ana😀", "not allowed"},
 		{"angle bracket", "<b>x", "not allowed"},
 		{"invalid utf8", "a\xffb", "UTF-8"},
+		{"cyrillic", "Анна", ""},
+		{"greek with digits", "Αθηνά 7", ""},
+		{"japanese", "ラーメン太郎", ""},
+		{"korean", "김민수", ""},
+		{"cyrillic A in a latin name", "Аnа", "mixes Cyrillic ('А') and Latin ('n') letters"},
+		{"latin o in a cyrillic name", "Бoрис", "mixes Cyrillic"},
+		{"greek omicron in a latin name", "Bοb", "mixes Latin ('B') and Greek ('ο')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

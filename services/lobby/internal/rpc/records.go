@@ -3,11 +3,14 @@ package rpc
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -218,11 +221,13 @@ func (s *Server) GetGame(ctx context.Context, req *lobbyv1.GetGameRequest) (*lob
 		// Another's private game: the same answer as no such game.
 		return nil, toStatus(fmt.Errorf("game %s: %w", lobby.Clip(req.GetGameId()), lobby.ErrNotFound))
 	}
-	out := &lobbyv1.GameRecord{Summary: summaryToProto(rec.Summary, p.ID), Seed: rec.Seed, Layout: rec.Layout}
+	out := &lobbyv1.GameRecord{Summary: summaryToProto(rec.Summary, p.ID), Seed: rec.Seed, Layout: rec.Layout,
+		SeedCommitment: seedCommitment(rec.Seed)}
+	layout, _ := banqi.ParseLayout(rec.Layout) // other games: no layout, nothing revealed
 	seat := engine.First
 	for i, pl := range rec.Plies {
 		out.Plies = append(out.Plies, &gamev1.Ply{Number: int32(i + 1), Seat: gamev1.Seat(seat), Notation: pl.Notation,
-			ClockRemainingMs: pl.ClockMS, ThinkMs: pl.ThinkMS})
+			ClockRemainingMs: pl.ClockMS, ThinkMs: pl.ThinkMS, Revealed: revealed(rec.Game, layout, pl.Notation)})
 		seat = seat.Other()
 		if rec.Second == nil {
 			seat = engine.First
@@ -232,6 +237,34 @@ func (s *Server) GetGame(ctx context.Context, req *lobbyv1.GetGameRequest) (*lob
 		out.RatingChanges = append(out.RatingChanges, &lobbyv1.RatingChange{PlayerId: c.PlayerID, Before: c.Before, After: c.After})
 	}
 	return &lobbyv1.GetGameResponse{Record: out}, nil
+}
+
+// seedCommitment is the commitment of a Banqi seed (lowercase hex), ""
+// for no seed.
+func seedCommitment(seed string) string {
+	b, err := hex.DecodeString(seed)
+	if err != nil || len(b) != 32 {
+		return ""
+	}
+	return banqi.SeedCommitment([32]byte(b))
+}
+
+// revealed is the piece a Banqi reveal turned face up: the layout's piece
+// on its square, since a face-down piece never moves. Unspecified
+// for every other ply and game.
+func revealed(g engine.Game, layout banqi.Layout, notation string) gamev1.BanqiPiece {
+	if g != engine.Banqi {
+		return gamev1.BanqiPiece_BANQI_PIECE_UNSPECIFIED
+	}
+	m, err := banqi.ParseMove(notation)
+	if err != nil || m.Kind() != banqi.KindReveal || !layout[m.From()].Valid() {
+		return gamev1.BanqiPiece_BANQI_PIECE_UNSPECIFIED
+	}
+	// game.v1 BanqiPiece: red K A B R N C P are 1–7, black k a b r n c p 8–14.
+	if i := strings.IndexByte("KABRNCPkabrncp", layout[m.From()].Letter()); i >= 0 {
+		return gamev1.BanqiPiece(i + 1)
+	}
+	return gamev1.BanqiPiece_BANQI_PIECE_UNSPECIFIED
 }
 
 // GetStats returns a player's ratings and records against the bots.

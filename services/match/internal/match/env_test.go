@@ -16,7 +16,7 @@ import (
 )
 
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	store  *redisstore.Store
 	clock  *testenv.Clock
 	prefix string
@@ -26,7 +26,7 @@ type env struct {
 
 // newEnv starts n service instances on one Redis (one hub each) with a
 // settable clock; tests sweep deadlines by calling Sweep.
-func newEnv(t *testing.T, n int, opts redisstore.Options, cfg match.Config) *env {
+func newEnv(t testing.TB, n int, opts redisstore.Options, cfg match.Config) *env {
 	t.Helper()
 	rdb, prefix := testenv.Redis(t)
 	opts.Prefix = prefix

@@ -65,8 +65,10 @@ func (f *Feed) Reset(seq int64) {
 	f.backlog = nil
 }
 
-// Next returns the next event. ErrSnapshotNeeded means the events after
-// Last are gone: take a snapshot (Service.Get) and Reset.
+// Next returns the next event, or a notice (Seq 0, not part of the
+// sequence: EventSuperseded) as it arrives live; a notice missed while the
+// feed catches up from the Store is lost. ErrSnapshotNeeded means the
+// events after Last are gone: take a snapshot (Service.Get) and Reset.
 func (f *Feed) Next(ctx context.Context) (Event, error) {
 	tick := time.NewTimer(f.s.cfg.ResyncInterval)
 	defer tick.Stop()
@@ -97,6 +99,8 @@ func (f *Feed) Next(ctx context.Context) (Event, error) {
 				continue
 			}
 			switch {
+			case e.Seq == 0: // a notice (EventSuperseded): not in the sequence
+				return e, nil
 			case e.Seq <= f.last:
 			case e.Seq == f.last+1:
 				f.last = e.Seq

@@ -8,7 +8,8 @@ import (
 	"tabuleiro.dev/services/match/internal/redisstore"
 )
 
-// TestRejoinsKeepTheEventStreamBounded: every join and leave is an event
+// TestRejoinsKeepTheEventStreamBounded: without a presence grace every
+// rejoin after a leave is two events
 // (the opponent and spectators see them), but the commit script's XADD
 // MAXLEN keeps at most StreamMaxLen of them, so 1,000 rejoins (2,000
 // connection events) leave the stream bounded; a client further behind
@@ -16,7 +17,7 @@ import (
 func TestRejoinsKeepTheEventStreamBounded(t *testing.T) {
 	t.Parallel()
 	const maxLen = 50
-	e := newEnv(t, 1, redisstore.Options{StreamMaxLen: maxLen}, match.Config{})
+	e := newEnv(t, 1, redisstore.Options{StreamMaxLen: maxLen}, match.Config{PresenceGrace: -1}) // every leave announced at once
 	svc := e.svcs[0]
 	ctx := t.Context()
 	st := e.create(svc, nil)

@@ -43,6 +43,12 @@ type Config struct {
 	// service, credited to every live match at start-up (default 5 s).
 	OutageMin  time.Duration
 	AliveEvery time.Duration
+	// PresenceGrace (default 2s; negative: none) is how long a seat's
+	// departure waits before player_disconnected is emitted: a seat back
+	// within it (a reload, a network blip, a reconnect storm) emits no
+	// presence event at all. Its reconnection window still runs from the
+	// departure.
+	PresenceGrace time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -64,6 +70,10 @@ func (c Config) withDefaults() Config {
 	def(&c.LeaseRenew, 3*time.Second)
 	def(&c.OutageMin, 5*time.Second)
 	def(&c.AliveEvery, time.Second)
+	if c.PresenceGrace == 0 {
+		c.PresenceGrace = 2 * time.Second
+	}
+	c.PresenceGrace = max(c.PresenceGrace, 0)
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 8
 	}
@@ -223,6 +233,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	}
 	if p.Clock != nil {
 		st.Remaining = [2]int64{p.Clock.BaseMS, p.Clock.BaseMS}
+		q := LagQuotaStart * LagGainMS(p.Clock)
+		st.LagQuota = [2]int64{q, q}
 	}
 	st.Version = 1
 	id, err := s.d.Store.Create(ctx, p.RequestID, st, st.NextDeadline(now+s.cfg.BotLease.Milliseconds()))
@@ -486,7 +498,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 			rec = RecordOf(c.st)
 		}
 		err := s.d.Store.Commit(ctx, Commit{
-			PrevVersion: e.st.Version, State: c.st, Plies: c.plies, Events: c.events,
+			PrevVersion: e.st.Version, State: c.st, Plies: c.plies, Events: c.events, Notices: c.notices,
 			Deadline: c.st.NextDeadline(c.now + s.cfg.BotLease.Milliseconds()), Record: rec,
 			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(), At: c.now, Have: len(e.st.Plies),
 		})
@@ -526,8 +538,9 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (ev Event, dup bool, err error) {
 	var again *PlyRecord
 	start := time.Now()
+	lags := s.lags(ctx, id)
 	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
-		c, rec, err := playPly(st, pos, seat, number, notation, now, func(n int, notation string) string {
+		c, rec, err := playPly(st, pos, seat, number, notation, now, lags, func(n int, notation string) string {
 			before, err := s.PositionAt(st, n-1)
 			if err != nil {
 				return ""
@@ -643,7 +656,7 @@ func (s *Service) Leave(ctx context.Context, id string, seat engine.Seat, epoch 
 
 func (s *Service) leave(ctx context.Context, id string, seat engine.Seat, epoch int64) error {
 	_, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
-		return leave(st, pos, seat, epoch, now, s.cfg.ReconnectWindow.Milliseconds()), nil
+		return leave(st, pos, seat, epoch, now, s.cfg.ReconnectWindow.Milliseconds(), s.cfg.PresenceGrace.Milliseconds()), nil
 	})
 	if errors.Is(err, ErrNotFound) {
 		return nil

@@ -125,6 +125,11 @@ type SeatState struct {
 	// Epoch counts the seat's joins; a stream leaves only for its own
 	// epoch, so an old stream cannot disconnect a newer one.
 	Epoch int64 `json:"e,omitempty"`
+	// AnnounceAt (unix ms) is set while a Disconnected seat's departure is
+	// not yet announced: the player_disconnected event waits for it (the
+	// presence grace), and a join before it brings the seat back without
+	// any event, so that reconnect storms do not reach the opponent.
+	AnnounceAt int64 `json:"an,omitempty"`
 }
 
 // TimeControl is a Fischer clock in milliseconds.
@@ -142,8 +147,11 @@ type PlyRecord struct {
 	// included); -1 without a clock.
 	ClockMS int64 `json:"c"`
 	ThinkMS int64 `json:"t"`
-	At      int64 `json:"a"` // unix ms
-	Seq     int64 `json:"q"` // the seq of its PlyPlayed event
+	// LagMS is the lag compensation credited to the mover's clock for
+	// this ply (lag.go): ClockMS is after it, ThinkMS before.
+	LagMS int64 `json:"l,omitempty"`
+	At    int64 `json:"a"` // unix ms
+	Seq   int64 `json:"q"` // the seq of its PlyPlayed event
 }
 
 // State is a match's whole live state. Times are unix milliseconds of the
@@ -186,6 +194,12 @@ type State struct {
 	// this match (see Service.CreditOutage): each outage is credited once.
 	Credited int64    `json:"cr,omitempty"`
 	Invited  []string `json:"inv,omitempty"`
+	// LagQuota is each seat's lag-compensation quota (ms, lag.go), and
+	// LagMS each seat's one-way lag estimate as of the last ply: the flag
+	// of the side to move falls that much later (at most its quota), the
+	// credit its ply would get.
+	LagQuota [2]int64 `json:"lq,omitempty"`
+	LagMS    [2]int64 `json:"lg,omitempty"`
 	// Spectators is not stored; the Service fills it when known.
 	Plies []PlyRecord `json:"-"`
 }
@@ -260,12 +274,15 @@ func (st *State) ClocksAt(now int64) *Clocks {
 	return c
 }
 
-// flagAt returns when the running clock reaches zero, or 0.
+// flagAt returns when the running clock's flag falls, or 0: when it
+// reaches zero, plus the lag credit a ply would get then (lag.go), so that
+// no ply still in transit could save the mover.
 func (st *State) flagAt() int64 {
 	if st.Clock == nil || st.Status != StatusInProgress || st.ToMove == engine.NoSeat {
 		return 0
 	}
-	return st.TurnStart + st.Remaining[st.ToMove.Index()]
+	i := st.ToMove.Index()
+	return st.TurnStart + st.Remaining[i] + max(0, min(st.LagMS[i], st.LagQuota[i]))
 }
 
 // NextDeadline returns the earliest moment (unix ms) when something must
@@ -289,6 +306,7 @@ func (st *State) NextDeadline(botDue int64) int64 {
 	for i := range st.Players {
 		if c := st.Seats[i].Conn; c == Disconnected || c == NeverJoined {
 			earliest(st.Seats[i].ReconnectDeadline)
+			earliest(st.Seats[i].AnnounceAt)
 		}
 	}
 	if st.ToMove != engine.NoSeat && st.Seat(st.ToMove).IsBot() {
@@ -308,6 +326,10 @@ const (
 	EventDisconnected
 	EventReconnected
 	EventEnded
+	// EventSuperseded is a notice, never stored and without a seq: the
+	// seat joined again (Epoch) while connected, so its older stream
+	// ends. Only that stream reads it; nobody else is told.
+	EventSuperseded
 )
 
 // Event is one change to a match, numbered by Seq from 1 without gaps.

@@ -9,6 +9,7 @@ import (
 // Store keeps matches. The Redis implementation is internal/redisstore.
 type Store interface {
 	Presence
+	Probes
 	// Create stores a new match unless requestID already named one; it
 	// returns the id of the match stored under requestID.
 	Create(ctx context.Context, requestID string, st *State, deadline int64) (string, error)
@@ -55,8 +56,11 @@ type Commit struct {
 	State       *State // the new state; its Version is PrevVersion+1
 	Plies       []PlyRecord
 	Events      []Event
-	Deadline    int64   // 0: none
-	Record      *Record // set when the match ended: goes to the outbox
+	// Notices are published after Events to the match's followers, and
+	// neither stored nor numbered (Seq 0).
+	Notices  []Event
+	Deadline int64   // 0: none
+	Record   *Record // set when the match ended: goes to the outbox
 	// Lease, when set, is added with expiry LeaseUntil in the same step
 	// (a join), so a connected seat always has a lease.
 	Lease      *Lease

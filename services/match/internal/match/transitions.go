@@ -14,8 +14,11 @@ type change struct {
 	pos    engine.Position
 	plies  []PlyRecord
 	events []Event
-	now    int64
-	lease  *Lease // a join's new lease
+	// notices are published to the match's followers but neither stored
+	// nor numbered (EventSuperseded).
+	notices []Event
+	now     int64
+	lease   *Lease // a join's new lease
 }
 
 func newChange(st *State, pos engine.Position, now int64) *change {
@@ -58,7 +61,10 @@ func (c *change) end(o engine.Outcome) {
 // its resolved notation: canonical returns the notation as ply number
 // would have stored it (parsed against the position before that ply), so
 // a Corners chain sent by its ends matches the full path stored (C1).
-func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64,
+//
+// lags are the seats' round-trip estimates: the mover's ply is credited
+// its estimated transit within its quota (lag.go).
+func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notation string, now int64, lags [2]Lag,
 	canonical func(number int, notation string) string,
 ) (*change, *PlyRecord, error) {
 	if seat == engine.NoSeat {
@@ -79,9 +85,15 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 		return nil, nil, fmt.Errorf("ply %d: %w", number, ErrOtherSeat)
 	}
 	c := newChange(st, pos, now)
-	if f := st.flagAt(); f != 0 && now >= f {
-		c.end(lossFor(st, seat, engine.ReasonTime))
-		return c, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
+	var credit int64
+	if st.Clock != nil && st.Status == StatusInProgress {
+		i := seat.Index()
+		think := now - st.TurnStart
+		credit = lagCredit(lags[i].OneWayMS(), st.LagQuota[i], think)
+		if st.Remaining[i]-think+credit <= 0 {
+			c.end(lossFor(st, seat, engine.ReasonTime))
+			return c, nil, &PlyError{Given: number, Current: st.NextPly(), Over: true}
+		}
 	}
 	p, err := pos.ParsePly(notation)
 	if err != nil {
@@ -101,9 +113,14 @@ func playPly(st *State, pos engine.Position, seat engine.Seat, number int, notat
 	if s.Clock != nil {
 		i := seat.Index()
 		if s.Status == StatusInProgress {
-			s.Remaining[i] += s.Clock.IncrementMS - rec.ThinkMS
+			s.Remaining[i] += s.Clock.IncrementMS - rec.ThinkMS + credit
+			rec.LagMS = credit
+			s.LagQuota[i] = nextQuota(s.LagQuota[i], credit, LagGainMS(s.Clock))
 		}
 		rec.ClockMS = s.Remaining[i]
+		for j := range s.Players {
+			s.LagMS[j] = lags[j].OneWayMS()
+		}
 	}
 	if s.Status == StatusWaiting {
 		// The first ply restarts the window of a seat that never joined:
@@ -197,6 +214,14 @@ func answerDraw(st *State, pos engine.Position, seat engine.Seat, accept bool, n
 }
 
 // join connects seat on a new stream; it returns the stream's epoch.
+//
+// Presence is coalesced: only a change the opponent could notice is an
+// event. A seat that never joined, or whose departure was announced
+// (player_disconnected), comes back with player_reconnected. A join of a
+// seat already connected (a second stream, a reconnect storm), or back
+// within the presence grace after a leave that was not yet announced,
+// emits no event: only a notice (EventSuperseded) that ends the seat's
+// older stream.
 func join(st *State, pos engine.Position, seat engine.Seat, now int64) (*change, int64, error) {
 	if seat == engine.NoSeat {
 		return nil, 0, ErrNotSeated
@@ -206,17 +231,26 @@ func join(st *State, pos engine.Position, seat engine.Seat, now int64) (*change,
 	}
 	c := newChange(st, pos, now)
 	s := c.st.Seat(seat)
+	quiet := s.Conn == Connected || s.Conn == Disconnected && s.AnnounceAt != 0
 	s.Conn = Connected
 	s.ReconnectDeadline = 0
+	s.AnnounceAt = 0
 	s.Epoch++
-	c.emit(Event{Kind: EventReconnected, Seat: seat, Epoch: s.Epoch})
+	if quiet {
+		c.notices = append(c.notices, Event{MatchID: st.ID, At: now, Kind: EventSuperseded, Seat: seat, Epoch: s.Epoch, Plies: len(st.Plies)})
+	} else {
+		c.emit(Event{Kind: EventReconnected, Seat: seat, Epoch: s.Epoch})
+	}
 	c.lease = &Lease{MatchID: st.ID, Seat: seat, Epoch: s.Epoch}
 	return c, s.Epoch, nil
 }
 
 // leave disconnects seat's stream of the given epoch and starts its
-// reconnection window; nothing when a newer stream holds the seat.
-func leave(st *State, pos engine.Position, seat engine.Seat, epoch, now, windowMS int64) *change {
+// reconnection window; nothing when a newer stream holds the seat. With a
+// presence grace (graceMS > 0) the player_disconnected event waits until
+// the grace has passed (fireDue announces it), and a join before then
+// emits nothing at all; with none it is emitted at once.
+func leave(st *State, pos engine.Position, seat engine.Seat, epoch, now, windowMS, graceMS int64) *change {
 	if seat == engine.NoSeat || st.Status == StatusFinished {
 		return nil
 	}
@@ -227,12 +261,33 @@ func leave(st *State, pos engine.Position, seat engine.Seat, epoch, now, windowM
 	s := c.st.Seat(seat)
 	s.Conn = Disconnected
 	s.ReconnectDeadline = now + windowMS
+	if graceMS > 0 && graceMS < windowMS {
+		s.AnnounceAt = now + graceMS
+		return c
+	}
 	c.emit(Event{Kind: EventDisconnected, Seat: seat, Deadline: s.ReconnectDeadline, Epoch: epoch})
 	return c
 }
 
+// announce emits the player_disconnected events whose grace has passed
+// at now; false when none is due.
+func announce(c *change, now int64) bool {
+	did := false
+	for i := range c.st.Players {
+		s := &c.st.Seats[i]
+		if s.Conn != Disconnected || s.AnnounceAt == 0 || s.AnnounceAt > now {
+			continue
+		}
+		s.AnnounceAt = 0
+		c.emit(Event{Kind: EventDisconnected, Seat: engine.Seat(i + 1), Deadline: s.ReconnectDeadline, Epoch: s.Epoch})
+		did = true
+	}
+	return did
+}
+
 // fireDue ends the match if a deadline has passed at now: the first ply's
-// abort, a flag fall or an abandonment, whichever fell first. Nil when
+// abort, a flag fall or an abandonment, whichever fell first; and it
+// announces the departures whose presence grace has passed. Nil when
 // nothing is due.
 func fireDue(st *State, pos engine.Position, now int64) *change {
 	if st.Status == StatusFinished {
@@ -271,9 +326,14 @@ func fireDue(st *State, pos engine.Position, now int64) *change {
 		}
 	}
 	if when == 0 {
+		c := newChange(st, pos, now)
+		if announce(c, now) {
+			return c
+		}
 		return nil
 	}
 	c := newChange(st, pos, now)
+	announce(c, now)
 	c.end(o)
 	return c
 }
@@ -314,6 +374,9 @@ func creditOutage(st *State, pos engine.Position, from, until, now int64) *chang
 	for i := range s.Players {
 		if seat := &s.Seats[i]; seat.ReconnectDeadline != 0 && (seat.Conn == Disconnected || seat.Conn == NeverJoined) {
 			seat.ReconnectDeadline += gap
+			if seat.AnnounceAt != 0 {
+				seat.AnnounceAt += gap
+			}
 		}
 	}
 	return c

@@ -94,10 +94,15 @@ func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "
 func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
 
 func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
-func (s *Store) leasesKey() string            { return s.o.Prefix + "leases" }
-func (s *Store) deadlinesKey() string         { return s.o.Prefix + "deadlines" }
-func (s *Store) outboxKey() string            { return s.o.Prefix + "outbox" }
-func (s *Store) requestKey(r string) string   { return s.o.Prefix + "req:" + r }
+
+// lagKey is the hash of match id's probes and lag estimates (probes.go):
+// the state key with ":lag", so the commit script expires it with the
+// match.
+func (s *Store) lagKey(id string) string    { return s.stateKey(id) + ":lag" }
+func (s *Store) leasesKey() string          { return s.o.Prefix + "leases" }
+func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
+func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
+func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
 
 // The live-match index: ids by last activity, their summaries, and each
 // player's live matches by last activity.
@@ -132,7 +137,7 @@ end
 // MatchKeys returns every key of match id, for tests that check nothing
 // is left behind.
 func (s *Store) MatchKeys(id string) []string {
-	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id)}
+	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id), s.lagKey(id)}
 }
 
 // GlobalKeys returns the keys shared by all matches, and those of the
@@ -269,7 +274,8 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
-// nevents, (seq, event json, published form or ” for the json)…, lease,
+// nevents, (seq, event json, published form or ” for the json)… (a seq
+// of 0 is a notice, match.Commit.Notices: published, not stored), lease,
 // lease until, summary, at, publish ('1': the script publishes the events;
 // '0': the caller does, after WAIT), have (plies the caller holds).
 var commitScript = redis.NewScript(indexLua + `
@@ -288,7 +294,9 @@ end
 local n = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, n do
-  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  if ARGV[i] ~= '0' then -- seq 0: a notice, published only
+    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  end
   if ARGV[#ARGV - 1] == '1' then
     local pub = ARGV[i + 2]
     if pub == '' then pub = ARGV[i + 1] end
@@ -305,6 +313,7 @@ if ARGV[9] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
 end
 for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+redis.call('PEXPIRE', KEYS[1] .. ':lag', ARGV[8]) -- the probes' hash (lagKey), if any
 if ARGV[i] ~= '' then redis.call('ZADD', KEYS[6], ARGV[i + 1], ARGV[i]) end
 index(7, ARGV[i + 2], ARGV[i + 3], ARGV[5])
 return 1
@@ -326,7 +335,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		rec, ttl = string(rb), s.o.FinishedTTL
 	}
-	args := make([]any, 0, 16+len(c.Plies)+3*len(c.Events))
+	args := make([]any, 0, 16+len(c.Plies)+3*(len(c.Events)+len(c.Notices)))
 	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
 		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
 	const plyArgs = 10 // the plies' JSON follows the ten arguments above
@@ -337,7 +346,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		args = append(args, b)
 	}
-	args = append(args, len(c.Events))
+	args = append(args, len(c.Events)+len(c.Notices))
 	for i, e := range c.Events {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -348,6 +357,14 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 			pub = withCommit(b, c.State.Version, len(c.Events), sb, args[plyArgs:plyArgs+len(c.Plies)])
 		}
 		args = append(args, e.Seq, b, pub)
+	}
+	for _, e := range c.Notices {
+		e.Seq = 0
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		args = append(args, 0, b, "")
 	}
 	if c.Lease != nil {
 		args = append(args, c.Lease.String(), c.LeaseUntil)
@@ -383,7 +400,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 			return match.ErrVersionConflict // the match is gone
 		}
 		if s.o.WaitReplicas > 0 {
-			s.publish(ctx, id, args[plyArgs+len(c.Plies)+1:], len(c.Events))
+			s.publish(ctx, id, args[plyArgs+len(c.Plies)+1:], len(c.Events)+len(c.Notices))
 		}
 		return nil
 	case []any:

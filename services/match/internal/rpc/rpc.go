@@ -62,6 +62,10 @@ type Server struct {
 	// Heartbeat is how long a Follow stream stays silent before a
 	// heartbeat; 0 means DefaultHeartbeat. Set before serving.
 	Heartbeat time.Duration
+	// ProbeEvery is how often a seat's Play or Follow stream is probed
+	// for its round trip (lag compensation); 0 means DefaultProbeEvery,
+	// negative none.
+	ProbeEvery time.Duration
 	// streams caps each player's open Play and Watch streams; nil: no cap.
 	streams *ratelimit.Streams
 }
@@ -260,6 +264,12 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 		if err != nil {
 			return toStatus(err)
 		}
+		if ev.Kind == match.EventSuperseded { // a notice for the seat's older stream only
+			if viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch > epoch() {
+				return status.Error(codes.Aborted, "the seat joined again on another stream")
+			}
+			continue
+		}
 		est, pos, err := p.at(ctx, ev)
 		if err != nil {
 			return toStatus(err)
@@ -318,14 +328,45 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		defer mu.Unlock()
 		return stream.Send(r)
 	}
+	// Probes start once the snapshot (or the replay's first event) is out.
+	var probing sync.Once
+	startProbes := func() {
+		probing.Do(func() {
+			go s.probe(ctx, id, seat, func(p *matchv1.Probe) error {
+				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Probe{Probe: p}})
+			})
+		})
+	}
+	// The seat sees the match before any answer to its actions (a
+	// ply_rejected of a match not yet shown is meaningless): the actions'
+	// replies, pongs aside, wait for the first snapshot. A seat resuming
+	// from a seq it saw (replay) has been shown the match already.
+	shown := make(chan struct{})
+	var showOnce sync.Once
+	if c.replay {
+		showOnce.Do(func() { close(shown) })
+	}
+	reply := func(r *matchv1.PlayResponse) error {
+		if r.GetPong() != nil {
+			return send(r) // at once: a round trip measures the network
+		}
+		select {
+		case <-shown:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return send(r)
+	}
 	// The receiver ends with the stream: when this handler returns, Recv
 	// fails and the goroutine exits.
 	recvErr := make(chan error, 1)
-	go func() { recvErr <- s.actions(ctx, stream, id, seat, send) }()
+	go func() { recvErr <- s.actions(ctx, stream, id, seat, reply) }()
 	followErr := make(chan error, 1)
 	go func() {
 		followErr <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+			defer startProbes()
 			if m != nil {
+				defer showOnce.Do(func() { close(shown) })
 				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
 			}
 			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
@@ -393,6 +434,9 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 			action, aerr = matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_ACCEPT_DRAW)
 		case *matchv1.PlayRequest_DeclineDraw:
 			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW)
+		case *matchv1.PlayRequest_ProbeAnswer:
+			_ = s.svc.AnswerProbe(ctx, id, seat, a.ProbeAnswer.GetId()) // a lost sample: the estimate stays
+			continue
 		case *matchv1.PlayRequest_Ping:
 			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Pong{Pong: &matchv1.Pong{
 				Nonce: a.Ping.GetNonce(), ServerTime: timestamppb.New(s.now()),

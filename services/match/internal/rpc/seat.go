@@ -26,6 +26,55 @@ import (
 // server sends a heartbeat.
 const DefaultHeartbeat = 15 * time.Second
 
+// DefaultProbeEvery is how often a seat's stream is probed for its round
+// trip (lag compensation).
+const DefaultProbeEvery = 2 * time.Second
+
+// probe sends seat's stream a probe at once and then every ProbeEvery
+// (none when it is negative) until ctx ends or a send fails; the answers
+// (AnswerProbe) measure the seat's round trip.
+func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, send func(*matchv1.Probe) error) {
+	every := s.ProbeEvery
+	if every < 0 {
+		return
+	}
+	if every == 0 {
+		every = DefaultProbeEvery
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		// A probe the store could not record is skipped: the seat keeps
+		// its estimate until the next one.
+		if p, err := s.svc.SendProbe(ctx, id, seat); err == nil {
+			if err := send(&matchv1.Probe{Id: p}); err != nil {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// AnswerProbe implements matchv1.MatchServiceServer.
+func (s *Server) AnswerProbe(ctx context.Context, req *matchv1.AnswerProbeRequest) (*matchv1.AnswerProbeResponse, error) {
+	id := req.GetMatchId()
+	seat, err := s.seatOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.svc.AnswerProbe(ctx, id, seat, req.GetId()); err != nil {
+		if ctx.Err() != nil {
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+		return nil, toStatus(err)
+	}
+	return &matchv1.AnswerProbeResponse{}, nil
+}
+
 // seatConn is one open connection of a seat: its feed of the match and its
 // presence (the epoch of its join).
 type seatConn struct {
@@ -150,7 +199,13 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 	}
 	done := make(chan error, 1)
 	go func() {
+		var probing sync.Once // probes start once the snapshot (or the first event) is out
 		done <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+			defer probing.Do(func() {
+				go s.probe(ctx, id, c.seat, func(p *matchv1.Probe) error {
+					return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Probe{Probe: p}})
+				})
+			})
 			if m != nil {
 				return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Snapshot{Snapshot: m}})
 			}

@@ -83,7 +83,7 @@ func Ply(p *match.PlyRecord, revealed gamev1.BanqiPiece) *gamev1.Ply {
 	}
 	out := &gamev1.Ply{
 		Number: int32(p.Number), Seat: Seat(p.Seat), Notation: p.Notation,
-		Revealed: revealed, ThinkMs: p.ThinkMS, PlayedAt: ts(p.At),
+		Revealed: revealed, ThinkMs: p.ThinkMS, PlayedAt: ts(p.At), LagMs: p.LagMS,
 	}
 	if p.ClockMS >= 0 {
 		out.ClockRemainingMs = &p.ClockMS
@@ -298,6 +298,11 @@ func Match(st *match.State, pos engine.Position, viewer engine.Seat, now int64) 
 	}
 	for i := range st.Players {
 		s := st.Seats[i]
+		if s.Conn == match.Disconnected && s.AnnounceAt != 0 {
+			// Presence as announced: a departure within its grace is not
+			// shown yet (no event told of it either).
+			s.Conn, s.ReconnectDeadline = match.Connected, 0
+		}
 		m.Seats = append(m.Seats, &matchv1.SeatState{
 			Participant: Participant(engine.Seat(i+1), s.Participant),
 			Connection:  matchv1.ConnectionState(s.Conn), ReconnectDeadline: ts(s.ReconnectDeadline),

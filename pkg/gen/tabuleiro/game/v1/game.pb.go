@@ -690,7 +690,12 @@ type Ply struct {
 	// server's clock.
 	ThinkMs int64 `protobuf:"varint,6,opt,name=think_ms,json=thinkMs,proto3" json:"think_ms,omitempty"`
 	// played_at is the server time at which the ply was accepted.
-	PlayedAt      *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=played_at,json=playedAt,proto3" json:"played_at,omitempty"`
+	PlayedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=played_at,json=playedAt,proto3" json:"played_at,omitempty"`
+	// lag_ms is the lag compensation credited to the mover's clock for this
+	// ply, in milliseconds (the ply's estimated transit, within the mover's
+	// quota: docs/architecture.md, "Clock fairness"): clock_remaining_ms is
+	// after it, think_ms before. 0 without a clock or an estimate.
+	LagMs         int64 `protobuf:"varint,8,opt,name=lag_ms,json=lagMs,proto3" json:"lag_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -772,6 +777,13 @@ func (x *Ply) GetPlayedAt() *timestamppb.Timestamp {
 		return x.PlayedAt
 	}
 	return nil
+}
+
+func (x *Ply) GetLagMs() int64 {
+	if x != nil {
+		return x.LagMs
+	}
+	return 0
 }
 
 // Outcome is how a game stands. Set by the match service.
@@ -1039,7 +1051,7 @@ const file_tabuleiro_game_v1_game_proto_rawDesc = "" +
 	"\x12first_remaining_ms\x18\x01 \x01(\x03R\x10firstRemainingMs\x12.\n" +
 	"\x13second_remaining_ms\x18\x02 \x01(\x03R\x11secondRemainingMs\x121\n" +
 	"\arunning\x18\x03 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\arunning\x12/\n" +
-	"\x05as_of\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\"\xbf\x02\n" +
+	"\x05as_of\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\"\xd6\x02\n" +
 	"\x03Ply\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\x05R\x06number\x12+\n" +
 	"\x04seat\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\x04seat\x12\x1a\n" +
@@ -1047,7 +1059,8 @@ const file_tabuleiro_game_v1_game_proto_rawDesc = "" +
 	"\brevealed\x18\x04 \x01(\x0e2\x1d.tabuleiro.game.v1.BanqiPieceR\brevealed\x121\n" +
 	"\x12clock_remaining_ms\x18\x05 \x01(\x03H\x00R\x10clockRemainingMs\x88\x01\x01\x12\x19\n" +
 	"\bthink_ms\x18\x06 \x01(\x03R\athinkMs\x127\n" +
-	"\tplayed_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\bplayedAtB\x15\n" +
+	"\tplayed_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\bplayedAt\x12\x15\n" +
+	"\x06lag_ms\x18\b \x01(\x03R\x05lagMsB\x15\n" +
 	"\x13_clock_remaining_ms\"\xa0\x01\n" +
 	"\aOutcome\x121\n" +
 	"\x06result\x18\x01 \x01(\x0e2\x19.tabuleiro.game.v1.ResultR\x06result\x12/\n" +

@@ -596,12 +596,16 @@ type MatchEvent_DrawDeclined struct {
 }
 
 type MatchEvent_PlayerDisconnected struct {
-	// player_disconnected: a seat's stream dropped.
+	// player_disconnected: a seat's stream dropped and did not come back
+	// within the presence grace (2 s by default).
 	PlayerDisconnected *PlayerDisconnected `protobuf:"bytes,6,opt,name=player_disconnected,json=playerDisconnected,proto3,oneof"`
 }
 
 type MatchEvent_PlayerReconnected struct {
-	// player_reconnected: a disconnected seat came back.
+	// player_reconnected: a seat that never joined, or whose departure was
+	// announced (player_disconnected), came back. Presence is coalesced: a
+	// seat that joins again while connected (a second stream, a reconnect
+	// storm), or returns within the grace, makes no event.
 	PlayerReconnected *PlayerReconnected `protobuf:"bytes,7,opt,name=player_reconnected,json=playerReconnected,proto3,oneof"`
 }
 
@@ -780,14 +784,15 @@ func (x *DrawDeclined) GetBy() v1.Seat {
 	return v1.Seat(0)
 }
 
-// PlayerDisconnected is a seat whose stream dropped.
+// PlayerDisconnected is a seat whose stream dropped, announced once the
+// presence grace (2 s by default) has passed without its return.
 type PlayerDisconnected struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// seat is the seat that dropped.
 	Seat v1.Seat `protobuf:"varint,1,opt,name=seat,proto3,enum=tabuleiro.game.v1.Seat" json:"seat,omitempty"`
 	// reconnect_deadline is when the seat loses by abandonment unless it
-	// rejoins (60 s after the drop by default). Its clock keeps running on
-	// its turn.
+	// rejoins (60 s after the drop, not after the announcement, by
+	// default). Its clock keeps running on its turn.
 	ReconnectDeadline *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=reconnect_deadline,json=reconnectDeadline,proto3" json:"reconnect_deadline,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache

@@ -358,6 +358,7 @@ type PlayRequest struct {
 	//	*PlayRequest_AcceptDraw
 	//	*PlayRequest_DeclineDraw
 	//	*PlayRequest_Ping
+	//	*PlayRequest_ProbeAnswer
 	Action        isPlayRequest_Action `protobuf_oneof:"action"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -463,6 +464,15 @@ func (x *PlayRequest) GetPing() *Ping {
 	return nil
 }
 
+func (x *PlayRequest) GetProbeAnswer() *ProbeAnswer {
+	if x != nil {
+		if x, ok := x.Action.(*PlayRequest_ProbeAnswer); ok {
+			return x.ProbeAnswer
+		}
+	}
+	return nil
+}
+
 type isPlayRequest_Action interface {
 	isPlayRequest_Action()
 }
@@ -503,6 +513,11 @@ type PlayRequest_Ping struct {
 	Ping *Ping `protobuf:"bytes,7,opt,name=ping,proto3,oneof"`
 }
 
+type PlayRequest_ProbeAnswer struct {
+	// probe_answer answers the server's probe, at once (lag compensation).
+	ProbeAnswer *ProbeAnswer `protobuf:"bytes,8,opt,name=probe_answer,json=probeAnswer,proto3,oneof"`
+}
+
 func (*PlayRequest_Join) isPlayRequest_Action() {}
 
 func (*PlayRequest_SubmitPly) isPlayRequest_Action() {}
@@ -516,6 +531,8 @@ func (*PlayRequest_AcceptDraw) isPlayRequest_Action() {}
 func (*PlayRequest_DeclineDraw) isPlayRequest_Action() {}
 
 func (*PlayRequest_Ping) isPlayRequest_Action() {}
+
+func (*PlayRequest_ProbeAnswer) isPlayRequest_Action() {}
 
 // JoinMatch opens (or reopens) a player's connection to a match.
 type JoinMatch struct {
@@ -839,6 +856,102 @@ func (x *Ping) GetNonce() uint64 {
 	return 0
 }
 
+// Probe asks the client to answer at once with its id (probe_answer on a
+// Play stream, AnswerProbe for a Follow stream): the server measures the
+// seat's round trip, to credit its plies' transit time to its clock. The
+// server sends one every 2 s or so, the first right after the join; only
+// the latest is answered usefully.
+type Probe struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id is the probe's id, to send back.
+	Id            uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Probe) Reset() {
+	*x = Probe{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Probe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Probe) ProtoMessage() {}
+
+func (x *Probe) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Probe.ProtoReflect.Descriptor instead.
+func (*Probe) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Probe) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// ProbeAnswer answers a probe.
+type ProbeAnswer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id is the probe's id.
+	Id            uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProbeAnswer) Reset() {
+	*x = ProbeAnswer{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProbeAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProbeAnswer) ProtoMessage() {}
+
+func (x *ProbeAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProbeAnswer.ProtoReflect.Descriptor instead.
+func (*ProbeAnswer) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ProbeAnswer) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
 // PlayResponse is one message from the server on a Play stream.
 type PlayResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -852,6 +965,7 @@ type PlayResponse struct {
 	//	*PlayResponse_ActionRejected
 	//	*PlayResponse_Pong
 	//	*PlayResponse_Drain
+	//	*PlayResponse_Probe
 	Message       isPlayResponse_Message `protobuf_oneof:"message"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -859,7 +973,7 @@ type PlayResponse struct {
 
 func (x *PlayResponse) Reset() {
 	*x = PlayResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -871,7 +985,7 @@ func (x *PlayResponse) String() string {
 func (*PlayResponse) ProtoMessage() {}
 
 func (x *PlayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -884,7 +998,7 @@ func (x *PlayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
 func (*PlayResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{12}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PlayResponse) GetMessage() isPlayResponse_Message {
@@ -948,6 +1062,15 @@ func (x *PlayResponse) GetDrain() *Drain {
 	return nil
 }
 
+func (x *PlayResponse) GetProbe() *Probe {
+	if x != nil {
+		if x, ok := x.Message.(*PlayResponse_Probe); ok {
+			return x.Probe
+		}
+	}
+	return nil
+}
+
 type isPlayResponse_Message interface {
 	isPlayResponse_Message()
 }
@@ -987,6 +1110,11 @@ type PlayResponse_Drain struct {
 	Drain *Drain `protobuf:"bytes,6,opt,name=drain,proto3,oneof"`
 }
 
+type PlayResponse_Probe struct {
+	// probe asks for a probe_answer at once (lag compensation).
+	Probe *Probe `protobuf:"bytes,7,opt,name=probe,proto3,oneof"`
+}
+
 func (*PlayResponse_Snapshot) isPlayResponse_Message() {}
 
 func (*PlayResponse_Event) isPlayResponse_Message() {}
@@ -998,6 +1126,8 @@ func (*PlayResponse_ActionRejected) isPlayResponse_Message() {}
 func (*PlayResponse_Pong) isPlayResponse_Message() {}
 
 func (*PlayResponse_Drain) isPlayResponse_Message() {}
+
+func (*PlayResponse_Probe) isPlayResponse_Message() {}
 
 // PlyRejected refuses a ply. Nothing changed.
 type PlyRejected struct {
@@ -1026,7 +1156,7 @@ type PlyRejected struct {
 
 func (x *PlyRejected) Reset() {
 	*x = PlyRejected{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +1168,7 @@ func (x *PlyRejected) String() string {
 func (*PlyRejected) ProtoMessage() {}
 
 func (x *PlyRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +1181,7 @@ func (x *PlyRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlyRejected.ProtoReflect.Descriptor instead.
 func (*PlyRejected) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{13}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PlyRejected) GetPlyNumber() int32 {
@@ -1111,7 +1241,7 @@ type ActionRejected struct {
 
 func (x *ActionRejected) Reset() {
 	*x = ActionRejected{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1253,7 @@ func (x *ActionRejected) String() string {
 func (*ActionRejected) ProtoMessage() {}
 
 func (x *ActionRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1266,7 @@ func (x *ActionRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionRejected.ProtoReflect.Descriptor instead.
 func (*ActionRejected) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{14}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ActionRejected) GetAction() PlayAction {
@@ -1174,7 +1304,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1186,7 +1316,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1199,7 +1329,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{15}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Pong) GetNonce() uint64 {
@@ -1227,7 +1357,7 @@ type Drain struct {
 
 func (x *Drain) Reset() {
 	*x = Drain{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1239,7 +1369,7 @@ func (x *Drain) String() string {
 func (*Drain) ProtoMessage() {}
 
 func (x *Drain) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1252,7 +1382,7 @@ func (x *Drain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drain.ProtoReflect.Descriptor instead.
 func (*Drain) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{16}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Drain) GetReason() string {
@@ -1277,7 +1407,7 @@ type FollowRequest struct {
 
 func (x *FollowRequest) Reset() {
 	*x = FollowRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1289,7 +1419,7 @@ func (x *FollowRequest) String() string {
 func (*FollowRequest) ProtoMessage() {}
 
 func (x *FollowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1302,7 +1432,7 @@ func (x *FollowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowRequest.ProtoReflect.Descriptor instead.
 func (*FollowRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{17}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *FollowRequest) GetMatchId() string {
@@ -1330,6 +1460,7 @@ type FollowResponse struct {
 	//	*FollowResponse_Event
 	//	*FollowResponse_Drain
 	//	*FollowResponse_Heartbeat
+	//	*FollowResponse_Probe
 	Message       isFollowResponse_Message `protobuf_oneof:"message"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1337,7 +1468,7 @@ type FollowResponse struct {
 
 func (x *FollowResponse) Reset() {
 	*x = FollowResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1480,7 @@ func (x *FollowResponse) String() string {
 func (*FollowResponse) ProtoMessage() {}
 
 func (x *FollowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1493,7 @@ func (x *FollowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowResponse.ProtoReflect.Descriptor instead.
 func (*FollowResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{18}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *FollowResponse) GetMessage() isFollowResponse_Message {
@@ -1408,6 +1539,15 @@ func (x *FollowResponse) GetHeartbeat() *Heartbeat {
 	return nil
 }
 
+func (x *FollowResponse) GetProbe() *Probe {
+	if x != nil {
+		if x, ok := x.Message.(*FollowResponse_Probe); ok {
+			return x.Probe
+		}
+	}
+	return nil
+}
+
 type isFollowResponse_Message interface {
 	isFollowResponse_Message()
 }
@@ -1436,6 +1576,11 @@ type FollowResponse_Heartbeat struct {
 	Heartbeat *Heartbeat `protobuf:"bytes,4,opt,name=heartbeat,proto3,oneof"`
 }
 
+type FollowResponse_Probe struct {
+	// probe asks for an AnswerProbe call at once (lag compensation).
+	Probe *Probe `protobuf:"bytes,5,opt,name=probe,proto3,oneof"`
+}
+
 func (*FollowResponse_Snapshot) isFollowResponse_Message() {}
 
 func (*FollowResponse_Event) isFollowResponse_Message() {}
@@ -1443,6 +1588,8 @@ func (*FollowResponse_Event) isFollowResponse_Message() {}
 func (*FollowResponse_Drain) isFollowResponse_Message() {}
 
 func (*FollowResponse_Heartbeat) isFollowResponse_Message() {}
+
+func (*FollowResponse_Probe) isFollowResponse_Message() {}
 
 // Heartbeat says a Follow stream is alive while the match is quiet.
 type Heartbeat struct {
@@ -1456,7 +1603,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1468,7 +1615,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1481,7 +1628,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{19}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Heartbeat) GetServerTime() *timestamppb.Timestamp {
@@ -1508,7 +1655,7 @@ type SubmitPlyRequest struct {
 
 func (x *SubmitPlyRequest) Reset() {
 	*x = SubmitPlyRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1667,7 @@ func (x *SubmitPlyRequest) String() string {
 func (*SubmitPlyRequest) ProtoMessage() {}
 
 func (x *SubmitPlyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1680,7 @@ func (x *SubmitPlyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitPlyRequest.ProtoReflect.Descriptor instead.
 func (*SubmitPlyRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{20}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SubmitPlyRequest) GetMatchId() string {
@@ -1573,7 +1720,7 @@ type SubmitPlyResponse struct {
 
 func (x *SubmitPlyResponse) Reset() {
 	*x = SubmitPlyResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1585,7 +1732,7 @@ func (x *SubmitPlyResponse) String() string {
 func (*SubmitPlyResponse) ProtoMessage() {}
 
 func (x *SubmitPlyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1598,7 +1745,7 @@ func (x *SubmitPlyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitPlyResponse.ProtoReflect.Descriptor instead.
 func (*SubmitPlyResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{21}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SubmitPlyResponse) GetEvent() *MatchEvent {
@@ -1626,7 +1773,7 @@ type ResignRequest struct {
 
 func (x *ResignRequest) Reset() {
 	*x = ResignRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1638,7 +1785,7 @@ func (x *ResignRequest) String() string {
 func (*ResignRequest) ProtoMessage() {}
 
 func (x *ResignRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1651,7 +1798,7 @@ func (x *ResignRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResignRequest.ProtoReflect.Descriptor instead.
 func (*ResignRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{22}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ResignRequest) GetMatchId() string {
@@ -1671,7 +1818,7 @@ type ResignResponse struct {
 
 func (x *ResignResponse) Reset() {
 	*x = ResignResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1683,7 +1830,7 @@ func (x *ResignResponse) String() string {
 func (*ResignResponse) ProtoMessage() {}
 
 func (x *ResignResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1696,7 +1843,7 @@ func (x *ResignResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResignResponse.ProtoReflect.Descriptor instead.
 func (*ResignResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{23}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{25}
 }
 
 // OfferDrawRequest offers a draw.
@@ -1710,7 +1857,7 @@ type OfferDrawRequest struct {
 
 func (x *OfferDrawRequest) Reset() {
 	*x = OfferDrawRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +1869,7 @@ func (x *OfferDrawRequest) String() string {
 func (*OfferDrawRequest) ProtoMessage() {}
 
 func (x *OfferDrawRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +1882,7 @@ func (x *OfferDrawRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferDrawRequest.ProtoReflect.Descriptor instead.
 func (*OfferDrawRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{24}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *OfferDrawRequest) GetMatchId() string {
@@ -1755,7 +1902,7 @@ type OfferDrawResponse struct {
 
 func (x *OfferDrawResponse) Reset() {
 	*x = OfferDrawResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1767,7 +1914,7 @@ func (x *OfferDrawResponse) String() string {
 func (*OfferDrawResponse) ProtoMessage() {}
 
 func (x *OfferDrawResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1780,7 +1927,7 @@ func (x *OfferDrawResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferDrawResponse.ProtoReflect.Descriptor instead.
 func (*OfferDrawResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{25}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{27}
 }
 
 // AcceptDrawRequest accepts the opponent's pending draw offer.
@@ -1794,7 +1941,7 @@ type AcceptDrawRequest struct {
 
 func (x *AcceptDrawRequest) Reset() {
 	*x = AcceptDrawRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1806,7 +1953,7 @@ func (x *AcceptDrawRequest) String() string {
 func (*AcceptDrawRequest) ProtoMessage() {}
 
 func (x *AcceptDrawRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1819,7 +1966,7 @@ func (x *AcceptDrawRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptDrawRequest.ProtoReflect.Descriptor instead.
 func (*AcceptDrawRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{26}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AcceptDrawRequest) GetMatchId() string {
@@ -1839,7 +1986,7 @@ type AcceptDrawResponse struct {
 
 func (x *AcceptDrawResponse) Reset() {
 	*x = AcceptDrawResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1851,7 +1998,7 @@ func (x *AcceptDrawResponse) String() string {
 func (*AcceptDrawResponse) ProtoMessage() {}
 
 func (x *AcceptDrawResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[27]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1864,7 +2011,7 @@ func (x *AcceptDrawResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptDrawResponse.ProtoReflect.Descriptor instead.
 func (*AcceptDrawResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{27}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{29}
 }
 
 // DeclineDrawRequest declines the opponent's pending draw offer.
@@ -1878,7 +2025,7 @@ type DeclineDrawRequest struct {
 
 func (x *DeclineDrawRequest) Reset() {
 	*x = DeclineDrawRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1890,7 +2037,7 @@ func (x *DeclineDrawRequest) String() string {
 func (*DeclineDrawRequest) ProtoMessage() {}
 
 func (x *DeclineDrawRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[28]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1903,7 +2050,7 @@ func (x *DeclineDrawRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineDrawRequest.ProtoReflect.Descriptor instead.
 func (*DeclineDrawRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{28}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DeclineDrawRequest) GetMatchId() string {
@@ -1923,7 +2070,7 @@ type DeclineDrawResponse struct {
 
 func (x *DeclineDrawResponse) Reset() {
 	*x = DeclineDrawResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1935,7 +2082,7 @@ func (x *DeclineDrawResponse) String() string {
 func (*DeclineDrawResponse) ProtoMessage() {}
 
 func (x *DeclineDrawResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[29]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1948,7 +2095,99 @@ func (x *DeclineDrawResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineDrawResponse.ProtoReflect.Descriptor instead.
 func (*DeclineDrawResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{29}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{31}
+}
+
+// AnswerProbeRequest answers a probe of a Follow stream.
+type AnswerProbeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match; required, at most 128 bytes.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// id is the probe's id.
+	Id            uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerProbeRequest) Reset() {
+	*x = AnswerProbeRequest{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerProbeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerProbeRequest) ProtoMessage() {}
+
+func (x *AnswerProbeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerProbeRequest.ProtoReflect.Descriptor instead.
+func (*AnswerProbeRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *AnswerProbeRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *AnswerProbeRequest) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// AnswerProbeResponse is empty.
+type AnswerProbeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerProbeResponse) Reset() {
+	*x = AnswerProbeResponse{}
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerProbeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerProbeResponse) ProtoMessage() {}
+
+func (x *AnswerProbeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerProbeResponse.ProtoReflect.Descriptor instead.
+func (*AnswerProbeResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{33}
 }
 
 // WatchRequest opens a spectator stream.
@@ -1964,7 +2203,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1976,7 +2215,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[30]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1989,7 +2228,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{30}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WatchRequest) GetMatchId() string {
@@ -2023,7 +2262,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2035,7 +2274,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[31]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2048,7 +2287,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{31}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *WatchResponse) GetMessage() isWatchResponse_Message {
@@ -2121,7 +2360,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2133,7 +2372,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[32]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2146,7 +2385,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{32}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -2167,7 +2406,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2179,7 +2418,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[33]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2192,7 +2431,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{33}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -2225,7 +2464,7 @@ type ListLegalPliesRequest struct {
 
 func (x *ListLegalPliesRequest) Reset() {
 	*x = ListLegalPliesRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2476,7 @@ func (x *ListLegalPliesRequest) String() string {
 func (*ListLegalPliesRequest) ProtoMessage() {}
 
 func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2489,7 @@ func (x *ListLegalPliesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesRequest.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{34}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListLegalPliesRequest) GetMatchId() string {
@@ -2302,7 +2541,7 @@ type LegalPly struct {
 
 func (x *LegalPly) Reset() {
 	*x = LegalPly{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2314,7 +2553,7 @@ func (x *LegalPly) String() string {
 func (*LegalPly) ProtoMessage() {}
 
 func (x *LegalPly) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2327,7 +2566,7 @@ func (x *LegalPly) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalPly.ProtoReflect.Descriptor instead.
 func (*LegalPly) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{35}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *LegalPly) GetNotation() string {
@@ -2387,7 +2626,7 @@ type PlyCheck struct {
 
 func (x *PlyCheck) Reset() {
 	*x = PlyCheck{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2399,7 +2638,7 @@ func (x *PlyCheck) String() string {
 func (*PlyCheck) ProtoMessage() {}
 
 func (x *PlyCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2412,7 +2651,7 @@ func (x *PlyCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlyCheck.ProtoReflect.Descriptor instead.
 func (*PlyCheck) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{36}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PlyCheck) GetNotation() string {
@@ -2472,7 +2711,7 @@ type ListLegalPliesResponse struct {
 
 func (x *ListLegalPliesResponse) Reset() {
 	*x = ListLegalPliesResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2723,7 @@ func (x *ListLegalPliesResponse) String() string {
 func (*ListLegalPliesResponse) ProtoMessage() {}
 
 func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2736,7 @@ func (x *ListLegalPliesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalPliesResponse.ProtoReflect.Descriptor instead.
 func (*ListLegalPliesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{37}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListLegalPliesResponse) GetPlyNumber() int32 {
@@ -2551,7 +2790,7 @@ type SeatSpec struct {
 
 func (x *SeatSpec) Reset() {
 	*x = SeatSpec{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2563,7 +2802,7 @@ func (x *SeatSpec) String() string {
 func (*SeatSpec) ProtoMessage() {}
 
 func (x *SeatSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2576,7 +2815,7 @@ func (x *SeatSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec.ProtoReflect.Descriptor instead.
 func (*SeatSpec) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{38}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SeatSpec) GetOccupant() isSeatSpec_Occupant {
@@ -2638,7 +2877,7 @@ type PlayerSeat struct {
 
 func (x *PlayerSeat) Reset() {
 	*x = PlayerSeat{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2650,7 +2889,7 @@ func (x *PlayerSeat) String() string {
 func (*PlayerSeat) ProtoMessage() {}
 
 func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2663,7 +2902,7 @@ func (x *PlayerSeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerSeat.ProtoReflect.Descriptor instead.
 func (*PlayerSeat) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{39}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PlayerSeat) GetPlayerId() string {
@@ -2723,7 +2962,7 @@ type CreateMatchRequest struct {
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2735,7 +2974,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2748,7 +2987,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{40}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CreateMatchRequest) GetRequestId() string {
@@ -2828,7 +3067,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +3079,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_match_v1_match_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +3092,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{41}
+	return file_tabuleiro_match_v1_match_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CreateMatchResponse) GetMatchId() string {
@@ -2883,7 +3122,7 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\"Q\n" +
 	"\x13ListMatchesResponse\x12:\n" +
-	"\amatches\x18\x01 \x03(\v2 .tabuleiro.match.v1.MatchSummaryR\amatches\"\xbb\x03\n" +
+	"\amatches\x18\x01 \x03(\v2 .tabuleiro.match.v1.MatchSummaryR\amatches\"\x81\x04\n" +
 	"\vPlayRequest\x123\n" +
 	"\x04join\x18\x01 \x01(\v2\x1d.tabuleiro.match.v1.JoinMatchH\x00R\x04join\x12>\n" +
 	"\n" +
@@ -2894,7 +3133,8 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\vaccept_draw\x18\x05 \x01(\v2\x1e.tabuleiro.match.v1.AcceptDrawH\x00R\n" +
 	"acceptDraw\x12D\n" +
 	"\fdecline_draw\x18\x06 \x01(\v2\x1f.tabuleiro.match.v1.DeclineDrawH\x00R\vdeclineDraw\x12.\n" +
-	"\x04ping\x18\a \x01(\v2\x18.tabuleiro.match.v1.PingH\x00R\x04pingB\b\n" +
+	"\x04ping\x18\a \x01(\v2\x18.tabuleiro.match.v1.PingH\x00R\x04ping\x12D\n" +
+	"\fprobe_answer\x18\b \x01(\v2\x1f.tabuleiro.match.v1.ProbeAnswerH\x00R\vprobeAnswerB\b\n" +
 	"\x06action\"A\n" +
 	"\tJoinMatch\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
@@ -2909,14 +3149,19 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"AcceptDraw\"\r\n" +
 	"\vDeclineDraw\"\x1c\n" +
 	"\x04Ping\x12\x14\n" +
-	"\x05nonce\x18\x01 \x01(\x04R\x05nonce\"\x82\x03\n" +
+	"\x05nonce\x18\x01 \x01(\x04R\x05nonce\"\x17\n" +
+	"\x05Probe\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"\x1d\n" +
+	"\vProbeAnswer\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"\xb5\x03\n" +
 	"\fPlayResponse\x127\n" +
 	"\bsnapshot\x18\x01 \x01(\v2\x19.tabuleiro.match.v1.MatchH\x00R\bsnapshot\x126\n" +
 	"\x05event\x18\x02 \x01(\v2\x1e.tabuleiro.match.v1.MatchEventH\x00R\x05event\x12D\n" +
 	"\fply_rejected\x18\x03 \x01(\v2\x1f.tabuleiro.match.v1.PlyRejectedH\x00R\vplyRejected\x12M\n" +
 	"\x0faction_rejected\x18\x04 \x01(\v2\".tabuleiro.match.v1.ActionRejectedH\x00R\x0eactionRejected\x12.\n" +
 	"\x04pong\x18\x05 \x01(\v2\x18.tabuleiro.match.v1.PongH\x00R\x04pong\x121\n" +
-	"\x05drain\x18\x06 \x01(\v2\x19.tabuleiro.match.v1.DrainH\x00R\x05drainB\t\n" +
+	"\x05drain\x18\x06 \x01(\v2\x19.tabuleiro.match.v1.DrainH\x00R\x05drain\x121\n" +
+	"\x05probe\x18\a \x01(\v2\x19.tabuleiro.match.v1.ProbeH\x00R\x05probeB\t\n" +
 	"\amessage\"\xb6\x01\n" +
 	"\vPlyRejected\x12\x1d\n" +
 	"\n" +
@@ -2938,12 +3183,13 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"E\n" +
 	"\rFollowRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
-	"\blast_seq\x18\x02 \x01(\x03R\alastSeq\"\xfe\x01\n" +
+	"\blast_seq\x18\x02 \x01(\x03R\alastSeq\"\xb1\x02\n" +
 	"\x0eFollowResponse\x127\n" +
 	"\bsnapshot\x18\x01 \x01(\v2\x19.tabuleiro.match.v1.MatchH\x00R\bsnapshot\x126\n" +
 	"\x05event\x18\x02 \x01(\v2\x1e.tabuleiro.match.v1.MatchEventH\x00R\x05event\x121\n" +
 	"\x05drain\x18\x03 \x01(\v2\x19.tabuleiro.match.v1.DrainH\x00R\x05drain\x12=\n" +
-	"\theartbeat\x18\x04 \x01(\v2\x1d.tabuleiro.match.v1.HeartbeatH\x00R\theartbeatB\t\n" +
+	"\theartbeat\x18\x04 \x01(\v2\x1d.tabuleiro.match.v1.HeartbeatH\x00R\theartbeat\x121\n" +
+	"\x05probe\x18\x05 \x01(\v2\x19.tabuleiro.match.v1.ProbeH\x00R\x05probeB\t\n" +
 	"\amessage\"H\n" +
 	"\tHeartbeat\x12;\n" +
 	"\vserver_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
@@ -2967,7 +3213,11 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x12AcceptDrawResponse\"/\n" +
 	"\x12DeclineDrawRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x15\n" +
-	"\x13DeclineDrawResponse\"D\n" +
+	"\x13DeclineDrawResponse\"?\n" +
+	"\x12AnswerProbeRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\x04R\x02id\"\x15\n" +
+	"\x13AnswerProbeResponse\"D\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
 	"\blast_seq\x18\x02 \x01(\x03R\alastSeq\"\xbe\x01\n" +
@@ -3042,7 +3292,8 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\rPLY_KIND_JUMP\x10\x02\x12\x11\n" +
 	"\rPLY_KIND_WALL\x10\x03\x12\x13\n" +
 	"\x0fPLY_KIND_REVEAL\x10\x04\x12\x14\n" +
-	"\x10PLY_KIND_CAPTURE\x10\x052\xae\t\n" +
+	"\x10PLY_KIND_CAPTURE\x10\x052\x8e\n" +
+	"\n" +
 	"\fMatchService\x12M\n" +
 	"\x04Play\x12\x1f.tabuleiro.match.v1.PlayRequest\x1a .tabuleiro.match.v1.PlayResponse(\x010\x01\x12Q\n" +
 	"\x06Follow\x12!.tabuleiro.match.v1.FollowRequest\x1a\".tabuleiro.match.v1.FollowResponse0\x01\x12X\n" +
@@ -3051,7 +3302,8 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\tOfferDraw\x12$.tabuleiro.match.v1.OfferDrawRequest\x1a%.tabuleiro.match.v1.OfferDrawResponse\x12[\n" +
 	"\n" +
 	"AcceptDraw\x12%.tabuleiro.match.v1.AcceptDrawRequest\x1a&.tabuleiro.match.v1.AcceptDrawResponse\x12^\n" +
-	"\vDeclineDraw\x12&.tabuleiro.match.v1.DeclineDrawRequest\x1a'.tabuleiro.match.v1.DeclineDrawResponse\x12N\n" +
+	"\vDeclineDraw\x12&.tabuleiro.match.v1.DeclineDrawRequest\x1a'.tabuleiro.match.v1.DeclineDrawResponse\x12^\n" +
+	"\vAnswerProbe\x12&.tabuleiro.match.v1.AnswerProbeRequest\x1a'.tabuleiro.match.v1.AnswerProbeResponse\x12N\n" +
 	"\x05Watch\x12 .tabuleiro.match.v1.WatchRequest\x1a!.tabuleiro.match.v1.WatchResponse0\x01\x12U\n" +
 	"\bGetMatch\x12#.tabuleiro.match.v1.GetMatchRequest\x1a$.tabuleiro.match.v1.GetMatchResponse\x12g\n" +
 	"\x0eListLegalPlies\x12).tabuleiro.match.v1.ListLegalPliesRequest\x1a*.tabuleiro.match.v1.ListLegalPliesResponse\x12^\n" +
@@ -3072,7 +3324,7 @@ func file_tabuleiro_match_v1_match_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_match_v1_match_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(PlayAction)(0),                 // 0: tabuleiro.match.v1.PlayAction
 	(PlyKind)(0),                    // 1: tabuleiro.match.v1.PlyKind
@@ -3088,47 +3340,51 @@ var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(*AcceptDraw)(nil),              // 11: tabuleiro.match.v1.AcceptDraw
 	(*DeclineDraw)(nil),             // 12: tabuleiro.match.v1.DeclineDraw
 	(*Ping)(nil),                    // 13: tabuleiro.match.v1.Ping
-	(*PlayResponse)(nil),            // 14: tabuleiro.match.v1.PlayResponse
-	(*PlyRejected)(nil),             // 15: tabuleiro.match.v1.PlyRejected
-	(*ActionRejected)(nil),          // 16: tabuleiro.match.v1.ActionRejected
-	(*Pong)(nil),                    // 17: tabuleiro.match.v1.Pong
-	(*Drain)(nil),                   // 18: tabuleiro.match.v1.Drain
-	(*FollowRequest)(nil),           // 19: tabuleiro.match.v1.FollowRequest
-	(*FollowResponse)(nil),          // 20: tabuleiro.match.v1.FollowResponse
-	(*Heartbeat)(nil),               // 21: tabuleiro.match.v1.Heartbeat
-	(*SubmitPlyRequest)(nil),        // 22: tabuleiro.match.v1.SubmitPlyRequest
-	(*SubmitPlyResponse)(nil),       // 23: tabuleiro.match.v1.SubmitPlyResponse
-	(*ResignRequest)(nil),           // 24: tabuleiro.match.v1.ResignRequest
-	(*ResignResponse)(nil),          // 25: tabuleiro.match.v1.ResignResponse
-	(*OfferDrawRequest)(nil),        // 26: tabuleiro.match.v1.OfferDrawRequest
-	(*OfferDrawResponse)(nil),       // 27: tabuleiro.match.v1.OfferDrawResponse
-	(*AcceptDrawRequest)(nil),       // 28: tabuleiro.match.v1.AcceptDrawRequest
-	(*AcceptDrawResponse)(nil),      // 29: tabuleiro.match.v1.AcceptDrawResponse
-	(*DeclineDrawRequest)(nil),      // 30: tabuleiro.match.v1.DeclineDrawRequest
-	(*DeclineDrawResponse)(nil),     // 31: tabuleiro.match.v1.DeclineDrawResponse
-	(*WatchRequest)(nil),            // 32: tabuleiro.match.v1.WatchRequest
-	(*WatchResponse)(nil),           // 33: tabuleiro.match.v1.WatchResponse
-	(*GetMatchRequest)(nil),         // 34: tabuleiro.match.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),        // 35: tabuleiro.match.v1.GetMatchResponse
-	(*ListLegalPliesRequest)(nil),   // 36: tabuleiro.match.v1.ListLegalPliesRequest
-	(*LegalPly)(nil),                // 37: tabuleiro.match.v1.LegalPly
-	(*PlyCheck)(nil),                // 38: tabuleiro.match.v1.PlyCheck
-	(*ListLegalPliesResponse)(nil),  // 39: tabuleiro.match.v1.ListLegalPliesResponse
-	(*SeatSpec)(nil),                // 40: tabuleiro.match.v1.SeatSpec
-	(*PlayerSeat)(nil),              // 41: tabuleiro.match.v1.PlayerSeat
-	(*CreateMatchRequest)(nil),      // 42: tabuleiro.match.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),     // 43: tabuleiro.match.v1.CreateMatchResponse
-	(*MatchSummary)(nil),            // 44: tabuleiro.match.v1.MatchSummary
-	(*Match)(nil),                   // 45: tabuleiro.match.v1.Match
-	(*MatchEvent)(nil),              // 46: tabuleiro.match.v1.MatchEvent
-	(*timestamppb.Timestamp)(nil),   // 47: google.protobuf.Timestamp
-	(v1.Seat)(0),                    // 48: tabuleiro.game.v1.Seat
-	(v1.BotLevel)(0),                // 49: tabuleiro.game.v1.BotLevel
-	(v1.Game)(0),                    // 50: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),          // 51: tabuleiro.game.v1.TimeControl
+	(*Probe)(nil),                   // 14: tabuleiro.match.v1.Probe
+	(*ProbeAnswer)(nil),             // 15: tabuleiro.match.v1.ProbeAnswer
+	(*PlayResponse)(nil),            // 16: tabuleiro.match.v1.PlayResponse
+	(*PlyRejected)(nil),             // 17: tabuleiro.match.v1.PlyRejected
+	(*ActionRejected)(nil),          // 18: tabuleiro.match.v1.ActionRejected
+	(*Pong)(nil),                    // 19: tabuleiro.match.v1.Pong
+	(*Drain)(nil),                   // 20: tabuleiro.match.v1.Drain
+	(*FollowRequest)(nil),           // 21: tabuleiro.match.v1.FollowRequest
+	(*FollowResponse)(nil),          // 22: tabuleiro.match.v1.FollowResponse
+	(*Heartbeat)(nil),               // 23: tabuleiro.match.v1.Heartbeat
+	(*SubmitPlyRequest)(nil),        // 24: tabuleiro.match.v1.SubmitPlyRequest
+	(*SubmitPlyResponse)(nil),       // 25: tabuleiro.match.v1.SubmitPlyResponse
+	(*ResignRequest)(nil),           // 26: tabuleiro.match.v1.ResignRequest
+	(*ResignResponse)(nil),          // 27: tabuleiro.match.v1.ResignResponse
+	(*OfferDrawRequest)(nil),        // 28: tabuleiro.match.v1.OfferDrawRequest
+	(*OfferDrawResponse)(nil),       // 29: tabuleiro.match.v1.OfferDrawResponse
+	(*AcceptDrawRequest)(nil),       // 30: tabuleiro.match.v1.AcceptDrawRequest
+	(*AcceptDrawResponse)(nil),      // 31: tabuleiro.match.v1.AcceptDrawResponse
+	(*DeclineDrawRequest)(nil),      // 32: tabuleiro.match.v1.DeclineDrawRequest
+	(*DeclineDrawResponse)(nil),     // 33: tabuleiro.match.v1.DeclineDrawResponse
+	(*AnswerProbeRequest)(nil),      // 34: tabuleiro.match.v1.AnswerProbeRequest
+	(*AnswerProbeResponse)(nil),     // 35: tabuleiro.match.v1.AnswerProbeResponse
+	(*WatchRequest)(nil),            // 36: tabuleiro.match.v1.WatchRequest
+	(*WatchResponse)(nil),           // 37: tabuleiro.match.v1.WatchResponse
+	(*GetMatchRequest)(nil),         // 38: tabuleiro.match.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),        // 39: tabuleiro.match.v1.GetMatchResponse
+	(*ListLegalPliesRequest)(nil),   // 40: tabuleiro.match.v1.ListLegalPliesRequest
+	(*LegalPly)(nil),                // 41: tabuleiro.match.v1.LegalPly
+	(*PlyCheck)(nil),                // 42: tabuleiro.match.v1.PlyCheck
+	(*ListLegalPliesResponse)(nil),  // 43: tabuleiro.match.v1.ListLegalPliesResponse
+	(*SeatSpec)(nil),                // 44: tabuleiro.match.v1.SeatSpec
+	(*PlayerSeat)(nil),              // 45: tabuleiro.match.v1.PlayerSeat
+	(*CreateMatchRequest)(nil),      // 46: tabuleiro.match.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),     // 47: tabuleiro.match.v1.CreateMatchResponse
+	(*MatchSummary)(nil),            // 48: tabuleiro.match.v1.MatchSummary
+	(*Match)(nil),                   // 49: tabuleiro.match.v1.Match
+	(*MatchEvent)(nil),              // 50: tabuleiro.match.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),   // 51: google.protobuf.Timestamp
+	(v1.Seat)(0),                    // 52: tabuleiro.game.v1.Seat
+	(v1.BotLevel)(0),                // 53: tabuleiro.game.v1.BotLevel
+	(v1.Game)(0),                    // 54: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),          // 55: tabuleiro.game.v1.TimeControl
 }
 var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
-	44, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
+	48, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
 	7,  // 1: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
 	8,  // 2: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
 	9,  // 3: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
@@ -3136,66 +3392,71 @@ var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
 	11, // 5: tabuleiro.match.v1.PlayRequest.accept_draw:type_name -> tabuleiro.match.v1.AcceptDraw
 	12, // 6: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
 	13, // 7: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
-	45, // 8: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	46, // 9: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	15, // 10: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
-	16, // 11: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
-	17, // 12: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
-	18, // 13: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	0,  // 14: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
-	47, // 15: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
-	45, // 16: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	46, // 17: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	18, // 18: tabuleiro.match.v1.FollowResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	21, // 19: tabuleiro.match.v1.FollowResponse.heartbeat:type_name -> tabuleiro.match.v1.Heartbeat
-	47, // 20: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
-	46, // 21: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	45, // 22: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	46, // 23: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	18, // 24: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	45, // 25: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
-	1,  // 26: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
-	48, // 27: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
-	37, // 28: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
-	38, // 29: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
-	41, // 30: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
-	49, // 31: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
-	50, // 32: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	40, // 33: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
-	40, // 34: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
-	51, // 35: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	47, // 36: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
-	6,  // 37: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
-	19, // 38: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
-	22, // 39: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
-	24, // 40: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
-	26, // 41: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
-	28, // 42: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
-	30, // 43: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
-	32, // 44: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
-	34, // 45: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
-	36, // 46: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
-	42, // 47: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
-	4,  // 48: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
-	2,  // 49: tabuleiro.match.v1.MatchService.InviteSpectator:input_type -> tabuleiro.match.v1.InviteSpectatorRequest
-	14, // 50: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
-	20, // 51: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
-	23, // 52: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
-	25, // 53: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
-	27, // 54: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
-	29, // 55: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
-	31, // 56: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
-	33, // 57: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
-	35, // 58: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
-	39, // 59: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
-	43, // 60: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
-	5,  // 61: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
-	3,  // 62: tabuleiro.match.v1.MatchService.InviteSpectator:output_type -> tabuleiro.match.v1.InviteSpectatorResponse
-	50, // [50:63] is the sub-list for method output_type
-	37, // [37:50] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	15, // 8: tabuleiro.match.v1.PlayRequest.probe_answer:type_name -> tabuleiro.match.v1.ProbeAnswer
+	49, // 9: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	50, // 10: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	17, // 11: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
+	18, // 12: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
+	19, // 13: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
+	20, // 14: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	14, // 15: tabuleiro.match.v1.PlayResponse.probe:type_name -> tabuleiro.match.v1.Probe
+	0,  // 16: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
+	51, // 17: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
+	49, // 18: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	50, // 19: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	20, // 20: tabuleiro.match.v1.FollowResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	23, // 21: tabuleiro.match.v1.FollowResponse.heartbeat:type_name -> tabuleiro.match.v1.Heartbeat
+	14, // 22: tabuleiro.match.v1.FollowResponse.probe:type_name -> tabuleiro.match.v1.Probe
+	51, // 23: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
+	50, // 24: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	49, // 25: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	50, // 26: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	20, // 27: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	49, // 28: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
+	1,  // 29: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
+	52, // 30: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
+	41, // 31: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
+	42, // 32: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
+	45, // 33: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
+	53, // 34: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
+	54, // 35: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	44, // 36: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
+	44, // 37: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
+	55, // 38: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	51, // 39: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
+	6,  // 40: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
+	21, // 41: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
+	24, // 42: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
+	26, // 43: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
+	28, // 44: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
+	30, // 45: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
+	32, // 46: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
+	34, // 47: tabuleiro.match.v1.MatchService.AnswerProbe:input_type -> tabuleiro.match.v1.AnswerProbeRequest
+	36, // 48: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
+	38, // 49: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
+	40, // 50: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
+	46, // 51: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
+	4,  // 52: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
+	2,  // 53: tabuleiro.match.v1.MatchService.InviteSpectator:input_type -> tabuleiro.match.v1.InviteSpectatorRequest
+	16, // 54: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
+	22, // 55: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
+	25, // 56: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
+	27, // 57: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
+	29, // 58: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
+	31, // 59: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
+	33, // 60: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
+	35, // 61: tabuleiro.match.v1.MatchService.AnswerProbe:output_type -> tabuleiro.match.v1.AnswerProbeResponse
+	37, // 62: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
+	39, // 63: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
+	43, // 64: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
+	47, // 65: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
+	5,  // 66: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
+	3,  // 67: tabuleiro.match.v1.MatchService.InviteSpectator:output_type -> tabuleiro.match.v1.InviteSpectatorResponse
+	54, // [54:68] is the sub-list for method output_type
+	40, // [40:54] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_match_v1_match_service_proto_init() }
@@ -3212,38 +3473,41 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 		(*PlayRequest_AcceptDraw)(nil),
 		(*PlayRequest_DeclineDraw)(nil),
 		(*PlayRequest_Ping)(nil),
+		(*PlayRequest_ProbeAnswer)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[12].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[14].OneofWrappers = []any{
 		(*PlayResponse_Snapshot)(nil),
 		(*PlayResponse_Event)(nil),
 		(*PlayResponse_PlyRejected)(nil),
 		(*PlayResponse_ActionRejected)(nil),
 		(*PlayResponse_Pong)(nil),
 		(*PlayResponse_Drain)(nil),
+		(*PlayResponse_Probe)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[18].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[20].OneofWrappers = []any{
 		(*FollowResponse_Snapshot)(nil),
 		(*FollowResponse_Event)(nil),
 		(*FollowResponse_Drain)(nil),
 		(*FollowResponse_Heartbeat)(nil),
+		(*FollowResponse_Probe)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[31].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[35].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
 		(*WatchResponse_Event)(nil),
 		(*WatchResponse_Drain)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[38].OneofWrappers = []any{
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[42].OneofWrappers = []any{
 		(*SeatSpec_Player)(nil),
 		(*SeatSpec_BotLevel)(nil),
 	}
-	file_tabuleiro_match_v1_match_service_proto_msgTypes[39].OneofWrappers = []any{}
+	file_tabuleiro_match_v1_match_service_proto_msgTypes[43].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_match_v1_match_service_proto_rawDesc), len(file_tabuleiro_match_v1_match_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   42,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

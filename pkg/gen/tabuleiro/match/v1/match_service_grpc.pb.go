@@ -26,6 +26,7 @@ const (
 	MatchService_OfferDraw_FullMethodName       = "/tabuleiro.match.v1.MatchService/OfferDraw"
 	MatchService_AcceptDraw_FullMethodName      = "/tabuleiro.match.v1.MatchService/AcceptDraw"
 	MatchService_DeclineDraw_FullMethodName     = "/tabuleiro.match.v1.MatchService/DeclineDraw"
+	MatchService_AnswerProbe_FullMethodName     = "/tabuleiro.match.v1.MatchService/AnswerProbe"
 	MatchService_Watch_FullMethodName           = "/tabuleiro.match.v1.MatchService/Watch"
 	MatchService_GetMatch_FullMethodName        = "/tabuleiro.match.v1.MatchService/GetMatch"
 	MatchService_ListLegalPlies_FullMethodName  = "/tabuleiro.match.v1.MatchService/ListLegalPlies"
@@ -60,7 +61,13 @@ const (
 // instance down or restarting, or a one-process server closed and started
 // again) is not charged: at start-up it is given back in full to the side
 // to move, and reconnection and first-ply windows move on by as much.
-// Lag compensation (crediting a ply's transit time) is not applied yet.
+// Lag compensation: the server measures each seat's round trip with
+// probes (a `probe` on Play and Follow streams, answered at once by
+// `probe_answer` on Play or by AnswerProbe) and credits a ply's estimated
+// transit time (half the smoothed round trip) back to the mover's clock,
+// within a per-player quota that grows with each ply and is capped
+// (docs/architecture.md, "Clock fairness"). A client that does not answer
+// probes gets no credit; one that answers late gains at most the quota.
 type MatchServiceClient interface {
 	// Play is one player's connection to one match. The client's first
 	// message must be `join`; the server answers with a `snapshot` (or, when
@@ -144,6 +151,13 @@ type MatchServiceClient interface {
 	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
 	// opponent is pending or the game is over.
 	DeclineDraw(ctx context.Context, in *DeclineDrawRequest, opts ...grpc.CallOption) (*DeclineDrawResponse, error)
+	// AnswerProbe answers a `probe` of the caller's Follow stream, at once:
+	// the server measures the seat's round trip by it (lag compensation).
+	// An answer to a probe that is not the seat's latest unanswered one is
+	// ignored (OK). INVALID_ARGUMENT for an empty or over-long match_id;
+	// NOT_FOUND for an unknown match or a private one the caller may not
+	// see; PERMISSION_DENIED when the caller holds no seat.
+	AnswerProbe(ctx context.Context, in *AnswerProbeRequest, opts ...grpc.CallOption) (*AnswerProbeResponse, error)
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
@@ -291,6 +305,16 @@ func (c *matchServiceClient) DeclineDraw(ctx context.Context, in *DeclineDrawReq
 	return out, nil
 }
 
+func (c *matchServiceClient) AnswerProbe(ctx context.Context, in *AnswerProbeRequest, opts ...grpc.CallOption) (*AnswerProbeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AnswerProbeResponse)
+	err := c.cc.Invoke(ctx, MatchService_AnswerProbe_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *matchServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &MatchService_ServiceDesc.Streams[2], MatchService_Watch_FullMethodName, cOpts...)
@@ -386,7 +410,13 @@ func (c *matchServiceClient) InviteSpectator(ctx context.Context, in *InviteSpec
 // instance down or restarting, or a one-process server closed and started
 // again) is not charged: at start-up it is given back in full to the side
 // to move, and reconnection and first-ply windows move on by as much.
-// Lag compensation (crediting a ply's transit time) is not applied yet.
+// Lag compensation: the server measures each seat's round trip with
+// probes (a `probe` on Play and Follow streams, answered at once by
+// `probe_answer` on Play or by AnswerProbe) and credits a ply's estimated
+// transit time (half the smoothed round trip) back to the mover's clock,
+// within a per-player quota that grows with each ply and is capped
+// (docs/architecture.md, "Clock fairness"). A client that does not answer
+// probes gets no credit; one that answers late gains at most the quota.
 type MatchServiceServer interface {
 	// Play is one player's connection to one match. The client's first
 	// message must be `join`; the server answers with a `snapshot` (or, when
@@ -470,6 +500,13 @@ type MatchServiceServer interface {
 	// when the caller holds no seat; FAILED_PRECONDITION when no offer by the
 	// opponent is pending or the game is over.
 	DeclineDraw(context.Context, *DeclineDrawRequest) (*DeclineDrawResponse, error)
+	// AnswerProbe answers a `probe` of the caller's Follow stream, at once:
+	// the server measures the seat's round trip by it (lag compensation).
+	// An answer to a probe that is not the seat's latest unanswered one is
+	// ignored (OK). INVALID_ARGUMENT for an empty or over-long match_id;
+	// NOT_FOUND for an unknown match or a private one the caller may not
+	// see; PERMISSION_DENIED when the caller holds no seat.
+	AnswerProbe(context.Context, *AnswerProbeRequest) (*AnswerProbeResponse, error)
 	// Watch is a spectator's connection to one match: a snapshot (or the
 	// events missed since last_seq), then every event, all with the
 	// spectators' view, which hides what no seat has revealed (B6). Any
@@ -555,6 +592,9 @@ func (UnimplementedMatchServiceServer) AcceptDraw(context.Context, *AcceptDrawRe
 }
 func (UnimplementedMatchServiceServer) DeclineDraw(context.Context, *DeclineDrawRequest) (*DeclineDrawResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeclineDraw not implemented")
+}
+func (UnimplementedMatchServiceServer) AnswerProbe(context.Context, *AnswerProbeRequest) (*AnswerProbeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AnswerProbe not implemented")
 }
 func (UnimplementedMatchServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
@@ -703,6 +743,24 @@ func _MatchService_DeclineDraw_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_AnswerProbe_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AnswerProbeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).AnswerProbe(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_AnswerProbe_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).AnswerProbe(ctx, req.(*AnswerProbeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MatchService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -830,6 +888,10 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeclineDraw",
 			Handler:    _MatchService_DeclineDraw_Handler,
+		},
+		{
+			MethodName: "AnswerProbe",
+			Handler:    _MatchService_AnswerProbe_Handler,
 		},
 		{
 			MethodName: "GetMatch",

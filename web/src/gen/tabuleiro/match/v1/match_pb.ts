@@ -283,7 +283,8 @@ export type MatchEvent = Message<"tabuleiro.match.v1.MatchEvent"> & {
     case: "drawDeclined";
   } | {
     /**
-     * player_disconnected: a seat's stream dropped.
+     * player_disconnected: a seat's stream dropped and did not come back
+     * within the presence grace (2 s by default).
      *
      * @generated from field: tabuleiro.match.v1.PlayerDisconnected player_disconnected = 6;
      */
@@ -291,7 +292,10 @@ export type MatchEvent = Message<"tabuleiro.match.v1.MatchEvent"> & {
     case: "playerDisconnected";
   } | {
     /**
-     * player_reconnected: a disconnected seat came back.
+     * player_reconnected: a seat that never joined, or whose departure was
+     * announced (player_disconnected), came back. Presence is coalesced: a
+     * seat that joins again while connected (a second stream, a reconnect
+     * storm), or returns within the grace, makes no event.
      *
      * @generated from field: tabuleiro.match.v1.PlayerReconnected player_reconnected = 7;
      */
@@ -395,7 +399,8 @@ export const DrawDeclinedSchema: GenMessage<DrawDeclined> = /*@__PURE__*/
   messageDesc(file_tabuleiro_match_v1_match, 5);
 
 /**
- * PlayerDisconnected is a seat whose stream dropped.
+ * PlayerDisconnected is a seat whose stream dropped, announced once the
+ * presence grace (2 s by default) has passed without its return.
  *
  * @generated from message tabuleiro.match.v1.PlayerDisconnected
  */
@@ -409,8 +414,8 @@ export type PlayerDisconnected = Message<"tabuleiro.match.v1.PlayerDisconnected"
 
   /**
    * reconnect_deadline is when the seat loses by abandonment unless it
-   * rejoins (60 s after the drop by default). Its clock keeps running on
-   * its turn.
+   * rejoins (60 s after the drop, not after the announcement, by
+   * default). Its clock keeps running on its turn.
    *
    * @generated from field: google.protobuf.Timestamp reconnect_deadline = 2;
    */

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/match/v1/match_service.proto.
  */
 export const file_tabuleiro_match_v1_match_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0YWJ1bGVpcm8vbWF0Y2gvdjEvbWF0Y2hfc2VydmljZS5wcm90bxISdGFidWxlaXJvLm1hdGNoLnYxIj0KFkludml0ZVNwZWN0YXRvclJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJIhkKF0ludml0ZVNwZWN0YXRvclJlc3BvbnNlIjYKEkxpc3RNYXRjaGVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFbGltaXQYAiABKAUiSAoTTGlzdE1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoU3VtbWFyeSL4AgoLUGxheVJlcXVlc3QSLQoEam9pbhgBIAEoCzIdLnRhYnVsZWlyby5tYXRjaC52MS5Kb2luTWF0Y2hIABIzCgpzdWJtaXRfcGx5GAIgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseUgAEiwKBnJlc2lnbhgDIAEoCzIaLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25IABIzCgpvZmZlcl9kcmF3GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd0gAEjUKC2FjY2VwdF9kcmF3GAUgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdIABI3CgxkZWNsaW5lX2RyYXcYBiABKAsyHy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdIABIoCgRwaW5nGAcgASgLMhgudGFidWxlaXJvLm1hdGNoLnYxLlBpbmdIAEIICgZhY3Rpb24iLwoJSm9pbk1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhAKCGxhc3Rfc2VxGAIgASgDIjEKCVN1Ym1pdFBseRISCgpwbHlfbnVtYmVyGAEgASgFEhAKCG5vdGF0aW9uGAIgASgJIggKBlJlc2lnbiILCglPZmZlckRyYXciDAoKQWNjZXB0RHJhdyINCgtEZWNsaW5lRHJhdyIVCgRQaW5nEg0KBW5vbmNlGAEgASgEIscCCgxQbGF5UmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASNwoMcGx5X3JlamVjdGVkGAMgASgLMh8udGFidWxlaXJvLm1hdGNoLnYxLlBseVJlamVjdGVkSAASPQoPYWN0aW9uX3JlamVjdGVkGAQgASgLMiIudGFidWxlaXJvLm1hdGNoLnYxLkFjdGlvblJlamVjdGVkSAASKAoEcG9uZxgFIAEoCzIYLnRhYnVsZWlyby5tYXRjaC52MS5Qb25nSAASKgoFZHJhaW4YBiABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlInsKC1BseVJlamVjdGVkEhIKCnBseV9udW1iZXIYASABKAUSEAoIbm90YXRpb24YAiABKAkSGgoSY3VycmVudF9wbHlfbnVtYmVyGAMgASgFEgwKBGNvZGUYBCABKAUSDAoEcnVsZRgFIAEoCRIOCgZyZWFzb24YBiABKAkiXgoOQWN0aW9uUmVqZWN0ZWQSLgoGYWN0aW9uGAEgASgOMh4udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlBY3Rpb24SDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkiRgoEUG9uZxINCgVub25jZRgBIAEoBBIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFwoFRHJhaW4SDgoGcmVhc29uGAEgASgJIjMKDUZvbGxvd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMi2wEKDkZvbGxvd1Jlc3BvbnNlEi0KCHNuYXBzaG90GAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoSAASLwoFZXZlbnQYAiABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudEgAEioKBWRyYWluGAMgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLkRyYWluSAASMgoJaGVhcnRiZWF0GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLkhlYXJ0YmVhdEgAQgkKB21lc3NhZ2UiPAoJSGVhcnRiZWF0Ei8KC3NlcnZlcl90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKChBTdWJtaXRQbHlSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhIKCnBseV9udW1iZXIYAiABKAUSEAoIbm90YXRpb24YAyABKAkiVQoRU3VibWl0UGx5UmVzcG9uc2USLQoFZXZlbnQYASABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudBIRCglkdXBsaWNhdGUYAiABKAgiIQoNUmVzaWduUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSIQCg5SZXNpZ25SZXNwb25zZSIkChBPZmZlckRyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhMKEU9mZmVyRHJhd1Jlc3BvbnNlIiUKEUFjY2VwdERyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhQKEkFjY2VwdERyYXdSZXNwb25zZSImChJEZWNsaW5lRHJhd1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiFQoTRGVjbGluZURyYXdSZXNwb25zZSIyCgxXYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIbGFzdF9zZXEYAiABKAMipgEKDVdhdGNoUmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASKgoFZHJhaW4YAyABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IAEIJCgdtZXNzYWdlIiMKD0dldE1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSI8ChBHZXRNYXRjaFJlc3BvbnNlEigKBW1hdGNoGAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoImEKFUxpc3RMZWdhbFBsaWVzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIMCgRmcm9tGAIgASgJEgsKA3BseRgDIAEoCRIbChNleHBlY3RlZF9wbHlfbnVtYmVyGAQgASgFIm8KCExlZ2FsUGx5EhAKCG5vdGF0aW9uGAEgASgJEikKBGtpbmQYAiABKA4yGy50YWJ1bGVpcm8ubWF0Y2gudjEuUGx5S2luZBIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEgwKBHBhdGgYBSADKAkiXAoIUGx5Q2hlY2sSEAoIbm90YXRpb24YASABKAkSDQoFbGVnYWwYAiABKAgSEQoJY2Fub25pY2FsGAMgASgJEgwKBHJ1bGUYBCABKAkSDgoGcmVhc29uGAUgASgJIsYBChZMaXN0TGVnYWxQbGllc1Jlc3BvbnNlEhIKCnBseV9udW1iZXIYASABKAUSKAoHdG9fbW92ZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSKwoFcGxpZXMYAyADKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuTGVnYWxQbHkSFAoMZGVzdGluYXRpb25zGAQgAygJEisKBWNoZWNrGAUgASgLMhwudGFidWxlaXJvLm1hdGNoLnYxLlBseUNoZWNrInoKCFNlYXRTcGVjEjAKBnBsYXllchgBIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5ZXJTZWF0SAASMAoJYm90X2xldmVsGAIgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWxIAEIKCghvY2N1cGFudCJVCgpQbGF5ZXJTZWF0EhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQFCCQoHX3JhdGluZyKhAgoSQ3JlYXRlTWF0Y2hSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRIrCgVmaXJzdBgEIAEoCzIcLnRhYnVsZWlyby5tYXRjaC52MS5TZWF0U3BlYxIsCgZzZWNvbmQYBSABKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuU2VhdFNwZWMSNAoMdGltZV9jb250cm9sGAYgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYByABKAgSDgoGbGF5b3V0GAggASgJEg8KB3ByaXZhdGUYCSABKAgiXwoTQ3JlYXRlTWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRI2ChJmaXJzdF9wbHlfZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKpgBCgpQbGF5QWN0aW9uEhsKF1BMQVlfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSUExBWV9BQ1RJT05fUkVTSUdOEAESGgoWUExBWV9BQ1RJT05fT0ZGRVJfRFJBVxACEhsKF1BMQVlfQUNUSU9OX0FDQ0VQVF9EUkFXEAMSHAoYUExBWV9BQ1RJT05fREVDTElORV9EUkFXEAQqhwEKB1BseUtpbmQSGAoUUExZX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1QTFlfS0lORF9TVEVQEAESEQoNUExZX0tJTkRfSlVNUBACEhEKDVBMWV9LSU5EX1dBTEwQAxITCg9QTFlfS0lORF9SRVZFQUwQBBIUChBQTFlfS0lORF9DQVBUVVJFEAUyrgkKDE1hdGNoU2VydmljZRJNCgRQbGF5Eh8udGFidWxlaXJvLm1hdGNoLnYxLlBsYXlSZXF1ZXN0GiAudGFidWxlaXJvLm1hdGNoLnYxLlBsYXlSZXNwb25zZSgBMAESUQoGRm9sbG93EiEudGFidWxlaXJvLm1hdGNoLnYxLkZvbGxvd1JlcXVlc3QaIi50YWJ1bGVpcm8ubWF0Y2gudjEuRm9sbG93UmVzcG9uc2UwARJYCglTdWJtaXRQbHkSJC50YWJ1bGVpcm8ubWF0Y2gudjEuU3VibWl0UGx5UmVxdWVzdBolLnRhYnVsZWlyby5tYXRjaC52MS5TdWJtaXRQbHlSZXNwb25zZRJPCgZSZXNpZ24SIS50YWJ1bGVpcm8ubWF0Y2gudjEuUmVzaWduUmVxdWVzdBoiLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25SZXNwb25zZRJYCglPZmZlckRyYXcSJC50YWJ1bGVpcm8ubWF0Y2gudjEuT2ZmZXJEcmF3UmVxdWVzdBolLnRhYnVsZWlyby5tYXRjaC52MS5PZmZlckRyYXdSZXNwb25zZRJbCgpBY2NlcHREcmF3EiUudGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdSZXF1ZXN0GiYudGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdSZXNwb25zZRJeCgtEZWNsaW5lRHJhdxImLnRhYnVsZWlyby5tYXRjaC52MS5EZWNsaW5lRHJhd1JlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdSZXNwb25zZRJOCgVXYXRjaBIgLnRhYnVsZWlyby5tYXRjaC52MS5XYXRjaFJlcXVlc3QaIS50YWJ1bGVpcm8ubWF0Y2gudjEuV2F0Y2hSZXNwb25zZTABElUKCEdldE1hdGNoEiMudGFidWxlaXJvLm1hdGNoLnYxLkdldE1hdGNoUmVxdWVzdBokLnRhYnVsZWlyby5tYXRjaC52MS5HZXRNYXRjaFJlc3BvbnNlEmcKDkxpc3RMZWdhbFBsaWVzEikudGFidWxlaXJvLm1hdGNoLnYxLkxpc3RMZWdhbFBsaWVzUmVxdWVzdBoqLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TGVnYWxQbGllc1Jlc3BvbnNlEl4KC0NyZWF0ZU1hdGNoEiYudGFidWxlaXJvLm1hdGNoLnYxLkNyZWF0ZU1hdGNoUmVxdWVzdBonLnRhYnVsZWlyby5tYXRjaC52MS5DcmVhdGVNYXRjaFJlc3BvbnNlEl4KC0xpc3RNYXRjaGVzEiYudGFidWxlaXJvLm1hdGNoLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBonLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlEmoKD0ludml0ZVNwZWN0YXRvchIqLnRhYnVsZWlyby5tYXRjaC52MS5JbnZpdGVTcGVjdGF0b3JSZXF1ZXN0GisudGFidWxlaXJvLm1hdGNoLnYxLkludml0ZVNwZWN0YXRvclJlc3BvbnNlQjJaMHRhYnVsZWlyby5kZXYvcGtnL2dlbi90YWJ1bGVpcm8vbWF0Y2gvdjE7bWF0Y2h2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_match_v1_match]);
+  fileDesc("CiZ0YWJ1bGVpcm8vbWF0Y2gvdjEvbWF0Y2hfc2VydmljZS5wcm90bxISdGFidWxlaXJvLm1hdGNoLnYxIj0KFkludml0ZVNwZWN0YXRvclJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJIhkKF0ludml0ZVNwZWN0YXRvclJlc3BvbnNlIjYKEkxpc3RNYXRjaGVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFbGltaXQYAiABKAUiSAoTTGlzdE1hdGNoZXNSZXNwb25zZRIxCgdtYXRjaGVzGAEgAygLMiAudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoU3VtbWFyeSKxAwoLUGxheVJlcXVlc3QSLQoEam9pbhgBIAEoCzIdLnRhYnVsZWlyby5tYXRjaC52MS5Kb2luTWF0Y2hIABIzCgpzdWJtaXRfcGx5GAIgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseUgAEiwKBnJlc2lnbhgDIAEoCzIaLnRhYnVsZWlyby5tYXRjaC52MS5SZXNpZ25IABIzCgpvZmZlcl9kcmF3GAQgASgLMh0udGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd0gAEjUKC2FjY2VwdF9kcmF3GAUgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLkFjY2VwdERyYXdIABI3CgxkZWNsaW5lX2RyYXcYBiABKAsyHy50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdIABIoCgRwaW5nGAcgASgLMhgudGFidWxlaXJvLm1hdGNoLnYxLlBpbmdIABI3Cgxwcm9iZV9hbnN3ZXIYCCABKAsyHy50YWJ1bGVpcm8ubWF0Y2gudjEuUHJvYmVBbnN3ZXJIAEIICgZhY3Rpb24iLwoJSm9pbk1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhAKCGxhc3Rfc2VxGAIgASgDIjEKCVN1Ym1pdFBseRISCgpwbHlfbnVtYmVyGAEgASgFEhAKCG5vdGF0aW9uGAIgASgJIggKBlJlc2lnbiILCglPZmZlckRyYXciDAoKQWNjZXB0RHJhdyINCgtEZWNsaW5lRHJhdyIVCgRQaW5nEg0KBW5vbmNlGAEgASgEIhMKBVByb2JlEgoKAmlkGAEgASgEIhkKC1Byb2JlQW5zd2VyEgoKAmlkGAEgASgEIvMCCgxQbGF5UmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASNwoMcGx5X3JlamVjdGVkGAMgASgLMh8udGFidWxlaXJvLm1hdGNoLnYxLlBseVJlamVjdGVkSAASPQoPYWN0aW9uX3JlamVjdGVkGAQgASgLMiIudGFidWxlaXJvLm1hdGNoLnYxLkFjdGlvblJlamVjdGVkSAASKAoEcG9uZxgFIAEoCzIYLnRhYnVsZWlyby5tYXRjaC52MS5Qb25nSAASKgoFZHJhaW4YBiABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IABIqCgVwcm9iZRgHIAEoCzIZLnRhYnVsZWlyby5tYXRjaC52MS5Qcm9iZUgAQgkKB21lc3NhZ2UiewoLUGx5UmVqZWN0ZWQSEgoKcGx5X251bWJlchgBIAEoBRIQCghub3RhdGlvbhgCIAEoCRIaChJjdXJyZW50X3BseV9udW1iZXIYAyABKAUSDAoEY29kZRgEIAEoBRIMCgRydWxlGAUgASgJEg4KBnJlYXNvbhgGIAEoCSJeCg5BY3Rpb25SZWplY3RlZBIuCgZhY3Rpb24YASABKA4yHi50YWJ1bGVpcm8ubWF0Y2gudjEuUGxheUFjdGlvbhIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCSJGCgRQb25nEg0KBW5vbmNlGAEgASgEEi8KC3NlcnZlcl90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIXCgVEcmFpbhIOCgZyZWFzb24YASABKAkiMwoNRm9sbG93UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIQCghsYXN0X3NlcRgCIAEoAyKHAgoORm9sbG93UmVzcG9uc2USLQoIc25hcHNob3QYASABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hIABIvCgVldmVudBgCIAEoCzIeLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaEV2ZW50SAASKgoFZHJhaW4YAyABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuRHJhaW5IABIyCgloZWFydGJlYXQYBCABKAsyHS50YWJ1bGVpcm8ubWF0Y2gudjEuSGVhcnRiZWF0SAASKgoFcHJvYmUYBSABKAsyGS50YWJ1bGVpcm8ubWF0Y2gudjEuUHJvYmVIAEIJCgdtZXNzYWdlIjwKCUhlYXJ0YmVhdBIvCgtzZXJ2ZXJfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiSgoQU3VibWl0UGx5UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRISCgpwbHlfbnVtYmVyGAIgASgFEhAKCG5vdGF0aW9uGAMgASgJIlUKEVN1Ym1pdFBseVJlc3BvbnNlEi0KBWV2ZW50GAEgASgLMh4udGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoRXZlbnQSEQoJZHVwbGljYXRlGAIgASgIIiEKDVJlc2lnblJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiEAoOUmVzaWduUmVzcG9uc2UiJAoQT2ZmZXJEcmF3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSITChFPZmZlckRyYXdSZXNwb25zZSIlChFBY2NlcHREcmF3UmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSIUChJBY2NlcHREcmF3UmVzcG9uc2UiJgoSRGVjbGluZURyYXdSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIhUKE0RlY2xpbmVEcmF3UmVzcG9uc2UiMgoSQW5zd2VyUHJvYmVSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEgoKAmlkGAIgASgEIhUKE0Fuc3dlclByb2JlUmVzcG9uc2UiMgoMV2F0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhAKCGxhc3Rfc2VxGAIgASgDIqYBCg1XYXRjaFJlc3BvbnNlEi0KCHNuYXBzaG90GAEgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLk1hdGNoSAASLwoFZXZlbnQYAiABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuTWF0Y2hFdmVudEgAEioKBWRyYWluGAMgASgLMhkudGFidWxlaXJvLm1hdGNoLnYxLkRyYWluSABCCQoHbWVzc2FnZSIjCg9HZXRNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiPAoQR2V0TWF0Y2hSZXNwb25zZRIoCgVtYXRjaBgBIAEoCzIZLnRhYnVsZWlyby5tYXRjaC52MS5NYXRjaCJhChVMaXN0TGVnYWxQbGllc1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSDAoEZnJvbRgCIAEoCRILCgNwbHkYAyABKAkSGwoTZXhwZWN0ZWRfcGx5X251bWJlchgEIAEoBSJvCghMZWdhbFBseRIQCghub3RhdGlvbhgBIAEoCRIpCgRraW5kGAIgASgOMhsudGFidWxlaXJvLm1hdGNoLnYxLlBseUtpbmQSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIMCgRwYXRoGAUgAygJIlwKCFBseUNoZWNrEhAKCG5vdGF0aW9uGAEgASgJEg0KBWxlZ2FsGAIgASgIEhEKCWNhbm9uaWNhbBgDIAEoCRIMCgRydWxlGAQgASgJEg4KBnJlYXNvbhgFIAEoCSLGAQoWTGlzdExlZ2FsUGxpZXNSZXNwb25zZRISCgpwbHlfbnVtYmVyGAEgASgFEigKB3RvX21vdmUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EisKBXBsaWVzGAMgAygLMhwudGFidWxlaXJvLm1hdGNoLnYxLkxlZ2FsUGx5EhQKDGRlc3RpbmF0aW9ucxgEIAMoCRIrCgVjaGVjaxgFIAEoCzIcLnRhYnVsZWlyby5tYXRjaC52MS5QbHlDaGVjayJ6CghTZWF0U3BlYxIwCgZwbGF5ZXIYASABKAsyHi50YWJ1bGVpcm8ubWF0Y2gudjEuUGxheWVyU2VhdEgAEjAKCWJvdF9sZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsSABCCgoIb2NjdXBhbnQiVQoKUGxheWVyU2VhdBIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhMKBnJhdGluZxgDIAEoBUgAiAEBQgkKB19yYXRpbmcioQIKEkNyZWF0ZU1hdGNoUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEiUKBGdhbWUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAyABKAkSKwoFZmlyc3QYBCABKAsyHC50YWJ1bGVpcm8ubWF0Y2gudjEuU2VhdFNwZWMSLAoGc2Vjb25kGAUgASgLMhwudGFidWxlaXJvLm1hdGNoLnYxLlNlYXRTcGVjEjQKDHRpbWVfY29udHJvbBgGIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlRpbWVDb250cm9sEg0KBXJhdGVkGAcgASgIEg4KBmxheW91dBgIIAEoCRIPCgdwcml2YXRlGAkgASgIIl8KE0NyZWF0ZU1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSNgoSZmlyc3RfcGx5X2RlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqYAQoKUGxheUFjdGlvbhIbChdQTEFZX0FDVElPTl9VTlNQRUNJRklFRBAAEhYKElBMQVlfQUNUSU9OX1JFU0lHThABEhoKFlBMQVlfQUNUSU9OX09GRkVSX0RSQVcQAhIbChdQTEFZX0FDVElPTl9BQ0NFUFRfRFJBVxADEhwKGFBMQVlfQUNUSU9OX0RFQ0xJTkVfRFJBVxAEKocBCgdQbHlLaW5kEhgKFFBMWV9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNUExZX0tJTkRfU1RFUBABEhEKDVBMWV9LSU5EX0pVTVAQAhIRCg1QTFlfS0lORF9XQUxMEAMSEwoPUExZX0tJTkRfUkVWRUFMEAQSFAoQUExZX0tJTkRfQ0FQVFVSRRAFMo4KCgxNYXRjaFNlcnZpY2USTQoEUGxheRIfLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5UmVxdWVzdBogLnRhYnVsZWlyby5tYXRjaC52MS5QbGF5UmVzcG9uc2UoATABElEKBkZvbGxvdxIhLnRhYnVsZWlyby5tYXRjaC52MS5Gb2xsb3dSZXF1ZXN0GiIudGFidWxlaXJvLm1hdGNoLnYxLkZvbGxvd1Jlc3BvbnNlMAESWAoJU3VibWl0UGx5EiQudGFidWxlaXJvLm1hdGNoLnYxLlN1Ym1pdFBseVJlcXVlc3QaJS50YWJ1bGVpcm8ubWF0Y2gudjEuU3VibWl0UGx5UmVzcG9uc2USTwoGUmVzaWduEiEudGFidWxlaXJvLm1hdGNoLnYxLlJlc2lnblJlcXVlc3QaIi50YWJ1bGVpcm8ubWF0Y2gudjEuUmVzaWduUmVzcG9uc2USWAoJT2ZmZXJEcmF3EiQudGFidWxlaXJvLm1hdGNoLnYxLk9mZmVyRHJhd1JlcXVlc3QaJS50YWJ1bGVpcm8ubWF0Y2gudjEuT2ZmZXJEcmF3UmVzcG9uc2USWwoKQWNjZXB0RHJhdxIlLnRhYnVsZWlyby5tYXRjaC52MS5BY2NlcHREcmF3UmVxdWVzdBomLnRhYnVsZWlyby5tYXRjaC52MS5BY2NlcHREcmF3UmVzcG9uc2USXgoLRGVjbGluZURyYXcSJi50YWJ1bGVpcm8ubWF0Y2gudjEuRGVjbGluZURyYXdSZXF1ZXN0GicudGFidWxlaXJvLm1hdGNoLnYxLkRlY2xpbmVEcmF3UmVzcG9uc2USXgoLQW5zd2VyUHJvYmUSJi50YWJ1bGVpcm8ubWF0Y2gudjEuQW5zd2VyUHJvYmVSZXF1ZXN0GicudGFidWxlaXJvLm1hdGNoLnYxLkFuc3dlclByb2JlUmVzcG9uc2USTgoFV2F0Y2gSIC50YWJ1bGVpcm8ubWF0Y2gudjEuV2F0Y2hSZXF1ZXN0GiEudGFidWxlaXJvLm1hdGNoLnYxLldhdGNoUmVzcG9uc2UwARJVCghHZXRNYXRjaBIjLnRhYnVsZWlyby5tYXRjaC52MS5HZXRNYXRjaFJlcXVlc3QaJC50YWJ1bGVpcm8ubWF0Y2gudjEuR2V0TWF0Y2hSZXNwb25zZRJnCg5MaXN0TGVnYWxQbGllcxIpLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TGVnYWxQbGllc1JlcXVlc3QaKi50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdExlZ2FsUGxpZXNSZXNwb25zZRJeCgtDcmVhdGVNYXRjaBImLnRhYnVsZWlyby5tYXRjaC52MS5DcmVhdGVNYXRjaFJlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuQ3JlYXRlTWF0Y2hSZXNwb25zZRJeCgtMaXN0TWF0Y2hlcxImLnRhYnVsZWlyby5tYXRjaC52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJy50YWJ1bGVpcm8ubWF0Y2gudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJqCg9JbnZpdGVTcGVjdGF0b3ISKi50YWJ1bGVpcm8ubWF0Y2gudjEuSW52aXRlU3BlY3RhdG9yUmVxdWVzdBorLnRhYnVsZWlyby5tYXRjaC52MS5JbnZpdGVTcGVjdGF0b3JSZXNwb25zZUIyWjB0YWJ1bGVpcm8uZGV2L3BrZy9nZW4vdGFidWxlaXJvL21hdGNoL3YxO21hdGNodjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_match_v1_match]);
 
 /**
  * InviteSpectatorRequest names a private match and the player invited.
@@ -179,6 +179,14 @@ export type PlayRequest = Message<"tabuleiro.match.v1.PlayRequest"> & {
      */
     value: Ping;
     case: "ping";
+  } | {
+    /**
+     * probe_answer answers the server's probe, at once (lag compensation).
+     *
+     * @generated from field: tabuleiro.match.v1.ProbeAnswer probe_answer = 8;
+     */
+    value: ProbeAnswer;
+    case: "probeAnswer";
   } | { case: undefined; value?: undefined };
 };
 
@@ -345,6 +353,52 @@ export const PingSchema: GenMessage<Ping> = /*@__PURE__*/
   messageDesc(file_tabuleiro_match_v1_match_service, 11);
 
 /**
+ * Probe asks the client to answer at once with its id (probe_answer on a
+ * Play stream, AnswerProbe for a Follow stream): the server measures the
+ * seat's round trip, to credit its plies' transit time to its clock. The
+ * server sends one every 2 s or so, the first right after the join; only
+ * the latest is answered usefully.
+ *
+ * @generated from message tabuleiro.match.v1.Probe
+ */
+export type Probe = Message<"tabuleiro.match.v1.Probe"> & {
+  /**
+   * id is the probe's id, to send back.
+   *
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.Probe.
+ * Use `create(ProbeSchema)` to create a new message.
+ */
+export const ProbeSchema: GenMessage<Probe> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 12);
+
+/**
+ * ProbeAnswer answers a probe.
+ *
+ * @generated from message tabuleiro.match.v1.ProbeAnswer
+ */
+export type ProbeAnswer = Message<"tabuleiro.match.v1.ProbeAnswer"> & {
+  /**
+   * id is the probe's id.
+   *
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.ProbeAnswer.
+ * Use `create(ProbeAnswerSchema)` to create a new message.
+ */
+export const ProbeAnswerSchema: GenMessage<ProbeAnswer> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 13);
+
+/**
  * PlayResponse is one message from the server on a Play stream.
  *
  * @generated from message tabuleiro.match.v1.PlayResponse
@@ -408,6 +462,14 @@ export type PlayResponse = Message<"tabuleiro.match.v1.PlayResponse"> & {
      */
     value: Drain;
     case: "drain";
+  } | {
+    /**
+     * probe asks for a probe_answer at once (lag compensation).
+     *
+     * @generated from field: tabuleiro.match.v1.Probe probe = 7;
+     */
+    value: Probe;
+    case: "probe";
   } | { case: undefined; value?: undefined };
 };
 
@@ -416,7 +478,7 @@ export type PlayResponse = Message<"tabuleiro.match.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 12);
+  messageDesc(file_tabuleiro_match_v1_match_service, 14);
 
 /**
  * PlyRejected refuses a ply. Nothing changed.
@@ -478,7 +540,7 @@ export type PlyRejected = Message<"tabuleiro.match.v1.PlyRejected"> & {
  * Use `create(PlyRejectedSchema)` to create a new message.
  */
 export const PlyRejectedSchema: GenMessage<PlyRejected> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 13);
+  messageDesc(file_tabuleiro_match_v1_match_service, 15);
 
 /**
  * ActionRejected refuses a resignation or a draw action. Nothing changed.
@@ -513,7 +575,7 @@ export type ActionRejected = Message<"tabuleiro.match.v1.ActionRejected"> & {
  * Use `create(ActionRejectedSchema)` to create a new message.
  */
 export const ActionRejectedSchema: GenMessage<ActionRejected> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 14);
+  messageDesc(file_tabuleiro_match_v1_match_service, 16);
 
 /**
  * Pong answers a ping.
@@ -542,7 +604,7 @@ export type Pong = Message<"tabuleiro.match.v1.Pong"> & {
  * Use `create(PongSchema)` to create a new message.
  */
 export const PongSchema: GenMessage<Pong> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 15);
+  messageDesc(file_tabuleiro_match_v1_match_service, 17);
 
 /**
  * Drain tells a client to reconnect elsewhere.
@@ -563,7 +625,7 @@ export type Drain = Message<"tabuleiro.match.v1.Drain"> & {
  * Use `create(DrainSchema)` to create a new message.
  */
 export const DrainSchema: GenMessage<Drain> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 16);
+  messageDesc(file_tabuleiro_match_v1_match_service, 18);
 
 /**
  * FollowRequest opens a seat's Follow stream.
@@ -593,7 +655,7 @@ export type FollowRequest = Message<"tabuleiro.match.v1.FollowRequest"> & {
  * Use `create(FollowRequestSchema)` to create a new message.
  */
 export const FollowRequestSchema: GenMessage<FollowRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 17);
+  messageDesc(file_tabuleiro_match_v1_match_service, 19);
 
 /**
  * FollowResponse is one message from the server on a Follow stream.
@@ -642,6 +704,14 @@ export type FollowResponse = Message<"tabuleiro.match.v1.FollowResponse"> & {
      */
     value: Heartbeat;
     case: "heartbeat";
+  } | {
+    /**
+     * probe asks for an AnswerProbe call at once (lag compensation).
+     *
+     * @generated from field: tabuleiro.match.v1.Probe probe = 5;
+     */
+    value: Probe;
+    case: "probe";
   } | { case: undefined; value?: undefined };
 };
 
@@ -650,7 +720,7 @@ export type FollowResponse = Message<"tabuleiro.match.v1.FollowResponse"> & {
  * Use `create(FollowResponseSchema)` to create a new message.
  */
 export const FollowResponseSchema: GenMessage<FollowResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 18);
+  messageDesc(file_tabuleiro_match_v1_match_service, 20);
 
 /**
  * Heartbeat says a Follow stream is alive while the match is quiet.
@@ -672,7 +742,7 @@ export type Heartbeat = Message<"tabuleiro.match.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 19);
+  messageDesc(file_tabuleiro_match_v1_match_service, 21);
 
 /**
  * SubmitPlyRequest plays a ply for the caller's seat.
@@ -709,7 +779,7 @@ export type SubmitPlyRequest = Message<"tabuleiro.match.v1.SubmitPlyRequest"> & 
  * Use `create(SubmitPlyRequestSchema)` to create a new message.
  */
 export const SubmitPlyRequestSchema: GenMessage<SubmitPlyRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 20);
+  messageDesc(file_tabuleiro_match_v1_match_service, 22);
 
 /**
  * SubmitPlyResponse is the accepted ply.
@@ -740,7 +810,7 @@ export type SubmitPlyResponse = Message<"tabuleiro.match.v1.SubmitPlyResponse"> 
  * Use `create(SubmitPlyResponseSchema)` to create a new message.
  */
 export const SubmitPlyResponseSchema: GenMessage<SubmitPlyResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 21);
+  messageDesc(file_tabuleiro_match_v1_match_service, 23);
 
 /**
  * ResignRequest resigns the caller's seat.
@@ -761,7 +831,7 @@ export type ResignRequest = Message<"tabuleiro.match.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 22);
+  messageDesc(file_tabuleiro_match_v1_match_service, 24);
 
 /**
  * ResignResponse acknowledges a resignation; the game_ended event comes on
@@ -777,7 +847,7 @@ export type ResignResponse = Message<"tabuleiro.match.v1.ResignResponse"> & {
  * Use `create(ResignResponseSchema)` to create a new message.
  */
 export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 23);
+  messageDesc(file_tabuleiro_match_v1_match_service, 25);
 
 /**
  * OfferDrawRequest offers a draw.
@@ -798,7 +868,7 @@ export type OfferDrawRequest = Message<"tabuleiro.match.v1.OfferDrawRequest"> & 
  * Use `create(OfferDrawRequestSchema)` to create a new message.
  */
 export const OfferDrawRequestSchema: GenMessage<OfferDrawRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 24);
+  messageDesc(file_tabuleiro_match_v1_match_service, 26);
 
 /**
  * OfferDrawResponse acknowledges an offer; the draw_offered event comes on
@@ -814,7 +884,7 @@ export type OfferDrawResponse = Message<"tabuleiro.match.v1.OfferDrawResponse"> 
  * Use `create(OfferDrawResponseSchema)` to create a new message.
  */
 export const OfferDrawResponseSchema: GenMessage<OfferDrawResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 25);
+  messageDesc(file_tabuleiro_match_v1_match_service, 27);
 
 /**
  * AcceptDrawRequest accepts the opponent's pending draw offer.
@@ -835,7 +905,7 @@ export type AcceptDrawRequest = Message<"tabuleiro.match.v1.AcceptDrawRequest"> 
  * Use `create(AcceptDrawRequestSchema)` to create a new message.
  */
 export const AcceptDrawRequestSchema: GenMessage<AcceptDrawRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 26);
+  messageDesc(file_tabuleiro_match_v1_match_service, 28);
 
 /**
  * AcceptDrawResponse acknowledges the acceptance; the game_ended event
@@ -851,7 +921,7 @@ export type AcceptDrawResponse = Message<"tabuleiro.match.v1.AcceptDrawResponse"
  * Use `create(AcceptDrawResponseSchema)` to create a new message.
  */
 export const AcceptDrawResponseSchema: GenMessage<AcceptDrawResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 27);
+  messageDesc(file_tabuleiro_match_v1_match_service, 29);
 
 /**
  * DeclineDrawRequest declines the opponent's pending draw offer.
@@ -872,7 +942,7 @@ export type DeclineDrawRequest = Message<"tabuleiro.match.v1.DeclineDrawRequest"
  * Use `create(DeclineDrawRequestSchema)` to create a new message.
  */
 export const DeclineDrawRequestSchema: GenMessage<DeclineDrawRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 28);
+  messageDesc(file_tabuleiro_match_v1_match_service, 30);
 
 /**
  * DeclineDrawResponse acknowledges the refusal; the draw_declined event
@@ -888,7 +958,50 @@ export type DeclineDrawResponse = Message<"tabuleiro.match.v1.DeclineDrawRespons
  * Use `create(DeclineDrawResponseSchema)` to create a new message.
  */
 export const DeclineDrawResponseSchema: GenMessage<DeclineDrawResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 29);
+  messageDesc(file_tabuleiro_match_v1_match_service, 31);
+
+/**
+ * AnswerProbeRequest answers a probe of a Follow stream.
+ *
+ * @generated from message tabuleiro.match.v1.AnswerProbeRequest
+ */
+export type AnswerProbeRequest = Message<"tabuleiro.match.v1.AnswerProbeRequest"> & {
+  /**
+   * match_id is the match; required, at most 128 bytes.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * id is the probe's id.
+   *
+   * @generated from field: uint64 id = 2;
+   */
+  id: bigint;
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.AnswerProbeRequest.
+ * Use `create(AnswerProbeRequestSchema)` to create a new message.
+ */
+export const AnswerProbeRequestSchema: GenMessage<AnswerProbeRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 32);
+
+/**
+ * AnswerProbeResponse is empty.
+ *
+ * @generated from message tabuleiro.match.v1.AnswerProbeResponse
+ */
+export type AnswerProbeResponse = Message<"tabuleiro.match.v1.AnswerProbeResponse"> & {
+};
+
+/**
+ * Describes the message tabuleiro.match.v1.AnswerProbeResponse.
+ * Use `create(AnswerProbeResponseSchema)` to create a new message.
+ */
+export const AnswerProbeResponseSchema: GenMessage<AnswerProbeResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_match_v1_match_service, 33);
 
 /**
  * WatchRequest opens a spectator stream.
@@ -916,7 +1029,7 @@ export type WatchRequest = Message<"tabuleiro.match.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 30);
+  messageDesc(file_tabuleiro_match_v1_match_service, 34);
 
 /**
  * WatchResponse is one message on a Watch stream.
@@ -961,7 +1074,7 @@ export type WatchResponse = Message<"tabuleiro.match.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 31);
+  messageDesc(file_tabuleiro_match_v1_match_service, 35);
 
 /**
  * GetMatchRequest names a match.
@@ -982,7 +1095,7 @@ export type GetMatchRequest = Message<"tabuleiro.match.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 32);
+  messageDesc(file_tabuleiro_match_v1_match_service, 36);
 
 /**
  * GetMatchResponse is a match's state.
@@ -1003,7 +1116,7 @@ export type GetMatchResponse = Message<"tabuleiro.match.v1.GetMatchResponse"> & 
  * Use `create(GetMatchResponseSchema)` to create a new message.
  */
 export const GetMatchResponseSchema: GenMessage<GetMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 33);
+  messageDesc(file_tabuleiro_match_v1_match_service, 37);
 
 /**
  * ListLegalPliesRequest asks for legal plies in a match.
@@ -1051,7 +1164,7 @@ export type ListLegalPliesRequest = Message<"tabuleiro.match.v1.ListLegalPliesRe
  * Use `create(ListLegalPliesRequestSchema)` to create a new message.
  */
 export const ListLegalPliesRequestSchema: GenMessage<ListLegalPliesRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 34);
+  messageDesc(file_tabuleiro_match_v1_match_service, 38);
 
 /**
  * LegalPly is one legal ply of the side to move.
@@ -1102,7 +1215,7 @@ export type LegalPly = Message<"tabuleiro.match.v1.LegalPly"> & {
  * Use `create(LegalPlySchema)` to create a new message.
  */
 export const LegalPlySchema: GenMessage<LegalPly> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 35);
+  messageDesc(file_tabuleiro_match_v1_match_service, 39);
 
 /**
  * PlyCheck is the answer for one ply to check.
@@ -1154,7 +1267,7 @@ export type PlyCheck = Message<"tabuleiro.match.v1.PlyCheck"> & {
  * Use `create(PlyCheckSchema)` to create a new message.
  */
 export const PlyCheckSchema: GenMessage<PlyCheck> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 36);
+  messageDesc(file_tabuleiro_match_v1_match_service, 40);
 
 /**
  * ListLegalPliesResponse lists legal plies.
@@ -1206,7 +1319,7 @@ export type ListLegalPliesResponse = Message<"tabuleiro.match.v1.ListLegalPliesR
  * Use `create(ListLegalPliesResponseSchema)` to create a new message.
  */
 export const ListLegalPliesResponseSchema: GenMessage<ListLegalPliesResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 37);
+  messageDesc(file_tabuleiro_match_v1_match_service, 41);
 
 /**
  * SeatSpec says who takes a seat in a new match: a person or a bot.
@@ -1243,7 +1356,7 @@ export type SeatSpec = Message<"tabuleiro.match.v1.SeatSpec"> & {
  * Use `create(SeatSpecSchema)` to create a new message.
  */
 export const SeatSpecSchema: GenMessage<SeatSpec> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 38);
+  messageDesc(file_tabuleiro_match_v1_match_service, 42);
 
 /**
  * PlayerSeat is a person taking a seat.
@@ -1279,7 +1392,7 @@ export type PlayerSeat = Message<"tabuleiro.match.v1.PlayerSeat"> & {
  * Use `create(PlayerSeatSchema)` to create a new message.
  */
 export const PlayerSeatSchema: GenMessage<PlayerSeat> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 39);
+  messageDesc(file_tabuleiro_match_v1_match_service, 43);
 
 /**
  * CreateMatchRequest creates a match. Set by the lobby.
@@ -1365,7 +1478,7 @@ export type CreateMatchRequest = Message<"tabuleiro.match.v1.CreateMatchRequest"
  * Use `create(CreateMatchRequestSchema)` to create a new message.
  */
 export const CreateMatchRequestSchema: GenMessage<CreateMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 40);
+  messageDesc(file_tabuleiro_match_v1_match_service, 44);
 
 /**
  * CreateMatchResponse is the new (or, for a retry, the existing) match.
@@ -1394,7 +1507,7 @@ export type CreateMatchResponse = Message<"tabuleiro.match.v1.CreateMatchRespons
  * Use `create(CreateMatchResponseSchema)` to create a new message.
  */
 export const CreateMatchResponseSchema: GenMessage<CreateMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_match_v1_match_service, 41);
+  messageDesc(file_tabuleiro_match_v1_match_service, 45);
 
 /**
  * PlayAction names a non-ply action of a Play stream.
@@ -1523,7 +1636,13 @@ export const PlyKindSchema: GenEnum<PlyKind> = /*@__PURE__*/
  * instance down or restarting, or a one-process server closed and started
  * again) is not charged: at start-up it is given back in full to the side
  * to move, and reconnection and first-ply windows move on by as much.
- * Lag compensation (crediting a ply's transit time) is not applied yet.
+ * Lag compensation: the server measures each seat's round trip with
+ * probes (a `probe` on Play and Follow streams, answered at once by
+ * `probe_answer` on Play or by AnswerProbe) and credits a ply's estimated
+ * transit time (half the smoothed round trip) back to the mover's clock,
+ * within a per-player quota that grows with each ply and is capped
+ * (docs/architecture.md, "Clock fairness"). A client that does not answer
+ * probes gets no credit; one that answers late gains at most the quota.
  *
  * @generated from service tabuleiro.match.v1.MatchService
  */
@@ -1665,6 +1784,21 @@ export const MatchService: GenService<{
     methodKind: "unary";
     input: typeof DeclineDrawRequestSchema;
     output: typeof DeclineDrawResponseSchema;
+  },
+  /**
+   * AnswerProbe answers a `probe` of the caller's Follow stream, at once:
+   * the server measures the seat's round trip by it (lag compensation).
+   * An answer to a probe that is not the seat's latest unanswered one is
+   * ignored (OK). INVALID_ARGUMENT for an empty or over-long match_id;
+   * NOT_FOUND for an unknown match or a private one the caller may not
+   * see; PERMISSION_DENIED when the caller holds no seat.
+   *
+   * @generated from rpc tabuleiro.match.v1.MatchService.AnswerProbe
+   */
+  answerProbe: {
+    methodKind: "unary";
+    input: typeof AnswerProbeRequestSchema;
+    output: typeof AnswerProbeResponseSchema;
   },
   /**
    * Watch is a spectator's connection to one match: a snapshot (or the

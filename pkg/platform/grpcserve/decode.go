@@ -1,0 +1,85 @@
+package grpcserve
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
+	protov2 "google.golang.org/protobuf/proto"
+)
+
+// A request that does not decode (a string field that is not UTF-8, a
+// truncated or malformed message) is the caller's fault: INVALID_ARGUMENT
+// with the reason. grpc-go itself reports every decoding failure as
+// INTERNAL, from a place no interceptor sees, so the server's codec
+// decodes leniently instead: on a failure it leaves the message empty,
+// notes the failure against it, and reports success; the interceptors
+// below, first to see the message, answer INVALID_ARGUMENT for it before
+// any handler runs (a unary call), or from the stream's RecvMsg (a
+// stream: its handler ends it with that status, never INTERNAL).
+
+// undecoded holds the decoding error of each message the codec could not
+// decode, until an interceptor takes it (at once, for the same call).
+var undecoded sync.Map // proto message pointer → error
+
+type lenientCodec struct{ encoding.CodecV2 }
+
+func newLenientCodec() encoding.CodecV2 {
+	return lenientCodec{encoding.GetCodecV2(proto.Name)}
+}
+
+func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	err := c.CodecV2.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	m, ok := v.(protov2.Message)
+	if !ok {
+		return err
+	}
+	protov2.Reset(m)
+	undecoded.Store(m, err)
+	return nil
+}
+
+// takeUndecoded returns the INVALID_ARGUMENT status of a message the codec
+// could not decode, nil for one it could.
+func takeUndecoded(m any) error {
+	if m == nil {
+		return nil
+	}
+	err, ok := undecoded.LoadAndDelete(m)
+	if !ok {
+		return nil
+	}
+	return status.Errorf(codes.InvalidArgument, "malformed request message: %v", err)
+}
+
+func decodeUnary() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if err := takeUndecoded(req); err != nil {
+			return nil, err
+		}
+		return handler(ctx, req)
+	}
+}
+
+func decodeStream() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		return handler(srv, decodeCheckedStream{ss})
+	}
+}
+
+type decodeCheckedStream struct{ grpc.ServerStream }
+
+func (s decodeCheckedStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	return takeUndecoded(m)
+}
