@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,8 @@ import (
 type SentinelSet struct {
 	t        testing.TB
 	dir      string
-	Sentinel string // host:port of the Sentinel
+	Sentinel string   // host:port of the Sentinel
+	Replicas []string // host:port of the replicas started with the primary
 	mu       sync.Mutex
 	nodes    map[string]*redisProc // by host:port
 }
@@ -86,12 +88,12 @@ func StartSentinelSet(t testing.TB, replicas int) *SentinelSet {
 	primary := "127.0.0.1:" + FreePort(t)
 	s.startNode(primary, "", false)
 	for range replicas {
-		s.startNode("127.0.0.1:"+FreePort(t), primary, false)
+		addr := "127.0.0.1:" + FreePort(t)
+		s.startNode(addr, primary, false)
+		s.Replicas = append(s.Replicas, addr)
 	}
-	for addr, p := range s.nodes {
-		if addr != primary {
-			s.WaitInSync(addr, p.name)
-		}
+	for _, addr := range s.Replicas {
+		s.WaitInSync(addr, primary, "replica "+addr)
 	}
 	sp := FreePort(t)
 	conf := filepath.Join(s.dir, "sentinel.conf")
@@ -174,6 +176,20 @@ func (s *SentinelSet) Kill(addr string) {
 	<-p.done
 }
 
+// Signal sends sig to the process at addr (SIGSTOP freezes a server,
+// SIGCONT resumes it).
+func (s *SentinelSet) Signal(addr string, sig os.Signal) {
+	s.mu.Lock()
+	p := s.nodes[addr]
+	s.mu.Unlock()
+	if p == nil {
+		s.t.Fatalf("no process at %s", addr)
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		s.t.Fatalf("signal %v to %s: %v", sig, p.name, err)
+	}
+}
+
 // RestartAsReplica starts a redis-server again at addr (empty: it had no
 // persistence), a replica of the current primary, as an orchestrator that
 // asks Sentinel does, and waits until it is in sync. It has
@@ -188,18 +204,35 @@ func (s *SentinelSet) RestartAsReplica(addr string) {
 		s.t.Fatalf("restart %s as a replica: the Sentinel names %q as the primary", addr, primary)
 	}
 	s.startNode(addr, primary, true)
-	s.WaitInSync(addr, "restarted replica "+addr)
+	s.WaitInSync(addr, primary, "restarted replica "+addr)
 }
 
-// WaitInSync waits until the replica at addr reports its link to the
-// primary up.
-func (s *SentinelSet) WaitInSync(addr, what string) {
+// WaitInSync waits until the replica at addr reports its link to primary
+// up, then until a key written on primary after that (testenv:in-sync)
+// is on the replica. The link reported up is not enough: after a full
+// sync the primary streams the writes made meanwhile only once the
+// replica has acknowledged the snapshot (its first REPLCONF ACK, up to a
+// second later), and a primary killed before that takes them with it (a
+// first version of this wait lost 200 of 200 writes that way). A key
+// written before the link is up may arrive in the snapshot instead.
+func (s *SentinelSet) WaitInSync(addr, primary, what string) {
 	s.t.Helper()
+	ctx := context.Background()
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
-	s.Eventually(60*time.Second, what+" in sync", func() bool {
-		info, _ := c.Info(context.Background(), "replication").Result()
+	p := redis.NewClient(&redis.Options{Addr: primary, MaxRetries: -1})
+	defer p.Close()
+	s.Eventually(60*time.Second, what+" linked", func() bool {
+		info, _ := c.Info(ctx, "replication").Result()
 		return strings.Contains(info, "master_link_status:up")
+	})
+	mark := strconv.FormatInt(time.Now().UnixNano(), 10)
+	if err := p.Set(ctx, "testenv:in-sync", mark, 0).Err(); err != nil {
+		s.t.Fatalf("write on the primary %s: %v", primary, err)
+	}
+	s.Eventually(60*time.Second, what+" in sync", func() bool {
+		v, _ := c.Get(ctx, "testenv:in-sync").Result()
+		return v == mark
 	})
 }
 

@@ -77,7 +77,7 @@ func (f *fakeMatchService) end(id string) {
 	f.live = slices.DeleteFunc(f.live, func(m *matchv1.MatchSummary) bool { return m.GetMatchId() == id })
 }
 
-func serve(t *testing.T, iss *auth.Issuer, ver *auth.Verifier, policy auth.Policy, register func(*grpc.Server), creds credentials) *grpc.ClientConn {
+func serve(t testing.TB, iss *auth.Issuer, ver *auth.Verifier, policy auth.Policy, register func(*grpc.Server), creds credentials) *grpc.ClientConn {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv, _ := grpcserve.NewServer(grpcserve.Options{Auth: auth.NewInterceptor(ver, policy)}, register)

@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -35,6 +38,13 @@ import (
 // again as a replica of the new primary (what an orchestrator asking
 // Sentinel does), so that WAIT 1 can be met again.
 //
+// Two ways: the primary killed while its replica is in sync (on loopback a
+// replica is a fraction of a millisecond behind), and "cut": the replica
+// frozen (SIGSTOP) and its link closed by the primary (CLIENT KILL TYPE
+// replica) while the games go on, then the primary killed and the replica
+// resumed — a replica cut off by the network when the primary dies, which
+// then holds none of the plies played since.
+//
 // It counts the acknowledged plies lost: a ply whose SubmitPly returned OK
 // and that the game no longer holds after the failover. With
 // MATCH_REDIS_WAIT_REPLICAS=1 (redisstore.Options.WaitReplicas) none may
@@ -44,8 +54,10 @@ func TestSentinelFailoverGames(t *testing.T) {
 	if testing.Short() && os.Getenv("TABULEIRO_TEST_SENTINEL") == "" {
 		t.Skip("set TABULEIRO_TEST_SENTINEL=1 (scripts/test.sh sentinel)")
 	}
-	for _, wait := range []int{0, 1} {
-		t.Run(fmt.Sprintf("wait=%d", wait), func(t *testing.T) { failoverGames(t, wait) })
+	for _, cut := range []bool{false, true} {
+		for _, wait := range []int{0, 1} {
+			t.Run(fmt.Sprintf("cut=%v/wait=%d", cut, wait), func(t *testing.T) { failoverGames(t, wait, cut) })
+		}
 	}
 }
 
@@ -56,10 +68,11 @@ type slot struct {
 	lost      []string                    // acknowledged plies the server no longer had, found on resync
 	total     atomic.Int64                // plies acknowledged
 	afterKill atomic.Int64                // of which after the kill
+	answered  atomic.Int64                // SubmitPly calls answered (acknowledged or not)
 	errs      atomic.Int64                // calls that failed (and were retried)
 }
 
-func failoverGames(t *testing.T, wait int) {
+func failoverGames(t *testing.T, wait int, cut bool) {
 	ctx := ptestenv.Context(t, context.Background())
 	set := ptestenv.StartSentinelSet(t, 1)
 	primary := set.Primary()
@@ -190,6 +203,7 @@ func failoverGames(t *testing.T, wait int) {
 				notation := legal.GetPlies()[r.IntN(len(legal.GetPlies()))].GetNotation()
 				for {
 					_, err = client.SubmitPly(seats[legal.GetToMove()], &matchv1.SubmitPlyRequest{MatchId: id, PlyNumber: n, Notation: notation})
+					s.answered.Add(1)
 					if err == nil || !retry(err) {
 						break
 					}
@@ -232,9 +246,32 @@ func failoverGames(t *testing.T, wait int) {
 	until("every game has 20 plies", func(s *slot) bool { return s.total.Load() >= 20 })
 	before := time.Since(began)
 
+	if cut {
+		// Freeze the replica, close its link, and let the clients make
+		// five more commits each (acknowledged without WAIT; with WAIT 1
+		// they time out), then kill the primary and resume the replica.
+		replica := set.Replicas[0]
+		set.Signal(replica, syscall.SIGSTOP)
+		pc := redis.NewClient(&redis.Options{Addr: primary})
+		if err := pc.ClientKillByFilter(ctx, "TYPE", "replica").Err(); err != nil {
+			t.Fatalf("close the replica's link: %v", err)
+		}
+		_ = pc.Close()
+		var from [slots]int64
+		for i, s := range all {
+			from[i] = s.answered.Load()
+		}
+		until("five commits a game while the replica is cut off", func(s *slot) bool {
+			return s.answered.Load()-from[slices.Index(all[:], s)] >= 5
+		})
+		defer set.Signal(replica, syscall.SIGCONT)
+	}
 	killedAt := time.Now()
 	killed.Store(true)
 	set.Kill(primary)
+	if cut {
+		set.Signal(set.Replicas[0], syscall.SIGCONT)
+	}
 	newPrimary := set.WaitFailover(primary)
 	promoted := time.Since(killedAt)
 	set.RestartAsReplica(primary)
@@ -279,14 +316,17 @@ func failoverGames(t *testing.T, wait int) {
 		}
 	}
 	lost = int64(len(lostPlies))
+	if len(lostPlies) > 5 {
+		lostPlies = append(lostPlies[:5], "…")
+	}
 	var errs int64
 	for _, s := range all {
 		errs += s.errs.Load()
 	}
 	ms := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
-	t.Logf("WAIT %d: %d games, %d plies acknowledged, %d lost %v; %d calls retried. 20 plies a game took %v; "+
+	t.Logf("cut %v, WAIT %d: %d games, %d plies acknowledged, %d lost %v; %d calls retried. 20 plies a game took %v; "+
 		"after the kill Sentinel promoted %s at %v, the killed server was back as a replica at %v, the first ply was acknowledged at %v, 20 plies a game at %v",
-		wait, slots, acked, lost, lostPlies, errs, ms(before), newPrimary, ms(promoted), ms(rejoined), ms(resumed), ms(after))
+		cut, wait, slots, acked, lost, lostPlies, errs, ms(before), newPrimary, ms(promoted), ms(rejoined), ms(resumed), ms(after))
 	if wait > 0 && lost > 0 {
 		t.Errorf("%d plies acknowledged with WAIT %d were lost", lost, wait)
 	}

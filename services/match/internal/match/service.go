@@ -573,6 +573,11 @@ func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, nu
 		observePly(ctx, c.st.Game, start)
 		return c.events[0], false, nil
 	}
+	// The ply was committed, but maybe not replicated (a retry after
+	// ErrNotReplicated): it is acknowledged again only once it is.
+	if err := s.d.Store.Replicated(ctx); err != nil {
+		return Event{}, false, fmt.Errorf("ply %d of match %s: %w", number, id, err)
+	}
 	evs, err := s.d.Store.Events(ctx, id, again.Seq-1, 1)
 	if err == nil && len(evs) == 1 && evs[0].Seq == again.Seq {
 		return evs[0], true, nil

@@ -15,12 +15,14 @@ import (
 
 // Probes: one hash per match, m:{id}:lag, with a field p<seat> for the
 // seat's pending probe ("probe:sentAt") and r<seat> for its estimate
-// ("rtt:samples"). Writes give it the live expiry unless it has one (the
-// commit that ends the match shortens it with the match's keys).
+// ("rtt:samples"). Writes give it the live expiry unless it has one
+// (PEXPIRE NX: Redis 7; TTL reads are refused in scripts on the embedded
+// store), and the commit that ends the match shortens it with the match's
+// keys.
 
 var lagSetScript = redis.NewScript(`
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3], 'NX')
 return 1
 `)
 

@@ -55,6 +55,7 @@ type Options struct {
 	// loses no acknowledged ply. Fewer replicas in time: the commit stays
 	// on the primary unpublished and Commit returns match.ErrNotReplicated
 	// (the client retries; the feeds pick the events up from the stream).
+	// Create and Replicated wait the same way.
 	WaitReplicas int
 	// WaitTimeout bounds each WAIT (default 1s when WaitReplicas is set).
 	WaitTimeout time.Duration
@@ -177,7 +178,33 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 	if err != nil {
 		return "", fmt.Errorf("create match: %w", err)
 	}
+	if err := s.Replicated(ctx); err != nil {
+		return "", fmt.Errorf("create match: %w", err)
+	}
 	return id, nil
+}
+
+// Replicated implements match.Store: with WaitReplicas, a small write and
+// WAIT in one pipeline (WAIT counts the replicas that have this
+// connection's last write, and so everything written before it).
+func (s *Store) Replicated(ctx context.Context) error {
+	if s.o.WaitReplicas <= 0 {
+		return nil
+	}
+	var wait *redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, s.o.Prefix+"replicated", time.Now().UnixMilli(), time.Minute)
+		wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
+		_ = p.Process(ctx, wait)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n := wait.Val(); n < int64(s.o.WaitReplicas) {
+		return fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
+	}
+	return nil
 }
 
 var loadScript = redis.NewScript(`
