@@ -348,7 +348,9 @@ func TestTerminalWallPreview(t *testing.T) {
 	if got := m.GetPlies()[0].GetNotation(); got != "e1h" {
 		t.Fatalf("first ply %q, want the wall e1h", got)
 	}
-	// The same wall again overlaps the one placed (Q3.2).
+	// The same wall again overlaps the one placed (Q3.2); placing it
+	// left wall mode, w enters it again.
+	tm.Type("w")
 	waitScreen(t, tm, "wall e1h: cannot be placed")
 	tm.Type("q") // asks first: the game stays unfinished
 	waitScreen(t, tm, "y quits")
