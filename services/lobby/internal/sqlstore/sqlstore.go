@@ -82,10 +82,10 @@ func (s *Store) Player(ctx context.Context, id string) (lobby.Player, error) {
 	p := lobby.Player{ID: id}
 	err := s.db.QueryRowContext(ctx, `SELECT display_name FROM players WHERE player_id = $1`, id).Scan(&p.DisplayName)
 	if errors.Is(err, sql.ErrNoRows) {
-		return lobby.Player{}, fmt.Errorf("player %s: %w", id, lobby.ErrNotFound)
+		return lobby.Player{}, fmt.Errorf("player %s: %w", lobby.Clip(id), lobby.ErrNotFound)
 	}
 	if err != nil {
-		return lobby.Player{}, fmt.Errorf("load player %s: %w", id, err)
+		return lobby.Player{}, fmt.Errorf("load player %s: %w", lobby.Clip(id), err)
 	}
 	return p, nil
 }
@@ -435,7 +435,7 @@ func (s *Store) Game(ctx context.Context, gameID string) (Record, error) {
 		FROM games WHERE game_id = $1`, gameID)
 	sum, err := scanSummary(row, &plies, &clocks, &thinks, &seed, &layout)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Record{}, fmt.Errorf("game %s: %w", gameID, lobby.ErrNotFound)
+		return Record{}, fmt.Errorf("game %s: %w", lobby.Clip(gameID), lobby.ErrNotFound)
 	}
 	if err != nil {
 		return Record{}, fmt.Errorf("load game %s: %w", gameID, err)
