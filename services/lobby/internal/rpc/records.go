@@ -224,8 +224,9 @@ func (s *Server) GetGame(ctx context.Context, req *lobbyv1.GetGameRequest) (*lob
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	if rec.Private && rec.SeatOf(p.ID) == engine.NoSeat {
-		// Another's private game: the same answer as no such game.
+	if rec.Private && rec.SeatOf(p.ID) == engine.NoSeat && (p.ID == "" || !slices.Contains(rec.Invited, p.ID)) {
+		// Another's private game (neither played nor invited to watch
+		// it): the same answer as no such game.
 		return nil, toStatus(fmt.Errorf("game %s: %w", lobby.Clip(req.GetGameId()), lobby.ErrNotFound))
 	}
 	out := &lobbyv1.GameRecord{Summary: summaryToProto(rec.Summary, p.ID), Seed: rec.Seed, Layout: rec.Layout,
