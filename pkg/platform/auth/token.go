@@ -208,6 +208,22 @@ func (i *Issuer) IssuePlayerOf(family, playerID, displayName string, guest bool,
 	return i.issue(claims{Kind: KindPlayer, Name: displayName, Guest: guest, Fam: family}, playerID, ttl)
 }
 
+// Rename returns a player token like p's (same player, guest flag,
+// family and expiry) under the display name name: renaming neither
+// extends a token's life nor moves it to another sign-in. An expired p is
+// ErrExpiredToken.
+func (i *Issuer) Rename(p Principal, name string) (string, time.Time, error) {
+	if p.Kind != KindPlayer || p.Subject == "" {
+		return "", time.Time{}, errors.New("rename: not a player token")
+	}
+	now := i.clock.now().Truncate(time.Second)
+	exp := p.ExpiresAt.Truncate(time.Second)
+	if !exp.After(now) {
+		return "", time.Time{}, ErrExpiredToken
+	}
+	return i.sign(claims{Kind: KindPlayer, Name: name, Guest: p.Guest, Fam: p.Family}, p.Subject, now, exp)
+}
+
 // Refresh is what a refresh token carries.
 type Refresh struct {
 	PlayerID string
@@ -244,7 +260,11 @@ func (i *Issuer) issue(c claims, subject string, ttl time.Duration) (string, tim
 	// JWT times have second precision: round so that the expiry we report
 	// is the one the token carries.
 	now := i.clock.now().Truncate(time.Second)
-	exp := now.Add(ttl).Truncate(time.Second)
+	return i.sign(c, subject, now, now.Add(ttl).Truncate(time.Second))
+}
+
+// sign signs c for subject, issued at now, expiring at exp.
+func (i *Issuer) sign(c claims, subject string, now, exp time.Time) (string, time.Time, error) {
 	c.Issuer = issuer
 	c.Subject = subject
 	c.IssuedAt = jwt.NewNumericDate(now)

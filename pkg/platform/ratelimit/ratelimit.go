@@ -67,7 +67,23 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, name, key string) error 
 	if res.Allowed > 0 {
 		return nil
 	}
-	return Exhausted(fmt.Sprintf("too many %s from this client (at most %d per %s)", rule.What, rule.Rate, rule.Period), res.RetryAfter)
+	return Exhausted(fmt.Sprintf("too many %s from this client (%s)", rule.What, rule.Describe()), res.RetryAfter)
+}
+
+// Describe states the rule as it is enforced: Burst requests at once,
+// then one every Period/Rate ("at most 10 at once, then 30 per hour").
+func (r Rule) Describe() string {
+	b := max(r.Burst, 1)
+	per := r.Period.String()
+	switch r.Period {
+	case time.Hour:
+		per = "hour"
+	case time.Minute:
+		per = "minute"
+	case time.Second:
+		per = "second"
+	}
+	return fmt.Sprintf("at most %d at once, then %d per %s", b, r.Rate, per)
 }
 
 // Exhausted is the RESOURCE_EXHAUSTED status of a refusal: the reason,

@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ import (
 func TestAllowAcrossInstances(t *testing.T) {
 	rdb, prefix := testenv.Redis(t, "rl")
 	a, b := ratelimit.New(rdb, prefix), ratelimit.New(rdb, prefix)
-	rule := ratelimit.Rule{What: "guest sign-ins", Rate: 5, Burst: 5, Period: time.Hour}
+	rule := ratelimit.Rule{What: "guest sign-ins", Rate: 30, Burst: 5, Period: time.Hour}
 	ctx := t.Context()
 	for i := range 5 {
 		l := a
@@ -37,6 +38,10 @@ func TestAllowAcrossInstances(t *testing.T) {
 		err := l.Allow(ctx, rule, "signin", "10.0.0.1")
 		if status.Code(err) != codes.ResourceExhausted {
 			t.Fatalf("over the burst: %v, want ResourceExhausted", err)
+		}
+		// The reason states the limit enforced: the burst, then the rate.
+		if want := "at most 5 at once, then 30 per hour"; !strings.Contains(status.Convert(err).Message(), want) {
+			t.Errorf("reason %q, want it to say %q", status.Convert(err).Message(), want)
 		}
 		if d, ok := ratelimit.RetryDelay(err); !ok || d <= 0 || d > time.Hour {
 			t.Fatalf("retry delay %v (%v), want within the period", d, ok)

@@ -16,6 +16,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/grpcserve/rpcfuzz"
+	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/recorder"
 	"tabuleiro.dev/services/match/internal/testenv"
 	"tabuleiro.dev/services/match/matchserver"
@@ -37,6 +38,10 @@ func FuzzMatchRequests(f *testing.F) {
 	f.Cleanup(func() { cancel(); <-done; <-done })
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: testenv.Postgres(f)}, matchserver.Config{
 		KeyPrefix: prefix, InstanceID: "fuzz",
+		// Nothing happens by itself while fuzzing: no window runs out, and
+		// a seat's departure is recorded as its stream ends (within the
+		// call), not a grace period later.
+		Match:    match.Config{ReconnectWindow: 24 * time.Hour, FirstPlyTimeout: 24 * time.Hour, PresenceGrace: -1},
 		Recorder: recorder.Config{Block: 20 * time.Millisecond, MinIdle: 200 * time.Millisecond, Retry: 20 * time.Millisecond},
 	})
 	go func() { _ = srv.Run(ctx); done <- struct{}{} }()

@@ -88,12 +88,22 @@ func TestPrivateMatchVisibleOnlyToMembersAndInvited(t *testing.T) {
 	if err := readable("mallory", priv); status.Code(err) != codes.NotFound {
 		t.Fatalf("stranger after carol's invitation: %v, want NotFound", err)
 	}
-	for i := range match.MaxInvited - 1 {
+	// Each seat has half the places: bob filling his with made-up ids
+	// leaves alice hers (the match service cannot tell real ids).
+	for i := range match.MaxInvited / 2 {
 		if _, err := cl.InviteSpectator(c.as(ctx, "bob"), &matchv1.InviteSpectatorRequest{MatchId: priv, PlayerId: "guest" + string(rune('a'+i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := cl.InviteSpectator(c.as(ctx, "bob"), &matchv1.InviteSpectatorRequest{MatchId: priv, PlayerId: "onemore"}); status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("bob's invitation past his half: %v, want ResourceExhausted", err)
+	}
+	for i := range match.MaxInvited/2 - 1 { // carol was her first
+		if _, err := cl.InviteSpectator(c.as(ctx, "alice"), &matchv1.InviteSpectatorRequest{MatchId: priv, PlayerId: "friend" + string(rune('a'+i))}); err != nil {
+			t.Fatalf("alice's invitation %d after bob used his half: %v", i+2, err)
+		}
+	}
+	if _, err := cl.InviteSpectator(c.as(ctx, "alice"), &matchv1.InviteSpectatorRequest{MatchId: priv, PlayerId: "onemore"}); status.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("invitation past the cap: %v, want ResourceExhausted", err)
 	}
 

@@ -11,6 +11,7 @@
 package rpcfuzz
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,9 +93,11 @@ type Target struct {
 	Caller func(context.Context) context.Context
 	// State returns what a refused request must leave unchanged, by name.
 	State func(context.Context) (map[string]string, error)
-	// Timeout bounds one call (a stream is cancelled after its first
-	// message); default 10 s.
-	Timeout time.Duration
+	// Timeout bounds one unary call, default 10 s; StreamWait bounds the
+	// wait for a stream's first message (or its end), default 1 s: a
+	// stream that waits for something to happen is accepted, not an
+	// error. A stream is cancelled after its first message.
+	Timeout, StreamWait time.Duration
 }
 
 // Seed adds each request to f as a (method, wire bytes) input; method is
@@ -138,9 +141,9 @@ func (rawCodec) Name() string { return "proto" }
 func (tg *Target) Call(ctx context.Context, name string, payload []byte) (protoreflect.MethodDescriptor, error) {
 	m := tg.method(name)
 	full := fmt.Sprintf("/%s/%s", tg.Service.FullName(), m.Name())
-	timeout := tg.Timeout
-	if timeout == 0 {
-		timeout = 10 * time.Second
+	timeout := cmp.Or(tg.Timeout, 10*time.Second)
+	if m.IsStreamingServer() {
+		timeout = cmp.Or(tg.StreamWait, time.Second)
 	}
 	ctx, cancel := context.WithTimeout(tg.Caller(ctx), timeout)
 	defer cancel()

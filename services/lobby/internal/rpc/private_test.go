@@ -70,7 +70,8 @@ func TestPrivateLiveMatchesListedOnlyToTheirPlayers(t *testing.T) {
 }
 
 // GetGame of a private game is NOT_FOUND to a stranger and readable by
-// its players; an empty game_id is INVALID_ARGUMENT.
+// its players and its invited spectators; an empty game_id is
+// INVALID_ARGUMENT.
 func TestPrivateGameRecordOnlyForItsPlayers(t *testing.T) {
 	t.Parallel()
 	s, _ := newServer(t)
@@ -83,8 +84,8 @@ func TestPrivateGameRecordOnlyForItsPlayers(t *testing.T) {
 	for i, id := range []string{"pub", "priv"} {
 		if _, err := db.ExecContext(t.Context(), `INSERT INTO games (game_id, game, variant, rated, first_player_id,
 			first_display_name, second_player_id, second_display_name, plies, ply_clock_ms, ply_think_ms, ply_count,
-			result, reason, started_at, ended_at, private) VALUES ($1,'quoridor','standard',false,'p_a','A','p_b','B','e2','-','1',1,'draw','agreement',$2,$3,$4)`,
-			id, end, end.Add(time.Duration(i)*time.Second), id == "priv"); err != nil {
+			result, reason, started_at, ended_at, private, invited) VALUES ($1,'quoridor','standard',false,'p_a','A','p_b','B','e2','-','1',1,'draw','agreement',$2,$3,$4,$5)`,
+			id, end, end.Add(time.Duration(i)*time.Second), id == "priv", `["p_c"]`); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,9 +93,9 @@ func TestPrivateGameRecordOnlyForItsPlayers(t *testing.T) {
 	wantCode(t, "GetGame empty id", err, codes.InvalidArgument)
 	_, err = s.GetGame(as(t.Context(), "p_z"), &lobbyv1.GetGameRequest{GameId: "priv"})
 	wantCode(t, "stranger's GetGame of a private game", err, codes.NotFound)
-	for _, who := range []string{"p_a", "p_b"} {
+	for _, who := range []string{"p_a", "p_b", "p_c"} {
 		if _, err := s.GetGame(as(t.Context(), who), &lobbyv1.GetGameRequest{GameId: "priv"}); err != nil {
-			t.Errorf("%s's own private game: %v", who, err)
+			t.Errorf("%s's own or invited private game: %v", who, err)
 		}
 	}
 	if _, err := s.GetGame(as(t.Context(), "p_z"), &lobbyv1.GetGameRequest{GameId: "pub"}); err != nil {

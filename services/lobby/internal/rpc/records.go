@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
@@ -173,6 +174,9 @@ func resultToProto(r engine.Result) gamev1.Result {
 
 func (s *Server) playerOrCaller(ctx context.Context, id string) (string, error) {
 	if id != "" {
+		if err := checkID("player_id", id); err != nil {
+			return "", err
+		}
 		if _, err := s.d.Store.Player(ctx, id); err != nil {
 			return "", err
 		}
@@ -213,12 +217,16 @@ func (s *Server) GetGame(ctx context.Context, req *lobbyv1.GetGameRequest) (*lob
 	if req.GetGameId() == "" {
 		return nil, toStatus(lobby.Invalid("game_id", "is required"))
 	}
+	if err := checkID("game_id", req.GetGameId()); err != nil {
+		return nil, toStatus(err)
+	}
 	rec, err := s.d.Store.Game(ctx, req.GetGameId())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	if rec.Private && rec.SeatOf(p.ID) == engine.NoSeat {
-		// Another's private game: the same answer as no such game.
+	if rec.Private && rec.SeatOf(p.ID) == engine.NoSeat && (p.ID == "" || !slices.Contains(rec.Invited, p.ID)) {
+		// Another's private game (neither played nor invited to watch
+		// it): the same answer as no such game.
 		return nil, toStatus(fmt.Errorf("game %s: %w", lobby.Clip(req.GetGameId()), lobby.ErrNotFound))
 	}
 	out := &lobbyv1.GameRecord{Summary: summaryToProto(rec.Summary, p.ID), Seed: rec.Seed, Layout: rec.Layout,
@@ -287,4 +295,20 @@ func (s *Server) GetStats(ctx context.Context, req *lobbyv1.GetStatsRequest) (*l
 			Wins: int32(b.Wins), Losses: int32(b.Losses), Draws: int32(b.Draws)})
 	}
 	return res, nil
+}
+
+// maxID is the longest game or player id a request may carry, in bytes
+// (as the match service's).
+const maxID = 128
+
+// checkID refuses an id longer than maxID, or one that is not UTF-8 or
+// holds a NUL (no id is), without repeating it.
+func checkID(field, id string) error {
+	if len(id) > maxID {
+		return lobby.Invalid(field, "too long (%d bytes; at most %d)", len(id), maxID)
+	}
+	if !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+		return lobby.Invalid(field, "must be UTF-8 without NUL bytes")
+	}
+	return nil
 }

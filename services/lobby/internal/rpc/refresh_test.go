@@ -180,3 +180,50 @@ func TestRefreshTokenLegacyBearerOnce(t *testing.T) {
 	_, err = srv[0].RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: expired})
 	wantUnauthenticated(t, "expired legacy token", err, "expired")
 }
+
+// Renaming keeps the token's expiry and sign-in, so that a bearer token
+// cannot be renewed forever by renaming; a sign-in revoked by a refresh
+// token's reuse cannot rename at all.
+func TestSetDisplayNameKeepsExpiryAndHonoursRevocation(t *testing.T) {
+	t.Parallel()
+	srv, clk, _ := tokenServers(t, 1)
+	s := srv[0]
+	ctx := t.Context()
+	in, err := s.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: "Ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := func(tok string) context.Context {
+		t.Helper()
+		p, err := s.d.Verifier.Verify(tok)
+		if err != nil {
+			t.Fatalf("verify: %v", err)
+		}
+		return auth.NewContext(ctx, p)
+	}
+	first, _ := s.d.Verifier.Verify(in.GetToken())
+	clk.add(30 * time.Minute)
+	ren, err := s.SetDisplayName(as(in.GetToken()), &lobbyv1.SetDisplayNameRequest{DisplayName: "Bia"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.d.Verifier.Verify(ren.GetToken())
+	if err != nil || p.DisplayName != "Bia" || p.Subject != first.Subject || p.Family != first.Family || p.Guest != first.Guest {
+		t.Fatalf("renamed token %+v, %v; was %+v", p, err, first)
+	}
+	if !p.ExpiresAt.Equal(first.ExpiresAt) || !ren.GetExpiresAt().AsTime().Equal(first.ExpiresAt) {
+		t.Errorf("renamed token expires %v (response %v); want the old expiry %v", p.ExpiresAt, ren.GetExpiresAt().AsTime(), first.ExpiresAt)
+	}
+	// Revoke the sign-in: its refresh token exchanged, then reused.
+	if _, err := s.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{RefreshToken: in.GetRefreshToken()}); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(11 * time.Second)
+	_, err = s.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{RefreshToken: in.GetRefreshToken()})
+	wantUnauthenticated(t, "reuse", err, "already used")
+	_, err = s.SetDisplayName(as(ren.GetToken()), &lobbyv1.SetDisplayNameRequest{DisplayName: "Cai"})
+	wantUnauthenticated(t, "rename after revocation", err, "revoked")
+	if pl, _ := s.d.Store.Player(ctx, first.Subject); pl.DisplayName != "Bia" {
+		t.Errorf("refused rename changed the name to %q", pl.DisplayName)
+	}
+}

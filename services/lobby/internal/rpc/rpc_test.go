@@ -128,3 +128,25 @@ func TestLongInputClipped(t *testing.T) {
 		}
 	}
 }
+
+// Over-long or NUL-bearing game and player ids are refused as invalid,
+// saying why and without repeating them, before any store is asked.
+func TestRecordIDsChecked(t *testing.T) {
+	t.Parallel()
+	s, _ := newServer(t)
+	ctx := as(t.Context(), "p_a")
+	for _, id := range []string{strings.Repeat("x", 100_000), "g\x00\x00"} {
+		_, e1 := s.GetGame(ctx, &lobbyv1.GetGameRequest{GameId: id})
+		_, e2 := s.GetStats(ctx, &lobbyv1.GetStatsRequest{PlayerId: id})
+		_, e3 := s.ListGames(ctx, &lobbyv1.ListGamesRequest{PlayerId: id})
+		for i, err := range []error{e1, e2, e3} {
+			st, _ := status.FromError(err)
+			if st.Code() != codes.InvalidArgument || strings.Contains(st.Message(), "xxxx") || strings.Contains(st.Message(), "\x00") {
+				t.Errorf("call %d with a %d-byte id: %v; want INVALID_ARGUMENT without the id", i+1, len(id), err)
+			}
+			if len(id) > 128 && !strings.Contains(st.Message(), "too long (100000 bytes; at most 128)") {
+				t.Errorf("call %d: %q, want it to say how long", i+1, st.Message())
+			}
+		}
+	}
+}

@@ -426,7 +426,10 @@ func (s *Server) ratingOf(ctx context.Context, playerID string, g engine.Game, v
 	return r.Rating.Rating, nil
 }
 
-// SetDisplayName renames the caller and returns a token with the new name.
+// SetDisplayName renames the caller and returns a token with the new name,
+// of the same sign-in and expiry as the caller's (renaming must not keep a
+// bearer token alive); a sign-in whose refresh tokens were revoked cannot
+// rename.
 func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayNameRequest) (*lobbyv1.SetDisplayNameResponse, error) {
 	pr, ok := auth.FromContext(ctx)
 	if ok && pr.IsService() {
@@ -438,16 +441,22 @@ func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayName
 	if err := lobby.ValidateDisplayName(req.GetDisplayName()); err != nil {
 		return nil, toStatus(err)
 	}
+	if pr.Family != "" && s.d.Sessions != nil {
+		revoked, err := s.d.Sessions.Revoked(ctx, pr.Family)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		if revoked {
+			return nil, status.Error(codes.Unauthenticated, "every token of this sign-in is revoked (a refresh token was used twice); sign in again")
+		}
+	}
 	if err := s.d.Store.SavePlayer(ctx, lobby.Player{ID: pr.PlayerID(), DisplayName: req.GetDisplayName()}); err != nil {
 		return nil, toStatus(err)
 	}
-	issue := s.d.Issuer.IssuePlayer
-	if pr.Family != "" {
-		issue = func(id, name string, guest bool, ttl time.Duration) (string, time.Time, error) {
-			return s.d.Issuer.IssuePlayerOf(pr.Family, id, name, guest, ttl)
-		}
+	tok, exp, err := s.d.Issuer.Rename(pr, req.GetDisplayName())
+	if errors.Is(err, auth.ErrExpiredToken) {
+		return nil, toStatus(lobby.ErrUnauthenticated)
 	}
-	tok, exp, err := issue(pr.PlayerID(), req.GetDisplayName(), pr.Guest, s.d.TokenTTL)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -111,6 +111,20 @@ func (f *Families) Rotate(ctx context.Context, family, playerID string, gen int6
 	return 0, ErrUnknown
 }
 
+// Revoked reports whether family was revoked (by a reuse of one of its
+// refresh tokens). An unknown or expired family is not revoked: its
+// bearer tokens expire long before the family does.
+func (f *Families) Revoked(ctx context.Context, family string) (bool, error) {
+	v, err := f.rdb.HGet(ctx, f.key(family), "revoked").Result()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read refresh family: %w", err)
+	}
+	return v == "1", nil
+}
+
 // ClaimLegacy marks a bearer token issued before refresh tokens as
 // exchanged, until its expiry: ErrClaimed if it already was.
 func (f *Families) ClaimLegacy(ctx context.Context, token string, expires time.Time, now time.Time) error {

@@ -18,6 +18,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -82,10 +83,10 @@ func (s *Store) Player(ctx context.Context, id string) (lobby.Player, error) {
 	p := lobby.Player{ID: id}
 	err := s.db.QueryRowContext(ctx, `SELECT display_name FROM players WHERE player_id = $1`, id).Scan(&p.DisplayName)
 	if errors.Is(err, sql.ErrNoRows) {
-		return lobby.Player{}, fmt.Errorf("player %s: %w", id, lobby.ErrNotFound)
+		return lobby.Player{}, fmt.Errorf("player %s: %w", lobby.Clip(id), lobby.ErrNotFound)
 	}
 	if err != nil {
-		return lobby.Player{}, fmt.Errorf("load player %s: %w", id, err)
+		return lobby.Player{}, fmt.Errorf("load player %s: %w", lobby.Clip(id), err)
 	}
 	return p, nil
 }
@@ -295,6 +296,9 @@ type Record struct {
 	Seed    string
 	Layout  string
 	Changes []RatingChange
+	// Invited are a private game's invited spectators: they may read
+	// the record as its players may.
+	Invited []string
 }
 
 const summaryColumns = `game_id, game, variant, rated, first_player_id, first_display_name, first_bot_level,
@@ -430,17 +434,22 @@ func decodeToken(tok string) (time.Time, string, error) {
 // Game returns one finished game's record.
 func (s *Store) Game(ctx context.Context, gameID string) (Record, error) {
 	var plies, clocks, thinks string
-	var seed, layout *string
-	row := s.db.QueryRowContext(ctx, `SELECT `+summaryColumns+`, plies, ply_clock_ms, ply_think_ms, seed, layout
+	var seed, layout, invited *string
+	row := s.db.QueryRowContext(ctx, `SELECT `+summaryColumns+`, plies, ply_clock_ms, ply_think_ms, seed, layout, invited
 		FROM games WHERE game_id = $1`, gameID)
-	sum, err := scanSummary(row, &plies, &clocks, &thinks, &seed, &layout)
+	sum, err := scanSummary(row, &plies, &clocks, &thinks, &seed, &layout, &invited)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Record{}, fmt.Errorf("game %s: %w", gameID, lobby.ErrNotFound)
+		return Record{}, fmt.Errorf("game %s: %w", lobby.Clip(gameID), lobby.ErrNotFound)
 	}
 	if err != nil {
 		return Record{}, fmt.Errorf("load game %s: %w", gameID, err)
 	}
 	rec := Record{Summary: sum, Seed: deref(seed), Layout: deref(layout)}
+	if invited != nil {
+		if err := json.Unmarshal([]byte(*invited), &rec.Invited); err != nil {
+			return Record{}, fmt.Errorf("game %s: invited: %w", gameID, err)
+		}
+	}
 	ps, cs, ts := strings.Fields(plies), strings.Fields(clocks), strings.Fields(thinks)
 	for i, p := range ps {
 		pr := PlyRecord{Notation: p}

@@ -612,7 +612,8 @@ func (s *Service) AnswerDraw(ctx context.Context, id string, seat engine.Seat, a
 }
 
 // InviteSpectator lets playerID watch private match id; by must hold a
-// seat. Nothing changes when playerID is already seated or invited.
+// seat, and may invite InviteCap spectators. Nothing changes when
+// playerID is already seated or invited.
 func (s *Service) InviteSpectator(ctx context.Context, id, by, playerID string) error {
 	if playerID == "" || len(playerID) > MaxID {
 		return fmt.Errorf("player_id must be 1-%d bytes: %w", MaxID, ErrInvalid)
@@ -631,9 +632,15 @@ func (s *Service) InviteSpectator(ctx context.Context, id, by, playerID string) 
 			return nil, nil
 		case len(st.Invited) >= MaxInvited:
 			return nil, fmt.Errorf("a private match admits at most %d invited spectators: %w", MaxInvited, ErrTooMany)
+		case st.InvitedByCount(st.SeatOf(by)) >= st.InviteCap(st.SeatOf(by)):
+			return nil, fmt.Errorf("each seat of this match may invite at most %d spectators: %w", st.InviteCap(st.SeatOf(by)), ErrTooMany)
 		}
 		c := newChange(st, pos, now)
+		for len(c.st.InvitedBy) < len(c.st.Invited) {
+			c.st.InvitedBy = append(c.st.InvitedBy, engine.NoSeat) // stored before InvitedBy
+		}
 		c.st.Invited = append(c.st.Invited, playerID)
+		c.st.InvitedBy = append(c.st.InvitedBy, st.SeatOf(by))
 		return c, nil
 	})
 }

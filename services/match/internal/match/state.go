@@ -194,6 +194,9 @@ type State struct {
 	// this match (see Service.CreditOutage): each outage is credited once.
 	Credited int64    `json:"cr,omitempty"`
 	Invited  []string `json:"inv,omitempty"`
+	// InvitedBy is the seat that invited each of Invited (shorter in
+	// matches stored before it: those invitations count for no seat).
+	InvitedBy []engine.Seat `json:"invb,omitempty"`
 	// LagQuota is each seat's lag-compensation quota (ms, lag.go), and
 	// LagMS each seat's one-way lag estimate as of the last ply: the flag
 	// of the side to move falls that much later (at most its quota), the
@@ -214,12 +217,35 @@ func (st *State) clone() *State {
 		c.Clock = &tc
 	}
 	c.Invited = append([]string(nil), st.Invited...)
+	c.InvitedBy = append([]engine.Seat(nil), st.InvitedBy...)
 	return &c
 }
 
 // MaxInvited is how many spectators the seats of a private match may
-// invite.
+// invite. Where both seats are players, each may invite half of them, so
+// that one seat cannot take every place (the match service cannot tell
+// whether a player id exists: the lobby keeps the players).
 const MaxInvited = 16
+
+// InviteCap returns how many spectators seat may invite: MaxInvited/2
+// where the other seat is a player too, else MaxInvited.
+func (st *State) InviteCap(seat engine.Seat) int {
+	if st.Players == 2 && !st.Seats[0].IsBot() && !st.Seats[1].IsBot() {
+		return MaxInvited / 2
+	}
+	return MaxInvited
+}
+
+// InvitedByCount returns how many spectators seat has invited.
+func (st *State) InvitedByCount(seat engine.Seat) int {
+	n := 0
+	for _, s := range st.InvitedBy {
+		if s == seat {
+			n++
+		}
+	}
+	return n
+}
 
 // VisibleTo reports whether playerID may see the match: anyone may see a
 // public one; a private one only its seats and the invited.

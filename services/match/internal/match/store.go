@@ -2,6 +2,7 @@ package match
 
 import (
 	"context"
+	"slices"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -151,6 +152,9 @@ type Record struct {
 	Layout    string         `json:"lay,omitempty"`
 	Seed      string         `json:"seed,omitempty"`
 	Private   bool           `json:"pv,omitempty"`
+	// Invited are a private game's invited spectators, who may read its
+	// record as they could watch it.
+	Invited []string `json:"inv,omitempty"`
 }
 
 // RecordOf returns the record of a finished match.
@@ -159,7 +163,7 @@ func RecordOf(st *State) *Record {
 		ID: st.ID, Game: st.Game, Variant: st.Variant, Rated: st.Rated,
 		Seats: make([]Participant, st.Players), Clock: st.Clock,
 		Plies: st.Plies, Outcome: st.Outcome, StartedAt: st.CreatedAt, EndedAt: st.EndedAt,
-		Layout: st.Layout, Seed: st.Seed, Private: st.Private,
+		Layout: st.Layout, Seed: st.Seed, Private: st.Private, Invited: slices.Clone(st.Invited),
 	}
 	if r.Plies == nil {
 		r.Plies = []PlyRecord{}

@@ -10,6 +10,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,18 +61,26 @@ func (s *Store) InsertGame(ctx context.Context, r *match.Record) error {
 	if r.Outcome.Result == engine.Win {
 		winner = r.Outcome.Winner.String()
 	}
+	var invited any
+	if len(r.Invited) > 0 {
+		b, err := json.Marshal(r.Invited)
+		if err != nil {
+			return fmt.Errorf("game %s: invited: %w", r.ID, err)
+		}
+		invited = string(b)
+	}
 	_, err := s.db.ExecContext(ctx, `
 INSERT INTO games (game_id, game, variant, rated,
   first_player_id, first_display_name, first_bot_level,
   second_player_id, second_display_name, second_bot_level,
   base_ms, increment_ms, plies, ply_clock_ms, ply_think_ms, ply_count,
-  result, winner, reason, started_at, ended_at, layout, seed, private)
-VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)
+  result, winner, reason, started_at, ended_at, layout, seed, private, invited)
+VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)
 ON CONFLICT (game_id) DO NOTHING`,
 		r.ID, string(r.Game), r.Variant, r.Rated, p1, n1, b1, p2, n2, b2, base, inc,
 		strings.Join(plies, " "), strings.Join(clocks, " "), strings.Join(thinks, " "), len(r.Plies),
 		r.Outcome.Result.String(), winner, r.Outcome.Reason.String(),
-		time.UnixMilli(r.StartedAt).UTC(), time.UnixMilli(r.EndedAt).UTC(), nullable(r.Layout), nullable(r.Seed), r.Private)
+		time.UnixMilli(r.StartedAt).UTC(), time.UnixMilli(r.EndedAt).UTC(), nullable(r.Layout), nullable(r.Seed), r.Private, invited)
 	if err != nil {
 		return fmt.Errorf("insert game %s: %w", r.ID, err)
 	}

@@ -148,8 +148,9 @@ type LobbyServiceClient interface {
 	// INVALID_ARGUMENT for an unknown game, variant or level, or a time
 	// control out of range; FAILED_PRECONDITION when the caller is already in
 	// a live match (see FindMatch); RESOURCE_EXHAUSTED over the rate limit
-	// or, where a server allows several live matches per player (the
-	// one-process `tabuleiro serve`), when the caller has 3 live bot games.
+	// or, where a server allows several live matches per player, when the
+	// caller has its cap of live bot games (3 by default; 10 in the
+	// one-process `tabuleiro serve`).
 	PlayBot(ctx context.Context, in *PlayBotRequest, opts ...grpc.CallOption) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
 	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
@@ -198,12 +199,15 @@ type LobbyServiceClient interface {
 	// offers and declines with the unary calls above. NOT_FOUND and
 	// PERMISSION_DENIED as OfferRematch.
 	WatchRematch(ctx context.Context, in *WatchRematchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRematchResponse], error)
-	// SetDisplayName changes the caller's display name and returns a fresh
-	// token that carries it (use it from now on: the old token keeps the old
-	// name until it expires; the refresh token is unchanged, and the tokens
-	// it gets carry the new name). Rooms, matches and records created before keep
-	// the name they were created with. INVALID_ARGUMENT for a name
-	// SignInGuest would refuse; PERMISSION_DENIED for a service credential.
+	// SetDisplayName changes the caller's display name and returns a new
+	// token that carries it, with the old token's expiry and sign-in
+	// (renaming never extends a token's life; use it from now on: the old
+	// token keeps the old name until it expires; the refresh token is
+	// unchanged, and the tokens it gets carry the new name). Rooms, matches
+	// and records created before keep the name they were created with.
+	// INVALID_ARGUMENT for a name SignInGuest would refuse; PERMISSION_DENIED
+	// for a service credential; UNAUTHENTICATED when the token's sign-in was
+	// revoked (a refresh token used twice).
 	SetDisplayName(ctx context.Context, in *SetDisplayNameRequest, opts ...grpc.CallOption) (*SetDisplayNameResponse, error)
 }
 
@@ -540,8 +544,9 @@ type LobbyServiceServer interface {
 	// INVALID_ARGUMENT for an unknown game, variant or level, or a time
 	// control out of range; FAILED_PRECONDITION when the caller is already in
 	// a live match (see FindMatch); RESOURCE_EXHAUSTED over the rate limit
-	// or, where a server allows several live matches per player (the
-	// one-process `tabuleiro serve`), when the caller has 3 live bot games.
+	// or, where a server allows several live matches per player, when the
+	// caller has its cap of live bot games (3 by default; 10 in the
+	// one-process `tabuleiro serve`).
 	PlayBot(context.Context, *PlayBotRequest) (*PlayBotResponse, error)
 	// ListLiveMatches lists matches in progress that anyone may watch.
 	// INVALID_ARGUMENT for a bad page_token, a page_size outside 0–100, an
@@ -590,12 +595,15 @@ type LobbyServiceServer interface {
 	// offers and declines with the unary calls above. NOT_FOUND and
 	// PERMISSION_DENIED as OfferRematch.
 	WatchRematch(*WatchRematchRequest, grpc.ServerStreamingServer[WatchRematchResponse]) error
-	// SetDisplayName changes the caller's display name and returns a fresh
-	// token that carries it (use it from now on: the old token keeps the old
-	// name until it expires; the refresh token is unchanged, and the tokens
-	// it gets carry the new name). Rooms, matches and records created before keep
-	// the name they were created with. INVALID_ARGUMENT for a name
-	// SignInGuest would refuse; PERMISSION_DENIED for a service credential.
+	// SetDisplayName changes the caller's display name and returns a new
+	// token that carries it, with the old token's expiry and sign-in
+	// (renaming never extends a token's life; use it from now on: the old
+	// token keeps the old name until it expires; the refresh token is
+	// unchanged, and the tokens it gets carry the new name). Rooms, matches
+	// and records created before keep the name they were created with.
+	// INVALID_ARGUMENT for a name SignInGuest would refuse; PERMISSION_DENIED
+	// for a service credential; UNAUTHENTICATED when the token's sign-in was
+	// revoked (a refresh token used twice).
 	SetDisplayName(context.Context, *SetDisplayNameRequest) (*SetDisplayNameResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }

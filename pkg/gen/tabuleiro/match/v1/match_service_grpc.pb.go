@@ -205,13 +205,16 @@ type MatchServiceClient interface {
 	// only a service credential (the lobby) may call it; a player token gets
 	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
-	// InviteSpectator lets one more player watch a private match: only a
-	// seated player of the match may invite, at most 16 players per match.
-	// Inviting a player already invited (or seated) changes nothing.
-	// INVALID_ARGUMENT for an empty or over-long id; NOT_FOUND for an
-	// unknown match or one the caller may not see; PERMISSION_DENIED when
-	// the caller holds no seat; FAILED_PRECONDITION when the match is public
-	// (anyone may watch it already) or over; RESOURCE_EXHAUSTED past 16.
+	// InviteSpectator lets one more player watch a private match (and read
+	// its record once finished): only a seated player of the match may
+	// invite, at most 16 players per match, 8 per seat where both seats are
+	// players (the match service cannot tell whether a player id exists, so
+	// one seat must not be able to fill every place). Inviting a player
+	// already invited (or seated) changes nothing. INVALID_ARGUMENT for an
+	// empty or over-long id; NOT_FOUND for an unknown match or one the
+	// caller may not see; PERMISSION_DENIED when the caller holds no seat;
+	// FAILED_PRECONDITION when the match is public (anyone may watch it
+	// already) or over; RESOURCE_EXHAUSTED past the caller's share.
 	InviteSpectator(ctx context.Context, in *InviteSpectatorRequest, opts ...grpc.CallOption) (*InviteSpectatorResponse, error)
 }
 
@@ -554,13 +557,16 @@ type MatchServiceServer interface {
 	// only a service credential (the lobby) may call it; a player token gets
 	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
-	// InviteSpectator lets one more player watch a private match: only a
-	// seated player of the match may invite, at most 16 players per match.
-	// Inviting a player already invited (or seated) changes nothing.
-	// INVALID_ARGUMENT for an empty or over-long id; NOT_FOUND for an
-	// unknown match or one the caller may not see; PERMISSION_DENIED when
-	// the caller holds no seat; FAILED_PRECONDITION when the match is public
-	// (anyone may watch it already) or over; RESOURCE_EXHAUSTED past 16.
+	// InviteSpectator lets one more player watch a private match (and read
+	// its record once finished): only a seated player of the match may
+	// invite, at most 16 players per match, 8 per seat where both seats are
+	// players (the match service cannot tell whether a player id exists, so
+	// one seat must not be able to fill every place). Inviting a player
+	// already invited (or seated) changes nothing. INVALID_ARGUMENT for an
+	// empty or over-long id; NOT_FOUND for an unknown match or one the
+	// caller may not see; PERMISSION_DENIED when the caller holds no seat;
+	// FAILED_PRECONDITION when the match is public (anyone may watch it
+	// already) or over; RESOURCE_EXHAUSTED past the caller's share.
 	InviteSpectator(context.Context, *InviteSpectatorRequest) (*InviteSpectatorResponse, error)
 	mustEmbedUnimplementedMatchServiceServer()
 }

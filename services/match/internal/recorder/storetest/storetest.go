@@ -97,6 +97,8 @@ func testFields(t *testing.T, newStore NewStore) {
 		game, variant, firstName, plies, clocks, thinks, result, reason string
 		rated                                                           bool
 		firstPlayer, secondPlayer, secondName, winner, layout, seed     *string
+		private                                                         bool
+		invited                                                         *string
 		firstBot, secondBot                                             *int
 		base, inc                                                       *int64
 		count                                                           int
@@ -117,6 +119,7 @@ func testFields(t *testing.T, newStore NewStore) {
 	solo.Rated = false
 	solo.Seats = solo.Seats[:1]
 	solo.Plies = []match.PlyRecord{}
+	solo.Private, solo.Invited = true, []string{"p3", "p 4"}
 	tests := []struct {
 		give *match.Record
 		want row
@@ -130,6 +133,7 @@ func testFields(t *testing.T, newStore NewStore) {
 			result: "draw", reason: "repetition", started: t0, ended: t0.Add(90 * time.Second),
 			layout: s(bot.Layout), seed: s("00ff")}},
 		{give: solo, want: row{game: "quoridor", variant: "standard", firstPlayer: s("p1"), firstName: "One",
+			private: true, invited: s(`["p3","p 4"]`),
 			base: i64(60_000), inc: i64(1_000), result: "win", winner: s("second"), reason: "resignation",
 			started: t0, ended: t0.Add(90 * time.Second)}},
 	}
@@ -140,11 +144,11 @@ func testFields(t *testing.T, newStore NewStore) {
 		var got row
 		err := db.QueryRowContext(ctx, `SELECT game, variant, rated, first_player_id, first_display_name, first_bot_level,
 			second_player_id, second_display_name, second_bot_level, base_ms, increment_ms, plies, ply_clock_ms,
-			ply_think_ms, ply_count, result, winner, reason, started_at, ended_at, layout, seed
+			ply_think_ms, ply_count, result, winner, reason, started_at, ended_at, layout, seed, private, invited
 			FROM games WHERE game_id = $1`, tt.give.ID).Scan(&got.game, &got.variant, &got.rated, &got.firstPlayer,
 			&got.firstName, &got.firstBot, &got.secondPlayer, &got.secondName, &got.secondBot, &got.base, &got.inc,
 			&got.plies, &got.clocks, &got.thinks, &got.count, &got.result, &got.winner, &got.reason,
-			&got.started, &got.ended, &got.layout, &got.seed)
+			&got.started, &got.ended, &got.layout, &got.seed, &got.private, &got.invited)
 		if err != nil {
 			t.Fatalf("read %s: %v", tt.give.ID, err)
 		}

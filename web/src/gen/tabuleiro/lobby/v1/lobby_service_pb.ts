@@ -1549,8 +1549,9 @@ export const LobbyService: GenService<{
    * INVALID_ARGUMENT for an unknown game, variant or level, or a time
    * control out of range; FAILED_PRECONDITION when the caller is already in
    * a live match (see FindMatch); RESOURCE_EXHAUSTED over the rate limit
-   * or, where a server allows several live matches per player (the
-   * one-process `tabuleiro serve`), when the caller has 3 live bot games.
+   * or, where a server allows several live matches per player, when the
+   * caller has its cap of live bot games (3 by default; 10 in the
+   * one-process `tabuleiro serve`).
    *
    * @generated from rpc tabuleiro.lobby.v1.LobbyService.PlayBot
    */
@@ -1671,12 +1672,15 @@ export const LobbyService: GenService<{
     output: typeof WatchRematchResponseSchema;
   },
   /**
-   * SetDisplayName changes the caller's display name and returns a fresh
-   * token that carries it (use it from now on: the old token keeps the old
-   * name until it expires; the refresh token is unchanged, and the tokens
-   * it gets carry the new name). Rooms, matches and records created before keep
-   * the name they were created with. INVALID_ARGUMENT for a name
-   * SignInGuest would refuse; PERMISSION_DENIED for a service credential.
+   * SetDisplayName changes the caller's display name and returns a new
+   * token that carries it, with the old token's expiry and sign-in
+   * (renaming never extends a token's life; use it from now on: the old
+   * token keeps the old name until it expires; the refresh token is
+   * unchanged, and the tokens it gets carry the new name). Rooms, matches
+   * and records created before keep the name they were created with.
+   * INVALID_ARGUMENT for a name SignInGuest would refuse; PERMISSION_DENIED
+   * for a service credential; UNAUTHENTICATED when the token's sign-in was
+   * revoked (a refresh token used twice).
    *
    * @generated from rpc tabuleiro.lobby.v1.LobbyService.SetDisplayName
    */
