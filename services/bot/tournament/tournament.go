@@ -400,13 +400,28 @@ func (r Result) WriteTable(w io.Writer) {
 	}
 	slices.Sort(endings)
 	fmt.Fprintf(w, "endings: %s\n", strings.Join(endings, ", "))
-	d, lo, hi := r.Elo()
-	fmt.Fprintf(w, "Elo A-B: %s [%s, %s] (95%%)\n", fmtElo(d), fmtElo(lo), fmtElo(hi))
+	fmt.Fprintf(w, "Elo A-B: %s\n", r.EloText())
 	fmt.Fprintf(w, "%-8s %8s %10s %10s %10s\n", "think", "plies", "mean", "p99", "max")
 	for k, name := range []string{"A " + c.A, "B " + c.B} {
 		t := r.Think[k]
 		fmt.Fprintf(w, "%-8s %8d %10s %10s %10s\n", name, t.N, round(t.Mean), round(t.P99), round(t.Max))
 	}
+}
+
+// EloText is the Elo difference as printed: the estimate and its 95%
+// interval, or, when one side scored every point (the estimate is
+// infinite), the interval's finite end as a bound.
+func (r Result) EloText() string {
+	d, lo, hi := r.Elo()
+	switch {
+	case r.Games() == 0:
+		return "no games"
+	case math.IsInf(d, -1):
+		return fmt.Sprintf("at most %s (A scored no point in %d games; the 95%% interval's upper end)", fmtElo(hi), r.Games())
+	case math.IsInf(d, 1):
+		return fmt.Sprintf("at least %s (B scored no point in %d games; the 95%% interval's lower end)", fmtElo(lo), r.Games())
+	}
+	return fmt.Sprintf("%s [%s, %s] (95%%)", fmtElo(d), fmtElo(lo), fmtElo(hi))
 }
 
 func fmtElo(x float64) string {

@@ -88,6 +88,16 @@ func TestElo(t *testing.T) {
 	if !math.IsInf(d, 1) || math.IsInf(lo, 0) || lo <= 0 {
 		t.Errorf("20-0: Elo %v with low %v, want +inf with a finite positive low end", d, lo)
 	}
+	// A clean sweep prints the interval's finite end, never "inf".
+	for _, r := range []Result{{Losses: 2}, {Wins: 2}, {Wins: 1, Losses: 1}} {
+		txt := r.EloText()
+		if strings.Contains(txt, "inf") || !strings.ContainsAny(txt, "0123456789") {
+			t.Errorf("%d-%d: Elo text %q, want a finite figure", r.Wins, r.Losses, txt)
+		}
+	}
+	if txt := (Result{Losses: 10}).EloText(); !strings.HasPrefix(txt, "at most -") {
+		t.Errorf("0-10: Elo text %q, want an upper bound below zero", txt)
+	}
 }
 
 // TestRunRemote plays through a BotService over bufconn, as `tabuleiro
