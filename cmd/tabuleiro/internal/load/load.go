@@ -559,6 +559,14 @@ func (r *runner) stream(ctx context.Context, c matchv1.MatchServiceClient, g *se
 	if g.pending.n > 0 { // the last ply sent may have died with the old stream
 		g.pending.notation = g.log.Sent[g.pending.n]
 	}
+	// A rejoin that finds nothing new gets no message at all (a join of a
+	// seat still counted as connected is no event: presence is coalesced),
+	// so the seat plays at once if it is its turn: its pending ply again
+	// (plies are idempotent), or a new one; the server answers a join and
+	// a ply sent together in order.
+	if err := r.move(s, g, rng); err != nil {
+		return false, err
+	}
 	for {
 		m, err := s.Recv()
 		if err != nil {
