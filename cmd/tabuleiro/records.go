@@ -121,12 +121,22 @@ func opponentName(g *lobbyv1.MatchSummary) string {
 	return "-"
 }
 
+// pliesText is "1 ply" or "N plies".
+func pliesText(n int) string {
+	if n == 1 {
+		return "1 ply"
+	}
+	return fmt.Sprintf("%d plies", n)
+}
+
 // resultFor says how a game went for the caller: won, lost or drawn, and
 // why.
 func resultFor(g *lobbyv1.MatchSummary) string {
 	o := g.GetOutcome()
 	reason := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "REASON_")), "_", " ")
 	switch {
+	case o.GetReason() == gamev1.Reason_REASON_ABORTED:
+		return "aborted (no result)"
 	case o.GetResult() == gamev1.Result_RESULT_DRAW:
 		return "draw (" + reason + ")"
 	case o.GetResult() != gamev1.Result_RESULT_WIN:
@@ -228,7 +238,7 @@ func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Playe
 			for _, st := range m.GetSeats() {
 				names = append(names, st.GetParticipant().GetDisplayName())
 			}
-			fmt.Fprintf(out, "%s %s: %s, %d plies, %d watching\n", gameLower(m.GetGame()), m.GetVariant(), strings.Join(names, " vs "), len(m.GetPlies()), m.GetSpectators())
+			fmt.Fprintf(out, "%s %s: %s, %s, %d watching\n", gameLower(m.GetGame()), m.GetVariant(), strings.Join(names, " vs "), pliesText(len(m.GetPlies())), m.GetSpectators())
 			board(m.GetView())
 			if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
 				fmt.Fprintln(out, "outcome:", outcomeText(engine.Game(gameLower(m.GetGame())), m.GetOutcome()))

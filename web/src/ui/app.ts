@@ -421,7 +421,7 @@ export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
     h("div", { class: "summary-main" },
       h("div", { class: "summary-title" }, `${gameName(m.game)} · ${m.variant}`, m.rated ? h("span", { class: "badge" }, "rated") : false),
       h("div", { class: "summary-players" }, names.join(" vs ") || "—"),
-      h("div", { class: "muted small" }, `${m.plyCount} plies · ${timeControlText(m.timeControl)}${m.spectators ? ` · ${m.spectators} watching` : ""}`)),
+      h("div", { class: "muted small" }, `${m.plyCount} ${m.plyCount === 1 ? "ply" : "plies"} · ${timeControlText(m.timeControl)}${m.spectators ? ` · ${m.spectators} watching` : ""}`)),
     action ?? false);
 }
 
