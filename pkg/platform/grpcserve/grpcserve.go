@@ -152,8 +152,6 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	}
 	sopts := []grpc.ServerOption{
 		grpc.MaxConcurrentStreams(maxStreams),
-		// Requests that do not decode are INVALID_ARGUMENT (decode.go).
-		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.StatsHandler(tel.ServerHandler()),
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
