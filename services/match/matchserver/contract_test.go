@@ -355,7 +355,7 @@ func webProtocol(opts ...connect.ClientOption) func(t *testing.T, c *cluster, in
 		offer := connect.NewClient[matchv1.OfferDrawRequest, matchv1.OfferDrawResponse](hc, baseURL+matchv1.MatchService_OfferDraw_FullMethodName, opts...)
 		accept := connect.NewClient[matchv1.AcceptDrawRequest, matchv1.AcceptDrawResponse](hc, baseURL+matchv1.MatchService_AcceptDraw_FullMethodName, opts...)
 		decline := connect.NewClient[matchv1.DeclineDrawRequest, matchv1.DeclineDrawResponse](hc, baseURL+matchv1.MatchService_DeclineDraw_FullMethodName, opts...)
-		return retryGlitches(t, unaryProtocol{
+		return unaryProtocol{
 			follow: func(ctx context.Context, req *matchv1.FollowRequest, recv func(*matchv1.FollowResponse)) error {
 				r := connect.NewRequest(req)
 				authed(r.Header())
@@ -400,65 +400,8 @@ func webProtocol(opts ...connect.ClientOption) func(t *testing.T, c *cluster, in
 				}
 				return err
 			},
-		})
-	}
-}
-
-// glitch reports a failure of the HTTP exchange itself, seen now and then
-// on a loaded machine with the browser protocols' in-process transcoder (a
-// stream reset: "canceled" while ctx is live; a response without its
-// content type: "response uses incorrect codec") — never a status the
-// service chose.
-func glitch(ctx context.Context, err error) bool {
-	switch {
-	case err == nil || ctx.Err() != nil:
-		return false
-	case connect.CodeOf(err) == connect.CodeCanceled:
-		return true
-	case connect.CodeOf(err) == connect.CodeUnknown && strings.Contains(err.Error(), "response uses incorrect codec"):
-		return true
-	}
-	return false
-}
-
-// retryGlitches makes p's unary calls try again (twice at most, logged)
-// after a glitch of the HTTP exchange; every status the service returns
-// is checked as before. Follow is retried only before its first message.
-func retryGlitches(t *testing.T, p unaryProtocol) unaryProtocol {
-	again := func(ctx context.Context, what string, try int, err error) bool {
-		if try < 2 && glitch(ctx, err) {
-			t.Logf("%s: %v (an HTTP exchange failed; trying again)", what, err)
-			return true
-		}
-		return false
-	}
-	follow, submit, act := p.follow, p.submit, p.act
-	p.follow = func(ctx context.Context, req *matchv1.FollowRequest, recv func(*matchv1.FollowResponse)) error {
-		for try := 0; ; try++ {
-			got := false
-			err := follow(ctx, req, func(m *matchv1.FollowResponse) { got = true; recv(m) })
-			if got || !again(ctx, "follow", try, err) {
-				return err
-			}
 		}
 	}
-	p.submit = func(ctx context.Context, req *matchv1.SubmitPlyRequest) (*matchv1.SubmitPlyResponse, error) {
-		for try := 0; ; try++ {
-			resp, err := submit(ctx, req)
-			if !again(ctx, "submit", try, err) {
-				return resp, err
-			}
-		}
-	}
-	p.act = func(ctx context.Context, id string, a matchv1.PlayAction) error {
-		for try := 0; ; try++ {
-			err := act(ctx, id, a)
-			if !again(ctx, "act", try, err) {
-				return err
-			}
-		}
-	}
-	return p
 }
 
 func openUnary(proto func(t *testing.T, c *cluster, inst int, who string) unaryProtocol) func(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64) (*seat, error) {
