@@ -124,6 +124,10 @@ type entry struct {
 	st   *State
 	pos  engine.Position
 	used int64 // unix ms of the last use, under Service.mu
+	// lags are the seats' lag estimates as read or set at lagsAt (unix
+	// ms; 0: none), under Service.mu (lag.go).
+	lags   [2]Lag
+	lagsAt int64
 }
 
 // NewService returns a Service; call Run to sweep deadlines and drive bots.

@@ -46,7 +46,7 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Hub{
-		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 256,
+		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 32,
 		subs: map[string]map[*hubSub]struct{}{}, waiting: map[string][]chan struct{}{}, ready: map[string]bool{},
 	}
 }
