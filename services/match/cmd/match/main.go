@@ -93,7 +93,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, matchserver.Config{
 		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
-		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout},
+		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout, JSON: cfg.RedisJSON},
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
 			LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
 	})
