@@ -52,7 +52,7 @@ func TestBinaryCodecRoundTrips(t *testing.T) {
 	var n int64
 	var st match.State
 	fill(reflect.ValueOf(&st).Elem(), &n)
-	st.Version, st.Plies = 0, nil // stored apart
+	st.Version, st.Plies = 0, nil                              // stored apart
 	st.Seats[0].DisplayName = strings.Repeat("long name ", 20) // a message over 127 bytes
 	var got match.State
 	if err := decodeState(encodeState(&st), &got); err != nil {
