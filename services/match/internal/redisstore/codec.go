@@ -43,6 +43,11 @@ import (
 //	            2 seq, 3 at, 4 kind, 5 plies, 6 ply, 7 clocks, 8 seat,
 //	            9 deadline, 10 epoch, 11 outcome, 12 seed, 13 layout
 //
+// In an event's ply, number, at and seq are left out when they are the
+// event's plies, at and seq (as they always are), and so is its clocks'
+// as_of when it is the event's at: the decoder takes the event's. Such a
+// field that differs is written even when it is zero.
+//
 // A published commit (see withCommit) is tagCommit, then as uvarints the
 // version and the commit's number of events, then the last event, the
 // state and each new ply, each as a uvarint length and the tagged value.
@@ -92,13 +97,32 @@ func appendMessage(b []byte, num protowire.Number, body func([]byte) []byte) []b
 	return b
 }
 
-func appendPlyFields(b []byte, p *match.PlyRecord) []byte {
-	b = appendInt(b, 1, int64(p.Number))
+// appendIntUnless appends field num, even when zero, unless v is same.
+func appendIntUnless(b []byte, num protowire.Number, v, same int64) []byte {
+	if v == same {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+}
+
+// appendPlyFields appends p's fields; of an event ev's ply, those that
+// are the event's are left out.
+func appendPlyFields(b []byte, p *match.PlyRecord, ev *match.Event) []byte {
+	if ev != nil {
+		b = appendIntUnless(b, 1, int64(p.Number), int64(ev.Plies))
+	} else {
+		b = appendInt(b, 1, int64(p.Number))
+	}
 	b = appendInt(b, 2, int64(p.Seat))
 	b = appendString(b, 3, p.Notation)
 	b = appendInt(b, 4, p.ClockMS)
 	b = appendInt(b, 5, p.ThinkMS)
 	b = appendInt(b, 6, p.LagMS)
+	if ev != nil {
+		b = appendIntUnless(b, 7, p.At, ev.At)
+		return appendIntUnless(b, 8, p.Seq, ev.Seq)
+	}
 	b = appendInt(b, 7, p.At)
 	return appendInt(b, 8, p.Seq)
 }
@@ -186,7 +210,7 @@ func encodeState(st *match.State) []byte {
 
 // encodePly returns p in the binary form.
 func encodePly(p *match.PlyRecord) []byte {
-	return appendPlyFields(append(make([]byte, 0, 40), tagValue), p)
+	return appendPlyFields(append(make([]byte, 0, 40), tagValue), p, nil)
 }
 
 // encodeEvent returns e in the binary form, without its match id.
@@ -198,14 +222,14 @@ func encodeEvent(e *match.Event) []byte {
 	b = appendInt(b, 4, int64(e.Kind))
 	b = appendInt(b, 5, int64(e.Plies))
 	if e.Ply != nil {
-		b = appendMessage(b, 6, func(b []byte) []byte { return appendPlyFields(b, e.Ply) })
+		b = appendMessage(b, 6, func(b []byte) []byte { return appendPlyFields(b, e.Ply, e) })
 	}
 	if c := e.Clocks; c != nil {
 		b = appendMessage(b, 7, func(b []byte) []byte {
 			b = appendInt(b, 1, c.Remaining[0])
 			b = appendInt(b, 2, c.Remaining[1])
 			b = appendInt(b, 3, int64(c.Running))
-			return appendInt(b, 4, c.AsOf)
+			return appendIntUnless(b, 4, c.AsOf, e.At)
 		})
 	}
 	b = appendInt(b, 8, int64(e.Seat))
@@ -433,7 +457,8 @@ func decodeEvent(b []byte, id string, e *match.Event) error {
 		return nil
 	}
 	e.MatchID = id
-	return fields(b[1:], func(num protowire.Number, v int64, s []byte) error {
+	var ply, clocks []byte
+	err := fields(b[1:], func(num protowire.Number, v int64, s []byte) error {
 		switch num {
 		case 1:
 			e.MatchID = string(s)
@@ -446,24 +471,15 @@ func decodeEvent(b []byte, id string, e *match.Event) error {
 		case 5:
 			e.Plies = int(v)
 		case 6:
-			e.Ply = &match.PlyRecord{}
-			return decodePlyFields(s, e.Ply)
+			ply = s
+			if ply == nil {
+				ply = []byte{}
+			}
 		case 7:
-			c := &match.Clocks{}
-			e.Clocks = c
-			return fields(s, func(num protowire.Number, v int64, _ []byte) error {
-				switch num {
-				case 1:
-					c.Remaining[0] = v
-				case 2:
-					c.Remaining[1] = v
-				case 3:
-					c.Running = engine.Seat(v)
-				case 4:
-					c.AsOf = v
-				}
-				return nil
-			})
+			clocks = s
+			if clocks == nil {
+				clocks = []byte{}
+			}
 		case 8:
 			e.Seat = engine.Seat(v)
 		case 9:
@@ -479,6 +495,34 @@ func decodeEvent(b []byte, id string, e *match.Event) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if ply != nil { // its number, at and seq are the event's unless written
+		p := &match.PlyRecord{Number: e.Plies, At: e.At, Seq: e.Seq}
+		e.Ply = p
+		if err := decodePlyFields(ply, p); err != nil {
+			return err
+		}
+	}
+	if clocks != nil { // its as_of is the event's at unless written
+		c := &match.Clocks{AsOf: e.At}
+		e.Clocks = c
+		return fields(clocks, func(num protowire.Number, v int64, _ []byte) error {
+			switch num {
+			case 1:
+				c.Remaining[0] = v
+			case 2:
+				c.Remaining[1] = v
+			case 3:
+				c.Running = engine.Seat(v)
+			case 4:
+				c.AsOf = v
+			}
+			return nil
+		})
+	}
+	return nil
 }
 
 // encodeCommit returns the binary published form of a commit's last event

@@ -76,6 +76,20 @@ func TestBinaryCodecRoundTrips(t *testing.T) {
 		t.Errorf("event round trip:\n got %+v, %v\nwant %+v", gotE, err, e)
 	}
 
+	// A ply event's ply repeats its number, time and seq, left out; one
+	// that differs is kept, zero included.
+	for _, ply := range []match.PlyRecord{
+		{Number: 5, Seat: 1, Notation: "e2", ClockMS: -1, At: 1 << 41, Seq: 9},
+		{Number: 0, Seat: 2, Notation: "e8", At: 0, Seq: 0},
+	} {
+		ev := match.Event{MatchID: "m", Seq: 9, At: 1 << 41, Kind: match.EventPly, Plies: 5, Ply: &ply,
+			Clocks: &match.Clocks{Remaining: [2]int64{1, 2}, Running: 2, AsOf: 1 << 41}}
+		var got match.Event
+		if err := decodeEvent(encodeEvent(&ev), "m", &got); err != nil || !reflect.DeepEqual(got, ev) {
+			t.Errorf("ply event round trip:\n got %+v %+v, %v\nwant %+v %+v", got, got.Ply, err, ev, ev.Ply)
+		}
+	}
+
 	// A published commit carries the event, the state and its plies.
 	c := encodeCommit(encodeEvent(&e), 7, 2, encodeState(&st), [][]byte{encodePly(&p), encodePly(&p)})
 	v, k, ev, rest, err := parseCommit(c)
