@@ -615,6 +615,30 @@ func (s *Store) MarkAlive(ctx context.Context, now int64) (int64, error) {
 	return markAliveScript.Run(ctx, s.rdb, []string{s.o.Prefix + "alive"}, now).Int64()
 }
 
+var sweeperScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`)
+
+var releaseSweeperScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`)
+
+// Sweeper implements match.Store: the role is a key holding its
+// holder's token, with the role's expiry.
+func (s *Store) Sweeper(ctx context.Context, token string, ttl time.Duration) (bool, error) {
+	n, err := sweeperScript.Run(ctx, s.rdb, []string{s.o.Prefix + "sweeper"}, token, ttl.Milliseconds()).Int()
+	return n == 1, err
+}
+
+// ReleaseSweeper implements match.Store.
+func (s *Store) ReleaseSweeper(ctx context.Context, token string) error {
+	return releaseSweeperScript.Run(ctx, s.rdb, []string{s.o.Prefix + "sweeper"}, token).Err()
+}
+
 // Reschedule implements match.Store.
 func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int64) error {
 	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey()}, id, version, deadline).Err()
