@@ -33,7 +33,7 @@ type Config struct {
 	// a time: the polling does not grow with the instances) holds the
 	// role without renewing it (every AliveEvery): the longest a dead
 	// sweeper's deadlines wait for another instance to take over.
-	SweeperTTL time.Duration
+	SweeperTTL     time.Duration
 	ClaimLease     time.Duration // default 5s: a claimed deadline comes back after this if its claimer died
 	BotLease       time.Duration // default 5s: an unanswered bot turn is asked again (any instance) after this
 	BotCallTimeout time.Duration // default 3s
