@@ -131,7 +131,8 @@ func (s *Store) indexKeys(st *match.State) []string {
 
 // indexLua maintains the live-match index inside the create and commit
 // scripts: KEYS from k are live, live:sum and the player keys; summary is
-// the json summary (” once finished), at the activity time.
+// the json summary (” once finished; '=' unchanged), at the activity
+// time.
 const indexLua = `
 local function index(k, summary, at, id)
   if summary == '' then
@@ -140,7 +141,7 @@ local function index(k, summary, at, id)
     for j = k + 2, #KEYS do redis.call('ZREM', KEYS[j], id) end
   else
     redis.call('ZADD', KEYS[k], at, id)
-    redis.call('HSET', KEYS[k + 1], id, summary)
+    if summary ~= '=' then redis.call('HSET', KEYS[k + 1], id, summary) end
     for j = k + 2, #KEYS do redis.call('ZADD', KEYS[j], at, id) end
   end
 end
@@ -393,7 +394,14 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		args = append(args, "", 0)
 	}
 	sum := ""
-	if c.State.Status != match.StatusFinished {
+	switch {
+	case c.State.Status == match.StatusFinished:
+	case c.Have > 0:
+		// Nothing in a summary changes after the first ply but the number
+		// of plies, which Live reads from the plies themselves: only the
+		// activity time is written.
+		sum = "="
+	default:
 		b, err := json.Marshal(match.SummaryOf(c.State))
 		if err != nil {
 			return err
@@ -665,10 +673,20 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	raw, err := s.rdb.HMGet(ctx, s.liveSumKey(), ids...).Result()
+	// The summaries, and the number of plies of each (not kept in them).
+	var sums *redis.SliceCmd
+	counts := make([]*redis.IntCmd, len(ids))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		sums = p.HMGet(ctx, s.liveSumKey(), ids...)
+		for i, id := range ids {
+			counts[i] = p.LLen(ctx, s.pliesKey(id))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("live matches: %w", err)
 	}
+	raw := sums.Val()
 	out := make([]match.Summary, 0, len(ids))
 	for i, r := range raw {
 		b, ok := r.(string)
@@ -680,6 +698,7 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 		if err := json.Unmarshal([]byte(b), &sum); err != nil {
 			return nil, fmt.Errorf("live match %s: %w", ids[i], err)
 		}
+		sum.Plies = int(counts[i].Val())
 		out = append(out, sum)
 	}
 	return out, nil
