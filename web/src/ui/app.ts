@@ -12,6 +12,7 @@ import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/
 import { gameName, games, levelName, levels, moveRows, outcomeLine, outcomeTitle, reasonName, timeControlText } from "../notation";
 import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
+import { inviteCode, joinRoute } from "../invite";
 import { replayViews } from "../replay";
 import { clear, h, svg, toast } from "./dom";
 import { GameScreen, type Origin } from "./game";
@@ -175,8 +176,7 @@ export async function route_(): Promise<void> {
 
 function signInScreen(target: string): void {
   // An invite link (#/join/CODE) names the game it opens: say so, and go on to it.
-  const m = /^#\/join\/([^?]+)/.exec(target);
-  const invite = m ? decodeURIComponent(m[1]) : "";
+  const invite = inviteCode(target);
   const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: "Your name", "aria-label": "Your name" });
   const err = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "signin", onsubmit: async (e: Event) => {
@@ -327,9 +327,8 @@ async function lobbyScreen(id: Identity): Promise<void> {
     h("form", { class: "stack", onsubmit: (e: Event) => {
       e.preventDefault();
       // A whole invite link pasted in the code box opens that link.
-      const link = /#\/join\/[^\s]+/.exec(code.value);
-      if (link) go(link[0]);
-      else if (code.value.trim()) go(`#/join/${encodeURIComponent(code.value.trim())}${pw.value ? `?pw=${encodeURIComponent(pw.value)}` : ""}`);
+      const r = joinRoute(code.value, pw.value);
+      if (r) go(r);
     } },
       code, pw, h("button", { type: "submit" }, "Join"))));
   const resume = h("section", { class: "panel" }, h("h2", {}, "Your games in progress"), h("p", { class: "muted" }, "Loading…"));
