@@ -26,7 +26,7 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, seatColour, timeControlText } from "../notation";
+import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText } from "../notation";
 import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, h, svg, toast } from "./dom";
@@ -690,7 +690,7 @@ export class GameScreen {
     const name = wallName(w);
     const c = this.checks.get(`${this.view!.plyCount}:${name}`);
     if (c && !c.legal) {
-      toast(c.reason ? `Wall ${name}: ${c.reason}` : `Wall ${name} cannot go there.`, "error");
+      toast(c.reason ? refusalText(`Wall ${name}`, c.reason) : `Wall ${name} cannot go there.`, "error");
       return;
     }
     void this.submit(name, `Wall ${name}`);
@@ -834,7 +834,7 @@ export class GameScreen {
         }
       }
     } catch (err) {
-      toast(what ? `${what}: ${errorText(err)}` : errorText(err), "error");
+      toast(what ? refusalText(what, errorText(err)) : errorText(err), "error");
       this.resetSelection();
       this.render();
       void this.autoSelect();
