@@ -104,7 +104,7 @@ function whoBox(id: Identity): HTMLElement {
       h("button", { class: "link", id: "sign-out", onclick: ask }, "Sign out"));
   };
   const ask = () => {
-    clear(box);
+    if (box.querySelector(".signout-confirm")) return;
     box.append(h("div", { class: "signout-confirm", role: "alertdialog", "aria-label": "Confirm sign-out" },
       h("span", {}, `${id.name} is a guest account, kept only in this browser. After signing out it cannot be recovered: its games, ratings and stats are lost to you.`),
       h("button", { class: "danger small", id: "sign-out-confirm", onclick: () => { session.signOut(); go("#/"); } }, "Sign out for good"),
