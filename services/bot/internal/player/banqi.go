@@ -41,8 +41,7 @@ var bPieces = func() []banqi.Piece {
 type bGame struct {
 	simple bool // easy's heuristic: material only
 	// reveals is how many reveals are searched at nodes below the root,
-	// the likeliest useful first (all at the root); the expert searches
-	// none there (see Moves).
+	// the likeliest useful first (all at the root).
 	reveals int
 	// convert adds expert-1's terms for turning won material into a win
 	// (see conversion) and fades the evaluation as the draw clock runs.
@@ -54,7 +53,7 @@ type bGame struct {
 
 func (g bGame) Moves(s *bState, dst []banqi.Move) []banqi.Move {
 	dst = s.v.LegalMoves(dst)
-	if s.ply == 0 || (g.reveals <= 0 && !g.expert) {
+	if s.ply == 0 || g.reveals <= 0 {
 		return dst
 	}
 	// Keep the steps and captures and the first few reveals in the
@@ -66,22 +65,11 @@ func (g bGame) Moves(s *bState, dst []banqi.Move) []banqi.Move {
 			reveals++
 		}
 	}
-	limit := g.reveals
-	if g.expert {
-		// The expert searches no reveal below the root while it has
-		// another ply: a chance node costs up to 14 searches, and without
-		// them its search goes deeper (with 2 reveals it scored 41%
-		// against hard, without 59%: 40 games of 50 ms each).
-		limit = 0
-		if reveals == len(dst) {
-			limit = 1
-		}
-	}
-	stride := max(1, reveals/max(limit, 1))
+	stride := max(1, reveals/g.reveals)
 	for _, m := range dst {
 		if m.Kind() == banqi.KindReveal {
 			kept++
-			if (kept-1)%stride != 0 || (kept-1)/stride >= limit {
+			if (kept-1)%stride != 0 || (kept-1)/stride >= g.reveals {
 				continue
 			}
 		}
@@ -310,7 +298,11 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 	}
 	switch lvl {
 	case Expert:
-		gs.deep = bGame{expert: true}
+		// Two reveals below the root, as expert-1: with none the search
+		// went deeper but forced every side to step a piece where it
+		// would reveal, and it scored 20% against hard at 100 ms (23
+		// games).
+		gs.deep = bGame{reveals: 2, expert: true}
 		gs.expert = bExpertRefinements
 		gs.tableBits = tableBits(budget, 16)
 		if !faceDown(&v) {
