@@ -165,7 +165,7 @@ type qWeights struct {
 	walls [11]int
 }
 
-// Wall values: medium counts every wall the same; hard and expert value
+// Wall values: medium counts every wall the same; hard and expert-1 value
 // the last ones more (the last three cost more than a step of path each),
 // so they keep some for the end.
 var (
@@ -176,10 +176,11 @@ var (
 const (
 	qStep    = 100
 	qRaceWon = 5000
-	// qFullWidth is how many plies from the root the expert searches every
+	// qFullWidth is how many plies from the root expert-1 searches every
 	// ply before it narrows the walls: three, the hard level's whole
-	// search, so the expert sees every wall tactic hard can see and
-	// narrows only beyond it.
+	// search, so that it sees every wall tactic hard can see and narrows
+	// only beyond it. (The expert narrows from the first reply on, with the
+	// walls of both pawns' paths, and searches deeper.)
 	qFullWidth = 3
 )
 
@@ -391,8 +392,18 @@ func hardQGame() qGame { return qGame{walls: &reserveWalls} }
 // expert1QGame is the frozen expert-1's adapter.
 func expert1QGame() qGame { return qGame{walls: &reserveWalls, narrow: true, fullWidth: qFullWidth} }
 
-// expertQGame is the expert's adapter.
-func expertQGame() qGame { return qGame{walls: &reserveWalls, narrow: true, fullWidth: qFullWidth} }
+// expertQGame is the expert's adapter: walls worth about half of what
+// hard and expert-1 give them (1.5 steps for the first, 0.6 for the tenth),
+// every ply at the root and, below it, only the walls touching a shortest
+// path of either pawn, pawn moves ordered by the path they save. Measured
+// in screening matches against expert-1 and hard (see README.md, "Bot
+// strength").
+func expertQGame() qGame {
+	return qGame{w: &expertWeights, narrow: true, own: true, fullWidth: 1, pathOrder: true}
+}
+
+// expertWeights are the expert's evaluation terms.
+var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
 	if lvl == Easy {
@@ -420,4 +431,4 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 func (qGame) Index(m quoridor.Move) int { return int(m) & (search.MaxIndex - 1) }
 
 // expertRefinements are the expert's search refinements.
-var expertRefinements = search.Refinements{Killers: true, History: true, Reduce: 4}
+var expertRefinements = search.Refinements{Killers: true, History: true, Reduce: 4, RootPVS: true}

@@ -19,14 +19,19 @@ import (
 // TestTuneQuoridor is a tool, not a test: with TABULEIRO_TUNE_QUORIDOR=N
 // it plays N self-play games of the expert's evaluation (or of the weights
 // TABULEIRO_TUNE_WEIGHTS gives as "tempo,w1,…,w10", to iterate the fit)
-// and selective search at a fixed depth (TABULEIRO_TUNE_DEPTH, default 3; no clock, so
-// the games do not depend on the machine), each after an opening of
-// TABULEIRO_TUNE_OPENING (default 6) easy plies, and fits by logistic
-// regression, over every position whose race the evaluation does not
-// settle, the probability that the side to move wins as a function of the
-// evaluation's terms: the path difference, the side to move's bonus and
-// the value of n walls left. It prints them scaled to qStep a step, as a
-// qWeights literal to paste into expertQWeights. Run it as
+// and selective search at a fixed depth (TABULEIRO_TUNE_DEPTH, default 3;
+// no clock, so the games do not depend on the machine), each after an
+// opening of TABULEIRO_TUNE_OPENING (default 6) easy plies, and fits by
+// logistic regression over their positions the probability that the side
+// to move wins as a function of the evaluation's terms: the path
+// difference, the side to move's bonus and the walls left, once with one
+// value per wall and once with a value per count of walls left (the races
+// Eval settles get terms of their own so that they bias nothing). It
+// prints them scaled to qStep a step; the per-count table comes as a
+// qWeights literal and as TABULEIRO_TUNE_WEIGHTS for the next round. The
+// fit only advises: the per-count table mixes the value of walls with the
+// phase of the game (300 games gave a non-monotone table), so weights are
+// kept only when matches (`tabuleiro bots`) favour them. Run it as
 //
 //	TABULEIRO_TUNE_QUORIDOR=300 go test -run TestTuneQuoridor -v ./services/bot/internal/player
 func TestTuneQuoridor(t *testing.T) {
@@ -46,9 +51,24 @@ func TestTuneQuoridor(t *testing.T) {
 	}
 	samples, stats := tuneSelfPlay(t, g, games, depth, opening)
 	t.Logf("%d games (%s), %d positions", games, stats, len(samples))
+	// The linear fit: one value per wall (the tables per count are
+	// confounded with the phase of the game).
+	lin := make([]tuneSample, len(samples))
+	for i, smp := range samples {
+		lin[i] = smp
+		lin[i].x[2] = 0
+		for n := 1; n <= 10; n++ {
+			lin[i].x[2] += float64(n) * smp.x[1+n]
+			if n > 1 {
+				lin[i].x[1+n] = 0
+			}
+		}
+	}
+	lb, lloss := fitLogistic(lin, 200)
+	t.Logf("linear: log loss %.4f; tempo %.0f, a wall %.0f (a step %d)", lloss, qStep*lb[0]/lb[1], qStep*lb[2]/lb[1], qStep)
 	beta, loss := fitLogistic(samples, 200)
 	w := weightsOf(beta)
-	t.Logf("log loss %.4f; logistic slope per step %.4f", loss, beta[1])
+	t.Logf("log loss %.4f; logistic slope per step %.4f; races won %+.2f, lost %+.2f", loss, beta[1], beta[12], beta[13])
 	t.Logf("qWeights{tempo: %d, walls: %#v}", w.tempo, w.walls)
 	t.Logf("TABULEIRO_TUNE_WEIGHTS=%d,%s", w.tempo, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(w.walls[1:])), ","), "[]"))
 }
@@ -82,25 +102,28 @@ func envInt(name string, def int) int {
 }
 
 // tuneFeatures is the number of terms fitted: a constant (the side to
-// move's bonus), the path difference, and one per count of walls left
-// (1–10; none is worth 0), +1 for the mover's count and -1 for the other's.
-const tuneFeatures = 12
+// move's bonus), the path difference, one per count of walls left (1–10;
+// none is worth 0), +1 for the mover's count and -1 for the other's, and
+// two for the races Eval settles (won, lost for the mover), which are fitted
+// only so that they do not bias the others.
+const tuneFeatures = 14
 
 type tuneSample struct {
 	x   [tuneFeatures]float64
 	won float64 // 1 when the side to move won
 }
 
-// tuneFeaturesOf returns the terms of position s for its side to move,
-// and false when the race rule of Eval settles it (a side with no walls
-// left in a race it cannot win on its own).
+// tuneFeaturesOf returns the terms of position s for its side to move.
 func tuneFeaturesOf(s *qState) ([tuneFeatures]float64, bool) {
 	var x [tuneFeatures]float64
 	me := sideOfSeat(s.pos.ToMove())
 	dMe, dOpp := s.dist(me), s.dist(1-me)
 	wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
-	if wOpp == 0 && dMe <= dOpp || wMe == 0 && dOpp < dMe {
-		return x, false
+	if wOpp == 0 && dMe <= dOpp {
+		x[12] = 1
+	}
+	if wMe == 0 && dOpp < dMe {
+		x[13] = 1
 	}
 	x[0] = 1
 	x[1] = float64(dOpp - dMe)
@@ -289,7 +312,7 @@ func solve(a [tuneFeatures][tuneFeatures]float64, b [tuneFeatures]float64) ([tun
 func TestFitLogistic(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
-	want := [tuneFeatures]float64{0.2, 0.5, 0.3, 0.5, 0.7, 0.8, 0.9, 1, 1.05, 1.1, 1.15, 1.2}
+	want := [tuneFeatures]float64{0.2, 0.5, 0.3, 0.5, 0.7, 0.8, 0.9, 1, 1.05, 1.1, 1.15, 1.2, 0, 0}
 	var samples []tuneSample
 	for range 40000 {
 		var s tuneSample
@@ -311,7 +334,7 @@ func TestFitLogistic(t *testing.T) {
 	// one +1 and one -1), so compare them relative to one wall.
 	for i := range tuneFeatures {
 		w, g := want[i], got[i]
-		if i >= 2 {
+		if i >= 2 && i <= 11 {
 			w, g = want[i]-want[2], got[i]-got[2]
 		}
 		if math.Abs(w-g) > 0.1 {
