@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +55,29 @@ func TestIdentityKeepsTheRotatedRefreshToken(t *testing.T) {
 			t.Fatalf("refresh %d kept %+v; want a new refresh token and a fresh token", i+1, kept)
 		}
 		seen[kept.RefreshToken] = true
+	}
+}
+
+// history and stats without --server say that a server's games are kept
+// there (and name --server); a first visit to a server makes a new
+// identity there under the name already used offline, not $USER.
+func TestIdentityNameAndServerHint(t *testing.T) {
+	t.Parallel()
+	vars := localVars(t)
+	dir := vars["TABULEIRO_DATA_DIR"]
+	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--name", "Ana Lima", "--data-dir", dir)
+	if code != 0 {
+		t.Fatalf("play --auto: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, cmd := range []string{"history", "stats"} {
+		code, _, errOut := runWithEnv(t, vars, cmd)
+		if code != 0 || !strings.Contains(errOut, "tabuleiro "+cmd+" --server HOST:PORT") {
+			t.Errorf("%s without --server: exit %d, stderr %q; want a hint naming --server", cmd, code, errOut)
+		}
+	}
+	c, _, _ := startLocal(t)
+	code, out, errOut = runWithEnv(t, vars, "stats", "--server", c.Target())
+	if code != 0 || !strings.HasPrefix(out, "Ana Lima (") || strings.Contains(errOut, "--server HOST:PORT") {
+		t.Errorf("stats --server: exit %d\nstdout:\n%s\nstderr:\n%s\nwant the offline name, Ana Lima, and no hint", code, out, errOut)
 	}
 }

@@ -135,6 +135,13 @@ func (cn *connection) identity(ctx context.Context, name string, extra int) (cli
 	return cn.c.Identity(ctx, filepath.Join(cn.dataDir, "identities.json"), key, name)
 }
 
+// knownName is the display name this person already uses here (offline,
+// or on another server), so that a new identity on a server carries the
+// same name; "" when none is kept.
+func (cn *connection) knownName() string {
+	return client.KnownName(filepath.Join(cn.dataDir, "identities.json"))
+}
+
 // rename changes the display name of the person at this terminal.
 func (cn *connection) rename(ctx context.Context, p client.Player, name string) (client.Player, error) {
 	return cn.c.Rename(ctx, filepath.Join(cn.dataDir, "identities.json"), cn.key, p, name)
@@ -194,7 +201,7 @@ func newPlayCommand(e *env) *cobra.Command {
 	c.Flags().StringVar(&f.password, "password", "", "password of a private room")
 	c.Flags().BoolVar(&f.queue, "queue", false, "find an opponent by rating")
 	c.Flags().StringVar(&f.clock, "clock", "", `clock, "5m+3s" (base+increment) or "none"; default: none`)
-	c.Flags().StringVar(&f.name, "name", "", "your display name (2-24 letters, digits, spaces, _ - .); given again later it renames you (default $USER, else Guest XXXX)")
+	c.Flags().StringVar(&f.name, "name", "", "your display name (2-24 letters, digits, spaces, _ - .); given again later it renames you (default: the name you already use here, else $USER, else Guest XXXX)")
 	c.Flags().BoolVar(&f.resume, "resume", false, "offer your unfinished games even when --game, --vs, --room or --queue is given")
 	c.Flags().BoolVar(&f.auto, "auto", false, "play random legal plies without a terminal, print the outcome")
 	c.Flags().IntVar(&f.games, "games", 1, "--auto: games to play of each game")
@@ -322,7 +329,9 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		return err
 	}
 	defer func() { _ = cn.stop() }()
-	name := cmp.Or(f.name, defaultName(e))
+	// Each server keeps its own players: a first game on a server makes a
+	// new identity there, under the name already used here.
+	name := cmp.Or(f.name, cn.knownName(), defaultName(e))
 	me, err := cn.identity(ctx, name, 0)
 	if err != nil {
 		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}

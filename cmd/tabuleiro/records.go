@@ -41,11 +41,21 @@ func (f *serverFlags) withIdentity(ctx context.Context, e *env, do func(cn *conn
 		return err
 	}
 	defer func() { _ = cn.stop() }()
-	me, err := cn.identity(ctx, defaultName(e), 0)
+	me, err := cn.identity(ctx, cmp.Or(cn.knownName(), defaultName(e)), 0)
 	if err != nil {
 		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}
 	}
 	return do(cn, me)
+}
+
+// onlineHint, for history and stats without --server, says on stderr that
+// they cover the games played on this computer, and how to see a
+// server's: each server keeps its own players and games.
+func (f *serverFlags) onlineHint(e *env, cmd string) {
+	if f.server != "" {
+		return
+	}
+	fmt.Fprintf(e.stderr, "(games played on this computer; games on a server are kept there: tabuleiro %s --server HOST:PORT)\n", cmd)
 }
 
 // defaultName is the display name of a new identity: $USER when it is a
@@ -88,6 +98,7 @@ func newHistoryCommand(e *env) *cobra.Command {
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("list games: %w", err)}
 				}
+				f.onlineHint(e, "history")
 				if len(resp.GetGames()) == 0 {
 					fmt.Fprintln(e.stdout, "no finished games yet: tabuleiro play")
 					return nil
@@ -159,6 +170,7 @@ func newStatsCommand(e *env) *cobra.Command {
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("stats: %w", err)}
 				}
+				f.onlineHint(e, "stats")
 				fmt.Fprintf(e.stdout, "%s (%s)\n\n", resp.GetDisplayName(), resp.GetPlayerId())
 				// One table per section, each printed only when it has
 				// rows: an empty one would be a line of padding.

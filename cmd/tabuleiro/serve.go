@@ -19,6 +19,7 @@ func newServeCommand(e *env) *cobra.Command {
 	var f serverFlags
 	var addr, cors string
 	var compactBytes int64
+	var accessLog bool
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the lobby, match and bot services in one process, on one port",
@@ -30,7 +31,9 @@ func newServeCommand(e *env) *cobra.Command {
 			"data directory unless --database-url (PostgreSQL) is given. The token key is\n" +
 			"generated once and kept in the data directory. The port serves gRPC,\n" +
 			"gRPC-Web and Connect (browsers), and the web client at the URL printed;\n" +
-			"--cors-origins lets pages of other origins call the API. Stops on Ctrl-C.",
+			"--cors-origins lets pages of other origins call the API. Only warnings and\n" +
+			"errors are logged (on stderr) unless --access-log (or TABULEIRO_ACCESS_LOG=1)\n" +
+			"asks for a line per call. Stops on Ctrl-C.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.server != "" {
@@ -48,9 +51,17 @@ func newServeCommand(e *env) *cobra.Command {
 			if webClient != nil {
 				web = webClient()
 			}
+			// Quiet by default: warnings and errors only, after the
+			// banner; every call's line (the services' access log) with
+			// --access-log or TABULEIRO_ACCESS_LOG=1.
+			verbose := accessLog || e.getenv("TABULEIRO_ACCESS_LOG") == "1"
+			level := slog.LevelWarn
+			if verbose {
+				level = slog.LevelInfo
+			}
 			srv, err := local.Start(cmd.Context(), local.Options{
 				Addr: addr, DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,
-				Logger:            slog.New(slog.NewJSONHandler(e.stderr, nil)),
+				Logger:            slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level})),
 				RedisCompactBytes: compactBytes,
 				// A browser's game against a bot without a clock waits as
 				// the terminal's does; games with a clock or between
@@ -62,6 +73,11 @@ func newServeCommand(e *env) *cobra.Command {
 				return &exitError{code: 1, err: err}
 			}
 			srv.WriteBanner(e.stdout)
+			if verbose {
+				fmt.Fprintln(e.stdout, "  logs:       every call, on stderr (access log)")
+			} else {
+				fmt.Fprintln(e.stdout, "  logs:       warnings and errors, on stderr (--access-log for every call)")
+			}
 			if err := srv.Wait(); err != nil {
 				return &exitError{code: 1, err: err}
 			}
@@ -72,6 +88,7 @@ func newServeCommand(e *env) *cobra.Command {
 	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")
+	c.Flags().BoolVar(&accessLog, "access-log", false, "log every call on stderr (also TABULEIRO_ACCESS_LOG=1); default: warnings and errors only")
 	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, "log growth that starts a compaction of the embedded Redis (default 4 MiB; tests)")
 	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")
 	return c

@@ -160,6 +160,10 @@ test("two browser contexts play a room game joined by the invite link", async ()
   assert.match(link, /#\/join\/[A-Za-z0-9]+\?pw=/);
   await shot(host.page, "11-room-invite");
   const guest = await newPlayer(browser, link);
+  // A new player opening the link is told it is an invitation, with its code.
+  const code = /#\/join\/([A-Za-z0-9]+)/.exec(link)![1];
+  await guest.page.waitForSelector("#invite-title");
+  assert.equal(await guest.page.locator("#invite-code").textContent(), code);
   await shot(guest.page, "12-join-sign-in");
   await signIn(guest.page, "Guest", false); // the link goes on to the room, then the game
   await guest.page.waitForURL(/#\/game\//, { timeout: 60_000 });
@@ -461,5 +465,61 @@ test("on a phone, a wall goes down with the Wall button and two taps", async () 
   await tapWall(page, "d7h", false);
   await waitPly(page, info.plyCount);
   assert.ok((await walls(page)).some((w) => w.anchor.file === 3 && w.anchor.rank === 6 && w.orientation === "h"), "d7h placed");
+  await ctx.close();
+});
+
+test("by keyboard one Enter places a wall and a refused wall says why; the Watch list refreshes by itself", async () => {
+  // Someone is on the Watch page before the game starts: it must appear there without a reload.
+  const watcher = await newPlayer(browser, server.url);
+  await signIn(watcher.page, "Lookout");
+  await watcher.page.click("nav a[href='#/watch']");
+  await watcher.page.waitForSelector("#live-updated:has-text('Updated')");
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Keys");
+  await choose(page, "Quoridor", "Bot", "Easy");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  const matchId = page.url().split("/").pop()!;
+  await watcher.page.waitForSelector(`#live-list .summary[data-match="${matchId}"]`, { timeout: 60_000 });
+  await shot(watcher.page, "30-watch-list-refreshed");
+  await watcher.ctx.close();
+
+  // W, an arrow to put the cursor (and the wall drawn at it) in front of the pawn, one Enter.
+  let info = await waitTurn(page);
+  await page.focus(".board-box");
+  await page.keyboard.press("w");
+  await page.keyboard.press("ArrowUp");
+  await page.waitForSelector(".board-box .kbd-cursor");
+  const wallsBefore = (await walls(page)).length;
+  await page.keyboard.press("Enter");
+  await waitPly(page, info.plyCount);
+  assert.equal((await walls(page)).length >= wallsBefore + 1, true, "one Enter placed the wall");
+  // The same wall again is refused: the toast gives the server's reason.
+  info = await waitTurn(page);
+  assert.ok(!info.finished);
+  await page.focus(".board-box");
+  await page.keyboard.press("Enter");
+  const toast = page.locator("#toast.error");
+  await toast.waitFor();
+  const text = (await toast.textContent()) ?? "";
+  assert.match(text, /^Wall [a-h][1-8][hv]: \S/, `a refused wall names itself and the reason: ${JSON.stringify(text)}`);
+  assert.doesNotMatch(text, /cannot go there\.$/);
+  assert.equal((await boardInfo(page)).plyCount, info.plyCount, "nothing was played");
+  await shot(page, "31-wall-refused-reason");
+  await ctx.close();
+});
+
+test("a guest is warned before signing out that the account cannot be recovered", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Leaver");
+  await page.click("#sign-out");
+  await page.waitForSelector(".signout-confirm:has-text('cannot be recovered')");
+  await shot(page, "32-sign-out-warning");
+  await page.click("#sign-out-cancel");
+  await page.waitForSelector("#sign-out");
+  assert.ok(await page.evaluate(() => !!localStorage.getItem("tabuleiro.identity")), "still signed in after Stay");
+  await page.click("#sign-out");
+  await page.click("#sign-out-confirm");
+  await page.waitForSelector("#name");
   await ctx.close();
 });

@@ -192,3 +192,14 @@ export function timeControlText(tc: { baseMs: bigint; incrementMs: bigint } | un
   const b = Number.isInteger(base) ? String(base) : base.toFixed(1);
   return `${b}+${Number.isInteger(inc) ? inc : inc.toFixed(1)}`;
 }
+
+/**
+ * refusalText says why a ply was refused once, after what was tried
+ * ("Wall e3h"): the server's reason may repeat the ply first
+ * ("illegal ply e3h: …", 'ply "e3h": …'), which is dropped, as the
+ * terminal does.
+ */
+export function refusalText(what: string, reason: string): string {
+  const r = reason.replace(/^(illegal ply [^ :]*: |ply "[^"]*": )/, "").replace(/^invalid argument: /, "");
+  return what ? `${what}: ${r}` : r;
+}

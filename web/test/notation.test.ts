@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { BanqiPiece, Game, OutcomeSchema, Reason, Result, Seat } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { banqiFromLetter, banqiInfo, moveRows, outcomeLine, outcomeTitle, plyShape, timeControlText } from "../src/notation";
+import { banqiFromLetter, banqiInfo, moveRows, outcomeLine, outcomeTitle, plyShape, refusalText, timeControlText } from "../src/notation";
 
 test("plyShape reads each game's notation (Q1, C1, B1)", () => {
   assert.deepEqual(plyShape(Game.QUORIDOR, "e2"), { kind: "pawn", to: { file: 4, rank: 1 } });
@@ -53,4 +53,11 @@ test("time controls read as players write them", () => {
   assert.equal(timeControlText(undefined), "No clock");
   assert.equal(timeControlText({ baseMs: 180000n, incrementMs: 2000n }), "3+2");
   assert.equal(timeControlText({ baseMs: 90000n, incrementMs: 500n }), "1.5+0.5");
+});
+
+test("a refusal names the ply once, then the server's reason", () => {
+  assert.equal(refusalText("Wall e3h", "illegal ply e3h: the wall overlaps wall e3h (Q3.1)"), "Wall e3h: the wall overlaps wall e3h (Q3.1)");
+  assert.equal(refusalText("Wall e3h", 'ply "e3h": the game is over'), "Wall e3h: the game is over");
+  assert.equal(refusalText("Wall e3h", "not your turn"), "Wall e3h: not your turn");
+  assert.equal(refusalText("", "illegal ply e2: blocked"), "blocked");
 });

@@ -1,6 +1,7 @@
 package corners
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,7 @@ func (q Square) String() string {
 // Whether the square is on a given variant's board is for the position to
 // check.
 func ParseSquare(s string) (Square, error) {
-	q, n, msg := scanSquare(s)
+	q, n, msg := scanSquare(s, 16)
 	if msg != "" {
 		return 0, &engine.SyntaxError{Input: s, Offset: n, Msg: msg}
 	}
@@ -47,15 +48,22 @@ func ParseSquare(s string) (Square, error) {
 	return q, nil
 }
 
-// scanSquare reads one square at the start of s. It returns the square, the
-// bytes used (or the offset of the error) and an error message.
-func scanSquare(s string) (Square, int, string) {
+// scanSquare reads one square of a size×size board (files a…, ranks 1…)
+// at the start of s. It returns the square, the bytes used (or the offset
+// of the error) and an error message, which names that board's files and
+// ranks.
+func scanSquare(s string, size int) (Square, int, string) {
+	last := rune('a' + size - 1)
 	if s == "" {
-		return 0, 0, "expected a square (file a-p, rank 1-16)"
+		return 0, 0, fmt.Sprintf("expected a square (files a–%c, ranks 1–%d)", last, size)
 	}
-	f := int(s[0]) - 'a'
-	if f < 0 || f > 15 {
-		return 0, 0, "expected a file a-p"
+	c := s[0]
+	if c < 'a' || c > 'z' {
+		return 0, 0, fmt.Sprintf("want a file letter a–%c, got %q", last, rune(c))
+	}
+	f := int(c - 'a')
+	if f >= size {
+		return 0, 0, fmt.Sprintf("file %c is off the %s (files a–%c)", c, boardName(size), last)
 	}
 	i := 1
 	for i < len(s) && i < 4 && s[i] >= '0' && s[i] <= '9' {
@@ -63,13 +71,21 @@ func scanSquare(s string) (Square, int, string) {
 	}
 	digits := s[1:i]
 	if digits == "" {
-		return 0, 1, "expected a rank 1-16"
+		return 0, 1, fmt.Sprintf("want a rank 1–%d after the file letter", size)
 	}
 	r, _ := strconv.Atoi(digits) // at most three digits
-	if digits[0] == '0' || r < 1 || r > 16 {
-		return 0, 1, "rank " + strconv.Quote(digits) + " is not 1-16"
+	if digits[0] == '0' || r < 1 || r > size {
+		return 0, 1, fmt.Sprintf("square %s is off the %s (ranks 1–%d)", s[:i], boardName(size), size)
 	}
 	return Square((r-1)*16 + f), i, ""
+}
+
+// boardName is "8×8 board", or "board" for the 16×16 grid of notation.
+func boardName(size int) string {
+	if size == 16 {
+		return "board"
+	}
+	return fmt.Sprintf("%d×%d board", size, size)
 }
 
 // MaxPath is the most squares a path can hold: a chain never lands twice on
@@ -147,14 +163,18 @@ func (m Move) String() string {
 // It checks syntax only (squares of the 16×16 grid); Position.ParsePly also
 // checks the variant's board and resolves shorthand. Errors are
 // *engine.SyntaxError.
-func ParseMove(s string) (Move, error) {
+func ParseMove(s string) (Move, error) { return parseMove(s, 16) }
+
+// parseMove is ParseMove for a size×size board: its error messages name
+// that board's files and ranks.
+func parseMove(s string, size int) (Move, error) {
 	var m Move
 	off := 0
 	for {
 		if m.n == MaxPath {
 			return Move{}, &engine.SyntaxError{Input: s, Offset: off, Msg: "path longer than 64 squares"}
 		}
-		q, n, msg := scanSquare(s[off:])
+		q, n, msg := scanSquare(s[off:], size)
 		if msg != "" {
 			return Move{}, &engine.SyntaxError{Input: s, Offset: off + n, Msg: msg}
 		}

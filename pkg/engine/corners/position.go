@@ -103,7 +103,7 @@ func (p Position) Legal() []engine.Ply {
 // when one exists (otherwise it is returned as given, for Play to explain).
 // Errors are *engine.SyntaxError.
 func (p Position) ParsePly(s string) (engine.Ply, error) {
-	m, err := ParseMove(s)
+	m, err := parseMove(s, p.b.Size())
 	if err != nil {
 		return nil, err
 	}

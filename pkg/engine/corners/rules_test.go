@@ -518,13 +518,28 @@ func TestBadInput(t *testing.T) {
 		offset int
 	}{
 		{"", 0}, {"c3", 2}, {"c3-", 3}, {"c3--d3", 3}, {"c3 d3", 2}, {"C3-D3", 0},
-		{"z1-a1", 0}, {"c0-c1", 1}, {"c17-c1", 1}, {"c3-d3x", 5}, {"c3-i3", 3}, {"a9-a8", 0}, {"c03-c4", 1},
+		{"z1-a1", 0}, {"c0-c1", 1}, {"c17-c1", 1}, {"c3-d3x", 5}, {"c3-i3", 3}, {"a9-a8", 1}, {"c03-c4", 1},
 	}
 	for _, tt := range syntax {
 		_, err := p.ParsePly(tt.give)
 		var se *engine.SyntaxError
 		if !errors.As(err, &se) || se.Offset != tt.offset {
 			t.Errorf("ParsePly(%q) = %v, want a syntax error at offset %d", tt.give, err, tt.offset)
+		}
+	}
+	// The messages name this board's files and ranks (8×8: a–h, 1–8), not
+	// the notation's 16×16 grid.
+	for give, want := range map[string]string{
+		"k3-c3": "file k is off the 8×8 board (files a–h)",
+		"c9-c8": "square c9 is off the 8×8 board (ranks 1–8)",
+		"c3-":   "expected a square (files a–h, ranks 1–8)",
+		"3c-c4": "want a file letter a–h, got '3'",
+		"c-c4":  "want a rank 1–8 after the file letter",
+	} {
+		_, err := p.ParsePly(give)
+		var se *engine.SyntaxError
+		if !errors.As(err, &se) || se.Msg != want {
+			t.Errorf("ParsePly(%q) = %v, want the message %q", give, err, want)
 		}
 	}
 	long := "a1"

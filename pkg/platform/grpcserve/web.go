@@ -36,7 +36,7 @@ const MaxWebMessageBytes = 4 << 20
 func WebHandler(srv *grpc.Server, extra http.Handler, origins []string) (http.Handler, error) {
 	topts := []vanguard.TranscoderOption{
 		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(MaxWebMessageBytes)),
-		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return jsonCodec{vanguard.NewJSONCodec(res)} }),
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res) }),
 	}
 	if extra != nil {
 		topts = append(topts, vanguard.WithUnknownHandler(extra))
@@ -52,6 +52,18 @@ func WebHandler(srv *grpc.Server, extra http.Handler, origins []string) (http.Ha
 // JSON, cut short, a wrong type, invalid UTF-8) is the caller's fault:
 // INVALID_ARGUMENT with the reason, not the UNKNOWN vanguard reports.
 type jsonCodec struct{ *vanguard.JSONCodec }
+
+// newJSONCodec returns the JSON codec of the browser protocols. Unlike
+// vanguard's default, a field at its zero value is left out (canonical
+// proto3 JSON, as connect-go and protobuf-es write it): a Quoridor ply
+// carries no "revealed":"BANQI_PIECE_UNSPECIFIED", a message no run of
+// zeros, empty strings and empty lists. Readers take an absent field as
+// its zero value.
+func newJSONCodec(res vanguard.TypeResolver) jsonCodec {
+	c := vanguard.NewJSONCodec(res)
+	c.MarshalOptions.EmitUnpopulated = false
+	return jsonCodec{c}
+}
 
 func (c jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
 	if err := c.JSONCodec.Unmarshal(data, msg); err != nil {

@@ -594,3 +594,32 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	pool.AddCert(c)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: c}, pool
 }
+
+// TestConnectJSONLeavesOutZeroFields: a Connect JSON response carries only
+// the fields that are set (canonical proto3 JSON): no zero enum (a
+// Quoridor ply's "revealed":"BANQI_PIECE_UNSPECIFIED"), no empty list.
+func TestConnectJSONLeavesOutZeroFields(t *testing.T) {
+	t.Parallel()
+	f := startWeb(t, grpcserve.Options{})
+	token, _, err := f.issuer.IssuePlayer("p-1", "Ana", true, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost,
+		grpcservetest.BaseURL+lobbyv1.LobbyService_GetStats_FullMethodName, strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := f.srv.HTTPClient(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || string(b) != `{"playerId":"p-1","displayName":"Ana"}` {
+		t.Errorf("GetStats over Connect JSON = %d %s, want 200 with only the fields that are set", resp.StatusCode, b)
+	}
+}

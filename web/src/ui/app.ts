@@ -12,6 +12,7 @@ import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/
 import { gameName, games, levelName, levels, moveRows, outcomeLine, outcomeTitle, reasonName, timeControlText } from "../notation";
 import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
+import { inviteCode, joinRoute } from "../invite";
 import { replayViews } from "../replay";
 import { clear, h, svg, toast } from "./dom";
 import { GameScreen, type Origin } from "./game";
@@ -86,9 +87,32 @@ function header(id: Identity | undefined): HTMLElement {
     h("a", { class: "brand", href: "#/" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "Tabuleiro"),
     h("nav", { "aria-label": "Main" },
       link("#/play", "Play"), link("#/watch", "Watch"), link("#/history", "History"), link("#/stats", "Stats")),
-    id ? h("div", { class: "who" }, h("span", { class: "who-name", title: `Player id ${id.playerId}` }, id.name),
-      h("button", { class: "link", onclick: () => { session.signOut(); go("#/"); } }, "Sign out")) : h("div"),
+    id ? whoBox(id) : h("div"),
   );
+}
+
+/**
+ * whoBox is the header's name and sign-out. A guest identity lives only in
+ * this browser: signing out forgets it for good (its games, ratings and
+ * stats cannot be reached again), so an in-page question says so first.
+ */
+function whoBox(id: Identity): HTMLElement {
+  const box = h("div", { class: "who" });
+  const plain = () => {
+    clear(box);
+    box.append(h("span", { class: "who-name", title: `Player id ${id.playerId}` }, id.name),
+      h("button", { class: "link", id: "sign-out", onclick: ask }, "Sign out"));
+  };
+  const ask = () => {
+    if (box.querySelector(".signout-confirm")) return;
+    box.append(h("div", { class: "signout-confirm", role: "alertdialog", "aria-label": "Confirm sign-out" },
+      h("span", {}, `${id.name} is a guest account, kept only in this browser. After signing out it cannot be recovered: its games, ratings and stats are lost to you.`),
+      h("button", { class: "danger small", id: "sign-out-confirm", onclick: () => { session.signOut(); go("#/"); } }, "Sign out for good"),
+      h("button", { class: "small", id: "sign-out-cancel", onclick: plain }, "Stay signed in")));
+    box.querySelector<HTMLButtonElement>("#sign-out-cancel")?.focus();
+  };
+  plain();
+  return box;
 }
 
 export function frame(id: Identity | undefined, ...content: Node[]): void {
@@ -122,7 +146,7 @@ export async function route_(): Promise<void> {
         return;
       case "watch":
         if (parts[1]) current = new GameScreen(id, parts[1], "spectator");
-        else await watchScreen(id);
+        else current = watchScreen(id);
         return;
       case "join":
         return await joinScreen(id, decodeURIComponent(parts[1] ?? ""), params.get("pw") ?? "");
@@ -151,6 +175,8 @@ export async function route_(): Promise<void> {
 // ---- sign-in ----
 
 function signInScreen(target: string): void {
+  // An invite link (#/join/CODE) names the game it opens: say so, and go on to it.
+  const invite = inviteCode(target);
   const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: "Your name", "aria-label": "Your name" });
   const err = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "signin", onsubmit: async (e: Event) => {
@@ -163,13 +189,17 @@ function signInScreen(target: string): void {
       err.textContent = errorText(e2);
     }
   } },
-  h("label", { for: "name" }, "Choose a name to play as a guest"),
-  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary" }, "Play")),
+  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : "Choose a name to play as a guest"),
+  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : undefined }, invite ? "Join the game" : "Play")),
   err);
   frame(undefined, h("section", { class: "hero" },
     h("div", { class: "hero-text" },
-      h("h1", {}, "Board games, face to face"),
-      h("p", { class: "lead" }, "Quoridor, Corners and Banqi against a friend, a bot, or anyone in the queue. No account needed."),
+      invite
+        ? h("h1", { id: "invite-title" }, "You are invited to a game")
+        : h("h1", {}, "Board games, face to face"),
+      invite
+        ? h("p", { class: "lead" }, "A friend sent you the invite code ", h("strong", { id: "invite-code" }, invite), ". Choose a name and you go straight to their game: no account needed.")
+        : h("p", { class: "lead" }, "Quoridor, Corners and Banqi against a friend, a bot, or anyone in the queue. No account needed."),
       form),
     h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
   setTimeout(() => input.focus(), 0);
@@ -291,10 +321,15 @@ async function lobbyScreen(id: Identity): Promise<void> {
   draw();
 
   // Side column: resume, join by code.
-  const code = h("input", { id: "code", placeholder: "Invite code", autocomplete: "off", "aria-label": "Invite code", maxlength: 16 });
+  const code = h("input", { id: "code", placeholder: "Invite code or link", autocomplete: "off", "aria-label": "Invite code or link", maxlength: 300 });
   const pw = h("input", { id: "code-pw", placeholder: "Password (if any)", autocomplete: "off", "aria-label": "Room password" });
   side.append(h("section", { class: "panel" }, h("h2", {}, "Join a friend"),
-    h("form", { class: "stack", onsubmit: (e: Event) => { e.preventDefault(); if (code.value.trim()) go(`#/join/${encodeURIComponent(code.value.trim())}${pw.value ? `?pw=${encodeURIComponent(pw.value)}` : ""}`); } },
+    h("form", { class: "stack", onsubmit: (e: Event) => {
+      e.preventDefault();
+      // A whole invite link pasted in the code box opens that link.
+      const r = joinRoute(code.value, pw.value);
+      if (r) go(r);
+    } },
       code, pw, h("button", { type: "submit" }, "Join"))));
   const resume = h("section", { class: "panel" }, h("h2", {}, "Your games in progress"), h("p", { class: "muted" }, "Loading…"));
   side.append(resume);
@@ -552,15 +587,34 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
 
 // ---- live games ----
 
-async function watchScreen(id: Identity): Promise<void> {
-  const list = h("div", { class: "list" }, h("p", { class: "muted" }, "Loading…"));
+/** WATCH_REFRESH_MS is how often the live games list is read again while it is open. */
+const WATCH_REFRESH_MS = 5000;
+
+function watchScreen(id: Identity): { dispose: () => void } {
+  const list = h("div", { class: "list", id: "live-list", "aria-live": "polite" }, h("p", { class: "muted" }, "Loading…"));
+  const note = h("p", { class: "muted small", id: "live-updated" });
   frame(id, h("section", { class: "panel" }, h("h1", {}, "Live games"),
     h("p", { class: "muted small", id: "private-note" }, "Private games (rooms with a password) are not listed here: only their players can watch them."),
-    list));
-  const r = await api(id.token).lobby.listLiveMatches({ pageSize: 50 });
-  clear(list);
-  if (!r.matches.length) list.append(h("p", { class: "muted" }, "No games are being played right now."));
-  for (const m of r.matches) list.append(summaryRow(m, h("a", { class: "button small", href: `#/watch/${m.matchId}` }, "Watch")));
+    list, note));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  // The list is read again every few seconds (as lichess's current games
+  // are): new games appear, finished ones go, ply counts move on.
+  const load = async () => {
+    try {
+      const r = await api(id.token).lobby.listLiveMatches({ pageSize: 50 });
+      if (stopped) return;
+      clear(list);
+      if (!r.matches.length) list.append(h("p", { class: "muted" }, "No games are being played right now."));
+      for (const m of r.matches) list.append(summaryRow(m, h("a", { class: "button small", href: `#/watch/${m.matchId}` }, "Watch")));
+      note.textContent = `Updated ${new Date().toLocaleTimeString()}; the list refreshes by itself.`;
+    } catch (err) {
+      if (!stopped) note.textContent = `Could not refresh the list: ${errorText(err)} Trying again…`;
+    }
+    if (!stopped) timer = setTimeout(() => void load(), WATCH_REFRESH_MS);
+  };
+  void load();
+  return { dispose: () => { stopped = true; clearTimeout(timer); } };
 }
 
 // ---- history ----

@@ -26,7 +26,7 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, seatColour, timeControlText } from "../notation";
+import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText } from "../notation";
 import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, h, svg, toast } from "./dom";
@@ -676,15 +676,24 @@ export class GameScreen {
   private wallClick(w: Wall): void {
     const name = wallName(w);
     if (this.preview && wallName(this.preview.wall) === name) {
-      if (this.preview.state === "invalid") {
-        const c = this.checks.get(`${this.view!.plyCount}:${name}`);
-        toast(c?.reason ? `Wall ${name}: ${c.reason}` : `Wall ${name} cannot go there.`, "error");
-        return;
-      }
-      void this.submit(name);
+      this.placeWall(w);
       return;
     }
     this.setPreview(w, this.wallMode);
+  }
+
+  /**
+   * placeWall plays a wall, or says why it cannot go there: the server's
+   * reason when it gave one (a refused submission shows its reason too).
+   */
+  private placeWall(w: Wall): void {
+    const name = wallName(w);
+    const c = this.checks.get(`${this.view!.plyCount}:${name}`);
+    if (c && !c.legal) {
+      toast(c.reason ? refusalText(`Wall ${name}`, c.reason) : `Wall ${name} cannot go there.`, "error");
+      return;
+    }
+    void this.submit(name, `Wall ${name}`);
   }
 
   private setPreview(w: Wall, thenPlace = false): void {
@@ -702,7 +711,9 @@ export class GameScreen {
     if (known) state = known.legal ? "valid" : "invalid";
     this.preview = { wall: w, state };
     this.render();
-    if (state !== "checking") {
+    // A wall the client already knows to be refused is still asked about
+    // once, for the server's reason (shown if the player insists).
+    if (known) {
       if (thenPlace && state === "valid") { /* the second tap places it */ }
       return;
     }
@@ -717,6 +728,7 @@ export class GameScreen {
         this.render();
       })
       .catch(() => {
+        if (state === "invalid") return; // the client's own verdict stands
         if (seq === this.checkSeq && this.preview) {
           this.preview = undefined;
           this.render();
@@ -796,7 +808,7 @@ export class GameScreen {
     this.preview = undefined;
   }
 
-  private async submit(notation: string): Promise<void> {
+  private async submit(notation: string, what = ""): Promise<void> {
     const v = this.view!;
     const acting = this.actingSeat;
     if (acting === undefined || this.busy) return;
@@ -822,7 +834,7 @@ export class GameScreen {
         }
       }
     } catch (err) {
-      toast(errorText(err), "error");
+      toast(what ? refusalText(what, errorText(err)) : errorText(err), "error");
       this.resetSelection();
       this.render();
       void this.autoSelect();
@@ -868,8 +880,9 @@ export class GameScreen {
         if (!this.cursor) return;
         e.preventDefault();
         if (this.wallMode && v.game === Game.QUORIDOR) {
+          // The wall at the cursor is already drawn: one Enter places it.
           const w = this.cursorWall();
-          if (w) this.wallClick(w);
+          if (w) this.placeWall(w);
         } else void this.squareClick(this.cursor);
         return;
       }

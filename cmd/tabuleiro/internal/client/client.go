@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -172,6 +174,35 @@ func KnownIdentity(path, key string) string {
 		return ""
 	}
 	return ids[key].ID
+}
+
+// KnownName returns the display name this person already uses, from the
+// identities kept in the file path: the one-process mode's ("local"),
+// else the first server's in key order (second players of one keyboard,
+// kept under KEY#N, do not count); "" when none is kept.
+func KnownName(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	ids := map[string]Player{}
+	if json.Unmarshal(b, &ids) != nil {
+		return ""
+	}
+	if n := ids["local"].Name; n != "" {
+		return n
+	}
+	keys := make([]string, 0, len(ids))
+	for k := range ids {
+		if !strings.Contains(k, "#") && ids[k].Name != "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return ids[keys[0]].Name
 }
 
 // Stream is one seat's Play stream. Send is safe for concurrent use.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -240,6 +241,36 @@ func TestResumeOfferPlural(t *testing.T) {
 	}
 	if s := New(deps).View(); !strings.Contains(s, "You have 2 unfinished games\n") {
 		t.Errorf("offer heading:\n%s", s)
+	}
+}
+
+// The resume list fits the terminal: a long entry wraps under itself,
+// whole, instead of being cut at 80 columns.
+func TestResumeOfferWraps(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	deps := startOn(f)
+	deps.Resume = func(string) (*Table, error) { return f.table(), nil }
+	now := time.Now()
+	deps.Now = func() time.Time { return now }
+	deps.Active = []*lobbyv1.MatchSummary{{
+		MatchId: "m1", Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x4", PlyCount: 123,
+		YourSeat: gamev1.Seat_SEAT_FIRST, ToMove: gamev1.Seat_SEAT_FIRST, StartedAt: timestamppb.New(now.Add(-3 * time.Hour)),
+		Participants: []*gamev1.Participant{{DisplayName: "Ana Lima Rodrigues Sá"}, {DisplayName: "Bernardo Teixeira 2"}},
+	}}
+	for _, width := range []int{80, 50} {
+		m := New(deps)
+		m.width = width
+		screen := m.View()
+		for i, l := range strings.Split(screen, "\n") {
+			if w := lipgloss.Width(l); w > width {
+				t.Errorf("width %d: line %d is %d columns wide: %q", width, i+1, w, l)
+			}
+		}
+		joined := strings.Join(strings.Fields(screen), " ")
+		if !strings.Contains(joined, "Ana Lima Rodrigues Sá vs Bernardo Teixeira 2, 123 plies, your move, started 3 h ago") {
+			t.Errorf("width %d: the entry is not there whole:\n%s", width, screen)
+		}
 	}
 }
 

@@ -85,6 +85,21 @@ func (m *Model) wrap(s string) string {
 	return wordwrap(s, w)
 }
 
+// hangingWrap wraps s (one line) to the terminal's width, its continuation
+// lines indented by indent.
+func (m *Model) hangingWrap(s, indent string) string {
+	w := m.width
+	if w <= 0 {
+		w = 80
+	}
+	first, rest, _ := strings.Cut(wordwrap(s, w), "\n")
+	if rest == "" {
+		return first
+	}
+	rest = strings.ReplaceAll(rest, "\n", " ")
+	return first + "\n" + indent + strings.ReplaceAll(wordwrap(rest, max(w-lipgloss.Width(indent), 10)), "\n", "\n"+indent)
+}
+
 // wordwrap breaks each line of s at spaces so that none is wider than w
 // cells; a word longer than w is cut hard.
 func wordwrap(s string, w int) string {
@@ -164,9 +179,11 @@ func (m *Model) offerView() string {
 		if st := s.GetStartedAt(); st != nil {
 			line += ", started " + ago(m.deps.Now().Sub(st.AsTime()))
 		}
-		b.WriteString(line + "\n")
+		// A long line (long names, a narrow terminal) wraps under its
+		// text rather than being cut at the terminal's edge.
+		b.WriteString(m.hangingWrap(line, "    ") + "\n")
 	}
-	b.WriteString("\nup/down: choose · r: resume · n: new game · q: quit\n")
+	b.WriteString("\n" + m.wrap("up/down: choose · r: resume · n: new game · q: quit") + "\n")
 	return b.String()
 }
 

@@ -1,39 +1,15 @@
 package rooms
 
 import (
-	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/testenv"
 )
-
-// twice runs every script call two times, as go-redis does when the reply
-// to the first is lost (a read timeout on a busy machine, a dropped
-// connection): the script ran, its caller did not hear of it, and the
-// client sends it again.
-type twice struct{ reruns atomic.Int64 }
-
-func (*twice) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (*twice) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
-func (h *twice) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if name := strings.ToLower(cmd.Name()); name == "eval" || name == "evalsha" {
-			if err := next(ctx, redis.NewCmd(ctx, cmd.Args()...)); err == nil {
-				h.reruns.Add(1)
-			}
-		}
-		return next(ctx, cmd)
-	}
-}
 
 // A room's scripts run twice apply once and answer as the first run did:
 // the host's last free slot is not counted against the new room, the seat
@@ -45,7 +21,7 @@ func TestScriptsRunTwiceApplyOnce(t *testing.T) {
 	base, prefix := testenv.Redis(t)
 	rdb := redis.NewClient(base.Options())
 	t.Cleanup(func() { _ = rdb.Close() })
-	h := &twice{}
+	h := &platformtestenv.ScriptsTwice{}
 	rdb.AddHook(h)
 	m := &testenv.Matches{}
 	s := New(rdb, testenv.Variants, m, Config{Prefix: prefix, Argon2: cheapArgon2, MaxOpenPerHost: 1, LiveMatches: m.LiveMatches})
@@ -85,7 +61,7 @@ func TestScriptsRunTwiceApplyOnce(t *testing.T) {
 	if err := s.Leave(ctx, ana.ID, other.ID); err == nil || !strings.Contains(err.Error(), "already closed") {
 		t.Fatalf("a second leave: %v, want already closed", err)
 	}
-	if h.reruns.Load() == 0 {
+	if h.Reruns() == 0 {
 		t.Fatal("no script ran twice")
 	}
 }

@@ -1,43 +1,17 @@
 package match_test
 
 import (
-	"context"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/internal/testenv"
 )
-
-// twice runs every script call two times, as go-redis does when the reply
-// to the first is lost (a read timeout on a busy machine, a dropped
-// connection): the script ran, its caller did not hear of it, and the
-// client sends it again.
-type twice struct{ reruns atomic.Int64 }
-
-func (*twice) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (*twice) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
-func (h *twice) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if name := strings.ToLower(cmd.Name()); name == "eval" || name == "evalsha" {
-			lost := redis.NewCmd(ctx, cmd.Args()...)
-			if err := next(ctx, lost); err == nil {
-				h.reruns.Add(1)
-			}
-		}
-		return next(ctx, cmd)
-	}
-}
 
 // A script that runs twice applies once: a commit whose first run went
 // through is not taken for another writer's (the ply would be refused as
@@ -48,7 +22,7 @@ func TestScriptRunTwiceAppliesOnce(t *testing.T) {
 	base, prefix := testenv.Redis(t)
 	rdb := redis.NewClient(base.Options())
 	t.Cleanup(func() { _ = rdb.Close() })
-	h := &twice{}
+	h := &platformtestenv.ScriptsTwice{}
 	rdb.AddHook(h)
 	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
 	clock := testenv.NewClock()
@@ -75,7 +49,7 @@ func TestScriptRunTwiceAppliesOnce(t *testing.T) {
 	if err := svc.Resign(ctx, st.ID, 1); err != nil {
 		t.Fatalf("resign: %v", err)
 	}
-	if h.reruns.Load() == 0 {
+	if h.Reruns() == 0 {
 		t.Fatal("no script ran twice")
 	}
 	// What a fresh reader finds: each change once.
