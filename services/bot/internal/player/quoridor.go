@@ -291,7 +291,8 @@ func (qGame) Hash(s *qState) uint64 {
 	return h ^ h>>29
 }
 
-// Order puts pawn moves first (forward ones first), then walls by their
+// Order puts pawn moves first (forward ones first, or with pathOrder those
+// that bring the pawn nearer its goal), then walls by their
 // closeness to the opponent's pawn: a stable counting sort on small keys,
 // since it runs at every interior node.
 func (g qGame) Order(s *qState, moves []quoridor.Move) {
