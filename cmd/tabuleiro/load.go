@@ -16,6 +16,7 @@ func newLoadCommand(e *env) *cobra.Command {
 	var (
 		cfg             load.Config
 		servers, matchs string
+		bots, redisURL  string
 		baseMS          int64
 		allow           []string
 	)
@@ -29,7 +30,10 @@ func newLoadCommand(e *env) *cobra.Command {
 			"Play stream drops rejoins on the next --match address with the last event seen.\n" +
 			"Progress goes to stderr every second; the report (games finished, plies/s, ply\n" +
 			"round trip from the mover's send to the opponent's receipt, matchmaking wait,\n" +
-			"errors by status code with the first message of each) to stdout. Any error\n" +
+			"errors by status code with the first message of each, and the processor time\n" +
+			"per ply of each kind of server process found listening on this machine on the\n" +
+			"--server, --match and --bot addresses, of Redis (--redis: INFO cpu) and of the\n" +
+			"load generator, with Redis's commands per ply) to stdout. Any error\n" +
 			"whose status code --allow-errors does not name fails the run (exit status 1):\n" +
 			"a healthy server gives none; fault drills allow what they provoke\n" +
 			"(e.g. --allow-errors Unavailable).",
@@ -44,11 +48,21 @@ func newLoadCommand(e *env) *cobra.Command {
 				cfg.TimeControl = &gamev1.TimeControl{BaseMs: baseMS}
 			}
 			cfg.Progress = e.stderr
+			matchAddrs := cfg.Match
+			if len(matchAddrs) == 0 {
+				matchAddrs = cfg.Lobby // one process serves both
+			}
+			meter, err := load.NewMeter(cmd.Context(), [][2]string{{"lobby", servers}, {"match", strings.Join(matchAddrs, ",")}, {"bot", bots}}, redisURL)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			defer meter.Close()
 			rep, err := load.Run(cmd.Context(), cfg)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			rep.Write(e.stdout)
+			meter.Write(cmd.Context(), e.stdout, rep.Plies)
 			if rep.GamesFinished == 0 {
 				return &exitError{code: 1, err: fmt.Errorf("no game finished")}
 			}
@@ -61,6 +75,8 @@ func newLoadCommand(e *env) *cobra.Command {
 	fl := c.Flags()
 	fl.StringVar(&servers, "server", "", "lobby addresses, HOST:PORT[,HOST:PORT...]")
 	fl.StringVar(&matchs, "match", "", "match addresses for Play streams (default: the --server addresses)")
+	fl.StringVar(&bots, "bot", "", "bot addresses, HOST:PORT[,HOST:PORT...], for the processor-time figures only")
+	fl.StringVar(&redisURL, "redis", "", "the servers' Redis (redis://HOST:PORT/DB), for its processor time and commands per ply")
 	fl.IntVar(&cfg.Players, "players", 100, "simulated players")
 	fl.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long players queue for new games")
 	fl.DurationVar(&cfg.Drain, "drain", 10*time.Second, "how long games in progress may go on after --duration")

@@ -152,7 +152,6 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	}
 	sopts := []grpc.ServerOption{
 		grpc.MaxConcurrentStreams(maxStreams),
-		grpc.StatsHandler(tel.ServerHandler()),
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
 		// Ping idle connections so that a vanished client's streams end
@@ -163,6 +162,11 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 		// A client pinging more often than every 10 s is sent GOAWAY
 		// (too_many_pings) and its connection closed.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+	}
+	if tel.TracesEnabled || tel.MetricsEnabled {
+		// Without an exporter the handler would only spend processor time
+		// on every message.
+		sopts = append(sopts, grpc.StatsHandler(tel.ServerHandler()))
 	}
 	if opts.TLS != nil {
 		sopts = append(sopts, grpc.Creds(credentials.NewTLS(opts.TLS)))

@@ -96,7 +96,9 @@ func Dial(target string, o DialOptions) (*grpc.ClientConn, error) {
 	dopts := []grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultServiceConfig(RoundRobin),
-		grpc.WithStatsHandler(tel.ClientHandler()),
+	}
+	if tel.TracesEnabled || tel.MetricsEnabled {
+		dopts = append(dopts, grpc.WithStatsHandler(tel.ClientHandler()))
 	}
 	if o.PerRPC != nil {
 		dopts = append(dopts, grpc.WithPerRPCCredentials(o.PerRPC))

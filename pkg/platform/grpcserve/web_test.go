@@ -91,6 +91,7 @@ func startWeb(t *testing.T, opts grpcserve.Options) *webFixture {
 		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(f.spans)),
 		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.metrics)),
 		Propagator:     propagation.TraceContext{},
+		TracesEnabled:  true, MetricsEnabled: true,
 	}
 	opts.Auth = auth.NewInterceptor(ver, policy)
 	opts.Logger = slog.New(slog.NewJSONHandler(f.logs, nil))

@@ -59,8 +59,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	defer rdb.Close()
-	if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
-		return fmt.Errorf("trace redis: %w", err)
+	// Traced only with an exporter: the hook costs every command a stack walk.
+	if tel.TracesEnabled {
+		if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
+			return fmt.Errorf("trace redis: %w", err)
+		}
 	}
 	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
 	if err != nil {

@@ -63,8 +63,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	defer rdb.Close()
-	if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
-		return fmt.Errorf("trace redis: %w", err)
+	// Traced only with an exporter: the hook costs every command a stack walk.
+	if tel.TracesEnabled {
+		if err := redisotel.InstrumentTracing(rdb, redisotel.WithTracerProvider(tel.TracerProvider), redisotel.WithDBStatement(false)); err != nil {
+			return fmt.Errorf("trace redis: %w", err)
+		}
 	}
 	pcfg, err := pgx.ParseConfig(cfg.DatabaseURL)
 	if err != nil {
@@ -93,7 +96,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, matchserver.Config{
 		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
-		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout},
+		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout, JSON: cfg.RedisJSON},
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
 			LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
 	})

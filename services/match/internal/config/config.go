@@ -26,8 +26,14 @@ type Config struct {
 	// wait: past it the commit stays unacknowledged and the client is told
 	// UNAVAILABLE (retrying the same ply is safe).
 	RedisWaitTimeout time.Duration
-	DatabaseURL      string // MATCH_DATABASE_URL, required
-	TokenKey         []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
+	// RedisJSON (MATCH_REDIS_JSON, default false) writes matches' states,
+	// plies and events to Redis as JSON instead of the compact binary
+	// encoding. Every version since the binary encoding reads both; set it
+	// while upgrading from an older version (which reads only JSON) until
+	// no old instance runs, then unset it.
+	RedisJSON   bool
+	DatabaseURL string // MATCH_DATABASE_URL, required
+	TokenKey    []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
 	// PreviousTokenKeys (MATCH_TOKEN_KEY_PREVIOUS, optional, comma-separated):
 	// keys whose tokens are still accepted while the token key rotates.
 	PreviousTokenKeys [][]byte
@@ -65,6 +71,7 @@ func Load(getenv func(string) string) (Config, error) {
 		RedisURL:            env.Required("REDIS_URL"),
 		RedisWaitReplicas:   env.IntRange("REDIS_WAIT_REPLICAS", 0, 0, 16),
 		RedisWaitTimeout:    env.Duration("REDIS_WAIT_TIMEOUT", time.Second),
+		RedisJSON:           env.Bool("REDIS_JSON", false),
 		DatabaseURL:         env.Required("DATABASE_URL"),
 		BotAddr:             env.String("BOT_ADDR", ""),
 		KeyPrefix:           env.String("KEY_PREFIX", "tabuleiro:"),

@@ -15,6 +15,7 @@ type Feed struct {
 	cancel  func()
 	last    int64
 	backlog []Event
+	tick    *time.Timer // the resync timer, reused by every Next
 }
 
 // Follow subscribes to match id and returns the feed with the match's
@@ -70,7 +71,12 @@ func (f *Feed) Reset(seq int64) {
 // feed catches up from the Store is lost. ErrSnapshotNeeded means the
 // events after Last are gone: take a snapshot (Service.Get) and Reset.
 func (f *Feed) Next(ctx context.Context) (Event, error) {
-	tick := time.NewTimer(f.s.cfg.ResyncInterval)
+	if f.tick == nil {
+		f.tick = time.NewTimer(f.s.cfg.ResyncInterval)
+	} else {
+		f.tick.Reset(f.s.cfg.ResyncInterval)
+	}
+	tick := f.tick
 	defer tick.Stop()
 	for {
 		for len(f.backlog) > 0 {

@@ -130,7 +130,76 @@ func (s *Service) AnswerProbe(ctx context.Context, id string, seat engine.Seat, 
 	if err != nil || !ok {
 		return err
 	}
-	return s.d.Store.SetLag(ctx, id, seat, est.With(s.nowMS()-sentAt))
+	est = est.With(s.nowMS() - sentAt)
+	if err := s.d.Store.SetLag(ctx, id, seat, est); err != nil {
+		return err
+	}
+	s.cacheLag(id, seat, est)
+	return nil
+}
+
+// RecordRoundTrip adds a round-trip sample (ms) to seat's estimate: the
+// answer to a probe that its stream kept itself (a Play stream's, answered
+// on the stream, needs nothing stored but the estimate). The estimate is
+// written only when it changes.
+func (s *Service) RecordRoundTrip(ctx context.Context, id string, seat engine.Seat, sample int64) error {
+	if seat == engine.NoSeat {
+		return ErrNotSeated
+	}
+	all, err := s.estimates(ctx, id)
+	if err != nil {
+		return err
+	}
+	est := all[seat.Index()]
+	next := est.With(sample)
+	if est.Samples > 0 && next.RTTMS == est.RTTMS {
+		return nil
+	}
+	if err := s.d.Store.SetLag(ctx, id, seat, next); err != nil {
+		return err
+	}
+	s.cacheLag(id, seat, next)
+	return nil
+}
+
+// cacheLag updates seat's estimate in the cached copy of both, if any.
+func (s *Service) cacheLag(id string, seat engine.Seat, est Lag) {
+	s.mu.Lock()
+	if e := s.cache[id]; e != nil && e.lagsAt > 0 {
+		e.lags[seat.Index()] = est
+	}
+	s.mu.Unlock()
+}
+
+// lagsFresh is how long (ms) an instance uses the seats' estimates it read
+// or set without reading them again: a seat's probes are answered on the
+// instance that holds its stream, which keeps its copy current, so its
+// plies need no read; an estimate set on another instance (a unary answer
+// routed elsewhere) counts here at most this much later.
+const lagsFresh = 5000
+
+// estimates returns both seats' estimates: the cached ones while fresh
+// (lagsFresh), else read from the store (and cached).
+func (s *Service) estimates(ctx context.Context, id string) ([2]Lag, error) {
+	now := s.nowMS()
+	s.mu.Lock()
+	e := s.cache[id]
+	if e != nil && e.lagsAt > 0 && now >= e.lagsAt && now-e.lagsAt < lagsFresh {
+		l := e.lags
+		s.mu.Unlock()
+		return l, nil
+	}
+	s.mu.Unlock()
+	l, err := s.d.Store.Lags(ctx, id)
+	if err != nil {
+		return l, err
+	}
+	if e != nil {
+		s.mu.Lock()
+		e.lags, e.lagsAt = l, now
+		s.mu.Unlock()
+	}
+	return l, nil
 }
 
 // lags returns the seats' estimates for a ply of match id: none for a
@@ -147,7 +216,7 @@ func (s *Service) lags(ctx context.Context, id string) [2]Lag {
 			return [2]Lag{}
 		}
 	}
-	l, err := s.d.Store.Lags(ctx, id)
+	l, err := s.estimates(ctx, id)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.d.Logger.WarnContext(ctx, "read lag estimates", "match_id", id, "err", err)
 	}

@@ -9,17 +9,19 @@ import (
 // index keeps it, for the lobby's lists of games to watch and a player's
 // games to resume. Nothing in it is hidden information.
 type Summary struct {
-	ID        string        `json:"id"`
-	Game      string        `json:"g"`
-	Variant   string        `json:"v"`
-	Rated     bool          `json:"rt,omitempty"`
-	Seats     []Participant `json:"seats"`
-	Plies     int           `json:"n"`
-	Status    Status        `json:"st"`
-	Clock     *TimeControl  `json:"tc,omitempty"`
-	CreatedAt int64         `json:"ca"`
-	StartedAt int64         `json:"sa,omitempty"` // the first ply's time
-	Private   bool          `json:"pv,omitempty"`
+	ID      string        `json:"id"`
+	Game    string        `json:"g"`
+	Variant string        `json:"v"`
+	Rated   bool          `json:"rt,omitempty"`
+	Seats   []Participant `json:"seats"`
+	// Plies is the number of plies; the index reads it from the stored
+	// plies (the stored summary keeps the count it was written with, 0 or 1).
+	Plies     int          `json:"n"`
+	Status    Status       `json:"st"`
+	Clock     *TimeControl `json:"tc,omitempty"`
+	CreatedAt int64        `json:"ca"`
+	StartedAt int64        `json:"sa,omitempty"` // the first ply's time
+	Private   bool         `json:"pv,omitempty"`
 	// Spectators is filled when listed, not stored.
 	Spectators int `json:"-"`
 }

@@ -48,3 +48,22 @@ func (s *Service) After(ctx context.Context, id string, n int) (*State, engine.P
 	}
 	return st, pos, nil
 }
+
+// Peek returns the cached state and position of match id when both are
+// at exactly n plies, without reading the Store or copying anything: they
+// are shared, and the caller must not change them (a commit replaces the
+// cached state, never changes it). ok is false when nothing is cached at
+// n plies, or the entry is busy (a commit in progress).
+func (s *Service) Peek(id string, n int) (st *State, pos engine.Position, ok bool) {
+	s.mu.Lock()
+	e := s.cache[id]
+	s.mu.Unlock()
+	if e == nil || !e.mu.TryLock() {
+		return nil, nil, false
+	}
+	defer e.mu.Unlock()
+	if e.st == nil || e.pos == nil || len(e.st.Plies) != n || e.pos.Plies() != n {
+		return nil, nil, false
+	}
+	return e.st, e.pos, true
+}

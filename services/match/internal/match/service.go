@@ -29,6 +29,11 @@ type Config struct {
 	// 30 days). 0: as any match.
 	UntimedBotWait time.Duration
 	SweepInterval  time.Duration // default 25ms
+	// SweeperTTL (default 3s) is how long the instance that sweeps (one at
+	// a time: the polling does not grow with the instances) holds the
+	// role without renewing it (every AliveEvery): the longest a dead
+	// sweeper's deadlines wait for another instance to take over.
+	SweeperTTL     time.Duration
 	ClaimLease     time.Duration // default 5s: a claimed deadline comes back after this if its claimer died
 	BotLease       time.Duration // default 5s: an unanswered bot turn is asked again (any instance) after this
 	BotCallTimeout time.Duration // default 3s
@@ -66,6 +71,7 @@ func (c Config) withDefaults() Config {
 	def(&c.ReconnectWindow, 60*time.Second)
 	def(&c.FirstPlyTimeout, 30*time.Second)
 	def(&c.SweepInterval, 25*time.Millisecond)
+	def(&c.SweeperTTL, 3*time.Second)
 	def(&c.ClaimLease, 5*time.Second)
 	def(&c.BotLease, 5*time.Second)
 	def(&c.BotCallTimeout, 3*time.Second)
@@ -124,6 +130,10 @@ type entry struct {
 	st   *State
 	pos  engine.Position
 	used int64 // unix ms of the last use, under Service.mu
+	// lags are the seats' lag estimates as read or set at lagsAt (unix
+	// ms; 0: none), under Service.mu (lag.go).
+	lags   [2]Lag
+	lagsAt int64
 }
 
 // NewService returns a Service; call Run to sweep deadlines and drive bots.
@@ -687,8 +697,10 @@ func (s *Service) leave(ctx context.Context, id string, seat engine.Seat, epoch 
 	return err
 }
 
-// Run sweeps the deadlines of every match (all instances do) and owns the
-// bot tasks, until ctx ends.
+// Run sweeps the deadlines and lapsed leases of every match while this
+// instance holds the sweeper's role (one instance at a time, see
+// Config.SweeperTTL), keeps this instance's leases and alive mark, and
+// owns the bot tasks, until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
 	s.mu.Lock()
 	s.runCtx = ctx
@@ -709,6 +721,16 @@ func (s *Service) Run(ctx context.Context) error {
 	defer renew.Stop()
 	alive := time.NewTicker(s.cfg.AliveEvery)
 	defer alive.Stop()
+	// One instance at a time sweeps; the others ask for the role every
+	// AliveEvery, and take it over within SweeperTTL of its holder's end
+	// (at once after a clean stop, which gives it up).
+	token := rand.Text()
+	sweeper := s.sweeper(ctx, token)
+	defer func() {
+		if sweeper {
+			_ = s.d.Store.ReleaseSweeper(context.WithoutCancel(ctx), token)
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -717,13 +739,30 @@ func (s *Service) Run(ctx context.Context) error {
 			if _, err := s.d.Store.MarkAlive(telemetry.Untraced(ctx), s.nowMS()); err != nil && ctx.Err() == nil { // a heartbeat: untraced
 				s.d.Logger.WarnContext(ctx, "mark alive", "err", err)
 			}
+			sweeper = s.sweeper(ctx, token)
 		case <-t.C:
-			s.Sweep(ctx)
+			if sweeper {
+				s.Sweep(ctx)
+			}
 		case <-renew.C:
 			s.Renew(telemetry.Untraced(ctx)) // a heartbeat: untraced
 			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
 		}
 	}
+}
+
+// sweeper takes or renews the sweeper's role for token; when the store
+// cannot say, it sweeps (two sweepers are harmless: each deadline is
+// claimed once).
+func (s *Service) sweeper(ctx context.Context, token string) bool {
+	ok, err := s.d.Store.Sweeper(telemetry.Untraced(ctx), token, s.cfg.SweeperTTL)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.d.Logger.WarnContext(ctx, "sweeper role", "err", err)
+		}
+		return true
+	}
+	return ok
 }
 
 // CreditOutage gives every live match back the time while no instance of

@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"slices"
+	"time"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -49,6 +50,12 @@ type Store interface {
 	// returns the mark it replaced (0 for none), the last moment any
 	// instance was known alive before this one.
 	MarkAlive(ctx context.Context, now int64) (prev int64, err error)
+	// Sweeper makes the instance named token the one that sweeps
+	// deadlines and leases for ttl, unless another holds that role; it
+	// reports whether token holds it now.
+	Sweeper(ctx context.Context, token string, ttl time.Duration) (bool, error)
+	// ReleaseSweeper gives the role up if token holds it.
+	ReleaseSweeper(ctx context.Context, token string) error
 }
 
 // Commit is one atomic write of a match.

@@ -46,7 +46,7 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Hub{
-		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 256,
+		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 32,
 		subs: map[string]map[*hubSub]struct{}{}, waiting: map[string][]chan struct{}{}, ready: map[string]bool{},
 	}
 }
@@ -114,27 +114,50 @@ func (h *Hub) confirm(m *redis.Subscription) {
 }
 
 func (h *Hub) deliver(m *redis.Message) {
-	payload, version, events, rest := m.Payload, int64(0), int64(0), ""
-	if strings.HasPrefix(payload, "#") { // a commit's last event (see withCommit)
-		var head string
-		var ok bool
-		head, payload, ok = strings.Cut(payload[1:], "\n")
+	id := h.s.matchOf(m.Channel)
+	var (
+		e      match.Event
+		err    error
+		commit *match.Published
+	)
+	switch p := m.Payload; {
+	case len(p) > 0 && p[0] == tagCommit: // a commit's last event (see withCommit)
+		var (
+			version int64
+			events  int
+			event   []byte
+			rest    []byte
+		)
+		if version, events, event, rest, err = parseCommit([]byte(p)); err == nil {
+			if err = decodeEvent(event, id, &e); err == nil && version > 0 && events > 0 {
+				commit = &match.Published{ID: id, Version: version, Seq: e.Seq, Events: events, Decode: func() (*match.State, []match.PlyRecord, error) {
+					return decodeCommitBinary(version, rest)
+				}}
+			}
+		}
+	case strings.HasPrefix(p, "#"): // the same, JSON (versions before the binary encoding)
+		payload, version, events, rest := p, int64(0), int64(0), ""
+		head, payload, ok := strings.Cut(payload[1:], "\n")
 		if ok {
 			payload, rest, _ = strings.Cut(payload, "\n")
 			v, n, _ := strings.Cut(head, " ")
 			version, _ = strconv.ParseInt(v, 10, 64)
 			events, _ = strconv.ParseInt(n, 10, 64)
 		}
+		if err = decodeEvent([]byte(payload), id, &e); err == nil && version > 0 && events > 0 && rest != "" {
+			commit = &match.Published{ID: id, Version: version, Seq: e.Seq, Events: int(events), Decode: func() (*match.State, []match.PlyRecord, error) {
+				return decodeCommit(version, rest)
+			}}
+		}
+	default:
+		err = decodeEvent([]byte(p), id, &e)
 	}
-	var e match.Event
-	if err := json.Unmarshal([]byte(payload), &e); err != nil {
+	if err != nil {
 		h.log.Warn("hub: undecodable event", "channel", m.Channel, "err", err)
 		return
 	}
-	if version > 0 && events > 0 && rest != "" && h.onCommit != nil {
-		h.onCommit(match.Published{ID: e.MatchID, Version: version, Seq: e.Seq, Events: int(events), Decode: func() (*match.State, []match.PlyRecord, error) {
-			return decodeCommit(version, rest)
-		}})
+	if commit != nil && h.onCommit != nil {
+		h.onCommit(*commit)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -148,7 +171,8 @@ func (h *Hub) deliver(m *redis.Message) {
 	}
 }
 
-// decodeCommit decodes the state line and ply lines of a published commit.
+// decodeCommit decodes the state line and ply lines of a published commit
+// in JSON.
 func decodeCommit(version int64, rest string) (*match.State, []match.PlyRecord, error) {
 	lines := strings.Split(rest, "\n")
 	st := &match.State{}

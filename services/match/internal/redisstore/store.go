@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -59,6 +60,10 @@ type Options struct {
 	WaitReplicas int
 	// WaitTimeout bounds each WAIT (default 1s when WaitReplicas is set).
 	WaitTimeout time.Duration
+	// JSON writes states, plies and events as JSON, as versions before the
+	// binary encoding did (codec.go), for the first step of a rolling
+	// upgrade from one: every instance reads both.
+	JSON bool
 }
 
 // Store implements match.Store on Redis.
@@ -94,6 +99,12 @@ func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "
 // Channel is the Pub/Sub channel of match id.
 func (s *Store) Channel(id string) string { return s.o.Prefix + "m:{" + id + "}:c" }
 
+// matchOf is the match id of a Channel.
+func (s *Store) matchOf(channel string) string {
+	id := strings.TrimPrefix(channel, s.o.Prefix+"m:{")
+	return strings.TrimSuffix(id, "}:c")
+}
+
 func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
 
 // lagKey is the hash of match id's probes and lag estimates (probes.go):
@@ -120,7 +131,8 @@ func (s *Store) indexKeys(st *match.State) []string {
 
 // indexLua maintains the live-match index inside the create and commit
 // scripts: KEYS from k are live, live:sum and the player keys; summary is
-// the json summary (” once finished), at the activity time.
+// the json summary (” once finished; '=' unchanged), at the activity
+// time.
 const indexLua = `
 local function index(k, summary, at, id)
   if summary == '' then
@@ -129,7 +141,7 @@ local function index(k, summary, at, id)
     for j = k + 2, #KEYS do redis.call('ZREM', KEYS[j], id) end
   else
     redis.call('ZADD', KEYS[k], at, id)
-    redis.call('HSET', KEYS[k + 1], id, summary)
+    if summary ~= '=' then redis.call('HSET', KEYS[k + 1], id, summary) end
     for j = k + 2, #KEYS do redis.call('ZADD', KEYS[j], at, id) end
   end
 end
@@ -164,7 +176,7 @@ return ARGV[1]
 
 // Create implements match.Store.
 func (s *Store) Create(ctx context.Context, requestID string, st *match.State, deadline int64) (string, error) {
-	b, err := json.Marshal(st)
+	b, err := s.encodeState(st)
 	if err != nil {
 		return "", err
 	}
@@ -255,7 +267,7 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 		return nil, 0, fmt.Errorf("load match %s: version: %w", id, err)
 	}
 	st := &match.State{}
-	if err := json.Unmarshal([]byte(sj), st); err != nil {
+	if err := decodeState([]byte(sj), st); err != nil {
 		return nil, 0, fmt.Errorf("load match %s: %w", id, err)
 	}
 	st.Version = v
@@ -265,7 +277,7 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 	st.Plies = make([]match.PlyRecord, len(raw))
 	for i, r := range raw {
 		b, _ := r.(string)
-		if err := json.Unmarshal([]byte(b), &st.Plies[i]); err != nil {
+		if err := decodePly([]byte(b), &st.Plies[i]); err != nil {
 			return nil, 0, fmt.Errorf("load match %s: ply %d: %w", id, max(have, 1)+i, err)
 		}
 	}
@@ -331,7 +343,7 @@ return 1
 // Commit implements match.Store.
 func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	id := c.State.ID
-	sb, err := json.Marshal(c.State)
+	sb, err := s.encodeState(c.State)
 	if err != nil {
 		return err
 	}
@@ -348,28 +360,29 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
 		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
 	const plyArgs = 10 // the plies' JSON follows the ten arguments above
-	for _, p := range c.Plies {
-		b, err := json.Marshal(p)
-		if err != nil {
+	plies := make([][]byte, len(c.Plies))
+	for i := range c.Plies {
+		if plies[i], err = s.encodePly(&c.Plies[i]); err != nil {
 			return err
 		}
-		args = append(args, b)
+		args = append(args, plies[i])
 	}
 	args = append(args, len(c.Events)+len(c.Notices))
-	for i, e := range c.Events {
-		b, err := json.Marshal(e)
+	for i := range c.Events {
+		e := &c.Events[i]
+		b, err := s.encodeEvent(e)
 		if err != nil {
 			return err
 		}
-		var pub any = "" // the event's JSON is published as it is
+		var pub any = "" // the event is published as it is stored
 		if i == len(c.Events)-1 {
-			pub = withCommit(b, c.State.Version, len(c.Events), sb, args[plyArgs:plyArgs+len(c.Plies)])
+			pub = s.withCommit(b, c.State.Version, len(c.Events), sb, plies)
 		}
 		args = append(args, e.Seq, b, pub)
 	}
 	for _, e := range c.Notices {
 		e.Seq = 0
-		b, err := json.Marshal(e)
+		b, err := s.encodeEvent(&e)
 		if err != nil {
 			return err
 		}
@@ -381,7 +394,14 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		args = append(args, "", 0)
 	}
 	sum := ""
-	if c.State.Status != match.StatusFinished {
+	switch {
+	case c.State.Status == match.StatusFinished:
+	case c.Have > 0:
+		// Nothing in a summary changes after the first ply but the number
+		// of plies, which Live reads from the plies themselves: only the
+		// activity time is written.
+		sum = "="
+	default:
 		b, err := json.Marshal(match.SummaryOf(c.State))
 		if err != nil {
 			return err
@@ -479,7 +499,8 @@ func (s *Store) publish(ctx context.Context, id string, evArgs []any, n int) {
 
 // withCommit returns the published form of a commit's last event, which
 // carries the commit too, so that every instance following the match
-// brings its cache up to date without reading the store: lines of
+// brings its cache up to date without reading the store: in the binary
+// encoding, encodeCommit's; in JSON, lines of
 //
 //	#VERSION EVENTS (the commit's number of events)
 //	EVENT JSON
@@ -487,9 +508,12 @@ func (s *Store) publish(ctx context.Context, id string, evArgs []any, n int) {
 //	PLY JSON (one line per new ply)
 //
 // Compact JSON holds no newline, and a bare event (a JSON object) never
-// starts with '#'. The hub decodes the event line alone unless the cache
-// wants the rest.
-func withCommit(event []byte, version int64, events int, state []byte, plies []any) []byte {
+// starts with '#'. The hub decodes the event alone unless the cache wants
+// the rest.
+func (s *Store) withCommit(event []byte, version int64, events int, state []byte, plies [][]byte) []byte {
+	if !s.o.JSON {
+		return encodeCommit(event, version, events, state, plies)
+	}
 	out := make([]byte, 0, len(event)+len(state)+32+64*len(plies))
 	out = append(out, '#')
 	out = strconv.AppendInt(out, version, 10)
@@ -501,9 +525,30 @@ func withCommit(event []byte, version int64, events int, state []byte, plies []a
 	out = append(out, state...)
 	for _, p := range plies {
 		out = append(out, '\n')
-		out = append(out, p.([]byte)...)
+		out = append(out, p...)
 	}
 	return out
+}
+
+func (s *Store) encodeState(st *match.State) ([]byte, error) {
+	if s.o.JSON {
+		return json.Marshal(st)
+	}
+	return encodeState(st), nil
+}
+
+func (s *Store) encodePly(p *match.PlyRecord) ([]byte, error) {
+	if s.o.JSON {
+		return json.Marshal(p)
+	}
+	return encodePly(p), nil
+}
+
+func (s *Store) encodeEvent(e *match.Event) ([]byte, error) {
+	if s.o.JSON {
+		return json.Marshal(e)
+	}
+	return encodeEvent(e), nil
 }
 
 // Events implements match.Store. Stream ids are "seq-1", so a range by
@@ -519,7 +564,7 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	evs := make([]match.Event, len(msgs))
 	for i, m := range msgs {
 		raw, _ := m.Values["e"].(string)
-		if err := json.Unmarshal([]byte(raw), &evs[i]); err != nil {
+		if err := decodeEvent([]byte(raw), id, &evs[i]); err != nil {
 			return nil, fmt.Errorf("events of match %s: %s: %w", id, m.ID, err)
 		}
 	}
@@ -578,6 +623,30 @@ func (s *Store) MarkAlive(ctx context.Context, now int64) (int64, error) {
 	return markAliveScript.Run(ctx, s.rdb, []string{s.o.Prefix + "alive"}, now).Int64()
 }
 
+var sweeperScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`)
+
+var releaseSweeperScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`)
+
+// Sweeper implements match.Store: the role is a key holding its
+// holder's token, with the role's expiry.
+func (s *Store) Sweeper(ctx context.Context, token string, ttl time.Duration) (bool, error) {
+	n, err := sweeperScript.Run(ctx, s.rdb, []string{s.o.Prefix + "sweeper"}, token, ttl.Milliseconds()).Int()
+	return n == 1, err
+}
+
+// ReleaseSweeper implements match.Store.
+func (s *Store) ReleaseSweeper(ctx context.Context, token string) error {
+	return releaseSweeperScript.Run(ctx, s.rdb, []string{s.o.Prefix + "sweeper"}, token).Err()
+}
+
 // Reschedule implements match.Store.
 func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int64) error {
 	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey()}, id, version, deadline).Err()
@@ -604,10 +673,20 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	raw, err := s.rdb.HMGet(ctx, s.liveSumKey(), ids...).Result()
+	// The summaries, and the number of plies of each (not kept in them).
+	var sums *redis.SliceCmd
+	counts := make([]*redis.IntCmd, len(ids))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		sums = p.HMGet(ctx, s.liveSumKey(), ids...)
+		for i, id := range ids {
+			counts[i] = p.LLen(ctx, s.pliesKey(id))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("live matches: %w", err)
 	}
+	raw := sums.Val()
 	out := make([]match.Summary, 0, len(ids))
 	for i, r := range raw {
 		b, ok := r.(string)
@@ -619,6 +698,7 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 		if err := json.Unmarshal([]byte(b), &sum); err != nil {
 			return nil, fmt.Errorf("live match %s: %w", ids[i], err)
 		}
+		sum.Plies = int(counts[i].Val())
 		out = append(out, sum)
 	}
 	return out, nil

@@ -167,13 +167,23 @@ type positions struct {
 	svc *match.Service
 	st  *match.State
 	pos engine.Position
+	// shared: st is the service's cached state (Service.Peek), which is
+	// copied before it is changed.
+	shared bool
 }
 
-// at returns the state and the position after n plies.
+// at returns the state and the position after n plies: the instance's
+// cached ones when they are at n plies (every stream of the match on this
+// instance shares the one position the commit or its publication made),
+// else its own, advanced by the event's ply or read and replayed.
 func (p *positions) at(ctx context.Context, ev match.Event) (*match.State, engine.Position, error) {
 	n := ev.Plies
 	if p.pos != nil && p.pos.Plies() == n {
 		return p.st, p.pos, nil
+	}
+	if st, pos, ok := p.svc.Peek(ev.MatchID, n); ok {
+		p.st, p.pos, p.shared = st, pos, true
+		return st, pos, nil
 	}
 	if ev.Kind == match.EventPly && p.pos != nil && p.pos.Plies() == n-1 {
 		ply, err := p.pos.ParsePly(ev.Ply.Notation)
@@ -181,6 +191,10 @@ func (p *positions) at(ctx context.Context, ev match.Event) (*match.State, engin
 			next, err := p.pos.Play(ply)
 			if err == nil {
 				if len(p.st.Plies) < n {
+					if p.shared {
+						st := *p.st
+						p.st, p.shared = &st, false
+					}
 					p.st.Plies = append(p.st.Plies[:n-1:n-1], *ev.Ply)
 				}
 				p.pos = next
@@ -193,7 +207,7 @@ func (p *positions) at(ctx context.Context, ev match.Event) (*match.State, engin
 		if err != nil {
 			return nil, nil, err
 		}
-		p.st = st
+		p.st, p.shared = st, false
 	}
 	pos, err := p.svc.PositionAt(p.st, n)
 	if err != nil {
@@ -237,7 +251,7 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 		if err != nil {
 			return toStatus(err)
 		}
-		p.st, p.pos = st, pos
+		p.st, p.pos, p.shared = st, pos, false
 		return send(s.withSpectators(ctx, view.Match(st, pos, viewer, s.now().UnixMilli())), nil)
 	}
 	if !replay {
@@ -330,9 +344,10 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	}
 	// Probes start once the snapshot (or the replay's first event) is out.
 	var probing sync.Once
+	probes := &localProbe{}
 	startProbes := func() {
 		probing.Do(func() {
-			go s.probe(ctx, id, seat, func(p *matchv1.Probe) error {
+			go s.probe(ctx, id, seat, probes, func(p *matchv1.Probe) error {
 				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Probe{Probe: p}})
 			})
 		})
@@ -360,7 +375,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	// The receiver ends with the stream: when this handler returns, Recv
 	// fails and the goroutine exits.
 	recvErr := make(chan error, 1)
-	go func() { recvErr <- s.actions(ctx, stream, id, seat, reply) }()
+	go func() { recvErr <- s.actions(ctx, stream, id, seat, probes, reply) }()
 	followErr := make(chan error, 1)
 	go func() {
 		followErr <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
@@ -392,7 +407,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 
 // actions handles a player's messages after the join.
 func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[matchv1.PlayRequest, matchv1.PlayResponse],
-	id string, seat engine.Seat, send func(*matchv1.PlayResponse) error,
+	id string, seat engine.Seat, probes *localProbe, send func(*matchv1.PlayResponse) error,
 ) error {
 	for {
 		req, err := stream.Recv()
@@ -435,7 +450,9 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 		case *matchv1.PlayRequest_DeclineDraw:
 			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW)
 		case *matchv1.PlayRequest_ProbeAnswer:
-			_ = s.svc.AnswerProbe(ctx, id, seat, a.ProbeAnswer.GetId()) // a lost sample: the estimate stays
+			if at, ok := probes.take(a.ProbeAnswer.GetId()); ok {
+				_ = s.svc.RecordRoundTrip(ctx, id, seat, s.now().UnixMilli()-at) // a lost sample: the estimate stays
+			}
 			continue
 		case *matchv1.PlayRequest_Ping:
 			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Pong{Pong: &matchv1.Pong{

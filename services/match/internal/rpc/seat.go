@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,8 +33,10 @@ const DefaultProbeEvery = 2 * time.Second
 
 // probe sends seat's stream a probe at once and then every ProbeEvery
 // (none when it is negative) until ctx ends or a send fails; the answers
-// (AnswerProbe) measure the seat's round trip.
-func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, send func(*matchv1.Probe) error) {
+// measure the seat's round trip. A Play stream's probes are kept by the
+// stream (local, answered on it); a Follow stream's in the store, as
+// AnswerProbe may reach any instance.
+func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, local *localProbe, send func(*matchv1.Probe) error) {
 	every := s.ProbeEvery
 	if every < 0 {
 		return
@@ -46,7 +49,14 @@ func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, send fu
 	for {
 		// A probe the store could not record is skipped: the seat keeps
 		// its estimate until the next one.
-		if p, err := s.svc.SendProbe(ctx, id, seat); err == nil {
+		var p uint64
+		var err error
+		if local != nil {
+			p = local.next(s.now().UnixMilli())
+		} else {
+			p, err = s.svc.SendProbe(ctx, id, seat)
+		}
+		if err == nil {
 			if err := send(&matchv1.Probe{Id: p}); err != nil {
 				return
 			}
@@ -57,6 +67,33 @@ func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, send fu
 		case <-t.C:
 		}
 	}
+}
+
+// localProbe is a Play stream's pending probe: only its latest counts.
+type localProbe struct {
+	mu sync.Mutex
+	id uint64
+	at int64 // unix ms sent
+}
+
+// next starts a new probe sent at (unix ms) and returns its id.
+func (l *localProbe) next(at int64) uint64 {
+	id := rand.Uint64() | 1 // never 0, the proto's unset
+	l.mu.Lock()
+	l.id, l.at = id, at
+	l.mu.Unlock()
+	return id
+}
+
+// take ends the pending probe if it is id and returns when it was sent.
+func (l *localProbe) take(id uint64) (int64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if id == 0 || id != l.id {
+		return 0, false
+	}
+	l.id = 0
+	return l.at, true
 }
 
 // AnswerProbe implements matchv1.MatchServiceServer.
@@ -202,7 +239,7 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 		var probing sync.Once // probes start once the snapshot (or the first event) is out
 		done <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
 			defer probing.Do(func() {
-				go s.probe(ctx, id, c.seat, func(p *matchv1.Probe) error {
+				go s.probe(ctx, id, c.seat, nil, func(p *matchv1.Probe) error {
 					return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Probe{Probe: p}})
 				})
 			})
