@@ -43,9 +43,12 @@ type bGame struct {
 	// reveals is how many reveals are searched at nodes below the root,
 	// the likeliest useful first (all at the root).
 	reveals int
-	// convert adds the expert's terms for turning won material into a win
+	// convert adds expert-1's terms for turning won material into a win
 	// (see conversion) and fades the evaluation as the draw clock runs.
 	convert bool
+	// expert is the expert's evaluation (expertEval), which the table
+	// keys by the draw clock too.
+	expert bool
 }
 
 func (g bGame) Moves(s *bState, dst []banqi.Move) []banqi.Move {
@@ -118,6 +121,9 @@ func (bGame) Terminal(s *bState) (int, bool) {
 // down or not, since it will fight for its colour once revealed), mobility
 // of the revealed pieces and, for the side to move, half its best capture.
 func (g bGame) Eval(s *bState) int {
+	if g.expert {
+		return expertEval(s)
+	}
 	v := &s.v
 	me := v.Colour(v.ToMove())
 	if me == banqi.NoColour {
@@ -251,9 +257,13 @@ func canTake(a, b banqi.Kind) bool {
 	return a <= b
 }
 
-func (bGame) Hash(s *bState) uint64 {
+func (g bGame) Hash(s *bState) uint64 {
 	v := &s.v
 	h := uint64(v.ToMove())<<2 | uint64(v.Colour(engine.First))
+	if g.expert {
+		// The expert's scores depend on the B5.2 clock.
+		h |= uint64(v.Quiet()) << 8
+	}
 	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
 		h = (h ^ uint64(v.Cell(sq))) * 0x100000001B3
 	}
@@ -286,7 +296,22 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 		medium: bGame{},
 		deep:   bGame{reveals: 4},
 	}
-	if lvl == Expert || lvl == Expert1 {
+	switch lvl {
+	case Expert:
+		// Two reveals below the root, as expert-1: with none the search
+		// went deeper but forced every side to step a piece where it
+		// would reveal, and it scored 20% against hard at 100 ms (23
+		// games).
+		gs.deep = bGame{reveals: 2, expert: true}
+		gs.expert = bExpertRefinements
+		gs.tableBits = tableBits(budget, 16)
+		if !faceDown(&v) {
+			det := levelGames[bState, banqi.Move, bGame, bGame, bDet]{simple: gs.simple, medium: gs.medium, deep: bDet{gs.deep}, expert: gs.expert, tableBits: gs.tableBits}
+			m, c, err := choose(ctx, det, bState{v: v}, lvl, budget, rng)
+			c.Ply = m
+			return c, err
+		}
+	case Expert1:
 		// Fewer reveals below the root make the expert's chance nodes
 		// cheaper, so its deeper search (table, iterative deepening) goes a
 		// ply past hard's instead of matching it.

@@ -152,6 +152,11 @@ type levelGames[S any, M comparable, E, G, H search.Game[S, M]] struct {
 	// expert, if set, turns on the expert's search refinements (not the
 	// frozen experts').
 	expert search.Refinements
+	// tableBits, if set, sizes the expert's transposition table (else 18
+	// bits): a table is allocated for every ply, which at small budgets on
+	// a busy machine can cost more than the search (a Corners move holds its
+	// path, so its table of 8 MB took a 100 ms expert's whole budget).
+	tableBits int
 }
 
 // choose runs the search of level lvl over st.
@@ -174,6 +179,9 @@ func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context,
 		r = search.AlphaBeta[S, M](ctx, gs.deep, st, lim)
 	case Expert:
 		lim.TableBits = 18
+		if gs.tableBits > 0 {
+			lim.TableBits = gs.tableBits
+		}
 		lim.Refinements = gs.expert
 		r = search.Iterative[S, M](ctx, gs.deep, st, lim)
 	default: // the frozen experts
@@ -184,4 +192,16 @@ func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context,
 		return r.Move, Choice{}, ErrNoPly
 	}
 	return r.Move, Choice{Eval: r.Score, Nodes: r.Nodes, Depth: r.Depth}, nil
+}
+
+// tableBits sizes an expert's transposition table for a budget: about an
+// entry for every node it can search (some 300,000 a second), at most
+// 1<<maxBits entries and at least 1<<12.
+func tableBits(budget time.Duration, maxBits int) int {
+	nodes := budget.Seconds() * 300_000
+	bits := 12
+	for bits < maxBits && float64(int(1)<<bits) < nodes {
+		bits++
+	}
+	return bits
 }

@@ -1,0 +1,163 @@
+package player
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/services/bot/internal/search"
+)
+
+// bBoard builds a view from a board of revealed pieces (32 letters a1 …
+// h4, "." empty), every other piece captured, first (red)
+// to move after 100 plies, the last a step of black's, with quiet plies
+// without a capture or a reveal (B5.2).
+func bBoard(t *testing.T, board, last string, quiet int) banqi.View {
+	t.Helper()
+	if len(board) != banqi.NumSquares {
+		t.Fatalf("board %q: %d squares", board, len(board))
+	}
+	left := map[byte]int{}
+	for _, p := range bPieces {
+		left[p.Letter()] = map[banqi.Kind]int{banqi.General: 1, banqi.Soldier: 5}[p.Kind()]
+		if left[p.Letter()] == 0 {
+			left[p.Letter()] = 2
+		}
+	}
+	for i := range board {
+		if board[i] != '.' && board[i] != '?' {
+			left[board[i]]--
+		}
+	}
+	var captured strings.Builder
+	for _, p := range bPieces {
+		captured.WriteString(strings.Repeat(string(p.Letter()), left[p.Letter()]))
+	}
+	s := board + " first red " + strconv.Itoa(quiet) + " 100 " + last + " " + captured.String()
+	v, err := banqi.DecodeConcreteView(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// bExpertPly is the expert's ply at a fixed depth (no clock), with its
+// score.
+func bExpertPly(t *testing.T, v banqi.View, depth int) (banqi.Move, int) {
+	t.Helper()
+	g := bGame{reveals: 2, expert: true}
+	lim := search.Limits{Depth: depth, TableBits: 16, Refinements: bExpertRefinements}
+	var r search.Result[banqi.Move]
+	if faceDown(&v) {
+		r = search.Iterative[bState, banqi.Move](t.Context(), g, bState{v: v}, lim)
+	} else {
+		r = search.Iterative[bState, banqi.Move](t.Context(), bDet{g}, bState{v: v}, lim)
+	}
+	if r.Legal == 0 {
+		t.Fatalf("no legal ply in %s", v.Encode())
+	}
+	return r.Move, r.Score
+}
+
+// TestBanqiExpertTakesFreeCapture: red's chariot can take an undefended
+// black horse; the expert takes it at every depth.
+func TestBanqiExpertTakesFreeCapture(t *testing.T) {
+	t.Parallel()
+	// a1 K, c2 R (red); c3 n, h4 k, f1 a (black).
+	board := []byte(strings.Repeat(".", banqi.NumSquares))
+	board[banqi.SquareAt(0, 0)] = 'K'
+	board[banqi.SquareAt(2, 1)] = 'R'
+	board[banqi.SquareAt(2, 2)] = 'n'
+	board[banqi.SquareAt(7, 3)] = 'k'
+	board[banqi.SquareAt(5, 0)] = 'a'
+	v := bBoard(t, string(board), "h3-h4", 1)
+	for depth := 1; depth <= 4; depth++ {
+		m, score := bExpertPly(t, v, depth)
+		if m.String() != "c2xc3" {
+			t.Errorf("depth %d: expert plays %s (score %d), want c2xc3", depth, m, score)
+		}
+	}
+}
+
+// TestBanqiExpertAvoidsCapture: red's chariot on c2 is attacked by a black
+// advisor on c3; any other ply loses it. The expert, even at depth 1,
+// resolves the capture at the leaf and moves it away.
+func TestBanqiExpertAvoidsCapture(t *testing.T) {
+	t.Parallel()
+	board := []byte(strings.Repeat(".", banqi.NumSquares))
+	board[banqi.SquareAt(0, 0)] = 'K'
+	board[banqi.SquareAt(2, 1)] = 'R'
+	board[banqi.SquareAt(2, 2)] = 'a'
+	board[banqi.SquareAt(7, 3)] = 'k'
+	v := bBoard(t, string(board), "c4-c3", 1)
+	m, score := bExpertPly(t, v, 1)
+	if m.From() != banqi.SquareAt(2, 1) || m.To() == banqi.SquareAt(2, 2) {
+		t.Errorf("expert plays %s (score %d), want the chariot on c2 to step away", m, score)
+	}
+}
+
+// playBanqiEnding plays v out between two fixed-depth experts and returns
+// the outcome and the plies played (at most limit).
+func playBanqiEnding(t *testing.T, v banqi.View, depth, limit int) (engine.Outcome, int) {
+	t.Helper()
+	for n := 0; n < limit; n++ {
+		if v.Outcome().Over() {
+			return v.Outcome(), n
+		}
+		m, _ := bExpertPly(t, v, depth)
+		next, err := v.PlayMove(m)
+		if err != nil {
+			t.Fatalf("ply %d: expert chose %s in %s: %v", n+1, m, v.Encode(), err)
+		}
+		v = next
+	}
+	return v.Outcome(), limit
+}
+
+// TestBanqiExpertConverts: red's general and chariot against black's lone
+// horse, nothing face down: the expert (red) hunts the horse down and wins
+// (B5.1) before the B5.2 draw, against the expert's own defence.
+func TestBanqiExpertConverts(t *testing.T) {
+	t.Parallel()
+	board := []byte(strings.Repeat(".", banqi.NumSquares))
+	board[banqi.SquareAt(0, 0)] = 'K'
+	board[banqi.SquareAt(1, 0)] = 'R'
+	board[banqi.SquareAt(6, 2)] = 'n'
+	v := bBoard(t, string(board), "h3-g3", 1)
+	o, plies := playBanqiEnding(t, v, 5, banqi.PlyLimit)
+	t.Logf("%s after %d plies", o, plies)
+	if o.Result != engine.Win || o.Winner != engine.First {
+		t.Errorf("the ending ends %s after %d plies, want red (first) to win", o, plies)
+	}
+}
+
+// TestBanqiExpertEndingLegal: with nothing face down the expert searches
+// through its deterministic adapter; every ply it chooses through Select,
+// whatever the machine's speed, is legal.
+func TestBanqiExpertEndingLegal(t *testing.T) {
+	t.Parallel()
+	board := []byte(strings.Repeat(".", banqi.NumSquares))
+	board[banqi.SquareAt(0, 0)] = 'K'
+	board[banqi.SquareAt(1, 0)] = 'A'
+	board[banqi.SquareAt(6, 2)] = 'r'
+	board[banqi.SquareAt(4, 3)] = 'p'
+	v := bBoard(t, string(board), "h3-g3", 1)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n < 30 && !v.Outcome().Over(); n++ {
+		c, err := Select(t.Context(), v, Expert, 5*time.Millisecond, rng)
+		if err != nil {
+			t.Fatalf("ply %d: %v", n+1, err)
+		}
+		m, ok := c.Ply.(banqi.Move)
+		if !ok {
+			t.Fatalf("ply %d: %T is not a Banqi move", n+1, c.Ply)
+		}
+		if v, err = v.PlayMove(m); err != nil {
+			t.Fatalf("ply %d: expert chose %s: %v", n+1, m, err)
+		}
+	}
+}
