@@ -3,7 +3,7 @@
 //
 //   - grpcserve: the gRPC server runner (health, reflection, logging,
 //     recovery, auth and OpenTelemetry interceptors, graceful shutdown), and
-//     grpcserve/grpcservetest to run it over bufconn in tests;
+//     grpcserve/grpcservetest to run it on a loopback listener in tests;
 //   - auth: signed, expiring bearer tokens for players and services, the
 //     server interceptor that verifies them, and client credentials;
 //   - envconfig: reading prefixed environment variables with defaults,

@@ -29,12 +29,10 @@ var undecoded sync.Map // proto message pointer → error
 
 type lenientCodec struct{ encoding.CodecV2 }
 
-// The lenient codec is registered as "proto" for the whole process rather
-// than forced on the servers (grpc.ForceServerCodecV2): with the codec
-// forced, calls through the browser protocols' in-process transcoder
-// (vanguardgrpc) now and then came back reset or without their content
-// type on a loaded machine. A client in the same process decodes with it
-// too; our servers' replies always decode.
+// The lenient codec is registered as "proto" for the whole process, where
+// the servers and the browser protocols' in-process transcoder
+// (vanguardgrpc) find it by name. A client in the same process decodes
+// with it too; our servers' replies always decode.
 func init() {
 	encoding.RegisterCodecV2(newLenientCodec())
 }

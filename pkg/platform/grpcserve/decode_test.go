@@ -75,7 +75,7 @@ func TestMalformedConnectBodiesAreInvalidArgument(t *testing.T) {
 	t.Parallel()
 	f := startWeb(t, grpcserve.Options{})
 	hc := f.srv.HTTPClient(t)
-	url := "http://bufconn" + lobbyv1.LobbyService_SignInGuest_FullMethodName
+	url := "http://test-server" + lobbyv1.LobbyService_SignInGuest_FullMethodName
 	for _, tc := range []struct {
 		name, contentType string
 		body              []byte

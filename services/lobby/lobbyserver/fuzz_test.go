@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -17,6 +16,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
 	"tabuleiro.dev/pkg/platform/grpcserve/rpcfuzz"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/rooms"
@@ -141,9 +141,9 @@ func FuzzLobbyRequests(f *testing.F) {
 }
 
 // listen returns a bufconn listener and a client connection to it.
-func listen(t testing.TB) (*bufconn.Listener, *grpc.ClientConn) {
+func listen(t testing.TB) (*grpcservetest.Listener, *grpc.ClientConn) {
 	t.Helper()
-	lis := bufconn.Listen(1 << 20)
+	lis := grpcservetest.Listen(t)
 	conn, err := grpc.NewClient("passthrough:///bufnet",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))

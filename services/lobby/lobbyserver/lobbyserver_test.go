@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -22,6 +21,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -79,7 +79,7 @@ func (f *fakeMatchService) end(id string) {
 
 func serve(t testing.TB, iss *auth.Issuer, ver *auth.Verifier, policy auth.Policy, register func(*grpc.Server), creds credentials) *grpc.ClientConn {
 	t.Helper()
-	lis := bufconn.Listen(1 << 20)
+	lis := grpcservetest.Listen(t)
 	srv, _ := grpcserve.NewServer(grpcserve.Options{Auth: auth.NewInterceptor(ver, policy)}, register)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)

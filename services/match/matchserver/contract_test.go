@@ -42,6 +42,7 @@ type result struct {
 	rej  *matchv1.PlyRejected // a refused ply, as described to the client
 	ev   *matchv1.MatchEvent  // an accepted ply's event
 	dup  bool                 // the ply had been accepted before
+	err  error                // the call's error, as the client saw it
 }
 
 // seat is one seat's connection to a match, whichever the path.
@@ -337,7 +338,7 @@ func (c *cluster) httpClient(t *testing.T, inst int) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-const baseURL = "http://bufconn"
+const baseURL = "http://test-server"
 
 // webProtocol calls with connect-go over HTTP/1.1: the Connect protocol,
 // or gRPC-Web with connect.WithGRPCWeb().
@@ -428,7 +429,7 @@ func openUnary(proto func(t *testing.T, c *cluster, inst int, who string) unaryP
 		s.submit = func(n int32, notation string) result {
 			resp, err := p.submit(t.Context(), &matchv1.SubmitPlyRequest{MatchId: id, PlyNumber: n, Notation: notation})
 			if err != nil {
-				return result{code: code(err), rej: rejection(err)}
+				return result{code: code(err), rej: rejection(err), err: err}
 			}
 			return result{code: codes.OK, ev: resp.GetEvent(), dup: resp.GetDuplicate()}
 		}
@@ -510,7 +511,7 @@ var contractCases = []contractCase{
 			r := tt.s.submit(tt.n, tt.notation)
 			if r.code != tt.code || r.rej == nil || r.rej.GetCurrentPlyNumber() != 2 || codes.Code(r.rej.GetCode()) != tt.code ||
 				r.rej.GetPlyNumber() != tt.n || (tt.rule != "" && r.rej.GetRule() != tt.rule) || r.rej.GetReason() == "" {
-				t.Errorf("%s: %v %v, want %v, current 2, rule %q", tt.name, r.code, r.rej, tt.code, tt.rule)
+				t.Errorf("%s: %v %v (%v), want %v, current 2, rule %q", tt.name, r.code, r.rej, r.err, tt.code, tt.rule)
 			}
 			if len(r.rej.GetNotation()) > 70 {
 				t.Errorf("%s: the refusal echoes %d bytes of notation", tt.name, len(r.rej.GetNotation()))

@@ -11,11 +11,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/testenv"
@@ -37,7 +37,7 @@ func TestFollowDrainsOnShutdown(t *testing.T) {
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb}, matchserver.Config{KeyPrefix: prefix, InstanceID: "drain", Match: match.Config{}})
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(ctx) }()
-	lis := bufconn.Listen(1 << 20)
+	lis := grpcservetest.Listen(t)
 	served := make(chan error, 1)
 	go func() {
 		served <- grpcserve.Run(ctx, grpcserve.Options{Listener: lis, ShutdownTimeout: 5 * time.Second,

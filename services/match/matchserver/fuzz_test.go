@@ -8,13 +8,13 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
 	"tabuleiro.dev/pkg/platform/grpcserve/rpcfuzz"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/recorder"
@@ -46,7 +46,7 @@ func FuzzMatchRequests(f *testing.F) {
 	})
 	go func() { _ = srv.Run(ctx); done <- struct{}{} }()
 	tracker := rpcfuzz.NewTracker()
-	lis := bufconn.Listen(1 << 20)
+	lis := grpcservetest.Listen(f)
 	go func() {
 		_ = grpcserve.Run(ctx, grpcserve.Options{Listener: lis, ShutdownTimeout: time.Second, ServerOptions: tracker.ServerOptions(),
 			Auth: auth.NewInterceptor(ver, auth.Policy{ServiceOnly: matchserver.ServiceOnly()})}, srv.Register)

@@ -11,11 +11,11 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/recorder"
@@ -36,7 +36,7 @@ type cluster struct {
 	db     *sql.DB
 	iss    *auth.Issuer
 	conns  []*grpc.ClientConn
-	lis    []*bufconn.Listener
+	lis    []*grpcservetest.Listener
 }
 
 // newCluster's streams send no lag probes (so that tests read exactly the
@@ -70,7 +70,7 @@ func newProbingCluster(t *testing.T, n int, cfg match.Config, bot match.Bot, pro
 				t.Errorf("instance %d: %v", i, err)
 			}
 		})
-		lis := bufconn.Listen(1 << 20)
+		lis := grpcservetest.Listen(t)
 		interceptor := auth.NewInterceptor(ver, auth.Policy{ServiceOnly: matchserver.ServiceOnly()})
 		wg.Go(func() {
 			_ = grpcserve.Run(ctx, grpcserve.Options{Listener: lis, Auth: interceptor, ShutdownTimeout: time.Second}, srv.Register)

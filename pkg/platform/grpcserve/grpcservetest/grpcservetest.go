@@ -1,5 +1,5 @@
-// Package grpcservetest runs a service under grpcserve.Run on an in-memory
-// bufconn listener, with the production interceptors, health, reflection and
+// Package grpcservetest runs a service under grpcserve.Run on a loopback
+// listener, with the production interceptors, health, reflection and
 // shutdown, for handler tests that assert status codes end to end.
 package grpcservetest
 
@@ -11,29 +11,53 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
 	"tabuleiro.dev/pkg/platform/grpcserve"
 )
 
-const bufSize = 1 << 20
+// Listener is a test server's listener: loopback TCP on a free port, with
+// the dialing methods of grpc's bufconn, which it replaces. bufconn's read
+// deadline can fire after it was reset (SetReadDeadline stops the old
+// timer but not a callback already waiting for the pipe's lock), and
+// net/http takes such a timeout for a closed connection: on a loaded
+// machine it cancelled requests mid-call, and the browser protocols' calls
+// came back "canceled" or without their content type.
+type Listener struct{ net.Listener }
+
+// Listen returns a Listener, closed when the test ends.
+func Listen(t testing.TB) *Listener {
+	t.Helper()
+	var lc net.ListenConfig
+	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen on loopback: %v", err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return &Listener{l}
+}
+
+// DialContext connects to the listener.
+func (l *Listener) DialContext(ctx context.Context) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", l.Addr().String())
+}
 
 // Server is a running test server.
 type Server struct {
 	// Conn is a client connection to the server with no credentials.
 	Conn *grpc.ClientConn
 
-	lis    *bufconn.Listener
+	lis    *Listener
 	cancel context.CancelFunc
 	done   chan error
 }
 
 // Start serves register's services with opts (its Listener is replaced by a
-// bufconn listener) until the test ends or Shutdown is called. The cleanup
+// loopback Listener) until the test ends or Shutdown is called. The cleanup
 // shuts the server down and fails the test if Run returned an error.
 func Start(t testing.TB, opts grpcserve.Options, register func(*grpc.Server)) *Server {
 	t.Helper()
-	lis := bufconn.Listen(bufSize)
+	lis := Listen(t)
 	opts.Listener = lis
 	// Not t.Context(): it is cancelled before cleanups run, and the
 	// cleanup below must be the one that stops the server and waits.
@@ -50,7 +74,7 @@ func Start(t testing.TB, opts grpcserve.Options, register func(*grpc.Server)) *S
 }
 
 // Dial returns a new client connection to the server, closed when the test
-// ends; opts add to the bufconn dialer and plaintext transport (for example
+// ends; opts add to the listener's dialer and plaintext transport (for example
 // grpc.WithPerRPCCredentials).
 func (s *Server) Dial(t testing.TB, opts ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
@@ -58,16 +82,16 @@ func (s *Server) Dial(t testing.TB, opts ...grpc.DialOption) *grpc.ClientConn {
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return s.lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 	}, opts...)
-	conn, err := grpc.NewClient("passthrough:///bufconn", opts...)
+	conn, err := grpc.NewClient("passthrough:///"+s.lis.Addr().String(), opts...)
 	if err != nil {
-		t.Fatalf("dial bufconn: %v", err)
+		t.Fatalf("dial test server: %v", err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
 }
 
 // BaseURL is the URL of the server for HTTPClient's requests.
-const BaseURL = "http://bufconn"
+const BaseURL = "http://test-server"
 
 // HTTPClient returns an HTTP/1.1 client whose connections go to the server,
 // as a browser's do: for Connect and gRPC-Web clients (connect-go with

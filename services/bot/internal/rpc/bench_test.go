@@ -13,7 +13,7 @@ import (
 	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
 )
 
-// BenchmarkSelectPly measures SelectPly's latency per level over bufconn
+// BenchmarkSelectPly measures SelectPly's latency per level over loopback
 // with the production interceptors (authentication aside) on a Quoridor
 // midgame position, with each level's default budget.
 func BenchmarkSelectPly(b *testing.B) {

@@ -25,7 +25,7 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 // policy mirrors botserver.Policy, which imports this package.
 var policy = auth.Policy{ServiceOnly: []string{"/tabuleiro.bot.v1.BotService/"}}
 
-// start serves the BotService over bufconn with the production
+// start serves the BotService on a loopback listener with the production
 // interceptors and returns clients with a service token, a player token
 // and no token.
 func start(t *testing.T) (svc, player, anon botv1.BotServiceClient) {
