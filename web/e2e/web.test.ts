@@ -109,6 +109,9 @@ test("a guest plays a whole Quoridor game against the easy bot, by clicks, walls
     if (turns === 1) {
       await page.waitForSelector(".board-box circle.dest");
       await shot(page, "03-quoridor-your-turn");
+      const hint = (await page.locator(".hint").first().textContent()) ?? "";
+      assert.match(hint, /click/i, `a mouse's hint says click: ${JSON.stringify(hint)}`);
+      assert.doesNotMatch(hint, /\btap\b/i, `a mouse's hint has no touch words: ${JSON.stringify(hint)}`);
     }
     const myGoal = info.flipped ? 1 : 9;
     if (placed < 3 && turns % 2 === 1) {
@@ -349,7 +352,7 @@ test("a Banqi game shows no face-down identity in the page or its network frames
   await ctx.close();
 });
 
-test("two players at one keyboard play Corners, offer and accept a draw", async () => {
+test("two players at one keyboard play Corners (no draw offer) and one resigns; the finished board has no dots", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   await signIn(page, "Left");
   await choose(page, "Corners", "Two players, one device");
@@ -375,25 +378,24 @@ test("two players at one keyboard play Corners, offer and accept a draw", async 
     }
     assert.ok(moved, "some piece could move");
   }
-  // The seat to move offers a draw and plays; the other seat accepts it.
-  await page.click("#offer-draw");
-  await page.waitForSelector(".game-actions :text('Draw offered')");
+  // One device has no draw offer (its two players just agree); the seat to move
+  // picks a piece, then resigns: the board behind the result shows no dots or selection.
+  assert.equal(await page.locator("#offer-draw").count(), 0, "no Offer draw on one device");
   const info = await waitTurn(page);
   const pieces = await page.locator(".board-box g.piece.white").evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
   for (const p of pieces) {
     await page.evaluate(() => { const t = document.getElementById("toast"); if (t) t.textContent = ""; });
     await clickSquare(page, Game.CORNERS, p, info.flipped);
     await page.waitForSelector(`.board-box circle.dest, #toast:has-text("cannot move")`);
-    if (await page.locator(".board-box circle.dest").count().then((n) => n > 0)) {
-      await clickSquare(page, Game.CORNERS, (await destinations(page))[0], info.flipped);
-      break;
-    }
+    if (await page.locator(".board-box circle.dest").count()) break;
   }
-  await page.waitForSelector("#accept-draw");
-  await shot(page, "22-local-draw-offer");
-  await page.click("#accept-draw");
-  await page.waitForSelector("#result-title:has-text('Draw')");
-  await shot(page, "23-local-draw");
+  assert.ok(await page.locator(".board-box circle.dest").count(), "a piece is selected, its dots shown");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await page.waitForSelector("#result-title");
+  await shot(page, "23-local-resigned");
+  assert.equal(await page.locator(".board-box circle.dest").count(), 0, "no move dots behind the result");
+  assert.equal(await page.locator(`.board-box [fill="#5c9a4a"]`).count(), 0, "no selected piece behind the result");
   await ctx.close();
 });
 
@@ -465,6 +467,24 @@ test("on a phone, a wall goes down with the Wall button and two taps", async () 
   await tapWall(page, "d7h", false);
   await waitPly(page, info.plyCount);
   assert.ok((await walls(page)).some((w) => w.anchor.file === 3 && w.anchor.rank === 6 && w.orientation === "h"), "d7h placed");
+  // A placed wall ends wall mode; without it, two taps on a gap place a wall too (as the hint says).
+  const next = await waitTurn(page);
+  assert.ok(!next.finished);
+  assert.equal(await page.locator("#wall-mode.on").count(), 0, "wall mode ended with the wall");
+  assert.match((await page.locator(".hint").first().textContent()) ?? "", /tap between squares twice/);
+  let second = false;
+  for (const w of ["a3h", "g3h", "c4v", "f4v"]) {
+    await tapWall(page, w, false);
+    const preview = page.locator(".board-box .wall-preview:not(.checking)");
+    await preview.waitFor();
+    const cls = (await preview.getAttribute("class")) ?? "";
+    if (cls.includes("invalid")) continue;
+    await tapWall(page, w, false);
+    await waitPly(page, next.plyCount);
+    second = true;
+    break;
+  }
+  assert.ok(second, "a wall placed by two taps without the Wall button");
   await ctx.close();
 });
 
@@ -486,7 +506,8 @@ test("by keyboard one Enter places a wall and a refused wall says why; the Watch
 
   // W, an arrow to put the cursor (and the wall drawn at it) in front of the pawn, one Enter.
   let info = await waitTurn(page);
-  await page.focus(".board-box");
+  // The board has the focus from the start: no click needed for the keys.
+  assert.ok(await page.evaluate(() => document.activeElement?.classList.contains("board-box")), "the board has the focus when the game starts");
   await page.keyboard.press("w");
   await page.keyboard.press("ArrowUp");
   await page.waitForSelector(".board-box .kbd-cursor");

@@ -9,6 +9,7 @@ import { api, errorText, ConnectError, Code } from "../api";
 import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, lowTime, remainingMs, ServerClock } from "../clock";
+import { firstPlyWarning, wallHint } from "../hints";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { GameView } from "../gen/tabuleiro/game/v1/view_pb";
@@ -68,6 +69,9 @@ export class GameScreen {
   private rematchWatched = false;
   private shownPlies = -1;
   private variantList: Variant[] | undefined;
+  private boardFocused = false; // the board took the focus once, when the game first showed
+  /** touch: the last pointer was a finger or pen (the hint says "tap"), else a mouse ("click"). */
+  private touch = typeof matchMedia === "function" && matchMedia("(pointer: coarse)").matches;
   private readonly els = {
     board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
     top: h("div", { class: "strip top-strip" }),
@@ -176,7 +180,10 @@ export class GameScreen {
         const moved = this.shownPlies !== m.plies.length;
         this.shownPlies = m.plies.length;
         this.match = m;
-        if (moved) this.resetSelection();
+        if (moved) {
+          this.resetSelection();
+          this.wallMode = false; // a ply played ends wall mode
+        }
         this.render();
         if (moved || !this.selected) void this.autoSelect();
       },
@@ -265,6 +272,12 @@ export class GameScreen {
     const v = this.view;
     if (!m || !v) return;
     document.title = `${gameName(v.game)} · Tabuleiro`;
+    if (m.status === MatchStatus.FINISHED) {
+      // A finished game takes no plies: no dots, selection, preview or cursor behind the result.
+      this.resetSelection();
+      this.wallMode = false;
+      this.cursor = undefined;
+    }
     const acting = this.actingSeat;
     const cursorWall = this.wallMode && this.cursor ? this.cursorWall() : undefined;
     this.els.board.innerHTML = renderBoard({
@@ -289,7 +302,23 @@ export class GameScreen {
     this.renderActions();
     this.renderHint();
     this.tickClocks();
+    this.focusBoardOnce();
     if (m.status === MatchStatus.FINISHED) this.showResult();
+  }
+
+  /**
+   * focusBoardOnce gives the board the keyboard focus when the game first
+   * shows, so arrows and Enter work at once; not while the player is
+   * typing in a field, and never again after (a click elsewhere stays).
+   */
+  private focusBoardOnce(): void {
+    if (this.boardFocused) return;
+    this.boardFocused = true;
+    const a = document.activeElement;
+    const typing = a instanceof HTMLInputElement ? !["radio", "checkbox", "button", "submit", "reset"].includes(a.type)
+      : a instanceof HTMLElement && (a.tagName === "TEXTAREA" || a.tagName === "SELECT" || a.isContentEditable);
+    if (typing && a?.isConnected) return;
+    if (this.els.board.isConnected) this.els.board.focus({ preventScroll: true });
   }
 
   private participant(seat: Seat): Participant | undefined {
@@ -453,7 +482,8 @@ export class GameScreen {
         h("button", { id: "decline-draw", onclick: () => this.action("declineDraw", otherSeat(offerBy)) }, "Decline")));
     } else if (offerBy !== Seat.UNSPECIFIED) {
       a.append(h("p", { class: "muted small" }, "Draw offered. Waiting for an answer…"));
-    } else if (draws) {
+    } else if (draws && this.mode !== "local") {
+      // Two players at one device agree a draw by talking; no offer button.
       a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, "Offer draw"));
     }
     const who = this.mode === "local" ? v.toMove : m.yourSeat;
@@ -476,10 +506,10 @@ export class GameScreen {
     let t = "";
     if (this.actingSeat !== undefined) {
       if (v.game === Game.QUORIDOR) {
-        t = this.wallMode ? "Tap where the wall goes, then tap it again to place it." : "Move your pawn to a dot, or point between squares to place a wall.";
+        t = wallHint(this.wallMode, this.touch);
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
-      if (m.status === MatchStatus.WAITING) t += " The game is aborted if the first ply does not come in time.";
+      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " The game is aborted if the first ply does not come in time.";
     }
     this.els.hint.textContent = t;
     const tools = this.els.tools;
@@ -616,9 +646,18 @@ export class GameScreen {
 
   private bindBoard(): void {
     const b = this.els.board;
+    b.addEventListener("pointerdown", (e) => {
+      const touch = e.pointerType !== "mouse";
+      if (touch !== this.touch) {
+        this.touch = touch;
+        if (this.match) this.renderHint();
+      }
+    });
     b.addEventListener("pointermove", (e) => this.onPointerMove(e));
-    b.addEventListener("pointerleave", () => {
-      if (this.preview && !this.wallMode) {
+    b.addEventListener("pointerleave", (e) => {
+      // Only a mouse leaving clears its hover preview: a finger "leaves"
+      // after every tap, and its preview waits for the second tap.
+      if (e.pointerType === "mouse" && this.preview && !this.wallMode) {
         this.preview = undefined;
         this.render();
       }
@@ -827,6 +866,7 @@ export class GameScreen {
               this.match = m;
               this.shownPlies = m.plies.length;
               this.resetSelection();
+              this.wallMode = false; // a placed wall ends wall mode
               this.render();
               void this.autoSelect();
             }

@@ -1,0 +1,33 @@
+// The hint under a Quoridor board and the first-ply warning: pure, so
+// the unit tests can check them without a page.
+
+import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { MatchStatus } from "./gen/tabuleiro/match/v1/match_pb";
+
+/**
+ * wallHint is the Quoridor hint for the player to move: "tap" words on
+ * a touch screen, "click" words with a mouse. Without wall mode a finger
+ * taps a gap twice (preview, then place) and a mouse clicks once (its
+ * hover already drew the preview).
+ */
+export function wallHint(wallMode: boolean, touch: boolean): string {
+  if (wallMode) return touch ? "Tap where the wall goes, then tap it again to place it." : "Click where the wall goes, then click it again to place it.";
+  return touch
+    ? "Move your pawn to a dot, or tap between squares twice to place a wall."
+    : "Move your pawn to a dot, or click between squares to place a wall.";
+}
+
+/** FIRST_PLY_WARN_MS: a first-ply deadline further off than this is not worth a warning. */
+export const FIRST_PLY_WARN_MS = 10 * 60_000;
+
+/**
+ * firstPlyWarning tells whether to warn that the match is aborted without
+ * a first ply: only while it waits for one and the server gave a deadline
+ * (first_ply_deadline) that is near, not for a match without one or one
+ * that waits for days.
+ */
+export function firstPlyWarning(m: { status: MatchStatus; firstPlyDeadline?: Timestamp | undefined }, nowMs: number): boolean {
+  if (m.status !== MatchStatus.WAITING || !m.firstPlyDeadline) return false;
+  const left = timestampMs(m.firstPlyDeadline) - nowMs;
+  return left > 0 && left <= FIRST_PLY_WARN_MS;
+}

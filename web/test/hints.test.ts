@@ -1,0 +1,25 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { MatchStatus } from "../src/gen/tabuleiro/match/v1/match_pb";
+import { FIRST_PLY_WARN_MS, firstPlyWarning, wallHint } from "../src/hints";
+
+test("the first-ply warning shows only for a waiting match with a near deadline", () => {
+  const now = 1_000_000;
+  const soon = timestampFromMs(now + 30_000);
+  assert.equal(firstPlyWarning({ status: MatchStatus.WAITING, firstPlyDeadline: soon }, now), true);
+  assert.equal(firstPlyWarning({ status: MatchStatus.WAITING }, now), false, "no deadline, no warning");
+  assert.equal(firstPlyWarning({ status: MatchStatus.IN_PROGRESS, firstPlyDeadline: soon }, now), false, "the first ply came");
+  assert.equal(firstPlyWarning({ status: MatchStatus.WAITING, firstPlyDeadline: timestampFromMs(now + FIRST_PLY_WARN_MS + 1) }, now), false, "a wait of days is no threat");
+  assert.equal(firstPlyWarning({ status: MatchStatus.WAITING, firstPlyDeadline: timestampFromMs(now - 1) }, now), false, "past: the server ends it");
+});
+
+test("the wall hint says tap on a touch screen and click with a mouse", () => {
+  for (const wall of [false, true]) {
+    assert.match(wallHint(wall, true), /\btap\b/i);
+    assert.doesNotMatch(wallHint(wall, true), /click|point/i);
+    assert.match(wallHint(wall, false), /\bclick\b/i);
+    assert.doesNotMatch(wallHint(wall, false), /\btap\b|point/i);
+  }
+  assert.match(wallHint(false, true), /twice/, "without the Wall button a gap takes two taps");
+});
