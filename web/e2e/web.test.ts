@@ -515,10 +515,13 @@ test("by keyboard one Enter places a wall and a refused wall says why; the Watch
   await page.keyboard.press("Enter");
   await waitPly(page, info.plyCount);
   assert.equal((await walls(page)).length >= wallsBefore + 1, true, "one Enter placed the wall");
-  // The same wall again is refused: the toast gives the server's reason.
+  // The placed wall ended wall mode; W again, and the same wall is refused: the toast gives the server's reason.
   info = await waitTurn(page);
   assert.ok(!info.finished);
+  assert.equal(await page.locator("#wall-mode.on").count(), 0, "a placed wall ends wall mode");
   await page.focus(".board-box");
+  await page.keyboard.press("w");
+  await page.waitForSelector("#wall-mode.on");
   await page.keyboard.press("Enter");
   const toast = page.locator("#toast.error");
   await toast.waitFor();
