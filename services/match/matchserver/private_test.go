@@ -76,6 +76,11 @@ func TestPrivateMatchVisibleOnlyToMembersAndInvited(t *testing.T) {
 	if _, err := cl.InviteSpectator(c.as(ctx, "alice"), &matchv1.InviteSpectatorRequest{MatchId: priv}); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("invite nobody: %v, want InvalidArgument", err)
 	}
+	for _, bad := range []string{"\u0001\u202e1", "x\x00y", "car ol"} {
+		if _, err := cl.InviteSpectator(c.as(ctx, "alice"), &matchv1.InviteSpectatorRequest{MatchId: priv, PlayerId: bad}); status.Code(err) != codes.InvalidArgument {
+			t.Fatalf("invite %q: %v, want InvalidArgument", bad, err)
+		}
+	}
 	if err := readable("carol", priv); status.Code(err) != codes.NotFound {
 		t.Fatalf("carol before the invitation: %v, want NotFound", err)
 	}

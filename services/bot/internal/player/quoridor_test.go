@@ -99,3 +99,69 @@ func bfsGoal(s *qState, a, side int) int {
 	}
 	return noPath
 }
+
+// TestQuoridorEvalPrefersTheBetter: every evaluation above easy's scores
+// the obviously better of two positions higher for the side to move: a
+// shorter path with the same walls, more walls left with the same paths.
+func TestQuoridorEvalPrefersTheBetter(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, better, worse string }{
+		{"white nearer its goal", "standard e4 e7 5/5 - w 20 e7", "standard e3 e7 5/5 - w 20 e7"},
+		{"black nearer its goal", "standard e3 e6 5/5 - b 21 e3", "standard e3 e8 5/5 - b 21 e3"},
+		{"black farther from its goal", "standard e3 e8 5/5 - w 20 e8", "standard e3 e6 5/5 - w 20 e6"},
+		{"white with more walls", "standard e3 e7 6/3 - w 20 e7", "standard e3 e7 3/6 - w 20 e7"},
+		{"black with more walls", "standard e3 e7 4/8 - b 21 e3", "standard e3 e7 5/7 - b 21 e3"},
+		{"white with the last wall", "standard e3 e7 1/0 - w 20 e7", "standard e3 e7 0/1 - w 20 e7"},
+	}
+	games := map[string]qGame{"medium": {walls: &flatWalls}, "hard": hardQGame(), "expert": expertQGame(), "expert-1": expert1QGame()}
+	for _, tt := range tests {
+		better, worse := mustDecode(t, tt.better), mustDecode(t, tt.worse)
+		for name, g := range games {
+			sb, sw := newQState(better), newQState(worse)
+			if b, w := g.Eval(&sb), g.Eval(&sw); b <= w {
+				t.Errorf("%s, %s's eval: %d for %q, not above %d for %q", tt.name, name, b, tt.better, w, tt.worse)
+			}
+		}
+	}
+}
+
+func mustDecode(t *testing.T, s string) quoridor.Position {
+	t.Helper()
+	p, err := quoridor.DecodePosition(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestGoalDistances checks goalDistances against a breadth-first search
+// from each pawn destination along random games.
+func TestGoalDistances(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 5))
+	for range 10 {
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for !p.Outcome().Over() && p.Plies() < 100 {
+			s := newQState(p)
+			moves := p.LegalMoves(nil)
+			side := sideOfSeat(p.ToMove())
+			var d [81]int8
+			s.goalDistances(side, moves, &d)
+			sqs := []int{int(p.Pawn(p.ToMove()))}
+			for _, m := range moves {
+				if m.IsPawn() {
+					sqs = append(sqs, int(m.To()))
+				}
+			}
+			for _, sq := range sqs {
+				if want := bfsGoal(&s, sq, side); int(d[sq]) != want {
+					t.Fatalf("%s: distance of %d to the goal %d, want %d", p.Encode(), sq, d[sq], want)
+				}
+			}
+			p = p.PlayUnchecked(moves[rng.IntN(len(moves))])
+		}
+	}
+}

@@ -129,19 +129,19 @@ func TestSelectPly(t *testing.T) {
 // still gets a legal ply, before the budget.
 func TestSelectPlyDeadline(t *testing.T) {
 	t.Parallel()
-	svc, _, _ := start(t)
 	p := position(t, engine.Quoridor, "standard", "", "e2", "e8", "e3", "e7", "d3h", "e6h")
+	// Called in process, not over gRPC: a client would give up at its
+	// deadline, and on a loaded machine the answer may come a little
+	// after it (how soon depends on the machine and is not checked).
+	// What is checked: the deadline, not the budget, ends the search, and
+	// the answer is a legal ply.
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
 	begin := time.Now()
-	resp, err := svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: MaxBudget.Milliseconds()})
+	resp, err := NewServer().SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: MaxBudget.Milliseconds()})
 	if err != nil {
 		t.Fatalf("SelectPly with a 3s deadline and a %v budget: %v", MaxBudget, err)
 	}
-	// A search that ignored the deadline would think for its whole budget
-	// (it is measured on the wall clock, on a slow machine as on a fast
-	// one); how soon after the deadline it answers depends on the machine
-	// and is not checked.
 	if d := time.Since(begin); d >= MaxBudget {
 		t.Errorf("took %s with a 3s deadline and a %v budget: the deadline was ignored", d, MaxBudget)
 	}

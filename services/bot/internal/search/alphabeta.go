@@ -300,7 +300,21 @@ func (s *searcher[S, M, G]) deepen(st *S, maxDepth int, start time.Time) (r Resu
 		alpha := -inf
 		best, bestMove, searched := -inf, moves[0], 0
 		for _, m := range moves {
-			v := s.child(st, m, depth, alpha, inf, 0)
+			var v int
+			if s.ref.RootPVS && searched > 0 && s.chance == nil {
+				v = s.child(st, m, depth, alpha, alpha+1, 0)
+				if v > alpha && !s.stopped {
+					// m is proven better than the best so far; its exact
+					// score needs a full window.
+					if w := s.child(st, m, depth, alpha, inf, 0); !s.stopped {
+						v = w
+					} else {
+						best, bestMove = v, m
+					}
+				}
+			} else {
+				v = s.child(st, m, depth, alpha, inf, 0)
+			}
 			if s.stopped {
 				break
 			}

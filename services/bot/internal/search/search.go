@@ -109,6 +109,11 @@ type Refinements struct {
 	// null window, and again at full depth only when one beats alpha
 	// (late-move reductions). 0 turns it off.
 	Reduce int
+	// RootPVS searches the root moves after the first with a null window
+	// first too, and again with a full one only when one beats the best so
+	// far (which it is then proven to, even if the deadline cuts the second
+	// search short).
+	RootPVS bool
 }
 
 // Indexer is a Game whose moves have small indexes, for the history

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unsafe"
 )
 
 var tttPositions = []string{
@@ -264,25 +265,37 @@ func evalAfter(m int) int {
 // TestIterativeEqualsMinimaxOnTrees: on trees without transpositions and
 // with pseudo-random leaf values, the iterative search (table,
 // principal variation search with null windows) returns exactly the
-// minimax score at every depth, and a move that scores it.
+// minimax score at every depth, and a move that scores it; so do the
+// exact refinements (killers, the root's null windows).
 func TestIterativeEqualsMinimaxOnTrees(t *testing.T) {
 	t.Parallel()
 	maxDepth := 5
 	if testing.Short() {
 		maxDepth = 4
 	}
-	for _, root := range []uint64{0, 7, 12345, 1 << 40} {
-		st := endless{root}
-		for depth := 1; depth <= maxDepth; depth++ {
-			var n int64
-			want := minimax[endless, int](endlessGame{}, st, depth, 0, &n)
-			got := Iterative[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth})
-			if got.Score != want || got.Depth != depth {
-				t.Errorf("root %d depth %d: score %d at depth %d, minimax %d", root, depth, got.Score, got.Depth, want)
-			}
-			if v := minimaxChild[endless, int](endlessGame{}, st, got.Move, depth, 0, &n); v != want {
-				t.Errorf("root %d depth %d: move %d scores %d, best is %d", root, depth, got.Move, v, want)
+	for _, ref := range []Refinements{{}, {RootPVS: true}, {RootPVS: true, Killers: true}} {
+		for _, root := range []uint64{0, 7, 12345, 1 << 40} {
+			st := endless{root}
+			for depth := 1; depth <= maxDepth; depth++ {
+				var n int64
+				want := minimax[endless, int](endlessGame{}, st, depth, 0, &n)
+				got := Iterative[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth, Refinements: ref})
+				if got.Score != want || got.Depth != depth {
+					t.Errorf("%+v root %d depth %d: score %d at depth %d, minimax %d", ref, root, depth, got.Score, got.Depth, want)
+				}
+				if v := minimaxChild[endless, int](endlessGame{}, st, got.Move, depth, 0, &n); v != want {
+					t.Errorf("%+v root %d depth %d: move %d scores %d, best is %d", ref, root, depth, got.Move, v, want)
+				}
 			}
 		}
+	}
+}
+
+// TestEntrySize: a table entry with a 2-byte move takes 16 bytes, four to a
+// cache line.
+func TestEntrySize(t *testing.T) {
+	t.Parallel()
+	if n := unsafe.Sizeof(entry[uint16]{}); n != 16 {
+		t.Errorf("entry[uint16] takes %d bytes, want 16", n)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"tabuleiro.dev/pkg/engine"
 )
 
@@ -130,11 +132,28 @@ func ValidateDisplayName(name string) error {
 		return Invalid("display_name", "must not start or end with white space")
 	}
 	for i, r := range name {
+		if blankLetter(r) {
+			return Invalid("display_name", "character %U at byte %d shows as blank", r, i)
+		}
+	}
+	// Fullwidth, mathematical and other compatibility forms ("Ｂｏｂ", "𝐁𝐨𝐛")
+	// would pass for the plain name, and a decomposed accent for the
+	// composed one: only the NFKC form of a name is taken.
+	if plain := norm.NFKC.String(name); plain != name {
+		return Invalid("display_name", "is not in its plain (NFKC) form: write it as %q", Clip(plain))
+	}
+	alnum := false
+	for i, r := range name {
 		switch {
-		case unicode.IsLetter(r), unicode.IsDigit(r), r == ' ', r == '_', r == '-', r == '.':
+		case unicode.IsLetter(r), unicode.IsDigit(r):
+			alnum = true
+		case r == ' ', r == '_', r == '-', r == '.':
 		default:
 			return Invalid("display_name", "character %q at byte %d is not allowed (letters, digits, space, _ - . only)", r, i)
 		}
+	}
+	if !alnum {
+		return Invalid("display_name", "needs at least one letter or digit")
 	}
 	// One script per name: "Аnа" with a Cyrillic А would pass for "Ana".
 	first, firstRune := "", rune(0)
@@ -150,6 +169,16 @@ func ValidateDisplayName(name string) error {
 		}
 	}
 	return nil
+}
+
+// blankLetter reports the letters that render as nothing: the Hangul
+// fillers, which Unicode counts as letters.
+func blankLetter(r rune) bool {
+	switch r {
+	case '\u115F', '\u1160', '\u3164', '\uFFA0':
+		return true
+	}
+	return false
 }
 
 // script is the writing system of a letter for the one-script rule: its

@@ -34,6 +34,14 @@ func TestValidateDisplayName(t *testing.T) {
 		{"cyrillic A in a latin name", "Аnа", "mixes Cyrillic ('А') and Latin ('n') letters"},
 		{"latin o in a cyrillic name", "Бoрис", "mixes Cyrillic"},
 		{"greek omicron in a latin name", "Bοb", "mixes Latin ('B') and Greek ('ο')"},
+		{"hangul fillers", "\u3164\u3164", "shows as blank"},
+		{"hangul choseong filler", "A\u115Fb", "shows as blank"},
+		{"punctuation only", "..", "at least one letter or digit"},
+		{"marks and spaces only", "- _", "at least one letter or digit"},
+		{"fullwidth", "Ｂｏｂ", `write it as "Bob"`},
+		{"mathematical bold", "𝐁𝐨𝐛", `write it as "Bob"`},
+		{"script capital", "ℬob", `write it as "Bob"`},
+		{"decomposed accent", "Joa\u0303o", `write it as "João"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

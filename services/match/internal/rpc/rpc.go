@@ -731,10 +731,17 @@ const (
 	maxMessage  = 512 // a refusal's reason
 )
 
-// checkID refuses an id longer than maxID, without repeating it.
+// checkID refuses an id longer than maxID or with a character that is
+// not printable ASCII (ids are; a control or format character would only
+// hide what an id is), without repeating it.
 func checkID(what, id string) error {
 	if len(id) > maxID {
 		return status.Errorf(codes.InvalidArgument, "%s too long (%d bytes; at most %d)", what, len(id), maxID)
+	}
+	for i := range len(id) {
+		if c := id[i]; c <= ' ' || c > '~' {
+			return status.Errorf(codes.InvalidArgument, "%s has a byte 0x%02x at %d: ids are printable ASCII with no spaces", what, c, i)
+		}
 	}
 	return nil
 }
