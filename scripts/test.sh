@@ -28,7 +28,7 @@ STEPS=(
   "embedded  lobby and match suites against the one-process mode's embedded Redis"
   "deep      perft and long suites, without -race"
   "fault     killed, stopped and restarted processes"
-  "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost (issue 14)"
+  "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost"
   "sentinel  Redis Sentinel failover: primary killed mid-game, replica promoted, games go on; plies lost with and without WAIT"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
@@ -187,7 +187,7 @@ step_sentinel() {
   grep -E '^(--- |\s+sentinel_test.go|ok)' "$log"
 }
 
-# ---- web client (web/, issue 15): Node.js and npm from the machine, chromium from apt
+# ---- web client (web/): Node.js and npm from the machine, chromium from apt
 
 step_web() {
   local lock sum

@@ -432,7 +432,7 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 	if err != nil {
 		if status.Code(err) == codes.FailedPrecondition && strings.Contains(err.Error(), "already in match") {
 			// One live match per player (the lobby's rule).
-			return "", nil, fmt.Errorf("play a bot: %w; resume it with `tabuleiro play --resume` (and resign it there with R to start another)", err)
+			return "", nil, fmt.Errorf("play a bot: %w; resume it with `%s play --resume` (and resign it there with R to start another)", err, selfCommand())
 		}
 		return "", nil, fmt.Errorf("play a bot: %w", err)
 	}
@@ -522,7 +522,7 @@ func (t *tables) resumeHint() string {
 }
 
 func (t *tables) resumeCommand() string {
-	c := "tabuleiro play --resume"
+	c := selfCommand() + " play --resume"
 	if !t.local {
 		c += " --server " + shellQuote(t.addr)
 	}
@@ -530,6 +530,16 @@ func (t *tables) resumeCommand() string {
 		c += " --data-dir " + shellQuote(t.dataDir)
 	}
 	return c
+}
+
+// selfCommand is how the user started this program: "go run
+// ./cmd/tabuleiro" when it runs from go run's build cache (a new user has
+// no tabuleiro binary on the PATH), "tabuleiro" otherwise.
+func selfCommand() string {
+	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "tabuleiro" && strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ./cmd/tabuleiro"
+	}
+	return "tabuleiro"
 }
 
 // shellQuote quotes s for a POSIX shell when it needs quoting.

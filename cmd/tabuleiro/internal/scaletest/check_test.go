@@ -42,7 +42,7 @@ type gameCheck struct {
 // both seats saw the same plies numbered 1..n exactly once each, that each
 // ply is what its mover sent, that the game ended as the board decided
 // (DESIGN.md principles 2 and 3), and that every clock after a ply is
-// what the ply timestamps say, within clockTolerance.
+// what the ply timestamps and its lag credit say, within clockTolerance.
 func checkGames(t *testing.T, s *seatLogs, inc time.Duration, clockTolerance time.Duration) gameCheck {
 	t.Helper()
 	s.mu.Lock()
@@ -91,14 +91,15 @@ func checkGames(t *testing.T, s *seatLogs, inc time.Duration, clockTolerance tim
 			}
 		}
 		// Clocks: after ply n the mover has what it had after ply n-2,
-		// less the time since ply n-1, plus the increment.
+		// less the time since ply n-1, plus the increment and the ply's
+		// lag compensation (lag_ms, the credit the server gave it).
 		for i := 2; i < len(a.Plies); i++ {
 			p, prev, prev2 := a.Plies[i], a.Plies[i-1], a.Plies[i-2]
 			if p.ClockRemainingMs == nil || prev2.ClockRemainingMs == nil {
 				continue
 			}
 			think := p.GetPlayedAt().AsTime().Sub(prev.GetPlayedAt().AsTime())
-			want := time.Duration(prev2.GetClockRemainingMs())*time.Millisecond - think + inc
+			want := time.Duration(prev2.GetClockRemainingMs())*time.Millisecond - think + inc + time.Duration(p.GetLagMs())*time.Millisecond
 			got := time.Duration(p.GetClockRemainingMs()) * time.Millisecond
 			d := (got - want).Abs()
 			gc.worstClock = max(gc.worstClock, d)

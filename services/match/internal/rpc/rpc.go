@@ -68,6 +68,57 @@ type Server struct {
 	ProbeEvery time.Duration
 	// streams caps each player's open Play and Watch streams; nil: no cap.
 	streams *ratelimit.Streams
+	// spectators shares the spectators' view of each match's latest event
+	// among this instance's Watch streams.
+	spectators sharedViews
+}
+
+// sharedViews holds the spectators' view of the latest event of each
+// match, built by the first of its Watch streams to send it and sent as
+// is by the others (a message is only read once built): one view per event,
+// not one per spectator. A seat's view is its own and is not kept.
+type sharedViews struct {
+	mu sync.Mutex
+	m  map[string]sharedView
+}
+
+type sharedView struct {
+	seq int64
+	ev  *matchv1.MatchEvent
+}
+
+// maxSharedViews bounds the matches kept (those that ended are dropped;
+// past the bound, all are).
+const maxSharedViews = 10_000
+
+func (c *sharedViews) get(viewer engine.Seat, ev match.Event) *matchv1.MatchEvent {
+	if viewer != engine.NoSeat {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[ev.MatchID]; ok && v.seq == ev.Seq {
+		return v.ev
+	}
+	return nil
+}
+
+func (c *sharedViews) put(viewer engine.Seat, ev match.Event, v *matchv1.MatchEvent) {
+	if viewer != engine.NoSeat {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case ev.Kind == match.EventEnded:
+		delete(c.m, ev.MatchID)
+		return
+	case c.m == nil || len(c.m) >= maxSharedViews:
+		c.m = map[string]sharedView{}
+	}
+	if cur, ok := c.m[ev.MatchID]; !ok || cur.seq < ev.Seq {
+		c.m[ev.MatchID] = sharedView{seq: ev.Seq, ev: v}
+	}
 }
 
 // CapStreams caps each player's open streams (call before serving).
@@ -284,11 +335,16 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 			}
 			continue
 		}
-		est, pos, err := p.at(ctx, ev)
-		if err != nil {
-			return toStatus(err)
+		v := s.spectators.get(viewer, ev)
+		if v == nil {
+			est, pos, err := p.at(ctx, ev)
+			if err != nil {
+				return toStatus(err)
+			}
+			v = view.Event(ev, est, pos, viewer)
+			s.spectators.put(viewer, ev, v)
 		}
-		if err := send(nil, view.Event(ev, est, pos, viewer)); err != nil {
+		if err := send(nil, v); err != nil {
 			return err
 		}
 		if ev.Kind == match.EventEnded {
