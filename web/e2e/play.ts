@@ -45,9 +45,22 @@ function layout(game: Game, flipped: boolean, size = 8): Layout {
   return layoutFor(create(GameViewSchema, { game, board }), flipped);
 }
 
+/** boardBox is the board's box on the page. The board is drawn anew on
+ * every event: between two drawings it has no box for a moment, so it asks
+ * again once the board is visible. */
+export async function boardBox(page: Page): Promise<{ x: number; y: number; width: number; height: number }> {
+  const svg = page.locator(".board-box svg");
+  for (let i = 0; i < 50; i++) {
+    await svg.waitFor({ state: "visible" });
+    const box = await svg.boundingBox();
+    if (box) return box;
+  }
+  throw new Error("the board never had a box: it is not on the page");
+}
+
 async function toPage(page: Page, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
   const svg = page.locator(".board-box svg");
-  const box = (await svg.boundingBox())!;
+  const box = await boardBox(page);
   const vb = (await svg.getAttribute("viewBox"))!.split(" ").map(Number);
   const k = box.width / vb[2];
   return { x: box.x + p.x * k, y: box.y + p.y * k };

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, walls } from "./play";
+import { boardBox, boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, walls } from "./play";
 import { parseSquare, squareName, toCell } from "../src/geometry";
 
 let browser: Browser;
@@ -444,7 +444,7 @@ test("phone-sized screens: the lobby and a game fit", async () => {
   const clock = page.locator(".clock.running");
   const t1 = await clock.textContent();
   await page.waitForFunction((t) => document.querySelector(".clock.running")?.textContent !== t, t1, { timeout: 60_000 });
-  const box = (await page.locator(".board-box svg").boundingBox())!;
+  const box = await boardBox(page);
   assert.ok(box.width <= 390 && box.width > 300, `the board fits the screen (${box.width})`);
   await shot(page, "26-phone-corners");
   await ctx.close();
