@@ -134,7 +134,11 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// The hub, the sweeper and the recorder stop only after the streams
+	// were told to drain: on the caller's context the hub could close a
+	// stream's feed before the stream sent its drain notice.
+	outer := ctx
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
@@ -155,8 +159,12 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		run(recorder.New(s.store, sqlstore.New(results), rc, s.d.Logger).Run)
 	}
-	<-ctx.Done()
+	select {
+	case <-outer.Done():
+	case <-ctx.Done(): // a part failed
+	}
 	s.Drain()
+	cancel()
 	wg.Wait()
 	select {
 	case err := <-errs:

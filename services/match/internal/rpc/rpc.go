@@ -445,6 +445,14 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	}()
 	select {
 	case err := <-followErr:
+		if err != nil && ctx.Err() == nil {
+			select {
+			case <-s.drain: // the feed ended from the shutdown a moment before
+				_ = send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
+				return status.Error(codes.Unavailable, "instance shutting down; rejoin with the last seq seen")
+			default:
+			}
+		}
 		return err
 	case err := <-recvErr:
 		cancel()

@@ -258,6 +258,17 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 	for {
 		select {
 		case err := <-done:
+			if err != nil && stream.Context().Err() == nil {
+				// The feed may end from the instance's shutdown a moment
+				// before the drain is seen here: a draining instance still
+				// sends its notice.
+				select {
+				case <-s.drain:
+					_ = send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
+					return status.Error(codes.Unavailable, "instance shutting down; follow again with the last seq seen")
+				default:
+				}
+			}
 			return err
 		case <-tick.C:
 			mu.Lock()
