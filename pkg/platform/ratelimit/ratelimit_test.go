@@ -157,3 +157,158 @@ func TestStreamsCap(t *testing.T) {
 		t.Fatalf("after the leases lapsed: %v", err)
 	}
 }
+
+// An instance whose heartbeat stops (it died, or hangs) holds its slots
+// until its heartbeat lapses, TTL after its last beat, while the other
+// instance's streams, whose heartbeat goes on, keep counting; the
+// acquire that finds the key at its cap purges the dead instance's
+// members. Streams renew nothing one by one: one heartbeat per instance.
+func TestStreamsDeadInstanceFreesSlots(t *testing.T) {
+	rdb, prefix := testenv.Redis(t, "rl")
+	var now atomic.Int64
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	now.Store(t0)
+	clock := func() time.Time { return time.UnixMilli(now.Load()) }
+	a := ratelimit.NewStreams(rdb, prefix, "match streams", 3)
+	b := ratelimit.NewStreams(rdb, prefix, "match streams", 3)
+	a.Now, b.Now = clock, clock
+	ctx := t.Context()
+	for range 2 {
+		if _, err := a.Acquire(ctx, "p1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	relB, err := b.Acquire(ctx, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relB()
+	// a dies: its heartbeat stops; b's goes on.
+	a.Stop()
+	now.Add(a.TTL.Milliseconds() / 2)
+	if err := b.Beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Acquire(ctx, "p1")
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("at the cap before a's heartbeat lapsed: %v, want ResourceExhausted", err)
+	}
+	if d, ok := ratelimit.RetryDelay(err); !ok || d <= 0 || d > a.TTL {
+		t.Fatalf("retry delay %v (%v), want within the TTL", d, ok)
+	}
+	now.Store(t0 + a.TTL.Milliseconds() + 1)
+	if n, err := b.Open(ctx, "p1"); err != nil || n != 1 {
+		t.Fatalf("open after a's heartbeat lapsed: %d, %v; want 1 (b's)", n, err)
+	}
+	for i := range 2 {
+		if _, err := b.Acquire(ctx, "p1"); err != nil {
+			t.Fatalf("stream %d in a's freed slots: %v", i+1, err)
+		}
+	}
+	if _, err := b.Acquire(ctx, "p1"); status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("b at the cap: %v, want ResourceExhausted", err)
+	}
+	// a's members were purged, not just skipped.
+	members, err := rdb.ZRange(ctx, prefix+"streams:match streams:p1", 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members) != 3 {
+		t.Fatalf("members %q, want b's 3 only", members)
+	}
+	for _, m := range members {
+		if !strings.HasPrefix(m, b.Instance+"/") {
+			t.Errorf("member %q is not b's", m)
+		}
+	}
+}
+
+// At the cap with every instance alive: refused with a retry delay, the
+// live members are kept (none purged), a release frees a slot at once,
+// and a refused acquire leaves nothing behind.
+func TestStreamsAtCap(t *testing.T) {
+	rdb, prefix := testenv.Redis(t, "rl")
+	a := ratelimit.NewStreams(rdb, prefix, "lobby streams", 2)
+	b := ratelimit.NewStreams(rdb, prefix, "lobby streams", 2)
+	ctx := t.Context()
+	relA, err := a.Acquire(ctx, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Acquire(ctx, "p1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*ratelimit.Streams{a, b} {
+		if _, err := s.Acquire(ctx, "p1"); status.Code(err) != codes.ResourceExhausted {
+			t.Fatalf("third stream: %v, want ResourceExhausted", err)
+		}
+	}
+	key := prefix + "streams:lobby streams:p1"
+	if n := rdb.ZCard(ctx, key).Val(); n != 2 {
+		t.Fatalf("%d members after refusals, want 2", n)
+	}
+	relA()
+	relA() // once only: a second call frees nothing more
+	if n, _ := a.Open(ctx, "p1"); n != 1 {
+		t.Fatalf("open after a release: %d, want 1", n)
+	}
+	rel, err := a.Acquire(ctx, "p1")
+	if err != nil {
+		t.Fatalf("after a release: %v", err)
+	}
+	rel()
+}
+
+// The heartbeat runs by itself while the instance holds streams (its
+// score moves on), keeps the sets of its open streams from expiring
+// (KeyTTL), and stops with the instance's last stream.
+func TestStreamsHeartbeat(t *testing.T) {
+	rdb, prefix := testenv.Redis(t, "rl")
+	s := ratelimit.NewStreams(rdb, prefix, "watch streams", 2)
+	s.TTL = 300 * time.Millisecond
+	ctx := t.Context()
+	hosts := prefix + "streamhosts:watch streams"
+	rel, err := s.Acquire(ctx, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := rdb.ZScore(ctx, hosts, s.Instance).Val()
+	for rdb.ZScore(ctx, hosts, s.Instance).Val() == first {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the heartbeat never beat")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	rel()
+	s.Stop() // returns once the heartbeat has ended
+
+	// The key's expiry: an injected clock past KeyTTL/2, a key about to
+	// expire, one beat.
+	var now atomic.Int64
+	now.Store(time.Now().UnixMilli())
+	s.Now = func() time.Time { return time.UnixMilli(now.Load()) }
+	rel, err = s.Acquire(ctx, "p2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rel()
+	s.Stop()
+	key := prefix + "streams:watch streams:p2"
+	if err := rdb.PExpire(ctx, key, 10*time.Second).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := rdb.PTTL(ctx, key).Val(); d > 10*time.Second {
+		t.Fatalf("a beat before KeyTTL/2 set the key's expiry (%v)", d)
+	}
+	now.Add(s.KeyTTL.Milliseconds() / 2)
+	if err := s.Beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := rdb.PTTL(ctx, key).Val(); d < s.KeyTTL/2 {
+		t.Fatalf("key expires in %v after a beat past KeyTTL/2, want about %v", d, s.KeyTTL)
+	}
+}
