@@ -24,8 +24,8 @@ import (
 // everything.
 type Streams struct {
 	rdb    redis.UniversalClient
-	prefix string // + key: the key's streams
-	hosts  string // the instances' heartbeats
+	prefix string        // + key: the key's streams
+	hosts  string        // the instances' heartbeats
 	Max    int           // streams per key
 	TTL    time.Duration // default 30 s
 	// KeyTTL is how long a key's set outlives its last change; the
