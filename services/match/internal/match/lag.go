@@ -138,10 +138,21 @@ func (s *Service) AnswerProbe(ctx context.Context, id string, seat engine.Seat, 
 	return nil
 }
 
+// LagStoreStepMS is how far (ms of round trip) a seat's estimate moves
+// from the one in the store before RecordRoundTrip writes it there: the
+// instance that holds the seat's stream uses its own estimate, exact; any
+// other instance (a ply sent elsewhere, a failover) credits at most half
+// of this (one way) more or less than the exact estimate would. Probes run
+// every ProbeEvery on every seat stream, plies or not: writing each small
+// move of the estimate cost a Redis call per seat every few seconds.
+const LagStoreStepMS = 4
+
 // RecordRoundTrip adds a round-trip sample (ms) to seat's estimate: the
 // answer to a probe that its stream kept itself (a Play stream's, answered
 // on the stream, needs nothing stored but the estimate). The estimate is
-// written only when it changes.
+// written to the store only when it is the seat's first, or has moved
+// LagStoreStepMS or more from the stored one; otherwise this instance
+// keeps it.
 func (s *Service) RecordRoundTrip(ctx context.Context, id string, seat engine.Seat, sample int64) error {
 	if seat == engine.NoSeat {
 		return ErrNotSeated
@@ -155,6 +166,9 @@ func (s *Service) RecordRoundTrip(ctx context.Context, id string, seat engine.Se
 	if est.Samples > 0 && next.RTTMS == est.RTTMS {
 		return nil
 	}
+	if s.keepLag(id, seat, next) {
+		return nil
+	}
 	if err := s.d.Store.SetLag(ctx, id, seat, next); err != nil {
 		return err
 	}
@@ -162,11 +176,38 @@ func (s *Service) RecordRoundTrip(ctx context.Context, id string, seat engine.Se
 	return nil
 }
 
-// cacheLag updates seat's estimate in the cached copy of both, if any.
+// keepLag updates seat's estimate in the cached copy only, and reports
+// whether it did: when a copy is cached and the store holds an estimate of
+// the seat within LagStoreStepMS of est.
+func (s *Service) keepLag(id string, seat engine.Seat, est Lag) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.cache[id]
+	if e == nil || e.lagsAt == 0 {
+		return false
+	}
+	i := seat.Index()
+	if st := e.stored[i]; st.Samples == 0 || abs(est.RTTMS-st.RTTMS) >= LagStoreStepMS {
+		return false
+	}
+	e.lags[i] = est
+	return true
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// cacheLag updates seat's estimate, just written to the store, in the
+// cached copy of both, if any.
 func (s *Service) cacheLag(id string, seat engine.Seat, est Lag) {
 	s.mu.Lock()
 	if e := s.cache[id]; e != nil && e.lagsAt > 0 {
 		e.lags[seat.Index()] = est
+		e.stored[seat.Index()] = est
 	}
 	s.mu.Unlock()
 }
@@ -190,13 +231,21 @@ func (s *Service) estimates(ctx context.Context, id string) ([2]Lag, error) {
 		return l, nil
 	}
 	s.mu.Unlock()
-	l, err := s.d.Store.Lags(ctx, id)
+	read, err := s.d.Store.Lags(ctx, id)
 	if err != nil {
-		return l, err
+		return read, err
 	}
+	l := read
 	if e != nil {
 		s.mu.Lock()
-		e.lags, e.lagsAt = l, now
+		for i := range l {
+			// Unchanged since this instance wrote or read it: its own
+			// estimate (keepLag) is the finer one.
+			if e.lagsAt > 0 && read[i] == e.stored[i] {
+				l[i] = e.lags[i]
+			}
+		}
+		e.lags, e.lagsAt, e.stored = l, now, read
 		s.mu.Unlock()
 	}
 	return l, nil

@@ -154,3 +154,55 @@ func TestFlagWaitsForTheCreditInTransit(t *testing.T) {
 		}
 	}
 }
+
+// TestLagStoredOnlyWhenItMoves: a Play stream's samples that move the
+// seat's estimate less than LagStoreStepMS from the stored one stay on the
+// instance (no write), which still credits its exact estimate, also after
+// it reads the store again; a larger move is written, and another
+// instance reads it.
+func TestLagStoredOnlyWhenItMoves(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 2, redisstore.Options{}, match.Config{})
+	svc, id := e.lagMatch(match.TimeControl{BaseMS: 60_000})
+	ctx := t.Context()
+	seat, _, _ := e.legal(svc, id)
+	stored := func() match.Lag {
+		t.Helper()
+		l, err := e.store.Lags(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l[seat.Index()]
+	}
+	if err := svc.RecordRoundTrip(ctx, id, seat, 200); err != nil {
+		t.Fatal(err)
+	}
+	if l := stored(); l.RTTMS != 200 {
+		t.Fatalf("first estimate stored as %+v, want 200 ms", l)
+	}
+	if err := svc.RecordRoundTrip(ctx, id, seat, 208); err != nil { // 200 -> 202
+		t.Fatal(err)
+	}
+	if l := stored(); l.RTTMS != 200 || l.Samples != 1 {
+		t.Fatalf("a 2 ms move was stored: %+v", l)
+	}
+	// Past lagsFresh the instance reads the store again, and keeps its
+	// own estimate, which nobody else changed.
+	e.clock.Advance(6 * time.Second)
+	if ev := e.play(svc, id); ev.Ply.LagMS != 101 {
+		t.Fatalf("credit %d ms, want 101 (half of the instance's 202 ms)", ev.Ply.LagMS)
+	}
+	if err := svc.RecordRoundTrip(ctx, id, seat, 238); err != nil { // 202 -> 211
+		t.Fatal(err)
+	}
+	if l := stored(); l.RTTMS != 211 || l.Samples != 3 {
+		t.Fatalf("a 11 ms move stored as %+v, want 211 ms after 3 samples", l)
+	}
+	// Another instance's estimate of the seat is the stored one.
+	if err := e.svcs[1].RecordRoundTrip(ctx, id, seat, 211); err != nil {
+		t.Fatal(err)
+	}
+	if l := stored(); l.RTTMS != 211 || l.Samples != 3 {
+		t.Fatalf("an unchanged estimate was stored again: %+v", l)
+	}
+}

@@ -134,6 +134,10 @@ type entry struct {
 	// ms; 0: none), under Service.mu (lag.go).
 	lags   [2]Lag
 	lagsAt int64
+	// stored are the estimates the store holds as this instance last
+	// wrote or read them: an estimate within LagStoreStepMS of its stored
+	// one stays here only (RecordRoundTrip).
+	stored [2]Lag
 }
 
 // NewService returns a Service; call Run to sweep deadlines and drive bots.
