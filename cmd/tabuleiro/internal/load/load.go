@@ -564,11 +564,53 @@ func (r *runner) stream(ctx context.Context, c matchv1.MatchServiceClient, g *se
 	// so the seat plays at once if it is its turn: its pending ply again
 	// (plies are idempotent), or a new one; the server answers a join and
 	// a ply sent together in order.
-	if err := r.move(s, g, rng); err != nil {
+	// Messages are received on their own goroutine, so that a seat that
+	// thinks (Config.Think) still answers probes at once, as a real
+	// client does: a probe answered after the think pause made every
+	// round-trip estimate the pause's length.
+	type recvd struct {
+		m   *matchv1.PlayResponse
+		err error
+	}
+	msgs := make(chan recvd, 1)
+	go func() {
+		for {
+			m, err := s.Recv()
+			select {
+			case msgs <- recvd{m, err}:
+			case <-sctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var think <-chan time.Time // the pause before the ply this seat owes
+	move := func(thought bool) error {
+		wait, err := r.move(s, g, rng, thought)
+		if wait && think == nil {
+			think = time.After(r.cfg.Think)
+		}
+		return err
+	}
+	if err := move(false); err != nil {
 		return false, err
 	}
 	for {
-		m, err := s.Recv()
+		var m *matchv1.PlayResponse
+		select {
+		case <-think:
+			think = nil
+			if err := move(true); err != nil {
+				return false, err
+			}
+			continue
+		case in := <-msgs:
+			m, err = in.m, in.err
+		case <-sctx.Done():
+			err = sctx.Err()
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && g.log.Outcome != nil {
 				return true, nil
@@ -631,7 +673,7 @@ func (r *runner) stream(ctx context.Context, c matchv1.MatchServiceClient, g *se
 			}
 			continue
 		}
-		if err := r.move(s, g, rng); err != nil {
+		if err := move(false); err != nil {
 			return false, err
 		}
 	}
@@ -650,10 +692,12 @@ func (g *seatGame) setView(v *gamev1.GameView) error {
 }
 
 // move sends this seat's ply when it is its turn: the pending one again
-// after a rejoin (plies are idempotent), or a new one.
-func (r *runner) move(s matchv1.MatchService_PlayClient, g *seatGame, rng *rand.Rand) error {
+// after a rejoin (plies are idempotent), or a new one; wait reports that
+// a new one is due after the think pause (Config.Think), when thought is
+// false.
+func (r *runner) move(s matchv1.MatchService_PlayClient, g *seatGame, rng *rand.Rand, thought bool) (wait bool, err error) {
 	if g.view == nil || g.toMove != g.log.Seat || g.log.Outcome != nil {
-		return nil
+		return false, nil
 	}
 	n := g.plies + 1
 	notation := ""
@@ -662,14 +706,14 @@ func (r *runner) move(s matchv1.MatchService_PlayClient, g *seatGame, rng *rand.
 		notation = g.pending.notation
 		g.pending.notation = "" // once per stream: a rejoin arms it again
 	case g.log.Sent[n] != "":
-		return nil // sent on this stream; waiting for the event
+		return false, nil // sent on this stream; waiting for the event
 	default:
-		if r.cfg.Think > 0 {
-			time.Sleep(r.cfg.Think)
+		if r.cfg.Think > 0 && !thought {
+			return true, nil
 		}
 		notation = choose(g.view, g.log.Seat, g.mine < r.cfg.Wander, rng)
 		if notation == "" {
-			return errors.New("no pawn step")
+			return false, errors.New("no pawn step")
 		}
 		g.mine++
 		g.log.Sent[n] = notation
@@ -678,10 +722,10 @@ func (r *runner) move(s matchv1.MatchService_PlayClient, g *seatGame, rng *rand.
 	g.pending.n = n
 	if err := s.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: n, Notation: notation}}}); err != nil {
 		g.pending.notation = notation
-		return nil // the Recv that follows reports the stream's error
+		return false, nil // the Recv that follows reports the stream's error
 	}
 	g.pending.notation = ""
-	return nil
+	return false, nil
 }
 
 // ChoosePawnStep is the players' choice: a random pawn step while
