@@ -351,12 +351,29 @@ func decodeSeat(b []byte, st *match.SeatState) error {
 	})
 }
 
-// decodeState decodes a stored state, binary or JSON, into st.
-func decodeState(b []byte, st *match.State) error {
-	if len(b) == 0 || b[0] != tagValue {
-		return json.Unmarshal(b, st)
+// encodeValue returns v in the binary form, written by binary (a tagged
+// value), or as JSON when asJSON (Options.JSON).
+func encodeValue[T any](asJSON bool, v *T, binary func(*T) []byte) ([]byte, error) {
+	if asJSON {
+		return json.Marshal(v)
 	}
-	return fields(b[1:], func(num protowire.Number, v int64, s []byte) error {
+	return binary(v), nil
+}
+
+// decodeValue decodes a stored value into v: a binary one (tagValue, then
+// the message) with binary, any other as JSON (as earlier versions wrote).
+func decodeValue[T any](b []byte, v *T, binary func([]byte, *T) error) error {
+	if len(b) == 0 || b[0] != tagValue {
+		return json.Unmarshal(b, v)
+	}
+	return binary(b[1:], v)
+}
+
+// decodeState decodes a stored state, binary or JSON, into st.
+func decodeState(b []byte, st *match.State) error { return decodeValue(b, st, decodeStateFields) }
+
+func decodeStateFields(b []byte, st *match.State) error {
+	return fields(b, func(num protowire.Number, v int64, s []byte) error {
 		switch num {
 		case 1:
 			st.ID = string(s)
@@ -438,27 +455,23 @@ func decodeState(b []byte, st *match.State) error {
 }
 
 // decodePly decodes a stored ply, binary or JSON, into p.
-func decodePly(b []byte, p *match.PlyRecord) error {
-	if len(b) == 0 || b[0] != tagValue {
-		return json.Unmarshal(b, p)
+func decodePly(b []byte, p *match.PlyRecord) error { return decodeValue(b, p, decodePlyFields) }
+
+// decodeEvent decodes an event of match id, binary or JSON, into e (a
+// zero Event): its match id is id unless the value names one.
+func decodeEvent(b []byte, id string, e *match.Event) error {
+	if err := decodeValue(b, e, decodeEventFields); err != nil {
+		return err
 	}
-	return decodePlyFields(b[1:], p)
+	if e.MatchID == "" {
+		e.MatchID = id
+	}
+	return nil
 }
 
-// decodeEvent decodes an event of match id, binary or JSON, into e.
-func decodeEvent(b []byte, id string, e *match.Event) error {
-	if len(b) == 0 || b[0] != tagValue {
-		if err := json.Unmarshal(b, e); err != nil {
-			return err
-		}
-		if e.MatchID == "" {
-			e.MatchID = id
-		}
-		return nil
-	}
-	e.MatchID = id
+func decodeEventFields(b []byte, e *match.Event) error {
 	var ply, clocks []byte
-	err := fields(b[1:], func(num protowire.Number, v int64, s []byte) error {
+	err := fields(b, func(num protowire.Number, v int64, s []byte) error {
 		switch num {
 		case 1:
 			e.MatchID = string(s)
