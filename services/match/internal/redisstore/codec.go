@@ -56,12 +56,17 @@ const (
 	tagCommit = 0x02 // a published commit, binary
 )
 
+// appendVarint appends field num holding v, even when zero.
+func appendVarint(b []byte, num protowire.Number, v int64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+}
+
 func appendInt(b []byte, num protowire.Number, v int64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+	return appendVarint(b, num, v)
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {
@@ -102,8 +107,7 @@ func appendIntUnless(b []byte, num protowire.Number, v, same int64) []byte {
 	if v == same {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+	return appendVarint(b, num, v)
 }
 
 // appendPlyFields appends p's fields; of an event ev's ply, those that
@@ -146,8 +150,7 @@ func appendSeat(b []byte, num protowire.Number, s *match.SeatState) []byte {
 			b = appendString(b, 2, p.DisplayName)
 			b = appendInt(b, 3, int64(p.BotLevel))
 			if p.Rating != nil {
-				b = protowire.AppendTag(b, 4, protowire.VarintType)
-				b = protowire.AppendVarint(b, protowire.EncodeZigZag(int64(*p.Rating)))
+				b = appendVarint(b, 4, int64(*p.Rating))
 			}
 			return b
 		})
@@ -199,8 +202,7 @@ func encodeState(st *match.State) []byte {
 		b = protowire.AppendString(b, p)
 	}
 	for _, s := range st.InvitedBy {
-		b = protowire.AppendTag(b, 28, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeZigZag(int64(s)))
+		b = appendVarint(b, 28, int64(s))
 	}
 	b = appendInt(b, 29, st.LagQuota[0])
 	b = appendInt(b, 30, st.LagQuota[1])
