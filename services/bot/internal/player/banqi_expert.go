@@ -251,7 +251,11 @@ func (d bDet) Hash(s *bState) uint64                          { return d.g.Hash(
 func (d bDet) Order(s *bState, moves []banqi.Move)            { d.g.Order(s, moves) }
 
 // bExpertRefinements are the Banqi expert's search refinements.
-var bExpertRefinements = search.Refinements{Killers: true, Reduce: 4}
+var bExpertRefinements = search.Refinements{Killers: true, Reduce: 4, ChanceWidth: bChanceWidth}
+
+// bChanceWidth bounds how far a reveal's result may score from the static
+// evaluation before it, for the Star1 pruning of reveals.
+const bChanceWidth = 400
 
 // faceDown reports whether any piece of v is face down.
 func faceDown(v *banqi.View) bool {
