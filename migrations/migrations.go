@@ -53,22 +53,20 @@ func Up(ctx context.Context, db *sql.DB) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("migrations: new locker: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, FS(), goose.WithSessionLocker(locker))
-	if err != nil {
-		return 0, fmt.Errorf("migrations: new provider: %w", err)
-	}
-	res, err := p.Up(ctx)
-	if err != nil {
-		return len(res), fmt.Errorf("migrations: up: %w", err)
-	}
-	return len(res), nil
+	return up(ctx, goose.DialectPostgres, db, FS(), goose.WithSessionLocker(locker))
 }
 
 // UpSQLite applies every pending migration to the SQLite database db
 // (opened with OpenSQLite) and returns the number applied. SQLite's own
 // write lock serialises concurrent callers.
 func UpSQLite(ctx context.Context, db *sql.DB) (int, error) {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, SQLiteFS())
+	return up(ctx, goose.DialectSQLite3, db, SQLiteFS())
+}
+
+// up applies every pending migration of fsys to db, in dialect, and
+// returns the number applied.
+func up(ctx context.Context, dialect goose.Dialect, db *sql.DB, fsys fs.FS, opts ...goose.ProviderOption) (int, error) {
+	p, err := goose.NewProvider(dialect, db, fsys, opts...)
 	if err != nil {
 		return 0, fmt.Errorf("migrations: new provider: %w", err)
 	}

@@ -132,25 +132,29 @@ func (cn *connection) identity(ctx context.Context, name string, extra int) (cli
 		key = fmt.Sprintf("%s#%d", key, extra+1)
 		name = fmt.Sprintf("Player %d", extra+1)
 	}
-	return cn.c.Identity(ctx, filepath.Join(cn.dataDir, "identities.json"), key, name)
+	return cn.c.Identity(ctx, cn.identities(), key, name)
 }
+
+// identities is the file that keeps this terminal's identities, one per
+// server.
+func (cn *connection) identities() string { return filepath.Join(cn.dataDir, "identities.json") }
 
 // knownName is the display name this person already uses here (offline,
 // or on another server), so that a new identity on a server carries the
 // same name; "" when none is kept.
 func (cn *connection) knownName() string {
-	return client.KnownName(filepath.Join(cn.dataDir, "identities.json"))
+	return client.KnownName(cn.identities())
 }
 
 // rename changes the display name of the person at this terminal.
 func (cn *connection) rename(ctx context.Context, p client.Player, name string) (client.Player, error) {
-	return cn.c.Rename(ctx, filepath.Join(cn.dataDir, "identities.json"), cn.key, p, name)
+	return cn.c.Rename(ctx, cn.identities(), cn.key, p, name)
 }
 
 // knownExtra returns the id of the extra local player (the second player
 // of games at one keyboard) if one was ever signed in here, else "".
 func (cn *connection) knownExtra(extra int) string {
-	return client.KnownIdentity(filepath.Join(cn.dataDir, "identities.json"), fmt.Sprintf("%s#%d", cn.key, extra+1))
+	return client.KnownIdentity(cn.identities(), fmt.Sprintf("%s#%d", cn.key, extra+1))
 }
 
 type playFlags struct {

@@ -33,7 +33,7 @@ func dial(t *testing.T, opts grpcserve.Options) *http2.Framer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // a hung server fails the test instead of hanging it
 	if _, err := c.Write([]byte(http2.ClientPreface)); err != nil {
 		t.Fatal(err)
 	}
@@ -72,32 +72,7 @@ func TestKeepaliveEnforced(t *testing.T) {
 // returns the settings of the server's first SETTINGS frame.
 func serverSettings(t *testing.T, opts grpcserve.Options) map[http2.SettingID]uint32 {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	addrs := make(chan string, 1)
-	done := make(chan error, 1)
-	opts.Addr = "127.0.0.1:0"
-	opts.OnListen = func(a net.Addr) { addrs <- a.String() }
-	go func() { done <- grpcserve.Run(ctx, opts, nil) }()
-	t.Cleanup(func() { cancel(); <-done })
-	var addr string
-	select {
-	case addr = <-addrs:
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	}
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // a hung server fails the test instead of hanging it
-	if _, err := c.Write([]byte(http2.ClientPreface)); err != nil {
-		t.Fatal(err)
-	}
-	fr := http2.NewFramer(c, c)
-	if err := fr.WriteSettings(); err != nil {
-		t.Fatal(err)
-	}
+	fr := dial(t, opts)
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {

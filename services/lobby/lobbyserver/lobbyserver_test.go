@@ -103,6 +103,37 @@ type credentials = interface {
 	RequireTransportSecurity() bool
 }
 
+// runRoomsLobby runs a lobby over matches whose room watchers are woken
+// by room change events only (the fallback re-read is an hour away), once
+// its rooms are ready; it returns a client and signIn, which signs a guest
+// in and returns the guest's context and player id.
+func runRoomsLobby(t *testing.T, iss *auth.Issuer, ver *auth.Verifier, matches MatchCreator) (lobbyv1.LobbyServiceClient, func(name string) (context.Context, string)) {
+	t.Helper()
+	ctx := t.Context()
+	rdb, prefix := testenv.Redis(t)
+	ready := make(chan struct{})
+	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: matches},
+		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
+			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- lob.Run(runCtx) }()
+	t.Cleanup(func() { stop(); <-done })
+	<-ready
+	c := lobbyv1.NewLobbyServiceClient(serve(t, iss, ver, AuthPolicy(), lob.Register, nil))
+	signIn := func(name string) (context.Context, string) {
+		res, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return auth.WithToken(ctx, res.GetToken()), res.GetPlayerId()
+	}
+	return c, signIn
+}
+
 func TestLobbyOverGRPC(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -282,35 +313,14 @@ func TestLobbyOverGRPC(t *testing.T) {
 }
 
 // WatchRoom sends the room at once, then reacts to the room's change
-// events: with the fallback re-read at a minute, the host still sees the
+// events: with the fallback re-read an hour away, the host still sees the
 // guest join and the match id within seconds.
 func TestWatchRoomReactsToEvents(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	key, _ := auth.GenerateKey()
 	iss, _ := auth.NewIssuer(key)
 	ver, _ := auth.NewVerifier(key)
-	rdb, prefix := testenv.Redis(t)
-	ready := make(chan struct{})
-	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: &testenv.Matches{}},
-		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
-			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- lob.Run(runCtx) }()
-	t.Cleanup(func() { stop(); <-done })
-	<-ready
-	c := lobbyv1.NewLobbyServiceClient(serve(t, iss, ver, AuthPolicy(), lob.Register, nil))
-	signIn := func(name string) (context.Context, string) {
-		res, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return auth.WithToken(ctx, res.GetToken()), res.GetPlayerId()
-	}
+	c, signIn := runRoomsLobby(t, iss, ver, &testenv.Matches{})
 	ana, _ := signIn("Ana")
 	bo, boID := signIn("Bo")
 	room, err := c.CreateRoom(ana, &lobbyv1.CreateRoomRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard",
@@ -359,7 +369,6 @@ func TestWatchRoomReactsToEvents(t *testing.T) {
 // unknown matches get their codes.
 func TestRematchOverGRPC(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	key, _ := auth.GenerateKey()
 	iss, _ := auth.NewIssuer(key)
 	ver, _ := auth.NewVerifier(key)
@@ -367,28 +376,7 @@ func TestRematchOverGRPC(t *testing.T) {
 	matchConn := serve(t, iss, ver, auth.Policy{ServiceOnly: []string{matchv1.MatchService_CreateMatch_FullMethodName, matchv1.MatchService_ListMatches_FullMethodName}},
 		func(s *grpc.Server) { matchv1.RegisterMatchServiceServer(s, fake) },
 		auth.NewServiceCredentials(iss, "lobby", time.Hour))
-	rdb, prefix := testenv.Redis(t)
-	ready := make(chan struct{})
-	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver,
-		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
-		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
-			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- lob.Run(runCtx) }()
-	t.Cleanup(func() { stop(); <-done })
-	<-ready
-	c := lobbyv1.NewLobbyServiceClient(serve(t, iss, ver, AuthPolicy(), lob.Register, nil))
-	signIn := func(name string) (context.Context, string) {
-		res, err := c.SignInGuest(ctx, &lobbyv1.SignInGuestRequest{DisplayName: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return auth.WithToken(ctx, res.GetToken()), res.GetPlayerId()
-	}
+	c, signIn := runRoomsLobby(t, iss, ver, matchclient.New(matchv1.NewMatchServiceClient(matchConn)))
 	ana, anaID := signIn("Ana")
 	bo, boID := signIn("Bo")
 	cy, _ := signIn("Cy")

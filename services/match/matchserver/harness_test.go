@@ -148,20 +148,7 @@ func (c *cluster) play(inst int, who, id string, lastSeq int64) *stream {
 	if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_Join{Join: &matchv1.JoinMatch{MatchId: id, LastSeq: lastSeq}}}); err != nil {
 		c.t.Fatal(err)
 	}
-	s := &stream{t: c.t, send: st.Send, cancel: cancel, msgs: make(chan any, 10000), done: make(chan error, 1)}
-	go func() {
-		for {
-			m, err := st.Recv()
-			if err != nil {
-				s.done <- err
-				close(s.msgs)
-				return
-			}
-			s.msgs <- m
-		}
-	}()
-	c.t.Cleanup(cancel)
-	return s
+	return c.receive(cancel, st.Send, func() (any, error) { return st.Recv() })
 }
 
 func (c *cluster) watch(inst int, id string) *stream {
@@ -171,10 +158,16 @@ func (c *cluster) watch(inst int, id string) *stream {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	s := &stream{t: c.t, cancel: cancel, msgs: make(chan any, 10000), done: make(chan error, 1)}
+	return c.receive(cancel, nil, func() (any, error) { return st.Recv() })
+}
+
+// receive returns a stream whose messages recv receives, in the
+// background until its first error; cancel ends it (and the test does).
+func (c *cluster) receive(cancel func(), send func(*matchv1.PlayRequest) error, recv func() (any, error)) *stream {
+	s := &stream{t: c.t, send: send, cancel: cancel, msgs: make(chan any, 10000), done: make(chan error, 1)}
 	go func() {
 		for {
-			m, err := st.Recv()
+			m, err := recv()
 			if err != nil {
 				s.done <- err
 				close(s.msgs)

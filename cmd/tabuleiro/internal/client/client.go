@@ -80,12 +80,8 @@ func (c *Client) SignIn(ctx context.Context, name string) (Player, error) {
 // or signs in a new guest called name and keeps it. Keeping the identity
 // is what makes history, stats and resumption follow a person across runs.
 func (c *Client) Identity(ctx context.Context, path, key, name string) (Player, error) {
-	ids := map[string]Player{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &ids); err != nil {
-			return Player{}, fmt.Errorf("read %s: %w", path, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	ids, err := readIdentities(path)
+	if err != nil {
 		return Player{}, err
 	}
 	p, ok := ids[key]
@@ -129,13 +125,28 @@ func (c *Client) Rename(ctx context.Context, path, key string, p Player, name st
 		return Player{}, fmt.Errorf("change your name to %q: %w", name, err)
 	}
 	p.Name, p.Token, p.ExpiresAt = name, resp.GetToken(), resp.GetExpiresAt().AsTime()
-	ids := map[string]Player{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &ids); err != nil {
-			return Player{}, fmt.Errorf("read %s: %w", path, err)
-		}
+	ids, err := readIdentities(path)
+	if err != nil {
+		return Player{}, err
 	}
 	return p, keep(path, ids, key, p)
+}
+
+// readIdentities returns the identities kept in the file path (a JSON
+// object of players by key); none when there is no such file.
+func readIdentities(path string) (map[string]Player, error) {
+	ids := map[string]Player{}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return ids, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &ids); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return ids, nil
 }
 
 // keep writes ids with p under key to the file path.
@@ -165,14 +176,7 @@ func (c *Client) knows(ctx context.Context, p Player) bool {
 // KnownIdentity returns the id of the player kept under key in the file
 // path, without signing in or refreshing; "" when there is none.
 func KnownIdentity(path, key string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	ids := map[string]Player{}
-	if json.Unmarshal(b, &ids) != nil {
-		return ""
-	}
+	ids, _ := readIdentities(path) // none when unreadable
 	return ids[key].ID
 }
 
@@ -181,14 +185,7 @@ func KnownIdentity(path, key string) string {
 // else the first server's in key order (second players of one keyboard,
 // kept under KEY#N, do not count); "" when none is kept.
 func KnownName(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	ids := map[string]Player{}
-	if json.Unmarshal(b, &ids) != nil {
-		return ""
-	}
+	ids, _ := readIdentities(path) // none when unreadable
 	if n := ids["local"].Name; n != "" {
 		return n
 	}

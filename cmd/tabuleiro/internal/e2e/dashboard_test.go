@@ -18,8 +18,6 @@ import (
 	"github.com/prometheus/otlptranslator"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc"
 	"gopkg.in/yaml.v3"
 
@@ -285,12 +283,7 @@ func queries(t *testing.T) map[string]string {
 // TestBotGameTelemetry).
 func TestDashboardAndAlertsQueryExportedMetrics(t *testing.T) {
 	reader, mp := meterProvider()
-	tels := map[string]*telemetry.Telemetry{}
-	for _, svc := range []string{"lobby", "match", "bot"} {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", svc))))
-		t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-		tels[svc] = telemetry.New(tp, mp)
-	}
+	tels := serviceTelemetry(t, mp)
 	tels["lobby"].SetGlobal()
 	s := startStack(t, stackOptions{Telemetry: tels})
 	ctx := testenv.Context(t, context.Background())

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -32,13 +30,7 @@ func TestIdleStackExportsNoSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tels := map[string]*telemetry.Telemetry{}
-	for _, svc := range []string{"lobby", "match", "bot"} {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans), sdktrace.WithSampler(sampler),
-			sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", svc))))
-		t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-		tels[svc] = telemetry.New(tp, mp)
-	}
+	tels := serviceTelemetry(t, mp, sdktrace.WithSyncer(spans), sdktrace.WithSampler(sampler))
 	s := startStack(t, stackOptions{Telemetry: tels})
 	redisURL, _ := testEnv(t)
 	opt, err := redis.ParseURL(redisURL)

@@ -32,13 +32,7 @@ import (
 func TestBotGameTelemetry(t *testing.T) {
 	spans := tracetest.NewInMemoryExporter()
 	reader, mp := meterProvider()
-	tels := map[string]*telemetry.Telemetry{}
-	for _, svc := range []string{"lobby", "match", "bot"} {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans),
-			sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", svc))))
-		t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-		tels[svc] = telemetry.New(tp, mp)
-	}
+	tels := serviceTelemetry(t, mp, sdktrace.WithSyncer(spans))
 	tels["lobby"].SetGlobal() // the domain metrics report through the globals
 	var logs syncBuffer
 	s := startStack(t, stackOptions{TLS: true, Telemetry: tels, Log: &logs})
@@ -184,6 +178,19 @@ func TestBotGameTelemetry(t *testing.T) {
 // The process-wide MeterProvider can be installed only once (the otel
 // global delegates once), so every run of the test (-count) shares it and
 // checks differences.
+// serviceTelemetry returns the lobby's, match's and bot's Telemetry: each
+// a tracer provider made with opts that names its service, and mp's meters.
+func serviceTelemetry(t *testing.T, mp *sdkmetric.MeterProvider, opts ...sdktrace.TracerProviderOption) map[string]*telemetry.Telemetry {
+	tels := map[string]*telemetry.Telemetry{}
+	for _, svc := range []string{"lobby", "match", "bot"} {
+		name := sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", svc)))
+		tp := sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{name}, opts...)...)
+		t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+		tels[svc] = telemetry.New(tp, mp)
+	}
+	return tels
+}
+
 var meterProvider = sync.OnceValues(func() (*sdkmetric.ManualReader, *sdkmetric.MeterProvider) {
 	r := sdkmetric.NewManualReader()
 	return r, sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))

@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -20,7 +18,6 @@ import (
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
-	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
 // TestMatchmakingTicketTrace queues two players with FindMatch and checks
@@ -37,13 +34,7 @@ import (
 func TestMatchmakingTicketTrace(t *testing.T) {
 	spans := tracetest.NewInMemoryExporter()
 	reader, mp := meterProvider()
-	tels := map[string]*telemetry.Telemetry{}
-	for _, svc := range []string{"lobby", "match", "bot"} {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans),
-			sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", svc))))
-		t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-		tels[svc] = telemetry.New(tp, mp)
-	}
+	tels := serviceTelemetry(t, mp, sdktrace.WithSyncer(spans))
 	tels["lobby"].SetGlobal()
 	s := startStack(t, stackOptions{Telemetry: tels})
 	ctx := testContext(t)

@@ -72,7 +72,7 @@ func NewMeter(ctx context.Context, kinds [][2]string, redisURL string) (*Meter, 
 		}
 		m.rdb = redis.NewClient(opt)
 	}
-	m.cpu0, m.self0 = m.sample(), processCPU("self")
+	m.cpu0, m.self0 = m.sample(), ProcessCPU("self")
 	if m.rdb != nil {
 		var err error
 		if m.redisCPU0, m.cmds0, err = redisStats(ctx, m.rdb); err != nil {
@@ -94,7 +94,7 @@ func (m *Meter) sample() map[string]time.Duration {
 	out := map[string]time.Duration{}
 	for kind, pids := range m.kinds {
 		for _, pid := range pids {
-			out[kind] += processCPU(strconv.Itoa(pid))
+			out[kind] += ProcessCPU(strconv.Itoa(pid))
 		}
 	}
 	return out
@@ -138,7 +138,7 @@ func (m *Meter) Write(ctx context.Context, w io.Writer, plies int64) {
 	} else {
 		fmt.Fprintf(w, "CPU per ply: %s; all these %s\n", strings.Join(parts, ", "), per(cluster))
 	}
-	fmt.Fprintf(w, "CPU per ply of the load generator: %s\n", per(processCPU("self")-m.self0))
+	fmt.Fprintf(w, "CPU per ply of the load generator: %s\n", per(ProcessCPU("self")-m.self0))
 	if cmds != nil {
 		var cs []string
 		var total int64
@@ -186,15 +186,18 @@ func redisStats(ctx context.Context, rdb *redis.Client) (time.Duration, map[stri
 	return time.Duration(cpu * float64(time.Second)), cmds, nil
 }
 
-// processCPU reads utime+stime (fields 14 and 15, in ticks of 1/100 s)
-// from /proc/PID/stat; 0 when it cannot.
-func processCPU(pid string) time.Duration {
+// ProcessCPU returns the processor time (user and system) used so far by
+// the process pid (a process id, or "self" for this one): utime+stime,
+// fields 14 and 15 of /proc/PID/stat, in ticks of 1/100 s on Linux; 0 when
+// it cannot read them.
+func ProcessCPU(pid string) time.Duration {
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return 0
 	}
 	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 { // the command name may hold spaces
+	// The command name (field 2) is in parentheses and may hold spaces.
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
 		s = s[i+1:]
 	}
 	f := strings.Fields(s)

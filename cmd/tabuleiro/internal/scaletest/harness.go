@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/load"
 	"tabuleiro.dev/pkg/platform/auth"
 )
 
@@ -659,32 +660,11 @@ func (p *Proc) CPU() time.Duration {
 	if pid == 0 {
 		return 0
 	}
-	return procCPU(fmt.Sprintf("/proc/%d/stat", pid))
-}
-
-// procCPU reads utime+stime (fields 14 and 15, in clock ticks of 1/100 s
-// on Linux) from a /proc stat file.
-func procCPU(path string) time.Duration {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	// The command name (field 2) is in parentheses and may hold spaces.
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		s = s[i+1:]
-	}
-	f := strings.Fields(s)
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond
+	return load.ProcessCPU(strconv.Itoa(pid))
 }
 
 // SelfCPU returns the processor time this (test) process has used.
-func SelfCPU() time.Duration { return procCPU("/proc/self/stat") }
+func SelfCPU() time.Duration { return load.ProcessCPU("self") }
 
 // ClusterCPU is the processor time used by each kind of process.
 type ClusterCPU struct{ Match, Lobby, Bot, Redis time.Duration }

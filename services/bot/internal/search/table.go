@@ -71,12 +71,6 @@ func toTable(score, ply int) int {
 	return score
 }
 
-func fromTable(score, ply int) int {
-	switch {
-	case score >= WinBound:
-		return score - ply
-	case score <= -WinBound:
-		return score + ply
-	}
-	return score
-}
+// fromTable is a stored score seen ply plies from the root: as scoreAt
+// makes a terminal's.
+func fromTable(score, ply int) int { return scoreAt(score, ply) }

@@ -56,12 +56,17 @@ const (
 	tagCommit = 0x02 // a published commit, binary
 )
 
+// appendVarint appends field num holding v, even when zero.
+func appendVarint(b []byte, num protowire.Number, v int64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+}
+
 func appendInt(b []byte, num protowire.Number, v int64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+	return appendVarint(b, num, v)
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {
@@ -102,8 +107,7 @@ func appendIntUnless(b []byte, num protowire.Number, v, same int64) []byte {
 	if v == same {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, protowire.EncodeZigZag(v))
+	return appendVarint(b, num, v)
 }
 
 // appendPlyFields appends p's fields; of an event ev's ply, those that
@@ -146,8 +150,7 @@ func appendSeat(b []byte, num protowire.Number, s *match.SeatState) []byte {
 			b = appendString(b, 2, p.DisplayName)
 			b = appendInt(b, 3, int64(p.BotLevel))
 			if p.Rating != nil {
-				b = protowire.AppendTag(b, 4, protowire.VarintType)
-				b = protowire.AppendVarint(b, protowire.EncodeZigZag(int64(*p.Rating)))
+				b = appendVarint(b, 4, int64(*p.Rating))
 			}
 			return b
 		})
@@ -199,8 +202,7 @@ func encodeState(st *match.State) []byte {
 		b = protowire.AppendString(b, p)
 	}
 	for _, s := range st.InvitedBy {
-		b = protowire.AppendTag(b, 28, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeZigZag(int64(s)))
+		b = appendVarint(b, 28, int64(s))
 	}
 	b = appendInt(b, 29, st.LagQuota[0])
 	b = appendInt(b, 30, st.LagQuota[1])
@@ -351,12 +353,29 @@ func decodeSeat(b []byte, st *match.SeatState) error {
 	})
 }
 
-// decodeState decodes a stored state, binary or JSON, into st.
-func decodeState(b []byte, st *match.State) error {
-	if len(b) == 0 || b[0] != tagValue {
-		return json.Unmarshal(b, st)
+// encodeValue returns v in the binary form, written by binary (a tagged
+// value), or as JSON when asJSON (Options.JSON).
+func encodeValue[T any](asJSON bool, v *T, binary func(*T) []byte) ([]byte, error) {
+	if asJSON {
+		return json.Marshal(v)
 	}
-	return fields(b[1:], func(num protowire.Number, v int64, s []byte) error {
+	return binary(v), nil
+}
+
+// decodeValue decodes a stored value into v: a binary one (tagValue, then
+// the message) with binary, any other as JSON (as earlier versions wrote).
+func decodeValue[T any](b []byte, v *T, binary func([]byte, *T) error) error {
+	if len(b) == 0 || b[0] != tagValue {
+		return json.Unmarshal(b, v)
+	}
+	return binary(b[1:], v)
+}
+
+// decodeState decodes a stored state, binary or JSON, into st.
+func decodeState(b []byte, st *match.State) error { return decodeValue(b, st, decodeStateFields) }
+
+func decodeStateFields(b []byte, st *match.State) error {
+	return fields(b, func(num protowire.Number, v int64, s []byte) error {
 		switch num {
 		case 1:
 			st.ID = string(s)
@@ -438,27 +457,23 @@ func decodeState(b []byte, st *match.State) error {
 }
 
 // decodePly decodes a stored ply, binary or JSON, into p.
-func decodePly(b []byte, p *match.PlyRecord) error {
-	if len(b) == 0 || b[0] != tagValue {
-		return json.Unmarshal(b, p)
+func decodePly(b []byte, p *match.PlyRecord) error { return decodeValue(b, p, decodePlyFields) }
+
+// decodeEvent decodes an event of match id, binary or JSON, into e (a
+// zero Event): its match id is id unless the value names one.
+func decodeEvent(b []byte, id string, e *match.Event) error {
+	if err := decodeValue(b, e, decodeEventFields); err != nil {
+		return err
 	}
-	return decodePlyFields(b[1:], p)
+	if e.MatchID == "" {
+		e.MatchID = id
+	}
+	return nil
 }
 
-// decodeEvent decodes an event of match id, binary or JSON, into e.
-func decodeEvent(b []byte, id string, e *match.Event) error {
-	if len(b) == 0 || b[0] != tagValue {
-		if err := json.Unmarshal(b, e); err != nil {
-			return err
-		}
-		if e.MatchID == "" {
-			e.MatchID = id
-		}
-		return nil
-	}
-	e.MatchID = id
+func decodeEventFields(b []byte, e *match.Event) error {
 	var ply, clocks []byte
-	err := fields(b[1:], func(num protowire.Number, v int64, s []byte) error {
+	err := fields(b, func(num protowire.Number, v int64, s []byte) error {
 		switch num {
 		case 1:
 			e.MatchID = string(s)

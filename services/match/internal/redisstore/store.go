@@ -176,7 +176,7 @@ return ARGV[1]
 
 // Create implements match.Store.
 func (s *Store) Create(ctx context.Context, requestID string, st *match.State, deadline int64) (string, error) {
-	b, err := s.encodeState(st)
+	b, err := encodeValue(s.o.JSON, st, encodeState)
 	if err != nil {
 		return "", err
 	}
@@ -343,7 +343,7 @@ return 1
 // Commit implements match.Store.
 func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	id := c.State.ID
-	sb, err := s.encodeState(c.State)
+	sb, err := encodeValue(s.o.JSON, c.State, encodeState)
 	if err != nil {
 		return err
 	}
@@ -362,7 +362,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	const plyArgs = 10 // the plies' JSON follows the ten arguments above
 	plies := make([][]byte, len(c.Plies))
 	for i := range c.Plies {
-		if plies[i], err = s.encodePly(&c.Plies[i]); err != nil {
+		if plies[i], err = encodeValue(s.o.JSON, &c.Plies[i], encodePly); err != nil {
 			return err
 		}
 		args = append(args, plies[i])
@@ -370,7 +370,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	args = append(args, len(c.Events)+len(c.Notices))
 	for i := range c.Events {
 		e := &c.Events[i]
-		b, err := s.encodeEvent(e)
+		b, err := encodeValue(s.o.JSON, e, encodeEvent)
 		if err != nil {
 			return err
 		}
@@ -382,7 +382,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	}
 	for _, e := range c.Notices {
 		e.Seq = 0
-		b, err := s.encodeEvent(&e)
+		b, err := encodeValue(s.o.JSON, &e, encodeEvent)
 		if err != nil {
 			return err
 		}
@@ -528,27 +528,6 @@ func (s *Store) withCommit(event []byte, version int64, events int, state []byte
 		out = append(out, p...)
 	}
 	return out
-}
-
-func (s *Store) encodeState(st *match.State) ([]byte, error) {
-	if s.o.JSON {
-		return json.Marshal(st)
-	}
-	return encodeState(st), nil
-}
-
-func (s *Store) encodePly(p *match.PlyRecord) ([]byte, error) {
-	if s.o.JSON {
-		return json.Marshal(p)
-	}
-	return encodePly(p), nil
-}
-
-func (s *Store) encodeEvent(e *match.Event) ([]byte, error) {
-	if s.o.JSON {
-		return json.Marshal(e)
-	}
-	return encodeEvent(e), nil
 }
 
 // Events implements match.Store. Stream ids are "seq-1", so a range by

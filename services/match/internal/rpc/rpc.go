@@ -443,15 +443,14 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
 		})
 	}()
+	notify := func(d *matchv1.Drain) error {
+		return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Drain{Drain: d}})
+	}
+	const again = "rejoin with the last seq seen"
 	select {
 	case err := <-followErr:
-		if err != nil && ctx.Err() == nil {
-			select {
-			case <-s.drain: // the feed ended from the shutdown a moment before
-				_ = send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
-				return status.Error(codes.Unavailable, "instance shutting down; rejoin with the last seq seen")
-			default:
-			}
+		if err != nil && ctx.Err() == nil && s.draining() { // the feed ended from the shutdown a moment before
+			return drained(notify, again)
 		}
 		return err
 	case err := <-recvErr:
@@ -462,11 +461,30 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		}
 		return err
 	case <-s.drain:
-		_ = send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
+		err := drained(notify, again)
 		cancel()
 		<-followErr
-		return status.Error(codes.Unavailable, "instance shutting down; rejoin with the last seq seen")
+		return err
 	}
+}
+
+// draining reports whether the instance is shutting down.
+func (s *Server) draining() bool {
+	select {
+	case <-s.drain:
+		return true
+	default:
+		return false
+	}
+}
+
+// drained sends a stream's drain notice through notify (which wraps it in
+// the stream's response) and returns the Unavailable status that ends the
+// stream; again tells the client how to go on.
+func drained(notify func(*matchv1.Drain) error, again string) error {
+	const reason = "instance shutting down"
+	_ = notify(&matchv1.Drain{Reason: reason})
+	return status.Error(codes.Unavailable, reason+"; "+again)
 }
 
 // actions handles a player's messages after the join.
@@ -604,8 +622,9 @@ func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingSer
 	case <-s.drain:
 		cancel()
 		<-done
-		_ = stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
-		return status.Error(codes.Unavailable, "instance shutting down; watch again")
+		return drained(func(d *matchv1.Drain) error {
+			return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Drain{Drain: d}})
+		}, "watch again")
 	}
 }
 

@@ -249,6 +249,10 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 			return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Event{Event: ev}})
 		})
 	}()
+	notify := func(d *matchv1.Drain) error {
+		return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Drain{Drain: d}})
+	}
+	const again = "follow again with the last seq seen"
 	every := s.Heartbeat
 	if every <= 0 {
 		every = DefaultHeartbeat
@@ -258,16 +262,11 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 	for {
 		select {
 		case err := <-done:
-			if err != nil && stream.Context().Err() == nil {
-				// The feed may end from the instance's shutdown a moment
-				// before the drain is seen here: a draining instance still
-				// sends its notice.
-				select {
-				case <-s.drain:
-					_ = send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
-					return status.Error(codes.Unavailable, "instance shutting down; follow again with the last seq seen")
-				default:
-				}
+			// The feed may end from the instance's shutdown a moment
+			// before the drain is seen here: a draining instance still
+			// sends its notice.
+			if err != nil && stream.Context().Err() == nil && s.draining() {
+				return drained(notify, again)
 			}
 			return err
 		case <-tick.C:
@@ -286,8 +285,7 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 		case <-s.drain:
 			cancel()
 			<-done
-			_ = send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Drain{Drain: &matchv1.Drain{Reason: "instance shutting down"}}})
-			return status.Error(codes.Unavailable, "instance shutting down; follow again with the last seq seen")
+			return drained(notify, again)
 		}
 	}
 }
