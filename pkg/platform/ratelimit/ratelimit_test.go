@@ -267,7 +267,7 @@ func TestStreamsHeartbeat(t *testing.T) {
 	s := ratelimit.NewStreams(rdb, prefix, "watch streams", 2)
 	s.TTL = 300 * time.Millisecond
 	ctx := t.Context()
-	hosts := prefix + "streamhosts:watch streams"
+	hosts := prefix + "streams:watch streams|hosts"
 	rel, err := s.Acquire(ctx, "p1")
 	if err != nil {
 		t.Fatal(err)
