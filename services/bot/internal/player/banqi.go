@@ -230,9 +230,10 @@ func conversion(v *banqi.View, me banqi.Colour, material int) int {
 		}
 	}
 	gone := 0
+	captured := bCaptured(v)
 	for _, p := range bPieces {
 		if p.Colour() != lead {
-			gone += v.CapturedCount(p)
+			gone += int(captured[p])
 		}
 	}
 	bonus += bTrade * gone
@@ -241,6 +242,26 @@ func conversion(v *banqi.View, me banqi.Colour, material int) int {
 	}
 	return bonus
 }
+
+// bCaptured returns how many of each piece have been captured, indexed by
+// piece: the same counts as v.CapturedCount, which recounts the whole board
+// for every piece, in one pass.
+func bCaptured(v *banqi.View) [16]int8 {
+	var n [16]int8
+	for _, p := range bPieces {
+		n[p] = int8(bStandard[p.Kind()] - v.FaceDownCount(p))
+	}
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		if p := v.Cell(sq).Piece(); p != banqi.NoPiece {
+			n[p]--
+		}
+	}
+	return n
+}
+
+// bStandard is how many pieces of each kind a colour starts with (B1).
+var bStandard = [...]int{banqi.General: 1, banqi.Advisor: 2, banqi.Elephant: 2, banqi.Chariot: 2,
+	banqi.Horse: 2, banqi.Cannon: 2, banqi.Soldier: 5}
 
 // canTake reports whether a piece of kind a can capture one of kind b, by
 // rank (B4.1); a cannon, which captures at a distance over a screen
@@ -267,8 +288,9 @@ func (g bGame) Hash(s *bState) uint64 {
 	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
 		h = (h ^ uint64(v.Cell(sq))) * 0x100000001B3
 	}
+	captured := bCaptured(v)
 	for _, p := range bPieces {
-		h = (h ^ uint64(v.CapturedCount(p))) * 0x100000001B3
+		h = (h ^ uint64(captured[p])) * 0x100000001B3
 	}
 	h ^= h >> 31
 	h *= 0xBF58476D1CE4E5B9

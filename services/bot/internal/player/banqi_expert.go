@@ -43,15 +43,21 @@ const (
 // expertEval is the expert's evaluation of s for the side to move.
 func expertEval(s *bState) int {
 	var buf [bQuiesce + 1][96]banqi.Move
-	return bQuiescence(&s.v, -search.Win, search.Win, bQuiesce, &buf)
+	moves := s.v.LegalMoves(buf[bQuiesce][:0])
+	material, rest := bStatic(&s.v, moves)
+	stand := bFade(&s.v, material+rest)
+	return bQuiescence(&s.v, moves, stand, material, rest, -search.Win, search.Win, bQuiesce, &buf)
 }
 
 // bQuiescence returns the score of v for the side to move, once the
-// captures are resolved: the static score if it stands pat, or the best
-// capture, searched to depth plies of captures (fail-soft alpha-beta).
-func bQuiescence(v *banqi.View, alpha, beta, depth int, buf *[bQuiesce + 1][96]banqi.Move) int {
-	moves := v.LegalMoves(buf[depth][:0])
-	stand := bStatic(v, moves)
+// captures are resolved: stand (its static score) if it stands pat, or the
+// best capture, searched to depth plies of captures (fail-soft
+// alpha-beta). moves are v's legal plies; material and rest the two parts
+// of its static score (bStatic). Below the first ply the static score is
+// the material, kept up to date capture by capture, and the rest as it was
+// at the first, seen from the other side: the captures decide the score,
+// and the board need not be read again.
+func bQuiescence(v *banqi.View, moves []banqi.Move, stand, material, rest, alpha, beta, depth int, buf *[bQuiesce + 1][96]banqi.Move) int {
 	if depth == 0 || stand >= beta {
 		return stand
 	}
@@ -59,22 +65,24 @@ func bQuiescence(v *banqi.View, alpha, beta, depth int, buf *[bQuiesce + 1][96]b
 	alpha = max(alpha, stand)
 	// The captures, the most valuable victim first, then the least
 	// valuable attacker.
+	var caps [32]banqi.Move
 	n := 0
 	for _, m := range moves {
-		if m.Kind() == banqi.KindCapture {
-			moves[n] = m
+		if m.Kind() == banqi.KindCapture && n < len(caps) {
+			caps[n] = m
 			n++
 		}
 	}
-	caps := moves[:n]
-	slices.SortFunc(caps, func(a, b banqi.Move) int {
+	cs := caps[:n]
+	slices.SortFunc(cs, func(a, b banqi.Move) int {
 		va, vb := bValue[v.Cell(a.To()).Piece().Kind()], bValue[v.Cell(b.To()).Piece().Kind()]
 		if va != vb {
 			return vb - va
 		}
 		return bValue[v.Cell(a.From()).Piece().Kind()] - bValue[v.Cell(b.From()).Piece().Kind()]
 	})
-	for _, m := range caps {
+	for _, m := range cs {
+		victim := bValue[v.Cell(m.To()).Piece().Kind()]
 		next, err := v.PlayMove(m)
 		if err != nil {
 			continue
@@ -83,7 +91,14 @@ func bQuiescence(v *banqi.View, alpha, beta, depth int, buf *[bQuiesce + 1][96]b
 		if next.Outcome().Over() {
 			score = bDecided // the opponent has no piece or no ply left (B5.1)
 		} else {
-			score = -bQuiescence(&next, -beta, -alpha, depth-1, buf)
+			// The opponent's material after the capture, its rest as ours
+			// at the first ply turned round.
+			mat := -(material + victim)
+			var nm []banqi.Move
+			if depth > 1 {
+				nm = next.LegalMoves(buf[depth-1][:0])
+			}
+			score = -bQuiescence(&next, nm, mat-rest, mat, -rest, -beta, -alpha, depth-1, buf)
 		}
 		if score > best {
 			best = score
@@ -99,15 +114,14 @@ func bQuiescence(v *banqi.View, alpha, beta, depth int, buf *[bQuiesce + 1][96]b
 }
 
 // bStatic is the expert's static score of v for the side to move, whose
-// legal plies are moves: material (every piece not captured, face down or
-// not), mobility, the conversion terms of the side ahead, faded by the
-// B5.2 clock.
-func bStatic(v *banqi.View, moves []banqi.Move) int {
+// legal plies are moves, in two parts: material (every piece not captured,
+// face down or not) and the rest (mobility, the conversion terms of the
+// side ahead). bFade scales their sum by the B5.2 clock.
+func bStatic(v *banqi.View, moves []banqi.Move) (material, rest int) {
 	me := v.Colour(v.ToMove())
 	if me == banqi.NoColour {
-		return 0
+		return 0, 0
 	}
-	material := 0
 	for _, p := range bPieces {
 		n := v.FaceDownCount(p)
 		if n == 0 {
@@ -143,10 +157,14 @@ func bStatic(v *banqi.View, moves []banqi.Move) int {
 			score += bMobility
 		}
 	}
-	score += material
 	if material != 0 {
 		score += conversion(v, me, material) + cornering(v, me, material)
 	}
+	return material, score
+}
+
+// bFade scales score, v's static score, by the B5.2 clock.
+func bFade(v *banqi.View, score int) int {
 	// A draw by B5.2 scores 0: in the last plies before it every
 	// advantage is worth less, so the side ahead captures or reveals to
 	// keep it, and the side behind welcomes the clock. Earlier the clock
@@ -233,7 +251,11 @@ func (d bDet) Hash(s *bState) uint64                          { return d.g.Hash(
 func (d bDet) Order(s *bState, moves []banqi.Move)            { d.g.Order(s, moves) }
 
 // bExpertRefinements are the Banqi expert's search refinements.
-var bExpertRefinements = search.Refinements{Killers: true, Reduce: 4}
+var bExpertRefinements = search.Refinements{Killers: true, Reduce: 4, ChanceWidth: bChanceWidth}
+
+// bChanceWidth bounds how far a reveal's result may score from the static
+// evaluation before it, for the Star1 pruning of reveals.
+const bChanceWidth = 400
 
 // faceDown reports whether any piece of v is face down.
 func faceDown(v *banqi.View) bool {

@@ -161,3 +161,35 @@ func TestBanqiExpertEndingLegal(t *testing.T) {
 		}
 	}
 }
+
+// TestBanqiCapturedCounts: bCaptured agrees with the view's own count, piece
+// by piece, through a game of random plies.
+func TestBanqiCapturedCounts(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := []byte("KAABBRRNNCCPPPPPkaabbrrnnccppppp")
+	rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+	p0, err := banqi.New("standard", string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := p0.(banqi.Position)
+	seen := 0
+	for n := 0; n < 400 && !pos.Outcome().Over(); n++ {
+		v := pos.PublicView()
+		got := bCaptured(&v)
+		for _, p := range bPieces {
+			seen += int(got[p])
+			if int(got[p]) != v.CapturedCount(p) {
+				t.Fatalf("ply %d, %s: bCaptured %d, CapturedCount %d", n, p, got[p], v.CapturedCount(p))
+			}
+		}
+		moves := pos.LegalMoves(nil)
+		if pos, err = pos.PlayMove(moves[rng.IntN(len(moves))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no piece was captured: the test checked nothing")
+	}
+}

@@ -150,6 +150,9 @@ func (s *searcher[S, M, G]) child(st *S, m M, depth, alpha, beta, ply int) int {
 		}
 		outs := s.chance.Outcomes(st, m, s.outs[ply][:0])
 		s.outs[ply] = outs
+		if len(outs) > 0 && s.ref.ChanceWidth > 0 {
+			return s.star1(st, outs, depth, alpha, beta, ply)
+		}
 		if len(outs) > 0 {
 			var sum, weights int64
 			for i := range outs {
@@ -173,6 +176,55 @@ func (s *searcher[S, M, G]) child(st *S, m M, depth, alpha, beta, ply int) int {
 	s.states[ply] = s.g.Play(st, m)
 	return -s.negamax(&s.states[ply], depth-1, -beta, -alpha, ply+1)
 }
+
+// star1 returns the score of the chance node whose results are outs, for
+// the side to move at st, within the window (alpha, beta) (fail-soft):
+// Star1 pruning, with every result assumed to score within
+// Refinements.ChanceWidth of st's static evaluation.
+func (s *searcher[S, M, G]) star1(st *S, outs []Outcome[S], depth, alpha, beta, ply int) int {
+	e := int64(s.g.Eval(st))
+	width := int64(s.ref.ChanceWidth)
+	lo, hi := e-width, e+width
+	var total int64
+	for i := range outs {
+		total += int64(outs[i].Weight)
+	}
+	a, b := int64(alpha), int64(beta)
+	var sum, done int64
+	for i := range outs {
+		w := int64(outs[i].Weight)
+		rest := total - done - w
+		// The result's scores at or below ai leave the mean at or below
+		// alpha whatever the rest score; at or above bi, at or above beta.
+		ai := floorDiv(a*total-sum-rest*hi, w)
+		bi := ceilDiv(b*total-sum-rest*lo, w)
+		ai = max(ai, -inf)
+		bi = min(bi, inf)
+		v := int64(-s.negamax(&outs[i].State, depth-1, -int(bi), -int(ai), ply+1))
+		if s.stopped {
+			return 0
+		}
+		if v <= ai {
+			return int((sum + w*v + rest*hi) / total)
+		}
+		if v >= bi {
+			return int((sum + w*v + rest*lo) / total)
+		}
+		sum += w * v
+		done += w
+	}
+	return int(sum / total)
+}
+
+func floorDiv(x, y int64) int64 {
+	q := x / y
+	if (x%y != 0) && ((x < 0) != (y < 0)) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(x, y int64) int64 { return -floorDiv(-x, y) }
 
 // negamax returns the score of st for its side to move, depth plies deep,
 // within the window (alpha, beta) (fail-soft). Once stopped is set its

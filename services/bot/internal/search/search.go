@@ -114,6 +114,14 @@ type Refinements struct {
 	// far (which it is then proven to, even if the deadline cuts the second
 	// search short).
 	RootPVS bool
+	// ChanceWidth, if positive, prunes chance nodes (Star1): each result
+	// of a random ply is assumed to score within ChanceWidth of the static
+	// evaluation before it, so once the results searched so far, with the
+	// rest at that bound, cannot bring the weighted mean inside the
+	// window, the node is cut off, and each result is searched with the
+	// narrowest window that still decides the mean. 0 searches every
+	// result with a full window (exact expectimax).
+	ChanceWidth int
 }
 
 // Indexer is a Game whose moves have small indexes, for the history

@@ -123,6 +123,63 @@ func TestExpectimaxEqualsOracle(t *testing.T) {
 	}
 }
 
+// TestStar1EqualsOracle: with bounds that every score respects (a width
+// of three wins), Star1's cut-offs and narrowed windows change no score of
+// the exact expectimax (searched without a table, whose scores of a dice
+// heap depend on the ply it is reached at), and iterative deepening with
+// them chooses a best move.
+func TestStar1EqualsOracle(t *testing.T) {
+	t.Parallel()
+	ref := Refinements{ChanceWidth: 3 * Win}
+	for heap := 1; heap <= 10; heap++ {
+		st := dice{heap}
+		for depth := 1; depth <= heap; depth++ {
+			var n int64
+			want := minimax[dice, int](diceGame{}, st, depth, 0, &n)
+			s := newSearcher[dice, int](t.Context(), diceGame{}, Limits{}, time.Now())
+			s.ref = ref
+			if got := s.negamax(&st, depth, -inf, inf, 0); got != want {
+				t.Errorf("heap %d depth %d: score %d, oracle %d", heap, depth, got, want)
+			}
+			r := Iterative[dice, int](t.Context(), diceGame{}, st, Limits{Depth: depth, Refinements: ref})
+			if v := minimaxChild[dice, int](diceGame{}, st, r.Move, depth, 0, &n); v != want {
+				t.Errorf("heap %d depth %d: iterative chose %d scoring %d, best %d", heap, depth, r.Move, v, want)
+			}
+		}
+	}
+}
+
+// TestStar1Prunes: far from the end of dice Nim every score lies in the
+// evaluation's range (-90 to 60), so a width of 150 bounds every result
+// tightly; Star1 then cuts chance nodes off, searching fewer nodes, and
+// still finds the exact expectimax score.
+func TestStar1Prunes(t *testing.T) {
+	t.Parallel()
+	var plain, pruned int64
+	for heap := 30; heap <= 40; heap++ {
+		st := dice{heap}
+		for depth := 1; depth <= 5; depth++ {
+			var n int64
+			want := minimax[dice, int](diceGame{}, st, depth, 0, &n)
+			s := newSearcher[dice, int](t.Context(), diceGame{}, Limits{}, time.Now())
+			if got := s.negamax(&st, depth, -inf, inf, 0); got != want {
+				t.Fatalf("heap %d depth %d: expectimax %d, oracle %d", heap, depth, got, want)
+			}
+			plain += s.nodes
+			s = newSearcher[dice, int](t.Context(), diceGame{}, Limits{}, time.Now())
+			s.ref.ChanceWidth = 150
+			if got := s.negamax(&st, depth, -inf, inf, 0); got != want {
+				t.Errorf("heap %d depth %d: Star1 %d, oracle %d", heap, depth, got, want)
+			}
+			pruned += s.nodes
+		}
+	}
+	if pruned >= plain {
+		t.Errorf("Star1 searched %d nodes, plain expectimax %d: nothing pruned", pruned, plain)
+	}
+	t.Logf("nodes: Star1 %d, expectimax %d", pruned, plain)
+}
+
 func TestRank(t *testing.T) {
 	t.Parallel()
 	st := tttFrom("xx.oo....")
