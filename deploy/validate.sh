@@ -25,8 +25,11 @@ else
 fi
 
 echo "--- building validators"
-(cd deploy/validate/compose && go build -o "$BIN/compose" .)
-(cd deploy/validate/k8s && go build -o "$BIN/k8s" .)
+# Both at once: their dependencies hardly overlap.
+(cd deploy/validate/compose && go build -o "$BIN/compose" .) &
+compose_build=$!
+(cd deploy/validate/k8s && go build -o "$BIN/k8s" .) || { wait "$compose_build" || true; exit 1; }
+wait "$compose_build"
 
 status=0
 echo "--- docker-compose.yml (compose-go, env file deploy/compose.env.example)"

@@ -39,7 +39,15 @@ BUF_VERSION=1.75.0 # npm's @bufbuild/buf ships the prebuilt CLI
 PROTOC_GEN_GO_VERSION=v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
 
-export GOFLAGS="-buildvcs=false -modcacherw"
+# -vet=off on every `go test` below: the vet step runs every analyzer over
+# every package (and its tests) once; go test's own vet pass would analyse
+# every dependency again per build configuration. -ldflags=-w: no DWARF in
+# the test binaries (a quarter of each link; stack traces and the race
+# detector's reports do not use it).
+export GOFLAGS="-buildvcs=false -modcacherw -ldflags=-w"
+# Compiling is most of a cold run: more compile jobs than cores keep a busy
+# machine's share of them (go build's default is one per core).
+BUILD_JOBS=${TABULEIRO_BUILD_JOBS:-4}
 TOOLS=${TABULEIRO_TOOLS_DIR:-$HOME/.cache/tabuleiro-tools}
 export GOBIN="${TABULEIRO_TOOLS_BIN:-$TOOLS/bin}"
 export PATH="$GOBIN:$PATH"
@@ -116,7 +124,7 @@ step_format() {
 }
 
 step_vet() {
-  go vet work
+  go vet -p "$BUILD_JOBS" work
 }
 
 step_deploy() {
@@ -125,12 +133,12 @@ step_deploy() {
     { cat "$WORK/validate.log"; return 1; }
   tail -3 "$WORK/validate.log"
   for d in "${OUTSIDE_MODULES[@]}"; do
-    (cd "$d" && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...)
+    (cd "$d" && GOWORK=off go vet ./... && GOWORK=off go test -vet=off -count=1 ./...)
   done
 }
 
 step_race() {
-  go test -race -short -count=1 -timeout 30m work
+  go test -race -short -vet=off -p "$BUILD_JOBS" -count=1 -timeout 30m work
 }
 
 step_embedded() {
@@ -151,24 +159,24 @@ step_embedded() {
   done
   echo "embedded Redis at $url"
   TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
-    go test -short -count=1 -timeout 20m tabuleiro.dev/services/match/... tabuleiro.dev/services/lobby/...
+    go test -short -vet=off -count=1 -timeout 20m tabuleiro.dev/services/match/... tabuleiro.dev/services/lobby/...
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
 
 step_deep() {
-  go test -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
+  go test -vet=off -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
 }
 
 step_fault() {
-  go test -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
+  go test -vet=off -count=1 -timeout 20m -run 'Fault' ./cmd/tabuleiro/internal/scaletest/
 }
 
 step_crash() {
   # A real `tabuleiro serve` killed at random moments and right after an
   # acknowledgement: 50 rounds on the embedded stores, then 25 each against
   # a redis-server with appendfsync always and everysec (deploy/README.md).
-  go test -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
+  go test -vet=off -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
 }
 
 step_sentinel() {
@@ -179,7 +187,7 @@ step_sentinel() {
   # and without WAIT 1 (MATCH_REDIS_WAIT_REPLICAS).
   # The figures are printed (the whole log when it fails).
   local log=$WORK/sentinel.log
-  if ! TABULEIRO_TEST_SENTINEL=1 go test -count=1 -timeout 10m -run 'TestSentinelFailover' -v \
+  if ! TABULEIRO_TEST_SENTINEL=1 go test -vet=off -count=1 -timeout 10m -run 'TestSentinelFailover' -v \
     ./pkg/platform/redisconn/ ./services/match/matchserver/ >"$log" 2>&1; then
     cat "$log"
     return 1
@@ -255,8 +263,8 @@ CPU=0
 # in a $(...) subshell, times would count the subshell's.)
 cpu_now() {
   local shell children
-  times >"$WORK/times"
-  { read -r shell; read -r children; } <"$WORK/times"
+  times >"$WORK/times.$BASHPID"
+  { read -r shell; read -r children; } <"$WORK/times.$BASHPID"
   CPU=$(awk -v s="$shell $children" 'BEGIN {
     n = split(s, f, " "); t = 0
     for (i = 1; i <= n; i++) { split(f[i], ms, "m"); t += ms[1] * 60 + ms[2] }
@@ -268,7 +276,7 @@ finish() {
   for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   printf '\n=== step timings (wall and CPU seconds; load average %s)\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
   local line
-  for line in "${TIMES[@]}"; do printf '  %-10s %5ss %5ss cpu  ok\n' $line; done
+  for line in "${TIMES[@]}"; do printf '  %-10s %5ss %5ss cpu  %s\n' $line; done
   cpu_now
   if [ -n "$CURRENT" ]; then
     printf '  %-10s %5ss %5ss cpu  FAILED\n' "$CURRENT" "$((SECONDS - CURRENT_T0))" "$((CPU - CURRENT_CPU0))"
@@ -288,8 +296,76 @@ run_step() {
   CURRENT=$name CURRENT_T0=$SECONDS CURRENT_CPU0=$CPU
   "step_$name"
   cpu_now
-  TIMES+=("$name $((SECONDS - CURRENT_T0)) $((CPU - CURRENT_CPU0))")
+  TIMES+=("$name $((SECONDS - CURRENT_T0)) $((CPU - CURRENT_CPU0)) ok")
   CURRENT=""
+}
+
+# LANES: steps that mostly wait (on processes they start, a browser, a
+# failover) and share nothing but Redis and PostgreSQL, which every test
+# keeps apart by key prefix and database. When the run reaches the first of
+# them, the lanes run side by side, each its steps in order, into a log of
+# its own; the logs are printed when all have ended.
+LANES=("fault" "crash sentinel" "web webunit webe2e")
+
+# run_lane I STEP...: the steps in a background subshell; each writes its
+# "name wall cpu status" line to $WORK/lane-I.times. A failed step ends its
+# lane.
+run_lane() {
+  local i=$1 name desc t0 rc
+  shift
+  (
+    trap - EXIT INT TERM
+    for name in "$@"; do
+      desc=$(step_desc "$name")
+      printf '\n=== %s: %s  [+%ss]\n' "$name" "$desc" "$((SECONDS - T0))"
+      cpu_now
+      t0=$SECONDS c0=$CPU
+      set +e
+      (set -e; "step_$name")
+      rc=$?
+      set -e
+      cpu_now
+      if [ "$rc" -ne 0 ]; then
+        echo "$name $((SECONDS - t0)) $((CPU - c0)) FAILED" >>"$WORK/lane-$i.times"
+        exit "$rc"
+      fi
+      echo "$name $((SECONDS - t0)) $((CPU - c0)) ok" >>"$WORK/lane-$i.times"
+    done
+  ) >"$WORK/lane-$i.log" 2>&1 &
+  LANE_PIDS+=("$!")
+}
+
+step_desc() {
+  local s
+  for s in "${STEPS[@]}"; do
+    if [ "${s%% *}" = "$1" ]; then sed 's/^[^ ]* *//' <<<"$s"; fi
+  done
+}
+
+# run_lanes runs the wanted steps of every lane side by side and waits.
+run_lanes() {
+  local i n l ok=1 line steps
+  LANE_PIDS=()
+  printf '\n=== side by side: %s  [+%ss]\n' "$(printf '(%s) ' "${LANES[@]}")" "$((SECONDS - T0))"
+  for i in "${!LANES[@]}"; do
+    steps=()
+    for n in ${LANES[$i]}; do is_wanted "$n" && steps+=("$n"); done
+    if ((${#steps[@]})); then run_lane "$i" "${steps[@]}"; fi
+  done
+  for l in "${LANE_PIDS[@]}"; do wait "$l" || ok=0; done
+  for i in "${!LANES[@]}"; do
+    [ -f "$WORK/lane-$i.log" ] || continue
+    cat "$WORK/lane-$i.log"
+    [ -f "$WORK/lane-$i.times" ] || continue
+    while read -r line; do TIMES+=("$line"); done <"$WORK/lane-$i.times"
+  done
+  [ "$ok" = 1 ] || { echo "a step run side by side failed (above)" >&2; return 1; }
+}
+
+in_lane() {
+  local l n
+  for l in "${LANES[@]}"; do for n in $l; do [ "$n" = "$1" ] && return 0; done; done
+  return 1
 }
 
 declare -A wanted=()
@@ -299,10 +375,23 @@ for a in "$@"; do
   [ "$found" = 1 ] || { echo "unknown step $a; steps: $(for s in "${STEPS[@]}"; do printf '%s ' "${s%% *}"; done)" >&2; exit 2; }
   wanted[$a]=1
 done
+ARGC=$#
+is_wanted() { [ "$ARGC" -eq 0 ] || [ "$1" = services ] || [ -n "${wanted[$1]:-}" ]; }
+
+lanes_done=0
 for s in "${STEPS[@]}"; do
   name=${s%% *}
   desc=$(sed 's/^[^ ]* *//' <<<"$s")
-  if [ $# -eq 0 ] || [ "$name" = services ] || [ -n "${wanted[$name]:-}" ]; then
-    run_step "$name" "$desc"
+  is_wanted "$name" || continue
+  if in_lane "$name"; then
+    ((lanes_done)) && continue
+    lanes_done=1
+    CURRENT="lanes" CURRENT_T0=$SECONDS
+    cpu_now
+    CURRENT_CPU0=$CPU
+    run_lanes
+    CURRENT=""
+    continue
   fi
+  run_step "$name" "$desc"
 done
