@@ -69,7 +69,10 @@ type Config struct {
 	// after its stream drops; 0 means 30s.
 	RejoinWindow time.Duration
 	// ConnsPerAddr is the gRPC connections opened to each address; 0
-	// means 4.
+	// means enough for every player to hold its stream (connsFor): the
+	// servers allow 64 streams per connection, and the streams beyond
+	// wait for a free one (4 connections to one match instance let 256
+	// seats of 2,000 play at once).
 	ConnsPerAddr int
 	// Seed makes the players' choices repeatable.
 	Seed uint64
@@ -278,9 +281,6 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.RejoinWindow == 0 {
 		cfg.RejoinWindow = 30 * time.Second
 	}
-	if cfg.ConnsPerAddr == 0 {
-		cfg.ConnsPerAddr = 4
-	}
 	r := &runner{cfg: cfg, errs: map[string]int64{}, samples: map[string]string{}}
 	for i := range r.sent {
 		r.sent[i].m = map[string]time.Time{}
@@ -301,7 +301,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	for _, a := range cfg.Lobby {
 		var cs []lobbyv1.LobbyServiceClient
-		for range cfg.ConnsPerAddr {
+		for range connsFor(cfg.ConnsPerAddr, cfg.Players, len(cfg.Lobby)) {
 			c, err := dial(a)
 			if err != nil {
 				return Report{}, err
@@ -312,7 +312,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	for _, a := range cfg.Match {
 		var cs []matchv1.MatchServiceClient
-		for range cfg.ConnsPerAddr {
+		for range connsFor(cfg.ConnsPerAddr, cfg.Players, len(cfg.Match)) {
 			c, err := dial(a)
 			if err != nil {
 				return Report{}, err
@@ -438,6 +438,22 @@ func (r *runner) player(ctx context.Context, i int) {
 func (r *runner) lobby(i int) lobbyv1.LobbyServiceClient {
 	a := r.lobbies[i%len(r.lobbies)]
 	return a[(i/len(r.lobbies))%len(a)]
+}
+
+// streamsPerConn is the players' streams the tool puts on one connection:
+// below the servers' 64 (grpcserve.DefaultMaxConcurrentStreams), for
+// unary calls and a rejoin's new stream beside the old one.
+const streamsPerConn = 48
+
+// connsFor is the connections to open to each of addrs addresses for
+// players players: set when set, else enough for each player to hold a
+// stream at once (at least 4).
+func connsFor(set, players, addrs int) int {
+	if set > 0 {
+		return set
+	}
+	per := (players + addrs - 1) / max(addrs, 1)
+	return max(4, (per+streamsPerConn-1)/streamsPerConn)
 }
 
 func (r *runner) match(i int) matchv1.MatchServiceClient {

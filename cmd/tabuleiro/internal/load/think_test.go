@@ -91,3 +91,23 @@ func TestThinkingSeatAnswersProbesAtOnce(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// Every player can hold a stream at once: the servers allow 64 streams a
+// connection and make the others wait, so the tool opens enough
+// connections (48 streams each) unless told how many.
+func TestConnsForEveryPlayersStream(t *testing.T) {
+	for _, c := range []struct{ set, players, addrs, want int }{
+		{0, 2, 1, 4},     // at least 4
+		{0, 2000, 1, 42}, // 2000/48 rounded up
+		{0, 2000, 3, 14}, // 667 a match instance
+		{0, 4000, 2, 42}, // 2000 a lobby instance
+		{7, 4000, 1, 7},  // as told
+		{0, 200, 1, 5},   // 200/48 rounded up
+		{0, 192, 1, 4},   // exactly 4 x 48
+		{0, 1000, 0, 21}, // no address: never divides by 0
+	} {
+		if got := connsFor(c.set, c.players, c.addrs); got != c.want {
+			t.Errorf("connsFor(%d, %d, %d) = %d, want %d", c.set, c.players, c.addrs, got, c.want)
+		}
+	}
+}
