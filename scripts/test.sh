@@ -56,6 +56,7 @@ mkdir -p "$GOBIN"
 # This run's own scratch directory: nothing of it is shared with another run.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabuleiro-test.XXXXXX")
 BG_PIDS=()
+LANE_PIDS=()
 
 # ---- the steps -------------------------------------------------------------
 
@@ -81,10 +82,13 @@ step_tools() {
       go install "github.com/bufbuild/buf/cmd/buf@v$BUF_VERSION"
     fi
   fi
+  # The two plugins build at once (each is a chain of packages).
+  local gen=() pid
   protoc-gen-go --version 2>/dev/null | grep -q " $PROTOC_GEN_GO_VERSION\$" ||
-    go install "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
+    { go install "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION" & gen+=("$!"); }
   protoc-gen-go-grpc --version 2>/dev/null | grep -q " ${PROTOC_GEN_GO_GRPC_VERSION#v}\$" ||
-    go install "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
+    { go install "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION" & gen+=("$!"); }
+  for pid in "${gen[@]}"; do wait "$pid"; done
   flock -u "$lock"
   exec {lock}>&-
   buf --version
@@ -271,9 +275,19 @@ cpu_now() {
     printf "%d", t }')
 }
 
+# kill_bg stops the background processes a step started.
+kill_bg() {
+  local pid
+  for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+
 finish() {
   local status=$? pid
-  for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  kill_bg
+  for pid in "${LANE_PIDS[@]}"; do
+    pkill -TERM -P "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+  done
   printf '\n=== step timings (wall and CPU seconds; load average %s)\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
   local line
   for line in "${TIMES[@]}"; do printf '  %-10s %5ss %5ss cpu  %s\n' $line; done
@@ -300,12 +314,19 @@ run_step() {
   CURRENT=""
 }
 
-# LANES: steps that mostly wait (on processes they start, a browser, a
-# failover) and share nothing but Redis and PostgreSQL, which every test
-# keeps apart by key prefix and database. When the run reaches the first of
-# them, the lanes run side by side, each its steps in order, into a log of
-# its own; the logs are printed when all have ended.
-LANES=("fault" "crash sentinel" "web webunit webe2e")
+# GROUPS: steps that run side by side. A group is lanes separated by "|",
+# a lane is steps run in order; when the run reaches a group's first step,
+# its lanes start together, each into a log of its own, and the logs are
+# printed when all have ended. Steps whose critical paths are independent
+# go side by side: a cold build's time is mostly long chains of packages
+# compiled one after the other (the deployment validators share nothing
+# with the workspace), and the later steps mostly wait on the processes,
+# browser or failover they start. Redis and PostgreSQL are shared: every
+# test keeps apart by key prefix and database.
+GROUPS=(
+  "vet|deploy"
+  "embedded deep|fault|crash sentinel|web webunit webe2e"
+)
 
 # run_lane I STEP...: the steps in a background subshell; each writes its
 # "name wall cpu status" line to $WORK/lane-I.times. A failed step ends its
@@ -321,7 +342,7 @@ run_lane() {
       cpu_now
       t0=$SECONDS c0=$CPU
       set +e
-      (set -e; "step_$name")
+      (set -e; trap kill_bg EXIT; "step_$name")
       rc=$?
       set -e
       cpu_now
@@ -342,30 +363,36 @@ step_desc() {
   done
 }
 
-# run_lanes runs the wanted steps of every lane side by side and waits.
-run_lanes() {
-  local i n l ok=1 line steps
+# run_group G runs the wanted steps of group G's lanes side by side and
+# waits for them all.
+run_group() {
+  local g=$1 i n l ok=1 line steps lanes
+  IFS='|' read -r -a lanes <<<"${GROUPS[$g]}"
   LANE_PIDS=()
-  printf '\n=== side by side: %s  [+%ss]\n' "$(printf '(%s) ' "${LANES[@]}")" "$((SECONDS - T0))"
-  for i in "${!LANES[@]}"; do
+  printf '\n=== side by side: %s [+%ss]\n' "$(printf '(%s) ' "${lanes[@]}")" "$((SECONDS - T0))"
+  for i in "${!lanes[@]}"; do
     steps=()
-    for n in ${LANES[$i]}; do is_wanted "$n" && steps+=("$n"); done
-    if ((${#steps[@]})); then run_lane "$i" "${steps[@]}"; fi
+    for n in ${lanes[$i]}; do if is_wanted "$n"; then steps+=("$n"); fi; done
+    if ((${#steps[@]})); then run_lane "$g-$i" "${steps[@]}"; fi
   done
   for l in "${LANE_PIDS[@]}"; do wait "$l" || ok=0; done
-  for i in "${!LANES[@]}"; do
-    [ -f "$WORK/lane-$i.log" ] || continue
-    cat "$WORK/lane-$i.log"
-    [ -f "$WORK/lane-$i.times" ] || continue
-    while read -r line; do TIMES+=("$line"); done <"$WORK/lane-$i.times"
+  for i in "${!lanes[@]}"; do
+    [ -f "$WORK/lane-$g-$i.log" ] || continue
+    cat "$WORK/lane-$g-$i.log"
+    [ -f "$WORK/lane-$g-$i.times" ] || continue
+    while read -r line; do TIMES+=("$line"); done <"$WORK/lane-$g-$i.times"
   done
   [ "$ok" = 1 ] || { echo "a step run side by side failed (above)" >&2; return 1; }
 }
 
-in_lane() {
-  local l n
-  for l in "${LANES[@]}"; do for n in $l; do [ "$n" = "$1" ] && return 0; done; done
-  return 1
+# group_of NAME prints the index of the group holding step NAME, if any.
+group_of() {
+  local g n
+  for g in "${!GROUPS[@]}"; do
+    for n in ${GROUPS[$g]//|/ }; do
+      if [ "$n" = "$1" ]; then echo "$g"; fi
+    done
+  done
 }
 
 declare -A wanted=()
@@ -378,18 +405,19 @@ done
 ARGC=$#
 is_wanted() { [ "$ARGC" -eq 0 ] || [ "$1" = services ] || [ -n "${wanted[$1]:-}" ]; }
 
-lanes_done=0
+declare -A groups_done=()
 for s in "${STEPS[@]}"; do
   name=${s%% *}
   desc=$(sed 's/^[^ ]* *//' <<<"$s")
   is_wanted "$name" || continue
-  if in_lane "$name"; then
-    ((lanes_done)) && continue
-    lanes_done=1
-    CURRENT="lanes" CURRENT_T0=$SECONDS
+  g=$(group_of "$name")
+  if [ -n "$g" ]; then
+    [ -z "${groups_done[$g]:-}" ] || continue
+    groups_done[$g]=1
+    CURRENT="together" CURRENT_T0=$SECONDS
     cpu_now
     CURRENT_CPU0=$CPU
-    run_lanes
+    run_group "$g"
     CURRENT=""
     continue
   fi
