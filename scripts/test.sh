@@ -314,7 +314,8 @@ run_step() {
   CURRENT=""
 }
 
-# GROUPS: steps that run side by side. A group is lanes separated by "|",
+# STEP_GROUPS (not GROUPS: bash keeps that name for the user's group ids
+# and ignores assignments to it): steps that run side by side. A group is lanes separated by "|",
 # a lane is steps run in order; when the run reaches a group's first step,
 # its lanes start together, each into a log of its own, and the logs are
 # printed when all have ended. Steps whose critical paths are independent
@@ -323,7 +324,7 @@ run_step() {
 # with the workspace), and the later steps mostly wait on the processes,
 # browser or failover they start. Redis and PostgreSQL are shared: every
 # test keeps apart by key prefix and database.
-GROUPS=(
+STEP_GROUPS=(
   "vet|deploy"
   "embedded deep|fault|crash sentinel|web webunit webe2e"
 )
@@ -367,7 +368,7 @@ step_desc() {
 # waits for them all.
 run_group() {
   local g=$1 i n l ok=1 line steps lanes
-  IFS='|' read -r -a lanes <<<"${GROUPS[$g]}"
+  IFS='|' read -r -a lanes <<<"${STEP_GROUPS[$g]}"
   LANE_PIDS=()
   printf '\n=== side by side: %s [+%ss]\n' "$(printf '(%s) ' "${lanes[@]}")" "$((SECONDS - T0))"
   for i in "${!lanes[@]}"; do
@@ -388,8 +389,8 @@ run_group() {
 # group_of NAME prints the index of the group holding step NAME, if any.
 group_of() {
   local g n
-  for g in "${!GROUPS[@]}"; do
-    for n in ${GROUPS[$g]//|/ }; do
+  for g in "${!STEP_GROUPS[@]}"; do
+    for n in ${STEP_GROUPS[$g]//|/ }; do
       if [ "$n" = "$1" ]; then echo "$g"; fi
     done
   done
