@@ -39,8 +39,13 @@ type Streams struct {
 
 	mu   sync.Mutex
 	open map[string]*keyStreams // this instance's open streams by key
-	stop chan struct{}          // closed to end the running heartbeat; nil when none runs
-	beat chan struct{}          // closed when the running heartbeat has ended
+	// lost is the members by key that may sit in Redis with no stream
+	// behind them: an acquire whose reply was lost (the script may have
+	// run), a release whose removal failed. Removed at once if Redis
+	// answers, else by the next heartbeat: until then they count.
+	lost map[string][]string
+	stop chan struct{} // closed to end the running heartbeat; nil when none runs
+	beat chan struct{} // closed when the running heartbeat has ended
 }
 
 // keyStreams is this instance's open streams of one key.
@@ -142,6 +147,7 @@ func (s *Streams) Acquire(ctx context.Context, key string) (release func(), err 
 	if err != nil || res <= 0 {
 		s.drop(k)
 		if err != nil {
+			s.remove(ctx, k, member)
 			return nil, status.Errorf(codes.Unavailable, "count open %s: %v", s.What, err)
 		}
 		return nil, Exhausted(fmt.Sprintf("too many open %s (at most %d at once); close one", s.What, s.Max), time.Duration(-res)*time.Millisecond)
@@ -154,10 +160,26 @@ func (s *Streams) Acquire(ctx context.Context, key string) (release func(), err 
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			_ = s.rdb.ZRem(context.WithoutCancel(ctx), k, member).Err()
+			s.remove(ctx, k, member)
 			s.drop(k)
 		})
 	}, nil
+}
+
+// remove takes member out of key k's set, or leaves it to the next
+// heartbeat if Redis does not answer.
+func (s *Streams) remove(ctx context.Context, k, member string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.ttl()/3)
+	defer cancel()
+	if s.rdb.ZRem(ctx, k, member).Err() == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lost == nil {
+		s.lost = map[string][]string{}
+	}
+	s.lost[k] = append(s.lost[k], member)
 }
 
 // hold counts one more open stream of key k on this instance, and starts
@@ -217,8 +239,9 @@ func (s *Streams) heartbeat(stop, done chan struct{}) {
 
 // Beat renews this instance's heartbeat now, in one pipeline with the
 // expiry of the sets of its open streams that was last set KeyTTL/2 ago
-// or more, and forgets the heartbeats that lapsed. The heartbeat calls
-// it every TTL/3 while the instance holds streams; exported for tests.
+// or more and the removal of its lost members (see lost), and forgets
+// the heartbeats that lapsed. The heartbeat calls it every TTL/3 while
+// the instance holds streams; exported for tests.
 func (s *Streams) Beat(ctx context.Context) error {
 	ttl, keyTTL := s.ttl(), s.keyTTL()
 	now := s.Now().UnixMilli()
@@ -230,6 +253,8 @@ func (s *Streams) Beat(ctx context.Context) error {
 			stale = append(stale, k)
 		}
 	}
+	lost := s.lost
+	s.lost = nil
 	s.mu.Unlock()
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.ZAdd(ctx, s.hosts, redis.Z{Score: float64(now + ttl.Milliseconds()), Member: s.Instance})
@@ -238,9 +263,20 @@ func (s *Streams) Beat(ctx context.Context) error {
 		for _, k := range stale {
 			p.PExpire(ctx, k, keyTTL)
 		}
+		for k, members := range lost {
+			p.ZRem(ctx, k, members)
+		}
 		return nil
 	})
 	if err != nil {
+		s.mu.Lock()
+		for k, members := range lost {
+			if s.lost == nil {
+				s.lost = map[string][]string{}
+			}
+			s.lost[k] = append(s.lost[k], members...)
+		}
+		s.mu.Unlock()
 		return fmt.Errorf("%s heartbeat: %w", s.What, err)
 	}
 	return nil
