@@ -1,6 +1,8 @@
 package grpcserve_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -16,6 +18,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -627,5 +630,55 @@ func TestConnectJSONLeavesOutZeroFields(t *testing.T) {
 	if err := json.Unmarshal(b, &got); resp.StatusCode != http.StatusOK || err != nil ||
 		!maps.Equal(got, map[string]any{"playerId": "p-1", "displayName": "Ana"}) {
 		t.Errorf("GetStats over Connect JSON = %d %s, want 200 with only the fields that are set", resp.StatusCode, b)
+	}
+}
+
+// A gzip request body that inflates past MaxWebMessageBytes (a
+// decompression bomb: 256 KiB that inflate to 256 MiB) is refused with
+// RESOURCE_EXHAUSTED once the limit is passed, not inflated whole in
+// memory (the transcoder's own gzip inflated every byte, 700 MB of
+// memory for a 200 KB body, and answered INTERNAL).
+// Not parallel: it counts the process's allocations.
+func TestConnectGzipBombRefused(t *testing.T) {
+	f := startWeb(t, grpcserve.Options{})
+	token, _, err := f.issuer.IssuePlayer("p-1", "Ana", true, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&body, gzip.BestSpeed)
+	_, _ = zw.Write([]byte(`{"playerId":"`))
+	chunk := bytes.Repeat([]byte("a"), 1<<20)
+	for range 256 {
+		_, _ = zw.Write(chunk)
+	}
+	_, _ = zw.Write([]byte(`"}`))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost,
+		grpcservetest.BaseURL+lobbyv1.LobbyService_GetStats_FullMethodName, &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	req.Header.Set("Authorization", "Bearer "+token)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	resp, err := f.srv.HTTPClient(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	runtime.ReadMemStats(&after)
+	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+		t.Errorf("the request allocated %d MiB: the body was inflated past the limit", d>>20)
+	}
+	var got struct{ Code, Message string }
+	if err := json.Unmarshal(b, &got); err != nil || got.Code != "resource_exhausted" {
+		t.Errorf("gzip bomb over Connect = %d %s, want resource_exhausted", resp.StatusCode, b)
 	}
 }
