@@ -54,13 +54,23 @@ func newRulesCommand(e *env) *cobra.Command {
 func newRulesShowCommand(e *env) *cobra.Command {
 	var game, section string
 	c := &cobra.Command{
-		Use:   "show",
+		Use:   "show [GAME] [SECTION]",
 		Short: "Print the rules of a game (docs/rules/GAME.md), or one section such as Q3.2",
 		Long: "Print the rules document of a game, as the terminal client's rules screen (key i)\n" +
-			"shows it. A refused ply cites a section, e.g. (Q3.2): --section Q3.2 prints it.",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if section != "" && !cmd.Flags().Changed("game") {
+			"shows it. A refused ply cites a section, e.g. (Q3.2): `rules show Q3.2` (or\n" +
+			"--section Q3.2) prints it; `rules show banqi` (or --game banqi) a whole game's.",
+		Example: "  tabuleiro rules show banqi\n  tabuleiro rules show Q3.2",
+		Args:    cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gameSet := cmd.Flags().Changed("game")
+			for _, a := range args {
+				if slices.Contains(rulesdoc.Games, strings.ToLower(a)) {
+					game, gameSet = strings.ToLower(a), true
+				} else {
+					section = a
+				}
+			}
+			if section != "" && !gameSet {
 				// The section id names its game: Q, C or B.
 				if g, ok := map[byte]string{'Q': "quoridor", 'C': "corners", 'B': "banqi"}[strings.ToUpper(section)[0]]; ok {
 					game = g

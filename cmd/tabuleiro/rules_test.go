@@ -143,6 +143,13 @@ func TestRulesShow(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
 		t.Fatalf("exit %d, stdout %.200q, stderr %q", code, out, errOut)
 	}
+	// The game and the section as arguments, as a refusal cites them.
+	if code, out, errOut := runCommand(t, "", "rules", "show", "Banqi"); code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
+		t.Errorf("rules show Banqi: exit %d, stderr %q, stdout %.200q", code, errOut, out)
+	}
+	if code, out, errOut := runCommand(t, "", "rules", "show", "Q3.2"); code != 0 || !strings.HasPrefix(out, "### Q3.2") || strings.Contains(out, "Q4.") {
+		t.Errorf("rules show Q3.2: exit %d, stderr %q, stdout %.300q", code, errOut, out)
+	}
 	code, out, _ = runCommand(t, "", "rules", "show", "--section", "C3.2")
 	if code != 0 || !strings.HasPrefix(out, "### C3.2 Jump") || strings.Contains(out, "C3.3") {
 		t.Fatalf("section C3.2: exit %d, %q", code, out)

@@ -30,9 +30,10 @@ const helpText = `Keys
   q                  quit (asks during a game, which can be resumed later)`
 
 // helpText is the help for this game: at one keyboard there is nobody to
-// offer a draw to, and the draw keys are left out.
+// offer a draw to, and Quoridor has no draw offers (its games end by a
+// win): there the draw keys are left out.
 func (m *Model) helpText() string {
-	if !m.local() {
+	if !m.local() && m.game() != gamev1.Game_GAME_QUORIDOR {
 		return helpText
 	}
 	var out []string
@@ -249,6 +250,10 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 	case "d":
 		if m.local() {
 			return m, nil // no draw offers at one keyboard
+		}
+		if m.game() == gamev1.Game_GAME_QUORIDOR {
+			m.status = "Quoridor has no draw offers: a game ends by a win"
+			return m, nil
 		}
 		seat, c := m.actor()
 		if m.drawBy != gamev1.Seat_SEAT_UNSPECIFIED && m.drawBy != seat {

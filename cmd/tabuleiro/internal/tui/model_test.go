@@ -353,7 +353,14 @@ func TestNoDrawOfferAtOneKeyboard(t *testing.T) {
 		t.Error("d at one keyboard sends something")
 	}
 	m.table.Seats = map[gamev1.Seat]Conn{gamev1.Seat_SEAT_FIRST: nil}
+	if strings.Contains(m.helpText(), "offer a draw") {
+		t.Error("help in Quoridor, which has no draw offers, offers a draw")
+	}
+	if _, cmd := m.playKey("d"); cmd != nil {
+		t.Error("d in Quoridor sends something")
+	}
+	m.view = &gamev1.GameView{Game: gamev1.Game_GAME_BANQI}
 	if !strings.Contains(m.helpText(), "offer a draw") {
-		t.Error("help against an opponent lacks the draw offer")
+		t.Error("help against an opponent in Banqi lacks the draw offer")
 	}
 }
