@@ -326,8 +326,11 @@ run_step() {
 # test keeps apart by key prefix and database.
 STEP_GROUPS=(
   "vet|deploy"
-  "embedded deep|fault|crash sentinel|web webunit webe2e"
+  "embedded deep|fault|crash|web webunit webe2e"
 )
+# The Sentinel failover runs alone after them: with WAIT 1 it asserts that
+# no acknowledged ply is lost, and beside the other lanes one run lost one
+# ply with the replication link cut (cut=true/wait=1), not yet understood.
 
 # run_lane I STEP...: the steps in a background subshell; each writes its
 # "name wall cpu status" line to $WORK/lane-I.times. A failed step ends its
