@@ -62,12 +62,29 @@ func NewStreams(rdb redis.UniversalClient, prefix, what string, maxStreams int) 
 	}
 }
 
+// heartbeatLua defines heartbeat(member, lapse) for the scripts below
+// (KEYS[2] the hosts set): when the heartbeat of the member's instance (the
+// part before "/") lapses, in ms, 0 if it has none; lapse caches it per
+// instance.
+const heartbeatLua = `
+local function heartbeat(m, lapse)
+  local slash = string.find(m, '/', 1, true)
+  local inst = slash and string.sub(m, 1, slash - 1) or ''
+  local at = lapse[inst]
+  if at == nil then
+    at = tonumber(redis.call('ZSCORE', KEYS[2], inst) or '0')
+    lapse[inst] = at
+  end
+  return at
+end
+`
+
 // acquireScript: KEYS set, hosts. ARGV now ms, heartbeat until ms, max,
 // member, key ttl ms, instance. The caller's instance beats first (it is
 // alive); at the cap, members of instances whose heartbeat lapsed are
 // removed before the count is taken again. Returns 1, or minus the ms
 // until the soonest heartbeat among the key's instances lapses.
-var acquireScript = redis.NewScript(`
+var acquireScript = redis.NewScript(heartbeatLua + `
 local now = tonumber(ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[6])
 local n = redis.call('ZCARD', KEYS[1])
@@ -75,13 +92,7 @@ if n >= tonumber(ARGV[3]) then
   local lapse = {}
   local soonest = nil
   for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    local slash = string.find(m, '/', 1, true)
-    local inst = slash and string.sub(m, 1, slash - 1) or ''
-    local at = lapse[inst]
-    if at == nil then
-      at = tonumber(redis.call('ZSCORE', KEYS[2], inst) or '0')
-      lapse[inst] = at
-    end
+    local at = heartbeat(m, lapse)
     if at <= now then
       redis.call('ZREM', KEYS[1], m)
       n = n - 1
@@ -98,19 +109,12 @@ return 1
 
 // countScript: KEYS set, hosts. ARGV now ms. The members whose instance's
 // heartbeat has not lapsed.
-var countScript = redis.NewScript(`
+var countScript = redis.NewScript(heartbeatLua + `
 local now = tonumber(ARGV[1])
 local lapse = {}
 local n = 0
 for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local slash = string.find(m, '/', 1, true)
-  local inst = slash and string.sub(m, 1, slash - 1) or ''
-  local at = lapse[inst]
-  if at == nil then
-    at = tonumber(redis.call('ZSCORE', KEYS[2], inst) or '0')
-    lapse[inst] = at
-  end
-  if at > now then n = n + 1 end
+  if heartbeat(m, lapse) > now then n = n + 1 end
 end
 return n
 `)
