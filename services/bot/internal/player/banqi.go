@@ -49,10 +49,23 @@ type bGame struct {
 	// expert is the expert's evaluation (expertEval), which the table
 	// keys by the draw clock too.
 	expert bool
+	// policy chooses the reveals kept below the root by the reveal policy
+	// (bRevealScore), best first, instead of spread over the board; and,
+	// with rootReveals > 0, keeps only that many at the root.
+	policy      bool
+	rootReveals int
 }
 
 func (g bGame) Moves(s *bState, dst []banqi.Move) []banqi.Move {
 	dst = s.v.LegalMoves(dst)
+	if g.policy {
+		switch {
+		case s.ply > 0 && g.reveals > 0:
+			return bPolicyReveals(&s.v, dst, g.reveals)
+		case s.ply == 0 && g.rootReveals > 0:
+			return bPolicyReveals(&s.v, dst, g.rootReveals)
+		}
+	}
 	if s.ply == 0 || g.reveals <= 0 {
 		return dst
 	}
@@ -312,6 +325,12 @@ func (bGame) Order(s *bState, moves []banqi.Move) {
 	slices.SortStableFunc(moves, func(a, b banqi.Move) int { return key(a) - key(b) })
 }
 
+var (
+	bPolicy       = true
+	bBelowReveals = 2
+	bRootReveals  = 6
+)
+
 func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
 	gs := levelGames[bState, banqi.Move, bGame, bGame, bGame]{
 		simple: bGame{simple: true},
@@ -324,7 +343,7 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 		// went deeper but forced every side to step a piece where it
 		// would reveal, and it scored 20% against hard at 100 ms (23
 		// games).
-		gs.deep = bGame{reveals: 2, expert: true}
+		gs.deep = bGame{reveals: bBelowReveals, expert: true, policy: bPolicy, rootReveals: bRootReveals}
 		gs.expert = bExpertRefinements
 		gs.tableBits = tableBits(budget, 16)
 		if !faceDown(&v) {

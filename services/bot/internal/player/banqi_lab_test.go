@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,13 +39,37 @@ func TestBanqiLab(t *testing.T) {
 	par = max(par, 1)
 	verbose := os.Getenv("TABULEIRO_BANQI_LAB_LOG") != ""
 	budget := time.Duration(ms) * time.Millisecond
+	// TABULEIRO_BANQI_LAB_NODES=E,H caps the expert's and hard's plies at E
+	// and H positions instead (the budget a second), so that the result
+	// does not depend on the machine's load.
+	if s := os.Getenv("TABULEIRO_BANQI_LAB_NODES"); s != "" {
+		e, h, _ := strings.Cut(s, ",")
+		ne, _ := strconv.ParseInt(e, 10, 64)
+		nh, _ := strconv.ParseInt(h, 10, 64)
+		old := nodeLimits
+		t.Cleanup(func() { nodeLimits = old })
+		nodeLimits[Expert], nodeLimits[Hard] = ne, nh
+		budget = time.Second
+	}
+	var cpu [2]time.Duration
+	var nodes [2]int64
 	var mu sync.Mutex
 	w, d, l := 0, 0, 0
 	var depthSum [2]int
 	var depthN [2]int
+	var openSum [2]int
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
+	// TABULEIRO_BANQI_LAB_ONLY=i plays game i alone (a replay, with node
+	// limits) and with the log shows its first 60 plies too.
+	only := -1
+	if s := os.Getenv("TABULEIRO_BANQI_LAB_ONLY"); s != "" {
+		only, _ = strconv.Atoi(s)
+	}
 	for i := range n {
+		if only >= 0 && i != only {
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -70,26 +96,47 @@ func TestBanqiLab(t *testing.T) {
 			}
 			var log []string
 			ds, dn := [2]int{}, [2]int{}
+			// The expert's depth in the opening (16 or more face down) and
+			// its balance 40 plies in.
+			var openD, openN, mat40 int
 			for !pos.Outcome().Over() {
 				lvl, k := Hard, 1
 				if pos.ToMove() == expSeat {
 					lvl, k = Expert, 0
 				}
+				c0 := cpuTime()
 				c, err := Select(context.Background(), pos.PublicView(), lvl, budget, rng)
 				if err != nil {
 					t.Error(err)
 					return
 				}
+				if par == 1 {
+					mu.Lock()
+					cpu[k] += cpuTime() - c0
+					nodes[k] += c.Nodes
+					mu.Unlock()
+				}
 				ds[k] += c.Depth
 				dn[k]++
+				if k == 0 && bFaceDownTotal(pos.PublicView()) >= 16 {
+					openD += c.Depth
+					openN++
+				}
 				np, err := pos.Play(c.Ply)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				pos = np.(banqi.Position)
+				if pos.Plies() == 40 {
+					mat40 = matFor(pos, expSeat)
+				}
 				if verbose {
-					log = append(log, fmt.Sprintf("%d %s %s d%d e%d q%d mat%+d", pos.Plies(), lvl, c.Ply, c.Depth, c.Eval, pos.Quiet(), matFor(pos, expSeat)))
+					line := fmt.Sprintf("%d %s %s d%d e%d q%d mat%+d", pos.Plies(), lvl, c.Ply, c.Depth, c.Eval, pos.Quiet(), matFor(pos, expSeat))
+					if c.Ply.(banqi.Move).Kind() == banqi.KindReveal {
+						line += " " + pos.LastRevealed().String()
+					}
+					log = append(log, line)
 				}
 			}
 			o := pos.Outcome()
@@ -110,7 +157,14 @@ func TestBanqiLab(t *testing.T) {
 				depthSum[k] += ds[k]
 				depthN[k] += dn[k]
 			}
-			fmt.Printf("game %d %s %s plies %d mat(expert) %+d depth e%.1f h%.1f\n", i, res, o.Reason, pos.Plies(), matFor(pos, expSeat), float64(ds[0])/float64(max(dn[0], 1)), float64(ds[1])/float64(max(dn[1], 1)))
+			openSum[0] += openD
+			openSum[1] += openN
+			fmt.Printf("game %d %s %s plies %d mat(expert) %+d (ply 40 %+d) depth e%.1f (opening %.1f) h%.1f\n", i, res, o.Reason, pos.Plies(), matFor(pos, expSeat), mat40, float64(ds[0])/float64(max(dn[0], 1)), float64(openD)/float64(max(openN, 1)), float64(ds[1])/float64(max(dn[1], 1)))
+			if verbose && only >= 0 {
+				for _, s := range log[:min(60, len(log))] {
+					fmt.Println("   ", s)
+				}
+			}
 			if verbose && res != "W" {
 				for _, s := range log[max(0, len(log)-60):] {
 					fmt.Println("   ", s)
@@ -120,7 +174,13 @@ func TestBanqiLab(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	fmt.Printf("RESULT expert %d-%d-%d hard: %.1f%% depth e%.2f h%.2f\n", w, d, l, 100*(float64(w)+float64(d)/2)/float64(n), float64(depthSum[0])/float64(depthN[0]), float64(depthSum[1])/float64(depthN[1]))
+	if par == 1 {
+		fmt.Printf("nodes per CPU ms: expert %.0f hard %.0f\n", float64(nodes[0])/float64(cpu[0].Milliseconds()+1), float64(nodes[1])/float64(cpu[1].Milliseconds()+1))
+	}
+	if only >= 0 {
+		n = 1
+	}
+	fmt.Printf("RESULT expert %d-%d-%d hard: %.1f%% depth e%.2f (opening %.2f) h%.2f\n", w, d, l, 100*(float64(w)+float64(d)/2)/float64(n), float64(depthSum[0])/float64(depthN[0]), float64(openSum[0])/float64(max(openSum[1], 1)), float64(depthSum[1])/float64(depthN[1]))
 }
 
 // matFor is seat s's material balance: the worth of the pieces it captured
@@ -137,4 +197,22 @@ func matFor(p banqi.Position, s engine.Seat) int {
 		}
 	}
 	return score
+}
+
+// bFaceDownTotal is how many pieces of v are face down.
+func bFaceDownTotal(v banqi.View) int {
+	n := 0
+	for _, p := range bPieces {
+		n += v.FaceDownCount(p)
+	}
+	return n
+}
+
+// cpuTime is the process's processor time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -159,9 +159,14 @@ type levelGames[S any, M comparable, E, G, H search.Game[S, M]] struct {
 	tableBits int
 }
 
+// nodeLimits, when set (by measurements only: tests and tools), caps the
+// positions each level searches for a ply, on top of its budget, so that a
+// measurement does not depend on the machine's speed or load.
+var nodeLimits [Expert1 + 1]int64
+
 // choose runs the search of level lvl over st.
 func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context, gs levelGames[S, M, E, G, H], st S, lvl Level, budget time.Duration, rng *rand.Rand) (M, Choice, error) {
-	lim := search.Limits{Budget: budget, Shuffle: rng, CheckEvery: 64}
+	lim := search.Limits{Budget: budget, Shuffle: rng, CheckEvery: 64, Nodes: nodeLimits[lvl]}
 	var r search.Result[M]
 	switch lvl {
 	case Easy:

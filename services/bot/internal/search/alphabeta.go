@@ -15,6 +15,7 @@ type searcher[S any, M comparable, G Game[S, M]] struct {
 	deadline time.Time    // zero: only the context stops the search
 	mask     int64
 	nodes    int64
+	maxNodes int64 // 0: no limit
 	stopped  bool
 	tt       *table[M] // nil: no transposition table
 	shuffle  *rand.Rand
@@ -41,14 +42,15 @@ func newSearcher[S any, M comparable, G Game[S, M]](ctx context.Context, g G, li
 			every <<= 1
 		}
 	}
-	s := &searcher[S, M, G]{ctx: ctx, g: g, deadline: deadline(ctx, start, lim.Budget), mask: int64(every - 1), shuffle: lim.Shuffle}
+	s := &searcher[S, M, G]{ctx: ctx, g: g, deadline: deadline(ctx, start, lim.Budget), mask: int64(every - 1), maxNodes: lim.Nodes, shuffle: lim.Shuffle}
 	s.chance, _ = any(g).(Chancy[S, M])
 	return s
 }
 
-// checkTime sets stopped once the context is done or the deadline passed.
+// checkTime sets stopped once the context is done, the deadline passed or
+// the node limit is reached.
 func (s *searcher[S, M, G]) checkTime() {
-	if s.ctx.Err() != nil || (!s.deadline.IsZero() && !time.Now().Before(s.deadline)) {
+	if s.ctx.Err() != nil || (!s.deadline.IsZero() && !time.Now().Before(s.deadline)) || (s.maxNodes > 0 && s.nodes >= s.maxNodes) {
 		s.stopped = true
 	}
 }

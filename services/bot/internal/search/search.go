@@ -84,6 +84,11 @@ type Limits struct {
 	// CheckEvery is the number of nodes between clock checks, rounded up
 	// to a power of two; 0 means 256.
 	CheckEvery int
+	// Nodes, if positive, stops the search once it has visited that many
+	// positions (checked every CheckEvery nodes, as the clock is): a
+	// budget that does not depend on the machine's speed or load, for
+	// measurements.
+	Nodes int64
 	// TableBits sets the transposition table to 1<<TableBits entries
 	// (Iterative only); 0 means 16.
 	TableBits int

@@ -356,3 +356,22 @@ func TestEntrySize(t *testing.T) {
 		t.Errorf("entry[uint16] takes %d bytes, want 16", n)
 	}
 }
+
+// TestNodeLimit: a node limit stops an endless game's search within a
+// clock check of the limit, with a legal move and the same result every
+// time (it does not depend on the clock).
+func TestNodeLimit(t *testing.T) {
+	t.Parallel()
+	lim := Limits{Nodes: 5000, CheckEvery: 64}
+	r := Iterative[endless, int](t.Context(), endlessGame{}, endless{}, lim)
+	if !r.Stopped || r.Nodes < 5000 || r.Nodes > 5000+64 {
+		t.Errorf("node limit 5000: stopped %v after %d nodes", r.Stopped, r.Nodes)
+	}
+	if r.Legal == 0 || r.Depth == 0 {
+		t.Errorf("node limit 5000: %+v, want a move from a finished depth", r)
+	}
+	again := Iterative[endless, int](t.Context(), endlessGame{}, endless{}, lim)
+	if again.Move != r.Move || again.Score != r.Score || again.Nodes != r.Nodes || again.Depth != r.Depth {
+		t.Errorf("node limit 5000: %+v then %+v", r, again)
+	}
+}
