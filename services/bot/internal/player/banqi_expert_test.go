@@ -49,7 +49,7 @@ func bBoard(t *testing.T, board, last string, quiet int) banqi.View {
 // score.
 func bExpertPly(t *testing.T, v banqi.View, depth int) (banqi.Move, int) {
 	t.Helper()
-	g := bGame{reveals: 2, expert: true}
+	g := bExpertGame()
 	lim := search.Limits{Depth: depth, TableBits: 16, Refinements: bExpertRefinements}
 	var r search.Result[banqi.Move]
 	if faceDown(&v) {

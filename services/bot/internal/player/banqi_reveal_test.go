@@ -145,3 +145,25 @@ func TestBanqiExpertRevealsSafely(t *testing.T) {
 		}
 	}
 }
+
+// TestBanqiPolicyMovesAllocate: the expert's move lists, reveals chosen by
+// the policy, allocate nothing, at the root and below it.
+func TestBanqiPolicyMovesAllocate(t *testing.T) {
+	v := bOpening(t, map[string]byte{"a1": 'A', "d2": 'k', "h1": 'c'}, "d2")
+	g := bExpertGame()
+	buf := make([]banqi.Move, 0, 96)
+	for _, ply := range []int8{0, 1} {
+		s := bState{v: v, ply: ply}
+		var n int
+		allocs := testing.AllocsPerRun(100, func() { n = len(g.Moves(&s, buf[:0])) })
+		if allocs != 0 {
+			t.Errorf("ply %d: Moves allocates %.1f times", ply, allocs)
+		}
+		if want := min(bRootReveals, 29); ply == 0 && n != want {
+			t.Errorf("root: %d plies, want %d reveals", n, want)
+		}
+		if ply == 1 && n != 2 {
+			t.Errorf("below the root: %d plies, want 2 reveals", n)
+		}
+	}
+}
