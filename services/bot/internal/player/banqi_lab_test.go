@@ -23,7 +23,13 @@ import (
 // once, and prints each game's ending, the expert's material balance and
 // both sides' mean depth; with TABULEIRO_BANQI_LAB_LOG set, the last 60
 // plies (depth, score, quiet count, balance) of every game the expert did
-// not win, and the final board. For example
+// not win, and the final board. TABULEIRO_BANQI_LAB_NODES=E,H limits each
+// ply to E positions for the expert and H for hard instead of the clock,
+// so that the result does not depend on the machine's load and each game
+// replays exactly (about 30000,35000 match 50 ms of processor time:
+// with TABULEIRO_BANQI_LAB_PARALLEL=1 the lab prints each side's positions
+// per processor millisecond); TABULEIRO_BANQI_LAB_ONLY=i plays game i
+// alone, with the log its first 60 plies too. For example
 //
 //	TABULEIRO_BANQI_LAB=40 TABULEIRO_BANQI_LAB_PARALLEL=2 go test -run TestBanqiLab -v ./services/bot/internal/player
 func TestBanqiLab(t *testing.T) {
