@@ -84,7 +84,14 @@ test("on a phone the name field does not pop the keyboard up, and both player ba
   assert.notEqual(await page.evaluate(() => document.activeElement?.id), "name", "the name field takes no focus on a phone");
   await shot(page, "41-phone-sign-in");
   await signIn(page, "Pocket");
-  await startBot(page, "Quoridor", "White (first)");
+  // The fullest bars: Corners with a clock (arrivals and clocks beside the names).
+  await page.click(`label.game-card[data-game="Corners"]`);
+  await page.click(`label.chip:has-text("Bot")`);
+  await page.click(`label.chip[data-level="Easy"]`);
+  await page.click("label.chip:has-text('3+2')");
+  await page.click("label.chip:has-text('White (first)')");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
   await waitTurn(page);
   for (const [strip, colour] of [[".bottom-strip", "White"], [".top-strip", "Black"]]) {
     const label = page.locator(`${strip} .seat-colour`);
