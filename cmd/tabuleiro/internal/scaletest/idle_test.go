@@ -11,18 +11,18 @@ import (
 )
 
 var (
-	idleSeconds = flag.Int("idle.seconds", 10, "BenchmarkClusterIdle: seconds measured")
-	idlePerf    = flag.String("idle.perf", "", "BenchmarkClusterIdle: record the first match instance with perf into this file")
+	idleSeconds = flag.Int("idle.seconds", 10, "BenchmarkIdleInstances: seconds measured")
+	idlePerf    = flag.String("idle.perf", "", "BenchmarkIdleInstances: record the first match instance with perf into this file")
 )
 
-// BenchmarkClusterIdle measures what each kind of process costs with no
+// BenchmarkIdleInstances measures what each kind of process costs with no
 // load at all (sweepers, presence, heartbeats, the runtime): processor
 // milliseconds per second, per process. A cost that each instance pays
 // whatever the load is a cost per ply that grows with the number of
 // instances. One iteration is one run:
 //
-//	go test -run '^$' -bench ClusterIdle -benchtime 1x ./cmd/tabuleiro/internal/scaletest/ -load.matches 3
-func BenchmarkClusterIdle(b *testing.B) {
+//	go test -run '^$' -bench IdleInstances -benchtime 1x ./cmd/tabuleiro/internal/scaletest/ -load.matches 3
+func BenchmarkIdleInstances(b *testing.B) {
 	c := Start(b, Options{Lobbies: 2, Matches: *benchMatches, Bots: 2})
 	for b.Loop() {
 		time.Sleep(2 * time.Second) // past the start
