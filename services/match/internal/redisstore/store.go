@@ -201,31 +201,58 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 	if err != nil {
 		return "", fmt.Errorf("create match: %w", err)
 	}
-	if err := s.Replicated(ctx); err != nil {
+	// Read back where WAIT runs: after a failover the match may be gone
+	// with the old primary.
+	var exists *redis.IntCmd
+	if err := s.confirm(ctx, func(p redis.Pipeliner) { exists = p.Exists(ctx, s.stateKey(id)) }); err != nil {
 		return "", fmt.Errorf("create match: %w", err)
+	}
+	if exists.Val() != 1 {
+		return "", fmt.Errorf("create match %s: lost in a Redis failover: %w", id, match.ErrNotReplicated)
 	}
 	return id, nil
 }
 
-// Replicated implements match.Store: with WaitReplicas, a small write and
-// WAIT in one pipeline (WAIT counts the replicas that have this
-// connection's last write, and so everything written before it).
-func (s *Store) Replicated(ctx context.Context) error {
-	if s.o.WaitReplicas <= 0 {
-		return nil
+// PlyStored implements match.Store: the stored ply is read, and with
+// WaitReplicas a small write and WAIT follow, all in one pipeline: on one
+// connection to one server, so the ply read is the one the waited-for
+// replicas hold (WAIT counts the replicas that have this connection's
+// last write, and so everything written before it). A read and a WAIT
+// sent apart could each go to a different primary across a failover.
+func (s *Store) PlyStored(ctx context.Context, id string, ply match.PlyRecord) (bool, error) {
+	var got *redis.StringCmd
+	err := s.confirm(ctx, func(p redis.Pipeliner) { got = p.LIndex(ctx, s.pliesKey(id), int64(ply.Number-1)) })
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, fmt.Errorf("ply %d of match %s: %w", ply.Number, id, err)
 	}
+	var stored match.PlyRecord
+	if got.Err() != nil || decodePly([]byte(got.Val()), &stored) != nil {
+		return false, nil
+	}
+	return stored.Number == ply.Number && stored.Seq == ply.Seq && stored.Notation == ply.Notation, nil
+}
+
+// confirm runs read in a pipeline followed, with WaitReplicas, by a small
+// write and WAIT; it returns read's error, or ErrNotReplicated when too
+// few replicas answered in time.
+func (s *Store) confirm(ctx context.Context, read func(p redis.Pipeliner)) error {
 	var wait *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, s.o.Prefix+"replicated", time.Now().UnixMilli(), time.Minute)
-		wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
-		_ = p.Process(ctx, wait)
+		read(p)
+		if s.o.WaitReplicas > 0 {
+			p.Set(ctx, s.o.Prefix+"replicated", time.Now().UnixMilli(), time.Minute)
+			wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
+			_ = p.Process(ctx, wait)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if n := wait.Val(); n < int64(s.o.WaitReplicas) {
-		return fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
+	if wait != nil {
+		if n := wait.Val(); n < int64(s.o.WaitReplicas) {
+			return fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
+		}
 	}
 	return nil
 }
