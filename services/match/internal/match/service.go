@@ -748,8 +748,13 @@ func (s *Service) Run(ctx context.Context) error {
 	// One instance at a time sweeps; the others ask for the role every
 	// AliveEvery, and take it over within SweeperTTL of its holder's end
 	// (at once after a clean stop, which gives it up).
+	// The others do not tick at all: a wakeup every SweepInterval costs
+	// an idle instance more than all its heartbeats.
 	token := rand.Text()
 	sweeper := s.sweeper(ctx, token)
+	if !sweeper {
+		t.Stop()
+	}
 	defer func() {
 		if sweeper {
 			_ = s.d.Store.ReleaseSweeper(context.WithoutCancel(ctx), token)
@@ -763,7 +768,13 @@ func (s *Service) Run(ctx context.Context) error {
 			if _, err := s.d.Store.MarkAlive(telemetry.Untraced(ctx), s.nowMS()); err != nil && ctx.Err() == nil { // a heartbeat: untraced
 				s.d.Logger.WarnContext(ctx, "mark alive", "err", err)
 			}
-			sweeper = s.sweeper(ctx, token)
+			was := sweeper
+			switch sweeper = s.sweeper(ctx, token); {
+			case sweeper && !was:
+				t.Reset(s.cfg.SweepInterval)
+			case !sweeper && was:
+				t.Stop()
+			}
 		case <-t.C:
 			if sweeper {
 				s.Sweep(ctx)
