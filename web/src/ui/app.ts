@@ -13,6 +13,7 @@ import { gameName, games, levelName, levels, moveRows, outcomeLine, outcomeTitle
 import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
 import { inviteCode, joinRoute } from "../invite";
+import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { clear, h, svg, toast } from "./dom";
 import { GameScreen, type Origin } from "./game";
@@ -177,16 +178,34 @@ export async function route_(): Promise<void> {
 function signInScreen(target: string): void {
   // An invite link (#/join/CODE) names the game it opens: say so, and go on to it.
   const invite = inviteCode(target);
-  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: "Your name", "aria-label": "Your name" });
-  const err = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "signin", onsubmit: async (e: Event) => {
+  // The page checks the name by the lobby's rule (names.ts) and says what
+  // is wrong under the field; the browser's own bubble is off (novalidate),
+  // so that the two never cover each other.
+  const err = h("p", { class: "error field-error", id: "name-error", role: "alert" });
+  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: "Your name", "aria-label": "Your name", "aria-describedby": "name-error" }) as HTMLInputElement;
+  let tried = false;
+  const check = (): boolean => {
+    const problem = nameProblem(input.value.trim());
+    err.textContent = problem ?? "";
+    input.setAttribute("aria-invalid", problem ? "true" : "false");
+    return !problem;
+  };
+  input.addEventListener("input", () => {
+    if (tried) check();
+  });
+  const form = h("form", { class: "signin", novalidate: true, onsubmit: async (e: Event) => {
     e.preventDefault();
-    err.textContent = "";
+    tried = true;
+    if (!check()) {
+      input.focus();
+      return;
+    }
     try {
       session.me = await signIn(input.value.trim());
       go(target === "#/" ? "#/play" : target);
     } catch (e2) {
-      err.textContent = errorText(e2);
+      const text = errorText(e2);
+      err.textContent = e2 instanceof ConnectError && e2.code === Code.InvalidArgument ? nameRefusal(text) : text;
     }
   } },
   h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : "Choose a name to play as a guest"),
@@ -202,7 +221,14 @@ function signInScreen(target: string): void {
         : h("p", { class: "lead" }, "Quoridor, Corners and Banqi against a friend, a bot, or anyone in the queue. No account needed."),
       form),
     h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
-  setTimeout(() => input.focus(), 0);
+  // A phone's keyboard would cover half the page at once: the name field
+  // takes the focus only with a mouse (or a keyboard) on a wider screen.
+  if (!touchFirst()) setTimeout(() => input.focus(), 0);
+}
+
+/** touchFirst reports a touch screen or a phone-sized viewport. */
+export function touchFirst(): boolean {
+  return typeof matchMedia === "function" && matchMedia("(pointer: coarse), (max-width: 860px)").matches;
 }
 
 function heroArt(): string {
@@ -606,7 +632,13 @@ function watchScreen(id: Identity): { dispose: () => void } {
       if (stopped) return;
       clear(list);
       if (!r.matches.length) list.append(h("p", { class: "muted" }, "No games are being played right now."));
-      for (const m of r.matches) list.append(summaryRow(m, h("a", { class: "button small", href: `#/watch/${m.matchId}` }, "Watch")));
+      for (const m of r.matches) {
+        // One's own game is played, not watched: its link takes the seat back.
+        const mine = m.participants.some((p) => p.playerId !== "" && p.playerId === id.playerId);
+        list.append(summaryRow(m, mine
+          ? h("a", { class: "button small primary", href: `#/game/${m.matchId}` }, "Your game")
+          : h("a", { class: "button small", href: `#/watch/${m.matchId}` }, "Watch")));
+      }
       note.textContent = `Updated ${new Date().toLocaleTimeString()}; the list refreshes by itself.`;
     } catch (err) {
       if (!stopped) note.textContent = `Could not refresh the list: ${errorText(err)} Trying again…`;

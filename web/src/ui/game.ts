@@ -237,6 +237,16 @@ export class GameScreen {
     return this.match?.view;
   }
 
+  /** isMine reports whether a seat's participant is the signed-in player. */
+  private isMine(p: { playerId: string } | undefined): boolean {
+    return !!p && p.playerId !== "" && p.playerId === this.id.playerId;
+  }
+
+  /** ownSeat is the seat the signed-in player holds in a game watched as a spectator. */
+  private ownSeat(): Seat | undefined {
+    return this.match?.seats.find((s) => this.isMine(s.participant))?.participant?.seat;
+  }
+
   /** mySeats are the seats this screen plays: one, both (one keyboard), or none. */
   private get mySeats(): Seat[] {
     if (this.mode === "spectator" || !this.match) return [];
@@ -348,13 +358,14 @@ export class GameScreen {
     }
     const isTurn = v.toMove === seat && m.status !== MatchStatus.FINISHED;
     el.classList.toggle("turn", isTurn);
-    const you = this.mode === "seat" && m.yourSeat === seat;
+    // Watching a game of one's own (from the Watch list) is still one's own seat.
+    const you = this.mode === "seat" ? m.yourSeat === seat : this.mode === "spectator" && this.isMine(p);
     const name = h("span", { class: "strip-name" }, token,
       h("span", { class: "pname" }, p.displayName), you ? h("span", { class: "you" }, "you") : false,
       p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
       p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false);
     const extra = h("span", { class: "strip-extra" });
-    extra.append(h("span", { class: "muted small" }, colour));
+    extra.append(h("span", { class: "muted small seat-colour" }, colour));
     if (v.board.case === "quoridor") {
       const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
       const left = side?.wallsLeft ?? 0;
@@ -380,7 +391,10 @@ export class GameScreen {
     }
     if (seatState?.connection === ConnectionState.DISCONNECTED) {
       const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;
-      extra.append(h("span", { class: "away", "data-deadline": dl }, "disconnected"));
+      // One's own seat, watched from another screen, is not "disconnected"
+      // in red: its player is right here, and can take it back.
+      const label = you ? "away from the board" : "disconnected";
+      extra.append(h("span", { class: you ? "away mine" : "away", "data-deadline": dl, "data-label": label }, label));
     }
     const clock = m.clocks ? h("span", { class: `clock${m.clocks.running === seat && m.status !== MatchStatus.FINISHED ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
     el.append(name, extra, clock || h("span", { class: "clock none" }, isTurn ? "to move" : ""));
@@ -399,7 +413,7 @@ export class GameScreen {
     }
     for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>(".away[data-deadline]")) {
       const left = Math.max(0, Number(el.dataset.deadline) - this.server.now(Date.now()));
-      el.textContent = `disconnected · ${Math.ceil(left / 1000)} s to return`;
+      el.textContent = `${el.dataset.label ?? "disconnected"} · ${Math.ceil(left / 1000)} s to return`;
     }
   }
 
@@ -434,6 +448,8 @@ export class GameScreen {
       status = `${outcomeTitle(m.outcome, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names())} ${outcomeLine(m.outcome)}`;
     } else if (this.actingSeat !== undefined) {
       status = this.mode === "local" ? `${this.participant(v.toMove)?.displayName ?? ""} to move` : "Your turn";
+    } else if (this.mode === "spectator" && this.ownSeat() !== undefined) {
+      status = "This is your game, watched as a spectator: take your seat to play.";
     } else if (this.mode === "spectator") {
       status = `${this.participant(v.toMove)?.displayName ?? ""} to move`;
     } else {
@@ -463,6 +479,9 @@ export class GameScreen {
     const a = this.els.actions;
     clear(a);
     if (this.mode === "spectator") {
+      if (this.ownSeat() !== undefined && m.status !== MatchStatus.FINISHED) {
+        a.append(h("a", { class: "button primary", id: "take-seat", href: `#/game/${this.matchId}` }, "Take your seat"));
+      }
       a.append(h("a", { class: "button", href: "#/watch" }, "Other live games"));
       return;
     }

@@ -188,6 +188,10 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
+	// A refusal or a notice answers the key before: the next key is a new
+	// action, and says its own (the side panel keeps what lasts: a draw
+	// offer, the moves).
+	m.status = ""
 	switch s {
 	case "q":
 		m.confirmQuit = true
@@ -276,10 +280,6 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) moveCursor(dx, dy int) tea.Cmd {
-	// A refusal or a notice is about where the cursor was: it goes when
-	// the cursor moves (the side panel keeps what lasts: a draw offer, the
-	// moves).
-	m.status = ""
 	next := m.lay.move(m.cursor, dx, dy)
 	files, ranks := m.lay.files, m.lay.ranks
 	if m.wallMode {

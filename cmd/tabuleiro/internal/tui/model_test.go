@@ -79,6 +79,21 @@ func TestTypedPlies(t *testing.T) {
 	}
 }
 
+// A refusal answers one key: the next action (wall mode, a typed ply,
+// esc) clears it instead of leaving it under a board it no longer fits.
+func TestRefusalClearedByTheNextKey(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	for _, next := range [][]string{{"w"}, {"esc"}, {":", "esc"}} {
+		d.key(":", "type:e5", "enter")
+		d.waitText("e5 refused")
+		d.key(next...)
+		d.waitFor(fmt.Sprintf("the refusal gone after %q", next), func(s string) bool { return !strings.Contains(s, "e5 refused") })
+	}
+}
+
 // Keys that arrive in one burst (a paste, a fast typist on a slow link)
 // still open the prompt with the ply typed in.
 func TestTypedPlyInOneBurst(t *testing.T) {

@@ -1,10 +1,40 @@
 package lobby
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// The web client checks a name in the page before it asks (web/src/names.ts):
+// both take and refuse the same names, the list in web/test/names.json.
+func TestDisplayNamesAsTheWebClientChecksThem(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "web", "test", "names.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Valid, Invalid []string }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Valid) < 5 || len(f.Invalid) < 5 {
+		t.Fatalf("names.json has %d valid and %d invalid names, want at least 5 of each", len(f.Valid), len(f.Invalid))
+	}
+	for _, n := range f.Valid {
+		if err := ValidateDisplayName(n); err != nil {
+			t.Errorf("ValidateDisplayName(%q) = %v; names.json lists it as valid", n, err)
+		}
+	}
+	for _, n := range f.Invalid {
+		if err := ValidateDisplayName(n); err == nil {
+			t.Errorf("ValidateDisplayName(%q) = nil; names.json lists it as invalid", n)
+		}
+	}
+}
 
 func TestValidateDisplayName(t *testing.T) {
 	t.Parallel()

@@ -347,6 +347,14 @@ func (s *Service) forget(id string) {
 	s.mu.Unlock()
 }
 
+// invalidate drops id's cached state: its next use reads it whole.
+func (s *Service) invalidate(id string) {
+	e := s.entry(id)
+	e.mu.Lock()
+	e.st = nil
+	e.mu.Unlock()
+}
+
 // reload brings e up to date with the store. A cached entry catches up:
 // only the plies it lacks are read and played on its position, so an
 // instance whose players' plies are committed elsewhere pays per ply, not
@@ -560,43 +568,55 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 // returns the PlyPlayed event — the same one again, with dup set, for a
 // ply already accepted.
 func (s *Service) SubmitPly(ctx context.Context, id string, seat engine.Seat, number int, notation string) (ev Event, dup bool, err error) {
-	var again *PlyRecord
 	start := time.Now()
 	lags := s.lags(ctx, id)
-	c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
-		c, rec, err := playPly(st, pos, seat, number, notation, now, lags, func(n int, notation string) string {
-			before, err := s.PositionAt(st, n-1)
-			if err != nil {
-				return ""
+	for range 2 {
+		var again *PlyRecord
+		c, err := s.mutate(ctx, id, func(st *State, pos engine.Position, now int64) (*change, error) {
+			c, rec, err := playPly(st, pos, seat, number, notation, now, lags, func(n int, notation string) string {
+				before, err := s.PositionAt(st, n-1)
+				if err != nil {
+					return ""
+				}
+				p, err := before.ParsePly(notation)
+				if err != nil {
+					return ""
+				}
+				return p.String()
+			})
+			if c == nil && err == nil {
+				again = rec
 			}
-			p, err := before.ParsePly(notation)
-			if err != nil {
-				return ""
-			}
-			return p.String()
+			return c, err
 		})
-		if c == nil && err == nil {
-			again = rec
+		if err != nil {
+			return Event{}, false, err
 		}
-		return c, err
-	})
-	if err != nil {
-		return Event{}, false, err
+		if c != nil {
+			observePly(ctx, c.st.Game, start)
+			return c.events[0], false, nil
+		}
+		// The ply was committed, but maybe not replicated (a retry after
+		// ErrNotReplicated): it is acknowledged again only once the store
+		// shows it where the replicas are waited for. A store that lost it
+		// (a failover to a replica that never had it, after this instance
+		// read it from the old primary) gets it played again on what the
+		// store holds now.
+		stored, err := s.d.Store.PlyStored(ctx, id, *again)
+		if err != nil {
+			return Event{}, false, err
+		}
+		if !stored {
+			s.invalidate(id)
+			continue
+		}
+		evs, err := s.d.Store.Events(ctx, id, again.Seq-1, 1)
+		if err == nil && len(evs) == 1 && evs[0].Seq == again.Seq {
+			return evs[0], true, nil
+		}
+		return Event{MatchID: id, Seq: again.Seq, At: again.At, Kind: EventPly, Plies: again.Number, Ply: again}, true, nil
 	}
-	if c != nil {
-		observePly(ctx, c.st.Game, start)
-		return c.events[0], false, nil
-	}
-	// The ply was committed, but maybe not replicated (a retry after
-	// ErrNotReplicated): it is acknowledged again only once it is.
-	if err := s.d.Store.Replicated(ctx); err != nil {
-		return Event{}, false, fmt.Errorf("ply %d of match %s: %w", number, id, err)
-	}
-	evs, err := s.d.Store.Events(ctx, id, again.Seq-1, 1)
-	if err == nil && len(evs) == 1 && evs[0].Seq == again.Seq {
-		return evs[0], true, nil
-	}
-	return Event{MatchID: id, Seq: again.Seq, At: again.At, Kind: EventPly, Plies: again.Number, Ply: again}, true, nil
+	return Event{}, false, fmt.Errorf("ply %d of match %s: the store lost it twice: %w", number, id, ErrNotReplicated)
 }
 
 func (s *Service) simple(ctx context.Context, id string, fn transition) error {
@@ -728,8 +748,13 @@ func (s *Service) Run(ctx context.Context) error {
 	// One instance at a time sweeps; the others ask for the role every
 	// AliveEvery, and take it over within SweeperTTL of its holder's end
 	// (at once after a clean stop, which gives it up).
+	// The others do not tick at all: a wakeup every SweepInterval costs
+	// an idle instance more than all its heartbeats.
 	token := rand.Text()
 	sweeper := s.sweeper(ctx, token)
+	if !sweeper {
+		t.Stop()
+	}
 	defer func() {
 		if sweeper {
 			_ = s.d.Store.ReleaseSweeper(context.WithoutCancel(ctx), token)
@@ -743,7 +768,13 @@ func (s *Service) Run(ctx context.Context) error {
 			if _, err := s.d.Store.MarkAlive(telemetry.Untraced(ctx), s.nowMS()); err != nil && ctx.Err() == nil { // a heartbeat: untraced
 				s.d.Logger.WarnContext(ctx, "mark alive", "err", err)
 			}
-			sweeper = s.sweeper(ctx, token)
+			was := sweeper
+			switch sweeper = s.sweeper(ctx, token); {
+			case sweeper && !was:
+				t.Reset(s.cfg.SweepInterval)
+			case !sweeper && was:
+				t.Stop()
+			}
 		case <-t.C:
 			if sweeper {
 				s.Sweep(ctx)

@@ -26,11 +26,13 @@ type Store interface {
 	// (which is ErrVersionConflict) carrying what is stored, with the
 	// plies after c.Have, so the committer catches up without reading again.
 	Commit(ctx context.Context, c Commit) error
-	// Replicated returns once every write the store holds so far is on
-	// the replicas it is configured to wait for (MATCH_REDIS_WAIT_REPLICAS;
-	// at once when it waits for none), or ErrNotReplicated: an answer read
-	// back from the store (a duplicate ply) is acknowledged only then.
-	Replicated(ctx context.Context) error
+	// PlyStored reports whether the store holds ply (its number, event
+	// seq and notation) of match id, returning once that is on the
+	// replicas it is configured to wait for (MATCH_REDIS_WAIT_REPLICAS;
+	// at once when it waits for none) or ErrNotReplicated: a duplicate ply
+	// is acknowledged again only then. False: the store lost it (a
+	// failover took a write no replica had) and the ply is played again.
+	PlyStored(ctx context.Context, id string, ply PlyRecord) (bool, error)
 	// Events returns up to limit events of match id with seq > after, in
 	// order; the first is after+1 unless those were trimmed.
 	Events(ctx context.Context, id string, after int64, limit int) ([]Event, error)

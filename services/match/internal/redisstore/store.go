@@ -48,6 +48,14 @@ type Options struct {
 	// FinishedTTL is the expiry of a finished match's keys (default 10m):
 	// long enough for late rejoins; the record is in the outbox.
 	FinishedTTL time.Duration
+	// RefreshEvery (default 10s) is how often a commit renews an ongoing
+	// match's expiries and its activity time in the live-match index: the
+	// commits in between write neither (seven fewer Redis calls a ply).
+	// The expiry set is LiveTTL+RefreshEvery, so the keys still live at
+	// least LiveTTL after the last write; the index orders matches by
+	// activity to within RefreshEvery. A commit that writes a summary,
+	// adds the first ply or ends the match always renews both.
+	RefreshEvery time.Duration
 	// WaitReplicas, when positive, makes every commit wait (Redis WAIT,
 	// at most WaitTimeout) until that many replicas have received it, and
 	// publishes the commit's events only then: a change is acknowledged —
@@ -84,6 +92,9 @@ func New(rdb *redis.Client, o Options) *Store {
 	}
 	if o.FinishedTTL <= 0 {
 		o.FinishedTTL = 10 * time.Minute
+	}
+	if o.RefreshEvery <= 0 {
+		o.RefreshEvery = 10 * time.Second
 	}
 	if o.WaitReplicas > 0 && o.WaitTimeout <= 0 {
 		o.WaitTimeout = time.Second
@@ -190,31 +201,58 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 	if err != nil {
 		return "", fmt.Errorf("create match: %w", err)
 	}
-	if err := s.Replicated(ctx); err != nil {
+	// Read back where WAIT runs: after a failover the match may be gone
+	// with the old primary.
+	var exists *redis.IntCmd
+	if err := s.confirm(ctx, func(p redis.Pipeliner) { exists = p.Exists(ctx, s.stateKey(id)) }); err != nil {
 		return "", fmt.Errorf("create match: %w", err)
+	}
+	if exists.Val() != 1 {
+		return "", fmt.Errorf("create match %s: lost in a Redis failover: %w", id, match.ErrNotReplicated)
 	}
 	return id, nil
 }
 
-// Replicated implements match.Store: with WaitReplicas, a small write and
-// WAIT in one pipeline (WAIT counts the replicas that have this
-// connection's last write, and so everything written before it).
-func (s *Store) Replicated(ctx context.Context) error {
-	if s.o.WaitReplicas <= 0 {
-		return nil
+// PlyStored implements match.Store: the stored ply is read, and with
+// WaitReplicas a small write and WAIT follow, all in one pipeline: on one
+// connection to one server, so the ply read is the one the waited-for
+// replicas hold (WAIT counts the replicas that have this connection's
+// last write, and so everything written before it). A read and a WAIT
+// sent apart could each go to a different primary across a failover.
+func (s *Store) PlyStored(ctx context.Context, id string, ply match.PlyRecord) (bool, error) {
+	var got *redis.StringCmd
+	err := s.confirm(ctx, func(p redis.Pipeliner) { got = p.LIndex(ctx, s.pliesKey(id), int64(ply.Number-1)) })
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, fmt.Errorf("ply %d of match %s: %w", ply.Number, id, err)
 	}
+	var stored match.PlyRecord
+	if got.Err() != nil || decodePly([]byte(got.Val()), &stored) != nil {
+		return false, nil
+	}
+	return stored.Number == ply.Number && stored.Seq == ply.Seq && stored.Notation == ply.Notation, nil
+}
+
+// confirm runs read in a pipeline followed, with WaitReplicas, by a small
+// write and WAIT; it returns read's error, or ErrNotReplicated when too
+// few replicas answered in time.
+func (s *Store) confirm(ctx context.Context, read func(p redis.Pipeliner)) error {
 	var wait *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, s.o.Prefix+"replicated", time.Now().UnixMilli(), time.Minute)
-		wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
-		_ = p.Process(ctx, wait)
+		read(p)
+		if s.o.WaitReplicas > 0 {
+			p.Set(ctx, s.o.Prefix+"replicated", time.Now().UnixMilli(), time.Minute)
+			wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
+			_ = p.Process(ctx, wait)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if n := wait.Val(); n < int64(s.o.WaitReplicas) {
-		return fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
+	if wait != nil {
+		if n := wait.Val(); n < int64(s.o.WaitReplicas) {
+			return fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
+		}
 	}
 	return nil
 }
@@ -289,8 +327,9 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
 // nevents, (seq, event json, published form or ” for the json)… (a seq
 // of 0 is a notice, match.Commit.Notices: published, not stored), lease,
-// lease until, summary, at, publish ('1': the script publishes the events;
-// '0': the caller does, after WAIT), have (plies the caller holds).
+// lease until, summary, at, refresh every (ms), publish ('1': the script
+// publishes the events; '0': the caller does, after WAIT), have (plies the
+// caller holds).
 //
 // The argument before publish is the call's token, kept with the state: a
 // run that finds the new version under its own token is a second run of
@@ -298,18 +337,26 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // which committed already and reports so without writing again. (The
 // state alone would not tell: two writers of the same ply number with the
 // same clock write the same state JSON, their plies differing.)
+//
+// The state's field x is when the keys' expiries and the index were last
+// renewed (Options.RefreshEvery): a commit renews them when that is
+// RefreshEvery ago or more (or later than its own time: another
+// instance's clock), when it ends the match, writes a summary or creates
+// the plies list (its first ply), or when x is missing (the match's first
+// commit, or one stored by a version that renewed on every commit).
 var commitScript = redis.NewScript(indexLua + `
-local v = redis.call('HGET', KEYS[1], 'v')
-if v == ARGV[2] and redis.call('HGET', KEYS[1], 'c') == ARGV[#ARGV - 2] then return 1 end
+local h = redis.call('HMGET', KEYS[1], 'v', 'c', 'x')
+local v = h[1]
+if v == ARGV[2] and h[2] == ARGV[#ARGV - 2] then return 1 end
 if v ~= ARGV[1] then
   if not v then return 0 end
   local from = math.max(tonumber(ARGV[#ARGV]) - 1, 0)
   return {v, redis.call('HGET', KEYS[1], 's'), redis.call('LRANGE', KEYS[2], from, -1), redis.call('LLEN', KEYS[2])}
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 2])
+local refresh = ARGV[9] ~= '' or not h[3]
 local i = 11
 for _ = 1, tonumber(ARGV[10]) do
-  redis.call('RPUSH', KEYS[2], ARGV[i])
+  if redis.call('RPUSH', KEYS[2], ARGV[i]) == 1 then refresh = true end -- the first ply: a new key
   i = i + 1
 end
 local n = tonumber(ARGV[i])
@@ -325,6 +372,19 @@ for _ = 1, n do
   end
   i = i + 3
 end
+-- ARGV[i..]: lease, lease until, summary, at, refresh every
+local at = tonumber(ARGV[i + 3])
+if not refresh and ARGV[i + 2] == '=' then
+  local x = tonumber(h[3])
+  refresh = at - x >= tonumber(ARGV[i + 4]) or at < x
+else
+  refresh = true
+end
+if refresh then
+  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 2], 'x', ARGV[i + 3])
+else
+  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 2])
+end
 if ARGV[4] == '0' then
   redis.call('ZREM', KEYS[4], ARGV[5])
 else
@@ -333,10 +393,12 @@ end
 if ARGV[9] ~= '' then
   redis.call('XADD', KEYS[5], '*', 'id', ARGV[5], 'r', ARGV[9])
 end
-for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
-redis.call('PEXPIRE', KEYS[1] .. ':lag', ARGV[8]) -- the probes' hash (lagKey), if any
 if ARGV[i] ~= '' then redis.call('ZADD', KEYS[6], ARGV[i + 1], ARGV[i]) end
-index(7, ARGV[i + 2], ARGV[i + 3], ARGV[5])
+if refresh then
+  for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[8]) end
+  redis.call('PEXPIRE', KEYS[1] .. ':lag', ARGV[8]) -- the probes' hash (lagKey), if any
+  index(7, ARGV[i + 2], ARGV[i + 3], ARGV[5])
+end
 return 1
 `)
 
@@ -347,7 +409,9 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	if err != nil {
 		return err
 	}
-	ttl := s.o.LiveTTL
+	// An ongoing match's expiry is renewed only every RefreshEvery: the
+	// keys live at least LiveTTL after the last write.
+	ttl := s.o.LiveTTL + s.o.RefreshEvery
 	rec := ""
 	if c.Record != nil {
 		rb, err := json.Marshal(c.Record)
@@ -414,7 +478,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	}
 	// Then the call's token, publish, and last what the conflict branch
 	// reads.
-	args = append(args, sum, c.At, rand.Text(), publish, max(c.Have, 0))
+	args = append(args, sum, c.At, s.o.RefreshEvery.Milliseconds(), rand.Text(), publish, max(c.Have, 0))
 	keys := append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...)
 	var res any
 	if s.o.WaitReplicas > 0 {
@@ -637,7 +701,9 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	if playerID != "" {
 		key = s.playerKey(playerID)
 	}
-	stale := strconv.FormatInt(now-s.o.LiveTTL.Milliseconds(), 10)
+	// An entry's activity time is renewed every RefreshEvery, and its
+	// keys live LiveTTL+RefreshEvery from then.
+	stale := strconv.FormatInt(now-(s.o.LiveTTL+s.o.RefreshEvery).Milliseconds(), 10)
 	if old, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, Start: "-inf", Stop: stale, ByScore: true, Count: 100}).Result(); err == nil && len(old) > 0 {
 		// Matches untouched longer than their keys live are gone.
 		s.rdb.ZRem(ctx, key, toAny(old)...)

@@ -1,0 +1,166 @@
+// What a new player met in a first tryout (issue 19), each checked in the
+// browser: the name field's rule in words under it (no browser bubble), no
+// keyboard popping up on a phone and the seat colours kept in its player
+// bars, one's own game from the Watch list, and the replay's ply controls
+// on screen at 1280x800. Screenshots go to web/artifacts/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
+import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { clickSquare, destinations, waitTurn } from "./play";
+
+let browser: Browser;
+let server: Server;
+let closeBrowser: () => Promise<void>;
+
+before(async () => {
+  server = await serve();
+  ({ browser, cleanup: closeBrowser } = await launch());
+});
+after(async () => {
+  await closeBrowser?.();
+  await server?.stop();
+});
+
+async function startBot(page: Page, game: string, seat?: string): Promise<string> {
+  await page.click(`label.game-card[data-game="${game}"]`);
+  await page.click(`label.chip:has-text("Bot")`);
+  await page.click(`label.chip[data-level="Easy"]`);
+  if (seat) await page.click(`label.chip:has-text("${seat}")`);
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  return page.url().split("/").pop()!;
+}
+
+/** playOne plays the first legal destination of the seat to move (Quoridor: a pawn step). */
+async function playOne(page: Page): Promise<void> {
+  const info = await waitTurn(page);
+  await page.waitForSelector(".board-box circle.dest");
+  const ds = await destinations(page);
+  await clickSquare(page, Game.QUORIDOR, ds[0], info.flipped);
+  await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) > n, info.plyCount);
+}
+
+test("a name the lobby refuses is explained under the field, by the page, before any request", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  let asked = 0;
+  page.on("request", (r) => {
+    if (r.url().includes("SignInGuest")) asked++;
+  });
+  assert.ok(await page.evaluate(() => document.activeElement?.id === "name"), "with a mouse, the name field has the focus");
+  await page.fill("#name", "!Ana");
+  await page.click("form.signin button[type=submit]");
+  const err = page.locator("#name-error");
+  await err.waitFor({ state: "visible" });
+  const text = (await err.textContent()) ?? "";
+  assert.match(text, /^"!" cannot be in a name\. Names may use letters, digits, spaces, - _ and \. \(2 to 24 characters\)\.$/, text);
+  assert.doesNotMatch(text, /byte|display_name/);
+  // No browser bubble over it: the form does not ask the browser to validate.
+  assert.equal(await page.locator("form.signin[novalidate]").count(), 1);
+  assert.equal(await page.locator("#name[aria-invalid=true]").count(), 1);
+  // The message sits right under the field, inside the form.
+  const field = (await page.locator("#name").boundingBox())!;
+  const box = (await err.boundingBox())!;
+  assert.ok(box.y >= field.y + field.height && box.y - (field.y + field.height) < 40, `the message is under the field (${field.y + field.height} → ${box.y})`);
+  await shot(page, "40-name-refused");
+  // Too short is said as such; fixing the name clears the message as it is typed.
+  await page.fill("#name", "A");
+  assert.match((await err.textContent()) ?? "", /at least 2 characters/);
+  await page.fill("#name", "Ana");
+  assert.equal(await err.textContent(), "");
+  assert.equal(asked, 0, "nothing was sent for the refused names");
+  await page.click("form.signin button[type=submit]");
+  await page.waitForSelector("#start");
+  assert.equal(asked, 1);
+  await ctx.close();
+});
+
+test("on a phone the name field does not pop the keyboard up, and both player bars keep White and Black", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
+  await page.waitForSelector("#name");
+  // The focus would be given a moment after the page is drawn: wait past it.
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 50)));
+  assert.notEqual(await page.evaluate(() => document.activeElement?.id), "name", "the name field takes no focus on a phone");
+  await shot(page, "41-phone-sign-in");
+  await signIn(page, "Pocket");
+  // The fullest bars: Corners with a clock (arrivals and clocks beside the names).
+  await page.click(`label.game-card[data-game="Corners"]`);
+  await page.click(`label.chip:has-text("Bot")`);
+  await page.click(`label.chip[data-level="Easy"]`);
+  await page.click("label.chip:has-text('3+2')");
+  await page.click("label.chip:has-text('White (first)')");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  await waitTurn(page);
+  for (const [strip, colour] of [[".bottom-strip", "White"], [".top-strip", "Black"]]) {
+    const label = page.locator(`${strip} .seat-colour`);
+    assert.ok(await label.isVisible(), `${strip} shows its colour`);
+    assert.equal(await label.textContent(), colour);
+    const box = (await label.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= 390, `${strip}'s label is on the screen (${box.x}+${box.width})`);
+  }
+  await shot(page, "42-phone-strips");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("one's own game from the Watch list: a way back to the seat, never one's own seat in red as disconnected", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Owner");
+  const matchId = await startBot(page, "Quoridor", "White (first)");
+  await playOne(page);
+  await page.click("nav a[href='#/watch']");
+  const row = page.locator(`#live-list .summary[data-match="${matchId}"]`);
+  await row.waitFor({ timeout: 60_000 });
+  assert.equal(await row.locator("a").getAttribute("href"), `#/game/${matchId}`, "the list's link takes one's own seat");
+  assert.equal(await row.locator("a").textContent(), "Your game");
+  await shot(page, "43-watch-list-own-game");
+  // Opened as a spectator anyway (a link kept from before): the seat is
+  // one's own, away from the board, with the way back.
+  await page.goto(`${server.url}/#/watch/${matchId}`);
+  await page.waitForSelector(".board-box svg");
+  await page.waitForSelector(".bottom-strip .away.mine, .top-strip .away.mine", { timeout: 60_000 });
+  assert.equal(await page.locator(".strip .away:not(.mine)").count(), 0, "no seat says disconnected");
+  assert.match((await page.locator(".strip .away.mine").textContent()) ?? "", /^away from the board/);
+  assert.equal(await page.locator(".strip:has(.away.mine) .you").count(), 1, "the seat is marked as one's own");
+  assert.match((await page.locator("#status-line").textContent()) ?? "", /This is your game/);
+  await shot(page, "44-watch-own-game");
+  await page.click("#take-seat");
+  await page.waitForURL(new RegExp(`#/game/${matchId}$`));
+  const info = await waitTurn(page);
+  assert.ok(info.acting && !info.finished, "back in the seat, to move");
+  await page.waitForFunction(() => !document.querySelector(".strip .away"));
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("the replay at 1280x800 keeps its ply controls on the screen: the board fits the height", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, "Replayer");
+  await startBot(page, "Quoridor", "White (first)");
+  await playOne(page);
+  await playOne(page);
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await page.waitForSelector(".result-card");
+  await page.click(".result-card a:has-text('Replay')");
+  await page.waitForSelector(".replay-nav");
+  const nav = (await page.locator(".replay-nav").boundingBox())!;
+  const board = (await page.locator(".board-box svg").boundingBox())!;
+  assert.ok(nav.y + nav.height <= 800, `the ply controls end at ${nav.y + nav.height}, within 800`);
+  assert.ok(board.width >= 450, `the board is still large (${board.width})`);
+  const total = Number(/of (\d+)/.exec((await page.locator(".counter").textContent()) ?? "")?.[1]);
+  assert.ok(total >= 3, `the record has the plies (${total})`);
+  await page.click("#prev");
+  await page.waitForSelector(`.counter:has-text('Ply ${total - 1} of ${total}')`);
+  await shot(page, "45-replay-1280x800");
+  // A tall window still gets the big board.
+  await page.setViewportSize({ width: 1280, height: 1100 });
+  const tall = (await page.locator(".board-box svg").boundingBox())!;
+  assert.ok(tall.width > board.width, `a taller window, a larger board (${board.width} → ${tall.width})`);
+  await ctx.close();
+});
