@@ -325,17 +325,28 @@ func (bGame) Order(s *bState, moves []banqi.Move) {
 	slices.SortStableFunc(moves, func(a, b banqi.Move) int { return key(a) - key(b) })
 }
 
-// bRootReveals is how many reveals the expert searches at the root, the
-// best by the reveal policy (bRevealScore), beside every step and capture:
-// in the opening that is a handful of some 28 reveals, and the search
-// reaches a ply deeper (mean opening depth at 50 ms 2.1 against 1.8).
+// bRootReveals is how many reveals the expert searches at the root with
+// the reveal policy on, the best by bRevealScore, beside every step and
+// capture: in the opening a handful of some 28, so the search goes deeper
+// (mean opening depth 2.6 in node-limited lab games).
 const bRootReveals = 6
 
+// bExpertPolicy turns the reveal policy on for the expert. It is off: in
+// screens against hard at 50 ms it made no difference we could measure
+// (40 games each, same load: 67.5% with and without; 22 node-limited
+// games replayed with and without: 70.5% and 72.7%; 200 games with it
+// under load 9-16: 64.5%, against 71.8% without under load 4-12). The
+// Banqi lab measures it with TABULEIRO_BANQI_LAB_POLICY=1.
+var bExpertPolicy = false
+
 // bExpertGame is the expert's search adapter: two reveals below the root,
-// as expert-1, but the best two by the reveal policy instead of two spread
-// over the board; bRootReveals at the root.
+// as expert-1, spread over the board or, with the reveal policy, the best
+// two by bRevealScore and bRootReveals at the root.
 func bExpertGame() bGame {
-	return bGame{reveals: 2, expert: true, policy: true, rootReveals: bRootReveals}
+	if bExpertPolicy {
+		return bGame{reveals: 2, expert: true, policy: true, rootReveals: bRootReveals}
+	}
+	return bGame{reveals: 2, expert: true}
 }
 
 func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {

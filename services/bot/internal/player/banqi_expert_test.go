@@ -49,7 +49,12 @@ func bBoard(t *testing.T, board, last string, quiet int) banqi.View {
 // score.
 func bExpertPly(t *testing.T, v banqi.View, depth int) (banqi.Move, int) {
 	t.Helper()
-	g := bExpertGame()
+	return bExpertPlyWith(t, bExpertGame(), v, depth)
+}
+
+// bExpertPlyWith is bExpertPly with the adapter g.
+func bExpertPlyWith(t *testing.T, g bGame, v banqi.View, depth int) (banqi.Move, int) {
+	t.Helper()
 	lim := search.Limits{Depth: depth, TableBits: 16, Refinements: bExpertRefinements}
 	var r search.Result[banqi.Move]
 	if faceDown(&v) {

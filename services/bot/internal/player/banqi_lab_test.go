@@ -29,7 +29,8 @@ import (
 // replays exactly (about 30000,35000 match 50 ms of processor time:
 // with TABULEIRO_BANQI_LAB_PARALLEL=1 the lab prints each side's positions
 // per processor millisecond); TABULEIRO_BANQI_LAB_ONLY=i plays game i
-// alone, with the log its first 60 plies too. For example
+// alone, with the log its first 60 plies too; TABULEIRO_BANQI_LAB_POLICY=1
+// turns the expert's reveal policy on (bExpertPolicy). For example
 //
 //	TABULEIRO_BANQI_LAB=40 TABULEIRO_BANQI_LAB_PARALLEL=2 go test -run TestBanqiLab -v ./services/bot/internal/player
 func TestBanqiLab(t *testing.T) {
@@ -56,6 +57,11 @@ func TestBanqiLab(t *testing.T) {
 		t.Cleanup(func() { nodeLimits = old })
 		nodeLimits[Expert], nodeLimits[Hard] = ne, nh
 		budget = time.Second
+	}
+	if os.Getenv("TABULEIRO_BANQI_LAB_POLICY") == "1" {
+		old := bExpertPolicy
+		t.Cleanup(func() { bExpertPolicy = old })
+		bExpertPolicy = true
 	}
 	var cpu [2]time.Duration
 	var nodes [2]int64

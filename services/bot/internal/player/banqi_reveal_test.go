@@ -128,29 +128,33 @@ func TestBanqiPolicyReveals(t *testing.T) {
 }
 
 // TestBanqiExpertRevealsSafely: with only reveals to play, the expert at
-// depths 1 and 2 does not reveal next to the black general or in the
-// black cannon's line.
+// depths 1 and 2, with the reveal policy and without, does not reveal next
+// to the black general or in the black cannon's lines.
 func TestBanqiExpertRevealsSafely(t *testing.T) {
 	t.Parallel()
 	v := bOpening(t, map[string]byte{"a1": 'A', "d2": 'k', "h1": 'c'}, "d2")
-	for depth := 1; depth <= 2; depth++ {
-		m, score := bExpertPly(t, v, depth)
-		if m.Kind() != banqi.KindReveal {
-			t.Fatalf("depth %d: expert plays %s, want a reveal", depth, m)
-		}
-		for _, bad := range []string{"c2", "e2", "d1", "d3", "f1"} {
-			if m.String() == bad {
-				t.Errorf("depth %d: expert reveals %s (score %d), next to the black general or in the cannon's line", depth, m, score)
+	for _, policy := range []bool{false, true} {
+		g := bExpertGame()
+		g.policy, g.rootReveals = policy, bRootReveals
+		for depth := 1; depth <= 2; depth++ {
+			m, score := bExpertPlyWith(t, g, v, depth)
+			if m.Kind() != banqi.KindReveal {
+				t.Fatalf("policy %v, depth %d: expert plays %s, want a reveal", policy, depth, m)
+			}
+			for _, bad := range []string{"c2", "e2", "d1", "d3", "f1", "h3"} {
+				if m.String() == bad {
+					t.Errorf("policy %v, depth %d: expert reveals %s (score %d), next to the black general or in the cannon's line", policy, depth, m, score)
+				}
 			}
 		}
 	}
 }
 
-// TestBanqiPolicyMovesAllocate: the expert's move lists, reveals chosen by
-// the policy, allocate nothing, at the root and below it.
+// TestBanqiPolicyMovesAllocate: the expert's move lists with the reveal
+// policy on allocate nothing, at the root and below it.
 func TestBanqiPolicyMovesAllocate(t *testing.T) {
 	v := bOpening(t, map[string]byte{"a1": 'A', "d2": 'k', "h1": 'c'}, "d2")
-	g := bExpertGame()
+	g := bGame{reveals: 2, expert: true, policy: true, rootReveals: bRootReveals}
 	buf := make([]banqi.Move, 0, 96)
 	for _, ply := range []int8{0, 1} {
 		s := bState{v: v, ply: ply}
