@@ -273,12 +273,15 @@ func newReplayCommand(e *env) *cobra.Command {
 	var game, variant string
 	var step bool
 	c := &cobra.Command{
-		Use:   "replay [--game G] [--step] FILE",
-		Short: "Replay a game record through the match service and print the outcome",
-		Long: "Replay a record (`# key: value` header lines, then the plies; '-' reads\n" +
-			"standard input) through the match service: an unrated match created with the\n" +
-			"service credential (for Banqi with the record's layout header), both seats\n" +
-			"played by this command over the public API. Prints the outcome; a ply the\n" +
+		Use:   "replay [--game G] [--step] FILE|MATCH",
+		Short: "Replay a finished game by its id (from history), or a game record through the match service",
+		Long: "Given a match id (the ID column of `tabuleiro history`), show that finished game\n" +
+			"as it is kept on this computer (or on --server): the players, the final board\n" +
+			"and the outcome; --step shows the board after every ply.\n\n" +
+			"Given a record file (`# key: value` header lines, then the plies; '-' reads\n" +
+			"standard input), replay it through the match service: an unrated match created\n" +
+			"with the service credential (for Banqi with the record's layout header), both\n" +
+			"seats played by this command over the public API. Prints the outcome; a ply the\n" +
 			"service refuses stops the replay with exit status 1, naming it. --step then\n" +
 			"steps through the game: the board after each ply, waiting for enter between\n" +
 			"plies when standard input is a terminal (q and enter stop). Against\n" +
@@ -291,6 +294,10 @@ func newReplayCommand(e *env) *cobra.Command {
 				text, err = io.ReadAll(e.stdin)
 			} else {
 				text, err = os.ReadFile(args[0])
+			}
+			if errors.Is(err, os.ErrNotExist) && matchID.MatchString(args[0]) {
+				// Not a file: a match id, as history prints them.
+				return f.showGame(cmd.Context(), e, args[0], step)
 			}
 			if err != nil {
 				return &exitError{code: 2, err: err}
@@ -314,6 +321,80 @@ func newReplayCommand(e *env) *cobra.Command {
 	c.Flags().StringVar(&game, "game", "", "quoridor, corners or banqi (default: the record's game header, else quoridor)")
 	c.Flags().StringVar(&variant, "variant", "", "variant id (default: the game's first)")
 	return c
+}
+
+// matchID is what a match id may look like (history's ID column: letters
+// and digits, a few punctuation marks), as opposed to a file's path.
+var matchID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// showGame prints a finished game of the caller's history (lobby
+// GetGame): the players, the board at the end (or after every ply with
+// step) and the outcome. An id the lobby does not know is exit status 1,
+// with where the ids come from.
+func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step bool) error {
+	return f.withIdentity(ctx, e, func(cn *connection, me client.Player) error {
+		resp, err := cn.c.Lobby.GetGame(me.Context(ctx), &lobbyv1.GetGameRequest{GameId: id})
+		if status.Code(err) == codes.NotFound || status.Code(err) == codes.InvalidArgument {
+			where := "on this computer"
+			if f.server != "" {
+				where = "on " + f.server
+			}
+			return &exitError{code: 1, err: fmt.Errorf("replay %s: no such file, and no finished game with that id %s: `tabuleiro history` lists the ids of your games (a game still being played is not there yet; a server's games need --server HOST:PORT)", id, where)}
+		}
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("replay %s: %w", id, reachErr(err, cn.c.Target()))}
+		}
+		rec := resp.GetRecord()
+		s := rec.GetSummary()
+		g := engine.Game(gameLower(s.GetGame()))
+		var names []string
+		for _, p := range s.GetParticipants() {
+			name := seatWord(g, p.GetSeat()) + " " + p.GetDisplayName()
+			if p.GetSeat() == s.GetYourSeat() {
+				name += " (you)"
+			}
+			names = append(names, name)
+		}
+		plies := make([]string, 0, len(rec.GetPlies()))
+		for _, p := range rec.GetPlies() {
+			plies = append(plies, p.GetNotation())
+		}
+		fmt.Fprintf(e.stdout, "%s %s: %s, %s, ended %s\n", g, s.GetVariant(), strings.Join(names, " vs "), pliesText(len(plies)),
+			s.GetEndedAt().AsTime().Local().Format("2006-01-02 15:04"))
+		if step {
+			if err := stepThrough(e, g, s.GetVariant(), rec.GetLayout(), plies); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+		} else if err := finalBoard(e.stdout, g, s.GetVariant(), rec.GetLayout(), plies); err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, s.GetOutcome()))
+		return nil
+	})
+}
+
+// finalBoard prints the board after plies, as the engine plays them from
+// the start (the outcome line left out: the caller says it in words).
+func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []string) error {
+	pos, err := games.New(g, variant, layout)
+	if err != nil {
+		return err
+	}
+	for i, tok := range plies {
+		ply, err := pos.ParsePly(tok)
+		if err == nil {
+			pos, err = pos.Play(ply)
+		}
+		if err != nil {
+			return fmt.Errorf("ply %d (%s): %w", i+1, tok, err)
+		}
+	}
+	for line := range strings.Lines(pos.Render()) {
+		if !strings.HasPrefix(line, "outcome:") {
+			fmt.Fprint(out, line)
+		}
+	}
+	return nil
 }
 
 // recordGame is the game to replay rec as: --game (flag) when given, which

@@ -4,7 +4,57 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
+
+// replay takes the id history prints: the finished game is shown from the
+// record kept on this computer (players, final board, outcome), --step
+// shows every ply, and an id nobody knows is refused in words, saying
+// where the ids come from.
+func TestReplayByHistoryID(t *testing.T) {
+	t.Parallel()
+	vars := localVars(t)
+	if code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--data-dir", vars["TABULEIRO_DATA_DIR"]); code != 0 {
+		t.Fatalf("play --auto: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// A finished game reaches history through the outbox, a moment later.
+	var id string
+	deadline := testenv.Deadline(t)
+	for id == "" {
+		code, out, errOut := runWithEnv(t, vars, "history")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code == 0 && len(lines) == 2 && strings.HasPrefix(lines[0], "ENDED") {
+			f := strings.Fields(lines[1])
+			id = f[len(f)-1]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("history: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+	}
+	code, out, errOut := runWithEnv(t, vars, "replay", id)
+	if code != 0 || !strings.HasPrefix(out, "corners classic-3x3: ") || !strings.Contains(out, " tester (you)") || !strings.Contains(out, " Bot (easy)") || strings.Count(out, "outcome: ") != 1 ||
+		!strings.Contains(out, "outcome: white wins by") && !strings.Contains(out, "outcome: black wins by") && !strings.Contains(out, "outcome: draw by") {
+		t.Fatalf("replay %s: exit %d\nstdout:\n%s\nstderr:\n%s", id, code, out, errOut)
+	}
+	code, out, errOut = runWithEnv(t, vars, "replay", "--step", id)
+	if code != 0 || !strings.Contains(out, "\nstart\n") || !strings.Contains(out, "\nply 1: ") || !strings.Contains(out, "\nply 2: ") ||
+		strings.Count(out, "outcome: ") != 1 {
+		t.Fatalf("replay --step %s: exit %d\nstdout:\n%.800s\nstderr:\n%s", id, code, out, errOut)
+	}
+	code, out, errOut = runWithEnv(t, vars, "replay", "NOSUCHGAMEXXXXXXXXXXXXXXXX")
+	if code != 1 || out != "" || !strings.Contains(errOut, "no finished game with that id on this computer") ||
+		!strings.Contains(errOut, "tabuleiro history") || strings.Contains(errOut, "desc =") {
+		t.Fatalf("replay of an unknown id: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// A path that is not there is still a missing file (exit 2), not an id.
+	code, _, errOut = runWithEnv(t, vars, "replay", "games/none.txt")
+	if code != 2 || !strings.Contains(errOut, "no such file") {
+		t.Fatalf("replay of a missing file: exit %d, stderr %q", code, errOut)
+	}
+}
 
 // watch (or any command) against an address where nothing listens says
 // so in words, not with gRPC's transport error.
