@@ -454,7 +454,7 @@ func (t *tables) localMatch(ctx context.Context, round int) (string, map[gamev1.
 	pw := rand.Text()[:16]
 	room, err := t.c.Lobby.CreateRoom(t.me.Context(ctx), &lobbyv1.CreateRoomRequest{
 		Game: t.game, Variant: t.variant, TimeControl: t.tc, Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE,
-		Password: pw, HostSeat: seat,
+		Password: pw, HostSeat: seat, OneDevice: true,
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("open a local room: %w", err)

@@ -103,6 +103,11 @@ func TestReplayRealGames(t *testing.T) {
 	if len(files) < 10 {
 		t.Fatalf("found %d real game records, want at least 10", len(files))
 	}
+	if testing.Short() {
+		// Two records of each game (the engine's own tests replay them
+		// all; the test command's deep step replays them all here too).
+		files = firstPerGame(files, 2)
+	}
 	for i, file := range files {
 		g := engine.Game(strings.Split(filepath.Base(file), "-")[0])
 		want, wantCode := engineOutcome(t, g, file)
@@ -127,6 +132,21 @@ func TestReplayRealGames(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--game says corners") {
 		t.Errorf("replay --game corners of %s: exit %d, stderr %q; want 2 and the disagreement named", files[0], code, errOut)
 	}
+}
+
+// firstPerGame keeps the first n records of each game (the file name's
+// first word).
+func firstPerGame(files []string, n int) []string {
+	seen := map[string]int{}
+	var out []string
+	for _, f := range files {
+		g := strings.Split(filepath.Base(f), "-")[0]
+		if seen[g] < n {
+			seen[g]++
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // engineOutcome replays a record with the rules engine alone, for the
@@ -458,15 +478,47 @@ func TestWatch(t *testing.T) {
 		case <-poll.C:
 		}
 	}
-	res, err := autoplay.Seat(t.Context(), c, me, resp.GetMatchId(), autoplay.Random(5))
+	// A whole game (the opponent is the easy bot); under -short, eight
+	// plies of it and a resignation.
+	var choose autoplay.Chooser = autoplay.Random(5)
+	if testing.Short() {
+		choose = firstPlies{choose, 8}
+	}
+	res, err := autoplay.Seat(t.Context(), c, me, resp.GetMatchId(), choose)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if testing.Short() { // no Banqi game ends in eight plies
+		if _, err := c.Match.Resign(me.Context(t.Context()), &matchv1.ResignRequest{MatchId: resp.GetMatchId()}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if code := <-done; code != 0 {
 		t.Fatalf("watch: exit %d, stderr %s", code, errOut.String())
+	}
+	if testing.Short() {
+		m, err := c.Match.GetMatch(me.Context(t.Context()), &matchv1.GetMatchRequest{MatchId: resp.GetMatchId()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Outcome = m.GetMatch().GetOutcome()
 	}
 	want := "outcome: " + outcomeText(engine.Banqi, res.Outcome) + "\n"
 	if !strings.HasSuffix(out.String(), want) || !strings.Contains(out.String(), "\nply 1: ") {
 		t.Errorf("watch printed:\n%s\nwant every ply and, last, %q", out.String(), want)
 	}
+}
+
+// firstPlies plays as its chooser does for its first n plies of the game,
+// then ends (autoplay.ErrRecordEnded).
+type firstPlies struct {
+	autoplay.Chooser
+	n int32
+}
+
+func (f firstPlies) Choose(view *gamev1.GameView, legal []*matchv1.LegalPly) (string, error) {
+	if view.GetPlyCount() >= f.n {
+		return "", autoplay.ErrRecordEnded
+	}
+	return f.Chooser.Choose(view, legal)
 }

@@ -164,3 +164,32 @@ test("the replay at 1280x800 keeps its ply controls on the screen: the board fit
   assert.ok(tall.width > board.width, `a taller window, a larger board (${board.width} → ${tall.width})`);
   await ctx.close();
 });
+
+test("a game at one device is not called off while its first ply is slow to come: no abort warning, a far first-ply deadline", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Couch");
+  await page.click(`label.game-card[data-game="Corners"]`);
+  await page.click(`label.chip:has-text("Two players, one device")`);
+  await page.click("label.chip:has-text('No clock')");
+  await page.click("#start");
+  await page.waitForURL(/#\/local\//);
+  await waitTurn(page);
+  await page.waitForSelector(".hint:not(:empty)");
+  const hint = (await page.locator(".hint").first().textContent()) ?? "";
+  assert.doesNotMatch(hint, /aborted/, `no abort warning at one device: ${JSON.stringify(hint)}`);
+  // The server's own deadline for the first ply: as far off as an untimed bot game's (days), not seconds.
+  const matchId = page.url().split("/").pop()!;
+  const left = await page.evaluate(async (id) => {
+    const me = JSON.parse(localStorage.getItem("tabuleiro.identity") ?? "{}");
+    const r = await fetch("/tabuleiro.match.v1.MatchService/GetMatch", {
+      method: "POST", headers: { "content-type": "application/json", "connect-protocol-version": "1", authorization: `Bearer ${me.token}` }, body: JSON.stringify({ matchId: id }),
+    });
+    const m = (await r.json()).match;
+    return Date.parse(m.firstPlyDeadline) - Date.now();
+  }, matchId);
+  assert.ok(left > 24 * 3600_000, `the first ply may come in days, not seconds (${Math.round(left / 1000)} s left)`);
+  await shot(page, "46-one-device-waiting");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});

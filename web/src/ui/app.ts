@@ -410,6 +410,9 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
         const room = await api(id.token).lobby.createRoom({
           game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password,
           hostSeat: n % 2 === 0 ? Seat.FIRST : Seat.SECOND,
+          // Nobody waits on anyone at one device: without a clock the game
+          // waits for its first ply as a game against a bot does.
+          oneDevice: true,
         });
         const j = await api(second.token).lobby.joinRoom({ target: { case: "inviteCode", value: room.room!.inviteCode }, password });
         const matchId = j.room?.matchId;

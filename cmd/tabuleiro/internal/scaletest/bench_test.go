@@ -41,6 +41,7 @@ func BenchmarkCluster(b *testing.B) {
 		cpu0 := c.CPU()
 		self0 := SelfCPU()
 		cmds0 := commandCalls(b, c)
+		sw0 := matchSwitches(c)
 		var peakMem, peakRSS int64
 		var peakLive int64
 		done := make(chan struct{})
@@ -87,6 +88,10 @@ func BenchmarkCluster(b *testing.B) {
 			fmt.Fprintf(os.Stderr, "CPU per ply: match %.3f ms, lobby %.3f ms, bot %.3f ms, redis %.3f ms, load generator %.3f ms\n",
 				per(cpu.Match-cpu0.Match), per(cpu.Lobby-cpu0.Lobby), per(cpu.Bot-cpu0.Bot), per(cpu.Redis-cpu0.Redis), per(self))
 			b.ReportMetric(per(cpu.Match-cpu0.Match), "match-cpu-ms/ply")
+			// Wakeups cost what the processor time shows but do not grow
+			// with the machine's noise as much: a steadier sign of the
+			// goroutine and thread hand-offs a ply takes.
+			fmt.Fprintf(os.Stderr, "match context switches per ply: %.2f\n", float64(matchSwitches(c)-sw0)/float64(rep.Plies))
 			cmds := commandCalls(b, c)
 			fmt.Fprintf(os.Stderr, "Redis commands per ply:")
 			for _, name := range slices.Sorted(maps.Keys(cmds)) {
@@ -102,6 +107,15 @@ func BenchmarkCluster(b *testing.B) {
 			b.ReportMetric(float64(peakRSS)/float64(2*peakLive), "match-RSS-B/player")
 		}
 	}
+}
+
+// matchSwitches sums the match instances' context switches.
+func matchSwitches(c *Cluster) int64 {
+	var n int64
+	for _, m := range c.Match {
+		n += m.Switches()
+	}
+	return n
 }
 
 // commandCalls returns Redis's count of calls by command (INFO

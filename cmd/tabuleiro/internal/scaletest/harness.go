@@ -643,6 +643,31 @@ func (p *Proc) RSS() int64 {
 	return 0
 }
 
+// Switches is the number of context switches (voluntary and not) of the
+// process's live threads so far, from /proc/PID/task/*/status: how often
+// its threads went to sleep and were woken, or were preempted.
+func (p *Proc) Switches() int64 {
+	pid := p.Pid()
+	if pid == 0 {
+		return 0
+	}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	var n int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && strings.HasSuffix(f[0], "ctxt_switches:") {
+				v, _ := strconv.ParseInt(f[1], 10, 64)
+				n += v
+			}
+		}
+	}
+	return n
+}
+
 // Pid is the process id (0 when not running).
 func (p *Proc) Pid() int {
 	p.mu.Lock()

@@ -309,6 +309,9 @@ type MatchSpec struct {
 	// Private: a private room's match, seen only by its players and the
 	// spectators they invite.
 	Private bool
+	// OneDevice: both seats are played at one device (match.v1
+	// CreateMatchRequest.one_device).
+	OneDevice bool
 }
 
 // MatchCreator creates matches: the match.v1 client in production, a fake

@@ -27,7 +27,7 @@ func (c *Client) CreateMatch(ctx context.Context, spec lobby.MatchSpec) (string,
 	req := &matchv1.CreateMatchRequest{
 		RequestId: spec.RequestID, Game: GameToProto(string(spec.Game)), Variant: spec.Variant,
 		First: seat(spec.First), Rated: spec.Rated, TimeControl: ClockToProto(spec.Clock),
-		Private: spec.Private,
+		Private: spec.Private, OneDevice: spec.OneDevice,
 	}
 	if spec.Second != (lobby.Participant{}) {
 		req.Second = seat(spec.Second)

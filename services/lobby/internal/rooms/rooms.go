@@ -56,8 +56,11 @@ type Room struct {
 	Clock      lobby.TimeControl
 	Rated      bool
 	Private    bool
-	Host       lobby.Player
-	Guest      lobby.Player // zero until someone joins
+	// OneDevice: both seats are played at one device (a second identity
+	// of the host's joins); its match is made so (lobby.MatchSpec).
+	OneDevice bool
+	Host      lobby.Player
+	Guest     lobby.Player // zero until someone joins
 	// HostSeat is the seat the host asked for; NoSeat lets the rules decide
 	// (white drawn at random, Q5). Rated rooms always draw.
 	HostSeat engine.Seat
@@ -91,6 +94,8 @@ type Spec struct {
 	Private  bool
 	Password string // required (4–64 characters) for a private room, empty for a public one
 	HostSeat engine.Seat
+	// OneDevice: both seats at one device; only for a private, unrated room.
+	OneDevice bool
 }
 
 // Config tunes the store. The zero value of a field takes its default.
@@ -270,6 +275,9 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 	case !spec.Private && n > 0:
 		return Room{}, lobby.Invalid("password", "a public room has no password")
 	}
+	if spec.OneDevice && (!spec.Private || spec.Rated) {
+		return Room{}, lobby.Invalid("one_device", "is only for a private, unrated room (both seats at one device)")
+	}
 	if spec.HostSeat != engine.NoSeat && spec.HostSeat != engine.First && spec.HostSeat != engine.Second {
 		return Room{}, lobby.Invalid("host_seat", "unknown seat %d", spec.HostSeat)
 	}
@@ -283,7 +291,7 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 	}
 	r := Room{
 		ID: id, Game: spec.Game, Variant: spec.Variant, Clock: spec.Clock,
-		Rated: spec.Rated, Private: spec.Private, Host: host, HostSeat: spec.HostSeat,
+		Rated: spec.Rated, Private: spec.Private, OneDevice: spec.OneDevice, Host: host, HostSeat: spec.HostSeat,
 		Status: Open, CreatedAt: now, ExpiresAt: now.Add(s.cfg.OpenTTL),
 	}
 	var pw string
@@ -305,7 +313,8 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 		p.HSet(ctx, rk, map[string]any{
 			"id": r.ID, "code": r.InviteCode, "game": string(r.Game), "variant": r.Variant,
 			"base": r.Clock.BaseMS, "inc": r.Clock.IncrementMS, "rated": b2i(r.Rated), "private": b2i(r.Private),
-			"pw": pw, "host": host.ID, "host_name": host.DisplayName, "host_rating": host.Rating,
+			"one_device": b2i(r.OneDevice),
+			"pw":         pw, "host": host.ID, "host_name": host.DisplayName, "host_rating": host.Rating,
 			"host_seat": int(r.HostSeat), "status": string(Open), "created": now.UnixMilli(),
 			"expires": r.ExpiresAt.UnixMilli(),
 		})
@@ -396,7 +405,7 @@ func decode(m map[string]string) Room {
 	r := Room{
 		ID: m["id"], InviteCode: m["code"], Game: engine.Game(m["game"]), Variant: m["variant"],
 		Clock: lobby.TimeControl{BaseMS: i64("base"), IncrementMS: i64("inc")},
-		Rated: m["rated"] == "1", Private: m["private"] == "1",
+		Rated: m["rated"] == "1", Private: m["private"] == "1", OneDevice: m["one_device"] == "1",
 		Host:     lobby.Player{ID: m["host"], DisplayName: m["host_name"], Rating: f64("host_rating")},
 		Guest:    lobby.Player{ID: m["guest"], DisplayName: m["guest_name"], Rating: f64("guest_rating")},
 		HostSeat: engine.Seat(i64("host_seat")), Status: Status(m["status"]), MatchID: m["match"],
@@ -657,7 +666,7 @@ func (s *Store) start(ctx context.Context, r Room, keys []string) (Room, error) 
 		first, second = second, first
 	}
 	spec := lobby.MatchSpec{
-		RequestID: "room-" + r.ID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated, Private: r.Private,
+		RequestID: "room-" + r.ID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated, Private: r.Private, OneDevice: r.OneDevice,
 		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
 		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
 	}

@@ -50,6 +50,8 @@ func TestCreateValidation(t *testing.T) {
 		{"private short password", Spec{Game: engine.Quoridor, Variant: "standard", Private: true, Password: "abc"}, "password"},
 		{"public with password", Spec{Game: engine.Quoridor, Variant: "standard", Password: "secret"}, "password"},
 		{"clock out of range", Spec{Game: engine.Quoridor, Variant: "standard", Clock: lobby.TimeControl{BaseMS: 10}}, "time_control.base_ms"},
+		{"public one-device room", Spec{Game: engine.Quoridor, Variant: "standard", OneDevice: true}, "one_device"},
+		{"rated one-device room", Spec{Game: engine.Quoridor, Variant: "standard", OneDevice: true, Rated: true, Private: true, Password: "secret"}, "one_device"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +114,31 @@ func TestPublicRoomJoinCreatesMatchOnce(t *testing.T) {
 	again, err := s.Join(ctx, got.Guest, Target{RoomID: r.ID}, "", "192.0.2.1")
 	if err != nil || again.MatchID != got.MatchID {
 		t.Errorf("second join = %+v, %v; want the same match", again, err)
+	}
+}
+
+// A room for two people at one device makes its match so (the match then
+// waits for a first ply as long as an untimed bot match does); other
+// rooms' matches are not.
+func TestOneDeviceRoomMatch(t *testing.T) {
+	t.Parallel()
+	s, m := newStore(t, Config{})
+	ctx := t.Context()
+	for _, one := range []bool{true, false} {
+		r, err := s.Create(ctx, ana, Spec{Game: engine.Corners, Variant: "classic-3x3", Private: true, Password: "secret", OneDevice: one})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "secret", "192.0.2.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec := m.Specs()[got.MatchID]; spec.OneDevice != one || !spec.Private {
+			t.Errorf("room with OneDevice %v: match spec %+v", one, spec)
+		}
+		if got.OneDevice != one {
+			t.Errorf("room with OneDevice %v reads back as %v", one, got.OneDevice)
+		}
 	}
 }
 

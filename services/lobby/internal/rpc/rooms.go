@@ -76,7 +76,7 @@ func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest)
 		}
 	}
 	r, err := s.d.Rooms.Create(ctx, p, rooms.Spec{Game: g, Variant: variant, Clock: tc,
-		Rated: req.GetRated(), Private: private, Password: req.GetPassword(), HostSeat: seat})
+		Rated: req.GetRated(), Private: private, Password: req.GetPassword(), HostSeat: seat, OneDevice: req.GetOneDevice()})
 	if err != nil {
 		return nil, toStatus(err)
 	}

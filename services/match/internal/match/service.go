@@ -24,9 +24,10 @@ type Config struct {
 	ReconnectWindow time.Duration // default 60s
 	FirstPlyTimeout time.Duration // default 30s
 	// UntimedBotWait, when set, replaces both for a match without a clock
-	// against a bot: nobody waits on its player, so a closed tab or a
-	// first ply made tomorrow ends nothing before it (`tabuleiro serve`:
-	// 30 days). 0: as any match.
+	// against a bot or played at one device (CreateParams.OneDevice):
+	// nobody waits on its player, so a closed tab or a first ply made
+	// tomorrow ends nothing before it (`tabuleiro serve`: 30 days). 0: as
+	// any match.
 	UntimedBotWait time.Duration
 	SweepInterval  time.Duration // default 25ms
 	// SweeperTTL (default 3s) is how long the instance that sweeps (one at
@@ -170,6 +171,11 @@ type CreateParams struct {
 	Layout    string // Banqi replay layout; empty draws one
 	// Private: only the seats and the spectators they invite may see it.
 	Private bool
+	// OneDevice: both seats are played at one device (two people at one
+	// screen): nobody waits on another player, so without a clock the
+	// match waits as an untimed match against a bot does
+	// (Config.UntimedBotWait). Never rated.
+	OneDevice bool
 }
 
 // Create starts a match, or returns the one already created for
@@ -208,6 +214,9 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 			return nil, fmt.Errorf("a match with a bot cannot be rated: %w", ErrInvalid)
 		}
 	}
+	if p.Rated && p.OneDevice {
+		return nil, fmt.Errorf("a match played at one device cannot be rated: %w", ErrInvalid)
+	}
 	if p.Rated && (!v.Rated || v.Players != 2) {
 		return nil, fmt.Errorf("%s %s is never rated: %w", p.Game, v.ID, ErrInvalid)
 	}
@@ -224,7 +233,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	}
 	now := s.nowMS()
 	firstPly, window := s.cfg.FirstPlyTimeout, s.cfg.ReconnectWindow
-	if p.Clock == nil && s.cfg.UntimedBotWait > 0 && slices.ContainsFunc(p.Seats, Participant.IsBot) {
+	if p.Clock == nil && s.cfg.UntimedBotWait > 0 && (p.OneDevice || slices.ContainsFunc(p.Seats, Participant.IsBot)) {
 		firstPly, window = s.cfg.UntimedBotWait, s.cfg.UntimedBotWait
 	}
 	st := &State{

@@ -860,7 +860,7 @@ func (s *Server) CreateMatch(ctx context.Context, req *matchv1.CreateMatchReques
 	}
 	params := match.CreateParams{
 		RequestID: req.GetRequestId(), Game: g, Variant: req.GetVariant(), Rated: req.GetRated(), Layout: req.GetLayout(),
-		Private: req.GetPrivate(),
+		Private: req.GetPrivate(), OneDevice: req.GetOneDevice(),
 	}
 	for i, spec := range []*matchv1.SeatSpec{req.GetFirst(), req.GetSecond()} {
 		if spec == nil {

@@ -456,7 +456,14 @@ type CreateRoomRequest struct {
 	Password string `protobuf:"bytes,6,opt,name=password,proto3" json:"password,omitempty"`
 	// host_seat is the seat the host wants; SEAT_UNSPECIFIED lets the rules
 	// decide (white drawn at random, Q5). Ignored for rated rooms.
-	HostSeat      v1.Seat `protobuf:"varint,7,opt,name=host_seat,json=hostSeat,proto3,enum=tabuleiro.game.v1.Seat" json:"host_seat,omitempty"`
+	HostSeat v1.Seat `protobuf:"varint,7,opt,name=host_seat,json=hostSeat,proto3,enum=tabuleiro.game.v1.Seat" json:"host_seat,omitempty"`
+	// one_device says both seats are played at one device (a second
+	// identity of the host's joins at once): nobody waits on anyone else,
+	// so the match waits for its first ply and for a closed page as long as
+	// a game against a bot without a clock does (match.v1 CreateMatchRequest
+	// one_device). Only for a private, unrated room (INVALID_ARGUMENT
+	// otherwise).
+	OneDevice     bool `protobuf:"varint,8,opt,name=one_device,json=oneDevice,proto3" json:"one_device,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -538,6 +545,13 @@ func (x *CreateRoomRequest) GetHostSeat() v1.Seat {
 		return x.HostSeat
 	}
 	return v1.Seat(0)
+}
+
+func (x *CreateRoomRequest) GetOneDevice() bool {
+	if x != nil {
+		return x.OneDevice
+	}
+	return false
 }
 
 // CreateRoomResponse is the new room.
@@ -2634,7 +2648,7 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x13ListVariantsRequest\x12+\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\"N\n" +
 	"\x14ListVariantsResponse\x126\n" +
-	"\bvariants\x18\x01 \x03(\v2\x1a.tabuleiro.game.v1.VariantR\bvariants\"\xc9\x02\n" +
+	"\bvariants\x18\x01 \x03(\v2\x1a.tabuleiro.game.v1.VariantR\bvariants\"\xe8\x02\n" +
 	"\x11CreateRoomRequest\x12+\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x18\n" +
 	"\avariant\x18\x02 \x01(\tR\avariant\x12A\n" +
@@ -2644,7 +2658,9 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"visibility\x18\x05 \x01(\x0e2\".tabuleiro.lobby.v1.RoomVisibilityR\n" +
 	"visibility\x12\x1a\n" +
 	"\bpassword\x18\x06 \x01(\tR\bpassword\x124\n" +
-	"\thost_seat\x18\a \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\bhostSeat\"B\n" +
+	"\thost_seat\x18\a \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\bhostSeat\x12\x1d\n" +
+	"\n" +
+	"one_device\x18\b \x01(\bR\toneDevice\"B\n" +
 	"\x12CreateRoomResponse\x12,\n" +
 	"\x04room\x18\x01 \x01(\v2\x18.tabuleiro.lobby.v1.RoomR\x04room\"\x95\x01\n" +
 	"\x10ListRoomsRequest\x12+\n" +

@@ -2955,7 +2955,14 @@ type CreateMatchRequest struct {
 	// they invite (a private room's match): it is NOT_FOUND to anyone else
 	// on Watch, GetMatch and ListLegalPlies, and flagged private in
 	// ListMatches so that the lobby lists it to nobody else.
-	Private       bool `protobuf:"varint,9,opt,name=private,proto3" json:"private,omitempty"`
+	Private bool `protobuf:"varint,9,opt,name=private,proto3" json:"private,omitempty"`
+	// one_device says both seats are played at one device: nobody waits on
+	// another player, so a match without a clock gets the long waits of an
+	// untimed match against a bot (first ply and reconnection windows; the
+	// service's configuration, e.g. 30 days in `tabuleiro serve`) instead of
+	// being aborted when its first ply is slow to come. Not for rated
+	// matches (INVALID_ARGUMENT).
+	OneDevice     bool `protobuf:"varint,10,opt,name=one_device,json=oneDevice,proto3" json:"one_device,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3049,6 +3056,13 @@ func (x *CreateMatchRequest) GetLayout() string {
 func (x *CreateMatchRequest) GetPrivate() bool {
 	if x != nil {
 		return x.Private
+	}
+	return false
+}
+
+func (x *CreateMatchRequest) GetOneDevice() bool {
+	if x != nil {
+		return x.OneDevice
 	}
 	return false
 }
@@ -3264,7 +3278,7 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x1b\n" +
 	"\x06rating\x18\x03 \x01(\x05H\x00R\x06rating\x88\x01\x01B\t\n" +
-	"\a_rating\"\xef\x02\n" +
+	"\a_rating\"\x8e\x03\n" +
 	"\x12CreateMatchRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12+\n" +
@@ -3275,7 +3289,10 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\ftime_control\x18\x06 \x01(\v2\x1e.tabuleiro.game.v1.TimeControlR\vtimeControl\x12\x14\n" +
 	"\x05rated\x18\a \x01(\bR\x05rated\x12\x16\n" +
 	"\x06layout\x18\b \x01(\tR\x06layout\x12\x18\n" +
-	"\aprivate\x18\t \x01(\bR\aprivate\"z\n" +
+	"\aprivate\x18\t \x01(\bR\aprivate\x12\x1d\n" +
+	"\n" +
+	"one_device\x18\n" +
+	" \x01(\bR\toneDevice\"z\n" +
 	"\x13CreateMatchResponse\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12H\n" +
 	"\x12first_ply_deadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x10firstPlyDeadline*\x98\x01\n" +
