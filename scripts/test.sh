@@ -155,10 +155,20 @@ step_race() {
   go test -race -short -vet=off -p "$BUILD_JOBS" -count=1 -timeout 30m $pkgs
 }
 
+# tabuleiro_bin: the tabuleiro command, built once per run into
+# $WORK/tabuleiro for the embedded, crash and browser steps (side by side,
+# the later ones wait for the first build under a lock).
+tabuleiro_bin() {
+  (
+    flock 8
+    [ -x "$WORK/tabuleiro" ] || go build -o "$WORK/tabuleiro" ./cmd/tabuleiro
+  ) 8>"$WORK/tabuleiro.lock"
+}
+
 step_embedded() {
   # The embedded Redis takes a free port and prints its URL when it serves.
   local log=$WORK/embedded-redis.log url pid
-  go build -o "$WORK/tabuleiro" ./cmd/tabuleiro
+  tabuleiro_bin
   "$WORK/tabuleiro" embedded-redis --addr 127.0.0.1:0 >"$log" 2>&1 &
   pid=$!
   BG_PIDS+=("$pid")
@@ -197,7 +207,8 @@ step_crash() {
   # A real `tabuleiro serve` killed at random moments and right after an
   # acknowledgement: 50 rounds on the embedded stores, then 25 each against
   # a redis-server with appendfsync always and everysec (deploy/README.md).
-  go test -vet=off -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
+  tabuleiro_bin
+  TABULEIRO_BIN="$WORK/tabuleiro" go test -vet=off -count=1 -timeout 20m -run 'Crash' ./cmd/tabuleiro/internal/crashtest/
 }
 
 step_sentinel() {
@@ -262,9 +273,9 @@ step_webe2e() {
   local out="web/.build/run-${WORK##*.}"
   rm -rf "$out"
   # The binary the browser tests start (`tabuleiro serve`, web client embedded).
-  go build -o "$WORK/tabuleiro-web" ./cmd/tabuleiro
+  tabuleiro_bin
   (cd web && node build.mjs --e2e --out "../$out" &&
-    TABULEIRO_BIN="$WORK/tabuleiro-web" node --test --test-concurrency=1 "../$out/") || { rm -rf "$out"; return 1; }
+    TABULEIRO_BIN="$WORK/tabuleiro" node --test --test-concurrency=1 "../$out/") || { rm -rf "$out"; return 1; }
   rm -rf "$out"
   echo "screenshots: web/artifacts/"
 }

@@ -45,10 +45,15 @@ var (
 	buildDir  string
 )
 
-// binary builds the tabuleiro command once per test binary.
+// binary builds the tabuleiro command once per test binary, unless
+// TABULEIRO_BIN names one already built (the test command's).
 func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if bin := os.Getenv("TABULEIRO_BIN"); bin != "" {
+			binPath = bin
+			return
+		}
 		buildDir, buildErr = os.MkdirTemp("", "tabuleiro-crashtest-")
 		if buildErr != nil {
 			return
