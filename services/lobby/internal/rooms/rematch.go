@@ -39,8 +39,11 @@ type Rematch struct {
 	Clock   lobby.TimeControl
 	Rated   bool
 	Private bool // a private room's: the rematch's match is private too
-	Host    lobby.Player
-	Guest   lobby.Player
+	// OneDevice: a one-device room's; the rematch is played at one device
+	// too.
+	OneDevice bool
+	Host      lobby.Player
+	Guest     lobby.Player
 	// FirstPlayerID held SEAT_FIRST in MatchID; the rematch gives it to the
 	// other player.
 	FirstPlayerID string
@@ -84,6 +87,7 @@ func decodeRematch(matchID string, m map[string]string) Rematch {
 		MatchID: matchID, RoomID: m["room"], Game: engine.Game(m["game"]), Variant: m["variant"],
 		Clock: lobby.TimeControl{BaseMS: i64("base"), IncrementMS: i64("inc")}, Rated: m["rated"] == "1",
 		Private:       m["private"] == "1",
+		OneDevice:     m["one_device"] == "1",
 		Host:          lobby.Player{ID: m["host"], DisplayName: m["host_name"], Rating: f64("host_rating")},
 		Guest:         lobby.Player{ID: m["guest"], DisplayName: m["guest_name"], Rating: f64("guest_rating")},
 		FirstPlayerID: m["first"], Status: RematchStatus(m["status"]), DeclinedBy: m["declined_by"],
@@ -162,7 +166,7 @@ var finishRematch = redis.NewScript(`
 local f = redis.call('HGETALL', KEYS[1])
 if #f == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'started', 'new_match', ARGV[1])
-local keep = {room=1, game=1, variant=1, base=1, inc=1, rated=1, private=1, host=1, host_name=1,
+local keep = {room=1, game=1, variant=1, base=1, inc=1, rated=1, private=1, one_device=1, host=1, host_name=1,
   host_rating=1, guest=1, guest_name=1, guest_rating=1}
 for i = 1, #f, 2 do
   if keep[f[i]] then redis.call('HSET', KEYS[2], f[i], f[i + 1]) end
@@ -235,8 +239,9 @@ func (s *Store) startRematch(ctx context.Context, playerID string, r Rematch) (R
 	}
 	spec := lobby.MatchSpec{
 		RequestID: "rematch-" + r.MatchID, Game: r.Game, Variant: r.Variant, Clock: r.Clock, Rated: r.Rated, Private: r.Private,
-		First:  lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
-		Second: lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
+		OneDevice: r.OneDevice,
+		First:     lobby.Participant{PlayerID: first.ID, DisplayName: first.DisplayName, Rating: first.Rating},
+		Second:    lobby.Participant{PlayerID: second.ID, DisplayName: second.DisplayName, Rating: second.Rating},
 	}
 	var matchID string
 	err := s.reserve(ctx, spec.RequestID, first.ID, second.ID)

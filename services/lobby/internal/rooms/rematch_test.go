@@ -209,3 +209,30 @@ func TestRematchConcurrentOffersOneMatch(t *testing.T) {
 		}
 	}
 }
+
+// A one-device room's rematches are one-device matches too (the match
+// keeps waiting for a first ply as the room's did), and so are theirs; a
+// room for two devices rematches as such.
+func TestRematchKeepsOneDevice(t *testing.T) {
+	t.Parallel()
+	for _, one := range []bool{true, false} {
+		s, m, _ := rematchStore(t)
+		ctx := t.Context()
+		r := playedRoom(t, s, Spec{Game: engine.Corners, Variant: "classic-3x3", Private: true, Password: "hunter22", OneDevice: one})
+		id := r.MatchID
+		for round := range 2 {
+			m.End(id)
+			if _, err := s.OfferRematch(ctx, ana.ID, id); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.OfferRematch(ctx, bo.ID, id)
+			if err != nil || got.NewMatchID == "" {
+				t.Fatalf("rematch %d: %+v, %v", round+1, got, err)
+			}
+			if spec := m.Specs()[got.NewMatchID]; spec.OneDevice != one || !spec.Private {
+				t.Fatalf("one-device room %v, rematch %d: match spec %+v", one, round+1, spec)
+			}
+			id = got.NewMatchID
+		}
+	}
+}

@@ -540,11 +540,12 @@ redis.call('HSET', KEYS[1], 'status', 'started', 'match', ARGV[2], 'first', ARGV
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2] .. f[3], ARGV[4])
 local r = redis.call('HMGET', KEYS[1], 'id', 'game', 'variant', 'base', 'inc', 'rated', 'private',
-  'host', 'host_name', 'host_rating', 'guest', 'guest_name', 'guest_rating')
+  'host', 'host_name', 'host_rating', 'guest', 'guest_name', 'guest_rating', 'one_device')
 local rk = KEYS[3] .. ARGV[2]
 redis.call('HSET', rk, 'room', r[1], 'game', r[2], 'variant', r[3], 'base', r[4], 'inc', r[5],
   'rated', r[6], 'private', r[7], 'host', r[8], 'host_name', r[9], 'host_rating', r[10],
-  'guest', r[11], 'guest_name', r[12], 'guest_rating', r[13], 'first', ARGV[3], 'status', 'none')
+  'guest', r[11], 'guest_name', r[12], 'guest_rating', r[13], 'one_device', r[14] or '0', 'first', ARGV[3],
+  'status', 'none')
 redis.call('PEXPIRE', rk, ARGV[5])
 return 1
 `)
