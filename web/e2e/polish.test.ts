@@ -137,6 +137,34 @@ test("one's own game from the Watch list: a way back to the seat, never one's ow
   await ctx.close();
 });
 
+test("on a phone the Watch page of a game whose player is disconnected fits the screen: no sideways scrolling", async () => {
+  const player = await newPlayer(browser, server.url);
+  await signIn(player.page, "Leaver");
+  const matchId = await startBot(player.page, "Quoridor", "White (first)");
+  await playOne(player.page);
+  await waitTurn(player.page);
+  // The player goes away on their move: their strip says both "disconnected" and "to move".
+  await player.ctx.close();
+  const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
+  await signIn(page, "Onlooker");
+  await page.goto(`${server.url}/#/watch/${matchId}`);
+  await page.waitForSelector(".board-box svg");
+  await page.waitForSelector(".strip.turn .away", { timeout: 60_000 });
+  assert.match((await page.locator(".strip.turn .clock.none").textContent()) ?? "", /to move/);
+  await shot(page, "45-phone-watch-disconnected");
+  const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
+  assert.ok(widths.doc <= widths.view, `the page is no wider than the screen (${widths.doc} > ${widths.view})`);
+  const col = (await page.locator(".board-col").boundingBox())!;
+  assert.ok(col.x >= 0 && col.x + col.width <= 390, `the board's column fits the screen (${col.x}+${col.width})`);
+  const board = (await page.locator(".board-box svg").boundingBox())!;
+  assert.ok(board.x >= 0 && board.x + board.width <= 390, `the board fits the screen (${board.x}+${board.width})`);
+  for (const sel of [".strip.turn .away", ".strip.turn .clock.none", "ol.moves"]) {
+    const box = await page.locator(sel).boundingBox();
+    if (box) assert.ok(box.x >= 0 && box.x + box.width <= 390, `${sel} is on the screen (${box.x}+${box.width})`);
+  }
+  await ctx.close();
+});
+
 test("the replay at 1280x800 keeps its ply controls on the screen: the board fits the height", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   await page.setViewportSize({ width: 1280, height: 800 });
