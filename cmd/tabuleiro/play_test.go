@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -521,4 +522,38 @@ func (f firstPlies) Choose(view *gamev1.GameView, legal []*matchv1.LegalPly) (st
 		return "", autoplay.ErrRecordEnded
 	}
 	return f.Chooser.Choose(view, legal)
+}
+
+// watch stops, with no error, on a line "q".
+func TestWatchStopsOnQ(t *testing.T) {
+	t.Parallel()
+	c, me, ctx := startLocal(t)
+	resp, err := c.Lobby.PlayBot(me.Context(ctx), &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut syncBuffer
+	in, keys := io.Pipe()
+	done := make(chan int)
+	vars := localVars(t)
+	go func() {
+		done <- run(t.Context(), []string{"watch", "--server", c.Target(), resp.GetMatchId()},
+			func(k string) string { return vars[k] }, in, &out, &errOut)
+	}()
+	deadline := time.After(time.Until(testenv.Deadline(t)))
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
+	for !strings.Contains(out.String(), "watching (q and Enter, or Ctrl-C, stops)") {
+		select {
+		case <-deadline:
+			t.Fatalf("watch printed no snapshot: %q %q", out.String(), errOut.String())
+		case <-poll.C:
+		}
+	}
+	if _, err := io.WriteString(keys, "q\n"); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != 0 || !strings.HasSuffix(out.String(), "stopped watching "+resp.GetMatchId()+"\n") || errOut.String() != "" {
+		t.Fatalf("watch after q: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
 }

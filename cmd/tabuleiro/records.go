@@ -213,7 +213,7 @@ func newWatchCommand(e *env) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
-				return watch(cmd.Context(), e.stdout, cn.c, me, args[0])
+				return watch(cmd.Context(), e.stdin, e.stdout, cn.c, me, args[0])
 			})
 		},
 	}
@@ -223,10 +223,29 @@ func newWatchCommand(e *env) *cobra.Command {
 
 // watch prints the spectators' view of a match: the board after the
 // snapshot and after each ply, drawn by the engine from the view's
-// encoding, then the outcome.
-func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Player, id string) error {
+// encoding, then the outcome. A line "q" on in (or Ctrl-C) stops it,
+// which is no error.
+func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, me client.Player, id string) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			if strings.EqualFold(strings.TrimSpace(sc.Text()), "q") {
+				stop()
+				return
+			}
+		}
+	}()
+	stopped := func() error {
+		fmt.Fprintln(out, "stopped watching", id)
+		return nil
+	}
 	s, err := c.Match.Watch(me.Context(ctx), &matchv1.WatchRequest{MatchId: id})
 	if err != nil {
+		if ctx.Err() != nil {
+			return stopped()
+		}
 		return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, reachErr(err, c.Target()))}
 	}
 	board := func(v *gamev1.GameView) {
@@ -241,6 +260,9 @@ func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Playe
 			return nil
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				return stopped()
+			}
 			return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, reachErr(err, c.Target()))}
 		}
 		switch {
@@ -250,7 +272,7 @@ func watch(ctx context.Context, out io.Writer, c *client.Client, me client.Playe
 			for _, st := range m.GetSeats() {
 				names = append(names, st.GetParticipant().GetDisplayName())
 			}
-			fmt.Fprintf(out, "%s %s: %s, %s, %d watching\n", gameLower(m.GetGame()), m.GetVariant(), strings.Join(names, " vs "), pliesText(len(m.GetPlies())), m.GetSpectators())
+			fmt.Fprintf(out, "%s %s: %s, %s, %d watching (q and Enter, or Ctrl-C, stops)\n", gameLower(m.GetGame()), m.GetVariant(), strings.Join(names, " vs "), pliesText(len(m.GetPlies())), m.GetSpectators())
 			board(m.GetView())
 			if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
 				fmt.Fprintln(out, "outcome:", outcomeText(engine.Game(gameLower(m.GetGame())), m.GetOutcome()))
@@ -335,11 +357,11 @@ func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step bool
 	return f.withIdentity(ctx, e, func(cn *connection, me client.Player) error {
 		resp, err := cn.c.Lobby.GetGame(me.Context(ctx), &lobbyv1.GetGameRequest{GameId: id})
 		if status.Code(err) == codes.NotFound || status.Code(err) == codes.InvalidArgument {
-			where := "on this computer"
+			where, history := "on this computer", "`tabuleiro history`"
 			if f.server != "" {
-				where = "on " + f.server
+				where, history = "on "+f.server, "`tabuleiro history --server "+f.server+"`"
 			}
-			return &exitError{code: 1, err: fmt.Errorf("replay %s: no such file, and no finished game with that id %s: `tabuleiro history` lists the ids of your games (a game still being played is not there yet; a server's games need --server HOST:PORT)", id, where)}
+			return &exitError{code: 1, err: fmt.Errorf("replay %s: no such file, and no finished game with that id %s: %s lists the ids of your games (a game still being played is not there yet)", id, where, history)}
 		}
 		if err != nil {
 			return &exitError{code: 1, err: fmt.Errorf("replay %s: %w", id, reachErr(err, cn.c.Target()))}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -122,6 +123,9 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case "n":
 			if m.deps.Rematch != nil && !m.local() && m.rematchOpen() {
 				m.status = "offering a rematch…"
+				if r := m.rematch; slices.Contains(r.GetOfferedBy(), r.GetOpponent().GetPlayerId()) {
+					m.status = "accepting the rematch…"
+				}
 				return m, m.offerRematchCmd()
 			}
 			if m.deps.Start == nil {
