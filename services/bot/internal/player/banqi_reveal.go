@@ -48,17 +48,10 @@ func bCannonLine(v *banqi.View, sq banqi.Square, d int) banqi.Square {
 }
 
 // bTakes reports whether a piece of kind a captures an adjacent enemy of
-// kind b by rank (B4.1); a cannon captures only over a screen (B4.2).
+// kind b by rank (B4.1): canTake but for the cannon, which captures only
+// over a screen (B4.2).
 func bTakes(a, b banqi.Kind) bool {
-	switch {
-	case a == banqi.Cannon:
-		return false
-	case a == banqi.Soldier && b == banqi.General:
-		return true
-	case a == banqi.General && b == banqi.Soldier:
-		return false
-	}
-	return a <= b
+	return a != banqi.Cannon && canTake(a, b)
 }
 
 // bRevealScore is the expected first consequence, for the side to move
