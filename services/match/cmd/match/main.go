@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -94,12 +95,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		defer conn.Close()
 		bot = botclient.New(botv1.NewBotServiceClient(conn))
 	}
-	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, matchserver.Config{
-		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
-		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout, JSON: cfg.RedisJSON},
-		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
-			LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
-	})
+	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, serverConfig(cfg))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -121,4 +117,20 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		err = rerr
 	}
 	return err
+}
+
+// serverConfig is the match server's configuration from the service's.
+func serverConfig(cfg config.Config) matchserver.Config {
+	sc := matchserver.Config{
+		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
+		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout, JSON: cfg.RedisJSON},
+		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
+			UntimedBotWait: cfg.UntimedBotWait, LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
+	}
+	if w := max(cfg.ReconnectWindow, cfg.FirstPlyTimeout, cfg.UntimedBotWait); w > 0 {
+		// An idle game's keys must outlive its windows (default 24 h), as
+		// in the one-process mode (cmd/tabuleiro/internal/local).
+		sc.Store.LiveTTL = max(w+24*time.Hour, 24*time.Hour)
+	}
+	return sc
 }

@@ -24,6 +24,28 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestLoadUntimedBotWait: a deployed match service gives a one-device or
+// untimed bot game the same wait as `tabuleiro serve` (30 days), not the
+// 30 s first-ply window of a game between people.
+func TestLoadUntimedBotWait(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": strings.Repeat("a", 44),
+	}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || cfg.UntimedBotWait != 30*24*time.Hour {
+		t.Fatalf("default: %v, %v; want 720h (as tabuleiro serve)", cfg.UntimedBotWait, err)
+	}
+	env["MATCH_UNTIMED_BOT_WAIT"] = "0s"
+	if cfg, err = Load(envconfig.Map(env)); err != nil || cfg.UntimedBotWait != 0 {
+		t.Fatalf("0s: %v, %v; want 0 (the windows of any match)", cfg.UntimedBotWait, err)
+	}
+	env["MATCH_UNTIMED_BOT_WAIT"] = "-1h"
+	if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "MATCH_UNTIMED_BOT_WAIT") {
+		t.Errorf("-1h: err = %v, want one naming MATCH_UNTIMED_BOT_WAIT", err)
+	}
+}
+
 func TestLoadReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	_, err := Load(envconfig.Map(map[string]string{"MATCH_SWEEP_INTERVAL": "1s"}))
