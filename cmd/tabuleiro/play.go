@@ -460,7 +460,7 @@ func (t *tables) localMatch(ctx context.Context, round int) (string, map[gamev1.
 		return "", nil, fmt.Errorf("open a local room: %w", err)
 	}
 	joined, err := t.c.Lobby.JoinRoom(t.second.Context(ctx), &lobbyv1.JoinRoomRequest{
-		Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: room.GetRoom().GetInviteCode()}, Password: pw,
+		Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: room.GetRoom().GetInviteCode()}, Password: pw, OneDevice: true,
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("join the local room: %w", err)

@@ -414,7 +414,9 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
           // waits for its first ply as a game against a bot does.
           oneDevice: true,
         });
-        const j = await api(second.token).lobby.joinRoom({ target: { case: "inviteCode", value: room.room!.inviteCode }, password });
+        const j = await api(second.token).lobby.joinRoom({
+          target: { case: "inviteCode", value: room.room!.inviteCode }, password, oneDevice: true,
+        });
         const matchId = j.room?.matchId;
         if (!matchId) throw new Error("The room started no game.");
         session.game = { matchId, lastSeq: "0", local: true };

@@ -31,7 +31,7 @@ func playedRoom(t *testing.T, s *Store, spec Spec) Room {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = s.Join(t.Context(), bo, Target{RoomID: r.ID}, spec.Password, "192.0.2.1")
+	r, err = s.Join(t.Context(), bo, Target{RoomID: r.ID, OneDevice: spec.OneDevice}, spec.Password, "192.0.2.1")
 	if err != nil || r.MatchID == "" {
 		t.Fatalf("join: %+v, %v", r, err)
 	}

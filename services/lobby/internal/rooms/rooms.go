@@ -554,6 +554,11 @@ return 1
 type Target struct {
 	RoomID     string
 	InviteCode string
+	// OneDevice: the joiner knows the room is for two players at one
+	// device and takes its second seat there (the host's own second
+	// identity; JoinRoomRequest.one_device). A one-device room refuses a
+	// join without it; other rooms ignore it.
+	OneDevice bool
 }
 
 // Join takes the free seat of a room. When it fills the room, the match is
@@ -583,6 +588,11 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password, so
 		if err := s.checkPassword(ctx, r, p.ID, source, password); err != nil {
 			return Room{}, err
 		}
+	}
+	if r.OneDevice && !t.OneDevice && r.Host.ID != p.ID && r.Guest.ID != p.ID {
+		// Its match waits for its players as long as a bot game: a friend
+		// seated here would wait 30 days for a first ply nobody makes.
+		return Room{}, lobby.Precondition("this room is for two players at one device; ask its host for a normal room")
 	}
 	keys := append([]string{s.roomKey(id)}, s.indexKeys(r.Game, r.Variant)...)
 	keys = append(keys, s.key("host", r.Host.ID))

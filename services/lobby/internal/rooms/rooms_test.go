@@ -129,7 +129,7 @@ func TestOneDeviceRoomMatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.Join(ctx, bo, Target{RoomID: r.ID}, "secret", "192.0.2.1")
+		got, err := s.Join(ctx, bo, Target{RoomID: r.ID, OneDevice: one}, "secret", "192.0.2.1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,6 +139,41 @@ func TestOneDeviceRoomMatch(t *testing.T) {
 		if got.OneDevice != one {
 			t.Errorf("room with OneDevice %v reads back as %v", one, got.OneDevice)
 		}
+	}
+}
+
+// A room for two players at one device is joined only by a second identity
+// that knows it (the host's own, JoinRoomRequest.one_device): anyone else
+// who has its code and password is refused with a reason they can act on,
+// and the room stays open for the host's second identity. The flag changes
+// nothing for a normal room.
+func TestOneDeviceRoomJoinSaysSo(t *testing.T) {
+	t.Parallel()
+	s, m := newStore(t, Config{})
+	ctx := t.Context()
+	r, err := s.Create(ctx, ana, Spec{Game: engine.Corners, Variant: "classic-3x3", Private: true, Password: "secret", OneDevice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Join(ctx, bo, Target{InviteCode: r.InviteCode}, "secret", "192.0.2.1")
+	if !errors.Is(err, lobby.ErrPrecondition) || !strings.Contains(err.Error(), "this room is for two players at one device; ask its host for a normal room") {
+		t.Fatalf("a join without one_device: %v, want ErrPrecondition with the reason", err)
+	}
+	if got, err := s.Get(ctx, r.ID); err != nil || got.Status != Open || got.Guest.ID != "" {
+		t.Fatalf("after the refused join: %+v, %v; want the room open, nobody seated", got, err)
+	}
+	// The refusal cost no password attempt: the host's second identity,
+	// from the same address, gets in at once.
+	got, err := s.Join(ctx, cy, Target{InviteCode: r.InviteCode, OneDevice: true}, "secret", "192.0.2.1")
+	if err != nil || got.MatchID == "" || !m.Specs()[got.MatchID].OneDevice {
+		t.Fatalf("the one-device join: %+v, %v", got, err)
+	}
+	normal, err := s.Create(ctx, ana, Spec{Game: engine.Corners, Variant: "classic-3x3", Private: true, Password: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Join(ctx, bo, Target{RoomID: normal.ID, OneDevice: true}, "secret", "192.0.2.1"); err != nil || m.Specs()[got.MatchID].OneDevice {
+		t.Fatalf("one_device on a normal room: %+v, %v; want an ordinary match", got, err)
 	}
 }
 

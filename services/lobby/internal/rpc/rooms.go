@@ -109,7 +109,7 @@ func (s *Server) JoinRoom(ctx context.Context, req *lobbyv1.JoinRoomRequest) (*l
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	t := rooms.Target{RoomID: req.GetRoomId(), InviteCode: req.GetInviteCode()}
+	t := rooms.Target{RoomID: req.GetRoomId(), InviteCode: req.GetInviteCode(), OneDevice: req.GetOneDevice()}
 	id := t.RoomID
 	if id == "" && t.InviteCode != "" {
 		if err := s.limit(ctx, s.d.Limits.InviteLookup, "invite"); err != nil {

@@ -150,3 +150,27 @@ func TestRecordIDsChecked(t *testing.T) {
 		}
 	}
 }
+
+// JoinRoom of a one-device room without one_device is FAILED_PRECONDITION
+// with a reason a player can act on; with it (the host's second identity)
+// the room starts.
+func TestJoinOneDeviceRoom(t *testing.T) {
+	t.Parallel()
+	s, _ := newServer(t)
+	ctx := t.Context()
+	r, err := s.CreateRoom(as(ctx, "p_a"), &lobbyv1.CreateRoomRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3",
+		Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE, Password: "secret", OneDevice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: r.GetRoom().GetInviteCode()}
+	_, err = s.JoinRoom(as(ctx, "p_b"), &lobbyv1.JoinRoomRequest{Target: code, Password: "secret"})
+	wantCode(t, "a friend joining a one-device room", err, codes.FailedPrecondition)
+	if !strings.Contains(status.Convert(err).Message(), "ask its host for a normal room") {
+		t.Errorf("reason %q does not say what to do", status.Convert(err).Message())
+	}
+	j, err := s.JoinRoom(as(ctx, "p_c"), &lobbyv1.JoinRoomRequest{Target: code, Password: "secret", OneDevice: true})
+	if err != nil || j.GetRoom().GetMatchId() == "" {
+		t.Fatalf("the one-device join: %v, %v; want the match", j, err)
+	}
+}

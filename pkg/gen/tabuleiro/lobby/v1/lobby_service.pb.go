@@ -741,7 +741,15 @@ type JoinRoomRequest struct {
 	Target isJoinRoomRequest_Target `protobuf_oneof:"target"`
 	// password is the private room's password; empty for a public room
 	// (INVALID_ARGUMENT otherwise).
-	Password      string `protobuf:"bytes,3,opt,name=password,proto3" json:"password,omitempty"`
+	Password string `protobuf:"bytes,3,opt,name=password,proto3" json:"password,omitempty"`
+	// one_device says the caller takes the second seat of a room made with
+	// one_device, at the host's device (the host's own second identity, as
+	// the web's "Two players, one device" and `tabuleiro play --vs local`
+	// do). Required to join such a room: without it the join gets
+	// FAILED_PRECONDITION ("this room is for two players at one device; ask
+	// its host for a normal room") and the room stays open. Ignored for
+	// other rooms.
+	OneDevice     bool `protobuf:"varint,4,opt,name=one_device,json=oneDevice,proto3" json:"one_device,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -806,6 +814,13 @@ func (x *JoinRoomRequest) GetPassword() string {
 		return x.Password
 	}
 	return ""
+}
+
+func (x *JoinRoomRequest) GetOneDevice() bool {
+	if x != nil {
+		return x.OneDevice
+	}
+	return false
 }
 
 type isJoinRoomRequest_Target interface {
@@ -2671,12 +2686,14 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"k\n" +
 	"\x11ListRoomsResponse\x12.\n" +
 	"\x05rooms\x18\x01 \x03(\v2\x18.tabuleiro.lobby.v1.RoomR\x05rooms\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"u\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x94\x01\n" +
 	"\x0fJoinRoomRequest\x12\x19\n" +
 	"\aroom_id\x18\x01 \x01(\tH\x00R\x06roomId\x12!\n" +
 	"\vinvite_code\x18\x02 \x01(\tH\x00R\n" +
 	"inviteCode\x12\x1a\n" +
-	"\bpassword\x18\x03 \x01(\tR\bpasswordB\b\n" +
+	"\bpassword\x18\x03 \x01(\tR\bpassword\x12\x1d\n" +
+	"\n" +
+	"one_device\x18\x04 \x01(\bR\toneDeviceB\b\n" +
 	"\x06target\"v\n" +
 	"\x10JoinRoomResponse\x12,\n" +
 	"\x04room\x18\x01 \x01(\v2\x18.tabuleiro.lobby.v1.RoomR\x04room\x124\n" +

@@ -108,9 +108,10 @@ type LobbyServiceClient interface {
 	// first attempt is always checked and the holder of the right password
 	// is never locked out by someone else's guesses; FAILED_PRECONDITION
 	// when the room is
-	// full, started or closed, the caller is its host, or the caller or the
-	// host is already in a live match (one live match per player, see
-	// FindMatch; the room then stays open). Starting the room's match
+	// full, started or closed, the caller is its host, the room is for two
+	// players at one device and the request does not say one_device, or the
+	// caller or the host is already in a live match (one live match per
+	// player, see FindMatch; the room then stays open). Starting the room's match
 	// withdraws both players' FindMatch tickets.
 	JoinRoom(ctx context.Context, in *JoinRoomRequest, opts ...grpc.CallOption) (*JoinRoomResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
@@ -504,9 +505,10 @@ type LobbyServiceServer interface {
 	// first attempt is always checked and the holder of the right password
 	// is never locked out by someone else's guesses; FAILED_PRECONDITION
 	// when the room is
-	// full, started or closed, the caller is its host, or the caller or the
-	// host is already in a live match (one live match per player, see
-	// FindMatch; the room then stays open). Starting the room's match
+	// full, started or closed, the caller is its host, the room is for two
+	// players at one device and the request does not say one_device, or the
+	// caller or the host is already in a live match (one live match per
+	// player, see FindMatch; the room then stays open). Starting the room's match
 	// withdraws both players' FindMatch tickets.
 	JoinRoom(context.Context, *JoinRoomRequest) (*JoinRoomResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
