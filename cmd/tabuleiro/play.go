@@ -861,6 +861,9 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 	in, _ := e.stdin.(*os.File)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(e.stdout), tea.WithAltScreen()}
 	if in != nil {
+		if term.IsTerminal(in.Fd()) {
+			dropTypeahead(in)
+		}
 		opts = append(opts, tea.WithInput(in))
 	} else {
 		opts = append(opts, tea.WithInput(e.stdin))

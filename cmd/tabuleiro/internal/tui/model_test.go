@@ -379,3 +379,28 @@ func TestNoDrawOfferAtOneKeyboard(t *testing.T) {
 		t.Error("help against an opponent in Banqi lacks the draw offer")
 	}
 }
+
+// Keys typed while the game is being started (before the board is shown)
+// are dropped, not replayed as cursor moves or actions once it appears:
+// the cursor starts on the person's pawn, no wall mode, no prompt.
+func TestKeysBeforeTheBoardDropped(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	snap := <-f.out // the stream answers only once released below
+	release := make(chan struct{})
+	d := newDriver(t, New(Deps{Start: func(int) (*Table, error) {
+		<-release
+		return f.table(), nil
+	}}))
+	d.waitText("Starting the game")
+	d.key("left", "left", "up", "type:hhw", ":e2")
+	close(release)
+	d.waitFor("the table", func(string) bool { return d.m.(Model).table != nil })
+	d.key("right", "type:ll", "w", "up")
+	f.out <- snap
+	d.waitText("Your move (white)")
+	m := d.m.(Model)
+	if home := m.homeSquare(); m.cursor != home || m.wallMode || m.typing {
+		t.Errorf("cursor %v (home %v), wall mode %v, typing %v: keys typed before the board were replayed", m.cursor, home, m.wallMode, m.typing)
+	}
+}
