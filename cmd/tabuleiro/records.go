@@ -489,11 +489,7 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 	fmt.Fprintf(e.stdout, "match %s: %d of %d plies played\n", id, res.Plies, len(rec.Plies))
 	if res.Final != nil && !step {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
-			for line := range strings.Lines(view.Render()) {
-				if !strings.HasPrefix(line, "outcome:") { // said once, below, in words
-					fmt.Fprint(e.stdout, line)
-				}
-			}
+			writeBoard(e.stdout, view.Render())
 		}
 	}
 	fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, res.Outcome))
@@ -501,6 +497,21 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 		return &exitError{code: 1, err: fmt.Errorf("the game ended after ply %d; the record goes on to ply %d", res.Plies, len(rec.Plies))}
 	}
 	return nil
+}
+
+// resultLine matches the result line of an engine's board: Banqi's
+// "outcome: …", Quoridor's "game over: white wins (goal)", Corners' bare
+// "white wins (goal)" or "draw (move-limit)".
+var resultLine = regexp.MustCompile(`^(outcome: |game over: |(white|black|first|second) wins \(|draw \()`)
+
+// writeBoard writes a board as the engine renders it, less the result:
+// replay says it once, in words, after the board.
+func writeBoard(w io.Writer, render string) {
+	for line := range strings.Lines(render) {
+		if !resultLine.MatchString(line) {
+			fmt.Fprint(w, line)
+		}
+	}
 }
 
 // stepThrough prints the board at the start and after each of plies, as
@@ -519,11 +530,7 @@ func stepThrough(e *env, g engine.Game, variant, layout string, plies []string) 
 	}
 	show := func(head string, p engine.Position) {
 		fmt.Fprintln(e.stdout, head)
-		for line := range strings.Lines(p.Render()) {
-			if !strings.HasPrefix(line, "outcome:") {
-				fmt.Fprint(e.stdout, line)
-			}
-		}
+		writeBoard(e.stdout, p.Render())
 	}
 	show("start", pos)
 	for i, tok := range plies {
