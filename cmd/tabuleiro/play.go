@@ -875,17 +875,27 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
 		return &exitError{code: 1, err: err}
 	}
 	if m, ok := final.(tui.Model); ok {
-		if r := m.Result(); r != "" {
-			fmt.Fprintln(e.stdout, r)
-		}
-		if reminder != "" {
-			fmt.Fprintln(e.stdout, reminder)
-		}
+		afterTUI(e.stdout, m, deps.ResumeHint, reminder)
 		if err := m.Err(); err != nil {
 			return &exitError{code: 1, err: err}
 		}
 	}
 	return nil
+}
+
+// afterTUI prints, once the game screen is gone (the alternate screen
+// takes what was on it), what the player should keep: the result, or how
+// to come back to a game left unfinished; then the reminder of other
+// unfinished games.
+func afterTUI(w io.Writer, m tui.Model, resumeHint, reminder string) {
+	if r := m.Result(); r != "" {
+		fmt.Fprintln(w, r)
+	} else if id := m.Unfinished(); id != "" && resumeHint != "" {
+		fmt.Fprintf(w, "Game %s is unfinished; come back to it with %s.\n", id, resumeHint)
+	}
+	if reminder != "" {
+		fmt.Fprintln(w, reminder)
+	}
 }
 
 // runAuto plays each game --games times with random plies and prints one

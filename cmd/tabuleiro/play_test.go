@@ -412,7 +412,14 @@ func TestTerminalWallPreview(t *testing.T) {
 	tm.Type("q") // asks first: the game stays unfinished
 	waitScreen(t, tm, "y quits")
 	tm.Type("y")
-	tm.WaitFinished(t, teatest.WithFinalTimeout(time.Until(testenv.Deadline(t))))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(time.Until(testenv.Deadline(t)))).(tui.Model)
+	// The screen that said how to come back is gone with the alternate
+	// screen: the command says it again after.
+	var after strings.Builder
+	afterTUI(&after, final, "`tabuleiro play --resume --server h:1`", "")
+	if want := "`tabuleiro play --resume --server h:1`"; !strings.Contains(after.String(), want) || !strings.Contains(after.String(), id()) {
+		t.Errorf("after quitting the game: %q, want the match and %s", after.String(), want)
+	}
 }
 
 // waitTurn polls the match until it is the person's turn after at least

@@ -666,6 +666,16 @@ func (m Model) Result() string {
 	return m.outcomeText()
 }
 
+// Unfinished returns the match of the game that was left in progress (q
+// then y, or Ctrl-C), "" when none was: the command says how to come back
+// to it after the screen is gone.
+func (m Model) Unfinished() string {
+	if m.phase != phasePlaying || m.table == nil {
+		return ""
+	}
+	return m.table.MatchID
+}
+
 // Err returns the error that stopped the model, if any.
 func (m Model) Err() error { return m.err }
 

@@ -52,6 +52,9 @@ func TestQuoridorGameWithKeys(t *testing.T) {
 		}
 	}
 	d.waitText("White (you) wins by goal")
+	if id := d.m.(Model).Unfinished(); id != "" {
+		t.Errorf("Unfinished() = %q after the game ended, want none", id)
+	}
 	screen := d.screen()
 	for _, want := range []string{"1. e2", "8. e9", "Play again?", "match m1"} {
 		if !strings.Contains(screen, want) {
@@ -169,6 +172,10 @@ func TestHelpAndQuit(t *testing.T) {
 	}
 	d.key("q", "y")
 	d.waitFor("quit", func(string) bool { return d.quit })
+	// The command prints how to come back once the screen is gone.
+	if got := d.m.(Model).Unfinished(); got != "m1" {
+		t.Errorf("Unfinished() = %q after quitting a game in progress, want its match m1", got)
+	}
 }
 
 // An unfinished game is offered first; r resumes it.
