@@ -338,12 +338,18 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 	name := cmp.Or(f.name, cn.knownName(), defaultName(e))
 	me, err := cn.identity(ctx, name, 0)
 	if err != nil {
+		if bad := badName(f.name, err); bad != nil {
+			return bad
+		}
 		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}
 	}
 	if f.name != "" && me.Name != f.name {
 		// --name on a kept identity renames it (same player: history and
 		// ratings stay).
 		if me, err = cn.rename(ctx, me, f.name); err != nil {
+			if bad := badName(f.name, err); bad != nil {
+				return bad
+			}
 			return &exitError{code: 2, err: err}
 		}
 	}
@@ -441,6 +447,17 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 		return "", nil, fmt.Errorf("play a bot: %w", err)
 	}
 	return resp.GetMatchId(), map[gamev1.Seat]client.Player{resp.GetYourSeat(): t.me}, nil
+}
+
+// badName is the refusal of the name given with --name, when err is the
+// server's (INVALID_ARGUMENT on display_name: lobby.ValidateDisplayName
+// is the rule), said as a player's sentence; nil for any other error.
+func badName(name string, err error) error {
+	if name == "" || status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "display_name") {
+		return nil
+	}
+	return &exitError{code: 2, err: fmt.Errorf("--name %q is not a name you can play under. A name has 2 to 24 characters: "+
+		"letters of one alphabet, digits, spaces, _ - or ., with no space at either end; for example --name \"Ana Lima\"", name)}
 }
 
 // localMatch seats both players of this keyboard through a private room:

@@ -54,6 +54,13 @@ func TestMessages(t *testing.T) {
 	if want := "tabuleiro: unknown game chess (want quoridor, corners or banqi)\n"; code != 2 || errOut != want {
 		t.Errorf("play --game chess: exit %d, stderr %q; want 2, %q", code, errOut, want)
 	}
+	// A name the server refuses is explained to the player: what a name
+	// may hold, with an example; not the API's field and byte offsets.
+	code, _, errOut = runWithEnv(t, localVars(t), "play", "--auto", "--game", "corners", "--name", "Ana!")
+	if code != 2 || !strings.Contains(errOut, `for example --name "Ana Lima"`) || !strings.Contains(errOut, "2 to 24") ||
+		strings.Contains(errOut, "display_name") || strings.Contains(errOut, "byte") {
+		t.Errorf("play --name Ana!: exit %d, stderr %q; want 2 and a player's sentence with an example", code, errOut)
+	}
 	code, out, errOut := runWithEnv(t, localVars(t), "stats")
 	if code != 0 || !strings.Contains(out, "(no rated games yet)") {
 		t.Fatalf("stats: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
