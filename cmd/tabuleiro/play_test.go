@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -315,7 +316,7 @@ func startLocal(t *testing.T) (*client.Client, client.Player, context.Context) {
 
 // botTUI is the terminal client at a game against bot:easy in which the
 // person plays white; *id receives the match id once it starts.
-func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Context, g gamev1.Game, variant string) (*teatest.TestModel, func() string) {
+func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Context, g gamev1.Game, variant string) (*screenTest, func() string) {
 	tb := &tables{c: c, me: me, opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY, render: "vs Bot (easy)"}, game: g, variant: variant}
 	var (
 		mu sync.Mutex
@@ -337,13 +338,68 @@ func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Contex
 		defer mu.Unlock()
 		return id
 	}
-	return teatest.NewTestModel(t, tui.New(deps), teatest.WithInitialTermSize(120, 40)), matchID
+	last := new(atomic.Pointer[string])
+	tm := teatest.NewTestModel(t, screenModel{tui.New(deps), last}, teatest.WithInitialTermSize(120, 40))
+	return &screenTest{tm, last}, matchID
 }
 
-func waitScreen(t *testing.T, tm *teatest.TestModel, text string) {
+// screenModel is a model that keeps the last screen it drew, for the
+// failure message of waitScreen (teatest's output is the terminal's byte
+// stream, which redraws only the lines that changed).
+type screenModel struct {
+	tea.Model
+	last *atomic.Pointer[string]
+}
+
+func (s screenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := s.Model.Update(msg)
+	return screenModel{m, s.last}, cmd
+}
+
+func (s screenModel) View() string {
+	v := s.Model.View()
+	s.last.Store(&v)
+	return v
+}
+
+// screenTest is a teatest run of a screenModel.
+type screenTest struct {
+	*teatest.TestModel
+	last *atomic.Pointer[string]
+}
+
+// FinalModel returns the program's final model, the terminal client's own.
+func (s *screenTest) FinalModel(t testing.TB, opts ...teatest.FinalOpt) tea.Model {
+	return s.TestModel.FinalModel(t, opts...).(screenModel).Model
+}
+
+// screenWait bounds waitScreen: far longer than any screen of these tests
+// takes (a bot's reply on a loaded machine under -race); not a measure,
+// only when to give up and show the last screen.
+const screenWait = 2 * time.Minute
+
+// waitScreen waits until the terminal has shown text, failing the test
+// with the last screen when that does not come within screenWait (or the
+// test's deadline, if sooner).
+func waitScreen(t *testing.T, tm *screenTest, text string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
-		teatest.WithDuration(time.Until(testenv.Deadline(t))), teatest.WithCheckInterval(5*time.Millisecond))
+	wait := min(screenWait, time.Until(testenv.Deadline(t)))
+	var out []byte
+	for end := time.Now().Add(wait); !bytes.Contains(out, []byte(text)); {
+		b, err := io.ReadAll(tm.Output())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b...)
+		if time.Now().After(end) {
+			last := "(nothing drawn)"
+			if s := tm.last.Load(); s != nil {
+				last = *s
+			}
+			t.Fatalf("the screen did not show %q within %v; the last screen:\n%s", text, wait, last)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // A whole short game (Corners classic 3×3, which ends by move 80 at the

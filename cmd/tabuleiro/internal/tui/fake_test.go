@@ -217,14 +217,23 @@ func (f *fakeMatch) legal(req *matchv1.ListLegalPliesRequest) (*matchv1.ListLega
 // ticks are dropped, so that a test's screen changes only on its keys and
 // the server's answers.
 type driver struct {
-	t    *testing.T
+	t    testing.TB
 	m    tea.Model
 	msgs chan tea.Msg
 	quit bool
+	// wait bounds each waitFor (waitBound): a screen that never comes
+	// fails the test with the last screen instead of holding it to its
+	// deadline.
+	wait time.Duration
 }
 
-func newDriver(t *testing.T, m Model) *driver {
-	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 256)}
+// waitBound is how long a waitFor waits for its screen: far longer than
+// any screen of these fakes takes, even on a loaded machine under -race;
+// not a measure, only when to give up and show the last screen.
+const waitBound = time.Minute
+
+func newDriver(t testing.TB, m Model) *driver {
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 256), wait: waitBound}
 	d.run(m.Init())
 	return d
 }
@@ -298,16 +307,18 @@ func keyMsg(k string) tea.KeyMsg {
 func (d *driver) screen() string { return d.m.View() }
 
 // waitFor handles messages until the screen satisfies ok, failing the test
-// when its time runs out (testenv.Deadline).
+// with the last screen when that does not come within d.wait (or the
+// test's deadline, if sooner).
 func (d *driver) waitFor(what string, ok func(screen string) bool) {
 	d.t.Helper()
-	deadline := time.After(time.Until(testenv.Deadline(d.t)))
+	wait := min(d.wait, time.Until(testenv.Deadline(d.t)))
+	deadline := time.After(wait)
 	for !ok(d.screen()) {
 		select {
 		case msg := <-d.msgs:
 			d.handle(msg)
 		case <-deadline:
-			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, d.screen())
+			d.t.Fatalf("no %s within %v; the last screen:\n%s", what, wait, d.screen())
 		}
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -409,5 +410,37 @@ func TestKeysBeforeTheBoardDropped(t *testing.T) {
 	m := d.m.(Model)
 	if home := m.homeSquare(); m.cursor != home || m.wallMode || m.typing {
 		t.Errorf("cursor %v (home %v), wall mode %v, typing %v: keys typed before the board were replayed", m.cursor, home, m.wallMode, m.typing)
+	}
+}
+
+// fatalTB records a Fatalf and stops its goroutine, as testing.T does,
+// without failing the test that uses it.
+type fatalTB struct {
+	testing.TB
+	msg chan string
+}
+
+func (f fatalTB) Helper() {}
+
+func (f fatalTB) Fatalf(format string, args ...any) {
+	f.msg <- fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// A screen that never comes fails the wait with the last screen shown,
+// once the wait's bound is past, not at the test's deadline.
+func TestWaitForGivesUpWithTheLastScreen(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	defer close(release)
+	tb := fatalTB{TB: t, msg: make(chan string, 1)}
+	d := newDriver(tb, New(Deps{Start: func(int) (*Table, error) {
+		<-release
+		return nil, errNoMore
+	}}))
+	d.wait = 10 * time.Millisecond
+	go d.waitText("Your move")
+	if msg := <-tb.msg; !strings.Contains(msg, "no Your move within") || !strings.Contains(msg, "Starting the game") {
+		t.Errorf("failure message %q, want what was awaited and the last screen", msg)
 	}
 }
