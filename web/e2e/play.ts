@@ -1,7 +1,7 @@
 // Playing through the page as a person does: reading the board from the
 // DOM (the SVG's data attributes) and clicking squares and grooves at the
 // points the client's own geometry puts them.
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { layoutFor } from "../src/board";
 import { squareCenter, wallCenter, parseSquare, parseWall, type Layout, type Wall } from "../src/geometry";
 import { create } from "@bufbuild/protobuf";
@@ -45,17 +45,21 @@ function layout(game: Game, flipped: boolean, size = 8): Layout {
   return layoutFor(create(GameViewSchema, { game, board }), flipped);
 }
 
-/** boardBox is the board's box on the page. The board is drawn anew on
- * every event: between two drawings it has no box for a moment, so it asks
- * again once the board is visible. */
-export async function boardBox(page: Page): Promise<{ x: number; y: number; width: number; height: number }> {
-  const svg = page.locator(".board-box svg");
+/** boxOf is the box of what locator finds. The page draws the board and
+ * its strips anew on every event: between two drawings an element has no
+ * box for a moment, so it asks again once the element is visible. */
+export async function boxOf(loc: Locator, what: string): Promise<{ x: number; y: number; width: number; height: number }> {
   for (let i = 0; i < 50; i++) {
-    await svg.waitFor({ state: "visible" });
-    const box = await svg.boundingBox();
+    await loc.waitFor({ state: "visible" });
+    const box = await loc.boundingBox();
     if (box) return box;
   }
-  throw new Error("the board never had a box: it is not on the page");
+  throw new Error(`${what} never had a box: it is not on the page`);
+}
+
+/** boardBox is the board's box on the page. */
+export async function boardBox(page: Page): Promise<{ x: number; y: number; width: number; height: number }> {
+  return boxOf(page.locator(".board-box svg"), "the board");
 }
 
 async function toPage(page: Page, p: { x: number; y: number }): Promise<{ x: number; y: number }> {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { clickSquare, destinations, waitTurn } from "./play";
+import { boardBox, boxOf, clickSquare, destinations, waitTurn } from "./play";
 
 let browser: Browser;
 let server: Server;
@@ -60,8 +60,8 @@ test("a name the lobby refuses is explained under the field, by the page, before
   assert.equal(await page.locator("form.signin[novalidate]").count(), 1);
   assert.equal(await page.locator("#name[aria-invalid=true]").count(), 1);
   // The message sits right under the field, inside the form.
-  const field = (await page.locator("#name").boundingBox())!;
-  const box = (await err.boundingBox())!;
+  const field = await boxOf(page.locator("#name"), "the name field");
+  const box = await boxOf(err, "the name's message");
   assert.ok(box.y >= field.y + field.height && box.y - (field.y + field.height) < 40, `the message is under the field (${field.y + field.height} → ${box.y})`);
   await shot(page, "40-name-refused");
   // Too short is said as such; fixing the name clears the message as it is typed.
@@ -97,7 +97,7 @@ test("on a phone the name field does not pop the keyboard up, and both player ba
     const label = page.locator(`${strip} .seat-colour`);
     assert.ok(await label.isVisible(), `${strip} shows its colour`);
     assert.equal(await label.textContent(), colour);
-    const box = (await label.boundingBox())!;
+    const box = await boxOf(label, `${strip}'s colour`);
     assert.ok(box.x >= 0 && box.x + box.width <= 390, `${strip}'s label is on the screen (${box.x}+${box.width})`);
   }
   await shot(page, "42-phone-strips");
@@ -154,9 +154,9 @@ test("on a phone the Watch page of a game whose player is disconnected fits the 
   await shot(page, "45-phone-watch-disconnected");
   const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
   assert.ok(widths.doc <= widths.view, `the page is no wider than the screen (${widths.doc} > ${widths.view})`);
-  const col = (await page.locator(".board-col").boundingBox())!;
+  const col = await boxOf(page.locator(".board-col"), "the board's column");
   assert.ok(col.x >= 0 && col.x + col.width <= 390, `the board's column fits the screen (${col.x}+${col.width})`);
-  const board = (await page.locator(".board-box svg").boundingBox())!;
+  const board = await boardBox(page);
   assert.ok(board.x >= 0 && board.x + board.width <= 390, `the board fits the screen (${board.x}+${board.width})`);
   for (const sel of [".strip.turn .away", ".strip.turn .clock.none", "ol.moves"]) {
     const box = await page.locator(sel).boundingBox();
@@ -177,8 +177,8 @@ test("the replay at 1280x800 keeps its ply controls on the screen: the board fit
   await page.waitForSelector(".result-card");
   await page.click(".result-card a:has-text('Replay')");
   await page.waitForSelector(".replay-nav");
-  const nav = (await page.locator(".replay-nav").boundingBox())!;
-  const board = (await page.locator(".board-box svg").boundingBox())!;
+  const nav = await boxOf(page.locator(".replay-nav"), "the ply controls");
+  const board = await boardBox(page);
   assert.ok(nav.y + nav.height <= 800, `the ply controls end at ${nav.y + nav.height}, within 800`);
   assert.ok(board.width >= 450, `the board is still large (${board.width})`);
   const total = Number(/of (\d+)/.exec((await page.locator(".counter").textContent()) ?? "")?.[1]);
@@ -188,7 +188,7 @@ test("the replay at 1280x800 keeps its ply controls on the screen: the board fit
   await shot(page, "45-replay-1280x800");
   // A tall window still gets the big board.
   await page.setViewportSize({ width: 1280, height: 1100 });
-  const tall = (await page.locator(".board-box svg").boundingBox())!;
+  const tall = await boardBox(page);
   assert.ok(tall.width > board.width, `a taller window, a larger board (${board.width} → ${tall.width})`);
   await ctx.close();
 });
