@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -322,6 +324,12 @@ func newReplayCommand(e *env) *cobra.Command {
 				return f.showGame(cmd.Context(), e, args[0], step)
 			}
 			if err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					// The path as given, cut if long (the whole of a mistyped
+					// argument helps nobody), and where match ids come from.
+					err = fmt.Errorf("replay %s: %v (give a record file, or a match id from `tabuleiro history`)", clipArg(args[0]), pe.Err)
+				}
 				return &exitError{code: 2, err: err}
 			}
 			rec, err := engine.ParseRecord(string(text))
@@ -343,6 +351,16 @@ func newReplayCommand(e *env) *cobra.Command {
 	c.Flags().StringVar(&game, "game", "", "quoridor, corners or banqi (default: the record's game header, else quoridor)")
 	c.Flags().StringVar(&variant, "variant", "", "variant id (default: the game's first)")
 	return c
+}
+
+// clipArg quotes a command-line argument for a message: whole if short,
+// else its first 40 characters and its length.
+func clipArg(arg string) string {
+	r := []rune(arg)
+	if len(r) <= 60 {
+		return strconv.Quote(arg)
+	}
+	return fmt.Sprintf("%s… (%d characters)", strconv.Quote(string(r[:40])), len(r))
 }
 
 // matchID is what a match id may look like (history's ID column: letters

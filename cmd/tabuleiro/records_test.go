@@ -54,6 +54,12 @@ func TestReplayByHistoryID(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "no such file") {
 		t.Fatalf("replay of a missing file: exit %d, stderr %q", code, errOut)
 	}
+	// A long argument is not echoed whole.
+	long := strings.Repeat("x", 5000)
+	code, _, errOut = runWithEnv(t, vars, "replay", long)
+	if code != 2 || len(errOut) > 400 || !strings.Contains(errOut, "(5000 characters)") || !strings.Contains(errOut, "tabuleiro history") {
+		t.Fatalf("replay of a 5000-character argument: exit %d, stderr (%d bytes) %.300q", code, len(errOut), errOut)
+	}
 }
 
 // watch (or any command) against an address where nothing listens says
