@@ -12,6 +12,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Game names one of the games Tabuleiro serves, as used in the API and in
@@ -238,6 +239,14 @@ type SyntaxError struct {
 // Error names the input, the offset and what was expected.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("syntax error in %q at offset %d: %s", e.Input, e.Offset, e.Msg)
+}
+
+// FirstRune is the character s starts with, for a syntax error's message
+// ("got 'é'", not the first byte of its encoding); utf8.RuneError when s
+// is empty or does not start with valid UTF-8.
+func FirstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // RuleError is an illegal ply with the rule it breaks. It unwraps to

@@ -59,7 +59,7 @@ func scanSquare(s string, size int) (Square, int, string) {
 	}
 	c := s[0]
 	if c < 'a' || c > 'z' {
-		return 0, 0, fmt.Sprintf("want a file letter a–%c, got %q", last, rune(c))
+		return 0, 0, fmt.Sprintf("want a file letter a–%c, got %q", last, engine.FirstRune(s))
 	}
 	f := int(c - 'a')
 	if f >= size {

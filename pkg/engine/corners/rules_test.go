@@ -534,6 +534,7 @@ func TestBadInput(t *testing.T) {
 		"c9-c8": "square c9 is off the 8×8 board (ranks 1–8)",
 		"c3-":   "expected a square (files a–h, ranks 1–8)",
 		"3c-c4": "want a file letter a–h, got '3'",
+		"ç3-c4": "want a file letter a–h, got 'ç'",
 		"c-c4":  "want a rank 1–8 after the file letter",
 	} {
 		_, err := p.ParsePly(give)

@@ -62,7 +62,7 @@ func parseCoords(s string) (file, rank, n int, err error) {
 	}
 	c := s[0]
 	if c < 'a' || c > 'z' {
-		return 0, 0, 0, &engine.SyntaxError{Input: s, Offset: 0, Msg: fmt.Sprintf("want a file letter a–i, got %q", rune(c))}
+		return 0, 0, 0, &engine.SyntaxError{Input: s, Offset: 0, Msg: fmt.Sprintf("want a file letter a–i, got %q", engine.FirstRune(s))}
 	}
 	if c > 'i' {
 		return 0, 0, 0, &engine.SyntaxError{Input: s, Offset: 0, Msg: fmt.Sprintf("file %c is off the board (files a–i)", c)}

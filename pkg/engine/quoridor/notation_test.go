@@ -93,6 +93,7 @@ func TestParseMoveErrors(t *testing.T) {
 		{give: "e02", wantOffset: 1, wantMsg: "off the board"},
 		{give: "--", wantOffset: 0, wantMsg: "file letter"},
 		{give: "\xff", wantOffset: 0, wantMsg: "file letter"},
+		{give: "é2", wantOffset: 0, wantMsg: "got 'é'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {
