@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardBox, boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, walls } from "./play";
+import { boardBox, boardInfo, boxOf, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, walls } from "./play";
 import { parseSquare, squareName, toCell } from "../src/geometry";
 
 let browser: Browser;
@@ -358,6 +358,19 @@ test("two players at one keyboard play Corners (no draw offer) and one resigns; 
   await choose(page, "Corners", "Two players, one device");
   await page.click("#start");
   await page.waitForURL(/#\/local\//);
+  // The keyboard's cursor shows at the first Enter, on a piece of the side to move (no arrow needed first).
+  await waitTurn(page);
+  await page.focus(".board-box");
+  assert.equal(await page.locator(".board-box .kbd-cursor").count(), 0);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(".board-box .kbd-cursor");
+  const cur = await boxOf(page.locator(".board-box .kbd-cursor"), "the keyboard cursor");
+  const centre = { x: cur.x + cur.width / 2, y: cur.y + cur.height / 2 };
+  const onWhite = await page.locator(".board-box g.piece.white").evaluateAll((els, c) => els.some((e) => {
+    const r = e.getBoundingClientRect();
+    return c.x >= r.left && c.x <= r.right && c.y >= r.top && c.y <= r.bottom;
+  }), centre);
+  assert.ok(onWhite, "the cursor starts on one of white's pieces");
   // Four plies, each seat's by clicks on its own piece and a destination.
   for (let i = 0; i < 4; i++) {
     const info = await waitTurn(page);

@@ -8,13 +8,14 @@ import { MatchStatus } from "./gen/tabuleiro/match/v1/match_pb";
  * wallHint is the Quoridor hint for the player to move: "tap" words on
  * a touch screen, "click" words with a mouse. Without wall mode a finger
  * taps a gap twice (preview, then place) and a mouse clicks once (its
- * hover already drew the preview).
+ * hover already drew the preview); the mouse words also name the keys
+ * (a keyboard is there too).
  */
 export function wallHint(wallMode: boolean, touch: boolean): string {
-  if (wallMode) return touch ? "Tap where the wall goes, then tap it again to place it." : "Click where the wall goes, then click it again to place it.";
+  if (wallMode) return touch ? "Tap where the wall goes, then tap it again to place it." : "Click where the wall goes, then click it again to place it (or arrows to move it, R to turn it, Enter to place it).";
   return touch
     ? "Move your pawn to a dot, or tap between squares twice to place a wall."
-    : "Move your pawn to a dot, or click between squares to place a wall.";
+    : "Move your pawn to a dot, or click between squares to place a wall (or arrows and Enter; W for walls).";
 }
 
 /** FIRST_PLY_WARN_MS: a first-ply deadline further off than this is not worth a warning. */

@@ -20,6 +20,8 @@ test("the wall hint says tap on a touch screen and click with a mouse", () => {
     assert.doesNotMatch(wallHint(wall, true), /click|point/i);
     assert.match(wallHint(wall, false), /\bclick\b/i);
     assert.doesNotMatch(wallHint(wall, false), /\btap\b|point/i);
+    assert.match(wallHint(wall, false), /\bEnter\b/, "with a mouse there is a keyboard: the hint names the keys");
+    assert.doesNotMatch(wallHint(wall, true), /\bEnter\b/);
   }
   assert.match(wallHint(false, true), /twice/, "without the Wall button a gap takes two taps");
 });

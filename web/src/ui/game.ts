@@ -919,6 +919,14 @@ export class GameScreen {
     return { anchor: { file: Math.min(sq.file, 7), rank: Math.min(sq.rank, 7) }, orientation: this.orientation };
   }
 
+  /** keyStart is where the keyboard cursor first appears: the selected
+   * piece, else the acting seat's pawn (Quoridor) or one of its pieces
+   * (Corners), else the corner square a1. */
+  private keyStart(v: GameView): string {
+    const seat = this.actingSeat ?? this.bottomSeat;
+    return this.selected ?? pawnOf(v, seat) ?? cornersPieceOf(v, seat) ?? "a1";
+  }
+
   private readonly onKey = (e: KeyboardEvent): void => {
     const v = this.view;
     if (!v || (e.target instanceof HTMLElement && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName))) return;
@@ -926,7 +934,7 @@ export class GameScreen {
     const dims = layoutFor(v, this.flipped).dims;
     const arrows: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (arrows[e.key]) {
-      const start = parseSquare(this.cursor ?? this.selected ?? pawnOf(v, this.actingSeat ?? this.bottomSeat) ?? "a1") ?? { file: 0, rank: 0 };
+      const start = parseSquare(this.cursor ?? this.keyStart(v)) ?? { file: 0, rank: 0 };
       const next = moveCursor(start, dims, this.flipped, ...arrows[e.key]);
       this.cursor = squareName(next.file, next.rank);
       e.preventDefault();
@@ -936,7 +944,14 @@ export class GameScreen {
     switch (e.key.toLowerCase()) {
       case "enter":
       case " ": {
-        if (!this.cursor) return;
+        if (!this.cursor) {
+          // On the board, the first Enter shows where the keys act; the next one acts.
+          if (document.activeElement !== this.els.board) return;
+          e.preventDefault();
+          this.cursor = this.keyStart(v);
+          this.render();
+          return;
+        }
         e.preventDefault();
         if (this.wallMode && v.game === Game.QUORIDOR) {
           // The wall at the cursor is already drawn: one Enter places it.
@@ -948,6 +963,8 @@ export class GameScreen {
       case "w":
         if (v.game !== Game.QUORIDOR) return;
         this.wallMode = !this.wallMode;
+        // The wall is drawn at once, at the cursor (at first the pawn): Enter places it.
+        this.cursor ??= this.keyStart(v);
         this.preview = undefined;
         this.render();
         return;
@@ -964,6 +981,13 @@ export class GameScreen {
         return;
     }
   };
+}
+
+/** cornersPieceOf is one of a seat's Corners pieces (the first by name), when it has any. */
+function cornersPieceOf(v: GameView, seat: Seat): string | undefined {
+  if (v.board.case !== "corners" || seat === Seat.UNSPECIFIED) return undefined;
+  const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
+  return [...(side?.pieces ?? [])].sort()[0];
 }
 
 /** pawnOf is a seat's Quoridor pawn square in a view, when there is one. */
