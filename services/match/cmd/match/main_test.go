@@ -9,9 +9,10 @@ import (
 	"tabuleiro.dev/services/match/internal/config"
 )
 
-// TestServerConfigUntimedWait: the deployed service waits for a one-device
-// or untimed bot game as `tabuleiro serve` does, and keeps its Redis keys
-// longer than that wait (else the game would vanish before its first ply).
+// TestServerConfigUntimedWait: the deployed service waits a day for a
+// one-device or untimed bot game (not the 30-second first-ply window of a
+// game between people), and keeps its Redis keys longer than that wait
+// (else the game would vanish before its first ply).
 func TestServerConfigUntimedWait(t *testing.T) {
 	t.Parallel()
 	cfg, err := config.Load(envconfig.Map(map[string]string{
@@ -21,8 +22,8 @@ func TestServerConfigUntimedWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := serverConfig(cfg)
-	if sc.Match.UntimedBotWait != 30*24*time.Hour {
-		t.Errorf("UntimedBotWait = %v, want 720h", sc.Match.UntimedBotWait)
+	if sc.Match.UntimedBotWait != 24*time.Hour {
+		t.Errorf("UntimedBotWait = %v, want 24h", sc.Match.UntimedBotWait)
 	}
 	if sc.Store.LiveTTL <= sc.Match.UntimedBotWait {
 		t.Errorf("LiveTTL = %v, want more than the untimed wait %v", sc.Store.LiveTTL, sc.Match.UntimedBotWait)

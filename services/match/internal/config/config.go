@@ -42,11 +42,14 @@ type Config struct {
 	InstanceID        string        // MATCH_INSTANCE_ID, default: random at start-up
 	ReconnectWindow   time.Duration // MATCH_RECONNECT_WINDOW, default 60s
 	FirstPlyTimeout   time.Duration // MATCH_FIRST_PLY_TIMEOUT, default 30s
-	// UntimedBotWait (MATCH_UNTIMED_BOT_WAIT, default 720h: 30 days, as
-	// `tabuleiro serve`) replaces both windows above for a match without a
-	// clock against a bot or between two players at one device (a private
-	// room made with one_device): nobody there waits on anyone else, so a
-	// closed tab or a first ply made tomorrow ends nothing before it.
+	// UntimedBotWait (MATCH_UNTIMED_BOT_WAIT, default 24h) replaces both
+	// windows above for a match without a clock against a bot or between
+	// two players at one device (a private room made with one_device):
+	// nobody there waits on anyone else, so a closed tab or a first ply
+	// made hours later ends nothing before it. A day, not the 30 days of
+	// `tabuleiro serve` (one player's own server): on a public server it
+	// bounds what one client address can keep open at its bot-game rate
+	// (120 an hour per address, the lobby's PlayBot rate) to a day's worth.
 	// Every ongoing match's Redis keys live the longest of the three plus
 	// a day after its last write. 0: such matches get the windows above.
 	UntimedBotWait  time.Duration
@@ -86,7 +89,7 @@ func Load(getenv func(string) string) (Config, error) {
 		InstanceID:          env.String("INSTANCE_ID", ""),
 		ReconnectWindow:     env.Duration("RECONNECT_WINDOW", 60*time.Second),
 		FirstPlyTimeout:     env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
-		UntimedBotWait:      env.Duration("UNTIMED_BOT_WAIT", 30*24*time.Hour),
+		UntimedBotWait:      env.Duration("UNTIMED_BOT_WAIT", 24*time.Hour),
 		SweepInterval:       env.Duration("SWEEP_INTERVAL", 25*time.Millisecond),
 		PresenceTTL:         env.Duration("PRESENCE_TTL", 10*time.Second),
 		ShutdownTimeout:     env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),

@@ -25,7 +25,7 @@ func TestLoad(t *testing.T) {
 }
 
 // TestLoadUntimedBotWait: a deployed match service gives a one-device or
-// untimed bot game the same wait as `tabuleiro serve` (30 days), not the
+// untimed bot game a day (`tabuleiro serve` sets its own 30 days), not the
 // 30 s first-ply window of a game between people.
 func TestLoadUntimedBotWait(t *testing.T) {
 	t.Parallel()
@@ -33,8 +33,8 @@ func TestLoadUntimedBotWait(t *testing.T) {
 		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": strings.Repeat("a", 44),
 	}
 	cfg, err := Load(envconfig.Map(env))
-	if err != nil || cfg.UntimedBotWait != 30*24*time.Hour {
-		t.Fatalf("default: %v, %v; want 720h (as tabuleiro serve)", cfg.UntimedBotWait, err)
+	if err != nil || cfg.UntimedBotWait != 24*time.Hour {
+		t.Fatalf("default: %v, %v; want 24h", cfg.UntimedBotWait, err)
 	}
 	env["MATCH_UNTIMED_BOT_WAIT"] = "0s"
 	if cfg, err = Load(envconfig.Map(env)); err != nil || cfg.UntimedBotWait != 0 {
