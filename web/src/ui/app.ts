@@ -477,7 +477,7 @@ function gameIcon(g: Game): string {
     case Game.CORNERS:
       return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/>${[0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((f) => `<rect x="${5 + f * 9.5}" y="${5 + r * 9.5}" width="9.5" height="9.5" fill="${(f + r) % 2 ? "#ecd6b0" : "#b98b5e"}"/>`).join("")).join("")}<circle cx="9.75" cy="38.25" r="3.6" fill="#f7f2e8"/><circle cx="19.25" cy="38.25" r="3.6" fill="#f7f2e8"/><circle cx="9.75" cy="28.75" r="3.6" fill="#f7f2e8"/><circle cx="38.25" cy="9.75" r="3.6" fill="#2b2522"/><circle cx="28.75" cy="9.75" r="3.6" fill="#2b2522"/><circle cx="38.25" cy="19.25" r="3.6" fill="#2b2522"/></svg>`;
     default:
-      return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/><rect x="5" y="12" width="38" height="24" fill="#ead2a4"/><circle cx="15" cy="24" r="8" fill="#f1e2c2" stroke="#b3261e" stroke-width="1.5"/><text x="15" y="28" font-size="10" text-anchor="middle" fill="#b3261e" font-weight="700">K</text><circle cx="33" cy="24" r="8" fill="#8b5a2b" stroke="#3d250f"/></svg>`;
+      return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/><rect x="5" y="12" width="38" height="24" fill="#ead2a4"/><circle cx="15" cy="24" r="8" fill="#f1e2c2" stroke="#b3261e" stroke-width="1.5"/><text x="15" y="28" font-size="10" text-anchor="middle" fill="#b3261e" font-weight="700" font-family="'Noto Serif CJK SC','Songti SC','SimSun','WenQuanYi Micro Hei',serif">帥</text><circle cx="33" cy="24" r="8" fill="#8b5a2b" stroke="#3d250f"/></svg>`;
   }
 }
 
