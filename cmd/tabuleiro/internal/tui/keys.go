@@ -203,7 +203,13 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 		if m.deps.Online && m.clocks != nil {
 			m.status += " and your clock keeps running"
 		}
-		m.status += "; come back with " + cmpOr(m.deps.ResumeHint, "tabuleiro play --resume") + ". y quits, any other key stays."
+		m.status += "; come back with " + cmpOr(m.deps.ResumeHint, "tabuleiro play --resume")
+		if m.vsPerson() {
+			// The server gives a player who left a reconnection window
+			// (a minute by default), then the game is lost.
+			m.status += " soon: against a person you lose by abandonment if you stay away past the server's reconnection window (a minute by default)"
+		}
+		m.status += ". y quits, any other key stays."
 		return m, nil
 	case "up", "k":
 		return m, m.moveCursor(0, -1)

@@ -164,6 +164,10 @@ func TestHelpAndQuit(t *testing.T) {
 	// q during a game asks first and says how to come back.
 	d.key("q")
 	d.waitText("tabuleiro play --resume")
+	// The opponent here is a person: staying away loses the game.
+	if !strings.Contains(strings.Join(strings.Fields(d.screen()), " "), "lose by abandonment") {
+		t.Errorf("the quit question does not say that leaving a person loses the game:\n%s", d.screen())
+	}
 	if d.quit {
 		t.Fatal("q quit a game in progress without asking")
 	}

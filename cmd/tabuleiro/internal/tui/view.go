@@ -249,6 +249,22 @@ func (m *Model) turnLine() string {
 	return who
 }
 
+// vsPerson reports whether the other seat is played by a person at
+// another terminal or browser (not a bot, not this keyboard): leaving
+// then starts that seat's reconnection window.
+func (m *Model) vsPerson() bool {
+	if m.local() {
+		return false
+	}
+	for _, st := range m.match.GetSeats() {
+		p := st.GetParticipant()
+		if p != nil && !m.mine(p.GetSeat()) && p.GetBotLevel() == gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *Model) participantName(s gamev1.Seat) string {
 	for _, st := range m.match.GetSeats() {
 		if st.GetParticipant().GetSeat() == s {
