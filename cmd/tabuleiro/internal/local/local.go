@@ -133,6 +133,11 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			Dir: dir, Logger: logger, CompactMinBytes: o.RedisCompactBytes,
 			Legacy: filepath.Join(o.DataDir, "redis.jsonl"),
 		})
+		var inUse *walredis.InUseError
+		if errors.As(err, &inUse) {
+			return nil, fmt.Errorf("%w: one tabuleiro command at a time runs on a data directory (%s); "+
+				"quit that one, reach a running `tabuleiro serve` with --server ADDR, or give this command another --data-dir", err, o.DataDir)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -176,6 +176,32 @@ func TestUnfinishedGameSurvivesRestart(t *testing.T) {
 	}
 }
 
+// A second one-process server on a data directory in use is refused
+// before it touches the stores, saying what to do; the first one goes on.
+// (Two of them appending to one log broke it for good: the breaker's
+// `serve` and `history` on one directory.)
+func TestDataDirectoryInUse(t *testing.T) {
+	t.Parallel()
+	o := Options{DataDir: t.TempDir()}
+	c, _ := start(t, o)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := Start(ctx, o)
+	if err == nil {
+		cancel()
+		_ = srv.Wait()
+		t.Fatal("a second server started on a data directory in use")
+	}
+	for _, want := range []string{"in use by process", o.DataDir, "--server ADDR", "--data-dir"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	if _, err := c.Lobby.SignInGuest(t.Context(), &lobbyv1.SignInGuestRequest{DisplayName: "Still here"}); err != nil {
+		t.Errorf("the first server after the refusal: %v", err)
+	}
+}
+
 // The same services run on a real Redis (with a key prefix of their own,
 // since tests share it).
 func TestRealRedis(t *testing.T) {

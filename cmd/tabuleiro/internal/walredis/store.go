@@ -90,8 +90,9 @@ type Store struct {
 	exp      *expiry
 	internal *server.Peer // replays and expiry deletions
 
-	w  *wal // nil without Dir
-	ln net.Listener
+	w    *wal     // nil without Dir
+	lock *os.File // Dir's lock (lockDir), held until Close
+	ln   net.Listener
 
 	// wmu orders every logged write: the log's order is the execution
 	// order.
@@ -181,11 +182,17 @@ func Open(o Options) (_ *Store, err error) {
 			if s.w != nil {
 				_ = s.w.close()
 			}
+			if s.lock != nil {
+				_ = s.lock.Close()
+			}
 		}
 	}()
 	if o.Dir != "" {
 		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("embedded redis: %w", err)
+		}
+		if s.lock, err = lockDir(o.Dir); err != nil {
+			return nil, err
 		}
 		last, oldBytes, tail, err := s.recover()
 		if err != nil {
@@ -204,6 +211,17 @@ func Open(o Options) (_ *Store, err error) {
 	go s.accept()
 	go s.expireTimer()
 	return s, nil
+}
+
+// InUseError is Open's answer when another process holds the directory:
+// one log has one writer.
+type InUseError struct {
+	Dir    string
+	Holder string // "process 1234", or "another process"
+}
+
+func (e *InUseError) Error() string {
+	return "the embedded Redis's log in " + e.Dir + " is in use by " + e.Holder
 }
 
 // Addr is the host:port the store listens on.
@@ -255,6 +273,9 @@ func (s *Store) Close() error {
 		s.cmu.Unlock()
 		if s.w != nil {
 			s.closeErr = s.w.close()
+		}
+		if s.lock != nil {
+			_ = s.lock.Close() // the log is closed: another process may have it
 		}
 		for _, g := range conns {
 			select {

@@ -2,6 +2,7 @@ package walredis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -376,5 +377,43 @@ func TestConsumerIdle(t *testing.T) {
 	}
 	if cs, _ := c.XInfoConsumers(ctx, "s", "g").Result(); len(cs) != 0 {
 		t.Errorf("after DELCONSUMER: %+v", cs)
+	}
+}
+
+// TestOneProcessPerDirectory: a second store on a directory whose log is
+// open is refused, naming the process that holds it, and nothing of the
+// first one's log changes; once the first is closed the directory opens.
+// (Two writers numbered their entries each their own way, and the next
+// start refused the log.)
+func TestOneProcessPerDirectory(t *testing.T) {
+	dir := t.TempDir()
+	s, c := open(t, Options{Dir: dir})
+	ctx := context.Background()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Open(Options{Dir: dir})
+	var inUse *InUseError
+	if !errors.As(err, &inUse) {
+		if second != nil {
+			_ = second.Close()
+		}
+		t.Fatalf("second Open of %s: %v, want an *InUseError", dir, err)
+	}
+	if want := fmt.Sprintf("process %d", os.Getpid()); inUse.Holder != want || !strings.Contains(err.Error(), dir) {
+		t.Errorf("refusal %q (holder %q), want one naming %s and %s", err, inUse.Holder, dir, want)
+	}
+	if err := c.Set(ctx, "k2", "v2", 0).Err(); err != nil {
+		t.Fatalf("the first store after the refusal: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, c2 := open(t, Options{Dir: dir})
+	_ = again
+	for k, want := range map[string]string{"k": "v", "k2": "v2"} {
+		if got, err := c2.Get(ctx, k).Result(); err != nil || got != want {
+			t.Errorf("after reopening, %s = %q, %v; want %q", k, got, err, want)
+		}
 	}
 }
