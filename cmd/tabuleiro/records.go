@@ -429,8 +429,12 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 			return fmt.Errorf("ply %d (%s): %w", i+1, tok, err)
 		}
 	}
-	for line := range strings.Lines(pos.Render()) {
-		if !strings.HasPrefix(line, "outcome:") {
+	// The game is over (the outcome follows, once): no result line of the
+	// engine's, and nobody to move.
+	var board strings.Builder
+	writeBoard(&board, pos.Render())
+	for line := range strings.Lines(board.String()) {
+		if !strings.HasPrefix(line, "to move:") {
 			fmt.Fprint(out, line)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,10 @@ func TestReplayByHistoryID(t *testing.T) {
 		}
 	}
 	code, out, errOut := runWithEnv(t, vars, "replay", id)
+	// The result once (the outcome line), not the engine's own line too,
+	// and nobody to move in a finished game.
 	if code != 0 || !strings.HasPrefix(out, "corners classic-3x3: ") || !strings.Contains(out, " tester (you)") || !strings.Contains(out, " Bot (easy)") || strings.Count(out, "outcome: ") != 1 ||
+		regexp.MustCompile(`(?m)^(white|black) wins \(|^game over: |^to move:`).MatchString(out) ||
 		!strings.Contains(out, "outcome: white wins by") && !strings.Contains(out, "outcome: black wins by") && !strings.Contains(out, "outcome: draw by") {
 		t.Fatalf("replay %s: exit %d\nstdout:\n%s\nstderr:\n%s", id, code, out, errOut)
 	}
