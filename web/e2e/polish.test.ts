@@ -93,6 +93,7 @@ test("on a phone the name field does not pop the keyboard up, and both player ba
   await page.click("#start");
   await page.waitForURL(/#\/game\//);
   await waitTurn(page);
+  assert.equal(await page.locator("#offer-draw").count(), 0, "no draw offer to a bot: it would never answer");
   for (const [strip, colour] of [[".bottom-strip", "White"], [".top-strip", "Black"]]) {
     const label = page.locator(`${strip} .seat-colour`);
     assert.ok(await label.isVisible(), `${strip} shows its colour`);

@@ -543,6 +543,10 @@ test("by keyboard one Enter places a wall and a refused wall says why; the Watch
   assert.doesNotMatch(text, /cannot go there\.$/);
   assert.equal((await boardInfo(page)).plyCount, info.plyCount, "nothing was played");
   await shot(page, "31-wall-refused-reason");
+  // Another page does not carry the refusal along.
+  await page.click("nav a[href='#/history']");
+  await page.waitForURL(/#\/history/);
+  assert.equal(await page.locator("#toast.show").count(), 0, "the toast left with its page");
   await ctx.close();
 });
 

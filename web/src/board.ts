@@ -105,7 +105,7 @@ export function renderBoard(st: BoardState): string {
 function boardLabel(v: GameView): string {
   switch (v.board.case) {
     case "quoridor":
-      return `Quoridor board: white pawn on ${v.board.value.first?.pawn}, black pawn on ${v.board.value.second?.pawn}, ${v.board.value.walls.length} walls placed`;
+      return `Quoridor board: white pawn on ${v.board.value.first?.pawn}, black pawn on ${v.board.value.second?.pawn}, ${v.board.value.walls.length} ${v.board.value.walls.length === 1 ? "wall" : "walls"} placed`;
     case "corners":
       return `Corners board, ${v.board.value.size}×${v.board.value.size}`;
     case "banqi":

@@ -15,7 +15,7 @@ import { renderBoard } from "../board";
 import { inviteCode, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
-import { clear, h, svg, toast } from "./dom";
+import { clear, h, hideToast, svg, toast } from "./dom";
 import { GameScreen, type Origin } from "./game";
 
 export const session = new Session(typeof localStorage !== "undefined" ? localStorage : (undefined as never));
@@ -125,6 +125,7 @@ export function frame(id: Identity | undefined, ...content: Node[]): void {
 export async function route_(): Promise<void> {
   current?.dispose?.();
   current = undefined;
+  hideToast();
   const hash = location.hash || "#/";
   const [path, query] = hash.slice(1).split("?");
   const parts = path.split("/").filter(Boolean);

@@ -38,6 +38,15 @@ export function clear(el: Element): void {
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
 
 /** toast shows a short message at the bottom of the screen. */
+/** hideToast takes the toast away at once: a new page does not keep the last page's message. */
+export function hideToast(): void {
+  const el = document.getElementById("toast");
+  if (!el) return;
+  if (toastTimer) clearTimeout(toastTimer);
+  el.textContent = "";
+  el.className = "toast";
+}
+
 export function toast(text: string, kind: "info" | "error" = "info"): void {
   let el = document.getElementById("toast");
   if (!el) {

@@ -501,8 +501,9 @@ export class GameScreen {
         h("button", { id: "decline-draw", onclick: () => this.action("declineDraw", otherSeat(offerBy)) }, "Decline")));
     } else if (offerBy !== Seat.UNSPECIFIED) {
       a.append(h("p", { class: "muted small" }, "Draw offered. Waiting for an answer…"));
-    } else if (draws && this.mode !== "local") {
-      // Two players at one device agree a draw by talking; no offer button.
+    } else if (draws && this.mode !== "local" && !this.vsBot()) {
+      // Two players at one device agree a draw by talking, and a bot does
+      // not answer offers: no offer button.
       a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, "Offer draw"));
     }
     const who = this.mode === "local" ? v.toMove : m.yourSeat;
@@ -912,6 +913,12 @@ export class GameScreen {
   }
 
   // ---- keyboard ----
+
+  /** vsBot reports whether the other seat is played by a bot. */
+  private vsBot(): boolean {
+    const m = this.match;
+    return !!m?.seats.some((s) => s.participant && s.participant.seat !== m.yourSeat && s.participant.botLevel !== BotLevel.UNSPECIFIED);
+  }
 
   private cursorWall(): Wall | undefined {
     const sq = this.cursor && parseSquare(this.cursor);
