@@ -484,6 +484,14 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 		if s := ev.GetPlayerDisconnected().GetSeat(); !m.mine(s) {
 			m.away[s] = true
 			m.status = m.seatName(s) + " disconnected"
+			if dl := ev.GetPlayerDisconnected().GetReconnectDeadline(); dl != nil {
+				// When the game is ruled, in the player's own time and
+				// as a count from now (the status line is not redrawn
+				// every second).
+				at := dl.AsTime()
+				m.status += fmt.Sprintf(": they lose by abandonment unless they are back by %s (within %d s)",
+					at.Local().Format("15:04:05"), max(0, int(at.Sub(m.deps.Now()).Round(time.Second).Seconds())))
+			}
 		}
 	case ev.GetPlayerReconnected() != nil:
 		// A seat's first connection is announced as a reconnection too:

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
@@ -247,8 +249,13 @@ func TestBackOnlyAfterLeaving(t *testing.T) {
 		f.mu.Unlock()
 	}
 	ev(&matchv1.MatchEvent{Kind: &matchv1.MatchEvent_PlayerReconnected{PlayerReconnected: &matchv1.PlayerReconnected{Seat: gamev1.Seat_SEAT_SECOND}}})
-	ev(&matchv1.MatchEvent{Kind: &matchv1.MatchEvent_PlayerDisconnected{PlayerDisconnected: &matchv1.PlayerDisconnected{Seat: gamev1.Seat_SEAT_SECOND}}})
+	ev(&matchv1.MatchEvent{Kind: &matchv1.MatchEvent_PlayerDisconnected{PlayerDisconnected: &matchv1.PlayerDisconnected{Seat: gamev1.Seat_SEAT_SECOND,
+		ReconnectDeadline: timestamppb.New(time.Now().Add(time.Minute))}}})
 	d.waitText("black disconnected")
+	// How long the opponent has, said with the departure.
+	if s := strings.Join(strings.Fields(d.screen()), " "); !strings.Contains(s, "lose by abandonment unless they are back by") {
+		t.Errorf("the departure does not say when the game is ruled:\n%s", d.screen())
+	}
 	ev(&matchv1.MatchEvent{Kind: &matchv1.MatchEvent_PlayerReconnected{PlayerReconnected: &matchv1.PlayerReconnected{Seat: gamev1.Seat_SEAT_SECOND}}})
 	d.waitText("black is back")
 }
