@@ -373,7 +373,7 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 	if t.variant, err = variantOf(g, f.variant); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	return runTUI(ctx, e, t, f.explicit && !f.resume)
+	return runTUI(ctx, e, t, f.explicit && !f.resume, f.resume)
 }
 
 // needTerminal refuses interactive play when standard input or output is
@@ -834,13 +834,26 @@ func (t *tables) unfinished(ctx context.Context, ms []*lobbyv1.MatchSummary) []*
 
 // runTUI plays in the terminal. Unfinished games are offered first, unless
 // the command line asked for a particular game (startNew): then they are
-// only mentioned.
-func runTUI(ctx context.Context, e *env, t *tables, startNew bool) error {
+// only mentioned. With resumeOnly (--resume) and none to offer it says so
+// and starts nothing: a game left past its reconnection window has ended.
+func runTUI(ctx context.Context, e *env, t *tables, startNew, resumeOnly bool) error {
 	active, err := t.c.Lobby.ListActiveMatches(t.me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("list unfinished games: %w", err)}
 	}
 	unfinished := t.unfinished(ctx, active.GetMatches())
+	if resumeOnly && len(unfinished) == 0 {
+		where, history := "on this computer", "tabuleiro history"
+		if !t.local {
+			where, history = "on "+t.addr, "tabuleiro history --server "+shellQuote(t.addr)
+		}
+		if t.dataDir != "" {
+			history += " --data-dir " + shellQuote(t.dataDir)
+		}
+		fmt.Fprintf(e.stdout, "No unfinished game to resume %s (a game left past its reconnection window is lost by abandonment: `%s` shows how your games ended). `%s` starts a new one.\n",
+			where, history, strings.Replace(t.resumeCommand(), " play --resume", " play", 1))
+		return nil
+	}
 	// With flags naming a game, the unfinished games that are that game
 	// are offered; the others are mentioned.
 	var reminder string

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -188,5 +189,29 @@ func TestResumeSeatsAndTitleFollowTheMatch(t *testing.T) {
 		for _, s := range tb.Seats {
 			s.(*client.Stream).Close()
 		}
+	}
+}
+
+// play --resume with nothing to resume says so and starts nothing (it
+// started a new bot game before, so a player whose game was lost by
+// abandonment never learned it).
+func TestResumeWithNothingToResume(t *testing.T) {
+	t.Parallel()
+	c, me, ctx := startLocal(t)
+	var out, errOut strings.Builder
+	e := &env{getenv: func(string) string { return "" }, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}
+	tb := &tables{c: c, me: me, local: true, dataDir: "/tmp/d", opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY}, game: gamev1.Game_GAME_QUORIDOR, variant: "standard"}
+	if err := runTUI(ctx, e, tb, false, true); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{"No unfinished game to resume on this computer", "history --data-dir /tmp/d", "play --data-dir /tmp/d` starts a new one"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output %q does not say %q", got, want)
+		}
+	}
+	active, err := c.Lobby.ListActiveMatches(me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
+	if err != nil || len(active.GetMatches()) != 0 {
+		t.Errorf("unfinished games after it: %v, %v; want none started", active.GetMatches(), err)
 	}
 }
