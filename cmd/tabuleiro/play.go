@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
@@ -452,8 +453,13 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 // badName is the refusal of the name given with --name, when err is the
 // server's (INVALID_ARGUMENT on display_name: lobby.ValidateDisplayName
 // is the rule), said as a player's sentence; nil for any other error.
+// A name that is not UTF-8 never reaches the server (gRPC refuses to
+// marshal it): that error is the same refusal.
 func badName(name string, err error) error {
-	if name == "" || status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "display_name") {
+	if name == "" || err == nil {
+		return nil
+	}
+	if utf8.ValidString(name) && (status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "display_name")) {
 		return nil
 	}
 	return &exitError{code: 2, err: fmt.Errorf("--name %q is not a name you can play under. A name has 2 to 24 characters: "+

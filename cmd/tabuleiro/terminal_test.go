@@ -61,6 +61,11 @@ func TestMessages(t *testing.T) {
 		strings.Contains(errOut, "display_name") || strings.Contains(errOut, "byte") {
 		t.Errorf("play --name Ana!: exit %d, stderr %q; want 2 and a player's sentence with an example", code, errOut)
 	}
+	// Bytes that are not UTF-8 get the same sentence (gRPC would not send them).
+	code, _, errOut = runWithEnv(t, localVars(t), "play", "--auto", "--game", "corners", "--name", "\xff\xfe")
+	if code != 2 || !strings.Contains(errOut, `for example --name "Ana Lima"`) || strings.Contains(errOut, "marshal") {
+		t.Errorf("play --name of invalid UTF-8: exit %d, stderr %q; want 2 and a player's sentence", code, errOut)
+	}
 	code, out, errOut := runWithEnv(t, localVars(t), "stats")
 	if code != 0 || !strings.Contains(out, "(no rated games yet)") {
 		t.Fatalf("stats: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
