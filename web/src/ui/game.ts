@@ -445,7 +445,9 @@ export class GameScreen {
     this.els.info.append(title, h("p", { class: "muted small" }, meta.join(" · ")));
     let status = "";
     if (m.status === MatchStatus.FINISHED) {
-      status = `${outcomeTitle(m.outcome, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names())} ${outcomeLine(m.outcome)}`;
+      // "You won by resignation"; "Game aborted: no first ply in time, …".
+      const line = outcomeLine(m.outcome);
+      status = `${outcomeTitle(m.outcome, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names())}${!line || line.startsWith("by ") ? " " : ": "}${line}`;
     } else if (this.actingSeat !== undefined) {
       status = this.mode === "local" ? `${this.participant(v.toMove)?.displayName ?? ""} to move` : "Your turn";
     } else if (this.mode === "spectator" && this.ownSeat() !== undefined) {
@@ -570,7 +572,7 @@ export class GameScreen {
       h("div", { class: "row" },
         this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) },
           origin?.opponent === "queue" ? "Find another" : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? "Play again" : "Rematch") : false,
-        h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay"),
+        m.plies.length ? h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay") : false,
         h("a", { class: "button", href: "#/play" }, "New game"),
         h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close")),
       h("p", { class: "rematch-note muted small", "aria-live": "polite" })));

@@ -28,6 +28,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrWrongPassword: a private room's password did not match.
 	ErrWrongPassword = errors.New("wrong room password")
+	// ErrPasswordNeeded: a private room was joined with no password at all
+	// (a link without it); it is an ErrWrongPassword too.
+	ErrPasswordNeeded = fmt.Errorf("%w: none given", ErrWrongPassword)
 	// ErrTooManyAttempts: too many wrong passwords, or too many open rooms;
 	// wait and retry.
 	ErrTooManyAttempts = errors.New("too many attempts")

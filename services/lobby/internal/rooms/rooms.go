@@ -659,6 +659,9 @@ func (s *Store) checkPassword(ctx context.Context, r Room, playerID, source, pas
 		return fmt.Errorf("room %s: %w", r.ID, err)
 	}
 	if !match {
+		if password == "" {
+			return fmt.Errorf("room %s: %w", r.ID, lobby.ErrPasswordNeeded)
+		}
 		return fmt.Errorf("room %s: %w", r.ID, lobby.ErrWrongPassword)
 	}
 	bg := context.WithoutCancel(ctx)

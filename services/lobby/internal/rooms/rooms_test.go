@@ -225,7 +225,10 @@ func TestPrivateRoomPasswordAndRateLimit(t *testing.T) {
 		t.Fatalf("after 3 wrong guesses even the right one: %v, want ErrTooManyAttempts", err)
 	}
 	// The limit is per player and room: Bo still gets in, by invite code in
-	// lower case.
+	// lower case. No password at all is told as such (a link without it).
+	if _, err := s.Join(ctx, bo, Target{InviteCode: r.InviteCode}, "", "192.0.2.1"); !errors.Is(err, lobby.ErrPasswordNeeded) || !errors.Is(err, lobby.ErrWrongPassword) {
+		t.Fatalf("Bo without a password: %v, want ErrPasswordNeeded", err)
+	}
 	if _, err := s.Join(ctx, bo, Target{InviteCode: strings.ToLower(r.InviteCode)}, "wrong", "192.0.2.1"); !errors.Is(err, lobby.ErrWrongPassword) {
 		t.Fatalf("Bo's wrong guess: %v", err)
 	}

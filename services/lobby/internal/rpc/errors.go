@@ -32,6 +32,7 @@ const maxMessage = 256
 var mapStatus = rpcerr.Mapper{
 	{Err: lobby.ErrInvalid, Code: codes.InvalidArgument},
 	{Err: lobby.ErrNotFound, Code: codes.NotFound},
+	{Err: lobby.ErrPasswordNeeded, Code: codes.PermissionDenied, Message: "this room needs its password: ask its host"},
 	{Err: lobby.ErrWrongPassword, Code: codes.PermissionDenied, Message: "wrong room password"},
 	{Err: lobby.ErrForbidden, Code: codes.PermissionDenied},
 	{Err: lobby.ErrTooManyAttempts, Code: codes.ResourceExhausted},
