@@ -183,6 +183,16 @@ test("two browser contexts play a room game joined by the invite link", async ()
   }
   await shot(host.page, "13-room-host");
   await shot(guest.page, "14-room-guest");
+  // A link away from a game against a person asks first: leaving starts
+  // the reconnection window, then the game is lost by abandonment.
+  const at = guest.page.url();
+  await guest.page.click("nav a[href='#/history']");
+  await guest.page.waitForSelector("[aria-label='Confirm leaving the game']:has-text('lose it by abandonment')");
+  assert.equal(guest.page.url(), at, "still on the game while asked");
+  await shot(guest.page, "14b-leave-game-question");
+  await guest.page.click("#leave-cancel");
+  await guest.page.waitForSelector("#resign");
+  assert.equal(guest.page.url(), at, "Stay keeps the game");
   await guest.page.click("#resign");
   await guest.page.click("#resign-confirm");
   await host.page.waitForSelector("#result-title:has-text('You won')");

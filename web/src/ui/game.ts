@@ -57,6 +57,7 @@ export class GameScreen {
   private preview: { wall: Wall; state: PreviewState } | undefined;
   private wallMode = false;
   private confirmingResign = false; // the in-page "Resign this game?" is showing
+  private leavingTo: string | undefined; // a link the player was asked about leaving the game for
   private orientation: Orientation = "h";
   private cursor: string | undefined;
   private busy = false;
@@ -95,6 +96,7 @@ export class GameScreen {
   }
 
   dispose(): void {
+    document.removeEventListener("click", this.onLinkClick, true);
     this.rematchCtl.abort();
     for (const l of this.loops) l.stop();
     if (this.timer) clearInterval(this.timer);
@@ -102,6 +104,21 @@ export class GameScreen {
     window.removeEventListener("online", this.onOnline);
     window.removeEventListener("offline", this.onOffline);
   }
+
+  /** onLinkClick asks first when a link would take the player away from a
+   * game in progress against a person (leaving it starts the seat's
+   * reconnection window); any other link goes at once. */
+  private readonly onLinkClick = (e: MouseEvent): void => {
+    const link = e.target instanceof Element ? e.target.closest("a[href^='#/']") : null;
+    const href = link?.getAttribute("href");
+    const m = this.match;
+    if (!href || href === location.hash || href === `#/game/${this.matchId}` || this.mode !== "seat" || !m ||
+      m.status === MatchStatus.FINISHED || this.vsBot()) return;
+    e.preventDefault();
+    e.stopPropagation();
+    this.leavingTo = href;
+    this.renderActions();
+  };
 
   /** onOnline: the browser has a network again; show the destinations that could not be fetched. */
   private readonly onOnline = (): void => {
@@ -135,6 +152,7 @@ export class GameScreen {
       if (this.match) this.render();
     }).catch(() => {});
     window.addEventListener("keydown", this.onKey);
+    document.addEventListener("click", this.onLinkClick, true);
     window.addEventListener("online", this.onOnline);
     window.addEventListener("offline", this.onOffline);
     // Draw the position at once from GetMatch; the stream's snapshot or
@@ -489,6 +507,19 @@ export class GameScreen {
     }
     if (m.status === MatchStatus.FINISHED) {
       a.append(h("button", { onclick: () => this.showResult(true) }, "Show result"));
+      return;
+    }
+    if (this.leavingTo) {
+      // Asked before a link takes the player away from a game against a
+      // person: the server gives a seat that left a reconnection window
+      // (a minute by default), then rules the game lost by abandonment.
+      const to = this.leavingTo;
+      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": "Confirm leaving the game" },
+        h("span", {}, m.plies.length
+          ? "Leave this game? Unless you come back within a minute, you lose it by abandonment."
+          : "Leave this game? Unless you come back in time for the first ply, it is called off."),
+        h("button", { class: "danger", id: "leave-confirm", onclick: () => { this.leavingTo = undefined; location.hash = to; } }, "Leave"),
+        h("button", { id: "leave-cancel", onclick: () => { this.leavingTo = undefined; this.renderActions(); } }, "Stay")));
       return;
     }
     const v = this.view!;
