@@ -94,6 +94,11 @@ test("on a phone the name field does not pop the keyboard up, and both player ba
   await page.waitForURL(/#\/game\//);
   await waitTurn(page);
   assert.equal(await page.locator("#offer-draw").count(), 0, "no draw offer to a bot: it would never answer");
+  // With a clock the first ply has seconds: they count down beside the frozen clock.
+  const firstPly = page.locator(".bottom-strip .first-ply");
+  await firstPly.waitFor();
+  await page.waitForFunction(() => /^\d+ s$/.test(document.querySelector(".bottom-strip .first-ply")?.textContent ?? ""));
+  assert.match((await firstPly.getAttribute("aria-label")) ?? "", /^first ply within \d+ s$/);
   for (const [strip, colour] of [[".bottom-strip", "White"], [".top-strip", "Black"]]) {
     const label = page.locator(`${strip} .seat-colour`);
     assert.ok(await label.isVisible(), `${strip} shows its colour`);
@@ -205,7 +210,8 @@ test("a game at one device is not called off while its first ply is slow to come
   await waitTurn(page);
   await page.waitForSelector(".hint:not(:empty)");
   const hint = (await page.locator(".hint").first().textContent()) ?? "";
-  assert.doesNotMatch(hint, /aborted/, `no abort warning at one device: ${JSON.stringify(hint)}`);
+  assert.doesNotMatch(hint, /aborted|called off/, `no abort warning at one device: ${JSON.stringify(hint)}`);
+  assert.equal(await page.locator(".first-ply").count(), 0, "no first-ply countdown at one device");
   // The server's own deadline for the first ply: as far off as an untimed bot game's (days), not seconds.
   const matchId = page.url().split("/").pop()!;
   const left = await page.evaluate(async (id) => {

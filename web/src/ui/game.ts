@@ -414,6 +414,11 @@ export class GameScreen {
       const label = you ? "away from the board" : "disconnected";
       extra.append(h("span", { class: you ? "away mine" : "away", "data-deadline": dl, "data-label": label }, label));
     }
+    if (isTurn && m.firstPlyDeadline && firstPlyWarning(m, this.server.now(Date.now()))) {
+      // Beside the frozen clock: the seconds left for the first ply
+      // before the game is called off (tickClocks counts them down).
+      extra.append(h("span", { class: "first-ply", role: "timer", "data-deadline": timestampMs(m.firstPlyDeadline) }, ""));
+    }
     const clock = m.clocks ? h("span", { class: `clock${m.clocks.running === seat && m.status !== MatchStatus.FINISHED ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
     el.append(name, extra, clock || h("span", { class: "clock none" }, isTurn ? "to move" : ""));
   }
@@ -428,6 +433,15 @@ export class GameScreen {
       const t = formatClock(ms);
       if (el.textContent !== t) el.textContent = t;
       el.classList.toggle("low", lowTime(ms, base));
+    }
+    for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>(".first-ply[data-deadline]")) {
+      const left = Math.max(0, Number(el.dataset.deadline) - this.server.now(Date.now()));
+      const t = `${Math.ceil(left / 1000)} s`;
+      if (el.textContent !== t) {
+        el.textContent = t;
+        el.setAttribute("aria-label", `first ply within ${t}`);
+        el.title = `The first ply must come within ${t}, or the game is called off`;
+      }
     }
     for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>(".away[data-deadline]")) {
       const left = Math.max(0, Number(el.dataset.deadline) - this.server.now(Date.now()));
@@ -562,7 +576,7 @@ export class GameScreen {
         t = wallHint(this.wallMode, this.touch);
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
-      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " The game is aborted if the first ply does not come in time.";
+      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " The game is called off unless the first ply comes within the seconds shown in red beside the clock.";
     }
     this.els.hint.textContent = t;
     const tools = this.els.tools;
