@@ -485,12 +485,10 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 			m.away[s] = true
 			m.status = m.seatName(s) + " disconnected"
 			if dl := ev.GetPlayerDisconnected().GetReconnectDeadline(); dl != nil {
-				// When the game is ruled, in the player's own time and
-				// as a count from now (the status line is not redrawn
-				// every second).
-				at := dl.AsTime()
-				m.status += fmt.Sprintf(": they lose by abandonment unless they are back by %s (within %d s)",
-					at.Local().Format("15:04:05"), max(0, int(at.Sub(m.deps.Now()).Round(time.Second).Seconds())))
+				// When the game is ruled, as a time of day: the status
+				// line is not redrawn every second, so a count of
+				// seconds would stand still.
+				m.status += ": they lose by abandonment unless they are back by " + dl.AsTime().Local().Format("15:04:05")
 			}
 		}
 	case ev.GetPlayerReconnected() != nil:
