@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +20,7 @@ var webClient func() http.Handler
 func newServeCommand(e *env) *cobra.Command {
 	var f serverFlags
 	var addr, cors string
+	var trustedProxies []string
 	var compactBytes int64
 	var accessLog bool
 	c := &cobra.Command{
@@ -31,7 +34,10 @@ func newServeCommand(e *env) *cobra.Command {
 			"data directory unless --database-url (PostgreSQL) is given. The token key is\n" +
 			"generated once and kept in the data directory. The port serves gRPC,\n" +
 			"gRPC-Web and Connect (browsers), and the web client at the URL printed;\n" +
-			"--cors-origins lets pages of other origins call the API. Only warnings and\n" +
+			"--cors-origins lets pages of other origins call the API. Calls from loopback\n" +
+			"are this computer's own and not rate-limited: behind a reverse proxy on this\n" +
+			"host give --trusted-proxy 127.0.0.1, so that each player behind it is limited\n" +
+			"by the address it names in X-Forwarded-For. Only warnings and\n" +
 			"errors are logged (on stderr) unless --access-log (or TABULEIRO_ACCESS_LOG=1)\n" +
 			"asks for a line per call. Stops on Ctrl-C.",
 		Args: cobra.NoArgs,
@@ -46,6 +52,10 @@ func newServeCommand(e *env) *cobra.Command {
 			origins, err := grpcserve.ParseOrigins(cors)
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("--cors-origins: %w", err)}
+			}
+			proxies, err := parseProxies(trustedProxies)
+			if err != nil {
+				return &exitError{code: 2, err: fmt.Errorf("--trusted-proxy: %w", err)}
 			}
 			var web http.Handler
 			if webClient != nil {
@@ -67,7 +77,7 @@ func newServeCommand(e *env) *cobra.Command {
 				// the terminal's does; games with a clock or between
 				// people keep the services' windows.
 				UntimedBotWait: defaultKeep,
-				HTTPHandler:    web, CORSOrigins: origins,
+				HTTPHandler:    web, CORSOrigins: origins, TrustedProxies: proxies,
 			})
 			if err != nil {
 				return &exitError{code: 1, err: err}
@@ -88,8 +98,27 @@ func newServeCommand(e *env) *cobra.Command {
 	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")
+	c.Flags().StringSliceVar(&trustedProxies, "trusted-proxy", nil, "address or CIDR of a reverse proxy in front (e.g. 127.0.0.1 for one on this host): calls through it are limited per client address its X-Forwarded-For names; without it every call from loopback is unlimited")
 	c.Flags().BoolVar(&accessLog, "access-log", false, "log every call on stderr (also TABULEIRO_ACCESS_LOG=1); default: warnings and errors only")
 	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, "log growth that starts a compaction of the embedded Redis (default 4 MiB; tests)")
 	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")
 	return c
+}
+
+// parseProxies reads --trusted-proxy: addresses (one host) or CIDRs.
+func parseProxies(vals []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range vals {
+		v = strings.TrimSpace(v)
+		if p, err := netip.ParsePrefix(v); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address nor a CIDR (for example 127.0.0.1 or 10.0.0.0/8)", v)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }

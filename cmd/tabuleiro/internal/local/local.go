@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -64,6 +65,12 @@ type Options struct {
 	// not an RPC: the web client's files. The RPCs themselves are served
 	// over gRPC, gRPC-Web and Connect either way.
 	HTTPHandler http.Handler
+	// TrustedProxies are proxies in front of this server (a reverse proxy
+	// on the same host): a call through one is counted against the
+	// client address it names in X-Forwarded-For, so the per-address
+	// limits apply to the players behind it. Without them every call from
+	// loopback is this computer's own and unlimited.
+	TrustedProxies []netip.Prefix
 	// CORSOrigins are the origins whose pages may call the RPCs
 	// cross-origin; empty means same-origin only.
 	CORSOrigins []string
@@ -237,6 +244,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	// friends joining a served game are limited per address as anywhere,
 	// and nobody keeps more than 10 live bot games.
 	lcfg.ExemptLoopback, lcfg.MaxBotMatches = true, 10
+	lcfg.TrustedProxies = o.TrustedProxies
 	lob, err := lobbyserver.New(ctx, lobbyDeps, lcfg)
 	if err != nil {
 		_ = l.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -73,5 +74,51 @@ func TestBrowserURL(t *testing.T) {
 		if got := BrowserURL(addr); got != want {
 			t.Errorf("BrowserURL(%q) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// Behind a reverse proxy on the same host (TrustedProxies), each player's
+// calls count against the address the proxy names, and the per-address
+// limits hold; without it every loopback call is this computer's own.
+func TestTrustedProxyKeepsTheLimits(t *testing.T) {
+	t.Parallel()
+	signIns := func(t *testing.T, o Options) (ok, limited int) {
+		ctx, cancel := context.WithCancel(t.Context())
+		srv, err := Start(ctx, o)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		defer func() {
+			cancel()
+			_ = srv.Wait()
+		}()
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		c := connect.NewClient[lobbyv1.SignInGuestRequest, lobbyv1.SignInGuestResponse](&http.Client{Transport: tr},
+			"http://"+srv.Addr()+lobbyv1.LobbyService_SignInGuest_FullMethodName, connect.WithProtoJSON())
+		for range 15 {
+			req := connect.NewRequest(&lobbyv1.SignInGuestRequest{DisplayName: "Proxied"})
+			req.Header().Set("X-Forwarded-For", "192.0.2.9")
+			_, err := c.CallUnary(t.Context(), req)
+			switch connect.CodeOf(err) {
+			case connect.CodeResourceExhausted:
+				limited++
+			default:
+				if err != nil {
+					t.Fatalf("sign-in: %v", err)
+				}
+				ok++
+			}
+		}
+		return ok, limited
+	}
+	_, prefix := testenv.Redis(t, "local")
+	loopback := netip.MustParsePrefix("127.0.0.1/32")
+	if ok, limited := signIns(t, Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), KeyPrefix: prefix + "a:", TrustedProxies: []netip.Prefix{loopback}}); limited == 0 || ok > 10 {
+		t.Errorf("behind a trusted proxy: %d sign-ins allowed, %d limited; want the guest sign-in burst (10), then limited", ok, limited)
+	}
+	if ok, limited := signIns(t, Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), KeyPrefix: prefix + "b:"}); limited != 0 {
+		t.Errorf("without a trusted proxy: %d allowed, %d limited; want loopback unlimited", ok, limited)
 	}
 }
