@@ -431,10 +431,8 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 	}
 	// The game is over (the outcome follows, once): no result line of the
 	// engine's, and nobody to move.
-	var board strings.Builder
-	writeBoard(&board, pos.Render())
-	for line := range strings.Lines(board.String()) {
-		if !strings.HasPrefix(line, "to move:") {
+	for line := range strings.Lines(pos.Render()) {
+		if !resultLine.MatchString(line) && !strings.HasPrefix(line, "to move:") {
 			fmt.Fprint(out, line)
 		}
 	}

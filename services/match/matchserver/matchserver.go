@@ -65,6 +65,19 @@ type Config struct {
 	ProbeEvery time.Duration
 }
 
+// LiveTTL is how long an ongoing match's Redis keys must live after its
+// last write (redisstore.Options.LiveTTL) for the match windows m sets: a
+// day past the longest a match may wait (reconnection, first ply, an
+// untimed game's wait), so that an idle game is ruled, not lost; 0 (the
+// store's default) when m sets none.
+func LiveTTL(m match.Config) time.Duration {
+	w := max(m.ReconnectWindow, m.FirstPlyTimeout, m.UntimedBotWait)
+	if w <= 0 {
+		return 0
+	}
+	return w + 24*time.Hour
+}
+
 // Server is a match service instance.
 type Server struct {
 	d     Deps

@@ -229,10 +229,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	mcfg := matchserver.Config{KeyPrefix: o.KeyPrefix + "match:", InstanceID: "local"}
 	mcfg.Match.ReconnectWindow, mcfg.Match.FirstPlyTimeout = o.ReconnectWindow, o.FirstPlyTimeout
 	mcfg.Match.UntimedBotWait = o.UntimedBotWait
-	if w := max(o.ReconnectWindow, o.FirstPlyTimeout, o.UntimedBotWait); w > 0 {
-		// An idle game's keys must outlive its windows (default 24 h).
-		mcfg.Store.LiveTTL = max(w+24*time.Hour, 24*time.Hour)
-	}
+	mcfg.Store.LiveTTL = matchserver.LiveTTL(mcfg.Match)
 	ms := matchserver.New(ctx, matchDeps, mcfg)
 	lobbyDeps.Redis, lobbyDeps.Issuer, lobbyDeps.Verifier, lobbyDeps.Logger = rdb, s.issuer, verifier, logger
 	lobbyDeps.Matches = lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn))

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -127,10 +126,6 @@ func serverConfig(cfg config.Config) matchserver.Config {
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
 			UntimedBotWait: cfg.UntimedBotWait, LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
 	}
-	if w := max(cfg.ReconnectWindow, cfg.FirstPlyTimeout, cfg.UntimedBotWait); w > 0 {
-		// An idle game's keys must outlive its windows (default 24 h), as
-		// in the one-process mode (cmd/tabuleiro/internal/local).
-		sc.Store.LiveTTL = max(w+24*time.Hour, 24*time.Hour)
-	}
+	sc.Store.LiveTTL = matchserver.LiveTTL(sc.Match)
 	return sc
 }
