@@ -107,6 +107,9 @@ func TestBanqiLab(t *testing.T) {
 				expSeat = engine.Second
 			}
 			var log []string
+			// traj records the expert's balance each time it changes.
+			var traj []string
+			lastMat := 0
 			ds, dn := [2]int{}, [2]int{}
 			// The expert's depth in the opening (16 or more face down) and
 			// its balance 40 plies in.
@@ -140,6 +143,10 @@ func TestBanqiLab(t *testing.T) {
 					return
 				}
 				pos = np.(banqi.Position)
+				if mm := matFor(pos, expSeat); mm != lastMat {
+					traj = append(traj, fmt.Sprintf("%d:%+d", pos.Plies(), mm))
+					lastMat = mm
+				}
 				if pos.Plies() == 40 {
 					mat40 = matFor(pos, expSeat)
 				}
@@ -172,8 +179,11 @@ func TestBanqiLab(t *testing.T) {
 			openSum[0] += openD
 			openSum[1] += openN
 			fmt.Printf("game %d %s %s plies %d mat(expert) %+d (ply 40 %+d) depth e%.1f (opening %.1f) h%.1f\n", i, res, o.Reason, pos.Plies(), matFor(pos, expSeat), mat40, float64(ds[0])/float64(max(dn[0], 1)), float64(openD)/float64(max(openN, 1)), float64(ds[1])/float64(max(dn[1], 1)))
+			if verbose && res != "W" {
+				fmt.Println("    balance", strings.Join(traj, " "))
+			}
 			if verbose && only >= 0 {
-				for _, s := range log[:min(60, len(log))] {
+				for _, s := range log[:min(120, len(log))] {
 					fmt.Println("   ", s)
 				}
 			}
