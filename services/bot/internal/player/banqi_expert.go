@@ -63,6 +63,26 @@ func bQuiescence(v *banqi.View, moves []banqi.Move, stand, material, rest, alpha
 	}
 	best := stand
 	alpha = max(alpha, stand)
+	if depth == 1 {
+		// The last ply: no reply is searched, so the best capture is the
+		// most valuable victim's, and no position need be played. A
+		// capture of the opponent's last piece is decided (B5.1); one that
+		// leaves it pieces but no ply (blocked, nothing face down) is rare,
+		// and the search finds it at its own nodes.
+		victim := -1
+		for _, m := range moves {
+			if m.Kind() == banqi.KindCapture {
+				victim = max(victim, bValue[v.Cell(m.To()).Piece().Kind()])
+			}
+		}
+		switch {
+		case victim < 0:
+			return best
+		case bPiecesLeft(v, v.Colour(v.ToMove()).Other()) == 1:
+			return bDecided
+		}
+		return max(best, material+victim+rest)
+	}
 	// The captures, the most valuable victim first, then the least
 	// valuable attacker.
 	var caps [32]banqi.Move
@@ -94,10 +114,7 @@ func bQuiescence(v *banqi.View, moves []banqi.Move, stand, material, rest, alpha
 			// The opponent's material after the capture, its rest as ours
 			// at the first ply turned round.
 			mat := -(material + victim)
-			var nm []banqi.Move
-			if depth > 1 {
-				nm = next.LegalMoves(buf[depth-1][:0])
-			}
+			nm := next.LegalMoves(buf[depth-1][:0])
 			score = -bQuiescence(&next, nm, mat-rest, mat, -rest, -beta, -alpha, depth-1, buf)
 		}
 		if score > best {
@@ -111,6 +128,21 @@ func bQuiescence(v *banqi.View, moves []banqi.Move, stand, material, rest, alpha
 		}
 	}
 	return best
+}
+
+// bPiecesLeft is how many pieces of colour c are left, revealed or face
+// down.
+func bPiecesLeft(v *banqi.View, c banqi.Colour) int {
+	n := 0
+	for k := banqi.General; k <= banqi.Soldier; k++ {
+		n += v.FaceDownCount(banqi.MakePiece(c, k))
+	}
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		if p := v.Cell(sq).Piece(); p != banqi.NoPiece && p.Colour() == c {
+			n++
+		}
+	}
+	return n
 }
 
 // bStatic is the expert's static score of v for the side to move, whose
