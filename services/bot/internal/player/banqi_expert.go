@@ -46,7 +46,70 @@ func expertEval(s *bState) int {
 	moves := s.v.LegalMoves(buf[bQuiesce][:0])
 	material, rest := bStatic(&s.v, moves)
 	stand := bFade(&s.v, material+rest)
-	return bQuiescence(&s.v, moves, stand, material, rest, -search.Win, search.Win, bQuiesce, &buf)
+	score := bQuiescence(&s.v, moves, stand, material, rest, -search.Win, search.Win, bQuiesce, &buf)
+	mine, theirs := bWinnable(&s.v)
+	if (score > 0 && !mine) || (score < 0 && !theirs) {
+		// The side ahead cannot win: at best a draw (B5.2).
+		score /= bHopeless
+	}
+	return score
+}
+
+// bHopeless divides the score of a side ahead that cannot win (bWinnable).
+// A variable for its test.
+var bHopeless = 8
+
+// bCapturers are, for each kind, the kinds (as bits 1<<kind) that can
+// capture it (canTake: a cannon, given a screen, captures any).
+var bCapturers = func() (c [banqi.Soldier + 1]uint16) {
+	for k := banqi.General; k <= banqi.Soldier; k++ {
+		for a := banqi.General; a <= banqi.Soldier; a++ {
+			if canTake(a, k) {
+				c[k] |= 1 << a
+			}
+		}
+	}
+	return c
+}()
+
+// bWinnable reports whether the side to move (mine) and its opponent
+// (theirs) can still win: whether for every kind the other side has left,
+// revealed or face down, it has a piece that can capture it. A side that
+// cannot capture some enemy piece never takes them all (B5.1): a lone
+// general facing no soldier, say, is never captured.
+func bWinnable(v *banqi.View) (mine, theirs bool) {
+	me := v.Colour(v.ToMove())
+	if me == banqi.NoColour {
+		return true, true
+	}
+	var kinds [2]uint16 // index 0: me
+	for _, p := range bPieces {
+		if v.FaceDownCount(p) > 0 {
+			if p.Colour() == me {
+				kinds[0] |= 1 << p.Kind()
+			} else {
+				kinds[1] |= 1 << p.Kind()
+			}
+		}
+	}
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		if p := v.Cell(sq).Piece(); p != banqi.NoPiece {
+			if p.Colour() == me {
+				kinds[0] |= 1 << p.Kind()
+			} else {
+				kinds[1] |= 1 << p.Kind()
+			}
+		}
+	}
+	takesAll := func(att, def uint16) bool {
+		for k := banqi.General; k <= banqi.Soldier; k++ {
+			if def&(1<<k) != 0 && att&bCapturers[k] == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return takesAll(kinds[0], kinds[1]), takesAll(kinds[1], kinds[0])
 }
 
 // bQuiescence returns the score of v for the side to move, once the

@@ -198,3 +198,67 @@ func TestBanqiCapturedCounts(t *testing.T) {
 		t.Fatal("no piece was captured: the test checked nothing")
 	}
 }
+
+// TestBanqiExpertKeepsItsWinningChances: red (to move) is ahead, and its
+// soldier on b2, attacked by a black horse, is the only red piece that can
+// capture black's general (B4.1). Taking the other horse with the advisor
+// on g2 wins more material, but then the soldier falls and red can never
+// take the general: at best a draw (bWinnable). The expert saves the
+// soldier instead at every depth from 2; scored as material alone
+// (bHopeless 1) it takes the horse.
+func TestBanqiExpertKeepsItsWinningChances(t *testing.T) {
+	t.Parallel()
+	board := []byte(strings.Repeat(".", banqi.NumSquares))
+	board[banqi.SquareAt(1, 1)] = 'P'
+	board[banqi.SquareAt(1, 2)] = 'n'
+	board[banqi.SquareAt(6, 1)] = 'A'
+	board[banqi.SquareAt(6, 2)] = 'n'
+	board[banqi.SquareAt(4, 0)] = 'A'
+	board[banqi.SquareAt(0, 0)] = 'R'
+	board[banqi.SquareAt(7, 3)] = 'k'
+	v := bBoard(t, string(board), "h3-h4", 1)
+	if mine, theirs := bWinnable(&v); !mine || !theirs {
+		t.Fatalf("bWinnable = %v, %v, want both sides able to win", mine, theirs)
+	}
+	for depth := 2; depth <= 4; depth++ {
+		m, score := bExpertPly(t, v, depth)
+		if m.From() != banqi.SquareAt(1, 1) {
+			t.Errorf("depth %d: expert plays %s (score %d), want the soldier on b2 to step away", depth, m, score)
+		}
+	}
+	old := bHopeless
+	bHopeless = 1
+	defer func() { bHopeless = old }()
+	if m, score := bExpertPly(t, v, 2); m.String() != "g2xg3" {
+		t.Errorf("without bWinnable the expert plays %s (score %d) at depth 2, want g2xg3: the test does not test it", m, score)
+	}
+}
+
+// TestBanqiWinnable: a side that cannot capture some kind the other side
+// has left cannot win.
+func TestBanqiWinnable(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		board        map[[2]int]byte
+		mine, theirs bool
+	}{
+		// Red's general and advisor against black's elephant: black's
+		// elephant never takes the general.
+		{map[[2]int]byte{{0, 0}: 'K', {1, 0}: 'A', {7, 3}: 'b'}, true, false},
+		// Red's chariot against black's general, which takes it.
+		{map[[2]int]byte{{0, 0}: 'R', {7, 3}: 'k'}, false, true},
+		// A cannon can take anything, given a screen.
+		{map[[2]int]byte{{0, 0}: 'C', {7, 3}: 'k'}, true, true},
+		// A general never takes a soldier, and a soldier takes a general.
+		{map[[2]int]byte{{0, 0}: 'K', {7, 3}: 'p'}, false, true},
+	} {
+		board := []byte(strings.Repeat(".", banqi.NumSquares))
+		for sq, c := range tt.board {
+			board[banqi.SquareAt(sq[0], sq[1])] = c
+		}
+		v := bBoard(t, string(board), "h3-h4", 1)
+		if mine, theirs := bWinnable(&v); mine != tt.mine || theirs != tt.theirs {
+			t.Errorf("%s: bWinnable = %v, %v, want %v, %v", v.Encode(), mine, theirs, tt.mine, tt.theirs)
+		}
+	}
+}
