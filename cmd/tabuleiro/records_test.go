@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"net"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -80,5 +82,36 @@ func TestWatchServerDown(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "cannot reach a Tabuleiro server at "+addr) ||
 		strings.Contains(errOut, "transport") || strings.Contains(errOut, "desc =") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// history without --server, on a data directory another command holds (a
+// `tabuleiro serve` there, say), cannot start its own server: it says so
+// in a sentence, what happened first and then what to do, not as
+// "start the local server: …".
+func TestHistoryDataDirInUse(t *testing.T) {
+	t.Parallel()
+	vars := localVars(t)
+	dir := vars["TABULEIRO_DATA_DIR"]
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	srv, err := local.Start(ctx, local.Options{DataDir: dir})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = srv.Wait()
+	})
+	code, _, errOut := runWithEnv(t, vars, "history")
+	first := "tabuleiro: another tabuleiro command (process "
+	if code != 1 || !strings.HasPrefix(errOut, first) {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and a refusal that starts %q", code, errOut, first)
+	}
+	// What happened, then what to do: the advice comes after the cause.
+	happened := strings.Index(errOut, "is using the data directory "+dir)
+	todo := strings.Index(errOut, "Quit it, reach it with --server ADDR")
+	if happened < 0 || todo < happened || !strings.Contains(errOut, "--data-dir") || strings.Contains(errOut, "start the local server") {
+		t.Errorf("refusal %q", errOut)
 	}
 }
