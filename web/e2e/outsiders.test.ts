@@ -135,6 +135,9 @@ test("at 1280x800 the hint stays on the screen, a refusal shows where the hint w
   const section = rules.locator(`.rules-doc [data-rule="${rule}"].target`);
   await section.waitFor();
   assert.ok(await section.isVisible(), "the rule's section is marked and in view");
+  const header = await boxOf(rules.locator("header.top"), "the header");
+  const heading = await boxOf(section, "the rule's heading");
+  assert.ok(heading.y >= header.y + header.height, `the rule's heading (at ${heading.y}) is below the header (ends at ${header.y + header.height}), not under it`);
   await shot(rules, "54-rules-section");
   await rules.close();
   assert.equal((await boardInfo(page)).plyCount, info.plyCount, "nothing was played");
