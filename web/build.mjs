@@ -31,6 +31,7 @@ async function bundle() {
     sourcemap: false,
     legalComments: "none",
     charset: "utf8",
+    loader: { ".md": "text" }, // the rules documents, docs/rules/*.md
     logLevel: "warning",
   });
   cpSync(join(here, "public"), out, { recursive: true });
@@ -51,6 +52,7 @@ async function tests(dir, outDir, external = []) {
     target: "node20",
     sourcemap: "inline",
     external,
+    loader: { ".md": "text" },
     logLevel: "warning",
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });

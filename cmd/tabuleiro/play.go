@@ -104,7 +104,10 @@ func (f *serverFlags) connect(ctx context.Context, e *env) (*connection, error) 
 		if err != nil {
 			cancel()
 			_ = logf.Close()
-			return nil, &exitError{code: 1, err: fmt.Errorf("start the local server: %w", err)}
+			if !local.Busy(err) { // that one says what happened and what to do
+				err = fmt.Errorf("the local server (the one-process mode, without --server) did not start: %w", err)
+			}
+			return nil, &exitError{code: 1, err: err}
 		}
 		conn.local, conn.key, addr = srv, "local", srv.Addr()
 		conn.stop = func() error {

@@ -295,13 +295,15 @@ func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, m
 func newReplayCommand(e *env) *cobra.Command {
 	var f serverFlags
 	var game, variant string
-	var step bool
+	var step, flip bool
 	c := &cobra.Command{
-		Use:   "replay [--game G] [--step] FILE|MATCH",
+		Use:   "replay [--game G] [--step] [--flip] FILE|MATCH",
 		Short: "Replay a finished game by its id (from history), or a game record through the match service",
 		Long: "Given a match id (the ID column of `tabuleiro history`), show that finished game\n" +
 			"as it is kept on this computer (or on --server): the players, the final board\n" +
-			"and the outcome; --step shows the board after every ply.\n\n" +
+			"and the outcome; --step shows the board after every ply. The board is seen\n" +
+			"from your seat (a game you played black is drawn as black saw it); --flip\n" +
+			"turns it (Banqi has no sides).\n\n" +
 			"Given a record file (`# key: value` header lines, then the plies; '-' reads\n" +
 			"standard input), replay it through the match service: an unrated match created\n" +
 			"with the service credential (for Banqi with the record's layout header), both\n" +
@@ -321,7 +323,7 @@ func newReplayCommand(e *env) *cobra.Command {
 			}
 			if errors.Is(err, os.ErrNotExist) && matchID.MatchString(args[0]) {
 				// Not a file: a match id, as history prints them.
-				return f.showGame(cmd.Context(), e, args[0], step)
+				return f.showGame(cmd.Context(), e, args[0], step, flip)
 			}
 			if err != nil {
 				var pe *fs.PathError
@@ -343,11 +345,12 @@ func newReplayCommand(e *env) *cobra.Command {
 			if variant, err = variantOf(g, variant); err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			return f.replay(cmd.Context(), e, g, variant, rec, step)
+			return f.replay(cmd.Context(), e, g, variant, rec, step, flip)
 		},
 	}
 	f.register(c)
 	c.Flags().BoolVar(&step, "step", false, "show the board after every ply (waits for enter between plies in a terminal)")
+	c.Flags().BoolVar(&flip, "flip", false, "turn the board: from the other side than your seat's (a record file: from black's)")
 	c.Flags().StringVar(&game, "game", "", "quoridor, corners or banqi (default: the record's game header, else quoridor)")
 	c.Flags().StringVar(&variant, "variant", "", "variant id (default: the game's first)")
 	return c
@@ -371,7 +374,7 @@ var matchID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 // GetGame): the players, the board at the end (or after every ply with
 // step) and the outcome. An id the lobby does not know is exit status 1,
 // with where the ids come from.
-func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step bool) error {
+func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step, flip bool) error {
 	return f.withIdentity(ctx, e, func(cn *connection, me client.Player) error {
 		resp, err := cn.c.Lobby.GetGame(me.Context(ctx), &lobbyv1.GetGameRequest{GameId: id})
 		if status.Code(err) == codes.NotFound || status.Code(err) == codes.InvalidArgument {
@@ -401,11 +404,19 @@ func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step bool
 		}
 		fmt.Fprintf(e.stdout, "%s %s: %s, %s, ended %s\n", g, s.GetVariant(), strings.Join(names, " vs "), pliesText(len(plies)),
 			s.GetEndedAt().AsTime().Local().Format("2006-01-02 15:04"))
+		// From the viewer's seat, as the game was played (the terminal and
+		// the web draw the second seat's game turned).
+		if s.GetYourSeat() == gamev1.Seat_SEAT_SECOND && g != engine.Banqi {
+			flip = !flip
+			if flip {
+				fmt.Fprintf(e.stdout, "(the board as %s sees it, your seat; --flip turns it)\n", seatWord(g, gamev1.Seat_SEAT_SECOND))
+			}
+		}
 		if step {
-			if err := stepThrough(e, g, s.GetVariant(), rec.GetLayout(), plies); err != nil {
+			if err := stepThrough(e, g, s.GetVariant(), rec.GetLayout(), plies, flip); err != nil {
 				return &exitError{code: 1, err: err}
 			}
-		} else if err := finalBoard(e.stdout, g, s.GetVariant(), rec.GetLayout(), plies); err != nil {
+		} else if err := finalBoard(e.stdout, g, s.GetVariant(), rec.GetLayout(), plies, flip); err != nil {
 			return &exitError{code: 1, err: err}
 		}
 		fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, s.GetOutcome()))
@@ -415,7 +426,7 @@ func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step bool
 
 // finalBoard prints the board after plies, as the engine plays them from
 // the start (the outcome line left out: the caller says it in words).
-func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []string) error {
+func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []string, flip bool) error {
 	pos, err := games.New(g, variant, layout)
 	if err != nil {
 		return err
@@ -431,7 +442,7 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 	}
 	// The game is over (the outcome follows, once): no result line of the
 	// engine's, and nobody to move.
-	for line := range strings.Lines(pos.Render()) {
+	for line := range strings.Lines(boardText(pos, flip)) {
 		if !resultLine.MatchString(line) && !strings.HasPrefix(line, "to move:") {
 			fmt.Fprint(out, line)
 		}
@@ -459,7 +470,7 @@ func recordGame(flag string, rec engine.Record) (engine.Game, error) {
 	return engine.Game(g), nil
 }
 
-func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant string, rec engine.Record, step bool) error {
+func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant string, rec engine.Record, step, flip bool) error {
 	cn, err := f.connect(ctx, e)
 	if err != nil {
 		return err
@@ -502,14 +513,14 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 		return &exitError{code: 1, err: err}
 	}
 	if step {
-		if err := stepThrough(e, g, variant, layout, rec.Plies[:res.Plies]); err != nil {
+		if err := stepThrough(e, g, variant, layout, rec.Plies[:res.Plies], flip); err != nil {
 			return &exitError{code: 1, err: err}
 		}
 	}
 	fmt.Fprintf(e.stdout, "match %s: %d of %d plies played\n", id, res.Plies, len(rec.Plies))
 	if res.Final != nil && !step {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
-			writeBoard(e.stdout, view.Render())
+			writeBoard(e.stdout, boardText(view, flip))
 		}
 	}
 	fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, res.Outcome))
@@ -534,10 +545,19 @@ func writeBoard(w io.Writer, render string) {
 	}
 }
 
+// boardText is v's board as the engine draws it, turned half a turn (as
+// the second seat sees it) when flip and the game has sides (not Banqi).
+func boardText(v engine.View, flip bool) string {
+	if t, ok := v.(interface{ RenderFlipped() string }); ok && flip {
+		return t.RenderFlipped()
+	}
+	return v.Render()
+}
+
 // stepThrough prints the board at the start and after each of plies, as
 // the engine plays them (the service accepted every one), waiting for
 // enter between plies when standard input is a terminal; q stops.
-func stepThrough(e *env, g engine.Game, variant, layout string, plies []string) error {
+func stepThrough(e *env, g engine.Game, variant, layout string, plies []string, flip bool) error {
 	pos, err := games.New(g, variant, layout)
 	if err != nil {
 		return err
@@ -550,7 +570,7 @@ func stepThrough(e *env, g engine.Game, variant, layout string, plies []string) 
 	}
 	show := func(head string, p engine.Position) {
 		fmt.Fprintln(e.stdout, head)
-		writeBoard(e.stdout, p.Render())
+		writeBoard(e.stdout, boardText(p, flip))
 	}
 	show("start", pos)
 	for i, tok := range plies {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"net"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -42,6 +45,31 @@ func TestReplayByHistoryID(t *testing.T) {
 		regexp.MustCompile(`(?m)^(white|black) wins \(|^game over: |^to move:`).MatchString(out) ||
 		!strings.Contains(out, "outcome: white wins by") && !strings.Contains(out, "outcome: black wins by") && !strings.Contains(out, "outcome: draw by") {
 		t.Fatalf("replay %s: exit %d\nstdout:\n%s\nstderr:\n%s", id, code, out, errOut)
+	}
+	// The board from the viewer's seat: a game played black is drawn as
+	// black saw it (file h on the left), --flip turns it.
+	black := strings.Contains(out, "black tester (you)")
+	files := func(out string) string {
+		for l := range strings.Lines(out) {
+			if f := strings.Fields(l); len(f) == 8 && len(f[0]) == 1 {
+				return f[0] + f[7]
+			}
+		}
+		return ""
+	}
+	want, turned := "ah", "ha"
+	if black {
+		want, turned = "ha", "ah"
+		if !strings.Contains(out, "(the board as black sees it, your seat; --flip turns it)\n") {
+			t.Errorf("replay of a game played black does not say from which side:\n%s", out)
+		}
+	}
+	if got := files(out); got != want {
+		t.Errorf("replay (tester played black: %v): files from %q, want %q\n%s", black, got, want, out)
+	}
+	code, out, errOut = runWithEnv(t, vars, "replay", "--flip", id)
+	if got := files(out); code != 0 || got != turned {
+		t.Errorf("replay --flip: exit %d, files from %q, want %q\n%s%s", code, got, turned, out, errOut)
 	}
 	code, out, errOut = runWithEnv(t, vars, "replay", "--step", id)
 	if code != 0 || !strings.Contains(out, "\nstart\n") || !strings.Contains(out, "\nply 1: ") || !strings.Contains(out, "\nply 2: ") ||
@@ -80,5 +108,52 @@ func TestWatchServerDown(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "cannot reach a Tabuleiro server at "+addr) ||
 		strings.Contains(errOut, "transport") || strings.Contains(errOut, "desc =") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// history without --server, on a data directory another command holds (a
+// `tabuleiro serve` there, say), cannot start its own server: it says so
+// in a sentence, what happened first and then what to do, not as
+// "start the local server: …".
+func TestHistoryDataDirInUse(t *testing.T) {
+	t.Parallel()
+	vars := localVars(t)
+	dir := vars["TABULEIRO_DATA_DIR"]
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	srv, err := local.Start(ctx, local.Options{DataDir: dir})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = srv.Wait()
+	})
+	code, _, errOut := runWithEnv(t, vars, "history")
+	first := "tabuleiro: another tabuleiro command (process "
+	if code != 1 || !strings.HasPrefix(errOut, first) {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and a refusal that starts %q", code, errOut, first)
+	}
+	// What happened, then what to do: the advice comes after the cause.
+	happened := strings.Index(errOut, "is using the data directory "+dir)
+	todo := strings.Index(errOut, "Quit it, reach it with --server ADDR")
+	if happened < 0 || todo < happened || !strings.Contains(errOut, "--data-dir") || strings.Contains(errOut, "start the local server") {
+		t.Errorf("refusal %q", errOut)
+	}
+}
+
+// finalBoard with flip draws the board as the second seat sees it.
+func TestFinalBoardFlipped(t *testing.T) {
+	t.Parallel()
+	var plain, turned strings.Builder
+	if err := finalBoard(&plain, engine.Quoridor, "standard", "", []string{"e2", "e8"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := finalBoard(&turned, engine.Quoridor, "standard", "", []string{"e2", "e8"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(plain.String(), "     a   b") || !strings.HasPrefix(turned.String(), "     i   h") ||
+		!strings.Contains(turned.String(), "\n 1 | ") || strings.Index(turned.String(), " 1 | ") > strings.Index(turned.String(), " 9 | ") {
+		t.Errorf("plain:\n%s\nturned:\n%s", plain.String(), turned.String())
 	}
 }

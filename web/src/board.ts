@@ -182,7 +182,7 @@ function quoridor(st: BoardState, l: Layout): string {
       if (last?.kind === "pawn" && (name === squareName(last.to.file, last.to.rank) || name === st.lastFrom)) {
         s += cellRect(l, { file: f, rank: r }, `class="last" rx="4" ${LAST} pointer-events="none"`);
       }
-      if (st.selected === name) s += cellRect(l, { file: f, rank: r }, `rx="4" ${SELECTED} pointer-events="none"`);
+      if (st.selected === name) s += cellRect(l, { file: f, rank: r }, `class="selected" rx="4" ${SELECTED} pointer-events="none"`);
     }
   }
   s += coords(l, "#e9d6b4");
@@ -241,7 +241,7 @@ function corners(st: BoardState, l: Layout): string {
       if (homeFirst.has(name)) s += cellRect(l, { file: f, rank: r }, `class="home-first" fill="#fff6e0" fill-opacity=".38" pointer-events="none"`);
       if (homeSecond.has(name)) s += cellRect(l, { file: f, rank: r }, `class="home-second" fill="#3b2616" fill-opacity=".28" pointer-events="none"`);
       if (lastPath.has(name)) s += cellRect(l, { file: f, rank: r }, `class="last" ${LAST} pointer-events="none"`);
-      if (st.selected === name) s += cellRect(l, { file: f, rank: r }, `${SELECTED} pointer-events="none"`);
+      if (st.selected === name) s += cellRect(l, { file: f, rank: r }, `class="selected" ${SELECTED} pointer-events="none"`);
     }
   }
   // Outline each home as one region.
@@ -332,7 +332,7 @@ function banqi(st: BoardState, l: Layout): string {
       const name = squareName(f, r);
       s += cellRect(l, { file: f, rank: r }, `class="sq" data-sq="${name}" fill="#ead2a4" stroke="#9b7447" stroke-width="1.2"`);
       if (lastSquares.has(name)) s += cellRect(l, { file: f, rank: r }, `class="last" ${LAST} pointer-events="none"`, 1);
-      if (st.selected === name) s += cellRect(l, { file: f, rank: r }, `${SELECTED} pointer-events="none"`, 1);
+      if (st.selected === name) s += cellRect(l, { file: f, rank: r }, `class="selected" ${SELECTED} pointer-events="none"`, 1);
     }
   }
   s += coords(l, "#e9d6b4");

@@ -146,3 +146,47 @@ func TestRender(t *testing.T) {
 		})
 	}
 }
+
+// RenderFlipped is Render turned half a turn (black's view): each board
+// row of Render read backwards, the rows bottom up, the coordinates
+// following; the lines under the board are the same.
+func TestRenderFlipped(t *testing.T) {
+	for _, p := range []Position{play(t, chainPosition(t), "c3-e5"), start(t, "halma-16x16")} {
+		plain, turned := strings.Split(p.Render(), "\n"), strings.Split(p.RenderFlipped(), "\n")
+		size := p.b.spec().size
+		if len(plain) != len(turned) {
+			t.Fatalf("%d lines, turned %d", len(plain), len(turned))
+		}
+		for i := 1; i <= size; i++ {
+			a, b := plain[i], turned[size+1-i]
+			// "%3d " then 3 columns a square, then " %d": the squares turned, the ranks kept with their rows.
+			cells := func(l string) string { return l[4 : 4+3*size] }
+			if cells(a) != reverse(cells(b)) || strings.Fields(a)[0] != strings.Fields(b)[0] {
+				t.Errorf("row %q is not %q turned", a, b)
+			}
+		}
+		if f := strings.Fields(turned[0]); f[0] != string(rune('a'+size-1)) || f[size-1] != "a" {
+			t.Errorf("files %q", turned[0])
+		}
+		if strings.Join(plain[size+2:], "\n") != strings.Join(turned[size+2:], "\n") {
+			t.Errorf("below the board:\n%s\nturned:\n%s", p.Render(), p.RenderFlipped())
+		}
+	}
+}
+
+// reverse reverses s, reading "[W]" back as "[W]": brackets swap too.
+func reverse(s string) string {
+	r := []byte(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	for i, c := range r {
+		switch c {
+		case '[':
+			r[i] = ']'
+		case ']':
+			r[i] = '['
+		}
+	}
+	return string(r)
+}

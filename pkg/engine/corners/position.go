@@ -218,24 +218,46 @@ func outcomeText(o engine.Outcome) string {
 // B, an empty square '.', and home squares are bracketed: [W], [.]. Below
 // come the side to move, the move number with the deadline and limit, and
 // the outcome.
-func (p Position) Render() string {
+func (p Position) Render() string { return p.render(false) }
+
+// RenderFlipped draws the board as black sees it: rank 1 at the top and
+// the last file on the left (the board turned half a turn), otherwise as
+// Render.
+func (p Position) RenderFlipped() string { return p.render(true) }
+
+func (p Position) render(flipped bool) string {
 	b := &p.b
 	sp := b.spec()
 	var sb strings.Builder
+	// order lists 0..n-1, reversed when the board is turned.
+	order := func(n int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+			if flipped {
+				out[i] = n - 1 - i
+			}
+		}
+		return out
+	}
 	files := func() {
 		sb.WriteString("    ")
-		for f := range sp.size {
+		for i, f := range order(sp.size) {
 			fmt.Fprintf(&sb, " %c", 'a'+f)
-			if f < sp.size-1 {
+			if i < sp.size-1 {
 				sb.WriteByte(' ')
 			}
 		}
 		sb.WriteByte('\n')
 	}
 	files()
-	for r := sp.size - 1; r >= 0; r-- {
+	for i := range sp.size {
+		r := sp.size - 1 - i // the top rank first: the last, or 1 when turned
+		if flipped {
+			r = i
+		}
 		fmt.Fprintf(&sb, "%3d ", r+1)
-		for f := range sp.size {
+		for _, f := range order(sp.size) {
 			q := Square(r*16 + f)
 			c := byte('.')
 			switch b.PieceAt(q) {

@@ -11,7 +11,13 @@ import (
 // walls "|" in the groove between two files. Two lines follow: the walls
 // left for each player, and the side to move (or the outcome once the game
 // is over).
-func (p Position) Render() string {
+func (p Position) Render() string { return p.render(false) }
+
+// RenderFlipped draws the board as black sees it: rank 1 at the top and
+// file i on the left (the board turned half a turn), otherwise as Render.
+func (p Position) RenderFlipped() string { return p.render(true) }
+
+func (p Position) render(flipped bool) string {
 	const width = 40 // "NN |" + 9 cells of 4 columns - 1 + "|"
 	var rows [17][width]byte
 	for i := range rows {
@@ -44,8 +50,21 @@ func (p Position) Render() string {
 			}
 		}
 	}
-	var b strings.Builder
 	files := "     a   b   c   d   e   f   g   h   i\n"
+	if flipped {
+		// Half a turn: the last row first, each row read from its right
+		// border to its left (x becomes 42-x between the borders at 3 and 39).
+		var turned [17][width]byte
+		for i := range rows {
+			turned[i] = rows[16-i]
+			for x := 3; x < width; x++ {
+				turned[i][x] = rows[16-i][42-x]
+			}
+		}
+		rows = turned
+		files = "     i   h   g   f   e   d   c   b   a\n"
+	}
+	var b strings.Builder
 	border := "   +" + strings.Repeat("-", width-5) + "+\n"
 	b.WriteString(files)
 	b.WriteString(border)
@@ -53,6 +72,9 @@ func (p Position) Render() string {
 		line := rows[i][:]
 		if i%2 == 0 {
 			rank := 9 - i/2
+			if flipped {
+				rank = 1 + i/2
+			}
 			fmt.Fprintf(&b, "%2d %s %d\n", rank, line[3:], rank)
 		} else {
 			fmt.Fprintf(&b, "   %s\n", line[3:])

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,4 +59,54 @@ func TestRender(t *testing.T) {
 	if want := "game over: draw (ply-limit)\n"; draw[len(draw)-len(want):] != want {
 		t.Errorf("limit200 draw renders\n%s", draw)
 	}
+}
+
+// RenderFlipped is Render turned half a turn: black's view, rank 1 at the
+// top, file i on the left, the walls where black sees them.
+func TestRenderFlipped(t *testing.T) {
+	t.Parallel()
+	p := mustStart(t)
+	for _, m := range []string{"e2", "e8", "e3h", "d7v"} {
+		mv, err := ParseMove(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = p.PlayMove(mv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := p.RenderFlipped()
+	want := `     i   h   g   f   e   d   c   b   a
+   +-----------------------------------+
+ 1 | .   .   .   .   .   .   .   .   . | 1
+   |                                   |
+ 2 | .   .   .   .   W   .   .   .   . | 2
+   |                                   |
+ 3 | .   .   .   .   .   .   .   .   . | 3
+   |            =======                |
+ 4 | .   .   .   .   .   .   .   .   . | 4
+`
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("RenderFlipped() starts\n%s\nwant\n%s", got, want)
+	}
+	if !strings.HasSuffix(got, "   +-----------------------------------+\n     i   h   g   f   e   d   c   b   a\nwalls left: white 9, black 9\nto move: white\n") {
+		t.Errorf("RenderFlipped() ends\n%s", got)
+	}
+	// Turned twice is the board again: every square, wall and label of
+	// Render is in RenderFlipped, read backwards.
+	lines, flipped := strings.Split(p.Render(), "\n"), strings.Split(got, "\n")
+	for i := 2; i < 19; i++ {
+		a, b := lines[i][3:40], flipped[20-i][3:40]
+		if a != reverse(b) {
+			t.Errorf("row %d: %q is not %q turned", i, a, b)
+		}
+	}
+}
+
+func reverse(s string) string {
+	r := []byte(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
 }

@@ -16,7 +16,8 @@ import { inviteCode, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { clear, h, hideToast, svg, toast } from "./dom";
-import { GameScreen, type Origin } from "./game";
+import { GameScreen, seatParts, type Origin } from "./game";
+import { rulesScreen } from "./rules";
 
 export const session = new Session(typeof localStorage !== "undefined" ? localStorage : (undefined as never));
 
@@ -87,7 +88,7 @@ function header(id: Identity | undefined): HTMLElement {
   return h("header", { class: "top" },
     h("a", { class: "brand", href: "#/" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "Tabuleiro"),
     h("nav", { "aria-label": "Main" },
-      link("#/play", "Play"), link("#/watch", "Watch"), link("#/history", "History"), link("#/stats", "Stats")),
+      link("#/play", "Play"), link("#/watch", "Watch"), link("#/history", "History"), link("#/stats", "Stats"), link("#/rules", "Rules")),
     id ? whoBox(id) : h("div"),
   );
 }
@@ -122,15 +123,23 @@ export function frame(id: Identity | undefined, ...content: Node[]): void {
   root.append(header(id), h("main", { id: "main" }, ...content));
 }
 
+let routeSeq = 0;
+
 export async function route_(): Promise<void> {
   current?.dispose?.();
   current = undefined;
+  const seq = ++routeSeq;
   hideToast();
   const hash = location.hash || "#/";
   const [path, query] = hash.slice(1).split("?");
   const parts = path.split("/").filter(Boolean);
   const params = new URLSearchParams(query ?? "");
   const id = await me();
+  if (parts[0] === "rules") {
+    // The rules need no sign-in: a refusal's rule number opens them in a new tab.
+    rulesScreen(id, parts[1] ?? "", parts[2] ?? "");
+    return;
+  }
   if (!id) {
     signInScreen(hash);
     return;
@@ -138,8 +147,13 @@ export async function route_(): Promise<void> {
   try {
     switch (parts[0] ?? "") {
       case "":
-      case "play":
-        return await lobbyScreen(id);
+      case "play": {
+        const lobby = await lobbyScreen(id);
+        // Another route may have begun meanwhile: the lobby's refresh stops then.
+        if (seq === routeSeq) current = lobby;
+        else lobby.dispose();
+        return;
+      }
       case "game":
         current = new GameScreen(id, parts[1], "seat");
         return;
@@ -292,7 +306,10 @@ function loadChoice(): LobbyChoice {
   }
 }
 
-async function lobbyScreen(id: Identity): Promise<void> {
+/** LOBBY_REFRESH_MS is how often the lobby reads its list of games in progress again while it is open. */
+const LOBBY_REFRESH_MS = 10_000;
+
+async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
   const vs = await variants();
   const c = loadChoice();
   const save = () => localStorage.setItem(CHOICE_KEY, JSON.stringify(c));
@@ -358,22 +375,45 @@ async function lobbyScreen(id: Identity): Promise<void> {
       if (r) go(r);
     } },
       code, pw, h("button", { type: "submit" }, "Join"))));
-  const resume = h("section", { class: "panel" }, h("h2", {}, "Your games in progress"), h("p", { class: "muted" }, "Loading…"));
+  const resume = h("section", { class: "panel", id: "resume-list" }, h("h2", {}, "Your games in progress"), h("p", { class: "muted" }, "Loading…"));
   side.append(resume);
-  try {
-    const active = (await api(id.token).lobby.listActiveMatches({})).matches;
-    clear(resume);
-    resume.append(h("h2", {}, "Your games in progress"));
-    if (!active.length) resume.append(h("p", { class: "muted" }, "None. Start one!"));
-    const g = session.game;
-    for (const m of active) {
-      const local = g?.matchId === m.matchId && g.local;
-      resume.append(summaryRow(m, h("a", { class: "button small", href: `#/${local ? "local" : "game"}/${m.matchId}` }, "Resume")));
+  // The list is read again while the lobby is open, and whenever the page
+  // comes back into view: a game that ended meanwhile (in another tab, by
+  // abandonment or on time) leaves it, one started elsewhere joins it.
+  let stopped = false;
+  const load = async () => {
+    try {
+      const active = (await api(id.token).lobby.listActiveMatches({})).matches;
+      if (stopped) return;
+      clear(resume);
+      resume.append(h("h2", {}, "Your games in progress"));
+      if (!active.length) resume.append(h("p", { class: "muted" }, "None. Start one!"));
+      const g = session.game;
+      for (const m of active) {
+        const local = g?.matchId === m.matchId && g.local;
+        resume.append(summaryRow(m, h("a", { class: "button small", href: `#/${local ? "local" : "game"}/${m.matchId}` }, "Resume")));
+      }
+    } catch (err) {
+      if (stopped) return;
+      clear(resume);
+      resume.append(h("h2", {}, "Your games in progress"), h("p", { class: "error" }, errorText(err)));
     }
-  } catch (err) {
-    clear(resume);
-    resume.append(h("h2", {}, "Your games in progress"), h("p", { class: "error" }, errorText(err)));
-  }
+  };
+  const onShow = () => {
+    if (document.visibilityState === "visible") void load();
+  };
+  const timer = setInterval(onShow, LOBBY_REFRESH_MS);
+  document.addEventListener("visibilitychange", onShow);
+  window.addEventListener("focus", onShow);
+  await load();
+  return {
+    dispose: () => {
+      stopped = true;
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onShow);
+      window.removeEventListener("focus", onShow);
+    },
+  };
 }
 
 function variantClockIndex(v: Variant | undefined): number {
@@ -701,12 +741,28 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
   const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
   let at = views.length - 1;
   const flipped = s.yourSeat === Seat.SECOND && s.game !== Game.BANQI;
+  // As in the live game: the viewer's seat at the bottom, each seat's
+  // strip with its name and what the position gives it (walls left…).
+  const bottom = s.yourSeat === Seat.SECOND ? Seat.SECOND : Seat.FIRST;
+  const top = h("div", { class: "strip top-strip", "data-seat": Seat[bottom === Seat.FIRST ? Seat.SECOND : Seat.FIRST] });
+  const under = h("div", { class: "strip bottom-strip", "data-seat": Seat[bottom] });
+  const strip = (el: HTMLElement, seat: Seat) => {
+    const p = s.participants.find((x) => x.seat === seat);
+    const { token, extra } = seatParts(views[at], seat);
+    clear(el);
+    el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, p?.displayName ?? "—"),
+      seat === s.yourSeat ? h("span", { class: "you" }, "you") : false,
+      p?.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
+      p && p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false), extra);
+  };
   const boardBox = h("div", { class: "board-box" });
   const moves = h("ol", { class: "moves", "aria-label": "Moves" });
   const counter = h("span", { class: "counter", "aria-live": "polite" });
   const show = () => {
     clear(boardBox);
     boardBox.append(svg(renderBoard({ view: views[at], flipped })));
+    strip(top, bottom === Seat.FIRST ? Seat.SECOND : Seat.FIRST);
+    strip(under, bottom);
     counter.textContent = `Ply ${at} of ${views.length - 1}`;
     for (const b of moves.querySelectorAll("button")) b.classList.toggle("on", Number(b.dataset.ply) === at);
     moves.querySelector<HTMLElement>("button.on")?.scrollIntoView({ block: "nearest" });
@@ -728,7 +784,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     h("button", { onclick: () => goTo(at + 1), "aria-label": "Next ply", title: "Next (→)", id: "next" }, icon("M6 4v12l8.5-6z")),
     h("button", { onclick: () => goTo(views.length - 1), "aria-label": "Last ply", title: "Last (End)" }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
   frame(id, h("div", { class: "game-layout replay" },
-    h("div", { class: "board-col" }, h("div", { class: "strip" }, h("span", { class: "strip-name" }, `${names[0] ?? ""} vs ${names[1] ?? ""}`)), boardBox, nav),
+    h("div", { class: "board-col" }, top, boardBox, under, nav),
     h("aside", { class: "side-col" }, h("section", { class: "panel" },
       h("h1", {}, `${gameName(s.game)} · ${s.variant}`),
       h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), " ", h("span", { class: "muted" }, outcomeLine(s.outcome))),

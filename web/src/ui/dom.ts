@@ -37,7 +37,6 @@ export function clear(el: Element): void {
 
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
 
-/** toast shows a short message at the bottom of the screen. */
 /** hideToast takes the toast away at once: a new page does not keep the last page's message. */
 export function hideToast(): void {
   const el = document.getElementById("toast");
@@ -45,16 +44,59 @@ export function hideToast(): void {
   if (toastTimer) clearTimeout(toastTimer);
   el.textContent = "";
   el.className = "toast";
+  el.parentElement?.classList.remove("toasting");
 }
 
+/** RULE_REF is a rule's section id cited in a message: "(Q3.2)", "(C3.1)", "(B4)". */
+const RULE_REF = /\(([QCB]\d+(?:\.\d+)*)\)/g;
+const RULE_GAMES: Record<string, string> = { Q: "quoridor", C: "corners", B: "banqi" };
+
+/** ruleHref is the rules page of a section id: #/rules/quoridor/Q3.2. */
+export function ruleHref(id: string): string {
+  return `#/rules/${RULE_GAMES[id[0]] ?? "quoridor"}/${id}`;
+}
+
+/**
+ * withRuleLinks turns each rule number in a message into a link to that
+ * rule (opened in a new tab: a game in progress stays where it is).
+ */
+export function withRuleLinks(text: string): (Node | string)[] {
+  const out: (Node | string)[] = [];
+  let last = 0;
+  for (const m of text.matchAll(RULE_REF)) {
+    out.push(text.slice(last, m.index! + 1));
+    out.push(h("a", { class: "rule-ref", href: ruleHref(m[1]), target: "_blank", rel: "noopener", title: `Rule ${m[1]}: opens the rules in a new tab` }, m[1]));
+    last = m.index! + m[0].length - 1;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
+/**
+ * toast shows a short message: in the page's message slot when it has one
+ * (the game screen's, where the hint is, so that it covers neither the
+ * board nor its controls), else at the bottom of the screen. Rule numbers
+ * in it link to the rules.
+ */
 export function toast(text: string, kind: "info" | "error" = "info"): void {
   let el = document.getElementById("toast");
   if (!el) {
     el = h("div", { id: "toast", role: "status", "aria-live": "polite" });
     document.body.appendChild(el);
   }
-  el.textContent = text;
-  el.className = `toast show ${kind}`;
+  const slot = document.querySelector<HTMLElement>("[data-toast-slot]");
+  const host = slot ?? document.body;
+  if (el.parentElement !== host) {
+    el.parentElement?.classList.remove("toasting");
+    host.appendChild(el);
+  }
+  clear(el);
+  append(el, [withRuleLinks(text)]);
+  el.className = `toast show ${kind}${slot ? " inline" : ""}`;
+  slot?.classList.add("toasting");
   if (toastTimer) clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => el!.classList.remove("show"), kind === "error" ? 5000 : 3000);
+  toastTimer = setTimeout(() => {
+    el!.classList.remove("show");
+    el!.parentElement?.classList.remove("toasting");
+  }, kind === "error" ? 6000 : 3000);
 }

@@ -83,6 +83,9 @@ export class GameScreen {
     banner: h("div", { class: "conn-banner", role: "status", "aria-live": "polite" }),
     overlay: h("div", { class: "result-overlay", hidden: true }),
     hint: h("p", { class: "hint" }),
+    // Where the hint is: messages (a refusal and its reason) show there,
+    // in place of the hint, covering neither the board nor its controls.
+    hintBox: h("div", { class: "hint-box", "data-toast-slot": "" }),
     announce: h("p", { class: "sr", "aria-live": "polite", role: "status" }),
     tools: h("div", { class: "board-tools" }),
   };
@@ -91,6 +94,7 @@ export class GameScreen {
     frame(id, h("div", { class: "game-layout" },
       h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
       h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce));
+    this.els.hintBox.append(this.els.hint);
     this.bindBoard();
     void this.start();
   }
@@ -109,7 +113,8 @@ export class GameScreen {
    * game in progress against a person (leaving it starts the seat's
    * reconnection window); any other link goes at once. */
   private readonly onLinkClick = (e: MouseEvent): void => {
-    const link = e.target instanceof Element ? e.target.closest("a[href^='#/']") : null;
+    // A link that opens a new tab (a rule's) leaves the game where it is.
+    const link = e.target instanceof Element ? e.target.closest("a[href^='#/']:not([target=_blank])") : null;
     const href = link?.getAttribute("href");
     const m = this.match;
     if (!href || href === location.hash || href === `#/game/${this.matchId}` || this.mode !== "seat" || !m ||
@@ -364,16 +369,7 @@ export class GameScreen {
       el.append(h("span", { class: "strip-name muted" }, "—"));
       return;
     }
-    let colour: string;
-    let token: Node;
-    if (v.game === Game.BANQI) {
-      const c = banqiSeatColour(v, seat);
-      colour = c ? (c === "red" ? "Red" : "Black") : seat === Seat.FIRST ? "First" : "Second";
-      token = h("span", { class: `seat-dot banqi ${c ?? "unknown"}`, "aria-hidden": "true" });
-    } else {
-      colour = seatColour(seat);
-      token = h("span", { class: `seat-dot ${seat === Seat.FIRST ? "white" : "black"}`, "aria-hidden": "true" });
-    }
+    const { token, extra } = seatParts(v, seat);
     const isTurn = v.toMove === seat && m.status !== MatchStatus.FINISHED;
     el.classList.toggle("turn", isTurn);
     // Watching a game of one's own (from the Watch list) is still one's own seat.
@@ -382,31 +378,6 @@ export class GameScreen {
       h("span", { class: "pname" }, p.displayName), you ? h("span", { class: "you" }, "you") : false,
       p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
       p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false);
-    const extra = h("span", { class: "strip-extra" });
-    extra.append(h("span", { class: "muted small seat-colour" }, colour));
-    if (v.board.case === "quoridor") {
-      const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
-      const left = side?.wallsLeft ?? 0;
-      extra.append(h("span", { class: "walls-left", title: `${left} walls left`, "data-walls": left },
-        ...Array.from({ length: 10 }, (_, i) => h("i", { class: i < left ? "w on" : "w" })), h("span", { class: "sr" }, `${left} walls left`)));
-    } else if (v.board.case === "banqi") {
-      // Pieces this seat captured: the opponent's colour among the captured.
-      const myColour = banqiSeatColour(v, seat);
-      const taken = v.board.value.captured.filter((x) => {
-        const info = banqiInfo(x);
-        return myColour && info && (info.red ? "red" : "black") !== myColour;
-      });
-      if (taken.length) {
-        const box = h("span", { class: "captured", "aria-label": `Captured: ${taken.map((x) => banqiInfo(x)!.name).join(", ")}` });
-        box.append(svg(capturedSvg(taken, 11)));
-        extra.append(box);
-      }
-    } else if (v.board.case === "corners") {
-      const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
-      if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
-        extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} arrived`));
-      }
-    }
     if (seatState?.connection === ConnectionState.DISCONNECTED) {
       const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;
       // One's own seat, watched from another screen, is not "disconnected"
@@ -474,7 +445,8 @@ export class GameScreen {
     if (this.mode === "local") meta.push("one device");
     if (this.mode === "spectator") meta.push("spectating");
     if (m.spectators) meta.push(`${m.spectators} watching`);
-    this.els.info.append(title, h("p", { class: "muted small" }, meta.join(" · ")));
+    this.els.info.append(title, h("p", { class: "muted small" }, meta.join(" · "), " · ",
+      h("a", { href: `#/rules/${gameName(v.game).toLowerCase()}`, target: "_blank", rel: "noopener", id: "rules-link", title: "The rules, in a new tab" }, "Rules")));
     let status = "";
     if (m.status === MatchStatus.FINISHED) {
       // "You won by resignation"; "Game aborted: no first ply in time, …".
@@ -576,7 +548,7 @@ export class GameScreen {
         t = wallHint(this.wallMode, this.touch);
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
-      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " The game is called off unless the first ply comes within the seconds shown in red beside the clock.";
+      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds by the clock run out, or the game is called off.";
     }
     this.els.hint.textContent = t;
     const tools = this.els.tools;
@@ -592,7 +564,7 @@ export class GameScreen {
         h("button", { id: "rotate", disabled: !on, onclick: () => { this.orientation = this.orientation === "h" ? "v" : "h"; this.refreshPreview(); }, title: "Turn the wall (R)", "aria-label": `Wall orientation: ${this.orientation === "h" ? "horizontal" : "vertical"}. Turn it.` },
           this.orientation === "h" ? "Horizontal" : "Vertical", " ⟳"));
     }
-    tools.append(this.els.hint);
+    tools.append(this.els.hintBox);
   }
 
   // ---- result ----
@@ -867,12 +839,76 @@ export class GameScreen {
         return;
       }
     }
+    if (v.board.case === "quoridor") {
+      await this.pawnSquareClick(sq, acting);
+      return;
+    }
     if (this.selected === sq) {
+      // A second click on the selected piece puts it down (its mark and dots go).
       this.resetSelection();
       this.render();
       return;
     }
+    if (v.board.case === "corners") {
+      const side = acting === Seat.FIRST ? v.board.value.first : v.board.value.second;
+      if (!side?.pieces.includes(sq)) {
+        await this.refuseSquare(sq);
+        return;
+      }
+    }
     await this.select(sq, true);
+  }
+
+  /**
+   * pawnSquareClick is a click on a Quoridor square: the pawn is the only
+   * piece, so it stays selected (a click on it keeps its mark and dots),
+   * a dot moves it, even one clicked before its dots were drawn, and any
+   * other square says why not.
+   */
+  private async pawnSquareClick(sq: string, acting: Seat): Promise<void> {
+    const v = this.view!;
+    const pawn = pawnOf(v, acting);
+    if (!pawn) return;
+    if (this.selected !== pawn) await this.select(pawn, false);
+    if (this.view !== v || this.actingSeat !== acting) return; // the position moved on meanwhile
+    if (sq === pawn) {
+      this.render();
+      return;
+    }
+    if (this.destinations.includes(sq)) {
+      const ply = this.legal.find((p) => p.to === sq);
+      await this.submit(ply?.notation ?? sq);
+      return;
+    }
+    await this.refuseSquare(sq);
+  }
+
+  /**
+   * refuseSquare says why the selected piece (or pawn) cannot go to sq,
+   * in the server's words when it gives them (with the rule's number),
+   * and keeps the selection, so that the player picks another square.
+   */
+  private async refuseSquare(sq: string): Promise<void> {
+    const v = this.view!;
+    const acting = this.actingSeat;
+    const from = this.selected;
+    if (acting === undefined) return;
+    if (!from) {
+      toast(v.game === Game.CORNERS ? `Pick one of your ${seatColour(acting).toLowerCase()} pieces first, then one of its dots.` : "Pick one of your pieces first.", "error");
+      return;
+    }
+    const notation = v.game === Game.QUORIDOR ? sq : `${from}-${sq}`;
+    const what = v.game === Game.QUORIDOR ? `Pawn to ${sq}` : `${from} to ${sq}`;
+    let reason = "";
+    try {
+      const r = await api(this.tokenFor(acting)).match.listLegalPlies({ matchId: this.matchId, ply: notation, expectedPlyNumber: v.plyCount + 1 });
+      if (this.view?.plyCount !== v.plyCount) return;
+      reason = r.check && !r.check.legal ? r.check.reason : "";
+    } catch {
+      /* said without the server's reason */
+    }
+    const pick = this.destinations.length ? " Pick one of the dots." : "";
+    toast(reason ? `${refusalText(what, reason)}.${pick}` : `${what} is not a legal ply.${pick}`, "error");
   }
 
   private async select(sq: string, announce: boolean): Promise<void> {
@@ -884,7 +920,7 @@ export class GameScreen {
       if (this.view?.plyCount !== v.plyCount || this.actingSeat !== acting) return; // the position moved on meanwhile
       const moves = r.plies.filter((p) => p.kind !== PlyKind.REVEAL && p.kind !== PlyKind.WALL);
       if (!moves.length) {
-        if (announce && v.game !== Game.QUORIDOR) toast("That piece cannot move now.");
+        if (announce && v.game !== Game.QUORIDOR) toast("That piece cannot move now.", "error");
         if (v.game !== Game.QUORIDOR) this.resetSelection();
         this.render();
         return;
@@ -1048,4 +1084,49 @@ function cornersPieceOf(v: GameView, seat: Seat): string | undefined {
 function pawnOf(v: GameView | undefined, seat: Seat): string | undefined {
   if (!v || v.board.case !== "quoridor" || seat === Seat.UNSPECIFIED) return undefined;
   return seat === Seat.FIRST ? v.board.value.first?.pawn : v.board.value.second?.pawn;
+}
+
+/**
+ * seatParts are what a player's strip shows of a seat in a position (the
+ * live game's and the replay's): its colour's dot, and beside the name its
+ * colour in words with the walls left (Quoridor), the pieces captured
+ * (Banqi) or the pieces arrived (Corners with a deadline).
+ */
+export function seatParts(v: GameView, seat: Seat): { token: Node; extra: HTMLElement } {
+  let colour: string;
+  let token: Node;
+  if (v.game === Game.BANQI) {
+    const c = banqiSeatColour(v, seat);
+    colour = c ? (c === "red" ? "Red" : "Black") : seat === Seat.FIRST ? "First" : "Second";
+    token = h("span", { class: `seat-dot banqi ${c ?? "unknown"}`, "aria-hidden": "true" });
+  } else {
+    colour = seatColour(seat);
+    token = h("span", { class: `seat-dot ${seat === Seat.FIRST ? "white" : "black"}`, "aria-hidden": "true" });
+  }
+  const extra = h("span", { class: "strip-extra" });
+  extra.append(h("span", { class: "muted small seat-colour" }, colour));
+  if (v.board.case === "quoridor") {
+    const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
+    const left = side?.wallsLeft ?? 0;
+    extra.append(h("span", { class: "walls-left", title: `${left} walls left`, "data-walls": left },
+      ...Array.from({ length: 10 }, (_, i) => h("i", { class: i < left ? "w on" : "w" })), h("span", { class: "sr" }, `${left} walls left`)));
+  } else if (v.board.case === "banqi") {
+    // Pieces this seat captured: the opponent's colour among the captured.
+    const myColour = banqiSeatColour(v, seat);
+    const taken = v.board.value.captured.filter((x) => {
+      const info = banqiInfo(x);
+      return myColour && info && (info.red ? "red" : "black") !== myColour;
+    });
+    if (taken.length) {
+      const box = h("span", { class: "captured", "aria-label": `Captured: ${taken.map((x) => banqiInfo(x)!.name).join(", ")}` });
+      box.append(svg(capturedSvg(taken, 11)));
+      extra.append(box);
+    }
+  } else if (v.board.case === "corners") {
+    const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
+    if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
+      extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} arrived`));
+    }
+  }
+  return { token, extra };
 }

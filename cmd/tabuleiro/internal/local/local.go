@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -142,8 +143,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 		})
 		var inUse *walredis.InUseError
 		if errors.As(err, &inUse) {
-			return nil, fmt.Errorf("%w: one tabuleiro command at a time runs on a data directory (%s); "+
-				"quit that one, reach a running `tabuleiro serve` with --server ADDR, or give this command another --data-dir", err, o.DataDir)
+			return nil, &busyError{dir: o.DataDir, holder: inUse.Holder, err: err}
 		}
 		if err != nil {
 			return nil, err
@@ -388,4 +388,29 @@ func dropStreamLeases(ctx context.Context, rdb *redis.Client, prefix string) err
 		}
 	}
 	return nil
+}
+
+// busyError is Start's refusal when another process holds the data
+// directory: what happened, then what to do, in sentences (the command
+// prints it as it is).
+type busyError struct {
+	dir, holder string
+	err         error
+}
+
+func (e *busyError) Error() string {
+	who := "another tabuleiro command"
+	if strings.HasPrefix(e.holder, "process ") {
+		who += " (" + e.holder + ")"
+	}
+	return who + " is using the data directory " + e.dir + ", and one command at a time runs on a data directory. " +
+		"Quit it, reach it with --server ADDR if it is `tabuleiro serve`, or give this command another --data-dir."
+}
+
+func (e *busyError) Unwrap() error { return e.err }
+
+// Busy reports whether err is Start's refusal of a data directory in use.
+func Busy(err error) bool {
+	var b *busyError
+	return errors.As(err, &b)
 }

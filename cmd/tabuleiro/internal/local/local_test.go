@@ -192,7 +192,7 @@ func TestDataDirectoryInUse(t *testing.T) {
 		_ = srv.Wait()
 		t.Fatal("a second server started on a data directory in use")
 	}
-	for _, want := range []string{"in use by process", o.DataDir, "--server ADDR", "--data-dir"} {
+	for _, want := range []string{"another tabuleiro command (process ", o.DataDir, "--server ADDR", "--data-dir"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q does not say %q", err, want)
 		}

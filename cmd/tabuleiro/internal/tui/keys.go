@@ -51,6 +51,10 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if k.Type == tea.KeyCtrlC {
 		return m, tea.Quit
 	}
+	if k.Type == tea.KeyCtrlJ {
+		// A terminal whose Enter sends LF, not CR: it is Enter all the same.
+		k = tea.KeyMsg{Type: tea.KeyEnter}
+	}
 	if m.typing {
 		return m.typingKey(k)
 	}
@@ -149,7 +153,7 @@ func (m Model) offerKey(s string) (tea.Model, tea.Cmd) {
 		m.offerIdx = max(0, m.offerIdx-1)
 	case "down", "j":
 		m.offerIdx = min(len(m.deps.Active)-1, m.offerIdx+1)
-	case "r", "enter", "y":
+	case "r", "enter", " ", "y":
 		id, resume := m.deps.Active[m.offerIdx].GetMatchId(), m.deps.Resume
 		m.phase = phaseStarting
 		return m, func() tea.Msg {

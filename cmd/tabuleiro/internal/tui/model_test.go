@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -197,6 +198,37 @@ func TestResumeOffer(t *testing.T) {
 	d.waitText("Your move")
 	if resumed != "m1" {
 		t.Errorf("resumed %q, want m1", resumed)
+	}
+}
+
+// With one unfinished game offered, Enter resumes it, whichever Enter
+// the terminal sends (CR, or LF as Ctrl-J), and so does space; the footer
+// says Enter.
+func TestResumeOfferEnter(t *testing.T) {
+	t.Parallel()
+	for name, k := range map[string]tea.KeyMsg{
+		"enter":  {Type: tea.KeyEnter},
+		"ctrl+j": {Type: tea.KeyCtrlJ},
+		"space":  {Type: tea.KeySpace, Runes: []rune{' '}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeMatch(t)
+			deps := startOn(f)
+			deps.Active = []*lobbyv1.MatchSummary{{MatchId: "m1", Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard"}}
+			var resumed string
+			deps.Resume = func(id string) (*Table, error) { resumed = id; return f.table(), nil }
+			d := newDriver(t, New(deps))
+			d.waitText("unfinished game")
+			if s := d.screen(); !strings.Contains(s, "enter: resume") {
+				t.Errorf("the footer does not name Enter:\n%s", s)
+			}
+			d.handle(k)
+			d.waitText("Your move")
+			if resumed != "m1" {
+				t.Errorf("resumed %q, want m1", resumed)
+			}
+		})
 	}
 }
 

@@ -183,7 +183,11 @@ func (m *Model) offerView() string {
 		// text rather than being cut at the terminal's edge.
 		b.WriteString(m.hangingWrap(line, "    ") + "\n")
 	}
-	b.WriteString("\n" + m.wrap("up/down: choose · r: resume · n: new game · q: quit") + "\n")
+	keys := "up/down: choose · enter: resume · n: new game · q: quit"
+	if len(m.deps.Active) == 1 {
+		keys = "enter: resume it · n: new game · q: quit"
+	}
+	b.WriteString("\n" + m.wrap(keys) + "\n")
 	return b.String()
 }
 

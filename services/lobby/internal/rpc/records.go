@@ -23,12 +23,14 @@ import (
 func liveSummary(m *matchv1.MatchSummary, viewer string) *lobbyv1.MatchSummary {
 	out := &lobbyv1.MatchSummary{
 		MatchId: m.GetMatchId(), Game: m.GetGame(), Variant: m.GetVariant(), Rated: m.GetRated(),
-		TimeControl: m.GetTimeControl(), StartedAt: m.GetStartedAt(), PlyCount: m.GetPlyCount(),
+		TimeControl: m.GetTimeControl(), StartedAt: m.GetCreatedAt(), PlyCount: m.GetPlyCount(),
 		Spectators: m.GetSpectators(), Participants: m.GetSeats(),
 		Outcome: &gamev1.Outcome{Result: gamev1.Result_RESULT_ONGOING},
 	}
+	// started_at is the creation (lobby.proto), as a finished game's is;
+	// a summary without it (an older match service) gives the first ply's.
 	if out.StartedAt == nil {
-		out.StartedAt = m.GetCreatedAt()
+		out.StartedAt = m.GetStartedAt()
 	}
 	for _, p := range m.GetSeats() {
 		if viewer != "" && p.GetPlayerId() == viewer {

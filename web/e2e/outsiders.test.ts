@@ -1,0 +1,206 @@
+// Rough edges that outsiders met in the web client, each checked in the
+// browser: a Quoridor pawn clicked twice, a Corners square the selected
+// piece cannot reach, refusals in the error style where the hint is (never
+// over the board or its controls) with their rule numbers linked to the
+// rules, the replay laid out as the live game, and the lobby's games in
+// progress kept current. Screenshots go to web/artifacts/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
+import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { boardBox, boardInfo, boxOf, clickSquare, destinations, pawns, waitTurn } from "./play";
+
+let browser: Browser;
+let server: Server;
+let closeBrowser: () => Promise<void>;
+
+before(async () => {
+  server = await serve();
+  ({ browser, cleanup: closeBrowser } = await launch());
+});
+after(async () => {
+  await closeBrowser?.();
+  await server?.stop();
+});
+
+async function startBot(page: Page, game: string, opts: { seat?: string; clock?: string } = {}): Promise<string> {
+  await page.click(`label.game-card[data-game="${game}"]`);
+  await page.click(`label.chip:has-text("Bot")`);
+  await page.click(`label.chip[data-level="Easy"]`);
+  if (opts.seat) await page.click(`label.chip:has-text("${opts.seat}")`);
+  await page.click(`label.chip:has-text("${opts.clock ?? "No clock"}")`);
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  return page.url().split("/").pop()!;
+}
+
+async function waitPly(page: Page, after: number): Promise<void> {
+  await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) > n, after);
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+test("Quoridor: a click on one's own selected pawn keeps it selected, and a dot then moves it", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Twice");
+  await startBot(page, "Quoridor", { seat: "White (first)" });
+  const info = await waitTurn(page);
+  await page.waitForSelector(".board-box circle.dest");
+  const before = await destinations(page);
+  const { white } = await pawns(page);
+  // The click is answered at once, in the page: no wait for a redrawing.
+  await clickSquare(page, Game.QUORIDOR, white, info.flipped);
+  assert.deepEqual((await destinations(page)).sort(), before.sort(), "the pawn is still selected: its dots are there");
+  assert.equal(await page.locator(".board-box rect.selected").count(), 1, "the pawn's square is still marked");
+  await shot(page, "50-quoridor-pawn-clicked-twice");
+  await clickSquare(page, Game.QUORIDOR, before[0], info.flipped);
+  await waitPly(page, info.plyCount);
+  assert.equal((await pawns(page)).white, before[0], "the dot clicked after the pawn moved it");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("Corners: a square the selected piece cannot reach is refused with its reason, in the error style, and the piece stays selected", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Reach");
+  await startBot(page, "Corners", { seat: "White (first)" });
+  const info = await waitTurn(page);
+  const mine = await page.locator(".board-box g.piece.white").evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
+  const theirs = await page.locator(".board-box g.piece.black").evaluateAll((els) => els.map((e) => e.getAttribute("data-piece")!));
+  // a1 is walled in by its own side at the start: it cannot move, and says so as a refusal.
+  assert.ok(mine.includes("a1"));
+  await clickSquare(page, Game.CORNERS, "a1", info.flipped);
+  const refused = page.locator("#toast.show:has-text('cannot move')");
+  await refused.waitFor();
+  assert.match((await refused.getAttribute("class")) ?? "", /\berror\b/, "a piece that cannot move is a refusal");
+  // c3 can move; e5 is no square of it.
+  await clickSquare(page, Game.CORNERS, "c3", info.flipped);
+  await page.waitForSelector(".board-box circle.dest");
+  const ds = await destinations(page);
+  const far = ["e5", "f6", "d5"].find((q) => !ds.includes(q) && !mine.includes(q) && !theirs.includes(q))!;
+  await clickSquare(page, Game.CORNERS, far, info.flipped);
+  const why = page.locator(`#toast.show.error:has-text("c3 to ${far}")`);
+  await why.waitFor();
+  const text = (await why.textContent()) ?? "";
+  assert.match(text, new RegExp(`^c3 to ${far}: .+ \\(C\\d+(\\.\\d+)*\\)\\. Pick one of the dots\\.$`), text);
+  assert.deepEqual((await destinations(page)).sort(), ds.sort(), "c3 is still selected, its dots shown");
+  await shot(page, "51-corners-square-refused");
+  await clickSquare(page, Game.CORNERS, ds[0], info.flipped);
+  await waitPly(page, info.plyCount);
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("at 1280x800 the hint stays on the screen, a refusal shows where the hint was (not over the board or its buttons), and its rule number opens that rule", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, "Fold");
+  // A clock: before the first ply the hint also says the game is called off in time.
+  await startBot(page, "Quoridor", { seat: "White (first)", clock: "3+2" });
+  let info = await waitTurn(page);
+  await page.waitForSelector(".bottom-strip .first-ply");
+  const hint = await boxOf(page.locator(".board-tools .hint"), "the hint");
+  assert.ok(hint.y + hint.height <= 800, `the hint ends at ${hint.y + hint.height}, within 800`);
+  await shot(page, "52-hint-above-the-fold");
+  // A wall by the keyboard, then the same wall again: refused, with its rule.
+  await page.keyboard.press("w");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("Enter");
+  await waitPly(page, info.plyCount);
+  info = await waitTurn(page);
+  await page.focus(".board-box");
+  await page.keyboard.press("w");
+  await page.waitForSelector("#wall-mode.on");
+  await page.keyboard.press("Enter");
+  const toast = page.locator("#toast.show.error");
+  await toast.waitFor();
+  const box = await boxOf(toast, "the refusal");
+  assert.ok(box.y + box.height <= 800, `the refusal ends at ${box.y + box.height}, within 800`);
+  assert.ok(!overlap(box, await boardBox(page)), "the refusal is not over the board");
+  for (const sel of ["#wall-mode", "#rotate", ".bottom-strip"]) {
+    assert.ok(!overlap(box, await boxOf(page.locator(sel), sel)), `the refusal is not over ${sel}`);
+  }
+  assert.equal(await page.locator(".board-tools .hint").isVisible(), false, "the refusal stands where the hint was");
+  const link = toast.locator("a.rule-ref");
+  const rule = (await link.textContent()) ?? "";
+  assert.match(rule, /^Q\d+(\.\d+)*$/, `the rule number is a link: ${JSON.stringify(await toast.textContent())}`);
+  assert.equal(await link.getAttribute("href"), `#/rules/quoridor/${rule}`);
+  assert.equal(await link.getAttribute("target"), "_blank", "the rule opens beside the game, which stays");
+  await shot(page, "53-refusal-where-the-hint-was");
+  const [rules] = await Promise.all([ctx.waitForEvent("page"), link.click()]);
+  const section = rules.locator(`.rules-doc [data-rule="${rule}"].target`);
+  await section.waitFor();
+  assert.ok(await section.isVisible(), "the rule's section is marked and in view");
+  const header = await boxOf(rules.locator("header.top"), "the header");
+  const heading = await boxOf(section, "the rule's heading");
+  assert.ok(heading.y >= header.y + header.height, `the rule's heading (at ${heading.y}) is below the header (ends at ${header.y + header.height}), not under it`);
+  await shot(rules, "54-rules-section");
+  await rules.close();
+  assert.equal((await boardInfo(page)).plyCount, info.plyCount, "nothing was played");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("the replay is laid out as the live game: the same board size, and both strips with Quoridor's walls left at each ply", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, "Again");
+  await startBot(page, "Quoridor", { seat: "White (first)" });
+  let info = await waitTurn(page);
+  const live = await boardBox(page);
+  await page.keyboard.press("w");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("Enter");
+  await waitPly(page, info.plyCount);
+  info = await waitTurn(page);
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await page.waitForSelector(".result-card");
+  const left = async () => [await page.locator(".bottom-strip .walls-left").getAttribute("data-walls"), await page.locator(".top-strip .walls-left").getAttribute("data-walls")];
+  const liveLeft = await left();
+  assert.equal(liveLeft[0], "9", "white placed one wall");
+  await page.click(".result-card a:has-text('Replay')");
+  await page.waitForSelector(".replay-nav");
+  const replay = await boardBox(page);
+  assert.ok(Math.abs(replay.width - live.width) < 2, `the replay's board is as wide as the live one (${replay.width} vs ${live.width})`);
+  assert.match((await page.locator(".bottom-strip .pname").textContent()) ?? "", /Again/);
+  assert.equal(await page.locator(".bottom-strip .you").count(), 1);
+  assert.match((await page.locator(".top-strip .pname").textContent()) ?? "", /Bot/);
+  assert.deepEqual(await left(), liveLeft, "the last ply's walls left, as the live game showed them");
+  await shot(page, "55-replay-like-live");
+  await page.keyboard.press("Home");
+  await page.waitForSelector(".counter:has-text('Ply 0 of')");
+  assert.deepEqual(await left(), ["10", "10"], "before any wall, ten each");
+  const nav = await boxOf(page.locator(".replay-nav"), "the ply controls");
+  assert.ok(nav.y + nav.height <= 800, `the ply controls end at ${nav.y + nav.height}, within 800`);
+  await ctx.close();
+});
+
+test("the lobby's games in progress follow a game started and ended in another tab, without a reload", async () => {
+  const { ctx, page: lobby } = await newPlayer(browser, server.url);
+  await signIn(lobby, "Tabs");
+  const list = ".panel:has(> h2:has-text('Your games in progress'))";
+  await lobby.waitForSelector(`${list}:has-text('None')`);
+  const game = await ctx.newPage();
+  await game.goto(server.url);
+  await game.waitForSelector("#start");
+  const matchId = await startBot(game, "Quoridor", { seat: "White (first)" });
+  await waitTurn(game);
+  // Back to the lobby's tab: the new game is listed.
+  await lobby.bringToFront();
+  await lobby.waitForSelector(`${list} .summary[data-match="${matchId}"]`, { timeout: 60_000 });
+  await game.bringToFront();
+  await game.click("#resign");
+  await game.click("#resign-confirm");
+  await game.waitForSelector(".result-card");
+  await lobby.bringToFront();
+  await lobby.waitForSelector(`${list} .summary[data-match="${matchId}"]`, { state: "detached", timeout: 60_000 });
+  await lobby.waitForSelector(`${list}:has-text('None')`);
+  await shot(lobby, "56-lobby-list-current");
+  await ctx.close();
+});
