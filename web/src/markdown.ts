@@ -1,13 +1,8 @@
-// The rules documents (docs/rules/*.md, bundled as text) as HTML: the
-// little Markdown they use (headings, paragraphs, lists, tables, `code`
-// and **bold**), each rule's heading anchored by its section id. Pure, so
-// that the unit tests can check it without a page.
-
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-
-function inline(s: string): string {
-  return esc(s).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
-}
+// The rules documents (docs/rules/*.md, bundled as text) as HTML, rendered
+// by marked; each rule's heading is anchored by its section id and one
+// level below the page's own title. Pure, so that the unit tests can check
+// it without a page.
+import { Marked } from "marked";
 
 /** SECTION is a heading's section id: "### Q3.2 No overlap" → Q3.2. */
 const SECTION = /^([QCB]\d+(?:\.\d+)*)\b/;
@@ -17,47 +12,19 @@ export function ruleAnchor(id: string): string {
   return `rule-${id.replace(/\./g, "-")}`;
 }
 
+const marked = new Marked({
+  gfm: true,
+  renderer: {
+    heading({ tokens, depth, text }) {
+      const level = Math.min(depth + 1, 6); // the page's own title is the h1
+      const id = SECTION.exec(text)?.[1];
+      const attrs = id ? ` id="${ruleAnchor(id)}" data-rule="${id}"` : "";
+      return `<h${level}${attrs}>${this.parser.parseInline(tokens)}</h${level}>\n`;
+    },
+  },
+});
+
 /** rulesHtml renders a rules document. */
 export function rulesHtml(md: string): string {
-  const out: string[] = [];
-  let para: string[] = [];
-  let list: string[] | undefined;
-  let table: string[][] | undefined;
-  const flush = () => {
-    if (para.length) out.push(`<p>${inline(para.join(" "))}</p>`);
-    para = [];
-    if (list) out.push(`<ul>${list.map((i) => `<li>${inline(i)}</li>`).join("")}</ul>`);
-    list = undefined;
-    if (table) {
-      const [head, , ...rows] = table;
-      out.push(`<table><thead><tr>${head.map((c) => `<th scope="col">${inline(c)}</th>`).join("")}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`);
-    }
-    table = undefined;
-  };
-  for (const line of md.split("\n")) {
-    const heading = /^(#{1,6}) (.*)$/.exec(line);
-    if (heading) {
-      flush();
-      const level = Math.min(heading[1].length + 1, 6); // the page's own title is the h1
-      const id = SECTION.exec(heading[2])?.[1];
-      out.push(`<h${level}${id ? ` id="${ruleAnchor(id)}" data-rule="${id}"` : ""}>${inline(heading[2])}</h${level}>`);
-    } else if (line.startsWith("|")) {
-      if (!table) flush();
-      table ??= [];
-      table.push(line.replace(/^\||\|$/g, "").split("|").map((c) => c.trim()));
-    } else if (/^- /.test(line)) {
-      if (!list) flush();
-      list ??= [];
-      list.push(line.slice(2));
-    } else if (line.trim() === "") {
-      flush();
-    } else if (list && /^\s/.test(line)) {
-      list[list.length - 1] += " " + line.trim();
-    } else {
-      if (list || table) flush();
-      para.push(line.trim());
-    }
-  }
-  flush();
-  return out.join("\n");
+  return marked.parse(md, { async: false });
 }
