@@ -148,11 +148,17 @@ step_deploy() {
 # runs them without -race.
 SEQUENTIAL='^tabuleiro\.dev/(pkg/engine|docs/rules|migrations|web)(/|$)'
 
+# The race step's build exists to find data races, and the race detector
+# watches memory accesses whatever the compiler made of the code around
+# them: it is compiled without optimisation or inlining (-N -l), which
+# compiles a third faster (a cold compile and link of the step, fresh
+# GOCACHE: 446 CPU s against 633), while the instrumented tests take
+# about the processor time they took optimised; every other step runs optimised code, as production does.
 step_race() {
   local pkgs
   pkgs=$(go list work | grep -Ev "$SEQUENTIAL")
   # shellcheck disable=SC2086 # one argument per package
-  go test -race -short -vet=off -p "$BUILD_JOBS" -count=1 -timeout 30m $pkgs
+  go test -race -short -vet=off -p "$BUILD_JOBS" -count=1 -timeout 30m -gcflags='all=-N -l -dwarf=false' $pkgs
 }
 
 # tabuleiro_bin: the tabuleiro command, built once per run into
