@@ -440,15 +440,24 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 			return fmt.Errorf("ply %d (%s): %w", i+1, tok, err)
 		}
 	}
-	// The game is over (the outcome follows, once): no result line of the
-	// engine's, and nobody to move.
+	// The game is over (the outcome follows, once), though a game ended off
+	// the board (resignation, time) is one the engine still calls ongoing:
+	// no result line of the engine's, nobody to move.
 	for line := range strings.Lines(boardText(pos, flip)) {
-		if !resultLine.MatchString(line) && !strings.HasPrefix(line, "to move:") {
+		switch {
+		case resultLine.MatchString(line), strings.HasPrefix(line, "to move:"), line == "ongoing\n":
+		case cornersToMove.MatchString(line):
+			fmt.Fprint(out, cornersToMove.ReplaceAllString(line, "game over at move "))
+		default:
 			fmt.Fprint(out, line)
 		}
 	}
 	return nil
 }
+
+// cornersToMove is the start of Corners' line of the side to move ("black
+// to move, move 2 (leave home by move 40, last move 80)").
+var cornersToMove = regexp.MustCompile(`^(white|black) to move, move `)
 
 // recordGame is the game to replay rec as: --game (flag) when given, which
 // must agree with the record's "# game:" header when it has one (its first

@@ -157,3 +157,26 @@ func TestFinalBoardFlipped(t *testing.T) {
 		t.Errorf("plain:\n%s\nturned:\n%s", plain.String(), turned.String())
 	}
 }
+
+// finalBoard of a game ended off the board (resigned after two plies) says
+// neither who is to move nor that it goes on, in every game.
+func TestFinalBoardOfResignedGame(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		game            engine.Game
+		variant, layout string
+		plies           []string
+	}{
+		{engine.Quoridor, "standard", "", []string{"e2", "e8"}},
+		{engine.Corners, "classic-3x3", "", []string{"c3-c4", "f6-f5"}},
+		{engine.Banqi, "standard", "pnnAABcppKbcrkPbNpCBaNPRpaPRrPCP", nil},
+	} {
+		var out strings.Builder
+		if err := finalBoard(&out, c.game, c.variant, c.layout, c.plies, false); err != nil {
+			t.Fatal(err)
+		}
+		if s := out.String(); strings.Contains(s, "to move") || strings.Contains(s, "ongoing") {
+			t.Errorf("%s:\n%s", c.game, s)
+		}
+	}
+}
