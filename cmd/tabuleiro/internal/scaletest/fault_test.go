@@ -78,8 +78,8 @@ func TestFaultMatchKilled(t *testing.T) {
 	logReport(t, rep)
 	gc := checkGames(t, logs, 0, 100*time.Millisecond)
 	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
-	if gc.games != faultGames {
-		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	if gc.games < faultGames { // a pair done early may start one more before the last pairs start (MaxGames stops queuing, not playing)
+		t.Errorf("%d games checked, want at least %d", gc.games, faultGames)
 	}
 	if gc.rejoined == 0 {
 		t.Errorf("no game rejoined: the kill hit no game in progress")
@@ -111,8 +111,8 @@ func TestFaultRollingRestart(t *testing.T) {
 	logReport(t, rep)
 	gc := checkGames(t, logs, 0, 100*time.Millisecond)
 	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
-	if gc.games != faultGames {
-		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	if gc.games < faultGames { // a pair done early may start one more before the last pairs start (MaxGames stops queuing, not playing)
+		t.Errorf("%d games checked, want at least %d", gc.games, faultGames)
 	}
 	if gc.rejoined == 0 {
 		t.Errorf("no game rejoined: the restarts hit no game in progress")
@@ -141,8 +141,8 @@ func TestFaultRedisRestarted(t *testing.T) {
 	logReport(t, rep)
 	gc := checkGames(t, logs, 0, 100*time.Millisecond)
 	t.Logf("games checked %d, rejoined %d, outcomes %v, worst clock error %v", gc.games, gc.rejoined, gc.outcomes, gc.worstClock)
-	if gc.games != faultGames {
-		t.Errorf("%d games checked, want %d", gc.games, faultGames)
+	if gc.games < faultGames { // a pair done early may start one more before the last pairs start (MaxGames stops queuing, not playing)
+		t.Errorf("%d games checked, want at least %d", gc.games, faultGames)
 	}
 	across := 0 // games with plies before the stop and after the restart
 	for _, seats := range logs.byMatch {
@@ -173,8 +173,8 @@ func TestFaultPostgresStopped(t *testing.T) {
 	})
 	logReport(t, rep)
 	gc := checkGames(t, logs, 0, 100*time.Millisecond)
-	if gc.games != faultGames {
-		t.Fatalf("%d games checked, want %d", gc.games, faultGames)
+	if gc.games < faultGames { // a pair done early may start one more before the last pairs start (MaxGames stops queuing, not playing)
+		t.Fatalf("%d games checked, want at least %d", gc.games, faultGames)
 	}
 	if d := 30*time.Second - time.Since(stoppedAt); d > 0 {
 		<-time.After(d) // the outage lasts 30 s
