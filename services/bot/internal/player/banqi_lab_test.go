@@ -47,8 +47,13 @@ func TestBanqiLab(t *testing.T) {
 	verbose := os.Getenv("TABULEIRO_BANQI_LAB_LOG") != ""
 	budget := time.Duration(ms) * time.Millisecond
 	// TABULEIRO_BANQI_LAB_NODES=E,H caps the expert's and hard's plies at E
-	// and H positions instead (the budget a second), so that the result
-	// does not depend on the machine's load.
+	// and H positions instead, so that the result does not depend on the
+	// machine's load. The budget is then a minute, out of the way: with a
+	// second, a ply of 30000 positions on a machine at load 20 (a few
+	// thousand positions a second for a niced lab) was cut by the clock, and
+	// a game replayed alone went otherwise (game 6 twice: depth 3 and 2 at
+	// ply 33, different scores after). The expert's table is as large (16
+	// bits) either way.
 	if s := os.Getenv("TABULEIRO_BANQI_LAB_NODES"); s != "" {
 		e, h, _ := strings.Cut(s, ",")
 		ne, _ := strconv.ParseInt(e, 10, 64)
@@ -56,7 +61,7 @@ func TestBanqiLab(t *testing.T) {
 		old := nodeLimits
 		t.Cleanup(func() { nodeLimits = old })
 		nodeLimits[Expert], nodeLimits[Hard] = ne, nh
-		budget = time.Second
+		budget = time.Minute
 	}
 	if os.Getenv("TABULEIRO_BANQI_LAB_POLICY") == "1" {
 		old := bExpertPolicy
