@@ -12,7 +12,7 @@ import { formatClock, lowTime, remainingMs, ServerClock } from "../clock";
 import { firstPlyWarning, wallHint } from "../hints";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
-import type { GameView } from "../gen/tabuleiro/game/v1/view_pb";
+import type { BanqiCell, GameView } from "../gen/tabuleiro/game/v1/view_pb";
 import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match/v1/match_pb";
 import { PlyKind, type LegalPly } from "../gen/tabuleiro/match/v1/match_service_pb";
 import {
@@ -894,8 +894,7 @@ export class GameScreen {
       return;
     }
     if (v.board.case === "banqi") {
-      const cell = v.board.value.cells[(Number(sq.slice(1)) - 1) * 8 + (sq.charCodeAt(0) - 97)];
-      if (cell?.state.case === "faceDown") {
+      if (banqiCell(v, sq)?.state.case === "faceDown") {
         await this.submit(sq); // a reveal is the square (B1)
         return;
       }
@@ -913,6 +912,17 @@ export class GameScreen {
     if (v.board.case === "corners") {
       const side = acting === Seat.FIRST ? v.board.value.first : v.board.value.second;
       if (!side?.pieces.includes(sq)) {
+        await this.refuseSquare(sq);
+        return;
+      }
+    }
+    if (v.board.case === "banqi") {
+      // Only a face-up piece of one's own colour is picked up; an empty
+      // square or an enemy piece the selected piece cannot reach says why.
+      const cell = banqiCell(v, sq);
+      const piece = cell?.state.case === "revealed" ? banqiInfo(cell.state.value) : undefined;
+      const colour = banqiSeatColour(v, acting);
+      if (!piece || !colour || piece.red !== (colour === "red")) {
         await this.refuseSquare(sq);
         return;
       }
@@ -958,7 +968,10 @@ export class GameScreen {
       toast(v.game === Game.CORNERS ? `Pick one of your ${seatColour(acting).toLowerCase()} pieces first, then one of its dots.` : "Pick one of your pieces first.", "error");
       return;
     }
-    const notation = v.game === Game.QUORIDOR ? sq : `${from}-${sq}`;
+    // A Banqi ply onto a piece is a capture (B1: "c2xc3"); the server then
+    // says why that capture is refused, not that a step needs an empty square.
+    const onto = banqiCell(v, sq)?.state.case;
+    const notation = v.game === Game.QUORIDOR ? sq : `${from}${onto === "revealed" ? "x" : "-"}${sq}`;
     const what = v.game === Game.QUORIDOR ? `Pawn to ${sq}` : `${from} to ${sq}`;
     let reason = "";
     try {
@@ -1140,6 +1153,12 @@ function cornersPieceOf(v: GameView, seat: Seat): string | undefined {
   if (v.board.case !== "corners" || seat === Seat.UNSPECIFIED) return undefined;
   const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
   return [...(side?.pieces ?? [])].sort()[0];
+}
+
+/** banqiCell is what stands on a Banqi square ("c2"), when the view is Banqi's. */
+function banqiCell(v: GameView, sq: string): BanqiCell | undefined {
+  if (v.board.case !== "banqi") return undefined;
+  return v.board.value.cells[(Number(sq.slice(1)) - 1) * 8 + (sq.charCodeAt(0) - 97)];
 }
 
 /** pawnOf is a seat's Quoridor pawn square in a view, when there is one. */
