@@ -1,6 +1,6 @@
 // Rough edges that outsiders met in the web client, each checked in the
-// browser: a Quoridor pawn clicked twice, a Corners square the selected
-// piece cannot reach, refusals in the error style where the hint is (never
+// browser: a Quoridor pawn clicked twice, a Corners or Banqi square the
+// selected piece cannot reach, refusals in the error style where the hint is (never
 // over the board or its controls) with their rule numbers linked to the
 // rules, the replay laid out as the live game, and the lobby's games in
 // progress kept current. Screenshots go to web/artifacts/.
@@ -90,6 +90,76 @@ test("Corners: a square the selected piece cannot reach is refused with its reas
   await shot(page, "51-corners-square-refused");
   await clickSquare(page, Game.CORNERS, ds[0], info.flipped);
   await waitPly(page, info.plyCount);
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("Banqi: a square the selected piece cannot reach is refused with its reason, in the error style, and the piece stays selected", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Reveal");
+  await page.click(`label.game-card[data-game="Banqi"]`);
+  await page.click(`label.chip:has-text("Two players, one device")`);
+  await page.click("#start");
+  await page.waitForURL(/#\/local\//);
+  const squares = Array.from({ length: 32 }, (_, i) => String.fromCharCode(97 + (i % 8)) + (Math.floor(i / 8) + 1));
+  const discs = (sel: string) => page.locator(`.board-box g.disc${sel}`).evaluateAll((els) => els.map((e) => e.getAttribute("data-sq-piece")!));
+  // Both seats are played here. The side to move reveals the next face-down
+  // square (a1, b1, …) until one of its face-up pieces can move and has a
+  // square it cannot reach that is neither face down (a click there reveals)
+  // nor its own (a click there picks that piece): an empty square or an enemy
+  // piece it may not capture. When nothing is face down, a dot is played.
+  let firstRed: boolean | undefined;
+  let found: { from: string; to: string; ds: string[]; flipped: boolean; plyCount: number } | undefined;
+  for (let i = 0; i < 60 && !found; i++) {
+    const info = await waitTurn(page);
+    assert.ok(!info.finished, "the game goes on");
+    const [red, black, down] = [await discs(".revealed.red"), await discs(".revealed.black"), await discs(".face-down")];
+    if (firstRed === undefined && info.plyCount === 1) firstRed = red.length === 1;
+    const moverRed = firstRed === undefined ? undefined : firstRed === (info.plyCount % 2 === 0);
+    const [mine, theirs] = moverRed === undefined ? [[], []] : moverRed ? [red, black] : [black, red];
+    const empty = squares.filter((q) => !red.includes(q) && !black.includes(q) && !down.includes(q));
+    let dot: string | undefined;
+    for (const p of mine) {
+      await page.evaluate(() => { const t = document.getElementById("toast"); if (t) t.textContent = ""; });
+      await clickSquare(page, Game.BANQI, p, info.flipped);
+      await page.waitForSelector(`.board-box circle.dest, #toast:has-text("cannot move")`);
+      if (!(await page.locator(".board-box circle.dest").count())) continue;
+      const ds = await destinations(page);
+      const to = [...empty, ...theirs].find((q) => !ds.includes(q));
+      if (to) {
+        found = { from: p, to, ds, flipped: info.flipped, plyCount: info.plyCount };
+        break;
+      }
+      dot ??= `${p} ${ds[0]}`;
+      // A second click puts it down: the next piece's dots are its own.
+      await clickSquare(page, Game.BANQI, p, info.flipped);
+      await page.waitForFunction(() => !document.querySelector(".board-box circle.dest"));
+    }
+    if (found) break;
+    const next = squares.find((q) => down.includes(q));
+    if (next) await clickSquare(page, Game.BANQI, next, info.flipped);
+    else {
+      assert.ok(dot, "nothing face down, so some piece can move");
+      const [p, d] = dot.split(" ");
+      await clickSquare(page, Game.BANQI, p, info.flipped);
+      await page.waitForSelector(".board-box circle.dest");
+      await clickSquare(page, Game.BANQI, d, info.flipped);
+    }
+    await waitPly(page, info.plyCount);
+  }
+  assert.ok(found, "a piece that can move and a square it cannot reach came up");
+  const { from, to, ds, flipped, plyCount } = found;
+  await clickSquare(page, Game.BANQI, to, flipped);
+  const why = page.locator(`#toast.show.error:has-text("${from} to ${to}")`);
+  await why.waitFor();
+  const text = (await why.textContent()) ?? "";
+  assert.match(text, new RegExp(`^${from} to ${to}: .+ \\(B\\d+(\\.\\d+)*\\)\\. Pick one of the dots\\.$`), text);
+  assert.deepEqual((await destinations(page)).sort(), [...ds].sort(), `${from} is still selected, its dots shown`);
+  assert.equal(await page.locator(".board-box rect.selected").count(), 1, `${from}'s square is still marked`);
+  await shot(page, "52-banqi-square-refused");
+  await clickSquare(page, Game.BANQI, ds[0], flipped);
+  await waitPly(page, plyCount);
   await page.click("#resign");
   await page.click("#resign-confirm");
   await ctx.close();

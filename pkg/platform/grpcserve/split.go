@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -42,8 +43,12 @@ func newSplitListener(inner net.Listener) *splitListener {
 }
 
 // serve accepts until the inner listener fails or is closed, and returns
-// that error (nil after Close).
+// that error (nil after Close). An error that passes (a timeout, or the
+// process or system out of file descriptors, as when one client opens
+// thousands of connections) only pauses accepting, 5 ms doubling up to 1 s
+// as net/http does: the connections already open keep being served.
 func (s *splitListener) serve() error {
+	var pause time.Duration
 	for {
 		c, err := s.inner.Accept()
 		if err != nil {
@@ -52,16 +57,32 @@ func (s *splitListener) serve() error {
 				return nil
 			default:
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
+			if !acceptErrorPasses(err) {
+				s.Close()
+				return err
 			}
-			s.Close()
-			return err
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			select {
+			case <-s.done:
+				return nil
+			case <-time.After(pause):
+			}
+			continue
 		}
+		pause = 0
 		go s.route(c)
 	}
+}
+
+// acceptErrorPasses says whether Accept may succeed again after err.
+func acceptErrorPasses(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EINTR)
 }
 
 func (s *splitListener) route(c net.Conn) {

@@ -124,21 +124,49 @@ func Migrated(t testing.TB, db *sql.DB, err error, up func(context.Context, *sql
 }
 
 // Eventually polls cond every few milliseconds until it holds, failing the
-// test if it still does not when the test's time runs out: at Deadline(t),
-// or after within if that is later. within is what the condition takes on
-// an idle machine; a busy one may take longer, and that is no failure.
+// test with what it waited for and how long if it still does not at the
+// earliest of Deadline(t) and waitLimit(within), but never before within.
+// within is what the condition takes on an idle machine; a busy one may
+// take many times longer, and that is no failure; a condition that never
+// holds is a defect of the test or the code, and costs minutes, not the
+// whole run's timeout.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
+	eventually(t, within, waitLimit(within), what, cond)
+}
+
+// maxWait and busyFactor bound Eventually's wait. Callers give within as a
+// generous bound for an idle machine (5 to 15 s, the recorder's prune test
+// more as it doubles its threshold); their conditions hold in well under a
+// second there, and a 2-core machine running every package's tests under
+// -race at once is many times slower, so a few minutes is a hang.
+const (
+	maxWait    = 3 * time.Minute
+	busyFactor = 10
+)
+
+// waitLimit is how long Eventually waits for a condition that takes within
+// on an idle machine: maxWait, or busyFactor times within if that is more.
+func waitLimit(within time.Duration) time.Duration {
+	return max(maxWait, busyFactor*within)
+}
+
+// eventually is Eventually with its limit given (the tests give a short one).
+func eventually(t testing.TB, within, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
 	start := time.Now()
-	deadline := Deadline(t)
-	if end := start.Add(within); end.After(deadline) {
-		deadline = end
+	end, why := start.Add(limit), fmt.Sprintf("its limit of %v", limit)
+	if d := Deadline(t); d.Before(end) {
+		end, why = d, "the test's deadline"
+	}
+	if floor := start.Add(within); end.Before(floor) {
+		end, why = floor, fmt.Sprintf("the %v it takes on an idle machine", within)
 	}
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", time.Since(start).Round(time.Millisecond), what)
+		if time.Now().After(end) {
+			t.Fatalf("gave up after %v (%s) waiting for %s", time.Since(start).Round(time.Millisecond), why, what)
 		}
 		<-tick.C
 	}

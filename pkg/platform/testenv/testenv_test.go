@@ -3,6 +3,8 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,5 +102,56 @@ func TestDeadline(t *testing.T) {
 	ctx := Context(t, context.Background())
 	if cd, ok := ctx.Deadline(); !ok || cd.Sub(d).Abs() > time.Second {
 		t.Errorf("Context deadline %v, %v; want about %v", cd, ok, d)
+	}
+}
+
+// fatalTB records the message of Fatalf and ends the goroutine, as
+// testing.T does, without failing the test that runs it.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// A condition that never holds fails after the limit (not at the test's
+// deadline, which fatalTB does not have: Deadline gives 15 minutes), and
+// the message says how long it waited and for what.
+func TestEventuallyGivesUpAtItsLimit(t *testing.T) {
+	t.Parallel()
+	tb := &fatalTB{TB: t}
+	done := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		defer func() { done <- time.Since(start) }()
+		eventually(tb, 10*time.Millisecond, 200*time.Millisecond, "a condition that never holds", func() bool { return false })
+	}()
+	select {
+	case took := <-done:
+		if took < 200*time.Millisecond {
+			t.Errorf("gave up after %v; want at least the limit, 200ms", took)
+		}
+		if !strings.Contains(tb.msg, "a condition that never holds") || !regexp.MustCompile(`after \d+(\.\d+)?(ms|s|m)`).MatchString(tb.msg) {
+			t.Errorf("message %q; want how long it waited and what for", tb.msg)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("still waiting after a minute; want it to give up after its 200ms limit")
+	}
+}
+
+// The limit is minutes, and more for a condition slow even on an idle
+// machine: a loaded machine under -race is slow, not hung.
+func TestEventuallyLimit(t *testing.T) {
+	for _, c := range []struct{ within, want time.Duration }{
+		{10 * time.Millisecond, 3 * time.Minute},
+		{15 * time.Second, 3 * time.Minute},
+		{time.Minute, 10 * time.Minute},
+	} {
+		if got := waitLimit(c.within); got != c.want {
+			t.Errorf("waitLimit(%v) = %v; want %v", c.within, got, c.want)
+		}
 	}
 }

@@ -51,6 +51,26 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if k.Type == tea.KeyCtrlC {
 		return m, tea.Quit
 	}
+	// The keypad's Enter of a terminal in application keypad mode sends
+	// ESC O M, which Bubble Tea v1 has no name for: it reads alt+O, then
+	// M (with any keys typed right after it). The M after an alt+O is
+	// Enter; an alt+O alone is no key of this client.
+	if k.Type == tea.KeyRunes && k.Alt && len(k.Runes) == 1 && k.Runes[0] == 'O' {
+		m.keypad = true
+		return m, nil
+	}
+	if m.keypad {
+		m.keypad = false
+		if k.Type == tea.KeyRunes && !k.Alt && len(k.Runes) > 0 && k.Runes[0] == 'M' {
+			next, cmd := m.key(tea.KeyMsg{Type: tea.KeyEnter})
+			if rest := k.Runes[1:]; len(rest) > 0 {
+				var more tea.Cmd
+				next, more = next.(Model).key(tea.KeyMsg{Type: tea.KeyRunes, Runes: rest})
+				cmd = tea.Batch(cmd, more)
+			}
+			return next, cmd
+		}
+	}
 	if k.Type == tea.KeyCtrlJ {
 		// A terminal whose Enter sends LF, not CR: it is Enter all the same.
 		k = tea.KeyMsg{Type: tea.KeyEnter}
@@ -198,8 +218,9 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 	}
 	// A refusal or a notice answers the key before: the next key is a new
 	// action, and says its own (the side panel keeps what lasts: a draw
-	// offer, the moves).
-	m.status = ""
+	// offer, the moves). The reminder of other unfinished games has been
+	// seen.
+	m.status, m.reminder = "", ""
 	switch s {
 	case "q":
 		m.confirmQuit = true
@@ -213,7 +234,9 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 			// (a minute by default), then the game is lost.
 			m.status += " soon: against a person you lose by abandonment if you stay away past the server's reconnection window (a minute by default)"
 		}
-		m.status += ". y quits, any other key stays."
+		// The answer on a line of its own: never "y" at the end of one
+		// line and "quits" at the start of the next.
+		m.status += ".\ny quits, any other key stays."
 		return m, nil
 	case "up", "k":
 		return m, m.moveCursor(0, -1)

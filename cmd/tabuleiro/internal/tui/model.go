@@ -59,7 +59,9 @@ type Deps struct {
 	// Active are the caller's unfinished matches, offered on start.
 	Active []*lobbyv1.MatchSummary
 	// Reminder, when set, is shown as the status line of the first game
-	// started (the unfinished games not offered, say).
+	// started or resumed (the unfinished games not offered, say) until
+	// the person's first key: the plies of an opponent who moves first
+	// do not replace it.
 	Reminder string
 	// Now reads the clock (time.Now outside tests).
 	Now func() time.Time
@@ -123,9 +125,11 @@ type Model struct {
 	confirmResign bool
 	confirmQuit   bool
 	status        string
+	reminder      string // Deps.Reminder on the status line, until the person's first key
 	notice        string
 	err           error
-	width         int // the terminal's width, 0 until known
+	keypad        bool // alt+O came: an M next is the keypad's Enter (see key)
+	width         int  // the terminal's width, 0 until known
 	height        int
 
 	away     map[gamev1.Seat]bool // opponents' seats seen disconnected
@@ -306,15 +310,15 @@ func (m *Model) setTable(t *Table) tea.Cmd {
 	m.match, m.view, m.plies, m.clocks, m.lastSeq = nil, nil, nil, nil, 0
 	m.drawBy, m.pending = gamev1.Seat_SEAT_UNSPECIFIED, 0
 	m.selected, m.from, m.wallMode, m.check, m.checkKey = noSquare, nil, false, nil, ""
-	m.status, m.err, m.confirmResign, m.confirmQuit, m.notice = "", nil, false, false, ""
+	m.status, m.err, m.confirmResign, m.confirmQuit, m.notice, m.reminder = "", nil, false, false, "", ""
 	m.away, m.lastFrom = map[gamev1.Seat]bool{}, noSquare
 	m.rematch, m.rematchJoining = nil, false
 	m.primary = gamev1.Seat_SEAT_FIRST
 	if _, ok := t.Seats[m.primary]; !ok {
 		m.primary = gamev1.Seat_SEAT_SECOND
 	}
-	if m.round == 0 && m.deps.Reminder != "" {
-		m.status = m.deps.Reminder
+	if m.round == 0 {
+		m.reminder = m.deps.Reminder
 	}
 	var cmds []tea.Cmd
 	for seat, c := range t.Seats {
@@ -467,7 +471,10 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 			// the exception, and the next turn may be the other player's
 			// at this keyboard.
 			m.status, m.wallMode = "", false
-		} else {
+		} else if m.reminder == "" {
+			// While the reminder is up (an opponent who moves first,
+			// before the person's first key), the board and the move
+			// list show the ply.
 			m.status = fmt.Sprintf("%s played %s", m.seatName(pp.GetPly().GetSeat()), pp.GetPly().GetNotation())
 		}
 	case ev.GetDrawOffered() != nil:

@@ -202,14 +202,16 @@ func TestResumeOffer(t *testing.T) {
 }
 
 // With one unfinished game offered, Enter resumes it, whichever Enter
-// the terminal sends (CR, or LF as Ctrl-J), and so does space; the footer
-// says Enter.
+// the terminal sends (CR, LF as Ctrl-J, or the keypad's Enter in
+// application keypad mode, ESC O M, which Bubble Tea reads as alt+O then
+// M), and so does space; the footer says Enter.
 func TestResumeOfferEnter(t *testing.T) {
 	t.Parallel()
-	for name, k := range map[string]tea.KeyMsg{
-		"enter":  {Type: tea.KeyEnter},
-		"ctrl+j": {Type: tea.KeyCtrlJ},
-		"space":  {Type: tea.KeySpace, Runes: []rune{' '}},
+	for name, keys := range map[string][]tea.KeyMsg{
+		"enter":        {{Type: tea.KeyEnter}},
+		"ctrl+j":       {{Type: tea.KeyCtrlJ}},
+		"space":        {{Type: tea.KeySpace, Runes: []rune{' '}}},
+		"keypad enter": keypadEnter,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -223,7 +225,9 @@ func TestResumeOfferEnter(t *testing.T) {
 			if s := d.screen(); !strings.Contains(s, "enter: resume") {
 				t.Errorf("the footer does not name Enter:\n%s", s)
 			}
-			d.handle(k)
+			for _, k := range keys {
+				d.handle(k)
+			}
 			d.waitText("Your move")
 			if resumed != "m1" {
 				t.Errorf("resumed %q, want m1", resumed)
@@ -344,6 +348,36 @@ func TestReminderOnStart(t *testing.T) {
 	d.waitText("Your move")
 	if s := d.screen(); !strings.Contains(s, deps.Reminder) {
 		t.Errorf("screen lacks the reminder:\n%s", s)
+	}
+}
+
+// The reminder of the other unfinished games stays on the status line
+// until the person's first key: an opponent who moves first (a bot whose
+// ply comes after the board is up) does not replace it, the move list
+// shows that ply. The person's first key clears it like any notice.
+func TestReminderOutlastsTheOpponentsFirstPly(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	reminder := "you have another unfinished game: tabuleiro play --resume"
+	d := newDriver(t, New(Deps{Reminder: reminder, Start: func(int) (*Table, error) {
+		tb := f.table()
+		tb.Seats = map[gamev1.Seat]Conn{gamev1.Seat_SEAT_SECOND: f} // the person plays black
+		return tb, nil
+	}}))
+	d.waitText("Waiting for Ana")
+	if !strings.Contains(d.screen(), reminder) {
+		t.Fatalf("the board opens without the reminder:\n%s", d.screen())
+	}
+	f.mu.Lock()
+	f.play("e2") // white, the opponent, moves first
+	f.mu.Unlock()
+	d.waitText("1. e2")
+	if s := d.screen(); !strings.Contains(s, reminder) {
+		t.Errorf("the opponent's first ply took the reminder off the screen:\n%s", s)
+	}
+	d.key("left")
+	if s := d.screen(); strings.Contains(s, reminder) {
+		t.Errorf("the reminder outlasts the person's first key:\n%s", s)
 	}
 }
 

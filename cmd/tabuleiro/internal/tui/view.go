@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -62,8 +63,8 @@ func (m Model) View() string {
 	default:
 		b.WriteString(m.turnLine() + "\n")
 	}
-	if m.status != "" {
-		b.WriteString(m.wrap(m.status) + "\n")
+	if s := cmpOr(m.status, m.reminder); s != "" {
+		b.WriteString(m.wrap(s) + "\n")
 	}
 	foot := "? help · i rules · q quit"
 	if m.table != nil && m.table.MatchID != "" {
@@ -101,33 +102,38 @@ func (m *Model) hangingWrap(s, indent string) string {
 }
 
 // wordwrap breaks each line of s at spaces so that none is wider than w
-// cells; a word longer than w is cut hard.
+// cells. A word longer than w (a path in a command line) breaks after its
+// last slash that fits, else it is cut hard. No line starts or ends with
+// the space it was broken at.
 func wordwrap(s string, w int) string {
 	var out []string
 	for line := range strings.SplitSeq(s, "\n") {
 		for lipgloss.Width(line) > w {
-			cut := -1
+			space, slash, hard := -1, -1, 0
 			width := 0
 			for i, r := range line {
+				if r == ' ' && width <= w {
+					space = i // what comes before it fits
+				}
 				width += lipgloss.Width(string(r))
 				if width > w {
 					break
 				}
-				if r == ' ' {
-					cut = i
+				hard = i + utf8.RuneLen(r)
+				if r == '/' {
+					slash = hard
 				}
 			}
-			if cut <= 0 {
-				rs := []rune(line)
-				n := 0
-				for n < len(rs) && lipgloss.Width(string(rs[:n+1])) <= w {
-					n++
-				}
-				out = append(out, string(rs[:n]))
-				line = string(rs[n:])
-				continue
+			cut := hard
+			switch {
+			case space > 0:
+				cut = space
+			case slash > 0:
+				cut = slash
+			case cut == 0: // one rune wider than the line
+				_, cut = utf8.DecodeRuneInString(line)
 			}
-			out = append(out, line[:cut])
+			out = append(out, strings.TrimRight(line[:cut], " "))
 			line = strings.TrimLeft(line[cut:], " ")
 		}
 		out = append(out, line)

@@ -50,7 +50,9 @@ func (c *Clock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
 func (c *Clock) Advance(d time.Duration) { c.ms.Add(d.Milliseconds()) }
 
 // Eventually polls cond every few milliseconds until it holds, failing the
-// test if it still does not after within.
+// test if it never does: within is what it takes on an idle machine, and
+// the wait ends at the test's deadline or after a few minutes (see the
+// platform's testenv.Eventually).
 var Eventually = testenv.Eventually
 
 // SQLite returns a migrated SQLite database in a file of the test's
