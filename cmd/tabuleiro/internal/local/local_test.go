@@ -202,6 +202,53 @@ func TestDataDirectoryInUse(t *testing.T) {
 	}
 }
 
+// The data directory is one command's whatever stores it uses: with
+// --redis-url (and --database-url) the token key and identities are still
+// the directory's, so a second server there is refused like the plain
+// case, both ways round. (The breaker's `serve --redis-url` started on a
+// directory a plain `serve` held: only the embedded Redis's log was locked.)
+func TestDataDirectoryInUseWithRealStores(t *testing.T) {
+	t.Parallel()
+	_, prefix := testenv.Redis(t, "local")
+	dir := t.TempDir()
+	plain := Options{DataDir: dir}
+	real := Options{DataDir: dir, RedisURL: testenv.RedisURL(t), DatabaseURL: testenv.PostgresDSN(t), KeyPrefix: prefix}
+	for _, tt := range []struct {
+		name          string
+		first, second Options
+	}{
+		{"real stores after the embedded ones", plain, real},
+		{"the embedded stores after real ones", real, plain},
+		{"real stores after real ones", real, real},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			first, err := Start(ctx, tt.first)
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			defer func() { cancel(); _ = first.Wait() }()
+			sctx, scancel := context.WithCancel(t.Context())
+			defer scancel()
+			srv, err := Start(sctx, tt.second)
+			if err == nil {
+				scancel()
+				_ = srv.Wait()
+				t.Fatal("a second server started on a data directory in use")
+			}
+			if !Busy(err) {
+				t.Fatalf("refusal %v is not the data directory's", err)
+			}
+			for _, want := range []string{"another tabuleiro command (process ", dir, "--server ADDR", "--data-dir"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
+
 // The same services run on a real Redis (with a key prefix of their own,
 // since tests share it).
 func TestRealRedis(t *testing.T) {
