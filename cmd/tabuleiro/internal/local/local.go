@@ -180,6 +180,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	var lobbyDeps lobbyserver.Deps
 	if o.DatabaseURL == "" {
 		path := filepath.Join(o.DataDir, "results.db")
+		if err := privateFiles(path, path+"-wal", path+"-shm"); err != nil {
+			return nil, err
+		}
 		db, err := migrations.OpenSQLite(path)
 		if err != nil {
 			return nil, err
