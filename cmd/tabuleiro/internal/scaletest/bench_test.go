@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/load"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -50,6 +52,7 @@ func BenchmarkCluster(b *testing.B) {
 			defer close(stopped)
 			tk := time.NewTicker(time.Second)
 			defer tk.Stop()
+			keysAt := time.Now().Add(*benchDuration * 4 / 5)
 			for {
 				select {
 				case <-done:
@@ -62,6 +65,10 @@ func BenchmarkCluster(b *testing.B) {
 					rss += m.RSS()
 				}
 				peakRSS = max(peakRSS, rss)
+				if *benchKeys && !keysAt.IsZero() && time.Now().After(keysAt) {
+					keysAt = time.Time{}
+					keyMemory(b.Context(), c, liveGames(b.Context(), c))
+				}
 			}
 		}()
 		rep, err := load.Run(b.Context(), load.Config{
@@ -225,4 +232,86 @@ func BenchmarkQueuedTickets(b *testing.B) {
 		fmt.Fprintf(os.Stderr, "queued tickets %d: used_memory %d -> %d bytes, %.0f B/ticket, %d keys\n", n, mem0, mem1, per, keys)
 		b.ReportMetric(per, "redis-B/ticket")
 	}
+}
+
+var benchKeys = flag.Bool("load.keys", false, "BenchmarkCluster: print Redis memory by key kind (MEMORY USAGE of every key) when the run's queuing time is four-fifths done")
+
+// keyKind is key with its ids taken out: "tabuleiro:m:{*}:p",
+// "tabuleiro:pl:*", so keys of one kind group together.
+func keyKind(key string) string {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i:], '}'); j >= 0 {
+			key = key[:i+1] + "*" + key[i+j:]
+		}
+	}
+	// The last part of a key holding digits or a long token is an id.
+	parts := strings.Split(key, ":")
+	for i, p := range parts {
+		if i == 0 || strings.Contains(p, "{") {
+			continue
+		}
+		if len(p) >= 12 || strings.ContainsAny(p, "0123456789") {
+			parts[i] = "*"
+		}
+	}
+	return strings.Join(parts, ":")
+}
+
+// keyMemory prints Redis's memory by key kind (MEMORY USAGE, SAMPLES 0
+// for exact sizes of aggregates) and INFO memory's break-down, per live
+// game.
+func keyMemory(ctx context.Context, c *Cluster, live int64) {
+	rdb := c.RDB()
+	type kind struct{ n, bytes int64 }
+	kinds := map[string]*kind{}
+	var cursor uint64
+	for {
+		keys, next, err := rdb.Scan(ctx, cursor, "*", 1000).Result()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "key memory: %v\n", err)
+			return
+		}
+		cmds := make([]*redis.IntCmd, len(keys))
+		_, _ = rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, k := range keys {
+				cmds[i] = p.MemoryUsage(ctx, k, 0)
+			}
+			return nil
+		})
+		for i, k := range keys {
+			kk := kinds[keyKind(k)]
+			if kk == nil {
+				kk = &kind{}
+				kinds[keyKind(k)] = kk
+			}
+			kk.n++
+			kk.bytes += cmds[i].Val()
+		}
+		cursor = next
+		if cursor == 0 {
+			break
+		}
+	}
+	names := slices.SortedFunc(maps.Keys(kinds), func(a, b string) int { return int(kinds[b].bytes - kinds[a].bytes) })
+	fmt.Fprintf(os.Stderr, "Redis memory by key kind (%d live games):\n", live)
+	for _, n := range names {
+		k := kinds[n]
+		fmt.Fprintf(os.Stderr, "  %-40s %7d keys %10d B  %6.0f B/key  %6.0f B/game\n", n, k.n, k.bytes,
+			float64(k.bytes)/float64(k.n), float64(k.bytes)/float64(max(live, 1)))
+	}
+	info, err := rdb.Info(ctx, "memory").Result()
+	if err == nil {
+		for _, line := range splitLines(info) {
+			for _, f := range []string{"used_memory:", "used_memory_dataset:", "used_memory_overhead:", "mem_clients_normal:", "used_memory_scripts:", "mem_allocator", "used_memory_startup:"} {
+				if strings.HasPrefix(line, f) {
+					fmt.Fprintf(os.Stderr, "  %s\n", strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+}
+
+// liveGames is the size of the match service's live-match index.
+func liveGames(ctx context.Context, c *Cluster) int64 {
+	return c.RDB().ZCard(ctx, "tabuleiro:live").Val()
 }

@@ -122,7 +122,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 func serverConfig(cfg config.Config) matchserver.Config {
 	sc := matchserver.Config{
 		KeyPrefix: cfg.KeyPrefix, InstanceID: cfg.InstanceID, Migrate: true,
-		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout, JSON: cfg.RedisJSON},
+		Store: redisstore.Options{WaitReplicas: cfg.RedisWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout, JSON: cfg.RedisJSON,
+			Compat: cfg.RedisCompat},
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
 			UntimedBotWait: cfg.UntimedBotWait, LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
 	}

@@ -30,8 +30,17 @@ type Config struct {
 	// plies and events to Redis as JSON instead of the compact binary
 	// encoding. Every version since the binary encoding reads both; set it
 	// while upgrading from an older version (which reads only JSON) until
-	// no old instance runs, then unset it.
-	RedisJSON   bool
+	// no old instance runs, then unset it. It implies
+	// RedisCompat.
+	RedisJSON bool
+	// RedisCompat (MATCH_REDIS_COMPAT, default false) writes what versions
+	// before the events list read: new matches' events in a Redis stream
+	// instead of a list (every version since reads both, and a match goes
+	// on in the form it was created with), and live matches' summaries in
+	// the live-match index (versions since derive them from the state).
+	// Set it while upgrading from such a version until no old instance
+	// runs, then unset it.
+	RedisCompat bool
 	DatabaseURL string // MATCH_DATABASE_URL, required
 	TokenKey    []byte // MATCH_TOKEN_KEY, required (base64, shared with the lobby)
 	// PreviousTokenKeys (MATCH_TOKEN_KEY_PREVIOUS, optional, comma-separated):
@@ -83,6 +92,7 @@ func Load(getenv func(string) string) (Config, error) {
 		RedisWaitReplicas:   env.IntRange("REDIS_WAIT_REPLICAS", 0, 0, 16),
 		RedisWaitTimeout:    env.Duration("REDIS_WAIT_TIMEOUT", time.Second),
 		RedisJSON:           env.Bool("REDIS_JSON", false),
+		RedisCompat:         env.Bool("REDIS_COMPAT", false),
 		DatabaseURL:         env.Required("DATABASE_URL"),
 		BotAddr:             env.String("BOT_ADDR", ""),
 		KeyPrefix:           env.String("KEY_PREFIX", "tabuleiro:"),

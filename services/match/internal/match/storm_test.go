@@ -93,7 +93,8 @@ func isBenign(err error) bool {
 
 func stormOne(t *testing.T, g engine.Game, variant string, clock *match.TimeControl, subscribe []bool, seed uint64) {
 	t.Logf("seed %d", seed)
-	e := newEnv(t, len(subscribe), redisstore.Options{}, match.Config{})
+	// The check reads the whole event history: none is trimmed.
+	e := newEnv(t, len(subscribe), redisstore.Options{StreamMaxLen: 100_000}, match.Config{})
 	v, err := games.Lookup(g, variant)
 	if err != nil {
 		t.Fatal(err)

@@ -39,8 +39,11 @@ type Options struct {
 	// Prefix is put before every key and channel ("tabuleiro:" say); tests
 	// use a random one.
 	Prefix string
-	// StreamMaxLen is how many events a match's stream keeps (default
-	// 1000); a client further behind gets a snapshot.
+	// StreamMaxLen is how many events a match keeps (default 16): a
+	// client further behind (one that reconnects after missing more, or
+	// falls that far behind) gets a snapshot, one message that costs less
+	// to build and send than the events it replaces. The plies are kept
+	// whole; the events only serve such catching up.
 	StreamMaxLen int
 	// LiveTTL is the expiry of an ongoing match's keys, renewed by every
 	// write (default 24h): a match nobody touches cannot stay forever.
@@ -70,8 +73,15 @@ type Options struct {
 	WaitTimeout time.Duration
 	// JSON writes states, plies and events as JSON, as versions before the
 	// binary encoding did (codec.go), for the first step of a rolling
-	// upgrade from one: every instance reads both.
+	// upgrade from one: every instance reads both. It implies Compat.
 	JSON bool
+	// Compat writes what versions before the events list and the derived
+	// live-match summaries read, for the first step of a rolling upgrade
+	// from one: a new match's events go in a Redis stream (see eventsKey;
+	// every instance reads both, and a match goes on in the form it was
+	// created with), and each live match's summary in the index's hash
+	// live:sum (which only those versions read; see Live).
+	Compat bool
 }
 
 // Store implements match.Store on Redis.
@@ -85,7 +95,7 @@ var _ match.Store = (*Store)(nil)
 // New returns a Store on rdb.
 func New(rdb *redis.Client, o Options) *Store {
 	if o.StreamMaxLen <= 0 {
-		o.StreamMaxLen = 1000
+		o.StreamMaxLen = 16
 	}
 	if o.LiveTTL <= 0 {
 		o.LiveTTL = 24 * time.Hour
@@ -99,12 +109,24 @@ func New(rdb *redis.Client, o Options) *Store {
 	if o.WaitReplicas > 0 && o.WaitTimeout <= 0 {
 		o.WaitTimeout = time.Second
 	}
+	if o.JSON {
+		o.Compat = true // the versions that wrote JSON read only streams
+	}
 	return &Store{rdb: rdb, o: o}
 }
 
 // Keys of a match; they share the hash tag {id}.
-func (s *Store) stateKey(id string) string  { return s.o.Prefix + "m:{" + id + "}" }
-func (s *Store) pliesKey(id string) string  { return s.o.Prefix + "m:{" + id + "}:p" }
+func (s *Store) stateKey(id string) string { return s.o.Prefix + "m:{" + id + "}" }
+func (s *Store) pliesKey(id string) string { return s.o.Prefix + "m:{" + id + "}:p" }
+
+// eventsKey holds match id's events: a list of the encoded events, in seq
+// order without gaps, the first of seq f (the state hash's field f, 1
+// when absent: set once the list is trimmed to StreamMaxLen). Versions
+// before it (and Options.Compat) keep a stream there instead, of
+// entries "seq-1" with the field e; a match created so goes on so, and
+// every reader takes either. A list holds the same events in about half
+// the memory: Redis allocates a stream's first node whole (4 KB), which a
+// match's events rarely fill.
 func (s *Store) eventsKey(id string) string { return s.o.Prefix + "m:{" + id + "}:e" }
 
 // Channel is the Pub/Sub channel of match id.
@@ -127,8 +149,10 @@ func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
 func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
 func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
 
-// The live-match index: ids by last activity, their summaries, and each
-// player's live matches by last activity.
+// The live-match index: ids by last activity, and each player's live
+// matches by last activity. A match's summary is derived from its state
+// when listed (Live); live:sum holds the summaries that versions before
+// did not derive (written with Options.Compat, cleared as matches end).
 func (s *Store) liveKey() string           { return s.o.Prefix + "live" }
 func (s *Store) liveSumKey() string        { return s.o.Prefix + "live:sum" }
 func (s *Store) playerKey(p string) string { return s.o.Prefix + "pl:" + p }
@@ -142,8 +166,8 @@ func (s *Store) indexKeys(st *match.State) []string {
 
 // indexLua maintains the live-match index inside the create and commit
 // scripts: KEYS from k are live, live:sum and the player keys; summary is
-// the json summary (” once finished; '=' unchanged), at the activity
-// time.
+// the json summary for live:sum (Options.Compat), ” once finished, '='
+// otherwise; at is the activity time.
 const indexLua = `
 local function index(k, summary, at, id)
   if summary == '' then
@@ -191,9 +215,11 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 	if err != nil {
 		return "", err
 	}
-	sum, err := json.Marshal(match.SummaryOf(st))
-	if err != nil {
-		return "", err
+	sum := []byte("=")
+	if s.o.Compat {
+		if sum, err = json.Marshal(match.SummaryOf(st)); err != nil {
+			return "", err
+		}
 	}
 	id, err := createScript.Run(ctx, s.rdb,
 		append([]string{s.requestKey(requestID), s.stateKey(st.ID), s.deadlinesKey()}, s.indexKeys(st)...),
@@ -324,12 +350,13 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 
 // commitScript: KEYS state, plies, events, deadlines, outbox, leases.
 // ARGV: prev version, new version, state json, deadline (0 none), match id,
-// channel, stream maxlen, ttl ms, record json (” none), nplies, plies…,
+// channel, events maxlen, ttl ms, record json (” none), nplies, plies…,
 // nevents, (seq, event json, published form or ” for the json)… (a seq
 // of 0 is a notice, match.Commit.Notices: published, not stored), lease,
 // lease until, summary, at, refresh every (ms), publish ('1': the script
 // publishes the events; '0': the caller does, after WAIT), have (plies the
-// caller holds).
+// caller holds), stream ('1': a match without events yet keeps them in a
+// stream, Options.Compat).
 //
 // The argument before publish is the call's token, kept with the state: a
 // run that finds the new version under its own token is a second run of
@@ -347,10 +374,10 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 var commitScript = redis.NewScript(indexLua + `
 local h = redis.call('HMGET', KEYS[1], 'v', 'c', 'x')
 local v = h[1]
-if v == ARGV[2] and h[2] == ARGV[#ARGV - 2] then return 1 end
+if v == ARGV[2] and h[2] == ARGV[#ARGV - 3] then return 1 end
 if v ~= ARGV[1] then
   if not v then return 0 end
-  local from = math.max(tonumber(ARGV[#ARGV]) - 1, 0)
+  local from = math.max(tonumber(ARGV[#ARGV - 1]) - 1, 0)
   return {v, redis.call('HGET', KEYS[1], 's'), redis.call('LRANGE', KEYS[2], from, -1), redis.call('LLEN', KEYS[2])}
 end
 local refresh = ARGV[9] ~= '' or not h[3]
@@ -361,16 +388,30 @@ for _ = 1, tonumber(ARGV[10]) do
 end
 local n = tonumber(ARGV[i])
 i = i + 1
+local stream, len, last = nil, 0, nil
 for _ = 1, n do
   if ARGV[i] ~= '0' then -- seq 0: a notice, published only
-    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+    if stream == nil then
+      local t = redis.call('TYPE', KEYS[3]).ok
+      stream = t == 'stream' or (t == 'none' and ARGV[#ARGV] == '1')
+    end
+    if stream then
+      redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+    else
+      len, last = redis.call('RPUSH', KEYS[3], ARGV[i + 1]), ARGV[i]
+    end
   end
-  if ARGV[#ARGV - 1] == '1' then
+  if ARGV[#ARGV - 2] == '1' then
     local pub = ARGV[i + 2]
     if pub == '' then pub = ARGV[i + 1] end
     redis.call('PUBLISH', ARGV[6], pub)
   end
   i = i + 3
+end
+local maxlen = tonumber(ARGV[7])
+if len > maxlen then -- the list's first event is now of seq f
+  redis.call('LTRIM', KEYS[3], -maxlen, -1)
+  redis.call('HSET', KEYS[1], 'f', tonumber(last) - maxlen + 1)
 end
 -- ARGV[i..]: lease, lease until, summary, at, refresh every
 local at = tonumber(ARGV[i + 3])
@@ -381,9 +422,9 @@ else
   refresh = true
 end
 if refresh then
-  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 2], 'x', ARGV[i + 3])
+  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 3], 'x', ARGV[i + 3])
 else
-  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 2])
+  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'c', ARGV[#ARGV - 3])
 end
 if ARGV[4] == '0' then
   redis.call('ZREM', KEYS[4], ARGV[5])
@@ -460,10 +501,11 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	sum := ""
 	switch {
 	case c.State.Status == match.StatusFinished:
-	case c.Have > 0:
-		// Nothing in a summary changes after the first ply but the number
-		// of plies, which Live reads from the plies themselves: only the
-		// activity time is written.
+	case c.Have > 0 || !s.o.Compat:
+		// Live derives the summary from the state; and for versions that
+		// read live:sum (Options.Compat), nothing in a summary changes
+		// after the first ply but the number of plies, which they read
+		// from the plies themselves: only the activity time is written.
 		sum = "="
 	default:
 		b, err := json.Marshal(match.SummaryOf(c.State))
@@ -476,9 +518,13 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	if s.o.WaitReplicas > 0 {
 		publish = "0"
 	}
-	// Then the call's token, publish, and last what the conflict branch
-	// reads.
-	args = append(args, sum, c.At, s.o.RefreshEvery.Milliseconds(), rand.Text(), publish, max(c.Have, 0))
+	stream := "0"
+	if s.o.Compat {
+		stream = "1"
+	}
+	// Then the call's token, publish, what the conflict branch reads, and
+	// where a first event goes.
+	args = append(args, sum, c.At, s.o.RefreshEvery.Milliseconds(), rand.Text(), publish, max(c.Have, 0), stream)
 	keys := append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...)
 	var res any
 	if s.o.WaitReplicas > 0 {
@@ -594,21 +640,51 @@ func (s *Store) withCommit(event []byte, version int64, events int, state []byte
 	return out
 }
 
-// Events implements match.Store. Stream ids are "seq-1", so a range by
-// sequence number is a range by id.
+// eventsScript returns up to ARGV[2] events after seq ARGV[1] (see
+// eventsKey): those of a list, or a stream's XRANGE reply (ids "seq-1",
+// so a range by sequence number is a range by id) after the word stream.
+var eventsScript = redis.NewScript(`
+if redis.call('TYPE', KEYS[2]).ok == 'stream' then
+  return {'stream', redis.call('XRANGE', KEYS[2], '(' .. ARGV[1] .. '-1', '+', 'COUNT', ARGV[2])}
+end
+local first = tonumber(redis.call('HGET', KEYS[1], 'f') or '1')
+local from = math.max(tonumber(ARGV[1]) + 1 - first, 0)
+return redis.call('LRANGE', KEYS[2], from, from + tonumber(ARGV[2]) - 1)
+`)
+
+// Events implements match.Store.
 func (s *Store) Events(ctx context.Context, id string, after int64, limit int) ([]match.Event, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	msgs, err := s.rdb.XRangeN(ctx, s.eventsKey(id), "("+strconv.FormatInt(after, 10)+"-1", "+", int64(limit)).Result()
+	res, err := eventsScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.eventsKey(id)}, after, limit).Slice()
 	if err != nil {
 		return nil, fmt.Errorf("events of match %s: %w", id, err)
 	}
-	evs := make([]match.Event, len(msgs))
-	for i, m := range msgs {
-		raw, _ := m.Values["e"].(string)
-		if err := decodeEvent([]byte(raw), id, &evs[i]); err != nil {
-			return nil, fmt.Errorf("events of match %s: %s: %w", id, m.ID, err)
+	raw := res
+	if len(res) == 2 && res[0] == "stream" {
+		entries, _ := res[1].([]any)
+		raw = make([]any, len(entries))
+		for i, e := range entries { // {id, {field, value, ...}}
+			if e, ok := e.([]any); ok && len(e) == 2 {
+				if fv, ok := e[1].([]any); ok {
+					for j := 0; j+1 < len(fv); j += 2 {
+						if fv[j] == "e" {
+							raw[i] = fv[j+1]
+						}
+					}
+				}
+			}
+		}
+	}
+	evs := make([]match.Event, len(raw))
+	for i, r := range raw {
+		b, ok := r.(string)
+		if !ok {
+			return nil, fmt.Errorf("events of match %s: malformed reply %v", id, r)
+		}
+		if err := decodeEvent([]byte(b), id, &evs[i]); err != nil {
+			return nil, fmt.Errorf("events of match %s: event %d after %d: %w", id, i+1, after, err)
 		}
 	}
 	return evs, nil
@@ -718,33 +794,60 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	// The summaries, and the number of plies of each (not kept in them).
-	var sums *redis.SliceCmd
-	counts := make([]*redis.IntCmd, len(ids))
+	// Each summary is derived from the match's state, its number of plies
+	// and its first ply's time (the start).
+	var (
+		states        = make([]*redis.StringCmd, len(ids))
+		counts        = make([]*redis.IntCmd, len(ids))
+		firsts        = make([]*redis.StringCmd, len(ids))
+		ended, broken []string
+	)
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		sums = p.HMGet(ctx, s.liveSumKey(), ids...)
 		for i, id := range ids {
+			states[i] = p.HGet(ctx, s.stateKey(id), "s")
 			counts[i] = p.LLen(ctx, s.pliesKey(id))
+			firsts[i] = p.LIndex(ctx, s.pliesKey(id), 0)
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("live matches: %w", err)
 	}
-	raw := sums.Val()
 	out := make([]match.Summary, 0, len(ids))
-	for i, r := range raw {
-		b, ok := r.(string)
-		if !ok {
-			s.rdb.ZRem(ctx, key, ids[i]) // ended
+	for i, id := range ids {
+		b, err := states[i].Bytes()
+		if errors.Is(err, redis.Nil) {
+			ended = append(ended, id) // expired
 			continue
 		}
-		var sum match.Summary
-		if err := json.Unmarshal([]byte(b), &sum); err != nil {
-			return nil, fmt.Errorf("live match %s: %w", ids[i], err)
+		if err != nil {
+			return nil, fmt.Errorf("live match %s: %w", id, err)
 		}
+		st := &match.State{}
+		if err := decodeState(b, st); err != nil || st.Check(id) != nil {
+			broken = append(broken, id)
+			continue
+		}
+		if st.Status == match.StatusFinished {
+			ended = append(ended, id)
+			continue
+		}
+		sum := match.SummaryOf(st)
 		sum.Plies = int(counts[i].Val())
+		var first match.PlyRecord
+		if f, err := firsts[i].Bytes(); err == nil && decodePly(f, &first) == nil {
+			sum.StartedAt = first.At
+		}
 		out = append(out, sum)
+	}
+	if len(ended) > 0 {
+		s.rdb.ZRem(ctx, key, toAny(ended)...)
+		if playerID == "" {
+			s.rdb.HDel(ctx, s.liveSumKey(), ended...) // a summary of Options.Compat
+		}
+	}
+	if len(broken) > 0 {
+		return nil, fmt.Errorf("live matches: undecodable state of %v", broken)
 	}
 	return out, nil
 }
