@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -212,6 +213,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}
 
 	l, err := net.Listen("tcp", o.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("listen: %w; another server is running there: reach it with --server %s, or use --addr HOST:PORT (port 0 picks a free one)", err, o.Addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -297,6 +298,29 @@ func TestDataDirectoryFilesArePrivate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A port another server holds is refused with what to do about it.
+func TestAddressInUse(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := Start(ctx, Options{DataDir: t.TempDir(), Addr: l.Addr().String()})
+	if err == nil {
+		cancel()
+		_ = srv.Wait()
+		t.Fatal("started on a port in use")
+	}
+	for _, want := range []string{"address already in use", "another server is running there", "--server " + l.Addr().String(), "--addr HOST:PORT"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
 	}
 }
 

@@ -543,8 +543,10 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 				return err
 			}
 			continue
-		default:
+		case *matchv1.PlayRequest_Join:
 			return status.Error(codes.InvalidArgument, "a join may only be the first message")
+		default:
+			return status.Error(codes.InvalidArgument, "the request is empty: a PlayRequest after the join sets one action (submit_ply, resign, offer_draw, accept_draw, decline_draw, ping or probe_answer)")
 		}
 		if aerr != nil {
 			if ctx.Err() != nil {

@@ -85,7 +85,8 @@ type LobbyServiceClient interface {
 	// revoked family, or a player the lobby no longer knows.
 	RefreshToken(ctx context.Context, in *RefreshTokenRequest, opts ...grpc.CallOption) (*RefreshTokenResponse, error)
 	// ListVariants lists every game variant the platform serves, with its
-	// players, draws, rating and default clock. Public.
+	// players, draws, rating and default clock. Public. INVALID_ARGUMENT for
+	// a game that is not a Game value (GAME_UNSPECIFIED lists every game).
 	ListVariants(ctx context.Context, in *ListVariantsRequest, opts ...grpc.CallOption) (*ListVariantsResponse, error)
 	// CreateRoom opens a room with the caller as host. INVALID_ARGUMENT for
 	// an unknown game or variant, a time control out of range, a rated room
@@ -484,7 +485,8 @@ type LobbyServiceServer interface {
 	// revoked family, or a player the lobby no longer knows.
 	RefreshToken(context.Context, *RefreshTokenRequest) (*RefreshTokenResponse, error)
 	// ListVariants lists every game variant the platform serves, with its
-	// players, draws, rating and default clock. Public.
+	// players, draws, rating and default clock. Public. INVALID_ARGUMENT for
+	// a game that is not a Game value (GAME_UNSPECIFIED lists every game).
 	ListVariants(context.Context, *ListVariantsRequest) (*ListVariantsResponse, error)
 	// CreateRoom opens a room with the caller as host. INVALID_ARGUMENT for
 	// an unknown game or variant, a time control out of range, a rated room

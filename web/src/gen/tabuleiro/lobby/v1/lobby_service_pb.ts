@@ -1455,7 +1455,8 @@ export const LobbyService: GenService<{
   },
   /**
    * ListVariants lists every game variant the platform serves, with its
-   * players, draws, rating and default clock. Public.
+   * players, draws, rating and default clock. Public. INVALID_ARGUMENT for
+   * a game that is not a Game value (GAME_UNSPECIFIED lists every game).
    *
    * @generated from rpc tabuleiro.lobby.v1.LobbyService.ListVariants
    */
