@@ -35,6 +35,8 @@ export interface BoardState {
   /** cursor is the keyboard cursor's square, or its wall in wall mode. */
   cursor?: string;
   cursorWall?: Wall;
+  /** cursorWallState: whether the wall at the cursor may go down (red when not), as far as known. */
+  cursorWallState?: PreviewState;
   /** interactive: the viewer may act (draws the pointer cursor on movable pieces). */
   interactive?: boolean;
 }
@@ -67,6 +69,22 @@ export function layoutFor(view: GameView, flipped: boolean): Layout {
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
+/** A wall preview that may go down, and one that may not. */
+const PREVIEW_VALID = "#3f8f4f";
+const PREVIEW_INVALID = "#c0392b";
+
+/** The grooves between Quoridor's squares, where the walls go. */
+export const GROOVE = "#4a2d15";
+/** White's walls: ivory, edged dark. */
+export const WALL_FIRST = ["#fbf3e1", "#d9c7a2"] as const;
+/**
+ * Black's walls: slate, edged light. Not near-black: in the dark-brown
+ * groove that was nearly invisible; slate stands out from the groove, the
+ * tan squares and White's ivory walls alike.
+ */
+export const WALL_SECOND = ["#8792a2", "#5f6a7a"] as const;
+export const WALL_SECOND_EDGE = "#eef2f7";
+
 function defs(): string {
   return `<defs>
   <radialGradient id="g-white" cx="38%" cy="32%" r="70%"><stop offset="0" stop-color="#ffffff"/><stop offset=".6" stop-color="#efe8da"/><stop offset="1" stop-color="#c9bda6"/></radialGradient>
@@ -74,8 +92,8 @@ function defs(): string {
   <radialGradient id="g-ivory" cx="40%" cy="35%" r="75%"><stop offset="0" stop-color="#fffaf0"/><stop offset=".7" stop-color="#f1e2c2"/><stop offset="1" stop-color="#d8c39a"/></radialGradient>
   <radialGradient id="g-back" cx="40%" cy="35%" r="75%"><stop offset="0" stop-color="#a8733f"/><stop offset=".7" stop-color="#7d4f26"/><stop offset="1" stop-color="#5b3818"/></radialGradient>
   <linearGradient id="g-frame" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#7a4d2a"/><stop offset="1" stop-color="#5a361b"/></linearGradient>
-  <linearGradient id="g-wall-first" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fbf3e1"/><stop offset="1" stop-color="#d9c7a2"/></linearGradient>
-  <linearGradient id="g-wall-second" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#4a3a2e"/><stop offset="1" stop-color="#211812"/></linearGradient>
+  <linearGradient id="g-wall-first" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${WALL_FIRST[0]}"/><stop offset="1" stop-color="${WALL_FIRST[1]}"/></linearGradient>
+  <linearGradient id="g-wall-second" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${WALL_SECOND[0]}"/><stop offset="1" stop-color="${WALL_SECOND[1]}"/></linearGradient>
   <filter id="f-shadow" x="-30%" y="-30%" width="160%" height="160%"><feDropShadow dx="0" dy="1.5" stdDeviation="1.4" flood-color="#000" flood-opacity=".35"/></filter>
 </defs>`;
 }
@@ -118,13 +136,17 @@ function boardLabel(v: GameView): string {
 function coords(l: Layout, color: string): string {
   let s = "";
   const size = l.dims.files > 9 ? 10 : 12;
+  // On a phone (styles.css) the board is about 340 px wide: this size
+  // draws the coordinates about 10 px high there, within the margin.
+  const small = Math.min(Math.ceil((10 * layoutSize(l).width) / 340), Math.floor(l.margin * 0.7));
+  const attrs = `font-size="${size}" style="--coord-small:${small}px" fill="${color}" text-anchor="middle" dominant-baseline="central"`;
   for (let f = 0; f < l.dims.files; f++) {
     const c = squareCenter(l, { file: f, rank: l.flipped ? l.dims.ranks - 1 : 0 });
-    s += `<text class="coord" x="${c.x}" y="${layoutSize(l).height - l.margin / 2 + 4}" font-size="${size}" fill="${color}" text-anchor="middle">${String.fromCharCode(97 + f)}</text>`;
+    s += `<text class="coord" x="${c.x}" y="${layoutSize(l).height - l.margin / 2}" ${attrs}>${String.fromCharCode(97 + f)}</text>`;
   }
   for (let r = 0; r < l.dims.ranks; r++) {
     const c = squareCenter(l, { file: l.flipped ? l.dims.files - 1 : 0, rank: r });
-    s += `<text class="coord" x="${l.margin / 2}" y="${c.y + 4}" font-size="${size}" fill="${color}" text-anchor="middle">${r + 1}</text>`;
+    s += `<text class="coord" x="${l.margin / 2}" y="${c.y}" ${attrs}>${r + 1}</text>`;
   }
   return s;
 }
@@ -168,7 +190,7 @@ function quoridor(st: BoardState, l: Layout): string {
   const b = st.view.board.value;
   const { width, height } = layoutSize(l);
   let s = rect(0, 0, width, height, `rx="10" fill="url(#g-frame)"`);
-  s += rect(l.margin - l.gap / 2, l.margin - l.gap / 2, width - 2 * l.margin + l.gap, height - 2 * l.margin + l.gap, `rx="4" fill="#4a2d15"`);
+  s += rect(l.margin - l.gap / 2, l.margin - l.gap / 2, width - 2 * l.margin + l.gap, height - 2 * l.margin + l.gap, `rx="4" fill="${GROOVE}"`);
   const last = st.view.lastPly ? plyShape(Game.QUORIDOR, st.view.lastPly.notation) : undefined;
   const goalFirst = (b.first?.goalRank ?? 9) - 1;
   const goalSecond = (b.second?.goalRank ?? 1) - 1;
@@ -193,19 +215,26 @@ function quoridor(st: BoardState, l: Layout): string {
     const wall: Wall = { anchor: sq, orientation: w.orientation === 2 ? "v" : "h" };
     const r = wallRect(l, wall);
     const isLast = last?.kind === "wall" && st.view.lastPly?.number === w.plyNumber;
-    const grad = w.placedBy === Seat.SECOND ? "url(#g-wall-second)" : "url(#g-wall-first)";
-    s += `<rect class="wall${isLast ? " last-wall" : ""}" data-wall="${w.anchor}${wall.orientation}" x="${r.x + 1}" y="${r.y + 1}" width="${r.width - 2}" height="${r.height - 2}" rx="3" fill="${grad}" stroke="${isLast ? "#e8b931" : "rgba(0,0,0,.45)"}" stroke-width="${isLast ? 3 : 1}" filter="url(#f-shadow)" pointer-events="none"/>`;
+    const second = w.placedBy === Seat.SECOND;
+    const grad = second ? "url(#g-wall-second)" : "url(#g-wall-first)";
+    const edge = isLast ? "#e8b931" : second ? WALL_SECOND_EDGE : "rgba(0,0,0,.45)";
+    s += `<rect class="wall${isLast ? " last-wall" : ""}" data-wall="${w.anchor}${wall.orientation}" data-placed-by="${second ? "black" : "white"}" x="${r.x + 1}" y="${r.y + 1}" width="${r.width - 2}" height="${r.height - 2}" rx="3" fill="${grad}" stroke="${edge}" stroke-width="${isLast ? 3 : second ? 1.2 : 1}" filter="url(#f-shadow)" pointer-events="none"/>`;
   }
   if (st.preview) {
     // A little thicker than the groove, so that a thumb sees it.
     const g = wallRect(l, st.preview.wall);
     const r = st.preview.wall.orientation === "h" ? { ...g, y: g.y - 2, height: g.height + 4 } : { ...g, x: g.x - 2, width: g.width + 4 };
-    const colour = st.preview.state === "valid" ? "#3f8f4f" : st.preview.state === "invalid" ? "#c0392b" : "#8c8c8c";
+    const colour = st.preview.state === "valid" ? PREVIEW_VALID : st.preview.state === "invalid" ? PREVIEW_INVALID : "#8c8c8c";
     s += `<rect class="wall-preview ${st.preview.state}" x="${r.x}" y="${r.y}" width="${r.width}" height="${r.height}" rx="3" fill="${colour}" fill-opacity=".78" stroke="#fff" stroke-opacity=".6" pointer-events="none"/>`;
   }
   if (st.cursorWall) {
     const r = wallRect(l, st.cursorWall);
-    s += `<rect class="kbd-cursor" x="${r.x - 2}" y="${r.y - 2}" width="${r.width + 4}" height="${r.height + 4}" rx="4" fill="none" stroke="#2f6fd6" stroke-width="2.5" pointer-events="none"/>`;
+    // The wall the keys would place, in the preview's colours, ringed in
+    // the cursor's blue, or in red when it cannot go there.
+    const state = st.cursorWallState ?? "checking";
+    const fill = state === "valid" ? PREVIEW_VALID : state === "invalid" ? PREVIEW_INVALID : "none";
+    const ring = state === "invalid" ? PREVIEW_INVALID : "#2f6fd6";
+    s += `<rect class="kbd-cursor ${state}" x="${r.x - 2}" y="${r.y - 2}" width="${r.width + 4}" height="${r.height + 4}" rx="4" fill="${fill}" fill-opacity=".7" stroke="${ring}" stroke-width="2.5" pointer-events="none"/>`;
   }
   const occupied = new Set<string>();
   for (const [side, seat] of [[b.first, Seat.FIRST], [b.second, Seat.SECOND]] as const) {

@@ -24,7 +24,14 @@ const marked = new Marked({
   },
 });
 
-/** rulesHtml renders a rules document. */
+/**
+ * NOT_ON_THE_WEB is a paragraph the documents mark for developers and the
+ * terminal (the engine's package, the `tabuleiro rules show` command): a
+ * "<!-- not on the web -->" line and the lines after it up to a blank line.
+ */
+const NOT_ON_THE_WEB = /^<!-- not on the web -->[ \t]*\n(?:[ \t]*\S.*(?:\n|$))*/gm;
+
+/** rulesHtml renders a rules document for players, without its paragraphs marked not for the web. */
 export function rulesHtml(md: string): string {
-  return marked.parse(md, { async: false });
+  return marked.parse(md.replace(NOT_ON_THE_WEB, ""), { async: false });
 }

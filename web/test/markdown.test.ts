@@ -31,3 +31,16 @@ test("lists, tables and paragraphs", () => {
   assert.match(html, /<ul>\s*<li>one\s+more<\/li>\s*<li>two<\/li>\s*<\/ul>/);
   assert.match(html, /<table>\s*<thead>\s*<tr>\s*<th>a<\/th>\s*<th>b<\/th>\s*<\/tr>\s*<\/thead>\s*<tbody>\s*<tr>\s*<td><code>x<\/code><\/td>\s*<td>y<\/td>/);
 });
+
+test("the players' rules pages leave out what is for developers and the terminal: the engine's package, the command line", () => {
+  for (const [name, doc] of [["quoridor", quoridor], ["corners", corners], ["banqi", banqi]] as const) {
+    assert.match(doc, /<!-- not on the web -->/, `${name}: the document marks a paragraph (the test would pass on nothing)`);
+    const html = rulesHtml(doc);
+    assert.doesNotMatch(html, /pkg\/engine|tabuleiro rules show|--section|&lt;!--|<!--/, `${name}: no developer text on the page`);
+    assert.match(html, /section id/, `${name}: the players' introduction stays`);
+  }
+  // Only the marked paragraph goes: the next one stays.
+  const html = rulesHtml("# T\n\n<!-- not on the web -->\nFor the terminal\nonly.\n\nFor everyone.\n");
+  assert.doesNotMatch(html, /terminal/);
+  assert.match(html, /<p>For everyone.<\/p>/);
+});

@@ -395,15 +395,17 @@ func TestRematchOverGRPC(t *testing.T) {
 		t.Fatalf("offer during the match: %v, want FailedPrecondition", err)
 	}
 	fake.end(first)
-	if _, err := c.OfferRematch(cy, &lobbyv1.OfferRematchRequest{MatchId: first}); status.Code(err) != codes.PermissionDenied {
-		t.Fatalf("offer by a stranger: %v, want PermissionDenied", err)
+	// A private room's match is NOT_FOUND to anyone else, like one that
+	// does not exist.
+	if _, err := c.OfferRematch(cy, &lobbyv1.OfferRematchRequest{MatchId: first}); status.Code(err) != codes.NotFound {
+		t.Fatalf("offer by a stranger: %v, want NotFound", err)
 	}
 	sw, err := c.WatchRematch(cy, &lobbyv1.WatchRematchRequest{MatchId: first})
 	if err == nil {
 		_, err = sw.Recv() // a server stream's error arrives with the first Recv
 	}
-	if status.Code(err) != codes.PermissionDenied {
-		t.Fatalf("watch by a stranger: %v, want PermissionDenied", err)
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("watch by a stranger: %v, want NotFound", err)
 	}
 	if _, err := c.DeclineRematch(ana, &lobbyv1.DeclineRematchRequest{MatchId: "m-nope"}); status.Code(err) != codes.NotFound {
 		t.Fatalf("decline of an unknown match: %v, want NotFound", err)

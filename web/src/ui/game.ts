@@ -56,6 +56,8 @@ export class GameScreen {
   private destinations: string[] = [];
   private preview: { wall: Wall; state: PreviewState } | undefined;
   private wallMode = false;
+  /** cursorVerdict: the wall at the keyboard cursor in wall mode, and whether it may go down (for the hint). */
+  private cursorVerdict: { name: string; state: PreviewState; reason: string } | undefined;
   private confirmingResign = false; // the in-page "Resign this game?" is showing
   private leavingTo: string | undefined; // a link the player was asked about leaving the game for
   private orientation: Orientation = "h";
@@ -65,6 +67,8 @@ export class GameScreen {
   private timer: ReturnType<typeof setInterval> | undefined;
   private checkSeq = 0;
   private checks = new Map<string, { legal: boolean; reason: string }>();
+  /** asking: the walls being asked about now (askWall), by position and name. */
+  private asking = new Map<string, Promise<{ legal: boolean; reason: string }>>();
   private resultShownFor = "";
   private readonly rematchCtl = new AbortController();
   private rematchWatched = false;
@@ -95,6 +99,11 @@ export class GameScreen {
       h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
       h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce));
     this.els.hintBox.append(this.els.hint);
+    if (mode === "spectator") {
+      // A spectator's board takes no plies: not a keyboard stop, no focus ring.
+      this.els.board.removeAttribute("tabindex");
+      this.els.board.setAttribute("aria-label", "Board");
+    }
     this.bindBoard();
     void this.start();
   }
@@ -312,7 +321,12 @@ export class GameScreen {
       this.cursor = undefined;
     }
     const acting = this.actingSeat;
-    const cursorWall = this.wallMode && this.cursor ? this.cursorWall() : undefined;
+    const cursorWall = this.wallMode && this.cursor && acting !== undefined ? this.cursorWall() : undefined;
+    // The wall at the keyboard cursor is drawn as placeable or not, as the
+    // terminal does: at once from the walls on the board, then as the server says.
+    const cursorVerdict = cursorWall ? this.wallVerdict(cursorWall) : undefined;
+    if (cursorWall && cursorVerdict && !cursorVerdict.asked) this.checkCursorWall(cursorWall);
+    this.cursorVerdict = cursorWall && cursorVerdict ? { name: wallName(cursorWall), ...cursorVerdict } : undefined;
     this.els.board.innerHTML = renderBoard({
       view: v,
       flipped: this.flipped,
@@ -322,6 +336,7 @@ export class GameScreen {
       preview: this.preview,
       cursor: this.wallMode ? undefined : this.cursor,
       cursorWall,
+      cursorWallState: cursorVerdict?.state,
       interactive: acting !== undefined,
     });
     this.els.board.dataset.toMove = String(v.toMove);
@@ -347,6 +362,7 @@ export class GameScreen {
   private focusBoardOnce(): void {
     if (this.boardFocused) return;
     this.boardFocused = true;
+    if (this.mode === "spectator") return;
     const a = document.activeElement;
     const typing = a instanceof HTMLInputElement ? !["radio", "checkbox", "button", "submit", "reset"].includes(a.type)
       : a instanceof HTMLElement && (a.tagName === "TEXTAREA" || a.tagName === "SELECT" || a.isContentEditable);
@@ -378,7 +394,8 @@ export class GameScreen {
       h("span", { class: "pname" }, p.displayName), you ? h("span", { class: "you" }, "you") : false,
       p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
       p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false);
-    if (seatState?.connection === ConnectionState.DISCONNECTED) {
+    // A finished game waits for nobody: no countdown to return to it.
+    if (seatState?.connection === ConnectionState.DISCONNECTED && m.status !== MatchStatus.FINISHED) {
       const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;
       // One's own seat, watched from another screen, is not "disconnected"
       // in red: its player is right here, and can take it back.
@@ -543,14 +560,20 @@ export class GameScreen {
     const v = this.view!;
     const m = this.match!;
     let t = "";
+    let refused = "";
     if (this.actingSeat !== undefined) {
       if (v.game === Game.QUORIDOR) {
         t = wallHint(this.wallMode, this.touch);
+        // A wall that cannot go where it is shown says why, in the hint's place.
+        const bad = this.cursorVerdict?.state === "invalid" ? this.cursorVerdict
+          : this.preview?.state === "invalid" ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall) } : undefined;
+        if (bad) refused = bad.reason ? refusalText(`Wall ${bad.name}`, bad.reason) : `Wall ${bad.name} cannot go there.`;
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
       if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds by the clock run out, or the game is called off.";
     }
-    this.els.hint.textContent = t;
+    this.els.hint.textContent = refused || t;
+    this.els.hint.classList.toggle("refused", !!refused);
     const tools = this.els.tools;
     clear(tools);
     if (v.game === Game.QUORIDOR && this.mySeats.length && m.status !== MatchStatus.FINISHED) {
@@ -774,35 +797,73 @@ export class GameScreen {
     void this.submit(name, `Wall ${name}`);
   }
 
-  private setPreview(w: Wall, thenPlace = false): void {
+  /**
+   * wallVerdict is what the client knows of a wall now: the server's check
+   * when it was asked, else what the walls on the board tell at once (no
+   * walls left, overlap, cross: Q3.1–Q3.3), else "checking". Whether a
+   * wall shuts a pawn off its goal is the server's to say (askWall).
+   */
+  private wallVerdict(w: Wall): { state: PreviewState; reason: string; asked: boolean } {
     const v = this.view!;
-    const name = wallName(w);
-    let state: PreviewState = "checking";
-    // What the client can tell at once: no walls left, overlap, cross (Q3.1–Q3.3).
+    const known = this.checks.get(`${v.plyCount}:${wallName(w)}`);
+    if (known) return { state: known.legal ? "valid" : "invalid", reason: known.reason, asked: true };
     if (v.board.case === "quoridor") {
       const side = this.actingSeat === Seat.SECOND ? v.board.value.second : v.board.value.first;
       const placed = v.board.value.walls.map((x) => parseWall(`${x.anchor}${x.orientation === 2 ? "v" : "h"}`)).filter((x): x is Wall => !!x);
-      if ((side?.wallsLeft ?? 0) === 0 || placed.some((x) => wallsConflict(x, w))) state = "invalid";
+      if ((side?.wallsLeft ?? 0) === 0 || placed.some((x) => wallsConflict(x, w))) return { state: "invalid", reason: "", asked: false };
     }
+    return { state: "checking", reason: "", asked: false };
+  }
+
+  /**
+   * askWall asks the server once whether a wall may go down now, and
+   * keeps its answer (with the reason) for this position.
+   */
+  private askWall(w: Wall): Promise<{ legal: boolean; reason: string }> {
+    const v = this.view!;
+    const name = wallName(w);
     const key = `${v.plyCount}:${name}`;
-    const known = this.checks.get(key);
-    if (known) state = known.legal ? "valid" : "invalid";
+    const pending = this.asking.get(key);
+    if (pending) return pending;
+    const p = api(this.tokenFor(this.actingSeat ?? Seat.FIRST)).match.listLegalPlies({ matchId: this.matchId, ply: name, expectedPlyNumber: v.plyCount + 1 })
+      .then((r) => {
+        const c = { legal: !!r.check?.legal, reason: r.check?.reason ?? "" };
+        this.checks.set(key, c);
+        return c;
+      })
+      .finally(() => this.asking.delete(key));
+    this.asking.set(key, p);
+    return p;
+  }
+
+  /** checkCursorWall asks about the wall at the keyboard cursor, and draws the answer if it is still there. */
+  private checkCursorWall(w: Wall): void {
+    const name = wallName(w);
+    const plies = this.view!.plyCount;
+    if (this.asking.has(`${plies}:${name}`)) return;
+    this.askWall(w).then(() => {
+      const now = this.wallMode && this.cursor ? this.cursorWall() : undefined;
+      if (now && wallName(now) === name && this.view?.plyCount === plies) this.render();
+    }, () => { /* no answer: the wall stays as the board tells, and the server decides on Enter */ });
+  }
+
+  private setPreview(w: Wall, thenPlace = false): void {
+    const name = wallName(w);
+    const known = this.wallVerdict(w);
+    const state = known.state;
     this.preview = { wall: w, state };
     this.render();
     // A wall the client already knows to be refused is still asked about
     // once, for the server's reason (shown if the player insists).
-    if (known) {
+    if (known.asked) {
       if (thenPlace && state === "valid") { /* the second tap places it */ }
       return;
     }
     const seq = ++this.checkSeq;
-    const plyNumber = v.plyCount + 1;
-    api(this.tokenFor(this.actingSeat ?? Seat.FIRST)).match.listLegalPlies({ matchId: this.matchId, ply: name, expectedPlyNumber: plyNumber })
-      .then((r) => {
-        const c = r.check;
-        this.checks.set(key, { legal: !!c?.legal, reason: c?.reason ?? "" });
+    this.askWall(w)
+      .then((c) => {
         if (seq !== this.checkSeq || !this.preview || wallName(this.preview.wall) !== name) return;
-        this.preview = { wall: w, state: c?.legal ? "valid" : "invalid" };
+        this.preview = { wall: w, state: c.legal ? "valid" : "invalid" };
         this.render();
       })
       .catch(() => {
@@ -1032,7 +1093,8 @@ export class GameScreen {
 
   private readonly onKey = (e: KeyboardEvent): void => {
     const v = this.view;
-    if (!v || (e.target instanceof HTMLElement && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName))) return;
+    if (!v || this.mode === "spectator") return; // the keys play; a spectator plays nothing
+    if (e.target instanceof HTMLElement && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
     if (e.target instanceof HTMLButtonElement && (e.key === "Enter" || e.key === " ")) return;
     const dims = layoutFor(v, this.flipped).dims;
     const arrows: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };

@@ -121,6 +121,15 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			s.close(context.WithoutCancel(ctx))
 		}
 	}()
+	// One command at a time on the directory, whatever stores it uses:
+	// taken first, let go last.
+	lock, err := lockDataDir(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if lock != nil {
+		s.closers = append(s.closers, func(context.Context) error { return lock.Close() })
+	}
 	key, err := tokenKey(o.DataDir)
 	if err != nil {
 		return nil, err
@@ -171,6 +180,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	var lobbyDeps lobbyserver.Deps
 	if o.DatabaseURL == "" {
 		path := filepath.Join(o.DataDir, "results.db")
+		if err := privateFiles(path, path+"-wal", path+"-shm"); err != nil {
+			return nil, err
+		}
 		db, err := migrations.OpenSQLite(path)
 		if err != nil {
 			return nil, err

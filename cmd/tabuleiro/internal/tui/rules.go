@@ -80,6 +80,8 @@ func plainRules(md string, w int) []string {
 			if len(out) > 0 && out[len(out)-1] != "" {
 				out = append(out, "")
 			}
+		case strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->"):
+			// A comment line (the web's "not on the web" mark) is no text.
 		case strings.HasPrefix(t, "#"):
 			flush()
 			out = append(out, "# "+plain(strings.TrimLeft(t, "# ")))

@@ -12,16 +12,18 @@ import (
 
 // The rules screen shows the repository's rules documents as text, not
 // Markdown: no emphasis or code marks, no table pipes, list items with a
-// bullet, paragraphs reflowed within the width.
+// bullet, paragraphs reflowed within the width, and a comment line (the
+// web's "not on the web" mark) is no text.
 func TestPlainRules(t *testing.T) {
 	t.Parallel()
-	md := "# Title\n\nA **Decision** with `e2`\nand [a link](https://x).\n\n" +
+	md := "# Title\n\nA **Decision** with `e2`\nand [a link](https://x).\n\n<!-- not on the web -->\nTerminal only.\n\n" +
 		"- one item that is long enough\n  to continue\n- two\n\n" +
 		"| id | pieces | blocking |\n|---|---|---|\n| `classic` | 9 | forbidden |\n"
 	got := plainRules(md, 40)
 	want := []string{
 		"# Title", "",
 		"A Decision with e2 and a link.", "",
+		"Terminal only.", "",
 		"• one item that is long enough to", "  continue",
 		"• two", "",
 		"• classic: pieces 9; blocking forbidden",
@@ -35,7 +37,7 @@ func TestPlainRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, l := range plainRules(doc, 60) {
-			if strings.Contains(l, "**") || strings.Contains(l, "`") || strings.HasPrefix(l, "|") || strings.HasPrefix(l, "- ") || lipgloss.Width(l) > 60 {
+			if strings.Contains(l, "**") || strings.Contains(l, "`") || strings.Contains(l, "<!--") || strings.HasPrefix(l, "|") || strings.HasPrefix(l, "- ") || lipgloss.Width(l) > 60 {
 				t.Errorf("%s: line %q: Markdown left, or wider than 60", game, l)
 			}
 		}

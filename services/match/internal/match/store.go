@@ -131,7 +131,10 @@ type Bot interface {
 
 // BotRequest is what a bot seat is asked: its own view, nothing more.
 type BotRequest struct {
-	MatchID  string
+	MatchID string
+	// PlayerID is whose game asks, for the bot's fair share of its search
+	// slots: the player facing the bot, or the match id where none does.
+	PlayerID string
 	Game     engine.Game
 	Variant  string
 	View     engine.View
