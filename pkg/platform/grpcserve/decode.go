@@ -2,6 +2,7 @@ package grpcserve
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -87,7 +88,33 @@ type decodeCheckedStream struct{ grpc.ServerStream }
 
 func (s decodeCheckedStream) RecvMsg(m any) error {
 	if err := s.ServerStream.RecvMsg(m); err != nil {
-		return err
+		return callersFault(err)
 	}
 	return takeUndecoded(m)
+}
+
+// callersFault turns the INTERNAL statuses that grpc-go's stream RecvMsg
+// gives for a request the client got wrong into INVALID_ARGUMENT with a
+// reason a person can act on, so that the server does not log the caller's
+// mistake as its own error: a server-streaming call whose client closed its
+// side without the one request message, or sent more than one, and a
+// message marked compressed that does not decompress. grpc-go has already
+// sent its INTERNAL status to a native gRPC client by then (RecvMsg writes
+// it); the browser protocols' empty body is answered INVALID_ARGUMENT
+// before it reaches grpc-go (rejectEmptyStreams).
+func callersFault(err error) error {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.Internal {
+		return err
+	}
+	msg := st.Message()
+	switch {
+	case strings.HasPrefix(msg, "cardinality violation: received no request message"):
+		return status.Error(codes.InvalidArgument, "the request is empty: this call takes exactly one request message, and the client ended its side without sending one")
+	case strings.HasPrefix(msg, "cardinality violation: received multiple request messages"):
+		return status.Error(codes.InvalidArgument, "this call takes exactly one request message, and the client sent more")
+	case strings.HasPrefix(msg, "grpc: failed to decompress"):
+		return status.Error(codes.InvalidArgument, "the request message is marked compressed but does not decompress: "+strings.TrimPrefix(msg, "grpc: "))
+	}
+	return err
 }

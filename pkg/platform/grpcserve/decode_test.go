@@ -2,10 +2,13 @@ package grpcserve_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -13,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 )
 
@@ -66,6 +70,86 @@ func TestMalformedRequestsAreInvalidArgument(t *testing.T) {
 	var out []byte
 	if err := conn.Invoke(t.Context(), lobbyv1.LobbyService_SignInGuest_FullMethodName, &good, &out); err != nil {
 		t.Errorf("a good request after bad ones: %v", err)
+	}
+}
+
+// A server-streaming call over native gRPC whose client sends no request
+// message is the caller's mistake, not the server's: no ERROR line in the
+// log. (grpc-go itself has answered INTERNAL "cardinality violation" from
+// RecvMsg by then, where no interceptor can change it.)
+func TestEmptyGRPCStreamIsNotAServerError(t *testing.T) {
+	t.Parallel()
+	f := start(t, 0)
+	conn := f.srv.Dial(t, grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{})))
+	ctx := metadataWith(t.Context(), "Bearer "+f.playerToken(t))
+	s, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, matchv1.MatchService_Watch_FullMethodName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.CloseSend()
+	var out []byte
+	if err := s.RecvMsg(&out); status.Code(err) == codes.OK {
+		t.Fatalf("a stream without its request: %v, want an error", err)
+	}
+	testenvWait(t, func() bool { return strings.Contains(f.logs.String(), "MatchService/Watch") })
+	if logs := f.logs.String(); strings.Contains(logs, `"level":"ERROR"`) || !strings.Contains(logs, `"code":"InvalidArgument"`) {
+		t.Errorf("the caller's mistake was not logged as InvalidArgument at INFO:\n%s", logs)
+	}
+}
+
+func testenvWait(t *testing.T, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("timed out")
+		}
+	}
+}
+
+// Over Connect and gRPC-Web an empty body on a server stream ends it with
+// invalid_argument saying so, and logs no error.
+func TestEmptyConnectStreamBodyIsInvalidArgument(t *testing.T) {
+	t.Parallel()
+	f := startWeb(t, grpcserve.Options{})
+	hc := f.srv.HTTPClient(t)
+	for _, ct := range []string{"application/connect+json", "application/connect+proto", "application/grpc-web+proto"} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://test-server/grpc.health.v1.Health/Watch", bytes.NewReader(nil))
+		req.Header.Set("Content-Type", ct)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.HasPrefix(ct, "application/grpc-web") {
+			st := resp.Header.Get("Grpc-Status") + resp.Trailer.Get("Grpc-Status")
+			msg := resp.Header.Get("Grpc-Message") + resp.Trailer.Get("Grpc-Message")
+			if !bytes.Contains(b, []byte("grpc-status:3")) && st != "3" || !strings.Contains(msg+string(b), "the request is empty") {
+				t.Errorf("%s: HTTP %d %v %q, want grpc-status 3 saying the request is empty", ct, resp.StatusCode, resp.Header, b)
+			}
+			continue
+		}
+		if !bytes.Contains(b, []byte(`"code":"invalid_argument"`)) || !bytes.Contains(b, []byte("the request is empty")) {
+			t.Errorf("%s: HTTP %d %q, want invalid_argument saying the request is empty", ct, resp.StatusCode, b)
+		}
+	}
+	// A request with its message still works.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://test-server/grpc.health.v1.Health/Watch", bytes.NewReader([]byte{0, 0, 0, 0, 2, '{', '}'}))
+	req.Header.Set("Content-Type", "application/connect+json")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	resp, err := hc.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, 5)
+	if _, err := io.ReadFull(resp.Body, first); err != nil || first[0] != 0 {
+		t.Errorf("a Watch with its request: first frame %v, %v; want a message", first, err)
+	}
+	cancel()
+	resp.Body.Close()
+	if logs := f.logs.String(); strings.Contains(logs, `"level":"ERROR"`) {
+		t.Errorf("the caller's mistake was logged as a server error:\n%s", logs)
 	}
 }
 

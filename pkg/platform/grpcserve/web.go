@@ -1,10 +1,15 @@
 package grpcserve
 
 import (
+	"bufio"
 	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +19,10 @@ import (
 	"connectrpc.com/vanguard/vanguardgrpc"
 	"github.com/rs/cors"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // MaxWebMessageBytes bounds one message that the browser protocols' transcoder
@@ -49,7 +57,67 @@ func WebHandler(srv *grpc.Server, extra http.Handler, origins []string) (http.Ha
 	if err != nil {
 		return nil, fmt.Errorf("browser protocols: %w", err)
 	}
-	return WithCORS(t, origins), nil
+	return WithCORS(rejectEmptyStreams(t), origins), nil
+}
+
+// emptyStreamMessage is the refusal of a server-streaming call without its
+// request message.
+const emptyStreamMessage = "the request is empty: this call takes exactly one request message, and the client ended its side without sending one"
+
+// rejectEmptyStreams answers INVALID_ARGUMENT to a Connect or gRPC-Web
+// server-streaming call whose body is empty (no request message at all):
+// passed on, grpc-go would answer INTERNAL "cardinality violation" and the
+// server log it as its own error.
+func rejectEmptyStreams(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ct := r.Header.Get("Content-Type")
+		connectStream := strings.HasPrefix(ct, "application/connect+")
+		grpcWeb := strings.HasPrefix(ct, "application/grpc-web")
+		if r.Method != http.MethodPost || !connectStream && !grpcWeb || !serverStreamOnly(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		br := bufio.NewReader(r.Body)
+		if _, err := br.Peek(1); !errors.Is(err, io.EOF) {
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{br, r.Body}
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", ct)
+		if grpcWeb {
+			// A trailers-only response: the status in the headers.
+			w.Header().Set("Grpc-Status", strconv.Itoa(int(codes.InvalidArgument)))
+			w.Header().Set("Grpc-Message", emptyStreamMessage)
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		// Connect: the end-of-stream message (flag 2), JSON whatever the
+		// codec.
+		end, _ := json.Marshal(map[string]any{"error": map[string]string{"code": "invalid_argument", "message": emptyStreamMessage}})
+		frame := make([]byte, 5, 5+len(end))
+		frame[0] = 2
+		binary.BigEndian.PutUint32(frame[1:], uint32(len(end)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(append(frame, end...))
+	})
+}
+
+// serverStreamOnly reports whether path (/package.Service/Method) names a
+// registered server-streaming method that takes one request message.
+func serverStreamOnly(path string) bool {
+	svc, method, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if !ok {
+		return false
+	}
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc + "." + method))
+	if err != nil {
+		return false
+	}
+	md, ok := d.(protoreflect.MethodDescriptor)
+	return ok && md.IsStreamingServer() && !md.IsStreamingClient()
 }
 
 // limitedGzip is the browser protocols' gzip decompressor: a message

@@ -38,7 +38,11 @@ type Config struct {
 	// at once, and so the memory their tables take (8 MiB each at most);
 	// MaxQueue (BOT_MAX_QUEUE, default 64) the requests that wait for a
 	// slot. A request waits while its deadline still leaves its budget, and
-	// is refused with RESOURCE_EXHAUSTED otherwise.
+	// is refused with RESOURCE_EXHAUSTED otherwise. The slots are shared
+	// fairly by player (SelectPlyRequest.player_id): one runs at most three
+	// quarters of them, a freed slot goes to the waiting player with the
+	// fewest running (round robin), and a full queue refuses the newest
+	// request of the player with the most waiting.
 	MaxSearches, MaxQueue int
 	// CORSOrigins (BOT_CORS_ORIGINS): comma-separated origins whose pages may
 	// call the API cross-origin over gRPC-Web or Connect

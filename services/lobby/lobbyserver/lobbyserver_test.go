@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -315,6 +316,27 @@ func TestLobbyOverGRPC(t *testing.T) {
 // WatchRoom sends the room at once, then reacts to the room's change
 // events: with the fallback re-read an hour away, the host still sees the
 // guest join and the match id within seconds.
+// ListVariants refuses a game that does not exist, as every other RPC
+// does, rather than answer an empty list; unspecified lists every game.
+func TestListVariantsGames(t *testing.T) {
+	t.Parallel()
+	key, _ := auth.GenerateKey()
+	iss, _ := auth.NewIssuer(key)
+	ver, _ := auth.NewVerifier(key)
+	c, _ := runRoomsLobby(t, iss, ver, &testenv.Matches{})
+	if _, err := c.ListVariants(t.Context(), &lobbyv1.ListVariantsRequest{Game: 42}); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "game") {
+		t.Errorf("game 42: %v, want InvalidArgument naming the game", err)
+	}
+	all, err := c.ListVariants(t.Context(), &lobbyv1.ListVariantsRequest{})
+	if err != nil || len(all.GetVariants()) < 3 {
+		t.Fatalf("every game: %v, %v", all, err)
+	}
+	banqi, err := c.ListVariants(t.Context(), &lobbyv1.ListVariantsRequest{Game: gamev1.Game_GAME_BANQI})
+	if err != nil || len(banqi.GetVariants()) == 0 || len(banqi.GetVariants()) >= len(all.GetVariants()) {
+		t.Fatalf("Banqi: %v, %v", banqi, err)
+	}
+}
+
 func TestWatchRoomReactsToEvents(t *testing.T) {
 	t.Parallel()
 	key, _ := auth.GenerateKey()
@@ -395,15 +417,17 @@ func TestRematchOverGRPC(t *testing.T) {
 		t.Fatalf("offer during the match: %v, want FailedPrecondition", err)
 	}
 	fake.end(first)
-	if _, err := c.OfferRematch(cy, &lobbyv1.OfferRematchRequest{MatchId: first}); status.Code(err) != codes.PermissionDenied {
-		t.Fatalf("offer by a stranger: %v, want PermissionDenied", err)
+	// A private room's match is NOT_FOUND to anyone else, like one that
+	// does not exist.
+	if _, err := c.OfferRematch(cy, &lobbyv1.OfferRematchRequest{MatchId: first}); status.Code(err) != codes.NotFound {
+		t.Fatalf("offer by a stranger: %v, want NotFound", err)
 	}
 	sw, err := c.WatchRematch(cy, &lobbyv1.WatchRematchRequest{MatchId: first})
 	if err == nil {
 		_, err = sw.Recv() // a server stream's error arrives with the first Recv
 	}
-	if status.Code(err) != codes.PermissionDenied {
-		t.Fatalf("watch by a stranger: %v, want PermissionDenied", err)
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("watch by a stranger: %v, want NotFound", err)
 	}
 	if _, err := c.DeclineRematch(ana, &lobbyv1.DeclineRematchRequest{MatchId: "m-nope"}); status.Code(err) != codes.NotFound {
 		t.Fatalf("decline of an unknown match: %v, want NotFound", err)

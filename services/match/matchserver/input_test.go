@@ -81,6 +81,38 @@ func TestPlayClosedBeforeJoin(t *testing.T) {
 	}
 }
 
+// TestPlayRequestAfterJoin: a PlayRequest with no action after the join is
+// refused as empty, and a second join as a join; each says which.
+func TestPlayRequestAfterJoin(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 1, match.Config{}, nil)
+	id := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_QUORIDOR})
+	for _, tt := range []struct {
+		name string
+		req  *matchv1.PlayRequest
+		want string
+	}{
+		{"empty", &matchv1.PlayRequest{}, "the request is empty"},
+		{"second join", &matchv1.PlayRequest{Action: &matchv1.PlayRequest_Join{Join: &matchv1.JoinMatch{MatchId: id}}}, "a join may only be the first message"},
+	} {
+		alice := c.play(0, "alice", id, 0)
+		alice.until("the snapshot", func(m any) bool { return snapshot(m) != nil })
+		if err := alice.send(tt.req); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		select {
+		case err = <-alice.done:
+		case <-time.After(time.Until(ptestenv.Deadline(t))):
+			t.Fatalf("%s: the stream did not end", tt.name)
+		}
+		if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), tt.want) {
+			t.Errorf("%s: %v, want InvalidArgument saying %q", tt.name, err, tt.want)
+		}
+		alice.cancel()
+	}
+}
+
 // TestLongInputIsNotEchoed: a huge notation or match id is refused at the
 // edge (INVALID_ARGUMENT) and never repeated in full: the refusal stays
 // small whatever the client sent.

@@ -461,11 +461,12 @@ func (h *harness) verify(ctx context.Context, c *client.Client, p client.Player,
 			h.report(round, "ply %d is %q on the server, %q was acknowledged", i+1, have[i], want)
 		}
 	}
-	// Every event after base, replayed by a spectator stream with the
-	// same seq and content. A match's stream keeps its last 1,000 events
-	// (a client further behind gets a snapshot): a long game's earlier
-	// events are checked through its plies above.
-	from := max(g.base, g.maxSeq-500)
+	// The events the store keeps after base, replayed by a spectator
+	// stream with the same seq and content. A match keeps its last
+	// eventsKept events (counted from the server's last seq, which may be
+	// past the client's: a game's end); a client further behind gets a
+	// snapshot, and the earlier events are checked through the plies above.
+	from := max(g.base, m.GetLastSeq()-eventsKept)
 	if g.maxSeq > from && m.GetLastSeq() >= g.maxSeq {
 		wctx, cancel := context.WithCancel(ctx)
 		ws, err := c.Match.Watch(p.Context(wctx), &matchv1.WatchRequest{MatchId: g.id, LastSeq: from})
@@ -506,6 +507,11 @@ func (h *harness) verify(ctx context.Context, c *client.Client, p client.Player,
 	g.view, g.seat = m.GetView(), m.GetYourSeat()
 	return lost
 }
+
+// eventsKept is how many of a match's latest events the match store keeps
+// for catching up (redisstore.Options.StreamMaxLen's default, which serve
+// uses).
+const eventsKept = 16
 
 func (h *harness) report(round int, format string, args ...any) {
 	msg := fmt.Sprintf("round %d: "+format, append([]any{round}, args...)...)

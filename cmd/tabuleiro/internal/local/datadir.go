@@ -54,3 +54,30 @@ func tokenKey(dir string) ([]byte, error) {
 	}
 	return key, nil
 }
+
+// privateFiles makes the results database private to the user, as
+// token.key is: it creates paths[0] 0600 when missing (SQLite gives its
+// -wal and -shm files the database's mode) and takes the group's and
+// others' bits off any of paths that an older version left readable.
+func privateFiles(paths ...string) error {
+	f, err := os.OpenFile(paths[0], os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("results database: %w", err)
+	}
+	_ = f.Close()
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("results database: %w", err)
+		}
+		if m := info.Mode().Perm(); m&0o077 != 0 {
+			if err := os.Chmod(p, m&^0o077); err != nil {
+				return fmt.Errorf("results database: %w", err)
+			}
+		}
+	}
+	return nil
+}

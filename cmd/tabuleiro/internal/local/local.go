@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -121,6 +122,15 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			s.close(context.WithoutCancel(ctx))
 		}
 	}()
+	// One command at a time on the directory, whatever stores it uses:
+	// taken first, let go last.
+	lock, err := lockDataDir(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if lock != nil {
+		s.closers = append(s.closers, func(context.Context) error { return lock.Close() })
+	}
 	key, err := tokenKey(o.DataDir)
 	if err != nil {
 		return nil, err
@@ -171,6 +181,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	var lobbyDeps lobbyserver.Deps
 	if o.DatabaseURL == "" {
 		path := filepath.Join(o.DataDir, "results.db")
+		if err := privateFiles(path, path+"-wal", path+"-shm"); err != nil {
+			return nil, err
+		}
 		db, err := migrations.OpenSQLite(path)
 		if err != nil {
 			return nil, err
@@ -200,6 +213,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}
 
 	l, err := net.Listen("tcp", o.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("listen: %w; another server is running there: reach it with --server %s, or use --addr HOST:PORT (port 0 picks a free one)", err, o.Addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}

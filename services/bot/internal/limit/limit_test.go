@@ -29,7 +29,7 @@ func TestSlotsBoundConcurrency(t *testing.T) {
 	hold := make(chan struct{})
 	for range 40 {
 		wg.Go(func() {
-			release, err := l.Acquire(context.Background(), time.Second)
+			release, err := l.Acquire(context.Background(), "p", time.Second)
 			if err != nil {
 				t.Error(err)
 				return
@@ -48,7 +48,7 @@ func TestSlotsBoundConcurrency(t *testing.T) {
 
 func TestFullQueueIsBusy(t *testing.T) {
 	l := New(1, 2)
-	release, err := l.Acquire(context.Background(), 0)
+	release, err := l.Acquire(context.Background(), "p", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +56,10 @@ func TestFullQueueIsBusy(t *testing.T) {
 	defer cancel()
 	var wg sync.WaitGroup
 	for range 2 {
-		wg.Go(func() { _, _ = l.Acquire(ctx, 0) })
+		wg.Go(func() { _, _ = l.Acquire(ctx, "p", 0) })
 	}
 	waitFor(t, "2 waiting", func() bool { return l.Stats().Waiting == 2 })
-	_, err = l.Acquire(context.Background(), 0)
+	_, err = l.Acquire(context.Background(), "p", 0)
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("third waiter: %v, want ErrBusy", err)
 	}
@@ -76,38 +76,38 @@ func TestFullQueueIsBusy(t *testing.T) {
 // deadline closer than the budget it is refused at once, not after it.
 func TestDeadlineLeavesNoBudget(t *testing.T) {
 	l := New(1, 10)
-	release, err := l.Acquire(context.Background(), 0)
+	release, err := l.Acquire(context.Background(), "p", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = l.Acquire(ctx, 2*time.Minute)
+	_, err = l.Acquire(ctx, "p", 2*time.Minute)
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("got %v, want ErrBusy", err)
 	}
 	// A caller that gives up gets its own error, not ErrBusy.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	if _, err := l.Acquire(ctx2, 0); !errors.Is(err, context.Canceled) {
+	if _, err := l.Acquire(ctx2, "p", 0); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled caller: %v", err)
 	}
 }
 
 func TestReleaseTwiceFreesOnce(t *testing.T) {
 	l := New(1, 0)
-	release, err := l.Acquire(context.Background(), 0)
+	release, err := l.Acquire(context.Background(), "p", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	release()
 	release()
-	r2, err := l.Acquire(context.Background(), 0)
+	r2, err := l.Acquire(context.Background(), "p", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Acquire(context.Background(), 0); !errors.Is(err, ErrBusy) {
+	if _, err := l.Acquire(context.Background(), "p", 0); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a second release freed a second slot: %v", err)
 	}
 	r2()

@@ -113,6 +113,50 @@ func TestBusyIsResourceExhausted(t *testing.T) {
 	}
 }
 
+// The slots are shared by player_id: a second player's request is served
+// before the first player's older ones when a slot frees, so that one
+// player's many games cannot starve another's.
+func TestSlotsAreSharedByPlayer(t *testing.T) {
+	lim := limit.New(1, 16)
+	svc := startLimited(t, lim)
+	p := position(t, engine.Quoridor, "", "")
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	// Each request searches until the test ends: which one holds the slot
+	// is read from the limiter.
+	ask := func(ctx context.Context, player string) {
+		wg.Go(func() {
+			_, _ = svc.SelectPly(ctx, &botv1.SelectPlyRequest{View: viewOf(p), Level: gamev1.BotLevel_BOT_LEVEL_EXPERT, BudgetMs: 60_000, PlayerId: player})
+		})
+	}
+	holdCtx, cancelHold := context.WithCancel(ctx)
+	ask(holdCtx, "p_a")
+	waitUntil(t, "a's search running", func() bool { return lim.Stats().Running == 1 })
+	for i := range 4 {
+		ask(ctx, "p_a")
+		waitUntil(t, "a's requests waiting", func() bool { return lim.Stats().Waiting == i+1 })
+	}
+	ask(ctx, "p_b")
+	waitUntil(t, "b's request waiting", func() bool { return lim.Stats().Waiting == 5 })
+	cancelHold()
+	waitUntil(t, "the freed slot taken", func() bool { s := lim.Stats(); return s.Running == 1 && s.Waiting == 4 })
+	if a, b := lim.RunningOf("p_a"), lim.RunningOf("p_b"); b != 1 {
+		t.Fatalf("after the slot freed p_a runs %d and p_b %d: want p_b's request served before p_a's 4 older ones (p_a just had the slot)", a, b)
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := testenv.Deadline(t)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // BenchmarkFourTimesLoadRSS sends 4× a replica's expected load of expert
 // searches (32 at once, the match service's 500 ms budget) at one server
 // and reports the process's peak resident memory (VmHWM, the whole test

@@ -106,7 +106,7 @@ func (s *Server) selectPly(ctx context.Context, req *botv1.SelectPlyRequest) (*b
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	release, err := s.lim.Acquire(ctx, budget)
+	release, err := s.lim.Acquire(ctx, req.GetPlayerId(), budget)
 	if err != nil {
 		if errors.Is(err, limit.ErrBusy) {
 			busy.Add(ctx, 1)

@@ -101,7 +101,8 @@ func decodeRematch(matchID string, m map[string]string) Rematch {
 
 // GetRematch returns the rematch record of a room match, for one of its
 // players: ErrNotFound for a match no room started (or whose record
-// expired), ErrForbidden for anyone else.
+// expired), ErrForbidden for anyone else (ErrNotFound for a private room's
+// match: to anyone else it is like a match that does not exist).
 func (s *Store) GetRematch(ctx context.Context, playerID, matchID string) (Rematch, error) {
 	if matchID == "" {
 		return Rematch{}, lobby.Invalid("match_id", "required")
@@ -116,9 +117,31 @@ func (s *Store) GetRematch(ctx context.Context, playerID, matchID string) (Remat
 	}
 	r := decodeRematch(matchID, m)
 	if !r.Member(playerID) {
-		return Rematch{}, fmt.Errorf("you did not play match %s: %w", lobby.Clip(matchID), lobby.ErrForbidden)
+		return Rematch{}, strangerError(matchID, r.Private)
 	}
 	return r, nil
+}
+
+// strangerError is what a caller who did not play matchID is told: that
+// they did not (ErrForbidden), or for a private room's match the same as
+// for a match the lobby does not know (ErrNotFound), so that a private
+// match's existence is not told to anyone else.
+func strangerError(matchID string, private bool) error {
+	if private {
+		return fmt.Errorf("match %s is not a room match the lobby knows (only room games have rematches): %w",
+			lobby.Clip(matchID), lobby.ErrNotFound)
+	}
+	return fmt.Errorf("you did not play match %s: %w", lobby.Clip(matchID), lobby.ErrForbidden)
+}
+
+// strangerErrorOf is strangerError for a match whose record says whether
+// it is private.
+func (s *Store) strangerErrorOf(ctx context.Context, matchID string) error {
+	private, err := s.rdb.HGet(ctx, s.rematchKey(matchID), "private").Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("get rematch of %s: %w", lobby.Clip(matchID), err)
+	}
+	return strangerError(matchID, private == "1")
 }
 
 // offerRematch records a player's offer. KEYS: the rematch record. ARGV:
@@ -219,7 +242,7 @@ func (s *Store) OfferRematch(ctx context.Context, playerID, matchID string) (Rem
 	case "missing":
 		return Rematch{}, fmt.Errorf("match %s: %w", matchID, lobby.ErrNotFound)
 	case "stranger":
-		return Rematch{}, fmt.Errorf("you did not play match %s: %w", matchID, lobby.ErrForbidden)
+		return Rematch{}, s.strangerErrorOf(ctx, matchID)
 	case string(RematchDeclined):
 		return Rematch{}, lobby.Precondition("the rematch of match %s was declined", matchID)
 	case string(RematchStarted), string(RematchStarting):
@@ -289,7 +312,7 @@ func (s *Store) DeclineRematch(ctx context.Context, playerID, matchID string) (R
 	case "missing":
 		return Rematch{}, fmt.Errorf("match %s is not a room match the lobby knows: %w", lobby.Clip(matchID), lobby.ErrNotFound)
 	case "stranger":
-		return Rematch{}, fmt.Errorf("you did not play match %s: %w", lobby.Clip(matchID), lobby.ErrForbidden)
+		return Rematch{}, s.strangerErrorOf(ctx, matchID)
 	default:
 		return Rematch{}, lobby.Precondition("the rematch of match %s has already started", matchID)
 	}

@@ -3,6 +3,7 @@ package rooms
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -99,6 +100,36 @@ func TestRematchBothAcceptSeatsSwap(t *testing.T) {
 	}
 	if f := m.Specs()[third.NewMatchID].First.PlayerID; f == wantFirst {
 		t.Fatalf("third match first seat %s: seats did not swap back", f)
+	}
+}
+
+// A private room's match is, to anyone who did not play it, like a match
+// that does not exist: NOT_FOUND with the same words, not "you did not
+// play it" (README, Fair play: private rooms).
+func TestPrivateRematchIsNotFoundToStrangers(t *testing.T) {
+	t.Parallel()
+	s, m, _ := rematchStore(t)
+	ctx := t.Context()
+	r := playedRoom(t, s, Spec{Game: engine.Quoridor, Variant: "standard", Private: true, Password: "hunter22"})
+	m.End(r.MatchID)
+	_, unknown := s.GetRematch(ctx, cy.ID, "m-unknown")
+	for name, call := range map[string]func() error{
+		"get":     func() error { _, err := s.GetRematch(ctx, cy.ID, r.MatchID); return err },
+		"offer":   func() error { _, err := s.OfferRematch(ctx, cy.ID, r.MatchID); return err },
+		"decline": func() error { _, err := s.DeclineRematch(ctx, cy.ID, r.MatchID); return err },
+	} {
+		err := call()
+		if !errors.Is(err, lobby.ErrNotFound) {
+			t.Errorf("%s by a stranger: %v, want ErrNotFound", name, err)
+			continue
+		}
+		if want := strings.ReplaceAll(unknown.Error(), "m-unknown", r.MatchID); err.Error() != want {
+			t.Errorf("%s by a stranger says %q, want what an unknown match says: %q", name, err, want)
+		}
+	}
+	// The players still can.
+	if got, err := s.DeclineRematch(ctx, bo.ID, r.MatchID); err != nil || got.Status != RematchDeclined {
+		t.Fatalf("decline by a player: %+v, %v", got, err)
 	}
 }
 

@@ -290,6 +290,9 @@ func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequ
 
 // ListVariants lists the variants of the games registry.
 func (s *Server) ListVariants(_ context.Context, req *lobbyv1.ListVariantsRequest) (*lobbyv1.ListVariantsResponse, error) {
+	if _, err := gameFromProto(req.GetGame(), false); err != nil {
+		return nil, toStatus(err)
+	}
 	res := &lobbyv1.ListVariantsResponse{}
 	for _, g := range games.List() {
 		if req.GetGame() != gamev1.Game_GAME_UNSPECIFIED && matchclient.GameToProto(string(g)) != req.GetGame() {

@@ -25,7 +25,7 @@ func (c Client) SelectPly(ctx context.Context, req match.BotRequest) (match.BotA
 	st := &match.State{ID: req.MatchID, Game: req.Game, Variant: req.Variant}
 	resp, err := c.c.SelectPly(ctx, &botv1.SelectPlyRequest{
 		View: view.GameViewOf(st, req.View, req.Seat), Level: gamev1.BotLevel(req.Level),
-		BudgetMs: req.BudgetMS, Seed: req.Seed,
+		BudgetMs: req.BudgetMS, Seed: req.Seed, PlayerId: req.PlayerID,
 	})
 	if err != nil {
 		return match.BotAnswer{}, fmt.Errorf("select ply: %w", err)

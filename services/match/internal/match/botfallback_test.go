@@ -17,10 +17,14 @@ import (
 
 // refusingBot fails every request, as a bot service that is down
 // everywhere or refuses the view.
-type refusingBot struct{ calls atomic.Int64 }
+type refusingBot struct {
+	calls  atomic.Int64
+	player atomic.Value // the PlayerID of the last request
+}
 
-func (b *refusingBot) SelectPly(context.Context, match.BotRequest) (match.BotAnswer, error) {
+func (b *refusingBot) SelectPly(_ context.Context, req match.BotRequest) (match.BotAnswer, error) {
 	b.calls.Add(1)
+	b.player.Store(req.PlayerID)
 	return match.BotAnswer{}, errors.New("rpc error: code = InvalidArgument desc = view refused")
 }
 
@@ -61,5 +65,9 @@ func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
 	}
 	if n := bot.calls.Load(); n < 2 {
 		t.Errorf("the bot was asked %d times before the fallback, want at least 2", n)
+	}
+	// The bot shares its search slots by player: it is told whose game asks.
+	if p := bot.player.Load(); p != "alice" {
+		t.Errorf("the bot was asked for player %q, want alice, who faces it", p)
 	}
 }

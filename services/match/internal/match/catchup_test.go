@@ -84,7 +84,7 @@ func TestInstancesCatchUpOnEachOthersPlies(t *testing.T) {
 	// 2. Both instances follow the match, as when their players' streams
 	// are open: each sees the other's ply published with its commit before
 	// it plays, so it plays on its cache and reads nothing.
-	var feeds [2]<-chan match.Event
+	var feeds [2]<-chan *match.Event
 	var cancels [2]func()
 	for i, hub := range hubs {
 		ch, cancel, err := hub.Subscribe(t.Context(), st.ID)

@@ -11,7 +11,7 @@ import (
 type Feed struct {
 	s       *Service
 	id      string
-	ch      <-chan Event
+	ch      <-chan *Event
 	cancel  func()
 	last    int64
 	backlog []Event
@@ -90,7 +90,7 @@ func (f *Feed) Next(ctx context.Context) (Event, error) {
 		select {
 		case <-ctx.Done():
 			return Event{}, ctx.Err()
-		case e, ok := <-f.ch:
+		case ep, ok := <-f.ch:
 			if !ok {
 				// Fell behind (or the hub reconnected): subscribe again,
 				// then fill the hole from the stream.
@@ -104,6 +104,7 @@ func (f *Feed) Next(ctx context.Context) (Event, error) {
 				}
 				continue
 			}
+			e := *ep
 			switch {
 			case e.Seq == 0: // a notice (EventSuperseded): not in the sequence
 				return e, nil

@@ -922,13 +922,19 @@ func (s *Service) maybeStartBot(ctx context.Context, st *State, pos engine.Posit
 	seat, number, level := st.ToMove, st.NextPly(), st.Seat(st.ToMove).BotLevel
 	view := pos.View(seat)
 	id, game, variant := st.ID, st.Game, st.Variant
+	player := id
+	for _, o := range st.Seats {
+		if !o.IsBot() && o.PlayerID != "" {
+			player = o.PlayerID
+		}
+	}
 	s.running.Go(func() {
 		defer func() {
 			s.mu.Lock()
 			delete(s.bots, key)
 			s.mu.Unlock()
 		}()
-		s.askBot(ctx, BotRequest{MatchID: id, Game: game, Variant: variant, View: view, Seat: seat, Level: level}, number)
+		s.askBot(ctx, BotRequest{MatchID: id, PlayerID: player, Game: game, Variant: variant, View: view, Seat: seat, Level: level}, number)
 	})
 }
 

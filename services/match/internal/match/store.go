@@ -113,8 +113,9 @@ type Published struct {
 type Hub interface {
 	// Subscribe returns a channel of match id's events published after it
 	// returns. The channel is closed when the subscriber falls behind
-	// (then it catches up from the Store) or when cancel is called.
-	Subscribe(ctx context.Context, id string) (events <-chan Event, cancel func(), err error)
+	// (then it catches up from the Store) or when cancel is called. An
+	// event is shared by the match's subscribers: read only.
+	Subscribe(ctx context.Context, id string) (events <-chan *Event, cancel func(), err error)
 }
 
 // Rules builds positions: games.Lookup and games.New.
@@ -130,7 +131,10 @@ type Bot interface {
 
 // BotRequest is what a bot seat is asked: its own view, nothing more.
 type BotRequest struct {
-	MatchID  string
+	MatchID string
+	// PlayerID is whose game asks, for the bot's fair share of its search
+	// slots: the player facing the bot, or the match id where none does.
+	PlayerID string
 	Game     engine.Game
 	Variant  string
 	View     engine.View

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -59,6 +60,8 @@ type Server struct {
 	// drain is closed when the instance shuts down: streams send a drain
 	// notice and end with Unavailable.
 	drain <-chan struct{}
+	// drainCtx is done once drain is closed (nil without drain).
+	drainCtx context.Context
 	// Heartbeat is how long a Follow stream stays silent before a
 	// heartbeat; 0 means DefaultHeartbeat. Set before serving.
 	Heartbeat time.Duration
@@ -141,7 +144,13 @@ func NewServer(svc *match.Service, now func() time.Time, drain <-chan struct{}) 
 	if now == nil {
 		now = time.Now
 	}
-	return &Server{svc: svc, now: now, drain: drain}
+	s := &Server{svc: svc, now: now, drain: drain}
+	if drain != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-drain; cancel() }()
+		s.drainCtx = ctx
+	}
+	return s
 }
 
 // ServiceOnly lists the RPCs that only a service credential may call.
@@ -403,7 +412,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	probes := &localProbe{}
 	startProbes := func() {
 		probing.Do(func() {
-			go s.probe(ctx, id, seat, probes, func(p *matchv1.Probe) error {
+			s.probe(ctx, id, seat, probes, func(p *matchv1.Probe) error {
 				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Probe{Probe: p}})
 			})
 		})
@@ -428,44 +437,66 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		}
 		return send(r)
 	}
-	// The receiver ends with the stream: when this handler returns, Recv
-	// fails and the goroutine exits.
+	// The handler follows the match itself; the receiver runs beside it.
+	// Whichever of the receiver's end and the instance's drain comes first
+	// (ended) cancels ctx, which ends the feed. The receiver ends with the
+	// stream: when this handler returns, Recv fails and the goroutine
+	// exits. (Two goroutines a stream, not four: the feed's and the
+	// probes' were a third of a connected player's memory, in stacks.)
+	const (
+		recvEnded = 1
+		drainSeen = 2
+	)
+	var ended atomic.Int32
 	recvErr := make(chan error, 1)
-	go func() { recvErr <- s.actions(ctx, stream, id, seat, probes, reply) }()
-	followErr := make(chan error, 1)
 	go func() {
-		followErr <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
-			defer startProbes()
-			if m != nil {
-				defer showOnce.Do(func() { close(shown) })
-				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
-			}
-			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
-		})
+		recvErr <- s.actions(ctx, stream, id, seat, probes, reply)
+		if ended.CompareAndSwap(0, recvEnded) {
+			cancel()
+		}
 	}()
+	stopDrain := s.onDrain(func() {
+		if ended.CompareAndSwap(0, drainSeen) {
+			cancel()
+		}
+	})
+	defer stopDrain()
+	err = c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+		defer startProbes()
+		if m != nil {
+			defer showOnce.Do(func() { close(shown) })
+			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
+		}
+		return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
+	})
 	notify := func(d *matchv1.Drain) error {
 		return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Drain{Drain: d}})
 	}
 	const again = "rejoin with the last seq seen"
-	select {
-	case err := <-followErr:
-		if err != nil && ctx.Err() == nil && s.draining() { // the feed ended from the shutdown a moment before
-			return drained(notify, again)
+	switch ended.Load() {
+	case recvEnded:
+		if err := <-recvErr; !errors.Is(err, io.EOF) {
+			return err
 		}
-		return err
-	case err := <-recvErr:
-		cancel()
-		<-followErr
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		return err
-	case <-s.drain:
-		err := drained(notify, again)
-		cancel()
-		<-followErr
-		return err
+		return nil
+	case drainSeen:
+		return drained(notify, again)
 	}
+	if err != nil && ctx.Err() == nil && s.draining() { // the feed ended from the shutdown a moment before
+		return drained(notify, again)
+	}
+	return err
+}
+
+// onDrain calls f (in a goroutine of its own) when the instance starts
+// shutting down, unless stop is called first. Without a drain channel it
+// never calls f.
+func (s *Server) onDrain(f func()) (stop func()) {
+	if s.drainCtx == nil {
+		return func() {}
+	}
+	stopped := context.AfterFunc(s.drainCtx, f)
+	return func() { stopped() }
 }
 
 // draining reports whether the instance is shutting down.
@@ -543,8 +574,10 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 				return err
 			}
 			continue
-		default:
+		case *matchv1.PlayRequest_Join:
 			return status.Error(codes.InvalidArgument, "a join may only be the first message")
+		default:
+			return status.Error(codes.InvalidArgument, "the request is empty: a PlayRequest after the join sets one action (submit_ply, resign, offer_draw, accept_draw, decline_draw, ping or probe_answer)")
 		}
 		if aerr != nil {
 			if ctx.Err() != nil {

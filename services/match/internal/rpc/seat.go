@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -35,7 +36,9 @@ const DefaultProbeEvery = 2 * time.Second
 // (none when it is negative) until ctx ends or a send fails; the answers
 // measure the seat's round trip. A Play stream's probes are kept by the
 // stream (local, answered on it); a Follow stream's in the store, as
-// AnswerProbe may reach any instance.
+// AnswerProbe may reach any instance. It returns at once: each probe is
+// sent by a timer's function, so a stream holds no goroutine (and its
+// stack) between probes.
 func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, local *localProbe, send func(*matchv1.Probe) error) {
 	every := s.ProbeEvery
 	if every < 0 {
@@ -44,9 +47,11 @@ func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, local *
 	if every == 0 {
 		every = DefaultProbeEvery
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	var t *time.Timer
+	fire := func() {
+		if ctx.Err() != nil {
+			return
+		}
 		// A probe the store could not record is skipped: the seat keeps
 		// its estimate until the next one.
 		var p uint64
@@ -61,12 +66,11 @@ func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, local *
 				return
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+		t.Reset(every) // a fire after ctx ended returns above
 	}
+	t = time.AfterFunc(time.Duration(math.MaxInt64), fire)
+	context.AfterFunc(ctx, func() { t.Stop() })
+	t.Reset(0)
 }
 
 // localProbe is a Play stream's pending probe: only its latest counts.
@@ -239,7 +243,7 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 		var probing sync.Once // probes start once the snapshot (or the first event) is out
 		done <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
 			defer probing.Do(func() {
-				go s.probe(ctx, id, c.seat, nil, func(p *matchv1.Probe) error {
+				s.probe(ctx, id, c.seat, nil, func(p *matchv1.Probe) error {
 					return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Probe{Probe: p}})
 				})
 			})

@@ -35,7 +35,15 @@ type SelectPlyRequest struct {
 	BudgetMs int64 `protobuf:"varint,3,opt,name=budget_ms,json=budgetMs,proto3" json:"budget_ms,omitempty"`
 	// seed seeds the bot's random choices (easy's pick, tie breaks) for
 	// reproducible games; 0 draws one.
-	Seed          uint64 `protobuf:"varint,4,opt,name=seed,proto3" json:"seed,omitempty"`
+	Seed uint64 `protobuf:"varint,4,opt,name=seed,proto3" json:"seed,omitempty"`
+	// player_id is whose game asks: the match service sets the player facing
+	// the bot (or the match id where no player sits). A replica shares its
+	// search slots fairly between these: one runs at most three quarters of
+	// them at once, a freed slot goes to the waiting one with the fewest
+	// running (round robin among equals), and a full queue refuses the
+	// newest request of the one with the most waiting. Requests without it
+	// share as one.
+	PlayerId      string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -96,6 +104,13 @@ func (x *SelectPlyRequest) GetSeed() uint64 {
 		return x.Seed
 	}
 	return 0
+}
+
+func (x *SelectPlyRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
 }
 
 // SelectPlyResponse is the bot's choice.
@@ -199,12 +214,13 @@ var File_tabuleiro_bot_v1_bot_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_bot_v1_bot_service_proto_rawDesc = "" +
 	"\n" +
-	"\"tabuleiro/bot/v1/bot_service.proto\x12\x10tabuleiro.bot.v1\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1ctabuleiro/game/v1/view.proto\"\xa7\x01\n" +
+	"\"tabuleiro/bot/v1/bot_service.proto\x12\x10tabuleiro.bot.v1\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1ctabuleiro/game/v1/view.proto\"\xc4\x01\n" +
 	"\x10SelectPlyRequest\x12/\n" +
 	"\x04view\x18\x01 \x01(\v2\x1b.tabuleiro.game.v1.GameViewR\x04view\x121\n" +
 	"\x05level\x18\x02 \x01(\x0e2\x1b.tabuleiro.game.v1.BotLevelR\x05level\x12\x1b\n" +
 	"\tbudget_ms\x18\x03 \x01(\x03R\bbudgetMs\x12\x12\n" +
-	"\x04seed\x18\x04 \x01(\x04R\x04seed\"\xb9\x01\n" +
+	"\x04seed\x18\x04 \x01(\x04R\x04seed\x12\x1b\n" +
+	"\tplayer_id\x18\x05 \x01(\tR\bplayerId\"\xb9\x01\n" +
 	"\x11SelectPlyResponse\x12\x1a\n" +
 	"\bnotation\x18\x01 \x01(\tR\bnotation\x12\x1d\n" +
 	"\n" +

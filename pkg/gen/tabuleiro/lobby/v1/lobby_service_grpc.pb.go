@@ -85,7 +85,8 @@ type LobbyServiceClient interface {
 	// revoked family, or a player the lobby no longer knows.
 	RefreshToken(ctx context.Context, in *RefreshTokenRequest, opts ...grpc.CallOption) (*RefreshTokenResponse, error)
 	// ListVariants lists every game variant the platform serves, with its
-	// players, draws, rating and default clock. Public.
+	// players, draws, rating and default clock. Public. INVALID_ARGUMENT for
+	// a game that is not a Game value (GAME_UNSPECIFIED lists every game).
 	ListVariants(ctx context.Context, in *ListVariantsRequest, opts ...grpc.CallOption) (*ListVariantsResponse, error)
 	// CreateRoom opens a room with the caller as host. INVALID_ARGUMENT for
 	// an unknown game or variant, a time control out of range, a rated room
@@ -179,8 +180,10 @@ type LobbyServiceClient interface {
 	// player, whose answer WatchRematch streams. Offering again changes
 	// nothing. Rematches are kept for a day after the match started; a
 	// rematch's match can itself be rematched. NOT_FOUND when match_id is not
-	// a room match the lobby knows (queue and bot games have no rematch);
-	// PERMISSION_DENIED when the caller did not play in it;
+	// a room match the lobby knows (queue and bot games have no rematch), and
+	// when the caller did not play in a private room's match (to anyone else
+	// it is like a match that does not exist); PERMISSION_DENIED when the
+	// caller did not play in a public room's match;
 	// FAILED_PRECONDITION when the match has not ended, the rematch was
 	// declined, or the caller or the opponent is already in another live
 	// match (one live match per player, see FindMatch: the offer then stays
@@ -482,7 +485,8 @@ type LobbyServiceServer interface {
 	// revoked family, or a player the lobby no longer knows.
 	RefreshToken(context.Context, *RefreshTokenRequest) (*RefreshTokenResponse, error)
 	// ListVariants lists every game variant the platform serves, with its
-	// players, draws, rating and default clock. Public.
+	// players, draws, rating and default clock. Public. INVALID_ARGUMENT for
+	// a game that is not a Game value (GAME_UNSPECIFIED lists every game).
 	ListVariants(context.Context, *ListVariantsRequest) (*ListVariantsResponse, error)
 	// CreateRoom opens a room with the caller as host. INVALID_ARGUMENT for
 	// an unknown game or variant, a time control out of range, a rated room
@@ -576,8 +580,10 @@ type LobbyServiceServer interface {
 	// player, whose answer WatchRematch streams. Offering again changes
 	// nothing. Rematches are kept for a day after the match started; a
 	// rematch's match can itself be rematched. NOT_FOUND when match_id is not
-	// a room match the lobby knows (queue and bot games have no rematch);
-	// PERMISSION_DENIED when the caller did not play in it;
+	// a room match the lobby knows (queue and bot games have no rematch), and
+	// when the caller did not play in a private room's match (to anyone else
+	// it is like a match that does not exist); PERMISSION_DENIED when the
+	// caller did not play in a public room's match;
 	// FAILED_PRECONDITION when the match has not ended, the rematch was
 	// declined, or the caller or the opponent is already in another live
 	// match (one live match per player, see FindMatch: the offer then stays

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/bot/v1/bot_service.proto.
  */
 export const file_tabuleiro_bot_v1_bot_service: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0YWJ1bGVpcm8vYm90L3YxL2JvdF9zZXJ2aWNlLnByb3RvEhB0YWJ1bGVpcm8uYm90LnYxIooBChBTZWxlY3RQbHlSZXF1ZXN0EikKBHZpZXcYASABKAsyGy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lVmlldxIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCWJ1ZGdldF9tcxgDIAEoAxIMCgRzZWVkGAQgASgEIn8KEVNlbGVjdFBseVJlc3BvbnNlEhAKCG5vdGF0aW9uGAEgASgJEhIKCnBseV9udW1iZXIYAiABKAUSEgoKZXZhbHVhdGlvbhgDIAEoBRINCgVub2RlcxgEIAEoAxINCgVkZXB0aBgFIAEoBRISCgplbGFwc2VkX21zGAYgASgDMmIKCkJvdFNlcnZpY2USVAoJU2VsZWN0UGx5EiIudGFidWxlaXJvLmJvdC52MS5TZWxlY3RQbHlSZXF1ZXN0GiMudGFidWxlaXJvLmJvdC52MS5TZWxlY3RQbHlSZXNwb25zZUIuWix0YWJ1bGVpcm8uZGV2L3BrZy9nZW4vdGFidWxlaXJvL2JvdC92MTtib3R2MWIGcHJvdG8z", [file_tabuleiro_game_v1_game, file_tabuleiro_game_v1_view]);
+  fileDesc("CiJ0YWJ1bGVpcm8vYm90L3YxL2JvdF9zZXJ2aWNlLnByb3RvEhB0YWJ1bGVpcm8uYm90LnYxIp0BChBTZWxlY3RQbHlSZXF1ZXN0EikKBHZpZXcYASABKAsyGy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lVmlldxIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCWJ1ZGdldF9tcxgDIAEoAxIMCgRzZWVkGAQgASgEEhEKCXBsYXllcl9pZBgFIAEoCSJ/ChFTZWxlY3RQbHlSZXNwb25zZRIQCghub3RhdGlvbhgBIAEoCRISCgpwbHlfbnVtYmVyGAIgASgFEhIKCmV2YWx1YXRpb24YAyABKAUSDQoFbm9kZXMYBCABKAMSDQoFZGVwdGgYBSABKAUSEgoKZWxhcHNlZF9tcxgGIAEoAzJiCgpCb3RTZXJ2aWNlElQKCVNlbGVjdFBseRIiLnRhYnVsZWlyby5ib3QudjEuU2VsZWN0UGx5UmVxdWVzdBojLnRhYnVsZWlyby5ib3QudjEuU2VsZWN0UGx5UmVzcG9uc2VCLlosdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9ib3QvdjE7Ym90djFiBnByb3RvMw", [file_tabuleiro_game_v1_game, file_tabuleiro_game_v1_view]);
 
 /**
  * SelectPlyRequest is a position to move in. Set by the match service.
@@ -52,6 +52,19 @@ export type SelectPlyRequest = Message<"tabuleiro.bot.v1.SelectPlyRequest"> & {
    * @generated from field: uint64 seed = 4;
    */
   seed: bigint;
+
+  /**
+   * player_id is whose game asks: the match service sets the player facing
+   * the bot (or the match id where no player sits). A replica shares its
+   * search slots fairly between these: one runs at most three quarters of
+   * them at once, a freed slot goes to the waiting one with the fewest
+   * running (round robin among equals), and a full queue refuses the
+   * newest request of the one with the most waiting. Requests without it
+   * share as one.
+   *
+   * @generated from field: string player_id = 5;
+   */
+  playerId: string;
 };
 
 /**

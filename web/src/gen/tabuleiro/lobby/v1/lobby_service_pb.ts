@@ -1455,7 +1455,8 @@ export const LobbyService: GenService<{
   },
   /**
    * ListVariants lists every game variant the platform serves, with its
-   * players, draws, rating and default clock. Public.
+   * players, draws, rating and default clock. Public. INVALID_ARGUMENT for
+   * a game that is not a Game value (GAME_UNSPECIFIED lists every game).
    *
    * @generated from rpc tabuleiro.lobby.v1.LobbyService.ListVariants
    */
@@ -1653,8 +1654,10 @@ export const LobbyService: GenService<{
    * player, whose answer WatchRematch streams. Offering again changes
    * nothing. Rematches are kept for a day after the match started; a
    * rematch's match can itself be rematched. NOT_FOUND when match_id is not
-   * a room match the lobby knows (queue and bot games have no rematch);
-   * PERMISSION_DENIED when the caller did not play in it;
+   * a room match the lobby knows (queue and bot games have no rematch), and
+   * when the caller did not play in a private room's match (to anyone else
+   * it is like a match that does not exist); PERMISSION_DENIED when the
+   * caller did not play in a public room's match;
    * FAILED_PRECONDITION when the match has not ended, the rematch was
    * declined, or the caller or the opponent is already in another live
    * match (one live match per player, see FindMatch: the offer then stays
