@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
-	golang.org/x/sync v0.25.0
 	google.golang.org/grpc v1.85.0
 	tabuleiro.dev/pkg/engine v0.0.0
 	tabuleiro.dev/pkg/gen v0.0.0
@@ -40,6 +39,7 @@ require (
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
