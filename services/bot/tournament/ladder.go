@@ -26,6 +26,7 @@ type LadderConfig struct {
 	Games    int // per pair
 	Budget   time.Duration
 	Parallel int
+	Threads  int // as Config.Threads
 	Seed     uint64
 	MaxPlies int
 	Opening  int
@@ -82,7 +83,7 @@ func Ladder(ctx context.Context, cfg LadderConfig) (LadderResult, error) {
 		for j := i + 1; j < n; j++ {
 			r, err := Run(ctx, Config{
 				Game: cfg.Game, Variant: v.ID, A: cfg.Levels[i], B: cfg.Levels[j],
-				Games: cfg.Games, Budget: cfg.Budget, Parallel: cfg.Parallel,
+				Games: cfg.Games, Budget: cfg.Budget, Parallel: cfg.Parallel, Threads: cfg.Threads,
 				Seed: cfg.Seed + uint64(i*n+j), MaxPlies: cfg.MaxPlies, Opening: cfg.Opening,
 			})
 			if r.Games() > 0 {

@@ -36,6 +36,10 @@ type Config struct {
 	Budget time.Duration
 	// Parallel is how many games run at once; 0 means GOMAXPROCS.
 	Parallel int
+	// Threads is how many goroutines the expert may search on (Lazy SMP;
+	// the other levels and the frozen experts use one); 0 means the
+	// processors each game has, GOMAXPROCS / Parallel, at least 1.
+	Threads int
 	// Seed makes the games (Banqi layouts, easy's choices) reproducible.
 	Seed uint64
 	// MaxPlies ends a game as a draw when no rule has; 0 means 1000.
@@ -129,6 +133,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		par = runtime.GOMAXPROCS(0)
 	}
 	par = min(par, cfg.Games)
+	if cfg.Threads <= 0 {
+		cfg.Threads = max(1, runtime.GOMAXPROCS(0)/par)
+	}
 	levels := [2]player.Level{la, lb}
 	start := time.Now()
 	res := Result{Config: cfg, Variant: v.ID, Endings: map[string]int{}}
@@ -250,7 +257,7 @@ func playGame(ctx context.Context, cfg Config, v engine.Variant, levels [2]playe
 		if budget == 0 {
 			budget = levels[k].DefaultBudget()
 		}
-		ply, think, err := choose(ctx, cfg.Remote, pos.View(seat), levels[k], budget, rng)
+		ply, think, err := choose(ctx, cfg.Remote, pos.View(seat), levels[k], budget, cfg.Threads, rng)
 		if err != nil {
 			return gameResult{err: fmt.Errorf("game %d ply %d (%s): %w", i, r.plies+1, levels[k], err)}
 		}
@@ -278,9 +285,9 @@ func playGame(ctx context.Context, cfg Config, v engine.Variant, levels [2]playe
 // choose asks the level for its ply, in this process or from the remote
 // service, and returns it with the time it took (for a remote service, the
 // whole call).
-func choose(ctx context.Context, remote botv1.BotServiceClient, v engine.View, lvl player.Level, budget time.Duration, rng *rand.Rand) (engine.Ply, time.Duration, error) {
+func choose(ctx context.Context, remote botv1.BotServiceClient, v engine.View, lvl player.Level, budget time.Duration, threads int, rng *rand.Rand) (engine.Ply, time.Duration, error) {
 	if remote == nil {
-		c, err := player.Select(ctx, v, lvl, budget, rng)
+		c, err := player.SelectThreads(ctx, v, lvl, budget, threads, rng)
 		return c.Ply, c.Elapsed, err
 	}
 	start := time.Now()
@@ -390,8 +397,8 @@ func (r Result) WriteTable(w io.Writer) {
 	if c.Budget > 0 {
 		budget = c.Budget.String()
 	}
-	fmt.Fprintf(w, "%s %s: %s (A) vs %s (B), %d games, budget %s, %d opening plies by easy, %s\n",
-		c.Game, r.Variant, c.A, c.B, r.Games(), budget, c.Opening, r.Elapsed.Round(time.Second))
+	fmt.Fprintf(w, "%s %s: %s (A) vs %s (B), %d games, budget %s, expert threads %d, %d opening plies by easy, %s\n",
+		c.Game, r.Variant, c.A, c.B, r.Games(), budget, c.Threads, c.Opening, r.Elapsed.Round(time.Second))
 	fmt.Fprintf(w, "%-8s %5s %5s %6s %7s\n", "", "wins", "draws", "losses", "score")
 	fmt.Fprintf(w, "%-8s %5d %5d %6d %6.1f%%\n", "A "+c.A, r.Wins, r.Draws, r.Losses, 100*r.Score())
 	endings := make([]string, 0, len(r.Endings))

@@ -264,6 +264,20 @@ func (l *Limiter) RunningOf(key string) int {
 	return 0
 }
 
+// MaxThreads caps the goroutines one search gets from Threads.
+const MaxThreads = 4
+
+// Threads returns how many goroutines a search holding a slot may search
+// on, given procs processors: an equal share of them among the searches
+// running now (so a lone search uses the idle cores and a full replica
+// one each), at least 1 and at most MaxThreads.
+func (l *Limiter) Threads(procs int) int {
+	l.mu.Lock()
+	running := l.running
+	l.mu.Unlock()
+	return min(MaxThreads, max(1, procs/max(running, 1)))
+}
+
 // Stats returns the limiter's counters now.
 func (l *Limiter) Stats() Stats {
 	l.mu.Lock()

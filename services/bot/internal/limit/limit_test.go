@@ -112,3 +112,36 @@ func TestReleaseTwiceFreesOnce(t *testing.T) {
 	}
 	r2()
 }
+
+// TestThreadsShareTheProcessors: a lone search gets the processors (up to
+// MaxThreads); searches running side by side share them, one each at least.
+func TestThreadsShareTheProcessors(t *testing.T) {
+	l := New(8, 0)
+	if n := l.Threads(2); n != 2 {
+		t.Errorf("nothing running, 2 processors: %d threads, want 2", n)
+	}
+	var releases []func()
+	acquire := func() {
+		release, err := l.Acquire(context.Background(), "p", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, release)
+	}
+	acquire()
+	for _, c := range []struct{ procs, want int }{{1, 1}, {2, 2}, {16, MaxThreads}} {
+		if n := l.Threads(c.procs); n != c.want {
+			t.Errorf("one search, %d processors: %d threads, want %d", c.procs, n, c.want)
+		}
+	}
+	acquire()
+	acquire()
+	for _, c := range []struct{ procs, want int }{{2, 1}, {8, 2}, {6, 2}} {
+		if n := l.Threads(c.procs); n != c.want {
+			t.Errorf("three searches, %d processors: %d threads, want %d", c.procs, n, c.want)
+		}
+	}
+	for _, r := range releases {
+		r()
+	}
+}

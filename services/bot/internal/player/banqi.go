@@ -349,7 +349,7 @@ func bExpertGame() bGame {
 	return bGame{reveals: 2, expert: true}
 }
 
-func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
 	gs := levelGames[bState, banqi.Move, bGame, bGame, bGame]{
 		simple: bGame{simple: true},
 		medium: bGame{},
@@ -366,7 +366,7 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 		gs.tableBits = tableBits(budget, 16)
 		if !faceDown(&v) {
 			det := levelGames[bState, banqi.Move, bGame, bGame, bDet]{simple: gs.simple, medium: gs.medium, deep: bDet{gs.deep}, expert: gs.expert, tableBits: gs.tableBits}
-			m, c, err := choose(ctx, det, bState{v: v}, lvl, budget, rng)
+			m, c, err := choose(ctx, det, bState{v: v}, lvl, budget, threads, rng)
 			c.Ply = m
 			return c, err
 		}
@@ -377,7 +377,7 @@ func selectBanqi(ctx context.Context, v banqi.View, lvl Level, budget time.Durat
 		gs.deep.reveals = 2
 		gs.deep.convert = true
 	}
-	m, c, err := choose(ctx, gs, bState{v: v}, lvl, budget, rng)
+	m, c, err := choose(ctx, gs, bState{v: v}, lvl, budget, threads, rng)
 	c.Ply = m
 	return c, err
 }

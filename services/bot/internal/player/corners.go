@@ -215,7 +215,7 @@ func (g *cGame) Order(b *corners.Board, moves []corners.Move) {
 	slices.SortStableFunc(moves, func(a, b corners.Move) int { return gain(b) - gain(a) })
 }
 
-func selectCorners(ctx context.Context, p corners.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+func selectCorners(ctx context.Context, p corners.Position, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
 	b := p.Board()
 	if p.Variant().Players == 1 && lvl > Medium {
 		// Training is a solo game: plies do not alternate, so the negamax
@@ -238,7 +238,7 @@ func selectCorners(ctx context.Context, p corners.Position, lvl Level, budget ti
 		// A Corners move holds its path: 1<<15 entries are 2.9 MB.
 		gs.tableBits = tableBits(budget, 15)
 	}
-	m, c, err := choose(ctx, gs, b, lvl, budget, rng)
+	m, c, err := choose(ctx, gs, b, lvl, budget, threads, rng)
 	c.Ply = m
 	return c, err
 }

@@ -110,6 +110,14 @@ type Choice struct {
 // level's choice. It fails only on bad input: an unknown level, a budget ≤
 // 0, a finished game or a game no bot plays.
 func Select(ctx context.Context, v engine.View, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	return SelectThreads(ctx, v, lvl, budget, 1, rng)
+}
+
+// SelectThreads is Select with the expert searching on up to threads
+// goroutines (Lazy SMP, see search.Limits.Threads) when its budget is at
+// least MinThreadedBudget: the caller gives it the cores it has idle. The
+// other levels and the frozen experts search on one.
+func SelectThreads(ctx context.Context, v engine.View, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
 	if lvl < Easy || lvl > Expert1 {
 		return Choice{}, fmt.Errorf("level %d: %w", lvl, ErrUnknownLevel)
 	}
@@ -126,11 +134,11 @@ func Select(ctx context.Context, v engine.View, lvl Level, budget time.Duration,
 	)
 	switch v := v.(type) {
 	case quoridor.Position:
-		c, err = selectQuoridor(ctx, v, lvl, budget, rng)
+		c, err = selectQuoridor(ctx, v, lvl, budget, threads, rng)
 	case corners.Position:
-		c, err = selectCorners(ctx, v, lvl, budget, rng)
+		c, err = selectCorners(ctx, v, lvl, budget, threads, rng)
 	case banqi.View:
-		c, err = selectBanqi(ctx, v, lvl, budget, rng)
+		c, err = selectBanqi(ctx, v, lvl, budget, threads, rng)
 	default:
 		return Choice{}, fmt.Errorf("view of type %T: %w", v, ErrUnknownGame)
 	}
@@ -159,13 +167,18 @@ type levelGames[S any, M comparable, E, G, H search.Game[S, M]] struct {
 	tableBits int
 }
 
+// MinThreadedBudget is the least budget at which the expert searches on
+// more than one goroutine: below it a helper thread's start and the shared
+// table's locks cost more of the budget than the helper gives back.
+const MinThreadedBudget = 50 * time.Millisecond
+
 // nodeLimits, when set (by measurements only: tests and tools), caps the
 // positions each level searches for a ply, on top of its budget, so that a
 // measurement does not depend on the machine's speed or load.
 var nodeLimits [Expert1 + 1]int64
 
 // choose runs the search of level lvl over st.
-func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context, gs levelGames[S, M, E, G, H], st S, lvl Level, budget time.Duration, rng *rand.Rand) (M, Choice, error) {
+func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context, gs levelGames[S, M, E, G, H], st S, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (M, Choice, error) {
 	lim := search.Limits{Budget: budget, Shuffle: rng, CheckEvery: 64, Nodes: nodeLimits[lvl]}
 	var r search.Result[M]
 	switch lvl {
@@ -188,6 +201,9 @@ func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context,
 			lim.TableBits = gs.tableBits
 		}
 		lim.Refinements = gs.expert
+		if budget >= MinThreadedBudget {
+			lim.Threads = threads
+		}
 		r = search.Iterative[S, M](ctx, gs.deep, st, lim)
 	default: // the frozen experts
 		lim.TableBits = 18

@@ -14,7 +14,8 @@ import (
 )
 
 // TestEveryLevelPlaysLegally plays short games of every game, each ply
-// chosen by a level in turn with a small budget, and checks that every
+// chosen by a level in turn with a small budget (every other expert ply on
+// two threads, which the race detector watches), and checks that every
 // choice is one of the view's legal plies and plays on the true position.
 func TestEveryLevelPlaysLegally(t *testing.T) {
 	t.Parallel()
@@ -44,8 +45,12 @@ func TestEveryLevelPlaysLegally(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 9))
 			for i := 0; i < plies && !pos.Outcome().Over(); i++ {
 				lvl := Levels()[i%4]
+				budget, threads := 20*time.Millisecond, 1
+				if i%8 == 7 { // every other expert ply on two threads
+					budget, threads = MinThreadedBudget, 2
+				}
 				view := pos.View(pos.ToMove())
-				c, err := Select(t.Context(), view, lvl, 20*time.Millisecond, rng)
+				c, err := SelectThreads(t.Context(), view, lvl, budget, threads, rng)
 				if err != nil {
 					t.Fatalf("ply %d, %s: %v", i+1, lvl, err)
 				}

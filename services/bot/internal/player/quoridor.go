@@ -406,7 +406,7 @@ func expertQGame() qGame {
 // expertWeights are the expert's evaluation terms.
 var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
 
-func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, rng *rand.Rand) (Choice, error) {
+func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
 	if lvl == Easy {
 		return easyQuoridor(p, rng) // a beginner's policy, see easy_quoridor.go
 	}
@@ -422,7 +422,7 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 	case Expert1:
 		gs.deep = expert1QGame()
 	}
-	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, rng)
+	m, c, err := choose(ctx, gs, newQState(p), lvl, budget, threads, rng)
 	c.Ply = m
 	return c, err
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -115,7 +116,8 @@ func (s *Server) selectPly(ctx context.Context, req *botv1.SelectPlyRequest) (*b
 	}
 	defer release()
 	start := time.Now()
-	c, err := player.Select(ctx, v, lvl, budget, rand.New(rand.NewPCG(seed, uint64(v.Plies()))))
+	threads := s.lim.Threads(runtime.GOMAXPROCS(0))
+	c, err := player.SelectThreads(ctx, v, lvl, budget, threads, rand.New(rand.NewPCG(seed, uint64(v.Plies()))))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -328,6 +329,12 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 // of the unfinished one, when its first move — the previous best — was
 // searched and something scored at least as well).
 func (s *searcher[S, M, G]) deepen(st *S, maxDepth int, start time.Time) (r Result[M]) {
+	return s.deepenFrom(st, 1, maxDepth, start)
+}
+
+// deepenFrom is deepen starting at depth first (a Lazy SMP helper's
+// stagger); Result.Depth stays 0 until an iteration finishes.
+func (s *searcher[S, M, G]) deepenFrom(st *S, first, maxDepth int, start time.Time) (r Result[M]) {
 	defer func() {
 		r.Nodes = s.nodes
 		r.Stopped = s.stopped
@@ -350,7 +357,7 @@ func (s *searcher[S, M, G]) deepen(st *S, maxDepth int, start time.Time) (r Resu
 	if s.stopped {
 		return r
 	}
-	for depth := 1; depth <= maxDepth; depth++ {
+	for depth := min(first, maxDepth); depth <= maxDepth; depth++ {
 		alpha := -inf
 		best, bestMove, searched := -inf, moves[0], 0
 		for _, m := range moves {
@@ -424,8 +431,46 @@ func AlphaBeta[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S
 // best move so far and never fails.
 func Iterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S, lim Limits) Result[M] {
 	start := time.Now()
+	tt := newTable[M](lim.TableBits)
+	depth := lim.Depth
+	if depth <= 0 || depth > MaxDepth {
+		depth = MaxDepth
+	}
+	threads := lim.Threads
+	if lim.Nodes > 0 {
+		threads = 1
+	}
+	if threads <= 1 {
+		return newIterative(ctx, g, lim, start, tt).deepen(&st, depth, start)
+	}
+	// Lazy SMP: the helpers search until the main search ends, then stop.
+	tt.share()
+	hctx, cancel := context.WithCancel(ctx)
+	helpers := make([]Result[M], threads-1)
+	var wg sync.WaitGroup
+	for i := range helpers {
+		hl := lim
+		hl.Shuffle = rand.New(rand.NewPCG(uint64(i+1), seedOf(lim.Shuffle)))
+		h := newIterative(hctx, g, hl, start, tt)
+		wg.Go(func() { helpers[i] = h.deepenFrom(&st, min(i+2, depth), depth, start) })
+	}
+	r := newIterative(ctx, g, lim, start, tt).deepen(&st, depth, start)
+	cancel()
+	wg.Wait()
+	for _, h := range helpers {
+		r.Nodes += h.Nodes
+		if h.Depth > r.Depth && h.Legal > 0 {
+			r.Move, r.Score, r.Depth = h.Move, h.Score, h.Depth
+		}
+	}
+	r.Elapsed = time.Since(start)
+	return r
+}
+
+// newIterative is one thread of Iterative's search, on table tt.
+func newIterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, lim Limits, start time.Time, tt *table[M]) *searcher[S, M, G] {
 	s := newSearcher[S, M](ctx, g, lim, start)
-	s.tt = newTable[M](lim.TableBits)
+	s.tt = tt
 	s.pvs = true
 	s.ref = lim.Refinements
 	if s.ref.History {
@@ -434,11 +479,15 @@ func Iterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, st S
 			s.history = make([]int32, MaxIndex)
 		}
 	}
-	depth := lim.Depth
-	if depth <= 0 || depth > MaxDepth {
-		depth = MaxDepth
+	return s
+}
+
+// seedOf draws a seed from r, or returns a fixed one when r is nil.
+func seedOf(r *rand.Rand) uint64 {
+	if r == nil {
+		return 1
 	}
-	return s.deepen(&st, depth, start)
+	return r.Uint64()
 }
 
 // Greedy is the one-ply search: the move whose result evaluates best.

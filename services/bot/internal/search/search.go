@@ -97,6 +97,14 @@ type Limits struct {
 	Shuffle *rand.Rand
 	// Refinements turns on search refinements (Iterative only).
 	Refinements Refinements
+	// Threads is how many goroutines search (Iterative only). Beyond the
+	// first, helper searches of the same root share its transposition
+	// table (Lazy SMP): each starts a ply deeper than the one before it and
+	// orders the root at random, and what they store lets the main search
+	// go deeper in the same time. The move of the deepest iteration that
+	// finished is played. 0 or 1 means one goroutine. Ignored when Nodes is
+	// set, so that node-limited searches repeat exactly.
+	Threads int
 }
 
 // Refinements are the search refinements beyond the transposition table

@@ -330,21 +330,51 @@ func TestIterativeEqualsMinimaxOnTrees(t *testing.T) {
 	if testing.Short() {
 		maxDepth = 4
 	}
-	for _, ref := range []Refinements{{}, {RootPVS: true}, {RootPVS: true, Killers: true}} {
-		for _, root := range []uint64{0, 7, 12345, 1 << 40} {
-			st := endless{root}
-			for depth := 1; depth <= maxDepth; depth++ {
-				var n int64
-				want := minimax[endless, int](endlessGame{}, st, depth, 0, &n)
-				got := Iterative[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth, Refinements: ref})
-				if got.Score != want || got.Depth != depth {
-					t.Errorf("%+v root %d depth %d: score %d at depth %d, minimax %d", ref, root, depth, got.Score, got.Depth, want)
-				}
-				if v := minimaxChild[endless, int](endlessGame{}, st, got.Move, depth, 0, &n); v != want {
-					t.Errorf("%+v root %d depth %d: move %d scores %d, best is %d", ref, root, depth, got.Move, v, want)
+	for _, threads := range []int{1, 2, 3} {
+		for _, ref := range []Refinements{{}, {RootPVS: true}, {RootPVS: true, Killers: true}} {
+			for _, root := range []uint64{0, 7, 12345, 1 << 40} {
+				st := endless{root}
+				for depth := 1; depth <= maxDepth; depth++ {
+					var n int64
+					want := minimax[endless, int](endlessGame{}, st, depth, 0, &n)
+					got := Iterative[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth, Refinements: ref, Threads: threads})
+					if got.Score != want || got.Depth != depth {
+						t.Errorf("%d threads, %+v root %d depth %d: score %d at depth %d, minimax %d", threads, ref, root, depth, got.Score, got.Depth, want)
+					}
+					if v := minimaxChild[endless, int](endlessGame{}, st, got.Move, depth, 0, &n); v != want {
+						t.Errorf("%d threads, %+v root %d depth %d: move %d scores %d, best is %d", threads, ref, root, depth, got.Move, v, want)
+					}
 				}
 			}
 		}
+	}
+}
+
+// TestLazySMP: helper threads search beside the main one on a shared
+// table (their positions count in Nodes), stop when it stops, and a
+// budget-limited search with helpers still returns a legal move from a
+// finished iteration; a node-limited search ignores Threads, so it repeats
+// exactly.
+func TestLazySMP(t *testing.T) {
+	t.Parallel()
+	one := Iterative[endless, int](t.Context(), endlessGame{}, endless{3}, Limits{Depth: 5})
+	two := Iterative[endless, int](t.Context(), endlessGame{}, endless{3}, Limits{Depth: 5, Threads: 2})
+	if two.Nodes <= one.Nodes {
+		t.Errorf("depth 5: %d nodes with a helper, %d alone: want the helper's counted too", two.Nodes, one.Nodes)
+	}
+	if two.Move != one.Move || two.Score != one.Score || two.Depth != 5 {
+		t.Errorf("depth 5: %+v with a helper, %+v alone", two, one)
+	}
+	timed := Iterative[endless, int](t.Context(), endlessGame{}, endless{3}, Limits{Budget: 30 * time.Millisecond, Threads: 2})
+	if timed.Legal == 0 || timed.Depth == 0 || !timed.Stopped {
+		t.Errorf("budget 30 ms, 2 threads: %+v, want a move from a finished depth", timed)
+	}
+	lim := Limits{Nodes: 5000, CheckEvery: 64, Threads: 2}
+	a := Iterative[endless, int](t.Context(), endlessGame{}, endless{}, lim)
+	b := Iterative[endless, int](t.Context(), endlessGame{}, endless{}, lim)
+	a.Elapsed, b.Elapsed = 0, 0
+	if a != b || a.Nodes > 5000+64 {
+		t.Errorf("node limit 5000 with Threads 2: %+v then %+v, want one thread's exact repeat", a, b)
 	}
 }
 

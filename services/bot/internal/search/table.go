@@ -1,6 +1,9 @@
 package search
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // bound says how a stored score relates to the true one.
 type bound uint8
@@ -22,11 +25,17 @@ type entry[M comparable] struct {
 }
 
 // table is a transposition table: a fixed array indexed by the low bits of
-// the position's hash, one entry per slot.
+// the position's hash, one entry per slot. A table shared by the threads of
+// one search (Limits.Threads) guards its slots with striped locks.
 type table[M comparable] struct {
 	entries []entry[M]
 	mask    uint64
+	locks   []sync.Mutex // nil: used by one goroutine
 }
+
+// lockStripes is the number of locks of a shared table: slot i is guarded
+// by lock i mod lockStripes, so two threads rarely wait for each other.
+const lockStripes = 1024
 
 // maxTableBytes caps a table's memory: a game with large moves (a Corners
 // move holds its whole path) gets fewer entries.
@@ -43,15 +52,32 @@ func newTable[M comparable](bits int) *table[M] {
 	return &table[M]{entries: make([]entry[M], n), mask: n - 1}
 }
 
+// share makes t safe for use by several goroutines.
+func (t *table[M]) share() { t.locks = make([]sync.Mutex, lockStripes) }
+
 func (t *table[M]) probe(key uint64) (entry[M], bool) {
-	e := t.entries[key&t.mask]
+	i := key & t.mask
+	if t.locks != nil {
+		l := &t.locks[i%lockStripes]
+		l.Lock()
+		e := t.entries[i]
+		l.Unlock()
+		return e, e.bound != 0 && e.key == key
+	}
+	e := t.entries[i]
 	return e, e.bound != 0 && e.key == key
 }
 
 // store keeps the new entry unless the slot holds the same position
 // searched deeper.
 func (t *table[M]) store(key uint64, m M, score, depth int, b bound) {
-	e := &t.entries[key&t.mask]
+	i := key & t.mask
+	if t.locks != nil {
+		l := &t.locks[i%lockStripes]
+		l.Lock()
+		defer l.Unlock()
+	}
+	e := &t.entries[i]
 	if e.bound != 0 && e.key == key && int(e.depth) > depth {
 		return
 	}
