@@ -86,8 +86,9 @@ type Options struct {
 
 // Store implements match.Store on Redis.
 type Store struct {
-	rdb *redis.Client
-	o   Options
+	rdb   *redis.Client
+	o     Options
+	group *committer
 }
 
 var _ match.Store = (*Store)(nil)
@@ -112,7 +113,7 @@ func New(rdb *redis.Client, o Options) *Store {
 	if o.JSON {
 		o.Compat = true // the versions that wrote JSON read only streams
 	}
-	return &Store{rdb: rdb, o: o}
+	return &Store{rdb: rdb, o: o, group: &committer{rdb: rdb}}
 }
 
 // Keys of a match; they share the hash tag {id}.
@@ -530,7 +531,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	if s.o.WaitReplicas > 0 {
 		res, err = s.commitAndWait(ctx, id, keys, args, c.Events)
 	} else {
-		res, err = commitScript.Run(ctx, s.rdb, keys, args...).Result()
+		res, err = s.group.run(ctx, keys, args)
 	}
 	if err != nil {
 		return fmt.Errorf("commit match %s: %w", id, err)

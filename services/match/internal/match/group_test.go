@@ -1,0 +1,179 @@
+package match_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/testenv"
+)
+
+// commitHook counts the commit scripts an instance sends and the round
+// trips that carry them; the first commit after arm waits for release,
+// and fail makes the next pipeline of commits fail.
+type commitHook struct {
+	mu               sync.Mutex
+	trips, commits   int
+	armed, failNext  bool
+	entered, release chan struct{}
+}
+
+func isCommit(c redis.Cmder) bool {
+	a := c.Args()
+	if n := strings.ToLower(c.Name()); (n != "evalsha" && n != "eval") || len(a) < 8 {
+		return false
+	}
+	k, _ := a[4].(string)
+	d, _ := a[6].(string)
+	return strings.HasSuffix(k, "}:p") && strings.HasSuffix(d, "deadlines")
+}
+
+func (h *commitHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *commitHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, c redis.Cmder) error {
+		if !isCommit(c) {
+			return next(ctx, c)
+		}
+		h.mu.Lock()
+		h.trips++
+		h.commits++
+		wait := h.armed
+		h.armed = false
+		h.mu.Unlock()
+		if wait {
+			close(h.entered)
+			<-h.release
+		}
+		return next(ctx, c)
+	}
+}
+
+func (h *commitHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cs []redis.Cmder) error {
+		n := 0
+		for _, c := range cs {
+			if isCommit(c) {
+				n++
+			}
+		}
+		if n == 0 {
+			return next(ctx, cs)
+		}
+		h.mu.Lock()
+		h.trips++
+		h.commits += n
+		fail := h.failNext
+		h.failNext = false
+		h.mu.Unlock()
+		if fail {
+			err := errors.New("connection lost")
+			for _, c := range cs {
+				c.SetErr(err)
+			}
+			return err
+		}
+		return next(ctx, cs)
+	}
+}
+
+// groupEnv plays the first legal ply of k matches at once while the
+// first one's commit is held in flight, and returns each ply's error.
+func groupEnv(t *testing.T, k int, failGroup bool) ([]error, *commitHook, *env, []string) {
+	e := newEnv(t, 1, redisstore.Options{}, match.Config{})
+	svc := e.svcs[0]
+	ctx := t.Context()
+	ids := make([]string, k)
+	for i := range ids {
+		ids[i] = e.create(svc, nil).ID
+		for _, seat := range []engine.Seat{engine.First, engine.Second} {
+			if _, err := svc.Join(ctx, ids[i], seat); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	type ply struct {
+		seat engine.Seat
+		n    int
+		p    string
+	}
+	plies := make([]ply, k)
+	for i, id := range ids {
+		plies[i].seat, plies[i].n, plies[i].p = e.legal(svc, id)
+	}
+	h := &commitHook{armed: true, failNext: failGroup, entered: make(chan struct{}), release: make(chan struct{})}
+	e.rdb.AddHook(h)
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	submit := func(i int) {
+		wg.Go(func() { _, _, errs[i] = svc.SubmitPly(ctx, ids[i], plies[i].seat, plies[i].n, plies[i].p) })
+	}
+	submit(0)
+	<-h.entered
+	for i := 1; i < k; i++ {
+		submit(i)
+	}
+	// Every other commit has either gone to Redis on its own or waits.
+	testenv.Eventually(t, time.Second, "the other commits sent or waiting", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.commits-1+e.store.CommitsWaiting() == k-1
+	})
+	close(h.release)
+	wg.Wait()
+	return errs, h, e, ids
+}
+
+// Commits that arrive while one is in flight go to Redis together, in one
+// round trip, each acknowledged with its own script's reply.
+func TestGroupCommit(t *testing.T) {
+	const k = 5
+	errs, h, e, ids := groupEnv(t, k, false)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("ply of match %d: %v", i, err)
+		}
+	}
+	if h.commits != k || h.trips != 2 {
+		t.Fatalf("%d commits in %d round trips, want %d in 2 (the one in flight, then the rest together)", h.commits, h.trips, k)
+	}
+	for _, id := range ids {
+		st, _, err := e.svcs[0].Get(t.Context(), id)
+		if err != nil || st.NextPly() != 2 {
+			t.Fatalf("match %s after its ply: next ply %d, %v; want 2", id, st.NextPly(), err)
+		}
+	}
+}
+
+// A failed group fails exactly the commits in it: the one before it is
+// acknowledged and stored, the group's are refused and not stored.
+func TestGroupCommitFailure(t *testing.T) {
+	const k = 4
+	errs, _, e, ids := groupEnv(t, k, true)
+	if errs[0] != nil {
+		t.Fatalf("the commit in flight before the group: %v", errs[0])
+	}
+	for i := 1; i < k; i++ {
+		if errs[i] == nil {
+			t.Fatalf("ply of match %d acknowledged, its round trip failed", i)
+		}
+	}
+	for i, id := range ids {
+		want := 1
+		if i == 0 {
+			want = 2
+		}
+		st, _, err := e.store.Load(t.Context(), id, 0)
+		if err != nil || st.NextPly() != want {
+			t.Fatalf("match %d in the store: next ply %d, %v; want %d", i, st.NextPly(), err, want)
+		}
+	}
+}
