@@ -23,6 +23,7 @@ type commitHook struct {
 	mu               sync.Mutex
 	trips, commits   int
 	armed, failNext  bool
+	flush            func() // before the next pipeline of commits
 	entered, release chan struct{}
 }
 
@@ -71,9 +72,12 @@ func (h *commitHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		h.mu.Lock()
 		h.trips++
 		h.commits += n
-		fail := h.failNext
-		h.failNext = false
+		fail, flush := h.failNext, h.flush
+		h.failNext, h.flush = false, nil
 		h.mu.Unlock()
+		if flush != nil {
+			flush()
+		}
 		if fail {
 			err := errors.New("connection lost")
 			for _, c := range cs {
@@ -87,7 +91,7 @@ func (h *commitHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 
 // groupEnv plays the first legal ply of k matches at once while the
 // first one's commit is held in flight, and returns each ply's error.
-func groupEnv(t *testing.T, k int, failGroup bool) ([]error, *commitHook, *env, []string) {
+func groupEnv(t *testing.T, k int, failGroup, flush bool) ([]error, *commitHook, *env, []string) {
 	e := newEnv(t, 1, redisstore.Options{}, match.Config{})
 	svc := e.svcs[0]
 	ctx := t.Context()
@@ -110,6 +114,13 @@ func groupEnv(t *testing.T, k int, failGroup bool) ([]error, *commitHook, *env, 
 		plies[i].seat, plies[i].n, plies[i].p = e.legal(svc, id)
 	}
 	h := &commitHook{armed: true, failNext: failGroup, entered: make(chan struct{}), release: make(chan struct{})}
+	if flush {
+		h.flush = func() {
+			if err := e.rdb.ScriptFlush(context.Background()).Err(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
 	e.rdb.AddHook(h)
 	errs := make([]error, k)
 	var wg sync.WaitGroup
@@ -136,7 +147,7 @@ func groupEnv(t *testing.T, k int, failGroup bool) ([]error, *commitHook, *env, 
 // round trip, each acknowledged with its own script's reply.
 func TestGroupCommit(t *testing.T) {
 	const k = 5
-	errs, h, e, ids := groupEnv(t, k, false)
+	errs, h, e, ids := groupEnv(t, k, false, false)
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("ply of match %d: %v", i, err)
@@ -157,7 +168,7 @@ func TestGroupCommit(t *testing.T) {
 // acknowledged and stored, the group's are refused and not stored.
 func TestGroupCommitFailure(t *testing.T) {
 	const k = 4
-	errs, _, e, ids := groupEnv(t, k, true)
+	errs, _, e, ids := groupEnv(t, k, true, false)
 	if errs[0] != nil {
 		t.Fatalf("the commit in flight before the group: %v", errs[0])
 	}
@@ -174,6 +185,24 @@ func TestGroupCommitFailure(t *testing.T) {
 		st, _, err := e.store.Load(t.Context(), id, 0)
 		if err != nil || st.NextPly() != want {
 			t.Fatalf("match %d in the store: next ply %d, %v; want %d", i, st.NextPly(), err, want)
+		}
+	}
+}
+
+// A group the server answers NOSCRIPT (its script cache emptied: a
+// restart, a promoted replica) is sent again in full and acknowledged.
+func TestGroupCommitNoScript(t *testing.T) {
+	const k = 4
+	errs, _, e, ids := groupEnv(t, k, false, true)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("ply of match %d: %v", i, err)
+		}
+	}
+	for i, id := range ids {
+		st, _, err := e.store.Load(t.Context(), id, 0)
+		if err != nil || st.NextPly() != 2 {
+			t.Fatalf("match %d in the store: next ply %d, %v; want 2", i, st.NextPly(), err)
 		}
 	}
 }

@@ -1,0 +1,70 @@
+package match_test
+
+import (
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/redisstore"
+)
+
+// BenchmarkConcurrentPlies plays plies on many matches at once on one
+// instance and reports the processor time per ply of the instance (this
+// process) and of Redis (INFO cpu; the test Redis must be otherwise idle
+// for that figure to mean anything).
+func BenchmarkConcurrentPlies(b *testing.B) {
+	e := newEnv(b, 1, redisstore.Options{}, match.Config{})
+	svc := e.svcs[0]
+	ctx := b.Context()
+	newMatch := func() string {
+		id := e.create(svc, nil).ID
+		for _, seat := range []engine.Seat{engine.First, engine.Second} {
+			if _, err := svc.Join(ctx, id, seat); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return id
+	}
+	redisCPU := func() float64 {
+		s, err := e.rdb.Info(ctx, "cpu").Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		t := 0.0
+		for _, l := range strings.Split(s, "\r\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+				f, _ := strconv.ParseFloat(v, 64)
+				t += f
+			}
+		}
+		return t
+	}
+	selfCPU := func() float64 {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	b.SetParallelism(16)
+	r0, s0 := redisCPU(), selfCPU()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		id := newMatch()
+		for pb.Next() {
+			st, pos, err := svc.Get(ctx, id)
+			if err != nil || st.Status != match.StatusInProgress {
+				id = newMatch()
+				continue
+			}
+			if _, _, err := svc.SubmitPly(ctx, id, st.ToMove, st.NextPly(), pos.Legal()[0].String()); err != nil {
+				id = newMatch()
+			}
+		}
+	})
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric((selfCPU()-s0)*1e3/n, "match-cpu-ms/op")
+	b.ReportMetric((redisCPU()-r0)*1e3/n, "redis-cpu-ms/op")
+}
