@@ -168,8 +168,9 @@ type levelGames[S any, M comparable, E, G, H search.Game[S, M]] struct {
 }
 
 // MinThreadedBudget is the least budget at which the expert searches on
-// more than one goroutine: below it a helper thread's start and the shared
-// table's locks cost more of the budget than the helper gives back.
+// more than one goroutine. Measured at 100 and 300 ms (README.md, "Bot
+// strength"); shorter searches keep to one, where a helper's start and a
+// shared table's locks weigh more (not measured).
 const MinThreadedBudget = 50 * time.Millisecond
 
 // nodeLimits, when set (by measurements only: tests and tools), caps the
