@@ -607,7 +607,7 @@ func (t *tables) rematcher(ctx context.Context) *tui.Rematcher {
 			}, nil
 		},
 		Table: func(r *lobbyv1.Rematch) (*tui.Table, error) {
-			return t.table(ctx, r.GetNewMatchId(), map[gamev1.Seat]client.Player{r.GetYourSeat(): t.me})
+			return t.table(ctx, r.GetNewMatchId(), map[gamev1.Seat]client.Player{r.GetYourSeat(): t.me}, "")
 		},
 	}
 }
@@ -690,15 +690,21 @@ func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client
 	}
 }
 
-// table joins a match for the seats played here.
-func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]client.Player) (*tui.Table, error) {
-	tb := &tui.Table{MatchID: id, Title: t.opp.render, Seats: map[gamev1.Seat]tui.Conn{}}
-	if t.opp.room != "" || t.opp.queue { // name the person met there
-		if m, err := t.c.Match.GetMatch(t.me.Context(ctx), &matchv1.GetMatchRequest{MatchId: id}); err == nil {
-			for _, s := range m.GetMatch().GetSeats() {
-				if p := s.GetParticipant(); p.GetPlayerId() != t.me.ID && p.GetDisplayName() != "" {
-					tb.Title = "vs " + p.GetDisplayName()
-				}
+// table joins a match for the seats played here. title says whom the game
+// is against; "" is what --vs, --room or --queue asked for, the person met
+// in a room or a queue named. A bot opponent is named by the match itself,
+// with its level's ladder rating when the variant's ladder was measured.
+func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]client.Player, title string) (*tui.Table, error) {
+	nameOpponent := title == "" && (t.opp.room != "" || t.opp.queue)
+	tb := &tui.Table{MatchID: id, Title: cmp.Or(title, t.opp.render), Seats: map[gamev1.Seat]tui.Conn{}}
+	if m, err := t.c.Match.GetMatch(t.me.Context(ctx), &matchv1.GetMatchRequest{MatchId: id}); err == nil {
+		for _, s := range m.GetMatch().GetSeats() {
+			p := s.GetParticipant()
+			switch {
+			case p.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
+				tb.Title = botTitle(p.GetBotLevel(), t.botRating(ctx, m.GetMatch().GetGame(), m.GetMatch().GetVariant(), p.GetBotLevel()))
+			case nameOpponent && p.GetPlayerId() != t.me.ID && p.GetDisplayName() != "":
+				tb.Title = "vs " + p.GetDisplayName() // name the person met there
 			}
 		}
 	}
@@ -755,11 +761,38 @@ func (t *tables) resume(ctx context.Context, active []*lobbyv1.MatchSummary, id 
 	if len(seats) == 0 {
 		return nil, fmt.Errorf("match %s has no seat of yours", id)
 	}
-	tb, err := t.table(ctx, id, seats)
-	if err == nil && title != "" {
-		tb.Title = title
+	return t.table(ctx, id, seats, title)
+}
+
+// botTitle names a bot opponent: "vs Bot (hard)", or "vs Bot (hard · 663)"
+// with its level's ladder rating (Elo scale, easy = 0).
+func botTitle(level gamev1.BotLevel, r *gamev1.BotRating) string {
+	lvl := strings.ToLower(strings.TrimPrefix(level.String(), "BOT_LEVEL_"))
+	if r == nil {
+		return "vs Bot (" + lvl + ")"
 	}
-	return tb, err
+	return fmt.Sprintf("vs Bot (%s · %d)", lvl, r.GetRating())
+}
+
+// botRating is a level's ladder rating in a variant (lobby.v1
+// ListVariants), or nil when the variant's ladder was not measured or the
+// lobby cannot say.
+func (t *tables) botRating(ctx context.Context, g gamev1.Game, variant string, level gamev1.BotLevel) *gamev1.BotRating {
+	vs, err := t.c.Lobby.ListVariants(t.me.Context(ctx), &lobbyv1.ListVariantsRequest{Game: g})
+	if err != nil {
+		return nil
+	}
+	for _, v := range vs.GetVariants() {
+		if v.GetId() != variant {
+			continue
+		}
+		for _, r := range v.GetBotRatings() {
+			if r.GetLevel() == level {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // resumedTitle names the opponent of a resumed match as a new game's
@@ -774,8 +807,7 @@ func resumedTitle(m *lobbyv1.MatchSummary, me, second string) string {
 		case second != "" && p.GetPlayerId() == second:
 			others = append(others, "two players, one keyboard")
 		case p.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
-			lvl := strings.ToLower(strings.TrimPrefix(p.GetBotLevel().String(), "BOT_LEVEL_"))
-			others = append(others, "vs Bot ("+lvl+")")
+			others = append(others, botTitle(p.GetBotLevel(), nil))
 		default:
 			others = append(others, "vs "+p.GetDisplayName())
 		}
@@ -888,7 +920,7 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew, resumeOnly bool) e
 			if err != nil {
 				return nil, err
 			}
-			return t.table(ctx, id, seats)
+			return t.table(ctx, id, seats, "")
 		},
 		Resume:     func(id string) (*tui.Table, error) { return t.resume(ctx, active.GetMatches(), id) },
 		ResumeHint: t.resumeHint(),

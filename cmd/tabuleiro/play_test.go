@@ -331,7 +331,7 @@ func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Contex
 		mu.Lock()
 		id = resp.GetMatchId()
 		mu.Unlock()
-		return tb.table(ctx, resp.GetMatchId(), map[gamev1.Seat]client.Player{gamev1.Seat_SEAT_FIRST: me})
+		return tb.table(ctx, resp.GetMatchId(), map[gamev1.Seat]client.Player{gamev1.Seat_SEAT_FIRST: me}, "")
 	}}
 	matchID := func() string {
 		mu.Lock()

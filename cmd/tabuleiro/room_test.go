@@ -68,7 +68,7 @@ func TestRoomInviteAndJoin(t *testing.T) {
 			seats map[gamev1.Seat]client.Player
 			title string
 		}{"host": {th, h.seats, "vs Bea"}, "guest": {tg, gseats, "vs Ana"}} {
-			tb, err := side.t.table(ctx, gid, side.seats)
+			tb, err := side.t.table(ctx, gid, side.seats, "")
 			if err != nil {
 				t.Fatalf("%s: %s joins the match: %v", by, name, err)
 			}

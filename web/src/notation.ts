@@ -1,7 +1,7 @@
 // Plies in RULES.md notation as the client reads them: what a ply moved
 // (to mark the last ply), the move list's rows, and the names shown for
 // games, variants, levels, pieces and outcomes.
-import { BanqiPiece, BotLevel, Game, Reason, Result, Seat, type Outcome } from "./gen/tabuleiro/game/v1/game_pb";
+import { BanqiPiece, BotLevel, Game, Reason, Result, Seat, type BotRating, type Outcome, type Variant } from "./gen/tabuleiro/game/v1/game_pb";
 import { parseSquare, parseWall, type Square, type Wall } from "./geometry";
 
 /** PlyShape is what a ply did on the board, read from its notation. */
@@ -90,6 +90,29 @@ export function levelName(l: BotLevel): string {
     default:
       return "—";
   }
+}
+
+/**
+ * levelRating is a bot level's ladder rating in a variant (game.v1
+ * BotRating: Elo scale, easy = 0), or undefined when the variant's ladder
+ * was not measured.
+ */
+export function levelRating(v: Variant | undefined, l: BotLevel): BotRating | undefined {
+  return v?.botRatings.find((r) => r.level === l);
+}
+
+/** levelLabel is a level's name with its ladder rating when measured: "Hard · 663". */
+export function levelLabel(l: BotLevel, r?: BotRating): string {
+  return r ? `${levelName(l)} · ${r.rating}` : levelName(l);
+}
+
+/** levelTitle says what a level's rating is, for its tooltip; "" without one. */
+export function levelTitle(r?: BotRating): string {
+  if (!r) return "";
+  if (r.ratingLow === r.rating && r.ratingHigh === r.rating) return "ladder rating (Elo scale, easy = 0)";
+  const n = (x: number) => (x < 0 ? `−${-x}` : String(x));
+  const span = r.ratingLow < 0 ? `${n(r.ratingLow)} to ${n(r.ratingHigh)}` : `${r.ratingLow}–${r.ratingHigh}`;
+  return `ladder rating (Elo scale, easy = 0), 95% interval ${span}`;
 }
 
 /** seatColour is the colour word a seat plays in Quoridor and Corners. */

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { BanqiPiece, Game, OutcomeSchema, Reason, Result, Seat } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { banqiFromLetter, banqiInfo, moveRows, outcomeLine, outcomeTitle, plyShape, refusalText, timeControlText } from "../src/notation";
+import { BanqiPiece, BotLevel, BotRatingSchema, Game, OutcomeSchema, Reason, Result, Seat, VariantSchema } from "../src/gen/tabuleiro/game/v1/game_pb";
+import { banqiFromLetter, banqiInfo, levelLabel, levelRating, levelTitle, moveRows, outcomeLine, outcomeTitle, plyShape, refusalText, timeControlText } from "../src/notation";
 
 test("plyShape reads each game's notation (Q1, C1, B1)", () => {
   assert.deepEqual(plyShape(Game.QUORIDOR, "e2"), { kind: "pawn", to: { file: 4, rank: 1 } });
@@ -60,4 +60,23 @@ test("a refusal names the ply once, then the server's reason", () => {
   assert.equal(refusalText("Wall e3h", 'ply "e3h": the game is over'), "Wall e3h: the game is over");
   assert.equal(refusalText("Wall e3h", "not your turn"), "Wall e3h: not your turn");
   assert.equal(refusalText("", "illegal ply e2: blocked"), "blocked");
+});
+
+test("bot levels are labelled with their ladder rating in the variant, when measured", () => {
+  const v = create(VariantSchema, { game: Game.QUORIDOR, id: "standard", botRatings: [
+    create(BotRatingSchema, { level: BotLevel.EASY, rating: 0, ratingLow: 0, ratingHigh: 0 }),
+    create(BotRatingSchema, { level: BotLevel.MEDIUM, rating: 93, ratingLow: -161, ratingHigh: 347 }),
+    create(BotRatingSchema, { level: BotLevel.HARD, rating: 663, ratingLow: 393, ratingHigh: 933 }),
+  ] });
+  const hard = levelRating(v, BotLevel.HARD);
+  assert.equal(levelLabel(BotLevel.HARD, hard), "Hard · 663");
+  assert.equal(levelTitle(hard), "ladder rating (Elo scale, easy = 0), 95% interval 393–933");
+  assert.equal(levelTitle(levelRating(v, BotLevel.MEDIUM)), "ladder rating (Elo scale, easy = 0), 95% interval −161 to 347");
+  assert.equal(levelTitle(levelRating(v, BotLevel.EASY)), "ladder rating (Elo scale, easy = 0)");
+  assert.equal(levelLabel(BotLevel.EASY, levelRating(v, BotLevel.EASY)), "Easy · 0");
+  // Not measured: the name alone, no tooltip.
+  assert.equal(levelRating(v, BotLevel.EXPERT), undefined);
+  assert.equal(levelLabel(BotLevel.EXPERT, levelRating(v, BotLevel.EXPERT)), "Expert");
+  assert.equal(levelTitle(undefined), "");
+  assert.equal(levelLabel(BotLevel.HARD, levelRating(undefined, BotLevel.HARD)), "Hard");
 });

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"tabuleiro.dev/pkg/engine"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -24,6 +25,7 @@ import (
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
+	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 	"tabuleiro.dev/services/lobby/internal/rooms"
@@ -334,6 +336,58 @@ func TestListVariantsGames(t *testing.T) {
 	banqi, err := c.ListVariants(t.Context(), &lobbyv1.ListVariantsRequest{Game: gamev1.Game_GAME_BANQI})
 	if err != nil || len(banqi.GetVariants()) == 0 || len(banqi.GetVariants()) >= len(all.GetVariants()) {
 		t.Fatalf("Banqi: %v, %v", banqi, err)
+	}
+}
+
+// ListVariants labels the bot levels of every measured variant with the
+// ladder's ratings (lobby.BotRatings), easiest first, and those of a
+// variant never measured with none.
+func TestListVariantsBotRatings(t *testing.T) {
+	t.Parallel()
+	key, _ := auth.GenerateKey()
+	iss, _ := auth.NewIssuer(key)
+	ver, _ := auth.NewVerifier(key)
+	c, _ := runRoomsLobby(t, iss, ver, &testenv.Matches{})
+	all, err := c.ListVariants(t.Context(), &lobbyv1.ListVariantsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engineGame := map[gamev1.Game]engine.Game{gamev1.Game_GAME_QUORIDOR: engine.Quoridor,
+		gamev1.Game_GAME_CORNERS: engine.Corners, gamev1.Game_GAME_BANQI: engine.Banqi}
+	measured, unmeasured := 0, 0
+	for _, v := range all.GetVariants() {
+		want := lobby.BotRatings(engineGame[v.GetGame()], v.GetId())
+		got := v.GetBotRatings()
+		if len(want) == 0 {
+			unmeasured++
+			if len(got) != 0 {
+				t.Errorf("%v %s (never measured): ratings %v, want none", v.GetGame(), v.GetId(), got)
+			}
+			continue
+		}
+		measured++
+		if len(got) != len(want) {
+			t.Errorf("%v %s: %d ratings %v, want %d", v.GetGame(), v.GetId(), len(got), got, len(want))
+			continue
+		}
+		for i, r := range got {
+			w := want[i]
+			if r.GetLevel() != gamev1.BotLevel(w.Level) || r.GetRating() != int32(w.Rating) ||
+				r.GetRatingLow() != int32(w.Low) || r.GetRatingHigh() != int32(w.High) {
+				t.Errorf("%v %s rating %d: %v, want %+v", v.GetGame(), v.GetId(), i, r, w)
+			}
+		}
+	}
+	// Quoridor standard, Corners classic-3x3 and Banqi were measured.
+	if measured < 3 || unmeasured == 0 {
+		t.Errorf("%d variants measured, %d not; want at least 3 and 1", measured, unmeasured)
+	}
+	q, err := c.ListVariants(t.Context(), &lobbyv1.ListVariantsRequest{Game: gamev1.Game_GAME_QUORIDOR})
+	if err != nil || len(q.GetVariants()) == 0 || q.GetVariants()[0].GetId() != "standard" {
+		t.Fatalf("Quoridor: %v, %v", q, err)
+	}
+	if rs := q.GetVariants()[0].GetBotRatings(); len(rs) != 4 || rs[0].GetLevel() != gamev1.BotLevel_BOT_LEVEL_EASY || rs[0].GetRating() != 0 {
+		t.Errorf("Quoridor standard: %v, want 4 levels from easy at 0", rs)
 	}
 }
 

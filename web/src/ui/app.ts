@@ -9,7 +9,7 @@ import { api, errorText, ConnectError, Code } from "../api";
 import { BotLevel, Game, Result, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
-import { gameName, games, levelName, levels, moveRows, outcomeLine, outcomeTitle, reasonName, timeControlText } from "../notation";
+import { gameName, games, levelLabel, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, reasonName, timeControlText } from "../notation";
 import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
 import { inviteCode, joinRoute } from "../invite";
@@ -346,7 +346,12 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
           !onePlayer && radio("opp", "friend" as Opponent, c.opponent, "Invite a friend", () => (c.opponent = "friend")),
           !onePlayer && radio("opp", "queue" as Opponent, c.opponent, "Quick pairing", () => (c.opponent = "queue")))),
       c.opponent === "bot" && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "Bot level"),
-        h("div", { class: "chips" }, ...levels.map((l) => radio("level", l, c.level, levelName(l), () => (c.level = l), { "data-level": levelName(l) })))),
+        h("div", { class: "chips" }, ...levels.map((l) => {
+          // Each level with its ladder rating in this variant, when measured.
+          const r = levelRating(variant, l);
+          return radio("level", l, c.level, levelLabel(l, r), () => (c.level = l),
+            { "data-level": levelName(l), ...(r ? { title: levelTitle(r), "data-rating": String(r.rating) } : {}) });
+        }))),
       (c.opponent === "bot" || c.opponent === "friend") && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "You play"),
         h("div", { class: "chips" },
           radio("seat", Seat.UNSPECIFIED, c.seat, "Random", () => (c.seat = Seat.UNSPECIFIED)),

@@ -27,7 +27,7 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelName, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText } from "../notation";
+import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText } from "../notation";
 import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, h, svg, toast } from "./dom";
@@ -374,6 +374,13 @@ export class GameScreen {
     return this.match?.seats.find((s) => s.participant?.seat === seat)?.participant;
   }
 
+  /** botBadge names a bot's level with its ladder rating in this variant, when measured. */
+  private botBadge(l: BotLevel): HTMLElement {
+    const m = this.match!;
+    const r = levelRating(this.variantList?.find((x) => x.game === m.game && x.id === m.variant), l);
+    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, `bot · ${levelLabel(l, r)}`);
+  }
+
   private renderStrip(el: HTMLElement, seat: Seat): void {
     const m = this.match!;
     const v = this.view!;
@@ -393,7 +400,7 @@ export class GameScreen {
     const name = h("span", { class: "strip-name" }, token,
       h("span", { class: "pname" }, p.displayName), you ? h("span", { class: "you" }, "you") : false,
       p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
-      p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false);
+      p.botLevel !== BotLevel.UNSPECIFIED ? this.botBadge(p.botLevel) : false);
     // A finished game waits for nobody: no countdown to return to it.
     if (seatState?.connection === ConnectionState.DISCONNECTED && m.status !== MatchStatus.FINISHED) {
       const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;

@@ -303,10 +303,16 @@ func (s *Server) ListVariants(_ context.Context, req *lobbyv1.ListVariantsReques
 			return nil, toStatus(err)
 		}
 		for _, v := range vs {
+			var ratings []*gamev1.BotRating
+			for _, r := range lobby.BotRatings(v.Game, v.ID) {
+				ratings = append(ratings, &gamev1.BotRating{Level: gamev1.BotLevel(r.Level),
+					Rating: int32(r.Rating), RatingLow: int32(r.Low), RatingHigh: int32(r.High)})
+			}
 			res.Variants = append(res.Variants, &gamev1.Variant{
 				Game: matchclient.GameToProto(string(v.Game)), Id: v.ID, Name: v.Name, Players: int32(v.Players),
 				Rated: v.Rated, Draws: v.Draws,
 				DefaultTimeControl: matchclient.ClockToProto(lobby.TimeControl{BaseMS: v.DefaultBaseMS, IncrementMS: v.DefaultIncrementMS}),
+				BotRatings:         ratings,
 			})
 		}
 	}

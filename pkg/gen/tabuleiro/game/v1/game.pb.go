@@ -955,8 +955,12 @@ type Variant struct {
 	// default_time_control is the default clock of rated online games
 	// (Q5, C7); absent when the variant has no clock by default.
 	DefaultTimeControl *TimeControl `protobuf:"bytes,7,opt,name=default_time_control,json=defaultTimeControl,proto3" json:"default_time_control,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// bot_ratings are the bot levels' ratings in this variant, one per level
+	// measured, easiest first; empty when the variant's bots have not been
+	// measured. They label the levels for players (BotRating).
+	BotRatings    []*BotRating `protobuf:"bytes,8,rep,name=bot_ratings,json=botRatings,proto3" json:"bot_ratings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Variant) Reset() {
@@ -1038,6 +1042,94 @@ func (x *Variant) GetDefaultTimeControl() *TimeControl {
 	return nil
 }
 
+func (x *Variant) GetBotRatings() []*BotRating {
+	if x != nil {
+		return x.BotRatings
+	}
+	return nil
+}
+
+// BotRating is one bot level's strength as measured by the bot ladder
+// (`tabuleiro bots ladder --game GAME --variant VARIANT`: a round robin of
+// every level, every level with the same thinking budget per ply):
+// Bradley-Terry ratings on the Elo scale anchored at easy = 0, so that a
+// level 400 above another is expected to score about 91% against it. It is
+// not a player's Glicko-2 rating and is not comparable with one. The lobby
+// serves the figures of its last measured ladder (budget and games a pair
+// in services/lobby/internal/lobby/botratings.go and README.md).
+type BotRating struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// level is the bot level rated.
+	Level BotLevel `protobuf:"varint,1,opt,name=level,proto3,enum=tabuleiro.game.v1.BotLevel" json:"level,omitempty"`
+	// rating is the level's ladder rating, rounded; 0 for easy, the anchor.
+	Rating int32 `protobuf:"varint,2,opt,name=rating,proto3" json:"rating,omitempty"`
+	// rating_low is the low end of the rating's 95% interval (equal to
+	// rating for the anchor, which has no interval).
+	RatingLow int32 `protobuf:"varint,3,opt,name=rating_low,json=ratingLow,proto3" json:"rating_low,omitempty"`
+	// rating_high is the high end of the rating's 95% interval.
+	RatingHigh    int32 `protobuf:"varint,4,opt,name=rating_high,json=ratingHigh,proto3" json:"rating_high,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BotRating) Reset() {
+	*x = BotRating{}
+	mi := &file_tabuleiro_game_v1_game_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BotRating) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BotRating) ProtoMessage() {}
+
+func (x *BotRating) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_game_v1_game_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BotRating.ProtoReflect.Descriptor instead.
+func (*BotRating) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_game_v1_game_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *BotRating) GetLevel() BotLevel {
+	if x != nil {
+		return x.Level
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
+}
+
+func (x *BotRating) GetRating() int32 {
+	if x != nil {
+		return x.Rating
+	}
+	return 0
+}
+
+func (x *BotRating) GetRatingLow() int32 {
+	if x != nil {
+		return x.RatingLow
+	}
+	return 0
+}
+
+func (x *BotRating) GetRatingHigh() int32 {
+	if x != nil {
+		return x.RatingHigh
+	}
+	return 0
+}
+
 var File_tabuleiro_game_v1_game_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_game_v1_game_proto_rawDesc = "" +
@@ -1072,7 +1164,7 @@ const file_tabuleiro_game_v1_game_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x128\n" +
 	"\tbot_level\x18\x04 \x01(\x0e2\x1b.tabuleiro.game.v1.BotLevelR\bbotLevel\x12\x1b\n" +
 	"\x06rating\x18\x05 \x01(\x05H\x00R\x06rating\x88\x01\x01B\t\n" +
-	"\a_rating\"\xf2\x01\n" +
+	"\a_rating\"\xb1\x02\n" +
 	"\aVariant\x12+\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
@@ -1080,7 +1172,16 @@ const file_tabuleiro_game_v1_game_proto_rawDesc = "" +
 	"\aplayers\x18\x04 \x01(\x05R\aplayers\x12\x14\n" +
 	"\x05rated\x18\x05 \x01(\bR\x05rated\x12\x14\n" +
 	"\x05draws\x18\x06 \x01(\bR\x05draws\x12P\n" +
-	"\x14default_time_control\x18\a \x01(\v2\x1e.tabuleiro.game.v1.TimeControlR\x12defaultTimeControl*Q\n" +
+	"\x14default_time_control\x18\a \x01(\v2\x1e.tabuleiro.game.v1.TimeControlR\x12defaultTimeControl\x12=\n" +
+	"\vbot_ratings\x18\b \x03(\v2\x1c.tabuleiro.game.v1.BotRatingR\n" +
+	"botRatings\"\x96\x01\n" +
+	"\tBotRating\x121\n" +
+	"\x05level\x18\x01 \x01(\x0e2\x1b.tabuleiro.game.v1.BotLevelR\x05level\x12\x16\n" +
+	"\x06rating\x18\x02 \x01(\x05R\x06rating\x12\x1d\n" +
+	"\n" +
+	"rating_low\x18\x03 \x01(\x05R\tratingLow\x12\x1f\n" +
+	"\vrating_high\x18\x04 \x01(\x05R\n" +
+	"ratingHigh*Q\n" +
 	"\x04Game\x12\x14\n" +
 	"\x10GAME_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rGAME_QUORIDOR\x10\x01\x12\x10\n" +
@@ -1158,7 +1259,7 @@ func file_tabuleiro_game_v1_game_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_tabuleiro_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_tabuleiro_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_tabuleiro_game_v1_game_proto_goTypes = []any{
 	(Game)(0),                     // 0: tabuleiro.game.v1.Game
 	(Seat)(0),                     // 1: tabuleiro.game.v1.Seat
@@ -1173,14 +1274,15 @@ var file_tabuleiro_game_v1_game_proto_goTypes = []any{
 	(*Outcome)(nil),               // 10: tabuleiro.game.v1.Outcome
 	(*Participant)(nil),           // 11: tabuleiro.game.v1.Participant
 	(*Variant)(nil),               // 12: tabuleiro.game.v1.Variant
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*BotRating)(nil),             // 13: tabuleiro.game.v1.BotRating
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
 }
 var file_tabuleiro_game_v1_game_proto_depIdxs = []int32{
 	1,  // 0: tabuleiro.game.v1.ClockState.running:type_name -> tabuleiro.game.v1.Seat
-	13, // 1: tabuleiro.game.v1.ClockState.as_of:type_name -> google.protobuf.Timestamp
+	14, // 1: tabuleiro.game.v1.ClockState.as_of:type_name -> google.protobuf.Timestamp
 	1,  // 2: tabuleiro.game.v1.Ply.seat:type_name -> tabuleiro.game.v1.Seat
 	6,  // 3: tabuleiro.game.v1.Ply.revealed:type_name -> tabuleiro.game.v1.BanqiPiece
-	13, // 4: tabuleiro.game.v1.Ply.played_at:type_name -> google.protobuf.Timestamp
+	14, // 4: tabuleiro.game.v1.Ply.played_at:type_name -> google.protobuf.Timestamp
 	3,  // 5: tabuleiro.game.v1.Outcome.result:type_name -> tabuleiro.game.v1.Result
 	1,  // 6: tabuleiro.game.v1.Outcome.winner:type_name -> tabuleiro.game.v1.Seat
 	4,  // 7: tabuleiro.game.v1.Outcome.reason:type_name -> tabuleiro.game.v1.Reason
@@ -1188,11 +1290,13 @@ var file_tabuleiro_game_v1_game_proto_depIdxs = []int32{
 	2,  // 9: tabuleiro.game.v1.Participant.bot_level:type_name -> tabuleiro.game.v1.BotLevel
 	0,  // 10: tabuleiro.game.v1.Variant.game:type_name -> tabuleiro.game.v1.Game
 	7,  // 11: tabuleiro.game.v1.Variant.default_time_control:type_name -> tabuleiro.game.v1.TimeControl
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	13, // 12: tabuleiro.game.v1.Variant.bot_ratings:type_name -> tabuleiro.game.v1.BotRating
+	2,  // 13: tabuleiro.game.v1.BotRating.level:type_name -> tabuleiro.game.v1.BotLevel
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_game_v1_game_proto_init() }
@@ -1208,7 +1312,7 @@ func file_tabuleiro_game_v1_game_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_game_v1_game_proto_rawDesc), len(file_tabuleiro_game_v1_game_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
