@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -166,6 +167,21 @@ func TestResumeSeatsAndTitleFollowTheMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The bot is named with its level's ladder rating (measured in Quoridor standard).
+	vs, err := c.Lobby.ListVariants(ctx, &lobbyv1.ListVariantsRequest{Game: gamev1.Game_GAME_QUORIDOR})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hardTitle := ""
+	for _, r := range vs.GetVariants()[0].GetBotRatings() {
+		if r.GetLevel() == gamev1.BotLevel_BOT_LEVEL_HARD {
+			hardTitle = fmt.Sprintf("vs Bot (hard · %d)", r.GetRating())
+		}
+	}
+	if vs.GetVariants()[0].GetId() != "standard" || hardTitle == "" {
+		t.Fatalf("Quoridor standard's hard level has no rating: %v", vs.GetVariants()[0])
+	}
+
 	// This run: `play --vs bot:easy`, so no second player was signed in.
 	run := &tables{c: c, me: me, opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY, render: "vs Bot (easy)"},
 		secondID: client.KnownIdentity(ids, "local#2")}
@@ -176,7 +192,7 @@ func TestResumeSeatsAndTitleFollowTheMatch(t *testing.T) {
 		wantTitle string
 	}{
 		{localID, 2, "two players, one keyboard"},
-		{bot.GetMatchId(), 1, "vs Bot (hard)"},
+		{bot.GetMatchId(), 1, hardTitle}, // with its ladder rating in Quoridor standard
 	}
 	for _, tt := range tests {
 		tb, err := run.resume(ctx, active.GetMatches(), tt.id)

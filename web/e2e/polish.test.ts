@@ -228,3 +228,44 @@ test("a game at one device is not called off while its first ply is slow to come
   await page.click("#resign-confirm");
   await ctx.close();
 });
+
+test("bot levels are labelled with their ladder rating, in the level picker and on the bot's badge, at phone width too", async () => {
+  for (const phone of [false, true]) {
+    const { ctx, page } = await newPlayer(browser, server.url, { phone });
+    await signIn(page, phone ? "Rui" : "Lia");
+    await page.click(`label.game-card[data-game="Quoridor"]`);
+    await page.selectOption("#variant", "standard");
+    await page.click(`label.chip:has-text("Bot")`);
+    // Quoridor standard was measured: every level shows its rating, with the interval in the tooltip.
+    const hard = page.locator(`label.chip[data-level="Hard"]`);
+    const rating = await hard.getAttribute("data-rating");
+    assert.ok(rating !== null, "Hard has a rating in Quoridor standard");
+    assert.equal((await hard.textContent())?.trim(), `Hard · ${rating}`);
+    assert.match((await hard.getAttribute("title")) ?? "", /^ladder rating \(Elo scale, easy = 0\), 95% interval −?\d+(–| to )−?\d+$/);
+    assert.equal((await page.locator(`label.chip[data-level="Easy"]`).textContent())?.trim(), "Easy · 0");
+    // The four chips stay inside the panel at 390 px.
+    const panel = await boxOf(page.locator(".play-panel"), "the panel");
+    for (const l of ["Easy", "Medium", "Hard", "Expert"]) {
+      const b = await boxOf(page.locator(`label.chip[data-level="${l}"]`), l);
+      assert.ok(b.x >= panel.x && b.x + b.width <= panel.x + panel.width, `${l} inside the panel`);
+    }
+    await shot(page, phone ? "44-level-ratings-phone" : "44-level-ratings");
+    if (!phone) {
+      // A variant never measured: the names alone.
+      await page.selectOption("#variant", "limit200");
+      assert.equal((await page.locator(`label.chip[data-level="Hard"]`).textContent())?.trim(), "Hard");
+      assert.equal(await page.locator(`label.chip[data-level="Hard"]`).getAttribute("title"), null);
+      await page.selectOption("#variant", "standard");
+      // In the game, the bot's badge says the same.
+      await hard.click();
+      await page.click("#start");
+      await page.waitForURL(/#\/game\//);
+      const badge = page.locator(".strip .badge", { hasText: "bot ·" });
+      await badge.waitFor();
+      assert.equal((await badge.textContent())?.trim(), `bot · Hard · ${rating}`);
+      assert.match((await badge.getAttribute("title")) ?? "", /^ladder rating \(Elo scale, easy = 0\)/);
+      await shot(page, "45-bot-badge-rating");
+    }
+    await ctx.close();
+  }
+});
