@@ -559,7 +559,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 		}
 		if err != nil {
 			e.st = nil
-			return nil, fmt.Errorf("commit match %s: %w", id, err)
+			return nil, err // the store's error names the match
 		}
 		e.st, e.pos = c.st, c.pos
 		observeCommit(ctx, c)

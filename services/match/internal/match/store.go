@@ -25,6 +25,7 @@ type Store interface {
 	// c.PrevVersion; otherwise nothing changes and it returns a *Conflict
 	// (which is ErrVersionConflict) carrying what is stored, with the
 	// plies after c.Have, so the committer catches up without reading again.
+	// Its other errors name the match.
 	Commit(ctx context.Context, c Commit) error
 	// PlyStored reports whether the store holds ply (its number, event
 	// seq and notation) of match id, returning once that is on the
