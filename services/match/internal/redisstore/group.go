@@ -14,14 +14,14 @@ import (
 // maxGroup bounds the commits sent in one pipeline.
 const maxGroup = 256
 
-// committer sends an instance's commit scripts to Redis in group: while
-// one round trip is in flight, the commits that arrive wait, and the
-// first of them then sends them all in one pipeline (EVALSHA, and EVAL
-// again for those the server answers NOSCRIPT). One round trip, one write
-// and one read for many commits, on the instance and on Redis. Each
-// commit still returns only its own script's reply: acknowledgement is
-// not weakened, and a pipeline that fails fails the commits in it and no
-// other.
+// scriptGroup sends an instance's runs of one script to Redis in group
+// (the commits, and the loads, each in a group of their own): while one
+// round trip is in flight, the runs that arrive wait, and the first of
+// them then sends them all in one pipeline (EVALSHA, and EVAL again for
+// those the server answers NOSCRIPT). One round trip, one write and one
+// read for many runs, on the instance and on Redis. Each run still
+// returns only its own script's reply: a commit's acknowledgement is not
+// weakened, and a pipeline that fails fails the runs in it and no other.
 //
 // With replicas waited for (Options.WaitReplicas), each pipeline ends
 // with one WAIT, which counts the replicas holding every write sent
@@ -30,8 +30,9 @@ const maxGroup = 256
 // pipeline that carried it was met. The events of the group's replicated
 // commits are then published in one more pipeline, before any of the
 // group's callers returns (a match's next commit publishes after them).
-type committer struct {
+type scriptGroup struct {
 	rdb         *redis.Client
+	script      *redis.Script
 	wait        int           // replicas to wait for, 0 none
 	waitTimeout time.Duration // bound of each WAIT
 
@@ -52,9 +53,9 @@ type commitCall struct {
 	done    chan struct{} // signalled once: res and err set, or lead
 }
 
-// run runs the commit script with keys and args, in a group with the
-// commits that wait at the same time.
-func (g *committer) run(ctx context.Context, keys []string, args []any, publish func(p redis.Pipeliner)) (any, error) {
+// run runs the script with keys and args, in a group with the runs that
+// wait at the same time; publish (of a commit) may be nil.
+func (g *scriptGroup) run(ctx context.Context, keys []string, args []any, publish func(p redis.Pipeliner)) (any, error) {
 	c := &commitCall{keys: keys, args: args, publish: publish, done: make(chan struct{}, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
@@ -101,10 +102,10 @@ func (g *committer) run(ctx context.Context, keys []string, args []any, publish 
 
 // send runs the batch's scripts in one round trip (followed by WAIT when
 // replicas are waited for) and sets each call's own reply.
-func (g *committer) send(ctx context.Context, batch []*commitCall) {
+func (g *scriptGroup) send(ctx context.Context, batch []*commitCall) {
 	if len(batch) == 1 && g.wait == 0 {
 		c := batch[0]
-		c.res, c.err = commitScript.Run(ctx, g.rdb, c.keys, c.args...).Result()
+		c.res, c.err = g.script.Run(ctx, g.rdb, c.keys, c.args...).Result()
 		return
 	}
 	cmds := make([]*redis.Cmd, len(batch))
@@ -142,14 +143,14 @@ func (g *committer) send(ctx context.Context, batch []*commitCall) {
 // trip sends the scripts of batch[i] for i in idx in one pipeline, by
 // hash or in full, followed by WAIT when replicas are waited for, and
 // sets cmds[i] and waits[i]. It returns the pipeline's first error.
-func (g *committer) trip(ctx context.Context, batch []*commitCall, idx []int, full bool, cmds []*redis.Cmd, waits []*redis.IntCmd) error {
+func (g *scriptGroup) trip(ctx context.Context, batch []*commitCall, idx []int, full bool, cmds []*redis.Cmd, waits []*redis.IntCmd) error {
 	var wait *redis.IntCmd
 	_, err := g.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, i := range idx {
 			if full {
-				cmds[i] = commitScript.Eval(ctx, p, batch[i].keys, batch[i].args...)
+				cmds[i] = g.script.Eval(ctx, p, batch[i].keys, batch[i].args...)
 			} else {
-				cmds[i] = commitScript.EvalSha(ctx, p, batch[i].keys, batch[i].args...)
+				cmds[i] = g.script.EvalSha(ctx, p, batch[i].keys, batch[i].args...)
 			}
 		}
 		if g.wait > 0 {
@@ -167,7 +168,7 @@ func (g *committer) trip(ctx context.Context, batch []*commitCall, idx []int, fu
 // replicated is the error of a commit whose script replied res, given the
 // WAIT that followed it: nil unless it committed (1) and too few replicas
 // (or none, the WAIT failing) confirmed it.
-func (g *committer) replicated(res any, wait *redis.IntCmd) error {
+func (g *scriptGroup) replicated(res any, wait *redis.IntCmd) error {
 	if r, ok := res.(int64); !ok || r != 1 {
 		return nil // a conflict or a match gone: nothing acknowledged
 	}
@@ -183,7 +184,7 @@ func (g *committer) replicated(res any, wait *redis.IntCmd) error {
 // publishAll publishes, in one round trip, the events of the batch's
 // commits that committed and were replicated. A lost publication is
 // caught up by the feeds from the event stream.
-func (g *committer) publishAll(ctx context.Context, batch []*commitCall) {
+func (g *scriptGroup) publishAll(ctx context.Context, batch []*commitCall) {
 	_, _ = g.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, c := range batch {
 			if r, ok := c.res.(int64); ok && r == 1 && c.err == nil && c.publish != nil {

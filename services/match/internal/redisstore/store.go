@@ -88,7 +88,8 @@ type Options struct {
 type Store struct {
 	rdb   *redis.Client
 	o     Options
-	group *committer
+	group *scriptGroup // commits
+	loads *scriptGroup
 }
 
 var _ match.Store = (*Store)(nil)
@@ -113,7 +114,10 @@ func New(rdb *redis.Client, o Options) *Store {
 	if o.JSON {
 		o.Compat = true // the versions that wrote JSON read only streams
 	}
-	return &Store{rdb: rdb, o: o, group: &committer{rdb: rdb, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout}}
+	return &Store{rdb: rdb, o: o,
+		group: &scriptGroup{rdb: rdb, script: commitScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout},
+		loads: &scriptGroup{rdb: rdb, script: loadScript},
+	}
 }
 
 // Keys of a match; they share the hash tag {id}.
@@ -291,14 +295,18 @@ return {h[1], h[2], redis.call('LRANGE', KEYS[2], math.max(tonumber(ARGV[1]) - 1
 `)
 
 // Load implements match.Store: the state and the plies from number have
-// on, in one round trip.
+// on, in one round trip (shared with the loads waiting at the same time).
 func (s *Store) Load(ctx context.Context, id string, have int) (*match.State, int, error) {
-	res, err := loadScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.pliesKey(id)}, max(have, 0)).Slice()
+	v, err := s.loads.run(ctx, []string{s.stateKey(id), s.pliesKey(id)}, []any{max(have, 0)}, nil)
 	if errors.Is(err, redis.Nil) {
 		return nil, 0, fmt.Errorf("load match %s: %w", id, match.ErrNotFound)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("load match %s: %w", id, err)
+	}
+	res, ok := v.([]any)
+	if !ok {
+		return nil, 0, fmt.Errorf("load match %s: unexpected reply %T", id, v)
 	}
 	return decodeLoaded(id, have, res)
 }
