@@ -66,7 +66,7 @@ func newBotsCommand(e *env) *cobra.Command {
 	f.IntVar(&budgetMS, "budget", 0, "thinking time per ply in milliseconds (0: each level's default)")
 	f.IntVar(&cfg.Opening, "opening", 4, "plies the easy level plays first in each game, shared by each pair of games with sides swapped")
 	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
-	f.IntVar(&cfg.Threads, "threads", 0, "goroutines the expert searches on at budgets of 50 ms and more (0: GOMAXPROCS / parallel); other levels use one")
+	f.IntVar(&cfg.Threads, "threads", 1, "goroutines the expert searches on at budgets of 50 ms and more (Lazy SMP; 0: GOMAXPROCS / parallel); other levels use one, so 1 gives both sides the same processor time")
 	f.Uint64Var(&seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
 	f.StringVar(&server, "server", "", "play through the bot service at this address (host:port, plaintext) instead of in this process")
 	f.StringVar(&tokenKey, "token-key", os.Getenv("TABULEIRO_TOKEN_KEY"), "with --server: the services' token key, to sign a service credential")
@@ -117,7 +117,7 @@ func newBotsLadderCommand(e *env) *cobra.Command {
 	f.IntVar(&budgetMS, "budget", 300, "thinking time per ply in milliseconds, the same for every level (0: each level's default)")
 	f.IntVar(&cfg.Opening, "opening", 4, "plies the easy level plays first in each game, shared by each pair of games with sides swapped")
 	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
-	f.IntVar(&cfg.Threads, "threads", 0, "goroutines the expert searches on at budgets of 50 ms and more (0: GOMAXPROCS / parallel); other levels use one")
+	f.IntVar(&cfg.Threads, "threads", 1, "goroutines the expert searches on at budgets of 50 ms and more (Lazy SMP; 0: GOMAXPROCS / parallel); other levels use one, so 1 gives both sides the same processor time")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
 	f.IntVar(&cfg.MaxPlies, "max-plies", 0, "plies after which a game is drawn (0: 1000)")
 	return c

@@ -187,7 +187,11 @@ func (p Position) apply(m Move) Position {
 	p.plies++
 	p.last = m
 	p.mover = p.mover.Other()
-	p.outcome = decide(&p.cells, p.mover, p.first, p.piecesLeft(seatColour(p.first, p.mover)), int(p.quiet))
+	left := 1 // as in View.advance: only a capture takes a piece away
+	if m.Kind() == KindCapture {
+		left = p.piecesLeft(seatColour(p.first, p.mover))
+	}
+	p.outcome = decide(&p.cells, p.mover, p.first, left, int(p.quiet))
 	return p
 }
 

@@ -105,11 +105,20 @@ func genMoves[C ~uint8](b *board[C], mover Colour, dst []Move) []Move {
 
 // hasLegal reports whether colour mover has a legal ply (B5.1).
 func hasLegal[C ~uint8](b *board[C], mover Colour) bool {
-	for _, c := range b {
+	for s, c := range b {
 		if uint8(c)&faceDownBit != 0 {
-			return true
+			return true // a reveal
+		}
+		if c == 0 || Piece(c).Colour() != mover {
+			continue
+		}
+		for d := range directions {
+			if n := neighbour(Square(s), d); n != NoSquare && b[n] == 0 {
+				return true // a step
+			}
 		}
 	}
+	// Every piece of mover is hemmed in: only a capture is left.
 	var buf [128]Move
 	return len(genMoves(b, mover, buf[:0])) > 0
 }

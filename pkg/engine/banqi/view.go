@@ -278,7 +278,15 @@ func (v View) advance(m Move) View {
 	v.plies++
 	v.last = m
 	v.mover = v.mover.Other()
-	v.outcome = decide(&v.cells, v.mover, v.first, v.piecesLeft(seatColour(v.first, v.mover)), int(v.quiet))
+	// Only a capture takes a piece away: after a step or a reveal the side
+	// now to move has as many pieces as before, at least one (Validate:
+	// the side that did not move last has pieces), so they are counted only
+	// after a capture.
+	left := 1
+	if m.Kind() == KindCapture {
+		left = v.piecesLeft(seatColour(v.first, v.mover))
+	}
+	v.outcome = decide(&v.cells, v.mover, v.first, left, int(v.quiet))
 	return v
 }
 

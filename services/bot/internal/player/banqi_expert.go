@@ -44,10 +44,12 @@ const (
 func expertEval(s *bState) int {
 	var buf [bQuiesce + 1][96]banqi.Move
 	moves := s.v.LegalMoves(buf[bQuiesce][:0])
-	material, rest := bStatic(&s.v, moves)
+	var b bScan
+	b.scan(&s.v)
+	material, rest := b.static(moves)
 	stand := bFade(&s.v, material+rest)
 	score := bQuiescence(&s.v, moves, stand, material, rest, -search.Win, search.Win, bQuiesce, &buf)
-	mine, theirs := bWinnable(&s.v)
+	mine, theirs := b.winnable()
 	if (score > 0 && !mine) || (score < 0 && !theirs) {
 		// The side ahead cannot win: at best a draw (B5.2).
 		score /= bHopeless
@@ -78,44 +80,16 @@ var bCapturers = func() (c [banqi.Soldier + 1]uint16) {
 // cannot capture some enemy piece never takes them all (B5.1): a lone
 // general facing no soldier, say, is never captured.
 func bWinnable(v *banqi.View) (mine, theirs bool) {
-	me := v.Colour(v.ToMove())
-	if me == banqi.NoColour {
-		return true, true
-	}
-	var kinds [2]uint16 // index 0: me
-	for _, p := range bPieces {
-		if v.FaceDownCount(p) > 0 {
-			if p.Colour() == me {
-				kinds[0] |= 1 << p.Kind()
-			} else {
-				kinds[1] |= 1 << p.Kind()
-			}
-		}
-	}
-	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
-		if p := v.Cell(sq).Piece(); p != banqi.NoPiece {
-			if p.Colour() == me {
-				kinds[0] |= 1 << p.Kind()
-			} else {
-				kinds[1] |= 1 << p.Kind()
-			}
-		}
-	}
-	takesAll := func(att, def uint16) bool {
-		for k := banqi.General; k <= banqi.Soldier; k++ {
-			if def&(1<<k) != 0 && att&bCapturers[k] == 0 {
-				return false
-			}
-		}
-		return true
-	}
-	return takesAll(kinds[0], kinds[1]), takesAll(kinds[1], kinds[0])
+	var b bScan
+	b.scan(v)
+	return b.winnable()
 }
 
 // bQuiescence returns the score of v for the side to move, once the
 // captures are resolved: stand (its static score) if it stands pat, or the
 // best capture, searched to depth plies of captures (fail-soft
-// alpha-beta). moves are v's legal plies; material and rest the two parts
+// alpha-beta). moves are v's legal plies (nil at the last ply, which
+// reads its captures off the board: bBestVictim); material and rest the two parts
 // of its static score (bStatic). Below the first ply the static score is
 // the material, kept up to date capture by capture, and the rest as it was
 // at the first, seen from the other side: the captures decide the score,
@@ -132,12 +106,7 @@ func bQuiescence(v *banqi.View, moves []banqi.Move, stand, material, rest, alpha
 		// capture of the opponent's last piece is decided (B5.1); one that
 		// leaves it pieces but no ply (blocked, nothing face down) is rare,
 		// and the search finds it at its own nodes.
-		victim := -1
-		for _, m := range moves {
-			if m.Kind() == banqi.KindCapture {
-				victim = max(victim, bValue[v.Cell(m.To()).Piece().Kind()])
-			}
-		}
+		victim := bBestVictim(v)
 		switch {
 		case victim < 0:
 			return best
@@ -177,7 +146,10 @@ func bQuiescence(v *banqi.View, moves []banqi.Move, stand, material, rest, alpha
 			// The opponent's material after the capture, its rest as ours
 			// at the first ply turned round.
 			mat := -(material + victim)
-			nm := next.LegalMoves(buf[depth-1][:0])
+			var nm []banqi.Move // the last ply reads the board, not the plies
+			if depth > 2 {
+				nm = next.LegalMoves(buf[depth-1][:0])
+			}
 			score = -bQuiescence(&next, nm, mat-rest, mat, -rest, -beta, -alpha, depth-1, buf)
 		}
 		if score > best {
@@ -188,6 +160,36 @@ func bQuiescence(v *banqi.View, moves []banqi.Move, stand, material, rest, alpha
 		}
 		if alpha >= beta {
 			break
+		}
+	}
+	return best
+}
+
+// bBestVictim is the value (bValue) of the most valuable piece that the
+// side to move in v can capture, -1 if it can capture none: the best of
+// its legal captures, read off the board.
+func bBestVictim(v *banqi.View) int {
+	me := v.Colour(v.ToMove())
+	if me == banqi.NoColour {
+		return -1
+	}
+	best := -1
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		p := v.Cell(sq).Piece()
+		if p == banqi.NoPiece || p.Colour() != me {
+			continue
+		}
+		k := p.Kind()
+		for d, t := range bNeighbours[sq] {
+			if k == banqi.Cannon {
+				t = bCannonLine(v, sq, d)
+			}
+			if t == banqi.NoSquare {
+				continue
+			}
+			if x := v.Cell(t).Piece(); x != banqi.NoPiece && x.Colour() != me && canTake(k, x.Kind()) {
+				best = max(best, bValue[x.Kind()])
+			}
 		}
 	}
 	return best
@@ -208,54 +210,135 @@ func bPiecesLeft(v *banqi.View, c banqi.Colour) int {
 	return n
 }
 
-// bStatic is the expert's static score of v for the side to move, whose
-// legal plies are moves, in two parts: material (every piece not captured,
-// face down or not) and the rest (mobility, the conversion terms of the
-// side ahead). bFade scales their sum by the B5.2 clock.
-func bStatic(v *banqi.View, moves []banqi.Move) (material, rest int) {
-	me := v.Colour(v.ToMove())
-	if me == banqi.NoColour {
-		return 0, 0
+// bScan is what the expert's evaluation reads off a view's board, in one
+// pass: the material, the pieces of each side, the kinds each side has left
+// and the squares each side's pieces threaten. Index 0 is the side to move
+// (me), 1 its opponent.
+type bScan struct {
+	v        *banqi.View
+	me       banqi.Colour
+	material int // for me: every piece not captured, face down or not
+	// freeNextTo is the number of empty squares next to the opponent's
+	// revealed pieces, counted once per piece (its mobility).
+	freeNextTo int
+	kinds      [2]uint16 // the kinds left, revealed or face down, as bits 1<<kind
+	down       [2]int    // face-down pieces
+	pieces     [2][16]banqi.Square
+	n          [2]int
+	// chase[i][sq] are the kinds (bits 1<<kind) that a piece of side i
+	// other than a cannon, standing next to sq, can capture (B4.1).
+	chase [2][banqi.NumSquares]uint16
+}
+
+// scan reads v's board into b.
+func (b *bScan) scan(v *banqi.View) {
+	*b = bScan{v: v, me: v.Colour(v.ToMove())}
+	if b.me == banqi.NoColour {
+		return
 	}
 	for _, p := range bPieces {
 		n := v.FaceDownCount(p)
 		if n == 0 {
 			continue
 		}
-		if p.Colour() == me {
-			material += n * bValue[p.Kind()]
-		} else {
-			material -= n * bValue[p.Kind()]
-		}
+		i := b.side(p)
+		b.kinds[i] |= 1 << p.Kind()
+		b.down[i] += n
+		b.material += (1 - 2*i) * n * bValue[p.Kind()]
 	}
-	score := 0
 	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
 		p := v.Cell(sq).Piece()
 		if p == banqi.NoPiece {
 			continue
 		}
-		if p.Colour() == me {
-			material += bValue[p.Kind()]
-			continue
+		i, k := b.side(p), p.Kind()
+		b.kinds[i] |= 1 << k
+		b.material += (1 - 2*i) * bValue[k]
+		if b.n[i] < len(b.pieces[i]) {
+			b.pieces[i][b.n[i]] = sq
+			b.n[i]++
 		}
-		material -= bValue[p.Kind()]
-		// The opponent's mobility: empty squares next to its pieces.
-		f, r := sq.File(), sq.Rank()
-		for _, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
-			if t := banqi.SquareAt(f+d[0], r+d[1]); t.Valid() && v.Cell(t) == banqi.Empty {
-				score -= bMobility
+		for _, t := range bNeighbours[sq] {
+			if t == banqi.NoSquare {
+				continue
+			}
+			if k != banqi.Cannon {
+				b.chase[i][t] |= bPrey[k]
+			}
+			if i == 1 && v.Cell(t) == banqi.Empty {
+				b.freeNextTo++
 			}
 		}
 	}
+}
+
+// side is 0 for a piece of the side to move, 1 for its opponent's.
+func (b *bScan) side(p banqi.Piece) int {
+	if p.Colour() == b.me {
+		return 0
+	}
+	return 1
+}
+
+// winnable reports whether the side to move (mine) and its opponent
+// (theirs) can still win: whether for every kind the other side has left,
+// revealed or face down, it has a piece that can capture it. A side that
+// cannot capture some enemy piece never takes them all (B5.1): a lone
+// general facing no soldier, say, is never captured.
+func (b *bScan) winnable() (mine, theirs bool) {
+	if b.me == banqi.NoColour {
+		return true, true
+	}
+	takesAll := func(att, def uint16) bool {
+		for k := banqi.General; k <= banqi.Soldier; k++ {
+			if def&(1<<k) != 0 && att&bCapturers[k] == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return takesAll(b.kinds[0], b.kinds[1]), takesAll(b.kinds[1], b.kinds[0])
+}
+
+// bPrey are, for each kind, the kinds (as bits 1<<kind) that it can
+// capture (canTake).
+var bPrey = func() (c [banqi.Soldier + 1]uint16) {
+	for a := banqi.General; a <= banqi.Soldier; a++ {
+		for k := banqi.General; k <= banqi.Soldier; k++ {
+			if canTake(a, k) {
+				c[a] |= 1 << k
+			}
+		}
+	}
+	return c
+}()
+
+// static is the expert's static score for the side to move, whose legal
+// plies are moves, in two parts: material (every piece not captured, face
+// down or not) and the rest (mobility, the conversion terms of the side
+// ahead). bFade scales their sum by the B5.2 clock.
+func (b *bScan) static(moves []banqi.Move) (material, rest int) {
+	if b.me == banqi.NoColour {
+		return 0, 0
+	}
+	score := -bMobility * b.freeNextTo
 	for _, m := range moves {
 		if m.Kind() != banqi.KindReveal {
 			score += bMobility
 		}
 	}
-	if material != 0 {
-		score += conversion(v, me, material) + cornering(v, me, material)
+	if b.material != 0 {
+		score += b.conversion() + b.cornering()
 	}
-	return material, score
+	return b.material, score
+}
+
+// lead is the index of the side ahead in material (b.material != 0).
+func (b *bScan) lead() int {
+	if b.material < 0 {
+		return 1
+	}
+	return 0
 }
 
 // bFade scales score, v's static score, by the B5.2 clock.
@@ -271,51 +354,57 @@ func bFade(v *banqi.View, score int) int {
 	return score
 }
 
-// cornering is the expert's trapping term for the side whose colour is
-// me, given material for me: the side ahead gains as the enemy pieces that
-// one of its pieces can capture (B4.1; cannons aside) run out of escape
-// squares — empty neighbours that no such piece guards — since on an open
-// board one chaser never catches a runner.
-func cornering(v *banqi.View, me banqi.Colour, material int) int {
-	lead := me
-	if material < 0 {
-		lead = me.Other()
-	}
-	score := 0
-	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
-		x := v.Cell(sq).Piece()
-		if x == banqi.NoPiece || x.Colour() == lead {
-			continue
+// conversion is the hard bot's conversion term (conversion) for the side
+// to move, read off the scan.
+func (b *bScan) conversion() int {
+	l := b.lead()
+	bonus := 0
+	for _, a := range b.pieces[l][:b.n[l]] {
+		prey := bPrey[b.v.Cell(a).Piece().Kind()]
+		near := -1
+		for _, t := range b.pieces[1-l][:b.n[1-l]] {
+			if prey&(1<<b.v.Cell(t).Piece().Kind()) == 0 {
+				continue
+			}
+			d := abs(a.File()-t.File()) + abs(a.Rank()-t.Rank())
+			near = max(near, 10-d)
 		}
-		xk := x.Kind()
-		hunted := false
+		if near > 0 {
+			bonus += bChase * near
+		}
+	}
+	// The enemy's pieces gone: all it started with, less those left.
+	gone := 16 - b.n[1-l] - b.down[1-l]
+	bonus += bTrade * gone
+	if l != 0 {
+		return -bonus
+	}
+	return bonus
+}
+
+// cornering is the expert's trapping term for the side to move: the side
+// ahead gains as the enemy pieces that one of its pieces can capture (B4.1;
+// cannons aside) run out of escape squares — empty neighbours that no such
+// piece guards — since on an open board one chaser never catches a runner.
+func (b *bScan) cornering() int {
+	l := b.lead()
+	chase := &b.chase[l]
+	score := 0
+	for _, sq := range b.pieces[1-l][:b.n[1-l]] {
+		bit := uint16(1) << b.v.Cell(sq).Piece().Kind()
+		// Hunted: a chaser stands next to it or guards a square next to it.
+		hunted := chase[sq]&bit != 0
 		esc := 0
-		f, r := sq.File(), sq.Rank()
-		for _, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
-			t := banqi.SquareAt(f+d[0], r+d[1])
-			if !t.Valid() {
+		for _, t := range bNeighbours[sq] {
+			if t == banqi.NoSquare {
 				continue
 			}
-			if p := v.Cell(t).Piece(); p != banqi.NoPiece && p.Colour() == lead && p.Kind() != banqi.Cannon && canTake(p.Kind(), xk) {
+			if b.v.Cell(t) != banqi.Empty {
+				continue
+			}
+			if chase[t]&bit != 0 {
 				hunted = true
-				continue
-			}
-			if v.Cell(t) != banqi.Empty {
-				continue
-			}
-			guarded := false
-			tf, tr := t.File(), t.Rank()
-			for _, e := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
-				u := banqi.SquareAt(tf+e[0], tr+e[1])
-				if !u.Valid() || u == sq {
-					continue
-				}
-				if p := v.Cell(u).Piece(); p != banqi.NoPiece && p.Colour() == lead && p.Kind() != banqi.Cannon && canTake(p.Kind(), xk) {
-					guarded, hunted = true, true
-					break
-				}
-			}
-			if !guarded {
+			} else {
 				esc++
 			}
 		}
@@ -327,7 +416,7 @@ func cornering(v *banqi.View, me banqi.Colour, material int) int {
 			score += bCornered
 		}
 	}
-	if lead != me {
+	if l != 0 {
 		return -score
 	}
 	return score

@@ -262,3 +262,191 @@ func TestBanqiWinnable(t *testing.T) {
 		}
 	}
 }
+
+// TestBanqiScanAgrees: the expert's one-pass evaluation (bScan) scores
+// exactly as the board-walking evaluation it replaced (refStatic,
+// refWinnable below, kept as the slow reference), and bBestVictim finds
+// the best of the legal captures, at every ply of random games from
+// several layouts.
+func TestBanqiScanAgrees(t *testing.T) {
+	t.Parallel()
+	checked, ahead := 0, 0
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		b := []byte("KAABBRRNNCCPPPPPkaabbrrnnccppppp")
+		rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+		p0, err := banqi.New("standard", string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := p0.(banqi.Position)
+		for n := 0; n < 400 && !pos.Outcome().Over(); n++ {
+			v := pos.PublicView()
+			moves := v.LegalMoves(nil)
+			var s bScan
+			s.scan(&v)
+			m, r := s.static(moves)
+			wm, wr := refStatic(&v, moves)
+			if m != wm || r != wr {
+				t.Fatalf("%s: static %d, %d, want %d, %d", v.Encode(), m, r, wm, wr)
+			}
+			want := -1
+			for _, m := range moves {
+				if m.Kind() == banqi.KindCapture {
+					want = max(want, bValue[v.Cell(m.To()).Piece().Kind()])
+				}
+			}
+			if got := bBestVictim(&v); got != want {
+				t.Fatalf("%s: bBestVictim %d, want %d (the best legal capture)", v.Encode(), got, want)
+			}
+			mine, theirs := s.winnable()
+			if wmine, wtheirs := refWinnable(&v); mine != wmine || theirs != wtheirs {
+				t.Fatalf("%s: winnable %v, %v, want %v, %v", v.Encode(), mine, theirs, wmine, wtheirs)
+			}
+			checked++
+			if m != 0 {
+				ahead++
+			}
+			all := pos.LegalMoves(nil)
+			if pos, err = pos.PlayMove(all[rng.IntN(len(all))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if ahead < checked/4 {
+		t.Fatalf("a side was ahead in %d of %d positions: the conversion terms were hardly checked", ahead, checked)
+	}
+}
+
+// refStatic is the expert's static score as first written, walking the
+// board for each term: the reference for bScan.static.
+func refStatic(v *banqi.View, moves []banqi.Move) (material, rest int) {
+	me := v.Colour(v.ToMove())
+	if me == banqi.NoColour {
+		return 0, 0
+	}
+	for _, p := range bPieces {
+		n := v.FaceDownCount(p)
+		if p.Colour() == me {
+			material += n * bValue[p.Kind()]
+		} else {
+			material -= n * bValue[p.Kind()]
+		}
+	}
+	score := 0
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		p := v.Cell(sq).Piece()
+		if p == banqi.NoPiece {
+			continue
+		}
+		if p.Colour() == me {
+			material += bValue[p.Kind()]
+			continue
+		}
+		material -= bValue[p.Kind()]
+		f, r := sq.File(), sq.Rank()
+		for _, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+			if t := banqi.SquareAt(f+d[0], r+d[1]); t.Valid() && v.Cell(t) == banqi.Empty {
+				score -= bMobility
+			}
+		}
+	}
+	for _, m := range moves {
+		if m.Kind() != banqi.KindReveal {
+			score += bMobility
+		}
+	}
+	if material != 0 {
+		score += conversion(v, me, material) + refCornering(v, me, material)
+	}
+	return material, score
+}
+
+// refCornering is the cornering term as first written (see bScan.cornering).
+func refCornering(v *banqi.View, me banqi.Colour, material int) int {
+	lead := me
+	if material < 0 {
+		lead = me.Other()
+	}
+	chaser := func(sq banqi.Square, x banqi.Kind) bool {
+		p := v.Cell(sq).Piece()
+		return p != banqi.NoPiece && p.Colour() == lead && p.Kind() != banqi.Cannon && canTake(p.Kind(), x)
+	}
+	score := 0
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		x := v.Cell(sq).Piece()
+		if x == banqi.NoPiece || x.Colour() == lead {
+			continue
+		}
+		hunted, esc := false, 0
+		for _, d := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+			t := banqi.SquareAt(sq.File()+d[0], sq.Rank()+d[1])
+			if !t.Valid() {
+				continue
+			}
+			if chaser(t, x.Kind()) {
+				hunted = true
+				continue
+			}
+			if v.Cell(t) != banqi.Empty {
+				continue
+			}
+			guarded := false
+			for _, e := range [4][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+				u := banqi.SquareAt(t.File()+e[0], t.Rank()+e[1])
+				if u.Valid() && u != sq && chaser(u, x.Kind()) {
+					guarded, hunted = true, true
+					break
+				}
+			}
+			if !guarded {
+				esc++
+			}
+		}
+		if hunted {
+			score -= bEscape * esc
+			if esc == 0 {
+				score += bCornered
+			}
+		}
+	}
+	if lead != me {
+		return -score
+	}
+	return score
+}
+
+// refWinnable is bWinnable as first written, from the pieces' kinds.
+func refWinnable(v *banqi.View) (mine, theirs bool) {
+	me := v.Colour(v.ToMove())
+	if me == banqi.NoColour {
+		return true, true
+	}
+	var kinds [2]uint16
+	add := func(p banqi.Piece) {
+		if p.Colour() == me {
+			kinds[0] |= 1 << p.Kind()
+		} else {
+			kinds[1] |= 1 << p.Kind()
+		}
+	}
+	for _, p := range bPieces {
+		if v.FaceDownCount(p) > 0 {
+			add(p)
+		}
+	}
+	for sq := banqi.Square(0); sq < banqi.NumSquares; sq++ {
+		if p := v.Cell(sq).Piece(); p != banqi.NoPiece {
+			add(p)
+		}
+	}
+	takesAll := func(att, def uint16) bool {
+		for k := banqi.General; k <= banqi.Soldier; k++ {
+			if def&(1<<k) != 0 && att&bCapturers[k] == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return takesAll(kinds[0], kinds[1]), takesAll(kinds[1], kinds[0])
+}
