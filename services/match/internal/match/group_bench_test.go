@@ -6,8 +6,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
 )
@@ -19,7 +23,20 @@ import (
 // (each op is a Get and a ply; a finished or refused match is replaced,
 // its creation counted in the op).
 func BenchmarkConcurrentPlies(b *testing.B) {
-	e := newEnv(b, 1, redisstore.Options{}, match.Config{})
+	benchPlies(b, newEnv(b, 1, redisstore.Options{}, match.Config{}))
+}
+
+// BenchmarkConcurrentPliesWait is BenchmarkConcurrentPlies with every
+// commit waiting for a replica (Options.WaitReplicas), on a primary and a
+// replica of its own (redis-cpu-ms/op is the primary's).
+func BenchmarkConcurrentPliesWait(b *testing.B) {
+	set := ptestenv.StartSentinelSet(b, 1)
+	rdb := redis.NewClient(&redis.Options{Addr: set.Primary()})
+	b.Cleanup(func() { _ = rdb.Close() })
+	benchPlies(b, newEnvOn(b, rdb, "bench:", 1, redisstore.Options{WaitReplicas: 1, WaitTimeout: time.Minute}, match.Config{}))
+}
+
+func benchPlies(b *testing.B, e *env) {
 	svc := e.svcs[0]
 	ctx := b.Context()
 	newMatch := func() string {
