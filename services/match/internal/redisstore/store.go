@@ -662,11 +662,29 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	return evs, nil
 }
 
-// Due implements match.Store.
-func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, error) {
-	return s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: s.deadlinesKey(), Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit),
-	}).Result()
+// Due implements match.Store: both ranges in one pipeline.
+func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []match.Lease, error) {
+	var ids, leases *redis.StringSliceCmd
+	upTo := func(key string) redis.ZRangeArgs {
+		return redis.ZRangeArgs{Key: key, Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit)}
+	}
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		ids = p.ZRangeArgs(ctx, upTo(s.deadlinesKey()))
+		leases = p.ZRangeArgs(ctx, upTo(s.leasesKey()))
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("due deadlines and lapsed leases: %w", err)
+	}
+	var lapsed []match.Lease
+	for _, r := range leases.Val() {
+		l, err := match.ParseLease(r)
+		if err != nil {
+			s.rdb.ZRem(ctx, s.leasesKey(), r) // not ours to keep
+			continue
+		}
+		lapsed = append(lapsed, l)
+	}
+	return ids.Val(), lapsed, nil
 }
 
 // claimScript: a deadline already moved to this very until is this call's
