@@ -119,8 +119,16 @@ func TestWallPreview(t *testing.T) {
 	f := newFakeMatch(t, "e8")
 	d := newDriver(t, New(startOn(f)))
 	d.waitText("Your move")
+	if strings.Count(d.screen(), "[") != 1 {
+		t.Errorf("move mode: want the square cursor's one [ … ]:\n%s", d.screen())
+	}
 	d.key("w")
 	d.waitText("wall e1h: can be placed")
+	// In wall mode the wall drawn at the cursor is the cursor: the square it
+	// is anchored on is not bracketed too.
+	if strings.Contains(d.screen(), "[") {
+		t.Errorf("wall mode: the square cursor is drawn beside the wall:\n%s", d.screen())
+	}
 	d.key("enter")
 	d.waitText("black played e8")
 	if !strings.Contains(d.screen(), "━━━━━━━") {

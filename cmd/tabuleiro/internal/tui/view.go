@@ -474,7 +474,8 @@ func (m *Model) decorate(c *canvas, sq square, base mark, dests map[square]bool)
 		text[0], text[len(text)-1] = '(', ')'
 	}
 	l.put(c, sq, mark{string(text), st})
-	if sq == m.cursor && m.phase == phasePlaying {
+	// In wall mode the wall drawn at the cursor is the cursor (quoridor).
+	if sq == m.cursor && m.phase == phasePlaying && !m.wallMode {
 		x, y := l.origin(sq)
 		cs := st.Background(colCursorBG)
 		c.set(x, y, '[', cs)

@@ -29,6 +29,12 @@ type env struct {
 func newEnv(t testing.TB, n int, opts redisstore.Options, cfg match.Config) *env {
 	t.Helper()
 	rdb, prefix := testenv.Redis(t)
+	return newEnvOn(t, rdb, prefix, n, opts, cfg)
+}
+
+// newEnvOn is newEnv on rdb, its keys under prefix.
+func newEnvOn(t testing.TB, rdb *redis.Client, prefix string, n int, opts redisstore.Options, cfg match.Config) *env {
+	t.Helper()
 	opts.Prefix = prefix
 	e := &env{t: t, store: redisstore.New(rdb, opts), clock: testenv.NewClock(), prefix: prefix, rdb: rdb}
 	ctx, cancel := context.WithCancel(context.Background())

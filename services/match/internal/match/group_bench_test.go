@@ -3,10 +3,15 @@ package match_test
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
 )
@@ -14,9 +19,24 @@ import (
 // BenchmarkConcurrentPlies plays plies on many matches at once on one
 // instance and reports the processor time per ply of the instance (this
 // process) and of Redis (INFO cpu; the test Redis must be otherwise idle
-// for that figure to mean anything).
+// for that figure to mean anything), and the matches started per ply
+// (each op is a Get and a ply; a finished or refused match is replaced,
+// its creation counted in the op).
 func BenchmarkConcurrentPlies(b *testing.B) {
-	e := newEnv(b, 1, redisstore.Options{}, match.Config{})
+	benchPlies(b, newEnv(b, 1, redisstore.Options{}, match.Config{}))
+}
+
+// BenchmarkConcurrentPliesWait is BenchmarkConcurrentPlies with every
+// commit waiting for a replica (Options.WaitReplicas), on a primary and a
+// replica of its own (redis-cpu-ms/op is the primary's).
+func BenchmarkConcurrentPliesWait(b *testing.B) {
+	set := ptestenv.StartSentinelSet(b, 1)
+	rdb := redis.NewClient(&redis.Options{Addr: set.Primary()})
+	b.Cleanup(func() { _ = rdb.Close() })
+	benchPlies(b, newEnvOn(b, rdb, "bench:", 1, redisstore.Options{WaitReplicas: 1, WaitTimeout: time.Minute}, match.Config{}))
+}
+
+func benchPlies(b *testing.B, e *env) {
 	svc := e.svcs[0]
 	ctx := b.Context()
 	newMatch := func() string {
@@ -47,6 +67,7 @@ func BenchmarkConcurrentPlies(b *testing.B) {
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
+	var matches atomic.Int64
 	b.SetParallelism(16)
 	r0, s0 := redisCPU(), selfCPU()
 	b.ResetTimer()
@@ -54,17 +75,19 @@ func BenchmarkConcurrentPlies(b *testing.B) {
 		id := newMatch()
 		for pb.Next() {
 			st, pos, err := svc.Get(ctx, id)
-			if err != nil || st.Status != match.StatusInProgress {
-				id = newMatch()
-				continue
+			if err == nil && st.Status != match.StatusFinished {
+				_, _, err = svc.SubmitPly(ctx, id, st.ToMove, st.NextPly(), pos.Legal()[0].String())
+				if err == nil {
+					continue
+				}
 			}
-			if _, _, err := svc.SubmitPly(ctx, id, st.ToMove, st.NextPly(), pos.Legal()[0].String()); err != nil {
-				id = newMatch()
-			}
+			id = newMatch()
+			matches.Add(1)
 		}
 	})
 	b.StopTimer()
 	n := float64(b.N)
 	b.ReportMetric((selfCPU()-s0)*1e3/n, "match-cpu-ms/op")
 	b.ReportMetric((redisCPU()-r0)*1e3/n, "redis-cpu-ms/op")
+	b.ReportMetric(float64(matches.Load())/n, "matches/op")
 }

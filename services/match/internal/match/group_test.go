@@ -3,14 +3,17 @@ package match_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/internal/testenv"
@@ -20,11 +23,11 @@ import (
 // trips that carry them; the first commit after arm waits for release,
 // and fail makes the next pipeline of commits fail.
 type commitHook struct {
-	mu               sync.Mutex
-	trips, commits   int
-	armed, failNext  bool
-	flush            func() // before the next pipeline of commits
-	entered, release chan struct{}
+	mu                    sync.Mutex
+	trips, commits, waits int
+	armed, failNext       bool
+	flush                 func() // before the next pipeline of commits
+	entered, release      chan struct{}
 }
 
 func isCommit(c redis.Cmder) bool {
@@ -72,9 +75,18 @@ func (h *commitHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		h.mu.Lock()
 		h.trips++
 		h.commits += n
-		fail, flush := h.failNext, h.flush
-		h.failNext, h.flush = false, nil
+		for _, c := range cs {
+			if strings.EqualFold(c.Name(), "wait") {
+				h.waits++
+			}
+		}
+		fail, flush, wait := h.failNext, h.flush, h.armed
+		h.failNext, h.flush, h.armed = false, nil, false
 		h.mu.Unlock()
+		if wait {
+			close(h.entered)
+			<-h.release
+		}
 		if flush != nil {
 			flush()
 		}
@@ -92,7 +104,12 @@ func (h *commitHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // groupEnv plays the first legal ply of k matches at once while the
 // first one's commit is held in flight, and returns each ply's error.
 func groupEnv(t *testing.T, k int, failGroup, flush bool) ([]error, *commitHook, *env, []string) {
-	e := newEnv(t, 1, redisstore.Options{}, match.Config{})
+	return groupEnvOn(t, newEnv(t, 1, redisstore.Options{}, match.Config{}), k, failGroup, flush, nil)
+}
+
+// groupEnvOn is groupEnv on e; ready, if not nil, runs once the matches
+// are joined, before the plies.
+func groupEnvOn(t *testing.T, e *env, k int, failGroup, flush bool, ready func()) ([]error, *commitHook, *env, []string) {
 	svc := e.svcs[0]
 	ctx := t.Context()
 	ids := make([]string, k)
@@ -112,6 +129,9 @@ func groupEnv(t *testing.T, k int, failGroup, flush bool) ([]error, *commitHook,
 	plies := make([]ply, k)
 	for i, id := range ids {
 		plies[i].seat, plies[i].n, plies[i].p = e.legal(svc, id)
+	}
+	if ready != nil {
+		ready()
 	}
 	h := &commitHook{armed: true, failNext: failGroup, entered: make(chan struct{}), release: make(chan struct{})}
 	if flush {
@@ -176,6 +196,10 @@ func TestGroupCommitFailure(t *testing.T) {
 		if errs[i] == nil {
 			t.Fatalf("ply of match %d acknowledged, its round trip failed", i)
 		}
+		// Named once, by the store.
+		if want := "commit match " + ids[i] + ": connection lost"; errs[i].Error() != want {
+			t.Fatalf("ply of match %d: error %q, want %q", i, errs[i], want)
+		}
 	}
 	for i, id := range ids {
 		want := 1
@@ -204,5 +228,102 @@ func TestGroupCommitNoScript(t *testing.T) {
 		if err != nil || st.NextPly() != 2 {
 			t.Fatalf("match %d in the store: next ply %d, %v; want 2", i, st.NextPly(), err)
 		}
+	}
+}
+
+// With replicas waited for, a group's commits go to Redis in one pipeline
+// ending in one WAIT, and each is acknowledged once its own script
+// committed and that WAIT was met: the replica then holds its ply, and its
+// event is published. A group the server answers NOSCRIPT is sent again
+// in full, with a WAIT of its own. With the replica frozen, every commit
+// of the group is refused as not replicated (and stays unpublished).
+func TestGroupCommitWaitReplicas(t *testing.T) {
+	set := ptestenv.StartSentinelSet(t, 1)
+	for _, tc := range []struct{ flush, frozen bool }{{false, false}, {true, false}, {false, true}} {
+		t.Run(fmt.Sprintf("noscript=%v/frozen=%v", tc.flush, tc.frozen), func(t *testing.T) {
+			const k = 5
+			flush := tc.flush
+			rdb := redis.NewClient(&redis.Options{Addr: set.Primary()})
+			t.Cleanup(func() { _ = rdb.Close() })
+			prefix := fmt.Sprintf("wait-%v-%v:", tc.flush, tc.frozen)
+			timeout := time.Minute // met at once by a live replica
+			if tc.frozen {
+				timeout = time.Second
+			}
+			e := newEnvOn(t, rdb, prefix, 1, redisstore.Options{WaitReplicas: 1, WaitTimeout: timeout}, match.Config{})
+			ps := rdb.PSubscribe(t.Context())
+			t.Cleanup(func() { _ = ps.Close() })
+			errs, h, _, ids := groupEnvOn(t, e, k, false, flush, func() {
+				// Only the plies' events: the joins' are published already.
+				if err := ps.PSubscribe(t.Context(), prefix+"m:{*}:c"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ps.Receive(t.Context()); err != nil { // the confirmation
+					t.Fatal(err)
+				}
+				if tc.frozen {
+					set.Signal(set.Replicas[0], syscall.SIGSTOP)
+				}
+			})
+			if tc.frozen {
+				set.Signal(set.Replicas[0], syscall.SIGCONT)
+				for i, err := range errs {
+					if !errors.Is(err, match.ErrNotReplicated) {
+						t.Fatalf("ply of match %d: %v, want not replicated", i, err)
+					}
+				}
+				if h.trips != 2 || h.waits != 2 {
+					t.Fatalf("%d round trips with %d WAITs, want 2 with 2", h.trips, h.waits)
+				}
+				for i, id := range ids {
+					st, _, err := e.store.Load(t.Context(), id, 0)
+					if err != nil || st.NextPly() != 2 {
+						t.Fatalf("match %d on the primary: next ply %d, %v; want 2", i, st.NextPly(), err)
+					}
+				}
+				// Nothing before a mark published now.
+				mark := prefix + "m:{mark}:c"
+				if err := rdb.Publish(t.Context(), mark, "mark").Err(); err != nil {
+					t.Fatal(err)
+				}
+				m, err := ps.ReceiveMessage(t.Context())
+				if err != nil || m.Channel != mark {
+					t.Fatalf("first message after the plies: %v, %v; want the mark (unreplicated plies are not published)", m, err)
+				}
+				return
+			}
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("ply of match %d: %v", i, err)
+				}
+			}
+			wantTrips := 2 // the one in flight, then the rest together
+			if flush {
+				wantTrips = 3 // and the rest again in full
+			}
+			if h.commits != k+wantTrips-2 || h.trips != wantTrips || h.waits != wantTrips {
+				t.Fatalf("%d commits in %d round trips with %d WAITs, want %d in %d with as many", h.commits, h.trips, h.waits, k+wantTrips-2, wantTrips)
+			}
+			replica := redis.NewClient(&redis.Options{Addr: set.Replicas[0]})
+			t.Cleanup(func() { _ = replica.Close() })
+			for i, id := range ids {
+				if n, err := replica.LLen(t.Context(), e.store.MatchKeys(id)[1]).Result(); err != nil || n != 1 {
+					t.Fatalf("match %d on the replica: %d plies, %v; want 1", i, n, err)
+				}
+			}
+			// The joins' events went before; each ply's goes once it is
+			// replicated.
+			want := map[string]bool{}
+			for _, id := range ids {
+				want[e.store.Channel(id)] = true
+			}
+			for len(want) > 0 {
+				m, err := ps.ReceiveMessage(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				delete(want, m.Channel)
+			}
+		})
 	}
 }

@@ -31,7 +31,20 @@ var metrics = func() (m struct {
 	return m
 }()
 
+// gameAttrs holds each game's attribute option, built once rather than
+// (an attribute set: allocated, sorted, hashed) at every ply.
+var gameAttrs = func() map[engine.Game]metric.MeasurementOption {
+	m := map[engine.Game]metric.MeasurementOption{}
+	for _, g := range games.List() {
+		m[g] = metric.WithAttributeSet(attribute.NewSet(attribute.String("game", string(g))))
+	}
+	return m
+}()
+
 func gameAttr(g engine.Game) metric.MeasurementOption {
+	if o, ok := gameAttrs[g]; ok {
+		return o
+	}
 	return metric.WithAttributes(attribute.String("game", string(g)))
 }
 

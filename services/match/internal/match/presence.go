@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"tabuleiro.dev/pkg/engine"
-	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
 // Lease is a connected seat's presence: the instance that holds the seat's
@@ -56,8 +55,6 @@ type Presence interface {
 	RenewLeases(ctx context.Context, leases []Lease, until int64) error
 	// DropLease removes a lease.
 	DropLease(ctx context.Context, l Lease) error
-	// Lapsed returns up to limit leases that expired at or before now.
-	Lapsed(ctx context.Context, now int64, limit int) ([]Lease, error)
 	// ClaimLease moves a lapsed lease to until if it is still lapsed at
 	// now; it reports whether this caller won it (exactly one does).
 	ClaimLease(ctx context.Context, l Lease, now, until int64) (bool, error)
@@ -120,15 +117,8 @@ func (s *Service) Renew(ctx context.Context) {
 }
 
 // sweepLeases starts the reconnection window of every seat whose lease
-// lapsed: its instance stopped renewing it.
-func (s *Service) sweepLeases(ctx context.Context, now int64) {
-	leases, err := s.d.Store.Lapsed(telemetry.Untraced(ctx), now, 256)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.d.Logger.WarnContext(ctx, "sweep leases", "err", err)
-		}
-		return
-	}
+// lapsed (leases, read by Sweep at now): its instance stopped renewing it.
+func (s *Service) sweepLeases(ctx context.Context, now int64, leases []Lease) {
 	for _, l := range leases {
 		won, err := s.d.Store.ClaimLease(ctx, l, now, now+s.cfg.ClaimLease.Milliseconds())
 		if err != nil || !won {

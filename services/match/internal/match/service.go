@@ -559,7 +559,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 		}
 		if err != nil {
 			e.st = nil
-			return nil, fmt.Errorf("commit match %s: %w", id, err)
+			return nil, err // the store's error names the match
 		}
 		e.st, e.pos = c.st, c.pos
 		observeCommit(ctx, c)
@@ -851,13 +851,14 @@ func (s *Service) CreditOutage(ctx context.Context) error {
 // benchmarks that drive time themselves.
 func (s *Service) Sweep(ctx context.Context) {
 	now := s.nowMS()
-	// Looking for due deadlines is idle polling (several times a second per
-	// replica): untraced. Firing one is traced.
-	ids, err := s.d.Store.Due(telemetry.Untraced(ctx), now, 256)
+	// Looking for due deadlines and lapsed leases is idle polling (many
+	// times a second on the sweeping replica), one round trip: untraced.
+	// Firing one is traced.
+	ids, leases, err := s.d.Store.Due(telemetry.Untraced(ctx), now, 256)
 	ctx = telemetry.Traced(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.d.Logger.WarnContext(ctx, "sweep deadlines", "err", err)
+			s.d.Logger.WarnContext(ctx, "sweep deadlines and leases", "err", err)
 		}
 		return
 	}
@@ -870,7 +871,7 @@ func (s *Service) Sweep(ctx context.Context) {
 			s.d.Logger.WarnContext(ctx, "fire deadline", "match_id", id, "err", err)
 		}
 	}
-	s.sweepLeases(ctx, now)
+	s.sweepLeases(ctx, now, leases)
 }
 
 // fireSafely fires id's deadline; a panic (a damaged match) becomes its

@@ -208,7 +208,8 @@ type State struct {
 }
 
 // clone returns a copy that shares nothing mutable with st except the
-// plies' backing array, which is only ever appended to after a copy.
+// plies' backing array, capped at its length: an append to the copy's
+// plies copies them (newChange's state alone appends in place).
 func (st *State) clone() *State {
 	c := *st
 	c.Plies = st.Plies[:len(st.Plies):len(st.Plies)]

@@ -25,6 +25,7 @@ type Store interface {
 	// c.PrevVersion; otherwise nothing changes and it returns a *Conflict
 	// (which is ErrVersionConflict) carrying what is stored, with the
 	// plies after c.Have, so the committer catches up without reading again.
+	// Its other errors name the match.
 	Commit(ctx context.Context, c Commit) error
 	// PlyStored reports whether the store holds ply (its number, event
 	// seq and notation) of match id, returning once that is on the
@@ -36,8 +37,10 @@ type Store interface {
 	// Events returns up to limit events of match id with seq > after, in
 	// order; the first is after+1 unless those were trimmed.
 	Events(ctx context.Context, id string, after int64, limit int) ([]Event, error)
-	// Due returns up to limit match ids whose deadline is at or before now.
-	Due(ctx context.Context, now int64, limit int) ([]string, error)
+	// Due returns up to limit match ids whose deadline is at or before
+	// now, and up to limit leases (Presence) that expired at or before
+	// now, read together: the sweeper's poll is one round trip.
+	Due(ctx context.Context, now int64, limit int) (ids []string, lapsed []Lease, err error)
 	// Claim moves the deadline of id to until if it is due at now; it
 	// reports whether this caller won the claim.
 	Claim(ctx context.Context, id string, now, until int64) (bool, error)

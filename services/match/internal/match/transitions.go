@@ -21,8 +21,18 @@ type change struct {
 	lease   *Lease // a join's new lease
 }
 
+// newChange starts a change of st, the cached state of a match (mutate
+// calls the transitions under the entry's lock). Unlike clone, the new
+// state keeps the plies' spare capacity, so that a ply is appended in
+// place rather than by copying every ply before it: the slots past
+// len(st.Plies) belong to no state anyone holds (readers get clones,
+// capped at their length; states read from the store or a publication
+// have arrays of their own), and a change that is not committed leaves
+// its ply there for the next change of the same state to overwrite.
 func newChange(st *State, pos engine.Position, now int64) *change {
-	return &change{st: st.clone(), pos: pos, now: now}
+	c := &change{st: st.clone(), pos: pos, now: now}
+	c.st.Plies = st.Plies
+	return c
 }
 
 func (c *change) emit(e Event) {

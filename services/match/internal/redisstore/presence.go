@@ -35,26 +35,6 @@ func (s *Store) DropLease(ctx context.Context, l match.Lease) error {
 	return s.rdb.ZRem(ctx, s.leasesKey(), l.String()).Err()
 }
 
-// Lapsed implements match.Presence.
-func (s *Store) Lapsed(ctx context.Context, now int64, limit int) ([]match.Lease, error) {
-	raw, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: s.leasesKey(), Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit),
-	}).Result()
-	if err != nil {
-		return nil, fmt.Errorf("lapsed leases: %w", err)
-	}
-	out := make([]match.Lease, 0, len(raw))
-	for _, r := range raw {
-		l, err := match.ParseLease(r)
-		if err != nil {
-			s.rdb.ZRem(ctx, s.leasesKey(), r) // not ours to keep
-			continue
-		}
-		out = append(out, l)
-	}
-	return out, nil
-}
-
 // ClaimLease implements match.Presence with the deadlines' claim script:
 // the lease's expiry moves to until in the step that checks it lapsed.
 func (s *Store) ClaimLease(ctx context.Context, l match.Lease, now, until int64) (bool, error) {

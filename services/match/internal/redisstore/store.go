@@ -88,7 +88,8 @@ type Options struct {
 type Store struct {
 	rdb   *redis.Client
 	o     Options
-	group *committer
+	group *scriptGroup // commits
+	loads *scriptGroup
 }
 
 var _ match.Store = (*Store)(nil)
@@ -113,7 +114,10 @@ func New(rdb *redis.Client, o Options) *Store {
 	if o.JSON {
 		o.Compat = true // the versions that wrote JSON read only streams
 	}
-	return &Store{rdb: rdb, o: o, group: &committer{rdb: rdb}}
+	return &Store{rdb: rdb, o: o,
+		group: &scriptGroup{rdb: rdb, script: commitScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout},
+		loads: &scriptGroup{rdb: rdb, script: loadScript},
+	}
 }
 
 // Keys of a match; they share the hash tag {id}.
@@ -291,14 +295,18 @@ return {h[1], h[2], redis.call('LRANGE', KEYS[2], math.max(tonumber(ARGV[1]) - 1
 `)
 
 // Load implements match.Store: the state and the plies from number have
-// on, in one round trip.
+// on, in one round trip (shared with the loads waiting at the same time).
 func (s *Store) Load(ctx context.Context, id string, have int) (*match.State, int, error) {
-	res, err := loadScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.pliesKey(id)}, max(have, 0)).Slice()
+	v, err := s.loads.run(ctx, []string{s.stateKey(id), s.pliesKey(id)}, []any{max(have, 0)}, nil)
 	if errors.Is(err, redis.Nil) {
 		return nil, 0, fmt.Errorf("load match %s: %w", id, match.ErrNotFound)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("load match %s: %w", id, err)
+	}
+	res, ok := v.([]any)
+	if !ok {
+		return nil, 0, fmt.Errorf("load match %s: unexpected reply %T", id, v)
 	}
 	return decodeLoaded(id, have, res)
 }
@@ -444,8 +452,18 @@ end
 return 1
 `)
 
-// Commit implements match.Store.
+// Commit implements match.Store. Its errors name the match, but for a
+// conflict (match.ErrVersionConflict, or a *match.Conflict, which is one),
+// which the service resolves.
 func (s *Store) Commit(ctx context.Context, c match.Commit) error {
+	err := s.commit(ctx, c)
+	if err == nil || errors.Is(err, match.ErrVersionConflict) {
+		return err
+	}
+	return fmt.Errorf("commit match %s: %w", c.State.ID, err)
+}
+
+func (s *Store) commit(ctx context.Context, c match.Commit) error {
 	id := c.State.ID
 	sb, err := encodeValue(s.o.JSON, c.State, encodeState)
 	if err != nil {
@@ -515,9 +533,9 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		sum = string(b)
 	}
-	publish := "1"
+	scriptPublishes := "1"
 	if s.o.WaitReplicas > 0 {
-		publish = "0"
+		scriptPublishes = "0"
 	}
 	stream := "0"
 	if s.o.Compat {
@@ -525,24 +543,30 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 	}
 	// Then the call's token, publish, what the conflict branch reads, and
 	// where a first event goes.
-	args = append(args, sum, c.At, s.o.RefreshEvery.Milliseconds(), rand.Text(), publish, max(c.Have, 0), stream)
+	args = append(args, sum, c.At, s.o.RefreshEvery.Milliseconds(), rand.Text(), scriptPublishes, max(c.Have, 0), stream)
 	keys := append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...)
-	var res any
+	var publish func(p redis.Pipeliner)
 	if s.o.WaitReplicas > 0 {
-		res, err = s.commitAndWait(ctx, id, keys, args, c.Events)
-	} else {
-		res, err = s.group.run(ctx, keys, args)
+		// The script did not publish: the group does once replicated.
+		evArgs, n, ch := args[plyArgs+len(c.Plies)+1:], len(c.Events)+len(c.Notices), s.Channel(id)
+		publish = func(p redis.Pipeliner) {
+			for i := range n {
+				pub := evArgs[3*i+2]
+				if pub == "" {
+					pub = evArgs[3*i+1]
+				}
+				p.Publish(ctx, ch, pub)
+			}
+		}
 	}
+	res, err := s.group.run(ctx, keys, args, publish)
 	if err != nil {
-		return fmt.Errorf("commit match %s: %w", id, err)
+		return err
 	}
 	switch r := res.(type) {
 	case int64:
 		if r == 0 {
 			return match.ErrVersionConflict // the match is gone
-		}
-		if s.o.WaitReplicas > 0 {
-			s.publish(ctx, id, args[plyArgs+len(c.Plies)+1:], len(c.Events)+len(c.Notices))
 		}
 		return nil
 	case []any:
@@ -552,60 +576,7 @@ func (s *Store) Commit(ctx context.Context, c match.Commit) error {
 		}
 		return &match.Conflict{State: st, Total: total}
 	}
-	return fmt.Errorf("commit match %s: unexpected reply %T", id, res)
-}
-
-// commitAndWait runs the commit script and WAIT in one pipeline, so on one
-// connection: WAIT counts the replicas that acknowledged that connection's
-// writes, the script's included. The script is sent by its hash, and
-// again in full if the server does not know it (a promoted replica's
-// script cache is empty).
-func (s *Store) commitAndWait(ctx context.Context, id string, keys []string, args []any, events []match.Event) (any, error) {
-	run := func(eval func(p redis.Pipeliner) *redis.Cmd) (*redis.Cmd, *redis.IntCmd, error) {
-		var script *redis.Cmd
-		var wait *redis.IntCmd
-		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			script = eval(p)
-			wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
-			_ = p.Process(ctx, wait)
-			return nil
-		})
-		return script, wait, err
-	}
-	script, wait, err := run(func(p redis.Pipeliner) *redis.Cmd { return commitScript.EvalSha(ctx, p, keys, args...) })
-	if err != nil && redis.HasErrorPrefix(script.Err(), "NOSCRIPT") {
-		script, wait, err = run(func(p redis.Pipeliner) *redis.Cmd { return commitScript.Eval(ctx, p, keys, args...) })
-	}
-	if err := script.Err(); err != nil {
-		return nil, err
-	}
-	if err != nil {
-		return nil, err
-	}
-	res := script.Val()
-	if r, ok := res.(int64); ok && r == 1 {
-		if n := wait.Val(); n < int64(s.o.WaitReplicas) {
-			return nil, fmt.Errorf("%d of %d replicas within %v: %w", n, s.o.WaitReplicas, s.o.WaitTimeout, match.ErrNotReplicated)
-		}
-	}
-	return res, nil
-}
-
-// publish sends a replicated commit's events (the commit script's event
-// arguments: seq, json, published form, for each) on the match's channel.
-// A lost publication is caught up by the feeds from the event stream.
-func (s *Store) publish(ctx context.Context, id string, evArgs []any, n int) {
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i := range n {
-			pub := evArgs[3*i+2]
-			if pub == "" {
-				pub = evArgs[3*i+1]
-			}
-			p.Publish(ctx, s.Channel(id), pub)
-		}
-		return nil
-	})
-	_ = err // the events are in the stream: subscribers resync
+	return fmt.Errorf("unexpected reply %T", res)
 }
 
 // withCommit returns the published form of a commit's last event, which
@@ -691,11 +662,29 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	return evs, nil
 }
 
-// Due implements match.Store.
-func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, error) {
-	return s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: s.deadlinesKey(), Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit),
-	}).Result()
+// Due implements match.Store: both ranges in one pipeline.
+func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []match.Lease, error) {
+	var ids, leases *redis.StringSliceCmd
+	upTo := func(key string) redis.ZRangeArgs {
+		return redis.ZRangeArgs{Key: key, Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit)}
+	}
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		ids = p.ZRangeArgs(ctx, upTo(s.deadlinesKey()))
+		leases = p.ZRangeArgs(ctx, upTo(s.leasesKey()))
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("due deadlines and lapsed leases: %w", err)
+	}
+	var lapsed []match.Lease
+	for _, r := range leases.Val() {
+		l, err := match.ParseLease(r)
+		if err != nil {
+			s.rdb.ZRem(ctx, s.leasesKey(), r) // not ours to keep
+			continue
+		}
+		lapsed = append(lapsed, l)
+	}
+	return ids.Val(), lapsed, nil
 }
 
 // claimScript: a deadline already moved to this very until is this call's
