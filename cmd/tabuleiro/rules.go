@@ -83,7 +83,15 @@ func newRulesShowCommand(e *env) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			fmt.Fprintln(e.stdout, strings.TrimRight(text, "\n"))
+			// The document's HTML comments (the web's "not on the web"
+			// mark) are for the web page, not the reader.
+			var lines []string
+			for _, l := range strings.Split(text, "\n") {
+				if t := strings.TrimSpace(l); !(strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->")) {
+					lines = append(lines, l)
+				}
+			}
+			fmt.Fprintln(e.stdout, strings.TrimRight(strings.Join(lines, "\n"), "\n"))
 			return nil
 		},
 	}

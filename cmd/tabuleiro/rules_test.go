@@ -140,6 +140,9 @@ func TestRulesCorners(t *testing.T) {
 func TestRulesShow(t *testing.T) {
 	t.Parallel()
 	code, out, errOut := runCommand(t, "", "rules", "show", "--game", "banqi")
+	if strings.Contains(out, "<!--") {
+		t.Errorf("rules show prints the document's HTML comments:\n%s", out)
+	}
 	if code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
 		t.Fatalf("exit %d, stdout %.200q, stderr %q", code, out, errOut)
 	}
