@@ -171,6 +171,15 @@ test("two browser contexts play a room game joined by the invite link", async ()
   await signIn(guest.page, "Guest", false); // the link goes on to the room, then the game
   await guest.page.waitForURL(/#\/game\//, { timeout: 60_000 });
   await host.page.waitForURL(/#\/game\//, { timeout: 60_000 });
+  // Without a clock the first ply still has its seconds, counted down
+  // beside the name of whoever is to move.
+  {
+    const [a, b] = await Promise.all([boardInfoWhenReady(host.page), boardInfoWhenReady(guest.page)]);
+    const mover = a.acting ? host.page : b.acting ? guest.page : undefined;
+    assert.ok(mover, "one of the two is to move");
+    await mover!.waitForFunction(() => /^\d+ s$/.test(document.querySelector(".bottom-strip .first-ply")?.textContent ?? ""), undefined, { timeout: 30_000 });
+    await shot(mover!, "12b-room-first-ply-no-clock");
+  }
   // Four plies, each by whoever is to move, by clicks.
   for (let i = 0; i < 4; i++) {
     const [a, b] = await Promise.all([boardInfoWhenReady(host.page), boardInfoWhenReady(guest.page)]);
@@ -429,6 +438,7 @@ test("two players meet in the rated queue; the result shows the rating change", 
   await signIn(b.page, "Queue B");
   for (const p of [a.page, b.page]) {
     await choose(p, "Quoridor", "Quick pairing");
+    assert.equal(await p.locator("#queue-clock-note").textContent(), "Quick pairing games are always timed.", "the lobby says why No clock is gone");
     await p.click("label.chip:has-text('5+3')");
     await p.check("label.check input[type=checkbox]"); // rated
     await p.click("#start");

@@ -359,7 +359,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
           radio("seat", Seat.SECOND, c.seat, c.game === Game.BANQI ? "Second" : "Black (second)", () => (c.seat = Seat.SECOND)))),
       !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "Clock"),
         h("div", { class: "chips" }, ...clockChoices.map((k, i) => (c.opponent === "queue" && i === 0) ? false :
-          radio("clock", i, c.clock, k.label, () => (c.clock = i))))),
+          radio("clock", i, c.clock, k.label, () => (c.clock = i)))),
+        // Quick pairing has no "No clock": say why the choice changed.
+        c.opponent === "queue" && h("p", { class: "muted small", id: "queue-clock-note" }, "Quick pairing games are always timed.")),
       c.opponent === "queue" && variant?.rated && h("label", { class: "check" },
         h("input", { type: "checkbox", checked: c.rated, onchange: (e: Event) => { c.rated = (e.target as HTMLInputElement).checked; save(); draw(); } }),
         "Rated"),

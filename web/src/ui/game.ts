@@ -419,12 +419,13 @@ export class GameScreen {
   }
 
   private tickClocks(): void {
+    // A game without a clock still counts down its first ply and a
+    // player's return: only the clocks need one.
     const c = clockSnapshot(this.match);
-    if (!c) return;
     const base = Number(this.match?.timeControl?.baseMs ?? 0n);
-    for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>("[data-clock-seat]")) {
+    for (const el of c ? this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>("[data-clock-seat]") : []) {
       const seat = el.dataset.clockSeat === "FIRST" ? Seat.FIRST : Seat.SECOND;
-      const ms = remainingMs(c, seat, Date.now(), this.server);
+      const ms = remainingMs(c!, seat, Date.now(), this.server);
       const t = formatClock(ms);
       if (el.textContent !== t) el.textContent = t;
       el.classList.toggle("low", lowTime(ms, base));
@@ -577,7 +578,7 @@ export class GameScreen {
         if (bad) refused = bad.reason ? refusalText(`Wall ${bad.name}`, bad.reason) : `Wall ${bad.name} cannot go there.`;
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
-      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds by the clock run out, or the game is called off.";
+      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds run out, or the game is called off.";
     }
     this.els.hint.textContent = refused || t;
     this.els.hint.classList.toggle("refused", !!refused);
