@@ -182,7 +182,11 @@ func TestFlagAbandonAbortWithoutMessages(t *testing.T) {
 		t.Fatalf("outcome %v, want second wins by abandonment", o)
 	}
 
-	// Flag fall in 20 games at once, nobody sending after ply 2.
+	// Flag fall in 20 games at once, nobody sending after ply 2: on a
+	// cluster with the default reconnection window, since the 300 ms one
+	// above aborted a game whose second player's stream took longer than
+	// that to open on a loaded machine (the flag needs neither).
+	c = newCluster(t, 2, match.Config{SweepInterval: 20 * time.Millisecond}, nil)
 	const games = 20
 	var (
 		mu       sync.Mutex

@@ -20,11 +20,13 @@ import (
 type refusingBot struct {
 	calls  atomic.Int64
 	player atomic.Value // the PlayerID of the last request
+	seeds  sync.Map     // match id -> the seed of its first request
 }
 
 func (b *refusingBot) SelectPly(_ context.Context, req match.BotRequest) (match.BotAnswer, error) {
 	b.calls.Add(1)
 	b.player.Store(req.PlayerID)
+	b.seeds.LoadOrStore(req.MatchID, req.Seed)
 	return match.BotAnswer{}, errors.New("rpc error: code = InvalidArgument desc = view refused")
 }
 
@@ -69,5 +71,45 @@ func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
 	// The bot shares its search slots by player: it is told whose game asks.
 	if p := bot.player.Load(); p != "alice" {
 		t.Errorf("the bot was asked for player %q, want alice, who faces it", p)
+	}
+}
+
+// Two games reaching the same position ask the bot with different seeds:
+// the easy bot, which picks at random among its best plies, does not
+// answer every game the same way.
+func TestBotSeedDiffersByMatch(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	hub := redisstore.NewHub(ctx, store, nil)
+	bot := &refusingBot{}
+	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}, Bot: bot}, match.Config{BotFallbackAfter: 1})
+	hub.OnCommit(svc.Observe)
+	wg.Go(func() { _ = hub.Run(ctx) })
+	var ids []string
+	for i := range 2 {
+		st, err := svc.Create(t.Context(), match.CreateParams{RequestID: fmt.Sprintf("seed-%d-%d", i, time.Now().UnixNano()), Game: engine.Quoridor,
+			Seats: []match.Participant{{PlayerID: "alice", DisplayName: "Alice"}, {DisplayName: "Bot", BotLevel: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := svc.SubmitPly(t.Context(), st.ID, engine.First, 1, "e2"); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, st.ID)
+	}
+	wg.Go(func() { _ = svc.Run(ctx) })
+	var seeds [2]any
+	testenv.Eventually(t, 15*time.Second, "the bot asked in both games", func() bool {
+		var ok0, ok1 bool
+		seeds[0], ok0 = bot.seeds.Load(ids[0])
+		seeds[1], ok1 = bot.seeds.Load(ids[1])
+		return ok0 && ok1
+	})
+	if seeds[0] == seeds[1] {
+		t.Errorf("both games asked the bot with seed %v for the same position", seeds[0])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -961,7 +962,7 @@ func (s *Service) askBot(ctx context.Context, req BotRequest, number int) {
 			}
 		} else {
 			callCtx, cancel := context.WithTimeout(ctx, s.cfg.BotCallTimeout)
-			req.Seed = uint64(number)<<16 ^ attempt
+			req.Seed = botSeed(id, number, attempt)
 			ans, err = s.d.Bot.SelectPly(callCtx, req)
 			cancel()
 		}
@@ -991,4 +992,15 @@ func (s *Service) askBot(ctx context.Context, req BotRequest, number int) {
 		}
 		backoff = min(2*backoff, time.Second)
 	}
+}
+
+// botSeed seeds a bot's random choices (easy's pick among its best plies,
+// tie breaks) for try attempt at ply number of match id: the same on every
+// instance, but different from match to match, so that the same position
+// does not get the same reply in every game (the easy bot would replay one
+// game over and over).
+func botSeed(id string, number int, attempt uint64) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64() ^ uint64(number)<<16 ^ attempt
 }
