@@ -22,29 +22,26 @@ var botRatings = []struct {
 	variant string
 	BotRating
 }{
-	// go run ./cmd/tabuleiro bots ladder --game quoridor --variant standard --games 12 --budget 100
-	// 100 ms a ply, 12 games a pair, 2026-12-01 (README.md); expert is the expert before the
-	// current one.
+	// go run ./cmd/tabuleiro bots ladder --game quoridor --games 20 --budget 100 --parallel 2
+	// 100 ms a ply, 20 games a pair, 2026-12-04, a quiet 2-core machine (README.md).
 	{engine.Quoridor, "standard", BotRating{BotEasy, 0, 0, 0}},
-	{engine.Quoridor, "standard", BotRating{BotMedium, 416, 160, 671}},
-	{engine.Quoridor, "standard", BotRating{BotHard, 663, 393, 933}},
-	{engine.Quoridor, "standard", BotRating{BotExpert, 649, 379, 918}},
+	{engine.Quoridor, "standard", BotRating{BotMedium, 291, 104, 477}},
+	{engine.Quoridor, "standard", BotRating{BotHard, 619, 382, 856}},
+	{engine.Quoridor, "standard", BotRating{BotExpert, 1143, 845, 1441}},
 
-	// go run ./cmd/tabuleiro bots ladder --game corners --variant classic-3x3 --games 4 --budget 100
-	// 100 ms a ply, 4 games a pair, 2026-12-01 (README.md); expert is the expert before the
-	// current one (now expert-1).
+	// go run ./cmd/tabuleiro bots ladder --game corners --games 20 --budget 100 --parallel 2
+	// 100 ms a ply, 20 games a pair, 2026-12-04, a quiet 2-core machine (README.md).
 	{engine.Corners, "classic-3x3", BotRating{BotEasy, 0, 0, 0}},
-	{engine.Corners, "classic-3x3", BotRating{BotMedium, 93, -161, 347}},
-	{engine.Corners, "classic-3x3", BotRating{BotHard, 348, 68, 627}},
-	{engine.Corners, "classic-3x3", BotRating{BotExpert, 482, 182, 782}},
+	{engine.Corners, "classic-3x3", BotRating{BotMedium, 275, 98, 452}},
+	{engine.Corners, "classic-3x3", BotRating{BotHard, 583, 365, 801}},
+	{engine.Corners, "classic-3x3", BotRating{BotExpert, 1062, 793, 1330}},
 
-	// go run ./cmd/tabuleiro bots ladder --game banqi --variant standard --games 2 --budget 50
-	// 50 ms a ply, 2 games a pair, 2026-12-01 (README.md); expert is the expert before the
-	// current one (now expert-1).
+	// go run ./cmd/tabuleiro bots ladder --game banqi --games 12 --budget 100 --parallel 2
+	// 100 ms a ply, 12 games a pair, 2026-12-04, a quiet 2-core machine (README.md).
 	{engine.Banqi, "standard", BotRating{BotEasy, 0, 0, 0}},
-	{engine.Banqi, "standard", BotRating{BotMedium, 183, -122, 488}},
-	{engine.Banqi, "standard", BotRating{BotHard, 401, 67, 736}},
-	{engine.Banqi, "standard", BotRating{BotExpert, 289, -26, 604}},
+	{engine.Banqi, "standard", BotRating{BotMedium, 375, 118, 631}},
+	{engine.Banqi, "standard", BotRating{BotHard, 607, 328, 885}},
+	{engine.Banqi, "standard", BotRating{BotExpert, 821, 527, 1116}},
 }
 
 // BotRatings returns the ladder ratings of a variant's bot levels, easiest
