@@ -30,21 +30,29 @@ func (b *refusingBot) SelectPly(_ context.Context, req match.BotRequest) (match.
 	return match.BotAnswer{}, errors.New("rpc error: code = InvalidArgument desc = view refused")
 }
 
-// A bot seat whose bot keeps failing does not stall a game without a
-// clock: the sweeper asks it when its turn falls due, and after
-// BotFallbackAfter failed asks the service plays a legal ply for it.
-func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
-	t.Parallel()
+// refusedService is a match service over the test Redis whose bot is bot,
+// playing a fallback ply after fallbackAfter failed asks; run starts its
+// sweeper (the bot is first asked when a turn falls due).
+func refusedService(t *testing.T, bot *refusingBot, fallbackAfter int) (svc *match.Service, run func()) {
 	rdb, prefix := testenv.Redis(t)
 	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	hub := redisstore.NewHub(ctx, store, nil)
-	bot := &refusingBot{}
-	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}, Bot: bot}, match.Config{BotFallbackAfter: 2})
+	svc = match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}, Bot: bot}, match.Config{BotFallbackAfter: fallbackAfter})
 	hub.OnCommit(svc.Observe)
 	wg.Go(func() { _ = hub.Run(ctx) })
+	return svc, func() { wg.Go(func() { _ = svc.Run(ctx) }) }
+}
+
+// A bot seat whose bot keeps failing does not stall a game without a
+// clock: the sweeper asks it when its turn falls due, and after
+// BotFallbackAfter failed asks the service plays a legal ply for it.
+func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
+	t.Parallel()
+	bot := &refusingBot{}
+	svc, run := refusedService(t, bot, 2)
 	st, err := svc.Create(t.Context(), match.CreateParams{RequestID: fmt.Sprintf("fallback-%d", time.Now().UnixNano()), Game: engine.Quoridor,
 		Seats: []match.Participant{{PlayerID: "alice", DisplayName: "Alice"}, {DisplayName: "Bot", BotLevel: 1}}})
 	if err != nil {
@@ -56,7 +64,7 @@ func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
 	if _, _, err := svc.SubmitPly(t.Context(), st.ID, engine.First, 1, "e2"); err != nil {
 		t.Fatal(err)
 	}
-	wg.Go(func() { _ = svc.Run(ctx) })
+	run()
 	var got *match.State
 	testenv.Eventually(t, 15*time.Second, "the bot's fallback ply", func() bool {
 		got, _, err = svc.Get(t.Context(), st.ID)
@@ -79,16 +87,8 @@ func TestBotThatKeepsFailingGetsAFallbackPly(t *testing.T) {
 // answer every game the same way.
 func TestBotSeedDiffersByMatch(t *testing.T) {
 	t.Parallel()
-	rdb, prefix := testenv.Redis(t)
-	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	hub := redisstore.NewHub(ctx, store, nil)
 	bot := &refusingBot{}
-	svc := match.NewService(match.Deps{Store: store, Hub: hub, Rules: match.Registry{}, Bot: bot}, match.Config{BotFallbackAfter: 1})
-	hub.OnCommit(svc.Observe)
-	wg.Go(func() { _ = hub.Run(ctx) })
+	svc, run := refusedService(t, bot, 1)
 	var ids []string
 	for i := range 2 {
 		st, err := svc.Create(t.Context(), match.CreateParams{RequestID: fmt.Sprintf("seed-%d-%d", i, time.Now().UnixNano()), Game: engine.Quoridor,
@@ -101,7 +101,7 @@ func TestBotSeedDiffersByMatch(t *testing.T) {
 		}
 		ids = append(ids, st.ID)
 	}
-	wg.Go(func() { _ = svc.Run(ctx) })
+	run()
 	var seeds [2]any
 	testenv.Eventually(t, 15*time.Second, "the bot asked in both games", func() bool {
 		var ok0, ok1 bool
