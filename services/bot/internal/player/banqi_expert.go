@@ -57,7 +57,8 @@ func expertEval(s *bState) int {
 	return score
 }
 
-// bHopeless divides the score of a side ahead that cannot win (bWinnable).
+// bHopeless divides the score of a side ahead that cannot win
+// (bScan.winnable).
 // A variable for its test.
 var bHopeless = 8
 
@@ -73,17 +74,6 @@ var bCapturers = func() (c [banqi.Soldier + 1]uint16) {
 	}
 	return c
 }()
-
-// bWinnable reports whether the side to move (mine) and its opponent
-// (theirs) can still win: whether for every kind the other side has left,
-// revealed or face down, it has a piece that can capture it. A side that
-// cannot capture some enemy piece never takes them all (B5.1): a lone
-// general facing no soldier, say, is never captured.
-func bWinnable(v *banqi.View) (mine, theirs bool) {
-	var b bScan
-	b.scan(v)
-	return b.winnable()
-}
 
 // bQuiescence returns the score of v for the side to move, once the
 // captures are resolved: stand (its static score) if it stands pat, or the

@@ -450,3 +450,10 @@ func refWinnable(v *banqi.View) (mine, theirs bool) {
 	}
 	return takesAll(kinds[0], kinds[1]), takesAll(kinds[1], kinds[0])
 }
+
+// bWinnable is bScan.winnable of v's board, for the tests.
+func bWinnable(v *banqi.View) (mine, theirs bool) {
+	var b bScan
+	b.scan(v)
+	return b.winnable()
+}
