@@ -361,6 +361,12 @@ func (m *Model) act() tea.Cmd {
 		}
 	}
 	if m.game() == gamev1.Game_GAME_QUORIDOR {
+		if m.from == nil && m.cursor != m.pawn(m.view.GetToMove()) {
+			// The pawn's destinations have not arrived yet (a fast
+			// key after the position changed): the server judges the
+			// step and names what is wrong with it.
+			return m.submit(m.cursor.String())
+		}
 		m.status = "move the cursor to a marked square (w: walls)"
 		return nil
 	}

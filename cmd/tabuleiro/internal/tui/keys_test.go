@@ -14,6 +14,7 @@ import (
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 )
 
 // keypadEnter is how Bubble Tea v1 reads the keypad's Enter of a terminal
@@ -188,5 +189,29 @@ func TestQuitQuestionWraps(t *testing.T) {
 				t.Errorf("width %d: the path breaks inside a name, before %q:\n%s", width, flat.String()[b:start+len(path)], joined)
 			}
 		}
+	}
+}
+
+// Enter on a square before the pawn's destinations arrive (a fast key
+// after the position changed) sends the step for the server to judge: a
+// legal one plays, an illegal one comes back with the server's reason.
+func TestEnterBeforeDestinations(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8")
+	tab := f.table()
+	gate := make(chan struct{})
+	tab.Legal = func(req *matchv1.ListLegalPliesRequest) (*matchv1.ListLegalPliesResponse, error) {
+		<-gate
+		return f.legal(req)
+	}
+	defer close(gate)
+	d := newDriver(t, New(Deps{Start: func(int) (*Table, error) { return tab, nil }}))
+	d.waitText("Your move")
+	d.key("up", "up", "enter")
+	d.waitText("e3 refused")
+	d.key("down", "enter")
+	d.waitText("black played e8")
+	if strings.Contains(d.screen(), "+") {
+		t.Errorf("destinations drawn although none arrived:\n%s", d.screen())
 	}
 }
