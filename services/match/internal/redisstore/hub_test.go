@@ -1,0 +1,139 @@
+package redisstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/testenv"
+)
+
+// runHub starts a hub on its own Redis client, named name (CLIENT LIST
+// shows it), and returns it with that client.
+func runHub(t *testing.T, name string) (*Hub, *Store, *redis.Client) {
+	t.Helper()
+	rdb, prefix := testenv.Redis(t)
+	opt := *rdb.Options()
+	opt.ClientName = name
+	own := redis.NewClient(&opt)
+	t.Cleanup(func() { _ = own.Close() })
+	s := New(own, Options{Prefix: prefix})
+	ctx, cancel := context.WithCancel(context.Background())
+	h := NewHub(ctx, s, nil)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := h.Run(ctx); err != nil {
+			t.Errorf("hub: %v", err)
+		}
+	})
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return h, s, rdb
+}
+
+// publish publishes an event of match id as a commit's publication would.
+func publish(t *testing.T, rdb *redis.Client, s *Store, id string, seq int64) {
+	t.Helper()
+	b := encodeEvent(&match.Event{MatchID: id, Seq: seq, Kind: match.EventDrawOffered, Plies: 3})
+	if err := rdb.Publish(t.Context(), s.Channel(id), b).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func next(t *testing.T, ch <-chan *match.Event) (*match.Event, bool) {
+	t.Helper()
+	select {
+	case e, ok := <-ch:
+		return e, ok
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10 s")
+		return nil, false
+	}
+}
+
+// The hub reads its Pub/Sub connection in its own Run loop: no go-redis
+// channel goroutines (a reader and a health check) stand between Redis and
+// the subscribers, each a goroutine hand-off per message received.
+func TestHubReadsPubSubItself(t *testing.T) {
+	t.Parallel()
+	h, s, rdb := runHub(t, "hub-"+rand.Text())
+	ch, cancel, err := h.Subscribe(t.Context(), "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	publish(t, rdb, s, "m1", 1)
+	if e, ok := next(t, ch); !ok || e.Seq != 1 || e.MatchID != "m1" {
+		t.Fatalf("got %+v (open %v), want event 1 of m1", e, ok)
+	}
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range strings.Split(buf.String(), "\n\n") {
+		if strings.Contains(g, "go-redis/v9.(*channel)") {
+			t.Fatalf("a go-redis channel goroutine runs:\n%s", g)
+		}
+	}
+}
+
+// A lost Pub/Sub connection is replaced and its channels subscribed again:
+// the subscribers of the old one are closed (they catch up from the
+// stream), and a new subscription gets what is published next.
+func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
+	t.Parallel()
+	name := "hub-" + rand.Text()
+	h, s, rdb := runHub(t, name)
+	ch, cancel, err := h.Subscribe(t.Context(), "m2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	publish(t, rdb, s, "m2", 1)
+	if e, ok := next(t, ch); !ok || e.Seq != 1 {
+		t.Fatalf("got %+v (open %v), want event 1", e, ok)
+	}
+	// Kill the hub's connection (only it: the Redis is shared).
+	list, err := rdb.ClientList(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, line := range strings.Split(list, "\n") {
+		if !strings.Contains(line, " name="+name+" ") || !strings.Contains(line, "cmd=subscribe") && !strings.Contains(line, " sub=1 ") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if id, ok := strings.CutPrefix(f, "id="); ok {
+				if err := rdb.Do(t.Context(), "CLIENT", "KILL", "ID", id).Err(); err != nil {
+					t.Fatal(err)
+				}
+				killed++
+			}
+		}
+	}
+	if killed != 1 {
+		t.Fatalf("killed %d connections named %s, want the hub's one:\n%s", killed, name, list)
+	}
+	for {
+		if _, ok := next(t, ch); !ok {
+			break // closed: the follower catches up from the stream
+		}
+	}
+	ch2, cancel2, err := h.Subscribe(t.Context(), "m2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel2()
+	publish(t, rdb, s, "m2", 2)
+	if e, ok := next(t, ch2); !ok || e.Seq != 2 {
+		t.Fatalf("after the reconnection: got %+v (open %v), want event 2", e, ok)
+	}
+}
