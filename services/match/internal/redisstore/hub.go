@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -58,19 +57,10 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 // block.
 func (h *Hub) OnCommit(f func(match.Published)) { h.onCommit = f }
 
-// pingEvery is how often Run pings Redis on the Pub/Sub connection: a
-// ping that cannot be written reconnects (and resubscribes) it.
-const pingEvery = 3 * time.Second
-
 // Run reads the connection and fans messages out until ctx ends; then it
 // closes the connection and every subscriber.
-//
-// It reads the connection itself (PubSub.Receive) rather than through
-// go-redis's channel, whose reader and health-check goroutines took two
-// more goroutine hand-offs per message (a wakeup of an idle thread each on
-// a lightly loaded instance): an instance following a match receives
-// every commit of it, its own and the other instance's.
 func (h *Hub) Run(ctx context.Context) error {
+	msgs := h.ps.ChannelWithSubscriptions()
 	defer func() {
 		_ = h.ps.Close()
 		h.mu.Lock()
@@ -82,54 +72,20 @@ func (h *Hub) Run(ctx context.Context) error {
 		h.subs = map[string]map[*hubSub]struct{}{}
 		h.mu.Unlock()
 	}()
-	// Receive does not end with ctx: closing the connection ends it.
-	stop := context.AfterFunc(ctx, func() { _ = h.ps.Close() })
-	defer stop()
-	pinged := make(chan struct{})
-	defer func() { <-pinged }()
-	go func() { // the health check
-		defer close(pinged)
-		t := time.NewTicker(pingEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				pctx, cancel := context.WithTimeout(ctx, pingEvery)
-				_ = h.ps.Ping(pctx) // a failed write reconnects the connection
-				cancel()
-			}
-		}
-	}()
-	rctx := context.WithoutCancel(ctx) // a deadline of ctx would end a wait for the next message
-	for errs := 0; ; {
-		m, err := h.ps.Receive(rctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if errors.Is(err, redis.ErrClosed) {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-msgs:
+			if !ok {
 				return errors.New("hub: pubsub closed")
 			}
-			// The connection was replaced (go-redis reconnects and
-			// resubscribes a bad one); a second failure in a row waits
-			// before reading again.
-			if errs++; errs > 1 {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(100 * time.Millisecond):
-				}
+			switch m := m.(type) {
+			case *redis.Subscription:
+				h.confirm(m)
+			case *redis.Message:
+				h.deliver(m)
 			}
-			continue
-		}
-		errs = 0
-		switch m := m.(type) {
-		case *redis.Subscription:
-			h.confirm(m)
-		case *redis.Message:
-			h.deliver(m)
 		}
 	}
 }

@@ -1,10 +1,8 @@
 package redisstore
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -55,32 +53,6 @@ func next(t *testing.T, ch <-chan *match.Event) (*match.Event, bool) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event within 10 s")
 		return nil, false
-	}
-}
-
-// The hub reads its Pub/Sub connection in its own Run loop: no go-redis
-// channel goroutines (a reader and a health check) stand between Redis and
-// the subscribers, each a goroutine hand-off per message received.
-func TestHubReadsPubSubItself(t *testing.T) {
-	t.Parallel()
-	h, s, rdb := runHub(t, "hub-"+rand.Text())
-	ch, cancel, err := h.Subscribe(t.Context(), "m1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
-	publish(t, rdb, s, "m1", 1)
-	if e, ok := next(t, ch); !ok || e.Seq != 1 || e.MatchID != "m1" {
-		t.Fatalf("got %+v (open %v), want event 1 of m1", e, ok)
-	}
-	var buf bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&buf, 2); err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range strings.Split(buf.String(), "\n\n") {
-		if strings.Contains(g, "go-redis/v9.(*channel)") {
-			t.Fatalf("a go-redis channel goroutine runs:\n%s", g)
-		}
 	}
 }
 
