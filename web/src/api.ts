@@ -4,6 +4,7 @@ import { createClient, ConnectError, Code, type Client, type Interceptor, type T
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { LobbyService } from "./gen/tabuleiro/lobby/v1/lobby_service_pb";
 import { MatchService } from "./gen/tabuleiro/match/v1/match_service_pb";
+import { serverText } from "./messages";
 
 export interface Api {
   lobby: Client<typeof LobbyService>;
@@ -40,14 +41,18 @@ export function api(token?: string): Api {
   return a;
 }
 
-/** errorText is a refusal as a player reads it: the server's reason, without the code's prefix. */
+/**
+ * errorText is a refusal as a player reads it: the server's reason, without
+ * the code's prefix, in a player's words where the server's are a program's
+ * (messages.ts).
+ */
 export function errorText(err: unknown): string {
   if (err instanceof ConnectError) {
     if (err.code === Code.Unavailable || err.code === Code.Unknown && /fetch|network/i.test(err.rawMessage)) {
       return "The server cannot be reached. Check your connection.";
     }
     if (err.code === Code.Unauthenticated) return "Your sign-in has expired. Please sign in again.";
-    return err.rawMessage || String(err.code);
+    return err.rawMessage ? serverText(err.code, err.rawMessage) : String(err.code);
   }
   return err instanceof Error ? err.message : String(err);
 }

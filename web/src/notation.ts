@@ -158,12 +158,81 @@ export function outcomeTitle(o: Outcome | undefined, you: Seat, names: [string, 
   return `${o.winner === Seat.FIRST ? names[0] : names[1]} won`;
 }
 
-export function outcomeLine(o: Outcome | undefined): string {
-  if (!o || o.result === Result.ONGOING) return "";
-  // An aborted game has no winner to be "by" anything: say why it stopped.
-  if (o.reason === Reason.ABORTED) return "no first ply in time, or a seat never came; it does not count";
+/**
+ * outcomeLine says in a sentence why a game ended, from one seat's point
+ * of view (you: "You ran out of time.", "Your opponent reached the goal
+ * row.") or a spectator's (Seat.UNSPECIFIED: the seats' names). solo is a
+ * one-player training game (Corners training, C2). Empty while the game goes on.
+ */
+export function outcomeLine(o: Outcome | undefined, game: Game, you: Seat, names: [string, string], solo = false): string {
+  if (!o || o.result === Result.ONGOING || o.result === Result.UNSPECIFIED) return "";
+  const seated = you === Seat.FIRST || you === Seat.SECOND;
+  // Who a seat is in the sentence: "You", "Your opponent" or its name.
+  const name = (s: Seat): string => {
+    const n = names[s === Seat.FIRST ? 0 : 1];
+    if (n) return n;
+    if (game === Game.BANQI) return s === Seat.FIRST ? "the first player" : "the second player";
+    return seatColour(s);
+  };
+  const who = (s: Seat): string => (seated ? (s === you ? "you" : "your opponent") : name(s));
+  const Who = (s: Seat): string => {
+    const w = who(s);
+    return w.charAt(0).toUpperCase() + w.slice(1);
+  };
+  const whose = (s: Seat): string => (seated && s === you ? "your" : `${who(s)}'s`);
+  const own = (s: Seat): string => (seated && s === you ? "your" : "their");
+  if (o.reason === Reason.ABORTED) {
+    return solo
+      ? "The training ended before the opposite home was filled. It does not count."
+      : "The game was called off before it began: nobody played the first ply in time, or a player never came. It does not count.";
+  }
+  if (o.reason === Reason.COMPLETED) return `${Who(Seat.FIRST)} filled the opposite home.`;
+  if (o.result === Result.DRAW) {
+    switch (o.reason) {
+      case Reason.PLY_LIMIT:
+        return game === Game.BANQI ? "120 plies in a row went by without a capture or a reveal." : "200 plies were played without a winner.";
+      case Reason.GOAL:
+        return "Both players filled the other's home on the same move.";
+      case Reason.MOVE_LIMIT:
+        return solo
+          ? "The move limit was reached before the opposite home was filled."
+          : "The move limit was reached with both players having the same number of pieces in the other's home.";
+      case Reason.DEADLINE:
+        return "Both players still had a piece at home after the leave-home deadline.";
+      case Reason.REPETITION:
+        return "The same position came up for the third time.";
+      case Reason.NO_LEGAL_MOVE:
+        return "The player to move had no legal move.";
+      case Reason.AGREEMENT:
+        return seated ? "You and your opponent agreed to a draw." : `${name(Seat.FIRST)} and ${name(Seat.SECOND)} agreed to a draw.`;
+    }
+    const r = reasonName(o.reason);
+    return r ? `Drawn (${r}).` : "";
+  }
+  const w = o.winner;
+  const l = otherSeat(w);
+  switch (o.reason) {
+    case Reason.GOAL:
+      return game === Game.CORNERS ? `${Who(w)} filled ${whose(l)} home first.` : `${Who(w)} reached the goal row.`;
+    case Reason.MOVE_LIMIT:
+      return `The move limit was reached with more of ${whose(w)} pieces in ${whose(l)} home.`;
+    case Reason.DEADLINE:
+      return `${Who(l)} still had a piece at home after the leave-home deadline.`;
+    case Reason.RETURN_HOME:
+      return `${Who(l)} moved a piece back into ${own(l)} own home after the leave-home deadline.`;
+    case Reason.NO_LEGAL_MOVE:
+      return `${Who(l)} had no legal move left.`;
+    case Reason.NO_PIECES:
+      return `${Who(l)} had no pieces left.`;
+    case Reason.RESIGNATION:
+      return `${Who(l)} resigned.`;
+    case Reason.TIME:
+      return `${Who(l)} ran out of time.`;
+    case Reason.ABANDONMENT:
+      return `${Who(l)} left the game and did not come back in time.`;
+  }
   const r = reasonName(o.reason);
-  return r ? `by ${r}` : "";
+  return r ? `${Who(w)} won (${r}).` : "";
 }
 
 /** Banqi piece kinds by rank, high to low (B4.1), with the letters of B1. */

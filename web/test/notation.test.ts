@@ -29,10 +29,10 @@ test("outcomes read from a seat's side or a spectator's", () => {
   assert.equal(outcomeTitle(win, Seat.SECOND, ["Ana", "Bo"]), "You won");
   assert.equal(outcomeTitle(win, Seat.FIRST, ["Ana", "Bo"]), "You lost");
   assert.equal(outcomeTitle(win, Seat.UNSPECIFIED, ["Ana", "Bo"]), "Bo won");
-  assert.equal(outcomeLine(win), "by resignation");
+  assert.equal(outcomeLine(win, Game.QUORIDOR, Seat.SECOND, ["Ana", "Bo"]), "Your opponent resigned.");
   const aborted = create(OutcomeSchema, { result: Result.DRAW, reason: Reason.ABORTED });
   assert.equal(outcomeTitle(aborted, Seat.FIRST, ["", ""]), "Game aborted");
-  assert.doesNotMatch(outcomeLine(aborted), /^by /, "an aborted game is not 'aborted by aborted'");
+  assert.doesNotMatch(outcomeLine(aborted, Game.QUORIDOR, Seat.FIRST, ["", ""]), /^by /, "an aborted game is not 'aborted by aborted'");
   assert.equal(outcomeTitle(create(OutcomeSchema, { result: Result.ONGOING }), Seat.FIRST, ["", ""]), "Game in progress");
 });
 

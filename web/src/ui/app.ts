@@ -6,15 +6,16 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, ConnectError, Code } from "../api";
-import { BotLevel, Game, Result, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
+import { BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
-import { gameName, games, levelLabel, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, reasonName, timeControlText } from "../notation";
+import { gameName, games, levelLabel, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
 import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
 import { inviteCode, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
+import { ALREADY_PLAYING, busyMatch } from "../messages";
 import { clear, h, hideToast, svg, toast } from "./dom";
 import { GameScreen, seatParts, type Origin } from "./game";
 import { rulesScreen } from "./rules";
@@ -488,15 +489,36 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
       }
     }
   } catch (err) {
-    toast(errorText(err), "error");
-    if (err instanceof ConnectError && err.code === Code.FailedPrecondition) {
-      // Already in a live match: offer it.
-      const active = (await api(id.token).lobby.listActiveMatches({})).matches[0];
-      if (active) toast(`${errorText(err)} Finish or resign your game in progress first.`, "error");
-    }
+    if (isBusy(err) && btn?.isConnected) {
+      // Already in a live game: say so beside the button, with the way back to it.
+      document.getElementById("busy-note")?.remove();
+      btn.closest(".actions")?.after(await busyNotice(id));
+    } else toast(errorText(err), "error");
   } finally {
     if (btn) btn.disabled = false;
   }
+}
+
+function isBusy(err: unknown): boolean {
+  return err instanceof ConnectError && busyMatch(err.code, err.rawMessage) !== undefined;
+}
+
+/**
+ * busyNotice tells a player who tries to start a game (or pair) while
+ * another is in progress that they have one, with a button back to it.
+ */
+async function busyNotice(id: Identity): Promise<HTMLElement> {
+  let active: MatchSummary[] = [];
+  try {
+    active = (await api(id.token).lobby.listActiveMatches({})).matches;
+  } catch { /* the lobby's list is the way then */ }
+  const m = active[0];
+  const g = session.game;
+  const href = m ? `#/${g?.matchId === m.matchId && g.local ? "local" : "game"}/${m.matchId}` : "#/play";
+  return h("div", { class: "busy-note", id: "busy-note", role: "alert" },
+    h("p", {}, ALREADY_PLAYING),
+    m ? h("p", { class: "muted small" }, `${gameName(m.game)} · ${m.variant} · ${m.participants.map((p) => p.displayName).join(" vs ")}`) : false,
+    h("a", { class: "button primary", id: "busy-game", href }, m ? "Back to your game" : "Your games in progress"));
 }
 
 export function saveOrigin(matchId: string, o: Origin): void {
@@ -616,6 +638,8 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
   const clock = Number(params.get("clock") ?? "2");
   const rated = params.get("rated") === "1";
   const status = h("p", { role: "status" }, "Joining the queue…");
+  const title = h("h1", {}, `Looking for an opponent`);
+  const spinner = h("div", { class: "spinner", "aria-hidden": "true" });
   const window_ = h("p", { class: "muted" });
   const offer = h("div");
   const started = Date.now();
@@ -625,8 +649,8 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
     elapsed.textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   }, 500);
   frame(id, h("section", { class: "panel narrow queue" },
-    h("h1", {}, `Looking for an opponent`), h("p", {}, `${gameName(game)} · ${variant} · ${clockChoices[clock]?.label ?? ""}${rated ? " · rated" : ""}`),
-    h("div", { class: "spinner", "aria-hidden": "true" }), elapsed, status, window_, offer,
+    title, h("p", {}, `${gameName(game)} · ${variant} · ${clockChoices[clock]?.label ?? ""}${rated ? " · rated" : ""}`),
+    spinner, elapsed, status, window_, offer,
     h("button", { onclick: () => { ctl.abort(); go("#/play"); } }, "Cancel")));
   (async () => {
     try {
@@ -658,7 +682,19 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
         }
       }
     } catch (err) {
-      if (!ctl.signal.aborted) status.textContent = errorText(err);
+      if (ctl.signal.aborted) return;
+      if (isBusy(err)) {
+        // A game in progress already (Back from it to the queue): no pairing, the way back to it.
+        clearInterval(tick);
+        const note = await busyNotice(id);
+        if (ctl.signal.aborted) return;
+        title.textContent = "You are already playing";
+        spinner.remove();
+        elapsed.remove();
+        status.replaceWith(note);
+        return;
+      }
+      status.textContent = errorText(err);
     }
   })();
   return { dispose: () => { ctl.abort(); clearInterval(tick); } };
@@ -719,7 +755,7 @@ async function historyScreen(id: Identity): Promise<void> {
       const title = outcomeTitle(g.outcome, g.yourSeat, [names[0] ?? "", names[1] ?? ""]);
       const cls = title === "You won" ? "won" : title === "You lost" ? "lost" : "drawn";
       list.append(summaryRow(g, h("div", { class: "summary-side" },
-        h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome)),
+        h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome, g.game, g.yourSeat, [names[0] ?? "", names[1] ?? ""], g.participants.length < 2)),
         h("span", { class: "muted small" }, g.endedAt ? new Date(timestampMs(g.endedAt)).toLocaleString() : ""),
         h("a", { class: "button small", href: `#/replay/${g.matchId}` }, "Replay"))));
     }
@@ -755,7 +791,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
   const under = h("div", { class: "strip bottom-strip", "data-seat": Seat[bottom] });
   const strip = (el: HTMLElement, seat: Seat) => {
     const p = s.participants.find((x) => x.seat === seat);
-    const { token, extra } = seatParts(views[at], seat);
+    const { token, extra } = seatParts(views[at], seat, seat === s.yourSeat ? "you" : s.yourSeat !== Seat.UNSPECIFIED ? p?.displayName : undefined);
     clear(el);
     el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, p?.displayName ?? "—"),
       seat === s.yourSeat ? h("span", { class: "you" }, "you") : false,
@@ -794,9 +830,9 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     h("div", { class: "board-col" }, top, boardBox, under, nav),
     h("aside", { class: "side-col" }, h("section", { class: "panel" },
       h("h1", {}, `${gameName(s.game)} · ${s.variant}`),
-      h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), " ", h("span", { class: "muted" }, outcomeLine(s.outcome))),
+      h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), ". ",
+        h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2))),
       change ? h("p", {}, ratingText(change.before, change.after)) : false,
-      s.outcome?.result === Result.DRAW && s.outcome.reason ? h("p", { class: "muted small" }, reasonName(s.outcome.reason)) : false,
       moves,
       rec.seed ? h("p", { class: "muted small seed" }, `Seed ${rec.seed.slice(0, 16)}…`) : false))));
   show();

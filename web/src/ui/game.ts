@@ -63,6 +63,14 @@ export class GameScreen {
   private orientation: Orientation = "h";
   private cursor: string | undefined;
   private busy = false;
+  /**
+   * superseded: another tab or window of this player took the seat's
+   * stream (ABORTED). This page's position may be stale, so its board is
+   * locked until the player presses "Play here" (which reloads).
+   */
+  private superseded = false;
+  /** savedGame is the game this browser was playing before this screen opened (put back if the screen turns out to be a spectator's). */
+  private savedGame = session.game;
   private status: FeedStatus = "connecting";
   private timer: ReturnType<typeof setInterval> | undefined;
   private checkSeq = 0;
@@ -127,7 +135,7 @@ export class GameScreen {
     const href = link?.getAttribute("href");
     const m = this.match;
     if (!href || href === location.hash || href === `#/game/${this.matchId}` || this.mode !== "seat" || !m ||
-      m.status === MatchStatus.FINISHED || this.vsBot()) return;
+      m.status === MatchStatus.FINISHED || this.vsBot() || this.superseded) return; // a tab taken over leaves nothing behind
     e.preventDefault();
     e.stopPropagation();
     this.leavingTo = href;
@@ -174,6 +182,10 @@ export class GameScreen {
     try {
       const r = await api(this.id.token).match.getMatch({ matchId: this.matchId });
       const primary = this.loops[0];
+      if (r.match && this.mode === "seat" && r.match.yourSeat === Seat.UNSPECIFIED) {
+        this.toWatch();
+        return;
+      }
       if (r.match && primary && !primary.feed.match && !primary.stopped) {
         primary.feed.apply({ case: "snapshot", value: r.match });
         this.match = primary.feed.match;
@@ -186,6 +198,20 @@ export class GameScreen {
       /* the stream reports what is wrong */
     }
   }
+
+  /**
+   * toWatch opens the game as a spectator: a link to a game opened by
+   * someone who holds no seat in it (a link shared by a player) shows the
+   * spectator's view, never a player's controls.
+   */
+  private toWatch(): void {
+    if (this.leftForWatch) return;
+    this.leftForWatch = true;
+    for (const l of this.loops) l.stop();
+    session.game = this.savedGame; // not this browser's game: its own, if any, stays
+    location.replace(`#/watch/${this.matchId}`);
+  }
+  private leftForWatch = false;
 
   private follow(token: string, lastSeq: bigint, signal: AbortSignal): AsyncIterable<{ message: StreamMessage }> {
     return api(token).match.follow({ matchId: this.matchId, lastSeq }, { signal }) as AsyncIterable<{ message: StreamMessage }>;
@@ -224,8 +250,22 @@ export class GameScreen {
           if (s === "failed") toast(`Second player: ${errorText(err)}`, "error");
           return;
         }
+        if (s === "failed" && this.mode === "seat" && err instanceof ConnectError && err.code === Code.PermissionDenied) {
+          this.toWatch(); // no seat in this game: a spectator
+          return;
+        }
+        if (s === "failed" && err instanceof ConnectError && err.code === Code.Aborted && this.mode !== "spectator") {
+          // Another tab took the game: nothing is started here until "Play here".
+          this.superseded = true;
+          this.resetSelection();
+          this.wallMode = false;
+          this.cursor = undefined;
+          this.confirmingResign = false;
+          this.leavingTo = undefined;
+        }
         this.status = s;
         this.renderBanner(err);
+        if (this.superseded && this.match) this.render();
         if (s === "live" && !this.destinations.length) void this.autoSelect();
         if (s === "ended" && this.match) this.render();
       },
@@ -249,7 +289,7 @@ export class GameScreen {
       case "failed":
         b.textContent = err instanceof ConnectError && err.code === Code.NotFound ? "This game does not exist (or is no longer live)." : errorText(err);
         if (err instanceof ConnectError && err.code === Code.Aborted) {
-          b.textContent = "This game is open in another tab or window. ";
+          b.textContent = "This game is open in another tab or window. To play it here, press ";
           b.append(h("button", { class: "small", onclick: () => location.reload() }, "Play here"));
         }
         if (err instanceof ConnectError && err.code === Code.NotFound && this.mode !== "spectator") {
@@ -289,7 +329,7 @@ export class GameScreen {
   /** actingSeat is the seat whose ply the board takes now, if any. */
   private get actingSeat(): Seat | undefined {
     const v = this.view;
-    if (!v || this.match?.status === MatchStatus.FINISHED) return undefined;
+    if (!v || this.match?.status === MatchStatus.FINISHED || this.superseded) return undefined;
     return this.mySeats.includes(v.toMove) ? v.toMove : undefined;
   }
 
@@ -392,11 +432,12 @@ export class GameScreen {
       el.append(h("span", { class: "strip-name muted" }, "—"));
       return;
     }
-    const { token, extra } = seatParts(v, seat);
+    // Whose captures a Banqi seat's are: "you", the player's name, or for a spectator the seat's colour.
+    const you = this.mode === "seat" ? m.yourSeat === seat : this.mode === "spectator" && this.isMine(p);
+    const { token, extra } = seatParts(v, seat, you ? "you" : this.mode === "spectator" ? undefined : p.displayName);
     const isTurn = v.toMove === seat && m.status !== MatchStatus.FINISHED;
     el.classList.toggle("turn", isTurn);
-    // Watching a game of one's own (from the Watch list) is still one's own seat.
-    const you = this.mode === "seat" ? m.yourSeat === seat : this.mode === "spectator" && this.isMine(p);
+    // Watching a game of one's own (from the Watch list) is still one's own seat (you, above).
     const name = h("span", { class: "strip-name" }, token,
       h("span", { class: "pname" }, p.displayName), you ? h("span", { class: "you" }, "you") : false,
       p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
@@ -474,9 +515,12 @@ export class GameScreen {
       h("a", { href: `#/rules/${gameName(v.game).toLowerCase()}`, target: "_blank", rel: "noopener", id: "rules-link", title: "The rules, in a new tab" }, "Rules")));
     let status = "";
     if (m.status === MatchStatus.FINISHED) {
-      // "You won by resignation"; "Game aborted: no first ply in time, …".
-      const line = outcomeLine(m.outcome);
-      status = `${outcomeTitle(m.outcome, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names())}${!line || line.startsWith("by ") ? " " : ": "}${line}`;
+      // "You lost. Your opponent reached the goal row."
+      const line = this.outcomeLine();
+      const title = outcomeTitle(m.outcome, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names());
+      status = line ? `${title}. ${line}` : title;
+    } else if (this.superseded) {
+      status = "This game is open in another tab: the board here is locked. Press “Play here” to play in this tab.";
     } else if (this.actingSeat !== undefined) {
       status = this.mode === "local" ? `${this.participant(v.toMove)?.displayName ?? ""} to move` : "Your turn";
     } else if (this.mode === "spectator" && this.ownSeat() !== undefined) {
@@ -501,6 +545,13 @@ export class GameScreen {
     }
   }
 
+  /** outcomeLine is how the game ended, in a sentence from this screen's side. */
+  private outcomeLine(): string {
+    const m = this.match!;
+    const solo = !m.seats.some((s) => s.participant?.seat === Seat.SECOND);
+    return outcomeLine(m.outcome, m.game, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names(), solo);
+  }
+
   private names(): [string, string] {
     return [this.participant(Seat.FIRST)?.displayName ?? "", this.participant(Seat.SECOND)?.displayName ?? ""];
   }
@@ -520,6 +571,7 @@ export class GameScreen {
       a.append(h("button", { onclick: () => this.showResult(true) }, "Show result"));
       return;
     }
+    if (this.superseded) return; // the tab that took the game over resigns or offers draws, not this one
     if (this.leavingTo) {
       // Asked before a link takes the player away from a game against a
       // person: the server gives a seat that left a reconnection window
@@ -615,7 +667,7 @@ export class GameScreen {
     const origin = loadOrigin(m.matchId);
     o.append(h("div", { class: "result-card", role: "dialog", "aria-labelledby": "result-title" },
       h("h2", { id: "result-title" }, title),
-      h("p", { class: "muted" }, outcomeLine(m.outcome)),
+      h("p", { class: "muted", id: "result-line" }, this.outcomeLine()),
       rating,
       h("div", { class: "row" },
         this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) },
@@ -1101,7 +1153,7 @@ export class GameScreen {
 
   private readonly onKey = (e: KeyboardEvent): void => {
     const v = this.view;
-    if (!v || this.mode === "spectator") return; // the keys play; a spectator plays nothing
+    if (!v || this.mode === "spectator" || this.superseded) return; // the keys play; a spectator, or a tab taken over, plays nothing
     if (e.target instanceof HTMLElement && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
     if (e.target instanceof HTMLButtonElement && (e.key === "Enter" || e.key === " ")) return;
     const dims = layoutFor(v, this.flipped).dims;
@@ -1179,9 +1231,10 @@ function pawnOf(v: GameView | undefined, seat: Seat): string | undefined {
  * seatParts are what a player's strip shows of a seat in a position (the
  * live game's and the replay's): its colour's dot, and beside the name its
  * colour in words with the walls left (Quoridor), the pieces captured
- * (Banqi) or the pieces arrived (Corners with a deadline).
+ * (Banqi, captioned with whose captures they are: who, "you" or a name,
+ * else the seat's colour) or the pieces arrived (Corners with a deadline).
  */
-export function seatParts(v: GameView, seat: Seat): { token: Node; extra: HTMLElement } {
+export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node; extra: HTMLElement } {
   let colour: string;
   let token: Node;
   if (v.game === Game.BANQI) {
@@ -1207,7 +1260,9 @@ export function seatParts(v: GameView, seat: Seat): { token: Node; extra: HTMLEl
       return myColour && info && (info.red ? "red" : "black") !== myColour;
     });
     if (taken.length) {
-      const box = h("span", { class: "captured", "aria-label": `Captured: ${taken.map((x) => banqiInfo(x)!.name).join(", ")}` });
+      const caption = `Captured by ${who ?? colour}`;
+      const box = h("span", { class: "captured", role: "group", "aria-label": `${caption}: ${taken.map((x) => banqiInfo(x)!.name).join(", ")}` },
+        h("span", { class: "captured-caption", "aria-hidden": "true" }, caption));
       box.append(svg(capturedSvg(taken, 11)));
       extra.append(box);
     }

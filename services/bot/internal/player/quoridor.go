@@ -403,6 +403,10 @@ func expertQGame() qGame {
 	return qGame{w: &expertWeights, narrow: true, own: true, fullWidth: 1, pathOrder: true}
 }
 
+// expertQ is the adapter the expert plays with (a variable so that the lab,
+// TestQuoridorLab, can screen variants of it on the same games).
+var expertQ = expertQGame()
+
 // expertWeights are the expert's evaluation terms.
 var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
 
@@ -417,7 +421,7 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 	}
 	switch lvl {
 	case Expert:
-		gs.deep = expertQGame()
+		gs.deep = expertQ
 		gs.expert = expertRefinements
 	case Expert1:
 		gs.deep = expert1QGame()

@@ -1,0 +1,209 @@
+package player
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/quoridor"
+)
+
+// TestQuoridorLab is a tool, not a test: with TABULEIRO_QUORIDOR_LAB=N it
+// plays N games of expert against hard (or the level that
+// TABULEIRO_QUORIDOR_LAB_OPPONENT names, with the expert's node limit) as the bots command does (the same
+// easy openings of TABULEIRO_QUORIDOR_LAB_OPENING plies, default 4, shared
+// by each pair of games with sides swapped), the expert limited to
+// TABULEIRO_QUORIDOR_LAB_NODES positions a ply (default 300000, about 200
+// ms of one core here) instead of a clock, so that a result does not depend
+// on the machine's load and every game replays exactly (hard is a fixed
+// depth-3 search either way). TABULEIRO_QUORIDOR_LAB_PARALLEL (default 1)
+// games at once; TABULEIRO_QUORIDOR_LAB_ONLY=i plays game i alone;
+// TABULEIRO_QUORIDOR_LAB_LOG=1 prints every ply (depth, score, path
+// lengths, walls left) of the games the expert did not win.
+// TABULEIRO_QUORIDOR_LAB_EXPERT names a variant of the expert's adapter to
+// screen (see labExpert), so that a change is measured on the same games as
+// today's expert. For example
+//
+//	TABULEIRO_QUORIDOR_LAB=40 TABULEIRO_QUORIDOR_LAB_PARALLEL=2 go test -run TestQuoridorLab -v ./services/bot/internal/player
+func TestQuoridorLab(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TABULEIRO_QUORIDOR_LAB"))
+	if n <= 0 {
+		t.Skip("a tool: set TABULEIRO_QUORIDOR_LAB to a number of games")
+	}
+	par := max(envInt("TABULEIRO_QUORIDOR_LAB_PARALLEL", 1), 1)
+	opening := envInt("TABULEIRO_QUORIDOR_LAB_OPENING", 4)
+	nodes := envInt("TABULEIRO_QUORIDOR_LAB_NODES", 300000)
+	only := envInt("TABULEIRO_QUORIDOR_LAB_ONLY", -1)
+	verbose := os.Getenv("TABULEIRO_QUORIDOR_LAB_LOG") != ""
+	variant := os.Getenv("TABULEIRO_QUORIDOR_LAB_EXPERT")
+	// TABULEIRO_QUORIDOR_LAB_MS=m gives the expert m milliseconds a ply
+	// instead of the node limit, as the bots command does.
+	budget := time.Minute
+	if ms := envInt("TABULEIRO_QUORIDOR_LAB_MS", 0); ms > 0 {
+		budget, nodes = time.Duration(ms)*time.Millisecond, 0
+	}
+	old, oldLimits := expertQ, nodeLimits
+	t.Cleanup(func() { expertQ, nodeLimits = old, oldLimits })
+	if variant != "" {
+		g, ok := labExpert(variant)
+		if !ok {
+			t.Fatalf("no expert variant %q", variant)
+		}
+		expertQ = g
+	}
+	nodeLimits[Expert] = int64(nodes)
+	// TABULEIRO_QUORIDOR_LAB_OPPONENT=expert-1 plays the frozen expert-1
+	// (with the same node limit) instead of hard.
+	opp := Hard
+	if s := os.Getenv("TABULEIRO_QUORIDOR_LAB_OPPONENT"); s != "" {
+		var err error
+		if opp, err = ParseHarnessLevel(s); err != nil {
+			t.Fatal(err)
+		}
+		nodeLimits[opp] = int64(nodes)
+	}
+	// TABULEIRO_QUORIDOR_LAB_REDUCE=r sets the expert's late-move
+	// reductions (search.Refinements.Reduce; 0 turns them off).
+	oldRef := expertRefinements
+	t.Cleanup(func() { expertRefinements = oldRef })
+	if r := envInt("TABULEIRO_QUORIDOR_LAB_REDUCE", -1); r >= 0 {
+		expertRefinements.Reduce = r
+	}
+	var mu sync.Mutex
+	w, d, l := 0, 0, 0
+	var depthSum, depthN int
+	var nodeSum int64
+	start := time.Now()
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i := range n {
+		if only >= 0 && i != only {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			pair := rand.New(rand.NewPCG(1, uint64(i/2)))
+			rng := rand.New(rand.NewPCG(1, uint64(i)|1<<63))
+			pos, err := quoridor.NewPosition("standard", "")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var moves, log []string
+			for k := 0; k < opening; k++ {
+				c, _ := Select(context.Background(), pos, Easy, time.Second, pair)
+				pos, _ = pos.PlayMove(c.Ply.(quoridor.Move))
+				moves = append(moves, c.Ply.String())
+			}
+			expSeat := engine.First
+			if i%2 == 1 {
+				expSeat = engine.Second
+			}
+			ds, dn := 0, 0
+			var ns int64
+			// A game no rule has ended by 1000 plies (both pawns
+			// shuffling) is a draw, as in the bots command.
+			for !pos.Outcome().Over() && pos.Plies() < 1000 {
+				lvl := opp
+				if pos.ToMove() == expSeat {
+					lvl = Expert
+				}
+				c, err := Select(context.Background(), pos, lvl, budget, rng)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if lvl == Expert {
+					ds += c.Depth
+					dn++
+					ns += c.Nodes
+				}
+				next, err := pos.PlayMove(c.Ply.(quoridor.Move))
+				if err != nil {
+					t.Errorf("game %d: %s: %v", i, c.Ply, err)
+					return
+				}
+				pos = next
+				moves = append(moves, c.Ply.String())
+				if verbose {
+					s := newQState(pos)
+					e := sideOfSeat(expSeat)
+					log = append(log, fmt.Sprintf("%3d %-6s %-4s d%d e%+5d  path e%d h%d  walls e%d h%d", pos.Plies(), lvl, c.Ply, c.Depth, c.Eval,
+						s.dist(e), s.dist(1-e), pos.WallsLeft(expSeat), pos.WallsLeft(expSeat.Other())))
+				}
+			}
+			o := pos.Outcome()
+			mu.Lock()
+			defer mu.Unlock()
+			res := "D"
+			switch {
+			case !o.Over() || o.Result == engine.Draw:
+				d++
+			case o.Winner == expSeat:
+				w++
+				res = "W"
+			default:
+				l++
+				res = "L"
+			}
+			depthSum += ds
+			depthN += dn
+			nodeSum += ns
+			fmt.Printf("game %d %s plies %d expert %s depth %.1f: %s\n", i, res, pos.Plies(), expSeat, float64(ds)/float64(max(dn, 1)), strings.Join(moves, " "))
+			if verbose && res != "W" {
+				for _, s := range log {
+					fmt.Println("   ", s)
+				}
+				fmt.Println(pos.Render())
+			}
+		}()
+	}
+	wg.Wait()
+	if only >= 0 {
+		n = 1
+	}
+	fmt.Printf("RESULT expert(%s, %d nodes, budget %s) %d-%d-%d %s: %.1f%% depth %.2f, %.0f nodes a ply, %s\n", cmpOr(variant, "today"), nodes, budget, w, d, l, opp,
+		100*(float64(w)+float64(d)/2)/float64(n), float64(depthSum)/float64(max(depthN, 1)), float64(nodeSum)/float64(max(depthN, 1)), time.Since(start).Round(time.Second))
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// labExpert returns a named variant of the expert's adapter for the lab:
+// fw2 and fw3 search every wall for two or three plies from the root;
+// reserve values walls as hard does (reserveWalls); mid halfway between
+// the expert's table and hard's.
+func labExpert(name string) (qGame, bool) {
+	g := expertQGame()
+	switch name {
+	case "fw2":
+		g.fullWidth = 2
+	case "fw3":
+		g.fullWidth = 3
+	case "reserve":
+		g.w = &qWeights{tempo: qStep / 2, walls: reserveWalls}
+	case "mid":
+		w := qWeights{tempo: qStep / 2}
+		for i := range w.walls {
+			w.walls[i] = (expertWeights.walls[i] + reserveWalls[i]) / 2
+		}
+		g.w = &w
+	default:
+		return g, false
+	}
+	return g, true
+}
