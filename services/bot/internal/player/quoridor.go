@@ -393,8 +393,9 @@ func hardQGame() qGame { return qGame{walls: &reserveWalls} }
 // expert1QGame is the frozen expert-1's adapter.
 func expert1QGame() qGame { return qGame{walls: &reserveWalls, narrow: true, fullWidth: qFullWidth} }
 
-// expertQGame is the expert's adapter: walls worth about half of what
-// hard and expert-1 give them (1.5 steps for the first, 0.6 for the tenth),
+// expertQGame is the expert's adapter: walls worth about three quarters
+// of what hard and expert-1 give them (2.1 steps for the first, 1.05 for
+// the tenth),
 // every ply at the root and, below it, only the walls touching a shortest
 // path of either pawn, pawn moves ordered by the path they save. Measured
 // in screening matches against expert-1 and hard (see README.md, "Bot
@@ -408,7 +409,16 @@ func expertQGame() qGame {
 var expertQ = expertQGame()
 
 // expertWeights are the expert's evaluation terms.
-var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
+//
+// The walls are valued halfway between the table fitted on self-play
+// (0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050) and hard's
+// reserveWalls: with the fitted table the expert grew weaker the longer it
+// searched (node-limited lab, TestQuoridorLab, against hard: 87.5% at
+// 300,000 positions a ply, 80.0% at 900,000), spending its walls early and
+// then losing the race to a hard that kept its own to fence the goal row.
+// Halfway, on the same games: 89.8% and 95.5%, and 72% against expert-1
+// (70% before) at 300,000.
+var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 210, 405, 585, 750, 905, 1050, 1185, 1310, 1425, 1530}}
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
 	if lvl == Easy {

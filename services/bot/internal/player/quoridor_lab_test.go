@@ -185,8 +185,8 @@ func cmpOr(s, def string) string {
 
 // labExpert returns a named variant of the expert's adapter for the lab:
 // fw2 and fw3 search every wall for two or three plies from the root;
-// reserve values walls as hard does (reserveWalls); mid halfway between
-// the expert's table and hard's.
+// reserve values walls as hard does (reserveWalls); fitted with the table
+// fitted on self-play that the expert used before (half of hard's).
 func labExpert(name string) (qGame, bool) {
 	g := expertQGame()
 	switch name {
@@ -196,12 +196,8 @@ func labExpert(name string) (qGame, bool) {
 		g.fullWidth = 3
 	case "reserve":
 		g.w = &qWeights{tempo: qStep / 2, walls: reserveWalls}
-	case "mid":
-		w := qWeights{tempo: qStep / 2}
-		for i := range w.walls {
-			w.walls[i] = (expertWeights.walls[i] + reserveWalls[i]) / 2
-		}
-		g.w = &w
+	case "fitted":
+		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
 	default:
 		return g, false
 	}
