@@ -74,6 +74,12 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 	}
 	// Kill the hub's connection (only it: the Redis is shared).
 	list, err := rdb.ClientList(t.Context()).Result()
+	if err != nil && strings.Contains(err.Error(), "unknown subcommand") {
+		// The one-process mode's embedded Redis (CI's embedded step runs
+		// these suites against it) has no CLIENT LIST or KILL: a dropped
+		// connection is checked against a real Redis only.
+		t.Skipf("this Redis cannot kill a client connection: %v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
