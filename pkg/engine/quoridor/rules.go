@@ -84,10 +84,16 @@ func conflict(h, v uint64, m Move) *engine.RuleError {
 	}
 	over := func(b int) bool { return b >= 0 && b < 64 && same>>b&1 != 0 }
 	for _, b := range [3]int{a, near[0], near[1]} {
-		if over(b) {
-			return &engine.RuleError{Ply: m.String(), Rule: "Q3.2",
-				Msg: fmt.Sprintf("the wall overlaps the wall %s", wallMove(b, m.Orientation()))}
+		if !over(b) {
+			continue
 		}
+		if b == a {
+			// The same wall: naming it again would say it three times
+			// ("illegal ply e8h: the wall overlaps the wall e8h").
+			return &engine.RuleError{Ply: m.String(), Rule: "Q3.2", Msg: "that wall is already on the board"}
+		}
+		return &engine.RuleError{Ply: m.String(), Rule: "Q3.2",
+			Msg: fmt.Sprintf("the wall overlaps the wall %s", wallMove(b, m.Orientation()))}
 	}
 	if other>>a&1 != 0 {
 		o := Vertical

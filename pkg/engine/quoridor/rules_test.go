@@ -457,3 +457,21 @@ func TestNew(t *testing.T) {
 		}
 	}
 }
+
+// A refused wall names the wall it meets, and the same wall once: the
+// error of e3h on e3h is not "illegal ply e3h: the wall overlaps the wall
+// e3h (Q3.2)".
+func TestWallConflictNamesTheOtherWall(t *testing.T) {
+	t.Parallel()
+	p := setup(t, "e1", "e9", "e3h e5v", 0)
+	for _, tt := range []struct{ ply, want string }{
+		{"e3h", "illegal ply e3h: that wall is already on the board (Q3.2)"},
+		{"d3h", "illegal ply d3h: the wall overlaps the wall e3h (Q3.2)"},
+		{"e5h", "illegal ply e5h: the wall crosses the wall e5v (Q3.3)"},
+	} {
+		_, err := p.PlayMove(mustMove(t, tt.ply))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("PlayMove(%s) = %v, want %q", tt.ply, err, tt.want)
+		}
+	}
+}

@@ -111,7 +111,7 @@ func (f *fakeMatch) play(notation string) *matchv1.PlyRejected {
 		rej := &matchv1.PlyRejected{Notation: notation, Code: 9, Reason: err.Error(), CurrentPlyNumber: int32(f.pos.Plies() + 1)}
 		var re *engine.RuleError
 		if errors.As(err, &re) {
-			rej.Rule, rej.Reason = re.Rule, re.Msg
+			rej.Rule = re.Rule // the reason is the whole error, as match.v1 sends it
 		}
 		return rej
 	}
@@ -205,7 +205,7 @@ func (f *fakeMatch) legal(req *matchv1.ListLegalPliesRequest) (*matchv1.ListLega
 			resp.Check.Legal, resp.Check.Reason = false, err.Error()
 			var re *engine.RuleError
 			if errors.As(err, &re) {
-				resp.Check.Rule, resp.Check.Reason = re.Rule, re.Msg
+				resp.Check.Rule = re.Rule // the reason is the whole error, as match.v1 sends it
 			}
 		}
 	}

@@ -262,7 +262,7 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 	switch s {
 	case "esc":
 		if m.wallMode {
-			m.wallMode = false
+			m.wallMode, m.wallStart = false, false
 			return m, m.afterChange()
 		}
 		m.selected, m.from = noSquare, nil
@@ -272,7 +272,7 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.wallMode = !m.wallMode
-		m.check, m.checkKey = nil, ""
+		m.check, m.checkKey, m.wallStart = nil, "", m.wallMode
 		if m.wallMode {
 			m.cursor.file, m.cursor.rank = min(m.cursor.file, 7), min(m.cursor.rank, 7)
 			m.selected, m.from = noSquare, nil
@@ -284,7 +284,7 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.wallH = !m.wallH
-		m.check = nil
+		m.check, m.wallStart = nil, false
 		return m, m.checkCmd()
 	case "enter", " ":
 		return m, m.act()
@@ -327,7 +327,7 @@ func (m *Model) moveCursor(dx, dy int) tea.Cmd {
 	}
 	m.cursor = next
 	if m.wallMode {
-		m.check = nil
+		m.check, m.wallStart = nil, false
 		return m.checkCmd()
 	}
 	return nil
@@ -344,7 +344,8 @@ func (m *Model) act() tea.Cmd {
 	if m.wallMode {
 		w := wall{m.cursor, m.wallH}.String()
 		if m.check != nil && m.checkKey == m.wallKey() && !m.check.GetLegal() {
-			m.status = w + " cannot be placed: " + m.check.GetReason()
+			// The turn line says why: the status says what to do.
+			m.status = w + " cannot be placed: move it with the arrows or turn it with r"
 			return nil
 		}
 		return m.submit(w)

@@ -116,6 +116,10 @@ type Model struct {
 	wallH    bool
 	check    *matchv1.PlyCheck // the wall preview's answer
 	checkKey string            // notation@ply the answer is for
+	// wallStart: wall mode was just entered and the wall cursor not moved
+	// since; the first preview that finds it illegal moves it to the
+	// nearest legal wall.
+	wallStart bool
 
 	typing        bool
 	input         textinput.Model
@@ -277,6 +281,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.check, m.checkKey = msg.resp.GetCheck(), msg.key
+		if m.wallStart {
+			m.wallStart = false
+			if !m.check.GetLegal() {
+				m.nearestLegalWall(msg.resp.GetPlies())
+			}
+		}
 		return m, nil
 	case sentMsg:
 		if msg.gen == m.gen && msg.err != nil {
@@ -309,7 +319,7 @@ func (m *Model) setTable(t *Table) tea.Cmd {
 	m.phase = phasePlaying
 	m.match, m.view, m.plies, m.clocks, m.lastSeq = nil, nil, nil, nil, 0
 	m.drawBy, m.pending = gamev1.Seat_SEAT_UNSPECIFIED, 0
-	m.selected, m.from, m.wallMode, m.check, m.checkKey = noSquare, nil, false, nil, ""
+	m.selected, m.from, m.wallMode, m.check, m.checkKey, m.wallStart = noSquare, nil, false, nil, "", false
 	m.status, m.err, m.confirmResign, m.confirmQuit, m.notice, m.reminder = "", nil, false, false, "", ""
 	m.away, m.lastFrom = map[gamev1.Seat]bool{}, noSquare
 	m.rematch, m.rematchJoining = nil, false
@@ -470,7 +480,7 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 			// A wall placed, the next ply starts in move mode: walls are
 			// the exception, and the next turn may be the other player's
 			// at this keyboard.
-			m.status, m.wallMode = "", false
+			m.status, m.wallMode, m.wallStart = "", false, false
 		} else if m.reminder == "" {
 			// While the reminder is up (an opponent who moves first,
 			// before the person's first key), the board and the move
@@ -609,6 +619,46 @@ func (m *Model) checkCmd() tea.Cmd {
 		resp, err := legal(&matchv1.ListLegalPliesRequest{MatchId: id, Ply: w, ExpectedPlyNumber: n})
 		return checkMsg{gen: gen, key: key, resp: resp, err: err}
 	}
+}
+
+// nearestLegalWall moves the wall cursor, which stands on a wall that
+// cannot be placed, to the legal wall among plies fewest keys away (a step
+// of the cursor or a turn each); the first in the server's order among
+// the nearest. It stays when there is none (no walls left, Q3.1).
+func (m *Model) nearestLegalWall(plies []*matchv1.LegalPly) {
+	best, bestCost := wall{}, -1
+	for _, p := range plies {
+		n := p.GetNotation()
+		if p.GetKind() != matchv1.PlyKind_PLY_KIND_WALL || len(n) < 3 {
+			continue
+		}
+		at, ok := parseSquare(n[:len(n)-1])
+		if !ok {
+			continue
+		}
+		w := wall{at, n[len(n)-1] == 'h'}
+		cost := abs(at.file-m.cursor.file) + abs(at.rank-m.cursor.rank)
+		if w.horizontal != m.wallH {
+			cost++
+		}
+		if bestCost < 0 || cost < bestCost {
+			best, bestCost = w, cost
+		}
+	}
+	if bestCost < 0 {
+		return
+	}
+	m.cursor, m.wallH = best.at, best.horizontal
+	// Listed as legal for this ply: the preview needs no second question.
+	m.check = &matchv1.PlyCheck{Notation: best.String(), Canonical: best.String(), Legal: true}
+	m.checkKey = m.wallKey()
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func (m *Model) legal(msg legalMsg) tea.Cmd {
@@ -751,7 +801,7 @@ func other(s gamev1.Seat) gamev1.Seat {
 }
 
 var (
-	illegalPrefix = regexp.MustCompile(`^(illegal ply [^ :]*: |ply "[^"]*": )`)
+	illegalPrefix = regexp.MustCompile(`^(illegal ply [^ :]*: |ply "[^"]*": )+`)
 	syntaxPrefix  = regexp.MustCompile(`^(invalid argument: )?syntax error in "[^"]*" at offset \d+: `)
 )
 
@@ -761,11 +811,18 @@ var (
 // syntax error in "zz" at offset 0: file z is off the board'), which
 // becomes "zz refused: not a ply: file z is off the board".
 func refusal(notation, reason, rule string) string {
+	return fmt.Sprintf("%s refused: %s", notation, reasonText(reason, rule))
+}
+
+// reasonText is the server's reason for a refused or previewed ply without
+// the ply it names first ("illegal ply e8h: "), with the rule once: the
+// screen names the ply beside it.
+func reasonText(reason, rule string) string {
 	reason = illegalPrefix.ReplaceAllString(reason, "")
 	if syntaxPrefix.MatchString(reason) {
 		reason = "not a ply: " + syntaxPrefix.ReplaceAllString(reason, "")
 	}
-	return fmt.Sprintf("%s refused: %s", notation, withRule(reason, rule))
+	return withRule(reason, rule)
 }
 
 // withRule appends the rule to a reason that does not name it already.

@@ -61,7 +61,9 @@ func (m Model) View() string {
 	case m.typing:
 		b.WriteString(m.input.View() + "\n")
 	default:
-		b.WriteString(m.turnLine() + "\n")
+		// The wall preview's reason can be long: wrapped at spaces,
+		// never cut at the terminal's edge.
+		b.WriteString(m.wrap(m.turnLine()) + "\n")
 	}
 	if s := cmpOr(m.status, m.reminder); s != "" {
 		b.WriteString(m.wrap(s) + "\n")
@@ -253,7 +255,7 @@ func (m *Model) turnLine() string {
 		case m.check.GetLegal():
 			who += " · wall " + w.String() + ": can be placed"
 		default:
-			who += " · wall " + w.String() + ": cannot be placed, " + withRule(m.check.GetReason(), m.check.GetRule())
+			who += " · wall " + w.String() + ": cannot be placed, " + reasonText(m.check.GetReason(), m.check.GetRule())
 		}
 	}
 	return who
