@@ -764,7 +764,7 @@ func (t *tables) resume(ctx context.Context, active []*lobbyv1.MatchSummary, id 
 	return t.table(ctx, id, seats, title)
 }
 
-// botTitle names a bot opponent: "vs Bot (hard)", or "vs Bot (hard · 619)"
+// botTitle names a bot opponent: "vs Bot (hard)", or "vs Bot (hard · 700)"
 // with its level's ladder rating (Elo scale, easy = 0).
 func botTitle(level gamev1.BotLevel, r *gamev1.BotRating) string {
 	lvl := strings.ToLower(strings.TrimPrefix(level.String(), "BOT_LEVEL_"))

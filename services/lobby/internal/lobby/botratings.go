@@ -23,11 +23,12 @@ var botRatings = []struct {
 	BotRating
 }{
 	// go run ./cmd/tabuleiro bots ladder --game quoridor --games 20 --budget 100 --parallel 2
-	// 100 ms a ply, 20 games a pair, 2026-12-04, a quiet 2-core machine (README.md).
+	// 100 ms a ply, 20 games a pair, 2026-12-04 (the expert's current wall
+	// table), a quiet 2-core machine (README.md).
 	{engine.Quoridor, "standard", BotRating{BotEasy, 0, 0, 0}},
-	{engine.Quoridor, "standard", BotRating{BotMedium, 291, 104, 477}},
-	{engine.Quoridor, "standard", BotRating{BotHard, 619, 382, 856}},
-	{engine.Quoridor, "standard", BotRating{BotExpert, 1143, 845, 1441}},
+	{engine.Quoridor, "standard", BotRating{BotMedium, 281, 94, 468}},
+	{engine.Quoridor, "standard", BotRating{BotHard, 700, 443, 957}},
+	{engine.Quoridor, "standard", BotRating{BotExpert, 1025, 744, 1307}},
 
 	// go run ./cmd/tabuleiro bots ladder --game corners --games 20 --budget 100 --parallel 2
 	// 100 ms a ply, 20 games a pair, 2026-12-04, a quiet 2-core machine (README.md).
