@@ -440,7 +440,10 @@ test("two players meet in the rated queue; the result shows the rating change", 
     await choose(p, "Quoridor", "Quick pairing");
     assert.equal(await p.locator("#queue-clock-note").textContent(), "Quick pairing games are always timed.", "the lobby says why No clock is gone");
     await p.click("label.chip:has-text('5+3')");
+    // Unticked, the box says the game would be casual; ticked, that note goes.
+    assert.match((await p.locator("#casual-note").textContent()) ?? "", /^Casual game: ratings do not change\./, "an unticked Rated box says the game is casual");
     await p.check("label.check input[type=checkbox]"); // rated
+    await p.waitForSelector("#casual-note", { state: "detached" });
     await p.click("#start");
   }
   await a.page.waitForSelector(".queue, .board-box", { timeout: 60_000 }).catch(async (e) => {
@@ -563,6 +566,11 @@ test("by keyboard one Enter places a wall and a refused wall says why; the Watch
   assert.doesNotMatch(text, /cannot go there\.$/);
   assert.equal((await boardInfo(page)).plyCount, info.plyCount, "nothing was played");
   await shot(page, "31-wall-refused-reason");
+  // A legal ply next: the refusal is stale and leaves the screen with it.
+  await page.keyboard.press("w");
+  await page.waitForSelector("#wall-mode.on", { state: "detached" });
+  await stepTowardsGoal(page, info.flipped ? 1 : 9);
+  assert.equal(await page.locator("#toast.show.error").count(), 0, "an accepted ply clears the refusal before it");
   // Another page does not carry the refusal along.
   await page.click("nav a[href='#/history']");
   await page.waitForURL(/#\/history/);

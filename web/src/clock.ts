@@ -67,3 +67,18 @@ export function formatClock(ms: number): string {
 export function lowTime(ms: number, baseMs: number): boolean {
   return ms < Math.min(20000, baseMs / 10 + 5000);
 }
+
+/** LONG_ABSENCE_MS is the return window from which an absent player is "away", not "disconnected": a game without a clock keeps a seat for days. */
+export const LONG_ABSENCE_MS = 3_600_000;
+
+/**
+ * returnText is the time an absent player has left to come back, in the
+ * largest unit that reads well: "42 s", "9 min", "5 h", "30 days".
+ */
+export function returnText(ms: number): string {
+  const t = Math.max(0, ms);
+  if (t < 60_000) return `${Math.ceil(t / 1000)} s`;
+  if (t < 3_600_000) return `${Math.ceil(t / 60_000)} min`;
+  if (t < 48 * 3_600_000) return `${Math.ceil(t / 3_600_000)} h`;
+  return `${Math.ceil(t / 86_400_000)} days`;
+}

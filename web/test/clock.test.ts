@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Seat } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { formatClock, lowTime, remainingMs, ServerClock } from "../src/clock";
+import { formatClock, lowTime, remainingMs, returnText, ServerClock } from "../src/clock";
 
 test("the running clock ticks from as_of; the other stands still", () => {
   const server = new ServerClock();
@@ -62,4 +62,15 @@ test("clocks are written as game sites write them", () => {
   assert.equal(formatClock(-5), "0.0");
   assert.ok(lowTime(10_000, 180_000));
   assert.ok(!lowTime(60_000, 180_000));
+});
+
+test("an absent player's time to return reads in the largest unit that fits", () => {
+  assert.equal(returnText(42_000), "42 s");
+  assert.equal(returnText(59_001), "60 s");
+  assert.equal(returnText(0), "0 s");
+  assert.equal(returnText(-5), "0 s");
+  assert.equal(returnText(60_000), "1 min");
+  assert.equal(returnText(9 * 60_000 - 500), "9 min");
+  assert.equal(returnText(5 * 3_600_000), "5 h");
+  assert.equal(returnText(2_591_793_000), "30 days", "a no-clock game's 30-day window, not 2591793 s");
 });

@@ -365,7 +365,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
         c.opponent === "queue" && h("p", { class: "muted small", id: "queue-clock-note" }, "Quick pairing games are always timed.")),
       c.opponent === "queue" && variant?.rated && h("label", { class: "check" },
         h("input", { type: "checkbox", checked: c.rated, onchange: (e: Event) => { c.rated = (e.target as HTMLInputElement).checked; save(); draw(); } }),
-        "Rated"),
+        "Rated: the result changes both players' ratings"),
+      // Unticked, a quick pairing game is casual: say so beside the box.
+      c.opponent === "queue" && variant?.rated && !c.rated && h("p", { class: "muted small", id: "casual-note" }, "Casual game: ratings do not change. Tick Rated to play for rating."),
       h("div", { class: "actions" }, h("button", { class: "primary big", id: "start", onclick: () => start(id, c) },
         c.opponent === "friend" ? "Create invite link" : c.opponent === "queue" ? "Find an opponent" : "Play")),
     ));

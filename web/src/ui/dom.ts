@@ -73,6 +73,18 @@ export function withRuleLinks(text: string): (Node | string)[] {
 }
 
 /**
+ * clearError hides the message on screen if it is an error: a refused ply
+ * is stale once a later ply of the same player is accepted.
+ */
+export function clearError(): void {
+  const el = document.getElementById("toast");
+  if (!el || !el.classList.contains("error") || !el.classList.contains("show")) return;
+  if (toastTimer) clearTimeout(toastTimer);
+  el.classList.remove("show");
+  el.parentElement?.classList.remove("toasting");
+}
+
+/**
  * toast shows a short message: in the page's message slot when it has one
  * (the game screen's, where the hint is, so that it covers neither the
  * board nor its controls), else at the bottom of the screen. Rule numbers

@@ -8,7 +8,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, ConnectError, Code } from "../api";
 import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
-import { formatClock, lowTime, remainingMs, ServerClock } from "../clock";
+import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
 import { firstPlyWarning, wallHint } from "../hints";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
@@ -30,7 +30,7 @@ import {
 import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText } from "../notation";
 import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
-import { clear, h, svg, toast } from "./dom";
+import { clear, clearError, h, svg, toast } from "./dom";
 
 /** Origin is how a game was started, to offer the same again (rematch). */
 export interface Origin {
@@ -241,6 +241,8 @@ export class GameScreen {
         if (moved) {
           this.resetSelection();
           this.wallMode = false; // a ply played ends wall mode
+          // A ply of this page's player accepted: an earlier refusal is stale.
+          if (last && (last.seat === m.yourSeat || this.tokens.has(last.seat))) clearError();
         }
         this.render();
         if (moved || !this.selected) void this.autoSelect();
@@ -447,8 +449,11 @@ export class GameScreen {
       const dl = seatState.reconnectDeadline ? timestampMs(seatState.reconnectDeadline) : 0;
       // One's own seat, watched from another screen, is not "disconnected"
       // in red: its player is right here, and can take it back.
-      const label = you ? "away from the board" : "disconnected";
-      extra.append(h("span", { class: you ? "away mine" : "away", "data-deadline": dl, "data-label": label }, label));
+      // A window of hours or days (a game without a clock) is no alarm:
+      // its player is "away", and may come back any time.
+      const long = dl - this.server.now(Date.now()) >= LONG_ABSENCE_MS;
+      const label = you ? "away from the board" : long ? "away" : "disconnected";
+      extra.append(h("span", { class: you ? "away mine" : long ? "away long" : "away", "data-deadline": dl, "data-label": label }, label));
     }
     if (isTurn && m.firstPlyDeadline && firstPlyWarning(m, this.server.now(Date.now()))) {
       // Beside the frozen clock: the seconds left for the first ply
@@ -482,7 +487,8 @@ export class GameScreen {
     }
     for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>(".away[data-deadline]")) {
       const left = Math.max(0, Number(el.dataset.deadline) - this.server.now(Date.now()));
-      el.textContent = `${el.dataset.label ?? "disconnected"} · ${Math.ceil(left / 1000)} s to return`;
+      const t = `${el.dataset.label ?? "disconnected"} · ${returnText(left)} to return`;
+      if (el.textContent !== t) el.textContent = t;
     }
   }
 
@@ -1092,6 +1098,7 @@ export class GameScreen {
     this.els.board.classList.add("busy");
     try {
       const r = await api(this.tokenFor(acting)).match.submitPly({ matchId: this.matchId, plyNumber: v.plyCount + 1, notation });
+      clearError(); // an earlier refusal is stale now that a ply was accepted
       // The stream brings the same event; applying it now makes the board answer at once (seq dedups).
       const ev = r.event;
       if (ev) {
