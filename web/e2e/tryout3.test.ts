@@ -58,8 +58,12 @@ test("a link to someone else's game opens it as a spectator: no resign, no moves
   const matchId = await startBot(player.page, "Quoridor", "White (first)");
   await waitTurn(player.page);
   const { ctx, page } = await newPlayer(browser, server.url);
-  await signIn(page, "Stranger");
+  // Signed out, the link's page says it leads to a game; signing in goes on to it.
   await page.goto(`${server.url}/#/game/${matchId}`);
+  await page.waitForSelector("#watch-title");
+  assert.equal(await page.locator("form.signin button[type=submit]").textContent(), "Watch the game");
+  await shot(page, "tryout3-signed-out-link");
+  await signIn(page, "Stranger", false);
   await page.waitForURL(new RegExp(`#/watch/${matchId}$`));
   await page.waitForSelector(".board-box svg");
   await page.waitForSelector(".game-info :text('spectating')");

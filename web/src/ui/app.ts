@@ -194,6 +194,8 @@ export async function route_(): Promise<void> {
 function signInScreen(target: string): void {
   // An invite link (#/join/CODE) names the game it opens: say so, and go on to it.
   const invite = inviteCode(target);
+  // So does a game's link (#/game/ID): a new guest watches it.
+  const watching = !invite && /^#\/game\/[^/?]+/.test(target);
   // The page checks the name by the lobby's rule (names.ts) and says what
   // is wrong under the field; the browser's own bubble is off (novalidate),
   // so that the two never cover each other.
@@ -224,16 +226,18 @@ function signInScreen(target: string): void {
       err.textContent = e2 instanceof ConnectError && e2.code === Code.InvalidArgument ? nameRefusal(text) : text;
     }
   } },
-  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : "Choose a name to play as a guest"),
-  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : undefined }, invite ? "Join the game" : "Play")),
+  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : watching ? "Choose a name to watch as a guest" : "Choose a name to play as a guest"),
+  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : watching ? "watch-game" : undefined }, invite ? "Join the game" : watching ? "Watch the game" : "Play")),
   err);
   frame(undefined, h("section", { class: "hero" },
     h("div", { class: "hero-text" },
       invite
         ? h("h1", { id: "invite-title" }, "You are invited to a game")
+        : watching ? h("h1", { id: "watch-title" }, "A game to watch")
         : h("h1", {}, "Board games, face to face"),
       invite
         ? h("p", { class: "lead" }, "A friend sent you the invite code ", h("strong", { id: "invite-code" }, invite), ". Choose a name and you go straight to their game: no account needed.")
+        : watching ? h("p", { class: "lead" }, "This link opens a game. Choose a name and you go straight to it, as a spectator: no account needed.")
         : h("p", { class: "lead" }, "Quoridor, Corners and Banqi against a friend, a bot, or anyone in the queue. No account needed."),
       form),
     h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
