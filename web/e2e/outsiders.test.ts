@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardBox, boardInfo, boxOf, clickSquare, destinations, pawns, waitTurn } from "./play";
+import { boardBox, boardInfo, boxOf, clickSquare, destinations, pawns, startBot, waitTurn } from "./play";
 
 let browser: Browser;
 let server: Server;
@@ -23,17 +23,6 @@ after(async () => {
   await closeBrowser?.();
   await server?.stop();
 });
-
-async function startBot(page: Page, game: string, opts: { seat?: string; clock?: string } = {}): Promise<string> {
-  await page.click(`label.game-card[data-game="${game}"]`);
-  await page.click(`label.chip:has-text("Bot")`);
-  await page.click(`label.chip[data-level="Easy"]`);
-  if (opts.seat) await page.click(`label.chip:has-text("${opts.seat}")`);
-  await page.click(`label.chip:has-text("${opts.clock ?? "No clock"}")`);
-  await page.click("#start");
-  await page.waitForURL(/#\/game\//);
-  return page.url().split("/").pop()!;
-}
 
 async function waitPly(page: Page, after: number): Promise<void> {
   await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) > n, after);

@@ -147,3 +147,15 @@ export async function tapWall(page: Page, wall: string, flipped: boolean): Promi
   const p = await toPage(page, w.orientation === "h" ? { x: c.x - along, y: c.y } : { x: c.x, y: c.y - along });
   await page.touchscreen.tap(p.x, p.y);
 }
+
+/** startBot starts a game against the easy bot from the lobby, the seat and clock chosen by their chips' labels (no clock unless given), and returns its match id. */
+export async function startBot(page: Page, game: string, opts: { seat?: string; clock?: string } = {}): Promise<string> {
+  await page.click(`label.game-card[data-game="${game}"]`);
+  await page.click(`label.chip:has-text("Bot")`);
+  await page.click(`label.chip[data-level="Easy"]`);
+  if (opts.seat) await page.click(`label.chip:has-text("${opts.seat}")`);
+  await page.click(`label.chip:has-text("${opts.clock ?? "No clock"}")`);
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  return page.url().split("/").pop()!;
+}

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardBox, boxOf, clickSquare, destinations, waitTurn } from "./play";
+import { boardBox, boxOf, clickSquare, destinations, startBot, waitTurn } from "./play";
 
 let browser: Browser;
 let server: Server;
@@ -22,16 +22,6 @@ after(async () => {
   await closeBrowser?.();
   await server?.stop();
 });
-
-async function startBot(page: Page, game: string, seat?: string): Promise<string> {
-  await page.click(`label.game-card[data-game="${game}"]`);
-  await page.click(`label.chip:has-text("Bot")`);
-  await page.click(`label.chip[data-level="Easy"]`);
-  if (seat) await page.click(`label.chip:has-text("${seat}")`);
-  await page.click("#start");
-  await page.waitForURL(/#\/game\//);
-  return page.url().split("/").pop()!;
-}
 
 /** playOne plays the first legal destination of the seat to move (Quoridor: a pawn step). */
 async function playOne(page: Page): Promise<void> {
@@ -115,7 +105,7 @@ test("on a phone the name field does not pop the keyboard up, and both player ba
 test("one's own game from the Watch list: a way back to the seat, never one's own seat in red as disconnected", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   await signIn(page, "Owner");
-  const matchId = await startBot(page, "Quoridor", "White (first)");
+  const matchId = await startBot(page, "Quoridor", { seat: "White (first)" });
   await playOne(page);
   await page.click("nav a[href='#/watch']");
   const row = page.locator(`#live-list .summary[data-match="${matchId}"]`);
@@ -146,7 +136,7 @@ test("one's own game from the Watch list: a way back to the seat, never one's ow
 test("on a phone the Watch page of a game whose player is disconnected fits the screen: no sideways scrolling", async () => {
   const player = await newPlayer(browser, server.url);
   await signIn(player.page, "Leaver");
-  const matchId = await startBot(player.page, "Quoridor", "White (first)");
+  const matchId = await startBot(player.page, "Quoridor", { seat: "White (first)" });
   await playOne(player.page);
   await waitTurn(player.page);
   // The player goes away on their move: their strip says both "disconnected" and "to move".
@@ -175,7 +165,7 @@ test("the replay at 1280x800 keeps its ply controls on the screen: the board fit
   const { ctx, page } = await newPlayer(browser, server.url);
   await page.setViewportSize({ width: 1280, height: 800 });
   await signIn(page, "Replayer");
-  await startBot(page, "Quoridor", "White (first)");
+  await startBot(page, "Quoridor", { seat: "White (first)" });
   await playOne(page);
   await playOne(page);
   await page.click("#resign");

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { clickSquare, destinations, waitTurn } from "./play";
+import { clickSquare, destinations, startBot, waitTurn } from "./play";
 
 let browser: Browser;
 let server: Server;
@@ -23,17 +23,6 @@ after(async () => {
   await closeBrowser?.();
   await server?.stop();
 });
-
-async function startBot(page: Page, game: string, seat?: string): Promise<string> {
-  await page.click(`label.game-card[data-game="${game}"]`);
-  await page.click(`label.chip:has-text("Bot")`);
-  await page.click(`label.chip[data-level="Easy"]`);
-  if (seat) await page.click(`label.chip:has-text("${seat}")`);
-  await page.click(`label.chip:has-text("No clock")`);
-  await page.click("#start");
-  await page.waitForURL(/#\/game\//);
-  return page.url().split("/").pop()!;
-}
 
 async function plies(page: Page): Promise<number> {
   return Number(await page.locator(".board-box").getAttribute("data-ply-count"));
@@ -55,7 +44,7 @@ async function rpc(page: Page, method: string, body: object): Promise<any> {
 test("a link to someone else's game opens it as a spectator: no resign, no moves, no player's controls", async () => {
   const player = await newPlayer(browser, server.url);
   await signIn(player.page, "Seated");
-  const matchId = await startBot(player.page, "Quoridor", "White (first)");
+  const matchId = await startBot(player.page, "Quoridor", { seat: "White (first)" });
   await waitTurn(player.page);
   const { ctx, page } = await newPlayer(browser, server.url);
   // Signed out, the link's page says it leads to a game; signing in goes on to it.
@@ -87,7 +76,7 @@ test("a link to someone else's game opens it as a spectator: no resign, no moves
 test("the same game in two tabs: the tab taken over is locked until 'Play here', and no raw refusal shows", async () => {
   const { ctx, page: older } = await newPlayer(browser, server.url);
   await signIn(older, "Two Tabs");
-  const matchId = await startBot(older, "Quoridor", "White (first)");
+  const matchId = await startBot(older, "Quoridor", { seat: "White (first)" });
   const info = await waitTurn(older);
   await older.waitForSelector(".board-box circle.dest");
   const ds = await destinations(older);
@@ -174,7 +163,7 @@ test("Back to the queue with a game in progress: the player is told so and offer
 test("Banqi: the captured pieces say whose captures they are, for the player and for a spectator", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   await signIn(page, "Catcher");
-  const matchId = await startBot(page, "Banqi", "First");
+  const matchId = await startBot(page, "Banqi", { seat: "First" });
   // Played through the API, as the page would: a capture when there is one, else a reveal.
   let captured = 0;
   for (let i = 0; i < 400 && !captured; i++) {
