@@ -395,9 +395,8 @@ func expert1QGame() qGame { return qGame{walls: &reserveWalls, narrow: true, ful
 
 // expertQGame is the expert's adapter: walls worth about three quarters
 // of what hard and expert-1 give them (2.1 steps for the first, 1.05 for
-// the tenth),
-// every ply at the root and, below it, only the walls touching a shortest
-// path of either pawn, pawn moves ordered by the path they save. Measured
+// the tenth), every ply at the root and, below it, only the walls touching
+// a shortest path of either pawn, pawn moves ordered by the path they save. Measured
 // in screening matches against expert-1 and hard (see README.md, "Bot
 // strength").
 func expertQGame() qGame {

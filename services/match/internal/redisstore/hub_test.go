@@ -63,15 +63,7 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 	t.Parallel()
 	name := "hub-" + rand.Text()
 	h, s, rdb := runHub(t, name)
-	ch, cancel, err := h.Subscribe(t.Context(), "m2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
-	publish(t, rdb, s, "m2", 1)
-	if e, ok := next(t, ch); !ok || e.Seq != 1 {
-		t.Fatalf("got %+v (open %v), want event 1", e, ok)
-	}
+	ch := subscribeGets(t, h, s, rdb, "m2", 1)
 	// Kill the hub's connection (only it: the Redis is shared).
 	list, err := rdb.ClientList(t.Context()).Result()
 	if err != nil && strings.Contains(err.Error(), "unknown subcommand") {
@@ -105,13 +97,21 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 			break // closed: the follower catches up from the stream
 		}
 	}
-	ch2, cancel2, err := h.Subscribe(t.Context(), "m2")
+	subscribeGets(t, h, s, rdb, "m2", 2) // after the reconnection
+}
+
+// subscribeGets subscribes to match id's events, publishes event seq and
+// checks that the subscription gets it; it returns the subscription.
+func subscribeGets(t *testing.T, h *Hub, s *Store, rdb *redis.Client, id string, seq int64) <-chan *match.Event {
+	t.Helper()
+	ch, cancel, err := h.Subscribe(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cancel2()
-	publish(t, rdb, s, "m2", 2)
-	if e, ok := next(t, ch2); !ok || e.Seq != 2 {
-		t.Fatalf("after the reconnection: got %+v (open %v), want event 2", e, ok)
+	t.Cleanup(cancel)
+	publish(t, rdb, s, id, seq)
+	if e, ok := next(t, ch); !ok || e.Seq != seq {
+		t.Fatalf("got %+v (open %v), want event %d", e, ok, seq)
 	}
+	return ch
 }
