@@ -147,6 +147,11 @@ test("on a phone the Watch page of a game whose player is disconnected fits the 
   await page.waitForSelector(".board-box svg");
   await page.waitForSelector(".strip.turn .away", { timeout: 60_000 });
   assert.match((await page.locator(".strip.turn .clock.none").textContent()) ?? "", /to move/);
+  // A game without a clock keeps the seat for 30 days: "away", in grey, the window in days.
+  await page.waitForFunction(() => /to return$/.test(document.querySelector(".strip.turn .away")?.textContent ?? ""));
+  const away = page.locator(".strip.turn .away");
+  assert.match((await away.textContent()) ?? "", /^away · (29|30) days to return$/);
+  assert.ok(await away.evaluate((el) => el.classList.contains("long")), "a window of days is not the red of a short one");
   await shot(page, "45-phone-watch-disconnected");
   const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
   assert.ok(widths.doc <= widths.view, `the page is no wider than the screen (${widths.doc} > ${widths.view})`);
