@@ -46,6 +46,7 @@ func run(ctx context.Context) error {
 	rate := flag.Float64("rate", 0, "target plies per second over all games; 0 plays as fast as possible")
 	duration := flag.Duration("duration", 10*time.Second, "measuring time")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the measured period to this file")
+	memProfile := flag.String("memprofile", "", "write the allocations of the run (pprof allocs: bytes and counts by call site) to this file")
 	flag.Parse()
 
 	opt, err := redis.ParseURL(*redisURL)
@@ -164,6 +165,11 @@ func run(ctx context.Context) error {
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
 	}
+	if *memProfile != "" {
+		if err := writeAllocs(*memProfile); err != nil {
+			return err
+		}
+	}
 	elapsed := time.Since(t0)
 	cancel()
 
@@ -234,4 +240,18 @@ func cleanup(rdb *redis.Client, prefix string) {
 	if len(keys) > 0 {
 		rdb.Del(ctx, keys...)
 	}
+}
+
+// writeAllocs writes the allocations sampled since the start (server and
+// simulated clients alike: focus on the server's packages when reading it).
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -400,7 +400,7 @@ func (s *Service) catchUp(ctx context.Context, id string, e *entry, have int, st
 			if len(news) == 0 {
 				st.Plies = e.st.Plies
 			} else {
-				st.Plies = append(e.st.Plies[:have:have], news...)
+				st.Plies = append(e.st.Plies, news...) // in place: see newChange
 			}
 			e.st, e.pos = st, pos
 			return nil
@@ -447,8 +447,7 @@ func (s *Service) Observe(p Published) {
 	if err != nil || (st.Status != StatusFinished && st.ToMove != pos.ToMove()) {
 		return
 	}
-	n := len(e.st.Plies)
-	st.Plies = append(e.st.Plies[:n:n], plies...)
+	st.Plies = append(e.st.Plies, plies...) // in place: see newChange
 	e.st, e.pos = st, pos
 	if st.Status == StatusFinished {
 		s.forget(p.ID)

@@ -230,6 +230,10 @@ type positions struct {
 	// shared: st is the service's cached state (Service.Peek), which is
 	// copied before it is changed.
 	shared bool
+	// own is this receiver's copy of the state, whose plies array is its
+	// own to append to (with spare capacity), so that following a ply
+	// costs one append, not a copy of every ply before it.
+	own *match.State
 }
 
 // at returns the state and the position after n plies: the instance's
@@ -245,18 +249,12 @@ func (p *positions) at(ctx context.Context, ev match.Event) (*match.State, engin
 		p.st, p.pos, p.shared = st, pos, true
 		return st, pos, nil
 	}
-	if ev.Kind == match.EventPly && p.pos != nil && p.pos.Plies() == n-1 {
+	if ev.Kind == match.EventPly && p.pos != nil && p.pos.Plies() == n-1 && len(p.st.Plies) >= n-1 {
 		ply, err := p.pos.ParsePly(ev.Ply.Notation)
 		if err == nil {
 			next, err := p.pos.Play(ply)
 			if err == nil {
-				if len(p.st.Plies) < n {
-					if p.shared {
-						st := *p.st
-						p.st, p.shared = &st, false
-					}
-					p.st.Plies = append(p.st.Plies[:n-1:n-1], *ev.Ply)
-				}
+				p.advance(n, ev.Ply)
 				p.pos = next
 				return p.st, p.pos, nil
 			}
@@ -267,7 +265,7 @@ func (p *positions) at(ctx context.Context, ev match.Event) (*match.State, engin
 		if err != nil {
 			return nil, nil, err
 		}
-		p.st, p.shared = st, false
+		p.reset(st)
 	}
 	pos, err := p.svc.PositionAt(p.st, n)
 	if err != nil {
@@ -275,6 +273,30 @@ func (p *positions) at(ctx context.Context, ev match.Event) (*match.State, engin
 	}
 	p.pos = pos
 	return p.st, p.pos, nil
+}
+
+// advance makes p.st the state with ply, the n-th, after p.st's first n-1
+// plies: in p.own, which takes the plies it lacks from p.st (a shared
+// state's plies are never written).
+func (p *positions) advance(n int, ply *match.PlyRecord) {
+	if len(p.st.Plies) >= n {
+		return // p.st has it already
+	}
+	if p.own == nil || len(p.own.Plies) > n-1 {
+		p.own = &match.State{}
+	}
+	plies := p.own.Plies
+	if p.own != p.st {
+		*p.own = *p.st // the fields other than plies: a shared state is never changed
+	}
+	plies = append(plies, p.st.Plies[len(plies):n-1]...)
+	p.own.Plies = append(plies, *ply)
+	p.st, p.shared = p.own, false
+}
+
+// reset follows st (the receiver's own copy) from now on.
+func (p *positions) reset(st *match.State) {
+	p.st, p.shared, p.own = st, false, nil
 }
 
 // follow streams a match to one receiver: a snapshot or the missed
@@ -311,7 +333,8 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 		if err != nil {
 			return toStatus(err)
 		}
-		p.st, p.pos, p.shared = st, pos, false
+		p.reset(st)
+		p.pos = pos
 		return send(s.withSpectators(ctx, view.Match(st, pos, viewer, s.now().UnixMilli())), nil)
 	}
 	if !replay {
