@@ -480,7 +480,9 @@ func (s *Store) commit(ctx context.Context, c match.Commit) error {
 		}
 		rec, ttl = string(rb), s.o.FinishedTTL
 	}
-	args := make([]any, 0, 16+len(c.Plies)+3*(len(c.Events)+len(c.Notices)))
+	// 10 before the plies, the events' count, 3 a event, 2 of the lease, 7
+	// at the end: one array, never grown.
+	args := make([]any, 0, 20+len(c.Plies)+3*(len(c.Events)+len(c.Notices)))
 	args = append(args, c.PrevVersion, c.State.Version, sb, c.Deadline, id, s.Channel(id),
 		s.o.StreamMaxLen, ttl.Milliseconds(), rec, len(c.Plies))
 	const plyArgs = 10 // the plies' JSON follows the ten arguments above
