@@ -37,7 +37,7 @@ export async function waitTurn(page: Page, timeout = 120_000): Promise<BoardInfo
   return boardInfo(page);
 }
 
-function layout(game: Game, flipped: boolean, size = 8): Layout {
+export function layout(game: Game, flipped: boolean, size = 8): Layout {
   const board =
     game === Game.QUORIDOR ? { case: "quoridor" as const, value: create(QuoridorBoardSchema) }
     : game === Game.CORNERS ? { case: "corners" as const, value: create(CornersBoardSchema, { size }) }
@@ -62,7 +62,8 @@ export async function boardBox(page: Page): Promise<{ x: number; y: number; widt
   return boxOf(page.locator(".board-box svg"), "the board");
 }
 
-async function toPage(page: Page, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
+/** toPage is where a point of the board (in the SVG's user units) is on the page, in CSS pixels. */
+export async function toPage(page: Page, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
   const svg = page.locator(".board-box svg");
   const box = await boardBox(page);
   const vb = (await svg.getAttribute("viewBox"))!.split(" ").map(Number);

@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { boxOf, clickSquare, waitTurn } from "./play";
+import { boxOf, clickSquare, layout, toPage, waitTurn } from "./play";
+import { parseSquare, parseWall, squareCenter, wallCenter, wallRect } from "../src/geometry";
 
 let browser: Browser;
 let server: Server;
@@ -116,6 +117,46 @@ test("by keyboard a wall that cannot go where the cursor is shows red, and the h
   await page.keyboard.press("ArrowLeft");
   await page.waitForSelector(".board-box rect.kbd-cursor.valid");
   assert.equal(await page.locator(".hint.refused").count(), 0, "the refusal left with the wall");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("a click where the mouse hovered places the wall the hover drew, even a fraction of a pixel past a column's centre", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Pointer");
+  await page.click(`label.game-card[data-game="Quoridor"]`);
+  await page.click(`label.chip:has-text("Bot")`);
+  await page.click(`label.chip[data-level="Easy"]`);
+  await page.click("label.chip:has-text('White (first)')");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  const info = await waitTurn(page);
+  const l = layout(Game.QUORIDOR, info.flipped);
+  // In the groove above rank 4, at file e's centre: left of it the
+  // pointer proposes d4h, from it on e4h. Chromium reports a pointer move
+  // to a fraction of a pixel and the click at the whole pixel below it:
+  // the hover is put just right of the centre, its click's pixel left of it.
+  const centre = await toPage(page, { x: squareCenter(l, parseSquare("e4")!).x, y: wallCenter(l, parseWall("e4h")!).y });
+  const frac = centre.x - Math.floor(centre.x);
+  assert.ok(frac > 0, `file e's centre falls on a whole pixel (${centre.x}): pick another viewport for this test`);
+  const x = centre.x + (1 - frac) / 2;
+  await page.mouse.move(x, centre.y, { steps: 3 });
+  const preview = page.locator(".board-box .wall-preview");
+  await page.waitForSelector(".board-box .wall-preview.valid");
+  const at = async () => Number(await preview.getAttribute("x"));
+  const hovered = await at();
+  assert.equal(hovered, wallRect(l, parseWall("e4h")!).x, "the hover draws e4h");
+  await page.mouse.click(x, centre.y);
+  // The click either places a wall or (as it did) previews another.
+  await page.waitForFunction(([n, hx]) => {
+    const b = document.querySelector<HTMLElement>(".board-box");
+    const p = b?.querySelector(".wall-preview");
+    return Number(b?.dataset.plyCount) > n || (p && Number(p.getAttribute("x")) !== hx);
+  }, [info.plyCount, hovered] as const);
+  const placed = await page.locator(".board-box rect.wall[data-placed-by=white]").evaluateAll((els) => els.map((e) => e.getAttribute("data-wall")));
+  const shown = await preview.count() ? wallRect(l, parseWall("d4h")!).x === await at() ? "d4h" : String(await at()) : "none";
+  assert.deepEqual(placed, ["e4h"], `the click placed the hovered wall (walls ${placed}, preview now ${shown})`);
   await page.click("#resign");
   await page.click("#resign-confirm");
   await ctx.close();

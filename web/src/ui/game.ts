@@ -20,10 +20,11 @@ import {
   parseSquare,
   squareAt,
   squareName,
-  wallAt,
+  pointerWall,
   wallName,
   wallsConflict,
   parseWall,
+  type Layout,
   type Orientation,
   type Wall,
 } from "../geometry";
@@ -793,14 +794,28 @@ export class GameScreen {
     b.addEventListener("click", (e) => this.onClick(e));
   }
 
-  /** point converts a pointer position to the SVG's user units. */
-  private point(e: MouseEvent): { x: number; y: number } | undefined {
+  /**
+   * point converts a pointer position to the SVG's user units; px is how
+   * many user units a screen pixel is.
+   */
+  private point(e: MouseEvent): { x: number; y: number; px: number } | undefined {
     const el = this.els.board.querySelector("svg");
     if (!el) return undefined;
     const ctm = (el as SVGSVGElement).getScreenCTM();
     if (!ctm) return undefined;
     const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
-    return { x: p.x, y: p.y };
+    const scale = Math.hypot(ctm.a, ctm.b);
+    return { x: p.x, y: p.y, px: scale > 0 ? 1 / scale : 1 };
+  }
+
+  /**
+   * wallAtPointer is the wall the pointer picks, the hover's and the
+   * click's alike: the wall previewed now stays picked within a pixel and
+   * a half of where it was (a click reports whole pixels, a move their
+   * fractions), so a click places the wall its hover drew.
+   */
+  private wallAtPointer(l: Layout, p: { x: number; y: number; px: number }, strict: boolean): Wall | undefined {
+    return pointerWall(l, p.x, p.y, this.orientation, strict, this.preview?.wall, 1.5 * p.px);
   }
 
   private onPointerMove(e: PointerEvent): void {
@@ -809,7 +824,7 @@ export class GameScreen {
     const p = this.point(e);
     if (!p) return;
     const l = layoutFor(v, this.flipped);
-    const w = wallAt(l, p.x, p.y, this.orientation, true);
+    const w = this.wallAtPointer(l, p, true);
     if (!w) {
       if (this.preview) {
         this.preview = undefined;
@@ -830,7 +845,7 @@ export class GameScreen {
     this.els.board.focus({ preventScroll: true });
     if (v.game === Game.QUORIDOR && this.actingSeat !== undefined) {
       const strict = !this.wallMode;
-      const w = wallAt(l, p.x, p.y, this.orientation, strict);
+      const w = this.wallAtPointer(l, p, strict);
       if (w && (this.wallMode || !squareAt(l, p.x, p.y))) {
         this.wallClick(w);
         return;
