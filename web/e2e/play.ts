@@ -139,6 +139,23 @@ export function distance(sq: string, goalRank: number, ws: Wall[]): number {
   return 99;
 }
 
+/**
+ * wallCursorTo moves the keyboard's wall cursor (wall mode on) from the wall
+ * it is drawn on to `wall`: R to turn it, then the arrows.
+ */
+export async function wallCursorTo(page: Page, wall: string, flipped: boolean): Promise<void> {
+  const from = parseWall((await page.locator(".board-box rect.kbd-cursor").getAttribute("data-wall")) ?? "")!;
+  const to = parseWall(wall)!;
+  if (from.orientation !== to.orientation) await page.keyboard.press("r");
+  for (let f = from.anchor.file; f !== to.anchor.file; f += Math.sign(to.anchor.file - f)) {
+    await page.keyboard.press(to.anchor.file > f !== flipped ? "ArrowRight" : "ArrowLeft");
+  }
+  for (let r = from.anchor.rank; r !== to.anchor.rank; r += Math.sign(to.anchor.rank - r)) {
+    await page.keyboard.press(to.anchor.rank > r !== flipped ? "ArrowUp" : "ArrowDown");
+  }
+  await page.waitForSelector(`.board-box rect.kbd-cursor[data-wall="${wall}"]`);
+}
+
 /** tapWall taps a wall's groove on a touch screen (a little off its centre, along it). */
 export async function tapWall(page: Page, wall: string, flipped: boolean): Promise<void> {
   const l = layout(Game.QUORIDOR, flipped);

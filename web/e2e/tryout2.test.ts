@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { boxOf, clickSquare, layout, toPage, waitTurn } from "./play";
+import { boxOf, clickSquare, layout, toPage, waitTurn, wallCursorTo } from "./play";
 import { parseSquare, parseWall, squareCenter, wallCenter, wallRect } from "../src/geometry";
 
 let browser: Browser;
@@ -75,7 +75,7 @@ test("a game called off while its player was away: the name bar as usual, no cou
   await ctx.close();
 });
 
-test("by keyboard a wall that cannot go where the cursor is shows red, and the hint says why; a placeable one does not", async () => {
+test("by keyboard a wall that cannot go where the cursor is shows red, and the hint says why; a placeable one does not; wall mode starts on a placeable wall", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   await signIn(page, "Keyboarder");
   await page.click(`label.game-card[data-game="Quoridor"]`);
@@ -96,11 +96,28 @@ test("by keyboard a wall that cannot go where the cursor is shows red, and the h
   await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) > n, info.plyCount);
   info = await waitTurn(page);
   assert.ok(!info.finished);
-  // W again: the cursor's wall is the one just placed (an overlap, Q3.2): red, and the hint says why.
+  // W again: the cursor stood on the wall just placed (an overlap, Q3.2);
+  // it goes to the nearest wall that can be placed (as the terminal's
+  // does), drawn as placeable, with no refusal in the hint.
   await page.focus(".board-box");
   await page.keyboard.press("w");
+  const cursor = page.locator(".board-box rect.kbd-cursor");
+  // (Drawn red at first, on the wall just placed, until the server lists the legal walls.)
+  await page.waitForSelector(".board-box rect.kbd-cursor.valid");
+  const placed = await page.locator(".board-box rect.wall[data-placed-by=white]").getAttribute("data-wall");
+  const start = (await cursor.getAttribute("data-wall"))!;
+  assert.notEqual(start, placed);
+  const from = parseWall(start)!;
+  const to = parseWall(placed!)!;
+  assert.ok(Math.abs(from.anchor.file - to.anchor.file) + Math.abs(from.anchor.rank - to.anchor.rank) + (from.orientation === to.orientation ? 0 : 1) <= 2,
+    `${start} is a nearest legal wall to ${placed}`);
+  assert.equal(await page.locator(".hint.refused").count(), 0, "no refusal in the hint");
+  // Moved back onto the wall just placed by the keys, the cursor stays
+  // there: red, and the hint says why.
+  await wallCursorTo(page, placed!, info.flipped);
   const bad = page.locator(".board-box rect.kbd-cursor.invalid");
   await bad.waitFor();
+  assert.equal(await bad.getAttribute("data-wall"), placed);
   assert.equal(await bad.getAttribute("stroke"), "#c0392b", "ringed in red");
   const hint = page.locator(".hint.refused");
   await page.waitForFunction(() => /^Wall [a-h][1-8][hv]: .*\(Q3\.\d\)/.test(document.querySelector(".hint.refused")?.textContent ?? ""));

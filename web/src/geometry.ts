@@ -226,6 +226,27 @@ export function sameWall(a: Wall, b: Wall): boolean {
 }
 
 /**
+ * nearestWall is the wall among `walls` fewest keys away from `from` (a
+ * step of the cursor or a turn of the wall each), the first listed among
+ * the nearest; undefined when there is none. The wall cursor goes there
+ * when wall mode starts on a wall that cannot be placed (as the terminal's
+ * does).
+ */
+export function nearestWall(from: Wall, walls: Wall[]): Wall | undefined {
+  let best: Wall | undefined;
+  let bestCost = Infinity;
+  for (const w of walls) {
+    const cost = Math.abs(w.anchor.file - from.anchor.file) + Math.abs(w.anchor.rank - from.anchor.rank) +
+      (w.orientation === from.orientation ? 0 : 1);
+    if (cost < bestCost) {
+      best = w;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/**
  * wallsConflict reports whether two walls overlap or cross (Q3.2, Q3.3):
  * the client uses it to grey a preview at once; the server decides.
  */

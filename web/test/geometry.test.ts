@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  fromCell, layoutSize, moveCursor, parseSquare, parseWall, pointerWall, squareAt, squareCenter, squareName, toCell,
+  fromCell, layoutSize, moveCursor, nearestWall, parseSquare, parseWall, pointerWall, squareAt, squareCenter, squareName, toCell,
   wallAt, wallCenter, wallName, wallRect, wallsConflict, type Layout, type Wall,
 } from "../src/geometry";
 
@@ -116,6 +116,15 @@ test("pointerWall: a click a pixel from its hover, across a column's centre in a
   const l = q(false);
   const c = squareCenter(l, parseSquare("e5")!);
   assert.equal(pointerWall(l, c.x, c.y, "h", true, parseWall("e4h")!, 1.5), undefined);
+});
+
+test("nearestWall: the fewest cursor steps and turns away, the first listed among the nearest, none from none", () => {
+  const w = (s: string) => parseWall(s)!;
+  const name = (x: Wall | undefined) => (x ? wallName(x) : "none");
+  assert.equal(name(nearestWall(w("e2h"), ["a1h", "e4h", "e3v", "e1h", "e3h"].map(w))), "e1h", "one step, listed before e3h");
+  assert.equal(name(nearestWall(w("e2h"), ["a1h", "e4h", "e3v"].map(w))), "e4h", "two steps and a step with a turn tie: the first listed");
+  assert.equal(name(nearestWall(w("e2h"), ["a1h", "f3v", "e2v"].map(w))), "e2v", "a turn is one key");
+  assert.equal(name(nearestWall(w("e2h"), [])), "none");
 });
 
 test("walls conflict when they overlap or cross (Q3.2, Q3.3), not when they touch", () => {
