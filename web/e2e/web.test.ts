@@ -466,8 +466,18 @@ test("two players meet in the rated queue; the result shows the rating change", 
   await b.ctx.close();
 });
 
-test("phone-sized screens: the lobby and a game fit", async () => {
+test("phone-sized screens: the landing page's name field, the lobby and a game fit", async () => {
   const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
+  // The landing page: the name field and its Play button are on the first
+  // screen (390x844), above the decorative board, not below it.
+  const field = await boxOf(page.locator("#name"), "the name field");
+  const play = await boxOf(page.locator("form.signin button[type=submit]"), "the Play button");
+  const art = await boxOf(page.locator(".hero-art svg"), "the board art");
+  await shot(page, "24-phone-landing");
+  for (const [what, b] of [["the name field", field], ["the Play button", play]] as const) {
+    assert.ok(b.y >= 0 && b.y + b.height <= 844, `${what} is within the first screen (${b.y}-${b.y + b.height} of 844)`);
+    assert.ok(b.y + b.height <= art.y, `${what} (ends at ${b.y + b.height}) is above the board art (starts at ${art.y})`);
+  }
   await signIn(page, "Phone");
   await shot(page, "25-phone-lobby");
   await choose(page, "Corners", "Bot", "Easy");
