@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardBox, boardInfo, boxOf, clickSquare, destinations, pawns, startBot, waitTurn } from "./play";
+import { boardBox, boardInfo, boxOf, clickSquare, destinations, pawns, startBot, waitTurn, wallCursorTo } from "./play";
 
 let browser: Browser;
 let server: Server;
@@ -168,12 +168,16 @@ test("at 1280x800 the hint stays on the screen, a refusal shows where the hint w
   // A wall by the keyboard, then the same wall again: refused, with its rule.
   await page.keyboard.press("w");
   await page.keyboard.press("ArrowUp");
+  const placed = (await page.locator(".board-box rect.kbd-cursor").getAttribute("data-wall"))!;
   await page.keyboard.press("Enter");
   await waitPly(page, info.plyCount);
   info = await waitTurn(page);
   await page.focus(".board-box");
   await page.keyboard.press("w");
   await page.waitForSelector("#wall-mode.on");
+  // Wall mode starts on the nearest placeable wall: back onto the one just placed.
+  await page.waitForSelector(".board-box rect.kbd-cursor.valid");
+  await wallCursorTo(page, placed, info.flipped);
   await page.keyboard.press("Enter");
   const toast = page.locator("#toast.show.error");
   await toast.waitFor();

@@ -37,7 +37,7 @@ export async function waitTurn(page: Page, timeout = 120_000): Promise<BoardInfo
   return boardInfo(page);
 }
 
-function layout(game: Game, flipped: boolean, size = 8): Layout {
+export function layout(game: Game, flipped: boolean, size = 8): Layout {
   const board =
     game === Game.QUORIDOR ? { case: "quoridor" as const, value: create(QuoridorBoardSchema) }
     : game === Game.CORNERS ? { case: "corners" as const, value: create(CornersBoardSchema, { size }) }
@@ -62,7 +62,8 @@ export async function boardBox(page: Page): Promise<{ x: number; y: number; widt
   return boxOf(page.locator(".board-box svg"), "the board");
 }
 
-async function toPage(page: Page, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
+/** toPage is where a point of the board (in the SVG's user units) is on the page, in CSS pixels. */
+export async function toPage(page: Page, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
   const svg = page.locator(".board-box svg");
   const box = await boardBox(page);
   const vb = (await svg.getAttribute("viewBox"))!.split(" ").map(Number);
@@ -136,6 +137,23 @@ export function distance(sq: string, goalRank: number, ws: Wall[]): number {
     }
   }
   return 99;
+}
+
+/**
+ * wallCursorTo moves the keyboard's wall cursor (wall mode on) from the wall
+ * it is drawn on to `wall`: R to turn it, then the arrows.
+ */
+export async function wallCursorTo(page: Page, wall: string, flipped: boolean): Promise<void> {
+  const from = parseWall((await page.locator(".board-box rect.kbd-cursor").getAttribute("data-wall")) ?? "")!;
+  const to = parseWall(wall)!;
+  if (from.orientation !== to.orientation) await page.keyboard.press("r");
+  for (let f = from.anchor.file; f !== to.anchor.file; f += Math.sign(to.anchor.file - f)) {
+    await page.keyboard.press(to.anchor.file > f !== flipped ? "ArrowRight" : "ArrowLeft");
+  }
+  for (let r = from.anchor.rank; r !== to.anchor.rank; r += Math.sign(to.anchor.rank - r)) {
+    await page.keyboard.press(to.anchor.rank > r !== flipped ? "ArrowUp" : "ArrowDown");
+  }
+  await page.waitForSelector(`.board-box rect.kbd-cursor[data-wall="${wall}"]`);
 }
 
 /** tapWall taps a wall's groove on a touch screen (a little off its centre, along it). */

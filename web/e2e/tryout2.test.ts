@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { boxOf, clickSquare, waitTurn } from "./play";
+import { boxOf, clickSquare, layout, toPage, waitTurn, wallCursorTo } from "./play";
+import { parseSquare, parseWall, squareCenter, wallCenter, wallRect } from "../src/geometry";
 
 let browser: Browser;
 let server: Server;
@@ -74,7 +75,7 @@ test("a game called off while its player was away: the name bar as usual, no cou
   await ctx.close();
 });
 
-test("by keyboard a wall that cannot go where the cursor is shows red, and the hint says why; a placeable one does not", async () => {
+test("by keyboard a wall that cannot go where the cursor is shows red, and the hint says why; a placeable one does not; wall mode starts on a placeable wall", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   await signIn(page, "Keyboarder");
   await page.click(`label.game-card[data-game="Quoridor"]`);
@@ -95,11 +96,28 @@ test("by keyboard a wall that cannot go where the cursor is shows red, and the h
   await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) > n, info.plyCount);
   info = await waitTurn(page);
   assert.ok(!info.finished);
-  // W again: the cursor's wall is the one just placed (an overlap, Q3.2): red, and the hint says why.
+  // W again: the cursor stood on the wall just placed (an overlap, Q3.2);
+  // it goes to the nearest wall that can be placed (as the terminal's
+  // does), drawn as placeable, with no refusal in the hint.
   await page.focus(".board-box");
   await page.keyboard.press("w");
+  const cursor = page.locator(".board-box rect.kbd-cursor");
+  // (Drawn red at first, on the wall just placed, until the server lists the legal walls.)
+  await page.waitForSelector(".board-box rect.kbd-cursor.valid");
+  const placed = await page.locator(".board-box rect.wall[data-placed-by=white]").getAttribute("data-wall");
+  const start = (await cursor.getAttribute("data-wall"))!;
+  assert.notEqual(start, placed);
+  const from = parseWall(start)!;
+  const to = parseWall(placed!)!;
+  assert.ok(Math.abs(from.anchor.file - to.anchor.file) + Math.abs(from.anchor.rank - to.anchor.rank) + (from.orientation === to.orientation ? 0 : 1) <= 2,
+    `${start} is a nearest legal wall to ${placed}`);
+  assert.equal(await page.locator(".hint.refused").count(), 0, "no refusal in the hint");
+  // Moved back onto the wall just placed by the keys, the cursor stays
+  // there: red, and the hint says why.
+  await wallCursorTo(page, placed!, info.flipped);
   const bad = page.locator(".board-box rect.kbd-cursor.invalid");
   await bad.waitFor();
+  assert.equal(await bad.getAttribute("data-wall"), placed);
   assert.equal(await bad.getAttribute("stroke"), "#c0392b", "ringed in red");
   const hint = page.locator(".hint.refused");
   await page.waitForFunction(() => /^Wall [a-h][1-8][hv]: .*\(Q3\.\d\)/.test(document.querySelector(".hint.refused")?.textContent ?? ""));
@@ -116,6 +134,46 @@ test("by keyboard a wall that cannot go where the cursor is shows red, and the h
   await page.keyboard.press("ArrowLeft");
   await page.waitForSelector(".board-box rect.kbd-cursor.valid");
   assert.equal(await page.locator(".hint.refused").count(), 0, "the refusal left with the wall");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+test("a click where the mouse hovered places the wall the hover drew, even a fraction of a pixel past a column's centre", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Pointer");
+  await page.click(`label.game-card[data-game="Quoridor"]`);
+  await page.click(`label.chip:has-text("Bot")`);
+  await page.click(`label.chip[data-level="Easy"]`);
+  await page.click("label.chip:has-text('White (first)')");
+  await page.click("#start");
+  await page.waitForURL(/#\/game\//);
+  const info = await waitTurn(page);
+  const l = layout(Game.QUORIDOR, info.flipped);
+  // In the groove above rank 4, at file e's centre: left of it the
+  // pointer proposes d4h, from it on e4h. Chromium reports a pointer move
+  // to a fraction of a pixel and the click at the whole pixel below it:
+  // the hover is put just right of the centre, its click's pixel left of it.
+  const centre = await toPage(page, { x: squareCenter(l, parseSquare("e4")!).x, y: wallCenter(l, parseWall("e4h")!).y });
+  const frac = centre.x - Math.floor(centre.x);
+  assert.ok(frac > 0, `file e's centre falls on a whole pixel (${centre.x}): pick another viewport for this test`);
+  const x = centre.x + (1 - frac) / 2;
+  await page.mouse.move(x, centre.y, { steps: 3 });
+  const preview = page.locator(".board-box .wall-preview");
+  await page.waitForSelector(".board-box .wall-preview.valid");
+  const at = async () => Number(await preview.getAttribute("x"));
+  const hovered = await at();
+  assert.equal(hovered, wallRect(l, parseWall("e4h")!).x, "the hover draws e4h");
+  await page.mouse.click(x, centre.y);
+  // The click either places a wall or (as it did) previews another.
+  await page.waitForFunction(([n, hx]) => {
+    const b = document.querySelector<HTMLElement>(".board-box");
+    const p = b?.querySelector(".wall-preview");
+    return Number(b?.dataset.plyCount) > n || (p && Number(p.getAttribute("x")) !== hx);
+  }, [info.plyCount, hovered] as const);
+  const placed = await page.locator(".board-box rect.wall[data-placed-by=white]").evaluateAll((els) => els.map((e) => e.getAttribute("data-wall")));
+  const shown = await preview.count() ? wallRect(l, parseWall("d4h")!).x === await at() ? "d4h" : String(await at()) : "none";
+  assert.deepEqual(placed, ["e4h"], `the click placed the hovered wall (walls ${placed}, preview now ${shown})`);
   await page.click("#resign");
   await page.click("#resign-confirm");
   await ctx.close();

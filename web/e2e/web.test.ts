@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardBox, boardInfo, boxOf, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, walls } from "./play";
+import { boardBox, boardInfo, boxOf, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, wallCursorTo, walls } from "./play";
 import { parseSquare, squareName, toCell } from "../src/geometry";
 
 let browser: Browser;
@@ -466,8 +466,18 @@ test("two players meet in the rated queue; the result shows the rating change", 
   await b.ctx.close();
 });
 
-test("phone-sized screens: the lobby and a game fit", async () => {
+test("phone-sized screens: the landing page's name field, the lobby and a game fit", async () => {
   const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
+  // The landing page: the name field and its Play button are on the first
+  // screen (390x844), above the decorative board, not below it.
+  const field = await boxOf(page.locator("#name"), "the name field");
+  const play = await boxOf(page.locator("form.signin button[type=submit]"), "the Play button");
+  const art = await boxOf(page.locator(".hero-art svg"), "the board art");
+  await shot(page, "24-phone-landing");
+  for (const [what, b] of [["the name field", field], ["the Play button", play]] as const) {
+    assert.ok(b.y >= 0 && b.y + b.height <= 844, `${what} is within the first screen (${b.y}-${b.y + b.height} of 844)`);
+    assert.ok(b.y + b.height <= art.y, `${what} (ends at ${b.y + b.height}) is above the board art (starts at ${art.y})`);
+  }
   await signIn(page, "Phone");
   await shot(page, "25-phone-lobby");
   await choose(page, "Corners", "Bot", "Easy");
@@ -548,16 +558,20 @@ test("by keyboard one Enter places a wall and a refused wall says why; the Watch
   await page.keyboard.press("ArrowUp");
   await page.waitForSelector(".board-box .kbd-cursor");
   const wallsBefore = (await walls(page)).length;
+  const placed = (await page.locator(".board-box rect.kbd-cursor").getAttribute("data-wall"))!;
   await page.keyboard.press("Enter");
   await waitPly(page, info.plyCount);
   assert.equal((await walls(page)).length >= wallsBefore + 1, true, "one Enter placed the wall");
-  // The placed wall ended wall mode; W again, and the same wall is refused: the toast gives the server's reason.
+  // The placed wall ended wall mode; W again, the cursor back on the same wall, and it is refused: the toast gives the server's reason.
   info = await waitTurn(page);
   assert.ok(!info.finished);
   assert.equal(await page.locator("#wall-mode.on").count(), 0, "a placed wall ends wall mode");
   await page.focus(".board-box");
   await page.keyboard.press("w");
   await page.waitForSelector("#wall-mode.on");
+  // Wall mode starts on the nearest placeable wall: back onto the one just placed.
+  await page.waitForSelector(".board-box rect.kbd-cursor.valid");
+  await wallCursorTo(page, placed, info.flipped);
   await page.keyboard.press("Enter");
   const toast = page.locator("#toast.error");
   await toast.waitFor();

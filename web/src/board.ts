@@ -13,6 +13,7 @@ import {
   squareCenter,
   squareName,
   toCell,
+  wallName,
   wallRect,
   type Dims,
   type Layout,
@@ -234,7 +235,7 @@ function quoridor(st: BoardState, l: Layout): string {
     const state = st.cursorWallState ?? "checking";
     const fill = state === "valid" ? PREVIEW_VALID : state === "invalid" ? PREVIEW_INVALID : "none";
     const ring = state === "invalid" ? PREVIEW_INVALID : "#2f6fd6";
-    s += `<rect class="kbd-cursor ${state}" x="${r.x - 2}" y="${r.y - 2}" width="${r.width + 4}" height="${r.height + 4}" rx="4" fill="${fill}" fill-opacity=".7" stroke="${ring}" stroke-width="2.5" pointer-events="none"/>`;
+    s += `<rect class="kbd-cursor ${state}" data-wall="${wallName(st.cursorWall)}" x="${r.x - 2}" y="${r.y - 2}" width="${r.width + 4}" height="${r.height + 4}" rx="4" fill="${fill}" fill-opacity=".7" stroke="${ring}" stroke-width="2.5" pointer-events="none"/>`;
   }
   const occupied = new Set<string>();
   for (const [side, seat] of [[b.first, Seat.FIRST], [b.second, Seat.SECOND]] as const) {

@@ -197,6 +197,56 @@ export function wallAt(l: Layout, x: number, y: number, prefer: Orientation, str
 }
 
 /**
+ * pointerWall is the wall a pointer at (x, y) picks, for the hover and the
+ * click alike (one choice, so that they agree): wallAt's, except that the
+ * wall already shown (`shown`, the preview a hover or a first tap drew)
+ * stays picked while the pointer is within `slack` user units of a point
+ * that picks it. Without that, a pointer on the line where the choice
+ * changes (a column's centre, in a groove) can pick one wall on the move
+ * and its neighbour on the click: Chromium reports pointer moves to a
+ * fraction of a pixel but the click at the whole pixel.
+ */
+export function pointerWall(
+  l: Layout, x: number, y: number, prefer: Orientation, strict: boolean, shown?: Wall, slack = 0,
+): Wall | undefined {
+  const w = wallAt(l, x, y, prefer, strict);
+  if (!w || !shown || slack <= 0 || sameWall(w, shown)) return w;
+  for (const dx of [-slack, 0, slack]) {
+    for (const dy of [-slack, 0, slack]) {
+      const o = wallAt(l, x + dx, y + dy, prefer, strict);
+      if (o && sameWall(o, shown)) return shown;
+    }
+  }
+  return w;
+}
+
+/** sameWall reports whether two walls are the same wall. */
+export function sameWall(a: Wall, b: Wall): boolean {
+  return a.orientation === b.orientation && a.anchor.file === b.anchor.file && a.anchor.rank === b.anchor.rank;
+}
+
+/**
+ * nearestWall is the wall among `walls` fewest keys away from `from` (a
+ * step of the cursor or a turn of the wall each), the first listed among
+ * the nearest; undefined when there is none. The wall cursor goes there
+ * when wall mode starts on a wall that cannot be placed (as the terminal's
+ * does).
+ */
+export function nearestWall(from: Wall, walls: Wall[]): Wall | undefined {
+  let best: Wall | undefined;
+  let bestCost = Infinity;
+  for (const w of walls) {
+    const cost = Math.abs(w.anchor.file - from.anchor.file) + Math.abs(w.anchor.rank - from.anchor.rank) +
+      (w.orientation === from.orientation ? 0 : 1);
+    if (cost < bestCost) {
+      best = w;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/**
  * wallsConflict reports whether two walls overlap or cross (Q3.2, Q3.3):
  * the client uses it to grey a preview at once; the server decides.
  */

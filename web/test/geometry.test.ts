@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  fromCell, layoutSize, moveCursor, parseSquare, parseWall, squareAt, squareCenter, squareName, toCell,
-  wallAt, wallCenter, wallName, wallRect, wallsConflict, type Layout,
+  fromCell, layoutSize, moveCursor, nearestWall, parseSquare, parseWall, pointerWall, squareAt, squareCenter, squareName, toCell,
+  wallAt, wallCenter, wallName, wallRect, wallsConflict, type Layout, type Wall,
 } from "../src/geometry";
 
 const q = (flipped: boolean): Layout => ({ dims: { files: 9, ranks: 9 }, flipped, cell: 52, gap: 12, margin: 30 });
@@ -81,6 +81,50 @@ test("wallAt: over a cell nothing when strict, the nearest crossing otherwise; e
   const i9 = squareCenter(l, parseSquare("i9")!);
   assert.deepEqual(wallAt(l, i9.x, i9.y, "v", false), { anchor: { file: 7, rank: 7 }, orientation: "v" });
   assert.equal(wallAt(l, -100, -100, "h", false), undefined);
+});
+
+test("pointerWall: a click a pixel from its hover, across a column's centre in a groove, picks the wall the hover drew", () => {
+  // Chromium reports a hover at a fraction of a pixel (here 0.4 past the
+  // centre) and the click at the whole pixel below (0.6 before it): by
+  // wallAt alone the two pick neighbouring walls (e4h, then d4h).
+  const name = (w: Wall | undefined) => (w ? wallName(w) : "none");
+  for (const flipped of [false, true]) {
+    const l = q(flipped);
+    for (let line = 0; line < 8; line++) for (let centre = 0; centre < 9; centre++) for (const o of ["h", "v"] as const) {
+      // The groove after the line-th row (h) or column (v) of cells, at the
+      // centre of the centre-th cell along it.
+      const mid = l.margin + line * (l.cell + l.gap) + l.cell + l.gap / 2;
+      const along = l.margin + centre * (l.cell + l.gap) + l.cell / 2;
+      const at = (d: number) => (o === "h" ? { x: along + d, y: mid } : { x: mid, y: along + d });
+      const hoverAt = at(0.4);
+      const clickAt = at(-0.6);
+      const hovered = pointerWall(l, hoverAt.x, hoverAt.y, o, true);
+      assert.ok(hovered && hovered.orientation === o);
+      const what = `${o} groove ${line}, cell ${centre}, flipped=${flipped}`;
+      if (centre > 0 && centre < 8) {
+        assert.notEqual(name(wallAt(l, clickAt.x, clickAt.y, o, true)), name(hovered), `${what}: the two points are either side of the line`);
+      }
+      for (const strict of [true, false]) {
+        assert.equal(name(pointerWall(l, clickAt.x, clickAt.y, o, strict, hovered, 1.5)), name(hovered), `${what}: the click keeps the hovered wall`);
+      }
+      // Farther than the slack, the pointer picks the wall where it is.
+      const far = at(-8);
+      assert.equal(name(pointerWall(l, far.x, far.y, o, true, hovered, 1.5)), name(wallAt(l, far.x, far.y, o, true)), `${what}: far off`);
+    }
+  }
+  // Over a square, strict, nothing: the wall shown does not follow the pointer off the groove.
+  const l = q(false);
+  const c = squareCenter(l, parseSquare("e5")!);
+  assert.equal(pointerWall(l, c.x, c.y, "h", true, parseWall("e4h")!, 1.5), undefined);
+});
+
+test("nearestWall: the fewest cursor steps and turns away, the first listed among the nearest, none from none", () => {
+  const w = (s: string) => parseWall(s)!;
+  const name = (x: Wall | undefined) => (x ? wallName(x) : "none");
+  assert.equal(name(nearestWall(w("e2h"), ["a1h", "e4h", "e3v", "e1h", "e3h"].map(w))), "e1h", "one step, listed before e3h");
+  assert.equal(name(nearestWall(w("e2h"), ["a1h", "e4h", "e3v"].map(w))), "e4h", "two steps and a step with a turn tie: the first listed");
+  assert.equal(name(nearestWall(w("e2h"), ["a1h", "f3v", "e2v"].map(w))), "e2v", "a turn is one key");
+  assert.equal(name(nearestWall(w("e2h"), [])), "none");
 });
 
 test("walls conflict when they overlap or cross (Q3.2, Q3.3), not when they touch", () => {

@@ -59,6 +59,8 @@ test("a refusal names the ply once, then the server's reason", () => {
   assert.equal(refusalText("Wall e3h", "illegal ply e3h: the wall overlaps wall e3h (Q3.1)"), "Wall e3h: the wall overlaps wall e3h (Q3.1)");
   assert.equal(refusalText("Wall e3h", 'ply "e3h": the game is over'), "Wall e3h: the game is over");
   assert.equal(refusalText("Wall e3h", "not your turn"), "Wall e3h: not your turn");
+  // A ply that does not parse names itself once in the server's reason.
+  assert.equal(refusalText("Ply z9", 'ply "z9": syntax error at offset 0: file z is off the board (files a–i)'), "Ply z9: syntax error at offset 0: file z is off the board (files a–i)");
   assert.equal(refusalText("", "illegal ply e2: blocked"), "blocked");
 });
 

@@ -117,6 +117,15 @@ func code(err error) codes.Code {
 	return status.Code(err)
 }
 
+// message is an error's status message, whatever the protocol.
+func message(err error) string {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return ce.Message()
+	}
+	return status.Convert(err).Message()
+}
+
 // seatPath opens a seat's connection after lastSeq on instance inst; err
 // is the stream's status when it ended before its first message.
 type seatPath struct {
@@ -807,6 +816,16 @@ func TestUnaryRefusals(t *testing.T) {
 		}
 		if err := alice.follow(ctx, &matchv1.FollowRequest{}, func(*matchv1.FollowResponse) {}); code(err) != codes.InvalidArgument {
 			t.Errorf("Follow without a match: %v, want InvalidArgument", err)
+		}
+		// A malformed ply says what is wrong once: the ply named once, no
+		// status code's words ("invalid argument") in the message.
+		const want = `ply "z9": syntax error at offset 0: file z is off the board (files a–i)`
+		_, err := alice.submit(ctx, &matchv1.SubmitPlyRequest{MatchId: id, PlyNumber: 1, Notation: "z9"})
+		if code(err) != codes.InvalidArgument || message(err) != want {
+			t.Errorf("a malformed ply: %v (message %q), want InvalidArgument %q", code(err), message(err), want)
+		}
+		if r := rejection(err); r.GetReason() != want || codes.Code(r.GetCode()) != codes.InvalidArgument {
+			t.Errorf("a malformed ply's PlyRejected: %v, want code InvalidArgument and the reason %q", r, want)
 		}
 	}
 	// Without a token, over every protocol: Unauthenticated.

@@ -17,13 +17,15 @@ import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match
 import { PlyKind, type LegalPly } from "../gen/tabuleiro/match/v1/match_service_pb";
 import {
   moveCursor,
+  nearestWall,
   parseSquare,
   squareAt,
   squareName,
-  wallAt,
+  pointerWall,
   wallName,
   wallsConflict,
   parseWall,
+  type Layout,
   type Orientation,
   type Wall,
 } from "../geometry";
@@ -56,6 +58,12 @@ export class GameScreen {
   private destinations: string[] = [];
   private preview: { wall: Wall; state: PreviewState } | undefined;
   private wallMode = false;
+  /**
+   * wallStart: wall mode was just entered and the wall cursor not moved or
+   * turned since; if its wall cannot be placed, the cursor goes to the
+   * nearest legal wall (toNearestLegalWall), as the terminal's does.
+   */
+  private wallStart = false;
   /** cursorVerdict: the wall at the keyboard cursor in wall mode, and whether it may go down (for the hint). */
   private cursorVerdict: { name: string; state: PreviewState; reason: string } | undefined;
   private confirmingResign = false; // the in-page "Resign this game?" is showing
@@ -369,6 +377,12 @@ export class GameScreen {
     const cursorVerdict = cursorWall ? this.wallVerdict(cursorWall) : undefined;
     if (cursorWall && cursorVerdict && !cursorVerdict.asked) this.checkCursorWall(cursorWall);
     this.cursorVerdict = cursorWall && cursorVerdict ? { name: wallName(cursorWall), ...cursorVerdict } : undefined;
+    if (this.wallStart && cursorWall && cursorVerdict && cursorVerdict.state !== "checking") {
+      // The first verdict on the wall wall mode started on: a wall that
+      // cannot go there (the one just placed, say) gives way to the nearest legal one.
+      this.wallStart = false;
+      if (cursorVerdict.state === "invalid") this.toNearestLegalWall(cursorWall);
+    }
     this.els.board.innerHTML = renderBoard({
       view: v,
       flipped: this.flipped,
@@ -647,7 +661,7 @@ export class GameScreen {
       tools.append(
         h("button", {
           class: `toggle${this.wallMode ? " on" : ""}`, id: "wall-mode", "aria-pressed": this.wallMode ? "true" : "false", disabled: !on,
-          onclick: () => { this.wallMode = !this.wallMode; this.preview = undefined; this.render(); },
+          onclick: () => { this.wallMode = !this.wallMode; this.wallStart = this.wallMode; this.preview = undefined; this.render(); },
           title: "Place walls by tapping (W)",
         }, svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><rect x="2" y="8" width="16" height="4" rx="1.5" fill="currentColor"/></svg>`), "Wall"),
         h("button", { id: "rotate", disabled: !on, onclick: () => { this.orientation = this.orientation === "h" ? "v" : "h"; this.refreshPreview(); }, title: "Turn the wall (R)", "aria-label": `Wall orientation: ${this.orientation === "h" ? "horizontal" : "vertical"}. Turn it.` },
@@ -793,14 +807,28 @@ export class GameScreen {
     b.addEventListener("click", (e) => this.onClick(e));
   }
 
-  /** point converts a pointer position to the SVG's user units. */
-  private point(e: MouseEvent): { x: number; y: number } | undefined {
+  /**
+   * point converts a pointer position to the SVG's user units; px is how
+   * many user units a screen pixel is.
+   */
+  private point(e: MouseEvent): { x: number; y: number; px: number } | undefined {
     const el = this.els.board.querySelector("svg");
     if (!el) return undefined;
     const ctm = (el as SVGSVGElement).getScreenCTM();
     if (!ctm) return undefined;
     const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
-    return { x: p.x, y: p.y };
+    const scale = Math.hypot(ctm.a, ctm.b);
+    return { x: p.x, y: p.y, px: scale > 0 ? 1 / scale : 1 };
+  }
+
+  /**
+   * wallAtPointer is the wall the pointer picks, the hover's and the
+   * click's alike: the wall previewed now stays picked within a pixel and
+   * a half of where it was (a click reports whole pixels, a move their
+   * fractions), so a click places the wall its hover drew.
+   */
+  private wallAtPointer(l: Layout, p: { x: number; y: number; px: number }, strict: boolean): Wall | undefined {
+    return pointerWall(l, p.x, p.y, this.orientation, strict, this.preview?.wall, 1.5 * p.px);
   }
 
   private onPointerMove(e: PointerEvent): void {
@@ -809,7 +837,7 @@ export class GameScreen {
     const p = this.point(e);
     if (!p) return;
     const l = layoutFor(v, this.flipped);
-    const w = wallAt(l, p.x, p.y, this.orientation, true);
+    const w = this.wallAtPointer(l, p, true);
     if (!w) {
       if (this.preview) {
         this.preview = undefined;
@@ -830,7 +858,7 @@ export class GameScreen {
     this.els.board.focus({ preventScroll: true });
     if (v.game === Game.QUORIDOR && this.actingSeat !== undefined) {
       const strict = !this.wallMode;
-      const w = wallAt(l, p.x, p.y, this.orientation, strict);
+      const w = this.wallAtPointer(l, p, strict);
       if (w && (this.wallMode || !squareAt(l, p.x, p.y))) {
         this.wallClick(w);
         return;
@@ -911,6 +939,31 @@ export class GameScreen {
       const now = this.wallMode && this.cursor ? this.cursorWall() : undefined;
       if (now && wallName(now) === name && this.view?.plyCount === plies) this.render();
     }, () => { /* no answer: the wall stays as the board tells, and the server decides on Enter */ });
+  }
+
+  /**
+   * toNearestLegalWall moves the wall cursor, which wall mode started on a
+   * wall that cannot be placed, to the nearest legal wall (nearestWall: the
+   * fewest cursor steps and turns), as the terminal does. It stays when
+   * there is none (no walls left), or when the person moved or turned it
+   * before the server answered.
+   */
+  private toNearestLegalWall(from: Wall): void {
+    const v = this.view!;
+    const plies = v.plyCount;
+    const at = `${this.cursor}:${this.orientation}`;
+    api(this.tokenFor(this.actingSeat ?? Seat.FIRST)).match.listLegalPlies({ matchId: this.matchId, expectedPlyNumber: plies + 1 })
+      .then((r) => {
+        if (!this.wallMode || `${this.cursor}:${this.orientation}` !== at || this.view?.plyCount !== plies) return;
+        const legal = r.plies.filter((p) => p.kind === PlyKind.WALL).map((p) => parseWall(p.notation)).filter((w): w is Wall => !!w);
+        const best = nearestWall(from, legal);
+        if (!best) return;
+        this.cursor = squareName(best.anchor.file, best.anchor.rank);
+        this.orientation = best.orientation;
+        // Listed as legal for this ply: its verdict needs no second question.
+        this.checks.set(`${plies}:${wallName(best)}`, { legal: true, reason: "" });
+        this.render();
+      }, () => { /* no answer: the cursor stays, and the hint says why its wall cannot go there */ });
   }
 
   private setPreview(w: Wall, thenPlace = false): void {
@@ -1169,6 +1222,7 @@ export class GameScreen {
       const start = parseSquare(this.cursor ?? this.keyStart(v)) ?? { file: 0, rank: 0 };
       const next = moveCursor(start, dims, this.flipped, ...arrows[e.key]);
       this.cursor = squareName(next.file, next.rank);
+      this.wallStart = false; // moved: the cursor stays where it is put, legal or not
       e.preventDefault();
       this.render();
       return;
@@ -1195,13 +1249,16 @@ export class GameScreen {
       case "w":
         if (v.game !== Game.QUORIDOR) return;
         this.wallMode = !this.wallMode;
-        // The wall is drawn at once, at the cursor (at first the pawn): Enter places it.
+        this.wallStart = this.wallMode;
+        // The wall is drawn at once, at the cursor (at first the pawn), or at
+        // the nearest legal wall if it cannot go there: Enter places it.
         this.cursor ??= this.keyStart(v);
         this.preview = undefined;
         this.render();
         return;
       case "r":
         if (v.game !== Game.QUORIDOR) return;
+        this.wallStart = false;
         this.orientation = this.orientation === "h" ? "v" : "h";
         this.refreshPreview();
         return;

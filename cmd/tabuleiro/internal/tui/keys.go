@@ -98,7 +98,9 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.help = !m.help
 		return m, nil
 	}
-	if m.help && s == "esc" {
+	if m.help && (s == "esc" || s == "q") {
+		// q closes the help, as esc does: a person leaving the help by q
+		// means the help, not the game (the game's q is the next one).
 		m.help = false
 		return m, nil
 	}

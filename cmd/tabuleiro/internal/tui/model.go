@@ -802,14 +802,15 @@ func other(s gamev1.Seat) gamev1.Seat {
 
 var (
 	illegalPrefix = regexp.MustCompile(`^(illegal ply [^ :]*: |ply "[^"]*": )+`)
-	syntaxPrefix  = regexp.MustCompile(`^(invalid argument: )?syntax error in "[^"]*" at offset \d+: `)
+	syntaxPrefix  = regexp.MustCompile(`^(invalid argument: )?syntax error (in "[^"]*" )?at offset \d+: `)
 )
 
 // refusal says why a ply was refused, once: the server's reason may
-// already start with "illegal ply e6: ", or name the ply again and the
-// status code's words before a syntax error ('ply "zz": invalid argument:
-// syntax error in "zz" at offset 0: file z is off the board'), which
-// becomes "zz refused: not a ply: file z is off the board".
+// already start with "illegal ply e6: ", or name the ply before a syntax
+// error ('ply "zz": syntax error at offset 0: file z is off the board';
+// an older server put the status code's words and the ply again between:
+// 'ply "zz": invalid argument: syntax error in "zz" at offset 0: …'),
+// which becomes "zz refused: not a ply: file z is off the board".
 func refusal(notation, reason, rule string) string {
 	return fmt.Sprintf("%s refused: %s", notation, reasonText(reason, rule))
 }

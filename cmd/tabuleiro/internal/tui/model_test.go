@@ -196,6 +196,47 @@ func TestHelpAndQuit(t *testing.T) {
 	}
 }
 
+// q with the help open closes the help, as ? and esc do (the help's last
+// line says so): it neither quits nor asks to, during a game or after it.
+func TestQClosesHelp(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key("?")
+	d.waitText("rotate the wall")
+	if !strings.Contains(d.screen(), "q closes the help") {
+		t.Errorf("the help's last line does not say that q closes it:\n%s", d.screen())
+	}
+	d.key("q")
+	d.waitText("Your move")
+	if d.quit || strings.Contains(d.screen(), "Quit?") || strings.Contains(d.screen(), "rotate the wall") {
+		t.Fatalf("q with the help open did not just close the help (quit %v):\n%s", d.quit, d.screen())
+	}
+	// The next q is the game's: it asks first.
+	d.key("q")
+	d.waitText("tabuleiro play --resume")
+
+	// After the game q quits at once, but with the help open it closes the help.
+	f = newFakeMatch(t)
+	<-f.out // replace the opening snapshot with a finished match's
+	s := f.snapshot()
+	s.Status = matchv1.MatchStatus_MATCH_STATUS_FINISHED
+	s.Outcome = &gamev1.Outcome{Result: gamev1.Result_RESULT_WIN, Winner: gamev1.Seat_SEAT_FIRST, Reason: gamev1.Reason_REASON_RESIGNATION}
+	f.out <- &matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: s}}
+	d = newDriver(t, New(startOn(f)))
+	d.waitText("q: quit")
+	d.key("?")
+	d.waitText("rotate the wall")
+	d.key("q")
+	d.waitText("q: quit")
+	if d.quit {
+		t.Fatal("q with the help open after the game quit")
+	}
+	d.key("q")
+	d.waitFor("quit", func(string) bool { return d.quit })
+}
+
 // An unfinished game is offered first; r resumes it.
 func TestResumeOffer(t *testing.T) {
 	t.Parallel()

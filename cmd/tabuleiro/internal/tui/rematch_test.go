@@ -213,10 +213,16 @@ func TestRefusalWrapsAndClears(t *testing.T) {
 	if got := refusal("e6", "illegal ply e6: not a neighbouring square (Q2.1)", "Q2.1"); got != "e6 refused: not a neighbouring square (Q2.1)" {
 		t.Errorf("refusal = %q", got)
 	}
-	// A syntax error says what is wrong once, without the status code's
-	// words or the ply again.
-	if got := refusal("zz", `ply "zz": invalid argument: syntax error in "zz" at offset 0: file z is off the board (files a–i)`, ""); got != "zz refused: not a ply: file z is off the board (files a–i)" {
-		t.Errorf("refusal = %q", got)
+	// A syntax error says what is wrong once, without the ply again: as
+	// the server words it, and as an older server did (with the status
+	// code's words and the ply twice).
+	for _, reason := range []string{
+		`ply "zz": syntax error at offset 0: file z is off the board (files a–i)`,
+		`ply "zz": invalid argument: syntax error in "zz" at offset 0: file z is off the board (files a–i)`,
+	} {
+		if got := refusal("zz", reason, ""); got != "zz refused: not a ply: file z is off the board (files a–i)" {
+			t.Errorf("refusal(%q) = %q", reason, got)
+		}
 	}
 	long := "no room has this invite code or id on the server of this command; a friend's room needs --server ADDR"
 	w := wordwrap(long, 40)

@@ -22,7 +22,7 @@ var (
 // View implements tea.Model.
 func (m Model) View() string {
 	if m.help {
-		return m.helpText() + "\n\n" + styleDim.Render("? or esc closes the help") + "\n"
+		return m.helpText() + "\n\n" + styleDim.Render("?, esc or q closes the help") + "\n"
 	}
 	if m.rules && m.view != nil {
 		return m.rulesView()

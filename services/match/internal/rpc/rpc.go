@@ -632,7 +632,23 @@ func plyRejected(ctx context.Context, svc *match.Service, id string, n int, nota
 	if errors.As(err, &re) {
 		r.Rule = re.Rule
 	}
+	if reason, ok := plySyntaxReason(notation, err); ok {
+		r.Reason = reason
+	}
 	return r
+}
+
+// plySyntaxReason is the reason for a ply that does not parse, saying what
+// is wrong once: 'ply "z9": syntax error at offset 0: file z is off the
+// board (files a–i)'. The domain's error names the ply, then the status
+// code's words ("invalid argument"), then the engine's syntax error, which
+// names the ply again; the code (InvalidArgument) says the rest.
+func plySyntaxReason(notation string, err error) (string, bool) {
+	var se *engine.SyntaxError
+	if !errors.Is(err, match.ErrInvalid) || !errors.As(err, &se) {
+		return "", false
+	}
+	return clipMessage(fmt.Sprintf("ply %q: syntax error at offset %d: %s", clip(notation), se.Offset, se.Msg)), true
 }
 
 // Watch implements matchv1.MatchServiceServer.
