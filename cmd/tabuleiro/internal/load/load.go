@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -76,6 +77,10 @@ type Config struct {
 	ConnsPerAddr int
 	// Seed makes the players' choices repeatable.
 	Seed uint64
+	// MatchAffinity sends both seats of a match to the same match address
+	// (chosen by the match id), as a router with match affinity would;
+	// otherwise players spread over the addresses by their number.
+	MatchAffinity bool
 	// Progress, when set, gets one line a second.
 	Progress io.Writer
 	// OnSeat, when set, gets each seat's log when its game ends or the
@@ -456,6 +461,18 @@ func connsFor(set, players, addrs int) int {
 	return max(4, (per+streamsPerConn-1)/streamsPerConn)
 }
 
+// matchFor is the match client of a seat of match id (player i, its
+// attempt-th stream): the address of the match's affinity, or player i's.
+func (r *runner) matchFor(id string, i, attempt int) matchv1.MatchServiceClient {
+	if !r.cfg.MatchAffinity {
+		return r.match(i + attempt)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	a := r.matches[(int(h.Sum32()%uint32(len(r.matches)))+attempt)%len(r.matches)]
+	return a[i%len(a)]
+}
+
 func (r *runner) match(i int) matchv1.MatchServiceClient {
 	a := r.matches[i%len(r.matches)]
 	return a[(i/len(r.matches))%len(a)]
@@ -534,7 +551,7 @@ func (r *runner) play(ctx context.Context, i int, player, matchID string, seat g
 			g.log.Err = ctx.Err()
 			return g.log
 		}
-		ended, err := r.stream(ctx, r.match(i+attempt), g, rng)
+		ended, err := r.stream(ctx, r.matchFor(matchID, i, attempt), g, rng)
 		if ended {
 			return g.log
 		}

@@ -24,6 +24,7 @@ var (
 	benchDuration = flag.Duration("load.duration", 15*time.Second, "BenchmarkCluster: queuing time")
 	benchMatches  = flag.Int("load.matches", 3, "BenchmarkCluster: match instances")
 	benchThink    = flag.Duration("load.think", 0, "BenchmarkCluster: each player's pause before a ply")
+	benchAffinity = flag.Bool("load.affinity", false, "BenchmarkCluster: both seats of a match play on the same match instance (load.Config.MatchAffinity)")
 	benchMatchEnv = flag.String("load.matchenv", "", "BenchmarkCluster: extra environment of the match instances, VAR=VALUE[,VAR=VALUE...] (e.g. GOGC=200)")
 )
 
@@ -73,7 +74,7 @@ func BenchmarkCluster(b *testing.B) {
 		}()
 		rep, err := load.Run(b.Context(), load.Config{
 			Lobby: c.LobbyAddrs, Match: c.MatchAddrs, Players: *benchPlayers, Duration: *benchDuration, Drain: 10 * time.Second,
-			Think: *benchThink, Wander: 200, TimeControl: &gamev1.TimeControl{BaseMs: 3_600_000}, Progress: os.Stderr,
+			Think: *benchThink, MatchAffinity: *benchAffinity, Wander: 200, TimeControl: &gamev1.TimeControl{BaseMs: 3_600_000}, Progress: os.Stderr,
 		})
 		close(done)
 		<-stopped

@@ -15,8 +15,9 @@ import (
 // time to latency.
 //
 // The transit time is estimated by the server, never taken from the
-// client: every seat stream (Play or Follow) gets a probe every
-// Config.ProbeEvery, and the time until its answer is a round-trip
+// client: every seat stream (Play or Follow) gets probes (at the start,
+// then at the seat's turns at most every rpc ProbeEvery, see the rpc
+// package's prober), and the time until an answer is a round-trip
 // sample; the seat's estimate is the smoothed round trip (an exponential
 // average, a quarter weight to each new sample), and a ply's transit is
 // estimated at half of it (the one-way lag). The credit of a ply is
@@ -143,7 +144,7 @@ func (s *Service) AnswerProbe(ctx context.Context, id string, seat engine.Seat, 
 // instance that holds the seat's stream uses its own estimate, exact; any
 // other instance (a ply sent elsewhere, a failover) credits at most half
 // of this (one way) more or less than the exact estimate would. Probes run
-// every ProbeEvery on every seat stream, plies or not: writing each small
+// on every seat stream, about one a turn: writing each small
 // move of the estimate cost a Redis call per seat every few seconds.
 const LagStoreStepMS = 4
 

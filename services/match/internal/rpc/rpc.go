@@ -430,15 +430,16 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		defer mu.Unlock()
 		return stream.Send(r)
 	}
-	// Probes start once the snapshot (or the replay's first event) is out.
-	var probing sync.Once
+	// Probes start once the snapshot (or the replay's first event) is out
+	// (c.run's callback, one goroutine: prober needs no lock).
+	var pr *prober
 	probes := &localProbe{}
 	startProbes := func() {
-		probing.Do(func() {
-			s.probe(ctx, id, seat, probes, func(p *matchv1.Probe) error {
+		if pr == nil {
+			pr = s.probe(ctx, id, seat, probes, func(p *matchv1.Probe) error {
 				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Probe{Probe: p}})
 			})
-		})
+		}
 	}
 	// The seat sees the match before any answer to its actions (a
 	// ply_rejected of a match not yet shown is meaningless): the actions'
@@ -489,6 +490,9 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		if m != nil {
 			defer showOnce.Do(func() { close(shown) })
 			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
+		}
+		if givesMove(ev, seat) {
+			pr.turn()
 		}
 		return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
 	})

@@ -29,48 +29,103 @@ import (
 const DefaultHeartbeat = 15 * time.Second
 
 // DefaultProbeEvery is how often a seat's stream is probed for its round
-// trip (lag compensation).
+// trip (lag compensation), at most: see prober.
 const DefaultProbeEvery = 2 * time.Second
 
-// probe sends seat's stream a probe at once and then every ProbeEvery
-// (none when it is negative) until ctx ends or a send fails; the answers
-// measure the seat's round trip. A Play stream's probes are kept by the
-// stream (local, answered on it); a Follow stream's in the store, as
-// AnswerProbe may reach any instance. It returns at once: each probe is
-// sent by a timer's function, so a stream holds no goroutine (and its
-// stack) between probes.
-func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, local *localProbe, send func(*matchv1.Probe) error) {
+// probeIdleFactor: a seat that gets no turn is probed every this many
+// ProbeEvery.
+const probeIdleFactor = 5
+
+// prober sends one seat stream's probes, whose answers measure the seat's
+// round trip: one at once, then one with each event that gives the seat
+// the move if the last probe is ProbeEvery old or more (the sample its
+// next ply's credit uses, taken as the player starts to think), and one
+// after probeIdleFactor ProbeEvery without any (the opponent's long turn,
+// a game not started). A timer's function sends the idle ones, so a
+// stream holds no goroutine (and its stack) between probes. Probing on a
+// fixed period instead cost a quarter of the instance's processor time
+// per ply at 2,000 players (a probe every 2 s a seat, a turn every 1.4 s).
+type prober struct {
+	s     *Server
+	ctx   context.Context //nolint:containedctx // the stream's, for the timer's sends
+	id    string
+	seat  engine.Seat
+	local *localProbe
+	send  func(*matchv1.Probe) error
+	every time.Duration
+	t     *time.Timer
+
+	mu   sync.Mutex
+	last time.Time // when the last probe went out
+	dead bool      // a send failed: no more probes
+}
+
+// probe starts seat's probes (none when ProbeEvery is negative: nil). A
+// Play stream's probes are kept by the stream (local, answered on it); a
+// Follow stream's in the store, as AnswerProbe may reach any instance.
+func (s *Server) probe(ctx context.Context, id string, seat engine.Seat, local *localProbe, send func(*matchv1.Probe) error) *prober {
 	every := s.ProbeEvery
 	if every < 0 {
-		return
+		return nil
 	}
 	if every == 0 {
 		every = DefaultProbeEvery
 	}
-	var t *time.Timer
-	fire := func() {
-		if ctx.Err() != nil {
-			return
-		}
-		// A probe the store could not record is skipped: the seat keeps
-		// its estimate until the next one.
-		var p uint64
-		var err error
-		if local != nil {
-			p = local.next(s.now().UnixMilli())
-		} else {
-			p, err = s.svc.SendProbe(ctx, id, seat)
-		}
-		if err == nil {
-			if err := send(&matchv1.Probe{Id: p}); err != nil {
-				return
-			}
-		}
-		t.Reset(every) // a fire after ctx ended returns above
+	p := &prober{s: s, ctx: ctx, id: id, seat: seat, local: local, send: send, every: every}
+	p.t = time.AfterFunc(time.Duration(math.MaxInt64), func() { p.fire(true) })
+	context.AfterFunc(ctx, func() { p.t.Stop() })
+	p.t.Reset(0)
+	return p
+}
+
+// turn is told, before the stream sends it, of an event that gives the
+// seat the move: a probe goes out first (so that the client's handling of
+// the event does not delay its answer) unless the last is recent.
+func (p *prober) turn() {
+	if p != nil {
+		p.fire(false)
 	}
-	t = time.AfterFunc(time.Duration(math.MaxInt64), fire)
-	context.AfterFunc(ctx, func() { t.Stop() })
-	t.Reset(0)
+}
+
+// fire sends a probe: always from the timer (idle), else only when the
+// last is ProbeEvery old or more.
+func (p *prober) fire(idle bool) {
+	if p.ctx.Err() != nil {
+		return
+	}
+	now := time.Now()
+	p.mu.Lock()
+	if p.dead || (!idle && now.Sub(p.last) < p.every) {
+		p.mu.Unlock()
+		return
+	}
+	p.last = now
+	p.mu.Unlock()
+	p.t.Reset(probeIdleFactor * p.every) // a fire after ctx ended returns above
+	// A probe the store could not record is skipped: the seat keeps its
+	// estimate until the next one.
+	var id uint64
+	var err error
+	if p.local != nil {
+		id = p.local.next(p.s.now().UnixMilli())
+	} else {
+		id, err = p.s.svc.SendProbe(p.ctx, p.id, p.seat)
+	}
+	if err == nil {
+		if err := p.send(&matchv1.Probe{Id: id}); err != nil {
+			p.mu.Lock()
+			p.dead = true
+			p.mu.Unlock()
+			p.t.Stop()
+		}
+	}
+}
+
+// givesMove reports whether ev gives seat the move (its ply_played view
+// has seat to move).
+func givesMove(ev *matchv1.MatchEvent, seat engine.Seat) bool {
+	pp := ev.GetPlyPlayed()
+	return pp != nil && seat != engine.NoSeat && pp.GetView().GetToMove() == view.Seat(seat)
 }
 
 // localProbe is a Play stream's pending probe: only its latest counts.
@@ -240,15 +295,22 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 	}
 	done := make(chan error, 1)
 	go func() {
-		var probing sync.Once // probes start once the snapshot (or the first event) is out
+		var probes *prober // probes start once the snapshot (or the first event) is out
+		started := false
 		done <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
-			defer probing.Do(func() {
-				s.probe(ctx, id, c.seat, nil, func(p *matchv1.Probe) error {
-					return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Probe{Probe: p}})
-				})
-			})
+			if !started {
+				started = true
+				defer func() {
+					probes = s.probe(ctx, id, c.seat, nil, func(p *matchv1.Probe) error {
+						return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Probe{Probe: p}})
+					})
+				}()
+			}
 			if m != nil {
 				return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Snapshot{Snapshot: m}})
+			}
+			if givesMove(ev, c.seat) {
+				probes.turn()
 			}
 			return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Event{Event: ev}})
 		})
