@@ -32,6 +32,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/affinity"
 	"tabuleiro.dev/pkg/platform/auth"
 )
 
@@ -243,7 +244,7 @@ func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, m
 		fmt.Fprintln(out, "stopped watching", id)
 		return nil
 	}
-	s, err := c.Match.Watch(me.Context(ctx), &matchv1.WatchRequest{MatchId: id})
+	s, err := c.Match.Watch(affinity.Context(me.Context(ctx), id), &matchv1.WatchRequest{MatchId: id})
 	if err != nil {
 		if ctx.Err() != nil {
 			return stopped()

@@ -19,12 +19,33 @@ export function setBaseUrl(u: string): void {
   cache.clear();
 }
 
+/**
+ * MATCH_HEADER names the match a match call is about, so that the edge
+ * sends every call of one match to the same match replica (the server's
+ * pkg/platform/affinity). Unary calls get it from their request; the
+ * streams pass matchHeaders.
+ */
+export const MATCH_HEADER = "tabuleiro-match-id";
+
+/** matchHeaders are the call options' headers of a stream of match id. */
+export function matchHeaders(id: string): Record<string, string> {
+  return id ? { [MATCH_HEADER]: id } : {};
+}
+
+const matchAffinity: Interceptor = (next) => async (req) => {
+  if (!req.stream && req.service.typeName === MatchService.typeName && !req.header.has(MATCH_HEADER)) {
+    const id = (req.message as { matchId?: unknown }).matchId;
+    if (typeof id === "string" && id !== "") req.header.set(MATCH_HEADER, id);
+  }
+  return next(req);
+};
+
 function transport(token: string | undefined): Transport {
   const auth: Interceptor = (next) => async (req) => {
     if (token) req.header.set("authorization", `Bearer ${token}`);
     return next(req);
   };
-  return createConnectTransport({ baseUrl, interceptors: [auth] });
+  return createConnectTransport({ baseUrl, interceptors: [auth, matchAffinity] });
 }
 
 const cache = new Map<string, Api>();

@@ -10,6 +10,11 @@
 //     ready pod), re-resolved every RefreshEvery, balanced round-robin per
 //     request over those whose grpc.health.v1 says SERVING (all of them if
 //     none does, so a health outage cannot close the edge);
+//   - match affinity: a match call that names its match in the
+//     AffinityHeader goes to the backend that rendezvous hashing picks for
+//     that match among the healthy ones, so both seats of a game and its
+//     spectators meet on one match replica (which then publishes and
+//     decodes each commit once, not on two or three replicas);
 //   - a retry on the next backend when connecting fails (nothing was sent,
 //     so any call can be retried), up to every backend once;
 //   - a limit on the calls in flight (MaxInFlight, sized for the HPAs'
@@ -25,6 +30,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"net"
@@ -39,10 +45,17 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"tabuleiro.dev/pkg/platform/affinity"
 )
 
 // MatchPrefix is the path prefix routed to the match service.
 const MatchPrefix = "/tabuleiro.match.v1.MatchService/"
+
+// AffinityHeader is the request header (gRPC metadata) in which a client
+// names the match a match call is about; the edge sends every call of one
+// match to the same replica. Without it a call goes round-robin.
+const AffinityHeader = affinity.Header
 
 // Config is the edge's configuration.
 type Config struct {
@@ -147,7 +160,15 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, MatchPrefix) {
 		p = e.match
 	}
-	addr, ok := p.next("")
+	var (
+		addr string
+		ok   bool
+	)
+	if key := r.Header.Get(AffinityHeader); key != "" && p == e.match {
+		addr, ok = p.pick(key)
+	} else {
+		addr, ok = p.next("")
+	}
 	if !ok {
 		refuse(w, r, http.StatusServiceUnavailable, 14, "edge: no "+p.name+" backend resolves")
 		return
@@ -357,6 +378,44 @@ func (p *pool) next(not string) (string, bool) {
 		}
 	}
 	return set[0], true
+}
+
+// pick returns the backend of key by rendezvous hashing over the healthy
+// backends (all when none is): the same key gets the same backend while
+// the set stays, and a backend that leaves or joins moves only its share
+// of the keys.
+func (p *pool) pick(key string) (string, bool) {
+	p.mu.Lock()
+	set := p.healthy
+	if len(set) == 0 {
+		set = p.all
+	}
+	p.mu.Unlock()
+	if len(set) == 0 {
+		return "", false
+	}
+	var best string
+	var top uint64
+	for _, a := range set {
+		h := fnv.New64a()
+		h.Write([]byte(key))
+		h.Write([]byte{0})
+		h.Write([]byte(a))
+		if sc := mix(h.Sum64()); best == "" || sc > top {
+			best, top = a, sc
+		}
+	}
+	return best, true
+}
+
+// mix spreads FNV's bits (its high bits vary little with a short
+// suffix): splitmix64's finaliser.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 func (p *pool) size() int {

@@ -174,3 +174,86 @@ func TestLoadSettings(t *testing.T) {
 		t.Error("a certificate without a key was accepted")
 	}
 }
+
+// A match call naming its match in AffinityHeader goes to one backend for
+// that match, over either protocol; different matches spread over the
+// backends; a lobby call with the header is not pinned; when the match's
+// backend refuses connections the call goes to another.
+func TestMatchAffinity(t *testing.T) {
+	lobby := startBackend(t, "lobby")
+	ms := []*backend{startBackend(t, "m0"), startBackend(t, "m1"), startBackend(t, "m2")}
+	edge := startEdge(t, Config{Lobby: lobby.addr, Match: ms[0].addr + "," + ms[1].addr + "," + ms[2].addr, RefreshEvery: time.Hour})
+	call := func(c *http.Client, path, match string) string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+edge+path, strings.NewReader("{}"))
+		if match != "" {
+			req.Header.Set(AffinityHeader, match)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		name, _, _ := strings.Cut(string(b), " ")
+		return name
+	}
+	used := map[string]bool{}
+	for i := range 30 {
+		id := fmt.Sprintf("match-%d", i)
+		var first string
+		for proto, c := range clients() {
+			for _, m := range []string{"Play", "SubmitPly", "Follow"} {
+				got := call(c, MatchPrefix+m, id)
+				if first == "" {
+					first = got
+				}
+				if got != first {
+					t.Fatalf("%s %s of %s went to %s, its earlier calls to %s", proto, m, id, got, first)
+				}
+			}
+		}
+		used[first] = true
+	}
+	if len(used) != 3 {
+		t.Errorf("30 matches used backends %v, want all 3", used)
+	}
+	before := [3]int64{ms[0].calls.Load(), ms[1].calls.Load(), ms[2].calls.Load()}
+	for range 6 {
+		if got := call(clients()["HTTP/2.0"], MatchPrefix+"GetMatch", ""); !strings.HasPrefix(got, "m") {
+			t.Fatalf("a match call without the header went to %q", got)
+		}
+	}
+	for i, b := range ms {
+		if b.calls.Load() == before[i] {
+			t.Errorf("round-robin without the header skipped m%d", i)
+		}
+	}
+	if got := call(clients()["HTTP/1.1"], "/tabuleiro.lobby.v1.LobbyService/ListVariants", "match-1"); got != "lobby" {
+		t.Errorf("a lobby call with the header went to %q", got)
+	}
+
+	// The backend of match-0 stops: its calls go on elsewhere.
+	dead := deadAddr(t)
+	owner := call(clients()["HTTP/2.0"], MatchPrefix+"Play", "match-0")
+	addrs := []string{}
+	for i, b := range ms {
+		if fmt.Sprintf("m%d", i) == owner {
+			addrs = append(addrs, dead)
+		} else {
+			addrs = append(addrs, b.addr)
+		}
+	}
+	edge2 := startEdge(t, Config{Lobby: lobby.addr, Match: strings.Join(addrs, ","), RefreshEvery: time.Hour})
+	req, _ := http.NewRequest(http.MethodPost, "http://"+edge2+MatchPrefix+"Play", strings.NewReader("{}"))
+	req.Header.Set(AffinityHeader, "match-0")
+	resp, err := clients()["HTTP/2.0"].Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(b), "m") || strings.HasPrefix(string(b), owner) {
+		t.Errorf("with match-0's backend down: %d %q, want another match backend", resp.StatusCode, b)
+	}
+}

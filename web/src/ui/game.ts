@@ -5,7 +5,7 @@
 // side panel has the move list and the resign and draw buttons; the end
 // of the game brings the result with the rating change and a rematch.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { api, errorText, ConnectError, Code } from "../api";
+import { api, errorText, matchHeaders, ConnectError, Code } from "../api";
 import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
@@ -167,7 +167,7 @@ export class GameScreen {
     const saved = session.game;
     const lastSeq = saved?.matchId === this.matchId ? BigInt(saved.lastSeq) : 0n;
     if (this.mode === "spectator") {
-      this.loops.push(this.loop(this.id.token, (seq, signal) => api(this.id.token).match.watch({ matchId: this.matchId, lastSeq: seq }, { signal }) as AsyncIterable<{ message: StreamMessage }>, 0n, true));
+      this.loops.push(this.loop(this.id.token, (seq, signal) => api(this.id.token).match.watch({ matchId: this.matchId, lastSeq: seq }, { signal, headers: matchHeaders(this.matchId) }) as AsyncIterable<{ message: StreamMessage }>, 0n, true));
     } else {
       if (saved?.matchId !== this.matchId) session.game = { matchId: this.matchId, lastSeq: "0", local: this.mode === "local" };
       this.loops.push(this.loop(this.id.token, (seq, signal) => this.follow(this.id.token, seq, signal), lastSeq, true));
@@ -222,7 +222,7 @@ export class GameScreen {
   private leftForWatch = false;
 
   private follow(token: string, lastSeq: bigint, signal: AbortSignal): AsyncIterable<{ message: StreamMessage }> {
-    return api(token).match.follow({ matchId: this.matchId, lastSeq }, { signal }) as AsyncIterable<{ message: StreamMessage }>;
+    return api(token).match.follow({ matchId: this.matchId, lastSeq }, { signal, headers: matchHeaders(this.matchId) }) as AsyncIterable<{ message: StreamMessage }>;
   }
 
   private loop(token: string, open: (seq: bigint, signal: AbortSignal) => AsyncIterable<{ message: StreamMessage }>, lastSeq: bigint, primary: boolean): FeedLoop {

@@ -23,6 +23,7 @@ import (
 
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/affinity"
 	"tabuleiro.dev/pkg/platform/auth"
 )
 
@@ -36,7 +37,9 @@ type Client struct {
 // Dial connects to addr (HOST:PORT) in plaintext: the local server listens
 // on loopback only; put TLS in front of a shared one.
 func Dial(addr string) (*Client, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// Each match call names its match, for an edge's match affinity.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithUnaryInterceptor(affinity.UnaryClientInterceptor()))
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
@@ -212,7 +215,7 @@ type Stream struct {
 // Join opens a Play stream for p and joins matchID, passing the last event
 // seen (0 for none).
 func (c *Client) Join(ctx context.Context, p Player, matchID string, lastSeq int64) (*Stream, error) {
-	ctx, cancel := context.WithCancel(p.Context(ctx))
+	ctx, cancel := context.WithCancel(affinity.Context(p.Context(ctx), matchID))
 	s, err := c.Match.Play(ctx)
 	if err != nil {
 		cancel()

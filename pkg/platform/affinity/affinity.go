@@ -1,0 +1,40 @@
+// Package affinity names the match a call is about, in a request header,
+// so that a router (the edge, services/edge) sends every call of one match
+// to the same match replica: both seats of a game and its spectators meet
+// there, and the replica publishes and decodes each commit once instead of
+// on every replica that holds one of the match's streams. Calls without it
+// still work, round-robin.
+package affinity
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+// Header is the request header (gRPC metadata key) that names the match.
+const Header = "tabuleiro-match-id"
+
+// Context returns ctx with the outgoing header naming match id, for the
+// streams (Play, Follow, Watch), whose request is sent after the call
+// starts.
+func Context(ctx context.Context, id string) context.Context {
+	if id == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, Header, id)
+}
+
+// UnaryClientInterceptor adds the header to every unary call whose request
+// has a match id (GetMatchId), unless the context names one already.
+func UnaryClientInterceptor() grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if m, ok := req.(interface{ GetMatchId() string }); ok {
+			if md, _ := metadata.FromOutgoingContext(ctx); len(md.Get(Header)) == 0 {
+				ctx = Context(ctx, m.GetMatchId())
+			}
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+}
