@@ -23,6 +23,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"tabuleiro.dev/pkg/platform/affinity"
 )
 
 // MaxWebMessageBytes bounds one message that the browser protocols' transcoder
@@ -169,7 +171,8 @@ func (c jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
 
 // WithCORS answers CORS preflights and adds the CORS response headers of
 // the Connect and gRPC-Web protocols (and Authorization, which carries the
-// bearer token) for the allowed origins; with none it returns h unchanged.
+// bearer token, and the match affinity header) for the allowed origins;
+// with none it returns h unchanged.
 func WithCORS(h http.Handler, origins []string) http.Handler {
 	if len(origins) == 0 {
 		return h
@@ -177,7 +180,7 @@ func WithCORS(h http.Handler, origins []string) http.Handler {
 	c := cors.New(cors.Options{
 		AllowedOrigins: origins,
 		AllowedMethods: connectcors.AllowedMethods(),
-		AllowedHeaders: append(connectcors.AllowedHeaders(), "Authorization"),
+		AllowedHeaders: append(connectcors.AllowedHeaders(), "Authorization", affinity.Header),
 		ExposedHeaders: connectcors.ExposedHeaders(),
 		MaxAge:         int((2 * time.Hour).Seconds()),
 	})

@@ -402,7 +402,7 @@ func TestCORS(t *testing.T) {
 			grpcservetest.BaseURL+lobbyv1.LobbyService_GetStats_FullMethodName, nil)
 		req.Header.Set("Origin", origin)
 		req.Header.Set("Access-Control-Request-Method", "POST")
-		req.Header.Set("Access-Control-Request-Headers", "authorization,connect-protocol-version,content-type") // sorted, as browsers send it
+		req.Header.Set("Access-Control-Request-Headers", "authorization,connect-protocol-version,content-type,tabuleiro-match-id") // sorted, as browsers send it
 		resp, err := f.srv.HTTPClient(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -425,7 +425,7 @@ func TestCORS(t *testing.T) {
 			t.Errorf("preflight from an allowed origin: Access-Control-Allow-Origin %q", got)
 		}
 		allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
-		for _, h := range []string{"authorization", "content-type", "connect-protocol-version"} {
+		for _, h := range []string{"authorization", "content-type", "connect-protocol-version", "tabuleiro-match-id"} {
 			if !strings.Contains(allowed, h) {
 				t.Errorf("preflight allows headers %q, not %s", allowed, h)
 			}
