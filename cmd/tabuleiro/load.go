@@ -85,6 +85,7 @@ func newLoadCommand(e *env) *cobra.Command {
 	fl.IntVar(&cfg.MaxGames, "max-games", 0, "stop queuing after this many games (0: no limit)")
 	fl.Int64Var(&baseMS, "base-ms", 0, "clock base per seat in ms (0: the variant's default)")
 	fl.Uint64Var(&cfg.Seed, "seed", 1, "seed of the players' choices")
+	fl.BoolVar(&cfg.MatchAffinity, "affinity", false, "both seats of a match play on the same --match address, chosen by the match id, as the edge's match affinity does (the Play streams name their match in the tabuleiro-match-id header either way)")
 	fl.IntVar(&cfg.ConnsPerAddr, "conns", 0, "gRPC connections per address (0: enough for every player's stream, 48 a connection)")
 	fl.StringSliceVar(&allow, "allow-errors", nil, "status codes that do not fail the run (e.g. Unavailable,Aborted)")
 	return c

@@ -35,6 +35,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/affinity"
 	"tabuleiro.dev/pkg/platform/auth"
 )
 
@@ -578,7 +579,7 @@ func (r *runner) play(ctx context.Context, i int, player, matchID string, seat g
 
 // stream runs one Play stream; ended reports that the game is over.
 func (r *runner) stream(ctx context.Context, c matchv1.MatchServiceClient, g *seatGame, rng *rand.Rand) (ended bool, err error) {
-	sctx, cancel := context.WithCancel(ctx)
+	sctx, cancel := context.WithCancel(affinity.Context(ctx, g.log.MatchID))
 	defer cancel()
 	s, err := c.Play(sctx)
 	if err != nil {
