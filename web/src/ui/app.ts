@@ -16,7 +16,7 @@ import { inviteCode, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { ALREADY_PLAYING, busyMatch } from "../messages";
-import { clear, h, hideToast, svg, toast } from "./dom";
+import { clear, h, hideToast, scrollWithin, svg, toast } from "./dom";
 import { GameScreen, seatParts, type Origin } from "./game";
 import { rulesScreen } from "./rules";
 
@@ -814,7 +814,11 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     strip(under, bottom);
     counter.textContent = `Ply ${at} of ${views.length - 1}`;
     for (const b of moves.querySelectorAll("button")) b.classList.toggle("on", Number(b.dataset.ply) === at);
-    moves.querySelector<HTMLElement>("button.on")?.scrollIntoView({ block: "nearest" });
+    // The list scrolls to the ply, the page does not: on a phone the list
+    // is below the board, and scrollIntoView would scroll the page down
+    // under the sticky header (the replay opens at its top, as the game does).
+    const on = moves.querySelector<HTMLElement>("button.on");
+    if (on) scrollWithin(moves, on);
   };
   const goTo = (n: number) => { at = Math.max(0, Math.min(views.length - 1, n)); show(); };
   for (const row of moveRows(rec.plies)) {
