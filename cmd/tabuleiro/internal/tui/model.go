@@ -481,6 +481,17 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 			// the exception, and the next turn may be the other player's
 			// at this keyboard.
 			m.status, m.wallMode, m.wallStart = "", false, false
+			if n := pp.GetPly().GetNotation(); m.view.GetQuoridor() != nil && (strings.HasSuffix(n, "h") || strings.HasSuffix(n, "v")) {
+				// A wall placed: the square cursor goes back to the pawn
+				// that is selected next (the player's own; at one
+				// keyboard, the pawn of the seat to move), not the
+				// wall's anchor, where Enter would act on another square.
+				s := pp.GetPly().GetSeat()
+				if m.local() {
+					s = m.view.GetToMove()
+				}
+				m.cursor = m.pawn(s)
+			}
 		} else if m.reminder == "" {
 			// While the reminder is up (an opponent who moves first,
 			// before the person's first key), the board and the move

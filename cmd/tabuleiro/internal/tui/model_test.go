@@ -674,3 +674,26 @@ func TestWallModeStartsOnALegalWall(t *testing.T) {
 	d.key("esc", "down", "w", "r")
 	d.waitText("wall e1v: cannot be placed")
 }
+
+// A wall placed with the keys puts the square cursor back on the pawn (the
+// pawn shows as selected, and Enter acts where the cursor is): it does not
+// stay on the wall's anchor square.
+func TestCursorBackOnPawnAfterWall(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8", "d8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key(":e2", "enter")
+	d.waitText("black played e8")
+	d.key("w")
+	d.wallTo(wall{square{4, 6}, true}) // e7h
+	d.key("enter")
+	d.waitText("black played d8")
+	d.waitFor("the cursor back on the pawn (e2)", func(string) bool {
+		m := d.m.(Model)
+		return !m.wallMode && m.cursor == square{4, 1}
+	})
+	if got := d.m.(Model).cursor; got != (square{4, 1}) {
+		t.Errorf("cursor on %s after the wall, want the pawn's e2:\n%s", got, d.screen())
+	}
+}
