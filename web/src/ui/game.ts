@@ -9,7 +9,7 @@ import { api, errorText, ConnectError, Code } from "../api";
 import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
-import { firstPlyWarning, wallHint } from "../hints";
+import { firstPlyWarning, legalWallHint, wallHint } from "../hints";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { BanqiCell, GameView } from "../gen/tabuleiro/game/v1/view_pb";
@@ -644,10 +644,13 @@ export class GameScreen {
     if (this.actingSeat !== undefined) {
       if (v.game === Game.QUORIDOR) {
         t = wallHint(this.wallMode, this.touch);
-        // A wall that cannot go where it is shown says why, in the hint's place.
-        const bad = this.cursorVerdict?.state === "invalid" ? this.cursorVerdict
-          : this.preview?.state === "invalid" ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall) } : undefined;
-        if (bad) refused = bad.reason ? refusalText(`Wall ${bad.name}`, bad.reason) : `Wall ${bad.name} cannot go there.`;
+        // The wall shown (the pointer's preview, else the keys' cursor) is
+        // named: one that can go there with how to place it, one that
+        // cannot with why, in the hint's place.
+        const shown = this.preview ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall), state: this.preview.state, how: this.touch ? "tap" as const : "click" as const }
+          : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
+        if (shown?.state === "invalid") refused = shown.reason ? refusalText(`Wall ${shown.name}`, shown.reason) : `Wall ${shown.name} cannot go there.`;
+        else if (shown?.state === "valid") t = legalWallHint(shown.name, shown.how);
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
       if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds run out, or the game is called off.";
@@ -797,9 +800,10 @@ export class GameScreen {
     });
     b.addEventListener("pointermove", (e) => this.onPointerMove(e));
     b.addEventListener("pointerleave", (e) => {
-      // Only a mouse leaving clears its hover preview: a finger "leaves"
-      // after every tap, and its preview waits for the second tap.
-      if (e.pointerType === "mouse" && this.preview && !this.wallMode) {
+      // Only a mouse leaving clears its hover preview (with the Wall button
+      // on or off): a finger "leaves" after every tap, and its preview
+      // waits for the second tap.
+      if (e.pointerType === "mouse" && this.preview) {
         this.preview = undefined;
         this.render();
       }
@@ -831,13 +835,18 @@ export class GameScreen {
     return pointerWall(l, p.x, p.y, this.orientation, strict, this.preview?.wall, 1.5 * p.px);
   }
 
+  /**
+   * onPointerMove previews the wall under the mouse, with the Wall button
+   * on or off alike (on, anywhere on the board picks the nearest groove;
+   * off, only a groove does): one click then places the wall drawn.
+   */
   private onPointerMove(e: PointerEvent): void {
     const v = this.view;
-    if (!v || v.game !== Game.QUORIDOR || this.actingSeat === undefined || e.pointerType !== "mouse" || this.wallMode) return;
+    if (!v || v.game !== Game.QUORIDOR || this.actingSeat === undefined || e.pointerType !== "mouse") return;
     const p = this.point(e);
     if (!p) return;
     const l = layoutFor(v, this.flipped);
-    const w = this.wallAtPointer(l, p, true);
+    const w = this.wallAtPointer(l, p, !this.wallMode);
     if (!w) {
       if (this.preview) {
         this.preview = undefined;
