@@ -29,7 +29,7 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText } from "../notation";
+import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText, yourPawn } from "../notation";
 import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, clearError, h, svg, toast } from "./dom";
@@ -649,7 +649,7 @@ export class GameScreen {
         // cannot with why, in the hint's place.
         const shown = this.preview ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall), state: this.preview.state, how: this.touch ? "tap" as const : "click" as const }
           : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
-        if (shown?.state === "invalid") refused = shown.reason ? refusalText(`Wall ${shown.name}`, shown.reason) : `Wall ${shown.name} cannot go there.`;
+        if (shown?.state === "invalid") refused = shown.reason ? refusalText(`Wall ${shown.name}`, shown.reason, this.actingSeat) : `Wall ${shown.name} cannot go there.`;
         else if (shown?.state === "valid") t = legalWallHint(shown.name, shown.how);
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
@@ -894,7 +894,7 @@ export class GameScreen {
     const name = wallName(w);
     const c = this.checks.get(`${this.view!.plyCount}:${name}`);
     if (c && !c.legal) {
-      toast(c.reason ? refusalText(`Wall ${name}`, c.reason) : `Wall ${name} cannot go there.`, "error");
+      toast(c.reason ? refusalText(`Wall ${name}`, c.reason, this.actingSeat) : `Wall ${name} cannot go there.`, "error");
       return;
     }
     void this.submit(name, `Wall ${name}`);
@@ -1110,7 +1110,7 @@ export class GameScreen {
       /* said without the server's reason */
     }
     const pick = this.destinations.length ? " Pick one of the dots." : "";
-    toast(reason ? `${refusalText(what, reason)}.${pick}` : `${what} is not a legal ply.${pick}`, "error");
+    toast(reason ? `${refusalText(what, reason, acting)}.${pick}` : `${what} is not a legal ply.${pick}`, "error");
   }
 
   private async select(sq: string, announce: boolean): Promise<void> {
@@ -1180,7 +1180,7 @@ export class GameScreen {
         }
       }
     } catch (err) {
-      toast(what ? refusalText(what, errorText(err)) : errorText(err), "error");
+      toast(what ? refusalText(what, errorText(err), acting) : yourPawn(errorText(err), acting), "error");
       this.resetSelection();
       this.render();
       void this.autoSelect();

@@ -697,3 +697,25 @@ func TestCursorBackOnPawnAfterWall(t *testing.T) {
 		t.Errorf("cursor on %s after the wall, want the pawn's e2:\n%s", got, d.screen())
 	}
 }
+
+// A wall that would shut the player's own pawn in is refused in the
+// player's words: "your pawn", not the engine's "white's pawn" (which the
+// engine keeps for everyone else), in the preview and on Enter.
+func TestRefusalSaysYourPawn(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8", "e7")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key(":d1v", "enter")
+	d.waitText("black played e8")
+	d.key(":e1h", "enter")
+	d.waitText("black played e7")
+	d.key("w")
+	d.wallTo(wall{square{5, 0}, false})                                      // f1v: e1 and f1 boxed in
+	d.waitText("wall f1v: cannot be placed, the wall would leave your pawn") // (the line wraps after it)
+	d.key("esc", ":f1v", "enter")
+	d.waitText("f1v refused: the wall would leave your pawn")
+	if strings.Contains(d.screen(), "white's pawn") {
+		t.Errorf("the player's own pawn is called white's:\n%s", d.screen())
+	}
+}
