@@ -6,7 +6,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { clickHere, pointWall, startBot, waitTurn, walls } from "./play";
+import { boxOf, clickHere, clickSquare, destinations, pointWall, startBot, waitTurn, walls } from "./play";
+import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 
 let browser: Browser;
 let server: Server;
@@ -67,5 +68,65 @@ test("with the Wall button on, the mouse previews the wall under it and one clic
   await hintIs(page, `Wall ${await cursor.getAttribute("data-wall")}: Enter to place it.`);
   await page.click("#resign");
   await page.click("#resign-confirm");
+  await ctx.close();
+});
+
+/** playOne plays the first legal destination of the seat to move (Quoridor: a pawn step). */
+async function playOne(page: Page): Promise<void> {
+  const info = await waitTurn(page);
+  await page.waitForSelector(".board-box circle.dest");
+  const ds = await destinations(page);
+  await clickSquare(page, Game.QUORIDOR, ds[0], info.flipped);
+  await waitPly(page, info.plyCount);
+}
+
+/** lines is how many lines of text an element's words take. */
+async function lines(page: Page, sel: string): Promise<number> {
+  return page.locator(sel).evaluate((el) => {
+    const r = document.createRange();
+    r.selectNodeContents(el);
+    const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+    return tops.size;
+  });
+}
+
+test("on a phone the player bars keep 'to move' and 'away · 30 days to return' on a line each, and show the bot's level with its rating, in the game and the replay", async () => {
+  const player = await newPlayer(browser, server.url);
+  await signIn(player.page, "Gone Away");
+  const matchId = await startBot(player.page, "Quoridor", { seat: "White (first)" });
+  await playOne(player.page);
+  await waitTurn(player.page);
+  await player.ctx.close();
+  const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
+  await signIn(page, "Pocket Four");
+  await page.goto(`${server.url}/#/watch/${matchId}`);
+  await page.waitForFunction(() => /to return$/.test(document.querySelector(".strip.turn .away")?.textContent ?? ""));
+  await shot(page, "61-phone-bars-away");
+  assert.equal(await lines(page, ".strip.turn .clock.none"), 1, "'to move' is on one line");
+  assert.equal(await lines(page, ".strip.turn .away"), 1, "'away · 30 days to return' is on one line");
+  for (const sel of [".strip.turn .clock.none", ".strip.turn .away", ".strip.turn .pname"]) {
+    const b = await boxOf(page.locator(sel), sel);
+    assert.ok(b.x >= 0 && b.x + b.width <= 390, `${sel} is on the screen (${b.x}+${b.width})`);
+  }
+  const badge = page.locator(".strip .badge", { hasText: "bot ·" });
+  assert.ok(await badge.isVisible(), "the bot's badge shows on a phone");
+  assert.equal((await badge.textContent())?.trim(), "bot · Easy · 0");
+  const bb = await boxOf(badge, "the bot's badge");
+  assert.ok(bb.x >= 0 && bb.x + bb.width <= 390, `the badge is on the screen (${bb.x}+${bb.width})`);
+  const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
+  assert.ok(widths.doc <= widths.view, `the page is no wider than the screen (${widths.doc} > ${widths.view})`);
+  // The replay's badge says the same.
+  await page.goto(`${server.url}/#/play`);
+  await startBot(page, "Quoridor", { seat: "White (first)" });
+  await playOne(page);
+  await waitTurn(page);
+  await page.tap("#resign");
+  await page.tap("#resign-confirm");
+  await page.tap(".result-card a:has-text('Replay')");
+  await page.waitForSelector(".replay-nav");
+  const rb = page.locator(".strip .badge", { hasText: "bot ·" });
+  await rb.waitFor();
+  assert.equal((await rb.textContent())?.trim(), "bot · Easy · 0", "the replay's badge has the rating");
+  await shot(page, "62-phone-replay-badge");
   await ctx.close();
 });

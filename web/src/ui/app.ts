@@ -787,6 +787,12 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     }
   }
   const s = rec.summary!;
+  // A bot's badge names its level with its ladder rating, as in the live game.
+  const variant = (await variants().catch(() => [] as Variant[])).find((v) => v.game === s.game && v.id === s.variant);
+  const botBadge = (l: BotLevel) => {
+    const r = levelRating(variant, l);
+    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, `bot · ${levelLabel(l, r)}`);
+  };
   const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
   let at = views.length - 1;
   const flipped = s.yourSeat === Seat.SECOND && s.game !== Game.BANQI;
@@ -802,7 +808,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, p?.displayName ?? "—"),
       seat === s.yourSeat ? h("span", { class: "you" }, "you") : false,
       p?.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
-      p && p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false), extra);
+      p && p.botLevel !== BotLevel.UNSPECIFIED ? botBadge(p.botLevel) : false), extra);
   };
   const boardBox = h("div", { class: "board-box" });
   const moves = h("ol", { class: "moves", "aria-label": "Moves" });
