@@ -130,3 +130,24 @@ test("on a phone the player bars keep 'to move' and 'away · 30 days to return' 
   await shot(page, "62-phone-replay-badge");
   await ctx.close();
 });
+
+test("at a game's end the result dialog is open without a 'Show result' button beside it; closed, the button brings it back", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Finisher");
+  await startBot(page, "Quoridor", { seat: "White (first)" });
+  await playOne(page);
+  await waitTurn(page);
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await page.waitForSelector(".result-card");
+  await shot(page, "63-result-open");
+  assert.equal(await page.locator(".game-actions button:has-text('Show result')").count(), 0, "no 'Show result' while the result shows");
+  await page.click(".result-card button:has-text('Close')");
+  await page.waitForSelector(".result-overlay", { state: "hidden" });
+  const again = page.locator(".game-actions button:has-text('Show result')");
+  await again.waitFor();
+  await again.click();
+  await page.waitForSelector(".result-card");
+  assert.equal(await page.locator(".game-actions button:has-text('Show result')").count(), 0, "shown again, the button goes again");
+  await ctx.close();
+});

@@ -588,7 +588,8 @@ export class GameScreen {
       return;
     }
     if (m.status === MatchStatus.FINISHED) {
-      a.append(h("button", { onclick: () => this.showResult(true) }, "Show result"));
+      // The way back to the result once its dialog is closed: not beside the open dialog.
+      if (this.els.overlay.hidden) a.append(h("button", { id: "show-result", onclick: () => this.showResult(true) }, "Show result"));
       return;
     }
     if (this.superseded) return; // the tab that took the game over resigns or offers draws, not this one
@@ -697,8 +698,9 @@ export class GameScreen {
           origin?.opponent === "queue" ? "Find another" : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? "Play again" : "Rematch") : false,
         m.plies.length ? h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay") : false,
         h("a", { class: "button", href: "#/play" }, "New game"),
-        h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close")),
+        h("button", { class: "link", id: "close-result", onclick: () => { o.hidden = true; this.renderActions(); } }, "Close")),
       h("p", { class: "rematch-note muted small", "aria-live": "polite" })));
+    this.renderActions(); // no "Show result" while the result shows
     if (!this.rematchWatched) {
       this.rematchWatched = true;
       void this.watchRematch(origin);
