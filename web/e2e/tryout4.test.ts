@@ -151,3 +151,19 @@ test("at a game's end the result dialog is open without a 'Show result' button b
   assert.equal(await page.locator(".game-actions button:has-text('Show result')").count(), 0, "shown again, the button goes again");
   await ctx.close();
 });
+
+test("a signed-out visitor opening the Watch page is asked for a name to watch games, and goes on to them", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  ctx.setDefaultTimeout(120_000);
+  const page = await ctx.newPage();
+  await page.goto(`${server.url}/#/watch`);
+  await page.waitForSelector("#name");
+  assert.equal(await page.locator("form.signin label[for=name]").textContent(), "Choose a name to watch games as a guest");
+  assert.equal(await page.locator("form.signin button[type=submit]").textContent(), "Watch games");
+  await shot(page, "64-watch-signed-out");
+  await page.fill("#name", "Looker On");
+  await page.click("form.signin button[type=submit]");
+  await page.waitForSelector("#live-list");
+  assert.match(page.url(), /#\/watch$/);
+  await ctx.close();
+});

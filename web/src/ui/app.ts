@@ -195,7 +195,9 @@ function signInScreen(target: string): void {
   // An invite link (#/join/CODE) names the game it opens: say so, and go on to it.
   const invite = inviteCode(target);
   // So does a game's link (#/game/ID): a new guest watches it.
-  const watching = !invite && /^#\/game\/[^/?]+/.test(target);
+  const watching = !invite && /^#\/(game|watch)\/[^/?]+/.test(target);
+  // And the Watch page's link (#/watch): the guest watches the live games.
+  const watchList = !invite && !watching && /^#\/watch\/?(\?|$)/.test(target);
   // The page checks the name by the lobby's rule (names.ts) and says what
   // is wrong under the field; the browser's own bubble is off (novalidate),
   // so that the two never cover each other.
@@ -226,8 +228,10 @@ function signInScreen(target: string): void {
       err.textContent = e2 instanceof ConnectError && e2.code === Code.InvalidArgument ? nameRefusal(text) : text;
     }
   } },
-  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : watching ? "Choose a name to watch as a guest" : "Choose a name to play as a guest"),
-  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : watching ? "watch-game" : undefined }, invite ? "Join the game" : watching ? "Watch the game" : "Play")),
+  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : watching ? "Choose a name to watch as a guest"
+    : watchList ? "Choose a name to watch games as a guest" : "Choose a name to play as a guest"),
+  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : watching ? "watch-game" : watchList ? "watch-games" : undefined },
+    invite ? "Join the game" : watching ? "Watch the game" : watchList ? "Watch games" : "Play")),
   err);
   frame(undefined, h("section", { class: "hero" },
     h("div", { class: "hero-text" },
