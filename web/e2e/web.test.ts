@@ -531,6 +531,41 @@ test("on a phone, a wall goes down with the Wall button and two taps", async () 
     break;
   }
   assert.ok(second, "a wall placed by two taps without the Wall button");
+  // The replay opens at its top, as the game does: the opponent's bar and
+  // the board's top row are not under the sticky header, whether it is
+  // opened from History or loaded by its link.
+  // A record long enough that its move list ends below the first screen.
+  const matchId = page.url().split("/").pop()!;
+  for (;;) {
+    const now = await waitTurn(page);
+    if (now.finished || now.plyCount >= 18) break;
+    await page.waitForSelector(".board-box circle.dest");
+    const ds = await destinations(page);
+    await clickSquare(page, Game.QUORIDOR, ds[ds.length - 1], now.flipped);
+    await waitPly(page, now.plyCount);
+  }
+  if (!(await boardInfo(page)).finished) {
+    await page.tap("#resign");
+    await page.tap("#resign-confirm");
+  }
+  await page.waitForSelector(".result-card");
+  await page.tap("nav a[href='#/history']");
+  await page.tap(`a[href='#/replay/${matchId}']`);
+  for (const how of ["from History", "by its link"]) {
+    if (how === "by its link") {
+      await page.goto(`${server.url}/#/replay/${matchId}`);
+      await page.reload();
+    }
+    await page.waitForSelector(".replay-nav");
+    await page.waitForSelector(".moves button.ply.on");
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+    const y = await page.evaluate(() => window.scrollY);
+    const header = await boxOf(page.locator("header.top"), "the header");
+    const top = await boxOf(page.locator(".top-strip"), "the opponent's bar");
+    await shot(page, `27b-phone-replay-${how === "from History" ? "history" : "link"}`);
+    assert.equal(y, 0, `the replay opened ${how} is at its top (scrolled ${y} px)`);
+    assert.ok(top.y >= header.y + header.height - 0.5, `the opponent's bar is below the header (${top.y} < ${header.y + header.height}), opened ${how}`);
+  }
   await ctx.close();
 });
 

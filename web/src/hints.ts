@@ -12,10 +12,20 @@ import { MatchStatus } from "./gen/tabuleiro/match/v1/match_pb";
  * (a keyboard is there too).
  */
 export function wallHint(wallMode: boolean, touch: boolean): string {
-  if (wallMode) return touch ? "Tap where the wall goes, then tap it again to place it." : "Click where the wall goes, then click it again to place it (or arrows to move it, R to turn it, Enter to place it).";
+  if (wallMode) return touch ? "Tap where the wall goes, then tap it again to place it." : "Click where the wall goes to place it (or arrows to move it, R to turn it, Enter to place it).";
   return touch
     ? "Move your pawn to a dot, or tap between squares twice to place a wall."
     : "Move your pawn to a dot, or click between squares to place a wall (or arrows and Enter; W for walls).";
+}
+
+/**
+ * legalWallHint names a wall shown that can be placed, and how to place it:
+ * a mouse's preview takes one click, a finger's a second tap, the keys'
+ * cursor Enter (the terminal says "wall e3h: can be placed").
+ */
+export function legalWallHint(name: string, how: "click" | "tap" | "key"): string {
+  const act = how === "click" ? "click to place it" : how === "tap" ? "tap it again to place it" : "Enter to place it";
+  return `Wall ${name}: ${act}.`;
 }
 
 /** FIRST_PLY_WARN_MS: a first-ply deadline further off than this is not worth a warning. */

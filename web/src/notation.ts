@@ -291,7 +291,19 @@ export function timeControlText(tc: { baseMs: bigint; incrementMs: bigint } | un
  * ("illegal ply e3h: …", 'ply "e3h": …'), which is dropped, as the
  * terminal does.
  */
-export function refusalText(what: string, reason: string): string {
-  const r = reason.replace(/^(illegal ply [^ :]*: |ply "[^"]*": )/, "").replace(/^invalid argument: /, "");
+export function refusalText(what: string, reason: string, you: Seat = Seat.UNSPECIFIED): string {
+  const r = yourPawn(reason.replace(/^(illegal ply [^ :]*: |ply "[^"]*": )/, "").replace(/^invalid argument: /, ""), you);
   return what ? `${what}: ${r}` : r;
+}
+
+/**
+ * yourPawn says "your pawn" for the viewer's own Quoridor pawn in a reason
+ * the engine words for everyone ("the wall would leave white's pawn on e1
+ * no path to rank 9"): that text is shared (spectators, the server's logs,
+ * the terminal), so only the display changes it. you is the seat whose
+ * player reads it (UNSPECIFIED: nobody's, the reason as it is).
+ */
+export function yourPawn(reason: string, you: Seat): string {
+  const colour = you === Seat.FIRST ? "white" : you === Seat.SECOND ? "black" : "";
+  return colour ? reason.replace(new RegExp(`\\b${colour}'s pawn\\b`, "gi"), "your pawn") : reason;
 }

@@ -82,3 +82,11 @@ test("bot levels are labelled with their ladder rating in the variant, when meas
   assert.equal(levelTitle(undefined), "");
   assert.equal(levelLabel(BotLevel.HARD, levelRating(undefined, BotLevel.HARD)), "Hard");
 });
+
+test("a refusal that names the viewer's own pawn says 'your pawn'; the other pawn, or nobody's view, keeps its colour", () => {
+  const reason = "illegal ply e2h: the wall would leave white's pawn on e1 no path to rank 9 (Q3.4)";
+  assert.equal(refusalText("Wall e2h", reason, Seat.FIRST), "Wall e2h: the wall would leave your pawn on e1 no path to rank 9 (Q3.4)");
+  assert.equal(refusalText("Wall e2h", reason, Seat.SECOND), "Wall e2h: the wall would leave white's pawn on e1 no path to rank 9 (Q3.4)");
+  assert.equal(refusalText("Wall e2h", reason), "Wall e2h: the wall would leave white's pawn on e1 no path to rank 9 (Q3.4)");
+  assert.equal(refusalText("Wall d8h", "the wall would leave black's pawn on e9 no path to rank 1 (Q3.4)", Seat.SECOND), "Wall d8h: the wall would leave your pawn on e9 no path to rank 1 (Q3.4)");
+});

@@ -16,7 +16,7 @@ import { inviteCode, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { ALREADY_PLAYING, busyMatch } from "../messages";
-import { clear, h, hideToast, svg, toast } from "./dom";
+import { clear, h, hideToast, scrollWithin, svg, toast } from "./dom";
 import { GameScreen, seatParts, type Origin } from "./game";
 import { rulesScreen } from "./rules";
 
@@ -195,7 +195,9 @@ function signInScreen(target: string): void {
   // An invite link (#/join/CODE) names the game it opens: say so, and go on to it.
   const invite = inviteCode(target);
   // So does a game's link (#/game/ID): a new guest watches it.
-  const watching = !invite && /^#\/game\/[^/?]+/.test(target);
+  const watching = !invite && /^#\/(game|watch)\/[^/?]+/.test(target);
+  // And the Watch page's link (#/watch): the guest watches the live games.
+  const watchList = !invite && !watching && /^#\/watch\/?(\?|$)/.test(target);
   // The page checks the name by the lobby's rule (names.ts) and says what
   // is wrong under the field; the browser's own bubble is off (novalidate),
   // so that the two never cover each other.
@@ -226,8 +228,10 @@ function signInScreen(target: string): void {
       err.textContent = e2 instanceof ConnectError && e2.code === Code.InvalidArgument ? nameRefusal(text) : text;
     }
   } },
-  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : watching ? "Choose a name to watch as a guest" : "Choose a name to play as a guest"),
-  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : watching ? "watch-game" : undefined }, invite ? "Join the game" : watching ? "Watch the game" : "Play")),
+  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : watching ? "Choose a name to watch as a guest"
+    : watchList ? "Choose a name to watch games as a guest" : "Choose a name to play as a guest"),
+  h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : watching ? "watch-game" : watchList ? "watch-games" : undefined },
+    invite ? "Join the game" : watching ? "Watch the game" : watchList ? "Watch games" : "Play")),
   err);
   frame(undefined, h("section", { class: "hero" },
     h("div", { class: "hero-text" },
@@ -787,6 +791,12 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     }
   }
   const s = rec.summary!;
+  // A bot's badge names its level with its ladder rating, as in the live game.
+  const variant = (await variants().catch(() => [] as Variant[])).find((v) => v.game === s.game && v.id === s.variant);
+  const botBadge = (l: BotLevel) => {
+    const r = levelRating(variant, l);
+    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, `bot · ${levelLabel(l, r)}`);
+  };
   const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
   let at = views.length - 1;
   const flipped = s.yourSeat === Seat.SECOND && s.game !== Game.BANQI;
@@ -802,7 +812,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, p?.displayName ?? "—"),
       seat === s.yourSeat ? h("span", { class: "you" }, "you") : false,
       p?.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
-      p && p.botLevel !== BotLevel.UNSPECIFIED ? h("span", { class: "badge" }, `bot · ${levelName(p.botLevel)}`) : false), extra);
+      p && p.botLevel !== BotLevel.UNSPECIFIED ? botBadge(p.botLevel) : false), extra);
   };
   const boardBox = h("div", { class: "board-box" });
   const moves = h("ol", { class: "moves", "aria-label": "Moves" });
@@ -814,7 +824,11 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     strip(under, bottom);
     counter.textContent = `Ply ${at} of ${views.length - 1}`;
     for (const b of moves.querySelectorAll("button")) b.classList.toggle("on", Number(b.dataset.ply) === at);
-    moves.querySelector<HTMLElement>("button.on")?.scrollIntoView({ block: "nearest" });
+    // The list scrolls to the ply, the page does not: on a phone the list
+    // is below the board, and scrollIntoView would scroll the page down
+    // under the sticky header (the replay opens at its top, as the game does).
+    const on = moves.querySelector<HTMLElement>("button.on");
+    if (on) scrollWithin(moves, on);
   };
   const goTo = (n: number) => { at = Math.max(0, Math.min(views.length - 1, n)); show(); };
   for (const row of moveRows(rec.plies)) {

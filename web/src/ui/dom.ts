@@ -31,6 +31,14 @@ export function svg(markup: string): Element {
   return t.content.firstElementChild!;
 }
 
+/** scrollWithin scrolls a list (overflow: auto) so that its item el is in view, moving nothing else on the page. */
+export function scrollWithin(list: HTMLElement, el: HTMLElement): void {
+  const l = list.getBoundingClientRect();
+  const e = el.getBoundingClientRect();
+  if (e.top < l.top) list.scrollTop -= l.top - e.top;
+  else if (e.bottom > l.bottom) list.scrollTop += e.bottom - l.bottom;
+}
+
 export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
 }

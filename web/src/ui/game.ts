@@ -9,7 +9,7 @@ import { api, errorText, matchHeaders, ConnectError, Code } from "../api";
 import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
-import { firstPlyWarning, wallHint } from "../hints";
+import { firstPlyWarning, legalWallHint, wallHint } from "../hints";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { BanqiCell, GameView } from "../gen/tabuleiro/game/v1/view_pb";
@@ -29,7 +29,7 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText } from "../notation";
+import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText, yourPawn } from "../notation";
 import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, clearError, h, svg, toast } from "./dom";
@@ -588,7 +588,8 @@ export class GameScreen {
       return;
     }
     if (m.status === MatchStatus.FINISHED) {
-      a.append(h("button", { onclick: () => this.showResult(true) }, "Show result"));
+      // The way back to the result once its dialog is closed: not beside the open dialog.
+      if (this.els.overlay.hidden) a.append(h("button", { id: "show-result", onclick: () => this.showResult(true) }, "Show result"));
       return;
     }
     if (this.superseded) return; // the tab that took the game over resigns or offers draws, not this one
@@ -644,10 +645,13 @@ export class GameScreen {
     if (this.actingSeat !== undefined) {
       if (v.game === Game.QUORIDOR) {
         t = wallHint(this.wallMode, this.touch);
-        // A wall that cannot go where it is shown says why, in the hint's place.
-        const bad = this.cursorVerdict?.state === "invalid" ? this.cursorVerdict
-          : this.preview?.state === "invalid" ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall) } : undefined;
-        if (bad) refused = bad.reason ? refusalText(`Wall ${bad.name}`, bad.reason) : `Wall ${bad.name} cannot go there.`;
+        // The wall shown (the pointer's preview, else the keys' cursor) is
+        // named: one that can go there with how to place it, one that
+        // cannot with why, in the hint's place.
+        const shown = this.preview ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall), state: this.preview.state, how: this.touch ? "tap" as const : "click" as const }
+          : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
+        if (shown?.state === "invalid") refused = shown.reason ? refusalText(`Wall ${shown.name}`, shown.reason, this.actingSeat) : `Wall ${shown.name} cannot go there.`;
+        else if (shown?.state === "valid") t = legalWallHint(shown.name, shown.how);
       } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
       if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds run out, or the game is called off.";
@@ -694,8 +698,9 @@ export class GameScreen {
           origin?.opponent === "queue" ? "Find another" : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? "Play again" : "Rematch") : false,
         m.plies.length ? h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay") : false,
         h("a", { class: "button", href: "#/play" }, "New game"),
-        h("button", { class: "link", onclick: () => (o.hidden = true) }, "Close")),
+        h("button", { class: "link", id: "close-result", onclick: () => { o.hidden = true; this.renderActions(); } }, "Close")),
       h("p", { class: "rematch-note muted small", "aria-live": "polite" })));
+    this.renderActions(); // no "Show result" while the result shows
     if (!this.rematchWatched) {
       this.rematchWatched = true;
       void this.watchRematch(origin);
@@ -797,9 +802,10 @@ export class GameScreen {
     });
     b.addEventListener("pointermove", (e) => this.onPointerMove(e));
     b.addEventListener("pointerleave", (e) => {
-      // Only a mouse leaving clears its hover preview: a finger "leaves"
-      // after every tap, and its preview waits for the second tap.
-      if (e.pointerType === "mouse" && this.preview && !this.wallMode) {
+      // Only a mouse leaving clears its hover preview (with the Wall button
+      // on or off): a finger "leaves" after every tap, and its preview
+      // waits for the second tap.
+      if (e.pointerType === "mouse" && this.preview) {
         this.preview = undefined;
         this.render();
       }
@@ -831,13 +837,18 @@ export class GameScreen {
     return pointerWall(l, p.x, p.y, this.orientation, strict, this.preview?.wall, 1.5 * p.px);
   }
 
+  /**
+   * onPointerMove previews the wall under the mouse, with the Wall button
+   * on or off alike (on, anywhere on the board picks the nearest groove;
+   * off, only a groove does): one click then places the wall drawn.
+   */
   private onPointerMove(e: PointerEvent): void {
     const v = this.view;
-    if (!v || v.game !== Game.QUORIDOR || this.actingSeat === undefined || e.pointerType !== "mouse" || this.wallMode) return;
+    if (!v || v.game !== Game.QUORIDOR || this.actingSeat === undefined || e.pointerType !== "mouse") return;
     const p = this.point(e);
     if (!p) return;
     const l = layoutFor(v, this.flipped);
-    const w = this.wallAtPointer(l, p, true);
+    const w = this.wallAtPointer(l, p, !this.wallMode);
     if (!w) {
       if (this.preview) {
         this.preview = undefined;
@@ -885,7 +896,7 @@ export class GameScreen {
     const name = wallName(w);
     const c = this.checks.get(`${this.view!.plyCount}:${name}`);
     if (c && !c.legal) {
-      toast(c.reason ? refusalText(`Wall ${name}`, c.reason) : `Wall ${name} cannot go there.`, "error");
+      toast(c.reason ? refusalText(`Wall ${name}`, c.reason, this.actingSeat) : `Wall ${name} cannot go there.`, "error");
       return;
     }
     void this.submit(name, `Wall ${name}`);
@@ -1101,7 +1112,7 @@ export class GameScreen {
       /* said without the server's reason */
     }
     const pick = this.destinations.length ? " Pick one of the dots." : "";
-    toast(reason ? `${refusalText(what, reason)}.${pick}` : `${what} is not a legal ply.${pick}`, "error");
+    toast(reason ? `${refusalText(what, reason, acting)}.${pick}` : `${what} is not a legal ply.${pick}`, "error");
   }
 
   private async select(sq: string, announce: boolean): Promise<void> {
@@ -1171,7 +1182,7 @@ export class GameScreen {
         }
       }
     } catch (err) {
-      toast(what ? refusalText(what, errorText(err)) : errorText(err), "error");
+      toast(what ? refusalText(what, errorText(err), acting) : yourPawn(errorText(err), acting), "error");
       this.resetSelection();
       this.render();
       void this.autoSelect();

@@ -382,7 +382,7 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 	case r.GetPlyRejected() != nil:
 		pr := r.GetPlyRejected()
 		m.pending = 0
-		m.status = refusal(pr.GetNotation(), pr.GetReason(), pr.GetRule())
+		m.status = m.yourPawn(refusal(pr.GetNotation(), pr.GetReason(), pr.GetRule()))
 		return tea.Batch(next, m.afterChange())
 	case r.GetActionRejected() != nil:
 		m.status = "refused: " + r.GetActionRejected().GetReason()
@@ -481,6 +481,17 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 			// the exception, and the next turn may be the other player's
 			// at this keyboard.
 			m.status, m.wallMode, m.wallStart = "", false, false
+			if n := pp.GetPly().GetNotation(); m.view.GetQuoridor() != nil && (strings.HasSuffix(n, "h") || strings.HasSuffix(n, "v")) {
+				// A wall placed: the square cursor goes back to the pawn
+				// that is selected next (the player's own; at one
+				// keyboard, the pawn of the seat to move), not the
+				// wall's anchor, where Enter would act on another square.
+				s := pp.GetPly().GetSeat()
+				if m.local() {
+					s = m.view.GetToMove()
+				}
+				m.cursor = m.pawn(s)
+			}
 		} else if m.reminder == "" {
 			// While the reminder is up (an opponent who moves first,
 			// before the person's first key), the board and the move
@@ -824,6 +835,23 @@ func reasonText(reason, rule string) string {
 		reason = "not a ply: " + syntaxPrefix.ReplaceAllString(reason, "")
 	}
 	return withRule(reason, rule)
+}
+
+// yourPawn says "your pawn" for the pawn of the seat to move at this
+// keyboard in a reason the engine words for everyone ("the wall would
+// leave white's pawn on e1 no path to rank 9"): the engine's text is
+// shared (spectators, the server's logs, the web client), so only this
+// display changes it.
+func (m *Model) yourPawn(reason string) string {
+	s := m.view.GetToMove()
+	if m.game() != gamev1.Game_GAME_QUORIDOR || !m.mine(s) {
+		return reason
+	}
+	colour := "white"
+	if s == gamev1.Seat_SEAT_SECOND {
+		colour = "black"
+	}
+	return strings.ReplaceAll(reason, colour+"'s pawn", "your pawn")
 }
 
 // withRule appends the rule to a reason that does not name it already.

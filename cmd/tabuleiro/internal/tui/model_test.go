@@ -674,3 +674,48 @@ func TestWallModeStartsOnALegalWall(t *testing.T) {
 	d.key("esc", "down", "w", "r")
 	d.waitText("wall e1v: cannot be placed")
 }
+
+// A wall placed with the keys puts the square cursor back on the pawn (the
+// pawn shows as selected, and Enter acts where the cursor is): it does not
+// stay on the wall's anchor square.
+func TestCursorBackOnPawnAfterWall(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8", "d8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key(":e2", "enter")
+	d.waitText("black played e8")
+	d.key("w")
+	d.wallTo(wall{square{4, 6}, true}) // e7h
+	d.key("enter")
+	d.waitText("black played d8")
+	d.waitFor("the cursor back on the pawn (e2)", func(string) bool {
+		m := d.m.(Model)
+		return !m.wallMode && m.cursor == square{4, 1}
+	})
+	if got := d.m.(Model).cursor; got != (square{4, 1}) {
+		t.Errorf("cursor on %s after the wall, want the pawn's e2:\n%s", got, d.screen())
+	}
+}
+
+// A wall that would shut the player's own pawn in is refused in the
+// player's words: "your pawn", not the engine's "white's pawn" (which the
+// engine keeps for everyone else), in the preview and on Enter.
+func TestRefusalSaysYourPawn(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8", "e7")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key(":d1v", "enter")
+	d.waitText("black played e8")
+	d.key(":e1h", "enter")
+	d.waitText("black played e7")
+	d.key("w")
+	d.wallTo(wall{square{5, 0}, false})                                      // f1v: e1 and f1 boxed in
+	d.waitText("wall f1v: cannot be placed, the wall would leave your pawn") // (the line wraps after it)
+	d.key("esc", ":f1v", "enter")
+	d.waitText("f1v refused: the wall would leave your pawn")
+	if strings.Contains(d.screen(), "white's pawn") {
+		t.Errorf("the player's own pawn is called white's:\n%s", d.screen())
+	}
+}

@@ -255,7 +255,7 @@ func (m *Model) turnLine() string {
 		case m.check.GetLegal():
 			who += " · wall " + w.String() + ": can be placed"
 		default:
-			who += " · wall " + w.String() + ": cannot be placed, " + reasonText(m.check.GetReason(), m.check.GetRule())
+			who += " · wall " + w.String() + ": cannot be placed, " + m.yourPawn(reasonText(m.check.GetReason(), m.check.GetRule()))
 		}
 	}
 	return who
