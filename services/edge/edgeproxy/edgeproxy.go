@@ -359,15 +359,21 @@ func (p *pool) serving(ctx context.Context, addr, host string) bool {
 	return err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING
 }
 
+// candidates are the backends a call may go to: the healthy ones, or all
+// when none is (a health outage must not close the edge).
+func (p *pool) candidates() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.healthy) == 0 {
+		return p.all
+	}
+	return p.healthy
+}
+
 // next returns the next backend round-robin, preferring healthy ones and
 // skipping not; ok is false when none resolves.
 func (p *pool) next(not string) (string, bool) {
-	p.mu.Lock()
-	set := p.healthy
-	if len(set) == 0 {
-		set = p.all
-	}
-	p.mu.Unlock()
+	set := p.candidates()
 	if len(set) == 0 {
 		return "", false
 	}
@@ -385,12 +391,7 @@ func (p *pool) next(not string) (string, bool) {
 // the set stays, and a backend that leaves or joins moves only its share
 // of the keys.
 func (p *pool) pick(key string) (string, bool) {
-	p.mu.Lock()
-	set := p.healthy
-	if len(set) == 0 {
-		set = p.all
-	}
-	p.mu.Unlock()
+	set := p.candidates()
 	if len(set) == 0 {
 		return "", false
 	}
