@@ -30,6 +30,8 @@ export interface BoardState {
   flipped: boolean;
   selected?: string;
   destinations?: string[];
+  /** losing are the destinations that lose the game at once (Corners, C5.2): drawn as warning dots. */
+  losing?: string[];
   /** lastFrom is the square the last ply started from, when the client knows it (a Quoridor pawn's). */
   lastFrom?: string;
   preview?: { wall: Wall; state: PreviewState };
@@ -167,7 +169,9 @@ function dots(st: BoardState, l: Layout, occupied: Set<string>): string {
     const sq = parseSquare(d);
     if (!sq) continue;
     const c = squareCenter(l, sq);
-    s += occupied.has(d)
+    s += st.losing?.includes(d)
+      ? `<circle class="dest lose" data-dest="${d}" cx="${c.x}" cy="${c.y}" r="${l.cell * 0.2}" fill="#d9480f" stroke="#fff3e0" stroke-width="${l.cell * 0.04}"><title>Back in your own home after the deadline: this loses the game</title></circle>`
+      : occupied.has(d)
       ? `<circle class="dest capture" data-dest="${d}" cx="${c.x}" cy="${c.y}" r="${l.cell * 0.44}" fill="none" stroke="rgba(30,60,20,.55)" stroke-width="${l.cell * 0.08}"/>`
       : `<circle class="dest" data-dest="${d}" cx="${c.x}" cy="${c.y}" r="${l.cell * 0.15}" fill="rgba(30,60,20,.45)"/>`;
   }

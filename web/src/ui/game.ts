@@ -10,6 +10,7 @@ import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
 import { firstPlyWarning, legalWallHint, wallHint } from "../hints";
+import { cornersMoveLine, returnHomeLoses } from "../corners";
 import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { BanqiCell, GameView } from "../gen/tabuleiro/game/v1/view_pb";
@@ -67,6 +68,8 @@ export class GameScreen {
   /** cursorVerdict: the wall at the keyboard cursor in wall mode, and whether it may go down (for the hint). */
   private cursorVerdict: { name: string; state: PreviewState; reason: string } | undefined;
   private confirmingResign = false; // the in-page "Resign this game?" is showing
+  /** confirmingReturn: a Corners ply back into the mover's own home after the deadline (C5.2, it loses), asked about before it is sent. */
+  private confirmingReturn: { notation: string; to: string } | undefined;
   private leavingTo: string | undefined; // a link the player was asked about leaving the game for
   private orientation: Orientation = "h";
   private cursor: string | undefined;
@@ -297,7 +300,12 @@ export class GameScreen {
         b.textContent = "Connection lost. Reconnecting…";
         break;
       case "failed":
-        b.textContent = err instanceof ConnectError && err.code === Code.NotFound ? "This game does not exist (or is no longer live)." : errorText(err);
+        // The server answers NOT_FOUND alike for a game that never was, one
+        // that ended, and a private one the caller may not see (so that its
+        // existence is not revealed): the page names all three.
+        b.textContent = err instanceof ConnectError && err.code === Code.NotFound
+          ? "This game does not exist or is private (only its players and the spectators they invite can open it), or it is no longer live."
+          : errorText(err);
         if (err instanceof ConnectError && err.code === Code.Aborted) {
           b.textContent = "This game is open in another tab or window. To play it here, press ";
           b.append(h("button", { class: "small", onclick: () => location.reload() }, "Play here"));
@@ -388,6 +396,7 @@ export class GameScreen {
       flipped: this.flipped,
       selected: this.selected,
       destinations: this.destinations,
+      losing: acting !== undefined ? this.destinations.filter((d) => returnHomeLoses(v, acting, d)) : undefined,
       lastFrom: this.previousPawn,
       preview: this.preview,
       cursor: this.wallMode ? undefined : this.cursor,
@@ -551,6 +560,7 @@ export class GameScreen {
       status = "Waiting for your opponent…";
     }
     this.els.info.append(h("p", { class: "status-line", id: "status-line" }, status));
+    if (v.board.case === "corners") this.els.info.append(h("p", { class: "muted small", id: "move-line" }, cornersMoveLine(v.board.value)));
     if (v.board.case === "banqi" && v.board.value.faceDownCounts.length) {
       // What is still face down, by kind: public knowledge (B6), no square named.
       const counts = v.board.value.faceDownCounts;
@@ -624,6 +634,16 @@ export class GameScreen {
       a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, "Offer draw"));
     }
     const who = this.mode === "local" ? v.toMove : m.yourSeat;
+    const back = this.confirmingReturn;
+    if (back && this.actingSeat !== undefined) {
+      // C5.2: asked, as the terminal does, before a ply that loses at once.
+      const whose = this.mode === "local" ? `${this.participant(this.actingSeat)?.displayName ?? "White"}'s` : "your";
+      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": "Confirm a losing move" },
+        h("span", {}, `${back.to} is in ${whose} own home: after move ${v.board.case === "corners" ? v.board.value.deadlineMove : ""} a piece that goes back home loses the game (C5.2). Play it anyway?`),
+        h("button", { class: "danger", id: "return-confirm", onclick: () => { this.confirmingReturn = undefined; void this.submit(back.notation); } }, "Play it and lose"),
+        h("button", { id: "return-cancel", onclick: () => { this.confirmingReturn = undefined; this.renderActions(); this.els.board.focus({ preventScroll: true }); } }, "Cancel")));
+      return;
+    }
     if (this.confirmingResign) {
       // An in-page question, not the browser's confirm(): it keeps the
       // page's look, the clock ticking in view, and works in every embed.
@@ -652,7 +672,11 @@ export class GameScreen {
           : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
         if (shown?.state === "invalid") refused = shown.reason ? refusalText(`Wall ${shown.name}`, shown.reason, this.actingSeat) : `Wall ${shown.name} cannot go there.`;
         else if (shown?.state === "valid") t = legalWallHint(shown.name, shown.how);
-      } else if (v.game === Game.CORNERS) t = "Pick a piece, then a dot. Jumps may chain.";
+      } else if (v.game === Game.CORNERS) {
+        t = "Pick a piece, then a dot. Jumps may chain.";
+        const acting = this.actingSeat;
+        if (this.destinations.some((d) => returnHomeLoses(v, acting, d))) t += " An orange dot is in your own home: going back there now loses the game.";
+      }
       else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
       if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds run out, or the game is called off.";
     }
@@ -1020,8 +1044,18 @@ export class GameScreen {
     // A destination of the selected piece: play it.
     if (this.selected && this.destinations.includes(sq)) {
       const ply = this.legal.find((p) => p.to === sq && p.from === this.selected) ?? this.legal.find((p) => p.to === sq);
+      if (returnHomeLoses(v, acting, sq)) {
+        this.confirmingReturn = { notation: ply?.notation ?? `${this.selected}-${sq}`, to: sq };
+        this.renderActions();
+        document.getElementById("return-cancel")?.focus();
+        return;
+      }
       await this.submit(ply?.notation ?? sq);
       return;
+    }
+    if (this.confirmingReturn) {
+      this.confirmingReturn = undefined; // another square: the question is dropped
+      this.renderActions();
     }
     if (v.board.case === "banqi") {
       if (banqiCell(v, sq)?.state.case === "faceDown") {
@@ -1148,6 +1182,7 @@ export class GameScreen {
   }
 
   private resetSelection(): void {
+    this.confirmingReturn = undefined;
     this.selected = undefined;
     this.legal = [];
     this.destinations = [];
@@ -1338,7 +1373,9 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
       const caption = `Captured by ${who ?? colour}`;
       const box = h("span", { class: "captured", role: "group", "aria-label": `${caption}: ${taken.map((x) => banqiInfo(x)!.name).join(", ")}` },
         h("span", { class: "captured-caption", "aria-hidden": "true" }, caption));
-      box.append(svg(capturedSvg(taken, 11)));
+      // One small picture a piece, in a row that wraps inside the bar: a
+      // long row of captures never runs past it, over the name or "to move".
+      box.append(h("span", { class: "captured-pieces" }, ...taken.map((x) => svg(capturedSvg([x], 11)))));
       extra.append(box);
     }
   } else if (v.board.case === "corners") {
