@@ -491,6 +491,10 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 					s = m.view.GetToMove()
 				}
 				m.cursor = m.pawn(s)
+			} else if m.view.GetQuoridor() != nil {
+				// A pawn move, typed or not: the cursor on the pawn's new
+				// square, where the arrows and Enter leave it.
+				m.cursor = m.pawn(pp.GetPly().GetSeat())
 			}
 		} else if m.reminder == "" {
 			// While the reminder is up (an opponent who moves first,

@@ -719,3 +719,17 @@ func TestRefusalSaysYourPawn(t *testing.T) {
 		t.Errorf("the player's own pawn is called white's:\n%s", d.screen())
 	}
 }
+
+// A pawn move typed in notation puts the cursor on the pawn's new square,
+// as a move made with the arrows and Enter leaves it there.
+func TestCursorFollowsTypedPawnMove(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key(":e2", "enter")
+	d.waitText("black played e8")
+	if got := d.m.(Model).cursor; got != (square{4, 1}) {
+		t.Errorf("cursor on %s after typing e2, want the pawn's e2:\n%s", got, d.screen())
+	}
+}
