@@ -103,6 +103,11 @@ func newHistoryCommand(e *env) *cobra.Command {
 				}
 				f.onlineHint(e, "history")
 				if len(resp.GetGames()) == 0 {
+					if f.server != "" {
+						// Each server keeps its own players and games.
+						fmt.Fprintf(e.stdout, "no finished games on %s for %s (this identity) yet\n", f.server, me.Name)
+						return nil
+					}
 					fmt.Fprintln(e.stdout, "no finished games yet: tabuleiro play")
 					return nil
 				}
@@ -213,7 +218,12 @@ func newWatchCommand(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "watch MATCH",
 		Short: "Follow a match as a spectator: each ply and the board, to the end",
-		Args:  cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &exitError{code: 2, err: errors.New("usage: tabuleiro watch MATCH (one match id, as `tabuleiro history` or the web's watch link gives it)")}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
 				return watch(cmd.Context(), e.stdin, e.stdout, cn.c, me, args[0])
@@ -254,7 +264,7 @@ func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, m
 	board := func(v *gamev1.GameView) {
 		g := engine.Game(gameLower(v.GetGame()))
 		if view, err := games.DecodeView(g, v.GetEncoding()); err == nil {
-			fmt.Fprint(out, view.Render())
+			writeBoard(out, view.Render()) // the outcome follows, once, in words
 		}
 	}
 	for {
