@@ -24,12 +24,17 @@ const maxPlies = 1 << 30
 // standard is "standard e1 e9 10/10 - w 0 -". Decode is the exact inverse.
 func (p Position) Encode() string {
 	var b strings.Builder
+	b.Grow(64)
 	b.WriteString(p.Variant().ID)
 	b.WriteByte(' ')
 	b.WriteString(p.pawns[0].String())
 	b.WriteByte(' ')
 	b.WriteString(p.pawns[1].String())
-	fmt.Fprintf(&b, " %d/%d ", p.wallsLeft[0], p.wallsLeft[1])
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(int(p.wallsLeft[0])))
+	b.WriteByte('/')
+	b.WriteString(strconv.Itoa(int(p.wallsLeft[1])))
+	b.WriteByte(' ')
 	if p.hWalls|p.vWalls == 0 {
 		b.WriteByte('-')
 	}
@@ -47,7 +52,10 @@ func (p Position) Encode() string {
 	default:
 		b.WriteString(" b")
 	}
-	fmt.Fprintf(&b, " %d %s", p.plies, p.last)
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(int(p.plies)))
+	b.WriteByte(' ')
+	b.WriteString(p.last.String())
 	return b.String()
 }
 

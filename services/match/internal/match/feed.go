@@ -15,7 +15,13 @@ type Feed struct {
 	cancel  func()
 	last    int64
 	backlog []Event
-	tick    *time.Timer // the resync timer, reused by every Next
+	// tick is the resync timer, made once for the feed: Next does not
+	// re-arm it per event. heard is when the feed last learnt something
+	// (a live event or a read of the stream); the timer reads the stream
+	// only after ResyncInterval without either, and otherwise re-arms for
+	// the rest of the interval.
+	tick  *time.Timer
+	heard time.Time
 }
 
 // Follow subscribes to match id and returns the feed with the match's
@@ -55,7 +61,12 @@ func (s *Service) Follow(ctx context.Context, id string, after int64) (f *Feed, 
 }
 
 // Close ends the subscription.
-func (f *Feed) Close() { f.cancel() }
+func (f *Feed) Close() {
+	f.cancel()
+	if f.tick != nil {
+		f.tick.Stop()
+	}
+}
 
 // Last is the seq of the last event the feed yielded (or the snapshot's).
 func (f *Feed) Last() int64 { return f.last }
@@ -71,13 +82,11 @@ func (f *Feed) Reset(seq int64) {
 // feed catches up from the Store is lost. ErrSnapshotNeeded means the
 // events after Last are gone: take a snapshot (Service.Get) and Reset.
 func (f *Feed) Next(ctx context.Context) (Event, error) {
+	every := f.s.cfg.ResyncInterval
 	if f.tick == nil {
-		f.tick = time.NewTimer(f.s.cfg.ResyncInterval)
-	} else {
-		f.tick.Reset(f.s.cfg.ResyncInterval)
+		f.heard = time.Now()
+		f.tick = time.NewTimer(every)
 	}
-	tick := f.tick
-	defer tick.Stop()
 	for {
 		for len(f.backlog) > 0 {
 			e := f.backlog[0]
@@ -105,6 +114,7 @@ func (f *Feed) Next(ctx context.Context) (Event, error) {
 				continue
 			}
 			e := *ep
+			f.heard = time.Now()
 			switch {
 			case e.Seq == 0: // a notice (EventSuperseded): not in the sequence
 				return e, nil
@@ -117,11 +127,15 @@ func (f *Feed) Next(ctx context.Context) (Event, error) {
 					return Event{}, err
 				}
 			}
-		case <-tick.C:
+		case <-f.tick.C:
+			if quiet := time.Since(f.heard); quiet < every {
+				f.tick.Reset(every - quiet)
+				continue
+			}
 			if err := f.fill(ctx); err != nil {
 				return Event{}, err
 			}
-			tick.Reset(f.s.cfg.ResyncInterval)
+			f.tick.Reset(every)
 		}
 	}
 }
@@ -135,5 +149,6 @@ func (f *Feed) fill(ctx context.Context) error {
 		return ErrSnapshotNeeded
 	}
 	f.backlog = evs
+	f.heard = time.Now()
 	return nil
 }

@@ -1,12 +1,15 @@
 package match_test
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
+	"tabuleiro.dev/services/match/internal/testenv"
 )
 
 func TestFeedReplayThenLiveAcrossInstances(t *testing.T) {
@@ -101,5 +104,80 @@ func TestFeedSkipsAheadOnlyThroughTheStore(t *testing.T) {
 	e.play(svc, st.ID) // live event 5 arrives after a gap 1..4 that is trimmed
 	if _, err := f.Next(ctx); !errors.Is(err, match.ErrSnapshotNeeded) {
 		t.Fatalf("next after an unfillable gap: %v, want ErrSnapshotNeeded", err)
+	}
+}
+
+// lossyHub passes a hub's events on, except the first one with seq drop:
+// as if a Pub/Sub message were lost on the way.
+type lossyHub struct {
+	match.Hub
+	drop    int64
+	mu      sync.Mutex
+	dropped bool
+}
+
+func (h *lossyHub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, func(), error) {
+	in, cancel, err := h.Hub.Subscribe(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(chan *match.Event, 64)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			h.mu.Lock()
+			lose := ev.Seq == h.drop && !h.dropped
+			h.dropped = h.dropped || lose
+			h.mu.Unlock()
+			if !lose {
+				out <- ev
+			}
+		}
+	}()
+	return out, cancel, nil
+}
+
+// A feed whose last live event was lost reads it from the stream once the
+// match has been quiet for ResyncInterval, and again after every quiet
+// interval: the resync timer is armed once per feed, not per event.
+func TestFeedResyncsAfterALostEvent(t *testing.T) {
+	t.Parallel()
+	const every = 200 * time.Millisecond
+	rdb, prefix := testenv.Redis(t)
+	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { stop(); wg.Wait() })
+	hub := redisstore.NewHub(ctx, store, nil)
+	wg.Go(func() { _ = hub.Run(ctx) })
+	lossy := &lossyHub{Hub: hub, drop: 2}
+	svc := match.NewService(match.Deps{
+		Store: store, Hub: lossy, Rules: match.Registry{}, Now: time.Now, DealBanqi: match.DealBanqi,
+	}, match.Config{ResyncInterval: every})
+	hub.OnCommit(svc.Observe)
+	e := &env{t: t, store: store, clock: testenv.NewClock(), prefix: prefix, rdb: rdb, svcs: []*match.Service{svc}}
+
+	st := e.create(svc, nil)
+	f, _, _, err := svc.Follow(t.Context(), st.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for round, lost := range []bool{false, true, false, false} {
+		e.play(svc, st.ID) // ply 2's event is lost on the way
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(t.Context(), 20*every)
+		ev, err := f.Next(ctx)
+		cancel()
+		want := int64(round + 1)
+		if err != nil || ev.Seq != want {
+			t.Fatalf("next = %d, %v; want %d", ev.Seq, err, want)
+		}
+		if waited := time.Since(start); lost && waited < every/2 {
+			t.Fatalf("lost event %d came after %v: it should wait for a quiet interval", want, waited)
+		}
+	}
+	if !lossy.dropped {
+		t.Fatal("the hub lost no event: the test did not test a resync")
 	}
 }

@@ -400,14 +400,22 @@ i = i + 1
 local stream, len, last = nil, 0, nil
 for _ = 1, n do
   if ARGV[i] ~= '0' then -- seq 0: a notice, published only
-    if stream == nil then
+    if stream == nil and ARGV[#ARGV] == '1' then
       local t = redis.call('TYPE', KEYS[3]).ok
-      stream = t == 'stream' or (t == 'none' and ARGV[#ARGV] == '1')
+      stream = t == 'stream' or t == 'none'
+    end
+    if not stream then -- a list, unless RPUSH finds the stream of an older version
+      local r = redis.pcall('RPUSH', KEYS[3], ARGV[i + 1])
+      if type(r) == 'number' then
+        len, last, stream = r, ARGV[i], false
+      elseif string.find(r.err, 'WRONGTYPE', 1, true) then
+        stream = true
+      else
+        return r
+      end
     end
     if stream then
       redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
-    else
-      len, last = redis.call('RPUSH', KEYS[3], ARGV[i + 1]), ARGV[i]
     end
   end
   if ARGV[#ARGV - 2] == '1' then
