@@ -206,8 +206,8 @@ game is drawn.
 ### C5.2 No return
 
 After the deadline, a move that ends on a square of the player's own home loses the game at
-once (the terminal client asks for confirmation). A jump chain that passes through the own
-home and ends outside it is legal.
+once (the terminal and web clients mark such a destination and ask for confirmation before
+playing it). A jump chain that passes through the own home and ends outside it is legal.
 
 ### C5.3 Blocked at home
 

@@ -68,6 +68,7 @@ var (
 	colValid      = lipgloss.Color("#5F87FF")
 	colInvalid    = lipgloss.Color("#FF0000")
 	colDest       = lipgloss.Color("#5FD75F")
+	colLoses      = lipgloss.Color("#D75F00") // a target that loses the game at once
 	colDim        = lipgloss.Color("#767676")
 	colCursorBG   = lipgloss.Color("#005F87")
 )

@@ -46,3 +46,34 @@ func cornersBoard(v *gamev1.GameView) *gamev1.CornersBoard {
 	}
 	return b
 }
+
+// cornersPosition decodes the view's Corners position from the engine's
+// encoding, for the engine to judge plies on; false for another game, a
+// view without the encoding or a game over.
+func cornersPosition(v *gamev1.GameView) (corners.Position, bool) {
+	if v.GetGame() != gamev1.Game_GAME_CORNERS {
+		return corners.Position{}, false
+	}
+	p, err := corners.DecodePosition(v.GetEncoding())
+	if err != nil || p.Outcome().Over() {
+		return corners.Position{}, false
+	}
+	return p, true
+}
+
+// returnsHome reports whether the ply in notation loses the game at once
+// for the seat to move under C5.2 (it ends in its own home after the
+// leave-home deadline): the engine plays it on p and the mover has lost by
+// return home. A ply the engine refuses does not: the server says why.
+func returnsHome(p corners.Position, notation string) bool {
+	ply, err := p.ParsePly(notation)
+	if err != nil {
+		return false
+	}
+	next, err := p.Play(ply)
+	if err != nil {
+		return false
+	}
+	o := next.Outcome()
+	return o.Result == engine.Win && o.Reason == engine.ReasonReturnHome && o.Winner != p.ToMove()
+}

@@ -14,7 +14,8 @@ import (
 const helpText = `Keys
   arrows / h j k l   move the cursor
   enter / space      select a pawn or piece, then play it to a marked square
-                     (Banqi: on a face-down square, reveal it)
+                     (Banqi: on a face-down square, reveal it. Corners: a ply
+                     home after the deadline loses, C5.2: marked !, asks for y)
   esc                drop the selection; leave wall mode
   w                  Quoridor: wall mode on/off (the wall follows the cursor:
                      blue can be placed, red cannot)
@@ -94,6 +95,19 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return next, tea.Batch(cmds...)
 	}
 	s := k.String()
+	if c := m.confirmPly; c != nil {
+		// A ply that loses at once (C5.2) asked first: y plays it, any
+		// other key only cancels. Once the question has left the status
+		// line or the position moved on, the key is an ordinary one.
+		m.confirmPly = nil
+		if m.status == c.question && m.myTurn() && m.view.GetPlyCount()+1 == c.number {
+			m.status = ""
+			if s == "y" {
+				return m, m.submit(c.notation)
+			}
+			return m, nil
+		}
+	}
 	if s == "?" {
 		m.help = !m.help
 		return m, nil
@@ -204,7 +218,7 @@ func (m Model) typingKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if ply == "" {
 			return m, nil
 		}
-		return m, m.submit(ply)
+		return m, m.play(ply)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
@@ -355,7 +369,7 @@ func (m *Model) act() tea.Cmd {
 	if m.selected != noSquare {
 		for _, p := range m.from {
 			if p.GetTo() == m.cursor.String() && p.GetFrom() == m.selected.String() {
-				return m.submit(p.GetNotation()) // a Corners chain is chosen by its end square (C1)
+				return m.play(p.GetNotation()) // a Corners chain is chosen by its end square (C1)
 			}
 		}
 		if m.cursor == m.selected && m.game() != gamev1.Game_GAME_QUORIDOR {

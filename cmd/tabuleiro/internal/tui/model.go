@@ -128,6 +128,7 @@ type Model struct {
 	rulesTop      int  // its first line shown
 	confirmResign bool
 	confirmQuit   bool
+	confirmPly    *plyConfirm // a ply that loses at once, waiting for y
 	status        string
 	reminder      string // Deps.Reminder on the status line, until the person's first key
 	notice        string
@@ -141,6 +142,15 @@ type Model struct {
 
 	rematch        *lobbyv1.Rematch // the last rematch state of the finished game
 	rematchJoining bool
+}
+
+// plyConfirm is a ply chosen that would lose the game at once (Corners,
+// C5.2): it is sent only if the next key is y while its question is still
+// on the status line and the position has not moved on.
+type plyConfirm struct {
+	notation string
+	number   int32  // the ply number it was chosen for
+	question string // the status line that asks
 }
 
 // New returns a model; Init starts a game or offers an unfinished one.
@@ -321,6 +331,7 @@ func (m *Model) setTable(t *Table) tea.Cmd {
 	m.drawBy, m.pending = gamev1.Seat_SEAT_UNSPECIFIED, 0
 	m.selected, m.from, m.wallMode, m.check, m.checkKey, m.wallStart = noSquare, nil, false, nil, "", false
 	m.status, m.err, m.confirmResign, m.confirmQuit, m.notice, m.reminder = "", nil, false, false, "", ""
+	m.confirmPly = nil
 	m.away, m.lastFrom = map[gamev1.Seat]bool{}, noSquare
 	m.rematch, m.rematchJoining = nil, false
 	m.primary = gamev1.Seat_SEAT_FIRST
@@ -696,6 +707,19 @@ func (m *Model) legal(msg legalMsg) tea.Cmd {
 	}
 	m.selected, m.from = msg.from, plies
 	return nil
+}
+
+// play sends a ply the person chose, with the cursor or typed, unless it
+// would lose the game at once under C5.2 (a Corners piece back home after
+// the deadline, as the engine judges it): that one waits for y (see key).
+func (m *Model) play(notation string) tea.Cmd {
+	if p, ok := cornersPosition(m.view); ok && m.myTurn() && returnsHome(p, notation) {
+		q := fmt.Sprintf("%s returns home after move %d and loses (C5.2): y plays it, other keys cancel", notation, p.Deadline())
+		m.confirmPly = &plyConfirm{notation: notation, number: m.view.GetPlyCount() + 1, question: q}
+		m.status = q
+		return nil
+	}
+	return m.submit(notation)
 }
 
 // submit sends a ply for the seat to move.

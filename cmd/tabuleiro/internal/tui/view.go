@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"tabuleiro.dev/pkg/engine/corners"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
 
@@ -445,10 +446,20 @@ func (m *Model) boardView() string {
 	w, h := l.size()
 	c := newCanvas(w, h)
 	l.labels(c)
-	dests := map[square]bool{}
+	dests := map[square]target{}
+	var (
+		pos   corners.Position
+		judge bool // the engine judges the targets' plies (C5.2)
+	)
+	if len(m.from) > 0 {
+		pos, judge = cornersPosition(m.view)
+	}
 	for _, p := range m.from {
 		if sq, ok := parseSquare(p.GetTo()); ok {
-			dests[sq] = true
+			dests[sq] = plainTarget
+			if judge && returnsHome(pos, p.GetNotation()) {
+				dests[sq] = losingTarget
+			}
 		}
 	}
 	switch {
@@ -462,15 +473,28 @@ func (m *Model) boardView() string {
 	return c.String()
 }
 
-func (m *Model) decorate(c *canvas, sq square, base mark, dests map[square]bool) {
+// target is how a square the selected piece can go to is drawn.
+type target int
+
+const (
+	noTarget     target = iota
+	plainTarget         // "+"
+	losingTarget        // "!": the ply loses the game at once (Corners, C5.2)
+)
+
+func (m *Model) decorate(c *canvas, sq square, base mark, dests map[square]target) {
 	l := m.lay
 	st := base.style
 	text := []rune(base.text)
-	if dests[sq] {
-		if strings.TrimSpace(base.text) == "·" || strings.TrimSpace(base.text) == "" {
-			text = []rune(pad("+", l.cellW))
+	if t := dests[sq]; t != noTarget {
+		glyph, colour := "+", colDest
+		if t == losingTarget {
+			glyph, colour = "!", colLoses
 		}
-		st = st.Foreground(colDest).Bold(true)
+		if strings.TrimSpace(base.text) == "·" || strings.TrimSpace(base.text) == "" {
+			text = []rune(pad(glyph, l.cellW))
+		}
+		st = st.Foreground(colour).Bold(true)
 	}
 	if sq == m.selected {
 		text[0], text[len(text)-1] = '(', ')'
@@ -485,7 +509,7 @@ func (m *Model) decorate(c *canvas, sq square, base mark, dests map[square]bool)
 	}
 }
 
-func (m *Model) quoridor(c *canvas, dests map[square]bool) {
+func (m *Model) quoridor(c *canvas, dests map[square]target) {
 	q := m.view.GetQuoridor()
 	l := m.lay
 	for f := range l.files {
@@ -537,7 +561,7 @@ func (m *Model) quoridor(c *canvas, dests map[square]bool) {
 	}
 }
 
-func (m *Model) corners(c *canvas, dests map[square]bool) {
+func (m *Model) corners(c *canvas, dests map[square]target) {
 	cb := cornersBoard(m.view)
 	l := m.lay
 	tint := map[square]lipgloss.Style{}
@@ -588,7 +612,7 @@ func (m *Model) corners(c *canvas, dests map[square]bool) {
 	}
 }
 
-func (m *Model) banqi(c *canvas, dests map[square]bool) {
+func (m *Model) banqi(c *canvas, dests map[square]target) {
 	bq := m.view.GetBanqi()
 	l := m.lay
 	for i, cl := range bq.GetCells() {
