@@ -1,6 +1,7 @@
 package scaletest
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -11,6 +12,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(floorServeEnv); addr != "" { // BenchmarkFloor's server
+		if err := serveFloor(addr); err != nil {
+			fmt.Fprintln(os.Stderr, "floor server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	code := m.Run()
 	Cleanup()
 	os.Exit(code)
