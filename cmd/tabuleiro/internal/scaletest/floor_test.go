@@ -27,6 +27,7 @@ var (
 	floorDuration = flag.Duration("floor.duration", 20*time.Second, "BenchmarkFloor: time measured")
 	floorRedis    = flag.Bool("floor.redis", true, "BenchmarkFloor: commit each ply to Redis and deliver it through Pub/Sub (false: deliver at once)")
 	floorEvent    = flag.Int("floor.event", 400, "BenchmarkFloor: bytes of each event sent to a seat")
+	floorServers  = flag.Int("floor.servers", 1, "BenchmarkFloor: server processes (a match's two seats on the same one, as with match affinity)")
 )
 
 // floorServeEnv makes the test binary the floor server (TestMain): the
@@ -52,7 +53,9 @@ const (
 //	go test -run '^$' -bench Floor -benchtime 1x ./cmd/tabuleiro/internal/scaletest/ -floor.players 1000
 //
 // -floor.redis=false delivers each ply at once, without Redis: gRPC's
-// share alone.
+// share alone. -floor.servers 3 splits the matches over three server
+// processes, each match on one (as the edge's match affinity does): what
+// splitting the same load costs with none of the platform's work.
 func BenchmarkFloor(b *testing.B) {
 	dir := b.TempDir()
 	var rproc *Proc
@@ -68,42 +71,52 @@ func BenchmarkFloor(b *testing.B) {
 		b.Cleanup(rproc.Kill)
 		rurl = "redis://" + rproc.Addr + "/0"
 	}
-	srv := &Proc{Name: "floor", Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(b)), bin: os.Args[0],
-		log: dir + "/floor.log", dir: dir,
-		env: []string{"PATH=" + os.Getenv("PATH"), floorRedisEnv + "=" + rurl, floorEventEnv + "=" + strconv.Itoa(*floorEvent)}}
-	srv.env = append(srv.env, floorServeEnv+"="+srv.Addr)
-	if err := srv.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(srv.Kill)
-
-	conns := connsForFloor(*floorPlayers)
-	var cs []testgrpc.TestServiceClient
-	for range conns {
-		cc, err := grpc.NewClient(srv.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
+	var srvs []*Proc
+	var cs [][]testgrpc.TestServiceClient // by server
+	for i := range max(*floorServers, 1) {
+		srv := &Proc{Name: "floor", Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(b)), bin: os.Args[0],
+			log: fmt.Sprintf("%s/floor-%d.log", dir, i), dir: dir,
+			env: []string{"PATH=" + os.Getenv("PATH"), floorRedisEnv + "=" + rurl, floorEventEnv + "=" + strconv.Itoa(*floorEvent)}}
+		srv.env = append(srv.env, floorServeEnv+"="+srv.Addr)
+		if err := srv.Start(); err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { cc.Close() })
-		cs = append(cs, testgrpc.NewTestServiceClient(cc))
+		b.Cleanup(srv.Kill)
+		srvs = append(srvs, srv)
+		var to []testgrpc.TestServiceClient
+		for range connsForFloor(*floorPlayers / max(*floorServers, 1)) {
+			cc, err := grpc.NewClient(srv.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { cc.Close() })
+			to = append(to, testgrpc.NewTestServiceClient(cc))
+		}
+		waitFloor(b, to[0])
+		cs = append(cs, to)
 	}
-	waitFloor(b, cs[0])
+	serverCPU := func() (d time.Duration) {
+		for _, p := range srvs {
+			d += p.CPU()
+		}
+		return d
+	}
 
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(b.Context())
 		var plies atomic.Int64
 		var wg sync.WaitGroup
 		for m := range *floorPlayers / 2 {
-			wg.Go(func() { floorMatch(ctx, cs, m, &plies) })
+			wg.Go(func() { floorMatch(ctx, cs[m%len(cs)], m, &plies) })
 		}
 		time.Sleep(3 * time.Second) // every stream open and playing
-		p0, cpu0 := plies.Load(), srv.CPU()
+		p0, cpu0 := plies.Load(), serverCPU()
 		var r0 time.Duration
 		if rproc != nil {
 			r0 = rproc.CPU()
 		}
 		time.Sleep(*floorDuration)
-		n, cpu := plies.Load()-p0, srv.CPU()-cpu0
+		n, cpu := plies.Load()-p0, serverCPU()-cpu0
 		var rcpu time.Duration
 		if rproc != nil {
 			rcpu = rproc.CPU() - r0
@@ -111,11 +124,11 @@ func BenchmarkFloor(b *testing.B) {
 		cancel()
 		wg.Wait()
 		if n == 0 {
-			b.Fatal("no ply was played: see " + srv.log)
+			b.Fatal("no ply was played: see the floor logs in " + dir)
 		}
 		per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
-		fmt.Fprintf(os.Stderr, "floor: %d plies, %.0f plies/s; CPU per ply: server %.3f ms, redis %.3f ms\n",
-			n, float64(n)/floorDuration.Seconds(), per(cpu), per(rcpu))
+		fmt.Fprintf(os.Stderr, "floor: %d servers, %d plies, %.0f plies/s; CPU per ply: servers %.3f ms, redis %.3f ms\n",
+			len(srvs), n, float64(n)/floorDuration.Seconds(), per(cpu), per(rcpu))
 		b.ReportMetric(float64(n)/floorDuration.Seconds(), "plies/s")
 		b.ReportMetric(per(cpu), "server-cpu-ms/ply")
 		b.ReportMetric(per(rcpu), "redis-cpu-ms/ply")
