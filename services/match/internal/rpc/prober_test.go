@@ -70,6 +70,25 @@ func TestProberProbesAtTurns(t *testing.T) {
 		t.Fatal("probes went on after a send failed")
 	}
 
+	// The game ended: after stop neither a turn nor the timer probes.
+	p = s.probe(ctx, "m", engine.First, local, func(pr *matchv1.Probe) error { sent <- pr.GetId(); return nil })
+	select {
+	case <-sent:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no probe at the start")
+	}
+	p.stop()
+	p.mu.Lock()
+	p.last = p.last.Add(-time.Hour)
+	p.mu.Unlock()
+	p.turn()
+	p.fire(true)
+	if len(sent) != 0 {
+		t.Fatal("probes went on after stop")
+	}
+	var stopped *prober
+	stopped.stop() // no prober: nothing
+
 	s.ProbeEvery = -1
 	if s.probe(ctx, "m", engine.First, local, func(*matchv1.Probe) error { t.Error("probed with ProbeEvery < 0"); return nil }) != nil {
 		t.Fatal("a prober with ProbeEvery < 0")

@@ -430,12 +430,13 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		defer mu.Unlock()
 		return stream.Send(r)
 	}
-	// Probes start once the snapshot (or the replay's first event) is out
-	// (c.run's callback, one goroutine: prober needs no lock).
+	// Probes start once the snapshot (or the replay's first event) is out,
+	// unless it shows the game over (c.run's callback, one goroutine:
+	// prober needs no lock), and end with the feed.
 	var pr *prober
 	probes := &localProbe{}
-	startProbes := func() {
-		if pr == nil {
+	startProbes := func(m *matchv1.Match, ev *matchv1.MatchEvent) {
+		if pr == nil && !over(m, ev) {
 			pr = s.probe(ctx, id, seat, probes, func(p *matchv1.Probe) error {
 				return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Probe{Probe: p}})
 			})
@@ -486,7 +487,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	})
 	defer stopDrain()
 	err = c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
-		defer startProbes()
+		defer startProbes(m, ev)
 		if m != nil {
 			defer showOnce.Do(func() { close(shown) })
 			return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Snapshot{Snapshot: m}})
@@ -496,6 +497,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 		}
 		return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
 	})
+	pr.stop()
 	notify := func(d *matchv1.Drain) error {
 		return send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Drain{Drain: d}})
 	}

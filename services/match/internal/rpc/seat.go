@@ -55,9 +55,11 @@ type prober struct {
 	every time.Duration
 	t     *time.Timer
 
+	// mu is held through a probe's send, so that stop returns only once
+	// no probe is on its way.
 	mu   sync.Mutex
 	last time.Time // when the last probe went out
-	dead bool      // a send failed: no more probes
+	dead bool      // a send failed, or the stream's game ended: no more probes
 }
 
 // probe starts seat's probes (none when ProbeEvery is negative: nil). A
@@ -90,18 +92,14 @@ func (p *prober) turn() {
 // fire sends a probe: always from the timer (idle), else only when the
 // last is ProbeEvery old or more.
 func (p *prober) fire(idle bool) {
-	if p.ctx.Err() != nil {
-		return
-	}
-	now := time.Now()
 	p.mu.Lock()
-	if p.dead || (!idle && now.Sub(p.last) < p.every) {
-		p.mu.Unlock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if p.dead || p.ctx.Err() != nil || (!idle && now.Sub(p.last) < p.every) {
 		return
 	}
 	p.last = now
-	p.mu.Unlock()
-	p.t.Reset(probeIdleFactor * p.every) // a fire after ctx ended returns above
+	p.t.Reset(probeIdleFactor * p.every) // a fire after ctx ended or stop returns above
 	// A probe the store could not record is skipped: the seat keeps its
 	// estimate until the next one.
 	var id uint64
@@ -113,12 +111,30 @@ func (p *prober) fire(idle bool) {
 	}
 	if err == nil {
 		if err := p.send(&matchv1.Probe{Id: id}); err != nil {
-			p.mu.Lock()
 			p.dead = true
-			p.mu.Unlock()
 			p.t.Stop()
 		}
 	}
+}
+
+// stop ends the probes once the stream's game is over (there is no turn
+// left to measure, and a probe recorded in the store then would outlive
+// the finished match's keys): when it returns, no probe is being sent and
+// none will be.
+func (p *prober) stop() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.dead = true
+	p.mu.Unlock()
+	p.t.Stop()
+}
+
+// over reports whether a stream's message shows the game over: a finished
+// match's snapshot or the game_ended event. Its probes do not start then.
+func over(m *matchv1.Match, ev *matchv1.MatchEvent) bool {
+	return m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED || ev.GetGameEnded() != nil
 }
 
 // givesMove reports whether ev gives seat the move (its ply_played view
@@ -295,10 +311,12 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 	}
 	done := make(chan error, 1)
 	go func() {
-		var probes *prober // probes start once the snapshot (or the first event) is out
+		// Probes start once the snapshot (or the first event) is out,
+		// unless it shows the game over, and end with the stream's feed.
+		var probes *prober
 		started := false
-		done <- c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
-			if !started {
+		err := c.run(ctx, func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+			if !started && !over(m, ev) {
 				started = true
 				defer func() {
 					probes = s.probe(ctx, id, c.seat, nil, func(p *matchv1.Probe) error {
@@ -314,6 +332,8 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 			}
 			return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Event{Event: ev}})
 		})
+		probes.stop()
+		done <- err
 	}()
 	notify := func(d *matchv1.Drain) error {
 		return send(&matchv1.FollowResponse{Message: &matchv1.FollowResponse_Drain{Drain: d}})
