@@ -424,11 +424,35 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	defer c.close(ctx)
 	seat := c.seat
 
-	var mu sync.Mutex
+	// seen is the seq of the last event the stream sent, or of its
+	// snapshot's last event (the join's last_seq for a replay): events go
+	// in seq order, so a resent ply's event is repeated only when it is
+	// that one; a later one comes through the feed, and an earlier one the
+	// client has had, with newer ones after it.
+	var (
+		mu   sync.Mutex
+		seen int64
+	)
+	if c.replay {
+		seen = join.GetLastSeq()
+	}
 	send := func(r *matchv1.PlayResponse) error {
 		mu.Lock()
 		defer mu.Unlock()
+		if m := r.GetSnapshot(); m != nil {
+			seen = m.GetLastSeq()
+		} else if ev := r.GetEvent(); ev != nil {
+			seen = ev.GetSeq()
+		}
 		return stream.Send(r)
+	}
+	repeat := func(ev *matchv1.MatchEvent) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.GetSeq() != seen {
+			return nil
+		}
+		return stream.Send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
 	}
 	// Probes start once the snapshot (or the replay's first event) is out,
 	// unless it shows the game over (c.run's callback, one goroutine:
@@ -475,7 +499,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	var ended atomic.Int32
 	recvErr := make(chan error, 1)
 	go func() {
-		recvErr <- s.actions(ctx, stream, id, seat, probes, reply)
+		recvErr <- s.actions(ctx, stream, id, seat, probes, reply, repeat)
 		if ended.CompareAndSwap(0, recvEnded) {
 			cancel()
 		}
@@ -547,9 +571,10 @@ func drained(notify func(*matchv1.Drain) error, again string) error {
 	return status.Error(codes.Unavailable, reason+"; "+again)
 }
 
-// actions handles a player's messages after the join.
+// actions handles a player's messages after the join; repeat sends a
+// resent ply's event again where the stream's seq order allows it.
 func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[matchv1.PlayRequest, matchv1.PlayResponse],
-	id string, seat engine.Seat, probes *localProbe, send func(*matchv1.PlayResponse) error,
+	id string, seat engine.Seat, probes *localProbe, send func(*matchv1.PlayResponse) error, repeat func(*matchv1.MatchEvent) error,
 ) error {
 	for {
 		req, err := stream.Recv()
@@ -578,7 +603,7 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 				if err != nil {
 					return err
 				}
-				if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: v}}); err != nil {
+				if err := repeat(v); err != nil {
 					return err
 				}
 			}
