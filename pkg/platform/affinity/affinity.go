@@ -16,6 +16,11 @@ import (
 // Header is the request header (gRPC metadata key) that names the match.
 const Header = "tabuleiro-match-id"
 
+// MaxLen is the longest value of Header that can name a match: the match
+// service refuses longer match ids (128 bytes), so a router ignores a
+// longer value rather than hash it.
+const MaxLen = 128
+
 // Context returns ctx with the outgoing header naming match id, for the
 // streams (Play, Follow, Watch), whose request is sent after the call
 // starts.

@@ -14,7 +14,8 @@
 //     AffinityHeader goes to the backend that rendezvous hashing picks for
 //     that match among the healthy ones, so both seats of a game and its
 //     spectators meet on one match replica (which then publishes and
-//     decodes each commit once, not on two or three replicas);
+//     decodes each commit once, not on two or three replicas); a value
+//     that cannot be a match id (over affinity.MaxLen bytes) is ignored;
 //   - a retry on the next backend when connecting fails (nothing was sent,
 //     so any call can be retried), up to every backend once;
 //   - a limit on the calls in flight (MaxInFlight, sized for the HPAs'
@@ -164,7 +165,9 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		addr string
 		ok   bool
 	)
-	if key := r.Header.Get(AffinityHeader); key != "" && p == e.match {
+	// A value longer than a match id names no match: hashing it for every
+	// backend would cost the edge far more than reading it.
+	if key := r.Header.Get(AffinityHeader); key != "" && len(key) <= affinity.MaxLen && p == e.match {
 		addr, ok = p.pick(key)
 	} else {
 		addr, ok = p.next("")

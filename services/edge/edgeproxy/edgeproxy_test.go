@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"tabuleiro.dev/pkg/platform/affinity"
 )
 
 // backend is an HTTP server on loopback that speaks HTTP/1.1 and h2c (as
@@ -255,5 +257,83 @@ func TestMatchAffinity(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(b), "m") || strings.HasPrefix(string(b), owner) {
 		t.Errorf("with match-0's backend down: %d %q, want another match backend", resp.StatusCode, b)
+	}
+}
+
+// TestAffinityHeaderOddValues: the affinity header is a routing hint
+// only. A value longer than a match id is ignored (the call goes
+// round-robin; hashing a megabyte for every backend cost the edge 12 ms a
+// call), so is an empty one; of repeated values the first decides; a
+// value with bytes that are not UTF-8 is routed like any other; a control
+// character is refused by the HTTP server (400), and the edge answers on.
+func TestAffinityHeaderOddValues(t *testing.T) {
+	lobby := startBackend(t, "lobby")
+	ms := []*backend{startBackend(t, "m0"), startBackend(t, "m1"), startBackend(t, "m2")}
+	edge := startEdge(t, Config{Lobby: lobby.addr, Match: ms[0].addr + "," + ms[1].addr + "," + ms[2].addr, RefreshEvery: time.Hour})
+	c := clients()["HTTP/2.0"]
+	call := func(values ...string) string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+edge+MatchPrefix+"Play", strings.NewReader("{}"))
+		for _, v := range values {
+			req.Header.Add(AffinityHeader, v)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%d values, the first %d bytes: HTTP %d %q", len(values), len(values[0]), resp.StatusCode, b)
+		}
+		name, _, _ := strings.Cut(string(b), " ")
+		return name
+	}
+	spread := func(what string, values ...string) {
+		t.Helper()
+		got := map[string]bool{}
+		for range 6 {
+			got[call(values...)] = true
+		}
+		if len(got) < 2 {
+			t.Errorf("%s: pinned to %v, want round-robin", what, got)
+		}
+	}
+	spread("a 64 KiB value", strings.Repeat("x", 64<<10))
+	spread("a value one byte longer than a match id", strings.Repeat("x", affinity.MaxLen+1))
+	spread("an empty value", "")
+	longest := strings.Repeat("y", affinity.MaxLen)
+	if a, b := call(longest), call(longest); a != b {
+		t.Errorf("a match id of %d bytes went to %s, then %s", affinity.MaxLen, a, b)
+	}
+	for i := range 20 {
+		id := fmt.Sprintf("match-%d", i)
+		first := call(id)
+		if got := call(append([]string{id}, strings.Split(strings.Repeat("other,", 500), ",")...)...); got != first {
+			t.Fatalf("%s with 500 more values went to %s, alone to %s", id, got, first)
+		}
+	}
+
+	// Raw HTTP/1.1, as a browser or a proxy might pass bytes through.
+	raw := func(value string) string {
+		t.Helper()
+		conn, err := net.Dial("tcp", edge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST %sPlay HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n%s: %s\r\nConnection: close\r\n\r\n{}", MatchPrefix, AffinityHeader, value)
+		b, _ := io.ReadAll(conn)
+		status, _, _ := strings.Cut(string(b), "\r\n")
+		return status
+	}
+	if got := raw("m\xff\xfe-\xc3("); !strings.Contains(got, " 200 ") {
+		t.Errorf("a value that is not UTF-8: %q, want 200", got)
+	}
+	if got := raw("m\x01x"); !strings.Contains(got, " 400 ") {
+		t.Errorf("a value with a control character: %q, want 400", got)
+	}
+	if got := call("match-1"); !strings.HasPrefix(got, "m") {
+		t.Errorf("after the odd values: %q", got)
 	}
 }
