@@ -23,12 +23,30 @@ const MaxLen = 128
 
 // Context returns ctx with the outgoing header naming match id, for the
 // streams (Play, Follow, Watch), whose request is sent after the call
-// starts.
+// starts. An id that cannot name a match (empty, longer than MaxLen, or
+// with a byte that is not printable ASCII, which the match service
+// refuses) is left out: grpc-go would fail the whole call with INTERNAL
+// for such a header value, while the call without it gets the service's
+// own refusal of the id.
 func Context(ctx context.Context, id string) context.Context {
-	if id == "" {
+	if !nameable(id) {
 		return ctx
 	}
 	return metadata.AppendToOutgoingContext(ctx, Header, id)
+}
+
+// nameable reports whether id can name a match: 1 to MaxLen bytes of
+// printable ASCII without spaces, as the match service's ids are.
+func nameable(id string) bool {
+	if id == "" || len(id) > MaxLen {
+		return false
+	}
+	for i := range len(id) {
+		if c := id[i]; c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // UnaryClientInterceptor adds the header to every unary call whose request
