@@ -194,6 +194,13 @@ test("Banqi at desktop width: sixteen captures stay inside their player's bar, t
   await watcher.page.waitForFunction(() => document.querySelectorAll(".strip .captured").length > 0);
   await watcher.page.waitForTimeout(500);
   await checkStrips(watcher.page, "spectator");
+  // A declined draw offer is said, by whom, where the offer was shown.
+  await rpc(t.me, "OfferDraw", { matchId });
+  await rpc(t.partner, "DeclineDraw", { matchId });
+  const seats: any[] = (await rpc(t.me, "GetMatch", { matchId })).match.seats;
+  const decliner = seats.find((s) => s.participant.seat === "SEAT_SECOND").participant.displayName;
+  await watcher.page.waitForSelector("#draw-declined");
+  assert.equal(await watcher.page.locator("#draw-declined").textContent(), `${decliner} declined the draw.`);
   await watcher.ctx.close();
   // And on a phone.
   const phone = await newPlayer(browser, server.url, { phone: true });

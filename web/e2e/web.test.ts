@@ -162,11 +162,26 @@ test("two browser contexts play a room game joined by the invite link", async ()
   const link = await host.page.locator("#invite-link").inputValue({ timeout: 60_000 });
   assert.match(link, /#\/join\/[A-Za-z0-9]+\?pw=/);
   await shot(host.page, "11-room-invite");
+  // A signed-in player opening the link is told who invites to what, and
+  // may decline.
+  {
+    const other = await newPlayer(browser, server.url);
+    await signIn(other.page, "Other");
+    await other.page.goto(link);
+    await other.page.waitForSelector("#invite-details");
+    assert.equal(await other.page.locator("#invite-details").textContent(), "Host invites you to Quoridor (standard), no clock.");
+    await shot(other.page, "11b-invite-signed-in");
+    await other.page.click("#decline-invite");
+    await other.page.waitForURL(/#\/play/);
+    await other.ctx.close();
+  }
   const guest = await newPlayer(browser, link);
   // A new player opening the link is told it is an invitation, with its code.
   const code = /#\/join\/([A-Za-z0-9]+)/.exec(link)![1];
   await guest.page.waitForSelector("#invite-title");
   assert.equal(await guest.page.locator("#invite-code").textContent(), code);
+  await guest.page.waitForSelector("#invite-details:not([hidden])");
+  assert.equal(await guest.page.locator("#invite-details").textContent(), "Host invites you to Quoridor (standard), no clock.");
   await shot(guest.page, "12-join-sign-in");
   await signIn(guest.page, "Guest", false); // the link goes on to the room, then the game
   await guest.page.waitForURL(/#\/game\//, { timeout: 60_000 });

@@ -40,6 +40,15 @@ export class MatchFeed {
   lastSeq: bigint;
   /** previous is the match as it stood before the last ply (for marking the ply's start square). */
   previous: Match | undefined;
+  /**
+   * drawDeclinedBy is the seat that last declined a draw offer, until the
+   * next ply, a new offer or the end (SEAT_UNSPECIFIED otherwise): the
+   * match itself only drops the offer, and the offerer is told who
+   * declined it. A snapshot of the same position (a reconnect) keeps it.
+   */
+  drawDeclinedBy: Seat = Seat.UNSPECIFIED;
+  /** declinedAtPly is the number of plies when drawDeclinedBy was set. */
+  declinedAtPly = -1;
 
   constructor(lastSeq = 0n) {
     this.lastSeq = lastSeq;
@@ -49,6 +58,9 @@ export class MatchFeed {
     switch (msg.case) {
       case "snapshot":
         this.previous = undefined;
+        if (msg.value.plies.length !== this.declinedAtPly || msg.value.drawOfferedBy !== Seat.UNSPECIFIED || msg.value.status === MatchStatus.FINISHED) {
+          this.drawDeclinedBy = Seat.UNSPECIFIED;
+        }
         this.match = msg.value;
         this.lastSeq = msg.value.lastSeq;
         return "applied";
@@ -85,13 +97,17 @@ function applyEvent(feed: MatchFeed, ev: MatchEvent): void {
       if (p.ply && m.drawOfferedBy !== Seat.UNSPECIFIED && m.drawOfferedBy !== p.ply.seat) {
         m.drawOfferedBy = Seat.UNSPECIFIED;
       }
+      if (p.ply) feed.drawDeclinedBy = Seat.UNSPECIFIED;
       break;
     }
     case "drawOffered":
       m.drawOfferedBy = k.value.by;
+      feed.drawDeclinedBy = Seat.UNSPECIFIED;
       break;
     case "drawDeclined":
       m.drawOfferedBy = Seat.UNSPECIFIED;
+      feed.drawDeclinedBy = k.value.by;
+      feed.declinedAtPly = m.plies.length;
       break;
     case "playerDisconnected": {
       const s = m.seats.find((x) => x.participant?.seat === k.value.seat);
@@ -118,6 +134,7 @@ function applyEvent(feed: MatchFeed, ev: MatchEvent): void {
       m.seed = g.seed;
       m.layout = g.layout;
       m.drawOfferedBy = Seat.UNSPECIFIED;
+      feed.drawDeclinedBy = Seat.UNSPECIFIED;
       m.endedAt = ev.at;
       break;
     }

@@ -1,5 +1,7 @@
 // Invite links: `…#/join/CODE?pw=PASSWORD`, made by the room screen and
 // opened by a friend (a new player first signs in, told it is an invitation).
+import type { Room } from "./gen/tabuleiro/lobby/v1/lobby_pb";
+import { gameName, timeControlText } from "./notation";
 
 /** inviteCode is the room code of an invite route ("#/join/K7MX2QPD?pw=x"), "" for any other route. */
 export function inviteCode(hash: string): string {
@@ -24,4 +26,14 @@ export function joinRoute(text: string, password: string): string {
   const code = text.trim();
   if (!code) return "";
   return `#/join/${encodeURIComponent(code)}${password ? `?pw=${encodeURIComponent(password)}` : ""}`;
+}
+
+/**
+ * inviteLine is what an invitation offers, as lobby.v1 GetInvite returns
+ * its room: "Alice invites you to Quoridor (standard), 5+3".
+ */
+export function inviteLine(r: Room): string {
+  const host = r.members.find((m) => m.host)?.displayName;
+  const clock = r.timeControl ? timeControlText(r.timeControl) : "no clock";
+  return `${host ? `${host} invites you` : "You are invited"} to ${gameName(r.game)} (${r.variant}), ${clock}${r.rated ? ", rated" : ""}`;
 }

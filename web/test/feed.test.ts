@@ -71,6 +71,35 @@ test("draw offers, disconnections and the end are applied to the match", () => {
   assert.ok(f.previous, "the position before the last ply is kept");
 });
 
+test("a declined draw offer is remembered, by whom, until the next ply or a new offer", () => {
+  const offer = (seq: bigint, by: Seat) => ev(create(MatchEventSchema, { seq, kind: { case: "drawOffered", value: { by } } }));
+  const decline = (seq: bigint, by: Seat) => ev(create(MatchEventSchema, { seq, kind: { case: "drawDeclined", value: { by } } }));
+  const f = new MatchFeed();
+  f.apply(snap(snapshot(1n, 1)));
+  assert.equal(f.drawDeclinedBy, Seat.UNSPECIFIED);
+  f.apply(offer(2n, Seat.FIRST));
+  f.apply(decline(3n, Seat.SECOND));
+  assert.equal(f.match!.drawOfferedBy, Seat.UNSPECIFIED, "the offer is gone");
+  assert.equal(f.drawDeclinedBy, Seat.SECOND, "and who declined it is kept");
+  // A snapshot of the same position (a reconnect) keeps it.
+  f.apply(snap(snapshot(3n, 1)));
+  assert.equal(f.drawDeclinedBy, Seat.SECOND, "a reconnect's snapshot of the same position keeps it");
+  f.apply(ev(ply(4n, 2)));
+  assert.equal(f.drawDeclinedBy, Seat.UNSPECIFIED, "the next ply clears it");
+  f.apply(offer(5n, Seat.SECOND));
+  f.apply(decline(6n, Seat.FIRST));
+  assert.equal(f.drawDeclinedBy, Seat.FIRST);
+  f.apply(offer(7n, Seat.FIRST));
+  assert.equal(f.drawDeclinedBy, Seat.UNSPECIFIED, "a new offer clears it");
+  f.apply(decline(8n, Seat.SECOND));
+  f.apply(snap(snapshot(9n, 3)));
+  assert.equal(f.drawDeclinedBy, Seat.UNSPECIFIED, "a snapshot of a later position clears it");
+  f.apply(offer(10n, Seat.FIRST));
+  f.apply(decline(11n, Seat.SECOND));
+  f.apply(ev(ended(12n)));
+  assert.equal(f.drawDeclinedBy, Seat.UNSPECIFIED, "the end clears it");
+});
+
 /** A scripted server: each open() call plays the next script with the last_seq it was given. */
 function scripted(scripts: ((lastSeq: bigint) => AsyncGenerator<{ message: StreamMessage }>)[]) {
   const opens: bigint[] = [];

@@ -110,6 +110,12 @@ func FuzzLobbyRequests(f *testing.F) {
 			&lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: "ZZZZZZZZ"}},
 			&lobbyv1.JoinRoomRequest{},
 		},
+		"GetInvite": {
+			&lobbyv1.GetInviteRequest{InviteCode: private.GetRoom().GetInviteCode(), Password: "wrong"},
+			&lobbyv1.GetInviteRequest{InviteCode: public.GetRoom().GetInviteCode()},
+			&lobbyv1.GetInviteRequest{InviteCode: "ZZZZZZZZ"},
+			&lobbyv1.GetInviteRequest{},
+		},
 		"LeaveRoom":         {&lobbyv1.LeaveRoomRequest{RoomId: public.GetRoom().GetRoomId()}, &lobbyv1.LeaveRoomRequest{RoomId: "r_unknown"}},
 		"WatchRoom":         {&lobbyv1.WatchRoomRequest{RoomId: public.GetRoom().GetRoomId()}, &lobbyv1.WatchRoomRequest{RoomId: private.GetRoom().GetRoomId()}, &lobbyv1.WatchRoomRequest{}},
 		"FindMatch":         {&lobbyv1.FindMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3", Rated: true}, &lobbyv1.FindMatchRequest{Game: q, TimeControl: &gamev1.TimeControl{}}},

@@ -109,14 +109,16 @@ type credentials = interface {
 // runRoomsLobby runs a lobby over matches whose room watchers are woken
 // by room change events only (the fallback re-read is an hour away), once
 // its rooms are ready; it returns a client and signIn, which signs a guest
-// in and returns the guest's context and player id.
+// in and returns the guest's context and player id. Every call comes from
+// the test's one address: the per-address rates are off (rpc's
+// TestPerAddressLimits checks them).
 func runRoomsLobby(t *testing.T, iss *auth.Issuer, ver *auth.Verifier, matches MatchCreator) (lobbyv1.LobbyServiceClient, func(name string) (context.Context, string)) {
 	t.Helper()
 	ctx := t.Context()
 	rdb, prefix := testenv.Redis(t)
 	ready := make(chan struct{})
 	lob, err := New(ctx, Deps{Redis: rdb, DB: testenv.Postgres(t), Issuer: iss, Verifier: ver, Matches: matches},
-		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) },
+		Config{RedisPrefix: prefix, RoomPoll: time.Hour, roomsReady: func() { close(ready) }, Unlimited: true,
 			Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -577,5 +579,109 @@ func TestSetDisplayName(t *testing.T) {
 	st, err = c.GetStats(auth.WithToken(ctx, got.GetToken()), &lobbyv1.GetStatsRequest{})
 	if err != nil || st.GetDisplayName() != "Ana Lima" {
 		t.Fatalf("stats after the rename: %v, %v", st, err)
+	}
+}
+
+// GetInvite tells whoever holds an invite who invites them to what, before
+// joining and signed out too, checked as the join is: a private room's
+// details only with its password (its members need none), an unknown code
+// NOT_FOUND, repeated wrong guesses refused, a public room's with no
+// password; never the invite code or the match id.
+func TestGetInvite(t *testing.T) {
+	t.Parallel()
+	key, _ := auth.GenerateKey()
+	iss, _ := auth.NewIssuer(key)
+	ver, _ := auth.NewVerifier(key)
+	c, signIn := runRoomsLobby(t, iss, ver, &testenv.Matches{})
+	ctx := t.Context()
+	ana, _ := signIn("Ana")
+	bo, _ := signIn("Bo")
+	cy, _ := signIn("Cy")
+	clock := &gamev1.TimeControl{BaseMs: 300_000, IncrementMs: 3_000}
+	room, err := c.CreateRoom(ana, &lobbyv1.CreateRoomRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", TimeControl: clock,
+		Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE, Password: "hunter22"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := room.GetRoom().GetInviteCode()
+	for _, who := range []struct {
+		name string
+		ctx  context.Context
+		pw   string
+	}{{"signed out", ctx, "hunter22"}, {"a player", bo, "hunter22"}, {"the host", ana, ""}, {"lower case", cy, "hunter22"}} {
+		c2 := code
+		if who.name == "lower case" {
+			c2 = strings.ToLower(code)
+		}
+		res, err := c.GetInvite(who.ctx, &lobbyv1.GetInviteRequest{InviteCode: c2, Password: who.pw})
+		if err != nil {
+			t.Fatalf("%s: %v", who.name, err)
+		}
+		r := res.GetRoom()
+		if len(r.GetMembers()) != 1 || r.GetMembers()[0].GetDisplayName() != "Ana" || !r.GetMembers()[0].GetHost() ||
+			r.GetGame() != gamev1.Game_GAME_QUORIDOR || r.GetVariant() != "standard" ||
+			r.GetTimeControl().GetBaseMs() != 300_000 || r.GetTimeControl().GetIncrementMs() != 3_000 ||
+			r.GetStatus() != lobbyv1.RoomStatus_ROOM_STATUS_OPEN || r.GetVisibility() != lobbyv1.RoomVisibility_ROOM_VISIBILITY_PRIVATE {
+			t.Errorf("%s: %v, want Ana's open private Quoridor standard 5+3", who.name, r)
+		}
+		if r.GetInviteCode() != "" || r.GetMatchId() != "" {
+			t.Errorf("%s: invite code %q, match %q sent", who.name, r.GetInviteCode(), r.GetMatchId())
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		req  *lobbyv1.GetInviteRequest
+		want codes.Code
+	}{
+		{"signed out, no password", ctx, &lobbyv1.GetInviteRequest{InviteCode: code}, codes.PermissionDenied},
+		{"signed out, wrong password", ctx, &lobbyv1.GetInviteRequest{InviteCode: code, Password: "hunter2"}, codes.PermissionDenied},
+		{"a player, wrong password", bo, &lobbyv1.GetInviteRequest{InviteCode: code, Password: "nope"}, codes.PermissionDenied},
+		{"an unknown code", ctx, &lobbyv1.GetInviteRequest{InviteCode: "ZZZZZZZZ", Password: "hunter22"}, codes.NotFound},
+		{"no code", ctx, &lobbyv1.GetInviteRequest{}, codes.InvalidArgument},
+	} {
+		res, err := c.GetInvite(tc.ctx, tc.req)
+		if status.Code(err) != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.name, res, err, tc.want)
+		}
+		if res.GetRoom() != nil {
+			t.Errorf("%s: room %v sent with the refusal", tc.name, res.GetRoom())
+		}
+	}
+	// Guessing is limited as for JoinRoom, and the guesses count for it.
+	var guessErr error
+	for range 10 {
+		if _, guessErr = c.GetInvite(bo, &lobbyv1.GetInviteRequest{InviteCode: code, Password: "guess"}); status.Code(guessErr) != codes.PermissionDenied {
+			break
+		}
+	}
+	if status.Code(guessErr) != codes.ResourceExhausted {
+		t.Fatalf("repeated wrong guesses: %v, want ResourceExhausted", guessErr)
+	}
+	if _, err := c.JoinRoom(bo, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: code}, Password: "hunter22"}); status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("join after the guesses: %v, want ResourceExhausted", err)
+	}
+	// Another player, with the password, is not locked out; once the room
+	// started its code opens nothing.
+	if _, err := c.JoinRoom(cy, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: code}, Password: "hunter22"}); err != nil {
+		t.Fatalf("Cy joins: %v", err)
+	}
+	if res, err := c.GetInvite(ana, &lobbyv1.GetInviteRequest{InviteCode: code}); status.Code(err) != codes.NotFound && (err != nil || res.GetRoom().GetMatchId() != "") {
+		t.Errorf("a started room's invite: %v, %v; want NotFound or no match id", res, err)
+	}
+
+	// A public room: no password; one sent is refused.
+	pub, err := c.CreateRoom(ana, &lobbyv1.CreateRoomRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3",
+		Visibility: lobbyv1.RoomVisibility_ROOM_VISIBILITY_PUBLIC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.GetInvite(ctx, &lobbyv1.GetInviteRequest{InviteCode: pub.GetRoom().GetInviteCode()})
+	if err != nil || res.GetRoom().GetGame() != gamev1.Game_GAME_CORNERS || res.GetRoom().GetTimeControl() != nil {
+		t.Errorf("public room: %v, %v; want Corners without a clock", res, err)
+	}
+	_, err = c.GetInvite(ctx, &lobbyv1.GetInviteRequest{InviteCode: pub.GetRoom().GetInviteCode(), Password: "x"})
+	if status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a password for a public room: %v, want InvalidArgument", err)
 	}
 }

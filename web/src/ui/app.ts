@@ -12,7 +12,7 @@ import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/
 import { gameName, games, levelLabel, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
 import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
-import { inviteCode, joinRoute } from "../invite";
+import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { ALREADY_PLAYING, busyMatch } from "../messages";
@@ -202,6 +202,9 @@ function signInScreen(target: string): void {
   // is wrong under the field; the browser's own bubble is off (novalidate),
   // so that the two never cover each other.
   const err = h("p", { class: "error field-error", id: "name-error", role: "alert" });
+  // Who invites to what, when the invite opens a room (lobby.v1 GetInvite, public).
+  const details = h("p", { class: "lead invite-details", id: "invite-details", hidden: true });
+  if (invite) void showInvite(details, invite, new URLSearchParams(target.split("?")[1] ?? "").get("pw") ?? "");
   const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: "Your name", "aria-label": "Your name", "aria-describedby": "name-error" }) as HTMLInputElement;
   let tried = false;
   const check = (): boolean => {
@@ -222,6 +225,7 @@ function signInScreen(target: string): void {
     }
     try {
       session.me = await signIn(input.value.trim());
+      if (invite) acceptedInvite = invite; // "Join the game" said yes already
       go(target === "#/" ? "#/play" : target);
     } catch (e2) {
       const text = errorText(e2);
@@ -239,6 +243,7 @@ function signInScreen(target: string): void {
         ? h("h1", { id: "invite-title" }, "You are invited to a game")
         : watching ? h("h1", { id: "watch-title" }, "A game to watch")
         : h("h1", {}, "Board games, face to face"),
+      invite ? details : false,
       invite
         ? h("p", { class: "lead" }, "A friend sent you the invite code ", h("strong", { id: "invite-code" }, invite), ". Choose a name and you go straight to their game: no account needed.")
         : watching ? h("p", { class: "lead" }, "This link opens a game. Choose a name and you go straight to it, as a spectator: no account needed.")
@@ -390,7 +395,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       e.preventDefault();
       // A whole invite link pasted in the code box opens that link.
       const r = joinRoute(code.value, pw.value);
-      if (r) go(r);
+      if (!r) return;
+      acceptedInvite = inviteCode(r); // the Join button said yes already
+      go(r);
     } },
       code, pw, h("button", { type: "submit" }, "Join"))));
   const resume = h("section", { class: "panel", id: "resume-list" }, h("h2", {}, "Your games in progress"), h("p", { class: "muted" }, "Loading…"));
@@ -617,7 +624,54 @@ function roomScreen(id: Identity, roomId: string, password: string): { dispose: 
   return { dispose: () => ctl.abort() };
 }
 
+/**
+ * acceptedInvite is the invite code the player has just said yes to (the
+ * invite page's "Join the game", the lobby's Join box): its join screen
+ * joins at once instead of asking again.
+ */
+let acceptedInvite = "";
+
+/** showInvite fills el with who invites to what (GetInvite), or says the invite opens nothing. */
+async function showInvite(el: HTMLElement, code: string, password: string): Promise<void> {
+  try {
+    const r = await api().lobby.getInvite({ inviteCode: code, password });
+    el.textContent = `${inviteLine(r.room!)}.`;
+    el.hidden = false;
+  } catch (err) {
+    // A wrong or missing password is asked for when joining.
+    if (err instanceof ConnectError && err.code === Code.NotFound) {
+      el.textContent = "This invite opens no room any more: its game may have started, or the room closed.";
+      el.classList.add("error");
+      el.hidden = false;
+    }
+  }
+}
+
 async function joinScreen(id: Identity, code: string, password: string): Promise<void> {
+  const accepted = acceptedInvite === code;
+  acceptedInvite = "";
+  if (!accepted) {
+    // Say who invites to what, and ask, before taking the seat.
+    let room;
+    try {
+      room = (await api(id.token).lobby.getInvite({ inviteCode: code, password })).room;
+    } catch {
+      // The join says why (and asks for a password).
+    }
+    if (room && !room.members.some((m) => m.playerId === id.playerId)) {
+      frame(id, h("section", { class: "panel narrow invite-card" },
+        h("h1", { id: "invite-title" }, "You are invited to a game"),
+        h("p", { class: "lead invite-details", id: "invite-details" }, `${inviteLine(room)}.`),
+        h("div", { class: "row" },
+          h("button", { class: "primary", id: "accept-invite", onclick: () => { void joinRoom(id, code, password); } }, "Join"),
+          h("a", { class: "button", id: "decline-invite", href: "#/play" }, "Decline"))));
+      return;
+    }
+  }
+  await joinRoom(id, code, password);
+}
+
+async function joinRoom(id: Identity, code: string, password: string): Promise<void> {
   frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "Joining…"), h("p", { class: "muted" }, `Room ${code}`)));
   try {
     const j = await api(id.token).lobby.joinRoom({ target: { case: "inviteCode", value: code }, password });

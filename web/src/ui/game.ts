@@ -595,6 +595,8 @@ export class GameScreen {
         a.append(h("a", { class: "button primary", id: "take-seat", href: `#/game/${this.matchId}` }, "Take your seat"));
       }
       a.append(h("a", { class: "button", href: "#/watch" }, "Other live games"));
+      const note = this.declinedNote();
+      if (note) a.prepend(note);
       return;
     }
     if (m.status === MatchStatus.FINISHED) {
@@ -629,6 +631,8 @@ export class GameScreen {
     } else if (offerBy !== Seat.UNSPECIFIED) {
       a.append(h("p", { class: "muted small" }, "Draw offered. Waiting for an answer…"));
     } else if (draws && this.mode !== "local" && !this.vsBot()) {
+      const note = this.declinedNote();
+      if (note) a.append(note);
       // Two players at one device agree a draw by talking, and a bot does
       // not answer offers: no offer button.
       a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, "Offer draw"));
@@ -655,6 +659,19 @@ export class GameScreen {
       return;
     }
     a.append(h("button", { class: "danger", id: "resign", onclick: () => { this.confirmingResign = true; this.renderActions(); } }, "Resign"));
+  }
+
+  /**
+   * declinedNote says that the last draw offer was declined, and by whom,
+   * until the next ply or a new offer (the terminal's "<name> declined the
+   * draw"): the offer's line would otherwise just vanish.
+   */
+  private declinedNote(): HTMLElement | undefined {
+    const by = this.loops[0]?.feed.drawDeclinedBy ?? Seat.UNSPECIFIED;
+    if (by === Seat.UNSPECIFIED || this.match?.status === MatchStatus.FINISHED) return undefined;
+    const text = this.mode === "seat" && this.match?.yourSeat === by ? "You declined the draw."
+      : `${this.participant(by)?.displayName ?? "Your opponent"} declined the draw.`;
+    return h("p", { class: "muted small", id: "draw-declined", role: "status" }, text);
   }
 
   private renderHint(): void {

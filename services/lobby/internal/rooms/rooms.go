@@ -615,6 +615,34 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password, so
 	return s.start(ctx, r, keys)
 }
 
+// Invite returns the room of an invite code to someone who may join it:
+// a private room's password is checked as Join checks it, and counted with
+// Join's guesses, unless guesser is in the room. guesser is the caller's
+// player id, or "" for a caller who is not signed in, whose guesses are
+// counted per client address (source).
+func (s *Store) Invite(ctx context.Context, code, guesser, password, source string) (Room, error) {
+	id, err := s.ByInvite(ctx, code)
+	if err != nil {
+		return Room{}, err
+	}
+	r, err := s.Get(ctx, id)
+	if err != nil {
+		return Room{}, err
+	}
+	if !r.Private && password != "" {
+		return Room{}, lobby.Invalid("password", "room %s is public; send no password", id)
+	}
+	if r.Private && (guesser == "" || guesser != r.Host.ID && guesser != r.Guest.ID) {
+		if guesser == "" {
+			guesser = "addr:" + source
+		}
+		if err := s.checkPassword(ctx, r, guesser, source, password); err != nil {
+			return Room{}, err
+		}
+	}
+	return r, nil
+}
+
 // takeAttempt counts a password attempt for a room before it is checked,
 // atomically, so that concurrent guesses cannot slip past the limits: per
 // (room, player), and per (room, client address) once the player has

@@ -92,6 +92,11 @@ func TestPerAddressLimits(t *testing.T) {
 	}
 	_, err = s.JoinRoom(from(as(ctx, "p_x"), "198.51.100.1"), &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: "ZZZZZZZZ"}})
 	wantExhausted(t, "fourth invite lookup", err)
+	_, err = s.GetInvite(from(ctx, "198.51.100.1"), &lobbyv1.GetInviteRequest{InviteCode: "ZZZZZZZZ"})
+	wantExhausted(t, "an invite read after the lookups, signed out", err)
+	if _, err := s.GetInvite(from(ctx, "198.51.100.2"), &lobbyv1.GetInviteRequest{InviteCode: "ZZZZZZZZ"}); status.Code(err) != codes.NotFound {
+		t.Fatalf("an invite read from another address: %v, want NotFound", err)
+	}
 }
 
 // A player's open lobby streams are capped: past the cap a stream is

@@ -133,6 +133,29 @@ func (s *Server) JoinRoom(ctx context.Context, req *lobbyv1.JoinRoomRequest) (*l
 	return &lobbyv1.JoinRoomResponse{Room: roomToProto(r, p.ID), YourSeat: gamev1.Seat(r.SeatOf(p.ID))}, nil
 }
 
+// GetInvite returns the room an invite code opens, checked as JoinRoom by
+// invite code checks it. It is public: a token, when sent, names the
+// guesser whose wrong passwords are counted.
+func (s *Server) GetInvite(ctx context.Context, req *lobbyv1.GetInviteRequest) (*lobbyv1.GetInviteResponse, error) {
+	if req.GetInviteCode() == "" {
+		return nil, toStatus(lobby.Invalid("invite_code", "required"))
+	}
+	if err := s.limit(ctx, s.d.Limits.InviteLookup, "invite"); err != nil {
+		return nil, err
+	}
+	var guesser string
+	if p, err := caller(ctx); err == nil {
+		guesser = p.ID
+	}
+	r, err := s.d.Rooms.Invite(ctx, req.GetInviteCode(), guesser, req.GetPassword(), s.addr(ctx))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := roomToProto(r, "")
+	out.MatchId = ""
+	return &lobbyv1.GetInviteResponse{Room: out}, nil
+}
+
 // LeaveRoom leaves a room that has not started.
 func (s *Server) LeaveRoom(ctx context.Context, req *lobbyv1.LeaveRoomRequest) (*lobbyv1.LeaveRoomResponse, error) {
 	p, err := caller(ctx)

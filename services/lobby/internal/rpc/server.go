@@ -96,7 +96,7 @@ type Limits struct {
 	SignIn       ratelimit.Rule // SignInGuest: each makes a permanent player
 	Refresh      ratelimit.Rule // RefreshToken
 	CreateRoom   ratelimit.Rule // CreateRoom (the per-host cap of open rooms aside)
-	InviteLookup ratelimit.Rule // JoinRoom by invite code: guessing codes
+	InviteLookup ratelimit.Rule // JoinRoom by invite code and GetInvite: guessing codes
 	PlayBot      ratelimit.Rule // PlayBot: each starts a bot search
 }
 
@@ -166,6 +166,7 @@ var PublicMethods = []string{
 	lobbyv1.LobbyService_SignInGuest_FullMethodName,
 	lobbyv1.LobbyService_RefreshToken_FullMethodName,
 	lobbyv1.LobbyService_ListVariants_FullMethodName,
+	lobbyv1.LobbyService_GetInvite_FullMethodName,
 }
 
 func caller(ctx context.Context) (lobby.Player, error) {

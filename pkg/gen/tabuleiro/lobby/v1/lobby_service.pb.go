@@ -897,6 +897,109 @@ func (x *JoinRoomResponse) GetYourSeat() v1.Seat {
 	return v1.Seat(0)
 }
 
+// GetInviteRequest names an invite.
+type GetInviteRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// invite_code is the room's invite code (case-insensitive); required.
+	InviteCode string `protobuf:"bytes,1,opt,name=invite_code,json=inviteCode,proto3" json:"invite_code,omitempty"`
+	// password is the private room's password; empty for a public room
+	// (INVALID_ARGUMENT otherwise).
+	Password      string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetInviteRequest) Reset() {
+	*x = GetInviteRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetInviteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetInviteRequest) ProtoMessage() {}
+
+func (x *GetInviteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetInviteRequest.ProtoReflect.Descriptor instead.
+func (*GetInviteRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetInviteRequest) GetInviteCode() string {
+	if x != nil {
+		return x.InviteCode
+	}
+	return ""
+}
+
+func (x *GetInviteRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+// GetInviteResponse is the room an invite opens.
+type GetInviteResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// room is the room, its host first in members; invite_code and match_id
+	// are left out.
+	Room          *Room `protobuf:"bytes,1,opt,name=room,proto3" json:"room,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetInviteResponse) Reset() {
+	*x = GetInviteResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetInviteResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetInviteResponse) ProtoMessage() {}
+
+func (x *GetInviteResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetInviteResponse.ProtoReflect.Descriptor instead.
+func (*GetInviteResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetInviteResponse) GetRoom() *Room {
+	if x != nil {
+		return x.Room
+	}
+	return nil
+}
+
 // LeaveRoomRequest names the room to leave.
 type LeaveRoomRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -908,7 +1011,7 @@ type LeaveRoomRequest struct {
 
 func (x *LeaveRoomRequest) Reset() {
 	*x = LeaveRoomRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -920,7 +1023,7 @@ func (x *LeaveRoomRequest) String() string {
 func (*LeaveRoomRequest) ProtoMessage() {}
 
 func (x *LeaveRoomRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[12]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -933,7 +1036,7 @@ func (x *LeaveRoomRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRoomRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRoomRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{12}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LeaveRoomRequest) GetRoomId() string {
@@ -952,7 +1055,7 @@ type LeaveRoomResponse struct {
 
 func (x *LeaveRoomResponse) Reset() {
 	*x = LeaveRoomResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1067,7 @@ func (x *LeaveRoomResponse) String() string {
 func (*LeaveRoomResponse) ProtoMessage() {}
 
 func (x *LeaveRoomResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[13]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1080,7 @@ func (x *LeaveRoomResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRoomResponse.ProtoReflect.Descriptor instead.
 func (*LeaveRoomResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{13}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{15}
 }
 
 // WatchRoomRequest names the room to follow.
@@ -991,7 +1094,7 @@ type WatchRoomRequest struct {
 
 func (x *WatchRoomRequest) Reset() {
 	*x = WatchRoomRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1003,7 +1106,7 @@ func (x *WatchRoomRequest) String() string {
 func (*WatchRoomRequest) ProtoMessage() {}
 
 func (x *WatchRoomRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[14]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1016,7 +1119,7 @@ func (x *WatchRoomRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRoomRequest.ProtoReflect.Descriptor instead.
 func (*WatchRoomRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{14}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WatchRoomRequest) GetRoomId() string {
@@ -1039,7 +1142,7 @@ type WatchRoomResponse struct {
 
 func (x *WatchRoomResponse) Reset() {
 	*x = WatchRoomResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1051,7 +1154,7 @@ func (x *WatchRoomResponse) String() string {
 func (*WatchRoomResponse) ProtoMessage() {}
 
 func (x *WatchRoomResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[15]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1064,7 +1167,7 @@ func (x *WatchRoomResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRoomResponse.ProtoReflect.Descriptor instead.
 func (*WatchRoomResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{15}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WatchRoomResponse) GetRoom() *Room {
@@ -1105,7 +1208,7 @@ type FindMatchRequest struct {
 
 func (x *FindMatchRequest) Reset() {
 	*x = FindMatchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1117,7 +1220,7 @@ func (x *FindMatchRequest) String() string {
 func (*FindMatchRequest) ProtoMessage() {}
 
 func (x *FindMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[16]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1130,7 +1233,7 @@ func (x *FindMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindMatchRequest.ProtoReflect.Descriptor instead.
 func (*FindMatchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{16}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *FindMatchRequest) GetGame() v1.Game {
@@ -1186,7 +1289,7 @@ type FindMatchResponse struct {
 
 func (x *FindMatchResponse) Reset() {
 	*x = FindMatchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1198,7 +1301,7 @@ func (x *FindMatchResponse) String() string {
 func (*FindMatchResponse) ProtoMessage() {}
 
 func (x *FindMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[17]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1211,7 +1314,7 @@ func (x *FindMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindMatchResponse.ProtoReflect.Descriptor instead.
 func (*FindMatchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{17}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *FindMatchResponse) GetUpdate() isFindMatchResponse_Update {
@@ -1310,7 +1413,7 @@ type Queued struct {
 
 func (x *Queued) Reset() {
 	*x = Queued{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +1425,7 @@ func (x *Queued) String() string {
 func (*Queued) ProtoMessage() {}
 
 func (x *Queued) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[18]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +1438,7 @@ func (x *Queued) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Queued.ProtoReflect.Descriptor instead.
 func (*Queued) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{18}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Queued) GetTicketId() string {
@@ -1389,7 +1492,7 @@ type WindowWidened struct {
 
 func (x *WindowWidened) Reset() {
 	*x = WindowWidened{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1401,7 +1504,7 @@ func (x *WindowWidened) String() string {
 func (*WindowWidened) ProtoMessage() {}
 
 func (x *WindowWidened) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[19]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1414,7 +1517,7 @@ func (x *WindowWidened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowWidened.ProtoReflect.Descriptor instead.
 func (*WindowWidened) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{19}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WindowWidened) GetRatingMin() float64 {
@@ -1451,7 +1554,7 @@ type BotOffered struct {
 
 func (x *BotOffered) Reset() {
 	*x = BotOffered{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1463,7 +1566,7 @@ func (x *BotOffered) String() string {
 func (*BotOffered) ProtoMessage() {}
 
 func (x *BotOffered) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[20]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1476,7 +1579,7 @@ func (x *BotOffered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotOffered.ProtoReflect.Descriptor instead.
 func (*BotOffered) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{20}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *BotOffered) GetLevel() v1.BotLevel {
@@ -1508,7 +1611,7 @@ type Matched struct {
 
 func (x *Matched) Reset() {
 	*x = Matched{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1623,7 @@ func (x *Matched) String() string {
 func (*Matched) ProtoMessage() {}
 
 func (x *Matched) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[21]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1636,7 @@ func (x *Matched) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Matched.ProtoReflect.Descriptor instead.
 func (*Matched) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{21}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Matched) GetMatchId() string {
@@ -1579,7 +1682,7 @@ type PlayBotRequest struct {
 
 func (x *PlayBotRequest) Reset() {
 	*x = PlayBotRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1591,7 +1694,7 @@ func (x *PlayBotRequest) String() string {
 func (*PlayBotRequest) ProtoMessage() {}
 
 func (x *PlayBotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[22]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1604,7 +1707,7 @@ func (x *PlayBotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayBotRequest.ProtoReflect.Descriptor instead.
 func (*PlayBotRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{22}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PlayBotRequest) GetGame() v1.Game {
@@ -1655,7 +1758,7 @@ type PlayBotResponse struct {
 
 func (x *PlayBotResponse) Reset() {
 	*x = PlayBotResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1667,7 +1770,7 @@ func (x *PlayBotResponse) String() string {
 func (*PlayBotResponse) ProtoMessage() {}
 
 func (x *PlayBotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[23]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1680,7 +1783,7 @@ func (x *PlayBotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayBotResponse.ProtoReflect.Descriptor instead.
 func (*PlayBotResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{23}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PlayBotResponse) GetMatchId() string {
@@ -1716,7 +1819,7 @@ type ListLiveMatchesRequest struct {
 
 func (x *ListLiveMatchesRequest) Reset() {
 	*x = ListLiveMatchesRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1831,7 @@ func (x *ListLiveMatchesRequest) String() string {
 func (*ListLiveMatchesRequest) ProtoMessage() {}
 
 func (x *ListLiveMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[24]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1844,7 @@ func (x *ListLiveMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLiveMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListLiveMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{24}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListLiveMatchesRequest) GetGame() v1.Game {
@@ -1792,7 +1895,7 @@ type ListLiveMatchesResponse struct {
 
 func (x *ListLiveMatchesResponse) Reset() {
 	*x = ListLiveMatchesResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1804,7 +1907,7 @@ func (x *ListLiveMatchesResponse) String() string {
 func (*ListLiveMatchesResponse) ProtoMessage() {}
 
 func (x *ListLiveMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[25]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1817,7 +1920,7 @@ func (x *ListLiveMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLiveMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListLiveMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{25}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListLiveMatchesResponse) GetMatches() []*MatchSummary {
@@ -1844,7 +1947,7 @@ type ListActiveMatchesRequest struct {
 
 func (x *ListActiveMatchesRequest) Reset() {
 	*x = ListActiveMatchesRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1856,7 +1959,7 @@ func (x *ListActiveMatchesRequest) String() string {
 func (*ListActiveMatchesRequest) ProtoMessage() {}
 
 func (x *ListActiveMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[26]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1869,7 +1972,7 @@ func (x *ListActiveMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListActiveMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListActiveMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{26}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{28}
 }
 
 // ListActiveMatchesResponse lists the caller's unfinished matches.
@@ -1883,7 +1986,7 @@ type ListActiveMatchesResponse struct {
 
 func (x *ListActiveMatchesResponse) Reset() {
 	*x = ListActiveMatchesResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[27]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1895,7 +1998,7 @@ func (x *ListActiveMatchesResponse) String() string {
 func (*ListActiveMatchesResponse) ProtoMessage() {}
 
 func (x *ListActiveMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[27]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1908,7 +2011,7 @@ func (x *ListActiveMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListActiveMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListActiveMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{27}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListActiveMatchesResponse) GetMatches() []*MatchSummary {
@@ -1935,7 +2038,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[28]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1947,7 +2050,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[28]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1960,7 +2063,7 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{28}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListGamesRequest) GetPlayerId() string {
@@ -2004,7 +2107,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[29]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2016,7 +2119,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[29]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2132,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{29}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListGamesResponse) GetGames() []*MatchSummary {
@@ -2057,7 +2160,7 @@ type GetGameRequest struct {
 
 func (x *GetGameRequest) Reset() {
 	*x = GetGameRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[30]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2069,7 +2172,7 @@ func (x *GetGameRequest) String() string {
 func (*GetGameRequest) ProtoMessage() {}
 
 func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[30]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2082,7 +2185,7 @@ func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRequest.ProtoReflect.Descriptor instead.
 func (*GetGameRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{30}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetGameRequest) GetGameId() string {
@@ -2103,7 +2206,7 @@ type GetGameResponse struct {
 
 func (x *GetGameResponse) Reset() {
 	*x = GetGameResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[31]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2218,7 @@ func (x *GetGameResponse) String() string {
 func (*GetGameResponse) ProtoMessage() {}
 
 func (x *GetGameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[31]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2231,7 @@ func (x *GetGameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameResponse.ProtoReflect.Descriptor instead.
 func (*GetGameResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{31}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetGameResponse) GetRecord() *GameRecord {
@@ -2149,7 +2252,7 @@ type GetStatsRequest struct {
 
 func (x *GetStatsRequest) Reset() {
 	*x = GetStatsRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[32]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2161,7 +2264,7 @@ func (x *GetStatsRequest) String() string {
 func (*GetStatsRequest) ProtoMessage() {}
 
 func (x *GetStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[32]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2174,7 +2277,7 @@ func (x *GetStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetStatsRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{32}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetStatsRequest) GetPlayerId() string {
@@ -2201,7 +2304,7 @@ type GetStatsResponse struct {
 
 func (x *GetStatsResponse) Reset() {
 	*x = GetStatsResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[33]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2213,7 +2316,7 @@ func (x *GetStatsResponse) String() string {
 func (*GetStatsResponse) ProtoMessage() {}
 
 func (x *GetStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[33]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2226,7 +2329,7 @@ func (x *GetStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetStatsResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{33}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetStatsResponse) GetPlayerId() string {
@@ -2268,7 +2371,7 @@ type OfferRematchRequest struct {
 
 func (x *OfferRematchRequest) Reset() {
 	*x = OfferRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2280,7 +2383,7 @@ func (x *OfferRematchRequest) String() string {
 func (*OfferRematchRequest) ProtoMessage() {}
 
 func (x *OfferRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2293,7 +2396,7 @@ func (x *OfferRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRematchRequest.ProtoReflect.Descriptor instead.
 func (*OfferRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{34}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *OfferRematchRequest) GetMatchId() string {
@@ -2316,7 +2419,7 @@ type OfferRematchResponse struct {
 
 func (x *OfferRematchResponse) Reset() {
 	*x = OfferRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2431,7 @@ func (x *OfferRematchResponse) String() string {
 func (*OfferRematchResponse) ProtoMessage() {}
 
 func (x *OfferRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2444,7 @@ func (x *OfferRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRematchResponse.ProtoReflect.Descriptor instead.
 func (*OfferRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{35}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *OfferRematchResponse) GetRematch() *Rematch {
@@ -2362,7 +2465,7 @@ type DeclineRematchRequest struct {
 
 func (x *DeclineRematchRequest) Reset() {
 	*x = DeclineRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2374,7 +2477,7 @@ func (x *DeclineRematchRequest) String() string {
 func (*DeclineRematchRequest) ProtoMessage() {}
 
 func (x *DeclineRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2387,7 +2490,7 @@ func (x *DeclineRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineRematchRequest.ProtoReflect.Descriptor instead.
 func (*DeclineRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{36}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DeclineRematchRequest) GetMatchId() string {
@@ -2408,7 +2511,7 @@ type DeclineRematchResponse struct {
 
 func (x *DeclineRematchResponse) Reset() {
 	*x = DeclineRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2420,7 +2523,7 @@ func (x *DeclineRematchResponse) String() string {
 func (*DeclineRematchResponse) ProtoMessage() {}
 
 func (x *DeclineRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2433,7 +2536,7 @@ func (x *DeclineRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineRematchResponse.ProtoReflect.Descriptor instead.
 func (*DeclineRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{37}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *DeclineRematchResponse) GetRematch() *Rematch {
@@ -2454,7 +2557,7 @@ type WatchRematchRequest struct {
 
 func (x *WatchRematchRequest) Reset() {
 	*x = WatchRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2466,7 +2569,7 @@ func (x *WatchRematchRequest) String() string {
 func (*WatchRematchRequest) ProtoMessage() {}
 
 func (x *WatchRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2479,7 +2582,7 @@ func (x *WatchRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRematchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{38}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *WatchRematchRequest) GetMatchId() string {
@@ -2500,7 +2603,7 @@ type WatchRematchResponse struct {
 
 func (x *WatchRematchResponse) Reset() {
 	*x = WatchRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2512,7 +2615,7 @@ func (x *WatchRematchResponse) String() string {
 func (*WatchRematchResponse) ProtoMessage() {}
 
 func (x *WatchRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2525,7 +2628,7 @@ func (x *WatchRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRematchResponse.ProtoReflect.Descriptor instead.
 func (*WatchRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{39}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WatchRematchResponse) GetRematch() *Rematch {
@@ -2547,7 +2650,7 @@ type SetDisplayNameRequest struct {
 
 func (x *SetDisplayNameRequest) Reset() {
 	*x = SetDisplayNameRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +2662,7 @@ func (x *SetDisplayNameRequest) String() string {
 func (*SetDisplayNameRequest) ProtoMessage() {}
 
 func (x *SetDisplayNameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +2675,7 @@ func (x *SetDisplayNameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDisplayNameRequest.ProtoReflect.Descriptor instead.
 func (*SetDisplayNameRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{40}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SetDisplayNameRequest) GetDisplayName() string {
@@ -2595,7 +2698,7 @@ type SetDisplayNameResponse struct {
 
 func (x *SetDisplayNameResponse) Reset() {
 	*x = SetDisplayNameResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2607,7 +2710,7 @@ func (x *SetDisplayNameResponse) String() string {
 func (*SetDisplayNameResponse) ProtoMessage() {}
 
 func (x *SetDisplayNameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2620,7 +2723,7 @@ func (x *SetDisplayNameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDisplayNameResponse.ProtoReflect.Descriptor instead.
 func (*SetDisplayNameResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{41}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SetDisplayNameResponse) GetToken() string {
@@ -2697,7 +2800,13 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x06target\"v\n" +
 	"\x10JoinRoomResponse\x12,\n" +
 	"\x04room\x18\x01 \x01(\v2\x18.tabuleiro.lobby.v1.RoomR\x04room\x124\n" +
-	"\tyour_seat\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\byourSeat\"+\n" +
+	"\tyour_seat\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\byourSeat\"O\n" +
+	"\x10GetInviteRequest\x12\x1f\n" +
+	"\vinvite_code\x18\x01 \x01(\tR\n" +
+	"inviteCode\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"A\n" +
+	"\x11GetInviteResponse\x12,\n" +
+	"\x04room\x18\x01 \x01(\v2\x18.tabuleiro.lobby.v1.RoomR\x04room\"+\n" +
 	"\x10LeaveRoomRequest\x12\x17\n" +
 	"\aroom_id\x18\x01 \x01(\tR\x06roomId\"\x13\n" +
 	"\x11LeaveRoomResponse\"+\n" +
@@ -2805,7 +2914,7 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xa5\x0e\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xff\x0e\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -2814,6 +2923,7 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"CreateRoom\x12%.tabuleiro.lobby.v1.CreateRoomRequest\x1a&.tabuleiro.lobby.v1.CreateRoomResponse\x12X\n" +
 	"\tListRooms\x12$.tabuleiro.lobby.v1.ListRoomsRequest\x1a%.tabuleiro.lobby.v1.ListRoomsResponse\x12U\n" +
 	"\bJoinRoom\x12#.tabuleiro.lobby.v1.JoinRoomRequest\x1a$.tabuleiro.lobby.v1.JoinRoomResponse\x12X\n" +
+	"\tGetInvite\x12$.tabuleiro.lobby.v1.GetInviteRequest\x1a%.tabuleiro.lobby.v1.GetInviteResponse\x12X\n" +
 	"\tLeaveRoom\x12$.tabuleiro.lobby.v1.LeaveRoomRequest\x1a%.tabuleiro.lobby.v1.LeaveRoomResponse\x12Z\n" +
 	"\tWatchRoom\x12$.tabuleiro.lobby.v1.WatchRoomRequest\x1a%.tabuleiro.lobby.v1.WatchRoomResponse0\x01\x12Z\n" +
 	"\tFindMatch\x12$.tabuleiro.lobby.v1.FindMatchRequest\x1a%.tabuleiro.lobby.v1.FindMatchResponse0\x01\x12R\n" +
@@ -2841,7 +2951,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),               // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),        // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -2856,140 +2966,145 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*ListRoomsResponse)(nil),         // 10: tabuleiro.lobby.v1.ListRoomsResponse
 	(*JoinRoomRequest)(nil),           // 11: tabuleiro.lobby.v1.JoinRoomRequest
 	(*JoinRoomResponse)(nil),          // 12: tabuleiro.lobby.v1.JoinRoomResponse
-	(*LeaveRoomRequest)(nil),          // 13: tabuleiro.lobby.v1.LeaveRoomRequest
-	(*LeaveRoomResponse)(nil),         // 14: tabuleiro.lobby.v1.LeaveRoomResponse
-	(*WatchRoomRequest)(nil),          // 15: tabuleiro.lobby.v1.WatchRoomRequest
-	(*WatchRoomResponse)(nil),         // 16: tabuleiro.lobby.v1.WatchRoomResponse
-	(*FindMatchRequest)(nil),          // 17: tabuleiro.lobby.v1.FindMatchRequest
-	(*FindMatchResponse)(nil),         // 18: tabuleiro.lobby.v1.FindMatchResponse
-	(*Queued)(nil),                    // 19: tabuleiro.lobby.v1.Queued
-	(*WindowWidened)(nil),             // 20: tabuleiro.lobby.v1.WindowWidened
-	(*BotOffered)(nil),                // 21: tabuleiro.lobby.v1.BotOffered
-	(*Matched)(nil),                   // 22: tabuleiro.lobby.v1.Matched
-	(*PlayBotRequest)(nil),            // 23: tabuleiro.lobby.v1.PlayBotRequest
-	(*PlayBotResponse)(nil),           // 24: tabuleiro.lobby.v1.PlayBotResponse
-	(*ListLiveMatchesRequest)(nil),    // 25: tabuleiro.lobby.v1.ListLiveMatchesRequest
-	(*ListLiveMatchesResponse)(nil),   // 26: tabuleiro.lobby.v1.ListLiveMatchesResponse
-	(*ListActiveMatchesRequest)(nil),  // 27: tabuleiro.lobby.v1.ListActiveMatchesRequest
-	(*ListActiveMatchesResponse)(nil), // 28: tabuleiro.lobby.v1.ListActiveMatchesResponse
-	(*ListGamesRequest)(nil),          // 29: tabuleiro.lobby.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),         // 30: tabuleiro.lobby.v1.ListGamesResponse
-	(*GetGameRequest)(nil),            // 31: tabuleiro.lobby.v1.GetGameRequest
-	(*GetGameResponse)(nil),           // 32: tabuleiro.lobby.v1.GetGameResponse
-	(*GetStatsRequest)(nil),           // 33: tabuleiro.lobby.v1.GetStatsRequest
-	(*GetStatsResponse)(nil),          // 34: tabuleiro.lobby.v1.GetStatsResponse
-	(*OfferRematchRequest)(nil),       // 35: tabuleiro.lobby.v1.OfferRematchRequest
-	(*OfferRematchResponse)(nil),      // 36: tabuleiro.lobby.v1.OfferRematchResponse
-	(*DeclineRematchRequest)(nil),     // 37: tabuleiro.lobby.v1.DeclineRematchRequest
-	(*DeclineRematchResponse)(nil),    // 38: tabuleiro.lobby.v1.DeclineRematchResponse
-	(*WatchRematchRequest)(nil),       // 39: tabuleiro.lobby.v1.WatchRematchRequest
-	(*WatchRematchResponse)(nil),      // 40: tabuleiro.lobby.v1.WatchRematchResponse
-	(*SetDisplayNameRequest)(nil),     // 41: tabuleiro.lobby.v1.SetDisplayNameRequest
-	(*SetDisplayNameResponse)(nil),    // 42: tabuleiro.lobby.v1.SetDisplayNameResponse
-	(*timestamppb.Timestamp)(nil),     // 43: google.protobuf.Timestamp
-	(v1.Game)(0),                      // 44: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                // 45: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),            // 46: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),               // 47: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                      // 48: tabuleiro.game.v1.Seat
-	(*Room)(nil),                      // 49: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                  // 50: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),            // 51: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),              // 52: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                // 53: tabuleiro.lobby.v1.GameRecord
-	(*Rating)(nil),                    // 54: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                 // 55: tabuleiro.lobby.v1.BotRecord
-	(*Rematch)(nil),                   // 56: tabuleiro.lobby.v1.Rematch
+	(*GetInviteRequest)(nil),          // 13: tabuleiro.lobby.v1.GetInviteRequest
+	(*GetInviteResponse)(nil),         // 14: tabuleiro.lobby.v1.GetInviteResponse
+	(*LeaveRoomRequest)(nil),          // 15: tabuleiro.lobby.v1.LeaveRoomRequest
+	(*LeaveRoomResponse)(nil),         // 16: tabuleiro.lobby.v1.LeaveRoomResponse
+	(*WatchRoomRequest)(nil),          // 17: tabuleiro.lobby.v1.WatchRoomRequest
+	(*WatchRoomResponse)(nil),         // 18: tabuleiro.lobby.v1.WatchRoomResponse
+	(*FindMatchRequest)(nil),          // 19: tabuleiro.lobby.v1.FindMatchRequest
+	(*FindMatchResponse)(nil),         // 20: tabuleiro.lobby.v1.FindMatchResponse
+	(*Queued)(nil),                    // 21: tabuleiro.lobby.v1.Queued
+	(*WindowWidened)(nil),             // 22: tabuleiro.lobby.v1.WindowWidened
+	(*BotOffered)(nil),                // 23: tabuleiro.lobby.v1.BotOffered
+	(*Matched)(nil),                   // 24: tabuleiro.lobby.v1.Matched
+	(*PlayBotRequest)(nil),            // 25: tabuleiro.lobby.v1.PlayBotRequest
+	(*PlayBotResponse)(nil),           // 26: tabuleiro.lobby.v1.PlayBotResponse
+	(*ListLiveMatchesRequest)(nil),    // 27: tabuleiro.lobby.v1.ListLiveMatchesRequest
+	(*ListLiveMatchesResponse)(nil),   // 28: tabuleiro.lobby.v1.ListLiveMatchesResponse
+	(*ListActiveMatchesRequest)(nil),  // 29: tabuleiro.lobby.v1.ListActiveMatchesRequest
+	(*ListActiveMatchesResponse)(nil), // 30: tabuleiro.lobby.v1.ListActiveMatchesResponse
+	(*ListGamesRequest)(nil),          // 31: tabuleiro.lobby.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),         // 32: tabuleiro.lobby.v1.ListGamesResponse
+	(*GetGameRequest)(nil),            // 33: tabuleiro.lobby.v1.GetGameRequest
+	(*GetGameResponse)(nil),           // 34: tabuleiro.lobby.v1.GetGameResponse
+	(*GetStatsRequest)(nil),           // 35: tabuleiro.lobby.v1.GetStatsRequest
+	(*GetStatsResponse)(nil),          // 36: tabuleiro.lobby.v1.GetStatsResponse
+	(*OfferRematchRequest)(nil),       // 37: tabuleiro.lobby.v1.OfferRematchRequest
+	(*OfferRematchResponse)(nil),      // 38: tabuleiro.lobby.v1.OfferRematchResponse
+	(*DeclineRematchRequest)(nil),     // 39: tabuleiro.lobby.v1.DeclineRematchRequest
+	(*DeclineRematchResponse)(nil),    // 40: tabuleiro.lobby.v1.DeclineRematchResponse
+	(*WatchRematchRequest)(nil),       // 41: tabuleiro.lobby.v1.WatchRematchRequest
+	(*WatchRematchResponse)(nil),      // 42: tabuleiro.lobby.v1.WatchRematchResponse
+	(*SetDisplayNameRequest)(nil),     // 43: tabuleiro.lobby.v1.SetDisplayNameRequest
+	(*SetDisplayNameResponse)(nil),    // 44: tabuleiro.lobby.v1.SetDisplayNameResponse
+	(*timestamppb.Timestamp)(nil),     // 45: google.protobuf.Timestamp
+	(v1.Game)(0),                      // 46: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                // 47: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),            // 48: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),               // 49: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                      // 50: tabuleiro.game.v1.Seat
+	(*Room)(nil),                      // 51: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                  // 52: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),            // 53: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),              // 54: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                // 55: tabuleiro.lobby.v1.GameRecord
+	(*Rating)(nil),                    // 56: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                 // 57: tabuleiro.lobby.v1.BotRecord
+	(*Rematch)(nil),                   // 58: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	43, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	43, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	43, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	43, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	44, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	45, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	44, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	46, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	47, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	48, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	49, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	44, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	49, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	49, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	48, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	49, // 15: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	48, // 16: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	44, // 17: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	46, // 18: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	19, // 19: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
-	20, // 20: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
-	21, // 21: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
-	22, // 22: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	43, // 23: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	50, // 24: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	48, // 25: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	51, // 26: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	44, // 27: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	50, // 28: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	48, // 29: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	46, // 30: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	48, // 31: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	44, // 32: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
-	0,  // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	52, // 34: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	52, // 35: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	44, // 36: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	52, // 37: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	53, // 38: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	54, // 39: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	55, // 40: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	56, // 41: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	56, // 42: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	56, // 43: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	43, // 44: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	1,  // 45: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 46: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 47: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 48: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 49: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 50: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 51: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	15, // 52: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	17, // 53: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	23, // 54: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	25, // 55: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	27, // 56: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	29, // 57: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	31, // 58: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	33, // 59: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	35, // 60: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	37, // 61: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	39, // 62: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	41, // 63: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	2,  // 64: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 65: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 66: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 67: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 68: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 69: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 70: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	16, // 71: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	18, // 72: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	24, // 73: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	26, // 74: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	28, // 75: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	30, // 76: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	32, // 77: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	34, // 78: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	36, // 79: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	38, // 80: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	40, // 81: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	42, // 82: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	64, // [64:83] is the sub-list for method output_type
-	45, // [45:64] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	45, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	45, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	45, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	45, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	46, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	47, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	46, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	48, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	49, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	50, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	51, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	46, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	51, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	51, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	50, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	51, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	51, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	50, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	46, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	48, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
+	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
+	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
+	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
+	45, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	52, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	50, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	53, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	46, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	52, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	50, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	48, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	50, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	46, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
+	54, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	54, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	46, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	54, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	55, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	56, // 40: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	57, // 41: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	58, // 42: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	58, // 43: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	58, // 44: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	45, // 45: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	1,  // 46: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,  // 47: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,  // 48: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,  // 49: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,  // 50: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11, // 51: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13, // 52: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15, // 53: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17, // 54: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19, // 55: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25, // 56: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27, // 57: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29, // 58: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31, // 59: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33, // 60: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35, // 61: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	37, // 62: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	39, // 63: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	41, // 64: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	43, // 65: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	2,  // 66: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 67: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 68: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 69: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 70: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 71: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 72: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16, // 73: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18, // 74: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20, // 75: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26, // 76: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28, // 77: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30, // 78: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32, // 79: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34, // 80: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36, // 81: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	38, // 82: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	40, // 83: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	42, // 84: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	44, // 85: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	66, // [66:86] is the sub-list for method output_type
+	46, // [46:66] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -3002,7 +3117,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 		(*JoinRoomRequest_RoomId)(nil),
 		(*JoinRoomRequest_InviteCode)(nil),
 	}
-	file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[17].OneofWrappers = []any{
+	file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[19].OneofWrappers = []any{
 		(*FindMatchResponse_Queued)(nil),
 		(*FindMatchResponse_WindowWidened)(nil),
 		(*FindMatchResponse_BotOffered)(nil),
@@ -3014,7 +3129,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   42,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	LobbyService_CreateRoom_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/CreateRoom"
 	LobbyService_ListRooms_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ListRooms"
 	LobbyService_JoinRoom_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/JoinRoom"
+	LobbyService_GetInvite_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/GetInvite"
 	LobbyService_LeaveRoom_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/LeaveRoom"
 	LobbyService_WatchRoom_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/WatchRoom"
 	LobbyService_FindMatch_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/FindMatch"
@@ -49,15 +50,16 @@ const (
 // player's active matches, history, ratings and stats. It creates matches
 // through match.v1 MatchService; clients then play them there.
 //
-// Every RPC except SignInGuest, RefreshToken and ListVariants needs an
-// `authorization: Bearer <token>` header with a token from SignInGuest or
-// RefreshToken; a missing, forged or expired token gets UNAUTHENTICATED.
+// Every RPC except SignInGuest, RefreshToken, ListVariants and GetInvite
+// needs an `authorization: Bearer <token>` header with a token from
+// SignInGuest or RefreshToken; a missing, forged or expired token gets
+// UNAUTHENTICATED.
 // Any RPC may return UNAVAILABLE while an instance shuts down (retry) and
 // INTERNAL (with no detail) on a server fault.
 //
 // Limits (per client address, shared by every lobby instance through
 // Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
-// and PlayBot are rate-limited; over a limit the call gets
+// and GetInvite (one limit together) and PlayBot are rate-limited; over a limit the call gets
 // RESOURCE_EXHAUSTED with the reason, the delay in its message and a
 // google.rpc.RetryInfo detail (retry after it). A player holds at most 8
 // open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
@@ -115,6 +117,19 @@ type LobbyServiceClient interface {
 	// player, see FindMatch; the room then stays open). Starting the room's match
 	// withdraws both players' FindMatch tickets.
 	JoinRoom(ctx context.Context, in *JoinRoomRequest, opts ...grpc.CallOption) (*JoinRoomResponse, error)
+	// GetInvite returns the room an invite code opens, as the invitation
+	// reads before joining it: its host (members, host first), game,
+	// variant, clock, rated flag and status, without its invite_code or
+	// match_id. Public, so that a signed-out visitor opening an invite link
+	// is told who invites them to what; a token, when sent, is the one whose
+	// wrong passwords are counted (signed out, the client address's). Checked
+	// as JoinRoom by invite code checks it: the same per-address rate limit;
+	// INVALID_ARGUMENT for an empty invite_code or a password sent for a
+	// public room; NOT_FOUND for an unknown code (a room that started or
+	// closed has none); PERMISSION_DENIED for a wrong or missing password of
+	// a private room (its members need none); RESOURCE_EXHAUSTED after
+	// repeated wrong passwords, counted together with JoinRoom's.
+	GetInvite(ctx context.Context, in *GetInviteRequest, opts ...grpc.CallOption) (*GetInviteResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
 	// room closes. NOT_FOUND for an unknown room; FAILED_PRECONDITION when
 	// the caller is not in it or it has started (resign the match instead).
@@ -277,6 +292,16 @@ func (c *lobbyServiceClient) JoinRoom(ctx context.Context, in *JoinRoomRequest, 
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(JoinRoomResponse)
 	err := c.cc.Invoke(ctx, LobbyService_JoinRoom_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) GetInvite(ctx context.Context, in *GetInviteRequest, opts ...grpc.CallOption) (*GetInviteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetInviteResponse)
+	err := c.cc.Invoke(ctx, LobbyService_GetInvite_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -449,15 +474,16 @@ func (c *lobbyServiceClient) SetDisplayName(ctx context.Context, in *SetDisplayN
 // player's active matches, history, ratings and stats. It creates matches
 // through match.v1 MatchService; clients then play them there.
 //
-// Every RPC except SignInGuest, RefreshToken and ListVariants needs an
-// `authorization: Bearer <token>` header with a token from SignInGuest or
-// RefreshToken; a missing, forged or expired token gets UNAUTHENTICATED.
+// Every RPC except SignInGuest, RefreshToken, ListVariants and GetInvite
+// needs an `authorization: Bearer <token>` header with a token from
+// SignInGuest or RefreshToken; a missing, forged or expired token gets
+// UNAUTHENTICATED.
 // Any RPC may return UNAVAILABLE while an instance shuts down (retry) and
 // INTERNAL (with no detail) on a server fault.
 //
 // Limits (per client address, shared by every lobby instance through
 // Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
-// and PlayBot are rate-limited; over a limit the call gets
+// and GetInvite (one limit together) and PlayBot are rate-limited; over a limit the call gets
 // RESOURCE_EXHAUSTED with the reason, the delay in its message and a
 // google.rpc.RetryInfo detail (retry after it). A player holds at most 8
 // open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
@@ -515,6 +541,19 @@ type LobbyServiceServer interface {
 	// player, see FindMatch; the room then stays open). Starting the room's match
 	// withdraws both players' FindMatch tickets.
 	JoinRoom(context.Context, *JoinRoomRequest) (*JoinRoomResponse, error)
+	// GetInvite returns the room an invite code opens, as the invitation
+	// reads before joining it: its host (members, host first), game,
+	// variant, clock, rated flag and status, without its invite_code or
+	// match_id. Public, so that a signed-out visitor opening an invite link
+	// is told who invites them to what; a token, when sent, is the one whose
+	// wrong passwords are counted (signed out, the client address's). Checked
+	// as JoinRoom by invite code checks it: the same per-address rate limit;
+	// INVALID_ARGUMENT for an empty invite_code or a password sent for a
+	// public room; NOT_FOUND for an unknown code (a room that started or
+	// closed has none); PERMISSION_DENIED for a wrong or missing password of
+	// a private room (its members need none); RESOURCE_EXHAUSTED after
+	// repeated wrong passwords, counted together with JoinRoom's.
+	GetInvite(context.Context, *GetInviteRequest) (*GetInviteResponse, error)
 	// LeaveRoom leaves a room that has not started. When the host leaves the
 	// room closes. NOT_FOUND for an unknown room; FAILED_PRECONDITION when
 	// the caller is not in it or it has started (resign the match instead).
@@ -640,6 +679,9 @@ func (UnimplementedLobbyServiceServer) ListRooms(context.Context, *ListRoomsRequ
 }
 func (UnimplementedLobbyServiceServer) JoinRoom(context.Context, *JoinRoomRequest) (*JoinRoomResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method JoinRoom not implemented")
+}
+func (UnimplementedLobbyServiceServer) GetInvite(context.Context, *GetInviteRequest) (*GetInviteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetInvite not implemented")
 }
 func (UnimplementedLobbyServiceServer) LeaveRoom(context.Context, *LeaveRoomRequest) (*LeaveRoomResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LeaveRoom not implemented")
@@ -805,6 +847,24 @@ func _LobbyService_JoinRoom_Handler(srv interface{}, ctx context.Context, dec fu
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LobbyServiceServer).JoinRoom(ctx, req.(*JoinRoomRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_GetInvite_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetInviteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).GetInvite(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_GetInvite_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).GetInvite(ctx, req.(*GetInviteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1052,6 +1112,10 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "JoinRoom",
 			Handler:    _LobbyService_JoinRoom_Handler,
+		},
+		{
+			MethodName: "GetInvite",
+			Handler:    _LobbyService_GetInvite_Handler,
 		},
 		{
 			MethodName: "LeaveRoom",

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/lobby/v1/lobby_service.proto.
  */
 export const file_tabuleiro_lobby_v1_lobby_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkitgEKE1NpZ25Jbkd1ZXN0UmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YBCABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChNSZWZyZXNoVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkipAEKFFJlZnJlc2hUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKaAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSEgoKb25lX2RldmljZRgIIAEoCCI8ChJDcmVhdGVSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tInEKEExpc3RSb29tc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJVChFMaXN0Um9vbXNSZXNwb25zZRInCgVyb29tcxgBIAMoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJrCg9Kb2luUm9vbVJlcXVlc3QSEQoHcm9vbV9pZBgBIAEoCUgAEhUKC2ludml0ZV9jb2RlGAIgASgJSAASEAoIcGFzc3dvcmQYAyABKAkSEgoKb25lX2RldmljZRgEIAEoCEIICgZ0YXJnZXQiZgoQSm9pblJvb21SZXNwb25zZRImCgRyb29tGAEgASgLMhgudGFidWxlaXJvLmxvYmJ5LnYxLlJvb20SKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdCIjChBMZWF2ZVJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiEwoRTGVhdmVSb29tUmVzcG9uc2UiIwoQV2F0Y2hSb29tUmVxdWVzdBIPCgdyb29tX2lkGAEgASgJImcKEVdhdGNoUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqkBChBGaW5kTWF0Y2hSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSNAoMdGltZV9jb250cm9sGAMgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSGAoQYWNjZXB0X2JvdF9vZmZlchgFIAEoCCLvAQoRRmluZE1hdGNoUmVzcG9uc2USLAoGcXVldWVkGAEgASgLMhoudGFidWxlaXJvLmxvYmJ5LnYxLlF1ZXVlZEgAEjsKDndpbmRvd193aWRlbmVkGAIgASgLMiEudGFidWxlaXJvLmxvYmJ5LnYxLldpbmRvd1dpZGVuZWRIABI1Cgtib3Rfb2ZmZXJlZBgDIAEoCzIeLnRhYnVsZWlyby5sb2JieS52MS5Cb3RPZmZlcmVkSAASLgoHbWF0Y2hlZBgEIAEoCzIbLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaGVkSABCCAoGdXBkYXRlIoIBCgZRdWV1ZWQSEQoJdGlja2V0X2lkGAEgASgJEg4KBnJhdGluZxgCIAEoARISCgpyYXRpbmdfbWluGAMgASgBEhIKCnJhdGluZ19tYXgYBCABKAESLQoJcXVldWVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKCg1XaW5kb3dXaWRlbmVkEhIKCnJhdGluZ19taW4YASABKAESEgoKcmF0aW5nX21heBgCIAEoARIRCgl3YWl0ZWRfbXMYAyABKAMiSwoKQm90T2ZmZXJlZBIqCgVsZXZlbBgBIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCXdhaXRlZF9tcxgCIAEoAyJ5CgdNYXRjaGVkEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudCLRAQoOUGxheUJvdFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIqCgVsZXZlbBgDIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEiUKBHNlYXQYBCABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EjQKDHRpbWVfY29udHJvbBgFIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlRpbWVDb250cm9sIk8KD1BsYXlCb3RSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqoBChZMaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSMQoFb3JkZXIYAyABKA4yIi50YWJ1bGVpcm8ubG9iYnkudjEuTGl2ZU1hdGNoT3JkZXISEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiZQoXTGlzdExpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhoKGExpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdCJOChlMaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlEjEKB21hdGNoZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5InMKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEiUKBGdhbWUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KEUxpc3RHYW1lc1Jlc3BvbnNlEi8KBWdhbWVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJBCg9HZXRHYW1lUmVzcG9uc2USLgoGcmVjb3JkGAEgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkdhbWVSZWNvcmQiJAoPR2V0U3RhdHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSKcAQoQR2V0U3RhdHNSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEisKB3JhdGluZ3MYAyADKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nEjIKC2JvdF9yZWNvcmRzGAQgAygLMh0udGFidWxlaXJvLmxvYmJ5LnYxLkJvdFJlY29yZCInChNPZmZlclJlbWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIkQKFE9mZmVyUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCIpChVEZWNsaW5lUmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRgoWRGVjbGluZVJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giJwoTV2F0Y2hSZW1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJEChRXYXRjaFJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giLQoVU2V0RGlzcGxheU5hbWVSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCSJXChZTZXREaXNwbGF5TmFtZVJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnkKDkxpdmVNYXRjaE9yZGVyEiAKHExJVkVfTUFUQ0hfT1JERVJfVU5TUEVDSUZJRUQQABIhCh1MSVZFX01BVENIX09SREVSX01PU1RfV0FUQ0hFRBABEiIKHkxJVkVfTUFUQ0hfT1JERVJfSElHSEVTVF9SQVRFRBACMqUOCgxMb2JieVNlcnZpY2USXgoLU2lnbkluR3Vlc3QSJi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluR3Vlc3RSZXF1ZXN0GicudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVzcG9uc2USYQoMUmVmcmVzaFRva2VuEicudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuUmVmcmVzaFRva2VuUmVzcG9uc2USYQoMTGlzdFZhcmlhbnRzEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFZhcmlhbnRzUmVzcG9uc2USWwoKQ3JlYXRlUm9vbRIlLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVxdWVzdBomLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVzcG9uc2USWAoJTGlzdFJvb21zEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1JlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFJvb21zUmVzcG9uc2USVQoISm9pblJvb20SIy50YWJ1bGVpcm8ubG9iYnkudjEuSm9pblJvb21SZXF1ZXN0GiQudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVzcG9uc2USWAoJTGVhdmVSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGVhdmVSb29tUmVzcG9uc2USWgoJV2F0Y2hSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSb29tUmVzcG9uc2UwARJaCglGaW5kTWF0Y2gSJC50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5GaW5kTWF0Y2hSZXNwb25zZTABElIKB1BsYXlCb3QSIi50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlc3BvbnNlEmoKD0xpc3RMaXZlTWF0Y2hlcxIqLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0GisudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RMaXZlTWF0Y2hlc1Jlc3BvbnNlEnAKEUxpc3RBY3RpdmVNYXRjaGVzEiwudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdBotLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlElgKCUxpc3RHYW1lcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlElIKB0dldEdhbWUSIi50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlc3BvbnNlElUKCEdldFN0YXRzEiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldFN0YXRzUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5HZXRTdGF0c1Jlc3BvbnNlEmEKDE9mZmVyUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5PZmZlclJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLk9mZmVyUmVtYXRjaFJlc3BvbnNlEmcKDkRlY2xpbmVSZW1hdGNoEikudGFidWxlaXJvLmxvYmJ5LnYxLkRlY2xpbmVSZW1hdGNoUmVxdWVzdBoqLnRhYnVsZWlyby5sb2JieS52MS5EZWNsaW5lUmVtYXRjaFJlc3BvbnNlEmMKDFdhdGNoUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUmVtYXRjaFJlc3BvbnNlMAESZwoOU2V0RGlzcGxheU5hbWUSKS50YWJ1bGVpcm8ubG9iYnkudjEuU2V0RGlzcGxheU5hbWVSZXF1ZXN0GioudGFidWxlaXJvLmxvYmJ5LnYxLlNldERpc3BsYXlOYW1lUmVzcG9uc2VCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_lobby_v1_lobby]);
+  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkitgEKE1NpZ25Jbkd1ZXN0UmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YBCABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChNSZWZyZXNoVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkipAEKFFJlZnJlc2hUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKaAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSEgoKb25lX2RldmljZRgIIAEoCCI8ChJDcmVhdGVSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tInEKEExpc3RSb29tc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJVChFMaXN0Um9vbXNSZXNwb25zZRInCgVyb29tcxgBIAMoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJrCg9Kb2luUm9vbVJlcXVlc3QSEQoHcm9vbV9pZBgBIAEoCUgAEhUKC2ludml0ZV9jb2RlGAIgASgJSAASEAoIcGFzc3dvcmQYAyABKAkSEgoKb25lX2RldmljZRgEIAEoCEIICgZ0YXJnZXQiZgoQSm9pblJvb21SZXNwb25zZRImCgRyb29tGAEgASgLMhgudGFidWxlaXJvLmxvYmJ5LnYxLlJvb20SKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdCI5ChBHZXRJbnZpdGVSZXF1ZXN0EhMKC2ludml0ZV9jb2RlGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKEUdldEludml0ZVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbSIjChBMZWF2ZVJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiEwoRTGVhdmVSb29tUmVzcG9uc2UiIwoQV2F0Y2hSb29tUmVxdWVzdBIPCgdyb29tX2lkGAEgASgJImcKEVdhdGNoUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqkBChBGaW5kTWF0Y2hSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSNAoMdGltZV9jb250cm9sGAMgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSGAoQYWNjZXB0X2JvdF9vZmZlchgFIAEoCCLvAQoRRmluZE1hdGNoUmVzcG9uc2USLAoGcXVldWVkGAEgASgLMhoudGFidWxlaXJvLmxvYmJ5LnYxLlF1ZXVlZEgAEjsKDndpbmRvd193aWRlbmVkGAIgASgLMiEudGFidWxlaXJvLmxvYmJ5LnYxLldpbmRvd1dpZGVuZWRIABI1Cgtib3Rfb2ZmZXJlZBgDIAEoCzIeLnRhYnVsZWlyby5sb2JieS52MS5Cb3RPZmZlcmVkSAASLgoHbWF0Y2hlZBgEIAEoCzIbLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaGVkSABCCAoGdXBkYXRlIoIBCgZRdWV1ZWQSEQoJdGlja2V0X2lkGAEgASgJEg4KBnJhdGluZxgCIAEoARISCgpyYXRpbmdfbWluGAMgASgBEhIKCnJhdGluZ19tYXgYBCABKAESLQoJcXVldWVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKCg1XaW5kb3dXaWRlbmVkEhIKCnJhdGluZ19taW4YASABKAESEgoKcmF0aW5nX21heBgCIAEoARIRCgl3YWl0ZWRfbXMYAyABKAMiSwoKQm90T2ZmZXJlZBIqCgVsZXZlbBgBIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCXdhaXRlZF9tcxgCIAEoAyJ5CgdNYXRjaGVkEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudCLRAQoOUGxheUJvdFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIqCgVsZXZlbBgDIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEiUKBHNlYXQYBCABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EjQKDHRpbWVfY29udHJvbBgFIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlRpbWVDb250cm9sIk8KD1BsYXlCb3RSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqoBChZMaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSMQoFb3JkZXIYAyABKA4yIi50YWJ1bGVpcm8ubG9iYnkudjEuTGl2ZU1hdGNoT3JkZXISEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiZQoXTGlzdExpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhoKGExpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdCJOChlMaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlEjEKB21hdGNoZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5InMKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEiUKBGdhbWUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KEUxpc3RHYW1lc1Jlc3BvbnNlEi8KBWdhbWVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJBCg9HZXRHYW1lUmVzcG9uc2USLgoGcmVjb3JkGAEgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkdhbWVSZWNvcmQiJAoPR2V0U3RhdHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSKcAQoQR2V0U3RhdHNSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEisKB3JhdGluZ3MYAyADKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nEjIKC2JvdF9yZWNvcmRzGAQgAygLMh0udGFidWxlaXJvLmxvYmJ5LnYxLkJvdFJlY29yZCInChNPZmZlclJlbWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIkQKFE9mZmVyUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCIpChVEZWNsaW5lUmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRgoWRGVjbGluZVJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giJwoTV2F0Y2hSZW1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJEChRXYXRjaFJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giLQoVU2V0RGlzcGxheU5hbWVSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCSJXChZTZXREaXNwbGF5TmFtZVJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnkKDkxpdmVNYXRjaE9yZGVyEiAKHExJVkVfTUFUQ0hfT1JERVJfVU5TUEVDSUZJRUQQABIhCh1MSVZFX01BVENIX09SREVSX01PU1RfV0FUQ0hFRBABEiIKHkxJVkVfTUFUQ0hfT1JERVJfSElHSEVTVF9SQVRFRBACMv8OCgxMb2JieVNlcnZpY2USXgoLU2lnbkluR3Vlc3QSJi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluR3Vlc3RSZXF1ZXN0GicudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVzcG9uc2USYQoMUmVmcmVzaFRva2VuEicudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuUmVmcmVzaFRva2VuUmVzcG9uc2USYQoMTGlzdFZhcmlhbnRzEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFZhcmlhbnRzUmVzcG9uc2USWwoKQ3JlYXRlUm9vbRIlLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVxdWVzdBomLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVzcG9uc2USWAoJTGlzdFJvb21zEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1JlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFJvb21zUmVzcG9uc2USVQoISm9pblJvb20SIy50YWJ1bGVpcm8ubG9iYnkudjEuSm9pblJvb21SZXF1ZXN0GiQudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVzcG9uc2USWAoJR2V0SW52aXRlEiQudGFidWxlaXJvLmxvYmJ5LnYxLkdldEludml0ZVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuR2V0SW52aXRlUmVzcG9uc2USWAoJTGVhdmVSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGVhdmVSb29tUmVzcG9uc2USWgoJV2F0Y2hSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSb29tUmVzcG9uc2UwARJaCglGaW5kTWF0Y2gSJC50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5GaW5kTWF0Y2hSZXNwb25zZTABElIKB1BsYXlCb3QSIi50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlc3BvbnNlEmoKD0xpc3RMaXZlTWF0Y2hlcxIqLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0GisudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RMaXZlTWF0Y2hlc1Jlc3BvbnNlEnAKEUxpc3RBY3RpdmVNYXRjaGVzEiwudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdBotLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlElgKCUxpc3RHYW1lcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlElIKB0dldEdhbWUSIi50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlc3BvbnNlElUKCEdldFN0YXRzEiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldFN0YXRzUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5HZXRTdGF0c1Jlc3BvbnNlEmEKDE9mZmVyUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5PZmZlclJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLk9mZmVyUmVtYXRjaFJlc3BvbnNlEmcKDkRlY2xpbmVSZW1hdGNoEikudGFidWxlaXJvLmxvYmJ5LnYxLkRlY2xpbmVSZW1hdGNoUmVxdWVzdBoqLnRhYnVsZWlyby5sb2JieS52MS5EZWNsaW5lUmVtYXRjaFJlc3BvbnNlEmMKDFdhdGNoUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUmVtYXRjaFJlc3BvbnNlMAESZwoOU2V0RGlzcGxheU5hbWUSKS50YWJ1bGVpcm8ubG9iYnkudjEuU2V0RGlzcGxheU5hbWVSZXF1ZXN0GioudGFidWxlaXJvLmxvYmJ5LnYxLlNldERpc3BsYXlOYW1lUmVzcG9uc2VCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_lobby_v1_lobby]);
 
 /**
  * SignInGuestRequest asks for a guest identity.
@@ -470,6 +470,57 @@ export const JoinRoomResponseSchema: GenMessage<JoinRoomResponse> = /*@__PURE__*
   messageDesc(file_tabuleiro_lobby_v1_lobby_service, 11);
 
 /**
+ * GetInviteRequest names an invite.
+ *
+ * @generated from message tabuleiro.lobby.v1.GetInviteRequest
+ */
+export type GetInviteRequest = Message<"tabuleiro.lobby.v1.GetInviteRequest"> & {
+  /**
+   * invite_code is the room's invite code (case-insensitive); required.
+   *
+   * @generated from field: string invite_code = 1;
+   */
+  inviteCode: string;
+
+  /**
+   * password is the private room's password; empty for a public room
+   * (INVALID_ARGUMENT otherwise).
+   *
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.GetInviteRequest.
+ * Use `create(GetInviteRequestSchema)` to create a new message.
+ */
+export const GetInviteRequestSchema: GenMessage<GetInviteRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 12);
+
+/**
+ * GetInviteResponse is the room an invite opens.
+ *
+ * @generated from message tabuleiro.lobby.v1.GetInviteResponse
+ */
+export type GetInviteResponse = Message<"tabuleiro.lobby.v1.GetInviteResponse"> & {
+  /**
+   * room is the room, its host first in members; invite_code and match_id
+   * are left out.
+   *
+   * @generated from field: tabuleiro.lobby.v1.Room room = 1;
+   */
+  room?: Room | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.GetInviteResponse.
+ * Use `create(GetInviteResponseSchema)` to create a new message.
+ */
+export const GetInviteResponseSchema: GenMessage<GetInviteResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 13);
+
+/**
  * LeaveRoomRequest names the room to leave.
  *
  * @generated from message tabuleiro.lobby.v1.LeaveRoomRequest
@@ -488,7 +539,7 @@ export type LeaveRoomRequest = Message<"tabuleiro.lobby.v1.LeaveRoomRequest"> & 
  * Use `create(LeaveRoomRequestSchema)` to create a new message.
  */
 export const LeaveRoomRequestSchema: GenMessage<LeaveRoomRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 12);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 14);
 
 /**
  * LeaveRoomResponse confirms leaving; it has no fields yet.
@@ -503,7 +554,7 @@ export type LeaveRoomResponse = Message<"tabuleiro.lobby.v1.LeaveRoomResponse"> 
  * Use `create(LeaveRoomResponseSchema)` to create a new message.
  */
 export const LeaveRoomResponseSchema: GenMessage<LeaveRoomResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 13);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 15);
 
 /**
  * WatchRoomRequest names the room to follow.
@@ -524,7 +575,7 @@ export type WatchRoomRequest = Message<"tabuleiro.lobby.v1.WatchRoomRequest"> & 
  * Use `create(WatchRoomRequestSchema)` to create a new message.
  */
 export const WatchRoomRequestSchema: GenMessage<WatchRoomRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 14);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 16);
 
 /**
  * WatchRoomResponse is a room's state after a change.
@@ -552,7 +603,7 @@ export type WatchRoomResponse = Message<"tabuleiro.lobby.v1.WatchRoomResponse"> 
  * Use `create(WatchRoomResponseSchema)` to create a new message.
  */
 export const WatchRoomResponseSchema: GenMessage<WatchRoomResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 15);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 17);
 
 /**
  * FindMatchRequest describes the queue to join.
@@ -606,7 +657,7 @@ export type FindMatchRequest = Message<"tabuleiro.lobby.v1.FindMatchRequest"> & 
  * Use `create(FindMatchRequestSchema)` to create a new message.
  */
 export const FindMatchRequestSchema: GenMessage<FindMatchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 16);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 18);
 
 /**
  * FindMatchResponse is one step of a ticket's progress.
@@ -661,7 +712,7 @@ export type FindMatchResponse = Message<"tabuleiro.lobby.v1.FindMatchResponse"> 
  * Use `create(FindMatchResponseSchema)` to create a new message.
  */
 export const FindMatchResponseSchema: GenMessage<FindMatchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 17);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 19);
 
 /**
  * Queued confirms a ticket.
@@ -710,7 +761,7 @@ export type Queued = Message<"tabuleiro.lobby.v1.Queued"> & {
  * Use `create(QueuedSchema)` to create a new message.
  */
 export const QueuedSchema: GenMessage<Queued> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 18);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 20);
 
 /**
  * WindowWidened is the rating window after some wait (±100 growing to
@@ -746,7 +797,7 @@ export type WindowWidened = Message<"tabuleiro.lobby.v1.WindowWidened"> & {
  * Use `create(WindowWidenedSchema)` to create a new message.
  */
 export const WindowWidenedSchema: GenMessage<WindowWidened> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 19);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 21);
 
 /**
  * BotOffered offers a bot game instead of waiting.
@@ -774,7 +825,7 @@ export type BotOffered = Message<"tabuleiro.lobby.v1.BotOffered"> & {
  * Use `create(BotOfferedSchema)` to create a new message.
  */
 export const BotOfferedSchema: GenMessage<BotOffered> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 20);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 22);
 
 /**
  * Matched is a pairing.
@@ -809,7 +860,7 @@ export type Matched = Message<"tabuleiro.lobby.v1.Matched"> & {
  * Use `create(MatchedSchema)` to create a new message.
  */
 export const MatchedSchema: GenMessage<Matched> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 21);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 23);
 
 /**
  * PlayBotRequest describes a game against a bot.
@@ -861,7 +912,7 @@ export type PlayBotRequest = Message<"tabuleiro.lobby.v1.PlayBotRequest"> & {
  * Use `create(PlayBotRequestSchema)` to create a new message.
  */
 export const PlayBotRequestSchema: GenMessage<PlayBotRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 22);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 24);
 
 /**
  * PlayBotResponse is the new bot match.
@@ -889,7 +940,7 @@ export type PlayBotResponse = Message<"tabuleiro.lobby.v1.PlayBotResponse"> & {
  * Use `create(PlayBotResponseSchema)` to create a new message.
  */
 export const PlayBotResponseSchema: GenMessage<PlayBotResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 23);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 25);
 
 /**
  * ListLiveMatchesRequest filters and pages live matches.
@@ -938,7 +989,7 @@ export type ListLiveMatchesRequest = Message<"tabuleiro.lobby.v1.ListLiveMatches
  * Use `create(ListLiveMatchesRequestSchema)` to create a new message.
  */
 export const ListLiveMatchesRequestSchema: GenMessage<ListLiveMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 24);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 26);
 
 /**
  * ListLiveMatchesResponse is one page of live matches.
@@ -966,7 +1017,7 @@ export type ListLiveMatchesResponse = Message<"tabuleiro.lobby.v1.ListLiveMatche
  * Use `create(ListLiveMatchesResponseSchema)` to create a new message.
  */
 export const ListLiveMatchesResponseSchema: GenMessage<ListLiveMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 25);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 27);
 
 /**
  * ListActiveMatchesRequest asks for the caller's unfinished matches; it has
@@ -982,7 +1033,7 @@ export type ListActiveMatchesRequest = Message<"tabuleiro.lobby.v1.ListActiveMat
  * Use `create(ListActiveMatchesRequestSchema)` to create a new message.
  */
 export const ListActiveMatchesRequestSchema: GenMessage<ListActiveMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 26);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 28);
 
 /**
  * ListActiveMatchesResponse lists the caller's unfinished matches.
@@ -1003,7 +1054,7 @@ export type ListActiveMatchesResponse = Message<"tabuleiro.lobby.v1.ListActiveMa
  * Use `create(ListActiveMatchesResponseSchema)` to create a new message.
  */
 export const ListActiveMatchesResponseSchema: GenMessage<ListActiveMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 27);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 29);
 
 /**
  * ListGamesRequest pages a player's finished games.
@@ -1045,7 +1096,7 @@ export type ListGamesRequest = Message<"tabuleiro.lobby.v1.ListGamesRequest"> & 
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 28);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 30);
 
 /**
  * ListGamesResponse is one page of finished games, newest first.
@@ -1073,7 +1124,7 @@ export type ListGamesResponse = Message<"tabuleiro.lobby.v1.ListGamesResponse"> 
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 29);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 31);
 
 /**
  * GetGameRequest names a finished game.
@@ -1094,7 +1145,7 @@ export type GetGameRequest = Message<"tabuleiro.lobby.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 30);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 32);
 
 /**
  * GetGameResponse is a finished game's record.
@@ -1115,7 +1166,7 @@ export type GetGameResponse = Message<"tabuleiro.lobby.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 31);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 33);
 
 /**
  * GetStatsRequest names a player.
@@ -1136,7 +1187,7 @@ export type GetStatsRequest = Message<"tabuleiro.lobby.v1.GetStatsRequest"> & {
  * Use `create(GetStatsRequestSchema)` to create a new message.
  */
 export const GetStatsRequestSchema: GenMessage<GetStatsRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 32);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 34);
 
 /**
  * GetStatsResponse is a player's ratings and bot records.
@@ -1178,7 +1229,7 @@ export type GetStatsResponse = Message<"tabuleiro.lobby.v1.GetStatsResponse"> & 
  * Use `create(GetStatsResponseSchema)` to create a new message.
  */
 export const GetStatsResponseSchema: GenMessage<GetStatsResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 33);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 35);
 
 /**
  * OfferRematchRequest names the finished match to rematch.
@@ -1199,7 +1250,7 @@ export type OfferRematchRequest = Message<"tabuleiro.lobby.v1.OfferRematchReques
  * Use `create(OfferRematchRequestSchema)` to create a new message.
  */
 export const OfferRematchRequestSchema: GenMessage<OfferRematchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 34);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 36);
 
 /**
  * OfferRematchResponse is the rematch after the offer.
@@ -1222,7 +1273,7 @@ export type OfferRematchResponse = Message<"tabuleiro.lobby.v1.OfferRematchRespo
  * Use `create(OfferRematchResponseSchema)` to create a new message.
  */
 export const OfferRematchResponseSchema: GenMessage<OfferRematchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 35);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 37);
 
 /**
  * DeclineRematchRequest names the finished match whose rematch to decline.
@@ -1243,7 +1294,7 @@ export type DeclineRematchRequest = Message<"tabuleiro.lobby.v1.DeclineRematchRe
  * Use `create(DeclineRematchRequestSchema)` to create a new message.
  */
 export const DeclineRematchRequestSchema: GenMessage<DeclineRematchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 36);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 38);
 
 /**
  * DeclineRematchResponse is the declined rematch.
@@ -1264,7 +1315,7 @@ export type DeclineRematchResponse = Message<"tabuleiro.lobby.v1.DeclineRematchR
  * Use `create(DeclineRematchResponseSchema)` to create a new message.
  */
 export const DeclineRematchResponseSchema: GenMessage<DeclineRematchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 37);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 39);
 
 /**
  * WatchRematchRequest names the finished match whose rematch to follow.
@@ -1285,7 +1336,7 @@ export type WatchRematchRequest = Message<"tabuleiro.lobby.v1.WatchRematchReques
  * Use `create(WatchRematchRequestSchema)` to create a new message.
  */
 export const WatchRematchRequestSchema: GenMessage<WatchRematchRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 38);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 40);
 
 /**
  * WatchRematchResponse is the rematch's state after a change.
@@ -1306,7 +1357,7 @@ export type WatchRematchResponse = Message<"tabuleiro.lobby.v1.WatchRematchRespo
  * Use `create(WatchRematchResponseSchema)` to create a new message.
  */
 export const WatchRematchResponseSchema: GenMessage<WatchRematchResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 39);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 41);
 
 /**
  * SetDisplayNameRequest carries the new name.
@@ -1328,7 +1379,7 @@ export type SetDisplayNameRequest = Message<"tabuleiro.lobby.v1.SetDisplayNameRe
  * Use `create(SetDisplayNameRequestSchema)` to create a new message.
  */
 export const SetDisplayNameRequestSchema: GenMessage<SetDisplayNameRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 40);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 42);
 
 /**
  * SetDisplayNameResponse is a token with the new name.
@@ -1356,7 +1407,7 @@ export type SetDisplayNameResponse = Message<"tabuleiro.lobby.v1.SetDisplayNameR
  * Use `create(SetDisplayNameResponseSchema)` to create a new message.
  */
 export const SetDisplayNameResponseSchema: GenMessage<SetDisplayNameResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 41);
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 43);
 
 /**
  * LiveMatchOrder orders the live matches.
@@ -1399,15 +1450,16 @@ export const LiveMatchOrderSchema: GenEnum<LiveMatchOrder> = /*@__PURE__*/
  * player's active matches, history, ratings and stats. It creates matches
  * through match.v1 MatchService; clients then play them there.
  *
- * Every RPC except SignInGuest, RefreshToken and ListVariants needs an
- * `authorization: Bearer <token>` header with a token from SignInGuest or
- * RefreshToken; a missing, forged or expired token gets UNAUTHENTICATED.
+ * Every RPC except SignInGuest, RefreshToken, ListVariants and GetInvite
+ * needs an `authorization: Bearer <token>` header with a token from
+ * SignInGuest or RefreshToken; a missing, forged or expired token gets
+ * UNAUTHENTICATED.
  * Any RPC may return UNAVAILABLE while an instance shuts down (retry) and
  * INTERNAL (with no detail) on a server fault.
  *
  * Limits (per client address, shared by every lobby instance through
  * Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
- * and PlayBot are rate-limited; over a limit the call gets
+ * and GetInvite (one limit together) and PlayBot are rate-limited; over a limit the call gets
  * RESOURCE_EXHAUSTED with the reason, the delay in its message and a
  * google.rpc.RetryInfo detail (retry after it). A player holds at most 8
  * open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
@@ -1515,6 +1567,27 @@ export const LobbyService: GenService<{
     methodKind: "unary";
     input: typeof JoinRoomRequestSchema;
     output: typeof JoinRoomResponseSchema;
+  },
+  /**
+   * GetInvite returns the room an invite code opens, as the invitation
+   * reads before joining it: its host (members, host first), game,
+   * variant, clock, rated flag and status, without its invite_code or
+   * match_id. Public, so that a signed-out visitor opening an invite link
+   * is told who invites them to what; a token, when sent, is the one whose
+   * wrong passwords are counted (signed out, the client address's). Checked
+   * as JoinRoom by invite code checks it: the same per-address rate limit;
+   * INVALID_ARGUMENT for an empty invite_code or a password sent for a
+   * public room; NOT_FOUND for an unknown code (a room that started or
+   * closed has none); PERMISSION_DENIED for a wrong or missing password of
+   * a private room (its members need none); RESOURCE_EXHAUSTED after
+   * repeated wrong passwords, counted together with JoinRoom's.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.GetInvite
+   */
+  getInvite: {
+    methodKind: "unary";
+    input: typeof GetInviteRequestSchema;
+    output: typeof GetInviteResponseSchema;
   },
   /**
    * LeaveRoom leaves a room that has not started. When the host leaves the
