@@ -28,6 +28,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/matchserver"
 )
 
 // feedItem is one snapshot or event of a seat's stream.
@@ -748,7 +749,10 @@ func playToEnd(t *testing.T, g engine.Game, seats [2]*seat, choose chooser) {
 // TestSeatContract runs every contract case on every seat path.
 func TestSeatContract(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, 2, match.Config{}, nil)
+	// The same players make every case's calls, on every path at once and
+	// at machine speed: far past a person's call rate
+	// (TestPerPlayerCallRate tests the rate).
+	c := newClusterWith(t, 2, match.Config{}, nil, -1, func(sc *matchserver.Config) { sc.Unlimited = true })
 	for _, p := range seatPaths {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()

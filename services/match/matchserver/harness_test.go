@@ -48,6 +48,13 @@ func newCluster(t *testing.T, n int, cfg match.Config, bot match.Bot) *cluster {
 
 func newProbingCluster(t *testing.T, n int, cfg match.Config, bot match.Bot, probeEvery time.Duration) *cluster {
 	t.Helper()
+	return newClusterWith(t, n, cfg, bot, probeEvery, nil)
+}
+
+// newClusterWith's instances are configured by tune (nil: as
+// newProbingCluster's).
+func newClusterWith(t *testing.T, n int, cfg match.Config, bot match.Bot, probeEvery time.Duration, tune func(*matchserver.Config)) *cluster {
+	t.Helper()
 	key, err := auth.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -60,11 +67,15 @@ func newProbingCluster(t *testing.T, n int, cfg match.Config, bot match.Bot, pro
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	for i := range n {
-		srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: c.db, Bot: bot}, matchserver.Config{
+		sc := matchserver.Config{
 			KeyPrefix: prefix, InstanceID: fmt.Sprintf("i%d", i), Match: cfg,
 			Recorder:        recorder.Config{Block: 20 * time.Millisecond, MinIdle: 200 * time.Millisecond, Retry: 20 * time.Millisecond},
 			FollowHeartbeat: 500 * time.Millisecond, ProbeEvery: probeEvery,
-		})
+		}
+		if tune != nil {
+			tune(&sc)
+		}
+		srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: c.db, Bot: bot}, sc)
 		wg.Go(func() {
 			if err := srv.Run(ctx); err != nil && ctx.Err() == nil { // a test may end before start-up does
 				t.Errorf("instance %d: %v", i, err)

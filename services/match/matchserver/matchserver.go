@@ -56,6 +56,13 @@ type Config struct {
 	// MaxStreams caps each player's open Play and Watch streams together,
 	// across instances (default 16; negative: no cap).
 	MaxStreams int
+	// Limits are each player's rates: unary calls (per player across
+	// instances) and messages per Play stream; zero rules take DefaultLimits. Unlimited turns both off
+	// (MaxStreams stays). ExemptLoopback exempts callers on a loopback
+	// address from the call rate (the one-process mode's own clients).
+	Limits         Limits
+	Unlimited      bool
+	ExemptLoopback bool
 	// FollowHeartbeat is how long a Follow stream stays silent before the
 	// server sends a heartbeat; 0 means 15 s.
 	FollowHeartbeat time.Duration
@@ -64,6 +71,14 @@ type Config struct {
 	// negative none.
 	ProbeEvery time.Duration
 }
+
+// Limits are the match service's rates for a player.
+type Limits = rpc.Limits
+
+// DefaultLimits are the production rates: 60 calls at once, then 20 a
+// second per player; 100 messages at once, then 10 a second per Play
+// stream (plies accepted as the match's next not counted).
+func DefaultLimits() Limits { return rpc.DefaultLimits() }
 
 // LiveTTL is how long an ongoing match's Redis keys must live after its
 // last write (redisstore.Options.LiveTTL) for the match windows m sets: a
@@ -113,6 +128,18 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 	}
 	if cfg.MaxStreams > 0 {
 		s.rpc.CapStreams(ratelimit.NewStreams(d.Redis, cfg.KeyPrefix+"match:", "match streams", cfg.MaxStreams))
+	}
+	if !cfg.Unlimited {
+		limits, def := cfg.Limits, rpc.DefaultLimits()
+		for _, r := range []struct{ got, def *ratelimit.Rule }{
+			{&limits.Calls, &def.Calls}, {&limits.PlayMessages, &def.PlayMessages},
+		} {
+			if r.got.Off() {
+				*r.got = *r.def
+			}
+		}
+		s.rpc.Limiter, s.rpc.Limits = ratelimit.New(d.Redis, cfg.KeyPrefix+"match:"), limits
+		s.rpc.ExemptLoopback = cfg.ExemptLoopback
 	}
 	s.rpc.Heartbeat = cfg.FollowHeartbeat
 	s.rpc.ProbeEvery = cfg.ProbeEvery

@@ -103,6 +103,8 @@ func failoverGames(t *testing.T, wait int, cut bool) {
 	srv := matchserver.New(srvCtx, matchserver.Deps{Redis: rdb}, matchserver.Config{
 		KeyPrefix: "tabuleiro:", InstanceID: "sentinel-test",
 		Store: redisstore.Options{WaitReplicas: wait, WaitTimeout: 500 * time.Millisecond},
+		// The players play at machine speed, far past a person's call rate.
+		Unlimited: true,
 	})
 	bg.Go(func() { _ = srv.Run(srvCtx) })
 	lis, err := net.Listen("tcp", "127.0.0.1:0")

@@ -56,6 +56,9 @@ func startTCPMatch(b *testing.B) *tcpMatch {
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db}, matchserver.Config{
 		KeyPrefix: prefix, InstanceID: "bench", Match: match.Config{},
+		// alice and bob play at machine speed, far past a person's call
+		// rate.
+		Unlimited: true,
 	})
 	done := make(chan struct{}, 2)
 	go func() { _ = srv.Run(ctx); done <- struct{}{} }()

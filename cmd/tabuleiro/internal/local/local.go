@@ -246,6 +246,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	mcfg.Match.ReconnectWindow, mcfg.Match.FirstPlyTimeout = o.ReconnectWindow, o.FirstPlyTimeout
 	mcfg.Match.UntimedBotWait = o.UntimedBotWait
 	mcfg.Store.LiveTTL = matchserver.LiveTTL(mcfg.Match)
+	// Its own clients (play --auto and replays at full speed) call from
+	// loopback, exempt from the per-player call rate, as in the lobby.
+	mcfg.ExemptLoopback = true
 	ms := matchserver.New(ctx, matchDeps, mcfg)
 	lobbyDeps.Redis, lobbyDeps.Issuer, lobbyDeps.Verifier, lobbyDeps.Logger = rdb, s.issuer, verifier, logger
 	lobbyDeps.Matches = lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn))

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -20,6 +21,7 @@ import (
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/redisconn"
 	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/pkg/platform/telemetry/pgxtrace"
@@ -128,5 +130,10 @@ func serverConfig(cfg config.Config) matchserver.Config {
 			UntimedBotWait: cfg.UntimedBotWait, LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
 	}
 	sc.Store.LiveTTL = matchserver.LiveTTL(sc.Match)
+	sc.Limits = matchserver.Limits{
+		Calls:        ratelimit.Rule{What: "match calls", Rate: cfg.CallRate, Burst: cfg.CallBurst, Period: time.Second},
+		PlayMessages: ratelimit.Rule{What: "messages on this Play stream", Rate: cfg.PlayMessageRate, Burst: cfg.PlayMessageBurst, Period: time.Second},
+	}
+	sc.Unlimited = cfg.RateLimitsOff
 	return sc
 }

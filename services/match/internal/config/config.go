@@ -75,6 +75,27 @@ type Config struct {
 	// TLSCAFile (MATCH_TLS_CA_FILE): calls to bot use TLS trusting this PEM
 	// CA when set; plaintext otherwise.
 	TLSCAFile string
+	// CallRate and CallBurst (MATCH_CALL_RATE, default 20 a second;
+	// MATCH_CALL_BURST, default 60) limit each player's calls across
+	// instances: unary calls (SubmitPly, AnswerProbe, GetMatch,
+	// ListLegalPlies, Resign, the draw calls, InviteSpectator); past them
+	// a call gets RESOURCE_EXHAUSTED with a retry delay. A person playing,
+	// or a client retrying, makes a few a ply. Service credentials (the
+	// lobby) are not limited; streams are capped by their number (16 a
+	// player).
+	CallRate, CallBurst int
+	// PlayMessageRate and PlayMessageBurst (MATCH_PLAY_MESSAGE_RATE,
+	// default 10 a second; MATCH_PLAY_MESSAGE_BURST, default 100) limit
+	// the messages a client sends on one Play stream, counted in memory
+	// (no Redis call per message); a ply accepted as the match's next is
+	// not counted (the game bounds those). Past them the stream ends with
+	// RESOURCE_EXHAUSTED. A client sends a probe answer every 2 s, and
+	// pings, resent plies and actions.
+	PlayMessageRate, PlayMessageBurst int
+	// RateLimitsOff (MATCH_RATE_LIMITS_OFF, default false) turns off both
+	// rates above, for load generators and tests that play one player
+	// faster than a person; the cap on each player's open streams stays.
+	RateLimitsOff bool
 	// CORSOrigins (MATCH_CORS_ORIGINS): comma-separated origins whose pages may
 	// call the API cross-origin over gRPC-Web or Connect
 	// ("https://play.example.com", or "*"); empty (the default) means
@@ -108,6 +129,11 @@ func Load(getenv func(string) string) (Config, error) {
 		TLSCertFile:         env.String("TLS_CERT_FILE", ""),
 		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
 		TLSCAFile:           env.String("TLS_CA_FILE", ""),
+		CallRate:            env.IntRange("CALL_RATE", 20, 1, 1_000_000),
+		CallBurst:           env.IntRange("CALL_BURST", 60, 1, 1_000_000),
+		PlayMessageRate:     env.IntRange("PLAY_MESSAGE_RATE", 10, 1, 1_000_000),
+		PlayMessageBurst:    env.IntRange("PLAY_MESSAGE_BURST", 100, 1, 1_000_000),
+		RateLimitsOff:       env.Bool("RATE_LIMITS_OFF", false),
 	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
 		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))

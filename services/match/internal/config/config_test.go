@@ -117,3 +117,28 @@ func TestLoadRedisWait(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRateLimits: per-player call rates and per-stream message rates
+// default to what no player reaches, and can be set or turned off.
+func TestLoadRateLimits(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": strings.Repeat("a", 44),
+	}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || cfg.CallRate != 20 || cfg.CallBurst != 60 || cfg.PlayMessageRate != 10 || cfg.PlayMessageBurst != 100 || cfg.RateLimitsOff {
+		t.Fatalf("defaults: %+v, %v", cfg, err)
+	}
+	env["MATCH_CALL_RATE"], env["MATCH_CALL_BURST"], env["MATCH_RATE_LIMITS_OFF"] = "50", "200", "true"
+	cfg, err = Load(envconfig.Map(env))
+	if err != nil || cfg.CallRate != 50 || cfg.CallBurst != 200 || !cfg.RateLimitsOff {
+		t.Fatalf("set: %+v, %v", cfg, err)
+	}
+	for _, k := range []string{"MATCH_CALL_RATE", "MATCH_CALL_BURST", "MATCH_PLAY_MESSAGE_RATE", "MATCH_PLAY_MESSAGE_BURST"} {
+		bad := maps.Clone(env)
+		bad[k] = "0"
+		if _, err := Load(envconfig.Map(bad)); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s=0: err = %v, want one naming it", k, err)
+		}
+	}
+}

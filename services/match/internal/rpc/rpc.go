@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,14 @@ type Server struct {
 	ProbeEvery time.Duration
 	// streams caps each player's open Play and Watch streams; nil: no cap.
 	streams *ratelimit.Streams
+	// Limiter applies Limits.Calls per player across instances, and
+	// Limits.PlayMessages applies within each Play stream, in memory; a
+	// nil Limiter applies neither. Set before serving.
+	Limiter *ratelimit.Limiter
+	Limits  Limits
+	// ExemptLoopback exempts callers on a loopback address from
+	// Limits.Calls (the one-process mode's own clients).
+	ExemptLoopback bool
 	// spectators shares the spectators' view of each match's latest event
 	// among this instance's Watch streams.
 	spectators sharedViews
@@ -122,6 +131,47 @@ func (c *sharedViews) put(viewer engine.Seat, ev match.Event, v *matchv1.MatchEv
 	if cur, ok := c.m[ev.MatchID]; !ok || cur.seq < ev.Seq {
 		c.m[ev.MatchID] = sharedView{seq: ev.Seq, ev: v}
 	}
+}
+
+// Limits are the match service's rates for a player.
+type Limits struct {
+	// Calls are a player's unary calls, counted across instances (stream
+	// openings are capped by the number open instead).
+	Calls ratelimit.Rule
+	// PlayMessages are the messages a client sends on one Play stream
+	// after its join, a ply accepted as the match's next aside (each needs
+	// the opponent's ply before it, so the game bounds them). Over the
+	// rate the stream ends with RESOURCE_EXHAUSTED.
+	PlayMessages ratelimit.Rule
+}
+
+// DefaultLimits are the production rates, far above what a person or a
+// client's retries reach: calls come a few a ply (a ply, a probe answer
+// every 2 s, legal plies for a square); a Play stream's other messages
+// are a probe answer every 2 s, pings, resent plies and actions.
+func DefaultLimits() Limits {
+	return Limits{
+		Calls:        ratelimit.Rule{What: "match calls", Rate: 20, Burst: 60, Period: time.Second},
+		PlayMessages: ratelimit.Rule{What: "messages on this Play stream", Rate: 10, Burst: 100, Period: time.Second},
+	}
+}
+
+// limit takes one of the caller's calls (Limits.Calls, per player across
+// instances). A service credential is not limited.
+func (s *Server) limit(ctx context.Context) error {
+	if s.Limiter == nil || s.Limits.Calls.Off() {
+		return nil
+	}
+	p, _ := auth.FromContext(ctx)
+	if p.IsService() {
+		return nil
+	}
+	if s.ExemptLoopback {
+		if ip, err := netip.ParseAddr(ratelimit.Addr(ctx)); err == nil && ip.IsLoopback() {
+			return nil
+		}
+	}
+	return s.Limiter.Allow(ctx, s.Limits.Calls, "calls", p.PlayerID())
 }
 
 // CapStreams caps each player's open streams (call before serving).
@@ -204,6 +254,9 @@ func visible(ctx context.Context, st *match.State) bool {
 
 // InviteSpectator implements matchv1.MatchServiceServer.
 func (s *Server) InviteSpectator(ctx context.Context, req *matchv1.InviteSpectatorRequest) (*matchv1.InviteSpectatorResponse, error) {
+	if err := s.limit(ctx); err != nil {
+		return nil, err
+	}
 	if req.GetMatchId() == "" {
 		return nil, status.Error(codes.InvalidArgument, "match_id is required")
 	}
@@ -572,13 +625,21 @@ func drained(notify func(*matchv1.Drain) error, again string) error {
 }
 
 // actions handles a player's messages after the join; repeat sends a
-// resent ply's event again where the stream's seq order allows it.
+// resent ply's event again where the stream's seq order allows it. Past
+// Limits.PlayMessages it ends the stream with RESOURCE_EXHAUSTED.
 func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[matchv1.PlayRequest, matchv1.PlayResponse],
 	id string, seat engine.Seat, probes *localProbe, send func(*matchv1.PlayResponse) error, repeat func(*matchv1.MatchEvent) error,
 ) error {
+	var msgs *ratelimit.Bucket // in memory: no Redis call per message
+	if s.Limiter != nil {
+		msgs = ratelimit.NewBucket(s.Limits.PlayMessages, nil)
+	}
 	for {
 		req, err := stream.Recv()
 		if err != nil {
+			return err
+		}
+		if err := msgs.Take(); err != nil {
 			return err
 		}
 		var (
@@ -598,14 +659,18 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 				}
 				continue
 			}
-			if dup { // the same event again; a new ply's event comes through the feed
-				v, err := s.eventView(ctx, ev, seat)
-				if err != nil {
-					return err
-				}
-				if err := repeat(v); err != nil {
-					return err
-				}
+			if !dup {
+				msgs.Give() // the match's next ply: the game bounds these
+				continue
+			}
+			// A resent ply: the same event again (a new ply's event comes
+			// through the feed).
+			v, err := s.eventView(ctx, ev, seat)
+			if err != nil {
+				return err
+			}
+			if err := repeat(v); err != nil {
+				return err
 			}
 			continue
 		case *matchv1.PlayRequest_Resign:
@@ -733,6 +798,9 @@ func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingSer
 
 // GetMatch implements matchv1.MatchServiceServer.
 func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*matchv1.GetMatchResponse, error) {
+	if err := s.limit(ctx); err != nil {
+		return nil, err
+	}
 	if req.GetMatchId() == "" {
 		return nil, status.Error(codes.InvalidArgument, "match_id is required")
 	}
@@ -751,6 +819,9 @@ func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*m
 
 // ListLegalPlies implements matchv1.MatchServiceServer.
 func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPliesRequest) (*matchv1.ListLegalPliesResponse, error) {
+	if err := s.limit(ctx); err != nil {
+		return nil, err
+	}
 	if req.GetMatchId() == "" {
 		return nil, status.Error(codes.InvalidArgument, "match_id is required")
 	}

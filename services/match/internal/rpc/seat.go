@@ -173,6 +173,9 @@ func (l *localProbe) take(id uint64) (int64, bool) {
 
 // AnswerProbe implements matchv1.MatchServiceServer.
 func (s *Server) AnswerProbe(ctx context.Context, req *matchv1.AnswerProbeRequest) (*matchv1.AnswerProbeResponse, error) {
+	if err := s.limit(ctx); err != nil {
+		return nil, err
+	}
 	id := req.GetMatchId()
 	seat, err := s.seatOf(ctx, id)
 	if err != nil {
@@ -406,6 +409,9 @@ func (s *Server) seatOf(ctx context.Context, id string) (engine.Seat, error) {
 
 // SubmitPly implements matchv1.MatchServiceServer.
 func (s *Server) SubmitPly(ctx context.Context, req *matchv1.SubmitPlyRequest) (*matchv1.SubmitPlyResponse, error) {
+	if err := s.limit(ctx); err != nil {
+		return nil, err
+	}
 	id := req.GetMatchId()
 	seat, err := s.seatOf(ctx, id)
 	if err != nil {
@@ -444,6 +450,9 @@ func plyStatus(ctx context.Context, svc *match.Service, id string, n int, notati
 }
 
 func (s *Server) unaryAction(ctx context.Context, id string, a matchv1.PlayAction) error {
+	if err := s.limit(ctx); err != nil {
+		return err
+	}
 	seat, err := s.seatOf(ctx, id)
 	if err != nil {
 		return err
