@@ -10,6 +10,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"sync"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -133,7 +138,9 @@ func Seat(ctx context.Context, c *client.Client, p client.Player, matchID string
 		}
 		var legal []*matchv1.LegalPly
 		if choose.NeedsLegal() {
-			lr, err := c.Match.ListLegalPlies(p.Context(ctx), &matchv1.ListLegalPliesRequest{MatchId: matchID, ExpectedPlyNumber: n})
+			lr, err := retryExhausted(ctx, func() (*matchv1.ListLegalPliesResponse, error) {
+				return c.Match.ListLegalPlies(p.Context(ctx), &matchv1.ListLegalPliesRequest{MatchId: matchID, ExpectedPlyNumber: n})
+			})
 			if err != nil {
 				return res, fmt.Errorf("legal plies of %s at ply %d: %w", matchID, n, err)
 			}
@@ -150,6 +157,32 @@ func Seat(ctx context.Context, c *client.Client, p client.Player, matchID string
 		submitted = n
 		if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{SubmitPly: &matchv1.SubmitPly{PlyNumber: n, Notation: ply}}}); err != nil {
 			return res, fmt.Errorf("submit ply %d: %w", n, err)
+		}
+	}
+}
+
+// retryExhausted makes call, and again while the server refuses it with
+// RESOURCE_EXHAUSTED (its per-player call rate: a seat against an
+// instant bot on a remote server asks for legal plies faster than a
+// person does), after the delay the refusal's RetryInfo gives (1 s
+// without one), up to 10 times.
+func retryExhausted[T any](ctx context.Context, call func() (T, error)) (T, error) {
+	for attempt := 0; ; attempt++ {
+		v, err := call()
+		st, _ := status.FromError(err)
+		if err == nil || st.Code() != codes.ResourceExhausted || attempt == 9 {
+			return v, err
+		}
+		wait := time.Second
+		for _, d := range st.Details() {
+			if ri, ok := d.(*errdetails.RetryInfo); ok && ri.GetRetryDelay() != nil {
+				wait = min(max(ri.GetRetryDelay().AsDuration(), 10*time.Millisecond), 10*time.Second)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(wait):
 		}
 	}
 }
