@@ -27,15 +27,25 @@ export function setBaseUrl(u: string): void {
  */
 export const MATCH_HEADER = "tabuleiro-match-id";
 
+/**
+ * nameable reports whether a match id can name its match in MATCH_HEADER:
+ * printable ASCII, 1 to 128 characters, as the server's affinity requires.
+ * Any other id (one typed into a link) gets no header: Headers.set would
+ * throw on it, and the server answers it "not found" anyway.
+ */
+function nameable(id: string): boolean {
+  return /^[!-~]{1,128}$/.test(id);
+}
+
 /** matchHeaders are the call options' headers of a stream of match id. */
 export function matchHeaders(id: string): Record<string, string> {
-  return id ? { [MATCH_HEADER]: id } : {};
+  return nameable(id) ? { [MATCH_HEADER]: id } : {};
 }
 
 const matchAffinity: Interceptor = (next) => async (req) => {
   if (!req.stream && req.service.typeName === MatchService.typeName && !req.header.has(MATCH_HEADER)) {
     const id = (req.message as { matchId?: unknown }).matchId;
-    if (typeof id === "string" && id !== "") req.header.set(MATCH_HEADER, id);
+    if (typeof id === "string" && nameable(id)) req.header.set(MATCH_HEADER, id);
   }
   return next(req);
 };

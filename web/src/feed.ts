@@ -181,6 +181,15 @@ export function backoffMs(attempt: number): number {
 
 export type FeedStatus = "connecting" | "live" | "reconnecting" | "ended" | "failed";
 
+/**
+ * bannerOnly reports whether the game page shows its banner alone: following
+ * failed before any state of the match came, so there are no seats, board
+ * or moves to show (only empty cards).
+ */
+export function bannerOnly(s: FeedStatus, hasMatch: boolean): boolean {
+  return s === "failed" && !hasMatch;
+}
+
 export interface FeedLoopOptions {
   /** open starts a stream from lastSeq (Follow or Watch). */
   open: (lastSeq: bigint, signal: AbortSignal) => AsyncIterable<{ message: StreamMessage }>;

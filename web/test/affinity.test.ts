@@ -33,3 +33,28 @@ test("match calls name their match in the affinity header", async () => {
     globalThis.fetch = realFetch;
   }
 });
+
+// A match id that cannot be a header value (not printable ASCII, or too
+// long) gets no header: the call goes on and the server says "not found".
+test("an id that is no header value names no match", async () => {
+  const seen: (string | null)[] = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async (_url: string | URL, init?: RequestInit) => {
+    seen.push(new Headers(init?.headers).get(MATCH_HEADER));
+    throw new TypeError("no network in this test");
+  }) as typeof fetch;
+  try {
+    setBaseUrl("http://127.0.0.1:1");
+    const a = api("token");
+    for (const id of ["jogo-ç", "游戏", "a b", "x".repeat(129), "ok~!"]) {
+      const err = await a.match.getMatch({ matchId: id }).then(() => undefined, (e: unknown) => e);
+      assert.ok(!(err instanceof TypeError) || /network/.test(String(err)), `${id}: ${err}`);
+    }
+    assert.deepEqual(seen, [null, null, null, null, "ok~!"]);
+    assert.deepEqual(matchHeaders("游戏"), {});
+    assert.deepEqual(matchHeaders("x".repeat(129)), {});
+    assert.deepEqual(matchHeaders("m-1"), { [MATCH_HEADER]: "m-1" });
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+});

@@ -15,6 +15,7 @@ import { renderBoard } from "../board";
 import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
+import { loadRecord, NO_RECORD } from "../record";
 import { ALREADY_PLAYING, busyMatch } from "../messages";
 import { clear, h, hideToast, scrollWithin, svg, toast } from "./dom";
 import { GameScreen, seatParts, type Origin } from "./game";
@@ -833,16 +834,11 @@ async function historyScreen(id: Identity): Promise<void> {
 
 async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: () => void }> {
   frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, "Loading the game…")));
-  let rec;
-  for (let i = 0; ; i++) {
-    try {
-      rec = (await api(id.token).lobby.getGame({ gameId })).record!;
-      break;
-    } catch (err) {
-      // A game that just ended may take a moment to be recorded.
-      if (!(err instanceof ConnectError && err.code === Code.NotFound) || i >= 10) throw err;
-      await new Promise((r) => setTimeout(r, 700));
-    }
+  const rec = (await loadRecord(gameId, () => api(id.token).lobby.getGame({ gameId })))?.record;
+  if (!rec) {
+    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "No such game"), h("p", { class: "error" }, NO_RECORD),
+      h("a", { class: "button", href: "#/" }, "Back to the lobby")));
+    return { dispose: () => {} };
   }
   const s = rec.summary!;
   // A bot's badge names its level with its ladder rating, as in the live game.

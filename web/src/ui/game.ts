@@ -11,7 +11,8 @@ import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
 import { firstPlyWarning, legalWallHint, wallHint } from "../hints";
 import { cornersMoveLine, returnHomeLoses } from "../corners";
-import { clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
+import { bannerOnly, clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
+import { sawEnd } from "../record";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { BanqiCell, GameView } from "../gen/tabuleiro/game/v1/view_pb";
 import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match/v1/match_pb";
@@ -112,11 +113,14 @@ export class GameScreen {
     announce: h("p", { class: "sr", "aria-live": "polite", role: "status" }),
     tools: h("div", { class: "board-tools" }),
   };
+  /** layout holds the game's columns; it shows its banner alone when there is no game to show (bannerOnly). */
+  private readonly layout: HTMLElement;
 
   constructor(private readonly id: Identity, private readonly matchId: string, private readonly mode: Mode) {
-    frame(id, h("div", { class: "game-layout" },
+    this.layout = h("div", { class: "game-layout" },
       h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
-      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce));
+      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce);
+    frame(id, this.layout);
     this.els.hintBox.append(this.els.hint);
     if (mode === "spectator") {
       // A spectator's board takes no plies: not a keyboard stop, no focus ring.
@@ -292,6 +296,7 @@ export class GameScreen {
       return;
     }
     b.className = `conn-banner ${this.status}`;
+    this.layout.classList.toggle("banner-only", bannerOnly(this.status, !!this.match));
     switch (this.status) {
       case "connecting":
         b.textContent = "Connecting…";
@@ -416,7 +421,10 @@ export class GameScreen {
     this.renderHint();
     this.tickClocks();
     this.focusBoardOnce();
-    if (m.status === MatchStatus.FINISHED) this.showResult();
+    if (m.status === MatchStatus.FINISHED) {
+      sawEnd(m.matchId); // its record may lag a moment behind (the Replay link)
+      this.showResult();
+    }
   }
 
   /**
