@@ -478,10 +478,11 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	seat := c.seat
 
 	// seen is the seq of the last event the stream sent, or of its
-	// snapshot's last event (the join's last_seq for a replay): events go
-	// in seq order, so a resent ply's event is repeated only when it is
-	// that one; a later one comes through the feed, and an earlier one the
-	// client has had, with newer ones after it.
+	// snapshot's last event (the join's last_seq for a replay). A resent
+	// ply's event is sent again when the stream has sent it already (seq
+	// at most seen: a copy the client drops or takes as the answer to its
+	// resend); a later one is not sent out of turn, ahead of the events
+	// before it, but comes through the feed in its place.
 	var (
 		mu   sync.Mutex
 		seen int64
@@ -502,7 +503,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	repeat := func(ev *matchv1.MatchEvent) error {
 		mu.Lock()
 		defer mu.Unlock()
-		if ev.GetSeq() != seen {
+		if ev.GetSeq() > seen {
 			return nil
 		}
 		return stream.Send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_Event{Event: ev}})
