@@ -12,13 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 )
 
 // ErrRecordEnded is returned by a record's Chooser when the record has no
@@ -169,15 +169,12 @@ func Seat(ctx context.Context, c *client.Client, p client.Player, matchID string
 func retryExhausted[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	for attempt := 0; ; attempt++ {
 		v, err := call()
-		st, _ := status.FromError(err)
-		if err == nil || st.Code() != codes.ResourceExhausted || attempt == 9 {
+		if err == nil || status.Code(err) != codes.ResourceExhausted || attempt == 9 {
 			return v, err
 		}
 		wait := time.Second
-		for _, d := range st.Details() {
-			if ri, ok := d.(*errdetails.RetryInfo); ok && ri.GetRetryDelay() != nil {
-				wait = min(max(ri.GetRetryDelay().AsDuration(), 10*time.Millisecond), 10*time.Second)
-			}
+		if d, ok := ratelimit.RetryDelay(err); ok {
+			wait = min(max(d, 10*time.Millisecond), 10*time.Second)
 		}
 		select {
 		case <-ctx.Done():
