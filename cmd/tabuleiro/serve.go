@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 )
 
@@ -107,18 +108,5 @@ func newServeCommand(e *env) *cobra.Command {
 
 // parseProxies reads --trusted-proxy: addresses (one host) or CIDRs.
 func parseProxies(vals []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, v := range vals {
-		v = strings.TrimSpace(v)
-		if p, err := netip.ParsePrefix(v); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(v)
-		if err != nil {
-			return nil, fmt.Errorf("%q is neither an address nor a CIDR (for example 127.0.0.1 or 10.0.0.0/8)", v)
-		}
-		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-	}
-	return out, nil
+	return clientaddr.ParsePrefixList(vals)
 }
