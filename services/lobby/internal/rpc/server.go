@@ -185,7 +185,7 @@ func (s *Server) SignInGuest(ctx context.Context, req *lobbyv1.SignInGuestReques
 	if err := s.limit(ctx, s.d.Limits.SignIn, "signin"); err != nil {
 		return nil, err
 	}
-	p := lobby.Player{ID: lobby.NewID("p_"), DisplayName: req.GetDisplayName()}
+	p := lobby.Player{ID: lobby.NewID("p_"), DisplayName: req.GetDisplayName(), Addr: s.addr(ctx)}
 	if err := s.d.Store.SavePlayer(ctx, p); err != nil {
 		return nil, toStatus(err)
 	}
