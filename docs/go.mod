@@ -1,4 +1,4 @@
-module tabuleiro.dev/docs/rules
+module tabuleiro.dev/docs
 
 go 1.26.0
 
