@@ -20,7 +20,7 @@ import (
 // The rating farm of issue 43, on real Redis and PostgreSQL behind a
 // trusted proxy on this host: one player beats 8 fresh guests in rated
 // rooms, each guest resigning at once (two with no ply played, two after
-// the farmer's first ply, four after one ply each). The first four games
+// the first ply, four after one ply each). The first four games
 // end aborted (a side never moved), the others change no rating (the
 // guests are new identities); the farmer gains nothing (at most 10 points
 // allowed), and GetStats and the history say why. Before, every one of
@@ -85,13 +85,17 @@ func TestRatingFarmGainsNothing(t *testing.T) {
 			t.Fatalf("join room %d: %v", i, err)
 		}
 		id := joined.GetRoom().GetMatchId()
+		first, second := farmerAt, guestAt
+		if joined.GetYourSeat() == gamev1.Seat_SEAT_FIRST {
+			first, second = guestAt, farmerAt
+		}
 		switch {
 		case i < 2: // resigns with no ply played
-		case i < 4: // after the farmer's first ply
-			ply(farmerAt, id, 1, "e2")
+		case i < 4: // after the first ply
+			ply(first, id, 1, "e2")
 		default: // after a ply each
-			ply(farmerAt, id, 1, "e2")
-			ply(guestAt, id, 2, "e8")
+			ply(first, id, 1, "e2")
+			ply(second, id, 2, "e8")
 		}
 		if _, err := match.Resign(guestAt, &matchv1.ResignRequest{MatchId: id}); err != nil {
 			t.Fatalf("resign %d: %v", i, err)
