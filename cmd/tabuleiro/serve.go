@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strings"
 
 	"github.com/spf13/cobra"
 
