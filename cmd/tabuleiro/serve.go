@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -107,5 +108,10 @@ func newServeCommand(e *env) *cobra.Command {
 
 // parseProxies reads --trusted-proxy: addresses (one host) or CIDRs.
 func parseProxies(vals []string) ([]netip.Prefix, error) {
+	for _, v := range vals {
+		if strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("an empty value is neither an address nor a CIDR (for example 127.0.0.1 or 10.0.0.0/8)")
+		}
+	}
 	return clientaddr.ParsePrefixList(vals)
 }
