@@ -35,11 +35,23 @@ func TestEveryReasonHasItsMessages(t *testing.T) {
 			}
 		}
 		for _, key := range Catalog.Keys(lang) {
-			name, _, _ := strings.Cut(key, ".")
+			if term, ok := strings.CutPrefix(key, TermPrefix); ok {
+				param, _, _ := strings.Cut(term, ".")
+				if !slices.ContainsFunc(Catalog.Keys(lang), func(k string) bool {
+					return !strings.HasPrefix(k, TermPrefix) && slices.Contains(Catalog.Placeholders(lang, k), param)
+				}) {
+					t.Errorf("%s.json: term %q is for {%s}, which no message uses", lang, key, param)
+				}
+				continue
+			}
+			name, detail, _ := strings.Cut(key, ".")
 			r, ok := byName[name]
 			if !ok {
 				t.Errorf("%s.json: %q is no reason's message", lang, key)
 				continue
+			}
+			if detail != "" && r.Detailed {
+				continue // the engine's parameters: the services' tests render each against the engine's text
 			}
 			for _, ph := range Catalog.Placeholders(lang, key) {
 				if !slices.Contains(params(r), ph) {
