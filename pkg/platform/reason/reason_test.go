@@ -1,0 +1,95 @@
+package reason
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Every reason has a message in every language, using only its own
+// parameters; every message is a reason's; the catalogs agree.
+func TestEveryReasonHasItsMessages(t *testing.T) {
+	if p := Catalog.Problems(); len(p) != 0 {
+		t.Errorf("the catalogs disagree:\n%s", strings.Join(p, "\n"))
+	}
+	upperSnake := regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
+	byName := map[string]Reason{}
+	for _, r := range All() {
+		if !upperSnake.MatchString(r.Name) {
+			t.Errorf("reason %q is not UPPER_SNAKE", r.Name)
+		}
+		if _, dup := byName[r.Name]; dup {
+			t.Errorf("reason %q defined twice", r.Name)
+		}
+		byName[r.Name] = r
+	}
+	for _, lang := range Catalog.Languages() {
+		for _, r := range All() {
+			if !slices.Contains(Catalog.Keys(lang), r.Name) {
+				t.Errorf("%s.json has no message for %s", lang, r.Name)
+			}
+		}
+		for _, key := range Catalog.Keys(lang) {
+			name, _, _ := strings.Cut(key, ".")
+			r, ok := byName[name]
+			if !ok {
+				t.Errorf("%s.json: %q is no reason's message", lang, key)
+				continue
+			}
+			for _, ph := range Catalog.Placeholders(lang, key) {
+				if !slices.Contains(params(r), ph) {
+					t.Errorf("%s.json: %q uses {%s}, which %s does not carry (%v)", lang, key, ph, r.Name, r.Params)
+				}
+			}
+		}
+	}
+}
+
+func TestLocalize(t *testing.T) {
+	st := New(codes.ResourceExhausted, RateLimited, "too many sign-ins", map[string]string{"retry_seconds": "12"})
+	tests := []struct {
+		name   string
+		prefs  []string
+		locale string
+		want   string
+	}{
+		{name: "portuguese", prefs: []string{"pt-BR,pt;q=0.9"}, locale: "pt-BR", want: "Muitas tentativas em pouco tempo: tente de novo em 12 s."},
+		{name: "spanish", prefs: []string{"es-AR"}, locale: "es", want: "Demasiados intentos en poco tiempo: vuelve a intentarlo en 12 s."},
+		{name: "unserved is english", prefs: []string{"de"}, locale: "en", want: "Too many attempts in a short time: try again in 12 s."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Localize(st, tt.prefs...)
+			if got.Message() != "too many sign-ins" {
+				t.Errorf("message = %q, want the English one kept", got.Message())
+			}
+			var lm *errdetails.LocalizedMessage
+			for _, d := range got.Details() {
+				if m, ok := d.(*errdetails.LocalizedMessage); ok {
+					lm = m
+				}
+			}
+			if lm == nil || lm.GetLocale() != tt.locale || lm.GetMessage() != tt.want {
+				t.Errorf("LocalizedMessage = %v, want %s %q", lm, tt.locale, tt.want)
+			}
+			if again := Localize(got, "es"); len(again.Details()) != len(got.Details()) {
+				t.Errorf("a second Localize added another LocalizedMessage")
+			}
+		})
+	}
+	if got := Localize(st); len(got.Details()) != 1 {
+		t.Errorf("no language named, but details are %v", got.Details())
+	}
+	if got := Localize(status.New(codes.NotFound, "no such match"), "pt-BR"); len(got.Details()) != 0 {
+		t.Errorf("a status without ErrorInfo got %v", got.Details())
+	}
+	info, ok := Of(st)
+	if !ok || info.GetReason() != "RATE_LIMITED" || info.GetDomain() != Domain || info.GetMetadata()["retry_seconds"] != "12" {
+		t.Errorf("Of = %v, %v", info, ok)
+	}
+}
