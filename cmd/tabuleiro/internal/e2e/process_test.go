@@ -37,14 +37,14 @@ var shared struct {
 	err  error
 }
 
-// binaries compiles the lobby, match, bot and edge binaries (as deployed:
+// binaries compiles the lobby, match and bot binaries (as deployed:
 // no -race), once, and returns their directory.
 func binaries() (string, error) {
 	shared.once.Do(func() {
 		shared.dir, shared.err = os.MkdirTemp("", "tabuleiro-e2e-bin-")
 		if shared.err == nil {
 			shared.err = buildPackages(shared.dir, "./services/lobby/cmd/lobby", "./services/match/cmd/match",
-				"./services/bot/cmd/bot", "./services/edge/cmd/edge")
+				"./services/bot/cmd/bot")
 		}
 	})
 	return shared.dir, shared.err
