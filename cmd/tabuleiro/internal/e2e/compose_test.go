@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,10 +40,11 @@ type composeService struct {
 	Deploy      struct {
 		Replicas int `yaml:"replicas"`
 	} `yaml:"deploy"`
-	DependsOn map[string]any `yaml:"depends_on"`
-	Profiles  []string       `yaml:"profiles"`
-	Image     string         `yaml:"image"`
-	Volumes   []string       `yaml:"volumes"`
+	DependsOn  map[string]any `yaml:"depends_on"`
+	Profiles   []string       `yaml:"profiles"`
+	Image      string         `yaml:"image"`
+	StopSignal string         `yaml:"stop_signal"`
+	Volumes    []string       `yaml:"volumes"`
 }
 
 // readCompose reads the repository's docker-compose.yml (anchors and
@@ -476,11 +478,21 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, p := range procs[name] {
 			wg.Go(func() {
-				t0 := time.Now()
-				if err := p.term(ctx); err != nil {
-					t.Errorf("%s: exit after SIGTERM: %v", p.name, err)
+				// compose's stop_signal (the edge's SIGUSR1, HAProxy's
+				// soft stop), SIGTERM by default.
+				sig := syscall.SIGTERM
+				switch s := services[name].StopSignal; s {
+				case "", "SIGTERM":
+				case "SIGUSR1":
+					sig = syscall.SIGUSR1
+				default:
+					t.Errorf("%s: stop_signal %s: extend the test", name, s)
 				}
-				t.Logf("%s stopped %v after SIGTERM", p.name, time.Since(t0).Round(10*time.Millisecond))
+				t0 := time.Now()
+				if err := p.stop(ctx, sig); err != nil {
+					t.Errorf("%s: exit after %v: %v", p.name, sig, err)
+				}
+				t.Logf("%s stopped %v after %v", p.name, time.Since(t0).Round(10*time.Millisecond), sig)
 			})
 		}
 		wg.Wait()

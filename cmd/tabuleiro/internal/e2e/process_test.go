@@ -123,15 +123,18 @@ func startProcess(t *testing.T, name, bin string, env []string, args ...string) 
 
 // term sends SIGTERM and waits for the exit, returning its status (an
 // error when ctx ended first and it had to be killed).
-func (p *process) term(ctx context.Context) error {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+func (p *process) term(ctx context.Context) error { return p.stop(ctx, syscall.SIGTERM) }
+
+// stop sends sig and waits for the exit, as term does.
+func (p *process) stop(ctx context.Context, sig syscall.Signal) error {
+	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 		return p.err
 	case <-ctx.Done():
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		return fmt.Errorf("%s had not exited after SIGTERM when the test's time ran out: %w", p.name, ctx.Err())
+		return fmt.Errorf("%s had not exited after %v when the test's time ran out: %w", p.name, sig, ctx.Err())
 	}
 }
 
