@@ -27,7 +27,7 @@ STEPS=(
   "race      go test -race -short over every workspace module's concurrent code"
   "embedded  lobby and match suites against the one-process mode's embedded Redis"
   "deep      single-threaded packages (engine, rules docs, schema), perft and long suites, without -race"
-  "fault     killed, stopped and restarted processes"
+  "fault     killed, stopped and restarted processes, directly and through the edge (HAProxy)"
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost"
   "sentinel  Redis Sentinel failover: primary killed mid-game, replica promoted, games go on; plies lost with and without WAIT"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
