@@ -93,10 +93,11 @@ async function tests(dir, outDir, external = []) {
     loader: { ".md": "text" },
     plugins: [catalogs],
     logLevel: "warning",
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    // CommonJS packages bundled into ES modules (typescript, for the lint) look for these.
+    banner: { js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));" },
   });
 }
 
-if (arg === "--tests") await tests("test", "test", ["typescript"]); // the lint reads the syntax tree (test/lint.ts)
+if (arg === "--tests") await tests("test", "test");
 else if (arg === "--e2e") await tests("e2e", "e2e", ["playwright-core"]);
 else await bundle();

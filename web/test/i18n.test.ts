@@ -141,13 +141,13 @@ test("plurals and numbers follow each language's rules", () => {
 
 test("the browser's languages choose the catalog: pt-PT finds pt-BR, es-MX finds es, others English", () => {
   assert.ok(languages.includes("en") && languages.includes("pt-BR") && languages.includes("es"));
-  assert.equal(match(["pt-PT", "en"]), "pt-BR");
-  assert.equal(match(["pt"]), "pt-BR");
-  assert.equal(match(["es-MX"]), "es");
-  assert.equal(match(["fr-FR", "de"]), "en");
-  assert.equal(match(["fr-FR", "es-AR", "en"]), "es");
-  assert.equal(match(["PT-br"]), "pt-BR");
-  assert.equal(match([]), "en");
+  assert.equal(match(["pt-PT", "en"], ["en", "pt-BR", "es"]), "pt-BR");
+  assert.equal(match(["pt"], ["en", "pt-BR", "es"]), "pt-BR");
+  assert.equal(match(["es-MX"], ["en", "pt-BR", "es"]), "es");
+  assert.equal(match(["fr-FR", "de"], ["en", "pt-BR", "es"]), "en");
+  assert.equal(match(["fr-FR", "es-AR", "en"], ["en", "pt-BR", "es"]), "es");
+  assert.equal(match(["PT-br"], ["en", "pt-BR", "es"]), "pt-BR");
+  assert.equal(match([], ["en", "pt-BR", "es"]), "en");
 });
 
 test("a refusal's ErrorInfo reads in the player's language, by its reason and detail", () => {
