@@ -1,0 +1,3 @@
+module tabuleiro.dev/docs
+
+go 1.26.0
