@@ -1,19 +1,19 @@
-// The server's refusals as a player reads them: what happened and what to
-// do. Most refusals are written for people already (a rule broken, with
-// its number); a few are the protocol's own words ("ply 3 refused: the
-// next ply is number 5") and are put in the player's terms here.
+// The server's refusals as a player reads them: each carries a
+// google.rpc.ErrorInfo (a stable reason and its parameters) that the
+// server's reason catalogs (pkg/platform/reason/locales, bundled) word in
+// the player's language; a refusal without a known reason shows as written.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import reasonCatalogs from "catalogs:reason";
 import { current, render, t, type Catalog, type Params } from "./i18n";
 
-/** BUSY is the lobby's refusal of a second game while one is in progress (lobby.BusyError). */
-const BUSY = /\bis already in match (\S+?);/;
-
-/** busyMatch is the game in progress named by a "player … is already in match …" refusal, if it is one. */
-export function busyMatch(code: Code, raw: string): string | undefined {
-  if (code !== Code.FailedPrecondition) return undefined;
-  return BUSY.exec(raw)?.[1];
+/**
+ * busyMatch is the game in progress named by the lobby's refusal of a
+ * second game (reason ALREADY_IN_MATCH, its match_id), if it is one.
+ */
+export function busyMatch(err: ConnectError): string | undefined {
+  const info = errorInfo(err);
+  return info?.reason === "ALREADY_IN_MATCH" ? info.metadata.match_id ?? "" : undefined;
 }
 
 /** alreadyPlaying is what a player is told when they try to start a second game. */
@@ -78,26 +78,20 @@ export function reasonText(r: { reason: string; metadata: Record<string, string>
   const detail = r.metadata.detail;
   const key = detail && en[`${r.reason}.${detail}`] !== undefined ? `${r.reason}.${detail}` : r.reason;
   if (en[key] === undefined) return undefined;
+  // A parameter with a term ("term.piece.cannon": "canhão") is shown through it, as the server's reason.Text does.
   const params: Params = {};
-  for (const [k, v] of Object.entries(r.metadata)) params[k] = /^-?\d+$/.test(v) && v.length < 16 ? Number(v) : v;
+  for (const [k, v] of Object.entries(r.metadata)) {
+    const term = `term.${k}.${v}`;
+    if (en[term] !== undefined) params[k] = render(reasons, lang, term);
+    else params[k] = /^-?\d+$/.test(v) && v.length < 16 ? Number(v) : v;
+  }
   return render(reasons, lang, key, params);
 }
 
 /**
- * serverText is a refusal's message for the page: the server's own words
- * when they are a player's, else what happened and what to do.
+ * serverText is a refusal's message for the page when it carries no reason
+ * the catalogs know (errorText tries that first): the server's own words.
  */
-export function serverText(code: Code, raw: string): string {
-  if (busyMatch(code, raw) !== undefined) return alreadyPlaying();
-  if (/\bply \d+ refused: the game is over\b/.test(raw) || code === Code.FailedPrecondition && /\bgame is over\b/.test(raw)) {
-    return t("msg.over");
-  }
-  if (/\bply \d+ refused: the next ply is number \d+/.test(raw)) return t("msg.movedOn");
-  if (/\bthat ply belongs to the other seat\b/.test(raw)) return t("msg.notYourTurn");
-  if (/\bthe seat joined again on another stream\b/.test(raw)) return t("msg.otherTab");
-  if (/\bhold no seat in this match\b|\bcaller holds no seat\b/.test(raw)) return t("msg.noSeat");
-  if (/^match changed(;| concurrently)/.test(raw) || /not confirmed by a replica in time/.test(raw)) {
-    return t("msg.busyServer");
-  }
+export function serverText(_code: Code, raw: string): string {
   return raw;
 }

@@ -549,7 +549,7 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
 }
 
 function isBusy(err: unknown): boolean {
-  return err instanceof ConnectError && busyMatch(err.code, err.rawMessage) !== undefined;
+  return err instanceof ConnectError && busyMatch(err) !== undefined;
 }
 
 /**
