@@ -23,7 +23,7 @@ func newConfigCommand(e *env) *cobra.Command {
 	lang := &cobra.Command{
 		Use:   "lang [" + strings.Join(text.Catalog.Languages(), "|") + "|auto]",
 		Short: e.t("cmd.config.lang.short"),
-		Long:  e.t("cmd.config.lang.long", "languages", strings.Join(text.Catalog.Languages(), ", ")),
+		Long:  e.t("cmd.config.lang.long", "languages", languageList()),
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := cmp.Or(dataDir, e.getenv("TABULEIRO_DATA_DIR"))
@@ -53,7 +53,7 @@ func newConfigCommand(e *env) *cobra.Command {
 			}
 			if !text.Known(want) {
 				return &exitError{code: 2, err: e.errorf("config.lang.unknown", "lang", want,
-					"languages", strings.Join(text.Catalog.Languages(), ", "))}
+					"languages", languageList())}
 			}
 			got := text.Catalog.Match(want)
 			if err := text.Save(dir, got); err != nil {
@@ -66,6 +66,16 @@ func newConfigCommand(e *env) *cobra.Command {
 	lang.Flags().StringVar(&dataDir, "data-dir", "", e.t("flag.data_dir"))
 	c.AddCommand(lang)
 	return c
+}
+
+// languageList names the catalog's languages: "en (English), pt-BR
+// (Português (Brasil))".
+func languageList() string {
+	var out []string
+	for _, l := range text.Catalog.Languages() {
+		out = append(out, l+" ("+text.T(text.Catalog.Printer(l), "language.name")+")")
+	}
+	return strings.Join(out, ", ")
 }
 
 // localizeHelp puts cobra's help words (its usage template's headings,

@@ -6,11 +6,13 @@ package main
 
 import (
 	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"

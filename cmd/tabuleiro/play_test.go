@@ -191,7 +191,7 @@ func engineOutcome(t *testing.T, g engine.Game, file string) (string, int) {
 		if o.Winner == engine.Second {
 			seat = gamev1.Seat_SEAT_SECOND
 		}
-		return seatWord(g, seat) + " wins by " + reason, code
+		return seatWord(nil, g, seat) + " wins by " + reason, code
 	case engine.Draw:
 		return "draw by " + reason, code
 	}
@@ -475,7 +475,7 @@ func TestTerminalWallPreview(t *testing.T) {
 	// The screen that said how to come back is gone with the alternate
 	// screen: the command says it again after.
 	var after strings.Builder
-	afterTUI(&after, final, "`tabuleiro play --resume --server h:1`", "")
+	afterTUI(&env{stdout: &after}, final, "`tabuleiro play --resume --server h:1`", "")
 	if want := "`tabuleiro play --resume --server h:1`"; !strings.Contains(after.String(), want) || !strings.Contains(after.String(), id()) {
 		t.Errorf("after quitting the game: %q, want the match and %s", after.String(), want)
 	}
@@ -570,7 +570,7 @@ func TestWatch(t *testing.T) {
 		}
 		res.Outcome = m.GetMatch().GetOutcome()
 	}
-	want := "outcome: " + outcomeText(engine.Banqi, res.Outcome) + "\n"
+	want := "outcome: " + outcomeText(nil, engine.Banqi, res.Outcome) + "\n"
 	if !strings.HasSuffix(out.String(), want) || !strings.Contains(out.String(), "\nply 1: ") {
 		t.Errorf("watch printed:\n%s\nwant every ply and, last, %q", out.String(), want)
 	}

@@ -94,7 +94,7 @@ func newServeCommand(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	f.register(c)
+	f.register(e, c)
 	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")

@@ -175,3 +175,12 @@ func Capitalize(s string) string {
 	}
 	return s
 }
+
+// Lower lower-cases the first letter of s, for a sentence said after a
+// colon ("outcome: white wins by goal").
+func Lower(s string) string {
+	for i, r := range s {
+		return strings.ToLower(string(r)) + s[i+len(string(r)):]
+	}
+	return s
+}

@@ -517,27 +517,27 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 			// While the reminder is up (an opponent who moves first,
 			// before the person's first key), the board and the move
 			// list show the ply.
-			m.status = m.t("status.played", "seat", text.Capitalize(m.seatName(pp.GetPly().GetSeat())), "ply", pp.GetPly().GetNotation())
+			m.status = m.t("status.played", "seat", m.seatName(pp.GetPly().GetSeat()), "ply", pp.GetPly().GetNotation())
 		}
 	case ev.GetDrawOffered() != nil:
 		m.drawBy = ev.GetDrawOffered().GetBy()
 		if m.mine(other(m.drawBy)) {
-			m.status = m.t("status.draw_offered_to_you", "seat", text.Capitalize(m.seatName(m.drawBy)))
+			m.status = m.t("status.draw_offered_to_you", "seat", m.seatName(m.drawBy))
 		} else {
 			m.status = m.t("status.draw_offered")
 		}
 	case ev.GetDrawDeclined() != nil:
 		m.drawBy = gamev1.Seat_SEAT_UNSPECIFIED
-		m.status = m.t("status.draw_declined", "seat", text.Capitalize(m.seatName(ev.GetDrawDeclined().GetBy())))
+		m.status = m.t("status.draw_declined", "seat", m.seatName(ev.GetDrawDeclined().GetBy()))
 	case ev.GetPlayerDisconnected() != nil:
 		if s := ev.GetPlayerDisconnected().GetSeat(); !m.mine(s) {
 			m.away[s] = true
-			m.status = m.t("status.disconnected", "seat", text.Capitalize(m.seatName(s)))
+			m.status = m.t("status.disconnected", "seat", m.seatName(s))
 			if dl := ev.GetPlayerDisconnected().GetReconnectDeadline(); dl != nil {
 				// When the game is ruled, as a time of day: the status
 				// line is not redrawn every second, so a count of
 				// seconds would stand still.
-				m.status = m.t("status.disconnected_until", "seat", text.Capitalize(m.seatName(s)), "time", dl.AsTime().Local().Format(m.t("time.of_day")))
+				m.status = m.t("status.disconnected_until", "seat", m.seatName(s), "time", dl.AsTime().Local().Format(m.t("time.of_day")))
 			}
 		}
 	case ev.GetPlayerReconnected() != nil:
@@ -545,7 +545,7 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 		// "is back" only after it was seen leaving.
 		if s := ev.GetPlayerReconnected().GetSeat(); !m.mine(s) && m.away[s] {
 			delete(m.away, s)
-			m.status = m.t("status.back", "seat", text.Capitalize(m.seatName(s)))
+			m.status = m.t("status.back", "seat", m.seatName(s))
 		}
 	case ev.GetGameEnded() != nil:
 		ge := ev.GetGameEnded()
