@@ -186,7 +186,7 @@ func newPlayCommand(e *env) *cobra.Command {
 		Use:   "play",
 		Short: e.t("cmd.play.short"),
 		Long:  e.t("cmd.play.long"),
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, name := range []string{"game", "vs", "room", "queue"} {
 				f.explicit = f.explicit || cmd.Flags().Changed(name)
