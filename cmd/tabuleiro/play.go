@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -335,7 +336,7 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 	name := cmp.Or(f.name, cn.knownName(), defaultName(e))
 	me, err := cn.identity(ctx, name, 0)
 	if err != nil {
-		if bad := badName(f.name, err); bad != nil {
+		if bad := badName(e.p, f.name, err); bad != nil {
 			return bad
 		}
 		return &exitError{code: 1, err: reachErr(e.p, err, cn.c.Target())}
@@ -344,7 +345,7 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 		// --name on a kept identity renames it (same player: history and
 		// ratings stay).
 		if me, err = cn.rename(ctx, me, f.name); err != nil {
-			if bad := badName(f.name, err); bad != nil {
+			if bad := badName(e.p, f.name, err); bad != nil {
 				return bad
 			}
 			return &exitError{code: 2, err: err}
@@ -450,15 +451,14 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 // is the rule), said as a player's sentence; nil for any other error.
 // A name that is not UTF-8 never reaches the server (gRPC refuses to
 // marshal it): that error is the same refusal.
-func badName(name string, err error) error {
+func badName(p *text.Printer, name string, err error) error {
 	if name == "" || err == nil {
 		return nil
 	}
 	if utf8.ValidString(name) && (status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "display_name")) {
 		return nil
 	}
-	return &exitError{code: 2, err: fmt.Errorf("--name %q is not a name you can play under. A name has 2 to 24 characters: "+
-		"letters of one alphabet, digits, spaces, _ - or ., with no space at either end; for example --name \"Ana Lima\"", name)}
+	return &exitError{code: 2, err: errors.New(text.T(p, "error.bad_name", "name", strconv.Quote(name)))}
 }
 
 // localMatch seats both players of this keyboard through a private room:

@@ -122,7 +122,9 @@ func Err(p *Printer, err error) string {
 		return ""
 	}
 	s := err.Error()
-	if st, ok := status.FromError(err); ok {
+	var withStatus interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &withStatus) {
+		st := withStatus.GRPCStatus()
 		if t, ok := Refusal(p, st); ok {
 			s = strings.Replace(s, st.Err().Error(), t, 1)
 		}
