@@ -25,7 +25,7 @@ func newServeCommand(e *env) *cobra.Command {
 	var accessLog bool
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the lobby, match and bot services in one process, on one port",
+		Short: e.t("cmd.serve.short"),
 		Long: "Run the lobby, match and bot services in this process, all on one gRPC port,\n" +
 			"with the same service code as production. Live state goes to an embedded Redis\n" +
 			"(miniredis with a write-ahead log in the data directory, fsync'd before any\n" +
@@ -84,9 +84,9 @@ func newServeCommand(e *env) *cobra.Command {
 			}
 			srv.WriteBanner(e.stdout)
 			if verbose {
-				fmt.Fprintln(e.stdout, "  logs:       every call, on stderr (access log)")
+				fmt.Fprintln(e.stdout, e.t("serve.logs_all"))
 			} else {
-				fmt.Fprintln(e.stdout, "  logs:       warnings and errors, on stderr (--access-log for every call)")
+				fmt.Fprintln(e.stdout, e.t("serve.logs_warnings"))
 			}
 			if err := srv.Wait(); err != nil {
 				return &exitError{code: 1, err: err}
