@@ -310,19 +310,7 @@ func newReplayCommand(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "replay [--game G] [--step] [--flip] FILE|MATCH",
 		Short: e.t("cmd.replay.short"),
-		Long: "Given a match id (the ID column of `tabuleiro history`), show that finished game\n" +
-			"as it is kept on this computer (or on --server): the players, the final board\n" +
-			"and the outcome; --step shows the board after every ply. The board is seen\n" +
-			"from your seat (a game you played black is drawn as black saw it); --flip\n" +
-			"turns it (Banqi has no sides).\n\n" +
-			"Given a record file (`# key: value` header lines, then the plies; '-' reads\n" +
-			"standard input), replay it through the match service: an unrated match created\n" +
-			"with the service credential (for Banqi with the record's layout header), both\n" +
-			"seats played by this command over the public API. Prints the outcome; a ply the\n" +
-			"service refuses stops the replay with exit status 1, naming it. --step then\n" +
-			"steps through the game: the board after each ply, waiting for enter between\n" +
-			"plies when standard input is a terminal (q and enter stop). Against\n" +
-			"--server it needs the services' token key in TABULEIRO_TOKEN_KEY.",
+		Long:  e.t("cmd.replay.long"),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var raw []byte
@@ -341,7 +329,7 @@ func newReplayCommand(e *env) *cobra.Command {
 				if errors.As(err, &pe) {
 					// The path as given, cut if long (the whole of a mistyped
 					// argument helps nobody), and where match ids come from.
-					err = fmt.Errorf("replay %s: %v (give a record file, or a match id from `tabuleiro history`)", clipArg(args[0]), pe.Err)
+					err = e.errorf("error.replay_path", "arg", clipArg(args[0]), "error", pe.Err)
 				}
 				return &exitError{code: 2, err: err}
 			}
@@ -349,7 +337,7 @@ func newReplayCommand(e *env) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 1, err: fmt.Errorf("record: %w", err)}
 			}
-			g, err := recordGame(game, rec)
+			g, err := recordGame(e.p, game, rec)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -458,13 +446,18 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 		switch {
 		case resultLine.MatchString(line), strings.HasPrefix(line, "to move:"), line == "ongoing\n":
 		case cornersToMove.MatchString(line):
-			fmt.Fprint(out, cornersToMove.ReplaceAllString(line, "game over at move "))
+			// The engine's board is drawn in its own (English) words.
+			fmt.Fprint(out, cornersToMove.ReplaceAllString(line, cornersOver))
 		default:
 			fmt.Fprint(out, line)
 		}
 	}
 	return nil
 }
+
+// cornersOver replaces the engine's Corners line of the side to move once
+// the game is over: the engine's words.
+const cornersOver = "game over at move "
 
 // cornersToMove is the start of Corners' line of the side to move ("black
 // to move, move 2 (leave home by move 40, last move 80)").
@@ -473,7 +466,7 @@ var cornersToMove = regexp.MustCompile(`^(white|black) to move, move `)
 // recordGame is the game to replay rec as: --game (flag) when given, which
 // must agree with the record's "# game:" header when it has one (its first
 // word), else the header's, else Quoridor.
-func recordGame(flag string, rec engine.Record) (engine.Game, error) {
+func recordGame(p *text.Printer, flag string, rec engine.Record) (engine.Game, error) {
 	var header string
 	if h, ok := rec.Header("game"); ok {
 		if f := strings.Fields(h); len(f) > 0 {
@@ -482,10 +475,10 @@ func recordGame(flag string, rec engine.Record) (engine.Game, error) {
 	}
 	g := cmp.Or(flag, header, string(engine.Quoridor))
 	if !slices.Contains(games.List(), engine.Game(g)) {
-		return "", fmt.Errorf("unknown game %s (want %s)", g, gameChoice(nil))
+		return "", errors.New(text.T(p, "error.unknown_game", "game", g, "choice", gameChoice(p)))
 	}
 	if header != "" && flag != "" && header != flag {
-		return "", fmt.Errorf("the record is a %s game (its # game: header); --game says %s", header, flag)
+		return "", errors.New(text.T(p, "error.record_game", "header", header, "flag", flag))
 	}
 	return engine.Game(g), nil
 }
@@ -502,7 +495,7 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 	} else {
 		key, err := auth.ParseKey(e.getenv("TABULEIRO_TOKEN_KEY"))
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("replay against --server needs the token key in TABULEIRO_TOKEN_KEY: %w", err)}
+			return &exitError{code: 2, err: e.errorf("error.replay_token_key", "error", err)}
 		}
 		iss, err := auth.NewIssuer(key)
 		if err != nil {
@@ -525,7 +518,7 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 		First: spec(seats[0]), Second: spec(seats[1]), Layout: layout,
 	}, grpc.PerRPCCredentials(creds))
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("create the replay match: %w", err)}
+		return &exitError{code: 1, err: e.errorf("error.replay_create", "error", err)}
 	}
 	id := created.GetMatchId()
 	res, err := replaySeats(ctx, cn.c, id, seats, rec.Plies)

@@ -232,7 +232,6 @@ var notYet = map[string]string{
 	"redis.go":           "an operator's command (embedded Redis)",
 	"rules.go":           "rules checking tools (legal, replay, perft) print engine notation and boards",
 	"serve.go":           "server operators' help text",
-	"records.go":         "replay of a record file: engine errors",
 	"web.go":             "no output",
 	"typeahead_linux.go": "no output",
 }
