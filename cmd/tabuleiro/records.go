@@ -311,7 +311,7 @@ func newReplayCommand(e *env) *cobra.Command {
 		Use:   "replay [--game G] [--step] [--flip] FILE|MATCH",
 		Short: e.t("cmd.replay.short"),
 		Long:  e.t("cmd.replay.long"),
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var raw []byte
 			var err error
