@@ -146,7 +146,7 @@ step_deploy() {
 # them): the race detector has nothing to watch there, and their tests
 # (perft, fuzzed games) run several times slower under it. The deep step
 # runs them without -race.
-SEQUENTIAL='^tabuleiro\.dev/(pkg/engine|docs/rules|migrations|web)(/|$)'
+SEQUENTIAL='^tabuleiro\.dev/(pkg/engine|docs|migrations|web)(/|$)'
 
 # The race step's build exists to find data races, and the race detector
 # watches memory accesses whatever the compiler made of the code around

@@ -97,7 +97,7 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.44.0 // indirect
-	tabuleiro.dev/docs/rules v0.0.0
+	tabuleiro.dev/docs v0.0.0
 	tabuleiro.dev/migrations v0.0.0
 	tabuleiro.dev/pkg/gen v0.0.0
 	tabuleiro.dev/pkg/platform v0.0.0
@@ -120,7 +120,7 @@ replace tabuleiro.dev/services/lobby => ../../services/lobby
 
 replace tabuleiro.dev/services/match => ../../services/match
 
-replace tabuleiro.dev/docs/rules => ../../docs/rules
+replace tabuleiro.dev/docs => ../../docs
 
 replace tabuleiro.dev/services/edge => ../../services/edge
 

@@ -1,3 +1,0 @@
-module tabuleiro.dev/docs/rules
-
-go 1.26.0
