@@ -177,3 +177,16 @@ func TestPortugueseOfferAndBanqi(t *testing.T) {
 	}
 	noEnglish(t, "banqi", s)
 }
+
+// The rules screen (i) shows the rules in the player's language.
+func TestPortugueseRulesScreen(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	d := newDriver(t, New(inPortuguese(startOn(f))))
+	d.waitText("Sua vez")
+	d.key("i")
+	d.waitText("Tabuleiro e notação")
+	if s := d.screen(); !strings.Contains(s, "i ou esc volta à partida") {
+		t.Errorf("the rules screen's footer is not Portuguese:\n%s", s)
+	}
+}
