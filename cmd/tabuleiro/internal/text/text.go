@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/pkg/platform/i18n"
@@ -185,4 +186,16 @@ func Lower(s string) string {
 		return strings.ToLower(string(r)) + s[i+len(string(r)):]
 	}
 	return s
+}
+
+// ReasonText renders a refusal's reason and parameters (a PlyRejected's
+// error_reason and error_metadata) in p's language; ok is false when the
+// reason catalogs do not know it. English keeps the server's own words,
+// which the caller has.
+func ReasonText(p *Printer, name string, metadata map[string]string) (string, bool) {
+	if name == "" || Or(p).Lang() == i18n.Fallback {
+		return "", false
+	}
+	info := &errdetails.ErrorInfo{Reason: name, Domain: reason.Domain, Metadata: metadata}
+	return reason.Text(reason.Catalog.Printer(Or(p).Lang()), info)
 }

@@ -330,3 +330,19 @@ func f(m *model, e *env) error {
 		t.Errorf("the lint found %d planted literals, want 3: %q", len(got), got)
 	}
 }
+
+// A ply refused with its reason and parameters is said in the player's
+// language; English keeps the server's words.
+func TestReasonText(t *testing.T) {
+	md := map[string]string{"ply": "e1h", "rule": "Q3.2", "detail": "wall_already_placed"}
+	got, ok := ReasonText(Catalog.Printer("pt-BR"), "ILLEGAL_PLY", md)
+	if !ok || !strings.Contains(got, "e1h") || !strings.Contains(got, "Q3.2") || !strings.Contains(got, "muro") {
+		t.Errorf("pt: %q, %v", got, ok)
+	}
+	if _, ok := ReasonText(English, "ILLEGAL_PLY", md); ok {
+		t.Error("English rendered the reason instead of keeping the server's words")
+	}
+	if _, ok := ReasonText(Catalog.Printer("es"), "", nil); ok {
+		t.Error("no reason rendered")
+	}
+}

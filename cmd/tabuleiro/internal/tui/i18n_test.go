@@ -196,3 +196,21 @@ func TestPortugueseRulesScreen(t *testing.T) {
 		t.Errorf("the rules screen's footer is not Portuguese:\n%s", s)
 	}
 }
+
+// A ply the match service refuses with its reason and parameters is said
+// in Portuguese, naming the ply and the rule once.
+func TestPortugueseRefusalByReason(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t)
+	d := newDriver(t, New(inPortuguese(startOn(f))))
+	d.waitText("Sua vez")
+	m := d.m.(Model)
+	m.stream(streamMsg{gen: m.gen, seat: gamev1.Seat_SEAT_FIRST, conn: f, resp: &matchv1.PlayResponse{Message: &matchv1.PlayResponse_PlyRejected{
+		PlyRejected: &matchv1.PlyRejected{Notation: "e1h", Reason: "illegal ply e1h: that wall is already on the board (Q3.2)", Rule: "Q3.2",
+			ErrorReason: "ILLEGAL_PLY", ErrorMetadata: map[string]string{"ply": "e1h", "rule": "Q3.2", "detail": "wall_already_placed"}},
+	}}})
+	if !strings.Contains(m.status, "e1h") || !strings.Contains(m.status, "(Q3.2)") || strings.Count(m.status, "e1h") != 1 {
+		t.Errorf("status %q: want the Portuguese reason naming e1h and Q3.2 once", m.status)
+	}
+	noEnglish(t, "refusal", m.status)
+}

@@ -399,10 +399,19 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 	case r.GetPlyRejected() != nil:
 		pr := r.GetPlyRejected()
 		m.pending = 0
-		m.status = m.yourPawn(m.refusal(pr.GetNotation(), pr.GetReason(), pr.GetRule()))
+		if t, ok := text.ReasonText(m.p, pr.GetErrorReason(), pr.GetErrorMetadata()); ok {
+			m.status = t // names the ply and the rule
+		} else {
+			m.status = m.yourPawn(m.refusal(pr.GetNotation(), pr.GetReason(), pr.GetRule()))
+		}
 		return tea.Batch(next, m.afterChange())
 	case r.GetActionRejected() != nil:
-		m.status = m.t("status.action_refused", "reason", r.GetActionRejected().GetReason())
+		ar := r.GetActionRejected()
+		if t, ok := text.ReasonText(m.p, ar.GetErrorReason(), ar.GetErrorMetadata()); ok {
+			m.status = t
+		} else {
+			m.status = m.t("status.action_refused", "reason", ar.GetReason())
+		}
 		return next
 	case r.GetDrain() != nil:
 		m.status = m.t("status.draining")
