@@ -24,8 +24,8 @@ import (
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/affinity"
-	"tabuleiro.dev/pkg/platform/cutstream"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/cutstream"
 )
 
 // Client is a connection to a server.

@@ -36,8 +36,8 @@ import (
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/affinity"
-	"tabuleiro.dev/pkg/platform/cutstream"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/cutstream"
 )
 
 // Config is one load run.
