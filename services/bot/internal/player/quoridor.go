@@ -420,8 +420,11 @@ var expertQ = expertQGame()
 var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 210, 405, 585, 750, 905, 1050, 1185, 1310, 1425, 1530}}
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
-	if lvl == Easy {
+	switch lvl {
+	case Easy:
 		return easyQuoridor(p, rng) // a beginner's policy, see easy_quoridor.go
+	case Racer:
+		return racerQuoridor(p, rng) // the sparring racer, see quoridor_racer.go
 	}
 	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
 		simple: qGame{simple: true},
