@@ -112,3 +112,22 @@ func BenchmarkQuoridorExpertDepth(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQuoridorExpertEval is BenchmarkQuoridorExpertDepth (one thread)
+// for the lab's variants of the expert's evaluation (labExpert), so that a
+// change's cost in positions a second is measured on the same search.
+func BenchmarkQuoridorExpertEval(b *testing.B) {
+	for _, v := range []string{"table", "fade", "threat", "fadethreat"} {
+		b.Run(v, func(b *testing.B) {
+			g, _ := labExpert(v)
+			st := newQState(midgame(b))
+			var nodes int64
+			for b.Loop() {
+				r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18, Refinements: expertRefinements})
+				nodes += r.Nodes
+			}
+			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+		})
+	}
+}

@@ -163,6 +163,15 @@ type qGame struct {
 type qWeights struct {
 	tempo int
 	walls [11]int
+	// fadeAt, if set, fades the walls' value when the path of the pawn
+	// they would slow is short: below fadeAt steps, n walls are worth
+	// walls[n]*(d+2)/(fadeAt+2).
+	fadeAt int
+	// threat, if set, credits a side holding walls with threat/100 of a
+	// step for every step the best wall it could place now would add to
+	// the other pawn's path (qState.wallGain): what its walls can still do
+	// there, and the pocket the other pawn stands in.
+	threat int
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value
@@ -277,7 +286,27 @@ func (g qGame) Eval(s *qState) int {
 	if wMe == 0 && dOpp < dMe {
 		return -qRaceWon + score
 	}
-	return score + walls[wMe] - walls[wOpp]
+	if g.w == nil || g.w.fadeAt == 0 && g.w.threat == 0 {
+		return score + walls[wMe] - walls[wOpp]
+	}
+	vMe, vOpp := walls[wMe], walls[wOpp]
+	if f := g.w.fadeAt; f > 0 {
+		if dOpp < f {
+			vMe = vMe * (dOpp + 2) / (f + 2)
+		}
+		if dMe < f {
+			vOpp = vOpp * (dMe + 2) / (f + 2)
+		}
+	}
+	if t := g.w.threat; t > 0 {
+		if wMe > 0 {
+			vMe += t * s.wallGain(1-me, dOpp)
+		}
+		if wOpp > 0 {
+			vOpp += t * s.wallGain(me, dMe)
+		}
+	}
+	return score + vMe - vOpp
 }
 
 func (qGame) Hash(s *qState) uint64 {

@@ -198,6 +198,16 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: reserveWalls}
 	case "fitted":
 		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
+	case "table": // the fixed wall table before issue 49
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls}
+	case "fade":
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8}
+	case "threat":
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50}
+	case "fadethreat":
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8, threat: 50}
+	case "threat100":
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 100}
 	default:
 		return g, false
 	}

@@ -1,0 +1,77 @@
+package player
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"tabuleiro.dev/pkg/engine/quoridor"
+)
+
+// TestWallGainMatchesEveryWall: wallGain, which tries only the walls
+// across one shortest path, finds the same best gain as placing every
+// legal wall in turn, for both pawns, along random games with many walls.
+func TestWallGainMatchesEveryWall(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 49))
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ply := 0; ply < 60 && !p.Outcome().Over(); ply++ {
+			s := newQState(p)
+			walls := 0
+			for _, m := range p.LegalMoves(nil) {
+				if m.IsWall() {
+					walls++
+				}
+			}
+			for side := range 2 {
+				d := s.dist(side)
+				want := 0
+				if walls > 0 {
+					for _, m := range p.LegalMoves(nil) {
+						if !m.IsWall() {
+							continue
+						}
+						n := s
+						n.addWall(m)
+						want = max(want, min(n.dist(side)-d, wallGainCap))
+					}
+				}
+				// A wall the other pawn's path alone forbids is tried too,
+				// and walls in hand do not matter: compare only when the
+				// side to move holds walls and the gains agree on legality.
+				if walls == 0 {
+					continue
+				}
+				if got := s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d); got < want {
+					t.Fatalf("%s: side %d: wallGain %d, best legal wall %d", p.Encode(), side, got, want)
+				} else if got > want {
+					t.Logf("%s: side %d: wallGain %d over the legal walls' %d (a wall that would close the other pawn in)", p.Encode(), side, got, want)
+				}
+				if g := s.wallGain(side, d); g != s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d) {
+					t.Fatalf("%s: cached wallGain %d differs", p.Encode(), g)
+				}
+				checked++
+			}
+			legal := p.LegalMoves(nil)
+			m := legal[rng.IntN(len(legal))]
+			if rng.IntN(3) == 0 { // step more often than the walls' share
+				for _, c := range legal {
+					if c.IsPawn() {
+						m = c
+						break
+					}
+				}
+			}
+			if p, err = p.PlayMove(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d positions checked", checked)
+	}
+}
