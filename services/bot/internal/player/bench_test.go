@@ -103,12 +103,14 @@ func BenchmarkQuoridorExpertDepth(b *testing.B) {
 			st := newQState(midgame(b))
 			g := expertQGame()
 			var nodes int64
+			cpu := cpuTime()
 			for b.Loop() {
 				r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18, Threads: threads, Refinements: expertRefinements})
 				nodes += r.Nodes
 			}
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+			b.ReportMetric(float64(nodes)/(cpuTime()-cpu).Seconds(), "nodes/cpu-s")
 		})
 	}
 }
@@ -122,12 +124,14 @@ func BenchmarkQuoridorExpertEval(b *testing.B) {
 			g, _ := labExpert(v)
 			st := newQState(midgame(b))
 			var nodes int64
+			cpu := cpuTime()
 			for b.Loop() {
 				r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18, Refinements: expertRefinements})
 				nodes += r.Nodes
 			}
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+			b.ReportMetric(float64(nodes)/(cpuTime()-cpu).Seconds(), "nodes/cpu-s")
 		})
 	}
 }
