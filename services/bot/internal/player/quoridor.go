@@ -446,7 +446,7 @@ var expertQ = expertQGame()
 // then losing the race to a hard that kept its own to fence the goal row.
 // Halfway, on the same games: 89.8% and 95.5%, and 72% against expert-1
 // (70% before) at 300,000.
-var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 210, 405, 585, 750, 905, 1050, 1185, 1310, 1425, 1530}}
+var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 210, 405, 585, 750, 905, 1050, 1185, 1310, 1425, 1530}, threat: 50}
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
 	switch lvl {

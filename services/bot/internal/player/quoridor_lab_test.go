@@ -202,8 +202,6 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls}
 	case "fade":
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8}
-	case "threat":
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50}
 	case "fadethreat":
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8, threat: 50}
 	case "threat100":
