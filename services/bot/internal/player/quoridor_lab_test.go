@@ -76,6 +76,15 @@ func TestQuoridorLab(t *testing.T) {
 	if r := envInt("TABULEIRO_QUORIDOR_LAB_REDUCE", -1); r >= 0 {
 		expertRefinements.Reduce = r
 	}
+	// TABULEIRO_QUORIDOR_LAB_RACER=g,b sets the racer's least race gains
+	// for a wall (racerGain, racerBehindGain).
+	oldGain, oldBehind := racerGain, racerBehindGain
+	t.Cleanup(func() { racerGain, racerBehindGain = oldGain, oldBehind })
+	if s := os.Getenv("TABULEIRO_QUORIDOR_LAB_RACER"); s != "" {
+		if _, err := fmt.Sscanf(s, "%d,%d", &racerGain, &racerBehindGain); err != nil {
+			t.Fatalf("TABULEIRO_QUORIDOR_LAB_RACER=%q: %v", s, err)
+		}
+	}
 	var mu sync.Mutex
 	w, d, l := 0, 0, 0
 	var depthSum, depthN int

@@ -9,8 +9,9 @@ import (
 // racerGain is the least race gain (steps the wall adds to the opponent's
 // path less those it adds to the racer's own) for which the racer places a
 // wall rather than steps; racerBehindGain the least when the racer is
-// behind in the race (its path longer than the opponent's).
-const (
+// behind in the race (its path longer than the opponent's). Variables so
+// that the lab (TABULEIRO_QUORIDOR_LAB_RACER) can try others.
+var (
 	racerGain       = 2
 	racerBehindGain = 1
 )
