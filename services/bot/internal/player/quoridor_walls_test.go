@@ -1,9 +1,12 @@
 package player
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
+	"time"
 
+	"tabuleiro.dev/pkg/engine/corners"
 	"tabuleiro.dev/pkg/engine/quoridor"
 )
 
@@ -73,5 +76,66 @@ func TestWallGainMatchesEveryWall(t *testing.T) {
 	}
 	if checked < 500 {
 		t.Fatalf("only %d positions checked", checked)
+	}
+}
+
+// TestRacer: the sparring racer places the wall of largest race gain when
+// it is large, steps along its shortest path otherwise, plays only legal
+// plies along whole games against the easy level, and plays only Quoridor.
+func TestRacer(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 9))
+	p := midgame(t)
+	c, err := racerQuoridor(p, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newQState(p)
+	me := sideOfSeat(p.ToMove())
+	m := c.Ply.(quoridor.Move)
+	n := s.pos.PlayUnchecked(m)
+	ns := newQState(n)
+	if m.IsWall() {
+		gain := (ns.dist(1-me) - s.dist(1-me)) - (ns.dist(me) - s.dist(me))
+		if gain < racerBehindGain {
+			t.Errorf("racer placed %s for a gain of %d", m, gain)
+		}
+	} else if ns.dist(me) >= s.dist(me) {
+		t.Errorf("racer stepped %s without shortening its path %d", m, s.dist(me))
+	}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 49))
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		walls := 0
+		for ply := 0; ply < 400 && !p.Outcome().Over(); ply++ {
+			lvl := Easy
+			if ply%2 == int(seed%2) {
+				lvl = Racer
+			}
+			c, err := Select(t.Context(), p, lvl, time.Second, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := c.Ply.(quoridor.Move)
+			if lvl == Racer && m.IsWall() {
+				walls++
+			}
+			if p, err = p.PlayMove(m); err != nil {
+				t.Fatalf("ply %d %s %s: %v", ply, lvl, m, err)
+			}
+		}
+		if !p.Outcome().Over() || walls == 0 {
+			t.Errorf("seed %d: over %v, racer's walls %d", seed, p.Outcome().Over(), walls)
+		}
+	}
+	cp, err := corners.New("classic-3x3", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Select(t.Context(), cp, Racer, time.Second, rng); !errors.Is(err, ErrUnknownGame) {
+		t.Errorf("racer in Corners: %v, want ErrUnknownGame", err)
 	}
 }
