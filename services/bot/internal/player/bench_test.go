@@ -119,7 +119,7 @@ func BenchmarkQuoridorExpertDepth(b *testing.B) {
 // for the lab's variants of the expert's evaluation (labExpert), so that a
 // change's cost in positions a second is measured on the same search.
 func BenchmarkQuoridorExpertEval(b *testing.B) {
-	for _, v := range []string{"table", "fade", "fadethreat", "threat100"} {
+	for _, v := range []string{"table", "mover", "fade", "fadethreat", "threat100"} {
 		b.Run(v, func(b *testing.B) {
 			g, _ := labExpert(v)
 			st := newQState(midgame(b))

@@ -172,6 +172,9 @@ type qWeights struct {
 	// the other pawn's path (qState.wallGain): what its walls can still do
 	// there, and the pocket the other pawn stands in.
 	threat int
+	// moverOnly credits only the side to move's walls with threat: the
+	// wall it can place now (the other side's threat is seen a ply later).
+	moverOnly bool
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value
@@ -302,7 +305,7 @@ func (g qGame) Eval(s *qState) int {
 		if wMe > 0 {
 			vMe += t * s.wallGain(1-me, dOpp)
 		}
-		if wOpp > 0 {
+		if wOpp > 0 && !g.w.moverOnly {
 			vOpp += t * s.wallGain(me, dMe)
 		}
 	}

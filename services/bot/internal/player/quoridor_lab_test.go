@@ -213,6 +213,10 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8}
 	case "fadethreat":
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8, threat: 50}
+	case "mover":
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, moverOnly: true}
+	case "mover100":
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 100, moverOnly: true}
 	case "threat100":
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 100}
 	default:
