@@ -163,14 +163,12 @@ type qGame struct {
 type qWeights struct {
 	tempo int
 	walls [11]int
-	// fadeAt, if set, fades the walls' value when the path of the pawn
-	// they would slow is short: below fadeAt steps, n walls are worth
-	// walls[n]*(d+2)/(fadeAt+2).
-	fadeAt int
 	// threat, if set, credits a side holding walls with threat/100 of a
 	// step for every step the best wall it could place now would add to
 	// the other pawn's path (qState.wallGain): what its walls can still do
-	// there, and the pocket the other pawn stands in.
+	// there, and the pocket the other pawn stands in. Off in the expert:
+	// it costs about half the positions a processor second (docs/bots.md);
+	// the lab screens it (TABULEIRO_QUORIDOR_LAB_EXPERT=threat).
 	threat int
 	// moverOnly credits only the side to move's walls with threat: the
 	// wall it can place now (the other side's threat is seen a ply later).
@@ -289,18 +287,10 @@ func (g qGame) Eval(s *qState) int {
 	if wMe == 0 && dOpp < dMe {
 		return -qRaceWon + score
 	}
-	if g.w == nil || g.w.fadeAt == 0 && g.w.threat == 0 {
+	if g.w == nil || g.w.threat == 0 {
 		return score + walls[wMe] - walls[wOpp]
 	}
 	vMe, vOpp := walls[wMe], walls[wOpp]
-	if f := g.w.fadeAt; f > 0 {
-		if dOpp < f {
-			vMe = vMe * (dOpp + 2) / (f + 2)
-		}
-		if dMe < f {
-			vOpp = vOpp * (dMe + 2) / (f + 2)
-		}
-	}
 	if t := g.w.threat; t > 0 {
 		if wMe > 0 {
 			vMe += t * s.wallGain(1-me, dOpp)
@@ -449,7 +439,7 @@ var expertQ = expertQGame()
 // then losing the race to a hard that kept its own to fence the goal row.
 // Halfway, on the same games: 89.8% and 95.5%, and 72% against expert-1
 // (70% before) at 300,000.
-var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 210, 405, 585, 750, 905, 1050, 1185, 1310, 1425, 1530}, threat: 50}
+var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 210, 405, 585, 750, 905, 1050, 1185, 1310, 1425, 1530}}
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
 	switch lvl {

@@ -195,7 +195,10 @@ func cmpOr(s, def string) string {
 // labExpert returns a named variant of the expert's adapter for the lab:
 // fw2 and fw3 search every wall for two or three plies from the root;
 // reserve values walls as hard does (reserveWalls); fitted with the table
-// fitted on self-play that the expert used before (half of hard's).
+// fitted on self-play that the expert used before (half of hard's); threat
+// and mover credit walls in hand with half a step per step of the best
+// wall they could place now (qWeights.threat; mover: the side to move's
+// only).
 func labExpert(name string) (qGame, bool) {
 	g := expertQGame()
 	switch name {
@@ -207,18 +210,10 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: reserveWalls}
 	case "fitted":
 		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
-	case "table": // the fixed wall table before issue 49
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls}
-	case "fade":
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8}
-	case "fadethreat":
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fadeAt: 8, threat: 50}
-	case "mover":
+	case "threat": // walls also credited by their best wall's gain, both sides
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50}
+	case "mover": // the same, the side to move's walls only
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, moverOnly: true}
-	case "mover100":
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 100, moverOnly: true}
-	case "threat100":
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 100}
 	default:
 		return g, false
 	}

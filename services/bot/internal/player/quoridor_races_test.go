@@ -27,7 +27,7 @@ var wallRaceLosses = []struct {
 // TABULEIRO_QUORIDOR_RACES=N it replays each game of wallRaceLosses to 10
 // plies before the expert's last ply, lets the expert (and, with
 // TABULEIRO_QUORIDOR_LAB_EXPERT=v, the lab's variant v beside it, such as
-// table for the fixed wall table) choose there with 300,000 positions, and
+// threat for the wall-gain credit) choose there with 300,000 positions, and
 // searches the position after each choice and after the ply the game went
 // on with N positions deep (the expert's search): a score of the
 // opponent's forced win there (±search.Win) or a decided race (beyond
