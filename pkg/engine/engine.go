@@ -12,6 +12,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -228,6 +229,9 @@ var (
 	ErrBadSetup = errors.New("bad setup")
 )
 
+// ErrSyntax: notation does not parse; every *SyntaxError unwraps to it.
+var ErrSyntax = errors.New("syntax error")
+
 // SyntaxError reports notation that cannot be parsed: Input is the text
 // given and Offset the byte offset where it went wrong.
 type SyntaxError struct {
@@ -241,6 +245,15 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("syntax error in %q at offset %d: %s", e.Input, e.Offset, e.Msg)
 }
 
+// Unwrap returns ErrSyntax.
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+
+// Params returns the input as "ply" and the offset, for a client to say
+// where the notation goes wrong.
+func (e *SyntaxError) Params() map[string]string {
+	return map[string]string{"ply": e.Input, "offset": strconv.Itoa(e.Offset)}
+}
+
 // FirstRune is the character s starts with, for a syntax error's message
 // ("got 'é'", not the first byte of its encoding); utf8.RuneError when s
 // is empty or does not start with valid UTF-8.
@@ -251,10 +264,31 @@ func FirstRune(s string) rune {
 
 // RuleError is an illegal ply with the rule it breaks. It unwraps to
 // ErrIllegalMove.
+//
+// Detail and Args say what Msg says for a machine, so that a client can
+// render the refusal in its player's language: Detail is a stable
+// snake_case key of the refusal ("wall_overlaps"; the same key may serve
+// several rules when the words are the same), and Args are the values Msg
+// names, by parameter name: squares and plies in notation, numbers in
+// decimal, and terms as stable English ids (a Banqi piece kind such as
+// "cannon", a colour or seat such as "red" or "white").
 type RuleError struct {
-	Ply  string // the ply as given, in notation
-	Rule string // the RULES.md section, for example "Q3.4"
-	Msg  string // what is wrong, for a person to read
+	Ply    string            // the ply as given, in notation
+	Rule   string            // the RULES.md section, for example "Q3.4"
+	Msg    string            // what is wrong, in English, for a person to read
+	Detail string            // the refusal's stable key, for example "wall_overlaps"
+	Args   map[string]string // Msg's values by name, for example "wall": "e5h"
+}
+
+// Params returns the refusal's parameters as one map: "ply", "rule" and
+// "detail", then every Arg (an Arg never overrides those three).
+func (e *RuleError) Params() map[string]string {
+	out := make(map[string]string, len(e.Args)+3)
+	for k, v := range e.Args {
+		out[k] = v
+	}
+	out["ply"], out["rule"], out["detail"] = e.Ply, e.Rule, e.Detail
+	return out
 }
 
 // Error names the ply, the rule and what is wrong.
@@ -335,4 +369,17 @@ type Position interface {
 	// Quoridor and Corners, "first"/"second" (or the colour once fixed) in
 	// Banqi.
 	SeatName(s Seat) string
+}
+
+// Refusal returns the RuleError of ply breaking rule: detail is its stable
+// key, msg its English text, and kv its Args as name, value pairs.
+func Refusal(ply, rule, detail, msg string, kv ...string) *RuleError {
+	e := &RuleError{Ply: ply, Rule: rule, Msg: msg, Detail: detail}
+	if len(kv) > 0 {
+		e.Args = make(map[string]string, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			e.Args[kv[i]] = kv[i+1]
+		}
+	}
+	return e
 }

@@ -137,7 +137,7 @@ func parsePly(s string) (engine.Ply, error) {
 func (p Position) Play(ply engine.Ply) (engine.Position, error) {
 	m, ok := ply.(Move)
 	if !ok {
-		return nil, &engine.RuleError{Ply: plyString(ply), Rule: "B1", Msg: fmt.Sprintf("not a Banqi ply (%T)", ply)}
+		return nil, engine.Refusal(plyString(ply), "B1", "foreign_ply", fmt.Sprintf("not a Banqi ply (%T)", ply), "type", fmt.Sprintf("%T", ply))
 	}
 	q, err := p.PlayMove(m)
 	if err != nil {

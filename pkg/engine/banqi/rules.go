@@ -2,6 +2,7 @@ package banqi
 
 import (
 	"fmt"
+	"strconv"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -126,72 +127,80 @@ func hasLegal[C ~uint8](b *board[C], mover Colour) bool {
 // checkMove returns nil if m is legal for colour mover on b, or the rule it
 // breaks.
 func checkMove[C ~uint8](b *board[C], mover Colour, m Move) *engine.RuleError {
-	bad := func(rule, format string, args ...any) *engine.RuleError {
-		return &engine.RuleError{Ply: m.String(), Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	bad := func(rule, detail, msg string, kv ...string) *engine.RuleError {
+		return engine.Refusal(m.String(), rule, detail, msg, kv...)
 	}
 	from, to := m.From(), m.To()
+	fs, ts := from.String(), to.String()
 	k := m.Kind()
 	if k == NoMoveKind || m>>12 != 0 || (k == KindReveal) != (from == to) {
-		return bad("B1", "not a Banqi ply")
+		return bad("B1", "not_a_banqi_ply", "not a Banqi ply")
 	}
 	fc := uint8(b[from])
 	if k == KindReveal {
 		switch {
 		case fc == 0:
-			return bad("B3", "%s is empty: only a face-down piece can be revealed", from)
+			return bad("B3", "reveal_empty", fs+" is empty: only a face-down piece can be revealed", "square", fs)
 		case fc&faceDownBit == 0:
-			return bad("B3", "%s is already revealed (%s): only a face-down piece can be revealed", from, Piece(fc).Name())
+			return bad("B3", "already_revealed", fmt.Sprintf("%s is already revealed (%s): only a face-down piece can be revealed", from, Piece(fc).Name()),
+				"square", fs, "colour", Piece(fc).Colour().String(), "piece", Piece(fc).Kind().String())
 		}
 		return nil
 	}
 	switch {
 	case fc == 0:
-		return bad("B3", "there is no piece on %s", from)
+		return bad("B3", "no_piece", "there is no piece on "+fs, "square", fs)
 	case fc&faceDownBit != 0:
-		return bad("B3", "the piece on %s is face down: reveal it before moving it", from)
+		return bad("B3", "move_face_down", "the piece on "+fs+" is face down: reveal it before moving it", "square", fs)
 	case mover == NoColour:
-		return bad("B2", "colours are not fixed yet: the first ply must be a reveal")
+		return bad("B2", "colours_not_fixed", "colours are not fixed yet: the first ply must be a reveal")
 	case Piece(fc).Colour() != mover:
-		return bad("B3", "%s holds a %s, not one of %s's pieces", from, Piece(fc).Name(), mover)
+		return bad("B3", "not_your_piece", fmt.Sprintf("%s holds a %s, not one of %s's pieces", from, Piece(fc).Name(), mover),
+			"square", fs, "colour", Piece(fc).Colour().String(), "piece", Piece(fc).Kind().String(), "mover", mover.String())
 	}
 	attacker := Piece(fc)
 	tc := uint8(b[to])
 	if k == KindStep {
 		switch {
 		case !adjacent(from, to):
-			return bad("B3", "a piece steps one square up, down, left or right; %s is not next to %s", to, from)
+			return bad("B3", "step_not_adjacent", fmt.Sprintf("a piece steps one square up, down, left or right; %s is not next to %s", to, from), "from", fs, "to", ts)
 		case tc&faceDownBit != 0:
-			return bad("B3", "%s is face down: face-down pieces cannot be moved onto", to)
+			return bad("B3", "step_onto_face_down", ts+" is face down: face-down pieces cannot be moved onto", "square", ts)
 		case tc != 0:
-			return bad("B3", "%s is occupied by a %s: a step needs an empty square (write a capture as %sx%s)", to, Piece(tc).Name(), from, to)
+			return bad("B3", "step_onto_piece", fmt.Sprintf("%s is occupied by a %s: a step needs an empty square (write a capture as %sx%s)", to, Piece(tc).Name(), from, to),
+				"from", fs, "to", ts, "colour", Piece(tc).Colour().String(), "piece", Piece(tc).Kind().String())
 		}
 		return nil
 	}
 	switch {
 	case tc == 0:
-		return bad("B3", "%s is empty: there is nothing to capture (write a step as %s-%s)", to, from, to)
+		return bad("B3", "capture_empty", fmt.Sprintf("%s is empty: there is nothing to capture (write a step as %s-%s)", to, from, to), "from", fs, "to", ts)
 	case tc&faceDownBit != 0:
-		return bad("B3", "%s is face down: face-down pieces cannot be captured", to)
+		return bad("B3", "capture_face_down", ts+" is face down: face-down pieces cannot be captured", "square", ts)
 	case Piece(tc).Colour() == mover:
-		return bad("B3", "%s holds %s's own %s: only an enemy piece can be captured", to, mover, Piece(tc).Kind())
+		return bad("B3", "capture_own", fmt.Sprintf("%s holds %s's own %s: only an enemy piece can be captured", to, mover, Piece(tc).Kind()),
+			"square", ts, "mover", mover.String(), "piece", Piece(tc).Kind().String())
 	}
 	target := Piece(tc)
 	if attacker.Kind() == Cannon {
 		if from.File() != to.File() && from.Rank() != to.Rank() {
-			return bad("B4.2", "a cannon captures along a rank or a file; %s and %s share neither", from, to)
+			return bad("B4.2", "cannon_not_in_line", fmt.Sprintf("a cannon captures along a rank or a file; %s and %s share neither", from, to), "from", fs, "to", ts)
 		}
 		if n := between(b, from, to); n != 1 {
-			return bad("B4.2", "a cannon captures by jumping exactly one piece, and there %s %d between %s and %s", isAre(n), n, from, to)
+			return bad("B4.2", "cannon_screens", fmt.Sprintf("a cannon captures by jumping exactly one piece, and there %s %d between %s and %s", isAre(n), n, from, to),
+				"count", strconv.Itoa(n), "from", fs, "to", ts)
 		}
 		return nil
 	}
 	switch {
 	case !adjacent(from, to):
-		return bad("B3", "%s captures only on a square next to it; %s is not next to %s", withArticle(attacker.Kind()), to, from)
+		return bad("B3", "capture_not_adjacent", fmt.Sprintf("%s captures only on a square next to it; %s is not next to %s", withArticle(attacker.Kind()), to, from),
+			"attacker", attacker.Kind().String(), "from", fs, "to", ts)
 	case attacker.Kind() == General && target.Kind() == Soldier:
-		return bad("B4.1", "a general never captures a soldier")
+		return bad("B4.1", "general_soldier", "a general never captures a soldier")
 	case !canCapture(attacker.Kind(), target.Kind()):
-		return bad("B4.1", "%s cannot capture %s, which ranks higher", withArticle(attacker.Kind()), withArticle(target.Kind()))
+		return bad("B4.1", "outranked", fmt.Sprintf("%s cannot capture %s, which ranks higher", withArticle(attacker.Kind()), withArticle(target.Kind())),
+			"attacker", attacker.Kind().String(), "target", target.Kind().String())
 	}
 	return nil
 }

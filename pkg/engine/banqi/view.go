@@ -241,7 +241,7 @@ func (v View) Reveal(sq Square, p Piece) (View, error) {
 		return View{}, err
 	}
 	if !p.Valid() || v.down[p] == 0 {
-		return View{}, &engine.RuleError{Ply: m.String(), Rule: "B6", Msg: fmt.Sprintf("no %s is face down", p.Name())}
+		return View{}, engine.Refusal(m.String(), "B6", "none_face_down", fmt.Sprintf("no %s is face down", p.Name()), "colour", p.Colour().String(), "piece", p.Kind().String())
 	}
 	v.cells[sq] = Cell(p)
 	v.down[p]--
@@ -264,7 +264,7 @@ func (v View) PlayMove(m Move) (View, error) {
 	from, to := m.From(), m.To()
 	switch m.Kind() {
 	case KindReveal:
-		return View{}, &engine.RuleError{Ply: m.String(), Rule: "B6", Msg: "the piece a reveal shows is not in the view: use View.Reveal with each identity"}
+		return View{}, engine.Refusal(m.String(), "B6", "reveal_in_view", "the piece a reveal shows is not in the view: use View.Reveal with each identity")
 	case KindStep:
 		v.quiet++
 	default:

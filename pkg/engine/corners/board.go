@@ -2,6 +2,7 @@ package corners
 
 import (
 	"fmt"
+	"strconv"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -344,16 +345,18 @@ func (b Board) Resolve(m Move) (Move, error) {
 		return Move{}, fmt.Errorf("play %s: %w", m, engine.ErrGameOver)
 	}
 	ply := m.String()
-	fail := func(rule, format string, args ...any) (Move, error) {
-		return Move{}, &engine.RuleError{Ply: ply, Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	fail := func(e *engine.RuleError) (Move, error) { return Move{}, e }
+	refuse := func(rule, detail, msg string, kv ...string) (Move, error) {
+		return fail(engine.Refusal(ply, rule, detail, msg, kv...))
 	}
 	if m.n < 2 {
-		return fail("C1", "a ply needs at least two squares")
+		return refuse("C1", "too_few_squares", "a ply needs at least two squares")
 	}
 	sp := b.spec()
 	for i := range int(m.n) {
 		if !b.OnBoard(m.path[i]) {
-			return fail("C1", "%s is off the %d×%d board", m.path[i], sp.size, sp.size)
+			size := strconv.Itoa(sp.size)
+			return refuse("C1", "off_board", fmt.Sprintf("%s is off the %d×%d board", m.path[i], sp.size, sp.size), "square", m.path[i].String(), "size", size)
 		}
 	}
 	from := m.From()
@@ -361,9 +364,9 @@ func (b Board) Resolve(m Move) (Move, error) {
 	seatName := [2]string{"white", "black"}
 	switch {
 	case b.pieces[1-s].has(from):
-		return fail("C3", "%s holds a %s piece and %s is to move", from, seatName[1-s], seatName[s])
+		return refuse("C3", "opponent_piece", fmt.Sprintf("%s holds a %s piece and %s is to move", from, seatName[1-s], seatName[s]), "square", from.String(), "owner", seatName[1-s], "mover", seatName[s])
 	case !b.pieces[s].has(from):
-		return fail("C3", "there is no piece on %s", from)
+		return refuse("C3", "no_piece", "there is no piece on "+from.String(), "square", from.String())
 	}
 	occ := b.pieces[0].or(b.pieces[1])
 	occ.clear(from)
@@ -383,27 +386,28 @@ func (b Board) Resolve(m Move) (Move, error) {
 	// jumpError explains why u-v is not a jump here, or returns "" if it is.
 	var seen bitset
 	seen.set(from)
-	jumpError := func(u, v Square) (string, string) {
+	jumpError := func(u, v Square) *engine.RuleError {
 		d, n := hop(u, v)
+		us, vs := u.String(), v.String()
 		switch {
 		case d < 0 || n != 2:
 			if n == 1 && d >= 0 {
-				return "C3.3", fmt.Sprintf("hop %s-%s is a step: steps and jumps never mix", u, v)
+				return engine.Refusal(ply, "C3.3", "hop_is_step", fmt.Sprintf("hop %s-%s is a step: steps and jumps never mix", u, v), "from", us, "to", vs)
 			}
-			return "C3.2", fmt.Sprintf("hop %s-%s is not a jump: a jump moves two squares in a straight line", u, v)
+			return engine.Refusal(ply, "C3.2", "hop_not_jump", fmt.Sprintf("hop %s-%s is not a jump: a jump moves two squares in a straight line", u, v), "from", us, "to", vs)
 		case d >= sp.dirs:
-			return "C3.2", fmt.Sprintf("hop %s-%s is diagonal: %s jumps only orthogonally", u, v, sp.v.ID)
+			return engine.Refusal(ply, "C3.2", "hop_diagonal", fmt.Sprintf("hop %s-%s is diagonal: %s jumps only orthogonally", u, v, sp.v.ID), "from", us, "to", vs, "variant", sp.v.ID)
 		}
 		mid := Square((u.Rank()+dirDelta[d][1])*16 + u.File() + dirDelta[d][0])
 		switch {
 		case seen.has(v):
-			return "C3.2", fmt.Sprintf("the chain visits %s twice", v)
+			return engine.Refusal(ply, "C3.2", "visits_twice", fmt.Sprintf("the chain visits %s twice", v), "square", vs)
 		case !occ.has(mid):
-			return "C3.2", fmt.Sprintf("hop %s-%s has no piece to jump over on %s", u, v, mid)
+			return engine.Refusal(ply, "C3.2", "nothing_to_jump", fmt.Sprintf("hop %s-%s has no piece to jump over on %s", u, v, mid), "from", us, "to", vs, "over", mid.String())
 		case occ.has(v):
-			return "C3.2", fmt.Sprintf("hop %s-%s lands on %s, which is occupied", u, v, v)
+			return engine.Refusal(ply, "C3.2", "hop_lands_on_piece", fmt.Sprintf("hop %s-%s lands on %s, which is occupied", u, v, v), "from", us, "to", vs)
 		}
-		return "", ""
+		return nil
 	}
 	res := m
 	if m.n == 2 {
@@ -411,15 +415,15 @@ func (b Board) Resolve(m Move) (Move, error) {
 		d, n := hop(from, to)
 		switch {
 		case n == 1 && d >= sp.dirs:
-			return fail("C3.1", "%s steps only orthogonally", sp.v.ID)
+			return refuse("C3.1", "step_diagonal", sp.v.ID+" steps only orthogonally", "variant", sp.v.ID)
 		case n == 1 && occ.has(to):
-			return fail("C3.1", "%s is occupied", to)
+			return refuse("C3.1", "occupied", to.String()+" is occupied", "square", to.String())
 		case n == 1:
 			// A step to an empty neighbour.
 		case to == from:
-			return fail("C3.2", "the chain visits %s twice", from)
+			return refuse("C3.2", "visits_twice", fmt.Sprintf("the chain visits %s twice", from), "square", from.String())
 		case occ.has(to):
-			return fail("C3.2", "%s is occupied", to)
+			return refuse("C3.2", "occupied", to.String()+" is occupied", "square", to.String())
 		default:
 			var sc scratch
 			found := false
@@ -430,23 +434,23 @@ func (b Board) Resolve(m Move) (Move, error) {
 				}
 			}
 			if !found {
-				if rule, msg := jumpError(from, to); rule != "" {
-					return fail(rule, "%s", msg)
+				if e := jumpError(from, to); e != nil {
+					return fail(e)
 				}
-				return fail("C3.2", "no jump chain leads from %s to %s", from, to)
+				return refuse("C3.2", "no_jump_chain", fmt.Sprintf("no jump chain leads from %s to %s", from, to), "from", from.String(), "to", to.String())
 			}
 		}
 	} else {
 		for i := 1; i < int(m.n); i++ {
 			u, v := m.path[i-1], m.path[i]
-			if rule, msg := jumpError(u, v); rule != "" {
-				return fail(rule, "%s", msg)
+			if e := jumpError(u, v); e != nil {
+				return fail(e)
 			}
 			seen.set(v)
 		}
 	}
 	if v := b.violations(); sp.forbidBlocks && b.blocksOpponent(from, res.To(), &v) {
-		return fail("C6.1", "it would leave an opponent piece with no step and no jump, blocked by a %s piece", seatName[s])
+		return refuse("C6.1", "blocks_opponent", fmt.Sprintf("it would leave an opponent piece with no step and no jump, blocked by a %s piece", seatName[s]), "owner", seatName[s])
 	}
 	return res, nil
 }

@@ -136,11 +136,11 @@ func toMove(ply engine.Ply) (Move, error) {
 		}
 	}
 	if ply == nil {
-		return Move{}, &engine.RuleError{Ply: "", Rule: "C1", Msg: "no ply"}
+		return Move{}, engine.Refusal("", "C1", "no_ply", "no ply given")
 	}
 	m, err := ParseMove(ply.String())
 	if err != nil {
-		return Move{}, &engine.RuleError{Ply: ply.String(), Rule: "C1", Msg: err.Error()}
+		return Move{}, engine.Refusal(ply.String(), "C1", "notation", err.Error(), "error", err.Error())
 	}
 	return m, nil
 }

@@ -248,7 +248,7 @@ func (p Position) Play(pl engine.Ply) (engine.Position, error) {
 	m, ok := pl.(Move)
 	if !ok {
 		if pl == nil {
-			return nil, &engine.RuleError{Ply: "-", Rule: "Q1", Msg: "no ply given"}
+			return nil, engine.Refusal("-", "Q1", "no_ply", "no ply given")
 		}
 		var err error
 		if m, err = ParseMove(pl.String()); err != nil {

@@ -2,6 +2,7 @@ package quoridor
 
 import (
 	"fmt"
+	"strconv"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -21,7 +22,7 @@ func (p *Position) check(m Move) error {
 		}
 		return nil
 	}
-	return &engine.RuleError{Ply: m.String(), Rule: "Q1", Msg: "not a ply: want a pawn move or a wall"}
+	return engine.Refusal(m.String(), "Q1", "not_a_ply", "not a ply: want a pawn move or a wall")
 }
 
 // CanPlaceWall returns nil if the side to move may place the wall m now,
@@ -32,7 +33,7 @@ func (p Position) CanPlaceWall(m Move) error {
 		return fmt.Errorf("place wall %s: %w", m, engine.ErrGameOver)
 	}
 	if !m.IsWall() {
-		return &engine.RuleError{Ply: m.String(), Rule: "Q1", Msg: "not a wall"}
+		return engine.Refusal(m.String(), "Q1", "not_a_wall", "not a wall")
 	}
 	if err := p.wallError(m); err != nil {
 		return err
@@ -44,7 +45,8 @@ func (p Position) CanPlaceWall(m Move) error {
 func (p *Position) wallError(m Move) *engine.RuleError {
 	side := p.side()
 	if p.wallsLeft[side] == 0 {
-		return &engine.RuleError{Ply: m.String(), Rule: "Q3.1", Msg: fmt.Sprintf("%s has no walls left", seatName(seatOf(side)))}
+		seat := seatName(seatOf(side))
+		return engine.Refusal(m.String(), "Q3.1", "no_walls_left", fmt.Sprintf("%s has no walls left", seat), "seat", seat)
 	}
 	if err := conflict(p.hWalls, p.vWalls, m); err != nil {
 		return err
@@ -56,8 +58,10 @@ func (p *Position) wallError(m Move) *engine.RuleError {
 			if s == 1 {
 				goal = 1
 			}
-			return &engine.RuleError{Ply: m.String(), Rule: "Q3.4",
-				Msg: fmt.Sprintf("the wall would leave %s's pawn on %s no path to rank %d", seatName(seatOf(s)), p.pawns[s], goal)}
+			seat := seatName(seatOf(s))
+			return engine.Refusal(m.String(), "Q3.4", "wall_blocks_path",
+				fmt.Sprintf("the wall would leave %s's pawn on %s no path to rank %d", seat, p.pawns[s], goal),
+				"seat", seat, "square", p.pawns[s].String(), "rank", strconv.Itoa(goal))
 		}
 	}
 	return nil
@@ -90,18 +94,18 @@ func conflict(h, v uint64, m Move) *engine.RuleError {
 		if b == a {
 			// The same wall: naming it again would say it three times
 			// ("illegal ply e8h: the wall overlaps the wall e8h").
-			return &engine.RuleError{Ply: m.String(), Rule: "Q3.2", Msg: "that wall is already on the board"}
+			return engine.Refusal(m.String(), "Q3.2", "wall_already_placed", "that wall is already on the board")
 		}
-		return &engine.RuleError{Ply: m.String(), Rule: "Q3.2",
-			Msg: fmt.Sprintf("the wall overlaps the wall %s", wallMove(b, m.Orientation()))}
+		w := wallMove(b, m.Orientation()).String()
+		return engine.Refusal(m.String(), "Q3.2", "wall_overlaps", "the wall overlaps the wall "+w, "wall", w)
 	}
 	if other>>a&1 != 0 {
 		o := Vertical
 		if m.Orientation() == Vertical {
 			o = Horizontal
 		}
-		return &engine.RuleError{Ply: m.String(), Rule: "Q3.3",
-			Msg: fmt.Sprintf("the wall crosses the wall %s", wallMove(a, o))}
+		w := wallMove(a, o).String()
+		return engine.Refusal(m.String(), "Q3.3", "wall_crosses", "the wall crosses the wall "+w, "wall", w)
 	}
 	return nil
 }
@@ -112,8 +116,8 @@ func (p *Position) pawnError(to Square) *engine.RuleError {
 	me, op := p.pawns[side], p.pawns[1-side]
 	g := &p.edges
 	ply := to.String()
-	rule := func(r, format string, args ...any) *engine.RuleError {
-		return &engine.RuleError{Ply: ply, Rule: r, Msg: fmt.Sprintf(format, args...)}
+	rule := func(r, detail, msg string, kv ...string) *engine.RuleError {
+		return engine.Refusal(ply, r, detail, msg, kv...)
 	}
 	// dirTo returns the direction from a to the adjacent square b, or -1.
 	dirTo := func(a, b Square) int {
@@ -126,12 +130,12 @@ func (p *Position) pawnError(to Square) *engine.RuleError {
 	}
 	switch {
 	case to == me:
-		return rule("Q2.1", "the pawn already stands on %s", to)
+		return rule("Q2.1", "pawn_already_there", "the pawn already stands on "+ply, "square", ply)
 	case to == op:
-		return rule("Q2.4", "a pawn never moves onto the opponent's square %s", op)
+		return rule("Q2.4", "onto_opponent", "a pawn never moves onto the opponent's square "+op.String(), "square", op.String())
 	}
 	if d := dirTo(me, to); d >= 0 {
-		return rule("Q2.1", "a wall lies between %s and %s", me, to)
+		return rule("Q2.1", "wall_between", fmt.Sprintf("a wall lies between %s and %s", me, to), "from", me.String(), "to", ply)
 	}
 	df, dr := to.File()-me.File(), to.Rank()-me.Rank()
 	if (df == 0 && (dr == 2 || dr == -2)) || (dr == 0 && (df == 2 || df == -2)) {
@@ -139,11 +143,11 @@ func (p *Position) pawnError(to Square) *engine.RuleError {
 		d := dirTo(me, mid)
 		switch {
 		case mid != op:
-			return rule("Q2.2", "a pawn moves two squares only to jump over the opponent, and %s is not the opponent's square", mid)
+			return rule("Q2.2", "jump_not_over_opponent", fmt.Sprintf("a pawn moves two squares only to jump over the opponent, and %s is not the opponent's square", mid), "square", mid.String())
 		case g[d].has(me):
-			return rule("Q2.2", "a wall lies between %s and the opponent on %s", me, op)
+			return rule("Q2.2", "wall_before_opponent", fmt.Sprintf("a wall lies between %s and the opponent on %s", me, op), "from", me.String(), "opponent", op.String())
 		default:
-			return rule("Q2.2", "a wall lies behind the opponent, between %s and %s", op, to)
+			return rule("Q2.2", "wall_behind_opponent", fmt.Sprintf("a wall lies behind the opponent, between %s and %s", op, to), "opponent", op.String(), "to", ply)
 		}
 	}
 	if (df == 1 || df == -1) && (dr == 1 || dr == -1) {
@@ -154,14 +158,15 @@ func (p *Position) pawnError(to Square) *engine.RuleError {
 			d := dirTo(me, op)
 			switch {
 			case g[d].has(me):
-				return rule("Q2.3", "a wall lies between %s and the opponent on %s", me, op)
+				return rule("Q2.3", "wall_before_opponent", fmt.Sprintf("a wall lies between %s and the opponent on %s", me, op), "from", me.String(), "opponent", op.String())
 			case !g[d].has(op):
-				return rule("Q2.3", "a diagonal move is never legal while the straight jump to %s is legal", op+step[d])
+				jump := (op + step[d]).String()
+				return rule("Q2.3", "diagonal_while_jump_legal", "a diagonal move is never legal while the straight jump to "+jump+" is legal", "square", jump)
 			default:
-				return rule("Q2.3", "a wall lies between the opponent on %s and %s", op, to)
+				return rule("Q2.3", "wall_after_opponent", fmt.Sprintf("a wall lies between the opponent on %s and %s", op, to), "opponent", op.String(), "to", ply)
 			}
 		}
-		return rule("Q2.4", "a pawn moves diagonally only beside an opponent it cannot jump straight over")
+		return rule("Q2.4", "diagonal_not_beside_opponent", "a pawn moves diagonally only beside an opponent it cannot jump straight over")
 	}
-	return rule("Q2.1", "%s to %s is not a pawn move: one square up, down, left or right, or a jump over the adjacent opponent", me, to)
+	return rule("Q2.1", "not_a_pawn_move", fmt.Sprintf("%s to %s is not a pawn move: one square up, down, left or right, or a jump over the adjacent opponent", me, to), "from", me.String(), "to", ply)
 }

@@ -8,7 +8,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
+
+	"tabuleiro.dev/pkg/platform/reason"
 )
 
 // alwaysPublic are the services every server exposes without a token:
@@ -71,20 +72,20 @@ func (i *Interceptor) Authenticate(ctx context.Context, method string) (context.
 		return ctx, nil
 	}
 	if err != nil {
-		return nil, status.Error(codes.Unauthenticated, err.Error())
+		return nil, reason.Error(codes.Unauthenticated, reason.TokenMissing, err.Error(), nil)
 	}
 	if token == "" {
-		return nil, status.Error(codes.Unauthenticated, "missing bearer token")
+		return nil, reason.Error(codes.Unauthenticated, reason.TokenMissing, "missing bearer token", nil)
 	}
 	p, err := i.verifier.Verify(token)
 	switch {
 	case errors.Is(err, ErrExpiredToken):
-		return nil, status.Error(codes.Unauthenticated, "token expired; refresh it or sign in again")
+		return nil, reason.Error(codes.Unauthenticated, reason.TokenExpired, "token expired; refresh it or sign in again", nil)
 	case err != nil:
-		return nil, status.Error(codes.Unauthenticated, "invalid token")
+		return nil, reason.Error(codes.Unauthenticated, reason.TokenInvalid, "invalid token", nil)
 	}
 	if matches(i.serviceOnly, method) && !p.IsService() {
-		return nil, status.Error(codes.PermissionDenied, "only Tabuleiro services may call this method")
+		return nil, reason.Error(codes.PermissionDenied, reason.ServiceOnly, "only Tabuleiro services may call this method", nil)
 	}
 	return NewContext(ctx, p), nil
 }

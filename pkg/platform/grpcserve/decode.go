@@ -2,6 +2,7 @@ package grpcserve
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -12,6 +13,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
 	protov2 "google.golang.org/protobuf/proto"
+
+	"tabuleiro.dev/pkg/platform/reason"
 )
 
 // A request that does not decode (a string field that is not UTF-8, a
@@ -66,7 +69,7 @@ func takeUndecoded(m any) error {
 	if !ok {
 		return nil
 	}
-	return status.Errorf(codes.InvalidArgument, "malformed request message: %v", err)
+	return reason.Error(codes.InvalidArgument, reason.MalformedRequest, fmt.Sprintf("malformed request message: %v", err), nil)
 }
 
 func decodeUnary() grpc.UnaryServerInterceptor {
@@ -110,11 +113,11 @@ func callersFault(err error) error {
 	msg := st.Message()
 	switch {
 	case strings.HasPrefix(msg, "cardinality violation: received no request message"):
-		return status.Error(codes.InvalidArgument, "the request is empty: this call takes exactly one request message, and the client ended its side without sending one")
+		return reason.Error(codes.InvalidArgument, reason.MalformedRequest, "the request is empty: this call takes exactly one request message, and the client ended its side without sending one", nil)
 	case strings.HasPrefix(msg, "cardinality violation: received multiple request messages"):
-		return status.Error(codes.InvalidArgument, "this call takes exactly one request message, and the client sent more")
+		return reason.Error(codes.InvalidArgument, reason.MalformedRequest, "this call takes exactly one request message, and the client sent more", nil)
 	case strings.HasPrefix(msg, "grpc: failed to decompress"):
-		return status.Error(codes.InvalidArgument, "the request message is marked compressed but does not decompress: "+strings.TrimPrefix(msg, "grpc: "))
+		return reason.Error(codes.InvalidArgument, reason.MalformedRequest, "the request message is marked compressed but does not decompress: "+strings.TrimPrefix(msg, "grpc: "), nil)
 	}
 	return err
 }

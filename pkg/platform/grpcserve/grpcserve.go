@@ -133,8 +133,10 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	if tel == nil {
 		tel = telemetry.Disabled()
 	}
-	unary := []grpc.UnaryServerInterceptor{loggingUnary(logger), recoveryUnary(), decodeUnary()}
-	stream := []grpc.StreamServerInterceptor{loggingStream(logger), recoveryStream(), decodeStream()}
+	// localize sees every refusal (decode's, auth's, the handler's) and
+	// adds the caller's LocalizedMessage; logging logs what is sent.
+	unary := []grpc.UnaryServerInterceptor{loggingUnary(logger), localizeUnary(), recoveryUnary(), decodeUnary()}
+	stream := []grpc.StreamServerInterceptor{loggingStream(logger), localizeStream(), recoveryStream(), decodeStream()}
 	if opts.Auth != nil {
 		unary = append(unary, authUnary(opts.Auth))
 		stream = append(stream, authStream(opts.Auth))

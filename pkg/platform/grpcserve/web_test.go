@@ -44,6 +44,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
+	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/telemetry"
 )
 
@@ -58,7 +59,7 @@ func (streamingMatch) Watch(req *matchv1.WatchRequest, s grpc.ServerStreamingSer
 		return status.Error(codes.Unauthenticated, "no principal")
 	}
 	if req.GetMatchId() == "" {
-		return status.Error(codes.InvalidArgument, "match_id is required")
+		return reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_id is required", nil)
 	}
 	for i := range 2 {
 		if err := s.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Event{Event: &matchv1.MatchEvent{Seq: int64(i + 1)}}}); err != nil {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,8 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"tabuleiro.dev/pkg/platform/reason"
 )
 
 // Rule is one rate: Burst requests at once, refilled at Rate per Period.
@@ -62,7 +65,7 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, name, key string) error 
 	}
 	res, err := l.l.Allow(ctx, l.prefix+name+":"+key, rule.limit())
 	if err != nil {
-		return status.Errorf(codes.Unavailable, "rate limiter unavailable: %v", err)
+		return reason.Error(codes.Unavailable, reason.Unavailable, fmt.Sprintf("rate limiter unavailable: %v", err), nil)
 	}
 	if res.Allowed > 0 {
 		return nil
@@ -86,14 +89,16 @@ func (r Rule) Describe() string {
 	return fmt.Sprintf("at most %d at once, then %d per %s", b, r.Rate, per)
 }
 
-// Exhausted is the RESOURCE_EXHAUSTED status of a refusal: the reason,
-// the delay in it (rounded up to a second), and a RetryInfo detail.
-func Exhausted(reason string, retry time.Duration) error {
+// Exhausted is the RESOURCE_EXHAUSTED status of a refusal: the reason why,
+// the delay in it (rounded up to a second), a RATE_LIMITED ErrorInfo with
+// that delay as retry_seconds, and a RetryInfo detail.
+func Exhausted(why string, retry time.Duration) error {
 	if retry < 0 {
 		retry = 0
 	}
 	secs := (retry + time.Second - 1).Truncate(time.Second)
-	st := status.New(codes.ResourceExhausted, fmt.Sprintf("%s; retry in %s", reason, secs))
+	st := reason.New(codes.ResourceExhausted, reason.RateLimited, fmt.Sprintf("%s; retry in %s", why, secs),
+		map[string]string{"retry_seconds": strconv.Itoa(int(secs / time.Second))})
 	if d, err := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(retry)}); err == nil {
 		st = d
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+
+	"tabuleiro.dev/pkg/platform/reason"
 )
 
 // Streams caps the concurrent streams of one key (a player) across every
@@ -152,7 +153,7 @@ func (s *Streams) Acquire(ctx context.Context, key string) (release func(), err 
 		s.drop(k)
 		if err != nil {
 			s.remove(ctx, k, member)
-			return nil, status.Errorf(codes.Unavailable, "count open %s: %v", s.What, err)
+			return nil, reason.Error(codes.Unavailable, reason.Unavailable, fmt.Sprintf("count open %s: %v", s.What, err), nil)
 		}
 		return nil, Exhausted(fmt.Sprintf("too many open %s (at most %d at once); close one", s.What, s.Max), time.Duration(-res)*time.Millisecond)
 	}

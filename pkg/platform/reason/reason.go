@@ -43,6 +43,9 @@ type Reason struct {
 	Name   string   // UPPER_SNAKE, stable: clients key on it
 	Params []string // metadata keys, always set when the reason is sent
 	Doc    string   // when a service answers it, for docs/api.md
+	// Detailed: the "detail" parameter names a sub-case whose own
+	// parameters are in the metadata too (ILLEGAL_PLY's, from the engine).
+	Detailed bool
 }
 
 // registry holds every reason defined below, in order.
@@ -53,19 +56,100 @@ func def(name, doc string, params ...string) string {
 	return name
 }
 
+// defDetailed is def for a reason whose detail sub-cases carry parameters
+// of their own.
+func defDetailed(name, doc string, params ...string) string {
+	registry = append(registry, Reason{Name: name, Params: params, Doc: doc, Detailed: true})
+	return name
+}
+
 // All returns every reason the services can answer, in definition order.
 func All() []Reason { return slices.Clone(registry) }
 
+// Defined reports whether name is a reason defined here.
+func Defined(name string) bool {
+	return slices.ContainsFunc(registry, func(r Reason) bool { return r.Name == name })
+}
+
+// Lookup returns the reason named name.
+func Lookup(name string) (Reason, bool) {
+	i := slices.IndexFunc(registry, func(r Reason) bool { return r.Name == name })
+	if i < 0 {
+		return Reason{}, false
+	}
+	return registry[i], true
+}
+
 // The reasons. Each one's parameters are listed after its documentation.
 var (
-	// RateLimited: too many calls; the RetryInfo detail says when to try again.
-	RateLimited = def("RATE_LIMITED", "too many calls or attempts in a short time; RetryInfo says when to try again", "retry_seconds")
+	// Platform: every service.
+
+	RateLimited = def("RATE_LIMITED", "too many calls, attempts or open streams in a short time; RetryInfo says when to try again", "retry_seconds")
+	Unavailable = def("UNAVAILABLE", "a dependency of the service (its Redis, a rate limiter) did not answer; retry shortly")
+	// TokenMissing .. TokenInvalid: Unauthenticated calls.
+	TokenMissing     = def("TOKEN_MISSING", "the call needs a bearer token and has none (or a malformed authorization header)")
+	TokenExpired     = def("TOKEN_EXPIRED", "the access token has expired: refresh it or sign in again")
+	TokenInvalid     = def("TOKEN_INVALID", "the token is forged, malformed or unknown: sign in again")
+	SessionRevoked   = def("SESSION_REVOKED", "every token of this sign-in was revoked (a refresh token was used twice): sign in again")
+	ServiceOnly      = def("SERVICE_ONLY", "only a Tabuleiro service may call this method")
+	MalformedRequest = def("MALFORMED_REQUEST", "the request message does not decode, is missing, or is more than one for a unary call")
+	InvalidRequest   = def("INVALID_REQUEST", "a request field is missing, too long or out of range (the message says which and how)")
+	NotFound         = def("NOT_FOUND", "no such room, invite code, player, game or record (or one the caller may not see)")
+	PermissionDenied = def("PERMISSION_DENIED", "the caller may not see or do this")
+	NotNow           = def("NOT_NOW", "valid, but the current state forbids it (a full room, a game already started); the message says which")
+	LimitReached     = def("LIMIT_REACHED", "a per-player limit is reached (open rooms, live matches, wrong room passwords); wait, or close one first")
+	Draining         = def("DRAINING", "the server instance is shutting down: call again, another instance answers")
+
+	// Lobby.
+
+	RoomPasswordNeeded = def("ROOM_PASSWORD_NEEDED", "the room is private and the call gave no password")
+	RoomPasswordWrong  = def("ROOM_PASSWORD_WRONG", "the room password is wrong")
+	AlreadyInMatch     = def("ALREADY_IN_MATCH", "the player is in a live match (or one being created) already; match_id names it", "match_id")
+	TicketReplaced     = def("TICKET_REPLACED", "a newer ticket of the same player replaced this one, or it was paired elsewhere")
+	TicketExpired      = def("TICKET_EXPIRED", "the matchmaking ticket expired: queue again")
+	MatchNotCreated    = def("MATCH_NOT_CREATED", "a pairing was found but its match could not be created: queue again")
+
+	// Match.
+
+	MatchNotFound  = def("MATCH_NOT_FOUND", "no such match, or a private match the caller holds no seat in")
+	UnknownVariant = def("UNKNOWN_VARIANT", "the game or variant is not one Tabuleiro serves")
+	BadSetup       = def("BAD_SETUP", "the setup (Banqi's layout) or a position encoding is malformed or impossible")
+	NotSeated      = def("NOT_SEATED", "the caller holds no seat in this match")
+	NotYourTurn    = def("NOT_YOUR_TURN", "the ply carries the next ply's number, but that ply is the other seat's")
+	StalePly       = def("STALE_PLY", "the ply's number is not the next ply's: current_ply_number is", "ply_number", "current_ply_number")
+	GameOver       = def("GAME_OVER", "the game is over: no ply or action may follow")
+	// IllegalPly's detail names the refusal ("ILLEGAL_PLY.wall_overlaps"
+	// in the catalogs); the detail's own parameters (wall, square, from,
+	// to, seat, piece...) are in the metadata too.
+	IllegalPly       = defDetailed("ILLEGAL_PLY", "the ply breaks a rule: rule is its RULES.md section, detail the refusal's key; the detail's parameters follow", "ply", "rule", "detail")
+	PlySyntax        = def("PLY_SYNTAX", "the ply's notation does not parse; offset is the byte where it goes wrong", "ply", "offset")
+	NoDraws          = def("NO_DRAWS", "this variant has no draw offers")
+	NoDrawOffer      = def("NO_DRAW_OFFER", "no draw offer by the opponent is pending")
+	DrawOfferPending = def("DRAW_OFFER_PENDING", "a draw offer is already pending")
+	SeatElsewhere    = def("SEAT_ELSEWHERE", "the seat joined again on another stream, which now plays it")
+	NotPrivate       = def("NOT_PRIVATE", "the match is not private")
+	MatchChanged     = def("MATCH_CHANGED", "the match changed concurrently: retry")
+	NotReplicated    = def("NOT_REPLICATED", "the change was not confirmed by a replica in time: retry with the same ply number")
+
+	// Bot.
+
+	BotBusy = def("BOT_BUSY", "the bot service is at its capacity: retry shortly")
 )
 
+// TermPrefix starts the catalog keys of terms: "term.<param>.<value>" is
+// how a parameter's value is written in a language ("term.piece.cannon":
+// "canhão"). Text shows a parameter through its term when the catalog has
+// one, else as it is (squares, plies, numbers).
+const TermPrefix = "term."
+
 // New returns a status of code with the English message msg and an
-// ErrorInfo of reason name with params as its metadata.
+// ErrorInfo of reason name with params as its metadata (none for an empty
+// name).
 func New(code codes.Code, name, msg string, params map[string]string) *status.Status {
 	st := status.New(code, msg)
+	if name == "" {
+		return st
+	}
 	info := &errdetails.ErrorInfo{Reason: name, Domain: Domain, Metadata: params}
 	if withInfo, err := st.WithDetails(info); err == nil {
 		return withInfo
@@ -88,13 +172,18 @@ func Of(st *status.Status) (*errdetails.ErrorInfo, bool) {
 	return nil, false
 }
 
-// Text renders an ErrorInfo in lang: the "NAME.detail" message when the
-// catalog has one, else NAME's, with the metadata as parameters; ok is
-// false when the catalog has neither.
+// Text renders an ErrorInfo in p's language: the "NAME.detail" message
+// when the catalog has one, else NAME's, with the metadata as parameters
+// (each through its "term.<param>.<value>" message when there is one); ok
+// is false when the catalog has neither.
 func Text(p *i18n.Printer, info *errdetails.ErrorInfo) (string, bool) {
 	params := i18n.Params{}
 	for k, v := range info.GetMetadata() {
-		params[k] = v
+		if term := TermPrefix + k + "." + v; p.Has(term) {
+			params[k] = p.T(term, nil)
+		} else {
+			params[k] = v
+		}
 	}
 	if d := info.GetMetadata()[DetailParam]; d != "" && p.Has(info.GetReason()+"."+d) {
 		return p.T(info.GetReason()+"."+d, params), true

@@ -35,11 +35,23 @@ func TestEveryReasonHasItsMessages(t *testing.T) {
 			}
 		}
 		for _, key := range Catalog.Keys(lang) {
-			name, _, _ := strings.Cut(key, ".")
+			if term, ok := strings.CutPrefix(key, TermPrefix); ok {
+				param, _, _ := strings.Cut(term, ".")
+				if !slices.ContainsFunc(Catalog.Keys(lang), func(k string) bool {
+					return !strings.HasPrefix(k, TermPrefix) && slices.Contains(Catalog.Placeholders(lang, k), param)
+				}) {
+					t.Errorf("%s.json: term %q is for {%s}, which no message uses", lang, key, param)
+				}
+				continue
+			}
+			name, detail, _ := strings.Cut(key, ".")
 			r, ok := byName[name]
 			if !ok {
 				t.Errorf("%s.json: %q is no reason's message", lang, key)
 				continue
+			}
+			if detail != "" && r.Detailed {
+				continue // the engine's parameters: the services' tests render each against the engine's text
 			}
 			for _, ph := range Catalog.Placeholders(lang, key) {
 				if !slices.Contains(params(r), ph) {
@@ -91,5 +103,37 @@ func TestLocalize(t *testing.T) {
 	info, ok := Of(st)
 	if !ok || info.GetReason() != "RATE_LIMITED" || info.GetDomain() != Domain || info.GetMetadata()["retry_seconds"] != "12" {
 		t.Errorf("Of = %v, %v", info, ok)
+	}
+}
+
+// Text fills a parameter through its term in the language and chooses a
+// plural form by count: the words a player of the game uses.
+func TestTextUsesTermsAndPlurals(t *testing.T) {
+	info := func(md map[string]string) *errdetails.ErrorInfo {
+		return &errdetails.ErrorInfo{Reason: IllegalPly, Domain: Domain, Metadata: md}
+	}
+	outranked := info(map[string]string{"ply": "c3xc4", "rule": "B4.1", "detail": "outranked", "attacker": "horse", "target": "chariot"})
+	screens := func(n string) *errdetails.ErrorInfo {
+		return info(map[string]string{"ply": "a1xa4", "rule": "B4.2", "detail": "cannon_screens", "count": n, "from": "a1", "to": "a4"})
+	}
+	tests := []struct {
+		lang string
+		info *errdetails.ErrorInfo
+		want string
+	}{
+		{"en", outranked, "Illegal ply c3xc4: a horse cannot capture a chariot, which ranks higher (B4.1)"},
+		{"pt-BR", outranked, "Lance ilegal c3xc4: o cavalo não pode capturar o carro, que é de patente mais alta (B4.1)"},
+		{"es", outranked, "Jugada ilegal c3xc4: el caballo no puede capturar al carro, que tiene más rango (B4.1)"},
+		{"en", screens("1"), "Illegal ply a1xa4: a cannon captures by jumping exactly one piece, and there is 1 between a1 and a4 (B4.2)"},
+		{"en", screens("2"), "Illegal ply a1xa4: a cannon captures by jumping exactly one piece, and there are 2 between a1 and a4 (B4.2)"},
+		{"pt-BR", screens("2"), "Lance ilegal a1xa4: o canhão captura saltando exatamente uma peça, e há 2 peças entre a1 e a4 (B4.2)"},
+		{"es", screens("1"), "Jugada ilegal a1xa4: el cañón captura saltando exactamente una ficha, y hay 1 ficha entre a1 y a4 (B4.2)"},
+		{"pt-BR", info(map[string]string{"ply": "e5h", "rule": "Q3.2", "detail": "no_such_detail"}), "Lance ilegal e5h (Q3.2)."},
+	}
+	for _, tt := range tests {
+		got, ok := Text(Catalog.Printer(tt.lang), tt.info)
+		if !ok || got != tt.want {
+			t.Errorf("%s %v:\n got %q\nwant %q", tt.lang, tt.info.GetMetadata(), got, tt.want)
+		}
 	}
 }

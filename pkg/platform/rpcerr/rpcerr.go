@@ -4,20 +4,26 @@
 //
 // A service's internal/rpc package declares its mapping once:
 //
-//	var toStatus = rpcerr.Mapper{
-//		{Err: match.ErrNotFound, Code: codes.NotFound, Message: "match not found"},
-//		{Err: engine.ErrIllegalMove, Code: codes.FailedPrecondition}, // err.Error() is for people
-//	}.Status
+//	var toStatus = rpcerr.Must(rpcerr.Mapper{
+//		{Err: match.ErrNotFound, Code: codes.NotFound, Reason: reason.MatchNotFound, Message: "match not found"},
+//		{Err: engine.ErrIllegalMove, Code: codes.FailedPrecondition, Reason: reason.IllegalPly}, // err.Error() is for people
+//	}).Status
 //
-// and every handler returns toStatus(err).
+// and every handler returns toStatus(err). Every status but Internal and
+// Unknown carries a google.rpc.ErrorInfo (package reason) whose metadata are
+// the error's parameters (Parameterized), so that clients render it in their
+// player's language; Must refuses a mapping with a rule that has no reason.
 package rpcerr
 
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"tabuleiro.dev/pkg/platform/reason"
 )
 
 // InternalMessage is the only text a client ever sees for an Internal error.
@@ -31,10 +37,48 @@ type Rule struct {
 	// which must then be written for a person (sentinels, *engine.RuleError).
 	// Ignored for codes.Internal and codes.Unknown, which never carry text.
 	Message string
+	// Reason is the ErrorInfo reason the status carries (a name defined in
+	// package reason); required for every code but Internal and Unknown,
+	// which never carry one. Its metadata are the parameters of the first
+	// error in err's chain that is Parameterized.
+	Reason string
+}
+
+// Parameterized is a domain error with parameters: its ErrorInfo's metadata
+// (an illegal ply's rule and squares, the number a ply must carry).
+type Parameterized interface {
+	error
+	Params() map[string]string
 }
 
 // Mapper is an ordered list of rules: the first that matches wins.
 type Mapper []Rule
+
+// Problems lists the rules that break the contract: a status a client may
+// see (any code but Internal and Unknown) without a reason, or with a reason
+// package reason does not define.
+func (m Mapper) Problems() []string {
+	var out []string
+	for _, r := range m {
+		switch {
+		case r.Code == codes.Internal || r.Code == codes.Unknown:
+		case r.Reason == "":
+			out = append(out, fmt.Sprintf("rule for %q (%v) has no reason", r.Err, r.Code))
+		case !reason.Defined(r.Reason):
+			out = append(out, fmt.Sprintf("rule for %q (%v): reason %s is not defined in package reason", r.Err, r.Code, r.Reason))
+		}
+	}
+	return out
+}
+
+// Must returns m, or panics when m has Problems: a mapping is written once
+// per service, and every test of the service (and its start) runs this.
+func Must(m Mapper) Mapper {
+	if p := m.Problems(); len(p) > 0 {
+		panic(fmt.Sprintf("rpcerr: %v", p))
+	}
+	return m
+}
 
 // Status returns the status error for err:
 //   - nil for nil;
@@ -64,7 +108,14 @@ func (m Mapper) Status(err error) error {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return status.Error(r.Code, msg)
+		if r.Reason == "" {
+			return status.Error(r.Code, msg)
+		}
+		var params map[string]string
+		if p, ok := errors.AsType[Parameterized](err); ok {
+			params = p.Params()
+		}
+		return reason.Error(r.Code, r.Reason, msg, params)
 	}
 	return Internal(err)
 }

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 )
 
@@ -67,5 +68,54 @@ func TestInternalKeepsCauseForLogs(t *testing.T) {
 	}
 	if st := status.Convert(err); st.Code() != codes.Internal || st.Message() != rpcerr.InternalMessage {
 		t.Errorf("status = %v %q, want Internal %q", st.Code(), st.Message(), rpcerr.InternalMessage)
+	}
+}
+
+// paramErr is a domain error with parameters.
+type paramErr struct{ n int }
+
+func (e *paramErr) Error() string { return fmt.Sprintf("ply %d refused", e.n) }
+func (e *paramErr) Unwrap() error { return errConflict }
+func (e *paramErr) Params() map[string]string {
+	return map[string]string{"ply_number": fmt.Sprint(e.n)}
+}
+
+// Every mapped status but Internal carries its rule's reason, with the
+// parameters of a Parameterized error in the chain; a mapping with a rule
+// that has no reason, or an undefined one, does not pass Must.
+func TestMapperReasons(t *testing.T) {
+	t.Parallel()
+	m := rpcerr.Mapper{
+		{Err: errNotFound, Code: codes.NotFound, Reason: reason.MatchNotFound, Message: "match not found"},
+		{Err: errConflict, Code: codes.FailedPrecondition, Reason: reason.StalePly},
+		{Err: errBroken, Code: codes.Internal},
+	}
+	toStatus := rpcerr.Must(m).Status
+	st := status.Convert(toStatus(fmt.Errorf("submit: %w", &paramErr{n: 7})))
+	info, ok := reason.Of(st)
+	if !ok || info.GetReason() != reason.StalePly || info.GetMetadata()["ply_number"] != "7" {
+		t.Errorf("parameterized: %v %v", st.Code(), info)
+	}
+	if info, ok := reason.Of(status.Convert(toStatus(errNotFound))); !ok || info.GetReason() != reason.MatchNotFound || len(info.GetMetadata()) != 0 {
+		t.Errorf("not found: %v", info)
+	}
+	if st := status.Convert(toStatus(errBroken)); len(st.Details()) != 0 {
+		t.Errorf("Internal carries %v", st.Details())
+	}
+	for _, bad := range []rpcerr.Mapper{
+		{{Err: errNotFound, Code: codes.NotFound}},
+		{{Err: errNotFound, Code: codes.NotFound, Reason: "NO_SUCH_REASON"}},
+	} {
+		if len(bad.Problems()) != 1 {
+			t.Errorf("Problems(%v) = %v, want one", bad, bad.Problems())
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Must(%v) did not panic", bad)
+				}
+			}()
+			rpcerr.Must(bad)
+		}()
 	}
 }

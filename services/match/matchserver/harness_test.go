@@ -86,9 +86,9 @@ func newClusterWith(t *testing.T, n int, cfg match.Config, bot match.Bot, probeE
 		wg.Go(func() {
 			_ = grpcserve.Run(ctx, grpcserve.Options{Listener: lis, Auth: interceptor, ShutdownTimeout: time.Second}, srv.Register)
 		})
-		conn, err := grpc.NewClient("passthrough:///bufnet",
+		conn, err := grpc.NewClient("passthrough:///bufnet", append(grpcservetest.RequireReasons(t),
 			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-			grpc.WithTransportCredentials(insecure.NewCredentials()))
+			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 		if err != nil {
 			t.Fatal(err)
 		}

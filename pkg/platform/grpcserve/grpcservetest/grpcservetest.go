@@ -5,14 +5,19 @@ package grpcservetest
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"testing"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/reason"
 )
 
 // Listener is a test server's listener: loopback TCP on a free port, with
@@ -119,4 +124,55 @@ func (s *Server) Shutdown() <-chan error {
 		out <- err
 	}()
 	return out
+}
+
+// RequireReasons returns dial options whose interceptors fail t when a
+// call ends with a status a client may show but that carries no ErrorInfo
+// reason (package reason): every code but OK, Internal, Unknown, the
+// context's Canceled and DeadlineExceeded, Unimplemented, and Unavailable (which grpc-go
+// also makes itself for a broken transport). Suites that play whole games
+// dial with it, so that a status built without a reason fails them.
+func RequireReasons(t testing.TB) []grpc.DialOption {
+	check := func(method string, err error) {
+		st, ok := status.FromError(err)
+		if !ok {
+			return
+		}
+		switch st.Code() {
+		case codes.OK, codes.Internal, codes.Unknown, codes.Canceled, codes.DeadlineExceeded, codes.Unavailable, codes.Unimplemented:
+			return
+		}
+		if _, has := reason.Of(st); !has {
+			t.Errorf("%s answered %v %q without an ErrorInfo reason", method, st.Code(), st.Message())
+		}
+	}
+	return []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			err := invoker(ctx, method, req, reply, cc, opts...)
+			check(method, err)
+			return err
+		}),
+		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			cs, err := streamer(ctx, desc, cc, method, opts...)
+			if err != nil {
+				check(method, err)
+				return nil, err
+			}
+			return &checkedStream{ClientStream: cs, check: func(err error) { check(method, err) }}, nil
+		}),
+	}
+}
+
+// checkedStream checks the status a stream ends with.
+type checkedStream struct {
+	grpc.ClientStream
+	check func(error)
+}
+
+func (s *checkedStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if err != nil && !errors.Is(err, io.EOF) {
+		s.check(err)
+	}
+	return err
 }

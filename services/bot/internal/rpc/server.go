@@ -16,6 +16,7 @@ import (
 	"tabuleiro.dev/pkg/engine"
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/bot/internal/limit"
 	"tabuleiro.dev/services/bot/internal/player"
@@ -30,17 +31,17 @@ var errBadRequest = errors.New("bad request")
 
 // toStatus maps the bot's errors: everything a caller can get wrong is
 // InvalidArgument with the reason; anything else is Internal.
-var toStatus = rpcerr.Mapper{
-	{Err: errBadView, Code: codes.InvalidArgument},
-	{Err: errBadRequest, Code: codes.InvalidArgument},
-	{Err: engine.ErrUnknownVariant, Code: codes.InvalidArgument},
-	{Err: player.ErrUnknownLevel, Code: codes.InvalidArgument},
-	{Err: player.ErrBadBudget, Code: codes.InvalidArgument},
-	{Err: player.ErrGameOver, Code: codes.InvalidArgument},
-	{Err: player.ErrUnknownGame, Code: codes.InvalidArgument},
-	{Err: player.ErrNoPly, Code: codes.InvalidArgument},
-	{Err: limit.ErrBusy, Code: codes.ResourceExhausted},
-}.Status
+var toStatus = rpcerr.Must(rpcerr.Mapper{
+	{Err: errBadView, Code: codes.InvalidArgument, Reason: reason.BadSetup},
+	{Err: errBadRequest, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: engine.ErrUnknownVariant, Code: codes.InvalidArgument, Reason: reason.UnknownVariant},
+	{Err: player.ErrUnknownLevel, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: player.ErrBadBudget, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: player.ErrGameOver, Code: codes.InvalidArgument, Reason: reason.GameOver},
+	{Err: player.ErrUnknownGame, Code: codes.InvalidArgument, Reason: reason.UnknownVariant},
+	{Err: player.ErrNoPly, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: limit.ErrBusy, Code: codes.ResourceExhausted, Reason: reason.BotBusy},
+}).Status
 
 var levelOf = map[gamev1.BotLevel]player.Level{
 	gamev1.BotLevel_BOT_LEVEL_EASY:   player.Easy,

@@ -97,6 +97,15 @@ func (e *BusyError) Error() string {
 // Unwrap returns ErrPrecondition.
 func (e *BusyError) Unwrap() error { return ErrPrecondition }
 
+// Is reports ErrBusy as well.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// Params returns the match the player is in, for the refusal's ErrorInfo.
+func (e *BusyError) Params() map[string]string { return map[string]string{"match_id": e.Match} }
+
+// ErrBusy: every *BusyError is one (errors.Is).
+var ErrBusy = errors.New("already in a match")
+
 // MaxEcho is the most bytes of a caller's input that an error message
 // repeats (see Clip).
 const MaxEcho = 64

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -24,21 +25,24 @@ func toStatus(err error) error {
 	for len(msg) > 0 && !utf8.RuneStart(st.Message()[len(msg)]) {
 		msg = msg[:len(msg)-1]
 	}
-	return status.Error(st.Code(), msg+"…")
+	p := st.Proto()
+	p.Message = msg + "…"
+	return status.FromProto(p).Err() // keeps the ErrorInfo
 }
 
 const maxMessage = 256
 
-var mapStatus = rpcerr.Mapper{
-	{Err: lobby.ErrInvalid, Code: codes.InvalidArgument},
-	{Err: lobby.ErrNotFound, Code: codes.NotFound},
-	{Err: lobby.ErrPasswordNeeded, Code: codes.PermissionDenied, Message: "this room needs its password: ask its host"},
-	{Err: lobby.ErrWrongPassword, Code: codes.PermissionDenied, Message: "wrong room password"},
-	{Err: lobby.ErrForbidden, Code: codes.PermissionDenied},
-	{Err: lobby.ErrTooManyAttempts, Code: codes.ResourceExhausted},
-	{Err: lobby.ErrPrecondition, Code: codes.FailedPrecondition},
-	{Err: lobby.ErrReplaced, Code: codes.Aborted},
-	{Err: lobby.ErrUnauthenticated, Code: codes.Unauthenticated, Message: "missing, forged or expired token"},
-	{Err: matchmaking.ErrExpired, Code: codes.Aborted, Message: "ticket expired; queue again"},
-	{Err: matchmaking.ErrMatchFailed, Code: codes.Unavailable, Message: "the match could not be created; queue again"},
-}.Status
+var mapStatus = rpcerr.Must(rpcerr.Mapper{
+	{Err: lobby.ErrInvalid, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: lobby.ErrNotFound, Code: codes.NotFound, Reason: reason.NotFound},
+	{Err: lobby.ErrPasswordNeeded, Code: codes.PermissionDenied, Reason: reason.RoomPasswordNeeded, Message: "this room needs its password: ask its host"},
+	{Err: lobby.ErrWrongPassword, Code: codes.PermissionDenied, Reason: reason.RoomPasswordWrong, Message: "wrong room password"},
+	{Err: lobby.ErrForbidden, Code: codes.PermissionDenied, Reason: reason.PermissionDenied},
+	{Err: lobby.ErrTooManyAttempts, Code: codes.ResourceExhausted, Reason: reason.LimitReached},
+	{Err: lobby.ErrBusy, Code: codes.FailedPrecondition, Reason: reason.AlreadyInMatch},
+	{Err: lobby.ErrPrecondition, Code: codes.FailedPrecondition, Reason: reason.NotNow},
+	{Err: lobby.ErrReplaced, Code: codes.Aborted, Reason: reason.TicketReplaced},
+	{Err: lobby.ErrUnauthenticated, Code: codes.Unauthenticated, Reason: reason.TokenInvalid, Message: "missing, forged or expired token"},
+	{Err: matchmaking.ErrExpired, Code: codes.Aborted, Reason: reason.TicketExpired, Message: "ticket expired; queue again"},
+	{Err: matchmaking.ErrMatchFailed, Code: codes.Unavailable, Reason: reason.MatchNotCreated, Message: "the match could not be created; queue again"},
+}).Status

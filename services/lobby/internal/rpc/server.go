@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"tabuleiro.dev/pkg/engine"
@@ -22,6 +22,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/ratelimit"
+	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -219,7 +220,18 @@ func (s *Server) issuePair(playerID, name, family string, gen int64) (tokenPair,
 	return p, err
 }
 
-func unauthenticated(reason string) error { return status.Error(codes.Unauthenticated, reason) }
+// unauthenticated refuses a token: expired ones say so (TOKEN_EXPIRED),
+// revoked sign-ins too (SESSION_REVOKED); any other is TOKEN_INVALID.
+func unauthenticated(why string) error {
+	name := reason.TokenInvalid
+	switch {
+	case strings.Contains(why, "expired"):
+		name = reason.TokenExpired
+	case strings.Contains(why, "revoked"):
+		name = reason.SessionRevoked
+	}
+	return reason.Error(codes.Unauthenticated, name, why, nil)
+}
 
 // RefreshToken exchanges a refresh token for a new pair, rotating it (see
 // package sessions); a bearer token from before refresh tokens is
@@ -457,7 +469,7 @@ func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayName
 			return nil, toStatus(err)
 		}
 		if revoked {
-			return nil, status.Error(codes.Unauthenticated, "every token of this sign-in is revoked (a refresh token was used twice); sign in again")
+			return nil, reason.Error(codes.Unauthenticated, reason.SessionRevoked, "every token of this sign-in is revoked (a refresh token was used twice); sign in again", nil)
 		}
 	}
 	if err := s.d.Store.SavePlayer(ctx, lobby.Player{ID: pr.PlayerID(), DisplayName: req.GetDisplayName()}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -64,6 +65,12 @@ type PlyError struct {
 
 // ErrStalePly: a ply's number is not the next ply's number.
 var ErrStalePly = errors.New("ply number is not the next ply's")
+
+// Params returns the number given and the number expected, for a client to
+// render the refusal (package rpcerr's Parameterized).
+func (e *PlyError) Params() map[string]string {
+	return map[string]string{"ply_number": strconv.Itoa(e.Given), "current_ply_number": strconv.Itoa(e.Current)}
+}
 
 // Error says which number was given and which is expected.
 func (e *PlyError) Error() string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,31 +28,33 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/ratelimit"
+	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/view"
 )
 
 // toStatus is the one mapping of domain errors to gRPC status codes.
-var toStatus = rpcerr.Mapper{
-	{Err: match.ErrNotFound, Code: codes.NotFound, Message: "match not found"},
-	{Err: match.ErrInvalid, Code: codes.InvalidArgument},
-	{Err: engine.ErrUnknownVariant, Code: codes.InvalidArgument},
-	{Err: engine.ErrBadSetup, Code: codes.InvalidArgument},
-	{Err: match.ErrNotSeated, Code: codes.PermissionDenied},
-	{Err: match.ErrOtherSeat, Code: codes.PermissionDenied},
-	{Err: match.ErrStalePly, Code: codes.FailedPrecondition},
-	{Err: engine.ErrIllegalMove, Code: codes.FailedPrecondition},
-	{Err: engine.ErrGameOver, Code: codes.FailedPrecondition},
-	{Err: match.ErrNoDraws, Code: codes.FailedPrecondition},
-	{Err: match.ErrNoOffer, Code: codes.FailedPrecondition},
-	{Err: match.ErrOfferPending, Code: codes.FailedPrecondition},
-	{Err: match.ErrSuperseded, Code: codes.Aborted},
-	{Err: match.ErrNotPrivate, Code: codes.FailedPrecondition},
-	{Err: match.ErrTooMany, Code: codes.ResourceExhausted},
-	{Err: match.ErrVersionConflict, Code: codes.Aborted, Message: "match changed; retry"},
-	{Err: match.ErrNotReplicated, Code: codes.Unavailable, Message: "not confirmed by a replica in time; retry with the same ply number"},
-}.Status
+var toStatus = rpcerr.Must(rpcerr.Mapper{
+	{Err: match.ErrNotFound, Code: codes.NotFound, Reason: reason.MatchNotFound, Message: "match not found"},
+	{Err: engine.ErrSyntax, Code: codes.InvalidArgument, Reason: reason.PlySyntax},
+	{Err: match.ErrInvalid, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: engine.ErrUnknownVariant, Code: codes.InvalidArgument, Reason: reason.UnknownVariant},
+	{Err: engine.ErrBadSetup, Code: codes.InvalidArgument, Reason: reason.BadSetup},
+	{Err: match.ErrNotSeated, Code: codes.PermissionDenied, Reason: reason.NotSeated},
+	{Err: match.ErrOtherSeat, Code: codes.PermissionDenied, Reason: reason.NotYourTurn},
+	{Err: match.ErrStalePly, Code: codes.FailedPrecondition, Reason: reason.StalePly},
+	{Err: engine.ErrIllegalMove, Code: codes.FailedPrecondition, Reason: reason.IllegalPly},
+	{Err: engine.ErrGameOver, Code: codes.FailedPrecondition, Reason: reason.GameOver},
+	{Err: match.ErrNoDraws, Code: codes.FailedPrecondition, Reason: reason.NoDraws},
+	{Err: match.ErrNoOffer, Code: codes.FailedPrecondition, Reason: reason.NoDrawOffer},
+	{Err: match.ErrOfferPending, Code: codes.FailedPrecondition, Reason: reason.DrawOfferPending},
+	{Err: match.ErrSuperseded, Code: codes.Aborted, Reason: reason.SeatElsewhere},
+	{Err: match.ErrNotPrivate, Code: codes.FailedPrecondition, Reason: reason.NotPrivate},
+	{Err: match.ErrTooMany, Code: codes.ResourceExhausted, Reason: reason.LimitReached},
+	{Err: match.ErrVersionConflict, Code: codes.Aborted, Reason: reason.MatchChanged, Message: "match changed; retry"},
+	{Err: match.ErrNotReplicated, Code: codes.Unavailable, Reason: reason.NotReplicated, Message: "not confirmed by a replica in time; retry with the same ply number"},
+}).Status
 
 // Server implements matchv1.MatchServiceServer.
 type Server struct {
@@ -211,7 +214,7 @@ func ServiceOnly() []string {
 // ListMatches implements matchv1.MatchServiceServer.
 func (s *Server) ListMatches(ctx context.Context, req *matchv1.ListMatchesRequest) (*matchv1.ListMatchesResponse, error) {
 	if p, ok := auth.FromContext(ctx); ok && !p.IsService() {
-		return nil, status.Error(codes.PermissionDenied, "only a service may list matches")
+		return nil, reason.Error(codes.PermissionDenied, reason.ServiceOnly, "only a service may list matches", nil)
 	}
 	if err := checkID("player_id", req.GetPlayerId()); err != nil {
 		return nil, err
@@ -239,7 +242,7 @@ func caller(ctx context.Context) string {
 // errHidden is what a caller who may not see a private match gets: the
 // same NOT_FOUND as for an unknown match, so that its existence is not
 // revealed either.
-var errHidden = status.Error(codes.NotFound, "match not found")
+var errHidden = reason.Error(codes.NotFound, reason.MatchNotFound, "match not found", nil)
 
 // visible reports whether the caller may see st: a service always; a
 // player when the match is public, or private and they hold a seat or
@@ -258,13 +261,13 @@ func (s *Server) InviteSpectator(ctx context.Context, req *matchv1.InviteSpectat
 		return nil, err
 	}
 	if req.GetMatchId() == "" {
-		return nil, status.Error(codes.InvalidArgument, "match_id is required")
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_id is required", nil)
 	}
 	if err := checkID("match_id", req.GetMatchId()); err != nil {
 		return nil, err
 	}
 	if req.GetPlayerId() == "" {
-		return nil, status.Error(codes.InvalidArgument, "player_id is required")
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "player_id is required", nil)
 	}
 	if err := checkID("player_id", req.GetPlayerId()); err != nil {
 		return nil, err
@@ -416,7 +419,7 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 		}
 		if ev.Kind == match.EventSuperseded { // a notice for the seat's older stream only
 			if viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch > epoch() {
-				return status.Error(codes.Aborted, "the seat joined again on another stream")
+				return reason.Error(codes.Aborted, reason.SeatElsewhere, "the seat joined again on another stream", nil)
 			}
 			continue
 		}
@@ -436,7 +439,7 @@ func (s *Server) stream(ctx context.Context, f *match.Feed, st *match.State, rep
 			return nil
 		}
 		if ev.Kind == match.EventReconnected && viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch > epoch() {
-			return status.Error(codes.Aborted, "the seat joined again on another stream")
+			return reason.Error(codes.Aborted, reason.SeatElsewhere, "the seat joined again on another stream", nil)
 		}
 		if ev.Kind == match.EventDisconnected && viewer != engine.NoSeat && ev.Seat == viewer && epoch != nil && ev.Epoch == epoch() && rejoin != nil {
 			if err := rejoin(ctx); err != nil {
@@ -459,7 +462,7 @@ func (s *Server) Play(stream grpc.BidiStreamingServer[matchv1.PlayRequest, match
 	}
 	join := first.GetJoin()
 	if join == nil || join.GetMatchId() == "" {
-		return status.Error(codes.InvalidArgument, "the first message must be a join with a match_id")
+		return reason.Error(codes.InvalidArgument, reason.InvalidRequest, "the first message must be a join with a match_id", nil)
 	}
 	id := join.GetMatchId()
 	if err := checkID("match_id", id); err != nil {
@@ -620,9 +623,9 @@ func (s *Server) draining() bool {
 // the stream's response) and returns the Unavailable status that ends the
 // stream; again tells the client how to go on.
 func drained(notify func(*matchv1.Drain) error, again string) error {
-	const reason = "instance shutting down"
-	_ = notify(&matchv1.Drain{Reason: reason})
-	return status.Error(codes.Unavailable, reason+"; "+again)
+	const why = "instance shutting down"
+	_ = notify(&matchv1.Drain{Reason: why})
+	return reason.Error(codes.Unavailable, reason.Draining, why+"; "+again, nil)
 }
 
 // actions handles a player's messages after the join; repeat sends a
@@ -695,18 +698,20 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 			}
 			continue
 		case *matchv1.PlayRequest_Join:
-			return status.Error(codes.InvalidArgument, "a join may only be the first message")
+			return reason.Error(codes.InvalidArgument, reason.InvalidRequest, "a join may only be the first message", nil)
 		default:
-			return status.Error(codes.InvalidArgument, "the request is empty: a PlayRequest after the join sets one action (submit_ply, resign, offer_draw, accept_draw, decline_draw, ping or probe_answer)")
+			return reason.Error(codes.InvalidArgument, reason.InvalidRequest, "the request is empty: a PlayRequest after the join sets one action (submit_ply, resign, offer_draw, accept_draw, decline_draw, ping or probe_answer)", nil)
 		}
 		if aerr != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			st := status.Convert(toStatus(aerr))
-			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_ActionRejected{ActionRejected: &matchv1.ActionRejected{
-				Action: action, Code: int32(st.Code()), Reason: st.Message(),
-			}}}); err != nil {
+			rej := &matchv1.ActionRejected{Action: action, Code: int32(st.Code()), Reason: st.Message()}
+			if info, ok := reason.Of(st); ok {
+				rej.ErrorReason, rej.ErrorMetadata = info.GetReason(), info.GetMetadata()
+			}
+			if err := send(&matchv1.PlayResponse{Message: &matchv1.PlayResponse_ActionRejected{ActionRejected: rej}}); err != nil {
 				return err
 			}
 		}
@@ -716,6 +721,9 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 func plyRejected(ctx context.Context, svc *match.Service, id string, n int, notation string, err error) *matchv1.PlyRejected {
 	st := status.Convert(toStatus(err))
 	r := &matchv1.PlyRejected{PlyNumber: int32(n), Notation: clip(notation), Code: int32(st.Code()), Reason: clipMessage(st.Message())}
+	if info, ok := reason.Of(st); ok {
+		r.ErrorReason, r.ErrorMetadata = info.GetReason(), info.GetMetadata()
+	}
 	var pe *match.PlyError
 	var re *engine.RuleError
 	switch {
@@ -751,7 +759,7 @@ func plySyntaxReason(notation string, err error) (string, bool) {
 // Watch implements matchv1.MatchServiceServer.
 func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingServer[matchv1.WatchResponse]) error {
 	if req.GetMatchId() == "" {
-		return status.Error(codes.InvalidArgument, "match_id is required")
+		return reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_id is required", nil)
 	}
 	if err := checkID("match_id", req.GetMatchId()); err != nil {
 		return err
@@ -803,7 +811,7 @@ func (s *Server) GetMatch(ctx context.Context, req *matchv1.GetMatchRequest) (*m
 		return nil, err
 	}
 	if req.GetMatchId() == "" {
-		return nil, status.Error(codes.InvalidArgument, "match_id is required")
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_id is required", nil)
 	}
 	if err := checkID("match_id", req.GetMatchId()); err != nil {
 		return nil, err
@@ -824,13 +832,13 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 		return nil, err
 	}
 	if req.GetMatchId() == "" {
-		return nil, status.Error(codes.InvalidArgument, "match_id is required")
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_id is required", nil)
 	}
 	if err := checkID("match_id", req.GetMatchId()); err != nil {
 		return nil, err
 	}
 	if len(req.GetPly()) > maxNotation {
-		return nil, status.Errorf(codes.InvalidArgument, "ply too long (%d bytes; at most %d)", len(req.GetPly()), maxNotation)
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, fmt.Sprintf("ply too long (%d bytes; at most %d)", len(req.GetPly()), maxNotation), nil)
 	}
 	st, pos, err := s.svc.Get(ctx, req.GetMatchId())
 	if err != nil {
@@ -840,17 +848,18 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 		return nil, errHidden
 	}
 	if st.Status == match.StatusFinished {
-		return nil, status.Error(codes.FailedPrecondition, "the game is over")
+		return nil, reason.Error(codes.FailedPrecondition, reason.GameOver, "the game is over", nil)
 	}
 	if n := req.GetExpectedPlyNumber(); n != 0 && int(n) != st.NextPly() {
-		return nil, status.Errorf(codes.FailedPrecondition, "the next ply is number %d, not %d", st.NextPly(), n)
+		return nil, reason.Error(codes.FailedPrecondition, reason.StalePly, fmt.Sprintf("the next ply is number %d, not %d", st.NextPly(), n),
+			map[string]string{"ply_number": strconv.Itoa(int(n)), "current_ply_number": strconv.Itoa(st.NextPly())})
 	}
 	v := pos.View(engine.NoSeat) // legal plies are public; the view hides the rest
 	out := &matchv1.ListLegalPliesResponse{PlyNumber: int32(st.NextPly()), ToMove: view.Seat(v.ToMove())}
 	from := req.GetFrom()
 	if from != "" {
 		if err := checkSquare(st.Game, pos, from); err != nil {
-			return nil, status.Errorf(codes.InvalidArgument, "from %q: %v", clip(from), err)
+			return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, fmt.Sprintf("from %q: %v", clip(from), err), nil)
 		}
 	}
 	seen := map[string]bool{}
@@ -938,11 +947,11 @@ const (
 // hide what an id is), without repeating it.
 func checkID(what, id string) error {
 	if len(id) > maxID {
-		return status.Errorf(codes.InvalidArgument, "%s too long (%d bytes; at most %d)", what, len(id), maxID)
+		return reason.Error(codes.InvalidArgument, reason.InvalidRequest, fmt.Sprintf("%s too long (%d bytes; at most %d)", what, len(id), maxID), nil)
 	}
 	for i := range len(id) {
 		if c := id[i]; c <= ' ' || c > '~' {
-			return status.Errorf(codes.InvalidArgument, "%s has a byte 0x%02x at %d: ids are printable ASCII with no spaces", what, c, i)
+			return reason.Error(codes.InvalidArgument, reason.InvalidRequest, fmt.Sprintf("%s has a byte 0x%02x at %d: ids are printable ASCII with no spaces", what, c, i), nil)
 		}
 	}
 	return nil
@@ -1027,11 +1036,11 @@ func abs(x int) int {
 // CreateMatch implements matchv1.MatchServiceServer.
 func (s *Server) CreateMatch(ctx context.Context, req *matchv1.CreateMatchRequest) (*matchv1.CreateMatchResponse, error) {
 	if p, ok := auth.FromContext(ctx); ok && !p.IsService() {
-		return nil, status.Error(codes.PermissionDenied, "only a service may create matches")
+		return nil, reason.Error(codes.PermissionDenied, reason.ServiceOnly, "only a service may create matches", nil)
 	}
 	g := view.EngineGame(req.GetGame())
 	if g == "" {
-		return nil, status.Error(codes.InvalidArgument, "game is required")
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "game is required", nil)
 	}
 	params := match.CreateParams{
 		RequestID: req.GetRequestId(), Game: g, Variant: req.GetVariant(), Rated: req.GetRated(), Layout: req.GetLayout(),
@@ -1040,27 +1049,27 @@ func (s *Server) CreateMatch(ctx context.Context, req *matchv1.CreateMatchReques
 	for i, spec := range []*matchv1.SeatSpec{req.GetFirst(), req.GetSecond()} {
 		if spec == nil {
 			if i == 0 {
-				return nil, status.Error(codes.InvalidArgument, "first seat is required")
+				return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "first seat is required", nil)
 			}
 			continue
 		}
 		switch o := spec.GetOccupant().(type) {
 		case *matchv1.SeatSpec_Player:
 			if o.Player.GetPlayerId() == "" || o.Player.GetDisplayName() == "" {
-				return nil, status.Errorf(codes.InvalidArgument, "seat %d: player_id and display_name are required", i+1)
+				return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, fmt.Sprintf("seat %d: player_id and display_name are required", i+1), nil)
 			}
 			params.Seats = append(params.Seats, match.Participant{
 				PlayerID: o.Player.GetPlayerId(), DisplayName: o.Player.GetDisplayName(), Rating: o.Player.Rating,
 			})
 		case *matchv1.SeatSpec_BotLevel:
 			if o.BotLevel == gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
-				return nil, status.Errorf(codes.InvalidArgument, "seat %d: bot_level is unspecified", i+1)
+				return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, fmt.Sprintf("seat %d: bot_level is unspecified", i+1), nil)
 			}
 			params.Seats = append(params.Seats, match.Participant{
 				BotLevel: int(o.BotLevel), DisplayName: "Bot (" + strings.ToLower(strings.TrimPrefix(o.BotLevel.String(), "BOT_LEVEL_")) + ")",
 			})
 		default:
-			return nil, status.Errorf(codes.InvalidArgument, "seat %d has neither player nor bot", i+1)
+			return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, fmt.Sprintf("seat %d has neither player nor bot", i+1), nil)
 		}
 	}
 	if tc := req.GetTimeControl(); tc != nil {

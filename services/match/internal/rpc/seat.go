@@ -16,6 +16,7 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/view"
 )
@@ -217,7 +218,7 @@ func (s *Server) openSeat(ctx context.Context, id string, lastSeq int64, hint st
 	seat := st.SeatOf(caller(ctx))
 	if seat == engine.NoSeat {
 		f.Close()
-		return nil, status.Error(codes.PermissionDenied, "you hold no seat in this match; "+hint)
+		return nil, reason.Error(codes.PermissionDenied, reason.NotSeated, "you hold no seat in this match; "+hint, nil)
 	}
 	joined, err := s.svc.Join(ctx, id, seat)
 	if err != nil {
@@ -284,7 +285,7 @@ func (s *Server) act(ctx context.Context, id string, seat engine.Seat, a matchv1
 func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingServer[matchv1.FollowResponse]) error {
 	id := req.GetMatchId()
 	if id == "" {
-		return status.Error(codes.InvalidArgument, "match_id is required")
+		return reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_id is required", nil)
 	}
 	if err := checkID("match_id", id); err != nil {
 		return err
@@ -383,7 +384,7 @@ func (s *Server) Follow(req *matchv1.FollowRequest, stream grpc.ServerStreamingS
 // PERMISSION_DENIED when they hold none.
 func (s *Server) seatOf(ctx context.Context, id string) (engine.Seat, error) {
 	if id == "" {
-		return engine.NoSeat, status.Error(codes.InvalidArgument, "match_id is required")
+		return engine.NoSeat, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_id is required", nil)
 	}
 	if err := checkID("match_id", id); err != nil {
 		return engine.NoSeat, err
@@ -402,7 +403,7 @@ func (s *Server) seatOf(ctx context.Context, id string) (engine.Seat, error) {
 		if !visible(ctx, st) {
 			return engine.NoSeat, errHidden
 		}
-		return engine.NoSeat, status.Error(codes.PermissionDenied, "you hold no seat in this match")
+		return engine.NoSeat, reason.Error(codes.PermissionDenied, reason.NotSeated, "you hold no seat in this match", nil)
 	}
 	return seat, nil
 }
@@ -442,7 +443,7 @@ func plyStatus(ctx context.Context, svc *match.Service, id string, n int, notati
 		return st.Err()
 	}
 	rej := plyRejected(ctx, svc, id, n, notation, err)
-	withDetail, derr := status.New(st.Code(), rej.GetReason()).WithDetails(rej)
+	withDetail, derr := reason.New(st.Code(), rej.GetErrorReason(), rej.GetReason(), rej.GetErrorMetadata()).WithDetails(rej)
 	if derr != nil {
 		return st.Err()
 	}

@@ -1148,8 +1148,18 @@ type PlyRejected struct {
 	// rule is the RULES.md section the ply breaks, e.g. "Q3.4"; empty when
 	// the refusal is not about a rule.
 	Rule string `protobuf:"bytes,5,opt,name=rule,proto3" json:"rule,omitempty"`
-	// reason says why, for a person to read.
-	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// reason says why, in English, for logs and tools; clients render
+	// error_reason and error_metadata in their player's language.
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// error_reason is the refusal's reason, the same as the ErrorInfo reason
+	// (domain "tabuleiro.dev") of the status SubmitPly would answer:
+	// ILLEGAL_PLY, PLY_SYNTAX, STALE_PLY, NOT_YOUR_TURN, GAME_OVER... (the
+	// table in docs/api.md).
+	ErrorReason string `protobuf:"bytes,7,opt,name=error_reason,json=errorReason,proto3" json:"error_reason,omitempty"`
+	// error_metadata are the reason's parameters, as in that ErrorInfo: for
+	// ILLEGAL_PLY "ply", "rule" (e.g. "Q3.2"), "detail" (e.g.
+	// "wall_overlaps") and the detail's own ("wall": "e5h").
+	ErrorMetadata map[string]string `protobuf:"bytes,8,rep,name=error_metadata,json=errorMetadata,proto3" json:"error_metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1226,6 +1236,20 @@ func (x *PlyRejected) GetReason() string {
 	return ""
 }
 
+func (x *PlyRejected) GetErrorReason() string {
+	if x != nil {
+		return x.ErrorReason
+	}
+	return ""
+}
+
+func (x *PlyRejected) GetErrorMetadata() map[string]string {
+	if x != nil {
+		return x.ErrorMetadata
+	}
+	return nil
+}
+
 // ActionRejected refuses a resignation or a draw action. Nothing changed.
 type ActionRejected struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1233,8 +1257,13 @@ type ActionRejected struct {
 	Action PlayAction `protobuf:"varint,1,opt,name=action,proto3,enum=tabuleiro.match.v1.PlayAction" json:"action,omitempty"`
 	// code is the gRPC status code number: 9 FAILED_PRECONDITION.
 	Code int32 `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
-	// reason says why, for a person to read.
-	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// reason says why, in English, for logs and tools.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// error_reason is the refusal's reason, as in PlyRejected (NO_DRAWS,
+	// NO_DRAW_OFFER, DRAW_OFFER_PENDING, GAME_OVER...).
+	ErrorReason string `protobuf:"bytes,4,opt,name=error_reason,json=errorReason,proto3" json:"error_reason,omitempty"`
+	// error_metadata are the reason's parameters.
+	ErrorMetadata map[string]string `protobuf:"bytes,5,rep,name=error_metadata,json=errorMetadata,proto3" json:"error_metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1288,6 +1317,20 @@ func (x *ActionRejected) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *ActionRejected) GetErrorReason() string {
+	if x != nil {
+		return x.ErrorReason
+	}
+	return ""
+}
+
+func (x *ActionRejected) GetErrorMetadata() map[string]string {
+	if x != nil {
+		return x.ErrorMetadata
+	}
+	return nil
 }
 
 // Pong answers a ping.
@@ -3176,7 +3219,7 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x04pong\x18\x05 \x01(\v2\x18.tabuleiro.match.v1.PongH\x00R\x04pong\x121\n" +
 	"\x05drain\x18\x06 \x01(\v2\x19.tabuleiro.match.v1.DrainH\x00R\x05drain\x121\n" +
 	"\x05probe\x18\a \x01(\v2\x19.tabuleiro.match.v1.ProbeH\x00R\x05probeB\t\n" +
-	"\amessage\"\xb6\x01\n" +
+	"\amessage\"\xf6\x02\n" +
 	"\vPlyRejected\x12\x1d\n" +
 	"\n" +
 	"ply_number\x18\x01 \x01(\x05R\tplyNumber\x12\x1a\n" +
@@ -3184,11 +3227,21 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x12current_ply_number\x18\x03 \x01(\x05R\x10currentPlyNumber\x12\x12\n" +
 	"\x04code\x18\x04 \x01(\x05R\x04code\x12\x12\n" +
 	"\x04rule\x18\x05 \x01(\tR\x04rule\x12\x16\n" +
-	"\x06reason\x18\x06 \x01(\tR\x06reason\"t\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x12!\n" +
+	"\ferror_reason\x18\a \x01(\tR\verrorReason\x12Y\n" +
+	"\x0eerror_metadata\x18\b \x03(\v22.tabuleiro.match.v1.PlyRejected.ErrorMetadataEntryR\rerrorMetadata\x1a@\n" +
+	"\x12ErrorMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb7\x02\n" +
 	"\x0eActionRejected\x126\n" +
 	"\x06action\x18\x01 \x01(\x0e2\x1e.tabuleiro.match.v1.PlayActionR\x06action\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"Y\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12!\n" +
+	"\ferror_reason\x18\x04 \x01(\tR\verrorReason\x12\\\n" +
+	"\x0eerror_metadata\x18\x05 \x03(\v25.tabuleiro.match.v1.ActionRejected.ErrorMetadataEntryR\rerrorMetadata\x1a@\n" +
+	"\x12ErrorMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Y\n" +
 	"\x04Pong\x12\x14\n" +
 	"\x05nonce\x18\x01 \x01(\x04R\x05nonce\x12;\n" +
 	"\vserver_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
@@ -3341,7 +3394,7 @@ func file_tabuleiro_match_v1_match_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_match_v1_match_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(PlayAction)(0),                 // 0: tabuleiro.match.v1.PlayAction
 	(PlyKind)(0),                    // 1: tabuleiro.match.v1.PlyKind
@@ -3391,17 +3444,19 @@ var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(*PlayerSeat)(nil),              // 45: tabuleiro.match.v1.PlayerSeat
 	(*CreateMatchRequest)(nil),      // 46: tabuleiro.match.v1.CreateMatchRequest
 	(*CreateMatchResponse)(nil),     // 47: tabuleiro.match.v1.CreateMatchResponse
-	(*MatchSummary)(nil),            // 48: tabuleiro.match.v1.MatchSummary
-	(*Match)(nil),                   // 49: tabuleiro.match.v1.Match
-	(*MatchEvent)(nil),              // 50: tabuleiro.match.v1.MatchEvent
-	(*timestamppb.Timestamp)(nil),   // 51: google.protobuf.Timestamp
-	(v1.Seat)(0),                    // 52: tabuleiro.game.v1.Seat
-	(v1.BotLevel)(0),                // 53: tabuleiro.game.v1.BotLevel
-	(v1.Game)(0),                    // 54: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),          // 55: tabuleiro.game.v1.TimeControl
+	nil,                             // 48: tabuleiro.match.v1.PlyRejected.ErrorMetadataEntry
+	nil,                             // 49: tabuleiro.match.v1.ActionRejected.ErrorMetadataEntry
+	(*MatchSummary)(nil),            // 50: tabuleiro.match.v1.MatchSummary
+	(*Match)(nil),                   // 51: tabuleiro.match.v1.Match
+	(*MatchEvent)(nil),              // 52: tabuleiro.match.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),   // 53: google.protobuf.Timestamp
+	(v1.Seat)(0),                    // 54: tabuleiro.game.v1.Seat
+	(v1.BotLevel)(0),                // 55: tabuleiro.game.v1.BotLevel
+	(v1.Game)(0),                    // 56: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),          // 57: tabuleiro.game.v1.TimeControl
 }
 var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
-	48, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
+	50, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
 	7,  // 1: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
 	8,  // 2: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
 	9,  // 3: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
@@ -3410,70 +3465,72 @@ var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
 	12, // 6: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
 	13, // 7: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
 	15, // 8: tabuleiro.match.v1.PlayRequest.probe_answer:type_name -> tabuleiro.match.v1.ProbeAnswer
-	49, // 9: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	50, // 10: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	51, // 9: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	52, // 10: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
 	17, // 11: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
 	18, // 12: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
 	19, // 13: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
 	20, // 14: tabuleiro.match.v1.PlayResponse.drain:type_name -> tabuleiro.match.v1.Drain
 	14, // 15: tabuleiro.match.v1.PlayResponse.probe:type_name -> tabuleiro.match.v1.Probe
-	0,  // 16: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
-	51, // 17: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
-	49, // 18: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	50, // 19: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	20, // 20: tabuleiro.match.v1.FollowResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	23, // 21: tabuleiro.match.v1.FollowResponse.heartbeat:type_name -> tabuleiro.match.v1.Heartbeat
-	14, // 22: tabuleiro.match.v1.FollowResponse.probe:type_name -> tabuleiro.match.v1.Probe
-	51, // 23: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
-	50, // 24: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	49, // 25: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	50, // 26: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	20, // 27: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	49, // 28: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
-	1,  // 29: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
-	52, // 30: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
-	41, // 31: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
-	42, // 32: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
-	45, // 33: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
-	53, // 34: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
-	54, // 35: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	44, // 36: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
-	44, // 37: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
-	55, // 38: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	51, // 39: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
-	6,  // 40: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
-	21, // 41: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
-	24, // 42: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
-	26, // 43: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
-	28, // 44: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
-	30, // 45: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
-	32, // 46: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
-	34, // 47: tabuleiro.match.v1.MatchService.AnswerProbe:input_type -> tabuleiro.match.v1.AnswerProbeRequest
-	36, // 48: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
-	38, // 49: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
-	40, // 50: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
-	46, // 51: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
-	4,  // 52: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
-	2,  // 53: tabuleiro.match.v1.MatchService.InviteSpectator:input_type -> tabuleiro.match.v1.InviteSpectatorRequest
-	16, // 54: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
-	22, // 55: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
-	25, // 56: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
-	27, // 57: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
-	29, // 58: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
-	31, // 59: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
-	33, // 60: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
-	35, // 61: tabuleiro.match.v1.MatchService.AnswerProbe:output_type -> tabuleiro.match.v1.AnswerProbeResponse
-	37, // 62: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
-	39, // 63: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
-	43, // 64: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
-	47, // 65: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
-	5,  // 66: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
-	3,  // 67: tabuleiro.match.v1.MatchService.InviteSpectator:output_type -> tabuleiro.match.v1.InviteSpectatorResponse
-	54, // [54:68] is the sub-list for method output_type
-	40, // [40:54] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	48, // 16: tabuleiro.match.v1.PlyRejected.error_metadata:type_name -> tabuleiro.match.v1.PlyRejected.ErrorMetadataEntry
+	0,  // 17: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
+	49, // 18: tabuleiro.match.v1.ActionRejected.error_metadata:type_name -> tabuleiro.match.v1.ActionRejected.ErrorMetadataEntry
+	53, // 19: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
+	51, // 20: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	52, // 21: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	20, // 22: tabuleiro.match.v1.FollowResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	23, // 23: tabuleiro.match.v1.FollowResponse.heartbeat:type_name -> tabuleiro.match.v1.Heartbeat
+	14, // 24: tabuleiro.match.v1.FollowResponse.probe:type_name -> tabuleiro.match.v1.Probe
+	53, // 25: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
+	52, // 26: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	51, // 27: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	52, // 28: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	20, // 29: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
+	51, // 30: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
+	1,  // 31: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
+	54, // 32: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
+	41, // 33: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
+	42, // 34: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
+	45, // 35: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
+	55, // 36: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
+	56, // 37: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	44, // 38: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
+	44, // 39: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
+	57, // 40: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	53, // 41: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
+	6,  // 42: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
+	21, // 43: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
+	24, // 44: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
+	26, // 45: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
+	28, // 46: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
+	30, // 47: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
+	32, // 48: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
+	34, // 49: tabuleiro.match.v1.MatchService.AnswerProbe:input_type -> tabuleiro.match.v1.AnswerProbeRequest
+	36, // 50: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
+	38, // 51: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
+	40, // 52: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
+	46, // 53: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
+	4,  // 54: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
+	2,  // 55: tabuleiro.match.v1.MatchService.InviteSpectator:input_type -> tabuleiro.match.v1.InviteSpectatorRequest
+	16, // 56: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
+	22, // 57: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
+	25, // 58: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
+	27, // 59: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
+	29, // 60: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
+	31, // 61: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
+	33, // 62: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
+	35, // 63: tabuleiro.match.v1.MatchService.AnswerProbe:output_type -> tabuleiro.match.v1.AnswerProbeResponse
+	37, // 64: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
+	39, // 65: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
+	43, // 66: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
+	47, // 67: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
+	5,  // 68: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
+	3,  // 69: tabuleiro.match.v1.MatchService.InviteSpectator:output_type -> tabuleiro.match.v1.InviteSpectatorResponse
+	56, // [56:70] is the sub-list for method output_type
+	42, // [42:56] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_match_v1_match_service_proto_init() }
@@ -3524,7 +3581,7 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_match_v1_match_service_proto_rawDesc), len(file_tabuleiro_match_v1_match_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   46,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
