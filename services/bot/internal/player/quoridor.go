@@ -291,13 +291,11 @@ func (g qGame) Eval(s *qState) int {
 		return score + walls[wMe] - walls[wOpp]
 	}
 	vMe, vOpp := walls[wMe], walls[wOpp]
-	if t := g.w.threat; t > 0 {
-		if wMe > 0 {
-			vMe += t * s.wallGain(1-me, dOpp)
-		}
-		if wOpp > 0 && !g.w.moverOnly {
-			vOpp += t * s.wallGain(me, dMe)
-		}
+	if wMe > 0 {
+		vMe += g.w.threat * s.wallGain(1-me, dOpp)
+	}
+	if wOpp > 0 && !g.w.moverOnly {
+		vOpp += g.w.threat * s.wallGain(me, dMe)
 	}
 	return score + vMe - vOpp
 }
