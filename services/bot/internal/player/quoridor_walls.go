@@ -46,17 +46,15 @@ func distWith(c *[4]bb, from int, goal bb, limit int) int {
 // pure function of them, so searches on several goroutines share it
 // (atomically: a torn entry is only a miss). An entry is the key's high
 // bits above eight bits of gain.
-var wallGainCache [1 << 18]atomic.Uint64
+var wallGainCache [1 << 16]atomic.Uint64
 
 // wallGainCap bounds a wall's gain as wallGain reports it.
 const wallGainCap = 15
 
 // wallGain returns the most steps one wall placed now would add to the
 // shortest path of side's pawn (capped at wallGainCap), whose length is d.
-// Only the walls that close every step between two layers of the
-// shortest paths' squares (by distance from the pawn) are tried, which
-// misses only a wall that cuts the paths in two different layers, each
-// cut completing the other's. Legality is
+// Any such wall cuts every shortest path, so it cuts one of them: only the
+// walls across the edges of one shortest path are tried. Legality is
 // checked against the walls on the board and this pawn's path only (not
 // the other pawn's), a cheap approximation.
 func (s *qState) wallGain(side, d int) int {
@@ -68,7 +66,7 @@ func (s *qState) wallGain(side, d int) int {
 	key ^= key >> 29
 	key *= 0xBF58476D1CE4E5B9
 	key ^= key >> 32
-	e := &wallGainCache[key&(1<<18-1)]
+	e := &wallGainCache[key&(1<<16-1)]
 	if v := e.Load(); v>>8 == key>>8 {
 		return int(v & 0xFF)
 	}
@@ -79,76 +77,38 @@ func (s *qState) wallGain(side, d int) int {
 
 func (s *qState) computeWallGain(pawn, side, d int) int {
 	goal := qGoals[side]
-	// Layers of distance from the pawn, then back from the goal the
-	// squares on some shortest path (on[i] at distance i).
-	var on [noPath]bb
+	// Layers of distance from the pawn, then one shortest path back from
+	// the goal.
+	var layers [noPath]bb
 	front := bit(pawn)
 	seen := front
 	for i := 0; i < d; i++ {
-		on[i] = front
+		layers[i] = front
 		front = s.expand(front).andNot(seen)
 		seen = seen.or(front)
 	}
-	on[d] = front.and(goal)
-	for i := d - 1; i >= 0; i-- {
-		on[i] = on[i].and(s.expand(on[i+1]))
-	}
-	// A wall lengthens the path only if it cuts every shortest path: here,
-	// only if it closes every step of the paths from one layer to the
-	// next. A wall closes two steps, so only the layers with one or two
-	// steps have such walls: those closing all of them.
+	at := front.and(goal).lowest()
 	var hCut, vCut uint64 // candidate anchors (bit file+8*rank) per orientation
-	for i := 0; i < d; i++ {
-		var steps [4]bb // per direction, the steps' sources
-		n := 0
-		for dir := range 4 {
-			src := on[i].andNot(s.closed[dir])
-			var dst bb
-			switch dir {
-			case up:
-				dst = src.shl(9)
-			case down:
-				dst = src.shr(9)
-			case right:
-				dst = src.shl(1)
-			default:
-				dst = src.shr(1)
+	for i := d - 1; i >= 0; i-- {
+		prev := s.expand(bit(at)).and(layers[i]).lowest()
+		lo, hi := min(at, prev), max(at, prev)
+		f, r := lo%9, lo/9
+		if hi-lo == 9 { // a step along a file: horizontal walls above lo
+			if f < 8 {
+				hCut |= 1 << uint(f+8*r)
 			}
-			dst = dst.board().and(on[i+1])
-			switch dir { // back to the sources that have a step
-			case up:
-				steps[dir] = dst.shr(9)
-			case down:
-				steps[dir] = dst.shl(9).board()
-			case right:
-				steps[dir] = dst.shr(1)
-			default:
-				steps[dir] = dst.shl(1).board()
+			if f > 0 {
+				hCut |= 1 << uint(f-1+8*r)
 			}
-			n += steps[dir].count()
-		}
-		if n > 2 {
-			continue
-		}
-		h, v := ^uint64(0), ^uint64(0)
-		for dir := range 4 {
-			for b := steps[dir]; !b.empty(); {
-				sq := b.lowest()
-				b = b.andNot(bit(sq))
-				lo := sq // the step's square nearer a1
-				switch dir {
-				case down:
-					lo = sq - 9
-				case left:
-					lo = sq - 1
-				}
-				eh, ev := stepBlockers(lo, dir == up || dir == down)
-				h &= eh
-				v &= ev
+		} else { // a step along a rank: vertical walls right of lo
+			if r < 8 {
+				vCut |= 1 << uint(f+8*r)
+			}
+			if r > 0 {
+				vCut |= 1 << uint(f+8*(r-1))
 			}
 		}
-		hCut |= h
-		vCut |= v
+		at = prev
 	}
 	// Drop the anchors the walls on the board overlap or cross.
 	const notFileA, notFileH = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
@@ -172,29 +132,6 @@ func (s *qState) computeWallGain(pawn, side, d int) int {
 		}
 	}
 	return best
-}
-
-// stepBlockers returns the anchors (bit file+8*rank) of the horizontal and
-// vertical walls that close the step from square lo to the square above it
-// (along a file) or right of it (along a rank).
-func stepBlockers(lo int, alongFile bool) (h, v uint64) {
-	f, r := lo%9, lo/9
-	if alongFile { // horizontal walls above lo
-		if f < 8 {
-			h |= 1 << uint(f+8*r)
-		}
-		if f > 0 {
-			h |= 1 << uint(f-1+8*r)
-		}
-		return h, 0
-	}
-	if r < 8 { // vertical walls right of lo
-		v |= 1 << uint(f+8*r)
-	}
-	if r > 0 {
-		v |= 1 << uint(f+8*(r-1))
-	}
-	return 0, v
 }
 
 // closeWall closes on c the edges of the wall anchored on file f, rank r.

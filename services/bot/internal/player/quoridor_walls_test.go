@@ -11,12 +11,11 @@ import (
 )
 
 // TestWallGainMatchesEveryWall: wallGain, which tries only the walls
-// closing every step between two layers of the shortest paths, finds the
-// best gain of placing every legal wall in turn, for both pawns, along
-// random games with many walls, in all but at most 2% of positions.
+// across one shortest path, finds the same best gain as placing every
+// legal wall in turn, for both pawns, along random games with many walls.
 func TestWallGainMatchesEveryWall(t *testing.T) {
 	t.Parallel()
-	checked, missed := 0, 0
+	checked := 0
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 49))
 		p, err := quoridor.NewPosition("standard", "")
@@ -51,10 +50,7 @@ func TestWallGainMatchesEveryWall(t *testing.T) {
 					continue
 				}
 				if got := s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d); got < want {
-					// A wall whose two closed steps lie in different
-					// layers, each cut completing the other's.
-					t.Logf("%s: side %d: wallGain %d, best legal wall %d", p.Encode(), side, got, want)
-					missed++
+					t.Errorf("%s: side %d: wallGain %d, best legal wall %d", p.Encode(), side, got, want)
 				} else if got > want {
 					t.Logf("%s: side %d: wallGain %d over the legal walls' %d (a wall that would close the other pawn in)", p.Encode(), side, got, want)
 				}
@@ -80,9 +76,6 @@ func TestWallGainMatchesEveryWall(t *testing.T) {
 	}
 	if checked < 500 {
 		t.Fatalf("only %d positions checked", checked)
-	}
-	if missed*50 > checked {
-		t.Errorf("wallGain below the best legal wall's gain in %d of %d positions (more than 2%%)", missed, checked)
 	}
 }
 
