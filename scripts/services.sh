@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs (apt) and starts the Redis and PostgreSQL that the tests talk to,
+# Installs (apt) and starts the Redis and PostgreSQL that the tests talk to
+# (and installs HAProxy, the edge the tests run),
 # as plain processes, and exports TABULEIRO_TEST_REDIS_URL,
 # TABULEIRO_TEST_DATABASE_URL and TABULEIRO_TEST_PGCTL. scripts/test.sh
 # sources it; to run single tests by hand:
@@ -20,6 +21,9 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-sentinel >/dev/null 2>&1 || missing+=(redis-sentinel)
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
 command -v runuser >/dev/null 2>&1 || missing+=(util-linux)
+# The edge (deploy/haproxy/haproxy.cfg), run by the e2e and fault tests;
+# apt never starts it (no systemd), the tests run their own.
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq

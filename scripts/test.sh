@@ -27,7 +27,7 @@ STEPS=(
   "race      go test -race -short over every workspace module's concurrent code"
   "embedded  lobby and match suites against the one-process mode's embedded Redis"
   "deep      single-threaded packages (engine, rules docs, schema), perft and long suites, without -race"
-  "fault     killed, stopped and restarted processes"
+  "fault     killed, stopped and restarted processes, directly and through the edge (HAProxy)"
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost"
   "sentinel  Redis Sentinel failover: primary killed mid-game, replica promoted, games go on; plies lost with and without WAIT"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
@@ -272,7 +272,9 @@ step_webunit() {
 step_webe2e() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
-  fc-list :lang=zh family 2>/dev/null | grep -q . || missing+=(fonts-wqy-microhei) # Banqi's pieces
+  # No CJK font: Banqi's pieces are outlines (web/src/glyphs.ts), and
+  # e2e/i18n.test.ts draws them in a chromium that sees DejaVu only.
+  fc-list :lang=en family 2>/dev/null | grep -qi dejavu || missing+=(fonts-dejavu-core)
   if ((${#missing[@]})); then
     # Under services.sh's machine-wide lock: two runs must not run apt at once.
     (

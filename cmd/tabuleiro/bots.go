@@ -28,7 +28,7 @@ func newBotsCommand(e *env) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "bots",
-		Short: "Play bot levels against each other and measure their strength",
+		Short: e.t("cmd.bots.short"),
 		Long: "Play --games games between levels --a and --b (easy, medium, hard, expert)\n" +
 			"directly through the engine, alternating who moves first, several games at a\n" +
 			"time. Progress goes to standard error; the table (wins, draws, losses, score,\n" +
@@ -86,7 +86,7 @@ func newBotsLadderCommand(e *env) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "ladder",
-		Short: "Rate every bot level of a game in a round robin",
+		Short: e.t("cmd.bots.ladder.short"),
 		Long: "Play a round robin of --games games between every pair of --levels (default:\n" +
 			"every level and the frozen past experts, such as expert-1) and print\n" +
 			"Bradley-Terry ratings on the Elo scale, anchored at the first level (easy),\n" +

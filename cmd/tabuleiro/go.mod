@@ -25,7 +25,6 @@ require (
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 	tabuleiro.dev/pkg/engine v0.0.0
-	tabuleiro.dev/services/edge v0.0.0
 	tabuleiro.dev/web v0.0.0
 )
 
@@ -121,7 +120,5 @@ replace tabuleiro.dev/services/lobby => ../../services/lobby
 replace tabuleiro.dev/services/match => ../../services/match
 
 replace tabuleiro.dev/docs => ../../docs
-
-replace tabuleiro.dev/services/edge => ../../services/edge
 
 replace tabuleiro.dev/web => ../../web

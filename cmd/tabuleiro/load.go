@@ -22,7 +22,7 @@ func newLoadCommand(e *env) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "load",
-		Short: "Load a server with simulated players and report the figures",
+		Short: e.t("cmd.load.short"),
 		Long: "Run simulated players against a server through the public API: each signs in\n" +
 			"as a guest, queues for a Quoridor pairing, plays fast legal plies (pawn steps:\n" +
 			"a few random ones, then straight to the goal), and queues again until the\n" +

@@ -14,7 +14,7 @@ import (
 func newMigrateCommand(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
-		Short: "Apply the database migrations to TABULEIRO_DATABASE_URL (PostgreSQL)",
+		Short: e.t("cmd.migrate.short"),
 		Long: "Apply every pending migration of migrations/ to the PostgreSQL database\n" +
 			"named by TABULEIRO_DATABASE_URL, then exit. Running it again applies nothing.\n" +
 			"The compose stack runs it once before the services start.",

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/games"
@@ -50,11 +52,11 @@ type serverFlags struct {
 // defaultKeep is how long `play` keeps an unfinished local game.
 const defaultKeep = 30 * 24 * time.Hour
 
-func (f *serverFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.server, "server", "", "address of a Tabuleiro server (HOST:PORT); empty runs every service in this process")
-	c.Flags().StringVar(&f.dataDir, "data-dir", "", "where the local mode keeps its state (default $XDG_DATA_HOME/tabuleiro or ~/.local/share/tabuleiro)")
-	c.Flags().StringVar(&f.redisURL, "redis-url", "", "local mode: use this Redis instead of the embedded one")
-	c.Flags().StringVar(&f.databaseURL, "database-url", "", "local mode: use this PostgreSQL instead of the embedded SQLite")
+func (f *serverFlags) register(e *env, c *cobra.Command) {
+	c.Flags().StringVar(&f.server, "server", "", e.t("flag.server"))
+	c.Flags().StringVar(&f.dataDir, "data-dir", "", e.t("flag.data_dir"))
+	c.Flags().StringVar(&f.redisURL, "redis-url", "", e.t("flag.redis_url"))
+	c.Flags().StringVar(&f.databaseURL, "database-url", "", e.t("flag.database_url"))
 }
 
 func (f *serverFlags) dir(e *env) (string, error) {
@@ -75,6 +77,7 @@ type connection struct {
 	dataDir string
 	key     string // the identity key: the server's address, or "local"
 	stop    func() error
+	p       *text.Printer
 }
 
 // connect dials the server, starting the one-process mode first when no
@@ -85,7 +88,7 @@ func (f *serverFlags) connect(ctx context.Context, e *env) (*connection, error) 
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	conn := &connection{dataDir: dir, key: f.server, stop: func() error { return nil }}
+	conn := &connection{dataDir: dir, key: f.server, stop: func() error { return nil }, p: e.p}
 	addr := f.server
 	if addr == "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -105,7 +108,7 @@ func (f *serverFlags) connect(ctx context.Context, e *env) (*connection, error) 
 			cancel()
 			_ = logf.Close()
 			if !local.Busy(err) { // that one says what happened and what to do
-				err = fmt.Errorf("the local server (the one-process mode, without --server) did not start: %w", err)
+				err = e.errorf("error.local_start", "error", err)
 			}
 			return nil, &exitError{code: 1, err: err}
 		}
@@ -134,7 +137,7 @@ func (cn *connection) identity(ctx context.Context, name string, extra int) (cli
 	key := cn.key
 	if extra > 0 {
 		key = fmt.Sprintf("%s#%d", key, extra+1)
-		name = fmt.Sprintf("Player %d", extra+1)
+		name = text.T(cn.p, "player.extra", "n", fmt.Sprint(extra+1))
 	}
 	return cn.c.Identity(ctx, cn.identities(), key, name)
 }
@@ -182,18 +185,9 @@ func newPlayCommand(e *env) *cobra.Command {
 	var f playFlags
 	c := &cobra.Command{
 		Use:   "play",
-		Short: "Play a game in the terminal against a bot, a friend or a stranger",
-		Long: "Play a game in the terminal. Without --server every service runs in this\n" +
-			"process (see `tabuleiro serve`), with its state kept in the data directory, so\n" +
-			"unfinished games are offered for resumption and history and stats persist.\n\n" +
-			"--vs bot:LEVEL plays a bot (easy, medium, hard, expert); --vs local puts both\n" +
-			"players at this keyboard; --room CODE joins a friend's room (--room new opens\n" +
-			"one and prints its code); --queue pairs you with a stranger.\n\n" +
-			"--auto plays without a terminal: random legal plies for your seat (both seats\n" +
-			"with --vs local) until the game ends, and prints the outcome. --game all plays\n" +
-			"each game in turn. Unless --data-dir is given it uses a temporary data\n" +
-			"directory, so that your history and stats are left alone.",
-		Args: cobra.NoArgs,
+		Short: e.t("cmd.play.short"),
+		Long:  e.t("cmd.play.long"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, name := range []string{"game", "vs", "room", "queue"} {
 				f.explicit = f.explicit || cmd.Flags().Changed(name)
@@ -201,20 +195,20 @@ func newPlayCommand(e *env) *cobra.Command {
 			return f.run(cmd.Context(), e)
 		},
 	}
-	f.serverFlags.register(c)
-	c.Flags().StringVar(&f.game, "game", "quoridor", "quoridor, corners or banqi (--auto: also all)")
-	c.Flags().StringVar(&f.variant, "variant", "", "variant id (default: the game's first)")
-	c.Flags().StringVar(&f.vs, "vs", "bot:easy", "opponent: bot:easy|medium|hard|expert, or local")
-	c.Flags().StringVar(&f.room, "room", "", "join the room with this invite code; new opens a room")
-	c.Flags().StringVar(&f.password, "password", "", "password of a private room")
-	c.Flags().BoolVar(&f.queue, "queue", false, "find an opponent by rating")
-	c.Flags().StringVar(&f.clock, "clock", "", `clock, "5m+3s" (base+increment) or "none"; default: none`)
-	c.Flags().StringVar(&f.name, "name", "", "your display name (2-24 letters, digits, spaces, _ - .); given again later it renames you (default: the name you already use here, else $USER, else Guest XXXX)")
-	c.Flags().BoolVar(&f.resume, "resume", false, "offer your unfinished games even when --game, --vs, --room or --queue is given")
-	c.Flags().BoolVar(&f.auto, "auto", false, "play random legal plies without a terminal, print the outcome")
-	c.Flags().IntVar(&f.games, "games", 1, "--auto: games to play of each game")
-	c.Flags().Uint64Var(&f.seed, "seed", 1, "--auto: seed of the random plies")
-	c.Flags().DurationVar(&f.keep, "keep", defaultKeep, "without --server: how long an unfinished game waits to be resumed")
+	f.serverFlags.register(e, c)
+	c.Flags().StringVar(&f.game, "game", "quoridor", e.t("flag.play.game"))
+	c.Flags().StringVar(&f.variant, "variant", "", e.t("flag.play.variant"))
+	c.Flags().StringVar(&f.vs, "vs", "bot:easy", e.t("flag.play.vs"))
+	c.Flags().StringVar(&f.room, "room", "", e.t("flag.play.room"))
+	c.Flags().StringVar(&f.password, "password", "", e.t("flag.play.password"))
+	c.Flags().BoolVar(&f.queue, "queue", false, e.t("flag.play.queue"))
+	c.Flags().StringVar(&f.clock, "clock", "", e.t("flag.play.clock"))
+	c.Flags().StringVar(&f.name, "name", "", e.t("flag.play.name"))
+	c.Flags().BoolVar(&f.resume, "resume", false, e.t("flag.play.resume"))
+	c.Flags().BoolVar(&f.auto, "auto", false, e.t("flag.play.auto"))
+	c.Flags().IntVar(&f.games, "games", 1, e.t("flag.play.games"))
+	c.Flags().Uint64Var(&f.seed, "seed", 1, e.t("flag.play.seed"))
+	c.Flags().DurationVar(&f.keep, "keep", defaultKeep, e.t("flag.play.keep"))
 	return c
 }
 
@@ -227,7 +221,7 @@ type opponent struct {
 	render string
 }
 
-func (f *playFlags) opponent() (opponent, error) {
+func (f *playFlags) opponent(e *env) (opponent, error) {
 	n := 0
 	for _, set := range []bool{f.room != "", f.queue} {
 		if set {
@@ -235,25 +229,25 @@ func (f *playFlags) opponent() (opponent, error) {
 		}
 	}
 	if n > 1 {
-		return opponent{}, errors.New("give at most one of --room and --queue")
+		return opponent{}, e.errorf("error.room_and_queue")
 	}
 	switch {
 	case f.room != "":
-		return opponent{room: f.room, render: "room " + f.room}, nil
+		return opponent{room: f.room, render: e.t("title.room", "room", f.room)}, nil
 	case f.queue:
-		return opponent{queue: true, render: "paired"}, nil
+		return opponent{queue: true, render: e.t("title.paired")}, nil
 	case f.vs == "local":
-		return opponent{local: true, render: "two players, one keyboard"}, nil
+		return opponent{local: true, render: e.t("title.local")}, nil
 	}
 	lvl, ok := strings.CutPrefix(f.vs, "bot:")
 	if !ok {
-		return opponent{}, fmt.Errorf("--vs %q: want bot:LEVEL or local", f.vs)
+		return opponent{}, e.errorf("error.vs", "vs", f.vs)
 	}
 	v, ok := gamev1.BotLevel_value["BOT_LEVEL_"+strings.ToUpper(lvl)]
 	if !ok || v == 0 {
-		return opponent{}, fmt.Errorf("--vs %q: the levels are easy, medium, hard and expert", f.vs)
+		return opponent{}, e.errorf("error.vs_level", "vs", f.vs)
 	}
-	return opponent{level: gamev1.BotLevel(v), render: "vs Bot (" + lvl + ")"}, nil
+	return opponent{level: gamev1.BotLevel(v), render: botTitle(e.p, gamev1.BotLevel(v), nil)}, nil
 }
 
 func parseClock(s string) (*gamev1.TimeControl, error) {
@@ -295,7 +289,7 @@ func variantOf(g engine.Game, v string) (string, error) {
 }
 
 func (f *playFlags) run(ctx context.Context, e *env) error {
-	opp, err := f.opponent()
+	opp, err := f.opponent(e)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -305,11 +299,11 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 	}
 	gameList := []engine.Game{engine.Game(f.game)}
 	if f.game != "all" && !slices.Contains(games.List(), engine.Game(f.game)) {
-		return &exitError{code: 2, err: fmt.Errorf("unknown game %s (want %s)", f.game, gameChoice())}
+		return &exitError{code: 2, err: e.errorf("error.unknown_game", "game", f.game, "choice", gameChoice(e.p))}
 	}
 	if f.game == "all" {
 		if !f.auto {
-			return &exitError{code: 2, err: errors.New("--game all is for --auto")}
+			return &exitError{code: 2, err: e.errorf("error.game_all")}
 		}
 		gameList = games.List()
 	}
@@ -342,16 +336,16 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 	name := cmp.Or(f.name, cn.knownName(), defaultName(e))
 	me, err := cn.identity(ctx, name, 0)
 	if err != nil {
-		if bad := badName(f.name, err); bad != nil {
+		if bad := badName(e.p, f.name, err); bad != nil {
 			return bad
 		}
-		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}
+		return &exitError{code: 1, err: reachErr(e.p, err, cn.c.Target())}
 	}
 	if f.name != "" && me.Name != f.name {
 		// --name on a kept identity renames it (same player: history and
 		// ratings stay).
 		if me, err = cn.rename(ctx, me, f.name); err != nil {
-			if bad := badName(f.name, err); bad != nil {
+			if bad := badName(e.p, f.name, err); bad != nil {
 				return bad
 			}
 			return &exitError{code: 2, err: err}
@@ -363,7 +357,7 @@ func (f *playFlags) run(ctx context.Context, e *env) error {
 			return &exitError{code: 1, err: err}
 		}
 	}
-	t := &tables{c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr, addr: cn.c.Target(), local: cn.local != nil,
+	t := &tables{p: e.p, c: cn.c, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.stderr, addr: cn.c.Target(), local: cn.local != nil,
 		dataDir: f.dataDir}
 	// A game at one keyboard resumes with both seats whatever --vs says.
 	if t.secondID = cn.knownExtra(1); !opp.local && t.secondID != "" {
@@ -386,26 +380,26 @@ func needTerminal(e *env) error {
 	for _, s := range []struct {
 		name string
 		f    any
-	}{{"standard input", e.stdin}, {"standard output", e.stdout}} {
+	}{{"error.stdin_not_terminal", e.stdin}, {"error.stdout_not_terminal", e.stdout}} {
 		if f, ok := s.f.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
-			return fmt.Errorf("play is interactive and %s is not a terminal; run it in a terminal, "+
-				"or use `tabuleiro play --auto` to play random plies and print the outcome line by line", s.name)
+			return e.errorf(s.name)
 		}
 	}
 	return nil
 }
 
 // gameChoice lists the games for a message: "quoridor, corners or banqi".
-func gameChoice() string {
+func gameChoice(p *text.Printer) string {
 	names := gameNames()
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return text.T(p, "list.or", "first", strings.Join(names[:len(names)-1], ", "), "last", names[len(names)-1])
 }
 
 // tables makes the tables the terminal client plays at.
 type tables struct {
+	p      *text.Printer
 	c      *client.Client
 	me     client.Player
 	second client.Player // the second player of a local game
@@ -435,8 +429,7 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 		return t.localMatch(ctx, round)
 	case t.opp.room != "" && t.opp.room != "new" && round > 0:
 		// The friend's room has had its game; a new one needs a new room.
-		return "", nil, fmt.Errorf("the game of room %s is over and there is no rematch; a new game needs a new room: "+
-			"your friend runs `tabuleiro play --room new --server %s` and gives you its code, or you do and give them yours", t.opp.room, t.addr)
+		return "", nil, errors.New(t.t("error.room_over", "room", t.opp.room, "server", t.addr))
 	case t.opp.room != "":
 		return t.roomMatch(ctx)
 	case t.opp.queue:
@@ -446,9 +439,9 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 	if err != nil {
 		if status.Code(err) == codes.FailedPrecondition && strings.Contains(err.Error(), "already in match") {
 			// One live match per player (the lobby's rule).
-			return "", nil, fmt.Errorf("play a bot: %w; resume it with `%s play --resume` (and resign it there with R to start another)", err, selfCommand())
+			return "", nil, t.errorf("error.play_bot_busy", "error", err, "command", selfCommand())
 		}
-		return "", nil, fmt.Errorf("play a bot: %w", err)
+		return "", nil, t.errorf("error.play_bot", "error", err)
 	}
 	return resp.GetMatchId(), map[gamev1.Seat]client.Player{resp.GetYourSeat(): t.me}, nil
 }
@@ -458,15 +451,14 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 // is the rule), said as a player's sentence; nil for any other error.
 // A name that is not UTF-8 never reaches the server (gRPC refuses to
 // marshal it): that error is the same refusal.
-func badName(name string, err error) error {
+func badName(p *text.Printer, name string, err error) error {
 	if name == "" || err == nil {
 		return nil
 	}
 	if utf8.ValidString(name) && (status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "display_name")) {
 		return nil
 	}
-	return &exitError{code: 2, err: fmt.Errorf("--name %q is not a name you can play under. A name has 2 to 24 characters: "+
-		"letters of one alphabet, digits, spaces, _ - or ., with no space at either end; for example --name \"Ana Lima\"", name)}
+	return &exitError{code: 2, err: errors.New(text.T(p, "error.bad_name", "name", strconv.Quote(name)))}
 }
 
 // localMatch seats both players of this keyboard through a private room:
@@ -483,17 +475,17 @@ func (t *tables) localMatch(ctx context.Context, round int) (string, map[gamev1.
 		Password: pw, HostSeat: seat, OneDevice: true,
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("open a local room: %w", err)
+		return "", nil, t.errorf("error.open_local_room", "error", err)
 	}
 	joined, err := t.c.Lobby.JoinRoom(t.second.Context(ctx), &lobbyv1.JoinRoomRequest{
 		Target: &lobbyv1.JoinRoomRequest_InviteCode{InviteCode: room.GetRoom().GetInviteCode()}, Password: pw, OneDevice: true,
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("join the local room: %w", err)
+		return "", nil, t.errorf("error.join_local_room", "error", err)
 	}
 	id, theirs := joined.GetRoom().GetMatchId(), joined.GetYourSeat()
 	if id == "" {
-		return "", nil, errors.New("the local room started no match")
+		return "", nil, errors.New(t.t("error.local_room_no_match"))
 	}
 	mine := gamev1.Seat_SEAT_FIRST
 	if theirs == gamev1.Seat_SEAT_FIRST {
@@ -512,10 +504,10 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 		}
 		r, err := t.c.Lobby.CreateRoom(mctx, &lobbyv1.CreateRoomRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc, Visibility: vis, Password: t.password})
 		if err != nil {
-			return "", nil, fmt.Errorf("open a room: %w", err)
+			return "", nil, t.errorf("error.open_room", "error", err)
 		}
 		roomID = r.GetRoom().GetRoomId()
-		t.say(invitation(r.GetRoom(), t.addr, t.password != "", t.local, t.gameLine()))
+		t.say(t.invitation(r.GetRoom(), t.gameLine()))
 	} else {
 		j, err := t.joinRoom(mctx)
 		if err != nil {
@@ -528,18 +520,18 @@ func (t *tables) roomMatch(ctx context.Context) (string, map[gamev1.Seat]client.
 	}
 	w, err := t.c.Lobby.WatchRoom(mctx, &lobbyv1.WatchRoomRequest{RoomId: roomID})
 	if err != nil {
-		return "", nil, fmt.Errorf("watch room: %w", err)
+		return "", nil, t.errorf("error.watch_room", "error", err)
 	}
 	for {
 		u, err := w.Recv()
 		if err != nil {
-			return "", nil, fmt.Errorf("watch room: %w", err)
+			return "", nil, t.errorf("error.watch_room", "error", err)
 		}
 		if id := u.GetRoom().GetMatchId(); id != "" {
 			return id, map[gamev1.Seat]client.Player{u.GetYourSeat(): t.me}, nil
 		}
 		if u.GetRoom().GetStatus() == lobbyv1.RoomStatus_ROOM_STATUS_CLOSED {
-			return "", nil, errors.New("the room closed")
+			return "", nil, errors.New(t.t("error.room_closed"))
 		}
 	}
 }
@@ -622,28 +614,32 @@ func (t *tables) say(s string) {
 }
 
 // invitation tells the host how a friend joins the room.
-func invitation(r *lobbyv1.Room, addr string, password, local bool, game string) string {
-	join := fmt.Sprintf("tabuleiro play --room %s --server %s", r.GetInviteCode(), addr)
-	if password {
-		join += " --password PASSWORD"
+func (t *tables) invitation(r *lobbyv1.Room, game string) string {
+	join := fmt.Sprintf("tabuleiro play --room %s --server %s", r.GetInviteCode(), t.addr)
+	if t.password != "" {
+		join += " --password " + t.t("invite.password_word")
 	}
-	s := fmt.Sprintf("Room open for %s: invite code %s (room id %s).\nYour friend joins with:\n  %s\n", game, r.GetInviteCode(), r.GetRoomId(), join)
-	if local {
-		s += "(this server runs inside this command, on a loopback port, until it quits;\n" +
-			" for a friend on another machine run `tabuleiro serve --addr HOST:PORT` and play with --server)\n"
+	s := t.t("invite.open", "game", game, "code", r.GetInviteCode(), "room", r.GetRoomId(), "command", join) + "\n"
+	if t.local {
+		s += t.t("invite.local") + "\n"
 	}
-	return s + "Waiting for a second player…"
+	return s + t.t("invite.waiting")
 }
+
+// t is the message key in the player's language.
+func (t *tables) t(key string, kv ...any) string { return text.T(t.p, key, kv...) }
+
+// errorf is env.errorf for the tables.
+func (t *tables) errorf(key string, kv ...any) error { return (&env{p: t.p}).errorf(key, kv...) }
 
 // gameLine names the game, variant and clock of a new game: "Quoridor
 // standard, no clock".
 func (t *tables) gameLine() string {
-	g := strings.TrimPrefix(t.game.String(), "GAME_")
-	s := strings.ToUpper(g[:1]) + strings.ToLower(g[1:]) + " " + t.variant
+	s := text.Game(t.p, t.game) + " " + t.variant
 	if t.tc == nil {
-		return s + ", no clock"
+		return t.t("game_line.no_clock", "game", s)
 	}
-	return s + fmt.Sprintf(", clock %s+%s", time.Duration(t.tc.GetBaseMs())*time.Millisecond, time.Duration(t.tc.GetIncrementMs())*time.Millisecond)
+	return t.t("game_line.clock", "game", s, "clock", fmt.Sprintf("%s+%s", time.Duration(t.tc.GetBaseMs())*time.Millisecond, time.Duration(t.tc.GetIncrementMs())*time.Millisecond))
 }
 
 // joinRoom joins the room --room names, by invite code or by room id.
@@ -652,19 +648,19 @@ func (t *tables) joinRoom(ctx context.Context) (*lobbyv1.JoinRoomResponse, error
 	if status.Code(err) == codes.NotFound {
 		j, err = t.c.Lobby.JoinRoom(ctx, &lobbyv1.JoinRoomRequest{Target: &lobbyv1.JoinRoomRequest_RoomId{RoomId: t.opp.room}, Password: t.password})
 		if status.Code(err) == codes.NotFound {
-			err = errors.New("no room has this invite code or id")
+			err = errors.New(t.t("error.no_room"))
 			if t.local {
-				err = errors.New("no room has this invite code or id on the server of this command; a friend's room needs --server ADDR")
+				err = errors.New(t.t("error.no_room_local"))
 			}
 		}
 	}
 	if err != nil && strings.Contains(err.Error(), "you host room") {
 		// Both players of one machine share the identity of one data
 		// directory.
-		err = fmt.Errorf("%w; a second player on this machine needs an identity of its own: add --data-dir DIR (any other directory)", err)
+		err = t.errorf("error.host_own_room", "error", err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("join room %s: %w", t.opp.room, err)
+		return nil, t.errorf("error.join_room", "room", t.opp.room, "error", err)
 	}
 	return j, nil
 }
@@ -674,18 +670,18 @@ func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client
 	defer cancel()
 	s, err := t.c.Lobby.FindMatch(fctx, &lobbyv1.FindMatchRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc})
 	if err != nil {
-		return "", nil, fmt.Errorf("queue: %w", err)
+		return "", nil, t.errorf("error.queue", "error", err)
 	}
 	for {
 		u, err := s.Recv()
 		if err != nil {
-			return "", nil, fmt.Errorf("queue: %w", err)
+			return "", nil, t.errorf("error.queue", "error", err)
 		}
 		if m := u.GetMatched(); m != nil {
 			return m.GetMatchId(), map[gamev1.Seat]client.Player{m.GetYourSeat(): t.me}, nil
 		}
 		if u.GetQueued() != nil {
-			fmt.Fprintln(t.out, "queued; waiting for an opponent…")
+			fmt.Fprintln(t.out, t.t("queue.waiting"))
 		}
 	}
 }
@@ -702,9 +698,9 @@ func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]cli
 			p := s.GetParticipant()
 			switch {
 			case p.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
-				tb.Title = botTitle(p.GetBotLevel(), t.botRating(ctx, m.GetMatch().GetGame(), m.GetMatch().GetVariant(), p.GetBotLevel()))
+				tb.Title = botTitle(t.p, p.GetBotLevel(), t.botRating(ctx, m.GetMatch().GetGame(), m.GetMatch().GetVariant(), p.GetBotLevel()))
 			case nameOpponent && p.GetPlayerId() != t.me.ID && p.GetDisplayName() != "":
-				tb.Title = "vs " + p.GetDisplayName() // name the person met there
+				tb.Title = t.t("title.vs", "name", p.GetDisplayName()) // name the person met there
 			}
 		}
 	}
@@ -756,22 +752,22 @@ func (t *tables) resume(ctx context.Context, active []*lobbyv1.MatchSummary, id 
 				seats[p.GetSeat()] = second
 			}
 		}
-		title = resumedTitle(m, t.me.ID, cmp.Or(t.second.ID, t.secondID))
+		title = resumedTitle(t.p, m, t.me.ID, cmp.Or(t.second.ID, t.secondID))
 	}
 	if len(seats) == 0 {
-		return nil, fmt.Errorf("match %s has no seat of yours", id)
+		return nil, errors.New(t.t("error.no_seat", "match", id))
 	}
 	return t.table(ctx, id, seats, title)
 }
 
 // botTitle names a bot opponent: "vs Bot (hard)", or "vs Bot (hard · 700)"
 // with its level's ladder rating (Elo scale, easy = 0).
-func botTitle(level gamev1.BotLevel, r *gamev1.BotRating) string {
-	lvl := strings.ToLower(strings.TrimPrefix(level.String(), "BOT_LEVEL_"))
+func botTitle(p *text.Printer, level gamev1.BotLevel, r *gamev1.BotRating) string {
+	lvl := text.Level(p, level)
 	if r == nil {
-		return "vs Bot (" + lvl + ")"
+		return text.T(p, "title.bot", "level", lvl)
 	}
-	return fmt.Sprintf("vs Bot (%s · %d)", lvl, r.GetRating())
+	return text.T(p, "title.bot_rating", "level", lvl, "rating", int(r.GetRating()))
 }
 
 // botRating is a level's ladder rating in a variant (lobby.v1
@@ -797,7 +793,7 @@ func (t *tables) botRating(ctx context.Context, g gamev1.Game, variant string, l
 
 // resumedTitle names the opponent of a resumed match as a new game's
 // title would (the flags of this run do not describe it).
-func resumedTitle(m *lobbyv1.MatchSummary, me, second string) string {
+func resumedTitle(pr *text.Printer, m *lobbyv1.MatchSummary, me, second string) string {
 	var others []string
 	mine := 0
 	for _, p := range m.GetParticipants() {
@@ -805,11 +801,11 @@ func resumedTitle(m *lobbyv1.MatchSummary, me, second string) string {
 		case p.GetPlayerId() == me:
 			mine++
 		case second != "" && p.GetPlayerId() == second:
-			others = append(others, "two players, one keyboard")
+			others = append(others, text.T(pr, "title.local"))
 		case p.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
-			others = append(others, botTitle(p.GetBotLevel(), nil))
+			others = append(others, botTitle(pr, p.GetBotLevel(), nil))
 		default:
-			others = append(others, "vs "+p.GetDisplayName())
+			others = append(others, text.T(pr, "title.vs", "name", p.GetDisplayName()))
 		}
 	}
 	if mine == 0 || len(others) != 1 {
@@ -821,14 +817,10 @@ func resumedTitle(m *lobbyv1.MatchSummary, me, second string) string {
 // unfinishedLine mentions n unfinished games not offered (others, when
 // some were).
 func (t *tables) unfinishedLine(n int, others bool) string {
-	a, some := "an", ""
 	if others {
-		a, some = "another", " other"
+		return t.t("unfinished.others", "count", n, "command", t.resumeCommand())
 	}
-	if n == 1 {
-		return fmt.Sprintf("you have %s unfinished game: %s", a, t.resumeCommand())
-	}
-	return fmt.Sprintf("you have %d%s unfinished games: %s", n, some, t.resumeCommand())
+	return t.t("unfinished", "count", n, "command", t.resumeCommand())
 }
 
 // compatible reports whether unfinished match m is a game that this run's
@@ -880,19 +872,18 @@ func (t *tables) unfinished(ctx context.Context, ms []*lobbyv1.MatchSummary) []*
 func runTUI(ctx context.Context, e *env, t *tables, startNew, resumeOnly bool) error {
 	active, err := t.c.Lobby.ListActiveMatches(t.me.Context(ctx), &lobbyv1.ListActiveMatchesRequest{})
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("list unfinished games: %w", err)}
+		return &exitError{code: 1, err: t.errorf("error.list_unfinished", "error", err)}
 	}
 	unfinished := t.unfinished(ctx, active.GetMatches())
 	if resumeOnly && len(unfinished) == 0 {
-		where, history := "on this computer", "tabuleiro history"
+		key, history := "resume.none_here", "tabuleiro history"
 		if !t.local {
-			where, history = "on "+t.addr, "tabuleiro history --server "+shellQuote(t.addr)
+			key, history = "resume.none_on", "tabuleiro history --server "+shellQuote(t.addr)
 		}
 		if t.dataDir != "" {
 			history += " --data-dir " + shellQuote(t.dataDir)
 		}
-		fmt.Fprintf(e.stdout, "No unfinished game to resume %s (a game left past its reconnection window is lost by abandonment: `%s` shows how your games ended). `%s` starts a new one.\n",
-			where, history, strings.Replace(t.resumeCommand(), " play --resume", " play", 1))
+		fmt.Fprintln(e.stdout, t.t(key, "server", t.addr, "history", history, "command", strings.Replace(t.resumeCommand(), " play --resume", " play", 1)))
 		return nil
 	}
 	// With flags naming a game, the unfinished games that are that game
@@ -925,6 +916,7 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew, resumeOnly bool) e
 		Resume:     func(id string) (*tui.Table, error) { return t.resume(ctx, active.GetMatches(), id) },
 		ResumeHint: t.resumeHint(),
 		Online:     !t.local,
+		Printer:    e.p,
 	}
 	if t.opp.room != "" {
 		deps.Rematch = t.rematcher(ctx)
@@ -946,7 +938,7 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew, resumeOnly bool) e
 		return &exitError{code: 1, err: err}
 	}
 	if m, ok := final.(tui.Model); ok {
-		afterTUI(e.stdout, m, deps.ResumeHint, reminder)
+		afterTUI(e, m, deps.ResumeHint, reminder)
 		if err := m.Err(); err != nil {
 			return &exitError{code: 1, err: err}
 		}
@@ -958,14 +950,14 @@ func runTUI(ctx context.Context, e *env, t *tables, startNew, resumeOnly bool) e
 // takes what was on it), what the player should keep: the result, or how
 // to come back to a game left unfinished; then the reminder of other
 // unfinished games.
-func afterTUI(w io.Writer, m tui.Model, resumeHint, reminder string) {
+func afterTUI(e *env, m tui.Model, resumeHint, reminder string) {
 	if r := m.Result(); r != "" {
-		fmt.Fprintln(w, r)
+		fmt.Fprintln(e.stdout, r)
 	} else if id := m.Unfinished(); id != "" && resumeHint != "" {
-		fmt.Fprintf(w, "Game %s is unfinished; come back to it with %s.\n", id, resumeHint)
+		fmt.Fprintln(e.stdout, e.t("after.unfinished", "match", id, "command", resumeHint))
 	}
 	if reminder != "" {
-		fmt.Fprintln(w, reminder)
+		fmt.Fprintln(e.stdout, reminder)
 	}
 }
 
@@ -990,20 +982,21 @@ func (f *playFlags) runAuto(ctx context.Context, e *env, t *tables, gameList []e
 			res, err := autoSeats(ctx, t.c, id, seats, seed)
 			if err != nil {
 				failed++
-				fmt.Fprintf(e.stderr, "%s %s game %d (%s): %v\n", g, variant, i+1, id, err)
+				fmt.Fprintln(e.stderr, e.t("auto.failed", "game", string(g), "variant", variant, "n", i+1, "match", id, "error", text.Err(e.p, err)))
 				continue
 			}
 			you := ""
 			if len(seats) == 1 {
 				for seat := range seats {
-					you = " (you moved " + map[gamev1.Seat]string{gamev1.Seat_SEAT_FIRST: "first", gamev1.Seat_SEAT_SECOND: "second"}[seat] + ")"
+					you = " " + map[gamev1.Seat]string{gamev1.Seat_SEAT_FIRST: e.t("auto.you_first"), gamev1.Seat_SEAT_SECOND: e.t("auto.you_second")}[seat]
 				}
 			}
-			fmt.Fprintf(e.stdout, "%s %s: %s%s, %s after %d plies\n", g, variant, t.opp.render, you, outcomeText(g, res.Outcome), res.Plies)
+			fmt.Fprintln(e.stdout, e.t("auto.line", "game", string(g), "variant", variant, "opponent", t.opp.render+you,
+				"outcome", outcomeText(e.p, g, res.Outcome), "plies", e.t("plies", "count", res.Plies)))
 		}
 	}
 	if failed > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%d games failed", failed)}
+		return &exitError{code: 1, err: e.errorf("auto.games_failed", "count", failed)}
 	}
 	return nil
 }
@@ -1034,23 +1027,13 @@ func autoSeats(ctx context.Context, c *client.Client, id string, seats map[gamev
 }
 
 // outcomeText says how a game ended, naming seats as the game does.
-func outcomeText(g engine.Game, o *gamev1.Outcome) string {
-	reason := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "REASON_")), "_", " ")
-	switch o.GetResult() {
-	case gamev1.Result_RESULT_WIN:
-		return fmt.Sprintf("%s wins by %s", seatWord(g, o.GetWinner()), reason)
-	case gamev1.Result_RESULT_DRAW:
-		return "draw by " + reason
+func outcomeText(p *text.Printer, g engine.Game, o *gamev1.Outcome) string {
+	if o.GetResult() == gamev1.Result_RESULT_ONGOING {
+		return text.T(p, "outcome.ongoing")
 	}
-	return "ongoing"
+	return text.Lower(text.Outcome(p, o, seatWord(p, g, o.GetWinner()), 0))
 }
 
-func seatWord(g engine.Game, s gamev1.Seat) string {
-	if g == engine.Banqi {
-		return strings.ToLower(strings.TrimPrefix(s.String(), "SEAT_"))
-	}
-	if s == gamev1.Seat_SEAT_SECOND {
-		return "black"
-	}
-	return "white"
+func seatWord(p *text.Printer, g engine.Game, s gamev1.Seat) string {
+	return text.Seat(p, gameProto(g), s, false, false)
 }

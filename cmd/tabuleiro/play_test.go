@@ -18,6 +18,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/games"
@@ -191,7 +192,7 @@ func engineOutcome(t *testing.T, g engine.Game, file string) (string, int) {
 		if o.Winner == engine.Second {
 			seat = gamev1.Seat_SEAT_SECOND
 		}
-		return seatWord(g, seat) + " wins by " + reason, code
+		return seatWord(nil, g, seat) + " wins by " + reason, code
 	case engine.Draw:
 		return "draw by " + reason, code
 	}
@@ -317,7 +318,12 @@ func startLocal(t *testing.T) (*client.Client, client.Player, context.Context) {
 // botTUI is the terminal client at a game against bot:easy in which the
 // person plays white; *id receives the match id once it starts.
 func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Context, g gamev1.Game, variant string) (*screenTest, func() string) {
-	tb := &tables{c: c, me: me, opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY, render: "vs Bot (easy)"}, game: g, variant: variant}
+	return botTUIIn(t, nil, c, me, ctx, g, variant)
+}
+
+// botTUIIn is botTUI in p's language.
+func botTUIIn(t *testing.T, p *text.Printer, c *client.Client, me client.Player, ctx context.Context, g gamev1.Game, variant string) (*screenTest, func() string) {
+	tb := &tables{p: p, c: c, me: me, opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY, render: botTitle(p, gamev1.BotLevel_BOT_LEVEL_EASY, nil)}, game: g, variant: variant}
 	var (
 		mu sync.Mutex
 		id string
@@ -332,7 +338,7 @@ func botTUI(t *testing.T, c *client.Client, me client.Player, ctx context.Contex
 		id = resp.GetMatchId()
 		mu.Unlock()
 		return tb.table(ctx, resp.GetMatchId(), map[gamev1.Seat]client.Player{gamev1.Seat_SEAT_FIRST: me}, "")
-	}}
+	}, Printer: p}
 	matchID := func() string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -475,7 +481,7 @@ func TestTerminalWallPreview(t *testing.T) {
 	// The screen that said how to come back is gone with the alternate
 	// screen: the command says it again after.
 	var after strings.Builder
-	afterTUI(&after, final, "`tabuleiro play --resume --server h:1`", "")
+	afterTUI(&env{stdout: &after}, final, "`tabuleiro play --resume --server h:1`", "")
 	if want := "`tabuleiro play --resume --server h:1`"; !strings.Contains(after.String(), want) || !strings.Contains(after.String(), id()) {
 		t.Errorf("after quitting the game: %q, want the match and %s", after.String(), want)
 	}
@@ -570,7 +576,7 @@ func TestWatch(t *testing.T) {
 		}
 		res.Outcome = m.GetMatch().GetOutcome()
 	}
-	want := "outcome: " + outcomeText(engine.Banqi, res.Outcome) + "\n"
+	want := "outcome: " + outcomeText(nil, engine.Banqi, res.Outcome) + "\n"
 	if !strings.HasSuffix(out.String(), want) || !strings.Contains(out.String(), "\nply 1: ") {
 		t.Errorf("watch printed:\n%s\nwant every ply and, last, %q", out.String(), want)
 	}

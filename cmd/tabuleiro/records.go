@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -27,6 +28,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/games"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -46,7 +48,7 @@ func (f *serverFlags) withIdentity(ctx context.Context, e *env, do func(cn *conn
 	defer func() { _ = cn.stop() }()
 	me, err := cn.identity(ctx, cmp.Or(cn.knownName(), defaultName(e)), 0)
 	if err != nil {
-		return &exitError{code: 1, err: reachErr(err, cn.c.Target())}
+		return &exitError{code: 1, err: reachErr(e.p, err, cn.c.Target())}
 	}
 	return do(cn, me)
 }
@@ -58,7 +60,7 @@ func (f *serverFlags) onlineHint(e *env, cmd string) {
 	if f.server != "" {
 		return
 	}
-	fmt.Fprintf(e.stderr, "(games played on this computer; games on a server are kept there: tabuleiro %s --server HOST:PORT)\n", cmd)
+	fmt.Fprintln(e.stderr, e.t("records.local_hint", "command", cmd))
 }
 
 // defaultName is the display name of a new identity: $USER when it is a
@@ -67,7 +69,7 @@ func (f *serverFlags) onlineHint(e *env, cmd string) {
 func defaultName(e *env) string {
 	name := strings.TrimSpace(e.getenv("USER"))
 	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
-		name = "Guest " + strings.ToUpper(rand.Text()[:4])
+		name = e.t("player.guest", "letters", strings.ToUpper(rand.Text()[:4]))
 	}
 	return name
 }
@@ -77,15 +79,15 @@ var dialFailure = regexp.MustCompile(`(connect: [^"]+|no such host|i/o timeout|c
 
 // reachErr says in words that the server cannot be reached, instead of
 // gRPC's transport error; other errors pass unchanged.
-func reachErr(err error, addr string) error {
+func reachErr(p *text.Printer, err error, addr string) error {
 	if status.Code(err) != codes.Unavailable && !strings.Contains(err.Error(), "Error while dialing") {
 		return err
 	}
-	why := "unavailable"
+	why := text.T(p, "error.unavailable")
 	if m := dialFailure.FindString(err.Error()); m != "" {
 		why = strings.TrimPrefix(m, "connect: ")
 	}
-	return fmt.Errorf("cannot reach a Tabuleiro server at %s (%s): is `tabuleiro serve` running there, and is the address right?", addr, why)
+	return errors.New(text.T(p, "error.unreachable", "server", addr, "why", why))
 }
 
 func newHistoryCommand(e *env) *cobra.Command {
@@ -93,37 +95,37 @@ func newHistoryCommand(e *env) *cobra.Command {
 	var n int32
 	c := &cobra.Command{
 		Use:   "history",
-		Short: "List your finished games, newest first",
+		Short: e.t("cmd.history.short"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
 				resp, err := cn.c.Lobby.ListGames(me.Context(cmd.Context()), &lobbyv1.ListGamesRequest{PageSize: n})
 				if err != nil {
-					return &exitError{code: 1, err: fmt.Errorf("list games: %w", err)}
+					return &exitError{code: 1, err: e.errorf("error.list_games", "error", err)}
 				}
 				f.onlineHint(e, "history")
 				if len(resp.GetGames()) == 0 {
 					if f.server != "" {
 						// Each server keeps its own players and games.
-						fmt.Fprintf(e.stdout, "no finished games on %s for %s (this identity) yet\n", f.server, me.Name)
+						fmt.Fprintln(e.stdout, e.t("history.none_on", "server", f.server, "name", me.Name))
 						return nil
 					}
-					fmt.Fprintln(e.stdout, "no finished games yet: tabuleiro play")
+					fmt.Fprintln(e.stdout, e.t("history.none"))
 					return nil
 				}
 				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ENDED\tGAME\tVARIANT\tOPPONENT\tRESULT\tPLIES\tID")
+				fmt.Fprintln(w, e.t("history.head"))
 				for _, g := range resp.GetGames() {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
-						g.GetEndedAt().AsTime().Local().Format("2006-01-02 15:04"), gameLower(g.GetGame()), g.GetVariant(),
-						opponentName(g), resultFor(g), g.GetPlyCount(), g.GetMatchId())
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+						text.Date(e.p, g.GetEndedAt().AsTime().Local()), gameLower(g.GetGame()), g.GetVariant(),
+						opponentName(g), resultFor(e.p, g), e.p.Number(g.GetPlyCount()), g.GetMatchId())
 				}
 				return w.Flush()
 			})
 		},
 	}
-	f.register(c)
-	c.Flags().Int32Var(&n, "n", 20, "how many games (1–100)")
+	f.register(e, c)
+	c.Flags().Int32Var(&n, "n", 20, e.t("flag.history.n"))
 	return c
 }
 
@@ -141,54 +143,50 @@ func opponentName(g *lobbyv1.MatchSummary) string {
 }
 
 // pliesText is "1 ply" or "N plies".
-func pliesText(n int) string {
-	if n == 1 {
-		return "1 ply"
-	}
-	return fmt.Sprintf("%d plies", n)
-}
+func pliesText(p *text.Printer, n int) string { return text.T(p, "plies", "count", n) }
 
 // resultFor says how a game went for the caller: won, lost or drawn, and
 // why.
-func resultFor(g *lobbyv1.MatchSummary) string {
+func resultFor(p *text.Printer, g *lobbyv1.MatchSummary) string {
 	o := g.GetOutcome()
-	reason := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "REASON_")), "_", " ")
+	reason := text.Reason(p, o.GetReason())
 	switch {
 	case o.GetReason() == gamev1.Reason_REASON_ABORTED:
-		return "aborted (no result)"
+		return text.T(p, "result.aborted")
 	case o.GetResult() == gamev1.Result_RESULT_DRAW:
-		return "draw (" + reason + ")"
+		return text.T(p, "result.draw", "reason", reason)
 	case o.GetResult() != gamev1.Result_RESULT_WIN:
-		return "ongoing"
+		return text.T(p, "outcome.ongoing")
 	case o.GetWinner() == g.GetYourSeat():
-		return "won (" + reason + ")"
+		return text.T(p, "result.won", "reason", reason)
 	}
-	return "lost (" + reason + ")"
+	return text.T(p, "result.lost", "reason", reason)
 }
 
 func newStatsCommand(e *env) *cobra.Command {
 	var f serverFlags
 	c := &cobra.Command{
 		Use:   "stats",
-		Short: "Show your ratings and your record against each bot level",
+		Short: e.t("cmd.stats.short"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
 				resp, err := cn.c.Lobby.GetStats(me.Context(cmd.Context()), &lobbyv1.GetStatsRequest{})
 				if err != nil {
-					return &exitError{code: 1, err: fmt.Errorf("stats: %w", err)}
+					return &exitError{code: 1, err: e.errorf("error.stats", "error", err)}
 				}
 				f.onlineHint(e, "stats")
 				fmt.Fprintf(e.stdout, "%s (%s)\n\n", resp.GetDisplayName(), resp.GetPlayerId())
 				// One table per section, each printed only when it has
 				// rows: an empty one would be a line of padding.
 				if len(resp.GetRatings()) == 0 {
-					fmt.Fprintln(e.stdout, "RATINGS: (no rated games yet)")
+					fmt.Fprintln(e.stdout, e.t("stats.no_ratings"))
 				} else {
 					w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(w, "RATINGS\tVARIANT\tRATING\tDEVIATION\tGAMES")
+					fmt.Fprintln(w, e.t("stats.ratings_head"))
 					for _, r := range resp.GetRatings() {
-						fmt.Fprintf(w, "%s\t%s\t%.0f\t%.0f\t%d\n", gameLower(r.GetGame()), r.GetVariant(), r.GetRating(), r.GetDeviation(), r.GetGames())
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", gameLower(r.GetGame()), r.GetVariant(), e.p.Number(int(math.Round(r.GetRating()))),
+							e.p.Number(int(math.Round(r.GetDeviation()))), e.p.Number(r.GetGames()))
 					}
 					if err := w.Flush(); err != nil {
 						return err
@@ -196,20 +194,20 @@ func newStatsCommand(e *env) *cobra.Command {
 				}
 				fmt.Fprintln(e.stdout)
 				if len(resp.GetBotRecords()) == 0 {
-					fmt.Fprintln(e.stdout, "AGAINST BOTS: (no bot games yet)")
+					fmt.Fprintln(e.stdout, e.t("stats.no_bots"))
 					return nil
 				}
 				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "AGAINST BOTS\tLEVEL\tWINS\tDRAWS\tLOSSES")
+				fmt.Fprintln(w, e.t("stats.bots_head"))
 				for _, r := range resp.GetBotRecords() {
-					level := strings.ToLower(strings.TrimPrefix(r.GetLevel().String(), "BOT_LEVEL_"))
-					fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\n", gameLower(r.GetGame()), level, r.GetWins(), r.GetDraws(), r.GetLosses())
+					level := text.Level(e.p, r.GetLevel())
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", gameLower(r.GetGame()), level, e.p.Number(r.GetWins()), e.p.Number(r.GetDraws()), e.p.Number(r.GetLosses()))
 				}
 				return w.Flush()
 			})
 		},
 	}
-	f.register(c)
+	f.register(e, c)
 	return c
 }
 
@@ -217,20 +215,20 @@ func newWatchCommand(e *env) *cobra.Command {
 	var f serverFlags
 	c := &cobra.Command{
 		Use:   "watch MATCH",
-		Short: "Follow a match as a spectator: each ply and the board, to the end",
+		Short: e.t("cmd.watch.short"),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return &exitError{code: 2, err: errors.New("usage: tabuleiro watch MATCH (one match id, as `tabuleiro history` or the web's watch link gives it)")}
+				return &exitError{code: 2, err: e.errorf("error.watch_usage")}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.withIdentity(cmd.Context(), e, func(cn *connection, me client.Player) error {
-				return watch(cmd.Context(), e.stdin, e.stdout, cn.c, me, args[0])
+				return watch(cmd.Context(), e, cn.c, me, args[0])
 			})
 		},
 	}
-	f.register(c)
+	f.register(e, c)
 	return c
 }
 
@@ -238,7 +236,8 @@ func newWatchCommand(e *env) *cobra.Command {
 // snapshot and after each ply, drawn by the engine from the view's
 // encoding, then the outcome. A line "q" on in (or Ctrl-C) stops it,
 // which is no error.
-func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, me client.Player, id string) error {
+func watch(ctx context.Context, e *env, c *client.Client, me client.Player, id string) error {
+	in, out := e.stdin, e.stdout
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
@@ -251,7 +250,7 @@ func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, m
 		}
 	}()
 	stopped := func() error {
-		fmt.Fprintln(out, "stopped watching", id)
+		fmt.Fprintln(out, e.t("watch.stopped", "match", id))
 		return nil
 	}
 	s, err := c.Match.Watch(affinity.Context(me.Context(ctx), id), &matchv1.WatchRequest{MatchId: id})
@@ -259,7 +258,7 @@ func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, m
 		if ctx.Err() != nil {
 			return stopped()
 		}
-		return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, reachErr(err, c.Target()))}
+		return &exitError{code: 1, err: e.errorf("error.watch", "match", id, "error", reachErr(e.p, err, c.Target()))}
 	}
 	board := func(v *gamev1.GameView) {
 		g := engine.Game(gameLower(v.GetGame()))
@@ -276,7 +275,7 @@ func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, m
 			if ctx.Err() != nil {
 				return stopped()
 			}
-			return &exitError{code: 1, err: fmt.Errorf("watch %s: %w", id, reachErr(err, c.Target()))}
+			return &exitError{code: 1, err: e.errorf("error.watch", "match", id, "error", reachErr(e.p, err, c.Target()))}
 		}
 		switch {
 		case r.GetSnapshot() != nil:
@@ -285,19 +284,20 @@ func watch(ctx context.Context, in io.Reader, out io.Writer, c *client.Client, m
 			for _, st := range m.GetSeats() {
 				names = append(names, st.GetParticipant().GetDisplayName())
 			}
-			fmt.Fprintf(out, "%s %s: %s, %s, %d watching (q and Enter, or Ctrl-C, stops)\n", gameLower(m.GetGame()), m.GetVariant(), strings.Join(names, " vs "), pliesText(len(m.GetPlies())), m.GetSpectators())
+			fmt.Fprintln(out, e.t("watch.head", "game", gameLower(m.GetGame()), "variant", m.GetVariant(), "players", strings.Join(names, e.t("vs.sep")),
+				"plies", pliesText(e.p, len(m.GetPlies())), "count", int(m.GetSpectators())))
 			board(m.GetView())
 			if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
-				fmt.Fprintln(out, "outcome:", outcomeText(engine.Game(gameLower(m.GetGame())), m.GetOutcome()))
+				fmt.Fprintln(out, e.t("outcome.line", "outcome", outcomeText(e.p, engine.Game(gameLower(m.GetGame())), m.GetOutcome())))
 				return nil
 			}
 		case r.GetEvent().GetPlyPlayed() != nil:
 			pp := r.GetEvent().GetPlyPlayed()
-			fmt.Fprintf(out, "\nply %d: %s\n", pp.GetPly().GetNumber(), pp.GetPly().GetNotation())
+			fmt.Fprintln(out, "\n"+e.t("watch.ply", "n", int(pp.GetPly().GetNumber()), "ply", pp.GetPly().GetNotation()))
 			board(pp.GetView())
 		case r.GetEvent().GetGameEnded() != nil:
 			ge := r.GetEvent().GetGameEnded()
-			fmt.Fprintln(out, "outcome:", outcomeText(engine.Game(gameLower(ge.GetView().GetGame())), ge.GetOutcome()))
+			fmt.Fprintln(out, e.t("outcome.line", "outcome", outcomeText(e.p, engine.Game(gameLower(ge.GetView().GetGame())), ge.GetOutcome())))
 			return nil
 		}
 	}
@@ -309,28 +309,16 @@ func newReplayCommand(e *env) *cobra.Command {
 	var step, flip bool
 	c := &cobra.Command{
 		Use:   "replay [--game G] [--step] [--flip] FILE|MATCH",
-		Short: "Replay a finished game by its id (from history), or a game record through the match service",
-		Long: "Given a match id (the ID column of `tabuleiro history`), show that finished game\n" +
-			"as it is kept on this computer (or on --server): the players, the final board\n" +
-			"and the outcome; --step shows the board after every ply. The board is seen\n" +
-			"from your seat (a game you played black is drawn as black saw it); --flip\n" +
-			"turns it (Banqi has no sides).\n\n" +
-			"Given a record file (`# key: value` header lines, then the plies; '-' reads\n" +
-			"standard input), replay it through the match service: an unrated match created\n" +
-			"with the service credential (for Banqi with the record's layout header), both\n" +
-			"seats played by this command over the public API. Prints the outcome; a ply the\n" +
-			"service refuses stops the replay with exit status 1, naming it. --step then\n" +
-			"steps through the game: the board after each ply, waiting for enter between\n" +
-			"plies when standard input is a terminal (q and enter stop). Against\n" +
-			"--server it needs the services' token key in TABULEIRO_TOKEN_KEY.",
-		Args: cobra.ExactArgs(1),
+		Short: e.t("cmd.replay.short"),
+		Long:  e.t("cmd.replay.long"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var text []byte
+			var raw []byte
 			var err error
 			if args[0] == "-" {
-				text, err = io.ReadAll(e.stdin)
+				raw, err = io.ReadAll(e.stdin)
 			} else {
-				text, err = os.ReadFile(args[0])
+				raw, err = os.ReadFile(args[0])
 			}
 			if errors.Is(err, os.ErrNotExist) && matchID.MatchString(args[0]) {
 				// Not a file: a match id, as history prints them.
@@ -341,15 +329,15 @@ func newReplayCommand(e *env) *cobra.Command {
 				if errors.As(err, &pe) {
 					// The path as given, cut if long (the whole of a mistyped
 					// argument helps nobody), and where match ids come from.
-					err = fmt.Errorf("replay %s: %v (give a record file, or a match id from `tabuleiro history`)", clipArg(args[0]), pe.Err)
+					err = e.errorf("error.replay_path", "arg", clipArg(args[0]), "error", pe.Err)
 				}
 				return &exitError{code: 2, err: err}
 			}
-			rec, err := engine.ParseRecord(string(text))
+			rec, err := engine.ParseRecord(string(raw))
 			if err != nil {
 				return &exitError{code: 1, err: fmt.Errorf("record: %w", err)}
 			}
-			g, err := recordGame(game, rec)
+			g, err := recordGame(e.p, game, rec)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -359,11 +347,11 @@ func newReplayCommand(e *env) *cobra.Command {
 			return f.replay(cmd.Context(), e, g, variant, rec, step, flip)
 		},
 	}
-	f.register(c)
-	c.Flags().BoolVar(&step, "step", false, "show the board after every ply (waits for enter between plies in a terminal)")
-	c.Flags().BoolVar(&flip, "flip", false, "turn the board: from the other side than your seat's (a record file: from black's)")
-	c.Flags().StringVar(&game, "game", "", "quoridor, corners or banqi (default: the record's game header, else quoridor)")
-	c.Flags().StringVar(&variant, "variant", "", "variant id (default: the game's first)")
+	f.register(e, c)
+	c.Flags().BoolVar(&step, "step", false, e.t("flag.replay.step"))
+	c.Flags().BoolVar(&flip, "flip", false, e.t("flag.replay.flip"))
+	c.Flags().StringVar(&game, "game", "", e.t("flag.replay.game"))
+	c.Flags().StringVar(&variant, "variant", "", e.t("flag.play.variant"))
 	return c
 }
 
@@ -389,23 +377,23 @@ func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step, fli
 	return f.withIdentity(ctx, e, func(cn *connection, me client.Player) error {
 		resp, err := cn.c.Lobby.GetGame(me.Context(ctx), &lobbyv1.GetGameRequest{GameId: id})
 		if status.Code(err) == codes.NotFound || status.Code(err) == codes.InvalidArgument {
-			where, history := "on this computer", "`tabuleiro history`"
+			key, history := "error.replay_unknown", "`tabuleiro history`"
 			if f.server != "" {
-				where, history = "on "+f.server, "`tabuleiro history --server "+f.server+"`"
+				key, history = "error.replay_unknown_on", "`tabuleiro history --server "+f.server+"`"
 			}
-			return &exitError{code: 1, err: fmt.Errorf("replay %s: no such file, and no finished game with that id %s: %s lists the ids of your games (a game still being played is not there yet)", id, where, history)}
+			return &exitError{code: 1, err: e.errorf(key, "match", id, "server", f.server, "history", history)}
 		}
 		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("replay %s: %w", id, reachErr(err, cn.c.Target()))}
+			return &exitError{code: 1, err: e.errorf("error.replay", "match", id, "error", reachErr(e.p, err, cn.c.Target()))}
 		}
 		rec := resp.GetRecord()
 		s := rec.GetSummary()
 		g := engine.Game(gameLower(s.GetGame()))
 		var names []string
 		for _, p := range s.GetParticipants() {
-			name := seatWord(g, p.GetSeat()) + " " + p.GetDisplayName()
+			name := seatWord(e.p, g, p.GetSeat()) + " " + p.GetDisplayName()
 			if p.GetSeat() == s.GetYourSeat() {
-				name += " (you)"
+				name += " " + e.t("replay.you")
 			}
 			names = append(names, name)
 		}
@@ -413,14 +401,14 @@ func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step, fli
 		for _, p := range rec.GetPlies() {
 			plies = append(plies, p.GetNotation())
 		}
-		fmt.Fprintf(e.stdout, "%s %s: %s, %s, ended %s\n", g, s.GetVariant(), strings.Join(names, " vs "), pliesText(len(plies)),
-			s.GetEndedAt().AsTime().Local().Format("2006-01-02 15:04"))
+		fmt.Fprintln(e.stdout, e.t("replay.head", "game", string(g), "variant", s.GetVariant(), "players", strings.Join(names, e.t("vs.sep")),
+			"plies", pliesText(e.p, len(plies)), "ended", text.Date(e.p, s.GetEndedAt().AsTime().Local())))
 		// From the viewer's seat, as the game was played (the terminal and
 		// the web draw the second seat's game turned).
 		if s.GetYourSeat() == gamev1.Seat_SEAT_SECOND && g != engine.Banqi {
 			flip = !flip
 			if flip {
-				fmt.Fprintf(e.stdout, "(the board as %s sees it, your seat; --flip turns it)\n", seatWord(g, gamev1.Seat_SEAT_SECOND))
+				fmt.Fprintln(e.stdout, e.t("replay.flipped", "seat", seatWord(e.p, g, gamev1.Seat_SEAT_SECOND)))
 			}
 		}
 		if step {
@@ -430,7 +418,7 @@ func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step, fli
 		} else if err := finalBoard(e.stdout, g, s.GetVariant(), rec.GetLayout(), plies, flip); err != nil {
 			return &exitError{code: 1, err: err}
 		}
-		fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, s.GetOutcome()))
+		fmt.Fprintln(e.stdout, e.t("outcome.line", "outcome", outcomeText(e.p, g, s.GetOutcome())))
 		return nil
 	})
 }
@@ -458,13 +446,18 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 		switch {
 		case resultLine.MatchString(line), strings.HasPrefix(line, "to move:"), line == "ongoing\n":
 		case cornersToMove.MatchString(line):
-			fmt.Fprint(out, cornersToMove.ReplaceAllString(line, "game over at move "))
+			// The engine's board is drawn in its own (English) words.
+			fmt.Fprint(out, cornersToMove.ReplaceAllString(line, cornersOver))
 		default:
 			fmt.Fprint(out, line)
 		}
 	}
 	return nil
 }
+
+// cornersOver replaces the engine's Corners line of the side to move once
+// the game is over: the engine's words.
+const cornersOver = "game over at move "
 
 // cornersToMove is the start of Corners' line of the side to move ("black
 // to move, move 2 (leave home by move 40, last move 80)").
@@ -473,7 +466,7 @@ var cornersToMove = regexp.MustCompile(`^(white|black) to move, move `)
 // recordGame is the game to replay rec as: --game (flag) when given, which
 // must agree with the record's "# game:" header when it has one (its first
 // word), else the header's, else Quoridor.
-func recordGame(flag string, rec engine.Record) (engine.Game, error) {
+func recordGame(p *text.Printer, flag string, rec engine.Record) (engine.Game, error) {
 	var header string
 	if h, ok := rec.Header("game"); ok {
 		if f := strings.Fields(h); len(f) > 0 {
@@ -482,10 +475,10 @@ func recordGame(flag string, rec engine.Record) (engine.Game, error) {
 	}
 	g := cmp.Or(flag, header, string(engine.Quoridor))
 	if !slices.Contains(games.List(), engine.Game(g)) {
-		return "", fmt.Errorf("unknown game %s (want %s)", g, gameChoice())
+		return "", errors.New(text.T(p, "error.unknown_game", "game", g, "choice", gameChoice(p)))
 	}
 	if header != "" && flag != "" && header != flag {
-		return "", fmt.Errorf("the record is a %s game (its # game: header); --game says %s", header, flag)
+		return "", errors.New(text.T(p, "error.record_game", "header", header, "flag", flag))
 	}
 	return engine.Game(g), nil
 }
@@ -502,7 +495,7 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 	} else {
 		key, err := auth.ParseKey(e.getenv("TABULEIRO_TOKEN_KEY"))
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("replay against --server needs the token key in TABULEIRO_TOKEN_KEY: %w", err)}
+			return &exitError{code: 2, err: e.errorf("error.replay_token_key", "error", err)}
 		}
 		iss, err := auth.NewIssuer(key)
 		if err != nil {
@@ -525,7 +518,7 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 		First: spec(seats[0]), Second: spec(seats[1]), Layout: layout,
 	}, grpc.PerRPCCredentials(creds))
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("create the replay match: %w", err)}
+		return &exitError{code: 1, err: e.errorf("error.replay_create", "error", err)}
 	}
 	id := created.GetMatchId()
 	res, err := replaySeats(ctx, cn.c, id, seats, rec.Plies)
@@ -537,15 +530,15 @@ func (f *serverFlags) replay(ctx context.Context, e *env, g engine.Game, variant
 			return &exitError{code: 1, err: err}
 		}
 	}
-	fmt.Fprintf(e.stdout, "match %s: %d of %d plies played\n", id, res.Plies, len(rec.Plies))
+	fmt.Fprintln(e.stdout, e.t("replay.played", "match", id, "n", int(res.Plies), "count", len(rec.Plies)))
 	if res.Final != nil && !step {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
 			writeBoard(e.stdout, boardText(view, flip))
 		}
 	}
-	fmt.Fprintln(e.stdout, "outcome:", outcomeText(g, res.Outcome))
+	fmt.Fprintln(e.stdout, e.t("outcome.line", "outcome", outcomeText(e.p, g, res.Outcome)))
 	if int(res.Plies) < len(rec.Plies) {
-		return &exitError{code: 1, err: fmt.Errorf("the game ended after ply %d; the record goes on to ply %d", res.Plies, len(rec.Plies))}
+		return &exitError{code: 1, err: e.errorf("error.replay_ended", "n", int(res.Plies), "count", len(rec.Plies))}
 	}
 	return nil
 }
@@ -592,10 +585,10 @@ func stepThrough(e *env, g engine.Game, variant, layout string, plies []string, 
 		fmt.Fprintln(e.stdout, head)
 		writeBoard(e.stdout, boardText(p, flip))
 	}
-	show("start", pos)
+	show(e.t("replay.start"), pos)
 	for i, tok := range plies {
 		if interactive {
-			fmt.Fprintf(e.stdout, "enter: ply %d of %d · q enter: stop ", i+1, len(plies))
+			fmt.Fprint(e.stdout, e.t("replay.step", "n", i+1, "count", len(plies))+" ")
 			if !lines.Scan() || strings.TrimSpace(lines.Text()) == "q" {
 				return nil
 			}

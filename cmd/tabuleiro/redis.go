@@ -13,7 +13,7 @@ func newEmbeddedRedisCommand(e *env) *cobra.Command {
 	var addr, dir string
 	c := &cobra.Command{
 		Use:    "embedded-redis",
-		Short:  "Run the embedded Redis of the one-process mode alone, until interrupted",
+		Short:  e.t("cmd.redis.short"),
 		Hidden: true,
 		Long: "Run the embedded Redis that the one-process mode uses (miniredis with a\n" +
 			"write-ahead log fsync'd before every reply and keys expiring on their\n" +

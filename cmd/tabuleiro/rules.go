@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	rulesdoc "tabuleiro.dev/docs/rules"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
@@ -45,7 +46,7 @@ func gameNames() []string {
 func newRulesCommand(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "rules",
-		Short: "Show the rules of a game, or check records against them: legal plies, replay, perft",
+		Short: e.t("cmd.rules.short"),
 	}
 	c.AddCommand(newRulesShowCommand(e), newRulesLegalCommand(e), newRulesPlayCommand(e), newRulesPerftCommand(e))
 	return c
@@ -54,11 +55,9 @@ func newRulesCommand(e *env) *cobra.Command {
 func newRulesShowCommand(e *env) *cobra.Command {
 	var game, section string
 	c := &cobra.Command{
-		Use:   "show [GAME] [SECTION]",
-		Short: "Print the rules of a game (docs/rules/GAME.md), or one section such as Q3.2",
-		Long: "Print the rules document of a game, as the terminal client's rules screen (key i)\n" +
-			"shows it. A refused ply cites a section, e.g. (Q3.2): `rules show Q3.2` (or\n" +
-			"--section Q3.2) prints it; `rules show banqi` (or --game banqi) a whole game's.",
+		Use:     "show [GAME] [SECTION]",
+		Short:   e.t("cmd.rules.show.short"),
+		Long:    e.t("cmd.rules.show.long"),
 		Example: "  tabuleiro rules show banqi\n  tabuleiro rules show Q3.2",
 		Args:    cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,9 +75,9 @@ func newRulesShowCommand(e *env) *cobra.Command {
 					game = g
 				}
 			}
-			text, err := rulesdoc.Text(game)
+			doc, err := text.Rules(e.p, game)
 			if err == nil && section != "" {
-				text, err = rulesdoc.Section(game, section)
+				doc, err = text.RulesSection(e.p, game, section)
 			}
 			if err != nil {
 				return &exitError{code: 2, err: err}
@@ -86,7 +85,7 @@ func newRulesShowCommand(e *env) *cobra.Command {
 			// The document's HTML comments (the web's "not on the web"
 			// mark) are for the web page, not the reader.
 			var lines []string
-			for _, l := range strings.Split(text, "\n") {
+			for _, l := range strings.Split(doc, "\n") {
 				if t := strings.TrimSpace(l); !(strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->")) {
 					lines = append(lines, l)
 				}
@@ -95,8 +94,8 @@ func newRulesShowCommand(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&game, "game", "quoridor", "game: "+strings.Join(rulesdoc.Games, ", "))
-	c.Flags().StringVar(&section, "section", "", "print only this section and its subsections, e.g. Q3.2 (the game follows from its letter)")
+	c.Flags().StringVar(&game, "game", "quoridor", e.t("flag.rules.game", "games", strings.Join(rulesdoc.Games, ", ")))
+	c.Flags().StringVar(&section, "section", "", e.t("flag.rules.section"))
 	return c
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 )
 
@@ -25,7 +26,7 @@ func newServeCommand(e *env) *cobra.Command {
 	var accessLog bool
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the lobby, match and bot services in one process, on one port",
+		Short: e.t("cmd.serve.short"),
 		Long: "Run the lobby, match and bot services in this process, all on one gRPC port,\n" +
 			"with the same service code as production. Live state goes to an embedded Redis\n" +
 			"(miniredis with a write-ahead log in the data directory, fsync'd before any\n" +
@@ -84,9 +85,9 @@ func newServeCommand(e *env) *cobra.Command {
 			}
 			srv.WriteBanner(e.stdout)
 			if verbose {
-				fmt.Fprintln(e.stdout, "  logs:       every call, on stderr (access log)")
+				fmt.Fprintln(e.stdout, e.t("serve.logs_all"))
 			} else {
-				fmt.Fprintln(e.stdout, "  logs:       warnings and errors, on stderr (--access-log for every call)")
+				fmt.Fprintln(e.stdout, e.t("serve.logs_warnings"))
 			}
 			if err := srv.Wait(); err != nil {
 				return &exitError{code: 1, err: err}
@@ -94,7 +95,7 @@ func newServeCommand(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	f.register(c)
+	f.register(e, c)
 	_ = c.Flags().MarkHidden("server") // serve is the server
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")
@@ -107,18 +108,10 @@ func newServeCommand(e *env) *cobra.Command {
 
 // parseProxies reads --trusted-proxy: addresses (one host) or CIDRs.
 func parseProxies(vals []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
 	for _, v := range vals {
-		v = strings.TrimSpace(v)
-		if p, err := netip.ParsePrefix(v); err == nil {
-			out = append(out, p.Masked())
-			continue
+		if strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("an empty value is neither an address nor a CIDR (for example 127.0.0.1 or 10.0.0.0/8)")
 		}
-		a, err := netip.ParseAddr(v)
-		if err != nil {
-			return nil, fmt.Errorf("%q is neither an address nor a CIDR (for example 127.0.0.1 or 10.0.0.0/8)", v)
-		}
-		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
-	return out, nil
+	return clientaddr.ParsePrefixList(vals)
 }

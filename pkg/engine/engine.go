@@ -140,8 +140,9 @@ const (
 	ReasonAbandonment
 	// ReasonAgreement: a draw offer was accepted.
 	ReasonAgreement
-	// ReasonAborted: the game was abandoned before its first ply and does not
-	// count.
+	// ReasonAborted: the game ended before each side had made a ply
+	// (nobody started it, or a side resigned, lost on time or left before
+	// its first ply) and does not count.
 	ReasonAborted
 	// ReasonCompleted: a one-player training game filled the opposite home.
 	ReasonCompleted

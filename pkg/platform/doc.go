@@ -10,6 +10,8 @@
 //     reporting every problem at once;
 //   - telemetry: OpenTelemetry tracing and metrics from the OTEL_* variables;
 //   - rpcerr: mapping domain errors to gRPC status codes;
+//   - clientaddr: who a call comes from (trusted proxies, X-Forwarded-For,
+//     IPv6 by /64), the one rule every per-address limit keys on;
 //   - testenv (tests only): each test's own Redis key prefix and fresh
 //     Postgres schema on the servers scripts/test.sh starts.
 package platform

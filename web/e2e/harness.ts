@@ -15,7 +15,12 @@ if (!existsSync(join(webDir, "build.mjs"))) throw new Error(`run the browser tes
 export const repoDir = join(webDir, "..");
 export const artifacts = join(webDir, "artifacts");
 
-export async function launch(): Promise<{ browser: Browser; cleanup: () => Promise<void> }> {
+/**
+ * launch starts Debian's chromium; opts.env is added to its environment
+ * (FONTCONFIG_FILE: a machine with other fonts) and opts.args to its flags
+ * (--lang=pt-BR).
+ */
+export async function launch(opts: { env?: Record<string, string>; args?: string[] } = {}): Promise<{ browser: Browser; cleanup: () => Promise<void> }> {
   const exe = process.env.TABULEIRO_CHROMIUM ?? "/usr/bin/chromium";
   if (!existsSync(exe)) throw new Error(`${exe} is missing: apt-get install chromium (scripts/test.sh does)`);
   // playwright-core gives every launch a fresh temporary profile
@@ -25,8 +30,9 @@ export async function launch(): Promise<{ browser: Browser; cleanup: () => Promi
     headless: true,
     args: [
       "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-      "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+      "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", ...(opts.args ?? []),
     ],
+    env: opts.env ? { ...process.env, ...opts.env } as Record<string, string> : undefined,
   });
   return {
     browser,
@@ -102,10 +108,12 @@ export async function serve(): Promise<Server> {
 }
 
 /** newPlayer opens a fresh browser context (its own storage: another person) at the server. */
-export async function newPlayer(browser: Browser, url: string, opts: { phone?: boolean } = {}): Promise<{ ctx: BrowserContext; page: Page }> {
+export async function newPlayer(browser: Browser, url: string, opts: { phone?: boolean; locale?: string } = {}): Promise<{ ctx: BrowserContext; page: Page }> {
+  // The browser's language: English unless a test asks for another (navigator.languages, Accept-Language).
+  const locale = opts.locale ?? "en-US";
   const ctx = await browser.newContext(opts.phone
-    ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
-    : { viewport: { width: 1280, height: 860 } });
+    ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale }
+    : { viewport: { width: 1280, height: 860 }, locale });
   // A loaded machine is slow, not wrong: waits are long (none decides a pass by speed).
   ctx.setDefaultTimeout(120_000);
   const page = await ctx.newPage();

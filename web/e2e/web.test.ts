@@ -169,7 +169,7 @@ test("two browser contexts play a room game joined by the invite link", async ()
     await signIn(other.page, "Other");
     await other.page.goto(link);
     await other.page.waitForSelector("#invite-details");
-    assert.equal(await other.page.locator("#invite-details").textContent(), "Host invites you to Quoridor (standard), no clock.");
+    assert.equal(await other.page.locator("#invite-details").textContent(), "Host invites you to Quoridor (Standard), no clock.");
     await shot(other.page, "11b-invite-signed-in");
     await other.page.click("#decline-invite");
     await other.page.waitForURL(/#\/play/);
@@ -181,7 +181,7 @@ test("two browser contexts play a room game joined by the invite link", async ()
   await guest.page.waitForSelector("#invite-title");
   assert.equal(await guest.page.locator("#invite-code").textContent(), code);
   await guest.page.waitForSelector("#invite-details:not([hidden])");
-  assert.equal(await guest.page.locator("#invite-details").textContent(), "Host invites you to Quoridor (standard), no clock.");
+  assert.equal(await guest.page.locator("#invite-details").textContent(), "Host invites you to Quoridor (Standard), no clock.");
   await shot(guest.page, "12-join-sign-in");
   await signIn(guest.page, "Guest", false); // the link goes on to the room, then the game
   await guest.page.waitForURL(/#\/game\//, { timeout: 60_000 });

@@ -4,7 +4,8 @@ import { createClient, ConnectError, Code, type Client, type Interceptor, type T
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { LobbyService } from "./gen/tabuleiro/lobby/v1/lobby_service_pb";
 import { MatchService } from "./gen/tabuleiro/match/v1/match_service_pb";
-import { serverText } from "./messages";
+import { errorInfo, reasonText, serverText } from "./messages";
+import { t } from "./i18n";
 
 export interface Api {
   lobby: Client<typeof LobbyService>;
@@ -80,9 +81,13 @@ export function api(token?: string): Api {
 export function errorText(err: unknown): string {
   if (err instanceof ConnectError) {
     if (err.code === Code.Unavailable || err.code === Code.Unknown && /fetch|network/i.test(err.rawMessage)) {
-      return "The server cannot be reached. Check your connection.";
+      return t("err.unreachable");
     }
-    if (err.code === Code.Unauthenticated) return "Your sign-in has expired. Please sign in again.";
+    // A refusal with a reason the catalogs know reads in the player's language.
+    const info = errorInfo(err);
+    const known = info && reasonText(info);
+    if (known) return known;
+    if (err.code === Code.Unauthenticated) return t("err.expired");
     return err.rawMessage ? serverText(err.code, err.rawMessage) : String(err.code);
   }
   return err instanceof Error ? err.message : String(err);

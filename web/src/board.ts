@@ -21,6 +21,8 @@ import {
   type Wall,
 } from "./geometry";
 import { banqiInfo, plyShape } from "./notation";
+import { t } from "./i18n";
+import { pieceFace } from "./pieces";
 
 export type PreviewState = "valid" | "invalid" | "checking";
 
@@ -126,13 +128,13 @@ export function renderBoard(st: BoardState): string {
 function boardLabel(v: GameView): string {
   switch (v.board.case) {
     case "quoridor":
-      return `Quoridor board: white pawn on ${v.board.value.first?.pawn}, black pawn on ${v.board.value.second?.pawn}, ${v.board.value.walls.length} ${v.board.value.walls.length === 1 ? "wall" : "walls"} placed`;
+      return t("board.quoridor", { white: v.board.value.first?.pawn ?? "", black: v.board.value.second?.pawn ?? "", count: v.board.value.walls.length });
     case "corners":
-      return `Corners board, ${v.board.value.size}×${v.board.value.size}`;
+      return t("board.corners", { size: `${v.board.value.size}×${v.board.value.size}` });
     case "banqi":
-      return "Banqi board, 8×4";
+      return t("board.banqi");
     default:
-      return "Board";
+      return t("board");
   }
 }
 
@@ -170,7 +172,7 @@ function dots(st: BoardState, l: Layout, occupied: Set<string>): string {
     if (!sq) continue;
     const c = squareCenter(l, sq);
     s += st.losing?.includes(d)
-      ? `<circle class="dest lose" data-dest="${d}" cx="${c.x}" cy="${c.y}" r="${l.cell * 0.2}" fill="#d9480f" stroke="#fff3e0" stroke-width="${l.cell * 0.04}"><title>Back in your own home after the deadline: this loses the game</title></circle>`
+      ? `<circle class="dest lose" data-dest="${d}" cx="${c.x}" cy="${c.y}" r="${l.cell * 0.2}" fill="#d9480f" stroke="#fff3e0" stroke-width="${l.cell * 0.04}"><title>${esc(t("board.loses"))}</title></circle>`
       : occupied.has(d)
       ? `<circle class="dest capture" data-dest="${d}" cx="${c.x}" cy="${c.y}" r="${l.cell * 0.44}" fill="none" stroke="rgba(30,60,20,.55)" stroke-width="${l.cell * 0.08}"/>`
       : `<circle class="dest" data-dest="${d}" cx="${c.x}" cy="${c.y}" r="${l.cell * 0.15}" fill="rgba(30,60,20,.45)"/>`;
@@ -344,11 +346,10 @@ export function banqiDisc(x: number, y: number, r: number, piece: BanqiPiece | u
   if (!info) return "";
   const ink = info.red ? "#b3261e" : "#1f1a17";
   return `<g class="disc revealed ${info.red ? "red" : "black"}" data-piece-kind="${info.letter}" ${extra} pointer-events="none" filter="url(#f-shadow)">
-    <title>${info.name}</title>
+    <title>${esc(info.name)}</title>
     <circle cx="${x}" cy="${y}" r="${r}" fill="url(#g-ivory)" stroke="#8a6a3c" stroke-width="1.2"/>
     <circle cx="${x}" cy="${y}" r="${r * 0.8}" fill="none" stroke="${ink}" stroke-width="${r * 0.06}"/>
-    <text x="${x}" y="${y + r * 0.36}" font-size="${r * 1.02}" text-anchor="middle" fill="${ink}" font-family="'Noto Serif CJK SC','Songti SC','SimSun','WenQuanYi Micro Hei',serif" font-weight="700">${info.glyph}</text>
-    <text x="${x + r * 0.62}" y="${y + r * 0.78}" font-size="${r * 0.34}" text-anchor="middle" fill="${ink}" fill-opacity=".75" font-family="system-ui,sans-serif" font-weight="700">${info.letter.toUpperCase()}</text></g>`;
+    ${pieceFace(info, x, y, r, ink)}</g>`;
 }
 
 function banqi(st: BoardState, l: Layout): string {

@@ -8,6 +8,7 @@
 // largest recent bound is the best). The server alone decides when a
 // flag falls.
 import { Seat } from "./gen/tabuleiro/game/v1/game_pb";
+import { current, num, t } from "./i18n";
 
 /** ClockSnapshot is a ClockState in plain numbers (milliseconds since the epoch). */
 export interface ClockSnapshot {
@@ -51,12 +52,13 @@ export function remainingMs(c: ClockSnapshot, seat: Seat, localMs: number, serve
  * "4:05" from 20 s, then tenths: "19.4" (the last seconds matter).
  */
 export function formatClock(ms: number): string {
-  const t = Math.max(0, ms);
-  if (t < 20000) {
-    const tenths = Math.floor(t / 100);
-    return `${Math.floor(tenths / 10)}.${tenths % 10}`;
+  const left = Math.max(0, ms);
+  if (left < 20000) {
+    const tenths = Math.floor(left / 100);
+    // The decimal sign is the player's language's ("19,4" in Portuguese).
+    return num(tenths / 10, current(), { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   }
-  const s = Math.floor(t / 1000);
+  const s = Math.floor(left / 1000);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const ss = String(s % 60).padStart(2, "0");
@@ -76,9 +78,9 @@ export const LONG_ABSENCE_MS = 3_600_000;
  * largest unit that reads well: "42 s", "9 min", "5 h", "30 days".
  */
 export function returnText(ms: number): string {
-  const t = Math.max(0, ms);
-  if (t < 60_000) return `${Math.ceil(t / 1000)} s`;
-  if (t < 3_600_000) return `${Math.ceil(t / 60_000)} min`;
-  if (t < 48 * 3_600_000) return `${Math.ceil(t / 3_600_000)} h`;
-  return `${Math.ceil(t / 86_400_000)} days`;
+  const left = Math.max(0, ms);
+  if (left < 60_000) return t("seconds", { count: Math.ceil(left / 1000) });
+  if (left < 3_600_000) return t("minutes", { count: Math.ceil(left / 60_000) });
+  if (left < 48 * 3_600_000) return t("hours", { count: Math.ceil(left / 3_600_000) });
+  return t("days", { count: Math.ceil(left / 86_400_000) });
 }

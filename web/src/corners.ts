@@ -3,6 +3,7 @@
 // and which plies lose at once under C5.2. Pure, for the unit tests.
 import { Seat } from "./gen/tabuleiro/game/v1/game_pb";
 import type { CornersBoard, GameView } from "./gen/tabuleiro/game/v1/view_pb";
+import { t } from "./i18n";
 
 /**
  * returnHomeLoses reports whether seat's ply ending on `to` loses the game
@@ -20,8 +21,7 @@ export function returnHomeLoses(v: GameView, seat: Seat, to: string): boolean {
 
 /** cornersMoveLine is "Move 23 of 80 · leave home by move 40" (no deadline in training). */
 export function cornersMoveLine(b: CornersBoard): string {
-  let s = `Move ${b.moveNumber}`;
-  if (b.moveLimit > 0) s += ` of ${b.moveLimit}`;
-  if (b.deadlineMove > 0) s += ` · leave home by move ${b.deadlineMove}`;
+  let s = b.moveLimit > 0 ? t("corners.moveOf", { n: b.moveNumber, limit: b.moveLimit }) : t("corners.move", { n: b.moveNumber });
+  if (b.deadlineMove > 0) s += ` · ${t("corners.leaveBy", { n: b.deadlineMove })}`;
   return s;
 }

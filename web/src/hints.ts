@@ -3,6 +3,7 @@
 
 import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { MatchStatus } from "./gen/tabuleiro/match/v1/match_pb";
+import { t } from "./i18n";
 
 /**
  * wallHint is the Quoridor hint for the player to move: "tap" words on
@@ -12,10 +13,8 @@ import { MatchStatus } from "./gen/tabuleiro/match/v1/match_pb";
  * (a keyboard is there too).
  */
 export function wallHint(wallMode: boolean, touch: boolean): string {
-  if (wallMode) return touch ? "Tap where the wall goes, then tap it again to place it." : "Click where the wall goes to place it (or arrows to move it, R to turn it, Enter to place it).";
-  return touch
-    ? "Move your pawn to a dot, or tap between squares twice to place a wall."
-    : "Move your pawn to a dot, or click between squares to place a wall (or arrows and Enter; W for walls).";
+  if (wallMode) return touch ? t("hint.wall.touch") : t("hint.wall.click");
+  return touch ? t("hint.pawn.touch") : t("hint.pawn.click");
 }
 
 /**
@@ -24,8 +23,7 @@ export function wallHint(wallMode: boolean, touch: boolean): string {
  * cursor Enter (the terminal says "wall e3h: can be placed").
  */
 export function legalWallHint(name: string, how: "click" | "tap" | "key"): string {
-  const act = how === "click" ? "click to place it" : how === "tap" ? "tap it again to place it" : "Enter to place it";
-  return `Wall ${name}: ${act}.`;
+  return t(`hint.legal.${how}`, { wall: name });
 }
 
 /** FIRST_PLY_WARN_MS: a first-ply deadline further off than this is not worth a warning. */

@@ -1,7 +1,8 @@
 // Invite links: `…#/join/CODE?pw=PASSWORD`, made by the room screen and
 // opened by a friend (a new player first signs in, told it is an invitation).
 import type { Room } from "./gen/tabuleiro/lobby/v1/lobby_pb";
-import { gameName, timeControlText } from "./notation";
+import { gameName, timeControlText, variantName } from "./notation";
+import { t } from "./i18n";
 
 /** inviteCode is the room code of an invite route ("#/join/K7MX2QPD?pw=x"), "" for any other route. */
 export function inviteCode(hash: string): string {
@@ -34,6 +35,8 @@ export function joinRoute(text: string, password: string): string {
  */
 export function inviteLine(r: Room): string {
   const host = r.members.find((m) => m.host)?.displayName;
-  const clock = r.timeControl ? timeControlText(r.timeControl) : "no clock";
-  return `${host ? `${host} invites you` : "You are invited"} to ${gameName(r.game)} (${r.variant}), ${clock}${r.rated ? ", rated" : ""}`;
+  const clock = r.timeControl ? timeControlText(r.timeControl) : t("clock.noneLower");
+  const p = { host: host ?? "", game: gameName(r.game), variant: variantName(r.game, r.variant), clock };
+  if (r.rated) return host ? t("invite.line.rated", p) : t("invite.line.ratedNoHost", p);
+  return host ? t("invite.line.host", p) : t("invite.line", p);
 }

@@ -4,7 +4,12 @@
 // letter or digit, no space at either end, in plain (NFKC) form. The
 // server stays the judge: a name it still refuses shows its reason.
 
-export const nameRule = "Names may use letters, digits, spaces, - _ and . (2 to 24 characters).";
+import { current, t } from "./i18n";
+
+/** nameRule says what a name may hold, in the player's language. */
+export function nameRule(): string {
+  return t("name.rule");
+}
 
 const allowed = /^[\p{L}\p{Nd} _.\-]$/u;
 const alnum = /^[\p{L}\p{Nd}]$/u;
@@ -15,18 +20,28 @@ const blank = new Set(["\u115F", "\u1160", "\u3164", "\uFFA0"]);
 // Katakana and Hangul are one (CJK); letters of no one script (Common,
 // Inherited) are left out. Scripts not named here are not compared (the
 // server still is).
+// Each script by its ISO 15924 code, named in the player's language by Intl.DisplayNames.
 const scripts: [string, RegExp][] = [
-  ["Latin", /\p{Script=Latin}/u],
-  ["Cyrillic", /\p{Script=Cyrillic}/u],
-  ["Greek", /\p{Script=Greek}/u],
-  ["CJK", /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u],
-  ["Arabic", /\p{Script=Arabic}/u],
-  ["Hebrew", /\p{Script=Hebrew}/u],
-  ["Armenian", /\p{Script=Armenian}/u],
-  ["Georgian", /\p{Script=Georgian}/u],
-  ["Devanagari", /\p{Script=Devanagari}/u],
+  ["Latn", /\p{Script=Latin}/u],
+  ["Cyrl", /\p{Script=Cyrillic}/u],
+  ["Grek", /\p{Script=Greek}/u],
+  ["Hani", /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u],
+  ["Arab", /\p{Script=Arabic}/u],
+  ["Hebr", /\p{Script=Hebrew}/u],
+  ["Armn", /\p{Script=Armenian}/u],
+  ["Geor", /\p{Script=Georgian}/u],
+  ["Deva", /\p{Script=Devanagari}/u],
   ["Thai", /\p{Script=Thai}/u],
 ];
+
+/** scriptName is a script's name in the player's language ("Latin", "latino"). */
+function scriptName(code: string): string {
+  try {
+    return new Intl.DisplayNames([current()], { type: "script" }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
 
 function scriptOf(ch: string): string {
   if (!/\p{L}/u.test(ch)) return "";
@@ -40,25 +55,26 @@ function scriptOf(ch: string): string {
  */
 export function nameProblem(name: string): string | undefined {
   const chars = Array.from(name);
-  if (!chars.length) return `Choose a name. ${nameRule}`;
-  if (chars.length < 2) return `A name needs at least 2 characters. ${nameRule}`;
-  if (chars.length > 24) return `A name has at most 24 characters (this one has ${chars.length}). ${nameRule}`;
-  if (name.trim() !== name) return "A name cannot start or end with a space.";
-  if (chars.some((c) => blank.has(c))) return `A name cannot hold characters that show as blank. ${nameRule}`;
+  const rule = nameRule();
+  if (!chars.length) return t("name.empty", { rule });
+  if (chars.length < 2) return t("name.short", { rule });
+  if (chars.length > 24) return t("name.long", { count: chars.length, rule });
+  if (name.trim() !== name) return t("name.spaces");
+  if (chars.some((c) => blank.has(c))) return t("name.blank", { rule });
   const plain = name.normalize("NFKC");
-  if (plain !== name) return `Write the name in plain letters: "${plain}".`;
+  if (plain !== name) return t("name.plain", { plain });
   const bad = [...new Set(chars.filter((c) => !allowed.test(c)))];
   if (bad.length) {
-    const shown = bad.map((c) => (c.trim() ? `"${c}"` : "a blank character")).join(", ");
-    return `${shown} cannot be in a name. ${nameRule}`;
+    const shown = bad.map((c) => (c.trim() ? `"${c}"` : t("name.blankChar"))).join(", ");
+    return t("name.bad", { chars: shown, rule });
   }
-  if (!chars.some((c) => alnum.test(c))) return "A name needs at least one letter or digit.";
+  if (!chars.some((c) => alnum.test(c))) return t("name.alnum");
   let first = "";
   for (const c of chars) {
     const s = scriptOf(c);
     if (!s) continue;
     if (!first) first = s;
-    else if (s !== first) return `A name uses the letters of one alphabet: this one mixes ${first} and ${s} letters.`;
+    else if (s !== first) return t("name.mixed", { first: scriptName(first), second: scriptName(s) });
   }
   return undefined;
 }
@@ -71,5 +87,5 @@ export function nameRefusal(reason: string): string {
   const m = /^display_name:\s*(.*)$/s.exec(reason);
   if (!m) return reason;
   const why = m[1].replace(/ at byte \d+/, "").replace(/[.\s]+$/, "");
-  return `This name cannot be used (${why}). ${nameRule}`;
+  return t("name.refused", { why, rule: nameRule() });
 }

@@ -3,6 +3,7 @@
 // games, variants, levels, pieces and outcomes.
 import { BanqiPiece, BotLevel, Game, Reason, Result, Seat, type BotRating, type Outcome, type Variant } from "./gen/tabuleiro/game/v1/game_pb";
 import { parseSquare, parseWall, type Square, type Wall } from "./geometry";
+import { has, num, t } from "./i18n";
 
 /** PlyShape is what a ply did on the board, read from its notation. */
 export type PlyShape =
@@ -70,23 +71,50 @@ export const gameNames: Record<number, string> = {
 };
 
 export function gameName(g: Game): string {
-  return gameNames[g] ?? "Unknown game";
+  return gameNames[g] ?? t("game.unknown");
 }
 
 export const games = [Game.QUORIDOR, Game.CORNERS, Game.BANQI];
 
+/**
+ * variantName is a variant's name in the player's language ("variant.<game>.<id>"
+ * in the catalogs), else the name the server gave, else its id.
+ */
+export function variantName(g: Game, id: string, fallback = id): string {
+  const key = `variant.${(gameNames[g] ?? "").toLowerCase()}.${id}`;
+  return has(key) ? t(key) : fallback;
+}
+
 export const levels = [BotLevel.EASY, BotLevel.MEDIUM, BotLevel.HARD, BotLevel.EXPERT];
+
+type Named = { displayName: string; botLevel?: BotLevel };
+
+/**
+ * playerName is a participant's name as the page shows it: a bot's in the
+ * player's language ("Robô (fácil)"), anyone else's as they chose it.
+ */
+export function playerName(p: Named): string;
+export function playerName(p: Named | undefined): string | undefined;
+export function playerName(p: Named | undefined): string | undefined {
+  if (!p) return undefined;
+  return p.botLevel ? t("bot.name", { level: levelName(p.botLevel).toLowerCase() }) : p.displayName;
+}
+
+/** levelId is a level's stable name for the page's data attributes (data-level="Easy"), in no language. */
+export function levelId(l: BotLevel): string {
+  return ({ [BotLevel.EASY]: "Easy", [BotLevel.MEDIUM]: "Medium", [BotLevel.HARD]: "Hard", [BotLevel.EXPERT]: "Expert" } as Record<number, string>)[l] ?? "";
+}
 
 export function levelName(l: BotLevel): string {
   switch (l) {
     case BotLevel.EASY:
-      return "Easy";
+      return t("level.easy");
     case BotLevel.MEDIUM:
-      return "Medium";
+      return t("level.medium");
     case BotLevel.HARD:
-      return "Hard";
+      return t("level.hard");
     case BotLevel.EXPERT:
-      return "Expert";
+      return t("level.expert");
     default:
       return "—";
   }
@@ -103,46 +131,54 @@ export function levelRating(v: Variant | undefined, l: BotLevel): BotRating | un
 
 /** levelLabel is a level's name with its ladder rating when measured: "Hard · 663". */
 export function levelLabel(l: BotLevel, r?: BotRating): string {
-  return r ? `${levelName(l)} · ${r.rating}` : levelName(l);
+  return r ? `${levelName(l)} · ${num(r.rating)}` : levelName(l);
 }
 
 /** levelTitle says what a level's rating is, for its tooltip; "" without one. */
 export function levelTitle(r?: BotRating): string {
   if (!r) return "";
-  if (r.ratingLow === r.rating && r.ratingHigh === r.rating) return "ladder rating (Elo scale, easy = 0)";
-  const n = (x: number) => (x < 0 ? `−${-x}` : String(x));
-  const span = r.ratingLow < 0 ? `${n(r.ratingLow)} to ${n(r.ratingHigh)}` : `${r.ratingLow}–${r.ratingHigh}`;
-  return `ladder rating (Elo scale, easy = 0), 95% interval ${span}`;
+  if (r.ratingLow === r.rating && r.ratingHigh === r.rating) return t("level.rating");
+  const n = (x: number) => (x < 0 ? `−${num(-x)}` : num(x));
+  const span = r.ratingLow < 0 ? t("level.span", { low: n(r.ratingLow), high: n(r.ratingHigh) }) : `${num(r.ratingLow)}–${num(r.ratingHigh)}`;
+  return t("level.interval", { span });
 }
 
 /** seatColour is the colour word a seat plays in Quoridor and Corners. */
 export function seatColour(s: Seat): string {
-  return s === Seat.FIRST ? "White" : s === Seat.SECOND ? "Black" : "";
+  return s === Seat.FIRST ? t("colour.white") : s === Seat.SECOND ? t("colour.black") : "";
 }
 
 export function otherSeat(s: Seat): Seat {
   return s === Seat.FIRST ? Seat.SECOND : s === Seat.SECOND ? Seat.FIRST : Seat.UNSPECIFIED;
 }
 
-const reasonText: Record<number, string> = {
-  [Reason.GOAL]: "goal reached",
-  [Reason.PLY_LIMIT]: "ply limit",
-  [Reason.MOVE_LIMIT]: "move limit, scored",
-  [Reason.DEADLINE]: "a piece left at home past the deadline",
-  [Reason.RETURN_HOME]: "a piece returned home",
-  [Reason.REPETITION]: "threefold repetition",
-  [Reason.NO_LEGAL_MOVE]: "no legal move",
-  [Reason.NO_PIECES]: "no pieces left",
-  [Reason.RESIGNATION]: "resignation",
-  [Reason.TIME]: "time",
-  [Reason.ABANDONMENT]: "abandonment",
-  [Reason.AGREEMENT]: "agreement",
-  [Reason.ABORTED]: "aborted",
-  [Reason.COMPLETED]: "training completed",
+/** reasonKeys are the catalog keys of the ways a game ends. */
+const reasonKeys: Record<number, string> = {
+  [Reason.GOAL]: "reason.goal",
+  [Reason.PLY_LIMIT]: "reason.plyLimit",
+  [Reason.MOVE_LIMIT]: "reason.moveLimit",
+  [Reason.DEADLINE]: "reason.deadline",
+  [Reason.RETURN_HOME]: "reason.returnHome",
+  [Reason.REPETITION]: "reason.repetition",
+  [Reason.NO_LEGAL_MOVE]: "reason.noLegalMove",
+  [Reason.NO_PIECES]: "reason.noPieces",
+  [Reason.RESIGNATION]: "reason.resignation",
+  [Reason.TIME]: "reason.time",
+  [Reason.ABANDONMENT]: "reason.abandonment",
+  [Reason.AGREEMENT]: "reason.agreement",
+  [Reason.ABORTED]: "reason.aborted",
+  [Reason.COMPLETED]: "reason.completed",
 };
 
 export function reasonName(r: Reason): string {
-  return reasonText[r] ?? "";
+  const k = reasonKeys[r];
+  return k ? t(k) : "";
+}
+
+/** outcomeClass is a finished game's class from a seat's side: won, lost or drawn. */
+export function outcomeClass(o: Outcome | undefined, you: Seat): "won" | "lost" | "drawn" {
+  if (!o || o.result !== Result.WIN || you === Seat.UNSPECIFIED || o.reason === Reason.ABORTED || o.reason === Reason.COMPLETED) return "drawn";
+  return o.winner === you ? "won" : "lost";
 }
 
 /**
@@ -150,12 +186,12 @@ export function reasonName(r: Reason): string {
  * won"), or neutrally with the seats' names for a spectator.
  */
 export function outcomeTitle(o: Outcome | undefined, you: Seat, names: [string, string]): string {
-  if (!o || o.result === Result.ONGOING || o.result === Result.UNSPECIFIED) return "Game in progress";
-  if (o.reason === Reason.ABORTED) return "Game aborted";
-  if (o.reason === Reason.COMPLETED) return "Training completed";
-  if (o.result === Result.DRAW) return "Draw";
-  if (you !== Seat.UNSPECIFIED) return o.winner === you ? "You won" : "You lost";
-  return `${o.winner === Seat.FIRST ? names[0] : names[1]} won`;
+  if (!o || o.result === Result.ONGOING || o.result === Result.UNSPECIFIED) return t("title.ongoing");
+  if (o.reason === Reason.ABORTED) return t("title.aborted");
+  if (o.reason === Reason.COMPLETED) return t("title.completed");
+  if (o.result === Result.DRAW) return t("title.draw");
+  if (you !== Seat.UNSPECIFIED) return o.winner === you ? t("title.won") : t("title.lost");
+  return t("title.named", { name: o.winner === Seat.FIRST ? names[0] : names[1] });
 }
 
 /**
@@ -167,72 +203,66 @@ export function outcomeTitle(o: Outcome | undefined, you: Seat, names: [string, 
 export function outcomeLine(o: Outcome | undefined, game: Game, you: Seat, names: [string, string], solo = false): string {
   if (!o || o.result === Result.ONGOING || o.result === Result.UNSPECIFIED) return "";
   const seated = you === Seat.FIRST || you === Seat.SECOND;
-  // Who a seat is in the sentence: "You", "Your opponent" or its name.
+  // A seat's name in a spectator's sentence: the player's, else the seat's.
   const name = (s: Seat): string => {
     const n = names[s === Seat.FIRST ? 0 : 1];
     if (n) return n;
-    if (game === Game.BANQI) return s === Seat.FIRST ? "the first player" : "the second player";
+    if (game === Game.BANQI) return s === Seat.FIRST ? t("seat.firstPlayer") : t("seat.secondPlayer");
     return seatColour(s);
   };
-  const who = (s: Seat): string => (seated ? (s === you ? "you" : "your opponent") : name(s));
-  const Who = (s: Seat): string => {
-    const w = who(s);
-    return w.charAt(0).toUpperCase() + w.slice(1);
+  // Each sentence has three forms, by whom it is about: the reader
+  // (".you"), the reader's opponent (".opp"), or a named seat (".name",
+  // with {name} and the other seat's {other}), for a spectator.
+  const about = (key: string, s: Seat, params: Record<string, string> = {}): string => {
+    const text = seated ? t(`${key}.${s === you ? "you" : "opp"}`, params) : t(`${key}.name`, { name: name(s), other: name(otherSeat(s)), ...params });
+    return text.charAt(0).toUpperCase() + text.slice(1);
   };
-  const whose = (s: Seat): string => (seated && s === you ? "your" : `${who(s)}'s`);
-  const own = (s: Seat): string => (seated && s === you ? "your" : "their");
-  if (o.reason === Reason.ABORTED) {
-    return solo
-      ? "The training ended before the opposite home was filled. It does not count."
-      : "The game was called off before it began: nobody played the first ply in time, or a player never came. It does not count.";
-  }
-  if (o.reason === Reason.COMPLETED) return `${Who(Seat.FIRST)} filled the opposite home.`;
+  if (o.reason === Reason.ABORTED) return solo ? t("outcome.aborted.solo") : t("outcome.aborted");
+  if (o.reason === Reason.COMPLETED) return about("outcome.completed", Seat.FIRST);
   if (o.result === Result.DRAW) {
     switch (o.reason) {
       case Reason.PLY_LIMIT:
-        return game === Game.BANQI ? "120 plies in a row went by without a capture or a reveal." : "200 plies were played without a winner.";
+        return game === Game.BANQI ? t("outcome.draw.plyLimit.banqi") : t("outcome.draw.plyLimit");
       case Reason.GOAL:
-        return "Both players filled the other's home on the same move.";
+        return t("outcome.draw.goal");
       case Reason.MOVE_LIMIT:
-        return solo
-          ? "The move limit was reached before the opposite home was filled."
-          : "The move limit was reached with both players having the same number of pieces in the other's home.";
+        return solo ? t("outcome.draw.moveLimit.solo") : t("outcome.draw.moveLimit");
       case Reason.DEADLINE:
-        return "Both players still had a piece at home after the leave-home deadline.";
+        return t("outcome.draw.deadline");
       case Reason.REPETITION:
-        return "The same position came up for the third time.";
+        return t("outcome.draw.repetition");
       case Reason.NO_LEGAL_MOVE:
-        return "The player to move had no legal move.";
+        return t("outcome.draw.noLegalMove");
       case Reason.AGREEMENT:
-        return seated ? "You and your opponent agreed to a draw." : `${name(Seat.FIRST)} and ${name(Seat.SECOND)} agreed to a draw.`;
+        return seated ? t("outcome.draw.agreement.you") : t("outcome.draw.agreement.name", { first: name(Seat.FIRST), second: name(Seat.SECOND) });
     }
     const r = reasonName(o.reason);
-    return r ? `Drawn (${r}).` : "";
+    return r ? t("outcome.draw.other", { reason: r }) : "";
   }
   const w = o.winner;
   const l = otherSeat(w);
   switch (o.reason) {
     case Reason.GOAL:
-      return game === Game.CORNERS ? `${Who(w)} filled ${whose(l)} home first.` : `${Who(w)} reached the goal row.`;
+      return game === Game.CORNERS ? about("outcome.goal.corners", w) : about("outcome.goal", w);
     case Reason.MOVE_LIMIT:
-      return `The move limit was reached with more of ${whose(w)} pieces in ${whose(l)} home.`;
+      return about("outcome.moveLimit", w);
     case Reason.DEADLINE:
-      return `${Who(l)} still had a piece at home after the leave-home deadline.`;
+      return about("outcome.deadline", l);
     case Reason.RETURN_HOME:
-      return `${Who(l)} moved a piece back into ${own(l)} own home after the leave-home deadline.`;
+      return about("outcome.returnHome", l);
     case Reason.NO_LEGAL_MOVE:
-      return `${Who(l)} had no legal move left.`;
+      return about("outcome.noLegalMove", l);
     case Reason.NO_PIECES:
-      return `${Who(l)} had no pieces left.`;
+      return about("outcome.noPieces", l);
     case Reason.RESIGNATION:
-      return `${Who(l)} resigned.`;
+      return about("outcome.resignation", l);
     case Reason.TIME:
-      return `${Who(l)} ran out of time.`;
+      return about("outcome.time", l);
     case Reason.ABANDONMENT:
-      return `${Who(l)} left the game and did not come back in time.`;
+      return about("outcome.abandonment", l);
   }
   const r = reasonName(o.reason);
-  return r ? `${Who(w)} won (${r}).` : "";
+  return r ? about("outcome.won", w, { reason: r }) : "";
 }
 
 /** Banqi piece kinds by rank, high to low (B4.1), with the letters of B1. */
@@ -242,7 +272,7 @@ const banqiKinds = [
   { name: "elephant", letter: "B", red: "相", black: "象" },
   { name: "chariot", letter: "R", red: "俥", black: "車" },
   { name: "horse", letter: "N", red: "傌", black: "馬" },
-  { name: "cannon", letter: "C", red: "炮", black: "砲" },
+  { name: "cannon", letter: "C", red: "炮", black: "包" },
   { name: "soldier", letter: "P", red: "兵", black: "卒" },
 ];
 
@@ -264,7 +294,7 @@ export function banqiInfo(p: BanqiPiece): BanqiInfo | undefined {
     red,
     glyph: red ? k.red : k.black,
     letter: red ? k.letter : k.letter.toLowerCase(),
-    name: `${red ? "Red" : "Black"} ${k.name}`,
+    name: t(`piece.${red ? "red" : "black"}.${k.name}`),
     rank,
   };
 }
@@ -278,7 +308,7 @@ export function banqiFromLetter(ch: string): BanqiPiece {
 
 /** timeControlText writes a clock as players do: "3+2" (minutes + seconds), "No clock". */
 export function timeControlText(tc: { baseMs: bigint; incrementMs: bigint } | undefined): string {
-  if (!tc) return "No clock";
+  if (!tc) return t("clock.none");
   const base = Number(tc.baseMs) / 60000;
   const inc = Number(tc.incrementMs) / 1000;
   const b = Number.isInteger(base) ? String(base) : base.toFixed(1);
@@ -293,7 +323,7 @@ export function timeControlText(tc: { baseMs: bigint; incrementMs: bigint } | un
  */
 export function refusalText(what: string, reason: string, you: Seat = Seat.UNSPECIFIED): string {
   const r = yourPawn(reason.replace(/^(illegal ply [^ :]*: |ply "[^"]*": )/, "").replace(/^invalid argument: /, ""), you);
-  return what ? `${what}: ${r}` : r;
+  return what ? t("refusal", { what, reason: r }) : r;
 }
 
 /**

@@ -6,7 +6,7 @@ import { ConnectError, Code } from "./api";
  * a game: it answers NOT_FOUND alike for a game still live (a private one
  * too, so that its existence is not revealed) and one that never was.
  */
-export const NO_RECORD = "No finished game with this id: it may be live and private, or it never existed.";
+export const NO_RECORD = "record.none"; // a catalog key
 
 /** endedHere are the games this page saw finish: their record may lag a moment behind. */
 const endedHere = new Set<string>();

@@ -28,8 +28,8 @@ test("an invitation names its host, the game, its variant and the clock", () => 
     game: Game.QUORIDOR, variant: "standard", timeControl: { baseMs: 300_000n, incrementMs: 3_000n },
     members: [{ playerId: "p_a", displayName: "Alice", host: true }], ...o,
   } as MessageInitShape<typeof RoomSchema>);
-  assert.equal(inviteLine(room({})), "Alice invites you to Quoridor (standard), 5+3");
-  assert.equal(inviteLine(room({ game: Game.CORNERS, variant: "classic-3x3", timeControl: undefined })), "Alice invites you to Corners (classic-3x3), no clock");
-  assert.equal(inviteLine(room({ rated: true })), "Alice invites you to Quoridor (standard), 5+3, rated");
-  assert.equal(inviteLine(room({ members: [] })), "You are invited to Quoridor (standard), 5+3");
+  assert.equal(inviteLine(room({})), "Alice invites you to Quoridor (Standard), 5+3");
+  assert.equal(inviteLine(room({ game: Game.CORNERS, variant: "classic-3x3", timeControl: undefined })), "Alice invites you to Corners (Classic 3×3), no clock");
+  assert.equal(inviteLine(room({ rated: true })), "Alice invites you to Quoridor (Standard), 5+3, rated");
+  assert.equal(inviteLine(room({ members: [] })), "You are invited to Quoridor (Standard), 5+3");
 });

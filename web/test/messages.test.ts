@@ -1,37 +1,56 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { errorText } from "../src/api";
+import { busyMatch } from "../src/messages";
+import { setLanguage } from "../src/i18n";
 
-// The refusals the match and lobby services word for programs, as the page shows them.
-const raw: [Code, string][] = [
-  [Code.FailedPrecondition, "ply 3 refused: the next ply is number 5"],
-  [Code.FailedPrecondition, "ply 7 refused: the game is over"],
-  [Code.FailedPrecondition, "match 01HX: game is over"],
-  [Code.PermissionDenied, "that ply belongs to the other seat"],
-  [Code.Aborted, "the seat joined again on another stream"],
-  [Code.PermissionDenied, "you hold no seat in this match; spectators use Watch"],
-  [Code.Aborted, "match changed; retry"],
-  [Code.Unavailable, "not confirmed by a replica in time; retry with the same ply number"],
-  [Code.FailedPrecondition, "player 01HXP is already in match 01HXM; finish or resign it first"],
+/** refusal is a ConnectError as the server sends it: an English message and a google.rpc.ErrorInfo. */
+function refusal(code: Code, msg: string, reason: string, metadata: Record<string, string> = {}): ConnectError {
+  const w = new BinaryWriter();
+  w.tag(1, WireType.LengthDelimited).string(reason);
+  w.tag(2, WireType.LengthDelimited).string("tabuleiro.dev");
+  for (const [k, v] of Object.entries(metadata)) {
+    w.tag(3, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(k).tag(2, WireType.LengthDelimited).string(v).join();
+  }
+  const e = new ConnectError(msg, code);
+  e.details.push({ type: "google.rpc.ErrorInfo", value: w.finish() });
+  return e;
+}
+
+const raw: ConnectError[] = [
+  refusal(Code.FailedPrecondition, "ply 3 refused: the next ply is number 5", "STALE_PLY", { ply_number: "3", current_ply_number: "5" }),
+  refusal(Code.FailedPrecondition, "ply 7 refused: the game is over", "GAME_OVER"),
+  refusal(Code.PermissionDenied, "that ply belongs to the other seat", "NOT_YOUR_TURN"),
+  refusal(Code.Aborted, "the seat joined again on another stream", "SEAT_ELSEWHERE"),
+  refusal(Code.Aborted, "match changed; retry", "MATCH_CHANGED"),
+  refusal(Code.FailedPrecondition, "player 01HXP is already in match 01HXM; finish or resign it first", "ALREADY_IN_MATCH", { match_id: "01HXM" }),
+  refusal(Code.FailedPrecondition, "illegal ply e3h: the wall overlaps the wall e3h (Q3.2)", "ILLEGAL_PLY", { ply: "e3h", rule: "Q3.2", detail: "wall_overlaps", wall: "e3h" }),
 ];
 
-test("a refusal worded for programs is shown in a player's words: what happened and what to do", () => {
-  const shown = raw.map(([code, msg]) => errorText(new ConnectError(msg, code)));
-  for (const [i, text] of shown.entries()) {
-    const [, msg] = raw[i];
-    assert.notEqual(text, msg, `rewritten: ${msg}`);
-    assert.doesNotMatch(text, /\bply \d|refused|next ply is number|seat|stream|match \S|retry|replica|already in match/i, `${msg} → ${text}`);
-    assert.match(text, /^[A-Z].*[.!]$/, `a sentence: ${text}`);
+test("a refusal is worded by its reason, in the player's language, never in the protocol's words", () => {
+  for (const lang of ["en", "pt-BR", "es"]) {
+    setLanguage(lang, false);
+    for (const e of raw) {
+      const text = errorText(e);
+      assert.notEqual(text, e.rawMessage, `${lang}: reworded: ${e.rawMessage}`);
+      assert.doesNotMatch(text, /refused|stream/i, `${lang}: ${e.rawMessage} → ${text}`);
+    }
+    assert.match(errorText(raw[6]), /\(Q3\.2\)/, `${lang}: the rule's number stays`);
   }
-  assert.match(shown[0], /moved on.*play again/);
-  assert.match(shown[1], /already over/);
-  assert.match(shown[4], /another tab.*Play here/);
-  assert.match(shown[8], /already have a game in progress/);
+  setLanguage("pt-BR", false);
+  assert.match(errorText(raw[6]), /muro/);
+  setLanguage("en", false);
 });
 
-test("a refusal written for people stays as the server wrote it", () => {
+test("the lobby's refusal of a second game names the game in progress", () => {
+  assert.equal(busyMatch(raw[5]), "01HXM");
+  assert.equal(busyMatch(raw[1]), undefined);
+});
+
+test("a refusal without a reason the catalogs know stays as the server wrote it", () => {
   const rule = "illegal ply e3h: the wall overlaps wall e3h (Q3.1)";
   assert.equal(errorText(new ConnectError(rule, Code.FailedPrecondition)), rule);
-  assert.equal(errorText(new ConnectError("wrong room password", Code.PermissionDenied)), "wrong room password");
+  assert.equal(errorText(refusal(Code.PermissionDenied, "wrong room password", "NO_SUCH_REASON")), "wrong room password");
 });

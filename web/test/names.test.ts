@@ -21,6 +21,6 @@ test("a refused name is told in words: the character, the rule, no byte offsets 
 
 test("the server's refusal of a name loses its field name and byte offset", () => {
   const s = nameRefusal("display_name: character '!' at byte 0 is not allowed (letters, digits, space, _ - . only)");
-  assert.equal(s, `This name cannot be used (character '!' is not allowed (letters, digits, space, _ - . only)). ${nameRule}`);
+  assert.equal(s, `This name cannot be used (character '!' is not allowed (letters, digits, space, _ - . only)). ${nameRule()}`);
   assert.equal(nameRefusal("The server cannot be reached."), "The server cannot be reached.");
 });

@@ -3,8 +3,8 @@
 // deploy/README.md: every long-running service has a health check, services
 // wait for healthy stores and for the migration job, match and bot run two
 // replicas, Redis persists with append-only on, and clients reach lobby and
-// match only through the edge (services/edge), published on loopback port
-// 8080.
+// match only through the edge (HAProxy with deploy/haproxy/haproxy.cfg,
+// soft-stopped with SIGUSR1), published on loopback port 8080.
 //
 // Usage:
 //
@@ -43,7 +43,7 @@ var required = map[string]int{
 	"edge":           1,
 }
 
-// Edge is the only service clients reach: services/edge, routing match.v1
+// Edge is the only service clients reach: HAProxy, routing match.v1
 // to match and the rest to lobby. The gRPC services publish
 // no port.
 const edge = "edge"
@@ -206,6 +206,20 @@ func Check(p *types.Project) ([]string, error) {
 	for _, name := range []string{"lobby", "match", "bot", edge} {
 		if s, ok := p.Services[name]; ok && (s.StopGracePeriod == nil || time.Duration(*s.StopGracePeriod) < 20*time.Second) {
 			bad("service %q needs stop_grace_period of at least 20s (shutdown timeout plus the OTLP flush)", name)
+		}
+	}
+	// HAProxy drains on SIGUSR1 (soft stop); SIGTERM is its hard stop,
+	// which cuts every call in flight.
+	if e, ok := p.Services[edge]; ok {
+		if e.StopSignal != "SIGUSR1" {
+			bad("service %q must stop with SIGUSR1 (HAProxy's soft stop), not %q", edge, e.StopSignal)
+		}
+		mounted := false
+		for _, v := range e.Volumes {
+			mounted = mounted || strings.HasSuffix(v.Source, "/deploy/haproxy/haproxy.cfg") && v.Target == "/usr/local/etc/haproxy/haproxy.cfg"
+		}
+		if !mounted {
+			bad("service %q must mount deploy/haproxy/haproxy.cfg at /usr/local/etc/haproxy/haproxy.cfg", edge)
 		}
 	}
 	if pg, ok := p.Services["postgres"]; ok && len(pg.Volumes) == 0 {

@@ -73,7 +73,9 @@ func TestBrokenComposeFilesFail(t *testing.T) {
 		{"edge before match is healthy", "      match:\n        condition: service_healthy\n    restart: unless-stopped\n\n  otel-collector:", "      match:\n        condition: service_completed_successfully\n    restart: unless-stopped\n\n  otel-collector:", "wait for \"match\""},
 		{"bot with the default grace", "          memory: 256M\n    stop_grace_period: 30s\n", "          memory: 256M\n", "\"bot\" needs stop_grace_period"},
 		{"redis evicting", "\"--maxmemory-policy\", \"noeviction\"", "\"--maxmemory-policy\", \"allkeys-lru\"", "noeviction"},
-		{"edge without health check", "      test: [\"CMD\", \"/usr/local/bin/httpprobe\", \"http://127.0.0.1:8080/healthz\"]\n", "      disable: true\n", "\"edge\" has no health check"},
+		{"edge without health check", "      test: [\"CMD\", \"bash\", \"-c\", \"exec 3<>/dev/tcp/127.0.0.1/8404 && printf 'GET /healthz HTTP/1.0\\\\r\\\\n\\\\r\\\\n' >&3 && grep -q '^ok' <&3\"]\n", "      disable: true\n", "\"edge\" has no health check"},
+		{"edge stopped with SIGTERM", "    stop_signal: SIGUSR1\n", "", "must stop with SIGUSR1"},
+		{"edge without its configuration", "      - ./deploy/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro\n", "      - ./deploy/haproxy/other.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro\n", "must mount deploy/haproxy/haproxy.cfg"},
 		{"missing secret variable", "${TABULEIRO_TOKEN_KEY:?set", "${TABULEIRO_TOKEN_KEY_MISSING:?set", "TABULEIRO_TOKEN_KEY_MISSING"},
 	}
 	for _, tt := range tests {

@@ -104,7 +104,7 @@ func (s decodeCheckedStream) RecvMsg(m any) error {
 // message marked compressed that does not decompress. grpc-go has already
 // sent its INTERNAL status to a native gRPC client by then (RecvMsg writes
 // it); the browser protocols' empty body is answered INVALID_ARGUMENT
-// before it reaches grpc-go (rejectEmptyStreams).
+// before it reaches grpc-go (rejectMalformed).
 func callersFault(err error) error {
 	st, ok := status.FromError(err)
 	if !ok || st.Code() != codes.Internal {

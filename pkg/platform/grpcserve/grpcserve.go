@@ -12,17 +12,14 @@
 //
 // One port serves gRPC, gRPC-Web and the Connect protocol (see WebHandler):
 // every call, whatever its protocol, runs through the same grpc.Server, its
-// interceptors and its stats handler. In plaintext (local mode, a private
-// network, TLS terminated in front) connections are sorted by their first
-// bytes: HTTP/2 with prior knowledge (gRPC clients) goes to grpc-go's own
-// transport, so native clients pay nothing for the browser protocols;
-// HTTP/1.1 (browsers, curl, Connect and gRPC-Web clients) goes to net/http
-// and the transcoder, as does any request for a path that is not an RPC
-// (Options.HTTPHandler). Over cleartext, gRPC-Web and Connect are thus
-// HTTP/1.1 only (browsers never speak cleartext HTTP/2). With TLS, net/http
-// serves every connection (HTTP/2 and HTTP/1.1 by ALPN, since a browser's
-// HTTP/2 connection cannot be told from a gRPC client's), and gRPC calls go
-// through grpc.Server.ServeHTTP.
+// interceptors and its stats handler. net/http serves every connection,
+// HTTP/1.1 and HTTP/2 alike (cleartext HTTP/2 with prior knowledge, h2c, in
+// plaintext; by ALPN with TLS), and each request goes by its content type,
+// not by its HTTP version: application/grpc to grpc.Server.ServeHTTP,
+// gRPC-Web and Connect to the transcoder, anything else that is not an RPC
+// to Options.HTTPHandler. A proxy in front (HAProxy's h2 to the backends, a
+// Gateway's h2c) may thus carry all three protocols on its HTTP/2
+// connections, and a browser behind it may speak any of them.
 package grpcserve
 
 import (
@@ -79,7 +76,10 @@ type Options struct {
 	TLS *tls.Config
 	// MaxConnectionAge sends clients a GOAWAY after this long so that they
 	// reconnect and re-resolve (spreading onto new pods); open streams are
-	// not cut. 0 means DefaultMaxConnectionAge; negative disables it.
+	// not cut. 0 means DefaultMaxConnectionAge; negative disables it. It
+	// applies where grpc-go's own transport serves the server (NewServer
+	// with grpc.Server.Serve); Run serves by net/http, whose clients in
+	// production are the edge's per-request balancing.
 	MaxConnectionAge time.Duration
 	// Telemetry provides the tracer and meter; nil means telemetry.Disabled().
 	Telemetry *telemetry.Telemetry
@@ -216,6 +216,10 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		_ = lis.Close()
 		return err
 	}
+	maxStreams := opts.MaxConcurrentStreams
+	if maxStreams == 0 {
+		maxStreams = DefaultMaxConcurrentStreams
+	}
 	hsrv := &http.Server{
 		Handler:           web,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -223,25 +227,30 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		Protocols:         new(http.Protocols),
+		// As grpc-go's keepalive in NewServer: ping a silent connection
+		// after 30 s and close it 10 s after an unanswered ping, so that a
+		// vanished client's streams end.
+		HTTP2: &http.HTTP2Config{
+			MaxConcurrentStreams: int(maxStreams),
+			SendPingTimeout:      30 * time.Second,
+			PingTimeout:          10 * time.Second,
+		},
 	}
 	hsrv.Protocols.SetHTTP1(true)
+	hsrv.Protocols.SetHTTP2(true)
 	if opts.OnListen != nil {
 		opts.OnListen(lis.Addr())
 	}
-	// Each of these ends with the error that stopped it (nil or
-	// http.ErrServerClosed once stopped on purpose).
-	served := make(chan error, 1)     // grpc-go's transport (plaintext only)
-	httpServed := make(chan error, 1) // net/http
-	accepted := make(chan error, 1)   // the plaintext listener's sorter
+	// Ends with the error that stopped net/http (http.ErrServerClosed once
+	// stopped on purpose).
+	httpServed := make(chan error, 1)
+	lis = guardListener{lis}
 	if opts.TLS != nil {
-		hsrv.Protocols.SetHTTP2(true)
 		hsrv.TLSConfig = opts.TLS.Clone()
 		go func() { httpServed <- hsrv.ServeTLS(lis, "", "") }()
 	} else {
-		split := newSplitListener(lis)
-		go func() { accepted <- split.serve() }()
-		go func() { served <- srv.Serve(split.h2) }()
-		go func() { httpServed <- hsrv.Serve(split.h1) }()
+		hsrv.Protocols.SetUnencryptedHTTP2(true)
+		go func() { httpServed <- hsrv.Serve(lis) }()
 	}
 	logger.InfoContext(ctx, "grpc server serving", "addr", lis.Addr().String(), "tls", opts.TLS != nil,
 		"protocols", "grpc, grpc-web, connect", "cors_origins", opts.CORSOrigins)
@@ -257,12 +266,8 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	}()
 	var failed error
 	select {
-	case err := <-served:
-		failed = fmt.Errorf("serve grpc: %w", err)
 	case err := <-httpServed:
 		failed = fmt.Errorf("serve http: %w", err)
-	case err := <-accepted:
-		failed = fmt.Errorf("accept: %w", err)
 	case <-ctx.Done():
 	}
 	if failed != nil {
@@ -280,10 +285,6 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		delay := time.NewTimer(opts.DrainDelay)
 		select {
 		case <-delay.C:
-		case err := <-served:
-			delay.Stop()
-			_ = hsrv.Close()
-			return fmt.Errorf("serve grpc: %w", err)
 		case err := <-httpServed:
 			delay.Stop()
 			srv.Stop()
@@ -310,14 +311,6 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	}
 	if err := <-httpServed; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve http: %w", err)
-	}
-	if opts.TLS == nil {
-		if err := <-served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-			return fmt.Errorf("serve grpc: %w", err)
-		}
-		if err := <-accepted; err != nil {
-			return fmt.Errorf("accept: %w", err)
-		}
 	}
 	logger.Info("grpc server stopped")
 	return nil

@@ -5,13 +5,13 @@ package grpcserve_test
 //
 //	go test -run '^$' -bench UnaryTransport -benchtime 5000x ./pkg/platform/grpcserve/
 //
-// "grpc-native" is what Run gives gRPC clients (prior-knowledge HTTP/2 to
-// grpc.Server.Serve); "grpc-servehttp" is the same client through net/http
-// (h2c) and grpc.Server.ServeHTTP, the alternative of serving everything
-// with net/http; "grpc-web" and "connect" go through net/http (HTTP/1.1)
-// and vanguard's transcoding, as browsers do. Each op does one call on
-// every path in turn, so a loaded machine slows them alike; each path's
-// mean and its ratio to grpc-native are reported.
+// "grpc-native" is grpc-go's own HTTP/2 transport (grpc.Server.Serve, what
+// Run served to prior-knowledge HTTP/2 clients until it chose by content
+// type); "grpc-servehttp" is what Run serves now: net/http (h2c) and
+// grpc.Server.ServeHTTP; "grpc-web" and "connect" go through net/http
+// (HTTP/1.1) and vanguard's transcoding, as browsers do. Each op does one
+// call on every path in turn, so a loaded machine slows them alike; each
+// path's mean and its ratio to grpc-native are reported.
 
 import (
 	"context"
@@ -39,21 +39,14 @@ func BenchmarkUnaryTransport(b *testing.B) {
 	addr := <-addrs
 	defer func() { cancel(); <-done }()
 
-	// The same server built by NewServer, served wholly by net/http (h2c).
-	srv, _ := grpcserve.NewServer(grpcserve.Options{}, register)
-	web, err := grpcserve.WebHandler(srv, nil, nil)
+	// grpc-go's own transport.
+	gsrv, _ := grpcserve.NewServer(grpcserve.Options{}, register)
+	glis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := &http.Server{Handler: web, Protocols: new(http.Protocols)}
-	hs.Protocols.SetHTTP1(true)
-	hs.Protocols.SetUnencryptedHTTP2(true)
-	go func() { _ = hs.Serve(lis) }()
-	defer hs.Close()
+	go func() { _ = gsrv.Serve(glis) }()
+	defer gsrv.Stop()
 
 	dial := func(a string) lobbyv1.LobbyServiceClient {
 		conn, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -63,7 +56,7 @@ func BenchmarkUnaryTransport(b *testing.B) {
 		b.Cleanup(func() { _ = conn.Close() })
 		return lobbyv1.NewLobbyServiceClient(conn)
 	}
-	native, viaHTTP := dial(addr), dial(lis.Addr().String())
+	native, viaHTTP := dial(glis.Addr().String()), dial(addr)
 	tr := &http.Transport{MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}

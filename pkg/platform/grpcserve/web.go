@@ -1,11 +1,10 @@
 package grpcserve
 
 import (
-	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,57 +58,154 @@ func WebHandler(srv *grpc.Server, extra http.Handler, origins []string) (http.Ha
 	if err != nil {
 		return nil, fmt.Errorf("browser protocols: %w", err)
 	}
-	return WithCORS(rejectEmptyStreams(t), origins), nil
+	return WithCORS(rejectMalformed(t), origins), nil
 }
 
-// emptyStreamMessage is the refusal of a server-streaming call without its
-// request message.
+// emptyStreamMessage is the refusal of a call without its request message.
 const emptyStreamMessage = "the request is empty: this call takes exactly one request message, and the client ended its side without sending one"
 
-// rejectEmptyStreams answers INVALID_ARGUMENT to a Connect or gRPC-Web
-// server-streaming call whose body is empty (no request message at all):
-// passed on, grpc-go would answer INTERNAL "cardinality violation" and the
-// server log it as its own error.
-func rejectEmptyStreams(next http.Handler) http.Handler {
+// rejectMalformed answers INVALID_ARGUMENT, before the transcoder sees it,
+// to a browser-protocol call of a unary or server-streaming method whose
+// request is malformed, where vanguard and grpc-go would answer INTERNAL or
+// UNKNOWN (and the server log the caller's mistake as its own):
+//   - gRPC-Web or Connect streaming framing: no message at all, more than
+//     one, a frame cut short, a message flagged compressed with no
+//     encoding named, or a flag that is not a message's;
+//   - Connect unary: an empty JSON body, or a body said to be gzip that
+//     is not.
+//
+// The request of these methods is one message, which the transcoder
+// buffers anyway: it is read here (up to MaxWebMessageBytes and a frame
+// header; a larger one is left to the transcoder's own limit) and passed
+// on unchanged. Client-streaming calls (Play) are passed on as they come.
+func rejectMalformed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ct := r.Header.Get("Content-Type")
-		connectStream := strings.HasPrefix(ct, "application/connect+")
 		grpcWeb := strings.HasPrefix(ct, "application/grpc-web")
-		if r.Method != http.MethodPost || !connectStream && !grpcWeb || !serverStreamOnly(r.URL.Path) {
+		connectStream := strings.HasPrefix(ct, "application/connect+")
+		connectUnary := !grpcWeb && !connectStream && r.Header.Get("Connect-Protocol-Version") != "" ||
+			ct == "application/json" || ct == "application/proto"
+		if r.Method != http.MethodPost || !grpcWeb && !connectStream && !connectUnary || !oneRequestMethod(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		br := bufio.NewReader(r.Body)
-		if _, err := br.Peek(1); !errors.Is(err, io.EOF) {
-			r.Body = struct {
-				io.Reader
-				io.Closer
-			}{br, r.Body}
-			next.ServeHTTP(w, r)
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxWebMessageBytes+6))
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		w.Header().Set("Content-Type", ct)
-		if grpcWeb {
-			// A trailers-only response: the status in the headers.
-			w.Header().Set("Grpc-Status", strconv.Itoa(int(codes.InvalidArgument)))
-			w.Header().Set("Grpc-Message", emptyStreamMessage)
-			w.WriteHeader(http.StatusOK)
-			return
+		_ = r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		if len(body) <= MaxWebMessageBytes+5 {
+			var reason string
+			switch {
+			case grpcWeb:
+				reason = framingFault(body, r.Header.Get("Grpc-Encoding"))
+			case connectStream:
+				reason = framingFault(body, r.Header.Get("Connect-Content-Encoding"))
+			default:
+				reason = unaryFault(body, ct, r.Header.Get("Content-Encoding"))
+			}
+			if reason != "" {
+				refuseInvalid(w, ct, grpcWeb, connectStream, reason)
+				return
+			}
 		}
-		// Connect: the end-of-stream message (flag 2), JSON whatever the
-		// codec.
-		end, _ := json.Marshal(map[string]any{"error": map[string]string{"code": "invalid_argument", "message": emptyStreamMessage}})
-		frame := make([]byte, 5, 5+len(end))
-		frame[0] = 2
-		binary.BigEndian.PutUint32(frame[1:], uint32(len(end)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(append(frame, end...))
+		next.ServeHTTP(w, r)
 	})
 }
 
-// serverStreamOnly reports whether path (/package.Service/Method) names a
-// registered server-streaming method that takes one request message.
-func serverStreamOnly(path string) bool {
+// framingFault checks an enveloped request body (gRPC-Web, Connect
+// streaming): exactly one message frame, then for gRPC-Web nothing, for
+// Connect nothing either (a client's end-of-stream frame carries nothing
+// for these methods). encoding is the message encoding named, if any.
+func framingFault(body []byte, encoding string) string {
+	if len(body) == 0 {
+		return emptyStreamMessage
+	}
+	if len(body) < 5 {
+		return "the request's first frame is cut short: a frame has a 5-byte header (flags, length)"
+	}
+	flags, n := body[0], binary.BigEndian.Uint32(body[1:5])
+	if flags&^1 != 0 {
+		return fmt.Sprintf("the request's first frame has flags %#x: a request message frame has only the compressed flag (0x01) or none", flags)
+	}
+	if uint64(len(body)-5) < uint64(n) {
+		return fmt.Sprintf("the request message is cut short: its frame says %d bytes, %d came", n, len(body)-5)
+	}
+	if flags&1 != 0 && (encoding == "" || encoding == "identity") {
+		return "the request message is flagged compressed but the request names no encoding (grpc-encoding or connect-content-encoding)"
+	}
+	if rest := body[5+n:]; len(rest) > 0 {
+		return "this call takes exactly one request message, and the client sent more"
+	}
+	return ""
+}
+
+// unaryFault checks a Connect unary request body.
+func unaryFault(body []byte, contentType, encoding string) string {
+	switch encoding {
+	case "", "identity":
+	case "gzip":
+		if len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
+			return "the request body is said to be gzip (Content-Encoding) but is not gzip data"
+		}
+		return ""
+	default:
+		return "" // the transcoder refuses an encoding it does not know
+	}
+	if len(body) == 0 && strings.HasPrefix(contentType, "application/json") {
+		return "the request body is empty: a JSON request message is at least {}"
+	}
+	return ""
+}
+
+// refuseInvalid writes an INVALID_ARGUMENT answer in the request's protocol.
+func refuseInvalid(w http.ResponseWriter, ct string, grpcWeb, connectStream bool, reason string) {
+	switch {
+	case grpcWeb:
+		// A trailers-only response: the status in the headers.
+		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Grpc-Status", strconv.Itoa(int(codes.InvalidArgument)))
+		w.Header().Set("Grpc-Message", grpcMessageEncode(reason))
+		w.WriteHeader(http.StatusOK)
+	case connectStream:
+		// The end-of-stream message (flag 2), JSON whatever the codec.
+		end, _ := json.Marshal(map[string]any{"error": map[string]string{"code": "invalid_argument", "message": reason}})
+		frame := make([]byte, 5, 5+len(end))
+		frame[0] = 2
+		binary.BigEndian.PutUint32(frame[1:], uint32(len(end)))
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(append(frame, end...))
+	default:
+		b, _ := json.Marshal(map[string]string{"code": "invalid_argument", "message": reason})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(b)
+	}
+}
+
+// grpcMessageEncode percent-encodes a grpc-message value (the gRPC
+// spec's encoding: printable ASCII but '%' as is).
+func grpcMessageEncode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c <= 0x7e && c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+// oneRequestMethod reports whether path (/package.Service/Method) names a
+// registered unary or server-streaming method: one that takes exactly one
+// request message.
+func oneRequestMethod(path string) bool {
 	svc, method, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
 	if !ok {
 		return false
@@ -119,7 +215,7 @@ func serverStreamOnly(path string) bool {
 		return false
 	}
 	md, ok := d.(protoreflect.MethodDescriptor)
-	return ok && md.IsStreamingServer() && !md.IsStreamingClient()
+	return ok && !md.IsStreamingClient()
 }
 
 // limitedGzip is the browser protocols' gzip decompressor: a message

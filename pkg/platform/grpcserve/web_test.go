@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -682,5 +684,85 @@ func TestConnectGzipBombRefused(t *testing.T) {
 	var got struct{ Code, Message string }
 	if err := json.Unmarshal(b, &got); err != nil || got.Code != "resource_exhausted" {
 		t.Errorf("gzip bomb over Connect = %d %s, want resource_exhausted", resp.StatusCode, b)
+	}
+}
+
+// Every malformed browser request is INVALID_ARGUMENT with a reason, in
+// its own protocol, where it was INTERNAL or UNKNOWN (issue 43): the
+// framings of gRPC-Web and Connect, on a unary call and on Watch.
+func TestMalformedWebRequestsInvalidArgument(t *testing.T) {
+	f := startWeb(t, grpcserve.Options{})
+	token, _, err := f.issuer.IssuePlayer("p-1", "Ana", true, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(flags byte, msg []byte) []byte {
+		b := []byte{flags, 0, 0, 0, 0}
+		binary.BigEndian.PutUint32(b[1:], uint32(len(msg)))
+		return append(b, msg...)
+	}
+	watchMsg := []byte{0x0a, 0x01, 'm'} // match_id "m"
+	getStats, watch := lobbyv1.LobbyService_GetStats_FullMethodName, matchv1.MatchService_Watch_FullMethodName
+	tests := []struct {
+		name, path, contentType string
+		headers                 map[string]string
+		body                    []byte
+	}{
+		{"connect JSON empty body", getStats, "application/json", nil, nil},
+		{"connect gzip on a plain body", getStats, "application/json", map[string]string{"Content-Encoding": "gzip"}, []byte(`{}`)},
+		{"grpc-web compressed flag without encoding", getStats, "application/grpc-web+proto", nil, frame(1, nil)},
+		{"grpc-web two messages on a unary call", getStats, "application/grpc-web+proto", nil, append(frame(0, nil), frame(0, nil)...)},
+		{"grpc-web empty unary body", getStats, "application/grpc-web+proto", nil, nil},
+		{"grpc-web frame cut short", getStats, "application/grpc-web+proto", nil, []byte{0, 0, 0, 0, 9, 1}},
+		{"grpc-web two messages on Watch", watch, "application/grpc-web+proto", nil, append(frame(0, watchMsg), frame(0, watchMsg)...)},
+		{"connect stream two messages on Watch", watch, "application/connect+proto", nil, append(frame(0, watchMsg), frame(0, watchMsg)...)},
+		{"connect stream compressed flag without encoding", watch, "application/connect+proto", nil, frame(1, watchMsg)},
+		{"grpc-web empty Watch", watch, "application/grpc-web+proto", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, grpcservetest.BaseURL+tt.path, bytes.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", tt.contentType)
+			req.Header.Set("Authorization", "Bearer "+token)
+			if !strings.HasPrefix(tt.contentType, "application/grpc-web") {
+				req.Header.Set("Connect-Protocol-Version", "1")
+			}
+			for k, v := range tt.headers {
+				req.Header.Set(k, v)
+			}
+			resp, err := f.srv.HTTPClient(t).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			var code, msg string
+			switch {
+			case strings.HasPrefix(tt.contentType, "application/grpc-web"):
+				code, msg = resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message")
+				if code == "" { // trailers in the body's last frame
+					s := string(b)
+					if i := strings.Index(s, "grpc-status:"); i >= 0 {
+						code = strings.TrimSpace(strings.SplitN(s[i+len("grpc-status:"):], "\r\n", 2)[0])
+					}
+					msg = s
+				}
+				if code != strconv.Itoa(int(codes.InvalidArgument)) {
+					t.Errorf("grpc-status %q (%s), want %d", code, msg, codes.InvalidArgument)
+				}
+			case strings.HasPrefix(tt.contentType, "application/connect+"):
+				if !strings.Contains(string(b), `"invalid_argument"`) {
+					t.Errorf("connect stream answer %d %q, want an invalid_argument end-of-stream", resp.StatusCode, b)
+				}
+			default:
+				var got struct{ Code, Message string }
+				if err := json.Unmarshal(b, &got); err != nil || got.Code != "invalid_argument" || got.Message == "" {
+					t.Errorf("connect answer %d %s, want invalid_argument with a reason", resp.StatusCode, b)
+				}
+			}
+		})
 	}
 }

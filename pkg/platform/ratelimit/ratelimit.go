@@ -9,18 +9,13 @@ package ratelimit
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -114,88 +109,4 @@ func RetryDelay(err error) (time.Duration, bool) {
 		}
 	}
 	return 0, false
-}
-
-// Addr returns the client address of an RPC's peer, as the key of
-// per-address limits: the IP of an IPv4 peer, the /64 network of an IPv6
-// one (a single host usually holds a whole /64), "" when unknown. Behind
-// a proxy this is the proxy's address unless the proxy's own limits apply.
-func Addr(ctx context.Context) string { return AddrBehind(ctx, nil) }
-
-// AddrBehind is Addr for a server behind proxies: when the peer is one of
-// the trusted proxies, the client is the right-most x-forwarded-for entry
-// that is not a trusted proxy (entries left of it could be forged by the
-// client).
-func AddrBehind(ctx context.Context, trusted []netip.Prefix) string {
-	p, ok := peer.FromContext(ctx)
-	if !ok || p.Addr == nil {
-		return ""
-	}
-	host := p.Addr.String()
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host // a unix socket or bufconn: one client address
-	}
-	ip = ip.Unmap()
-	if isTrusted(ip, trusted) {
-		md, _ := metadata.FromIncomingContext(ctx)
-		vals := md.Get("x-forwarded-for")
-		var hops []string
-		for _, v := range vals {
-			hops = append(hops, strings.Split(v, ",")...)
-		}
-		for i := len(hops) - 1; i >= 0; i-- {
-			hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-			if err != nil {
-				break // a malformed entry: stop at the last trusted hop
-			}
-			ip = hop.Unmap()
-			if !isTrusted(ip, trusted) {
-				break
-			}
-		}
-	}
-	if ip.Is6() {
-		pfx, _ := ip.Prefix(64)
-		return pfx.String()
-	}
-	return ip.String()
-}
-
-func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {
-	for _, p := range trusted {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// ParsePrefixes parses a comma-separated list of CIDR prefixes or single
-// addresses ("10.0.0.0/8, 192.0.2.1").
-func ParsePrefixes(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if !strings.Contains(f, "/") {
-			a, err := netip.ParseAddr(f)
-			if err != nil {
-				return nil, fmt.Errorf("trusted proxy %q: %w", f, err)
-			}
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			return nil, fmt.Errorf("trusted proxy %q: %w", f, err)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
 }

@@ -559,6 +559,10 @@ var contractCases = []contractCase{
 		if r := alice.submit(1, "e2"); r.code != codes.OK {
 			t.Fatalf("ply 1: %+v", r)
 		}
+		// A ply each: a resignation before that aborts the game.
+		if r := bob.submit(2, "e8"); r.code != codes.OK {
+			t.Fatalf("ply 2: %+v", r)
+		}
 		if r := bob.act(matchv1.PlayAction_PLAY_ACTION_RESIGN); r.code != codes.OK {
 			t.Fatalf("resign: %v", r.code)
 		}
@@ -615,7 +619,8 @@ var contractCases = []contractCase{
 					break
 				}
 			}
-			want := "offered by SEAT_FIRST, declined, offered by SEAT_SECOND, ended REASON_AGREEMENT"
+			// Agreed before each side's first ply: aborted.
+			want := "offered by SEAT_FIRST, declined, offered by SEAT_SECOND, ended REASON_ABORTED"
 			if got := strings.Join(kinds, ", "); got != want {
 				t.Errorf("events %q, want %q", got, want)
 			}

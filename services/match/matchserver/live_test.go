@@ -140,15 +140,17 @@ func TestResignAndDrawActions(t *testing.T) {
 	bob.act(act(&matchv1.OfferDraw{}))
 	alice.until("offer", func(m any) bool { return event(m).GetDrawOffered() != nil })
 	alice.act(act(&matchv1.AcceptDraw{}))
-	if o := bob.ended().GetOutcome(); o.GetResult() != gamev1.Result_RESULT_DRAW || o.GetReason() != gamev1.Reason_REASON_AGREEMENT {
-		t.Fatalf("outcome %v, want draw by agreement", o)
+	// Agreed before each side's first ply: aborted (the agreement itself
+	// after a ply each is match's TestResignAndDraws).
+	if o := bob.ended().GetOutcome(); o.GetResult() != gamev1.Result_RESULT_DRAW || o.GetReason() != gamev1.Reason_REASON_ABORTED {
+		t.Fatalf("outcome %v, want aborted (a draw agreed before any ply)", o)
 	}
 	// Resignation.
 	id = corners()
 	alice, bob = c.play(0, "alice", id, 0), c.play(0, "bob", id, 0)
 	alice.act(act(&matchv1.Resign{}))
-	if o := bob.ended().GetOutcome(); o.GetWinner() != gamev1.Seat_SEAT_SECOND || o.GetReason() != gamev1.Reason_REASON_RESIGNATION {
-		t.Fatalf("outcome %v, want second wins by resignation", o)
+	if o := bob.ended().GetOutcome(); o.GetReason() != gamev1.Reason_REASON_ABORTED {
+		t.Fatalf("outcome %v, want aborted (resigned before any ply)", o)
 	}
 	// A draw offer in a variant without draws is refused.
 	id = c.create(quoridor(nil))

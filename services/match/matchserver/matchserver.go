@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -63,6 +64,10 @@ type Config struct {
 	Limits         Limits
 	Unlimited      bool
 	ExemptLoopback bool
+	// TrustedProxies are the proxies in front whose X-Forwarded-For names
+	// the client (see clientaddr): only a client that is this host itself
+	// is exempt under ExemptLoopback, not every call through a proxy on it.
+	TrustedProxies []netip.Prefix
 	// FollowHeartbeat is how long a Follow stream stays silent before the
 	// server sends a heartbeat; 0 means 15 s.
 	FollowHeartbeat time.Duration
@@ -141,6 +146,7 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 		s.rpc.Limiter, s.rpc.Limits = ratelimit.New(d.Redis, cfg.KeyPrefix+"match:"), limits
 		s.rpc.ExemptLoopback = cfg.ExemptLoopback
 	}
+	s.rpc.TrustedProxies = cfg.TrustedProxies
 	s.rpc.Heartbeat = cfg.FollowHeartbeat
 	s.rpc.ProbeEvery = cfg.ProbeEvery
 	return s

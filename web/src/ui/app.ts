@@ -6,24 +6,38 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, ConnectError, Code } from "../api";
-import { BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
+import { BanqiPiece, BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
-import { gameName, games, levelLabel, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
+import { banqiInfo, gameName, games, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
 import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
 import { renderBoard } from "../board";
 import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { loadRecord, NO_RECORD } from "../record";
-import { ALREADY_PLAYING, busyMatch } from "../messages";
-import { clear, h, hideToast, scrollWithin, svg, toast } from "./dom";
+import { alreadyPlaying, busyMatch } from "../messages";
+import { clear, fill, h, hideToast, scrollWithin, svg, toast } from "./dom";
+import { current as currentLanguage, dateTime, languageName, languages, num, onLanguage, setLanguage, t, timeOfDay } from "../i18n";
+import { onPieceStyle, pieceFace, pieceStyle, setPieceStyle } from "../pieces";
 import { GameScreen, seatParts, type Origin } from "./game";
 import { rulesScreen } from "./rules";
 
 export const session = new Session(typeof localStorage !== "undefined" ? localStorage : (undefined as never));
 
-let current: { dispose?: () => void } | undefined;
+let current: { dispose?: () => void; relocalize?: () => void } | undefined;
+
+/**
+ * relocalize redraws the page in a new language or piece style: a game
+ * redraws in place (its streams and selection stay); any other screen
+ * is opened again from its route.
+ */
+function relocalize(): void {
+  if (current?.relocalize) current.relocalize();
+  else void route_();
+}
+onLanguage(relocalize);
+onPieceStyle(relocalize);
 
 /** go navigates to a hash route. */
 export function go(route: string): void {
@@ -77,7 +91,7 @@ export async function me(): Promise<Identity | undefined> {
 export async function partner(): Promise<Identity> {
   const r = await refreshed(() => session.partner, (id) => { session.partner = id; });
   if (r) return r;
-  const base = (session.me?.name ?? "Guest").slice(0, 20);
+  const base = (session.me?.name ?? t("guest")).slice(0, 20);
   const id = await signIn(`${base} 2`.trim());
   session.partner = id;
   return id;
@@ -88,11 +102,27 @@ export async function partner(): Promise<Identity> {
 function header(id: Identity | undefined): HTMLElement {
   const link = (href: string, text: string) => h("a", { href, class: location.hash.startsWith(href) ? "active" : "" }, text);
   return h("header", { class: "top" },
-    h("a", { class: "brand", href: "#/" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "Tabuleiro"),
-    h("nav", { "aria-label": "Main" },
-      link("#/play", "Play"), link("#/watch", "Watch"), link("#/history", "History"), link("#/stats", "Stats"), link("#/rules", "Rules")),
-    id ? whoBox(id) : h("div"),
+    h("a", { class: "brand", href: "#/" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), t("brand")),
+    h("nav", { "aria-label": t("nav.label") },
+      link("#/play", t("nav.play")), link("#/watch", t("nav.watch")), link("#/history", t("nav.history")), link("#/stats", t("nav.stats")), link("#/rules", t("nav.rules"))),
+    h("div", { class: "top-right" }, settingsBox(), id ? whoBox(id) : h("div")),
   );
+}
+
+/**
+ * settingsBox is the header's language menu (each language by its own
+ * name) and the Banqi piece style: both remembered in this browser; a
+ * change re-renders the page in place.
+ */
+function settingsBox(): HTMLElement {
+  const lang = h("select", { id: "lang", "aria-label": t("settings.language"), title: t("settings.language"),
+    onchange: (e: Event) => setLanguage((e.target as HTMLSelectElement).value) },
+    ...languages.map((l) => h("option", { value: l, lang: l, selected: l === currentLanguage() }, languageName(l))));
+  const pieces = h("select", { id: "piece-style", "aria-label": t("settings.pieces"), title: t("settings.pieces"),
+    onchange: (e: Event) => setPieceStyle((e.target as HTMLSelectElement).value === "letters" ? "letters" : "characters") },
+    h("option", { value: "characters", selected: pieceStyle() === "characters" }, t("settings.pieces.characters")),
+    h("option", { value: "letters", selected: pieceStyle() === "letters" }, t("settings.pieces.letters")));
+  return h("div", { class: "settings" }, lang, pieces);
 }
 
 /**
@@ -104,15 +134,15 @@ function whoBox(id: Identity): HTMLElement {
   const box = h("div", { class: "who" });
   const plain = () => {
     clear(box);
-    box.append(h("span", { class: "who-name", title: `Player id ${id.playerId}` }, id.name),
-      h("button", { class: "link", id: "sign-out", onclick: ask }, "Sign out"));
+    box.append(h("span", { class: "who-name", title: t("who.id", { id: id.playerId }) }, id.name),
+      h("button", { class: "link", id: "sign-out", onclick: ask }, t("who.signOut")));
   };
   const ask = () => {
     if (box.querySelector(".signout-confirm")) return;
-    box.append(h("div", { class: "signout-confirm", role: "alertdialog", "aria-label": "Confirm sign-out" },
-      h("span", {}, `${id.name} is a guest account, kept only in this browser. After signing out it cannot be recovered: its games, ratings and stats are lost to you.`),
-      h("button", { class: "danger small", id: "sign-out-confirm", onclick: () => { session.signOut(); go("#/"); } }, "Sign out for good"),
-      h("button", { class: "small", id: "sign-out-cancel", onclick: plain }, "Stay signed in")));
+    box.append(h("div", { class: "signout-confirm", role: "alertdialog", "aria-label": t("who.confirm.label") },
+      h("span", {}, t("who.confirm", { name: id.name })),
+      h("button", { class: "danger small", id: "sign-out-confirm", onclick: () => { session.signOut(); go("#/"); } }, t("who.confirm.yes")),
+      h("button", { class: "small", id: "sign-out-cancel", onclick: plain }, t("who.confirm.no"))));
     box.querySelector<HTMLButtonElement>("#sign-out-cancel")?.focus();
   };
   plain();
@@ -122,6 +152,7 @@ function whoBox(id: Identity): HTMLElement {
 export function frame(id: Identity | undefined, ...content: Node[]): void {
   const root = document.getElementById("app")!;
   clear(root);
+  document.title = t("brand"); // a screen with a title of its own sets it after
   root.append(header(id), h("main", { id: "main" }, ...content));
 }
 
@@ -185,8 +216,8 @@ export async function route_(): Promise<void> {
         go("#/");
     }
   } catch (err) {
-    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "Something went wrong"), h("p", { class: "error" }, errorText(err)),
-      h("a", { class: "button", href: "#/" }, "Back to the lobby")));
+    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, t("error.title")), h("p", { class: "error" }, errorText(err)),
+      h("a", { class: "button", href: "#/" }, t("back.lobby"))));
   }
 }
 
@@ -206,7 +237,7 @@ function signInScreen(target: string): void {
   // Who invites to what, when the invite opens a room (lobby.v1 GetInvite, public).
   const details = h("p", { class: "lead invite-details", id: "invite-details", hidden: true });
   if (invite) void showInvite(details, invite, new URLSearchParams(target.split("?")[1] ?? "").get("pw") ?? "");
-  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: "Your name", "aria-label": "Your name", "aria-describedby": "name-error" }) as HTMLInputElement;
+  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, minlength: 2, maxlength: 24, placeholder: t("signin.name"), "aria-label": t("signin.name"), "aria-describedby": "name-error" }) as HTMLInputElement;
   let tried = false;
   const check = (): boolean => {
     const problem = nameProblem(input.value.trim());
@@ -233,22 +264,22 @@ function signInScreen(target: string): void {
       err.textContent = e2 instanceof ConnectError && e2.code === Code.InvalidArgument ? nameRefusal(text) : text;
     }
   } },
-  h("label", { for: "name" }, invite ? "Choose a name to join as a guest" : watching ? "Choose a name to watch as a guest"
-    : watchList ? "Choose a name to watch games as a guest" : "Choose a name to play as a guest"),
+  h("label", { for: "name" }, invite ? t("signin.label.join") : watching ? t("signin.label.watch")
+    : watchList ? t("signin.label.watchList") : t("signin.label.play")),
   h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: invite ? "join-invite" : watching ? "watch-game" : watchList ? "watch-games" : undefined },
-    invite ? "Join the game" : watching ? "Watch the game" : watchList ? "Watch games" : "Play")),
+    invite ? t("signin.join") : watching ? t("signin.watch") : watchList ? t("signin.watchList") : t("signin.play"))),
   err);
   frame(undefined, h("section", { class: "hero" },
     h("div", { class: "hero-text" },
       invite
-        ? h("h1", { id: "invite-title" }, "You are invited to a game")
-        : watching ? h("h1", { id: "watch-title" }, "A game to watch")
-        : h("h1", {}, "Board games, face to face"),
+        ? h("h1", { id: "invite-title" }, t("invite.title"))
+        : watching ? h("h1", { id: "watch-title" }, t("signin.watchTitle"))
+        : h("h1", {}, t("signin.title")),
       invite ? details : false,
       invite
-        ? h("p", { class: "lead" }, "A friend sent you the invite code ", h("strong", { id: "invite-code" }, invite), ". Choose a name and you go straight to their game: no account needed.")
-        : watching ? h("p", { class: "lead" }, "This link opens a game. Choose a name and you go straight to it, as a spectator: no account needed.")
-        : h("p", { class: "lead" }, "Quoridor, Corners and Banqi against a friend, a bot, or anyone in the queue. No account needed."),
+        ? h("p", { class: "lead" }, ...fill(t("signin.invited", { code: "\u0000" }), h("strong", { id: "invite-code" }, invite)))
+        : watching ? h("p", { class: "lead" }, t("signin.watchLead"))
+        : h("p", { class: "lead" }, t("signin.lead")),
       form),
     h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
   // A phone's keyboard would cover half the page at once: the name field
@@ -291,7 +322,7 @@ export async function variants(): Promise<Variant[]> {
 }
 
 const clockChoices: { label: string; base: number; inc: number }[] = [
-  { label: "No clock", base: 0, inc: 0 },
+  { label: "", base: 0, inc: 0 }, // t("clock.none")
   { label: "1+1", base: 60000, inc: 1000 },
   { label: "3+2", base: 180000, inc: 2000 },
   { label: "5+3", base: 300000, inc: 3000 },
@@ -341,57 +372,57 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
     if (onePlayer) c.opponent = "bot";
     if (c.opponent === "queue" && !c.clock) c.clock = variantClockIndex(variant);
     const radio = <T,>(name: string, value: T, current: T, label: string | Node, onpick: () => void, extra: Record<string, string> = {}) =>
-      h("label", { class: `chip${value === current ? " on" : ""}`, ...extra },
+      h("label", { class: `chip${value === current ? " on" : ""}`, "data-choice": `${name}:${String(value)}`, ...extra },
         h("input", { type: "radio", name, checked: value === current, onchange: () => { onpick(); save(); draw(); } }), label);
     panel.append(h("div", { class: "play-form" },
-      h("h1", { id: "new-game" }, "New game"),
-      h("div", { class: "game-cards", role: "radiogroup", "aria-label": "Game" },
+      h("h1", { id: "new-game" }, t("lobby.newGame")),
+      h("div", { class: "game-cards", role: "radiogroup", "aria-label": t("lobby.game") },
         ...games.map((g) => h("label", { class: `game-card${g === c.game ? " on" : ""}`, "data-game": gameName(g) },
           h("input", { type: "radio", name: "game", checked: g === c.game, onchange: () => { c.game = g; save(); draw(); } }),
           svg(gameIcon(g)), h("span", {}, gameName(g))))),
-      h("div", { class: "field" }, h("label", { for: "variant" }, "Variant"),
+      h("div", { class: "field" }, h("label", { for: "variant" }, t("lobby.variant")),
         h("select", { id: "variant", onchange: (e: Event) => { c.variant = (e.target as HTMLSelectElement).value; save(); draw(); } },
-          ...gameVariants.map((v) => h("option", { value: v.id, selected: v.id === c.variant }, v.name + (c.opponent === "queue" && v.rated ? " · can be rated" : ""))))),
+          ...gameVariants.map((v) => h("option", { value: v.id, selected: v.id === c.variant }, variantName(v.game, v.id, v.name) + (c.opponent === "queue" && v.rated ? ` · ${t("lobby.canBeRated")}` : ""))))),
       // Only quick pairing plays rated games; say so where it matters.
-      c.opponent !== "queue" && !onePlayer && h("p", { class: "muted small", id: "casual-note" }, "Casual game: ratings do not change."),
-      h("fieldset", { class: "field" }, h("legend", {}, "Opponent"),
+      c.opponent !== "queue" && !onePlayer && h("p", { class: "muted small", id: "casual-note" }, t("lobby.casual")),
+      h("fieldset", { class: "field" }, h("legend", {}, t("lobby.opponent")),
         h("div", { class: "chips" },
-          radio("opp", "bot" as Opponent, c.opponent, onePlayer ? "Alone (training)" : "Bot", () => (c.opponent = "bot")),
-          !onePlayer && radio("opp", "local" as Opponent, c.opponent, "Two players, one device", () => (c.opponent = "local")),
-          !onePlayer && radio("opp", "friend" as Opponent, c.opponent, "Invite a friend", () => (c.opponent = "friend")),
-          !onePlayer && radio("opp", "queue" as Opponent, c.opponent, "Quick pairing", () => (c.opponent = "queue")))),
-      c.opponent === "bot" && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "Bot level"),
+          radio("opp", "bot" as Opponent, c.opponent, onePlayer ? t("lobby.opp.alone") : t("lobby.opp.bot"), () => (c.opponent = "bot")),
+          !onePlayer && radio("opp", "local" as Opponent, c.opponent, t("lobby.opp.local"), () => (c.opponent = "local")),
+          !onePlayer && radio("opp", "friend" as Opponent, c.opponent, t("lobby.opp.friend"), () => (c.opponent = "friend")),
+          !onePlayer && radio("opp", "queue" as Opponent, c.opponent, t("lobby.opp.queue"), () => (c.opponent = "queue")))),
+      c.opponent === "bot" && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, t("lobby.level")),
         h("div", { class: "chips" }, ...levels.map((l) => {
           // Each level with its ladder rating in this variant, when measured.
           const r = levelRating(variant, l);
           return radio("level", l, c.level, levelLabel(l, r), () => (c.level = l),
-            { "data-level": levelName(l), ...(r ? { title: levelTitle(r), "data-rating": String(r.rating) } : {}) });
+            { "data-level": levelId(l), ...(r ? { title: levelTitle(r), "data-rating": String(r.rating) } : {}) });
         }))),
-      (c.opponent === "bot" || c.opponent === "friend") && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "You play"),
+      (c.opponent === "bot" || c.opponent === "friend") && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, t("lobby.seat")),
         h("div", { class: "chips" },
-          radio("seat", Seat.UNSPECIFIED, c.seat, "Random", () => (c.seat = Seat.UNSPECIFIED)),
-          radio("seat", Seat.FIRST, c.seat, c.game === Game.BANQI ? "First" : "White (first)", () => (c.seat = Seat.FIRST)),
-          radio("seat", Seat.SECOND, c.seat, c.game === Game.BANQI ? "Second" : "Black (second)", () => (c.seat = Seat.SECOND)))),
-      !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, "Clock"),
+          radio("seat", Seat.UNSPECIFIED, c.seat, t("lobby.seat.random"), () => (c.seat = Seat.UNSPECIFIED)),
+          radio("seat", Seat.FIRST, c.seat, c.game === Game.BANQI ? t("lobby.seat.first") : t("lobby.seat.white"), () => (c.seat = Seat.FIRST)),
+          radio("seat", Seat.SECOND, c.seat, c.game === Game.BANQI ? t("lobby.seat.second") : t("lobby.seat.black"), () => (c.seat = Seat.SECOND)))),
+      !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, t("lobby.clock")),
         h("div", { class: "chips" }, ...clockChoices.map((k, i) => (c.opponent === "queue" && i === 0) ? false :
-          radio("clock", i, c.clock, k.label, () => (c.clock = i)))),
+          radio("clock", i, c.clock, k.base ? k.label : t("clock.none"), () => (c.clock = i)))),
         // Quick pairing has no "No clock": say why the choice changed.
-        c.opponent === "queue" && h("p", { class: "muted small", id: "queue-clock-note" }, "Quick pairing games are always timed.")),
+        c.opponent === "queue" && h("p", { class: "muted small", id: "queue-clock-note" }, t("lobby.queueTimed"))),
       c.opponent === "queue" && variant?.rated && h("label", { class: "check" },
         h("input", { type: "checkbox", checked: c.rated, onchange: (e: Event) => { c.rated = (e.target as HTMLInputElement).checked; save(); draw(); } }),
-        "Rated: the result changes both players' ratings"),
+        t("lobby.rated")),
       // Unticked, a quick pairing game is casual: say so beside the box.
-      c.opponent === "queue" && variant?.rated && !c.rated && h("p", { class: "muted small", id: "casual-note" }, "Casual game: ratings do not change. Tick Rated to play for rating."),
+      c.opponent === "queue" && variant?.rated && !c.rated && h("p", { class: "muted small", id: "casual-note" }, t("lobby.casualTick")),
       h("div", { class: "actions" }, h("button", { class: "primary big", id: "start", onclick: () => start(id, c) },
-        c.opponent === "friend" ? "Create invite link" : c.opponent === "queue" ? "Find an opponent" : "Play")),
+        c.opponent === "friend" ? t("lobby.start.friend") : c.opponent === "queue" ? t("lobby.start.queue") : t("lobby.start"))),
     ));
   };
   draw();
 
   // Side column: resume, join by code.
-  const code = h("input", { id: "code", placeholder: "Invite code or link", autocomplete: "off", "aria-label": "Invite code or link", maxlength: 300 });
-  const pw = h("input", { id: "code-pw", placeholder: "Password (if any)", autocomplete: "off", "aria-label": "Room password" });
-  side.append(h("section", { class: "panel" }, h("h2", {}, "Join a friend"),
+  const code = h("input", { id: "code", placeholder: t("join.code"), autocomplete: "off", "aria-label": t("join.code"), maxlength: 300 });
+  const pw = h("input", { id: "code-pw", placeholder: t("join.password"), autocomplete: "off", "aria-label": t("room.password") });
+  side.append(h("section", { class: "panel" }, h("h2", {}, t("join.title")),
     h("form", { class: "stack", onsubmit: (e: Event) => {
       e.preventDefault();
       // A whole invite link pasted in the code box opens that link.
@@ -400,8 +431,8 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       acceptedInvite = inviteCode(r); // the Join button said yes already
       go(r);
     } },
-      code, pw, h("button", { type: "submit" }, "Join"))));
-  const resume = h("section", { class: "panel", id: "resume-list" }, h("h2", {}, "Your games in progress"), h("p", { class: "muted" }, "Loading…"));
+      code, pw, h("button", { type: "submit" }, t("join.button")))));
+  const resume = h("section", { class: "panel", id: "resume-list" }, h("h2", {}, t("resume.title")), h("p", { class: "muted" }, t("loading")));
   side.append(resume);
   // The list is read again while the lobby is open, and whenever the page
   // comes back into view: a game that ended meanwhile (in another tab, by
@@ -412,17 +443,17 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       const active = (await api(id.token).lobby.listActiveMatches({})).matches;
       if (stopped) return;
       clear(resume);
-      resume.append(h("h2", {}, "Your games in progress"));
-      if (!active.length) resume.append(h("p", { class: "muted" }, "None. Start one!"));
+      resume.append(h("h2", {}, t("resume.title")));
+      if (!active.length) resume.append(h("p", { class: "muted" }, t("resume.none")));
       const g = session.game;
       for (const m of active) {
         const local = g?.matchId === m.matchId && g.local;
-        resume.append(summaryRow(m, h("a", { class: "button small", href: `#/${local ? "local" : "game"}/${m.matchId}` }, "Resume")));
+        resume.append(summaryRow(m, h("a", { class: "button small", href: `#/${local ? "local" : "game"}/${m.matchId}` }, t("resume.button"))));
       }
     } catch (err) {
       if (stopped) return;
       clear(resume);
-      resume.append(h("h2", {}, "Your games in progress"), h("p", { class: "error" }, errorText(err)));
+      resume.append(h("h2", {}, t("resume.title")), h("p", { class: "error" }, errorText(err)));
     }
   };
   const onShow = () => {
@@ -485,7 +516,7 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
           target: { case: "inviteCode", value: room.room!.inviteCode }, password, oneDevice: true,
         });
         const matchId = j.room?.matchId;
-        if (!matchId) throw new Error("The room started no game.");
+        if (!matchId) throw new Error(t("room.noGame"));
         session.game = { matchId, lastSeq: "0", local: true };
         saveOrigin(matchId, origin);
         go(`#/local/${matchId}`);
@@ -518,7 +549,7 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
 }
 
 function isBusy(err: unknown): boolean {
-  return err instanceof ConnectError && busyMatch(err.code, err.rawMessage) !== undefined;
+  return err instanceof ConnectError && busyMatch(err) !== undefined;
 }
 
 /**
@@ -534,9 +565,9 @@ async function busyNotice(id: Identity): Promise<HTMLElement> {
   const g = session.game;
   const href = m ? `#/${g?.matchId === m.matchId && g.local ? "local" : "game"}/${m.matchId}` : "#/play";
   return h("div", { class: "busy-note", id: "busy-note", role: "alert" },
-    h("p", {}, ALREADY_PLAYING),
-    m ? h("p", { class: "muted small" }, `${gameName(m.game)} · ${m.variant} · ${m.participants.map((p) => p.displayName).join(" vs ")}`) : false,
-    h("a", { class: "button primary", id: "busy-game", href }, m ? "Back to your game" : "Your games in progress"));
+    h("p", {}, alreadyPlaying()),
+    m ? h("p", { class: "muted small" }, `${gameName(m.game)} · ${variantName(m.game, m.variant)} · ${m.participants.map((p) => playerName(p)).join(` ${t("vs")} `)}`) : false,
+    h("a", { class: "button primary", id: "busy-game", href }, m ? t("busy.back") : t("resume.title")));
 }
 
 export function saveOrigin(matchId: string, o: Origin): void {
@@ -565,17 +596,17 @@ function gameIcon(g: Game): string {
     case Game.CORNERS:
       return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/>${[0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((f) => `<rect x="${5 + f * 9.5}" y="${5 + r * 9.5}" width="9.5" height="9.5" fill="${(f + r) % 2 ? "#ecd6b0" : "#b98b5e"}"/>`).join("")).join("")}<circle cx="9.75" cy="38.25" r="3.6" fill="#f7f2e8"/><circle cx="19.25" cy="38.25" r="3.6" fill="#f7f2e8"/><circle cx="9.75" cy="28.75" r="3.6" fill="#f7f2e8"/><circle cx="38.25" cy="9.75" r="3.6" fill="#2b2522"/><circle cx="28.75" cy="9.75" r="3.6" fill="#2b2522"/><circle cx="38.25" cy="19.25" r="3.6" fill="#2b2522"/></svg>`;
     default:
-      return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/><rect x="5" y="12" width="38" height="24" fill="#ead2a4"/><circle cx="15" cy="24" r="8" fill="#f1e2c2" stroke="#b3261e" stroke-width="1.5"/><text x="15" y="28" font-size="10" text-anchor="middle" fill="#b3261e" font-weight="700" font-family="'Noto Serif CJK SC','Songti SC','SimSun','WenQuanYi Micro Hei',serif">帥</text><circle cx="33" cy="24" r="8" fill="#8b5a2b" stroke="#3d250f"/></svg>`;
+      return `<svg viewBox="0 0 48 48" class="icon" aria-hidden="true"><rect x="2" y="2" width="44" height="44" rx="6" fill="#7a4d2a"/><rect x="5" y="12" width="38" height="24" fill="#ead2a4"/><circle cx="15" cy="24" r="8" fill="#f1e2c2" stroke="#b3261e" stroke-width="1.5"/>${pieceFace(banqiInfo(BanqiPiece.RED_GENERAL)!, 15, 24, 8, "#b3261e")}<circle cx="33" cy="24" r="8" fill="#8b5a2b" stroke="#3d250f"/></svg>`;
   }
 }
 
 export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
-  const names = m.participants.map((p) => p.displayName + (p.rating !== undefined ? ` (${p.rating})` : ""));
+  const names = m.participants.map((p) => playerName(p) + (p.rating !== undefined ? ` (${p.rating})` : ""));
   return h("div", { class: "summary", "data-match": m.matchId },
     h("div", { class: "summary-main" },
-      h("div", { class: "summary-title" }, `${gameName(m.game)} · ${m.variant}`, m.rated ? h("span", { class: "badge" }, "rated") : false),
-      h("div", { class: "summary-players" }, names.join(" vs ") || "—"),
-      h("div", { class: "muted small" }, `${m.plyCount} ${m.plyCount === 1 ? "ply" : "plies"} · ${timeControlText(m.timeControl)}${m.spectators ? ` · ${m.spectators} watching` : ""}`)),
+      h("div", { class: "summary-title" }, `${gameName(m.game)} · ${variantName(m.game, m.variant)}`, m.rated ? h("span", { class: "badge" }, t("rated")) : false),
+      h("div", { class: "summary-players" }, names.join(` ${t("vs")} `) || "—"),
+      h("div", { class: "muted small" }, `${t("plies", { count: m.plyCount })} · ${timeControlText(m.timeControl)}${m.spectators ? ` · ${t("watching", { count: m.spectators })}` : ""}`)),
     action ?? false);
 }
 
@@ -583,27 +614,27 @@ export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
 
 function roomScreen(id: Identity, roomId: string, password: string): { dispose: () => void } {
   const ctl = new AbortController();
-  const status = h("p", { class: "muted", role: "status" }, "Opening the room…");
+  const status = h("p", { class: "muted", role: "status" }, t("room.opening"));
   const linkBox = h("div", { class: "invite" });
-  frame(id, h("section", { class: "panel narrow room" }, h("h1", {}, "Invite a friend"), linkBox, status,
+  frame(id, h("section", { class: "panel narrow room" }, h("h1", {}, t("lobby.opp.friend")), linkBox, status,
     h("button", { class: "link", onclick: async () => {
       ctl.abort();
       try { await api(id.token).lobby.leaveRoom({ roomId }); } catch { /* closed already */ }
       go("#/play");
-    } }, "Cancel")));
+    } }, t("cancel"))));
   (async () => {
     try {
       for await (const u of api(id.token).lobby.watchRoom({ roomId }, { signal: ctl.signal })) {
         const r = u.room!;
         if (!linkBox.firstChild && r.inviteCode) {
           const url = `${location.origin}${location.pathname}#/join/${r.inviteCode}?pw=${encodeURIComponent(password)}`;
-          const input = h("input", { id: "invite-link", readonly: true, value: url, "aria-label": "Invite link", onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
+          const input = h("input", { id: "invite-link", readonly: true, value: url, "aria-label": t("room.link"), onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
           linkBox.append(
-            h("p", {}, `${gameName(r.game)} · ${r.variant} · ${timeControlText(r.timeControl)}. Send this link to your friend:`),
+            h("p", {}, t("room.send", { what: `${gameName(r.game)} · ${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}` })),
             h("div", { class: "row" }, input, h("button", { onclick: async () => {
-              try { await navigator.clipboard.writeText(url); toast("Link copied"); } catch { input.select(); }
-            } }, "Copy")),
-            h("p", { class: "muted small" }, "Or tell them the code ", h("strong", { id: "invite-code" }, r.inviteCode), " and the password ", h("strong", {}, password), "."));
+              try { await navigator.clipboard.writeText(url); toast(t("room.copied")); } catch { input.select(); }
+            } }, t("room.copy"))),
+            h("p", { class: "muted small" }, ...fill(t("room.orCode", { code: "\u0000", password: "\u0001" }), h("strong", { id: "invite-code" }, r.inviteCode), h("strong", {}, password))));
         }
         if (r.matchId) {
           session.game = { matchId: r.matchId, lastSeq: "0" };
@@ -613,10 +644,10 @@ function roomScreen(id: Identity, roomId: string, password: string): { dispose: 
           return;
         }
         if (r.status === RoomStatus.CLOSED) {
-          status.textContent = "The room closed (it expired).";
+          status.textContent = t("room.closed");
           return;
         }
-        status.textContent = "Waiting for your friend to join…";
+        status.textContent = t("room.waiting");
       }
     } catch (err) {
       if (!ctl.signal.aborted) status.textContent = errorText(err);
@@ -641,7 +672,7 @@ async function showInvite(el: HTMLElement, code: string, password: string): Prom
   } catch (err) {
     // A wrong or missing password is asked for when joining.
     if (err instanceof ConnectError && err.code === Code.NotFound) {
-      el.textContent = "This invite opens no room any more: its game may have started, or the room closed.";
+      el.textContent = t("invite.gone");
       el.classList.add("error");
       el.hidden = false;
     }
@@ -661,11 +692,11 @@ async function joinScreen(id: Identity, code: string, password: string): Promise
     }
     if (room && !room.members.some((m) => m.playerId === id.playerId)) {
       frame(id, h("section", { class: "panel narrow invite-card" },
-        h("h1", { id: "invite-title" }, "You are invited to a game"),
+        h("h1", { id: "invite-title" }, t("invite.title")),
         h("p", { class: "lead invite-details", id: "invite-details" }, `${inviteLine(room)}.`),
         h("div", { class: "row" },
-          h("button", { class: "primary", id: "accept-invite", onclick: () => { void joinRoom(id, code, password); } }, "Join"),
-          h("a", { class: "button", id: "decline-invite", href: "#/play" }, "Decline"))));
+          h("button", { class: "primary", id: "accept-invite", onclick: () => { void joinRoom(id, code, password); } }, t("join.button")),
+          h("a", { class: "button", id: "decline-invite", href: "#/play" }, t("decline")))));
       return;
     }
   }
@@ -673,7 +704,7 @@ async function joinScreen(id: Identity, code: string, password: string): Promise
 }
 
 async function joinRoom(id: Identity, code: string, password: string): Promise<void> {
-  frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "Joining…"), h("p", { class: "muted" }, `Room ${code}`)));
+  frame(id, h("section", { class: "panel narrow" }, h("h1", {}, t("join.joining")), h("p", { class: "muted" }, t("join.room", { code }))));
   try {
     const j = await api(id.token).lobby.joinRoom({ target: { case: "inviteCode", value: code }, password });
     if (j.room?.matchId) {
@@ -685,12 +716,12 @@ async function joinRoom(id: Identity, code: string, password: string): Promise<v
     // A public room waits for another player.
     location.replace(`#/room/${j.room!.roomId}`);
   } catch (err) {
-    const pw = h("input", { placeholder: "Room password", "aria-label": "Room password", value: password });
-    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "Cannot join this room"), h("p", { class: "error" }, errorText(err)),
+    const pw = h("input", { placeholder: t("room.password"), "aria-label": t("room.password"), value: password });
+    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, t("join.cannot")), h("p", { class: "error" }, errorText(err)),
       err instanceof ConnectError && err.code === Code.PermissionDenied
-        ? h("form", { class: "row", onsubmit: (e: Event) => { e.preventDefault(); go(`#/join/${encodeURIComponent(code)}?pw=${encodeURIComponent(pw.value)}`); } }, pw, h("button", { type: "submit" }, "Try again"))
+        ? h("form", { class: "row", onsubmit: (e: Event) => { e.preventDefault(); go(`#/join/${encodeURIComponent(code)}?pw=${encodeURIComponent(pw.value)}`); } }, pw, h("button", { type: "submit" }, t("tryAgain")))
         : false,
-      h("a", { class: "button", href: "#/play" }, "Back to the lobby")));
+      h("a", { class: "button", href: "#/play" }, t("back.lobby"))));
   }
 }
 
@@ -702,8 +733,8 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
   const variant = params.get("variant") ?? "";
   const clock = Number(params.get("clock") ?? "2");
   const rated = params.get("rated") === "1";
-  const status = h("p", { role: "status" }, "Joining the queue…");
-  const title = h("h1", {}, `Looking for an opponent`);
+  const status = h("p", { role: "status" }, t("queue.joining"));
+  const title = h("h1", {}, t("queue.title"));
   const spinner = h("div", { class: "spinner", "aria-hidden": "true" });
   const window_ = h("p", { class: "muted" });
   const offer = h("div");
@@ -714,27 +745,27 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
     elapsed.textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   }, 500);
   frame(id, h("section", { class: "panel narrow queue" },
-    title, h("p", {}, `${gameName(game)} · ${variant} · ${clockChoices[clock]?.label ?? ""}${rated ? " · rated" : ""}`),
+    title, h("p", {}, `${gameName(game)} · ${variantName(game, variant)} · ${clockChoices[clock]?.base ? clockChoices[clock].label : t("clock.none")}${rated ? ` · ${t("rated")}` : ""}`),
     spinner, elapsed, status, window_, offer,
-    h("button", { onclick: () => { ctl.abort(); go("#/play"); } }, "Cancel")));
+    h("button", { onclick: () => { ctl.abort(); go("#/play"); } }, t("cancel"))));
   (async () => {
     try {
       for await (const u of api(id.token).lobby.findMatch({ game, variant, timeControl: tcOf(clock), rated, acceptBotOffer: true }, { signal: ctl.signal })) {
         switch (u.update.case) {
           case "queued":
-            status.textContent = "In the queue. Waiting for a player…";
-            if (rated) window_.textContent = `Your rating ${Math.round(u.update.value.rating)}: pairing between ${Math.round(u.update.value.ratingMin)} and ${Math.round(u.update.value.ratingMax)}.`;
+            status.textContent = t("queue.waiting");
+            if (rated) window_.textContent = t("queue.window.rating", { rating: Math.round(u.update.value.rating), min: Math.round(u.update.value.ratingMin), max: Math.round(u.update.value.ratingMax) });
             break;
           case "windowWidened":
-            if (rated) window_.textContent = `Pairing between ${Math.round(u.update.value.ratingMin)} and ${Math.round(u.update.value.ratingMax)}.`;
+            if (rated) window_.textContent = t("queue.window", { min: Math.round(u.update.value.ratingMin), max: Math.round(u.update.value.ratingMax) });
             break;
           case "botOffered": {
             const level = u.update.value.level;
             clear(offer);
-            offer.append(h("p", {}, "Nobody is free right now."), h("button", { class: "primary", onclick: () => {
+            offer.append(h("p", {}, t("queue.nobody")), h("button", { class: "primary", onclick: () => {
               ctl.abort();
               void start(id, { game, variant, opponent: "bot", level, seat: Seat.UNSPECIFIED, clock: 0, rated: false });
-            } }, `Play the ${levelName(level).toLowerCase()} bot instead`));
+            } }, t("queue.playBot", { level: levelName(level).toLowerCase() })));
             break;
           }
           case "matched": {
@@ -753,7 +784,7 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
         clearInterval(tick);
         const note = await busyNotice(id);
         if (ctl.signal.aborted) return;
-        title.textContent = "You are already playing";
+        title.textContent = t("queue.busy");
         spinner.remove();
         elapsed.remove();
         status.replaceWith(note);
@@ -771,10 +802,10 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
 const WATCH_REFRESH_MS = 5000;
 
 function watchScreen(id: Identity): { dispose: () => void } {
-  const list = h("div", { class: "list", id: "live-list", "aria-live": "polite" }, h("p", { class: "muted" }, "Loading…"));
+  const list = h("div", { class: "list", id: "live-list", "aria-live": "polite" }, h("p", { class: "muted" }, t("loading")));
   const note = h("p", { class: "muted small", id: "live-updated" });
-  frame(id, h("section", { class: "panel" }, h("h1", {}, "Live games"),
-    h("p", { class: "muted small", id: "private-note" }, "Private games (rooms with a password) are not listed here: only their players can watch them."),
+  frame(id, h("section", { class: "panel" }, h("h1", {}, t("live.title")),
+    h("p", { class: "muted small", id: "private-note" }, t("live.private")),
     list, note));
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
@@ -785,17 +816,17 @@ function watchScreen(id: Identity): { dispose: () => void } {
       const r = await api(id.token).lobby.listLiveMatches({ pageSize: 50 });
       if (stopped) return;
       clear(list);
-      if (!r.matches.length) list.append(h("p", { class: "muted" }, "No games are being played right now."));
+      if (!r.matches.length) list.append(h("p", { class: "muted" }, t("live.none")));
       for (const m of r.matches) {
         // One's own game is played, not watched: its link takes the seat back.
         const mine = m.participants.some((p) => p.playerId !== "" && p.playerId === id.playerId);
         list.append(summaryRow(m, mine
-          ? h("a", { class: "button small primary", href: `#/game/${m.matchId}` }, "Your game")
-          : h("a", { class: "button small", href: `#/watch/${m.matchId}` }, "Watch")));
+          ? h("a", { class: "button small primary", href: `#/game/${m.matchId}` }, t("live.yours"))
+          : h("a", { class: "button small", href: `#/watch/${m.matchId}` }, t("live.watch"))));
       }
-      note.textContent = `Updated ${new Date().toLocaleTimeString()}; the list refreshes by itself.`;
+      note.textContent = t("live.updated", { time: timeOfDay(Date.now()) });
     } catch (err) {
-      if (!stopped) note.textContent = `Could not refresh the list: ${errorText(err)} Trying again…`;
+      if (!stopped) note.textContent = t("live.failed", { error: errorText(err) });
     }
     if (!stopped) timer = setTimeout(() => void load(), WATCH_REFRESH_MS);
   };
@@ -806,23 +837,23 @@ function watchScreen(id: Identity): { dispose: () => void } {
 // ---- history ----
 
 async function historyScreen(id: Identity): Promise<void> {
-  const list = h("div", { class: "list" }, h("p", { class: "muted" }, "Loading…"));
-  frame(id, h("section", { class: "panel" }, h("h1", {}, "Your finished games"), list));
+  const list = h("div", { class: "list" }, h("p", { class: "muted" }, t("loading")));
+  frame(id, h("section", { class: "panel" }, h("h1", {}, t("history.title")), list));
   let token = "";
-  const more = h("button", { onclick: () => void load() }, "More");
+  const more = h("button", { onclick: () => void load() }, t("history.more"));
   const load = async () => {
     const r = await api(id.token).lobby.listGames({ pageSize: 30, pageToken: token });
     if (!token) clear(list);
-    if (!r.games.length && !token) list.append(h("p", { class: "muted" }, "No finished games yet."));
+    if (!r.games.length && !token) list.append(h("p", { class: "muted" }, t("history.none")));
     more.remove();
     for (const g of r.games) {
-      const names = g.participants.map((p) => p.displayName) as [string, string];
+      const names = g.participants.map((p) => playerName(p)) as [string, string];
       const title = outcomeTitle(g.outcome, g.yourSeat, [names[0] ?? "", names[1] ?? ""]);
-      const cls = title === "You won" ? "won" : title === "You lost" ? "lost" : "drawn";
+      const cls = outcomeClass(g.outcome, g.yourSeat);
       list.append(summaryRow(g, h("div", { class: "summary-side" },
         h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome, g.game, g.yourSeat, [names[0] ?? "", names[1] ?? ""], g.participants.length < 2)),
-        h("span", { class: "muted small" }, g.endedAt ? new Date(timestampMs(g.endedAt)).toLocaleString() : ""),
-        h("a", { class: "button small", href: `#/replay/${g.matchId}` }, "Replay"))));
+        h("span", { class: "muted small" }, g.endedAt ? dateTime(timestampMs(g.endedAt)) : ""),
+        h("a", { class: "button small", href: `#/replay/${g.matchId}` }, t("history.replay")))));
     }
     token = r.nextPageToken;
     if (token) list.append(more);
@@ -833,11 +864,11 @@ async function historyScreen(id: Identity): Promise<void> {
 // ---- replay ----
 
 async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: () => void }> {
-  frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, "Loading the game…")));
+  frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, t("replay.loading"))));
   const rec = (await loadRecord(gameId, () => api(id.token).lobby.getGame({ gameId })))?.record;
   if (!rec) {
-    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, "No such game"), h("p", { class: "error" }, NO_RECORD),
-      h("a", { class: "button", href: "#/" }, "Back to the lobby")));
+    frame(id, h("section", { class: "panel narrow" }, h("h1", {}, t("replay.none")), h("p", { class: "error" }, t(NO_RECORD)),
+      h("a", { class: "button", href: "#/" }, t("back.lobby"))));
     return { dispose: () => {} };
   }
   const s = rec.summary!;
@@ -845,7 +876,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
   const variant = (await variants().catch(() => [] as Variant[])).find((v) => v.game === s.game && v.id === s.variant);
   const botBadge = (l: BotLevel) => {
     const r = levelRating(variant, l);
-    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, `bot · ${levelLabel(l, r)}`);
+    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, t("bot.badge", { level: levelLabel(l, r) }));
   };
   const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
   let at = views.length - 1;
@@ -857,22 +888,22 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
   const under = h("div", { class: "strip bottom-strip", "data-seat": Seat[bottom] });
   const strip = (el: HTMLElement, seat: Seat) => {
     const p = s.participants.find((x) => x.seat === seat);
-    const { token, extra } = seatParts(views[at], seat, seat === s.yourSeat ? "you" : s.yourSeat !== Seat.UNSPECIFIED ? p?.displayName : undefined);
+    const { token, extra } = seatParts(views[at], seat, seat === s.yourSeat ? t("you") : s.yourSeat !== Seat.UNSPECIFIED ? (p && playerName(p)) : undefined);
     clear(el);
-    el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, p?.displayName ?? "—"),
-      seat === s.yourSeat ? h("span", { class: "you" }, "you") : false,
+    el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, (p && playerName(p)) ?? "—"),
+      seat === s.yourSeat ? h("span", { class: "you" }, t("you")) : false,
       p?.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
       p && p.botLevel !== BotLevel.UNSPECIFIED ? botBadge(p.botLevel) : false), extra);
   };
   const boardBox = h("div", { class: "board-box" });
-  const moves = h("ol", { class: "moves", "aria-label": "Moves" });
+  const moves = h("ol", { class: "moves", "aria-label": t("moves") });
   const counter = h("span", { class: "counter", "aria-live": "polite" });
   const show = () => {
     clear(boardBox);
     boardBox.append(svg(renderBoard({ view: views[at], flipped })));
     strip(top, bottom === Seat.FIRST ? Seat.SECOND : Seat.FIRST);
     strip(under, bottom);
-    counter.textContent = `Ply ${at} of ${views.length - 1}`;
+    counter.textContent = t("replay.counter", { at, count: views.length - 1 });
     for (const b of moves.querySelectorAll("button")) b.classList.toggle("on", Number(b.dataset.ply) === at);
     // The list scrolls to the ply, the page does not: on a phone the list
     // is below the board, and scrollIntoView would scroll the page down
@@ -887,24 +918,24 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
       : h("span", { class: "ply empty" });
     moves.append(h("li", {}, h("span", { class: "num" }, `${row.number}.`), cell(row.first), cell(row.second)));
   }
-  const names = s.participants.map((p) => p.displayName) as [string, string];
+  const names = s.participants.map((p) => playerName(p)) as [string, string];
   const change = rec.ratingChanges.find((r) => r.playerId === id.playerId);
   const icon = (d: string) => svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><path d="${d}" fill="currentColor"/></svg>`);
   const nav = h("div", { class: "replay-nav" },
-    h("button", { onclick: () => goTo(0), "aria-label": "First ply", title: "First (Home)" }, icon("M4 4h2.5v12H4zM16 4v12L7.5 10z")),
-    h("button", { onclick: () => goTo(at - 1), "aria-label": "Previous ply", title: "Previous (←)", id: "prev" }, icon("M14 4v12L5.5 10z")),
+    h("button", { onclick: () => goTo(0), "aria-label": t("replay.first"), title: t("replay.first.key") }, icon("M4 4h2.5v12H4zM16 4v12L7.5 10z")),
+    h("button", { onclick: () => goTo(at - 1), "aria-label": t("replay.prev"), title: t("replay.prev.key"), id: "prev" }, icon("M14 4v12L5.5 10z")),
     counter,
-    h("button", { onclick: () => goTo(at + 1), "aria-label": "Next ply", title: "Next (→)", id: "next" }, icon("M6 4v12l8.5-6z")),
-    h("button", { onclick: () => goTo(views.length - 1), "aria-label": "Last ply", title: "Last (End)" }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
+    h("button", { onclick: () => goTo(at + 1), "aria-label": t("replay.next"), title: t("replay.next.key"), id: "next" }, icon("M6 4v12l8.5-6z")),
+    h("button", { onclick: () => goTo(views.length - 1), "aria-label": t("replay.last"), title: t("replay.last.key") }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
   frame(id, h("div", { class: "game-layout replay" },
     h("div", { class: "board-col" }, top, boardBox, under, nav),
     h("aside", { class: "side-col" }, h("section", { class: "panel" },
-      h("h1", {}, `${gameName(s.game)} · ${s.variant}`),
-      h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), ". ",
+      h("h1", {}, `${gameName(s.game)} · ${variantName(s.game, s.variant)}`),
+      h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), t("sentence.end"),
         h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2))),
       change ? h("p", {}, ratingText(change.before, change.after)) : false,
       moves,
-      rec.seed ? h("p", { class: "muted small seed" }, `Seed ${rec.seed.slice(0, 16)}…`) : false))));
+      rec.seed ? h("p", { class: "muted small seed" }, t("replay.seed", { seed: rec.seed.slice(0, 16) })) : false))));
   show();
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "ArrowLeft") goTo(at - 1);
@@ -920,7 +951,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
 
 export function ratingText(before: number, after: number): string {
   const d = Math.round(after) - Math.round(before);
-  return `Rating ${Math.round(before)} → ${Math.round(after)} (${d >= 0 ? "+" : ""}${d})`;
+  return t("rating.change", { before: Math.round(before), after: Math.round(after), delta: `${d >= 0 ? "+" : "−"}${num(Math.abs(d))}` });
 }
 
 // ---- stats ----
@@ -931,16 +962,16 @@ async function statsScreen(id: Identity): Promise<void> {
     h("thead", {}, h("tr", {}, ...head.map((x) => h("th", { scope: "col" }, x)))),
     h("tbody", {}, ...rows.map((row) => h("tr", {}, ...row.map((x) => h("td", {}, String(x)))))));
   const ratings = r.ratings.length
-    ? table(["Game", "Variant", "Rating", "Deviation", "Games"], r.ratings.map((x) => [gameName(x.game), x.variant, Math.round(x.rating), Math.round(x.deviation), x.games]))
-    : h("p", { class: "muted" }, "No rated games yet. Rated games are played in the quick pairing queue.");
+    ? table([t("stats.game"), t("lobby.variant"), t("stats.rating"), t("stats.deviation"), t("stats.games")], r.ratings.map((x) => [gameName(x.game), x.variant, num(Math.round(x.rating)), num(Math.round(x.deviation)), num(x.games)]))
+    : h("p", { class: "muted" }, t("stats.noRated"));
   const byGame = games.map((g) => {
     const rows = levels.map((l) => {
       const b = r.botRecords.find((x) => x.game === g && x.level === l);
-      return [levelName(l), b?.wins ?? 0, b?.draws ?? 0, b?.losses ?? 0];
+      return [levelName(l), num(b?.wins ?? 0), num(b?.draws ?? 0), num(b?.losses ?? 0)];
     });
-    return h("div", { class: "bot-table" }, h("h3", {}, gameName(g)), table(["Bot", "Won", "Drawn", "Lost"], rows));
+    return h("div", { class: "bot-table" }, h("h3", {}, gameName(g)), table([t("stats.bot"), t("stats.won"), t("stats.drawn"), t("stats.lost")], rows));
   });
   frame(id, h("section", { class: "panel" }, h("h1", {}, `${r.displayName || id.name}`),
-    h("h2", {}, "Ratings"), ratings,
-    h("h2", {}, "Against the bots"), h("div", { class: "bot-tables" }, ...byGame)));
+    h("h2", {}, t("stats.ratings")), ratings,
+    h("h2", {}, t("stats.bots")), h("div", { class: "bot-tables" }, ...byGame)));
 }

@@ -1,4 +1,5 @@
 // A few DOM helpers: the client is plain TypeScript, without a framework.
+import { t } from "../i18n";
 
 type Child = Node | string | number | false | null | undefined;
 type Attrs = Record<string, string | number | boolean | undefined | EventListener>;
@@ -22,6 +23,25 @@ function append(el: Node, children: (Child | Child[])[]): void {
     else if (c === false || c === null || c === undefined) continue;
     else el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
   }
+}
+
+/**
+ * fill puts nodes into a catalog message where it holds the markers
+ * U+0000, U+0001, … (the message's placeholders, filled with them):
+ * fill(t("room.orCode", {code: "\u0000"}), h("strong", {}, code)).
+ */
+export function fill(text: string, ...nodes: Node[]): (Node | string)[] {
+  const out: (Node | string)[] = [];
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const k = text.charCodeAt(i);
+    if (k < nodes.length && k < 32) {
+      out.push(text.slice(last, i), nodes[k]);
+      last = i + 1;
+    }
+  }
+  out.push(text.slice(last));
+  return out.filter((x) => x !== "");
 }
 
 /** svg parses SVG markup into an element. */
@@ -73,7 +93,7 @@ export function withRuleLinks(text: string): (Node | string)[] {
   let last = 0;
   for (const m of text.matchAll(RULE_REF)) {
     out.push(text.slice(last, m.index! + 1));
-    out.push(h("a", { class: "rule-ref", href: ruleHref(m[1]), target: "_blank", rel: "noopener", title: `Rule ${m[1]}: opens the rules in a new tab` }, m[1]));
+    out.push(h("a", { class: "rule-ref", href: ruleHref(m[1]), target: "_blank", rel: "noopener", title: t("rule.link", { id: m[1] }) }, m[1]));
     last = m.index! + m[0].length - 1;
   }
   out.push(text.slice(last));

@@ -31,10 +31,11 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeLine, outcomeTitle, refusalText, seatColour, timeControlText, yourPawn } from "../notation";
+import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
 import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, clearError, h, svg, toast } from "./dom";
+import { num, t } from "../i18n";
 
 /** Origin is how a game was started, to offer the same again (rematch). */
 export interface Origin {
@@ -98,10 +99,10 @@ export class GameScreen {
   /** touch: the last pointer was a finger or pen (the hint says "tap"), else a mouse ("click"). */
   private touch = typeof matchMedia === "function" && matchMedia("(pointer: coarse)").matches;
   private readonly els = {
-    board: h("div", { class: "board-box", tabindex: 0, "aria-label": "Board. Arrow keys move the cursor, Enter or Space selects, W switches to walls, R turns a wall, Escape cancels." }),
+    board: h("div", { class: "board-box", tabindex: 0, "aria-label": t("board.label") }),
     top: h("div", { class: "strip top-strip" }),
     bottom: h("div", { class: "strip bottom-strip" }),
-    moves: h("ol", { class: "moves", "aria-label": "Moves" }),
+    moves: h("ol", { class: "moves", "aria-label": t("moves") }),
     actions: h("div", { class: "game-actions" }),
     info: h("div", { class: "game-info" }),
     banner: h("div", { class: "conn-banner", role: "status", "aria-live": "polite" }),
@@ -125,10 +126,21 @@ export class GameScreen {
     if (mode === "spectator") {
       // A spectator's board takes no plies: not a keyboard stop, no focus ring.
       this.els.board.removeAttribute("tabindex");
-      this.els.board.setAttribute("aria-label", "Board");
+      this.els.board.setAttribute("aria-label", t("board"));
     }
     this.bindBoard();
     void this.start();
+  }
+
+  /** relocalize redraws the screen in a new language or piece style, keeping the game, its streams and the result shown. */
+  relocalize(): void {
+    frame(this.id, this.layout); // the header in the new language; the game's own elements stay
+    this.els.board.setAttribute("aria-label", this.mode === "spectator" ? t("board") : t("board.label"));
+    this.els.moves.setAttribute("aria-label", t("moves"));
+    this.renderBanner(this.bannerErr);
+    if (!this.match) return;
+    this.render();
+    if (!this.els.overlay.hidden) void this.showResult(true);
   }
 
   dispose(): void {
@@ -165,7 +177,7 @@ export class GameScreen {
 
   private readonly onOffline = (): void => {
     this.els.banner.className = "conn-banner reconnecting";
-    this.els.banner.textContent = "You are offline. The game comes back when the network does (a running clock keeps running).";
+    this.els.banner.textContent = t("conn.offline");
   };
 
   // ---- streams ----
@@ -264,7 +276,7 @@ export class GameScreen {
       },
       onStatus: (s, err) => {
         if (!primary) {
-          if (s === "failed") toast(`Second player: ${errorText(err)}`, "error");
+          if (s === "failed") toast(t("conn.second", { error: errorText(err) }), "error");
           return;
         }
         if (s === "failed" && this.mode === "seat" && err instanceof ConnectError && err.code === Code.PermissionDenied) {
@@ -289,7 +301,10 @@ export class GameScreen {
     }, lastSeq);
   }
 
+  private bannerErr: unknown;
+
   private renderBanner(err?: unknown): void {
+    this.bannerErr = err;
     const b = this.els.banner;
     if (typeof navigator !== "undefined" && navigator.onLine === false && this.status !== "failed") {
       this.onOffline();
@@ -299,25 +314,25 @@ export class GameScreen {
     this.layout.classList.toggle("banner-only", bannerOnly(this.status, !!this.match));
     switch (this.status) {
       case "connecting":
-        b.textContent = "Connecting…";
+        b.textContent = t("conn.connecting");
         break;
       case "reconnecting":
-        b.textContent = "Connection lost. Reconnecting…";
+        b.textContent = t("conn.reconnecting");
         break;
       case "failed":
         // The server answers NOT_FOUND alike for a game that never was, one
         // that ended, and a private one the caller may not see (so that its
         // existence is not revealed): the page names all three.
         b.textContent = err instanceof ConnectError && err.code === Code.NotFound
-          ? "This game does not exist or is private (only its players and the spectators they invite can open it), or it is no longer live."
+          ? t("conn.notFound")
           : errorText(err);
         if (err instanceof ConnectError && err.code === Code.Aborted) {
-          b.textContent = "This game is open in another tab or window. To play it here, press ";
-          b.append(h("button", { class: "small", onclick: () => location.reload() }, "Play here"));
+          b.textContent = t("conn.elsewhere");
+          b.append(" ", h("button", { class: "small", onclick: () => location.reload() }, t("conn.playHere")));
         }
         if (err instanceof ConnectError && err.code === Code.NotFound && this.mode !== "spectator") {
           // A finished game leaves the live store: its record is in history.
-          b.append(" ", h("a", { href: `#/replay/${this.matchId}` }, "Open its record"));
+          b.append(" ", h("a", { href: `#/replay/${this.matchId}` }, t("conn.record")));
           if (session.game?.matchId === this.matchId) session.game = undefined;
         }
         break;
@@ -376,7 +391,7 @@ export class GameScreen {
     const m = this.match;
     const v = this.view;
     if (!m || !v) return;
-    document.title = `${gameName(v.game)} · Tabuleiro`;
+    document.title = t("title.game", { game: gameName(v.game) });
     if (m.status === MatchStatus.FINISHED) {
       // A finished game takes no plies: no dots, selection, preview or cursor behind the result.
       this.resetSelection();
@@ -451,7 +466,7 @@ export class GameScreen {
   private botBadge(l: BotLevel): HTMLElement {
     const m = this.match!;
     const r = levelRating(this.variantList?.find((x) => x.game === m.game && x.id === m.variant), l);
-    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, `bot · ${levelLabel(l, r)}`);
+    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, t("bot.badge", { level: levelLabel(l, r) }));
   }
 
   private renderStrip(el: HTMLElement, seat: Seat): void {
@@ -467,12 +482,12 @@ export class GameScreen {
     }
     // Whose captures a Banqi seat's are: "you", the player's name, or for a spectator the seat's colour.
     const you = this.mode === "seat" ? m.yourSeat === seat : this.mode === "spectator" && this.isMine(p);
-    const { token, extra } = seatParts(v, seat, you ? "you" : this.mode === "spectator" ? undefined : p.displayName);
+    const { token, extra } = seatParts(v, seat, you ? t("you") : this.mode === "spectator" ? undefined : playerName(p));
     const isTurn = v.toMove === seat && m.status !== MatchStatus.FINISHED;
     el.classList.toggle("turn", isTurn);
     // Watching a game of one's own (from the Watch list) is still one's own seat (you, above).
     const name = h("span", { class: "strip-name" }, token,
-      h("span", { class: "pname" }, p.displayName), you ? h("span", { class: "you" }, "you") : false,
+      h("span", { class: "pname" }, playerName(p)), you ? h("span", { class: "you" }, t("you")) : false,
       p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
       p.botLevel !== BotLevel.UNSPECIFIED ? this.botBadge(p.botLevel) : false);
     // A finished game waits for nobody: no countdown to return to it.
@@ -483,7 +498,7 @@ export class GameScreen {
       // A window of hours or days (a game without a clock) is no alarm:
       // its player is "away", and may come back any time.
       const long = dl - this.server.now(Date.now()) >= LONG_ABSENCE_MS;
-      const label = you ? "away from the board" : long ? "away" : "disconnected";
+      const label = you ? t("away.mine") : long ? t("away.long") : t("away.disconnected");
       extra.append(h("span", { class: you ? "away mine" : long ? "away long" : "away", "data-deadline": dl, "data-label": label }, label));
     }
     if (isTurn && m.firstPlyDeadline && firstPlyWarning(m, this.server.now(Date.now()))) {
@@ -491,8 +506,8 @@ export class GameScreen {
       // before the game is called off (tickClocks counts them down).
       extra.append(h("span", { class: "first-ply", role: "timer", "data-deadline": timestampMs(m.firstPlyDeadline) }, ""));
     }
-    const clock = m.clocks ? h("span", { class: `clock${m.clocks.running === seat && m.status !== MatchStatus.FINISHED ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": `${p.displayName}'s clock` }, "") : false;
-    el.append(name, extra, clock || h("span", { class: "clock none" }, isTurn ? "to move" : ""));
+    const clock = m.clocks ? h("span", { class: `clock${m.clocks.running === seat && m.status !== MatchStatus.FINISHED ? " running" : ""}`, "data-clock-seat": Seat[seat], role: "timer", "aria-label": t("clock.of", { name: playerName(p) }) }, "") : false;
+    el.append(name, extra, clock || h("span", { class: "clock none" }, isTurn ? t("toMove") : ""));
   }
 
   private tickClocks(): void {
@@ -503,23 +518,23 @@ export class GameScreen {
     for (const el of c ? this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>("[data-clock-seat]") : []) {
       const seat = el.dataset.clockSeat === "FIRST" ? Seat.FIRST : Seat.SECOND;
       const ms = remainingMs(c!, seat, Date.now(), this.server);
-      const t = formatClock(ms);
-      if (el.textContent !== t) el.textContent = t;
+      const shown = formatClock(ms);
+      if (el.textContent !== shown) el.textContent = shown;
       el.classList.toggle("low", lowTime(ms, base));
     }
     for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>(".first-ply[data-deadline]")) {
       const left = Math.max(0, Number(el.dataset.deadline) - this.server.now(Date.now()));
-      const t = `${Math.ceil(left / 1000)} s`;
-      if (el.textContent !== t) {
-        el.textContent = t;
-        el.setAttribute("aria-label", `first ply within ${t}`);
-        el.title = `The first ply must come within ${t}, or the game is called off`;
+      const s = t("seconds", { count: Math.ceil(left / 1000) });
+      if (el.textContent !== s) {
+        el.textContent = s;
+        el.setAttribute("aria-label", t("firstPly.label", { time: s }));
+        el.title = t("firstPly.title", { time: s });
       }
     }
     for (const el of this.els.board.parentElement!.parentElement!.querySelectorAll<HTMLElement>(".away[data-deadline]")) {
       const left = Math.max(0, Number(el.dataset.deadline) - this.server.now(Date.now()));
-      const t = `${el.dataset.label ?? "disconnected"} · ${returnText(left)} to return`;
-      if (el.textContent !== t) el.textContent = t;
+      const s = t("away.countdown", { label: el.dataset.label ?? t("away.disconnected"), time: returnText(left) });
+      if (el.textContent !== s) el.textContent = s;
     }
   }
 
@@ -527,7 +542,7 @@ export class GameScreen {
     const m = this.match!;
     // Screen readers hear each new ply: who played what.
     const last = m.plies.at(-1);
-    const said = last ? `${this.participant(last.seat)?.displayName ?? ""} played ${last.notation}` : "";
+    const said = last ? t("announce.played", { name: playerName(this.participant(last.seat)) ?? "", ply: last.notation }) : "";
     if (this.els.announce.textContent !== said) this.els.announce.textContent = said;
     clear(this.els.moves);
     for (const row of moveRows(m.plies)) {
@@ -543,29 +558,29 @@ export class GameScreen {
     const m = this.match!;
     const v = this.view!;
     clear(this.els.info);
-    const title = h("h1", {}, gameName(v.game), h("span", { class: "variant" }, ` · ${v.variant}`));
-    const meta = [timeControlText(m.timeControl), m.rated ? "rated" : "casual"];
-    if (this.mode === "local") meta.push("one device");
-    if (this.mode === "spectator") meta.push("spectating");
-    if (m.spectators) meta.push(`${m.spectators} watching`);
+    const title = h("h1", {}, gameName(v.game), h("span", { class: "variant" }, ` · ${variantName(v.game, v.variant)}`));
+    const meta = [timeControlText(m.timeControl), m.rated ? t("rated") : t("casual")];
+    if (this.mode === "local") meta.push(t("meta.oneDevice"));
+    if (this.mode === "spectator") meta.push(t("meta.spectating"));
+    if (m.spectators) meta.push(t("watching", { count: m.spectators }));
     this.els.info.append(title, h("p", { class: "muted small" }, meta.join(" · "), " · ",
-      h("a", { href: `#/rules/${gameName(v.game).toLowerCase()}`, target: "_blank", rel: "noopener", id: "rules-link", title: "The rules, in a new tab" }, "Rules")));
+      h("a", { href: `#/rules/${gameName(v.game).toLowerCase()}`, target: "_blank", rel: "noopener", id: "rules-link", title: t("rules.newTab") }, t("nav.rules"))));
     let status = "";
     if (m.status === MatchStatus.FINISHED) {
       // "You lost. Your opponent reached the goal row."
       const line = this.outcomeLine();
       const title = outcomeTitle(m.outcome, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names());
-      status = line ? `${title}. ${line}` : title;
+      status = line ? `${title}${t("sentence.end")}${line}` : title;
     } else if (this.superseded) {
-      status = "This game is open in another tab: the board here is locked. Press “Play here” to play in this tab.";
+      status = t("status.superseded");
     } else if (this.actingSeat !== undefined) {
-      status = this.mode === "local" ? `${this.participant(v.toMove)?.displayName ?? ""} to move` : "Your turn";
+      status = this.mode === "local" ? t("status.toMove", { name: playerName(this.participant(v.toMove)) ?? "" }) : t("status.yourTurn");
     } else if (this.mode === "spectator" && this.ownSeat() !== undefined) {
-      status = "This is your game, watched as a spectator: take your seat to play.";
+      status = t("status.ownWatched");
     } else if (this.mode === "spectator") {
-      status = `${this.participant(v.toMove)?.displayName ?? ""} to move`;
+      status = t("status.toMove", { name: playerName(this.participant(v.toMove)) ?? "" });
     } else {
-      status = "Waiting for your opponent…";
+      status = t("status.waiting");
     }
     this.els.info.append(h("p", { class: "status-line", id: "status-line" }, status));
     if (v.board.case === "corners") this.els.info.append(h("p", { class: "muted small", id: "move-line" }, cornersMoveLine(v.board.value)));
@@ -573,13 +588,13 @@ export class GameScreen {
       // What is still face down, by kind: public knowledge (B6), no square named.
       const counts = v.board.value.faceDownCounts;
       const total = counts.reduce((n, c) => n + c.count, 0);
-      const row = h("div", { class: "hidden-counts", "aria-label": `Still face down: ${counts.map((c) => `${c.count} ${banqiInfo(c.piece)?.name}`).join(", ")}` });
+      const row = h("div", { class: "hidden-counts", "aria-label": t("faceDown.label", { list: counts.map((c) => `${num(c.count)} ${banqiInfo(c.piece)?.name}`).join(", ") }) });
       for (const c of counts) {
         const cell = h("span", { class: "hc" });
-        cell.append(svg(capturedSvg([c.piece], 10)), h("span", { class: "n" }, `×${c.count}`));
+        cell.append(svg(capturedSvg([c.piece], 10)), h("span", { class: "n" }, `×${num(c.count)}`));
         row.append(cell);
       }
-      this.els.info.append(h("details", { class: "hidden-box", open: true }, h("summary", {}, `${total} pieces face down`), row));
+      this.els.info.append(h("details", { class: "hidden-box", open: true }, h("summary", {}, t("faceDown", { count: total })), row));
     }
   }
 
@@ -591,7 +606,7 @@ export class GameScreen {
   }
 
   private names(): [string, string] {
-    return [this.participant(Seat.FIRST)?.displayName ?? "", this.participant(Seat.SECOND)?.displayName ?? ""];
+    return [playerName(this.participant(Seat.FIRST)) ?? "", playerName(this.participant(Seat.SECOND)) ?? ""];
   }
 
   private renderActions(): void {
@@ -600,16 +615,16 @@ export class GameScreen {
     clear(a);
     if (this.mode === "spectator") {
       if (this.ownSeat() !== undefined && m.status !== MatchStatus.FINISHED) {
-        a.append(h("a", { class: "button primary", id: "take-seat", href: `#/game/${this.matchId}` }, "Take your seat"));
+        a.append(h("a", { class: "button primary", id: "take-seat", href: `#/game/${this.matchId}` }, t("takeSeat")));
       }
-      a.append(h("a", { class: "button", href: "#/watch" }, "Other live games"));
+      a.append(h("a", { class: "button", href: "#/watch" }, t("otherLive")));
       const note = this.declinedNote();
       if (note) a.prepend(note);
       return;
     }
     if (m.status === MatchStatus.FINISHED) {
       // The way back to the result once its dialog is closed: not beside the open dialog.
-      if (this.els.overlay.hidden) a.append(h("button", { id: "show-result", onclick: () => this.showResult(true) }, "Show result"));
+      if (this.els.overlay.hidden) a.append(h("button", { id: "show-result", onclick: () => this.showResult(true) }, t("result.show")));
       return;
     }
     if (this.superseded) return; // the tab that took the game over resigns or offers draws, not this one
@@ -618,12 +633,10 @@ export class GameScreen {
       // person: the server gives a seat that left a reconnection window
       // (a minute by default), then rules the game lost by abandonment.
       const to = this.leavingTo;
-      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": "Confirm leaving the game" },
-        h("span", {}, m.plies.length
-          ? "Leave this game? Unless you come back within a minute, you lose it by abandonment."
-          : "Leave this game? Unless you come back in time for the first ply, it is called off."),
-        h("button", { class: "danger", id: "leave-confirm", onclick: () => { this.leavingTo = undefined; location.hash = to; } }, "Leave"),
-        h("button", { id: "leave-cancel", onclick: () => { this.leavingTo = undefined; this.renderActions(); } }, "Stay")));
+      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": t("leave.label") },
+        h("span", {}, m.plies.length ? t("leave.question") : t("leave.question.first")),
+        h("button", { class: "danger", id: "leave-confirm", onclick: () => { this.leavingTo = undefined; location.hash = to; } }, t("leave.yes")),
+        h("button", { id: "leave-cancel", onclick: () => { this.leavingTo = undefined; this.renderActions(); } }, t("leave.no"))));
       return;
     }
     const v = this.view!;
@@ -632,41 +645,42 @@ export class GameScreen {
     const draws = variant ? variant.draws : v.game !== Game.QUORIDOR; // Variant.draws; the server decides in any case
     const offerBy = m.drawOfferedBy;
     if (offerBy !== Seat.UNSPECIFIED && offerBy !== actor && this.mySeats.includes(otherSeat(offerBy))) {
-      const by = this.participant(offerBy)?.displayName ?? "Your opponent";
-      a.append(h("div", { class: "offer" }, h("span", {}, `${by} offers a draw`),
-        h("button", { class: "primary", id: "accept-draw", onclick: () => this.action("acceptDraw", otherSeat(offerBy)) }, "Accept"),
-        h("button", { id: "decline-draw", onclick: () => this.action("declineDraw", otherSeat(offerBy)) }, "Decline")));
+      const by = playerName(this.participant(offerBy)) ?? t("yourOpponent");
+      a.append(h("div", { class: "offer" }, h("span", {}, t("draw.offers", { name: by })),
+        h("button", { class: "primary", id: "accept-draw", onclick: () => this.action("acceptDraw", otherSeat(offerBy)) }, t("accept")),
+        h("button", { id: "decline-draw", onclick: () => this.action("declineDraw", otherSeat(offerBy)) }, t("decline"))));
     } else if (offerBy !== Seat.UNSPECIFIED) {
-      a.append(h("p", { class: "muted small" }, "Draw offered. Waiting for an answer…"));
+      a.append(h("p", { class: "muted small" }, t("draw.offered")));
     } else if (draws && this.mode !== "local" && !this.vsBot()) {
       const note = this.declinedNote();
       if (note) a.append(note);
       // Two players at one device agree a draw by talking, and a bot does
       // not answer offers: no offer button.
-      a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, "Offer draw"));
+      a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, t("draw.offer")));
     }
     const who = this.mode === "local" ? v.toMove : m.yourSeat;
     const back = this.confirmingReturn;
     if (back && this.actingSeat !== undefined) {
       // C5.2: asked, as the terminal does, before a ply that loses at once.
-      const whose = this.mode === "local" ? `${this.participant(this.actingSeat)?.displayName ?? "White"}'s` : "your";
-      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": "Confirm a losing move" },
-        h("span", {}, `${back.to} is in ${whose} own home: after move ${v.board.case === "corners" ? v.board.value.deadlineMove : ""} a piece that goes back home loses the game (C5.2). Play it anyway?`),
-        h("button", { class: "danger", id: "return-confirm", onclick: () => { this.confirmingReturn = undefined; void this.submit(back.notation); } }, "Play it and lose"),
-        h("button", { id: "return-cancel", onclick: () => { this.confirmingReturn = undefined; this.renderActions(); this.els.board.focus({ preventScroll: true }); } }, "Cancel")));
+      const deadline = v.board.case === "corners" ? v.board.value.deadlineMove : 0;
+      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": t("return.label") },
+        h("span", {}, this.mode === "local"
+          ? t("return.question.named", { square: back.to, name: playerName(this.participant(this.actingSeat)) ?? seatColour(Seat.FIRST), move: deadline })
+          : t("return.question", { square: back.to, move: deadline })),
+        h("button", { class: "danger", id: "return-confirm", onclick: () => { this.confirmingReturn = undefined; void this.submit(back.notation); } }, t("return.yes")),
+        h("button", { id: "return-cancel", onclick: () => { this.confirmingReturn = undefined; this.renderActions(); this.els.board.focus({ preventScroll: true }); } }, t("cancel"))));
       return;
     }
     if (this.confirmingResign) {
       // An in-page question, not the browser's confirm(): it keeps the
       // page's look, the clock ticking in view, and works in every embed.
-      const name = this.mode === "local" ? ` (${this.participant(who)?.displayName})` : "";
-      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": "Confirm resignation" },
-        h("span", {}, `Resign this game${name}?`),
-        h("button", { class: "danger", id: "resign-confirm", onclick: () => { this.confirmingResign = false; void this.action("resign", who); } }, "Yes, resign"),
-        h("button", { id: "resign-cancel", onclick: () => { this.confirmingResign = false; this.renderActions(); } }, "Keep playing")));
+      a.append(h("div", { class: "offer", role: "alertdialog", "aria-label": t("resign.label") },
+        h("span", {}, this.mode === "local" ? t("resign.question.named", { name: playerName(this.participant(who)) ?? "" }) : t("resign.question")),
+        h("button", { class: "danger", id: "resign-confirm", onclick: () => { this.confirmingResign = false; void this.action("resign", who); } }, t("resign.yes")),
+        h("button", { id: "resign-cancel", onclick: () => { this.confirmingResign = false; this.renderActions(); } }, t("resign.no"))));
       return;
     }
-    a.append(h("button", { class: "danger", id: "resign", onclick: () => { this.confirmingResign = true; this.renderActions(); } }, "Resign"));
+    a.append(h("button", { class: "danger", id: "resign", onclick: () => { this.confirmingResign = true; this.renderActions(); } }, t("resign")));
   }
 
   /**
@@ -677,35 +691,35 @@ export class GameScreen {
   private declinedNote(): HTMLElement | undefined {
     const by = this.loops[0]?.feed.drawDeclinedBy ?? Seat.UNSPECIFIED;
     if (by === Seat.UNSPECIFIED || this.match?.status === MatchStatus.FINISHED) return undefined;
-    const text = this.mode === "seat" && this.match?.yourSeat === by ? "You declined the draw."
-      : `${this.participant(by)?.displayName ?? "Your opponent"} declined the draw.`;
+    const text = this.mode === "seat" && this.match?.yourSeat === by ? t("draw.declined.you")
+      : t("draw.declined", { name: playerName(this.participant(by)) ?? t("yourOpponent") });
     return h("p", { class: "muted small", id: "draw-declined", role: "status" }, text);
   }
 
   private renderHint(): void {
     const v = this.view!;
     const m = this.match!;
-    let t = "";
+    let hint = "";
     let refused = "";
     if (this.actingSeat !== undefined) {
       if (v.game === Game.QUORIDOR) {
-        t = wallHint(this.wallMode, this.touch);
+        hint = wallHint(this.wallMode, this.touch);
         // The wall shown (the pointer's preview, else the keys' cursor) is
         // named: one that can go there with how to place it, one that
         // cannot with why, in the hint's place.
         const shown = this.preview ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall), state: this.preview.state, how: this.touch ? "tap" as const : "click" as const }
           : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
-        if (shown?.state === "invalid") refused = shown.reason ? refusalText(`Wall ${shown.name}`, shown.reason, this.actingSeat) : `Wall ${shown.name} cannot go there.`;
-        else if (shown?.state === "valid") t = legalWallHint(shown.name, shown.how);
+        if (shown?.state === "invalid") refused = shown.reason ? refusalText(t("wall.named", { wall: shown.name }), shown.reason, this.actingSeat) : t("wall.cannot", { wall: shown.name });
+        else if (shown?.state === "valid") hint = legalWallHint(shown.name, shown.how);
       } else if (v.game === Game.CORNERS) {
-        t = "Pick a piece, then a dot. Jumps may chain.";
+        hint = t("hint.corners");
         const acting = this.actingSeat;
-        if (this.destinations.some((d) => returnHomeLoses(v, acting, d))) t += " An orange dot is in your own home: going back there now loses the game.";
+        if (this.destinations.some((d) => returnHomeLoses(v, acting, d))) hint += ` ${t("hint.corners.orange")}`;
       }
-      else t = "Tap a face-down piece to reveal it, or move one of your pieces.";
-      if (firstPlyWarning(m, this.server.now(Date.now()))) t += " Play before the red seconds run out, or the game is called off.";
+      else hint = t("hint.banqi");
+      if (firstPlyWarning(m, this.server.now(Date.now()))) hint += ` ${t("hint.firstPly")}`;
     }
-    this.els.hint.textContent = refused || t;
+    this.els.hint.textContent = refused || hint;
     this.els.hint.classList.toggle("refused", !!refused);
     const tools = this.els.tools;
     clear(tools);
@@ -715,10 +729,10 @@ export class GameScreen {
         h("button", {
           class: `toggle${this.wallMode ? " on" : ""}`, id: "wall-mode", "aria-pressed": this.wallMode ? "true" : "false", disabled: !on,
           onclick: () => { this.wallMode = !this.wallMode; this.wallStart = this.wallMode; this.preview = undefined; this.render(); },
-          title: "Place walls by tapping (W)",
-        }, svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><rect x="2" y="8" width="16" height="4" rx="1.5" fill="currentColor"/></svg>`), "Wall"),
-        h("button", { id: "rotate", disabled: !on, onclick: () => { this.orientation = this.orientation === "h" ? "v" : "h"; this.refreshPreview(); }, title: "Turn the wall (R)", "aria-label": `Wall orientation: ${this.orientation === "h" ? "horizontal" : "vertical"}. Turn it.` },
-          this.orientation === "h" ? "Horizontal" : "Vertical", " ⟳"));
+          title: t("wall.mode.title"),
+        }, svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><rect x="2" y="8" width="16" height="4" rx="1.5" fill="currentColor"/></svg>`), t("wall")),
+        h("button", { id: "rotate", disabled: !on, onclick: () => { this.orientation = this.orientation === "h" ? "v" : "h"; this.refreshPreview(); }, title: t("wall.turn.title"), "aria-label": this.orientation === "h" ? t("wall.turn.h") : t("wall.turn.v") },
+          this.orientation === "h" ? t("wall.horizontal") : t("wall.vertical"), " ⟳"));
     }
     tools.append(this.els.hintBox);
   }
@@ -733,10 +747,10 @@ export class GameScreen {
     const o = this.els.overlay;
     const you = this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED;
     const title = outcomeTitle(m.outcome, you, this.names());
-    const rating = h("p", { class: "rating-change" }, m.rated ? "Rating change: computing…" : "");
+    const rating = h("p", { class: "rating-change" }, m.rated ? t("result.computing") : "");
     clear(o);
     o.hidden = false;
-    o.className = `result-overlay ${title === "You won" ? "won" : title === "You lost" ? "lost" : "drawn"}`;
+    o.className = `result-overlay ${outcomeClass(m.outcome, you)}`;
     const origin = loadOrigin(m.matchId);
     o.append(h("div", { class: "result-card", role: "dialog", "aria-labelledby": "result-title" },
       h("h2", { id: "result-title" }, title),
@@ -744,10 +758,10 @@ export class GameScreen {
       rating,
       h("div", { class: "row" },
         this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) },
-          origin?.opponent === "queue" ? "Find another" : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? "Play again" : "Rematch") : false,
-        m.plies.length ? h("a", { class: "button", href: `#/replay/${m.matchId}` }, "Replay") : false,
-        h("a", { class: "button", href: "#/play" }, "New game"),
-        h("button", { class: "link", id: "close-result", onclick: () => { o.hidden = true; this.renderActions(); } }, "Close")),
+          origin?.opponent === "queue" ? t("result.findAnother") : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? t("result.again") : t("result.rematch")) : false,
+        m.plies.length ? h("a", { class: "button", href: `#/replay/${m.matchId}` }, t("history.replay")) : false,
+        h("a", { class: "button", href: "#/play" }, t("lobby.newGame")),
+        h("button", { class: "link", id: "close-result", onclick: () => { o.hidden = true; this.renderActions(); } }, t("close"))),
       h("p", { class: "rematch-note muted small", "aria-live": "polite" })));
     this.renderActions(); // no "Show result" while the result shows
     if (!this.rematchWatched) {
@@ -787,9 +801,9 @@ export class GameScreen {
     try {
       const tokens = this.mode === "local" ? [this.tokenFor(Seat.FIRST), this.tokenFor(Seat.SECOND)] : [me_.token];
       let r;
-      for (const t of tokens) r = (await api(t).lobby.offerRematch({ matchId: m.matchId })).rematch;
+      for (const tk of tokens) r = (await api(tk).lobby.offerRematch({ matchId: m.matchId })).rematch;
       if (r?.status === RematchStatus.STARTED && r.newMatchId) this.openRematch(r.newMatchId, o);
-      else this.rematchNote("Rematch offered. Waiting for your opponent…");
+      else this.rematchNote(t("rematch.offered"));
     } catch (err) {
       toast(errorText(err), "error");
     }
@@ -820,12 +834,12 @@ export class GameScreen {
         const mine = r.offeredBy.includes(this.id.playerId);
         switch (r.status) {
           case RematchStatus.OFFERED:
-            if (mine) this.rematchNote("Rematch offered. Waiting for your opponent…");
-            else this.rematchNote(`${r.opponent?.displayName ?? "Your opponent"} wants a rematch.`,
-              h("button", { class: "small", id: "decline-rematch", onclick: () => void api(this.id.token).lobby.declineRematch({ matchId: m.matchId }).catch((e) => toast(errorText(e), "error")) }, "No thanks"));
+            if (mine) this.rematchNote(t("rematch.offered"));
+            else this.rematchNote(t("rematch.wants", { name: r.opponent?.displayName ?? t("yourOpponent") }),
+              h("button", { class: "small", id: "decline-rematch", onclick: () => void api(this.id.token).lobby.declineRematch({ matchId: m.matchId }).catch((e) => toast(errorText(e), "error")) }, t("rematch.noThanks")));
             break;
           case RematchStatus.DECLINED:
-            this.rematchNote(r.declinedBy === this.id.playerId ? "No rematch." : "Your opponent declined the rematch.");
+            this.rematchNote(r.declinedBy === this.id.playerId ? t("rematch.none") : t("rematch.declined"));
             this.els.overlay.querySelector<HTMLButtonElement>("#rematch")?.setAttribute("disabled", "");
             return;
           case RematchStatus.STARTED:
@@ -943,12 +957,12 @@ export class GameScreen {
    */
   private placeWall(w: Wall): void {
     const name = wallName(w);
-    const c = this.checks.get(`${this.view!.plyCount}:${name}`);
-    if (c && !c.legal) {
-      toast(c.reason ? refusalText(`Wall ${name}`, c.reason, this.actingSeat) : `Wall ${name} cannot go there.`, "error");
+    const c = this.wallVerdict(w);
+    if (c.state === "invalid") {
+      toast(c.reason ? refusalText(t("wall.named", { wall: name }), c.reason, this.actingSeat) : t("wall.cannot", { wall: name }), "error");
       return;
     }
-    void this.submit(name, `Wall ${name}`);
+    void this.submit(name, t("wall.named", { wall: name }));
   }
 
   /**
@@ -959,13 +973,21 @@ export class GameScreen {
    */
   private wallVerdict(w: Wall): { state: PreviewState; reason: string; asked: boolean } {
     const v = this.view!;
-    const known = this.checks.get(`${v.plyCount}:${wallName(w)}`);
-    if (known) return { state: known.legal ? "valid" : "invalid", reason: known.reason, asked: true };
     if (v.board.case === "quoridor") {
+      // What the walls on the board tell at once, with the rule, in the
+      // player's language (the engine's refusals of Q3.1–Q3.3): no need to ask.
       const side = this.actingSeat === Seat.SECOND ? v.board.value.second : v.board.value.first;
       const placed = v.board.value.walls.map((x) => parseWall(`${x.anchor}${x.orientation === 2 ? "v" : "h"}`)).filter((x): x is Wall => !!x);
-      if ((side?.wallsLeft ?? 0) === 0 || placed.some((x) => wallsConflict(x, w))) return { state: "invalid", reason: "", asked: false };
+      if ((side?.wallsLeft ?? 0) === 0) return { state: "invalid", reason: t("wall.rule.none"), asked: true };
+      const hit = placed.find((x) => wallsConflict(x, w));
+      if (hit) {
+        const reason = hit.orientation !== w.orientation ? t("wall.rule.cross", { wall: wallName(hit) })
+          : wallName(hit) === wallName(w) ? t("wall.rule.same") : t("wall.rule.overlap", { wall: wallName(hit) });
+        return { state: "invalid", reason, asked: true };
+      }
     }
+    const known = this.checks.get(`${v.plyCount}:${wallName(w)}`);
+    if (known) return { state: known.legal ? "valid" : "invalid", reason: known.reason, asked: true };
     return { state: "checking", reason: "", asked: false };
   }
 
@@ -1154,14 +1176,14 @@ export class GameScreen {
     const from = this.selected;
     if (acting === undefined) return;
     if (!from) {
-      toast(v.game === Game.CORNERS ? `Pick one of your ${seatColour(acting).toLowerCase()} pieces first, then one of its dots.` : "Pick one of your pieces first.", "error");
+      toast(v.game === Game.CORNERS ? (acting === Seat.FIRST ? t("pick.corners.white") : t("pick.corners.black")) : t("pick.first"), "error");
       return;
     }
     // A Banqi ply onto a piece is a capture (B1: "c2xc3"); the server then
     // says why that capture is refused, not that a step needs an empty square.
     const onto = banqiCell(v, sq)?.state.case;
     const notation = v.game === Game.QUORIDOR ? sq : `${from}${onto === "revealed" ? "x" : "-"}${sq}`;
-    const what = v.game === Game.QUORIDOR ? `Pawn to ${sq}` : `${from} to ${sq}`;
+    const what = v.game === Game.QUORIDOR ? t("ply.pawnTo", { square: sq }) : t("ply.to", { from, square: sq });
     let reason = "";
     try {
       const r = await api(this.tokenFor(acting)).match.listLegalPlies({ matchId: this.matchId, ply: notation, expectedPlyNumber: v.plyCount + 1 });
@@ -1170,8 +1192,8 @@ export class GameScreen {
     } catch {
       /* said without the server's reason */
     }
-    const pick = this.destinations.length ? " Pick one of the dots." : "";
-    toast(reason ? `${refusalText(what, reason, acting)}.${pick}` : `${what} is not a legal ply.${pick}`, "error");
+    const pick = this.destinations.length ? ` ${t("pick.dot")}` : "";
+    toast(reason ? `${refusalText(what, reason, acting)}.${pick}` : `${t("ply.illegal", { what })}${pick}`, "error");
   }
 
   private async select(sq: string, announce: boolean): Promise<void> {
@@ -1183,7 +1205,7 @@ export class GameScreen {
       if (this.view?.plyCount !== v.plyCount || this.actingSeat !== acting) return; // the position moved on meanwhile
       const moves = r.plies.filter((p) => p.kind !== PlyKind.REVEAL && p.kind !== PlyKind.WALL);
       if (!moves.length) {
-        if (announce && v.game !== Game.QUORIDOR) toast("That piece cannot move now.", "error");
+        if (announce && v.game !== Game.QUORIDOR) toast(t("piece.cannotMove"), "error");
         if (v.game !== Game.QUORIDOR) this.resetSelection();
         this.render();
         return;
@@ -1374,7 +1396,7 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
   let token: Node;
   if (v.game === Game.BANQI) {
     const c = banqiSeatColour(v, seat);
-    colour = c ? (c === "red" ? "Red" : "Black") : seat === Seat.FIRST ? "First" : "Second";
+    colour = c ? (c === "red" ? t("colour.red") : t("colour.black")) : seat === Seat.FIRST ? t("lobby.seat.first") : t("lobby.seat.second");
     token = h("span", { class: `seat-dot banqi ${c ?? "unknown"}`, "aria-hidden": "true" });
   } else {
     colour = seatColour(seat);
@@ -1385,8 +1407,8 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
   if (v.board.case === "quoridor") {
     const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
     const left = side?.wallsLeft ?? 0;
-    extra.append(h("span", { class: "walls-left", title: `${left} walls left`, "data-walls": left },
-      ...Array.from({ length: 10 }, (_, i) => h("i", { class: i < left ? "w on" : "w" })), h("span", { class: "sr" }, `${left} walls left`)));
+    extra.append(h("span", { class: "walls-left", title: t("walls.left", { count: left }), "data-walls": left },
+      ...Array.from({ length: 10 }, (_, i) => h("i", { class: i < left ? "w on" : "w" })), h("span", { class: "sr" }, t("walls.left", { count: left }))));
   } else if (v.board.case === "banqi") {
     // Pieces this seat captured: the opponent's colour among the captured.
     const myColour = banqiSeatColour(v, seat);
@@ -1395,8 +1417,8 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
       return myColour && info && (info.red ? "red" : "black") !== myColour;
     });
     if (taken.length) {
-      const caption = `Captured by ${who ?? colour}`;
-      const box = h("span", { class: "captured", role: "group", "aria-label": `${caption}: ${taken.map((x) => banqiInfo(x)!.name).join(", ")}` },
+      const caption = t("captured.by", { name: who ?? colour });
+      const box = h("span", { class: "captured", role: "group", "aria-label": t("captured.label", { caption, list: taken.map((x) => banqiInfo(x)!.name).join(", ") }) },
         h("span", { class: "captured-caption", "aria-hidden": "true" }, caption));
       // One small picture a piece, in a row that wraps inside the bar: a
       // long row of captures never runs past it, over the name or "to move".
@@ -1406,7 +1428,7 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
   } else if (v.board.case === "corners") {
     const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
     if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
-      extra.append(h("span", { class: "muted small" }, `${side.piecesInTarget}/${side.home.length} arrived`));
+      extra.append(h("span", { class: "muted small" }, t("corners.arrived", { n: side.piecesInTarget, total: side.home.length })));
     }
   }
   return { token, extra };

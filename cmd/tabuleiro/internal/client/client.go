@@ -25,6 +25,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/affinity"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/cutstream"
 )
 
 // Client is a connection to a server.
@@ -39,7 +40,10 @@ type Client struct {
 func Dial(addr string) (*Client, error) {
 	// Each match call names its match, for an edge's match affinity.
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithUnaryInterceptor(affinity.UnaryClientInterceptor()))
+		grpc.WithChainUnaryInterceptor(affinity.UnaryClientInterceptor(), cutstream.UnaryClientInterceptor()),
+		// A stream a proxy cut when its backend died is UNAVAILABLE, as a
+		// direct connection's loss is, and is retried.
+		grpc.WithChainStreamInterceptor(cutstream.StreamClientInterceptor()))
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}

@@ -8,15 +8,18 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/prometheus/otlptranslator"
 	"github.com/redis/go-redis/v9"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -25,7 +28,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/otelstub"
+	"tabuleiro.dev/cmd/tabuleiro/internal/scaletest"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // composeService is what this test reads of a docker-compose.yml service.
@@ -35,8 +40,11 @@ type composeService struct {
 	Deploy      struct {
 		Replicas int `yaml:"replicas"`
 	} `yaml:"deploy"`
-	DependsOn map[string]any `yaml:"depends_on"`
-	Profiles  []string       `yaml:"profiles"`
+	DependsOn  map[string]any `yaml:"depends_on"`
+	Profiles   []string       `yaml:"profiles"`
+	Image      string         `yaml:"image"`
+	StopSignal string         `yaml:"stop_signal"`
+	Volumes    []string       `yaml:"volumes"`
 }
 
 // readCompose reads the repository's docker-compose.yml (anchors and
@@ -319,6 +327,18 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 		t.Errorf("compose runs %d match and %d bot replicas; this test expects two of each", replicas["match"], replicas["bot"])
 	}
 	dns := dnsServer(t, hosts)
+	// The edge is the official HAProxy image with the repository's
+	// configuration mounted: here Debian's haproxy with the same file.
+	edgeSvc := services["edge"]
+	edgeConfig := filepath.Join(deployDir(t), "haproxy", "haproxy.cfg")
+	if !strings.HasPrefix(edgeSvc.Image, "haproxy:") || !slices.Contains(edgeSvc.Volumes, "./deploy/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro") {
+		t.Fatalf("compose's edge is %q with volumes %v: this test runs haproxy with deploy/haproxy/haproxy.cfg", edgeSvc.Image, edgeSvc.Volumes)
+	}
+	haproxy, err := exec.LookPath("haproxy")
+	if err != nil {
+		t.Fatalf("haproxy is not installed (scripts/services.sh installs Debian's): %v", err)
+	}
+	edgeMetrics := freeAddr(t)
 	hostPort := regexp.MustCompile(`(dns:///)?\b([a-z][a-z0-9-]*):(\d+)\b`)
 	rewrite := func(name, value string, self string) (string, error) {
 		if u, err := url.Parse(value); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
@@ -352,6 +372,18 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 		})
 		// 0.0.0.0 is not matched by the pattern (digits first).
 		out = strings.ReplaceAll(out, "0.0.0.0:8080", self)
+		// The edge's own: its metrics port, compose's DNS, the services'
+		// ports (each service has its own here).
+		switch name {
+		case "EDGE_METRICS_BIND":
+			out = edgeMetrics
+		case "EDGE_DNS":
+			out = dns
+		case "EDGE_LOBBY_PORT":
+			out = port["lobby"]
+		case "EDGE_MATCH_PORT":
+			out = port["match"]
+		}
 		return out, rerr
 	}
 
@@ -384,14 +416,21 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 				}
 			}
 			t.Logf("%v: %s at %s: %s", since(), pname, self, strings.Join(shown, " "))
-			procs[name] = append(procs[name], startProcess(t, pname, filepath.Join(bin, name), env))
+			if name == "edge" {
+				procs[name] = append(procs[name], startProcess(t, pname, haproxy, env, "-db", "-f", edgeConfig))
+			} else {
+				procs[name] = append(procs[name], startProcess(t, pname, filepath.Join(bin, name), env))
+			}
 			addrs[name] = append(addrs[name], self)
 		}
 		// Like compose's depends_on condition service_healthy: the next
 		// service starts once every replica of this one serves.
 		for i, p := range procs[name] {
 			if name == "edge" {
-				waitHTTP(ctx, t, p, "http://"+addrs[name][i]+"/healthz")
+				waitHTTP(ctx, t, p, "http://"+edgeMetrics+"/healthz")
+				if err := scaletest.WaitEdgeBackends(nil, edgeMetrics, map[string]int{"lobby": replicas["lobby"], "match": replicas["match"]}, testenv.Deadline(t)); err != nil {
+					t.Fatal(err)
+				}
 			} else {
 				p.waitServing(ctx, t, addrs[name][i])
 			}
@@ -423,6 +462,15 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 		t.Fatalf("no match replica exported tabuleiro.match.outbox.written: %v", err)
 	}
 	t.Logf("%v: the outbox's metric exported", since())
+	// The same games over gRPC-Web and Connect, on HTTP/1.1 and h2c.
+	h2c := &http.Transport{Protocols: new(http.Protocols)}
+	h2c.Protocols.SetUnencryptedHTTP2(true)
+	for _, hc := range []*http.Client{{Transport: &http.Transport{}}, {Transport: h2c}} {
+		for _, opts := range [][]connect.ClientOption{nil, {connect.WithGRPCWeb()}} {
+			id, plies := st.playBotGameWeb(ctx, t, hc, "http://"+edge, 2, opts...)
+			t.Logf("bot game %s: %d plies through the edge (%T, %d options)", id, plies, hc.Transport, len(opts))
+		}
+	}
 	_ = conn.Close() // players gone: the edge's drain has nothing to wait for
 	order := startOrder(t, services, run)
 	slices.Reverse(order)
@@ -430,11 +478,21 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, p := range procs[name] {
 			wg.Go(func() {
-				t0 := time.Now()
-				if err := p.term(ctx); err != nil {
-					t.Errorf("%s: exit after SIGTERM: %v", p.name, err)
+				// compose's stop_signal (the edge's SIGUSR1, HAProxy's
+				// soft stop), SIGTERM by default.
+				sig := syscall.SIGTERM
+				switch s := services[name].StopSignal; s {
+				case "", "SIGTERM":
+				case "SIGUSR1":
+					sig = syscall.SIGUSR1
+				default:
+					t.Errorf("%s: stop_signal %s: extend the test", name, s)
 				}
-				t.Logf("%s stopped %v after SIGTERM", p.name, time.Since(t0).Round(10*time.Millisecond))
+				t0 := time.Now()
+				if err := p.stop(ctx, sig); err != nil {
+					t.Errorf("%s: exit after %v: %v", p.name, sig, err)
+				}
+				t.Logf("%s stopped %v after %v", p.name, time.Since(t0).Round(10*time.Millisecond), sig)
 			})
 		}
 		wg.Wait()

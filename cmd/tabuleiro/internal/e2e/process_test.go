@@ -37,14 +37,14 @@ var shared struct {
 	err  error
 }
 
-// binaries compiles the lobby, match, bot and edge binaries (as deployed:
+// binaries compiles the lobby, match and bot binaries (as deployed:
 // no -race), once, and returns their directory.
 func binaries() (string, error) {
 	shared.once.Do(func() {
 		shared.dir, shared.err = os.MkdirTemp("", "tabuleiro-e2e-bin-")
 		if shared.err == nil {
 			shared.err = buildPackages(shared.dir, "./services/lobby/cmd/lobby", "./services/match/cmd/match",
-				"./services/bot/cmd/bot", "./services/edge/cmd/edge")
+				"./services/bot/cmd/bot")
 		}
 	})
 	return shared.dir, shared.err
@@ -123,15 +123,18 @@ func startProcess(t *testing.T, name, bin string, env []string, args ...string) 
 
 // term sends SIGTERM and waits for the exit, returning its status (an
 // error when ctx ended first and it had to be killed).
-func (p *process) term(ctx context.Context) error {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+func (p *process) term(ctx context.Context) error { return p.stop(ctx, syscall.SIGTERM) }
+
+// stop sends sig and waits for the exit, as term does.
+func (p *process) stop(ctx context.Context, sig syscall.Signal) error {
+	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 		return p.err
 	case <-ctx.Done():
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		return fmt.Errorf("%s had not exited after SIGTERM when the test's time ran out: %w", p.name, ctx.Err())
+		return fmt.Errorf("%s had not exited after %v when the test's time ran out: %w", p.name, sig, ctx.Err())
 	}
 }
 

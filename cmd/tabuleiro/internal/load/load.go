@@ -37,6 +37,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/affinity"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/cutstream"
 )
 
 // Config is one load run.
@@ -298,7 +299,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}()
 	dial := func(addr string) (*grpc.ClientConn, error) {
-		c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		// A stream a proxy cut when its backend died is UNAVAILABLE, as a
+		// direct connection's loss is (cutstream).
+		c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithChainUnaryInterceptor(cutstream.UnaryClientInterceptor()),
+			grpc.WithChainStreamInterceptor(cutstream.StreamClientInterceptor()))
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", addr, err)
 		}

@@ -30,6 +30,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/bot/botserver"
 	"tabuleiro.dev/services/lobby/lobbyserver"
 	"tabuleiro.dev/services/match/matchserver"
@@ -81,6 +82,9 @@ type Options struct {
 	// starts a compaction of the embedded Redis's write-ahead log (the
 	// crash test sets it small, to kill compactions too).
 	RedisCompactBytes int64
+	// MatchCalls, when set, replaces the match service's per-player call
+	// rate (tests make it small, to see it apply without a flood).
+	MatchCalls ratelimit.Rule
 }
 
 // Server is the lobby, match and bot services in one process, on one gRPC
@@ -248,7 +252,8 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	mcfg.Store.LiveTTL = matchserver.LiveTTL(mcfg.Match)
 	// Its own clients (play --auto and replays at full speed) call from
 	// loopback, exempt from the per-player call rate, as in the lobby.
-	mcfg.ExemptLoopback = true
+	mcfg.ExemptLoopback, mcfg.TrustedProxies = true, o.TrustedProxies
+	mcfg.Limits.Calls = o.MatchCalls
 	ms := matchserver.New(ctx, matchDeps, mcfg)
 	lobbyDeps.Redis, lobbyDeps.Issuer, lobbyDeps.Verifier, lobbyDeps.Logger = rdb, s.issuer, verifier, logger
 	lobbyDeps.Matches = lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn))

@@ -7,10 +7,13 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -120,5 +123,69 @@ func TestTrustedProxyKeepsTheLimits(t *testing.T) {
 	}
 	if ok, limited := signIns(t, Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), KeyPrefix: prefix + "b:"}); limited != 0 {
 		t.Errorf("without a trusted proxy: %d allowed, %d limited; want loopback unlimited", ok, limited)
+	}
+}
+
+// Behind a trusted proxy on this host, every spelling of the client in
+// X-Forwarded-For is limited, the ones with a port or brackets as the
+// bare address and one that does not parse as a client of its own (never
+// the proxy's exempt loopback address); and the match service's
+// per-player call rate applies to a player behind the proxy, where it
+// once exempted every call by the proxy's own address.
+func TestTrustedProxyLimitsEverySpelling(t *testing.T) {
+	t.Parallel()
+	_, prefix := testenv.Redis(t, "local")
+	ctx, cancel := context.WithCancel(t.Context())
+	srv, err := Start(ctx, Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), KeyPrefix: prefix,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		MatchCalls:     ratelimit.Rule{What: "match calls", Rate: 1, Burst: 5, Period: time.Hour}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		_ = srv.Wait()
+	}()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	signIn := connect.NewClient[lobbyv1.SignInGuestRequest, lobbyv1.SignInGuestResponse](hc,
+		"http://"+srv.Addr()+lobbyv1.LobbyService_SignInGuest_FullMethodName, connect.WithProtoJSON())
+	var token string
+	for _, xff := range []string{"192.0.2.9", "203.0.113.201:5555", "[2001:db8::1]", "[2001:db8:0:1::1]:443", "garbage", "198.51.100.1, unknown"} {
+		ok := 0
+		for range 15 {
+			req := connect.NewRequest(&lobbyv1.SignInGuestRequest{DisplayName: "Proxied"})
+			req.Header().Set("X-Forwarded-For", xff)
+			res, err := signIn.CallUnary(t.Context(), req)
+			switch connect.CodeOf(err) {
+			case connect.CodeResourceExhausted:
+			default:
+				if err != nil {
+					t.Fatalf("sign-in as %q: %v", xff, err)
+				}
+				ok++
+				token = res.Msg.GetToken()
+			}
+		}
+		if ok > 10 {
+			t.Errorf("X-Forwarded-For %q: %d of 15 sign-ins allowed, want at most the burst (10)", xff, ok)
+		}
+	}
+	getMatch := connect.NewClient[matchv1.GetMatchRequest, matchv1.GetMatchResponse](hc,
+		"http://"+srv.Addr()+matchv1.MatchService_GetMatch_FullMethodName, connect.WithProtoJSON())
+	answered := 0
+	for range 10 {
+		req := connect.NewRequest(&matchv1.GetMatchRequest{MatchId: "no-such-match"})
+		req.Header().Set("X-Forwarded-For", "192.0.2.77")
+		req.Header().Set("Authorization", "Bearer "+token)
+		_, err := getMatch.CallUnary(t.Context(), req)
+		if connect.CodeOf(err) != connect.CodeResourceExhausted {
+			answered++
+		}
+	}
+	if answered != 5 {
+		t.Errorf("a player behind the proxy: %d of 10 GetMatch calls answered, want the burst (5)", answered)
 	}
 }

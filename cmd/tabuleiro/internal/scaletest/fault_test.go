@@ -26,8 +26,12 @@ func runGames(t *testing.T, c *Cluster, n int, think time.Duration, wander int, 
 	// games go on until they end, however slow the machine: the run's
 	// queuing time and drain share the test's time.
 	left := time.Until(Deadline(t))
+	lobbies, matches := c.LobbyAddrs, c.MatchAddrs
+	if c.Edge != nil { // every call through the edge's one address
+		lobbies, matches = []string{c.EdgeAddr}, []string{c.EdgeAddr}
+	}
 	cfg := load.Config{
-		Lobby: c.LobbyAddrs, Match: c.MatchAddrs, Players: 2 * n, Duration: left / 2, Drain: left / 3,
+		Lobby: lobbies, Match: matches, Players: 2 * n, Duration: left / 2, Drain: left / 3,
 		Think: think, Wander: wander, MaxGames: n, TimeControl: &gamev1.TimeControl{BaseMs: 120_000}, Seed: 7, ConnsPerAddr: 2, OnSeat: logs.add,
 		OnMatched: func(string) {
 			if paired.Add(1) == int64(2*n) {
@@ -202,5 +206,51 @@ func TestFaultPostgresStopped(t *testing.T) {
 	t.Logf("recorded %d of %d games (%d rows) %v after postgres came back", recorded, len(ids), rows, time.Since(stoppedAt.Add(30*time.Second)).Round(time.Millisecond))
 	if recorded != len(ids) || rows != len(ids) {
 		t.Errorf("recorded %d distinct games in %d rows, want %d once each", recorded, rows, len(ids))
+	}
+}
+
+// TestFaultEdgeMatchDrainedAndKilled: the players reach lobby and match
+// only through the edge (HAProxy with deploy/haproxy/haproxy.cfg), as in
+// compose and on an operator's machine. In the middle of 100 games a
+// match replica gets SIGTERM and drains, comes back, then another is
+// killed with kill -9: every game is played to its end with nothing lost
+// (no game frozen until its abandonment), its players rejoining through
+// the edge, and no call or stream ends INTERNAL. The edge's old
+// replacement froze such games (issue 42).
+func TestFaultEdgeMatchDrainedAndKilled(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2, Edge: true, MatchEnv: []string{"MATCH_PRESENCE_TTL=3s"}})
+	rep, logs := runGames(t, c, faultGames, 20*time.Millisecond, 30, func() {
+		t0 := time.Now()
+		if err := c.Match[0].Term(time.Until(Deadline(t))); err != nil {
+			t.Errorf("drain: %v", err)
+		}
+		t.Logf("%s drained in %v", c.Match[0].Name, time.Since(t0).Round(time.Millisecond))
+		c.Restart(c.Match[0])
+		c.Match[1].Kill()
+		t.Logf("killed %s", c.Match[1].Name)
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	t.Logf("through the edge: games checked %d, rejoined %d, outcomes %v, errors %v", gc.games, gc.rejoined, gc.outcomes, rep.Errors)
+	if gc.games < faultGames {
+		t.Errorf("%d games checked, want at least %d", gc.games, faultGames)
+	}
+	if rep.GamesFinished < rep.GamesStarted {
+		t.Errorf("%d of %d games finished", rep.GamesFinished, rep.GamesStarted)
+	}
+	if gc.rejoined == 0 {
+		t.Errorf("no game rejoined: the faults hit no game in progress")
+	}
+	if n := rep.Errors["Internal"]; n > 0 {
+		t.Errorf("%d INTERNAL statuses through the edge (first: %s)", n, rep.ErrorSamples["Internal"])
+	}
+	if m, err := EdgeMetrics(c.EdgeMetricsAddr); err != nil {
+		t.Errorf("edge metrics: %v", err)
+	} else {
+		t.Logf("edge: match backend sessions %v, lobby %v",
+			m[`haproxy_backend_sessions_total{proxy="match"}`], m[`haproxy_backend_sessions_total{proxy="lobby"}`])
 	}
 }

@@ -216,6 +216,11 @@ type Options struct {
 	LobbyEnv []string
 	// RedisAppendOnly turns on append-only persistence.
 	RedisAppendOnly bool
+	// Edge puts the edge (HAProxy with deploy/haproxy/haproxy.cfg) in
+	// front of the lobby and match replicas: each replica of a service
+	// listens on the service's one port on its own loopback address
+	// (127.0.0.1, .2, ...), which a DNS stand-in names, as compose does.
+	Edge bool
 }
 
 // Cluster is a running deployment.
@@ -237,6 +242,10 @@ type Cluster struct {
 	Lobby, Match, Bot      []*Proc
 	matchLB, botLB         *Balancer
 	LobbyAddrs, MatchAddrs []string
+
+	// With Options.Edge: the edge, its clients' address and its metrics'.
+	Edge                      *Proc
+	EdgeAddr, EdgeMetricsAddr string
 }
 
 // Start starts a cluster and stops it when the test ends.
@@ -259,6 +268,11 @@ func Start(t testing.TB, o Options) *Cluster {
 	c.matchLB = NewBalancer(t)
 	k := auth.EncodeKey(key)
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + c.dir}
+	var lobbyPort, matchPort int
+	var lobbyIPs, matchIPs []net.IP
+	if o.Edge {
+		lobbyPort, matchPort = FreePort(t), FreePort(t)
+	}
 	for i := range o.Bots {
 		p := c.proc(bins, "bot", i, base, "BOT_TOKEN_KEY="+k, "BOT_SHUTDOWN_TIMEOUT=5s")
 		p.env = append(p.env, "BOT_GRPC_ADDR="+p.Addr)
@@ -269,6 +283,11 @@ func Start(t testing.TB, o Options) *Cluster {
 		p := c.proc(bins, "match", i, base, "MATCH_TOKEN_KEY="+k, "MATCH_REDIS_URL="+c.RedisURL,
 			"MATCH_DATABASE_URL="+c.DatabaseURL, "MATCH_BOT_ADDR="+c.botLB.Addr(), "MATCH_INSTANCE_ID=match-"+strconv.Itoa(i),
 			"MATCH_SHUTDOWN_TIMEOUT=10s")
+		if o.Edge {
+			ip := net.IPv4(127, 0, 0, byte(1+i))
+			p.Addr = net.JoinHostPort(ip.String(), strconv.Itoa(matchPort))
+			matchIPs = append(matchIPs, ip)
+		}
 		p.env = append(p.env, "MATCH_GRPC_ADDR="+p.Addr)
 		p.env = append(p.env, o.MatchEnv...)
 		c.Match = append(c.Match, p)
@@ -279,6 +298,11 @@ func Start(t testing.TB, o Options) *Cluster {
 		p := c.proc(bins, "lobby", i, base, "LOBBY_TOKEN_KEY="+k, "LOBBY_REDIS_URL="+c.RedisURL,
 			"LOBBY_DATABASE_URL="+c.DatabaseURL, "LOBBY_MATCH_ADDR="+c.matchLB.Addr(), "LOBBY_SHUTDOWN_TIMEOUT=5s",
 			"LOBBY_RATE_LIMITS_OFF=true") // every simulated player calls from loopback
+		if o.Edge {
+			ip := net.IPv4(127, 0, 0, byte(1+i))
+			p.Addr = net.JoinHostPort(ip.String(), strconv.Itoa(lobbyPort))
+			lobbyIPs = append(lobbyIPs, ip)
+		}
 		p.env = append(p.env, "LOBBY_GRPC_ADDR="+p.Addr)
 		p.env = append(p.env, o.LobbyEnv...)
 		c.Lobby = append(c.Lobby, p)
@@ -297,6 +321,19 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	for _, p := range all[1:] {
 		c.WaitServing(p)
+	}
+	if o.Edge {
+		dns := ServeDNS(t, map[string][]net.IP{"lobby": lobbyIPs, "match": matchIPs})
+		c.EdgeAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+		c.EdgeMetricsAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+		c.Edge = NewEdge(t, c.dir, EdgeEnv{Bind: c.EdgeAddr, Metrics: c.EdgeMetricsAddr, DNS: dns,
+			LobbyName: "lobby", LobbyPort: strconv.Itoa(lobbyPort), MatchName: "match", MatchPort: strconv.Itoa(matchPort)})
+		if err := c.Edge.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := WaitEdgeBackends(c.Edge, c.EdgeMetricsAddr, map[string]int{"lobby": o.Lobbies, "match": o.Matches}, Deadline(t)); err != nil {
+			t.Fatalf("%v\n%s", err, tail(c.Edge.Log(), 3000))
+		}
 	}
 	return c
 }
@@ -477,6 +514,9 @@ func (c *Cluster) StopPostgres() {
 
 func (c *Cluster) stop() {
 	procs := append(append(append([]*Proc{}, c.Lobby...), c.Match...), c.Bot...)
+	if c.Edge != nil {
+		procs = append(procs, c.Edge)
+	}
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Go(p.Kill)

@@ -10,40 +10,22 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 )
 
-// helpText is shown on '?'.
-const helpText = `Keys
-  arrows / h j k l   move the cursor
-  enter / space      select a pawn or piece, then play it to a marked square
-                     (Banqi: on a face-down square, reveal it. Corners: a ply
-                     home after the deadline loses, C5.2: marked !, asks for y)
-  esc                drop the selection; leave wall mode
-  w                  Quoridor: wall mode on/off (the wall follows the cursor:
-                     blue can be placed, red cannot)
-  r                  Quoridor: rotate the wall
-  :                  type a ply in notation (e2, e3h, c3-e5, b2xb3)
-  d                  offer a draw, or accept the opponent's offer
-  x                  decline the opponent's draw offer
-  R                  resign (asks to confirm)
-  n                  after the game: play again; after a game with a friend:
-                     offer a rematch (colours swap), or accept theirs
-  x                  after a game with a friend: decline the rematch
-  i                  the rules of this game (j/k or arrows scroll)
-  ?                  this help
-  q                  quit (asks during a game, which can be resumed later)`
+// helpKeys are the lines of the help shown on '?', in order; the draw
+// keys are left out at one keyboard (nobody to offer a draw to) and in
+// Quoridor (its games end by a win).
+var helpKeys = []string{"help.title", "help.arrows", "help.enter", "help.esc", "help.wall",
+	"help.rotate", "help.type", "help.draw", "help.decline_draw", "help.resign", "help.again",
+	"help.decline_rematch", "help.rules", "help.help", "help.quit"}
 
-// helpText is the help for this game: at one keyboard there is nobody to
-// offer a draw to, and Quoridor has no draw offers (its games end by a
-// win): there the draw keys are left out.
+// helpText is the help for this game.
 func (m *Model) helpText() string {
-	if !m.local() && m.game() != gamev1.Game_GAME_QUORIDOR {
-		return helpText
-	}
+	noDraws := m.local() || m.game() == gamev1.Game_GAME_QUORIDOR
 	var out []string
-	for l := range strings.SplitSeq(helpText, "\n") {
-		if f := strings.Fields(l); len(f) > 1 && (f[0] == "d" || f[0] == "x" && strings.Contains(l, "draw")) {
+	for _, k := range helpKeys {
+		if noDraws && (k == "help.draw" || k == "help.decline_draw") {
 			continue
 		}
-		out = append(out, l)
+		out = append(out, m.t(k))
 	}
 	return strings.Join(out, "\n")
 }
@@ -137,7 +119,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.confirmResign = false
 		if s == "y" && m.phase == phasePlaying {
 			_, c := m.actor()
-			m.status = "resigned"
+			m.status = m.t("status.resigned")
 			return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_Resign{Resign: &matchv1.Resign{}}})
 		}
 		m.status = ""
@@ -162,9 +144,9 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		case "n":
 			if m.deps.Rematch != nil && !m.local() && m.rematchOpen() {
-				m.status = "offering a rematch…"
+				m.status = m.t("rematch.offering")
 				if r := m.rematch; slices.Contains(r.GetOfferedBy(), r.GetOpponent().GetPlayerId()) {
-					m.status = "accepting the rematch…"
+					m.status = m.t("rematch.accepting")
 				}
 				return m, m.offerRematchCmd()
 			}
@@ -240,19 +222,19 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 	switch s {
 	case "q":
 		m.confirmQuit = true
-		m.status = "Quit? The game stays unfinished"
+		key := "confirm.quit"
 		if m.deps.Online && m.clocks != nil {
-			m.status += " and your clock keeps running"
+			key = "confirm.quit.clock"
 		}
-		m.status += "; come back with " + cmpOr(m.deps.ResumeHint, "tabuleiro play --resume")
+		m.status = m.t(key, "command", cmpOr(m.deps.ResumeHint, "tabuleiro play --resume"))
 		if m.vsPerson() {
 			// The server gives a player who left a reconnection window
 			// (a minute by default), then the game is lost.
-			m.status += " soon: against a person you lose by abandonment if you stay away past the server's reconnection window (a minute by default)"
+			m.status += m.t("confirm.quit.person")
 		}
 		// The answer on a line of its own: never "y" at the end of one
 		// line and "quits" at the start of the next.
-		m.status += ".\ny quits, any other key stays."
+		m.status += ".\n" + m.t("confirm.quit.keys")
 		return m, nil
 	case "up", "k":
 		return m, m.moveCursor(0, -1)
@@ -309,14 +291,14 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 			return m, nil // no draw offers at one keyboard
 		}
 		if m.game() == gamev1.Game_GAME_QUORIDOR {
-			m.status = "Quoridor has no draw offers: a game ends by a win"
+			m.status = m.t("status.no_draws")
 			return m, nil
 		}
 		seat, c := m.actor()
 		if m.drawBy != gamev1.Seat_SEAT_UNSPECIFIED && m.drawBy != seat {
 			return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_AcceptDraw{AcceptDraw: &matchv1.AcceptDraw{}}})
 		}
-		m.status = "draw offered"
+		m.status = m.t("status.draw_offered")
 		return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_OfferDraw{OfferDraw: &matchv1.OfferDraw{}}})
 	case "x":
 		seat, c := m.actor()
@@ -326,7 +308,7 @@ func (m Model) playKey(s string) (tea.Model, tea.Cmd) {
 		return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_DeclineDraw{DeclineDraw: &matchv1.DeclineDraw{}}})
 	case "R":
 		m.confirmResign = true
-		m.status = "resign? y confirms, any other key cancels"
+		m.status = m.t("confirm.resign")
 		return m, nil
 	}
 	return m, nil
@@ -354,14 +336,14 @@ func (m *Model) moveCursor(dx, dy int) tea.Cmd {
 // once).
 func (m *Model) act() tea.Cmd {
 	if !m.myTurn() {
-		m.status = "not your turn"
+		m.status = m.t("status.not_your_turn")
 		return nil
 	}
 	if m.wallMode {
 		w := wall{m.cursor, m.wallH}.String()
 		if m.check != nil && m.checkKey == m.wallKey() && !m.check.GetLegal() {
 			// The turn line says why: the status says what to do.
-			m.status = w + " cannot be placed: move it with the arrows or turn it with r"
+			m.status = m.t("status.wall_cannot", "wall", w)
 			return nil
 		}
 		return m.submit(w)
@@ -384,7 +366,7 @@ func (m *Model) act() tea.Cmd {
 			// step and names what is wrong with it.
 			return m.submit(m.cursor.String())
 		}
-		m.status = "move the cursor to a marked square (w: walls)"
+		m.status = m.t("status.move_cursor")
 		return nil
 	}
 	return m.legalCmd(m.cursor, true)

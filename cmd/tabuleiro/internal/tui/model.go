@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -75,6 +76,9 @@ type Deps struct {
 	// Online reports that the server runs elsewhere: a game's clock and
 	// opponent go on while this terminal is away.
 	Online bool
+	// Printer says everything in the player's language (English when
+	// nil).
+	Printer *text.Printer
 }
 
 type phase int
@@ -90,6 +94,7 @@ const (
 // Model is the terminal client's state.
 type Model struct {
 	deps  Deps
+	p     *text.Printer
 	phase phase
 	round int
 	table *Table
@@ -159,9 +164,10 @@ func New(deps Deps) Model {
 		deps.Now = time.Now
 	}
 	in := textinput.New()
-	in.Prompt = "ply> "
+	p := text.Or(deps.Printer)
+	in.Prompt = text.T(p, "prompt.ply") + " "
 	in.CharLimit = 64
-	m := Model{deps: deps, input: in, selected: noSquare, cursor: square{4, 0}, phase: phaseStarting, wallH: true, lastFrom: noSquare}
+	m := Model{deps: deps, p: p, input: in, selected: noSquare, cursor: square{4, 0}, phase: phaseStarting, wallH: true, lastFrom: noSquare}
 	if len(deps.Active) > 0 && deps.Resume != nil {
 		m.phase = phaseOffer
 	}
@@ -225,7 +231,7 @@ func (m Model) Init() tea.Cmd {
 func (m *Model) startCmd() tea.Cmd {
 	if m.deps.Start == nil {
 		m.phase = phaseFailed
-		m.err = errors.New("no game to play")
+		m.err = errors.New(m.t("error.no_game"))
 		return nil
 	}
 	m.phase = phaseStarting
@@ -271,11 +277,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
-			m.phase, m.err = phaseFailed, fmt.Errorf("rejoin: %w", msg.err)
+			m.phase, m.err = phaseFailed, fmt.Errorf("%s: %w", m.t("error.rejoin"), msg.err)
 			return m, nil
 		}
 		m.table.Seats[msg.seat] = msg.conn
-		m.status = "reconnected"
+		m.status = m.t("status.reconnected")
 		return m, m.recvCmd(msg.seat, msg.conn)
 	case legalMsg:
 		if msg.gen != m.gen || m.view == nil || msg.ply != m.view.GetPlyCount()+1 {
@@ -287,7 +293,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
-			m.status = "wall check: " + ErrText(msg.err)
+			m.status = m.t("status.wall_check_failed", "error", m.errText(msg.err))
 			return m, nil
 		}
 		m.check, m.checkKey = msg.resp.GetCheck(), msg.key
@@ -300,7 +306,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case sentMsg:
 		if msg.gen == m.gen && msg.err != nil {
-			m.status = "send: " + ErrText(msg.err)
+			m.status = m.t("status.send_failed", "error", m.errText(msg.err))
 			m.pending = 0
 		}
 		return m, nil
@@ -377,10 +383,10 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 			return nil // the stream ends after game_ended
 		}
 		if m.table.Rejoin == nil {
-			m.phase, m.err = phaseFailed, fmt.Errorf("connection lost: %w", msg.err)
+			m.phase, m.err = phaseFailed, fmt.Errorf("%s: %w", m.t("error.connection_lost"), msg.err)
 			return nil
 		}
-		m.status = "connection lost; rejoining"
+		m.status = m.t("status.rejoining")
 		gen, seat, last, rejoin := m.gen, msg.seat, m.lastSeq, m.table.Rejoin
 		return func() tea.Msg {
 			c, err := rejoin(seat, last)
@@ -393,13 +399,22 @@ func (m *Model) stream(msg streamMsg) tea.Cmd {
 	case r.GetPlyRejected() != nil:
 		pr := r.GetPlyRejected()
 		m.pending = 0
-		m.status = m.yourPawn(refusal(pr.GetNotation(), pr.GetReason(), pr.GetRule()))
+		if t, ok := text.ReasonText(m.p, pr.GetErrorReason(), pr.GetErrorMetadata()); ok {
+			m.status = t // names the ply and the rule
+		} else {
+			m.status = m.yourPawn(m.refusal(pr.GetNotation(), pr.GetReason(), pr.GetRule()))
+		}
 		return tea.Batch(next, m.afterChange())
 	case r.GetActionRejected() != nil:
-		m.status = "refused: " + r.GetActionRejected().GetReason()
+		ar := r.GetActionRejected()
+		if t, ok := text.ReasonText(m.p, ar.GetErrorReason(), ar.GetErrorMetadata()); ok {
+			m.status = t
+		} else {
+			m.status = m.t("status.action_refused", "reason", ar.GetReason())
+		}
 		return next
 	case r.GetDrain() != nil:
-		m.status = "server draining; rejoining"
+		m.status = m.t("status.draining")
 		return next
 	}
 	if msg.seat != m.primary {
@@ -448,7 +463,7 @@ func (m *Model) snapshot(s *matchv1.Match) {
 			m.view.Outcome = s.GetOutcome()
 		}
 		if first {
-			m.status = "This game ended while you were away."
+			m.status = m.t("status.ended_away")
 		}
 		m.phase = phaseOver
 		if m.clocks != nil {
@@ -511,27 +526,27 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 			// While the reminder is up (an opponent who moves first,
 			// before the person's first key), the board and the move
 			// list show the ply.
-			m.status = fmt.Sprintf("%s played %s", m.seatName(pp.GetPly().GetSeat()), pp.GetPly().GetNotation())
+			m.status = m.t("status.played", "seat", m.seatName(pp.GetPly().GetSeat()), "ply", pp.GetPly().GetNotation())
 		}
 	case ev.GetDrawOffered() != nil:
 		m.drawBy = ev.GetDrawOffered().GetBy()
 		if m.mine(other(m.drawBy)) {
-			m.status = m.seatName(m.drawBy) + " offers a draw: d accepts, x declines"
+			m.status = m.t("status.draw_offered_to_you", "seat", m.seatName(m.drawBy))
 		} else {
-			m.status = "draw offered"
+			m.status = m.t("status.draw_offered")
 		}
 	case ev.GetDrawDeclined() != nil:
 		m.drawBy = gamev1.Seat_SEAT_UNSPECIFIED
-		m.status = m.seatName(ev.GetDrawDeclined().GetBy()) + " declined the draw"
+		m.status = m.t("status.draw_declined", "seat", m.seatName(ev.GetDrawDeclined().GetBy()))
 	case ev.GetPlayerDisconnected() != nil:
 		if s := ev.GetPlayerDisconnected().GetSeat(); !m.mine(s) {
 			m.away[s] = true
-			m.status = m.seatName(s) + " disconnected"
+			m.status = m.t("status.disconnected", "seat", m.seatName(s))
 			if dl := ev.GetPlayerDisconnected().GetReconnectDeadline(); dl != nil {
 				// When the game is ruled, as a time of day: the status
 				// line is not redrawn every second, so a count of
 				// seconds would stand still.
-				m.status += ": they lose by abandonment unless they are back by " + dl.AsTime().Local().Format("15:04:05")
+				m.status = m.t("status.disconnected_until", "seat", m.seatName(s), "time", dl.AsTime().Local().Format(m.t("time.of_day")))
 			}
 		}
 	case ev.GetPlayerReconnected() != nil:
@@ -539,7 +554,7 @@ func (m *Model) event(ev *matchv1.MatchEvent) {
 		// "is back" only after it was seen leaving.
 		if s := ev.GetPlayerReconnected().GetSeat(); !m.mine(s) && m.away[s] {
 			delete(m.away, s)
-			m.status = m.seatName(s) + " is back"
+			m.status = m.t("status.back", "seat", m.seatName(s))
 		}
 	case ev.GetGameEnded() != nil:
 		ge := ev.GetGameEnded()
@@ -689,7 +704,7 @@ func abs(x int) int {
 
 func (m *Model) legal(msg legalMsg) tea.Cmd {
 	if msg.err != nil {
-		m.status = "legal plies: " + ErrText(msg.err)
+		m.status = m.t("status.legal_failed", "error", m.errText(msg.err))
 		return nil
 	}
 	if m.wallMode {
@@ -698,7 +713,7 @@ func (m *Model) legal(msg legalMsg) tea.Cmd {
 	plies := msg.resp.GetPlies()
 	if len(plies) == 0 {
 		if msg.react {
-			m.status = "no legal ply from " + msg.from.String()
+			m.status = m.t("status.no_legal_from", "square", msg.from.String())
 		}
 		return nil
 	}
@@ -714,7 +729,7 @@ func (m *Model) legal(msg legalMsg) tea.Cmd {
 // the deadline, as the engine judges it): that one waits for y (see key).
 func (m *Model) play(notation string) tea.Cmd {
 	if p, ok := cornersPosition(m.view); ok && m.myTurn() && returnsHome(p, notation) {
-		q := fmt.Sprintf("%s returns home after move %d and loses (C5.2): y plays it, other keys cancel", notation, p.Deadline())
+		q := m.t("confirm.returns_home", "ply", notation, "move", p.Deadline())
 		m.confirmPly = &plyConfirm{notation: notation, number: m.view.GetPlyCount() + 1, question: q}
 		m.status = q
 		return nil
@@ -729,12 +744,12 @@ func (m *Model) submit(notation string) tea.Cmd {
 	}
 	c, ok := m.table.Seats[m.view.GetToMove()]
 	if !ok || m.pending != 0 {
-		m.status = "not your turn"
+		m.status = m.t("status.not_your_turn")
 		return nil
 	}
 	n := m.view.GetPlyCount() + 1
 	m.pending = n
-	m.status = "sent " + notation
+	m.status = m.t("status.sent", "ply", notation)
 	return m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_SubmitPly{
 		SubmitPly: &matchv1.SubmitPly{PlyNumber: n, Notation: notation},
 	}})
@@ -782,52 +797,40 @@ func (m Model) Unfinished() string {
 func (m Model) Err() error { return m.err }
 
 func (m *Model) seatName(s gamev1.Seat) string {
-	if m.game() == gamev1.Game_GAME_BANQI {
-		fc := m.view.GetBanqi().GetFirstColor()
-		if fc != gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
-			red := (s == gamev1.Seat_SEAT_FIRST) == (fc == gamev1.BanqiColor_BANQI_COLOR_RED)
-			if red {
-				return "red"
-			}
-			return "black"
-		}
-		if s == gamev1.Seat_SEAT_SECOND {
-			return "second"
-		}
-		return "first"
+	fc := m.view.GetBanqi().GetFirstColor()
+	colours := fc != gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED
+	red := (s == gamev1.Seat_SEAT_FIRST) == (fc == gamev1.BanqiColor_BANQI_COLOR_RED)
+	return text.Seat(m.p, m.game(), s, colours, red)
+}
+
+// seatRed reports whether s plays red in a Banqi game whose colours are
+// fixed.
+func (m *Model) seatRed(s gamev1.Seat) (red, fixed bool) {
+	fc := m.view.GetBanqi().GetFirstColor()
+	if m.game() != gamev1.Game_GAME_BANQI || fc == gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
+		return false, false
 	}
-	if s == gamev1.Seat_SEAT_SECOND {
-		return "black"
-	}
-	return "white"
+	return (s == gamev1.Seat_SEAT_FIRST) == (fc == gamev1.BanqiColor_BANQI_COLOR_RED), true
 }
 
 func (m *Model) outcomeText() string {
 	o := m.view.GetOutcome()
-	reason := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "REASON_")), "_", " ")
-	switch o.GetResult() {
-	case gamev1.Result_RESULT_WIN:
-		who := m.seatName(o.GetWinner())
-		switch {
-		case m.local() || m.table == nil:
-		case m.mine(o.GetWinner()):
-			who += " (you)"
-		default:
-			return fmt.Sprintf("%s wins by %s: you lost", capitalize(who), reason)
-		}
-		return fmt.Sprintf("%s wins by %s", capitalize(who), reason)
-	case gamev1.Result_RESULT_DRAW:
-		return "Draw by " + reason
+	you := 0
+	switch {
+	case o.GetResult() != gamev1.Result_RESULT_WIN || m.local() || m.table == nil:
+	case m.mine(o.GetWinner()):
+		you = 1
+	default:
+		you = -1
 	}
-	return ""
+	return text.Outcome(m.p, o, m.seatName(o.GetWinner()), you)
 }
 
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+// t is the message key in the player's language.
+func (m *Model) t(key string, kv ...any) string { return text.T(m.p, key, kv...) }
+
+// errText is an error's text in the player's language (see text.Err).
+func (m *Model) errText(err error) string { return text.Err(m.p, err) }
 
 func other(s gamev1.Seat) gamev1.Seat {
 	switch s {
@@ -850,17 +853,17 @@ var (
 // an older server put the status code's words and the ply again between:
 // 'ply "zz": invalid argument: syntax error in "zz" at offset 0: …'),
 // which becomes "zz refused: not a ply: file z is off the board".
-func refusal(notation, reason, rule string) string {
-	return fmt.Sprintf("%s refused: %s", notation, reasonText(reason, rule))
+func (m *Model) refusal(notation, reason, rule string) string {
+	return m.t("status.ply_refused", "ply", notation, "reason", m.reasonText(reason, rule))
 }
 
 // reasonText is the server's reason for a refused or previewed ply without
 // the ply it names first ("illegal ply e8h: "), with the rule once: the
 // screen names the ply beside it.
-func reasonText(reason, rule string) string {
+func (m *Model) reasonText(reason, rule string) string {
 	reason = illegalPrefix.ReplaceAllString(reason, "")
 	if syntaxPrefix.MatchString(reason) {
-		reason = "not a ply: " + syntaxPrefix.ReplaceAllString(reason, "")
+		reason = m.t("refusal.not_a_ply", "why", syntaxPrefix.ReplaceAllString(reason, ""))
 	}
 	return withRule(reason, rule)
 }
@@ -875,11 +878,13 @@ func (m *Model) yourPawn(reason string) string {
 	if m.game() != gamev1.Game_GAME_QUORIDOR || !m.mine(s) {
 		return reason
 	}
+	// The engine's words are English: its "white's pawn" becomes the
+	// player's own words.
 	colour := "white"
 	if s == gamev1.Seat_SEAT_SECOND {
 		colour = "black"
 	}
-	return strings.ReplaceAll(reason, colour+"'s pawn", "your pawn")
+	return strings.ReplaceAll(reason, colour+"'s pawn", m.t("refusal.your_pawn"))
 }
 
 // withRule appends the rule to a reason that does not name it already.

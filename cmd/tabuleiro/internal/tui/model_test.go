@@ -304,7 +304,7 @@ func TestClockCountsDown(t *testing.T) {
 		{gamev1.Seat_SEAT_SECOND, "9.5"},
 	}
 	for _, tt := range tests {
-		if got := clockText(m.remaining(tt.seat)); got != tt.want {
+		if got := clockText(nil, m.remaining(tt.seat)); got != tt.want {
 			t.Errorf("%v: clock %q, want %q", tt.seat, got, tt.want)
 		}
 	}

@@ -65,7 +65,7 @@ func (m *Model) rematchUpdate(msg rematchMsg) tea.Cmd {
 			return nil
 		}
 		if msg.next == nil || m.rematch == nil { // an answer, or a watch that never started
-			m.status = "rematch: " + ErrText(msg.err)
+			m.status = m.t("rematch.failed", "error", m.errText(msg.err))
 		}
 		return nil
 	}
@@ -78,7 +78,7 @@ func (m *Model) rematchUpdate(msg rematchMsg) tea.Cmd {
 		return cmd
 	}
 	m.rematch = r
-	opp := cmpOr(r.GetOpponent().GetDisplayName(), "your opponent")
+	opp := cmpOr(r.GetOpponent().GetDisplayName(), m.t("rematch.your_opponent"))
 	mine := slices.ContainsFunc(r.GetOfferedBy(), func(id string) bool { return id != r.GetOpponent().GetPlayerId() })
 	theirs := slices.Contains(r.GetOfferedBy(), r.GetOpponent().GetPlayerId())
 	switch r.GetStatus() {
@@ -86,7 +86,7 @@ func (m *Model) rematchUpdate(msg rematchMsg) tea.Cmd {
 		m.rematchJoining = true
 		m.phase = phaseStarting
 		m.view, m.match = nil, nil
-		m.notice = "Rematch with " + opp + ": joining the new game…"
+		m.notice = m.t("rematch.joining", "name", opp)
 		table := m.deps.Rematch.Table
 		return func() tea.Msg {
 			t, err := table(r)
@@ -94,18 +94,18 @@ func (m *Model) rematchUpdate(msg rematchMsg) tea.Cmd {
 		}
 	case lobbyv1.RematchStatus_REMATCH_STATUS_DECLINED:
 		if r.GetDeclinedBy() == r.GetOpponent().GetPlayerId() {
-			m.status = opp + " declined the rematch."
+			m.status = m.t("rematch.declined", "name", opp)
 		} else {
-			m.status = "No rematch."
+			m.status = m.t("rematch.none")
 		}
 	case lobbyv1.RematchStatus_REMATCH_STATUS_OFFERED:
 		switch {
 		case theirs && mine:
-			m.status = "Both want a rematch: starting it…"
+			m.status = m.t("rematch.both")
 		case theirs:
-			m.status = opp + " offers a rematch (colours swap): n accepts, x declines."
+			m.status = m.t("rematch.offered", "name", opp)
 		case mine:
-			m.status = "Rematch offered; waiting for " + opp + " (x withdraws)."
+			m.status = m.t("rematch.waiting", "name", opp)
 		}
 	}
 	return cmd

@@ -210,7 +210,7 @@ func TestRefusalWrapsAndClears(t *testing.T) {
 	if !strings.Contains(s, "(Q2") {
 		t.Errorf("the refusal lost its rule:\n%s", s)
 	}
-	if got := refusal("e6", "illegal ply e6: not a neighbouring square (Q2.1)", "Q2.1"); got != "e6 refused: not a neighbouring square (Q2.1)" {
+	if got := (&Model{}).refusal("e6", "illegal ply e6: not a neighbouring square (Q2.1)", "Q2.1"); got != "e6 refused: not a neighbouring square (Q2.1)" {
 		t.Errorf("refusal = %q", got)
 	}
 	// A syntax error says what is wrong once, without the ply again: as
@@ -220,7 +220,7 @@ func TestRefusalWrapsAndClears(t *testing.T) {
 		`ply "zz": syntax error at offset 0: file z is off the board (files a–i)`,
 		`ply "zz": invalid argument: syntax error in "zz" at offset 0: file z is off the board (files a–i)`,
 	} {
-		if got := refusal("zz", reason, ""); got != "zz refused: not a ply: file z is off the board (files a–i)" {
+		if got := (&Model{}).refusal("zz", reason, ""); got != "zz refused: not a ply: file z is off the board (files a–i)" {
 			t.Errorf("refusal(%q) = %q", reason, got)
 		}
 	}

@@ -1,18 +1,17 @@
 package tui
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
-	"tabuleiro.dev/docs/rules"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 )
 
 // rulesDoc returns the rules document of the game on the board, wrapped
 // to the terminal's width, one line per element.
 func (m *Model) rulesDoc() []string {
-	name := strings.ToLower(gameName(m.game()))
-	t, err := rules.Text(name)
+	name := strings.ToLower(strings.TrimPrefix(m.game().String(), "GAME_"))
+	t, err := text.Rules(m.p, name)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -135,7 +134,6 @@ func (m *Model) rulesView() string {
 		}
 		b.WriteString(l + "\n")
 	}
-	b.WriteString(styleDim.Render(fmt.Sprintf("lines %d–%d of %d · j/k, space/b scroll · i or esc returns to the game",
-		top+1, end, len(lines))))
+	b.WriteString(styleDim.Render(m.t("rules.foot", "first", top+1, "last", end, "count", len(lines))))
 	return b.String()
 }

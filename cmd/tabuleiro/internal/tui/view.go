@@ -2,13 +2,13 @@ package tui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine/corners"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
@@ -23,7 +23,7 @@ var (
 // View implements tea.Model.
 func (m Model) View() string {
 	if m.help {
-		return m.helpText() + "\n\n" + styleDim.Render("?, esc or q closes the help") + "\n"
+		return m.helpText() + "\n\n" + styleDim.Render(m.t("help.close")) + "\n"
 	}
 	if m.rules && m.view != nil {
 		return m.rulesView()
@@ -32,13 +32,13 @@ func (m Model) View() string {
 	case phaseOffer:
 		return m.offerView()
 	case phaseFailed:
-		return styleErr.Render(m.wrap("tabuleiro: "+errText(m.err))) + "\n" + styleDim.Render("q quits") + "\n"
+		return styleErr.Render(m.wrap("tabuleiro: "+m.stopText(m.err))) + "\n" + styleDim.Render(m.t("keys.q_quits")) + "\n"
 	}
 	if m.view == nil {
 		if m.notice != "" {
-			return m.wrap(m.notice) + "\n\n" + styleDim.Render("q quits") + "\n"
+			return m.wrap(m.notice) + "\n\n" + styleDim.Render(m.t("keys.q_quits")) + "\n"
 		}
-		return "Starting the game…\n" + styleDim.Render("q quits") + "\n"
+		return m.t("starting") + "\n" + styleDim.Render(m.t("keys.q_quits")) + "\n"
 	}
 	board := m.boardView()
 	side := m.sideView()
@@ -51,13 +51,13 @@ func (m Model) View() string {
 		b.WriteString(styleResult.Render(m.outcomeText()) + "\n")
 		switch {
 		case m.deps.Rematch != nil && !m.local() && m.rematchOpen():
-			b.WriteString("Rematch? n: offer or accept (colours swap) · x: no · q: quit\n")
+			b.WriteString(m.t("over.rematch") + "\n")
 		case m.deps.Start != nil && m.deps.Rematch != nil && !m.local():
-			b.WriteString("n: a new room · q: quit\n")
+			b.WriteString(m.t("over.new_room") + "\n")
 		case m.deps.Start != nil:
-			b.WriteString("Play again? n: new game · q: quit\n")
+			b.WriteString(m.t("over.again") + "\n")
 		default:
-			b.WriteString("q: quit\n")
+			b.WriteString(m.t("over.quit") + "\n")
 		}
 	case m.typing:
 		b.WriteString(m.input.View() + "\n")
@@ -69,9 +69,9 @@ func (m Model) View() string {
 	if s := cmpOr(m.status, m.reminder); s != "" {
 		b.WriteString(m.wrap(s) + "\n")
 	}
-	foot := "? help · i rules · q quit"
+	foot := m.t("foot")
 	if m.table != nil && m.table.MatchID != "" {
-		foot += " · match " + m.table.MatchID // for `tabuleiro watch`
+		foot = m.t("foot.match", "id", m.table.MatchID) // for `tabuleiro watch`
 	}
 	// No final newline: Bubble Tea would count an empty last line and,
 	// on a 24-line terminal, push the title off the top.
@@ -144,28 +144,21 @@ func wordwrap(s string, w int) string {
 	return strings.Join(out, "\n")
 }
 
-func errText(err error) string {
+func (m *Model) stopText(err error) string {
 	if err == nil {
-		return "stopped"
+		return m.t("error.stopped")
 	}
-	return ErrText(err)
+	return m.errText(err)
 }
 
-// rpcPrefix is what gRPC puts before a status's message.
-var rpcPrefix = regexp.MustCompile(`rpc error: code = \w+ desc = `)
-
-// ErrText is an error's text without gRPC's "rpc error: code = … desc = "
-// before the status message, wherever the status sits in the chain.
-func ErrText(err error) string {
-	return rpcPrefix.ReplaceAllString(err.Error(), "")
-}
+// ErrText is an error's text in English (see text.Err): a refusal's
+// reason, without gRPC's "rpc error: code = … desc = " before the status
+// message, wherever the status sits in the chain.
+func ErrText(err error) string { return text.Err(nil, err) }
 
 func (m *Model) offerView() string {
 	var b strings.Builder
-	head := "You have an unfinished game"
-	if n := len(m.deps.Active); n > 1 {
-		head = fmt.Sprintf("You have %d unfinished games", n)
-	}
+	head := m.t("offer.head", "count", len(m.deps.Active))
 	b.WriteString(styleTitle.Render(head) + "\n\n")
 	for i, s := range m.deps.Active {
 		cur := "  "
@@ -176,25 +169,25 @@ func (m *Model) offerView() string {
 		for _, p := range s.GetParticipants() {
 			names = append(names, p.GetDisplayName())
 		}
-		line := fmt.Sprintf("%s%s %s: %s, %s", cur, gameName(s.GetGame()), s.GetVariant(),
-			strings.Join(names, " vs "), count(int(s.GetPlyCount()), "ply", "plies"))
+		line := cur + m.t("offer.line", "game", text.Game(m.p, s.GetGame()), "variant", s.GetVariant(),
+			"players", strings.Join(names, m.t("vs.sep")), "plies", m.t("plies", "count", int(s.GetPlyCount())))
 		switch to := s.GetToMove(); {
 		case to == gamev1.Seat_SEAT_UNSPECIFIED:
 		case s.GetYourSeat() != gamev1.Seat_SEAT_UNSPECIFIED && to == s.GetYourSeat():
-			line += ", your move"
+			line += m.t("offer.your_move")
 		case s.GetYourSeat() != gamev1.Seat_SEAT_UNSPECIFIED:
-			line += ", their move"
+			line += m.t("offer.their_move")
 		}
 		if st := s.GetStartedAt(); st != nil {
-			line += ", started " + ago(m.deps.Now().Sub(st.AsTime()))
+			line += m.t("offer.started", "ago", m.ago(m.deps.Now().Sub(st.AsTime())))
 		}
 		// A long line (long names, a narrow terminal) wraps under its
 		// text rather than being cut at the terminal's edge.
 		b.WriteString(m.hangingWrap(line, "    ") + "\n")
 	}
-	keys := "up/down: choose · enter: resume · n: new game · q: quit"
+	keys := m.t("offer.keys")
 	if len(m.deps.Active) == 1 {
-		keys = "enter: resume it · n: new game · q: quit"
+		keys = m.t("offer.keys.one")
 	}
 	b.WriteString("\n" + m.wrap(keys) + "\n")
 	return b.String()
@@ -202,32 +195,20 @@ func (m *Model) offerView() string {
 
 // ago says how long ago, coarsely: "just now", "5 min ago", "3 h ago",
 // "2 days ago".
-func ago(d time.Duration) string {
+func (m *Model) ago(d time.Duration) string {
 	switch {
 	case d < time.Minute:
-		return "just now"
+		return m.t("ago.now")
 	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+		return m.t("ago.minutes", "count", int(d/time.Minute))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+		return m.t("ago.hours", "count", int(d/time.Hour))
 	}
-	return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
-}
-
-func gameName(g gamev1.Game) string {
-	switch g {
-	case gamev1.Game_GAME_QUORIDOR:
-		return "Quoridor"
-	case gamev1.Game_GAME_CORNERS:
-		return "Corners"
-	case gamev1.Game_GAME_BANQI:
-		return "Banqi"
-	}
-	return "?"
+	return m.t("ago.days", "count", int(d/(24*time.Hour)))
 }
 
 func (m *Model) title() string {
-	t := gameName(m.game()) + " · " + m.view.GetVariant()
+	t := text.Game(m.p, m.game()) + " · " + m.view.GetVariant()
 	if m.table != nil && m.table.Title != "" {
 		t += " · " + m.table.Title
 	}
@@ -239,24 +220,24 @@ func (m *Model) turnLine() string {
 		return "…"
 	}
 	to := m.view.GetToMove()
-	who := capitalize(m.seatName(to)) + " to move"
+	var who string
 	switch {
 	case m.local():
-		who += " (" + m.participantName(to) + ")"
+		who = m.t("turn.local", "seat", text.Capitalize(m.seatName(to)), "name", m.participantName(to))
 	case m.mine(to):
-		who = "Your move (" + m.seatName(to) + ")"
+		who = m.t("turn.yours", "seat", m.seatName(to))
 	default:
-		who = "Waiting for " + m.participantName(to)
+		who = m.t("turn.waiting", "name", m.participantName(to))
 	}
 	if m.wallMode {
 		w := wall{m.cursor, m.wallH}
 		switch {
 		case m.check == nil || m.checkKey != m.wallKey():
-			who += " · wall " + w.String()
+			who += " · " + m.t("wall.at", "wall", w.String())
 		case m.check.GetLegal():
-			who += " · wall " + w.String() + ": can be placed"
+			who += " · " + m.t("wall.legal", "wall", w.String())
 		default:
-			who += " · wall " + w.String() + ": cannot be placed, " + m.yourPawn(reasonText(m.check.GetReason(), m.check.GetRule()))
+			who += " · " + m.t("wall.illegal", "wall", w.String(), "reason", m.yourPawn(m.reasonText(m.check.GetReason(), m.check.GetRule())))
 		}
 	}
 	return who
@@ -301,12 +282,14 @@ func (m *Model) remaining(s gamev1.Seat) time.Duration {
 	return max(d, 0)
 }
 
-func clockText(d time.Duration) string {
+// clockText shows a clock: minutes and seconds, tenths under a minute
+// (with the language's decimal mark).
+func clockText(p *text.Printer, d time.Duration) string {
 	if d >= time.Minute {
 		s := int(d / time.Second)
 		return fmt.Sprintf("%d:%02d", s/60, s%60)
 	}
-	return fmt.Sprintf("%.1f", d.Seconds())
+	return text.Decimal(p, d.Seconds(), 1)
 }
 
 func (m *Model) sideView() string {
@@ -316,27 +299,27 @@ func (m *Model) sideView() string {
 			continue // training: one player (C2)
 		}
 		dot := lipgloss.NewStyle().Foreground(m.seatColour(s)).Bold(true).Render("●")
-		line := fmt.Sprintf("%s %-6s %-14s", dot, m.seatName(s), trunc(m.participantName(s), 14))
+		line := dot + " " + padRight(m.seatName(s), 6) + " " + padRight(trunc(m.participantName(s), 14), 14)
 		if m.clocks != nil {
-			line += " " + fmt.Sprintf("%6s", clockText(m.remaining(s)))
+			line += " " + fmt.Sprintf("%6s", clockText(m.p, m.remaining(s)))
 		}
 		if q := m.view.GetQuoridor(); q != nil {
 			side := q.GetFirst()
 			if s == gamev1.Seat_SEAT_SECOND {
 				side = q.GetSecond()
 			}
-			line += fmt.Sprintf("  walls %2d", side.GetWallsLeft())
+			line += "  " + m.t("side.walls", "n", fmt.Sprintf("%2d", side.GetWallsLeft()))
 		}
 		if m.view.GetToMove() == s && m.phase != phaseOver {
 			line += " ◀"
 		}
 		if m.drawBy == s {
-			line += " (offers a draw)"
+			line += " " + m.t("side.offers_draw")
 		}
 		b.WriteString(line + "\n")
 	}
 	if m.clocks != nil && m.phase == phasePlaying && m.clocks.GetRunning() == gamev1.Seat_SEAT_UNSPECIFIED && len(m.plies) == 0 {
-		b.WriteString(styleDim.Render("clocks start with the first ply") + "\n")
+		b.WriteString(styleDim.Render(m.t("side.clocks_start")) + "\n")
 	}
 	moves := 12
 	if bq := m.view.GetBanqi(); bq != nil {
@@ -344,16 +327,17 @@ func (m *Model) sideView() string {
 		moves = 4 // the side panel is taller than Banqi's board: fit 24 lines
 	}
 	if c := cornersBoard(m.view); c != nil && m.game() == gamev1.Game_GAME_CORNERS {
-		fmt.Fprintf(&b, "move %d", c.GetMoveNumber())
 		if c.GetMoveLimit() > 0 {
-			fmt.Fprintf(&b, " of %d", c.GetMoveLimit())
+			b.WriteString(m.t("corners.move_of", "move", int(c.GetMoveNumber()), "limit", int(c.GetMoveLimit())))
+		} else {
+			b.WriteString(m.t("corners.move", "move", int(c.GetMoveNumber())))
 		}
 		if c.GetDeadlineMove() > 0 {
-			fmt.Fprintf(&b, " · leave home by move %d", c.GetDeadlineMove())
+			b.WriteString(" · " + m.t("corners.deadline", "move", int(c.GetDeadlineMove())))
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nMoves\n")
+	b.WriteString("\n" + m.t("side.moves") + "\n")
 	b.WriteString(m.moveList(moves))
 	return b.String()
 }
@@ -369,12 +353,12 @@ func trunc(s string, n int) string {
 func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 	var b strings.Builder
 	if bq.GetFirstColor() != gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED && !m.local() {
-		fmt.Fprintf(&b, "You play %s\n", m.seatName(m.viewer()))
+		b.WriteString(m.t("banqi.you_play", "seat", m.seatName(m.viewer())) + "\n")
 	} else if bq.GetFirstColor() == gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
-		b.WriteString("Colours are fixed by the first reveal\n")
+		b.WriteString(m.t("banqi.colours_unfixed") + "\n")
 	}
 	if caps := bq.GetCaptured(); len(caps) > 0 {
-		b.WriteString("Captured: ")
+		b.WriteString(m.t("banqi.captured") + " ")
 		for _, p := range caps {
 			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(pieceLetter(p)))
 		}
@@ -386,13 +370,13 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 		down += c.GetCount()
 		counts[c.GetPiece()] += c.GetCount()
 	}
-	fmt.Fprintf(&b, "Face down: %d · quiet plies %d/120\n", down, bq.GetNoProgressPlies())
-	b.WriteString(styleDim.Render("still face down, by kind:") + "\n")
+	b.WriteString(m.t("banqi.face_down", "count", int(down), "quiet", int(bq.GetNoProgressPlies())) + "\n")
+	b.WriteString(styleDim.Render(m.t("banqi.by_kind")) + "\n")
 	// The face-down pieces by kind (public knowledge, B6), red then black.
 	for _, first := range []gamev1.BanqiPiece{gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL, gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL} {
-		label := "  red  "
+		label := "  " + padRight(m.t("seat.red"), 5)
 		if first == gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL {
-			label = "  black"
+			label = "  " + padRight(m.t("seat.black"), 5)
 		}
 		b.WriteString(styleDim.Render(label))
 		for p := first; p < first+7; p++ {
@@ -404,8 +388,8 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(styleDim.Render("K general A advisor B elephant R chariot") + "\n")
-	b.WriteString(styleDim.Render("N horse C cannon P soldier; RED upper, black lower") + "\n")
+	b.WriteString(styleDim.Render(m.t("banqi.legend1")) + "\n")
+	b.WriteString(styleDim.Render(m.t("banqi.legend2")) + "\n")
 	return b.String()
 }
 
@@ -423,17 +407,16 @@ func (m *Model) moveList(n int) string {
 		lines = append([]string{"  …"}, lines[len(lines)-n:]...)
 	}
 	if len(lines) == 0 {
-		return styleDim.Render("  (none yet)") + "\n"
+		return styleDim.Render("  "+m.t("side.no_moves")) + "\n"
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
 
 func (m *Model) seatColour(s gamev1.Seat) lipgloss.Color {
 	if m.game() == gamev1.Game_GAME_BANQI {
-		switch m.seatName(s) {
-		case "red":
+		if red, fixed := m.seatRed(s); fixed && red {
 			return colBanqiRed
-		case "black":
+		} else if fixed {
 			return colBanqiBlack
 		}
 	}
@@ -646,10 +629,10 @@ func pieceColour(p gamev1.BanqiPiece) lipgloss.Color {
 	return colBanqiRed
 }
 
-// count says n things: "1 ply", "2 plies".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+// padRight pads s with spaces to n cells.
+func padRight(s string, n int) string {
+	if w := lipgloss.Width(s); w < n {
+		return s + strings.Repeat(" ", n-w)
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return s
 }

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/envconfig"
 	"tabuleiro.dev/pkg/platform/grpcserve"
-	"tabuleiro.dev/pkg/platform/ratelimit"
 )
 
 // Config is the lobby's configuration.
@@ -87,7 +87,7 @@ func Load(getenv func(string) string) (Config, error) {
 		return err
 	})
 	env.Func("TRUSTED_PROXIES", false, func(s string) error {
-		p, err := ratelimit.ParsePrefixes(s)
+		p, err := clientaddr.ParsePrefixes(s)
 		cfg.TrustedProxies = p
 		return err
 	})

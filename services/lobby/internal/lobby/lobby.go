@@ -225,6 +225,9 @@ func NewID(prefix string) string { return prefix + strings.ToLower(rand.Text()) 
 type Player struct {
 	ID          string
 	DisplayName string
+	// Addr is the client address the player signed in from (the key of
+	// per-address limits); empty when unknown. Stored once, at sign-in.
+	Addr string
 	// Rating is the player's rating in the variant at hand; zero when the
 	// variant is unrated or it does not matter.
 	Rating float64

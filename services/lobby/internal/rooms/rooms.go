@@ -106,11 +106,10 @@ type Config struct {
 	MaxOpenPerHost   int           // default 5
 	MaxWrongPassword int           // wrong guesses per player and room in the window, default 5
 	// MaxWrongPerSource is the wrong guesses per room from one client
-	// address in the window (default 20), counted only for a player's
-	// guesses after their own first wrong one: a first attempt is always
-	// checked, so the holder of the right password is never locked out by
-	// someone else's guesses (fresh identities are rate-limited per address
-	// at sign-in).
+	// address in the window (default 20), every guess counted, a player's
+	// first included: fresh identities are free, so 30 guests from one
+	// address must not check 30 passwords. The holder of the right
+	// password is locked out only by guesses from their own address.
 	MaxWrongPerSource int
 	WrongWindow       time.Duration // default 5 min
 	Argon2            Argon2        // default DefaultArgon2
@@ -645,17 +644,15 @@ func (s *Store) Invite(ctx context.Context, code, guesser, password, source stri
 
 // takeAttempt counts a password attempt for a room before it is checked,
 // atomically, so that concurrent guesses cannot slip past the limits: per
-// (room, player), and per (room, client address) once the player has
-// guessed wrong before in the window — a player's first attempt is always
-// checked, so nobody else's guesses can lock out the holder of the right
-// password. KEYS: per-(room, player) counter, per-(room, source) counter.
+// (room, player) and per (room, client address), from the first guess.
+// KEYS: per-(room, player) counter, per-(room, source) counter.
 // ARGV: window ms, player limit, source limit. Returns 1 (counted), 0 (the
 // player's limit is reached) or -1 (the source's is).
 var takeAttempt = redis.NewScript(`
 local b = tonumber(redis.call('GET', KEYS[1]) or '0')
 if b >= tonumber(ARGV[2]) then return 0 end
 local a = tonumber(redis.call('GET', KEYS[2]) or '0')
-if b > 0 and a >= tonumber(ARGV[3]) then return -1 end
+if a >= tonumber(ARGV[3]) then return -1 end
 for k = 1, 2 do
   if redis.call('INCR', KEYS[k]) == 1 then redis.call('PEXPIRE', KEYS[k], ARGV[1]) end
 end

@@ -155,13 +155,25 @@ func summaryToProto(g sqlstore.Summary, viewer string) *lobbyv1.MatchSummary {
 		MatchId: g.GameID, Game: matchclient.GameToProto(string(g.Game)), Variant: g.Variant, Rated: g.Rated,
 		TimeControl: matchclient.ClockToProto(g.Clock), PlyCount: int32(g.Plies), YourSeat: gamev1.Seat(g.SeatOf(viewer)),
 		StartedAt: ts(g.StartedAt), EndedAt: ts(g.EndedAt),
-		Outcome: &gamev1.Outcome{Result: resultToProto(g.Outcome.Result), Winner: gamev1.Seat(g.Outcome.Winner), Reason: gamev1.Reason(g.Outcome.Reason)},
+		Outcome:       &gamev1.Outcome{Result: resultToProto(g.Outcome.Result), Winner: gamev1.Seat(g.Outcome.Winner), Reason: gamev1.Reason(g.Outcome.Reason)},
+		UnratedReason: unratedToProto[g.UnratedReason],
 	}
 	out.Participants = append(out.Participants, seatToProto(engine.First, g.First))
 	if g.Second != nil {
 		out.Participants = append(out.Participants, seatToProto(engine.Second, *g.Second))
 	}
 	return out
+}
+
+// unratedToProto maps the store's reasons ("" and unknown ones to
+// UNSPECIFIED).
+var unratedToProto = map[string]lobbyv1.UnratedReason{
+	sqlstore.UnratedCasual:          lobbyv1.UnratedReason_UNRATED_REASON_CASUAL,
+	sqlstore.UnratedAborted:         lobbyv1.UnratedReason_UNRATED_REASON_ABORTED,
+	sqlstore.UnratedNotTwoPlayers:   lobbyv1.UnratedReason_UNRATED_REASON_NOT_TWO_PLAYERS,
+	sqlstore.UnratedNewPlayer:       lobbyv1.UnratedReason_UNRATED_REASON_NEW_PLAYER,
+	sqlstore.UnratedRepeatOpponents: lobbyv1.UnratedReason_UNRATED_REASON_REPEAT_OPPONENTS,
+	sqlstore.UnratedRepeatAddresses: lobbyv1.UnratedReason_UNRATED_REASON_REPEAT_ADDRESSES,
 }
 
 func resultToProto(r engine.Result) gamev1.Result {
@@ -296,6 +308,12 @@ func (s *Server) GetStats(ctx context.Context, req *lobbyv1.GetStatsRequest) (*l
 		res.BotRecords = append(res.BotRecords, &lobbyv1.BotRecord{Game: matchclient.GameToProto(string(b.Game)), Level: gamev1.BotLevel(b.Level),
 			Wins: int32(b.Wins), Losses: int32(b.Losses), Draws: int32(b.Draws)})
 	}
+	for why, n := range st.Unrated {
+		if r, ok := unratedToProto[why]; ok {
+			res.UnratedGames = append(res.UnratedGames, &lobbyv1.UnratedGames{Reason: r, Games: int32(n)})
+		}
+	}
+	slices.SortFunc(res.UnratedGames, func(a, b *lobbyv1.UnratedGames) int { return int(a.GetReason() - b.GetReason()) })
 	return res, nil
 }
 

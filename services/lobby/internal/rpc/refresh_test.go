@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/base64"
 	"strings"
 	"sync"
 	"testing"
@@ -172,6 +173,15 @@ func TestRefreshTokenLegacyBearerOnce(t *testing.T) {
 	}
 	_, err = srv[1].RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: old})
 	wantUnauthenticated(t, "legacy token twice", err, "already exchanged")
+	// The same token spelled otherwise: the signature's last base64url
+	// character with other spare bits decodes to the same signature.
+	for _, other := range respellings(old) {
+		if _, err := srv[0].d.Verifier.Verify(other); err != nil {
+			t.Fatalf("respelled token %q does not verify: %v", other, err)
+		}
+		_, err = srv[1].RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{Token: other})
+		wantUnauthenticated(t, "legacy token respelled", err, "already exchanged")
+	}
 	if _, err := srv[1].RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{RefreshToken: r.GetRefreshToken()}); err != nil {
 		t.Errorf("refresh token of a legacy exchange: %v", err)
 	}
@@ -226,4 +236,25 @@ func TestSetDisplayNameKeepsExpiryAndHonoursRevocation(t *testing.T) {
 	if pl, _ := s.d.Store.Player(ctx, first.Subject); pl.DisplayName != "Bia" {
 		t.Errorf("refused rename changed the name to %q", pl.DisplayName)
 	}
+}
+
+// respellings returns the other spellings of a JWS token whose signature's
+// last base64url character carries spare bits: the same bytes decoded.
+func respellings(token string) []string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := token[len(token)-1]
+	want, _ := base64.RawURLEncoding.DecodeString(token[strings.LastIndexByte(token, '.')+1:])
+	var out []string
+	for i := range len(alphabet) {
+		c := alphabet[i]
+		if c == last {
+			continue
+		}
+		other := token[:len(token)-1] + string(c)
+		got, err := base64.RawURLEncoding.DecodeString(other[strings.LastIndexByte(other, '.')+1:])
+		if err == nil && string(got) == string(want) {
+			out = append(out, other)
+		}
+	}
+	return out
 }

@@ -21,6 +21,7 @@ import (
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/services/lobby/internal/lobby"
@@ -112,20 +113,19 @@ func DefaultLimits() Limits {
 	}
 }
 
-// addr is the caller's client address (see ratelimit.AddrBehind).
+// addr is the caller's client address, the key of per-address limits
+// (see clientaddr).
 func (s *Server) addr(ctx context.Context) string {
-	return ratelimit.AddrBehind(ctx, s.d.TrustedProxies)
+	return clientaddr.FromContext(ctx, s.d.TrustedProxies).Key
 }
 
 // limit takes one request of rule for the caller's client address.
 func (s *Server) limit(ctx context.Context, rule ratelimit.Rule, name string) error {
-	addr := s.addr(ctx)
-	if s.d.ExemptLoopback {
-		if ip, err := netip.ParseAddr(addr); err == nil && ip.IsLoopback() {
-			return nil
-		}
+	c := clientaddr.FromContext(ctx, s.d.TrustedProxies)
+	if s.d.ExemptLoopback && c.Loopback {
+		return nil
 	}
-	return s.d.Limiter.Allow(ctx, rule, name, addr)
+	return s.d.Limiter.Allow(ctx, rule, name, c.Key)
 }
 
 // LiveLister lists the match service's live matches, all of them
@@ -186,7 +186,7 @@ func (s *Server) SignInGuest(ctx context.Context, req *lobbyv1.SignInGuestReques
 	if err := s.limit(ctx, s.d.Limits.SignIn, "signin"); err != nil {
 		return nil, err
 	}
-	p := lobby.Player{ID: lobby.NewID("p_"), DisplayName: req.GetDisplayName()}
+	p := lobby.Player{ID: lobby.NewID("p_"), DisplayName: req.GetDisplayName(), Addr: s.addr(ctx)}
 	if err := s.d.Store.SavePlayer(ctx, p); err != nil {
 		return nil, toStatus(err)
 	}

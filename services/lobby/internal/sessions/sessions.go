@@ -15,9 +15,11 @@ package sessions
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -125,10 +127,29 @@ func (f *Families) Revoked(ctx context.Context, family string) (bool, error) {
 	return v == "1", nil
 }
 
+// legacyKey is a JWS compact token's canonical form: its signed part and
+// its signature decoded (base64url, spare bits ignored as the verifier
+// ignores them, padding dropped); the text itself when the signature does
+// not decode (the verifier refused such a token already).
+func legacyKey(token string) string {
+	i := strings.LastIndexByte(token, '.')
+	if i < 0 {
+		return token
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(token[i+1:], "="))
+	if err != nil {
+		return token
+	}
+	return token[:i] + "." + string(sig)
+}
+
 // ClaimLegacy marks a bearer token issued before refresh tokens as
-// exchanged, until its expiry: ErrClaimed if it already was.
+// exchanged, until its expiry: ErrClaimed if it already was. The claim is
+// keyed on the token's signed part and its decoded signature, not on its
+// text: the signature's last base64url character has spare bits that the
+// verifier ignores, so one token has several spellings.
 func (f *Families) ClaimLegacy(ctx context.Context, token string, expires time.Time, now time.Time) error {
-	sum := sha256.Sum256([]byte(token))
+	sum := sha256.Sum256([]byte(legacyKey(token)))
 	ttl := max(expires.Sub(now), time.Second)
 	ok, err := f.rdb.SetNX(ctx, f.prefix+"refresh-legacy:"+hex.EncodeToString(sum[:]), 1, ttl).Result()
 	if err != nil {

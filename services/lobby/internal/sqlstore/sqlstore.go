@@ -43,7 +43,44 @@ type Store struct {
 	// game and of a rating row: row locks in Postgres, nothing in SQLite
 	// (its transactions hold the database's write lock).
 	lockGame, lockRating string
+	fair                 Fairness
 }
+
+// Fairness is what a game asked to be rated needs to change ratings,
+// beyond being finished between two different people: both players
+// established, and not a repeat of the day.
+type Fairness struct {
+	// MinCasualGames and MinAge: a player is established once they have
+	// finished MinCasualGames unrated games (not aborted) or their
+	// identity is older than MinAge, both as of the game's start. A game
+	// with a player who is neither is unrated ("new-player"): identities
+	// are free, and fresh ones that lose at once would hand out rating.
+	MinCasualGames int
+	MinAge         time.Duration
+	// RepeatWindow: once a game between two players (or between two
+	// players who signed in from the same pair of addresses) has changed
+	// ratings, their games ending within RepeatWindow after it do not
+	// ("repeat-opponents", "repeat-addresses").
+	RepeatWindow time.Duration
+}
+
+// DefaultFairness is the production rule: 3 casual games or a day, and
+// one rated game a day per pair of players or of addresses.
+func DefaultFairness() Fairness {
+	return Fairness{MinCasualGames: 3, MinAge: 24 * time.Hour, RepeatWindow: 24 * time.Hour}
+}
+
+// Why a game asked to be rated changed no rating (games.unrated_reason).
+const (
+	UnratedNotTwoPlayers   = "not-two-players"
+	UnratedNewPlayer       = "new-player"
+	UnratedRepeatOpponents = "repeat-opponents"
+	UnratedRepeatAddresses = "repeat-addresses"
+)
+
+// SetFairness replaces DefaultFairness (tests of the rating arithmetic
+// turn it off with a zero Fairness).
+func (s *Store) SetFairness(f Fairness) { s.fair = f }
 
 // NewPostgres returns a store on a PostgreSQL pool whose schema
 // migrations.Up has brought up to date. now may be nil for time.Now.
@@ -65,13 +102,17 @@ func newStore(db *sql.DB, params glicko.Params, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: db, params: params, now: now}
+	return &Store{db: db, params: params, now: now, fair: DefaultFairness()}
 }
 
 // SavePlayer records a player (or renames one signing in again).
 func (s *Store) SavePlayer(ctx context.Context, p lobby.Player) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO players (player_id, display_name) VALUES ($1, $2)
-		ON CONFLICT (player_id) DO UPDATE SET display_name = EXCLUDED.display_name`, p.ID, p.DisplayName)
+	var addr any
+	if p.Addr != "" {
+		addr = p.Addr
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO players (player_id, display_name, signin_addr) VALUES ($1, $2, $3)
+		ON CONFLICT (player_id) DO UPDATE SET display_name = EXCLUDED.display_name`, p.ID, p.DisplayName, addr)
 	if err != nil {
 		return fmt.Errorf("save player %s: %w", p.ID, err)
 	}
@@ -143,11 +184,13 @@ func (s *Store) processOne(ctx context.Context) (bool, error) {
 	var (
 		id, game, variant, result, reason string
 		first, second, winner             *string
+		started, ended                    time.Time
 	)
-	err = tx.QueryRowContext(ctx, `SELECT game_id, game, variant, first_player_id, second_player_id, result, winner, reason
+	err = tx.QueryRowContext(ctx, `SELECT game_id, game, variant, first_player_id, second_player_id, result, winner, reason,
+		started_at, ended_at
 		FROM games WHERE rated AND rating_processed_at IS NULL
 		ORDER BY ended_at, game_id LIMIT 1`+s.lockGame).
-		Scan(&id, &game, &variant, &first, &second, &result, &winner, &reason)
+		Scan(&id, &game, &variant, &first, &second, &result, &winner, &reason, &started, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -155,18 +198,91 @@ func (s *Store) processOne(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("next rated game: %w", err)
 	}
 	now := s.now().UTC()
-	if first != nil && second != nil && *first != *second && reason != engine.ReasonAborted.String() {
+	var why any // games.unrated_reason; nil when rated
+	switch {
+	case reason == engine.ReasonAborted.String():
+		// Never rated (the match service clears rated); its reason says why.
+	case first == nil || second == nil || *first == *second:
+		why = UnratedNotTwoPlayers
+	default:
+		w, err := s.unrated(ctx, tx, id, *first, *second, started, ended)
+		if err != nil {
+			return false, err
+		}
+		if w != "" {
+			why = w
+			break
+		}
 		if err := s.applyGame(ctx, tx, id, engine.Game(game), variant, *first, *second, result, winner, now); err != nil {
 			return false, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE games SET rating_processed_at = $2 WHERE game_id = $1`, id, now); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE games SET rating_processed_at = $2, unrated_reason = $3 WHERE game_id = $1`, id, now, why); err != nil {
 		return false, fmt.Errorf("mark game %s rated: %w", id, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("commit ratings of game %s: %w", id, err)
 	}
 	return true, nil
+}
+
+// unrated returns why the game between first and second (started and
+// ended as given) changes no rating under s.fair, "" when it does.
+func (s *Store) unrated(ctx context.Context, tx *sql.Tx, gameID, first, second string, started, ended time.Time) (string, error) {
+	f := s.fair
+	addrs := make([]*string, 2)
+	for i, p := range []string{first, second} {
+		var created time.Time
+		err := tx.QueryRowContext(ctx, `SELECT created_at, signin_addr FROM players WHERE player_id = $1`, p).Scan(&created, &addrs[i])
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // not signed in here (records from elsewhere): nothing known against them
+		}
+		if err != nil {
+			return "", fmt.Errorf("player %s of game %s: %w", p, gameID, err)
+		}
+		if f.MinAge <= 0 || !started.Before(created.Add(f.MinAge)) {
+			continue
+		}
+		var casual int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM games
+			WHERE (first_player_id = $1 OR second_player_id = $1) AND NOT rated AND reason <> 'aborted'
+			  AND ended_at <= $2 AND game_id <> $3`, p, started, gameID).Scan(&casual); err != nil {
+			return "", fmt.Errorf("casual games of %s: %w", p, err)
+		}
+		if casual < f.MinCasualGames {
+			return UnratedNewPlayer, nil
+		}
+	}
+	if f.RepeatWindow <= 0 {
+		return "", nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM games
+		WHERE rated AND unrated_reason IS NULL AND rating_processed_at IS NOT NULL AND reason <> 'aborted'
+		  AND ((first_player_id = $1 AND second_player_id = $2) OR (first_player_id = $2 AND second_player_id = $1))
+		  AND ended_at > $3 AND ended_at <= $4 AND game_id <> $5`,
+		first, second, ended.Add(-f.RepeatWindow), ended, gameID).Scan(&n); err != nil {
+		return "", fmt.Errorf("earlier games of %s and %s: %w", first, second, err)
+	}
+	if n > 0 {
+		return UnratedRepeatOpponents, nil
+	}
+	if addrs[0] == nil || addrs[1] == nil {
+		return "", nil
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM games g
+		JOIN players a ON a.player_id = g.first_player_id
+		JOIN players b ON b.player_id = g.second_player_id
+		WHERE g.rated AND g.unrated_reason IS NULL AND g.rating_processed_at IS NOT NULL AND g.reason <> 'aborted'
+		  AND ((a.signin_addr = $1 AND b.signin_addr = $2) OR (a.signin_addr = $2 AND b.signin_addr = $1))
+		  AND g.ended_at > $3 AND g.ended_at <= $4 AND g.game_id <> $5`,
+		*addrs[0], *addrs[1], ended.Add(-f.RepeatWindow), ended, gameID).Scan(&n); err != nil {
+		return "", fmt.Errorf("earlier games of the addresses of %s and %s: %w", first, second, err)
+	}
+	if n > 0 {
+		return UnratedRepeatAddresses, nil
+	}
+	return "", nil
 }
 
 func (s *Store) applyGame(ctx context.Context, tx *sql.Tx, gameID string, game engine.Game, variant, first, second, result string, winner *string, now time.Time) error {
@@ -263,7 +379,17 @@ type Summary struct {
 	EndedAt   time.Time
 	// Private: a private room's game, shown only to its own players.
 	Private bool
+	// UnratedReason is why the game changed no rating: "casual" (not
+	// asked to be rated), "aborted", or one of the Unrated* reasons of the
+	// ratings processor; "" for a rated game (applied or pending).
+	UnratedReason string
 }
+
+// Why a game changed no rating, besides the processor's Unrated* reasons.
+const (
+	UnratedCasual  = "casual"
+	UnratedAborted = "aborted"
+)
 
 // SeatOf returns the seat a player held; NoSeat if none.
 func (g Summary) SeatOf(playerID string) engine.Seat {
@@ -303,22 +429,31 @@ type Record struct {
 
 const summaryColumns = `game_id, game, variant, rated, first_player_id, first_display_name, first_bot_level,
 	second_player_id, second_display_name, second_bot_level, base_ms, increment_ms, ply_count,
-	result, winner, reason, started_at, ended_at, private`
+	result, winner, reason, started_at, ended_at, private, unrated_reason`
 
 func scanSummary(row interface{ Scan(...any) error }, extra ...any) (Summary, error) {
 	var (
 		g                    Summary
 		game, result, reason string
 		p1, p2, n2, winner   *string
+		unrated              *string
 		b1, b2               *int
 		base, inc            *int64
 	)
 	dest := []any{&g.GameID, &game, &g.Variant, &g.Rated, &p1, &g.First.DisplayName, &b1,
-		&p2, &n2, &b2, &base, &inc, &g.Plies, &result, &winner, &reason, &g.StartedAt, &g.EndedAt, &g.Private}
+		&p2, &n2, &b2, &base, &inc, &g.Plies, &result, &winner, &reason, &g.StartedAt, &g.EndedAt, &g.Private, &unrated}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return Summary{}, err
 	}
 	g.Game = engine.Game(game)
+	switch {
+	case reason == engine.ReasonAborted.String():
+		g.UnratedReason = UnratedAborted
+	case !g.Rated:
+		g.UnratedReason = UnratedCasual
+	default:
+		g.UnratedReason = deref(unrated)
+	}
 	g.First.PlayerID = deref(p1)
 	if b1 != nil {
 		g.First.Bot = lobby.BotLevel(*b1)
@@ -490,6 +625,35 @@ type Stats struct {
 	Player  lobby.Player
 	Ratings []Rating
 	Bots    []BotRecord
+	// Unrated counts the player's games asked to be rated that changed no
+	// rating, by reason ("aborted" and the processor's Unrated* reasons).
+	Unrated map[string]int
+}
+
+// unratedCounts counts a player's aborted games and games the ratings
+// processor left unrated, by reason.
+func (s *Store) unratedCounts(ctx context.Context, playerID string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT why, count(*) FROM (
+			SELECT CASE WHEN reason = 'aborted' THEN 'aborted' ELSE unrated_reason END AS why FROM games
+			WHERE (first_player_id = $1 OR second_player_id = $1) AND (reason = 'aborted' OR unrated_reason IS NOT NULL)
+		) AS unrated GROUP BY why ORDER BY why`, playerID)
+	if err != nil {
+		return nil, fmt.Errorf("unrated games of %s: %w", playerID, err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var why string
+		var n int
+		if err := rows.Scan(&why, &n); err != nil {
+			return nil, fmt.Errorf("unrated games of %s: %w", playerID, err)
+		}
+		out[why] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("unrated games of %s: %w", playerID, err)
+	}
+	return out, nil
 }
 
 // Stats returns a player's ratings (one per rated variant played) and
@@ -520,6 +684,9 @@ func (s *Store) Stats(ctx context.Context, playerID string) (Stats, error) {
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
+	}
+	if st.Unrated, err = s.unratedCounts(ctx, playerID); err != nil {
+		return Stats{}, err
 	}
 	// The player's seat decides what counts as a win: 'first' or 'second'.
 	rows, err = s.db.QueryContext(ctx, `SELECT game, level,

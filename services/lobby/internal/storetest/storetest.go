@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"PrivateGames", testPrivateGames},
 		{"StatsPerBotLevel", testStatsPerBotLevel},
 		{"Players", testPlayers},
+		{"Fairness", testFairness},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -320,8 +321,9 @@ func testConcurrentProcessors(t *testing.T, newStore NewStore) {
 		p1, p2 := players[i%3], players[(i+1)%3]
 		want[p1]++
 		want[p2]++
+		// A day apart: a pair's second game of a day changes no rating.
 		insert(t, db, game{id: fmt.Sprintf("g%02d", i), game: "quoridor", variant: "standard", rated: true,
-			p1: p1, p2: p2, result: "win", winner: "first", ended: t0.Add(time.Duration(i) * time.Second)})
+			p1: p1, p2: p2, result: "win", winner: "first", ended: t0.Add(time.Duration(i) * 25 * time.Hour)})
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -382,5 +384,73 @@ func testPlayers(t *testing.T, newStore NewStore) {
 	r, err := s.Rating(ctx, "ana", engine.Quoridor, "standard")
 	if err != nil || r.Games != 0 || r.Rating != glicko.Default().Initial || !r.UpdatedAt.IsZero() {
 		t.Errorf("rating of a player who never played: %+v, %v", r, err)
+	}
+}
+
+// A game asked to be rated changes ratings only between established
+// players (3 casual games finished, or a day old), once a day per pair of
+// players and per pair of sign-in addresses; the others are marked with
+// the reason, which the summary and the stats carry.
+func testFairness(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	for _, p := range []lobby.Player{{ID: "ana", DisplayName: "Ana", Addr: "192.0.2.1"},
+		{ID: "bo", DisplayName: "Bo", Addr: "192.0.2.2"}, {ID: "cy", DisplayName: "Cy", Addr: "192.0.2.2"}} {
+		if err := s.SavePlayer(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now().Add(time.Hour) // after the players' creation, well within their first day
+	win := func(id, p1, p2 string, rated bool, ended time.Time) {
+		insert(t, db, game{id: id, game: "quoridor", variant: "standard", rated: rated, p1: p1, p2: p2, result: "win", winner: "first", ended: ended})
+	}
+	win("new", "ana", "bo", true, now)
+	for i := range 3 {
+		win(fmt.Sprintf("casual-ab%d", i), "ana", "bo", false, now.Add(time.Duration(i+1)*time.Minute))
+		win(fmt.Sprintf("casual-ca%d", i), "cy", "ana", false, now.Add(time.Duration(i+1)*time.Minute))
+	}
+	win("rated", "ana", "bo", true, now.Add(10*time.Minute))
+	win("repeat", "bo", "ana", true, now.Add(11*time.Minute))
+	win("same-addresses", "ana", "cy", true, now.Add(12*time.Minute))
+	win("next-day", "ana", "bo", true, now.Add(10*time.Minute+25*time.Hour))
+	for {
+		n, err := s.ProcessRatings(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	for id, want := range map[string]string{
+		"new":            sqlstore.UnratedNewPlayer,
+		"casual-ab0":     sqlstore.UnratedCasual,
+		"rated":          "",
+		"repeat":         sqlstore.UnratedRepeatOpponents,
+		"same-addresses": sqlstore.UnratedRepeatAddresses,
+		"next-day":       "",
+	} {
+		rec, err := s.Game(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.UnratedReason != want {
+			t.Errorf("game %s: unrated reason %q, want %q", id, rec.UnratedReason, want)
+		}
+		if rated := len(rec.Changes) == 2; rated != (want == "") {
+			t.Errorf("game %s: rating changes %+v", id, rec.Changes)
+		}
+	}
+	r, err := s.Rating(ctx, "ana", engine.Quoridor, "standard")
+	if err != nil || r.Games != 2 {
+		t.Errorf("ana's rating %+v (%v), want 2 rated games", r, err)
+	}
+	st, err := s.Stats(ctx, "ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{sqlstore.UnratedNewPlayer: 1, sqlstore.UnratedRepeatOpponents: 1, sqlstore.UnratedRepeatAddresses: 1}
+	if fmt.Sprint(st.Unrated) != fmt.Sprint(want) {
+		t.Errorf("ana's unrated games %v, want %v", st.Unrated, want)
 	}
 }

@@ -135,5 +135,6 @@ func serverConfig(cfg config.Config) matchserver.Config {
 		PlayMessages: ratelimit.Rule{What: "messages on this Play stream", Rate: cfg.PlayMessageRate, Burst: cfg.PlayMessageBurst, Period: time.Second},
 	}
 	sc.Unlimited = cfg.RateLimitsOff
+	sc.TrustedProxies = cfg.TrustedProxies
 	return sc
 }

@@ -4,9 +4,11 @@ package config
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/envconfig"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 )
@@ -96,6 +98,11 @@ type Config struct {
 	// rates above, for load generators and tests that play one player
 	// faster than a person; the cap on each player's open streams stays.
 	RateLimitsOff bool
+	// TrustedProxies (MATCH_TRUSTED_PROXIES, comma-separated CIDRs or
+	// addresses): the proxies in front (the edge) whose X-Forwarded-For
+	// names the client address that per-address limits count against;
+	// empty: the peer is the client.
+	TrustedProxies []netip.Prefix
 	// CORSOrigins (MATCH_CORS_ORIGINS): comma-separated origins whose pages may
 	// call the API cross-origin over gRPC-Web or Connect
 	// ("https://play.example.com", or "*"); empty (the default) means
@@ -140,6 +147,10 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	env.Func("TOKEN_KEY", true, func(s string) (err error) {
 		cfg.TokenKey, err = auth.ParseKey(s)
+		return err
+	})
+	env.Func("TRUSTED_PROXIES", false, func(s string) (err error) {
+		cfg.TrustedProxies, err = clientaddr.ParsePrefixes(s)
 		return err
 	})
 	env.Func("TOKEN_KEY_PREVIOUS", false, func(s string) (err error) {

@@ -131,6 +131,7 @@ func TestUnannouncedDepartureStillAbandons(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.play(svc, st.ID)
+	e.play(svc, st.ID) // a ply each: an abandonment before would abort
 	if err := svc.Leave(ctx, st.ID, engine.Second, ep); err != nil {
 		t.Fatal(err)
 	}

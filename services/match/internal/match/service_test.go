@@ -197,6 +197,7 @@ func TestResignAndDraws(t *testing.T) {
 
 	st := e.create(svc, nil)
 	e.play(svc, st.ID)
+	e.play(svc, st.ID) // a ply each: before that, the game would end aborted
 	if err := svc.AnswerDraw(ctx, st.ID, engine.Second, true); !errors.Is(err, match.ErrNoOffer) {
 		t.Fatalf("accept with no offer: %v", err)
 	}
@@ -227,6 +228,7 @@ func TestResignAndDraws(t *testing.T) {
 	}
 
 	st = e.create(svc, nil)
+	e.play(svc, st.ID)
 	e.play(svc, st.ID)
 	if err := svc.Resign(ctx, st.ID, engine.Second); err != nil {
 		t.Fatal(err)
@@ -286,6 +288,7 @@ func TestPresenceLeases(t *testing.T) {
 			ctx := t.Context()
 			st := e.create(dead, nil)
 			e.play(dead, st.ID)
+			e.play(dead, st.ID) // a ply each: an abandonment before would abort
 			if _, err := dead.Join(ctx, st.ID, engine.First); err != nil {
 				t.Fatal(err)
 			}
@@ -340,5 +343,44 @@ func TestPresenceLeases(t *testing.T) {
 				t.Fatalf("seats %v/%v, want both connected", got.Seats[0].Conn, got.Seats[1].Conn)
 			}
 		})
+	}
+}
+
+// A game of two seats that ends before each side has made a ply ends
+// aborted (no winner, unrated), whatever ended it: a resignation, a draw
+// agreed, with no ply or after the first side's only (issue 43: a guest
+// resigning at once handed over a rated win).
+func TestEndBeforeEachSidesPlyAborts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, redisstore.Options{}, match.Config{})
+	svc := e.svcs[0]
+	ctx := t.Context()
+	tests := []struct {
+		name  string
+		plies int
+		end   func(id string) error
+	}{
+		{"resigned with no ply", 0, func(id string) error { return svc.Resign(ctx, id, engine.Second) }},
+		{"resigned after the first ply", 1, func(id string) error { return svc.Resign(ctx, id, engine.Second) }},
+		{"the first mover resigns after its ply", 1, func(id string) error { return svc.Resign(ctx, id, engine.First) }},
+		{"draw agreed after the first ply", 1, func(id string) error {
+			if err := svc.OfferDraw(ctx, id, engine.First); err != nil {
+				return err
+			}
+			return svc.AnswerDraw(ctx, id, engine.Second, true)
+		}},
+	}
+	for _, tt := range tests {
+		st := e.create(svc, nil)
+		for range tt.plies {
+			e.play(svc, st.ID)
+		}
+		if err := tt.end(st.ID); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got, _, _ := svc.Get(ctx, st.ID)
+		if got.Outcome != engine.DrawBy(engine.ReasonAborted) || got.Rated {
+			t.Errorf("%s: outcome %v rated %v, want aborted and unrated", tt.name, got.Outcome, got.Rated)
+		}
 	}
 }

@@ -45,8 +45,16 @@ func (c *change) emit(e Event) {
 }
 
 // end finishes the match with outcome o: the running clock stops at now.
+// A game of two seats that ends before each seat has made a ply (by
+// resignation, on time, by abandonment or by agreement) ends aborted
+// instead: no winner, never rated, not counted (lichess's rule; a win
+// handed over before the loser has played is no game).
 func (c *change) end(o engine.Outcome) {
 	st := c.st
+	if st.Players == 2 && o.Reason != engine.ReasonAborted &&
+		(!playedBy(st, engine.First) || !playedBy(st, engine.Second)) {
+		o = engine.DrawBy(engine.ReasonAborted)
+	}
 	clocks := st.ClocksAt(c.now)
 	if clocks != nil {
 		st.Remaining = clocks.Remaining

@@ -27,6 +27,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
@@ -80,6 +81,9 @@ type Server struct {
 	// nil Limiter applies neither. Set before serving.
 	Limiter *ratelimit.Limiter
 	Limits  Limits
+	// TrustedProxies are the proxies in front whose X-Forwarded-For names
+	// the client (see clientaddr); empty: the peer is the client.
+	TrustedProxies []netip.Prefix
 	// ExemptLoopback exempts callers on a loopback address from
 	// Limits.Calls (the one-process mode's own clients).
 	ExemptLoopback bool
@@ -169,10 +173,8 @@ func (s *Server) limit(ctx context.Context) error {
 	if p.IsService() {
 		return nil
 	}
-	if s.ExemptLoopback {
-		if ip, err := netip.ParseAddr(ratelimit.Addr(ctx)); err == nil && ip.IsLoopback() {
-			return nil
-		}
+	if s.ExemptLoopback && clientaddr.FromContext(ctx, s.TrustedProxies).Loopback {
+		return nil
 	}
 	return s.Limiter.Allow(ctx, s.Limits.Calls, "calls", p.PlayerID())
 }

@@ -135,6 +135,89 @@ func (RoomStatus) EnumDescriptor() ([]byte, []int) {
 	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{1}
 }
 
+// UnratedReason is why a finished game changed no rating. A game counts
+// for ratings only when it was asked to be rated, both sides made a ply,
+// both players are people and established, and it is the first rated game
+// of the day between them and between their addresses (docs/api.md,
+// "Ratings").
+type UnratedReason int32
+
+const (
+	// UNRATED_REASON_UNSPECIFIED: the game was rated (or is live, or not yet
+	// processed).
+	UnratedReason_UNRATED_REASON_UNSPECIFIED UnratedReason = 0
+	// UNRATED_REASON_CASUAL: the game was not asked to be rated (a casual
+	// game, a bot game, a game at one keyboard).
+	UnratedReason_UNRATED_REASON_CASUAL UnratedReason = 1
+	// UNRATED_REASON_ABORTED: the game ended before each side had made a ply
+	// (by resignation, on time, by abandonment or unstarted): no winner, not
+	// counted anywhere.
+	UnratedReason_UNRATED_REASON_ABORTED UnratedReason = 2
+	// UNRATED_REASON_NOT_TWO_PLAYERS: a seat was not a person, or both
+	// seats were the same person.
+	UnratedReason_UNRATED_REASON_NOT_TWO_PLAYERS UnratedReason = 3
+	// UNRATED_REASON_NEW_PLAYER: a player was new: their identity was less
+	// than a day old and had finished fewer than 3 casual games (not
+	// aborted) when the game started.
+	UnratedReason_UNRATED_REASON_NEW_PLAYER UnratedReason = 4
+	// UNRATED_REASON_REPEAT_OPPONENTS: the same two players already had a
+	// rated game in the 24 hours before this one ended.
+	UnratedReason_UNRATED_REASON_REPEAT_OPPONENTS UnratedReason = 5
+	// UNRATED_REASON_REPEAT_ADDRESSES: two players who signed in from the
+	// same pair of client addresses already had a rated game in the 24
+	// hours before this one ended.
+	UnratedReason_UNRATED_REASON_REPEAT_ADDRESSES UnratedReason = 6
+)
+
+// Enum value maps for UnratedReason.
+var (
+	UnratedReason_name = map[int32]string{
+		0: "UNRATED_REASON_UNSPECIFIED",
+		1: "UNRATED_REASON_CASUAL",
+		2: "UNRATED_REASON_ABORTED",
+		3: "UNRATED_REASON_NOT_TWO_PLAYERS",
+		4: "UNRATED_REASON_NEW_PLAYER",
+		5: "UNRATED_REASON_REPEAT_OPPONENTS",
+		6: "UNRATED_REASON_REPEAT_ADDRESSES",
+	}
+	UnratedReason_value = map[string]int32{
+		"UNRATED_REASON_UNSPECIFIED":      0,
+		"UNRATED_REASON_CASUAL":           1,
+		"UNRATED_REASON_ABORTED":          2,
+		"UNRATED_REASON_NOT_TWO_PLAYERS":  3,
+		"UNRATED_REASON_NEW_PLAYER":       4,
+		"UNRATED_REASON_REPEAT_OPPONENTS": 5,
+		"UNRATED_REASON_REPEAT_ADDRESSES": 6,
+	}
+)
+
+func (x UnratedReason) Enum() *UnratedReason {
+	p := new(UnratedReason)
+	*p = x
+	return p
+}
+
+func (x UnratedReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UnratedReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_tabuleiro_lobby_v1_lobby_proto_enumTypes[2].Descriptor()
+}
+
+func (UnratedReason) Type() protoreflect.EnumType {
+	return &file_tabuleiro_lobby_v1_lobby_proto_enumTypes[2]
+}
+
+func (x UnratedReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UnratedReason.Descriptor instead.
+func (UnratedReason) EnumDescriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{2}
+}
+
 // RematchStatus is where the rematch of a finished room match stands.
 type RematchStatus int32
 
@@ -184,11 +267,11 @@ func (x RematchStatus) String() string {
 }
 
 func (RematchStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_tabuleiro_lobby_v1_lobby_proto_enumTypes[2].Descriptor()
+	return file_tabuleiro_lobby_v1_lobby_proto_enumTypes[3].Descriptor()
 }
 
 func (RematchStatus) Type() protoreflect.EnumType {
-	return &file_tabuleiro_lobby_v1_lobby_proto_enumTypes[2]
+	return &file_tabuleiro_lobby_v1_lobby_proto_enumTypes[3]
 }
 
 func (x RematchStatus) Number() protoreflect.EnumNumber {
@@ -197,7 +280,7 @@ func (x RematchStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RematchStatus.Descriptor instead.
 func (RematchStatus) EnumDescriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{2}
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{3}
 }
 
 // RoomMember is a person in a room.
@@ -460,7 +543,11 @@ type MatchSummary struct {
 	// started_at is when the match was created.
 	StartedAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	// ended_at is when it ended; absent while live.
-	EndedAt       *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=ended_at,json=endedAt,proto3" json:"ended_at,omitempty"`
+	EndedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=ended_at,json=endedAt,proto3" json:"ended_at,omitempty"`
+	// unrated_reason says why a finished game changed no rating:
+	// UNRATED_REASON_UNSPECIFIED for a rated game whose ratings are applied
+	// (or not yet processed) and for live matches.
+	UnratedReason UnratedReason `protobuf:"varint,14,opt,name=unrated_reason,json=unratedReason,proto3,enum=tabuleiro.lobby.v1.UnratedReason" json:"unrated_reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -586,6 +673,70 @@ func (x *MatchSummary) GetEndedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *MatchSummary) GetUnratedReason() UnratedReason {
+	if x != nil {
+		return x.UnratedReason
+	}
+	return UnratedReason_UNRATED_REASON_UNSPECIFIED
+}
+
+// UnratedGames counts a player's finished games that asked to be rated
+// but changed no rating, for one reason.
+type UnratedGames struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// reason is why those games changed no rating (never
+	// UNRATED_REASON_UNSPECIFIED or UNRATED_REASON_CASUAL).
+	Reason UnratedReason `protobuf:"varint,1,opt,name=reason,proto3,enum=tabuleiro.lobby.v1.UnratedReason" json:"reason,omitempty"`
+	// games is how many.
+	Games         int32 `protobuf:"varint,2,opt,name=games,proto3" json:"games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnratedGames) Reset() {
+	*x = UnratedGames{}
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnratedGames) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnratedGames) ProtoMessage() {}
+
+func (x *UnratedGames) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnratedGames.ProtoReflect.Descriptor instead.
+func (*UnratedGames) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *UnratedGames) GetReason() UnratedReason {
+	if x != nil {
+		return x.Reason
+	}
+	return UnratedReason_UNRATED_REASON_UNSPECIFIED
+}
+
+func (x *UnratedGames) GetGames() int32 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
 // GameRecord is one finished game's full record, enough to replay it.
 type GameRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -611,7 +762,7 @@ type GameRecord struct {
 
 func (x *GameRecord) Reset() {
 	*x = GameRecord{}
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[3]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +774,7 @@ func (x *GameRecord) String() string {
 func (*GameRecord) ProtoMessage() {}
 
 func (x *GameRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[3]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +787,7 @@ func (x *GameRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameRecord.ProtoReflect.Descriptor instead.
 func (*GameRecord) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{3}
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GameRecord) GetSummary() *MatchSummary {
@@ -696,7 +847,7 @@ type RatingChange struct {
 
 func (x *RatingChange) Reset() {
 	*x = RatingChange{}
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[4]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -708,7 +859,7 @@ func (x *RatingChange) String() string {
 func (*RatingChange) ProtoMessage() {}
 
 func (x *RatingChange) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[4]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -721,7 +872,7 @@ func (x *RatingChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RatingChange.ProtoReflect.Descriptor instead.
 func (*RatingChange) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{4}
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RatingChange) GetPlayerId() string {
@@ -768,7 +919,7 @@ type Rating struct {
 
 func (x *Rating) Reset() {
 	*x = Rating{}
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[5]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -780,7 +931,7 @@ func (x *Rating) String() string {
 func (*Rating) ProtoMessage() {}
 
 func (x *Rating) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[5]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -793,7 +944,7 @@ func (x *Rating) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rating.ProtoReflect.Descriptor instead.
 func (*Rating) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{5}
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Rating) GetGame() v1.Game {
@@ -865,7 +1016,7 @@ type BotRecord struct {
 
 func (x *BotRecord) Reset() {
 	*x = BotRecord{}
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[6]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -877,7 +1028,7 @@ func (x *BotRecord) String() string {
 func (*BotRecord) ProtoMessage() {}
 
 func (x *BotRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[6]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -890,7 +1041,7 @@ func (x *BotRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotRecord.ProtoReflect.Descriptor instead.
 func (*BotRecord) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{6}
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *BotRecord) GetGame() v1.Game {
@@ -955,7 +1106,7 @@ type Rematch struct {
 
 func (x *Rematch) Reset() {
 	*x = Rematch{}
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[7]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1118,7 @@ func (x *Rematch) String() string {
 func (*Rematch) ProtoMessage() {}
 
 func (x *Rematch) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[7]
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1131,7 @@ func (x *Rematch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rematch.ProtoReflect.Descriptor instead.
 func (*Rematch) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{7}
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Rematch) GetMatchId() string {
@@ -1063,7 +1214,7 @@ const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"expires_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\xda\x04\n" +
+	"expires_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\xa4\x05\n" +
 	"\fMatchSummary\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12+\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x18\n" +
@@ -1081,7 +1232,11 @@ const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
 	"\aoutcome\x18\v \x01(\v2\x1a.tabuleiro.game.v1.OutcomeR\aoutcome\x129\n" +
 	"\n" +
 	"started_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x125\n" +
-	"\bended_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\"\x94\x02\n" +
+	"\bended_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\x12H\n" +
+	"\x0eunrated_reason\x18\x0e \x01(\x0e2!.tabuleiro.lobby.v1.UnratedReasonR\runratedReason\"_\n" +
+	"\fUnratedGames\x129\n" +
+	"\x06reason\x18\x01 \x01(\x0e2!.tabuleiro.lobby.v1.UnratedReasonR\x06reason\x12\x14\n" +
+	"\x05games\x18\x02 \x01(\x05R\x05games\"\x94\x02\n" +
 	"\n" +
 	"GameRecord\x12:\n" +
 	"\asummary\x18\x01 \x01(\v2 .tabuleiro.lobby.v1.MatchSummaryR\asummary\x12,\n" +
@@ -1131,7 +1286,15 @@ const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
 	"\x17ROOM_STATUS_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10ROOM_STATUS_OPEN\x10\x01\x12\x17\n" +
 	"\x13ROOM_STATUS_STARTED\x10\x02\x12\x16\n" +
-	"\x12ROOM_STATUS_CLOSED\x10\x03*\x9d\x01\n" +
+	"\x12ROOM_STATUS_CLOSED\x10\x03*\xf3\x01\n" +
+	"\rUnratedReason\x12\x1e\n" +
+	"\x1aUNRATED_REASON_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15UNRATED_REASON_CASUAL\x10\x01\x12\x1a\n" +
+	"\x16UNRATED_REASON_ABORTED\x10\x02\x12\"\n" +
+	"\x1eUNRATED_REASON_NOT_TWO_PLAYERS\x10\x03\x12\x1d\n" +
+	"\x19UNRATED_REASON_NEW_PLAYER\x10\x04\x12#\n" +
+	"\x1fUNRATED_REASON_REPEAT_OPPONENTS\x10\x05\x12#\n" +
+	"\x1fUNRATED_REASON_REPEAT_ADDRESSES\x10\x06*\x9d\x01\n" +
 	"\rRematchStatus\x12\x1e\n" +
 	"\x1aREMATCH_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13REMATCH_STATUS_NONE\x10\x01\x12\x1a\n" +
@@ -1151,61 +1314,65 @@ func file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP() []byte {
 	return file_tabuleiro_lobby_v1_lobby_proto_rawDescData
 }
 
-var file_tabuleiro_lobby_v1_lobby_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_tabuleiro_lobby_v1_lobby_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_tabuleiro_lobby_v1_lobby_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_tabuleiro_lobby_v1_lobby_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_tabuleiro_lobby_v1_lobby_proto_goTypes = []any{
 	(RoomVisibility)(0),           // 0: tabuleiro.lobby.v1.RoomVisibility
 	(RoomStatus)(0),               // 1: tabuleiro.lobby.v1.RoomStatus
-	(RematchStatus)(0),            // 2: tabuleiro.lobby.v1.RematchStatus
-	(*RoomMember)(nil),            // 3: tabuleiro.lobby.v1.RoomMember
-	(*Room)(nil),                  // 4: tabuleiro.lobby.v1.Room
-	(*MatchSummary)(nil),          // 5: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),            // 6: tabuleiro.lobby.v1.GameRecord
-	(*RatingChange)(nil),          // 7: tabuleiro.lobby.v1.RatingChange
-	(*Rating)(nil),                // 8: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),             // 9: tabuleiro.lobby.v1.BotRecord
-	(*Rematch)(nil),               // 10: tabuleiro.lobby.v1.Rematch
-	(v1.Game)(0),                  // 11: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),        // 12: tabuleiro.game.v1.TimeControl
-	(v1.Seat)(0),                  // 13: tabuleiro.game.v1.Seat
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
-	(*v1.Participant)(nil),        // 15: tabuleiro.game.v1.Participant
-	(*v1.Outcome)(nil),            // 16: tabuleiro.game.v1.Outcome
-	(*v1.Ply)(nil),                // 17: tabuleiro.game.v1.Ply
-	(v1.BotLevel)(0),              // 18: tabuleiro.game.v1.BotLevel
+	(UnratedReason)(0),            // 2: tabuleiro.lobby.v1.UnratedReason
+	(RematchStatus)(0),            // 3: tabuleiro.lobby.v1.RematchStatus
+	(*RoomMember)(nil),            // 4: tabuleiro.lobby.v1.RoomMember
+	(*Room)(nil),                  // 5: tabuleiro.lobby.v1.Room
+	(*MatchSummary)(nil),          // 6: tabuleiro.lobby.v1.MatchSummary
+	(*UnratedGames)(nil),          // 7: tabuleiro.lobby.v1.UnratedGames
+	(*GameRecord)(nil),            // 8: tabuleiro.lobby.v1.GameRecord
+	(*RatingChange)(nil),          // 9: tabuleiro.lobby.v1.RatingChange
+	(*Rating)(nil),                // 10: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),             // 11: tabuleiro.lobby.v1.BotRecord
+	(*Rematch)(nil),               // 12: tabuleiro.lobby.v1.Rematch
+	(v1.Game)(0),                  // 13: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),        // 14: tabuleiro.game.v1.TimeControl
+	(v1.Seat)(0),                  // 15: tabuleiro.game.v1.Seat
+	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(*v1.Participant)(nil),        // 17: tabuleiro.game.v1.Participant
+	(*v1.Outcome)(nil),            // 18: tabuleiro.game.v1.Outcome
+	(*v1.Ply)(nil),                // 19: tabuleiro.game.v1.Ply
+	(v1.BotLevel)(0),              // 20: tabuleiro.game.v1.BotLevel
 }
 var file_tabuleiro_lobby_v1_lobby_proto_depIdxs = []int32{
-	11, // 0: tabuleiro.lobby.v1.Room.game:type_name -> tabuleiro.game.v1.Game
-	12, // 1: tabuleiro.lobby.v1.Room.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	13, // 0: tabuleiro.lobby.v1.Room.game:type_name -> tabuleiro.game.v1.Game
+	14, // 1: tabuleiro.lobby.v1.Room.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	0,  // 2: tabuleiro.lobby.v1.Room.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	3,  // 3: tabuleiro.lobby.v1.Room.members:type_name -> tabuleiro.lobby.v1.RoomMember
+	4,  // 3: tabuleiro.lobby.v1.Room.members:type_name -> tabuleiro.lobby.v1.RoomMember
 	1,  // 4: tabuleiro.lobby.v1.Room.status:type_name -> tabuleiro.lobby.v1.RoomStatus
-	13, // 5: tabuleiro.lobby.v1.Room.host_seat:type_name -> tabuleiro.game.v1.Seat
-	14, // 6: tabuleiro.lobby.v1.Room.created_at:type_name -> google.protobuf.Timestamp
-	14, // 7: tabuleiro.lobby.v1.Room.expires_at:type_name -> google.protobuf.Timestamp
-	11, // 8: tabuleiro.lobby.v1.MatchSummary.game:type_name -> tabuleiro.game.v1.Game
-	12, // 9: tabuleiro.lobby.v1.MatchSummary.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	15, // 10: tabuleiro.lobby.v1.MatchSummary.participants:type_name -> tabuleiro.game.v1.Participant
-	13, // 11: tabuleiro.lobby.v1.MatchSummary.to_move:type_name -> tabuleiro.game.v1.Seat
-	13, // 12: tabuleiro.lobby.v1.MatchSummary.your_seat:type_name -> tabuleiro.game.v1.Seat
-	16, // 13: tabuleiro.lobby.v1.MatchSummary.outcome:type_name -> tabuleiro.game.v1.Outcome
-	14, // 14: tabuleiro.lobby.v1.MatchSummary.started_at:type_name -> google.protobuf.Timestamp
-	14, // 15: tabuleiro.lobby.v1.MatchSummary.ended_at:type_name -> google.protobuf.Timestamp
-	5,  // 16: tabuleiro.lobby.v1.GameRecord.summary:type_name -> tabuleiro.lobby.v1.MatchSummary
-	17, // 17: tabuleiro.lobby.v1.GameRecord.plies:type_name -> tabuleiro.game.v1.Ply
-	7,  // 18: tabuleiro.lobby.v1.GameRecord.rating_changes:type_name -> tabuleiro.lobby.v1.RatingChange
-	11, // 19: tabuleiro.lobby.v1.Rating.game:type_name -> tabuleiro.game.v1.Game
-	14, // 20: tabuleiro.lobby.v1.Rating.updated_at:type_name -> google.protobuf.Timestamp
-	11, // 21: tabuleiro.lobby.v1.BotRecord.game:type_name -> tabuleiro.game.v1.Game
-	18, // 22: tabuleiro.lobby.v1.BotRecord.level:type_name -> tabuleiro.game.v1.BotLevel
-	2,  // 23: tabuleiro.lobby.v1.Rematch.status:type_name -> tabuleiro.lobby.v1.RematchStatus
-	13, // 24: tabuleiro.lobby.v1.Rematch.your_seat:type_name -> tabuleiro.game.v1.Seat
-	3,  // 25: tabuleiro.lobby.v1.Rematch.opponent:type_name -> tabuleiro.lobby.v1.RoomMember
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	15, // 5: tabuleiro.lobby.v1.Room.host_seat:type_name -> tabuleiro.game.v1.Seat
+	16, // 6: tabuleiro.lobby.v1.Room.created_at:type_name -> google.protobuf.Timestamp
+	16, // 7: tabuleiro.lobby.v1.Room.expires_at:type_name -> google.protobuf.Timestamp
+	13, // 8: tabuleiro.lobby.v1.MatchSummary.game:type_name -> tabuleiro.game.v1.Game
+	14, // 9: tabuleiro.lobby.v1.MatchSummary.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	17, // 10: tabuleiro.lobby.v1.MatchSummary.participants:type_name -> tabuleiro.game.v1.Participant
+	15, // 11: tabuleiro.lobby.v1.MatchSummary.to_move:type_name -> tabuleiro.game.v1.Seat
+	15, // 12: tabuleiro.lobby.v1.MatchSummary.your_seat:type_name -> tabuleiro.game.v1.Seat
+	18, // 13: tabuleiro.lobby.v1.MatchSummary.outcome:type_name -> tabuleiro.game.v1.Outcome
+	16, // 14: tabuleiro.lobby.v1.MatchSummary.started_at:type_name -> google.protobuf.Timestamp
+	16, // 15: tabuleiro.lobby.v1.MatchSummary.ended_at:type_name -> google.protobuf.Timestamp
+	2,  // 16: tabuleiro.lobby.v1.MatchSummary.unrated_reason:type_name -> tabuleiro.lobby.v1.UnratedReason
+	2,  // 17: tabuleiro.lobby.v1.UnratedGames.reason:type_name -> tabuleiro.lobby.v1.UnratedReason
+	6,  // 18: tabuleiro.lobby.v1.GameRecord.summary:type_name -> tabuleiro.lobby.v1.MatchSummary
+	19, // 19: tabuleiro.lobby.v1.GameRecord.plies:type_name -> tabuleiro.game.v1.Ply
+	9,  // 20: tabuleiro.lobby.v1.GameRecord.rating_changes:type_name -> tabuleiro.lobby.v1.RatingChange
+	13, // 21: tabuleiro.lobby.v1.Rating.game:type_name -> tabuleiro.game.v1.Game
+	16, // 22: tabuleiro.lobby.v1.Rating.updated_at:type_name -> google.protobuf.Timestamp
+	13, // 23: tabuleiro.lobby.v1.BotRecord.game:type_name -> tabuleiro.game.v1.Game
+	20, // 24: tabuleiro.lobby.v1.BotRecord.level:type_name -> tabuleiro.game.v1.BotLevel
+	3,  // 25: tabuleiro.lobby.v1.Rematch.status:type_name -> tabuleiro.lobby.v1.RematchStatus
+	15, // 26: tabuleiro.lobby.v1.Rematch.your_seat:type_name -> tabuleiro.game.v1.Seat
+	4,  // 27: tabuleiro.lobby.v1.Rematch.opponent:type_name -> tabuleiro.lobby.v1.RoomMember
+	28, // [28:28] is the sub-list for method output_type
+	28, // [28:28] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_proto_init() }
@@ -1219,8 +1386,8 @@ func file_tabuleiro_lobby_v1_lobby_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   8,
+			NumEnums:      4,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/lobby/v1/lobby.proto.
  */
 export const file_tabuleiro_lobby_v1_lobby: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnkucHJvdG8SEnRhYnVsZWlyby5sb2JieS52MSJjCgpSb29tTWVtYmVyEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESDAoEaG9zdBgEIAEoCEIJCgdfcmF0aW5nIuADCgRSb29tEg8KB3Jvb21faWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSJQoEZ2FtZRgDIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgEIAEoCRI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgGIAEoCBI2Cgp2aXNpYmlsaXR5GAcgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5Ei8KB21lbWJlcnMYCCADKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlchIuCgZzdGF0dXMYCSABKA4yHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbVN0YXR1cxIQCghtYXRjaF9pZBgKIAEoCRIqCglob3N0X3NlYXQYCyABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wItsDCgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRINCgVyYXRlZBgEIAEoCBI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBI0CgxwYXJ0aWNpcGFudHMYBiADKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudBIRCglwbHlfY291bnQYByABKAUSEgoKc3BlY3RhdG9ycxgIIAEoBRIoCgd0b19tb3ZlGAkgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIqCgl5b3VyX3NlYXQYCiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EisKB291dGNvbWUYCyABKAsyGi50YWJ1bGVpcm8uZ2FtZS52MS5PdXRjb21lEi4KCnN0YXJ0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLXAQoKR2FtZVJlY29yZBIxCgdzdW1tYXJ5GAEgASgLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIlCgVwbGllcxgCIAMoCzIWLnRhYnVsZWlyby5nYW1lLnYxLlBseRIMCgRzZWVkGAMgASgJEhcKD3NlZWRfY29tbWl0bWVudBgEIAEoCRIOCgZsYXlvdXQYBSABKAkSOAoOcmF0aW5nX2NoYW5nZXMYBiADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nQ2hhbmdlIkAKDFJhdGluZ0NoYW5nZRIRCglwbGF5ZXJfaWQYASABKAkSDgoGYmVmb3JlGAIgASgBEg0KBWFmdGVyGAMgASgBIrYBCgZSYXRpbmcSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIOCgZyYXRpbmcYAyABKAESEQoJZGV2aWF0aW9uGAQgASgBEhIKCnZvbGF0aWxpdHkYBSABKAESDQoFZ2FtZXMYBiABKAUSLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiiwEKCUJvdFJlY29yZBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEgwKBHdpbnMYAyABKAUSDgoGbG9zc2VzGAQgASgFEg0KBWRyYXdzGAUgASgFIusBCgdSZW1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEjEKBnN0YXR1cxgCIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5SZW1hdGNoU3RhdHVzEhIKCm9mZmVyZWRfYnkYAyADKAkSEwoLZGVjbGluZWRfYnkYBCABKAkSFAoMbmV3X21hdGNoX2lkGAUgASgJEioKCXlvdXJfc2VhdBgGIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYByABKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlcipqCg5Sb29tVmlzaWJpbGl0eRIfChtST09NX1ZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIaChZST09NX1ZJU0lCSUxJVFlfUFVCTElDEAESGwoXUk9PTV9WSVNJQklMSVRZX1BSSVZBVEUQAipwCgpSb29tU3RhdHVzEhsKF1JPT01fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQUk9PTV9TVEFUVVNfT1BFThABEhcKE1JPT01fU1RBVFVTX1NUQVJURUQQAhIWChJST09NX1NUQVRVU19DTE9TRUQQAyqdAQoNUmVtYXRjaFN0YXR1cxIeChpSRU1BVENIX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE1JFTUFUQ0hfU1RBVFVTX05PTkUQARIaChZSRU1BVENIX1NUQVRVU19PRkZFUkVEEAISGgoWUkVNQVRDSF9TVEFUVVNfU1RBUlRFRBADEhsKF1JFTUFUQ0hfU1RBVFVTX0RFQ0xJTkVEEARCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game]);
+  fileDesc("Ch50YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnkucHJvdG8SEnRhYnVsZWlyby5sb2JieS52MSJjCgpSb29tTWVtYmVyEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESDAoEaG9zdBgEIAEoCEIJCgdfcmF0aW5nIuADCgRSb29tEg8KB3Jvb21faWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSJQoEZ2FtZRgDIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgEIAEoCRI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgGIAEoCBI2Cgp2aXNpYmlsaXR5GAcgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5Ei8KB21lbWJlcnMYCCADKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlchIuCgZzdGF0dXMYCSABKA4yHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbVN0YXR1cxIQCghtYXRjaF9pZBgKIAEoCRIqCglob3N0X3NlYXQYCyABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpYECgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRINCgVyYXRlZBgEIAEoCBI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBI0CgxwYXJ0aWNpcGFudHMYBiADKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudBIRCglwbHlfY291bnQYByABKAUSEgoKc3BlY3RhdG9ycxgIIAEoBRIoCgd0b19tb3ZlGAkgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIqCgl5b3VyX3NlYXQYCiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EisKB291dGNvbWUYCyABKAsyGi50YWJ1bGVpcm8uZ2FtZS52MS5PdXRjb21lEi4KCnN0YXJ0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5Cg51bnJhdGVkX3JlYXNvbhgOIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5VbnJhdGVkUmVhc29uIlAKDFVucmF0ZWRHYW1lcxIxCgZyZWFzb24YASABKA4yIS50YWJ1bGVpcm8ubG9iYnkudjEuVW5yYXRlZFJlYXNvbhINCgVnYW1lcxgCIAEoBSLXAQoKR2FtZVJlY29yZBIxCgdzdW1tYXJ5GAEgASgLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIlCgVwbGllcxgCIAMoCzIWLnRhYnVsZWlyby5nYW1lLnYxLlBseRIMCgRzZWVkGAMgASgJEhcKD3NlZWRfY29tbWl0bWVudBgEIAEoCRIOCgZsYXlvdXQYBSABKAkSOAoOcmF0aW5nX2NoYW5nZXMYBiADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nQ2hhbmdlIkAKDFJhdGluZ0NoYW5nZRIRCglwbGF5ZXJfaWQYASABKAkSDgoGYmVmb3JlGAIgASgBEg0KBWFmdGVyGAMgASgBIrYBCgZSYXRpbmcSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIOCgZyYXRpbmcYAyABKAESEQoJZGV2aWF0aW9uGAQgASgBEhIKCnZvbGF0aWxpdHkYBSABKAESDQoFZ2FtZXMYBiABKAUSLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiiwEKCUJvdFJlY29yZBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEgwKBHdpbnMYAyABKAUSDgoGbG9zc2VzGAQgASgFEg0KBWRyYXdzGAUgASgFIusBCgdSZW1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEjEKBnN0YXR1cxgCIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5SZW1hdGNoU3RhdHVzEhIKCm9mZmVyZWRfYnkYAyADKAkSEwoLZGVjbGluZWRfYnkYBCABKAkSFAoMbmV3X21hdGNoX2lkGAUgASgJEioKCXlvdXJfc2VhdBgGIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYByABKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlcipqCg5Sb29tVmlzaWJpbGl0eRIfChtST09NX1ZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIaChZST09NX1ZJU0lCSUxJVFlfUFVCTElDEAESGwoXUk9PTV9WSVNJQklMSVRZX1BSSVZBVEUQAipwCgpSb29tU3RhdHVzEhsKF1JPT01fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQUk9PTV9TVEFUVVNfT1BFThABEhcKE1JPT01fU1RBVFVTX1NUQVJURUQQAhIWChJST09NX1NUQVRVU19DTE9TRUQQAyrzAQoNVW5yYXRlZFJlYXNvbhIeChpVTlJBVEVEX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVVOUkFURURfUkVBU09OX0NBU1VBTBABEhoKFlVOUkFURURfUkVBU09OX0FCT1JURUQQAhIiCh5VTlJBVEVEX1JFQVNPTl9OT1RfVFdPX1BMQVlFUlMQAxIdChlVTlJBVEVEX1JFQVNPTl9ORVdfUExBWUVSEAQSIwofVU5SQVRFRF9SRUFTT05fUkVQRUFUX09QUE9ORU5UUxAFEiMKH1VOUkFURURfUkVBU09OX1JFUEVBVF9BRERSRVNTRVMQBiqdAQoNUmVtYXRjaFN0YXR1cxIeChpSRU1BVENIX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE1JFTUFUQ0hfU1RBVFVTX05PTkUQARIaChZSRU1BVENIX1NUQVRVU19PRkZFUkVEEAISGgoWUkVNQVRDSF9TVEFUVVNfU1RBUlRFRBADEhsKF1JFTUFUQ0hfU1RBVFVTX0RFQ0xJTkVEEARCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game]);
 
 /**
  * RoomMember is a person in a room.
@@ -264,6 +264,15 @@ export type MatchSummary = Message<"tabuleiro.lobby.v1.MatchSummary"> & {
    * @generated from field: google.protobuf.Timestamp ended_at = 13;
    */
   endedAt?: Timestamp | undefined;
+
+  /**
+   * unrated_reason says why a finished game changed no rating:
+   * UNRATED_REASON_UNSPECIFIED for a rated game whose ratings are applied
+   * (or not yet processed) and for live matches.
+   *
+   * @generated from field: tabuleiro.lobby.v1.UnratedReason unrated_reason = 14;
+   */
+  unratedReason: UnratedReason;
 };
 
 /**
@@ -272,6 +281,36 @@ export type MatchSummary = Message<"tabuleiro.lobby.v1.MatchSummary"> & {
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
   messageDesc(file_tabuleiro_lobby_v1_lobby, 2);
+
+/**
+ * UnratedGames counts a player's finished games that asked to be rated
+ * but changed no rating, for one reason.
+ *
+ * @generated from message tabuleiro.lobby.v1.UnratedGames
+ */
+export type UnratedGames = Message<"tabuleiro.lobby.v1.UnratedGames"> & {
+  /**
+   * reason is why those games changed no rating (never
+   * UNRATED_REASON_UNSPECIFIED or UNRATED_REASON_CASUAL).
+   *
+   * @generated from field: tabuleiro.lobby.v1.UnratedReason reason = 1;
+   */
+  reason: UnratedReason;
+
+  /**
+   * games is how many.
+   *
+   * @generated from field: int32 games = 2;
+   */
+  games: number;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.UnratedGames.
+ * Use `create(UnratedGamesSchema)` to create a new message.
+ */
+export const UnratedGamesSchema: GenMessage<UnratedGames> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 3);
 
 /**
  * GameRecord is one finished game's full record, enough to replay it.
@@ -331,7 +370,7 @@ export type GameRecord = Message<"tabuleiro.lobby.v1.GameRecord"> & {
  * Use `create(GameRecordSchema)` to create a new message.
  */
 export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby, 3);
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 4);
 
 /**
  * RatingChange is how one game moved one person's rating.
@@ -366,7 +405,7 @@ export type RatingChange = Message<"tabuleiro.lobby.v1.RatingChange"> & {
  * Use `create(RatingChangeSchema)` to create a new message.
  */
 export const RatingChangeSchema: GenMessage<RatingChange> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby, 4);
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 5);
 
 /**
  * Rating is a person's Glicko-2 rating in one rated variant.
@@ -429,7 +468,7 @@ export type Rating = Message<"tabuleiro.lobby.v1.Rating"> & {
  * Use `create(RatingSchema)` to create a new message.
  */
 export const RatingSchema: GenMessage<Rating> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby, 5);
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 6);
 
 /**
  * BotRecord is a person's record against one bot level in one game.
@@ -479,7 +518,7 @@ export type BotRecord = Message<"tabuleiro.lobby.v1.BotRecord"> & {
  * Use `create(BotRecordSchema)` to create a new message.
  */
 export const BotRecordSchema: GenMessage<BotRecord> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby, 6);
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 7);
 
 /**
  * Rematch is the rematch of one finished room match. Set by the lobby.
@@ -546,7 +585,7 @@ export type Rematch = Message<"tabuleiro.lobby.v1.Rematch"> & {
  * Use `create(RematchSchema)` to create a new message.
  */
 export const RematchSchema: GenMessage<Rematch> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_lobby_v1_lobby, 7);
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 8);
 
 /**
  * RoomVisibility says who can find a room.
@@ -626,6 +665,82 @@ export const RoomStatusSchema: GenEnum<RoomStatus> = /*@__PURE__*/
   enumDesc(file_tabuleiro_lobby_v1_lobby, 1);
 
 /**
+ * UnratedReason is why a finished game changed no rating. A game counts
+ * for ratings only when it was asked to be rated, both sides made a ply,
+ * both players are people and established, and it is the first rated game
+ * of the day between them and between their addresses (docs/api.md,
+ * "Ratings").
+ *
+ * @generated from enum tabuleiro.lobby.v1.UnratedReason
+ */
+export enum UnratedReason {
+  /**
+   * UNRATED_REASON_UNSPECIFIED: the game was rated (or is live, or not yet
+   * processed).
+   *
+   * @generated from enum value: UNRATED_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * UNRATED_REASON_CASUAL: the game was not asked to be rated (a casual
+   * game, a bot game, a game at one keyboard).
+   *
+   * @generated from enum value: UNRATED_REASON_CASUAL = 1;
+   */
+  CASUAL = 1,
+
+  /**
+   * UNRATED_REASON_ABORTED: the game ended before each side had made a ply
+   * (by resignation, on time, by abandonment or unstarted): no winner, not
+   * counted anywhere.
+   *
+   * @generated from enum value: UNRATED_REASON_ABORTED = 2;
+   */
+  ABORTED = 2,
+
+  /**
+   * UNRATED_REASON_NOT_TWO_PLAYERS: a seat was not a person, or both
+   * seats were the same person.
+   *
+   * @generated from enum value: UNRATED_REASON_NOT_TWO_PLAYERS = 3;
+   */
+  NOT_TWO_PLAYERS = 3,
+
+  /**
+   * UNRATED_REASON_NEW_PLAYER: a player was new: their identity was less
+   * than a day old and had finished fewer than 3 casual games (not
+   * aborted) when the game started.
+   *
+   * @generated from enum value: UNRATED_REASON_NEW_PLAYER = 4;
+   */
+  NEW_PLAYER = 4,
+
+  /**
+   * UNRATED_REASON_REPEAT_OPPONENTS: the same two players already had a
+   * rated game in the 24 hours before this one ended.
+   *
+   * @generated from enum value: UNRATED_REASON_REPEAT_OPPONENTS = 5;
+   */
+  REPEAT_OPPONENTS = 5,
+
+  /**
+   * UNRATED_REASON_REPEAT_ADDRESSES: two players who signed in from the
+   * same pair of client addresses already had a rated game in the 24
+   * hours before this one ended.
+   *
+   * @generated from enum value: UNRATED_REASON_REPEAT_ADDRESSES = 6;
+   */
+  REPEAT_ADDRESSES = 6,
+}
+
+/**
+ * Describes the enum tabuleiro.lobby.v1.UnratedReason.
+ */
+export const UnratedReasonSchema: GenEnum<UnratedReason> = /*@__PURE__*/
+  enumDesc(file_tabuleiro_lobby_v1_lobby, 2);
+
+/**
  * RematchStatus is where the rematch of a finished room match stands.
  *
  * @generated from enum tabuleiro.lobby.v1.RematchStatus
@@ -675,5 +790,5 @@ export enum RematchStatus {
  * Describes the enum tabuleiro.lobby.v1.RematchStatus.
  */
 export const RematchStatusSchema: GenEnum<RematchStatus> = /*@__PURE__*/
-  enumDesc(file_tabuleiro_lobby_v1_lobby, 2);
+  enumDesc(file_tabuleiro_lobby_v1_lobby, 3);
 
