@@ -237,7 +237,13 @@ func (m *Model) turnLine() string {
 		case m.check.GetLegal():
 			who += " · " + m.t("wall.legal", "wall", w.String())
 		default:
-			who += " · " + m.t("wall.illegal", "wall", w.String(), "reason", m.yourPawn(m.reasonText(m.check.GetReason(), m.check.GetRule())))
+			// In another language than English the server's reason, in
+			// the player's words, names the wall and its rule itself.
+			if said, ok := text.ReasonText(m.p, m.check.GetErrorReason(), m.check.GetErrorMetadata()); ok {
+				who += " · " + said
+			} else {
+				who += " · " + m.t("wall.illegal", "wall", w.String(), "reason", m.yourPawn(m.reasonText(m.check.GetReason(), m.check.GetRule())))
+			}
 		}
 	}
 	return who
