@@ -87,7 +87,7 @@ func TestTerminalGameInPortuguese(t *testing.T) {
 	pt := text.Catalog.Printer("pt-BR")
 	tm, id := botTUIIn(t, pt, c, me, ctx, gamev1.Game_GAME_CORNERS, "classic-3x3")
 	waitScreen(t, tm, "Sua vez (branco)")
-	waitScreen(t, tm, "x Bot (fácil") // with its ladder rating when measured
+	waitScreen(t, tm, "x Robô (fácil") // with its ladder rating when measured
 	for n := 0; ; n++ {
 		m := waitTurn(t, c, me, id(), 2*n)
 		if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
