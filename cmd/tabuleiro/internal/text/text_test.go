@@ -368,3 +368,25 @@ func TestOutcomeOfAnAbortedGame(t *testing.T) {
 		}
 	}
 }
+
+// A bot is named by its level in the player's language (the server's
+// display name of a bot is English); a person by their display name.
+func TestPlayerName(t *testing.T) {
+	bot := &gamev1.Participant{DisplayName: "Bot (hard)", BotLevel: gamev1.BotLevel_BOT_LEVEL_HARD}
+	ana := &gamev1.Participant{DisplayName: "Ana", PlayerId: "p1"}
+	tests := []struct {
+		lang string
+		who  *gamev1.Participant
+		want string
+	}{
+		{lang: "pt-BR", who: bot, want: "Bot (difícil)"},
+		{lang: "es", who: bot, want: "Bot (difícil)"},
+		{lang: "en", who: bot, want: "Bot (hard)"},
+		{lang: "pt-BR", who: ana, want: "Ana"},
+	}
+	for _, tt := range tests {
+		if got := PlayerName(Catalog.Printer(tt.lang), tt.who); got != tt.want {
+			t.Errorf("%s: PlayerName(%v) = %q, want %q", tt.lang, tt.who, got, tt.want)
+		}
+	}
+}

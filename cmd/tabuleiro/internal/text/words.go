@@ -105,3 +105,13 @@ func Level(p *Printer, l gamev1.BotLevel) string {
 	}
 	return "?"
 }
+
+// PlayerName is how a seat's holder is named: a person by their display
+// name, a bot by its level in the player's language ("Bot (fácil)"; the
+// server's display name of a bot is English).
+func PlayerName(p *Printer, who *gamev1.Participant) string {
+	if l := who.GetBotLevel(); l != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
+		return T(p, "player.bot", "level", Level(p, l))
+	}
+	return who.GetDisplayName()
+}
