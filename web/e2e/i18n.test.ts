@@ -260,9 +260,13 @@ test("in Portuguese on a phone: the lobby and a game fit the screen", async () =
 /** OLD_PIECE is a piece as the client drew it before: its character as text (kept to show the check fails on it). */
 const OLD_PIECE = (ch: string, red: boolean) => `<svg class="old" width="40" height="40" viewBox="0 0 40 40"><circle cx="20" cy="20" r="18" fill="#f1e2c2"/><text x="20" y="26.5" font-size="18" text-anchor="middle" fill="${red ? "#b3261e" : "#1f1a17"}" font-family="'Noto Serif CJK SC','Songti SC','SimSun','WenQuanYi Micro Hei',serif" font-weight="700">${ch}</text></svg>`;
 
-/** faceShots are screenshots of each element found by selector, each piece's Latin corner letter hidden. */
+/**
+ * faceShots are screenshots of each element found by selector, each
+ * piece's Latin corner letter hidden, on a plain white ground: the page's
+ * own background (a gradient) would make two empty boxes differ.
+ */
 async function faceShots(page: Page, selector: string): Promise<Buffer[]> {
-  await page.addStyleTag({ content: ".disc text { visibility: hidden }" });
+  await page.addStyleTag({ content: `.disc text { visibility: hidden } ${selector} { background: #fff }` });
   const els = await page.locator(selector).all();
   const out: Buffer[] = [];
   for (const el of els) out.push(await el.screenshot());
