@@ -60,7 +60,7 @@ func newBotsCommand(e *env) *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&game, "game", "quoridor", "game: "+strings.Join(gameNames(), ", "))
 	f.StringVar(&cfg.Variant, "variant", "", "variant id (default: the game's first variant)")
-	f.StringVar(&cfg.A, "a", "", "level of side A: easy, medium, hard, expert or a frozen past expert (expert-1)")
+	f.StringVar(&cfg.A, "a", "", "level of side A: easy, medium, hard, expert, a frozen past expert (expert-1) or the Quoridor sparring racer (racer)")
 	f.StringVar(&cfg.B, "b", "", "level of side B")
 	f.IntVar(&cfg.Games, "games", 20, "number of games")
 	f.IntVar(&budgetMS, "budget", 0, "thinking time per ply in milliseconds (0: each level's default)")

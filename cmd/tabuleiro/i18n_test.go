@@ -87,7 +87,12 @@ func TestTerminalGameInPortuguese(t *testing.T) {
 	pt := text.Catalog.Printer("pt-BR")
 	tm, id := botTUIIn(t, pt, c, me, ctx, gamev1.Game_GAME_CORNERS, "classic-3x3")
 	waitScreen(t, tm, "Sua vez (branco)")
-	waitScreen(t, tm, "x Bot (fácil") // with its ladder rating when measured
+	// The title is drawn with the first frame, which waitScreen has read:
+	// it is on the last whole screen (with the bot's ladder rating).
+	testenv.Eventually(t, 5*time.Second, "the bot named in Portuguese in the title", func() bool {
+		s := tm.last.Load()
+		return s != nil && strings.Contains(*s, "x Bot (fácil")
+	})
 	for n := 0; ; n++ {
 		m := waitTurn(t, c, me, id(), 2*n)
 		if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {

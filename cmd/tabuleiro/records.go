@@ -118,7 +118,7 @@ func newHistoryCommand(e *env) *cobra.Command {
 				for _, g := range resp.GetGames() {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 						text.Date(e.p, g.GetEndedAt().AsTime().Local()), gameLower(g.GetGame()), g.GetVariant(),
-						opponentName(g), resultFor(e.p, g), e.p.Number(g.GetPlyCount()), g.GetMatchId())
+						opponentName(e.p, g), resultFor(e.p, g), e.p.Number(g.GetPlyCount()), g.GetMatchId())
 				}
 				return w.Flush()
 			})
@@ -133,10 +133,10 @@ func gameLower(g gamev1.Game) string {
 	return strings.ToLower(strings.TrimPrefix(g.String(), "GAME_"))
 }
 
-func opponentName(g *lobbyv1.MatchSummary) string {
+func opponentName(pr *text.Printer, g *lobbyv1.MatchSummary) string {
 	for _, p := range g.GetParticipants() {
 		if p.GetSeat() != g.GetYourSeat() {
-			return p.GetDisplayName()
+			return text.PlayerName(pr, p)
 		}
 	}
 	return "-"
@@ -282,7 +282,7 @@ func watch(ctx context.Context, e *env, c *client.Client, me client.Player, id s
 			m := r.GetSnapshot()
 			var names []string
 			for _, st := range m.GetSeats() {
-				names = append(names, st.GetParticipant().GetDisplayName())
+				names = append(names, text.PlayerName(e.p, st.GetParticipant()))
 			}
 			fmt.Fprintln(out, e.t("watch.head", "game", gameLower(m.GetGame()), "variant", m.GetVariant(), "players", strings.Join(names, e.t("vs.sep")),
 				"plies", pliesText(e.p, len(m.GetPlies())), "count", int(m.GetSpectators())))
@@ -391,7 +391,7 @@ func (f *serverFlags) showGame(ctx context.Context, e *env, id string, step, fli
 		g := engine.Game(gameLower(s.GetGame()))
 		var names []string
 		for _, p := range s.GetParticipants() {
-			name := seatWord(e.p, g, p.GetSeat()) + " " + p.GetDisplayName()
+			name := seatWord(e.p, g, p.GetSeat()) + " " + text.PlayerName(e.p, p)
 			if p.GetSeat() == s.GetYourSeat() {
 				name += " " + e.t("replay.you")
 			}

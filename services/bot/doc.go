@@ -14,5 +14,6 @@
 //   - tournament: level-against-level matches through the engine and the
 //     round-robin ladder (Bradley–Terry ratings), for `tabuleiro bots` and
 //     `tabuleiro bots ladder`; it also plays frozen past experts
-//     (expert-1), which the service never offers.
+//     (expert-1) and the Quoridor sparring racer (racer), which the
+//     service never offers.
 package bot

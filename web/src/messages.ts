@@ -95,3 +95,15 @@ export function reasonText(r: { reason: string; metadata: Record<string, string>
 export function serverText(_code: Code, raw: string): string {
   return raw;
 }
+
+/**
+ * checkText is a refused ply check's words (ListLegalPlies' PlyCheck: the
+ * wall a player points at, a square tapped) in a language other than
+ * English: the server's reason from its catalogs, a whole sentence naming
+ * the ply and its rule. Undefined in English, or without a known reason:
+ * the caller words the server's English reason around the ply.
+ */
+export function checkText(check: { legal: boolean; errorReason: string; errorMetadata: Record<string, string> } | undefined, lang = current()): string | undefined {
+  if (!check || check.legal || !check.errorReason || lang === "en") return undefined;
+  return reasonText({ reason: check.errorReason, metadata: check.errorMetadata }, lang);
+}

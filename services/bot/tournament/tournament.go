@@ -28,8 +28,9 @@ import (
 type Config struct {
 	Game    engine.Game
 	Variant string // empty: the game's default variant
-	// A and B are level names: "easy", "medium", "hard", "expert" or a
-	// frozen past expert ("expert-1", in this process only).
+	// A and B are level names: "easy", "medium", "hard", "expert", a
+	// frozen past expert ("expert-1") or the Quoridor sparring racer
+	// ("racer"), the last two in this process only.
 	A, B  string
 	Games int
 	// Budget is each ply's thinking time; 0 gives each level its default.

@@ -116,3 +116,49 @@ func TestRefusedWallSaysWhyInTheCallersLanguage(t *testing.T) {
 		})
 	}
 }
+
+// A ply checked with ListLegalPlies says why it is refused as a submission
+// would: the same ErrorInfo reason and parameters, for the client's words
+// (the wall a player points at, before placing it).
+func TestCheckedPlyCarriesItsReason(t *testing.T) {
+	c := newCluster(t, 1, match.Config{}, nil)
+	id := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_QUORIDOR})
+	if _, err := c.client(0).SubmitPly(c.as(t.Context(), "alice"), &matchv1.SubmitPlyRequest{MatchId: id, PlyNumber: 1, Notation: "e5h"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		ply, reason string
+		want        map[string]string
+	}{
+		{ply: "f5h", reason: "ILLEGAL_PLY", want: map[string]string{"ply": "f5h", "rule": "Q3.2", "detail": "wall_overlaps", "wall": "e5h"}},
+		{ply: "e9", reason: "ILLEGAL_PLY", want: map[string]string{"ply": "e9", "rule": "Q2.1"}},
+		{ply: "z0", reason: "PLY_SYNTAX", want: map[string]string{"ply": "z0"}},
+		{ply: "e8", reason: "", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ply, func(t *testing.T) {
+			r, err := c.client(0).ListLegalPlies(c.as(t.Context(), "bob"), &matchv1.ListLegalPliesRequest{MatchId: id, Ply: tt.ply})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := r.GetCheck()
+			if got := check.GetErrorReason(); got != tt.reason {
+				t.Fatalf("error_reason = %q, want %q (check %v)", got, tt.reason, check)
+			}
+			if tt.reason == "" {
+				if !check.GetLegal() || len(check.GetErrorMetadata()) != 0 {
+					t.Errorf("a legal ply's check = %v", check)
+				}
+				return
+			}
+			for k, v := range tt.want {
+				if got := check.GetErrorMetadata()[k]; got != v {
+					t.Errorf("error_metadata[%s] = %q, want %q (all: %v)", k, got, v, check.GetErrorMetadata())
+				}
+			}
+			if check.GetReason() == "" {
+				t.Error("the English reason is gone")
+			}
+		})
+	}
+}

@@ -36,6 +36,7 @@ import type { Identity } from "../session";
 import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
 import { clear, clearError, h, svg, toast } from "./dom";
 import { num, t } from "../i18n";
+import { checkText } from "../messages";
 
 /** Origin is how a game was started, to offer the same again (rematch). */
 export interface Origin {
@@ -68,7 +69,7 @@ export class GameScreen {
    */
   private wallStart = false;
   /** cursorVerdict: the wall at the keyboard cursor in wall mode, and whether it may go down (for the hint). */
-  private cursorVerdict: { name: string; state: PreviewState; reason: string } | undefined;
+  private cursorVerdict: { name: string; state: PreviewState; reason: string; said?: string } | undefined;
   private confirmingResign = false; // the in-page "Resign this game?" is showing
   /** confirmingReturn: a Corners ply back into the mover's own home after the deadline (C5.2, it loses), asked about before it is sent. */
   private confirmingReturn: { notation: string; to: string } | undefined;
@@ -87,7 +88,7 @@ export class GameScreen {
   private status: FeedStatus = "connecting";
   private timer: ReturnType<typeof setInterval> | undefined;
   private checkSeq = 0;
-  private checks = new Map<string, { legal: boolean; reason: string }>();
+  private checks = new Map<string, { legal: boolean; reason: string; said?: string }>();
   /** asking: the walls being asked about now (askWall), by position and name. */
   private asking = new Map<string, Promise<{ legal: boolean; reason: string }>>();
   private resultShownFor = "";
@@ -709,7 +710,7 @@ export class GameScreen {
         // cannot with why, in the hint's place.
         const shown = this.preview ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall), state: this.preview.state, how: this.touch ? "tap" as const : "click" as const }
           : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
-        if (shown?.state === "invalid") refused = shown.reason ? refusalText(t("wall.named", { wall: shown.name }), shown.reason, this.actingSeat) : t("wall.cannot", { wall: shown.name });
+        if (shown?.state === "invalid") refused = shown.said ?? (shown.reason ? refusalText(t("wall.named", { wall: shown.name }), shown.reason, this.actingSeat) : t("wall.cannot", { wall: shown.name }));
         else if (shown?.state === "valid") hint = legalWallHint(shown.name, shown.how);
       } else if (v.game === Game.CORNERS) {
         hint = t("hint.corners");
@@ -959,7 +960,7 @@ export class GameScreen {
     const name = wallName(w);
     const c = this.wallVerdict(w);
     if (c.state === "invalid") {
-      toast(c.reason ? refusalText(t("wall.named", { wall: name }), c.reason, this.actingSeat) : t("wall.cannot", { wall: name }), "error");
+      toast(c.said ?? (c.reason ? refusalText(t("wall.named", { wall: name }), c.reason, this.actingSeat) : t("wall.cannot", { wall: name })), "error");
       return;
     }
     void this.submit(name, t("wall.named", { wall: name }));
@@ -971,7 +972,7 @@ export class GameScreen {
    * walls left, overlap, cross: Q3.1–Q3.3), else "checking". Whether a
    * wall shuts a pawn off its goal is the server's to say (askWall).
    */
-  private wallVerdict(w: Wall): { state: PreviewState; reason: string; asked: boolean } {
+  private wallVerdict(w: Wall): { state: PreviewState; reason: string; said?: string; asked: boolean } {
     const v = this.view!;
     if (v.board.case === "quoridor") {
       // What the walls on the board tell at once, with the rule, in the
@@ -987,7 +988,7 @@ export class GameScreen {
       }
     }
     const known = this.checks.get(`${v.plyCount}:${wallName(w)}`);
-    if (known) return { state: known.legal ? "valid" : "invalid", reason: known.reason, asked: true };
+    if (known) return { state: known.legal ? "valid" : "invalid", reason: known.reason, said: known.said, asked: true };
     return { state: "checking", reason: "", asked: false };
   }
 
@@ -995,7 +996,7 @@ export class GameScreen {
    * askWall asks the server once whether a wall may go down now, and
    * keeps its answer (with the reason) for this position.
    */
-  private askWall(w: Wall): Promise<{ legal: boolean; reason: string }> {
+  private askWall(w: Wall): Promise<{ legal: boolean; reason: string; said?: string }> {
     const v = this.view!;
     const name = wallName(w);
     const key = `${v.plyCount}:${name}`;
@@ -1003,7 +1004,7 @@ export class GameScreen {
     if (pending) return pending;
     const p = api(this.tokenFor(this.actingSeat ?? Seat.FIRST)).match.listLegalPlies({ matchId: this.matchId, ply: name, expectedPlyNumber: v.plyCount + 1 })
       .then((r) => {
-        const c = { legal: !!r.check?.legal, reason: r.check?.reason ?? "" };
+        const c = { legal: !!r.check?.legal, reason: r.check?.reason ?? "", said: checkText(r.check) };
         this.checks.set(key, c);
         return c;
       })
@@ -1185,15 +1186,17 @@ export class GameScreen {
     const notation = v.game === Game.QUORIDOR ? sq : `${from}${onto === "revealed" ? "x" : "-"}${sq}`;
     const what = v.game === Game.QUORIDOR ? t("ply.pawnTo", { square: sq }) : t("ply.to", { from, square: sq });
     let reason = "";
+    let said: string | undefined;
     try {
       const r = await api(this.tokenFor(acting)).match.listLegalPlies({ matchId: this.matchId, ply: notation, expectedPlyNumber: v.plyCount + 1 });
       if (this.view?.plyCount !== v.plyCount) return;
       reason = r.check && !r.check.legal ? r.check.reason : "";
+      said = checkText(r.check);
     } catch {
       /* said without the server's reason */
     }
     const pick = this.destinations.length ? ` ${t("pick.dot")}` : "";
-    toast(reason ? `${refusalText(what, reason, acting)}.${pick}` : `${t("ply.illegal", { what })}${pick}`, "error");
+    toast(said ? `${said}${pick}` : reason ? `${refusalText(what, reason, acting)}.${pick}` : `${t("ply.illegal", { what })}${pick}`, "error");
   }
 
   private async select(sq: string, announce: boolean): Promise<void> {

@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	"tabuleiro.dev/pkg/platform/i18n"
 	"tabuleiro.dev/pkg/platform/reason"
 )
@@ -344,5 +345,48 @@ func TestReasonText(t *testing.T) {
 	}
 	if _, ok := ReasonText(Catalog.Printer("es"), "", nil); ok {
 		t.Error("no reason rendered")
+	}
+}
+
+// An aborted game is no draw: it is said as a game that never counted.
+func TestOutcomeOfAnAbortedGame(t *testing.T) {
+	aborted := &gamev1.Outcome{Result: gamev1.Result_RESULT_DRAW, Reason: gamev1.Reason_REASON_ABORTED}
+	agreed := &gamev1.Outcome{Result: gamev1.Result_RESULT_DRAW, Reason: gamev1.Reason_REASON_AGREEMENT}
+	tests := []struct {
+		lang string
+		o    *gamev1.Outcome
+		want string
+	}{
+		{lang: "pt-BR", o: aborted, want: "Partida anulada: sem resultado, não vale rating"},
+		{lang: "es", o: aborted, want: "Partida anulada: sin resultado, no puntuable"},
+		{lang: "en", o: aborted, want: "Game aborted: no result, not rated"},
+		{lang: "en", o: agreed, want: "Draw by agreement"},
+	}
+	for _, tt := range tests {
+		if got := Outcome(Catalog.Printer(tt.lang), tt.o, "", 0); got != tt.want {
+			t.Errorf("%s: Outcome(%v) = %q, want %q", tt.lang, tt.o, got, tt.want)
+		}
+	}
+}
+
+// A bot is named by its level in the player's language (the server's
+// display name of a bot is English); a person by their display name.
+func TestPlayerName(t *testing.T) {
+	bot := &gamev1.Participant{DisplayName: "Bot (hard)", BotLevel: gamev1.BotLevel_BOT_LEVEL_HARD}
+	ana := &gamev1.Participant{DisplayName: "Ana", PlayerId: "p1"}
+	tests := []struct {
+		lang string
+		who  *gamev1.Participant
+		want string
+	}{
+		{lang: "pt-BR", who: bot, want: "Bot (difícil)"},
+		{lang: "es", who: bot, want: "Bot (difícil)"},
+		{lang: "en", who: bot, want: "Bot (hard)"},
+		{lang: "pt-BR", who: ana, want: "Ana"},
+	}
+	for _, tt := range tests {
+		if got := PlayerName(Catalog.Printer(tt.lang), tt.who); got != tt.want {
+			t.Errorf("%s: PlayerName(%v) = %q, want %q", tt.lang, tt.who, got, tt.want)
+		}
 	}
 }

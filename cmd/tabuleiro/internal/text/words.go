@@ -67,7 +67,7 @@ func Reason(p *Printer, r gamev1.Reason) string {
 }
 
 // Outcome says how a game ended, who being the winner's seat word (see
-// Seat): "White wins by goal", "Draw by agreement"; "" for a game not
+// Seat): "White wins by goal", "Draw by agreement", "Game aborted…"; "" for a game not
 // over. you is 1 when the winner plays at this terminal ("White (you)
 // wins…"), -1 when the loser does ("…: you lost"), 0 otherwise.
 func Outcome(p *Printer, o *gamev1.Outcome, who string, you int) string {
@@ -82,6 +82,9 @@ func Outcome(p *Printer, o *gamev1.Outcome, who string, you int) string {
 		}
 		return T(p, "outcome.win", "who", Capitalize(who), "reason", r)
 	case gamev1.Result_RESULT_DRAW:
+		if o.GetReason() == gamev1.Reason_REASON_ABORTED {
+			return T(p, "outcome.aborted") // not a draw: a game that never was
+		}
 		return T(p, "outcome.draw", "reason", r)
 	}
 	return ""
@@ -101,4 +104,14 @@ func Level(p *Printer, l gamev1.BotLevel) string {
 		return T(p, k)
 	}
 	return "?"
+}
+
+// PlayerName is how a seat's holder is named: a person by their display
+// name, a bot by its level in the player's language ("Bot (fácil)"; the
+// server's display name of a bot is English).
+func PlayerName(p *Printer, who *gamev1.Participant) string {
+	if l := who.GetBotLevel(); l != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
+		return T(p, "player.bot", "level", Level(p, l))
+	}
+	return who.GetDisplayName()
 }

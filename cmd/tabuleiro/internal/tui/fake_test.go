@@ -206,6 +206,7 @@ func (f *fakeMatch) legal(req *matchv1.ListLegalPliesRequest) (*matchv1.ListLega
 			var re *engine.RuleError
 			if errors.As(err, &re) {
 				resp.Check.Rule = re.Rule // the reason is the whole error, as match.v1 sends it
+				resp.Check.ErrorReason, resp.Check.ErrorMetadata = "ILLEGAL_PLY", re.Params()
 			}
 		}
 	}

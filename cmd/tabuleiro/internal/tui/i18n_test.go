@@ -121,8 +121,8 @@ func TestPortugueseQuoridorGame(t *testing.T) {
 	}
 }
 
-// A wall that cannot be placed: the frame of the refusal is Portuguese (the
-// engine's reason stays as the match service words it).
+// A wall that cannot be placed: the screen says why in Portuguese, from
+// the reason the match service's check carries.
 func TestPortugueseRefusedWall(t *testing.T) {
 	t.Parallel()
 	f := newFakeMatch(t, "e8")
@@ -133,12 +133,11 @@ func TestPortugueseRefusedWall(t *testing.T) {
 	d.key("w")
 	d.waitText("muro e2h: pode ser colocado")
 	d.key("down")
-	d.waitText("muro e1h: não pode ser colocado")
+	d.waitText("Lance ilegal e1h")
+	// The reason is the check's ErrorInfo reason, in Portuguese.
+	noEnglish(t, "refused wall", d.screen())
 	d.key("enter")
 	d.waitText("e1h não pode ser colocado: mova-o com as setas ou gire-o com r")
-	// The reason after the wall is the match service's (English until
-	// the refusals carry their reason's parameters): out of wall mode the
-	// screen is Portuguese throughout.
 	d.key("esc", "q")
 	d.waitText("y sai, qualquer outra tecla fica.")
 	noEnglish(t, "quit question", d.screen())

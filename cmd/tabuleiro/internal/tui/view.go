@@ -167,7 +167,7 @@ func (m *Model) offerView() string {
 		}
 		var names []string
 		for _, p := range s.GetParticipants() {
-			names = append(names, p.GetDisplayName())
+			names = append(names, text.PlayerName(m.p, p))
 		}
 		line := cur + m.t("offer.line", "game", text.Game(m.p, s.GetGame()), "variant", s.GetVariant(),
 			"players", strings.Join(names, m.t("vs.sep")), "plies", m.t("plies", "count", int(s.GetPlyCount())))
@@ -237,7 +237,13 @@ func (m *Model) turnLine() string {
 		case m.check.GetLegal():
 			who += " · " + m.t("wall.legal", "wall", w.String())
 		default:
-			who += " · " + m.t("wall.illegal", "wall", w.String(), "reason", m.yourPawn(m.reasonText(m.check.GetReason(), m.check.GetRule())))
+			// In another language than English the server's reason, in
+			// the player's words, names the wall and its rule itself.
+			if said, ok := text.ReasonText(m.p, m.check.GetErrorReason(), m.check.GetErrorMetadata()); ok {
+				who += " · " + said
+			} else {
+				who += " · " + m.t("wall.illegal", "wall", w.String(), "reason", m.yourPawn(m.reasonText(m.check.GetReason(), m.check.GetRule())))
+			}
 		}
 	}
 	return who
@@ -262,7 +268,7 @@ func (m *Model) vsPerson() bool {
 func (m *Model) participantName(s gamev1.Seat) string {
 	for _, st := range m.match.GetSeats() {
 		if st.GetParticipant().GetSeat() == s {
-			return st.GetParticipant().GetDisplayName()
+			return text.PlayerName(m.p, st.GetParticipant())
 		}
 	}
 	return m.seatName(s)

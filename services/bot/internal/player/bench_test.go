@@ -103,12 +103,38 @@ func BenchmarkQuoridorExpertDepth(b *testing.B) {
 			st := newQState(midgame(b))
 			g := expertQGame()
 			var nodes int64
+			cpu := cpuTime()
 			for b.Loop() {
 				r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18, Threads: threads, Refinements: expertRefinements})
 				nodes += r.Nodes
 			}
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+			b.ReportMetric(float64(nodes)/(cpuTime()-cpu).Seconds(), "nodes/cpu-s")
+		})
+	}
+}
+
+// BenchmarkQuoridorExpertEval is BenchmarkQuoridorExpertDepth (one thread)
+// for the lab's variants of the expert's evaluation (labExpert), so that a
+// change's cost in positions a second is measured on the same search.
+func BenchmarkQuoridorExpertEval(b *testing.B) {
+	for _, v := range []string{"today", "threat", "mover"} {
+		b.Run(v, func(b *testing.B) {
+			g, ok := labExpert(v)
+			if !ok {
+				g = expertQGame()
+			}
+			st := newQState(midgame(b))
+			var nodes int64
+			cpu := cpuTime()
+			for b.Loop() {
+				r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18, Refinements: expertRefinements})
+				nodes += r.Nodes
+			}
+			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+			b.ReportMetric(float64(nodes)/(cpuTime()-cpu).Seconds(), "nodes/cpu-s")
 		})
 	}
 }

@@ -30,9 +30,14 @@ const (
 	// evaluation frozen), kept to measure newer experts against. Players
 	// never meet it: the bot service offers only Levels.
 	Expert1
+	// Racer is a sparring opponent for the Quoridor expert (issue 49): no
+	// search, it spends its walls early where they lengthen the opponent's
+	// path most against its own, and races (quoridor_racer.go). Players
+	// never meet it, and it plays only Quoridor.
+	Racer
 )
 
-var levelNames = [...]string{Easy: "easy", Medium: "medium", Hard: "hard", Expert: "expert", Expert1: "expert-1"}
+var levelNames = [...]string{Easy: "easy", Medium: "medium", Hard: "hard", Expert: "expert", Expert1: "expert-1", Racer: "racer"}
 
 // Levels lists the levels players meet, weakest first.
 func Levels() []Level { return []Level{Easy, Medium, Hard, Expert} }
@@ -42,9 +47,9 @@ func Levels() []Level { return []Level{Easy, Medium, Hard, Expert} }
 func HarnessLevels() []Level { return []Level{Easy, Medium, Hard, Expert, Expert1} }
 
 // String returns "easy", "medium", "hard", "expert" or a frozen level's
-// name ("expert-1").
+// name ("expert-1") or the sparring level's ("racer").
 func (l Level) String() string {
-	if l >= Easy && l <= Expert1 {
+	if l >= Easy && l <= Racer {
 		return levelNames[l]
 	}
 	return fmt.Sprintf("level(%d)", l)
@@ -60,14 +65,15 @@ func ParseLevel(s string) (Level, error) {
 	return 0, fmt.Errorf("level %q (want easy, medium, hard or expert): %w", s, ErrUnknownLevel)
 }
 
-// ParseHarnessLevel is ParseLevel accepting the frozen levels too.
+// ParseHarnessLevel is ParseLevel accepting the frozen levels and the
+// Quoridor sparring level (racer) too.
 func ParseHarnessLevel(s string) (Level, error) {
-	for _, l := range HarnessLevels() {
+	for _, l := range append(HarnessLevels(), Racer) {
 		if l.String() == s {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("level %q (want easy, medium, hard, expert or expert-1): %w", s, ErrUnknownLevel)
+	return 0, fmt.Errorf("level %q (want easy, medium, hard, expert, expert-1 or racer): %w", s, ErrUnknownLevel)
 }
 
 // DefaultBudget is the time a level thinks when the caller does not say.
@@ -118,7 +124,7 @@ func Select(ctx context.Context, v engine.View, lvl Level, budget time.Duration,
 // least MinThreadedBudget: the caller gives it the cores it has idle. The
 // other levels and the frozen experts search on one.
 func SelectThreads(ctx context.Context, v engine.View, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
-	if lvl < Easy || lvl > Expert1 {
+	if lvl < Easy || lvl > Racer {
 		return Choice{}, fmt.Errorf("level %d: %w", lvl, ErrUnknownLevel)
 	}
 	if budget <= 0 {
@@ -132,6 +138,9 @@ func SelectThreads(ctx context.Context, v engine.View, lvl Level, budget time.Du
 		c   Choice
 		err error
 	)
+	if _, ok := v.(quoridor.Position); !ok && lvl == Racer {
+		return Choice{}, fmt.Errorf("level %s plays only Quoridor: %w", lvl, ErrUnknownGame)
+	}
 	switch v := v.(type) {
 	case quoridor.Position:
 		c, err = selectQuoridor(ctx, v, lvl, budget, threads, rng)
@@ -176,7 +185,7 @@ const MinThreadedBudget = 50 * time.Millisecond
 // nodeLimits, when set (by measurements only: tests and tools), caps the
 // positions each level searches for a ply, on top of its budget, so that a
 // measurement does not depend on the machine's speed or load.
-var nodeLimits [Expert1 + 1]int64
+var nodeLimits [Racer + 1]int64
 
 // choose runs the search of level lvl over st.
 func choose[S any, M comparable, E, G, H search.Game[S, M]](ctx context.Context, gs levelGames[S, M, E, G, H], st S, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (M, Choice, error) {

@@ -163,6 +163,16 @@ type qGame struct {
 type qWeights struct {
 	tempo int
 	walls [11]int
+	// threat, if set, credits a side holding walls with threat/100 of a
+	// step for every step the best wall it could place now would add to
+	// the other pawn's path (qState.wallGain): what its walls can still do
+	// there, and the pocket the other pawn stands in. Off in the expert:
+	// it costs about half the positions a processor second (docs/bots.md);
+	// the lab screens it (TABULEIRO_QUORIDOR_LAB_EXPERT=threat).
+	threat int
+	// moverOnly credits only the side to move's walls with threat: the
+	// wall it can place now (the other side's threat is seen a ply later).
+	moverOnly bool
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value
@@ -277,7 +287,17 @@ func (g qGame) Eval(s *qState) int {
 	if wMe == 0 && dOpp < dMe {
 		return -qRaceWon + score
 	}
-	return score + walls[wMe] - walls[wOpp]
+	if g.w == nil || g.w.threat == 0 {
+		return score + walls[wMe] - walls[wOpp]
+	}
+	vMe, vOpp := walls[wMe], walls[wOpp]
+	if wMe > 0 {
+		vMe += g.w.threat * s.wallGain(1-me, dOpp)
+	}
+	if wOpp > 0 && !g.w.moverOnly {
+		vOpp += g.w.threat * s.wallGain(me, dMe)
+	}
+	return score + vMe - vOpp
 }
 
 func (qGame) Hash(s *qState) uint64 {
@@ -420,8 +440,11 @@ var expertQ = expertQGame()
 var expertWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 210, 405, 585, 750, 905, 1050, 1185, 1310, 1425, 1530}}
 
 func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget time.Duration, threads int, rng *rand.Rand) (Choice, error) {
-	if lvl == Easy {
+	switch lvl {
+	case Easy:
 		return easyQuoridor(p, rng) // a beginner's policy, see easy_quoridor.go
+	case Racer:
+		return racerQuoridor(p, rng) // the sparring racer, see quoridor_racer.go
 	}
 	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
 		simple: qGame{simple: true},

@@ -76,6 +76,15 @@ func TestQuoridorLab(t *testing.T) {
 	if r := envInt("TABULEIRO_QUORIDOR_LAB_REDUCE", -1); r >= 0 {
 		expertRefinements.Reduce = r
 	}
+	// TABULEIRO_QUORIDOR_LAB_RACER=g,b sets the racer's least race gains
+	// for a wall (racerGain, racerBehindGain).
+	oldGain, oldBehind := racerGain, racerBehindGain
+	t.Cleanup(func() { racerGain, racerBehindGain = oldGain, oldBehind })
+	if s := os.Getenv("TABULEIRO_QUORIDOR_LAB_RACER"); s != "" {
+		if _, err := fmt.Sscanf(s, "%d,%d", &racerGain, &racerBehindGain); err != nil {
+			t.Fatalf("TABULEIRO_QUORIDOR_LAB_RACER=%q: %v", s, err)
+		}
+	}
 	var mu sync.Mutex
 	w, d, l := 0, 0, 0
 	var depthSum, depthN int
@@ -186,7 +195,10 @@ func cmpOr(s, def string) string {
 // labExpert returns a named variant of the expert's adapter for the lab:
 // fw2 and fw3 search every wall for two or three plies from the root;
 // reserve values walls as hard does (reserveWalls); fitted with the table
-// fitted on self-play that the expert used before (half of hard's).
+// fitted on self-play that the expert used before (half of hard's); threat
+// and mover credit walls in hand with half a step per step of the best
+// wall they could place now (qWeights.threat; mover: the side to move's
+// only).
 func labExpert(name string) (qGame, bool) {
 	g := expertQGame()
 	switch name {
@@ -198,6 +210,10 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: reserveWalls}
 	case "fitted":
 		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
+	case "threat": // walls also credited by their best wall's gain, both sides
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50}
+	case "mover": // the same, the side to move's walls only
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, moverOnly: true}
 	default:
 		return g, false
 	}

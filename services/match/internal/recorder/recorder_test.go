@@ -61,7 +61,11 @@ func TestOutageDelaysButNeverLosesOrDoubles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A ply each: a game resigned before both sides moved is aborted.
 		if _, _, err := svc.SubmitPly(ctx, st.ID, engine.First, 1, "e2"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := svc.SubmitPly(ctx, st.ID, engine.Second, 2, "e8"); err != nil {
 			t.Fatal(err)
 		}
 		if err := svc.Resign(ctx, st.ID, engine.Second); err != nil {
@@ -107,7 +111,7 @@ func TestOutageDelaysButNeverLosesOrDoubles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plies != "e2" || clocks != "60000" || reason != "resignation" || winner != "first" || n != 1 {
+	if plies != "e2 e8" || clocks != "60000 61000" || reason != "resignation" || winner != "first" || n != 2 {
 		t.Fatalf("record = %q %q %q %q %d", plies, clocks, reason, winner, n)
 	}
 	// Nothing accumulates: the outbox empties, no deadline is left, and

@@ -878,18 +878,26 @@ func (s *Server) ListLegalPlies(ctx context.Context, req *matchv1.ListLegalPlies
 	}
 	if q := req.GetPly(); q != "" {
 		check := &matchv1.PlyCheck{Notation: q}
+		var refusal error
 		if p, err := v.ParsePly(q); err != nil {
-			check.Reason = err.Error()
+			refusal = err
 		} else {
 			check.Canonical = p.String()
 			if _, err := pos.Play(p); err != nil {
-				check.Reason = err.Error()
+				refusal = err
 				var re *engine.RuleError
 				if errors.As(err, &re) {
 					check.Rule = re.Rule
 				}
 			} else {
 				check.Legal = true
+			}
+		}
+		if refusal != nil {
+			check.Reason = refusal.Error()
+			// The reason a submission would carry, for the client's words.
+			if info, ok := reason.Of(status.Convert(toStatus(refusal))); ok {
+				check.ErrorReason, check.ErrorMetadata = info.GetReason(), info.GetMetadata()
 			}
 		}
 		out.Check = check

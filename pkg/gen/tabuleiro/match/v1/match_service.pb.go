@@ -2662,7 +2662,14 @@ type PlyCheck struct {
 	Rule string `protobuf:"bytes,4,opt,name=rule,proto3" json:"rule,omitempty"`
 	// reason says why it is illegal or does not parse, for a person to read;
 	// empty when legal.
-	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// error_reason is why, as the reason of the google.rpc.ErrorInfo a
+	// submission of this ply would be refused with (ILLEGAL_PLY, PLY_SYNTAX),
+	// so that a client words it in its player's language; empty when legal.
+	ErrorReason string `protobuf:"bytes,6,opt,name=error_reason,json=errorReason,proto3" json:"error_reason,omitempty"`
+	// error_metadata are that reason's parameters (ply, rule, detail and the
+	// detail's own, as in PlyRejected).
+	ErrorMetadata map[string]string `protobuf:"bytes,7,rep,name=error_metadata,json=errorMetadata,proto3" json:"error_metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2730,6 +2737,20 @@ func (x *PlyCheck) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *PlyCheck) GetErrorReason() string {
+	if x != nil {
+		return x.ErrorReason
+	}
+	return ""
+}
+
+func (x *PlyCheck) GetErrorMetadata() map[string]string {
+	if x != nil {
+		return x.ErrorMetadata
+	}
+	return nil
 }
 
 // ListLegalPliesResponse lists legal plies.
@@ -3307,13 +3328,18 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1b.tabuleiro.match.v1.PlyKindR\x04kind\x12\x12\n" +
 	"\x04from\x18\x03 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x04 \x01(\tR\x02to\x12\x12\n" +
-	"\x04path\x18\x05 \x03(\tR\x04path\"\x86\x01\n" +
+	"\x04path\x18\x05 \x03(\tR\x04path\"\xc3\x02\n" +
 	"\bPlyCheck\x12\x1a\n" +
 	"\bnotation\x18\x01 \x01(\tR\bnotation\x12\x14\n" +
 	"\x05legal\x18\x02 \x01(\bR\x05legal\x12\x1c\n" +
 	"\tcanonical\x18\x03 \x01(\tR\tcanonical\x12\x12\n" +
 	"\x04rule\x18\x04 \x01(\tR\x04rule\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\"\xf5\x01\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12!\n" +
+	"\ferror_reason\x18\x06 \x01(\tR\verrorReason\x12V\n" +
+	"\x0eerror_metadata\x18\a \x03(\v2/.tabuleiro.match.v1.PlyCheck.ErrorMetadataEntryR\rerrorMetadata\x1a@\n" +
+	"\x12ErrorMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf5\x01\n" +
 	"\x16ListLegalPliesResponse\x12\x1d\n" +
 	"\n" +
 	"ply_number\x18\x01 \x01(\x05R\tplyNumber\x120\n" +
@@ -3394,7 +3420,7 @@ func file_tabuleiro_match_v1_match_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_match_v1_match_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_tabuleiro_match_v1_match_service_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(PlayAction)(0),                 // 0: tabuleiro.match.v1.PlayAction
 	(PlyKind)(0),                    // 1: tabuleiro.match.v1.PlyKind
@@ -3446,17 +3472,18 @@ var file_tabuleiro_match_v1_match_service_proto_goTypes = []any{
 	(*CreateMatchResponse)(nil),     // 47: tabuleiro.match.v1.CreateMatchResponse
 	nil,                             // 48: tabuleiro.match.v1.PlyRejected.ErrorMetadataEntry
 	nil,                             // 49: tabuleiro.match.v1.ActionRejected.ErrorMetadataEntry
-	(*MatchSummary)(nil),            // 50: tabuleiro.match.v1.MatchSummary
-	(*Match)(nil),                   // 51: tabuleiro.match.v1.Match
-	(*MatchEvent)(nil),              // 52: tabuleiro.match.v1.MatchEvent
-	(*timestamppb.Timestamp)(nil),   // 53: google.protobuf.Timestamp
-	(v1.Seat)(0),                    // 54: tabuleiro.game.v1.Seat
-	(v1.BotLevel)(0),                // 55: tabuleiro.game.v1.BotLevel
-	(v1.Game)(0),                    // 56: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),          // 57: tabuleiro.game.v1.TimeControl
+	nil,                             // 50: tabuleiro.match.v1.PlyCheck.ErrorMetadataEntry
+	(*MatchSummary)(nil),            // 51: tabuleiro.match.v1.MatchSummary
+	(*Match)(nil),                   // 52: tabuleiro.match.v1.Match
+	(*MatchEvent)(nil),              // 53: tabuleiro.match.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),   // 54: google.protobuf.Timestamp
+	(v1.Seat)(0),                    // 55: tabuleiro.game.v1.Seat
+	(v1.BotLevel)(0),                // 56: tabuleiro.game.v1.BotLevel
+	(v1.Game)(0),                    // 57: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),          // 58: tabuleiro.game.v1.TimeControl
 }
 var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
-	50, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
+	51, // 0: tabuleiro.match.v1.ListMatchesResponse.matches:type_name -> tabuleiro.match.v1.MatchSummary
 	7,  // 1: tabuleiro.match.v1.PlayRequest.join:type_name -> tabuleiro.match.v1.JoinMatch
 	8,  // 2: tabuleiro.match.v1.PlayRequest.submit_ply:type_name -> tabuleiro.match.v1.SubmitPly
 	9,  // 3: tabuleiro.match.v1.PlayRequest.resign:type_name -> tabuleiro.match.v1.Resign
@@ -3465,8 +3492,8 @@ var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
 	12, // 6: tabuleiro.match.v1.PlayRequest.decline_draw:type_name -> tabuleiro.match.v1.DeclineDraw
 	13, // 7: tabuleiro.match.v1.PlayRequest.ping:type_name -> tabuleiro.match.v1.Ping
 	15, // 8: tabuleiro.match.v1.PlayRequest.probe_answer:type_name -> tabuleiro.match.v1.ProbeAnswer
-	51, // 9: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	52, // 10: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	52, // 9: tabuleiro.match.v1.PlayResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	53, // 10: tabuleiro.match.v1.PlayResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
 	17, // 11: tabuleiro.match.v1.PlayResponse.ply_rejected:type_name -> tabuleiro.match.v1.PlyRejected
 	18, // 12: tabuleiro.match.v1.PlayResponse.action_rejected:type_name -> tabuleiro.match.v1.ActionRejected
 	19, // 13: tabuleiro.match.v1.PlayResponse.pong:type_name -> tabuleiro.match.v1.Pong
@@ -3475,62 +3502,63 @@ var file_tabuleiro_match_v1_match_service_proto_depIdxs = []int32{
 	48, // 16: tabuleiro.match.v1.PlyRejected.error_metadata:type_name -> tabuleiro.match.v1.PlyRejected.ErrorMetadataEntry
 	0,  // 17: tabuleiro.match.v1.ActionRejected.action:type_name -> tabuleiro.match.v1.PlayAction
 	49, // 18: tabuleiro.match.v1.ActionRejected.error_metadata:type_name -> tabuleiro.match.v1.ActionRejected.ErrorMetadataEntry
-	53, // 19: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
-	51, // 20: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	52, // 21: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	54, // 19: tabuleiro.match.v1.Pong.server_time:type_name -> google.protobuf.Timestamp
+	52, // 20: tabuleiro.match.v1.FollowResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	53, // 21: tabuleiro.match.v1.FollowResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
 	20, // 22: tabuleiro.match.v1.FollowResponse.drain:type_name -> tabuleiro.match.v1.Drain
 	23, // 23: tabuleiro.match.v1.FollowResponse.heartbeat:type_name -> tabuleiro.match.v1.Heartbeat
 	14, // 24: tabuleiro.match.v1.FollowResponse.probe:type_name -> tabuleiro.match.v1.Probe
-	53, // 25: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
-	52, // 26: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
-	51, // 27: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
-	52, // 28: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	54, // 25: tabuleiro.match.v1.Heartbeat.server_time:type_name -> google.protobuf.Timestamp
+	53, // 26: tabuleiro.match.v1.SubmitPlyResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
+	52, // 27: tabuleiro.match.v1.WatchResponse.snapshot:type_name -> tabuleiro.match.v1.Match
+	53, // 28: tabuleiro.match.v1.WatchResponse.event:type_name -> tabuleiro.match.v1.MatchEvent
 	20, // 29: tabuleiro.match.v1.WatchResponse.drain:type_name -> tabuleiro.match.v1.Drain
-	51, // 30: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
+	52, // 30: tabuleiro.match.v1.GetMatchResponse.match:type_name -> tabuleiro.match.v1.Match
 	1,  // 31: tabuleiro.match.v1.LegalPly.kind:type_name -> tabuleiro.match.v1.PlyKind
-	54, // 32: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
-	41, // 33: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
-	42, // 34: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
-	45, // 35: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
-	55, // 36: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
-	56, // 37: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	44, // 38: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
-	44, // 39: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
-	57, // 40: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	53, // 41: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
-	6,  // 42: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
-	21, // 43: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
-	24, // 44: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
-	26, // 45: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
-	28, // 46: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
-	30, // 47: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
-	32, // 48: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
-	34, // 49: tabuleiro.match.v1.MatchService.AnswerProbe:input_type -> tabuleiro.match.v1.AnswerProbeRequest
-	36, // 50: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
-	38, // 51: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
-	40, // 52: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
-	46, // 53: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
-	4,  // 54: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
-	2,  // 55: tabuleiro.match.v1.MatchService.InviteSpectator:input_type -> tabuleiro.match.v1.InviteSpectatorRequest
-	16, // 56: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
-	22, // 57: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
-	25, // 58: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
-	27, // 59: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
-	29, // 60: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
-	31, // 61: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
-	33, // 62: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
-	35, // 63: tabuleiro.match.v1.MatchService.AnswerProbe:output_type -> tabuleiro.match.v1.AnswerProbeResponse
-	37, // 64: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
-	39, // 65: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
-	43, // 66: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
-	47, // 67: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
-	5,  // 68: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
-	3,  // 69: tabuleiro.match.v1.MatchService.InviteSpectator:output_type -> tabuleiro.match.v1.InviteSpectatorResponse
-	56, // [56:70] is the sub-list for method output_type
-	42, // [42:56] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	50, // 32: tabuleiro.match.v1.PlyCheck.error_metadata:type_name -> tabuleiro.match.v1.PlyCheck.ErrorMetadataEntry
+	55, // 33: tabuleiro.match.v1.ListLegalPliesResponse.to_move:type_name -> tabuleiro.game.v1.Seat
+	41, // 34: tabuleiro.match.v1.ListLegalPliesResponse.plies:type_name -> tabuleiro.match.v1.LegalPly
+	42, // 35: tabuleiro.match.v1.ListLegalPliesResponse.check:type_name -> tabuleiro.match.v1.PlyCheck
+	45, // 36: tabuleiro.match.v1.SeatSpec.player:type_name -> tabuleiro.match.v1.PlayerSeat
+	56, // 37: tabuleiro.match.v1.SeatSpec.bot_level:type_name -> tabuleiro.game.v1.BotLevel
+	57, // 38: tabuleiro.match.v1.CreateMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	44, // 39: tabuleiro.match.v1.CreateMatchRequest.first:type_name -> tabuleiro.match.v1.SeatSpec
+	44, // 40: tabuleiro.match.v1.CreateMatchRequest.second:type_name -> tabuleiro.match.v1.SeatSpec
+	58, // 41: tabuleiro.match.v1.CreateMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	54, // 42: tabuleiro.match.v1.CreateMatchResponse.first_ply_deadline:type_name -> google.protobuf.Timestamp
+	6,  // 43: tabuleiro.match.v1.MatchService.Play:input_type -> tabuleiro.match.v1.PlayRequest
+	21, // 44: tabuleiro.match.v1.MatchService.Follow:input_type -> tabuleiro.match.v1.FollowRequest
+	24, // 45: tabuleiro.match.v1.MatchService.SubmitPly:input_type -> tabuleiro.match.v1.SubmitPlyRequest
+	26, // 46: tabuleiro.match.v1.MatchService.Resign:input_type -> tabuleiro.match.v1.ResignRequest
+	28, // 47: tabuleiro.match.v1.MatchService.OfferDraw:input_type -> tabuleiro.match.v1.OfferDrawRequest
+	30, // 48: tabuleiro.match.v1.MatchService.AcceptDraw:input_type -> tabuleiro.match.v1.AcceptDrawRequest
+	32, // 49: tabuleiro.match.v1.MatchService.DeclineDraw:input_type -> tabuleiro.match.v1.DeclineDrawRequest
+	34, // 50: tabuleiro.match.v1.MatchService.AnswerProbe:input_type -> tabuleiro.match.v1.AnswerProbeRequest
+	36, // 51: tabuleiro.match.v1.MatchService.Watch:input_type -> tabuleiro.match.v1.WatchRequest
+	38, // 52: tabuleiro.match.v1.MatchService.GetMatch:input_type -> tabuleiro.match.v1.GetMatchRequest
+	40, // 53: tabuleiro.match.v1.MatchService.ListLegalPlies:input_type -> tabuleiro.match.v1.ListLegalPliesRequest
+	46, // 54: tabuleiro.match.v1.MatchService.CreateMatch:input_type -> tabuleiro.match.v1.CreateMatchRequest
+	4,  // 55: tabuleiro.match.v1.MatchService.ListMatches:input_type -> tabuleiro.match.v1.ListMatchesRequest
+	2,  // 56: tabuleiro.match.v1.MatchService.InviteSpectator:input_type -> tabuleiro.match.v1.InviteSpectatorRequest
+	16, // 57: tabuleiro.match.v1.MatchService.Play:output_type -> tabuleiro.match.v1.PlayResponse
+	22, // 58: tabuleiro.match.v1.MatchService.Follow:output_type -> tabuleiro.match.v1.FollowResponse
+	25, // 59: tabuleiro.match.v1.MatchService.SubmitPly:output_type -> tabuleiro.match.v1.SubmitPlyResponse
+	27, // 60: tabuleiro.match.v1.MatchService.Resign:output_type -> tabuleiro.match.v1.ResignResponse
+	29, // 61: tabuleiro.match.v1.MatchService.OfferDraw:output_type -> tabuleiro.match.v1.OfferDrawResponse
+	31, // 62: tabuleiro.match.v1.MatchService.AcceptDraw:output_type -> tabuleiro.match.v1.AcceptDrawResponse
+	33, // 63: tabuleiro.match.v1.MatchService.DeclineDraw:output_type -> tabuleiro.match.v1.DeclineDrawResponse
+	35, // 64: tabuleiro.match.v1.MatchService.AnswerProbe:output_type -> tabuleiro.match.v1.AnswerProbeResponse
+	37, // 65: tabuleiro.match.v1.MatchService.Watch:output_type -> tabuleiro.match.v1.WatchResponse
+	39, // 66: tabuleiro.match.v1.MatchService.GetMatch:output_type -> tabuleiro.match.v1.GetMatchResponse
+	43, // 67: tabuleiro.match.v1.MatchService.ListLegalPlies:output_type -> tabuleiro.match.v1.ListLegalPliesResponse
+	47, // 68: tabuleiro.match.v1.MatchService.CreateMatch:output_type -> tabuleiro.match.v1.CreateMatchResponse
+	5,  // 69: tabuleiro.match.v1.MatchService.ListMatches:output_type -> tabuleiro.match.v1.ListMatchesResponse
+	3,  // 70: tabuleiro.match.v1.MatchService.InviteSpectator:output_type -> tabuleiro.match.v1.InviteSpectatorResponse
+	57, // [57:71] is the sub-list for method output_type
+	43, // [43:57] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_match_v1_match_service_proto_init() }
@@ -3581,7 +3609,7 @@ func file_tabuleiro_match_v1_match_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_match_v1_match_service_proto_rawDesc), len(file_tabuleiro_match_v1_match_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   48,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

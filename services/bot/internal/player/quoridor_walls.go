@@ -1,0 +1,149 @@
+package player
+
+import (
+	"math/bits"
+	"sync/atomic"
+
+	"tabuleiro.dev/pkg/engine/quoridor"
+)
+
+// What walls in hand can still do (issue 49). The expert valued its walls
+// at a fixed rate by how many it held, and lost wall races: its opponent
+// lengthened the expert's path by ten steps while the expert's ten walls,
+// credited as fifteen steps, could no longer lengthen the opponent's
+// fenced corridor by much. wallGain measures, for one pawn, the most steps
+// a single wall placed now adds to its shortest path: the threat the
+// other side's walls hold over it, and zero when its corridor is closed.
+
+// expandWith returns the squares one open step from b with the closed
+// exits c.
+func expandWith(c *[4]bb, b bb) bb {
+	return b.andNot(c[up]).shl(9).
+		or(b.andNot(c[down]).shr(9)).
+		or(b.andNot(c[right]).shl(1)).
+		or(b.andNot(c[left]).shr(1)).board()
+}
+
+// distWith is dist of a pawn on square from to goal with the closed exits c,
+// stopping (returning limit) once the distance reaches limit.
+func distWith(c *[4]bb, from int, goal bb, limit int) int {
+	front := bit(from)
+	seen := front
+	for d := 0; d < limit; d++ {
+		if !front.and(goal).empty() {
+			return d
+		}
+		front = expandWith(c, front).andNot(seen)
+		if front.empty() {
+			return noPath
+		}
+		seen = seen.or(front)
+	}
+	return limit
+}
+
+// wallGainCache remembers wallGain by the walls and the pawn's square: a
+// pure function of them, so searches on several goroutines share it
+// (atomically: a torn entry is only a miss). An entry is the key's high
+// bits above eight bits of gain.
+var wallGainCache [1 << 16]atomic.Uint64
+
+// wallGainCap bounds a wall's gain as wallGain reports it.
+const wallGainCap = 15
+
+// wallGain returns the most steps one wall placed now would add to the
+// shortest path of side's pawn (capped at wallGainCap), whose length is d.
+// Any such wall cuts every shortest path, so it cuts one of them: only the
+// walls across the edges of one shortest path are tried. Legality is
+// checked against the walls on the board and this pawn's path only (not
+// the other pawn's), a cheap approximation.
+func (s *qState) wallGain(side, d int) int {
+	if d <= 0 || d >= noPath {
+		return 0
+	}
+	pawn := int(s.pos.Pawn(seatOfSide(side)))
+	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ uint64(pawn<<1|side)*0xD6E8FEB86659FD93
+	key ^= key >> 29
+	key *= 0xBF58476D1CE4E5B9
+	key ^= key >> 32
+	e := &wallGainCache[key&(1<<16-1)]
+	if v := e.Load(); v>>8 == key>>8 {
+		return int(v & 0xFF)
+	}
+	g := s.computeWallGain(pawn, side, d)
+	e.Store(key>>8<<8 | uint64(g))
+	return g
+}
+
+func (s *qState) computeWallGain(pawn, side, d int) int {
+	goal := qGoals[side]
+	// Layers of distance from the pawn, then one shortest path back from
+	// the goal.
+	var layers [noPath]bb
+	front := bit(pawn)
+	seen := front
+	for i := 0; i < d; i++ {
+		layers[i] = front
+		front = s.expand(front).andNot(seen)
+		seen = seen.or(front)
+	}
+	at := front.and(goal).lowest()
+	var hCut, vCut uint64 // candidate anchors (bit file+8*rank) per orientation
+	for i := d - 1; i >= 0; i-- {
+		prev := s.expand(bit(at)).and(layers[i]).lowest()
+		lo, hi := min(at, prev), max(at, prev)
+		f, r := lo%9, lo/9
+		if hi-lo == 9 { // a step along a file: horizontal walls above lo
+			if f < 8 {
+				hCut |= 1 << uint(f+8*r)
+			}
+			if f > 0 {
+				hCut |= 1 << uint(f-1+8*r)
+			}
+		} else { // a step along a rank: vertical walls right of lo
+			if r < 8 {
+				vCut |= 1 << uint(f+8*r)
+			}
+			if r > 0 {
+				vCut |= 1 << uint(f+8*(r-1))
+			}
+		}
+		at = prev
+	}
+	// Drop the anchors the walls on the board overlap or cross.
+	const notFileA, notFileH = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
+	h, v := s.hWalls, s.vWalls
+	hCut &^= h | h<<1&notFileA | h>>1&notFileH | v
+	vCut &^= v | v<<8 | v>>8 | h
+	best := 0
+	limit := d + wallGainCap
+	for _, o := range [2]quoridor.Orientation{quoridor.Horizontal, quoridor.Vertical} {
+		cut := hCut
+		if o == quoridor.Vertical {
+			cut = vCut
+		}
+		for ; cut != 0; cut &= cut - 1 {
+			a := bits.TrailingZeros64(cut)
+			c := s.closed
+			closeWall(&c, a%8, a/8, o)
+			if nd := distWith(&c, pawn, goal, limit); nd < noPath && nd-d > best {
+				best = nd - d
+			}
+		}
+	}
+	return best
+}
+
+// closeWall closes on c the edges of the wall anchored on file f, rank r.
+func closeWall(c *[4]bb, f, r int, o quoridor.Orientation) {
+	sq := f + 9*r
+	if o == quoridor.Horizontal {
+		pair := bit(sq).or(bit(sq + 1))
+		c[up] = c[up].or(pair)
+		c[down] = c[down].or(pair.shl(9))
+		return
+	}
+	pair := bit(sq).or(bit(sq + 9))
+	c[right] = c[right].or(pair)
+	c[left] = c[left].or(pair.shl(1))
+}

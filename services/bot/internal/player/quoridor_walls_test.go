@@ -1,0 +1,144 @@
+package player
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/pkg/engine/corners"
+	"tabuleiro.dev/pkg/engine/quoridor"
+)
+
+// TestWallGainMatchesEveryWall: wallGain, which tries only the walls
+// across one shortest path, finds the same best gain as placing every
+// legal wall in turn, for both pawns, along random games with many walls.
+func TestWallGainMatchesEveryWall(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 49))
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ply := 0; ply < 60 && !p.Outcome().Over(); ply++ {
+			s := newQState(p)
+			walls := 0
+			for _, m := range p.LegalMoves(nil) {
+				if m.IsWall() {
+					walls++
+				}
+			}
+			for side := range 2 {
+				d := s.dist(side)
+				want := 0
+				if walls > 0 {
+					for _, m := range p.LegalMoves(nil) {
+						if !m.IsWall() {
+							continue
+						}
+						n := s
+						n.addWall(m)
+						want = max(want, min(n.dist(side)-d, wallGainCap))
+					}
+				}
+				// A wall the other pawn's path alone forbids is tried too,
+				// and walls in hand do not matter: compare only when the
+				// side to move holds walls and the gains agree on legality.
+				if walls == 0 {
+					continue
+				}
+				if got := s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d); got < want {
+					t.Errorf("%s: side %d: wallGain %d, best legal wall %d", p.Encode(), side, got, want)
+				} else if got > want {
+					t.Logf("%s: side %d: wallGain %d over the legal walls' %d (a wall that would close the other pawn in)", p.Encode(), side, got, want)
+				}
+				if g := s.wallGain(side, d); g != s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d) {
+					t.Fatalf("%s: cached wallGain %d differs", p.Encode(), g)
+				}
+				checked++
+			}
+			legal := p.LegalMoves(nil)
+			m := legal[rng.IntN(len(legal))]
+			if rng.IntN(3) == 0 { // step more often than the walls' share
+				for _, c := range legal {
+					if c.IsPawn() {
+						m = c
+						break
+					}
+				}
+			}
+			if p, err = p.PlayMove(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d positions checked", checked)
+	}
+}
+
+// TestRacer: the sparring racer places the wall of largest race gain when
+// it is large, steps along its shortest path otherwise, plays only legal
+// plies along whole games against the easy level, and plays only Quoridor.
+func TestRacer(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 9))
+	p := midgame(t)
+	c, err := racerQuoridor(p, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newQState(p)
+	me := sideOfSeat(p.ToMove())
+	m := c.Ply.(quoridor.Move)
+	n := s.pos.PlayUnchecked(m)
+	ns := newQState(n)
+	if m.IsWall() {
+		gain := (ns.dist(1-me) - s.dist(1-me)) - (ns.dist(me) - s.dist(me))
+		if gain < racerBehindGain {
+			t.Errorf("racer placed %s for a gain of %d", m, gain)
+		}
+	} else if ns.dist(me) >= s.dist(me) {
+		t.Errorf("racer stepped %s without shortening its path %d", m, s.dist(me))
+	}
+	walls := 0
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 49))
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ply := 0; ply < 400 && !p.Outcome().Over(); ply++ {
+			lvl := Easy
+			if ply%2 == int(seed%2) {
+				lvl = Racer
+			}
+			c, err := Select(t.Context(), p, lvl, time.Second, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := c.Ply.(quoridor.Move)
+			if lvl == Racer && m.IsWall() {
+				walls++
+			}
+			if p, err = p.PlayMove(m); err != nil {
+				t.Fatalf("ply %d %s %s: %v", ply, lvl, m, err)
+			}
+		}
+		if !p.Outcome().Over() {
+			t.Errorf("seed %d: not over after 400 plies", seed)
+		}
+	}
+	if walls == 0 {
+		t.Error("the racer placed no wall in four games")
+	}
+	cp, err := corners.New("classic-3x3", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Select(t.Context(), cp, Racer, time.Second, rng); !errors.Is(err, ErrUnknownGame) {
+		t.Errorf("racer in Corners: %v, want ErrUnknownGame", err)
+	}
+}
