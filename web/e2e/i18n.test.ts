@@ -16,11 +16,20 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import webCatalogs from "catalogs:web";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
+import { render, type Params } from "../src/i18n";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
 import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, waitTurn, walls } from "./play";
 
 type Catalog = Record<string, string | Record<string, string>>;
 const catalogs = webCatalogs as Record<string, Catalog>;
+
+/**
+ * tr is a key's message in a language as the client renders it: the
+ * tests assert the catalogs' words, never a copy of them, so rewording a
+ * message does not break them.
+ */
+const tr = (tag: string, key: string, params?: Params) => render(catalogs as Parameters<typeof render>[0], tag, key, params);
+const pt = (key: string, params?: Params) => tr("pt-BR", key, params);
 
 let browser: Browser;
 let server: Server;
@@ -134,13 +143,14 @@ test("in Portuguese: lobby, a whole Quoridor game against the bot with a refused
       await pointWall(page, placed, info.flipped);
       const hint = page.locator(".hint.refused");
       await hint.waitFor();
-      assert.match((await hint.textContent()) ?? "", /^Muro [a-h][1-8][hv]: esse muro já está no tabuleiro \(Q3\.2\)$/);
+      const refusal = pt("refusal", { what: pt("wall.named", { wall: placed }), reason: pt("wall.rule.same") });
+      assert.equal((await hint.textContent()) ?? "", refusal);
       await clickHere(page);
       const toast = page.locator("#toast.show.error");
       await toast.waitFor();
-      assert.match((await toast.textContent()) ?? "", /Muro .*\(Q3\.2\)/);
+      assert.ok(((await toast.textContent()) ?? "").includes(refusal), "the toast says the refusal");
       assert.equal(await toast.locator("a.rule-ref").getAttribute("href"), "#/rules/quoridor/Q3.2");
-      assert.equal(await toast.locator("a.rule-ref").getAttribute("title"), "Regra Q3.2: abre as regras em uma nova aba");
+      assert.equal(await toast.locator("a.rule-ref").getAttribute("title"), pt("rule.link", { id: "Q3.2" }));
       await noEnglish(page, "refused wall");
       await shot(page, "i18n-04-pt-refused-wall");
       refused = true;
@@ -155,14 +165,15 @@ test("in Portuguese: lobby, a whole Quoridor game against the bot with a refused
   }
   assert.ok(placed && refused, "a wall placed and the same wall refused");
   await page.waitForSelector(".result-card");
-  assert.match((await page.locator("#result-title").textContent()) ?? "", /^Você (venceu|perdeu)$/);
-  assert.match((await page.locator("#result-line").textContent()) ?? "", /chegou à fileira de chegada\.$/);
+  assert.ok([pt("title.won"), pt("title.lost")].includes((await page.locator("#result-title").textContent()) ?? ""), "won or lost, in Portuguese");
+  assert.ok([pt("outcome.goal.you"), pt("outcome.goal.opp")].includes((await page.locator("#result-line").textContent()) ?? ""), "a pawn reached its goal rank, in Portuguese");
   await noEnglish(page, "result");
   await shot(page, "i18n-05-pt-result");
   await page.click(".result-card a[href^='#/replay/']");
   await page.waitForSelector(".replay-nav");
   await page.keyboard.press("Home");
-  await page.waitForSelector(".counter:has-text('Lance 0 de')");
+  const total = Number(await page.locator(".moves button.ply").count());
+  await page.waitForSelector(`.counter:text-is("${pt("replay.counter", { at: 0, count: total })}")`);
   await noEnglish(page, "replay");
   await shot(page, "i18n-06-pt-replay");
   await page.click("nav a[href='#/history']");
@@ -188,14 +199,15 @@ test("in Portuguese: a Banqi game against the bot, reveals, counts and a resigna
     info = await waitTurn(page);
   }
   await page.waitForSelector(".hidden-counts .hc");
-  assert.match((await page.locator(".hidden-box summary").textContent()) ?? "", /^\d+ peças viradas para baixo$/);
+  const downNow = await page.locator(".board-box g.face-down").count();
+  assert.equal(await page.locator(".hidden-box summary").textContent(), pt("faceDown", { count: downNow }));
   await noEnglish(page, "Banqi game");
   await shot(page, "i18n-09-pt-banqi");
   await page.click("#resign");
   await page.click("#resign-confirm");
   await page.waitForSelector(".result-card");
-  assert.equal(await page.locator("#result-title").textContent(), "Você perdeu");
-  assert.equal(await page.locator("#result-line").textContent(), "Você desistiu.");
+  assert.equal(await page.locator("#result-title").textContent(), pt("title.lost"));
+  assert.equal(await page.locator("#result-line").textContent(), pt("outcome.resignation.you"));
   await noEnglish(page, "Banqi result");
   await shot(page, "i18n-10-pt-banqi-result");
   await ctx.close();
@@ -204,39 +216,40 @@ test("in Portuguese: a Banqi game against the bot, reveals, counts and a resigna
 test("the language menu switches the page in place, in a game too, and is remembered", async () => {
   const { ctx, page } = await newPlayer(browser, server.url, { locale: "pt-BR" });
   await signIn(page, "Carla");
-  assert.equal(await page.locator("nav a[href='#/play']").textContent(), "Jogar");
+  assert.equal(await page.locator("nav a[href='#/play']").textContent(), pt("nav.play"));
   const names = await page.locator("#lang option").allTextContents();
-  assert.deepEqual(names, ["English", "Español", "Português (Brasil)"], "each language by its own name");
+  assert.deepEqual(names, ["en", "es", "pt-BR"].map((tag) => tr(tag, "language.name")), "each language by its own name");
   await botGame(page, "Quoridor");
   await waitTurn(page);
   const url = page.url();
   const plies = (await boardInfo(page)).plyCount;
   await page.selectOption("#lang", "en");
-  await page.waitForSelector("nav a[href='#/play']:text-is('Play')");
+  await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("en", "nav.play")}")`);
   assert.equal(await page.evaluate(() => document.documentElement.lang), "en");
   assert.equal(page.url(), url, "the same game");
   assert.equal((await boardInfo(page)).plyCount, plies, "the same position");
-  assert.match((await page.locator("#status-line").textContent()) ?? "", /^Your turn$/);
+  assert.equal(await page.locator("#status-line").textContent(), tr("en", "status.yourTurn"));
   await shot(page, "i18n-11-switched-to-en");
   await page.selectOption("#lang", "es");
-  await page.waitForSelector("nav a[href='#/play']:text-is('Jugar')");
-  assert.equal(await page.locator("#status-line").textContent(), "Te toca");
+  await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("es", "nav.play")}")`);
+  assert.equal(await page.locator("#status-line").textContent(), tr("es", "status.yourTurn"));
   await shot(page, "i18n-12-switched-to-es");
   await page.reload();
-  await page.waitForSelector("nav a[href='#/play']:text-is('Jugar')");
+  await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("es", "nav.play")}")`);
   assert.equal(await page.evaluate(() => document.documentElement.lang), "es", "remembered over a reload");
   await ctx.close();
 });
 
 test("the rules page in each language, English where a language has no page yet", async () => {
-  for (const [locale, title] of [["en-US", "Quoridor rules"], ["pt-BR", "Regras do Quoridor"], ["es-MX", "Reglas del Quoridor"]] as const) {
+  for (const [locale, tag] of [["en-US", "en"], ["pt-BR", "pt-BR"], ["es-MX", "es"]] as const) {
+    const title = tr(tag, "rules.title", { game: "Quoridor" });
     const { ctx, page } = await newPlayer(browser, `${server.url}/#/rules/quoridor/Q3.2`, { locale });
     await page.waitForSelector(".rules-doc [data-rule='Q3.2'].target");
     assert.equal(await page.locator("main h1").textContent(), title);
     const docLang = await page.locator(".rules-doc").getAttribute("lang");
     const fallback = await page.locator("#rules-fallback").count();
-    assert.equal(fallback > 0, docLang !== (locale === "en-US" ? "en" : locale === "pt-BR" ? "pt-BR" : "es"), "the fallback is said exactly when the page is English's");
-    assert.equal(await page.title(), `${title} · Tabuleiro`);
+    assert.equal(fallback > 0, docLang !== tag, "the fallback is said exactly when the page is English's");
+    assert.equal(await page.title(), tr(tag, "title.rules", { game: "Quoridor" }));
     await shot(page, `i18n-13-rules-${locale}`);
     await ctx.close();
   }
@@ -260,9 +273,13 @@ test("in Portuguese on a phone: the lobby and a game fit the screen", async () =
 /** OLD_PIECE is a piece as the client drew it before: its character as text (kept to show the check fails on it). */
 const OLD_PIECE = (ch: string, red: boolean) => `<svg class="old" width="40" height="40" viewBox="0 0 40 40"><circle cx="20" cy="20" r="18" fill="#f1e2c2"/><text x="20" y="26.5" font-size="18" text-anchor="middle" fill="${red ? "#b3261e" : "#1f1a17"}" font-family="'Noto Serif CJK SC','Songti SC','SimSun','WenQuanYi Micro Hei',serif" font-weight="700">${ch}</text></svg>`;
 
-/** faceShots are screenshots of each element found by selector, each piece's Latin corner letter hidden. */
+/**
+ * faceShots are screenshots of each element found by selector, each
+ * piece's Latin corner letter hidden, on a plain white ground: the page's
+ * own background (a gradient) would make two empty boxes differ.
+ */
 async function faceShots(page: Page, selector: string): Promise<Buffer[]> {
-  await page.addStyleTag({ content: ".disc text { visibility: hidden }" });
+  await page.addStyleTag({ content: `.disc text { visibility: hidden } ${selector} { background: #fff }` });
   const els = await page.locator(selector).all();
   const out: Buffer[] = [];
   for (const el of els) out.push(await el.screenshot());

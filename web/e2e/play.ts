@@ -177,3 +177,44 @@ export async function startBot(page: Page, game: string, opts: { seat?: string; 
   await page.waitForURL(/#\/game\//);
   return page.url().split("/").pop()!;
 }
+
+/**
+ * plyEach plays on until each seat has made a ply, or the game is over: a
+ * game ended before then (by resignation, on time, by abandonment or an
+ * agreed draw) is aborted, with no winner (lichess's rule). Whichever of
+ * pages is to move plays: its pawn steps to a dot (Quoridor) or it
+ * reveals a face-down piece (Banqi); a bot's ply comes by itself.
+ */
+export async function plyEach(pages: Page[]): Promise<void> {
+  const state = (p: Page) => p.evaluate(() => {
+    const b = document.querySelector<HTMLElement>(".board-box");
+    return {
+      plies: Number(b?.dataset.plyCount ?? "0"),
+      finished: b?.dataset.status === "FINISHED",
+      acting: !!b?.querySelector("svg") && b.dataset.acting === "yes" && !b.classList.contains("busy"),
+    };
+  });
+  for (;;) {
+    const now = await Promise.all(pages.map(state));
+    if (now.some((s) => s.finished) || Math.max(...now.map((s) => s.plies)) >= 2) return;
+    const i = now.findIndex((s) => s.acting);
+    if (i < 0) {
+      await pages[0].waitForTimeout(100);
+      continue;
+    }
+    const page = pages[i];
+    const info = await boardInfo(page);
+    await page.waitForSelector(".board-box circle.dest, .board-box g.face-down");
+    if (await page.locator(".board-box g.pawn").count()) {
+      const ds = await destinations(page);
+      await clickSquare(page, Game.QUORIDOR, ds[0], info.flipped);
+    } else {
+      const down = await page.locator(".board-box g.face-down").evaluateAll((els) => els.map((e) => e.getAttribute("data-sq-piece")!));
+      await clickSquare(page, Game.BANQI, down[0], info.flipped);
+    }
+    await page.waitForFunction((n) => {
+      const b = document.querySelector<HTMLElement>(".board-box");
+      return !!b && (Number(b.dataset.plyCount) > n || b.dataset.status === "FINISHED");
+    }, info.plyCount);
+  }
+}

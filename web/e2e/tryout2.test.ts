@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { boxOf, clickSquare, layout, toPage, waitTurn, wallCursorTo } from "./play";
+import { boxOf, clickSquare, layout, plyEach, toPage, waitTurn, wallCursorTo } from "./play";
 import { parseSquare, parseWall, squareCenter, wallCenter, wallRect } from "../src/geometry";
 
 let browser: Browser;
@@ -270,6 +270,8 @@ test("on a phone the board's coordinates are about 10 px, and the result shows u
     assert.ok(b && b.x >= board.x - 0.5 && b.x + b.width <= board.x + board.width + 0.5 && b.y >= board.y - 0.5 && b.y + b.height <= board.y + board.height + 0.5, "a coordinate stays on the board");
   }
   await shot(page, "tryout2-phone-coords");
+  // A ply each first: a resignation before that aborts the game (no loser).
+  await plyEach([page]);
   await page.click("#resign");
   await page.click("#resign-confirm");
   const card = page.locator(".result-card");

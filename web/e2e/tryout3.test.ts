@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { clickSquare, destinations, startBot, waitTurn } from "./play";
+import { clickSquare, destinations, plyEach, startBot, waitTurn } from "./play";
 
 let browser: Browser;
 let server: Server;
@@ -65,6 +65,8 @@ test("a link to someone else's game opens it as a spectator: no resign, no moves
   // The page's Back button does not bring the player's view back.
   await page.goBack();
   await page.waitForSelector("#start");
+  // A ply each first: a resignation before that aborts the game (no loser).
+  await plyEach([player.page]);
   await player.page.click("#resign");
   await player.page.click("#resign-confirm");
   await player.page.waitForSelector("#result-title:has-text('You lost')");
@@ -148,6 +150,8 @@ test("Back to the queue with a game in progress: the player is told so and offer
   await a.page.click("#busy-game");
   await a.page.waitForURL(new RegExp(`#/game/${matchId}$`));
   await a.page.waitForSelector("#resign");
+  // A ply each first: a resignation before that aborts the game (no winner).
+  await plyEach([a.page, b.page]);
   await a.page.click("#resign");
   await a.page.click("#resign-confirm");
   await a.page.waitForSelector("#result-title:has-text('You lost')");

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { boardBox, boardInfo, boxOf, clickHere, clickSquare, destinations, distance, pawns, pointWall, tapWall, waitTurn, wallCursorTo, walls } from "./play";
+import { boardBox, boardInfo, boxOf, clickHere, clickSquare, destinations, distance, pawns, plyEach, pointWall, tapWall, waitTurn, wallCursorTo, walls } from "./play";
 import { parseSquare, squareName, toCell } from "../src/geometry";
 
 let browser: Browser;
@@ -470,6 +470,8 @@ test("two players meet in the rated queue; the result shows the rating change", 
   await b.page.waitForURL(/#\/game\//, { timeout: 60_000 });
   assert.equal(a.page.url().split("/").pop(), b.page.url().split("/").pop(), "the same match");
   await a.page.waitForSelector(".clock");
+  // A ply each first: a game resigned before that is aborted, never rated.
+  await plyEach([a.page, b.page]);
   await a.page.click("#resign");
   await a.page.click("#resign-confirm");
   await b.page.waitForSelector("#result-title:has-text('You won')");
