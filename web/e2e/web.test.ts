@@ -446,7 +446,7 @@ test("two players at one keyboard play Corners (no draw offer) and one resigns; 
   await ctx.close();
 });
 
-test("two players meet in the rated queue; the result shows the rating change", async () => {
+test("two players meet in the rated queue; the result says why new players' game is not rated", async () => {
   const a = await newPlayer(browser, server.url);
   const b = await newPlayer(browser, server.url);
   await signIn(a.page, "Queue A");
@@ -475,9 +475,10 @@ test("two players meet in the rated queue; the result shows the rating change", 
   await a.page.click("#resign");
   await a.page.click("#resign-confirm");
   await b.page.waitForSelector("#result-title:has-text('You won')");
-  // The result screen shows the rating change once the game is rated.
-  await b.page.waitForSelector(".rating-change:has-text('Rating 1500 →')", { timeout: 120_000 });
-  await a.page.waitForSelector(".rating-change:has-text('Rating 1500 →')", { timeout: 120_000 });
+  // Two fresh guests are new players: the result says why the game asked
+  // to be rated changed no rating (docs/api.md, "Ratings").
+  await b.page.waitForSelector(".rating-change[data-unrated='new_player']:has-text('Not rated: a player is new here')", { timeout: 120_000 });
+  await a.page.waitForSelector(".rating-change[data-unrated='new_player']", { timeout: 120_000 });
   await shot(b.page, "24b-rated-result");
   await a.ctx.close();
   await b.ctx.close();

@@ -6,7 +6,7 @@
 // of the game brings the result with the rating change and a rematch.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, matchHeaders, ConnectError, Code } from "../api";
-import { RematchStatus } from "../gen/tabuleiro/lobby/v1/lobby_pb";
+import { RematchStatus, UnratedReason } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
 import { firstPlyWarning, legalWallHint, wallHint } from "../hints";
@@ -778,6 +778,12 @@ export class GameScreen {
             rating.textContent = ratingText(ch.before, ch.after);
             return;
           }
+          const why = rec?.summary?.unratedReason ?? UnratedReason.UNSPECIFIED;
+          if (why !== UnratedReason.UNSPECIFIED && why !== UnratedReason.CASUAL) {
+            rating.dataset.unrated = UnratedReason[why].toLowerCase();
+            rating.textContent = unratedText(why);
+            return;
+          }
         } catch { /* not recorded yet */ }
         await new Promise((r) => setTimeout(r, Math.min(3000, 500 + i * 100)));
       }
@@ -1435,4 +1441,19 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
     }
   }
   return { token, extra };
+}
+
+/** unratedText says why a game asked to be rated changed no rating (the lobby's fairness rules, docs/api.md "Ratings"). */
+function unratedText(why: UnratedReason): string {
+  switch (why) {
+    case UnratedReason.ABORTED:
+      return t("result.unrated.aborted");
+    case UnratedReason.NEW_PLAYER:
+      return t("result.unrated.newPlayer");
+    case UnratedReason.REPEAT_OPPONENTS:
+    case UnratedReason.REPEAT_ADDRESSES:
+      return t("result.unrated.repeat");
+    default:
+      return t("result.unrated.other");
+  }
 }
