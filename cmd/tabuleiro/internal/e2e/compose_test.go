@@ -23,7 +23,6 @@ import (
 	"github.com/prometheus/otlptranslator"
 	"github.com/redis/go-redis/v9"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	"golang.org/x/net/dns/dnsmessage"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"gopkg.in/yaml.v3"
 
@@ -116,61 +115,6 @@ func interpolate(s string, vars map[string]string) (string, error) {
 		return v
 	})
 	return out, err
-}
-
-// dnsServer answers A queries for the names in hosts (by first label) on
-// a UDP loopback port, as compose's network DNS answers a service name
-// with every replica's address; other names are NXDOMAIN, AAAA empty.
-// gRPC's dns resolver asks it when a target names it as the authority
-// (dns://127.0.0.1:PORT/match:8080).
-func dnsServer(t *testing.T, hosts map[string][][4]byte) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() { _ = pc.Close(); <-done })
-	go func() {
-		defer close(done)
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			var p dnsmessage.Parser
-			h, err := p.Start(buf[:n])
-			if err != nil {
-				continue
-			}
-			q, err := p.Question()
-			if err != nil {
-				continue
-			}
-			label, _, _ := strings.Cut(q.Name.String(), ".")
-			addrs, known := hosts[label]
-			rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RecursionDesired: h.RecursionDesired}
-			if !known {
-				rh.RCode = dnsmessage.RCodeNameError
-			}
-			b := dnsmessage.NewBuilder(nil, rh)
-			_ = b.StartQuestions()
-			_ = b.Question(q)
-			_ = b.StartAnswers()
-			if known && q.Type == dnsmessage.TypeA {
-				for _, a := range addrs {
-					_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 1},
-						dnsmessage.AResource{A: a})
-				}
-			}
-			msg, err := b.Finish()
-			if err == nil {
-				_, _ = pc.WriteTo(msg, from)
-			}
-		}
-	}()
-	return pc.LocalAddr().String()
 }
 
 // replicaPort returns a port free on both 127.0.0.1 and 127.0.0.2 a
@@ -307,7 +251,7 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 	// loopback address.
 	run := []string{"bot", "match", "lobby", "edge"}
 	port := map[string]string{}
-	hosts := map[string][][4]byte{}
+	hosts := map[string][]net.IP{}
 	replicas := map[string]int{}
 	for _, name := range run {
 		svc, ok := services[name]
@@ -320,13 +264,13 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 		}
 		port[name] = replicaPort(t)
 		for i := range replicas[name] {
-			hosts[name] = append(hosts[name], [4]byte{127, 0, 0, byte(1 + i)})
+			hosts[name] = append(hosts[name], net.IPv4(127, 0, 0, byte(1+i)))
 		}
 	}
 	if replicas["match"] != 2 || replicas["bot"] != 2 {
 		t.Errorf("compose runs %d match and %d bot replicas; this test expects two of each", replicas["match"], replicas["bot"])
 	}
-	dns := dnsServer(t, hosts)
+	dns := scaletest.ServeDNS(t, hosts)
 	// The edge is the official HAProxy image with the repository's
 	// configuration mounted: here Debian's haproxy with the same file.
 	edgeSvc := services["edge"]
