@@ -28,6 +28,7 @@ import (
 	"tabuleiro.dev/services/match/internal/botclient"
 	"tabuleiro.dev/services/match/internal/config"
 	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/recorder"
 	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/matchserver"
 )
@@ -128,6 +129,7 @@ func serverConfig(cfg config.Config) matchserver.Config {
 			Compat: cfg.RedisCompat},
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
 			UntimedBotWait: cfg.UntimedBotWait, LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
+		Recorder: recorder.Config{WaitReplicas: cfg.RecorderWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout},
 	}
 	sc.Store.LiveTTL = matchserver.LiveTTL(sc.Match)
 	sc.Limits = matchserver.Limits{

@@ -116,7 +116,7 @@ func New(rdb *redis.Client, o Options) *Store {
 	}
 	return &Store{rdb: rdb, o: o,
 		group: &scriptGroup{rdb: rdb, script: commitScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout},
-		loads: &scriptGroup{rdb: rdb, script: loadScript},
+		loads: &scriptGroup{rdb: rdb, script: loadScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout, mark: o.Prefix + "replicated"},
 	}
 }
 
@@ -639,7 +639,19 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	if limit <= 0 {
 		return nil, nil
 	}
-	res, err := eventsScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.eventsKey(id)}, after, limit).Slice()
+	keys := []string{s.stateKey(id), s.eventsKey(id)}
+	var res []any
+	var err error
+	if s.o.WaitReplicas > 0 {
+		// Events a replica holds only: a commit that failed its WAIT
+		// is in the list, and a failover may lose it (confirm).
+		var cmd *redis.Cmd
+		if err = s.confirm(ctx, func(p redis.Pipeliner) { cmd = eventsScript.Eval(ctx, p, keys, after, limit) }); err == nil {
+			res, err = cmd.Slice()
+		}
+	} else {
+		res, err = eventsScript.Run(ctx, s.rdb, keys, after, limit).Slice()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("events of match %s: %w", id, err)
 	}
