@@ -83,8 +83,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("token verifier: %w", err)
 	}
+	// CreateMatch (idempotent on its request id) and ListMatches (a read)
+	// answered UNAVAILABLE by a replica that drains or died under the
+	// call are sent again to another replica (grpcserve.Retrying).
 	conn, err := grpcserve.Dial(cfg.MatchAddr, grpcserve.DialOptions{CAFile: cfg.TLSCAFile, Telemetry: tel,
-		PerRPC: auth.NewServiceCredentials(iss, "lobby", time.Hour)})
+		PerRPC:        auth.NewServiceCredentials(iss, "lobby", time.Hour),
+		ServiceConfig: grpcserve.Retrying(matchv1.MatchService_ServiceDesc.ServiceName, "CreateMatch", "ListMatches")})
 	if err != nil {
 		return fmt.Errorf("match service client: %w", err)
 	}
