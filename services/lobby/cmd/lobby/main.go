@@ -41,6 +41,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("load config: %w", err)
 	}
 	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
+	redisconn.LogTo(logger) // go-redis's own lines as JSON too
 	tel, err := telemetry.Setup(ctx, "lobby", getenv, logger)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)

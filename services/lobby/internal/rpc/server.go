@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/netip"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/reason"
+	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -436,12 +438,21 @@ func participant(seat engine.Seat, p lobby.Participant) *gamev1.Participant {
 }
 
 // ratingOf returns a player's rating in a rated variant, zero otherwise.
+// With PostgreSQL unreachable the rating is unknown and zero too: the
+// player queues and pairs at the initial rating, and matchmaking, rooms
+// and play go on (the game's result, and the ratings it changes, are
+// recorded from the outbox once PostgreSQL is back, from the ratings
+// stored there).
 func (s *Server) ratingOf(ctx context.Context, playerID string, g engine.Game, variant string) (float64, error) {
 	v, err := s.d.Lookup(g, variant)
 	if err != nil || !v.Rated {
 		return 0, nil //nolint:nilerr // unknown variants are rejected by the domain with a clear error
 	}
 	r, err := s.d.Store.Rating(ctx, playerID, g, variant)
+	if rpcerr.Unreachable(err) {
+		slog.WarnContext(ctx, "rating unknown: PostgreSQL unreachable; pairing at the initial rating", "player_id", playerID, "err", err)
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}

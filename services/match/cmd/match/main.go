@@ -48,6 +48,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("load config: %w", err)
 	}
 	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
+	redisconn.LogTo(logger) // go-redis's own lines as JSON too
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "match-" + rand.Text()[:10]
 	}
