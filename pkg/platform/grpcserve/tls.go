@@ -1,6 +1,7 @@
 package grpcserve
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"tabuleiro.dev/pkg/platform/telemetry"
 )
@@ -154,4 +156,21 @@ func isLoopback(a net.Addr) bool {
 		return true
 	}
 	return tcp.IP != nil && tcp.IP.IsLoopback()
+}
+
+// HealthOf returns a check of the service behind conn through
+// grpc.health.v1 (the server's overall status): nil when a replica
+// answers SERVING. For telemetry.Dependency.
+func HealthOf(conn *grpc.ClientConn) func(ctx context.Context) error {
+	hc := healthpb.NewHealthClient(conn)
+	return func(ctx context.Context) error {
+		res, err := hc.Check(ctx, &healthpb.HealthCheckRequest{})
+		if err != nil {
+			return err
+		}
+		if res.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			return fmt.Errorf("health %s", res.GetStatus())
+		}
+		return nil
+	}
 }

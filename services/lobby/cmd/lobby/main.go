@@ -94,6 +94,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("match service client: %w", err)
 	}
 	defer conn.Close()
+	// For the alerts: Redis, its replicas and Sentinel quorum, PostgreSQL
+	// and the match service, read at each metrics collection.
+	if err := redisconn.Observe(rdb, cfg.RedisURL,
+		telemetry.Dependency{Name: "postgres", Check: db.Ping},
+		telemetry.Dependency{Name: "match", Check: grpcserve.HealthOf(conn)}); err != nil {
+		return fmt.Errorf("observe dependencies: %w", err)
+	}
 	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(conn)), Logger: logger},
 		lobbyserver.Config{TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL, BotOfferAfter: cfg.BotOfferAfter,

@@ -85,6 +85,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("token verifier: %w", err)
 	}
 	var bot match.Bot
+	deps := []telemetry.Dependency{{Name: "postgres", Check: db.PingContext}}
 	if cfg.BotAddr != "" {
 		issuer, err := auth.NewIssuer(cfg.TokenKey)
 		if err != nil {
@@ -97,6 +98,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 		defer conn.Close()
 		bot = botclient.New(botv1.NewBotServiceClient(conn))
+		deps = append(deps, telemetry.Dependency{Name: "bot", Check: grpcserve.HealthOf(conn)})
+	}
+	// For the alerts: Redis, its replicas and Sentinel quorum, PostgreSQL
+	// and the bot service, read at each metrics collection.
+	if err := redisconn.Observe(rdb, cfg.RedisURL, deps...); err != nil {
+		return fmt.Errorf("observe dependencies: %w", err)
 	}
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, serverConfig(cfg))
 	ctx, cancel := context.WithCancel(ctx)
