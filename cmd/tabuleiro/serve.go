@@ -68,7 +68,7 @@ func newServeCommand(e *env) *cobra.Command {
 			verbose := accessLog || e.getenv("TABULEIRO_ACCESS_LOG") == "1"
 			level := slog.LevelWarn
 			if verbose {
-				level = slog.LevelInfo
+				level = slog.LevelDebug // the services log each call at DEBUG
 			}
 			srv, err := local.Start(cmd.Context(), local.Options{
 				Addr: addr, DataDir: dir, RedisURL: f.redisURL, DatabaseURL: f.databaseURL,

@@ -102,7 +102,7 @@ func startWeb(t *testing.T, opts grpcserve.Options) *webFixture {
 		TracesEnabled:  true, MetricsEnabled: true,
 	}
 	opts.Auth = auth.NewInterceptor(ver, policy)
-	opts.Logger = slog.New(slog.NewJSONHandler(f.logs, nil))
+	opts.Logger = slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.srv = grpcservetest.Start(t, opts, func(s *grpc.Server) {
 		lobbyv1.RegisterLobbyServiceServer(s, fakeLobby{})
 		matchv1.RegisterMatchServiceServer(s, streamingMatch{})

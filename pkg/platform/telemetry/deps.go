@@ -22,7 +22,7 @@ type Dependency struct {
 func ObserveDependencies(deps ...Dependency) error {
 	meter := Meter("tabuleiro.dev/pkg/platform/telemetry")
 	up, err := meter.Int64ObservableGauge("tabuleiro.dependency.up",
-		metric.WithDescription("1 when the dependency answered its check at the last collection, 0 when it did not."), metric.WithUnit("1"))
+		metric.WithDescription("1 when the dependency answered its check at the last collection, 0 when it did not."), metric.WithUnit("{up}"))
 	if err != nil {
 		return err
 	}

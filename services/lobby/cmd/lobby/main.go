@@ -104,7 +104,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(conn)), Logger: logger},
 		lobbyserver.Config{TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL, BotOfferAfter: cfg.BotOfferAfter,
-			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff})
+			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff,
+			Exempt: cfg.RateLimitExempt})
 	if err != nil {
 		return fmt.Errorf("build lobby: %w", err)
 	}

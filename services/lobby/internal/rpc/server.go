@@ -89,6 +89,9 @@ type Deps struct {
 	// per-address rates: the one-process mode's own terminal client and
 	// replays (players from elsewhere are limited as usual).
 	ExemptLoopback bool
+	// Exempt are client addresses (a load generator's) the per-address
+	// rates do not apply to.
+	Exempt []netip.Prefix
 	// TrustedProxies are the proxies (the edge) whose x-forwarded-for
 	// names the client address; empty: the peer is the client.
 	TrustedProxies []netip.Prefix
@@ -124,10 +127,32 @@ func (s *Server) addr(ctx context.Context) string {
 // limit takes one request of rule for the caller's client address.
 func (s *Server) limit(ctx context.Context, rule ratelimit.Rule, name string) error {
 	c := clientaddr.FromContext(ctx, s.d.TrustedProxies)
-	if s.d.ExemptLoopback && c.Loopback {
+	if s.d.ExemptLoopback && c.Loopback || exempt(s.d.Exempt, c.Key) {
 		return nil
 	}
 	return s.d.Limiter.Allow(ctx, rule, name, c.Key)
+}
+
+// exempt reports whether the client of limit key (an IPv4 address or an
+// IPv6 /64) is in one of the prefixes.
+func exempt(prefixes []netip.Prefix, key string) bool {
+	if len(prefixes) == 0 {
+		return false
+	}
+	a, err := netip.ParseAddr(key)
+	if err != nil {
+		p, perr := netip.ParsePrefix(key)
+		if perr != nil {
+			return false
+		}
+		a = p.Addr()
+	}
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // LiveLister lists the match service's live matches, all of them
