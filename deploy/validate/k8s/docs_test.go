@@ -61,7 +61,7 @@ func TestGuideNumbersMatchManifests(t *testing.T) {
 	if need := int(match.Spec.MaxReplicas) * 2000; maxconn < need {
 		t.Errorf("haproxy.cfg maxconn %d < the match HPA's maximum %d × 2,000 streams", maxconn, match.Spec.MaxReplicas)
 	}
-	shown := strconv.Itoa(maxconn/1000) + "," + strconv.Itoa(maxconn%1000+1000)[1:]
+	shown := strconv.Itoa(maxconn/1000) + "," + strconv.Itoa(maxconn%1000 + 1000)[1:]
 	for _, w := range []string{"`maxconn` " + shown + " client connections", shown + " client connections at once", "the match HPA's " + strconv.Itoa(int(match.Spec.MaxReplicas)) + " pods × 2,000 streams"} {
 		if !strings.Contains(g, w) {
 			t.Errorf("deploy/README.md does not say %q (haproxy.cfg and the match HPA)", w)
