@@ -8,22 +8,21 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, ConnectError, Code } from "../api";
 import { BanqiPiece, BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
-import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
+import { RoomStatus, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiInfo, gameName, games, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
-import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
+import type { Identity } from "../session";
 import { renderBoard } from "../board";
 import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { loadRecord, NO_RECORD } from "../record";
-import { alreadyPlaying, busyMatch } from "../messages";
 import { clear, fill, h, hideToast, scrollWithin, svg, toast } from "./dom";
-import { current as currentLanguage, dateTime, languageName, languages, num, onLanguage, setLanguage, t, timeOfDay } from "../i18n";
-import { onPieceStyle, pieceFace, pieceStyle, setPieceStyle } from "../pieces";
-import { GameScreen, seatParts, type Origin } from "./game";
+import { dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
+import { onPieceStyle, pieceFace } from "../pieces";
+import { GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
-
-export const session = new Session(typeof localStorage !== "undefined" ? localStorage : (undefined as never));
+import { frame, go, me, onRoute, ratingText, session, signIn, variants } from "./shell";
+import { busyNotice, CHOICE_KEY, clockChoices, isBusy, loadChoice, saveOrigin, start, tcOf, variantClockIndex, type Opponent } from "./start";
 
 let current: { dispose?: () => void; relocalize?: () => void } | undefined;
 
@@ -38,123 +37,7 @@ function relocalize(): void {
 }
 onLanguage(relocalize);
 onPieceStyle(relocalize);
-
-/** go navigates to a hash route. */
-export function go(route: string): void {
-  if (location.hash === route) void route_();
-  else location.hash = route;
-}
-
-// ---- identity ----
-
-function tsMs(t: { seconds: bigint; nanos: number } | undefined, fallback: number): number {
-  return t ? timestampMs(t as any) : fallback;
-}
-
-export async function signIn(name: string): Promise<Identity> {
-  const r = await api().lobby.signInGuest({ displayName: name });
-  return { token: r.token, playerId: r.playerId, name, expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000), refreshToken: r.refreshToken };
-}
-
-/**
- * refreshed refreshes the identity kept by get/set when due, one tab at a time
- * (each refresh token is good once: the second tab reads what the first kept).
- * Undefined when the server refuses it (signed out); on any other failure the
- * identity is kept as it is, to try again later.
- */
-async function refreshed(get: () => Identity | undefined, set: (id: Identity) => void): Promise<Identity | undefined> {
-  const id = get();
-  if (!id || !needsRefresh(id, Date.now())) return id;
-  return exclusive("tabuleiro.refresh", async () => {
-    const cur = get(); // another tab may have refreshed meanwhile
-    if (!cur || !needsRefresh(cur, Date.now())) return cur;
-    try {
-      const r = await api().lobby.refreshToken(refreshRequest(cur));
-      const next = rotated(cur, r, tsMs(r.expiresAt, Date.now() + 86400_000));
-      set(next); // the old refresh token is spent: keep the new one at once
-      return next;
-    } catch (e) {
-      return e instanceof ConnectError && (e.code === Code.Unauthenticated || e.code === Code.InvalidArgument) ? undefined : cur;
-    }
-  });
-}
-
-/** me returns the signed-in identity, refreshing its token when due. */
-export async function me(): Promise<Identity | undefined> {
-  if (!session.me) return undefined;
-  const r = await refreshed(() => session.me, (id) => { session.me = id; });
-  if (!r) session.signOut();
-  return r;
-}
-
-/** partner returns the second player of games at one keyboard, signing one in when needed. */
-export async function partner(): Promise<Identity> {
-  const r = await refreshed(() => session.partner, (id) => { session.partner = id; });
-  if (r) return r;
-  const base = (session.me?.name ?? t("guest")).slice(0, 20);
-  const id = await signIn(`${base} 2`.trim());
-  session.partner = id;
-  return id;
-}
-
-// ---- shell ----
-
-function header(id: Identity | undefined): HTMLElement {
-  const link = (href: string, text: string) => h("a", { href, class: location.hash.startsWith(href) ? "active" : "" }, text);
-  return h("header", { class: "top" },
-    h("a", { class: "brand", href: "#/" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), t("brand")),
-    h("nav", { "aria-label": t("nav.label") },
-      link("#/play", t("nav.play")), link("#/watch", t("nav.watch")), link("#/history", t("nav.history")), link("#/stats", t("nav.stats")), link("#/rules", t("nav.rules"))),
-    h("div", { class: "top-right" }, settingsBox(), id ? whoBox(id) : h("div")),
-  );
-}
-
-/**
- * settingsBox is the header's language menu (each language by its own
- * name) and the Banqi piece style: both remembered in this browser; a
- * change re-renders the page in place.
- */
-function settingsBox(): HTMLElement {
-  const lang = h("select", { id: "lang", "aria-label": t("settings.language"), title: t("settings.language"),
-    onchange: (e: Event) => setLanguage((e.target as HTMLSelectElement).value) },
-    ...languages.map((l) => h("option", { value: l, lang: l, selected: l === currentLanguage() }, languageName(l))));
-  const pieces = h("select", { id: "piece-style", "aria-label": t("settings.pieces"), title: t("settings.pieces"),
-    onchange: (e: Event) => setPieceStyle((e.target as HTMLSelectElement).value === "letters" ? "letters" : "characters") },
-    h("option", { value: "characters", selected: pieceStyle() === "characters" }, t("settings.pieces.characters")),
-    h("option", { value: "letters", selected: pieceStyle() === "letters" }, t("settings.pieces.letters")));
-  return h("div", { class: "settings" }, lang, pieces);
-}
-
-/**
- * whoBox is the header's name and sign-out. A guest identity lives only in
- * this browser: signing out forgets it for good (its games, ratings and
- * stats cannot be reached again), so an in-page question says so first.
- */
-function whoBox(id: Identity): HTMLElement {
-  const box = h("div", { class: "who" });
-  const plain = () => {
-    clear(box);
-    box.append(h("span", { class: "who-name", title: t("who.id", { id: id.playerId }) }, id.name),
-      h("button", { class: "link", id: "sign-out", onclick: ask }, t("who.signOut")));
-  };
-  const ask = () => {
-    if (box.querySelector(".signout-confirm")) return;
-    box.append(h("div", { class: "signout-confirm", role: "alertdialog", "aria-label": t("who.confirm.label") },
-      h("span", {}, t("who.confirm", { name: id.name })),
-      h("button", { class: "danger small", id: "sign-out-confirm", onclick: () => { session.signOut(); go("#/"); } }, t("who.confirm.yes")),
-      h("button", { class: "small", id: "sign-out-cancel", onclick: plain }, t("who.confirm.no"))));
-    box.querySelector<HTMLButtonElement>("#sign-out-cancel")?.focus();
-  };
-  plain();
-  return box;
-}
-
-export function frame(id: Identity | undefined, ...content: Node[]): void {
-  const root = document.getElementById("app")!;
-  clear(root);
-  document.title = t("brand"); // a screen with a title of its own sets it after
-  root.append(header(id), h("main", { id: "main" }, ...content));
-}
+onRoute(() => void route_());
 
 let routeSeq = 0;
 
@@ -315,43 +198,6 @@ function demoView() {
 
 // ---- lobby ----
 
-let variantsCache: Variant[] | undefined;
-export async function variants(): Promise<Variant[]> {
-  if (!variantsCache) variantsCache = (await api().lobby.listVariants({})).variants;
-  return variantsCache;
-}
-
-const clockChoices: { label: string; base: number; inc: number }[] = [
-  { label: "", base: 0, inc: 0 }, // t("clock.none")
-  { label: "1+1", base: 60000, inc: 1000 },
-  { label: "3+2", base: 180000, inc: 2000 },
-  { label: "5+3", base: 300000, inc: 3000 },
-  { label: "10+5", base: 600000, inc: 5000 },
-  { label: "15+10", base: 900000, inc: 10000 },
-];
-
-type Opponent = "bot" | "local" | "friend" | "queue";
-
-interface LobbyChoice {
-  game: Game;
-  variant: string;
-  opponent: Opponent;
-  level: BotLevel;
-  seat: Seat;
-  clock: number; // index in clockChoices
-  rated: boolean;
-}
-
-const CHOICE_KEY = "tabuleiro.lobby";
-function loadChoice(): LobbyChoice {
-  const d: LobbyChoice = { game: Game.QUORIDOR, variant: "standard", opponent: "bot", level: BotLevel.EASY, seat: Seat.UNSPECIFIED, clock: 0, rated: false };
-  try {
-    return { ...d, ...JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "{}") };
-  } catch {
-    return d;
-  }
-}
-
 /** LOBBY_REFRESH_MS is how often the lobby reads its list of games in progress again while it is open. */
 const LOBBY_REFRESH_MS = 10_000;
 
@@ -471,122 +317,6 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       window.removeEventListener("focus", onShow);
     },
   };
-}
-
-function variantClockIndex(v: Variant | undefined): number {
-  const tc = v?.defaultTimeControl;
-  if (!tc) return 2;
-  const i = clockChoices.findIndex((k) => BigInt(k.base) === tc.baseMs && BigInt(k.inc) === tc.incrementMs);
-  return i > 0 ? i : 2;
-}
-
-function tcOf(i: number) {
-  const k = clockChoices[i];
-  return k && k.base ? { baseMs: BigInt(k.base), incrementMs: BigInt(k.inc) } : undefined;
-}
-
-export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void> {
-  const btn = document.getElementById("start") as HTMLButtonElement | null;
-  if (btn) btn.disabled = true;
-  try {
-    const tc = tcOf(c.clock);
-    const origin: Origin = { game: c.game, variant: c.variant, opponent: c.opponent, level: c.level, seat: c.seat, clock: c.clock, rated: c.rated };
-    switch (c.opponent) {
-      case "bot": {
-        const r = await api(id.token).lobby.playBot({ game: c.game, variant: c.variant, level: c.level, seat: c.seat, timeControl: tc });
-        session.game = { matchId: r.matchId, lastSeq: "0" };
-        saveOrigin(r.matchId, origin);
-        go(`#/game/${r.matchId}`);
-        return;
-      }
-      case "local": {
-        const second = await partner();
-        const password = randomPassword();
-        // The host alternates seats with every local game (Q5).
-        const n = Number(localStorage.getItem("tabuleiro.localGames") ?? "0");
-        localStorage.setItem("tabuleiro.localGames", String(n + 1));
-        const room = await api(id.token).lobby.createRoom({
-          game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password,
-          hostSeat: n % 2 === 0 ? Seat.FIRST : Seat.SECOND,
-          // Nobody waits on anyone at one device: without a clock the game
-          // waits for its first ply as a game against a bot does.
-          oneDevice: true,
-        });
-        const j = await api(second.token).lobby.joinRoom({
-          target: { case: "inviteCode", value: room.room!.inviteCode }, password, oneDevice: true,
-        });
-        const matchId = j.room?.matchId;
-        if (!matchId) throw new Error(t("room.noGame"));
-        session.game = { matchId, lastSeq: "0", local: true };
-        saveOrigin(matchId, origin);
-        go(`#/local/${matchId}`);
-        return;
-      }
-      case "friend": {
-        const password = randomPassword();
-        const room = await api(id.token).lobby.createRoom({
-          game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password, hostSeat: c.seat,
-        });
-        sessionStorage.setItem(`tabuleiro.origin.room.${room.room!.roomId}`, JSON.stringify(origin));
-        go(`#/room/${room.room!.roomId}?pw=${encodeURIComponent(password)}`);
-        return;
-      }
-      case "queue": {
-        const q = new URLSearchParams({ game: String(c.game), variant: c.variant, clock: String(c.clock), rated: c.rated ? "1" : "" });
-        go(`#/queue?${q}`);
-        return;
-      }
-    }
-  } catch (err) {
-    if (isBusy(err) && btn?.isConnected) {
-      // Already in a live game: say so beside the button, with the way back to it.
-      document.getElementById("busy-note")?.remove();
-      btn.closest(".actions")?.after(await busyNotice(id));
-    } else toast(errorText(err), "error");
-  } finally {
-    if (btn) btn.disabled = false;
-  }
-}
-
-function isBusy(err: unknown): boolean {
-  return err instanceof ConnectError && busyMatch(err) !== undefined;
-}
-
-/**
- * busyNotice tells a player who tries to start a game (or pair) while
- * another is in progress that they have one, with a button back to it.
- */
-async function busyNotice(id: Identity): Promise<HTMLElement> {
-  let active: MatchSummary[] = [];
-  try {
-    active = (await api(id.token).lobby.listActiveMatches({})).matches;
-  } catch { /* the lobby's list is the way then */ }
-  const m = active[0];
-  const g = session.game;
-  const href = m ? `#/${g?.matchId === m.matchId && g.local ? "local" : "game"}/${m.matchId}` : "#/play";
-  return h("div", { class: "busy-note", id: "busy-note", role: "alert" },
-    h("p", {}, alreadyPlaying()),
-    m ? h("p", { class: "muted small" }, `${gameName(m.game)} · ${variantName(m.game, m.variant)} · ${m.participants.map((p) => playerName(p)).join(` ${t("vs")} `)}`) : false,
-    h("a", { class: "button primary", id: "busy-game", href }, m ? t("busy.back") : t("resume.title")));
-}
-
-export function saveOrigin(matchId: string, o: Origin): void {
-  localStorage.setItem(`tabuleiro.origin.${matchId}`, JSON.stringify(o));
-}
-
-export function loadOrigin(matchId: string): Origin | undefined {
-  try {
-    const raw = localStorage.getItem(`tabuleiro.origin.${matchId}`);
-    return raw ? JSON.parse(raw) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function randomPassword(): string {
-  const a = new Uint8Array(9);
-  crypto.getRandomValues(a);
-  return Array.from(a, (b) => "abcdefghjkmnpqrstuvwxyz23456789"[b % 31]).join("");
 }
 
 function gameIcon(g: Game): string {
@@ -947,11 +677,6 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
   };
   window.addEventListener("keydown", onKey);
   return { dispose: () => window.removeEventListener("keydown", onKey) };
-}
-
-export function ratingText(before: number, after: number): string {
-  const d = Math.round(after) - Math.round(before);
-  return t("rating.change", { before: Math.round(before), after: Math.round(after), delta: `${d >= 0 ? "+" : "−"}${num(Math.abs(d))}` });
 }
 
 // ---- stats ----

@@ -33,21 +33,11 @@ import {
 } from "../geometry";
 import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
 import type { Identity } from "../session";
-import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
+import { frame, me, partner, ratingText, session, variants } from "./shell";
+import { loadOrigin, start, type Origin } from "./start";
 import { clear, clearError, h, svg, toast } from "./dom";
 import { num, t } from "../i18n";
 import { checkText } from "../messages";
-
-/** Origin is how a game was started, to offer the same again (rematch). */
-export interface Origin {
-  game: Game;
-  variant: string;
-  opponent: "bot" | "local" | "friend" | "queue";
-  level: BotLevel;
-  seat: Seat;
-  clock: number;
-  rated: boolean;
-}
 
 type Mode = "seat" | "local" | "spectator";
 
