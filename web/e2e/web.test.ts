@@ -157,7 +157,7 @@ test("a guest plays a whole Quoridor game against the easy bot, by clicks, walls
 test("two browser contexts play a room game joined by the invite link", async () => {
   const host = await newPlayer(browser, server.url);
   await signIn(host.page, "Host");
-  await choose(host.page, "Quoridor", "Invite a friend");
+  await choose(host.page, "Quoridor", "Room");
   await host.page.click("#start");
   const link = await host.page.locator("#invite-link").inputValue({ timeout: 60_000 });
   assert.match(link, /#\/join\/[A-Za-z0-9]+\?pw=/);

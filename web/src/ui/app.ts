@@ -8,7 +8,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, ConnectError, Code } from "../api";
 import { BanqiPiece, BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
-import { RoomStatus, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
+import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiInfo, gameName, games, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
 import type { Identity } from "../session";
 import { renderBoard } from "../board";
@@ -17,7 +17,7 @@ import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { loadRecord, NO_RECORD } from "../record";
 import { clear, fill, h, hideToast, scrollWithin, svg, toast } from "./dom";
-import { dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
+import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
 import { onPieceStyle, pieceFace } from "../pieces";
 import { GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
@@ -209,6 +209,8 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
   const side = h("aside", { class: "side-col" });
   frame(id, h("div", { class: "lobby" }, panel, side));
 
+  // A private room's password as typed: kept while the lobby is open, never stored.
+  let roomPassword = "";
   const draw = () => {
     clear(panel);
     const gameVariants = vs.filter((v) => v.game === c.game);
@@ -244,6 +246,14 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
           return radio("level", l, c.level, levelLabel(l, r), () => (c.level = l),
             { "data-level": levelId(l), ...(r ? { title: levelTitle(r), "data-rating": String(r.rating) } : {}) });
         }))),
+      c.opponent === "friend" && !onePlayer && h("fieldset", { class: "field", id: "room-kind" }, h("legend", {}, t("lobby.room")),
+        h("div", { class: "chips" },
+          radio("room", "public", c.room ?? "private", t("lobby.room.public"), () => (c.room = "public")),
+          radio("room", "private", c.room ?? "private", t("lobby.room.private"), () => (c.room = "private"))),
+        h("p", { class: "muted small", id: "room-note" }, c.room === "public" ? t("lobby.room.publicNote") : t("lobby.room.privateNote")),
+        c.room !== "public" && h("input", { id: "room-password", type: "text", autocomplete: "off", minlength: 4, maxlength: 64, value: roomPassword,
+          placeholder: t("lobby.room.passwordPlaceholder"), "aria-label": t("room.password"),
+          oninput: (e: Event) => { roomPassword = (e.target as HTMLInputElement).value; } })),
       (c.opponent === "bot" || c.opponent === "friend") && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, t("lobby.seat")),
         h("div", { class: "chips" },
           radio("seat", Seat.UNSPECIFIED, c.seat, t("lobby.seat.random"), () => (c.seat = Seat.UNSPECIFIED)),
@@ -259,8 +269,8 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
         t("lobby.rated")),
       // Unticked, a quick pairing game is casual: say so beside the box.
       c.opponent === "queue" && variant?.rated && !c.rated && h("p", { class: "muted small", id: "casual-note" }, t("lobby.casualTick")),
-      h("div", { class: "actions" }, h("button", { class: "primary big", id: "start", onclick: () => start(id, c) },
-        c.opponent === "friend" ? t("lobby.start.friend") : c.opponent === "queue" ? t("lobby.start.queue") : t("lobby.start"))),
+      h("div", { class: "actions" }, h("button", { class: "primary big", id: "start", onclick: () => start(id, { ...c, password: roomPassword }) },
+        c.opponent === "friend" ? (c.room === "public" ? t("lobby.start.public") : t("lobby.start.friend")) : c.opponent === "queue" ? t("lobby.start.queue") : t("lobby.start"))),
     ));
   };
   draw();
@@ -280,6 +290,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       code, pw, h("button", { type: "submit" }, t("join.button")))));
   const resume = h("section", { class: "panel", id: "resume-list" }, h("h2", {}, t("resume.title")), h("p", { class: "muted" }, t("loading")));
   side.append(resume);
+  const openRooms = h("section", { class: "panel", id: "open-rooms", "aria-live": "polite" }, h("h2", {}, t("rooms.title")), h("p", { class: "muted" }, t("loading")));
+  side.prepend(openRooms); // first: what others offer now
+  const rooms = roomList(id, openRooms);
   // The list is read again while the lobby is open, and whenever the page
   // comes back into view: a game that ended meanwhile (in another tab, by
   // abandonment or on time) leaves it, one started elsewhere joins it.
@@ -312,6 +325,7 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
   return {
     dispose: () => {
       stopped = true;
+      rooms.dispose();
       clearInterval(timer);
       document.removeEventListener("visibilitychange", onShow);
       window.removeEventListener("focus", onShow);
@@ -342,11 +356,93 @@ export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
 
 // ---- rooms ----
 
+/** ROOMS_REFRESH_MS is how often the lobby reads the open public rooms again while it is in view. */
+const ROOMS_REFRESH_MS = 3000;
+
+/**
+ * roomList fills el with the open public rooms (ListRooms), per game, each
+ * with its host, variant and clock and a Join button that takes its seat
+ * at once; the list is read again every few seconds while the page is in
+ * view, and when it comes back into view.
+ */
+function roomList(id: Identity, el: HTMLElement): { dispose: () => void } {
+  let stopped = false;
+  let shown = "";
+  const load = async () => {
+    let list;
+    try {
+      list = (await api(id.token).lobby.listRooms({ pageSize: 100 })).rooms;
+    } catch (err) {
+      if (!stopped) { clear(el); el.append(h("h2", {}, t("rooms.title")), h("p", { class: "error" }, errorText(err))); }
+      return;
+    }
+    if (stopped) return;
+    // Redrawn only when the list changed: a button being clicked stays.
+    const key = list.map((r) => `${r.roomId}:${r.members.length}`).join(",") + currentLanguage();
+    if (key === shown) return;
+    shown = key;
+    clear(el);
+    el.append(h("h2", {}, t("rooms.title")));
+    if (!list.length) {
+      el.append(h("p", { class: "muted", id: "rooms-none" }, t("rooms.none")));
+      return;
+    }
+    for (const g of games) {
+      const of = list.filter((r) => r.game === g);
+      if (!of.length) continue;
+      el.append(h("h3", { class: "rooms-game" }, gameName(g)));
+      for (const r of of) {
+        const host = r.members.find((m) => m.host) ?? r.members[0];
+        const mine = host?.playerId === id.playerId;
+        const hostText = host ? host.displayName + (host.rating !== undefined ? ` (${host.rating})` : "") : "—";
+        el.append(h("div", { class: "summary open-room", "data-room": r.roomId },
+          h("div", { class: "summary-main" },
+            h("div", { class: "summary-title" }, hostText, r.rated ? h("span", { class: "badge" }, t("rated")) : false),
+            h("div", { class: "muted small" }, `${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}`)),
+          mine
+            ? h("a", { class: "button small", href: `#/room/${r.roomId}` }, t("rooms.yours"))
+            : h("button", { class: "small primary join-room", onclick: (e: Event) => joinListed(id, r.roomId, e.target as HTMLButtonElement) }, t("join.button"))));
+      }
+    }
+  };
+  const onShow = () => {
+    if (document.visibilityState === "visible") void load();
+  };
+  const timer = setInterval(onShow, ROOMS_REFRESH_MS);
+  document.addEventListener("visibilitychange", onShow);
+  void load();
+  return {
+    dispose: () => {
+      stopped = true;
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onShow);
+    },
+  };
+}
+
+/** joinListed takes the free seat of a public room of the lobby's list, and opens its game. */
+async function joinListed(id: Identity, roomId: string, btn: HTMLButtonElement): Promise<void> {
+  btn.disabled = true;
+  try {
+    const j = await api(id.token).lobby.joinRoom({ target: { case: "roomId", value: roomId } });
+    const r = j.room!;
+    if (!r.matchId) throw new Error(t("room.noGame"));
+    session.game = { matchId: r.matchId, lastSeq: "0" };
+    saveOrigin(r.matchId, { game: r.game, variant: r.variant, opponent: "friend", level: BotLevel.UNSPECIFIED, seat: Seat.UNSPECIFIED, clock: 0, rated: r.rated });
+    go(`#/game/${r.matchId}`);
+  } catch (err) {
+    if (isBusy(err) && btn.isConnected) btn.closest(".open-room")?.after(await busyNotice(id));
+    else toast(errorText(err), "error");
+    btn.disabled = false;
+  }
+}
+
 function roomScreen(id: Identity, roomId: string, password: string): { dispose: () => void } {
   const ctl = new AbortController();
   const status = h("p", { class: "muted", role: "status" }, t("room.opening"));
   const linkBox = h("div", { class: "invite" });
-  frame(id, h("section", { class: "panel narrow room" }, h("h1", {}, t("lobby.opp.friend")), linkBox, status,
+  const title = h("h1", {}, t("room.title"));
+  frame(id, h("section", { class: "panel narrow room" }, title, linkBox, status,
     h("button", { class: "link", onclick: async () => {
       ctl.abort();
       try { await api(id.token).lobby.leaveRoom({ roomId }); } catch { /* closed already */ }
@@ -356,15 +452,20 @@ function roomScreen(id: Identity, roomId: string, password: string): { dispose: 
     try {
       for await (const u of api(id.token).lobby.watchRoom({ roomId }, { signal: ctl.signal })) {
         const r = u.room!;
+        const pub = r.visibility === RoomVisibility.PUBLIC;
         if (!linkBox.firstChild && r.inviteCode) {
-          const url = `${location.origin}${location.pathname}#/join/${r.inviteCode}?pw=${encodeURIComponent(password)}`;
+          title.textContent = pub ? t("room.public.title") : t("room.private.title");
+          const url = `${location.origin}${location.pathname}#/join/${r.inviteCode}${pub ? "" : `?pw=${encodeURIComponent(password)}`}`;
           const input = h("input", { id: "invite-link", readonly: true, value: url, "aria-label": t("room.link"), onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
           linkBox.append(
-            h("p", {}, t("room.send", { what: `${gameName(r.game)} · ${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}` })),
+            pub ? h("p", { id: "room-listed" }, t("room.listed")) : "",
+            h("p", {}, t(pub ? "room.sendPublic" : "room.send", { what: `${gameName(r.game)} · ${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}` })),
             h("div", { class: "row" }, input, h("button", { onclick: async () => {
               try { await navigator.clipboard.writeText(url); toast(t("room.copied")); } catch { input.select(); }
             } }, t("room.copy"))),
-            h("p", { class: "muted small" }, ...fill(t("room.orCode", { code: "\u0000", password: "\u0001" }), h("strong", { id: "invite-code" }, r.inviteCode), h("strong", {}, password))));
+            pub
+              ? h("p", { class: "muted small" }, ...fill(t("room.orCodePublic", { code: "\u0000" }), h("strong", { id: "invite-code" }, r.inviteCode)))
+              : h("p", { class: "muted small" }, ...fill(t("room.orCode", { code: "\u0000", password: "\u0001" }), h("strong", { id: "invite-code" }, r.inviteCode), h("strong", { id: "room-pw" }, password))));
         }
         if (r.matchId) {
           session.game = { matchId: r.matchId, lastSeq: "0" };
@@ -377,7 +478,7 @@ function roomScreen(id: Identity, roomId: string, password: string): { dispose: 
           status.textContent = t("room.closed");
           return;
         }
-        status.textContent = t("room.waiting");
+        status.textContent = pub ? t("room.waitingPublic") : t("room.waiting");
       }
     } catch (err) {
       if (!ctl.signal.aborted) status.textContent = errorText(err);

@@ -41,6 +41,10 @@ export interface LobbyChoice {
   seat: Seat;
   clock: number; // index in clockChoices
   rated: boolean;
+  /** room is a room's visibility (opponent "friend"): listed in the lobby for anyone, or private with a password. */
+  room?: "public" | "private";
+  /** password is a private room's password as typed (never kept); empty to generate one. */
+  password?: string;
 }
 
 export const CHOICE_KEY = "tabuleiro.lobby";
@@ -103,12 +107,15 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
         return;
       }
       case "friend": {
-        const password = randomPassword();
+        // A public room is listed in the lobby for anyone to join; a
+        // private one takes the password typed, or a generated one.
+        const pub = "room" in c && c.room === "public";
+        const password = pub ? "" : ("password" in c && c.password?.trim()) || randomPassword();
         const room = await api(id.token).lobby.createRoom({
-          game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password, hostSeat: c.seat,
+          game: c.game, variant: c.variant, timeControl: tc, visibility: pub ? RoomVisibility.PUBLIC : RoomVisibility.PRIVATE, password, hostSeat: c.seat,
         });
         sessionStorage.setItem(`tabuleiro.origin.room.${room.room!.roomId}`, JSON.stringify(origin));
-        go(`#/room/${room.room!.roomId}?pw=${encodeURIComponent(password)}`);
+        go(`#/room/${room.room!.roomId}${pub ? "" : `?pw=${encodeURIComponent(password)}`}`);
         return;
       }
       case "queue": {

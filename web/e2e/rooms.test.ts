@@ -1,0 +1,97 @@
+// Rooms and spectators as the sites we replace have them: a guest opens a
+// public room, a second guest sees it in the lobby's open rooms (the list
+// updates by itself) and joins in one click; a private room with a
+// password of the host's choosing; a player of a private game invites a
+// spectator by link, the invited person signs in as a guest and watches
+// the board, and the players see who watches.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+
+let browser: Browser;
+let server: Server;
+let closeBrowser: () => Promise<void>;
+
+before(async () => {
+  server = await serve();
+  ({ browser, cleanup: closeBrowser } = await launch());
+});
+after(async () => {
+  await closeBrowser?.();
+  await server?.stop();
+});
+
+/** openRoom opens a room of Quoridor from the Play screen: public, or private with the password given (empty: generated). */
+async function openRoom(page: Page, kind: "public" | "private", password = ""): Promise<void> {
+  await page.click(`label.game-card[data-game="Quoridor"]`);
+  await page.click(`label.chip[data-choice="opp:friend"]`);
+  await page.click(`label.chip[data-choice="room:${kind}"]`);
+  if (kind === "private") await page.fill("#room-password", password);
+  await page.click("#start");
+  await page.waitForURL(/#\/room\//);
+}
+
+test("a guest opens a public room, a second guest sees it listed and joins in one click", async () => {
+  // The second guest is in the lobby first: the room appears without a reload.
+  const guest = await newPlayer(browser, server.url);
+  await signIn(guest.page, "Bruna");
+  await guest.page.waitForSelector("#open-rooms #rooms-none");
+  const host = await newPlayer(browser, server.url);
+  await signIn(host.page, "Ana");
+  await host.page.click(`label.game-card[data-game="Quoridor"]`);
+  await host.page.click(`label.chip[data-choice="opp:friend"]`);
+  await host.page.click(`label.chip[data-choice="room:public"]`);
+  await host.page.click(`label.chip[data-choice="clock:2"]`);
+  assert.equal(await host.page.locator("#start").textContent(), "Open a public room");
+  assert.equal(await host.page.locator("#room-password").count(), 0, "a public room has no password");
+  await shot(host.page, "rooms-01-play-public");
+  await host.page.click("#start");
+  await host.page.waitForSelector("#room-listed");
+  assert.match(await host.page.locator("#invite-link").inputValue(), /#\/join\/[A-Za-z0-9]+$/);
+  await shot(host.page, "rooms-02-public-room-waiting");
+  // The host sees their own room listed, as theirs.
+  const row = guest.page.locator("#open-rooms .open-room");
+  await row.waitFor();
+  assert.equal(await row.count(), 1);
+  assert.equal(await row.locator(".summary-title").textContent(), "Ana");
+  assert.equal(await row.locator(".muted").textContent(), "Standard · 3+2");
+  assert.equal(await guest.page.locator("#open-rooms h3").textContent(), "Quoridor");
+  await shot(guest.page, "rooms-03-lobby-lists-room");
+  await guest.page.click("#open-rooms .open-room button.join-room"); // the one click
+  await guest.page.waitForURL(/#\/game\//);
+  await host.page.waitForURL(/#\/game\//);
+  assert.equal(new URL(guest.page.url()).hash, new URL(host.page.url()).hash, "the same game");
+  await guest.page.waitForSelector(".board-box");
+  await host.page.waitForSelector(".board-box");
+  await shot(guest.page, "rooms-04-joined-game");
+  // A started room leaves the list.
+  const third = await newPlayer(browser, server.url);
+  await signIn(third.page, "Caio");
+  await third.page.waitForSelector("#open-rooms #rooms-none");
+  await third.ctx.close();
+  await guest.ctx.close();
+  await host.ctx.close();
+});
+
+test("a private room takes the password its host chose, and is not listed", async () => {
+  const host = await newPlayer(browser, server.url);
+  await signIn(host.page, "Dora");
+  await openRoom(host.page, "private", "figueira42");
+  await host.page.waitForSelector("#invite-link");
+  assert.match(await host.page.locator("#invite-link").inputValue(), /#\/join\/[A-Za-z0-9]+\?pw=figueira42$/);
+  assert.equal(await host.page.locator("#room-pw").textContent(), "figueira42");
+  await shot(host.page, "rooms-05-private-room-own-password");
+  const other = await newPlayer(browser, server.url);
+  await signIn(other.page, "Edu");
+  await other.page.waitForSelector("#open-rooms #rooms-none");
+  // By the code and the password typed in the lobby's Join box.
+  const code = (await host.page.locator("#invite-code").textContent())!;
+  await other.page.fill("#code", code);
+  await other.page.fill("#code-pw", "figueira42");
+  await other.page.click("form.stack button[type=submit]");
+  await other.page.waitForURL(/#\/game\//);
+  await host.page.waitForURL(/#\/game\//);
+  await other.ctx.close();
+  await host.ctx.close();
+});
