@@ -95,3 +95,48 @@ test("a private room takes the password its host chose, and is not listed", asyn
   await other.ctx.close();
   await host.ctx.close();
 });
+
+test("a player of a private game invites a spectator by link; the spectator signs in as a guest and watches; the players see who watches", async () => {
+  const host = await newPlayer(browser, server.url);
+  await signIn(host.page, "Gil");
+  await openRoom(host.page, "private");
+  const link = await host.page.locator("#invite-link").inputValue();
+  const guest = await newPlayer(browser, link);
+  await signIn(guest.page, "Hana", false);
+  await host.page.waitForURL(/#\/game\//);
+  await guest.page.waitForURL(/#\/game\//);
+  const matchId = /#\/game\/([^/?]+)/.exec(host.page.url())![1];
+  // Someone who is not invited cannot watch the private game.
+  const outsider = await newPlayer(browser, server.url);
+  await signIn(outsider.page, "Ivo");
+  await outsider.page.goto(`${server.url}/#/watch/${matchId}`);
+  await outsider.page.waitForSelector(".conn-banner:not(:empty)");
+  assert.equal(await outsider.page.locator(".board-box svg").count(), 0, "no board for someone not invited");
+  await outsider.ctx.close();
+  // The host invites one by name, and gets a link for them.
+  await host.page.waitForSelector("#spectators #spectator-form:not([hidden])");
+  assert.equal(await host.page.locator("#watchers").textContent(), "Nobody watching");
+  await host.page.fill("#spectator-name", "Júlia");
+  await host.page.click("#invite-spectator");
+  const watchLink = await host.page.locator("#spectator-link").inputValue();
+  assert.match(watchLink, new RegExp(`#/spectate/${matchId}\\?p=.+&k=.+&n=J`));
+  await shot(host.page, "rooms-06-spectator-invited");
+  // The invited person opens the link in a browser of their own, signs in as a guest and watches.
+  const spectator = await newPlayer(browser, watchLink);
+  await spectator.page.waitForSelector("#spectate-title");
+  assert.equal(await spectator.page.locator("#name").inputValue(), "Júlia");
+  await shot(spectator.page, "rooms-07-spectate-sign-in");
+  await spectator.page.click("#watch-invite");
+  await spectator.page.waitForURL(new RegExp(`#/watch/${matchId}`));
+  await spectator.page.waitForSelector(".board-box svg");
+  assert.match((await spectator.page.locator(".game-info").textContent())!, /Spectating/i);
+  assert.equal(await spectator.page.locator(".who-name").textContent(), "Júlia");
+  await shot(spectator.page, "rooms-08-spectator-watches");
+  // Both players see that one watches, and whom they invited.
+  await host.page.waitForFunction(() => document.querySelector("#watchers")?.textContent === "1 watching · invited: Júlia");
+  await guest.page.waitForFunction(() => /^1 watching/.test(document.querySelector("#watchers")?.textContent ?? ""));
+  await shot(host.page, "rooms-09-host-sees-spectator");
+  await spectator.ctx.close();
+  await guest.ctx.close();
+  await host.ctx.close();
+});

@@ -21,6 +21,7 @@ import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } f
 import { onPieceStyle, pieceFace } from "../pieces";
 import { GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
+import { spectateScreen, watcher } from "./spectate";
 import { frame, go, me, onRoute, ratingText, session, signIn, variants } from "./shell";
 import { busyNotice, CHOICE_KEY, clockChoices, isBusy, loadChoice, saveOrigin, start, tcOf, variantClockIndex, type Opponent } from "./start";
 
@@ -56,6 +57,11 @@ export async function route_(): Promise<void> {
     rulesScreen(id, parts[1] ?? "", parts[2] ?? "");
     return;
   }
+  if (parts[0] === "spectate") {
+    // An invite to watch a private game brings its own guest identity.
+    spectateScreen(id, decodeURIComponent(parts[1] ?? ""), params);
+    return;
+  }
   if (!id) {
     signInScreen(hash);
     return;
@@ -77,7 +83,8 @@ export async function route_(): Promise<void> {
         current = new GameScreen(id, parts[1], "local");
         return;
       case "watch":
-        if (parts[1]) current = new GameScreen(id, parts[1], "spectator");
+        // A private game is watched by the guest its invite link brought, if any.
+        if (parts[1]) current = new GameScreen(watcher(parts[1]) ?? id, parts[1], "spectator");
         else current = watchScreen(id);
         return;
       case "join":

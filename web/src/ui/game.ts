@@ -35,11 +35,15 @@ import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, oth
 import type { Identity } from "../session";
 import { frame, me, partner, ratingText, session, variants } from "./shell";
 import { loadOrigin, start, type Origin } from "./start";
+import { SpectatorPanel } from "./spectate";
 import { clear, clearError, h, svg, toast } from "./dom";
 import { num, t } from "../i18n";
 import { checkText } from "../messages";
 
 type Mode = "seat" | "local" | "spectator";
+
+/** SPECTATORS_REFRESH_MS is how often a player's page reads how many watch the game. */
+const SPECTATORS_REFRESH_MS = 5000;
 
 export class GameScreen {
   private loops: FeedLoop[] = [];
@@ -135,6 +139,7 @@ export class GameScreen {
   }
 
   dispose(): void {
+    if (this.spectatorTimer) clearInterval(this.spectatorTimer);
     document.removeEventListener("click", this.onLinkClick, true);
     this.rematchCtl.abort();
     for (const l of this.loops) l.stop();
@@ -383,6 +388,7 @@ export class GameScreen {
     const v = this.view;
     if (!m || !v) return;
     document.title = t("title.game", { game: gameName(v.game) });
+    this.renderSpectators();
     if (m.status === MatchStatus.FINISHED) {
       // A finished game takes no plies: no dots, selection, preview or cursor behind the result.
       this.resetSelection();
@@ -1279,6 +1285,37 @@ export class GameScreen {
     } catch (err) {
       toast(errorText(err), "error");
     }
+  }
+
+  // ---- spectators ----
+
+  /** spectatorPanel: how many watch and whom this player invited (a seat of a game against a person). */
+  private spectatorPanel: SpectatorPanel | undefined;
+  private spectatorTimer: ReturnType<typeof setInterval> | undefined;
+
+  private renderSpectators(): void {
+    const m = this.match;
+    if (!m || this.mode !== "seat" || m.yourSeat === Seat.UNSPECIFIED || m.seats.length < 2) return;
+    if (!this.spectatorPanel) {
+      this.spectatorPanel = new SpectatorPanel(this.id, this.matchId);
+      this.els.actions.after(this.spectatorPanel.el);
+      // The streams carry no spectator count after their snapshot: it is
+      // read again while the game goes on and the page is in view.
+      this.spectatorTimer = setInterval(() => void this.refreshSpectators(), SPECTATORS_REFRESH_MS);
+    }
+    this.spectatorPanel.update(m);
+  }
+
+  private async refreshSpectators(): Promise<void> {
+    const m = this.match;
+    if (!m || m.status === MatchStatus.FINISHED || document.visibilityState !== "visible") return;
+    try {
+      const r = await api(this.id.token).match.getMatch({ matchId: this.matchId });
+      if (r.match && this.match) {
+        this.match.spectators = r.match.spectators;
+        this.spectatorPanel?.update(this.match);
+      }
+    } catch { /* the stream reports what is wrong */ }
   }
 
   // ---- keyboard ----
