@@ -689,7 +689,7 @@ async function historyScreen(id: Identity): Promise<void> {
       const title = outcomeTitle(g.outcome, g.yourSeat, [names[0] ?? "", names[1] ?? ""]);
       const cls = outcomeClass(g.outcome, g.yourSeat);
       list.append(summaryRow(g, h("div", { class: "summary-side" },
-        h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome, g.game, g.yourSeat, [names[0] ?? "", names[1] ?? ""], g.participants.length < 2)),
+        h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome, g.game, g.yourSeat, [names[0] ?? "", names[1] ?? ""], g.participants.length < 2, g.plyCount)),
         h("span", { class: "muted small" }, g.endedAt ? dateTime(timestampMs(g.endedAt)) : ""),
         h("a", { class: "button small", href: `#/replay/${g.matchId}` }, t("history.replay")))));
     }
@@ -770,7 +770,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     h("aside", { class: "side-col" }, h("section", { class: "panel" },
       h("h1", {}, `${gameName(s.game)} · ${variantName(s.game, s.variant)}`),
       h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), t("sentence.end"),
-        h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2))),
+        h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2, rec.plies.length))),
       change ? h("p", {}, ratingText(change.before, change.after)) : false,
       moves,
       rec.seed ? h("p", { class: "muted small seed" }, t("replay.seed", { seed: rec.seed.slice(0, 16) })) : false))));

@@ -599,7 +599,7 @@ export class GameScreen {
   private outcomeLine(): string {
     const m = this.match!;
     const solo = !m.seats.some((s) => s.participant?.seat === Seat.SECOND);
-    return outcomeLine(m.outcome, m.game, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names(), solo);
+    return outcomeLine(m.outcome, m.game, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names(), solo, m.plies.length);
   }
 
   private names(): [string, string] {
