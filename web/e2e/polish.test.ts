@@ -235,9 +235,11 @@ test("bot levels are labelled with their ladder rating, in the level picker and 
     const hard = page.locator(`label.chip[data-level="Hard"]`);
     const rating = await hard.getAttribute("data-rating");
     assert.ok(rating !== null, "Hard has a rating in Quoridor standard");
-    assert.equal((await hard.textContent())?.trim(), `Hard · ${rating}`);
+    assert.equal((await hard.textContent())?.trim(), `Hard · rating ${rating}`);
     assert.match((await hard.getAttribute("title")) ?? "", /^ladder rating \(Elo scale, easy = 0\), 95% interval −?\d+(–| to )−?\d+$/);
-    assert.equal((await page.locator(`label.chip[data-level="Easy"]`).textContent())?.trim(), "Easy · 0");
+    assert.equal((await page.locator(`label.chip[data-level="Easy"]`).textContent())?.trim(), "Easy · rating 0");
+    // What the rating is, said on the page (a phone has no hover).
+    assert.equal(await page.locator("#level-note").textContent(), "Ratings on the bots' ladder, an Elo scale where Easy is 0: the higher, the stronger.");
     // The four chips stay inside the panel at 390 px.
     const panel = await boxOf(page.locator(".play-panel"), "the panel");
     for (const l of ["Easy", "Medium", "Hard", "Expert"]) {

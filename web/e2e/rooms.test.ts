@@ -3,11 +3,13 @@
 // updates by itself) and joins in one click; a private room with a
 // password of the host's choosing; a player of a private game invites a
 // spectator by link, the invited person signs in as a guest and watches
-// the board, and the players see who watches.
+// the board, and the players see who watches. And what a new player met
+// (issue 44): reopening the site on one's turn shows it above everything.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { startBot } from "./play";
 
 let browser: Browser;
 let server: Server;
@@ -139,4 +141,25 @@ test("a player of a private game invites a spectator by link; the spectator sign
   await spectator.ctx.close();
   await guest.ctx.close();
   await host.ctx.close();
+});
+
+test("reopening the site on one's turn shows the game waiting, with the time left, above the lobby", async () => {
+  const p = await newPlayer(browser, server.url);
+  await signIn(p.page, "Kai");
+  const matchId = await startBot(p.page, "Quoridor", { seat: "White (first)", clock: "3+2" });
+  await p.page.waitForSelector(".board-box svg");
+  // The site closed and opened again: the lobby, with the banner at its top.
+  await p.page.close();
+  const page = await p.ctx.newPage();
+  await page.goto(server.url);
+  const banner = page.locator("#turn-banner");
+  await banner.waitFor();
+  assert.match((await banner.textContent())!, /^Your turn! Quoridor · Standard against Bot \(easy\) is waiting for your ply\./);
+  assert.match((await page.locator("#turn-clock").textContent())!, /^[23]:\d\d left$/);
+  const box = (await banner.boundingBox())!;
+  assert.ok(box.y < 200, `the banner is at the top of the page (y ${box.y})`);
+  await shot(page, "rooms-10-your-turn-banner");
+  await page.click("#turn-back");
+  await page.waitForURL(new RegExp(`#/game/${matchId}`));
+  await p.ctx.close();
 });

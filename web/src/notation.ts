@@ -129,9 +129,9 @@ export function levelRating(v: Variant | undefined, l: BotLevel): BotRating | un
   return v?.botRatings.find((r) => r.level === l);
 }
 
-/** levelLabel is a level's name with its ladder rating when measured: "Hard · 663". */
+/** levelLabel is a level's name with its ladder rating when measured: "Hard · rating 663". */
 export function levelLabel(l: BotLevel, r?: BotRating): string {
-  return r ? `${levelName(l)} · ${num(r.rating)}` : levelName(l);
+  return r ? t("level.label", { level: levelName(l), rating: num(r.rating) }) : levelName(l);
 }
 
 /** levelTitle says what a level's rating is, for its tooltip; "" without one. */

@@ -71,11 +71,11 @@ test("bot levels are labelled with their ladder rating in the variant, when meas
     create(BotRatingSchema, { level: BotLevel.HARD, rating: 663, ratingLow: 393, ratingHigh: 933 }),
   ] });
   const hard = levelRating(v, BotLevel.HARD);
-  assert.equal(levelLabel(BotLevel.HARD, hard), "Hard · 663");
+  assert.equal(levelLabel(BotLevel.HARD, hard), "Hard · rating 663");
   assert.equal(levelTitle(hard), "ladder rating (Elo scale, easy = 0), 95% interval 393–933");
   assert.equal(levelTitle(levelRating(v, BotLevel.MEDIUM)), "ladder rating (Elo scale, easy = 0), 95% interval −161 to 347");
   assert.equal(levelTitle(levelRating(v, BotLevel.EASY)), "ladder rating (Elo scale, easy = 0)");
-  assert.equal(levelLabel(BotLevel.EASY, levelRating(v, BotLevel.EASY)), "Easy · 0");
+  assert.equal(levelLabel(BotLevel.EASY, levelRating(v, BotLevel.EASY)), "Easy · rating 0");
   // Not measured: the name alone, no tooltip.
   assert.equal(levelRating(v, BotLevel.EXPERT), undefined);
   assert.equal(levelLabel(BotLevel.EXPERT, levelRating(v, BotLevel.EXPERT)), "Expert");

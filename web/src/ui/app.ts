@@ -9,9 +9,11 @@ import { api, errorText, ConnectError, Code } from "../api";
 import { BanqiPiece, BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
+import { MatchStatus } from "../gen/tabuleiro/match/v1/match_pb";
 import { banqiInfo, gameName, games, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
 import type { Identity } from "../session";
 import { renderBoard } from "../board";
+import { formatClock } from "../clock";
 import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
@@ -214,7 +216,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
   const save = () => localStorage.setItem(CHOICE_KEY, JSON.stringify(c));
   const panel = h("section", { class: "panel play-panel", "aria-labelledby": "new-game" });
   const side = h("aside", { class: "side-col" });
-  frame(id, h("div", { class: "lobby" }, panel, side));
+  // A game waiting on this player's ply: a banner above everything, with the time left.
+  const turn = h("div", { class: "turn-slot" });
+  frame(id, turn, h("div", { class: "lobby" }, panel, side));
 
   // A private room's password as typed: kept while the lobby is open, never stored.
   let roomPassword = "";
@@ -252,7 +256,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
           const r = levelRating(variant, l);
           return radio("level", l, c.level, levelLabel(l, r), () => (c.level = l),
             { "data-level": levelId(l), ...(r ? { title: levelTitle(r), "data-rating": String(r.rating) } : {}) });
-        }))),
+        })),
+        // What the numbers are, on the page: a phone has no hover.
+        levels.some((l) => levelRating(variant, l)) ? h("p", { class: "muted small", id: "level-note" }, t("level.note")) : ""),
       c.opponent === "friend" && !onePlayer && h("fieldset", { class: "field", id: "room-kind" }, h("legend", {}, t("lobby.room")),
         h("div", { class: "chips" },
           radio("room", "public", c.room ?? "private", t("lobby.room.public"), () => (c.room = "public")),
@@ -312,6 +318,7 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       resume.append(h("h2", {}, t("resume.title")));
       if (!active.length) resume.append(h("p", { class: "muted" }, t("resume.none")));
       const g = session.game;
+      void turnBanner(id, turn, active, () => stopped);
       for (const m of active) {
         const local = g?.matchId === m.matchId && g.local;
         resume.append(summaryRow(m, h("a", { class: "button small", href: `#/${local ? "local" : "game"}/${m.matchId}` }, t("resume.button"))));
@@ -359,6 +366,53 @@ export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
       h("div", { class: "summary-players" }, names.join(` ${t("vs")} `) || "—"),
       h("div", { class: "muted small" }, `${t("plies", { count: m.plyCount })} · ${timeControlText(m.timeControl)}${m.spectators ? ` · ${t("watching", { count: m.spectators })}` : ""}`)),
     action ?? false);
+}
+
+// ---- your turn ----
+
+let turnTick: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * turnBanner shows, in slot, the game in progress where this player is to
+ * move: whom against, the time left on their clock (counting down) and the
+ * way back to it; nothing when no game waits on them.
+ */
+async function turnBanner(id: Identity, slot: HTMLElement, active: MatchSummary[], stopped: () => boolean): Promise<void> {
+  // Whose turn it is comes from the match itself (the lobby's summary of a live match does not say).
+  let m: MatchSummary | undefined;
+  let clocks;
+  for (const a of active) {
+    try {
+      const r = (await api(id.token).match.getMatch({ matchId: a.matchId })).match;
+      if (r && r.status !== MatchStatus.FINISHED && r.yourSeat !== Seat.UNSPECIFIED && r.view?.toMove === r.yourSeat) {
+        m = { ...a, yourSeat: r.yourSeat } as MatchSummary;
+        clocks = r.clocks;
+        break;
+      }
+    } catch { /* the list's Resume is the way then */ }
+  }
+  if (stopped()) return;
+  if (turnTick) clearInterval(turnTick);
+  turnTick = undefined;
+  if (!m) {
+    clear(slot);
+    return;
+  }
+  const g = session.game;
+  const href = `#/${g?.matchId === m.matchId && g.local ? "local" : "game"}/${m.matchId}`;
+  const opponent = m.participants.find((p) => p.seat !== m.yourSeat);
+  const left = h("strong", { class: "turn-clock", id: "turn-clock" });
+  const mine = m.yourSeat === Seat.FIRST ? clocks?.firstRemainingMs : clocks?.secondRemainingMs;
+  const deadline = mine !== undefined ? Date.now() + Number(mine) - (clocks?.running === m.yourSeat && clocks.asOf ? Math.max(0, Date.now() - timestampMs(clocks.asOf)) : 0) : undefined;
+  const tick = () => { if (deadline !== undefined) left.textContent = t("turn.left", { time: formatClock(deadline - Date.now()) }); };
+  tick();
+  clear(slot);
+  slot.append(h("div", { class: "turn-banner", id: "turn-banner", role: "alert" },
+    h("div", {}, h("strong", {}, t("turn.title")), " ",
+      h("span", {}, t("turn.game", { game: `${gameName(m.game)} · ${variantName(m.game, m.variant)}`, opponent: opponent ? playerName(opponent) ?? "" : "" }))),
+    deadline !== undefined ? left : "",
+    h("a", { class: "button primary", id: "turn-back", href }, t("turn.back"))));
+  if (deadline !== undefined) turnTick = setInterval(() => (slot.isConnected ? tick() : clearInterval(turnTick)), 1000);
 }
 
 // ---- rooms ----
