@@ -184,6 +184,8 @@ test("the replay at 1280x800 keeps its ply controls on the screen: the board fit
   assert.ok(board.width >= 450, `the board is still large (${board.width})`);
   const total = Number(/of (\d+)/.exec((await page.locator(".counter").textContent()) ?? "")?.[1]);
   assert.ok(total >= 3, `the record has the plies (${total})`);
+  await page.click("#last");
+  await page.waitForSelector(`.counter:has-text('Ply ${total} of ${total}')`);
   await page.click("#prev");
   await page.waitForSelector(`.counter:has-text('Ply ${total - 1} of ${total}')`);
   await shot(page, "45-replay-1280x800");

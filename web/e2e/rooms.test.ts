@@ -25,8 +25,8 @@ after(async () => {
 });
 
 /** openRoom opens a room of Quoridor from the Play screen: public, or private with the password given (empty: generated). */
-async function openRoom(page: Page, kind: "public" | "private", password = ""): Promise<void> {
-  await page.click(`label.game-card[data-game="Quoridor"]`);
+async function openRoom(page: Page, kind: "public" | "private", password = "", game = "Quoridor"): Promise<void> {
+  await page.click(`label.game-card[data-game="${game}"]`);
   await page.click(`label.chip[data-choice="opp:friend"]`);
   await page.click(`label.chip[data-choice="room:${kind}"]`);
   if (kind === "private") await page.fill("#room-password", password);
@@ -162,4 +162,19 @@ test("reopening the site on one's turn shows the game waiting, with the time lef
   await page.click("#turn-back");
   await page.waitForURL(new RegExp(`#/game/${matchId}`));
   await p.ctx.close();
+});
+
+test("an invite to a Corners or Banqi room shows that game's board, not Quoridor's", async () => {
+  for (const game of ["Corners", "Banqi"]) {
+    const host = await newPlayer(browser, server.url);
+    await signIn(host.page, "Lu");
+    await openRoom(host.page, "private", "", game);
+    const link = await host.page.locator("#invite-link").inputValue();
+    const guest = await newPlayer(browser, link);
+    await guest.page.waitForSelector("#invite-details:not([hidden])");
+    await guest.page.waitForSelector(`.hero-art[data-game="${game}"] svg`);
+    await shot(guest.page, `rooms-11-invite-${game.toLowerCase()}`);
+    await guest.ctx.close();
+    await host.ctx.close();
+  }
 });

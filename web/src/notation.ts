@@ -344,3 +344,8 @@ export function yourPawn(reason: string, you: Seat): string {
   const colour = you === Seat.FIRST ? "white" : you === Seat.SECOND ? "black" : "";
   return colour ? reason.replace(new RegExp(`\\b${colour}'s pawn\\b`, "gi"), "your pawn") : reason;
 }
+
+/** ratingRow is a rating of the stats page as its table shows it: game, variant (by name, never by id), rating, deviation, games. */
+export function ratingRow(x: { game: Game; variant: string; rating: number; deviation: number; games: number }): string[] {
+  return [gameName(x.game), variantName(x.game, x.variant), num(Math.round(x.rating)), num(Math.round(x.deviation)), num(x.games)];
+}

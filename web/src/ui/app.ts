@@ -10,7 +10,7 @@ import { BanqiPiece, BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { MatchStatus } from "../gen/tabuleiro/match/v1/match_pb";
-import { banqiInfo, gameName, games, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
+import { banqiInfo, gameName, games, ratingRow, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
 import type { Identity } from "../session";
 import { renderBoard } from "../board";
 import { formatClock } from "../clock";
@@ -100,7 +100,7 @@ export async function route_(): Promise<void> {
       case "history":
         return await historyScreen(id);
       case "replay":
-        current = await replayScreen(id, parts[1]);
+        current = await replayScreen(id, parts[1], params.get("ply"));
         return;
       case "stats":
         return await statsScreen(id);
@@ -173,7 +173,7 @@ function signInScreen(target: string): void {
         : watching ? h("p", { class: "lead" }, t("signin.watchLead"))
         : h("p", { class: "lead" }, t("signin.lead")),
       form),
-    h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
+    h("div", { class: "hero-art", "aria-hidden": "true", "data-game": "Quoridor" }, svg(heroArt()))));
   // A phone's keyboard would cover half the page at once: the name field
   // takes the focus only with a mouse (or a keyboard) on a wider screen.
   if (!touchFirst()) setTimeout(() => input.focus(), 0);
@@ -182,6 +182,13 @@ function signInScreen(target: string): void {
 /** touchFirst reports a touch screen or a phone-sized viewport. */
 export function touchFirst(): boolean {
   return typeof matchMedia === "function" && matchMedia("(pointer: coarse), (max-width: 860px)").matches;
+}
+
+/** gameArt is the starting position of a game's first variant, as the welcome picture of an invite to it. */
+function gameArt(g: Game): string {
+  if (g === Game.CORNERS) return renderBoard({ view: replayViews(Game.CORNERS, "classic-3x3", [], "")[0], flipped: false });
+  if (g === Game.BANQI) return renderBoard({ view: replayViews(Game.BANQI, "standard", [], "")[0], flipped: false });
+  return heroArt();
 }
 
 function heroArt(): string {
@@ -561,6 +568,13 @@ async function showInvite(el: HTMLElement, code: string, password: string): Prom
     const r = await api().lobby.getInvite({ inviteCode: code, password });
     el.textContent = `${inviteLine(r.room!)}.`;
     el.hidden = false;
+    // The picture shows the game the invite is to.
+    const art = document.querySelector<HTMLElement>(".hero-art");
+    if (art && r.room && r.room.game !== Game.QUORIDOR) {
+      clear(art);
+      art.dataset.game = gameName(r.room.game);
+      art.append(svg(gameArt(r.room.game)));
+    }
   } catch (err) {
     // A wrong or missing password is asked for when joining.
     if (err instanceof ConnectError && err.code === Code.NotFound) {
@@ -755,7 +769,7 @@ async function historyScreen(id: Identity): Promise<void> {
 
 // ---- replay ----
 
-async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: () => void }> {
+async function replayScreen(id: Identity, gameId: string, ply: string | null): Promise<{ dispose: () => void }> {
   frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, t("replay.loading"))));
   const rec = (await loadRecord(gameId, () => api(id.token).lobby.getGame({ gameId })))?.record;
   if (!rec) {
@@ -771,7 +785,9 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, t("bot.badge", { level: levelLabel(l, r) }));
   };
   const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
-  let at = views.length - 1;
+  // A replay opens at the start (the player steps through it, or jumps to
+  // the end); ?ply=N opens it at ply N.
+  let at = ply !== null && /^\d+$/.test(ply) ? Math.min(views.length - 1, Number(ply)) : 0;
   const flipped = s.yourSeat === Seat.SECOND && s.game !== Game.BANQI;
   // As in the live game: the viewer's seat at the bottom, each seat's
   // strip with its name and what the position gives it (walls left…).
@@ -818,7 +834,7 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     h("button", { onclick: () => goTo(at - 1), "aria-label": t("replay.prev"), title: t("replay.prev.key"), id: "prev" }, icon("M14 4v12L5.5 10z")),
     counter,
     h("button", { onclick: () => goTo(at + 1), "aria-label": t("replay.next"), title: t("replay.next.key"), id: "next" }, icon("M6 4v12l8.5-6z")),
-    h("button", { onclick: () => goTo(views.length - 1), "aria-label": t("replay.last"), title: t("replay.last.key") }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
+    h("button", { onclick: () => goTo(views.length - 1), "aria-label": t("replay.last"), title: t("replay.last.key"), id: "last" }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
   frame(id, h("div", { class: "game-layout replay" },
     h("div", { class: "board-col" }, top, boardBox, under, nav),
     h("aside", { class: "side-col" }, h("section", { class: "panel" },
@@ -849,7 +865,7 @@ async function statsScreen(id: Identity): Promise<void> {
     h("thead", {}, h("tr", {}, ...head.map((x) => h("th", { scope: "col" }, x)))),
     h("tbody", {}, ...rows.map((row) => h("tr", {}, ...row.map((x) => h("td", {}, String(x)))))));
   const ratings = r.ratings.length
-    ? table([t("stats.game"), t("lobby.variant"), t("stats.rating"), t("stats.deviation"), t("stats.games")], r.ratings.map((x) => [gameName(x.game), x.variant, num(Math.round(x.rating)), num(Math.round(x.deviation)), num(x.games)]))
+    ? table([t("stats.game"), t("lobby.variant"), t("stats.rating"), t("stats.deviation"), t("stats.games")], r.ratings.map(ratingRow))
     : h("p", { class: "muted" }, t("stats.noRated"));
   const byGame = games.map((g) => {
     const rows = levels.map((l) => {

@@ -653,7 +653,9 @@ export class GameScreen {
       if (note) a.append(note);
       // Two players at one device agree a draw by talking, and a bot does
       // not answer offers: no offer button.
-      a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, t("draw.offer")));
+      // Not again at once after a refusal: after the next ply.
+      if (this.loops[0]?.feed.mayOfferDraw(actor) ?? true) a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, t("draw.offer")));
+      else a.append(h("p", { class: "muted small", id: "offer-later" }, t("draw.later")));
     }
     const who = this.mode === "local" ? v.toMove : m.yourSeat;
     const back = this.confirmingReturn;
