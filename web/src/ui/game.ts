@@ -9,7 +9,7 @@ import { api, errorText, matchHeaders, ConnectError, Code } from "../api";
 import { RematchStatus, UnratedReason } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
-import { firstPlyWarning, legalWallHint, wallHint } from "../hints";
+import { banqiHint, firstPlyWarning, legalWallHint, wallHint } from "../hints";
 import { cornersMoveLine, returnHomeLoses } from "../corners";
 import { bannerOnly, clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { sawEnd } from "../record";
@@ -715,7 +715,7 @@ export class GameScreen {
         const acting = this.actingSeat;
         if (this.destinations.some((d) => returnHomeLoses(v, acting, d))) hint += ` ${t("hint.corners.orange")}`;
       }
-      else hint = t("hint.banqi");
+      else hint = banqiHint(this.touch);
       if (firstPlyWarning(m, this.server.now(Date.now()))) hint += ` ${t("hint.firstPly")}`;
     }
     this.els.hint.textContent = refused || hint;
@@ -1466,7 +1466,7 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
   } else if (v.board.case === "corners") {
     const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
     if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
-      extra.append(h("span", { class: "muted small" }, t("corners.arrived", { n: side.piecesInTarget, total: side.home.length })));
+      extra.append(h("span", { class: "muted small arrived" }, t("corners.arrived", { n: side.piecesInTarget, total: side.home.length })));
     }
   }
   return { token, extra };
