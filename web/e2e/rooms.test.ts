@@ -178,3 +178,16 @@ test("an invite to a Corners or Banqi room shows that game's board, not Quoridor
     await host.ctx.close();
   }
 });
+
+test("on a phone the lobby's Play button is on the first screen", async () => {
+  const p = await newPlayer(browser, server.url, { phone: true });
+  await signIn(p.page, "Mia");
+  const box = (await p.page.locator("#start").boundingBox())!;
+  assert.ok(box.y >= 0 && box.y + box.height <= 844, `Play at ${box.y}–${box.y + box.height}, within the 844 px screen`);
+  await shot(p.page, "rooms-12-phone-lobby-play");
+  // Still there, and pressable, after choosing a room.
+  await p.page.click(`label.chip[data-choice="opp:friend"]`);
+  const again = (await p.page.locator("#start").boundingBox())!;
+  assert.ok(again.y + again.height <= 844, `Play at ${again.y}–${again.y + again.height} after a choice`);
+  await p.ctx.close();
+});

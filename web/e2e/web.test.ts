@@ -575,7 +575,9 @@ test("on a phone, a wall goes down with the Wall button and two taps", async () 
       await page.reload();
     }
     await page.waitForSelector(".replay-nav");
-    await page.waitForSelector(".moves button.ply.on");
+    // A replay opens at its start: ply 0, the plies listed.
+    await page.waitForSelector(".counter:has-text('Ply 0 of')");
+    await page.waitForSelector(".moves button.ply");
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
     const y = await page.evaluate(() => window.scrollY);
     const header = await boxOf(page.locator("header.top"), "the header");
