@@ -734,7 +734,11 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW)
 		case *matchv1.PlayRequest_ProbeAnswer:
 			if at, ok := probes.take(a.ProbeAnswer.GetId()); ok {
-				_ = s.svc.RecordRoundTrip(ctx, id, seat, s.now().UnixMilli()-at) // a lost sample: the estimate stays
+				sample := s.now().UnixMilli() - at
+				if bound := maxRoundTripMS(ctx); bound >= 0 {
+					sample = min(sample, bound)
+				}
+				_ = s.svc.RecordRoundTrip(ctx, id, seat, sample) // a lost sample: the estimate stays
 			}
 			continue
 		case *matchv1.PlayRequest_Ping:
