@@ -7,14 +7,16 @@
 //
 //   - the instance's processor time over the idle period, as a share of
 //     one core (from /proc/PID/stat);
+//
 //   - its resident memory before and after the streams opened, and the
 //     difference per stream (from /proc/PID/status);
+//
 //   - an honest player's latency at p50 and p99, before the streams and
 //     while they are open (and one more address holds its whole cap):
 //     GetMatch calls, and ply round trips (a ply sent on one Play stream
 //     until its event reaches the opponent's) of a game of their own.
 //
-//	go run ./cmd/watchload -redis redis://127.0.0.1:6379/0 -watchers 10000 -idle 30s
+//     go run ./cmd/watchload -redis redis://127.0.0.1:6379/0 -watchers 10000 -idle 30s
 package main
 
 import (
