@@ -143,7 +143,11 @@ func (s *Store) matchOf(channel string) string {
 	return strings.TrimSuffix(id, "}:c")
 }
 
-func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
+// watchersKey is the hash of match id's spectators: per instance, its
+// number of Watch streams (field INSTANCE) and when that count lapses
+// unless renewed (INSTANCE:t, unix ms). Versions before kept one member
+// a stream in a sorted set at m:{id}:w.
+func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:ws" }
 
 // lagKey is the hash of match id's probes and lag estimates (probes.go):
 // the state key with ":lag", so the commit script expires it with the
