@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"tabuleiro.dev/pkg/engine"
 	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
@@ -20,8 +18,7 @@ import (
 func TestScriptRunTwiceAppliesOnce(t *testing.T) {
 	t.Parallel()
 	base, prefix := testenv.Redis(t)
-	rdb := redis.NewClient(base.Options())
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := platformtestenv.OpenRedis(t, "")
 	h := &platformtestenv.ScriptsTwice{}
 	rdb.AddHook(h)
 	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +11,12 @@ import (
 
 	"tabuleiro.dev/services/match/internal/match"
 )
+
+// pipeliner is a client that runs pipelines: one server's, or a
+// cluster's.
+type pipeliner interface {
+	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
+}
 
 // maxGroup bounds the commits sent in one pipeline.
 const maxGroup = 256
@@ -30,8 +37,14 @@ const maxGroup = 256
 // pipeline that carried it was met. The events of the group's replicated
 // commits are then published in one more pipeline, before any of the
 // group's callers returns (a match's next commit publishes after them).
+//
+// On a cluster, a group's runs go to their slots' primaries: through the
+// cluster client (which splits a pipeline by node and follows MOVED and
+// ASK) when no replica is waited for, else in one pipeline per primary on
+// its own connection, each ending with its WAIT (WAIT is per server).
 type scriptGroup struct {
-	rdb         *redis.Client
+	rdb         redis.UniversalClient
+	cluster     *redis.ClusterClient // rdb, when it is a cluster's
 	script      *redis.Script
 	wait        int           // replicas to wait for, 0 none
 	waitTimeout time.Duration // bound of each WAIT
@@ -108,13 +121,42 @@ func (g *scriptGroup) send(ctx context.Context, batch []*commitCall) {
 		c.res, c.err = g.script.Run(ctx, g.rdb, c.keys, c.args...).Result()
 		return
 	}
+	if g.cluster == nil || g.wait == 0 {
+		g.sendOn(ctx, g.rdb, batch)
+		return
+	}
+	// One pipeline per primary, at once.
+	byNode := map[*redis.Client][]*commitCall{}
+	for _, c := range batch {
+		node, err := g.cluster.MasterForKey(ctx, c.keys[0])
+		if err != nil {
+			c.err = err
+			continue
+		}
+		byNode[node] = append(byNode[node], c)
+	}
+	var wg sync.WaitGroup
+	for node, part := range byNode {
+		wg.Go(func() {
+			if g.sendOn(ctx, node, part) {
+				g.cluster.ReloadState(ctx) // a failover or a moved slot
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// sendOn runs batch's scripts on rdb in one pipeline (and the NOSCRIPT
+// ones again in full) and sets each call's reply; it reports whether the
+// pipeline failed.
+func (g *scriptGroup) sendOn(ctx context.Context, rdb pipeliner, batch []*commitCall) bool {
 	cmds := make([]*redis.Cmd, len(batch))
 	waits := make([]*redis.IntCmd, len(batch))
 	all := make([]int, len(batch))
 	for i := range all {
 		all[i] = i
 	}
-	err := g.trip(ctx, batch, all, false, cmds, waits)
+	err := g.trip(ctx, rdb, batch, all, false, cmds, waits)
 	if err != nil {
 		// A script the server does not know (a restarted or promoted
 		// server's cache is empty) did not run: send it in full, with a
@@ -126,9 +168,10 @@ func (g *scriptGroup) send(ctx context.Context, batch []*commitCall) {
 			}
 		}
 		if len(again) > 0 {
-			_ = g.trip(ctx, batch, again, true, cmds, waits)
+			_ = g.trip(ctx, rdb, batch, again, true, cmds, waits)
 		}
 	}
+	failed := false
 	for i, c := range batch {
 		c.res, c.err = cmds[i].Result()
 		if c.err == nil && c.res == nil && err != nil {
@@ -137,15 +180,17 @@ func (g *scriptGroup) send(ctx context.Context, batch []*commitCall) {
 		if c.err == nil && waits[i] != nil {
 			c.err = g.replicated(c.res, waits[i])
 		}
+		failed = failed || (c.err != nil && !redis.HasErrorPrefix(c.err, "NOSCRIPT") && !errors.Is(c.err, match.ErrNotReplicated))
 	}
+	return failed
 }
 
 // trip sends the scripts of batch[i] for i in idx in one pipeline, by
 // hash or in full, followed by WAIT when replicas are waited for, and
 // sets cmds[i] and waits[i]. It returns the pipeline's first error.
-func (g *scriptGroup) trip(ctx context.Context, batch []*commitCall, idx []int, full bool, cmds []*redis.Cmd, waits []*redis.IntCmd) error {
+func (g *scriptGroup) trip(ctx context.Context, rdb pipeliner, batch []*commitCall, idx []int, full bool, cmds []*redis.Cmd, waits []*redis.IntCmd) error {
 	var wait *redis.IntCmd
-	_, err := g.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, i := range idx {
 			if full {
 				cmds[i] = g.script.Eval(ctx, p, batch[i].keys, batch[i].args...)

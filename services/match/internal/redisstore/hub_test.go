@@ -10,19 +10,17 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/testenv"
 )
 
 // runHub starts a hub on its own Redis client, named name (CLIENT LIST
 // shows it), and returns it with that client.
-func runHub(t *testing.T, name string) (*Hub, *Store, *redis.Client) {
+func runHub(t *testing.T, name string) (*Hub, *Store, redis.UniversalClient) {
 	t.Helper()
 	rdb, prefix := testenv.Redis(t)
-	opt := *rdb.Options()
-	opt.ClientName = name
-	own := redis.NewClient(&opt)
-	t.Cleanup(func() { _ = own.Close() })
+	own := platformtestenv.OpenRedis(t, name)
 	s := New(own, Options{Prefix: prefix})
 	ctx, cancel := context.WithCancel(context.Background())
 	h := NewHub(ctx, s, nil)
@@ -37,7 +35,7 @@ func runHub(t *testing.T, name string) (*Hub, *Store, *redis.Client) {
 }
 
 // publish publishes an event of match id as a commit's publication would.
-func publish(t *testing.T, rdb *redis.Client, s *Store, id string, seq int64) {
+func publish(t *testing.T, rdb redis.UniversalClient, s *Store, id string, seq int64) {
 	t.Helper()
 	b := encodeEvent(&match.Event{MatchID: id, Seq: seq, Kind: match.EventDrawOffered, Plies: 3})
 	if err := rdb.Publish(t.Context(), s.Channel(id), b).Err(); err != nil {
@@ -102,7 +100,7 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 
 // subscribeGets subscribes to match id's events, publishes event seq and
 // checks that the subscription gets it; it returns the subscription.
-func subscribeGets(t *testing.T, h *Hub, s *Store, rdb *redis.Client, id string, seq int64) <-chan *match.Event {
+func subscribeGets(t *testing.T, h *Hub, s *Store, rdb redis.UniversalClient, id string, seq int64) <-chan *match.Event {
 	t.Helper()
 	ch, cancel, err := h.Subscribe(t.Context(), id)
 	if err != nil {
