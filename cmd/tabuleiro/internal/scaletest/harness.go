@@ -30,6 +30,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/load"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/redisconn"
 )
 
 var (
@@ -232,7 +233,7 @@ type Cluster struct {
 
 	Redis    *Proc
 	RedisURL string
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 
 	PGData      string
 	PGPort      int
@@ -414,10 +415,13 @@ func (c *Cluster) Restart(p *Proc) {
 }
 
 // RDB is a client of the cluster's Redis.
-func (c *Cluster) RDB() *redis.Client {
+func (c *Cluster) RDB() redis.UniversalClient {
 	if c.rdb == nil {
-		opt, _ := redis.ParseURL(c.RedisURL)
-		c.rdb = redis.NewClient(opt)
+		rdb, err := redisconn.Open(c.RedisURL)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.rdb = rdb
 	}
 	return c.rdb
 }
