@@ -79,7 +79,7 @@ func TestScriptRunTwiceAppliesOnce(t *testing.T) {
 	if n != plies {
 		t.Errorf("%d ply events, want %d", n, plies)
 	}
-	if k, err := rdb.XLen(ctx, prefix+"outbox").Result(); err != nil || k != 1 {
+	if k, err := rdb.XLen(ctx, store.IndexKeys(st.ID)[1]).Result(); err != nil || k != 1 {
 		t.Errorf("outbox holds %d records (%v), want the result once", k, err)
 	}
 

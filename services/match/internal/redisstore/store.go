@@ -233,6 +233,16 @@ func (s *Store) IndexKeys(id string, players ...string) []string {
 	return keys
 }
 
+// PlayerKeys returns every bucket's key of player's live matches, for
+// tests.
+func (s *Store) PlayerKeys(player string) []string {
+	var keys []string
+	for _, b := range s.buckets() {
+		keys = append(keys, s.playerKey(player, b))
+	}
+	return keys
+}
+
 // AllIndexKeys returns every bucket's keys of index name ("deadlines",
 // "outbox", "leases", "live", "live:sum"), for tests.
 func (s *Store) AllIndexKeys(name string) []string {
