@@ -32,7 +32,7 @@ import (
 // served over bufconn with the production interceptors.
 type cluster struct {
 	t      *testing.T
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	prefix string
 	db     *sql.DB
 	iss    *auth.Issuer

@@ -29,7 +29,7 @@ import (
 
 // Deps are the match service's stores and clients.
 type Deps struct {
-	Redis *redis.Client
+	Redis redis.UniversalClient
 	// DB receives finished games in PostgreSQL (driver "pgx"); nil (and
 	// no SQLite) runs no recorder (results wait in the outbox for an
 	// instance that has one).

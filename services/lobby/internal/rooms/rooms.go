@@ -360,7 +360,7 @@ return 1
 `)
 
 func (s *Store) takeHostSlot(ctx context.Context, hostID, roomID string) error {
-	ok, err := hostSlot.Run(ctx, s.rdb, nil, s.key("host", hostID), s.roomKey(""), roomID,
+	ok, err := hostSlot.Run(ctx, s.rdb, []string{s.EventsChannel()}, s.key("host", hostID), s.roomKey(""), roomID,
 		s.cfg.MaxOpenPerHost, s.cfg.OpenTTL.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("count hosted rooms: %w", err)

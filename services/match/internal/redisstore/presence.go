@@ -21,11 +21,18 @@ import (
 // RenewLeases implements match.Presence: ZADD XX, so a lease that a
 // sweeper has already handled (removed) is not brought back.
 func (s *Store) RenewLeases(ctx context.Context, leases []match.Lease, until int64) error {
-	members := make([]redis.Z, len(leases))
-	for i, l := range leases {
-		members[i] = redis.Z{Score: float64(until), Member: l.String()}
+	byKey := map[string][]redis.Z{}
+	for _, l := range leases {
+		k := s.leasesKey(l.MatchID)
+		byKey[k] = append(byKey[k], redis.Z{Score: float64(until), Member: l.String()})
 	}
-	if err := s.rdb.ZAddXX(ctx, s.leasesKey(), members...).Err(); err != nil {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for k, members := range byKey {
+			p.ZAddXX(ctx, k, members...)
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("renew leases: %w", err)
 	}
 	return nil
@@ -33,13 +40,13 @@ func (s *Store) RenewLeases(ctx context.Context, leases []match.Lease, until int
 
 // DropLease implements match.Presence.
 func (s *Store) DropLease(ctx context.Context, l match.Lease) error {
-	return s.rdb.ZRem(ctx, s.leasesKey(), l.String()).Err()
+	return s.rdb.ZRem(ctx, s.leasesKey(l.MatchID), l.String()).Err()
 }
 
 // ClaimLease implements match.Presence with the deadlines' claim script:
 // the lease's expiry moves to until in the step that checks it lapsed.
 func (s *Store) ClaimLease(ctx context.Context, l match.Lease, now, until int64) (bool, error) {
-	n, err := claimScript.Run(ctx, s.rdb, []string{s.leasesKey()}, l.String(), now, until).Int()
+	n, err := claimScript.Run(ctx, s.rdb, []string{s.leasesKey(l.MatchID)}, l.String(), now, until).Int()
 	return n == 1, err
 }
 
