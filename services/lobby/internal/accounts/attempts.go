@@ -1,0 +1,125 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Guesses limits wrong passwords, in Redis so that every lobby instance
+// counts them together:
+//
+//   - per (username, client address): PerPair wrong guesses in Window,
+//     then that address is refused for that username until the window
+//     passes;
+//   - per username: once PerAccount wrong guesses came in Window from any
+//     addresses, an address that already guessed wrong for it is refused
+//     (one that did not, the owner's, is always checked: nobody else's
+//     guesses lock the owner out);
+//   - per client address: PerAddress wrong guesses in Window over every
+//     username, known or not (one address trying many accounts).
+//
+// An attempt is counted before its password is checked (concurrent
+// guesses cannot slip past) and given back when it was right.
+type Guesses struct {
+	rdb    redis.UniversalClient
+	prefix string
+	cfg    GuessLimits
+}
+
+// GuessLimits are the limits of Guesses.
+type GuessLimits struct {
+	PerPair, PerAccount, PerAddress int
+	Window                          time.Duration
+}
+
+// DefaultGuessLimits: 5 per username and address, 20 per username, 30
+// per address, in 15 minutes.
+func DefaultGuessLimits() GuessLimits {
+	return GuessLimits{PerPair: 5, PerAccount: 20, PerAddress: 30, Window: 15 * time.Minute}
+}
+
+// NewGuesses returns the limiter; zero limits take the defaults.
+func NewGuesses(rdb redis.UniversalClient, prefix string, cfg GuessLimits) *Guesses {
+	def := DefaultGuessLimits()
+	if cfg.PerPair == 0 {
+		cfg.PerPair = def.PerPair
+	}
+	if cfg.PerAccount == 0 {
+		cfg.PerAccount = def.PerAccount
+	}
+	if cfg.PerAddress == 0 {
+		cfg.PerAddress = def.PerAddress
+	}
+	if cfg.Window == 0 {
+		cfg.Window = def.Window
+	}
+	return &Guesses{rdb: rdb, prefix: prefix, cfg: cfg}
+}
+
+// Every key shares one hash tag, so that the script's keys are in one
+// slot of a Redis Cluster.
+func (g *Guesses) keys(key, addr string) []string {
+	return []string{
+		g.prefix + "{signin}:pair:" + key + "\x00" + addr,
+		g.prefix + "{signin}:account:" + key,
+		g.prefix + "{signin}:addr:" + addr,
+	}
+}
+
+// take: KEYS pair, account, address counters; ARGV window ms, pair,
+// account, address limits. Returns {0, 0} (counted) or {which refused: 1
+// pair, 2 account, 3 address; ms until its window ends}.
+var take = redis.NewScript(`
+local pair = tonumber(redis.call('GET', KEYS[1]) or '0')
+if pair >= tonumber(ARGV[2]) then return {1, redis.call('PTTL', KEYS[1])} end
+if pair > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[3]) then
+  return {2, redis.call('PTTL', KEYS[2])}
+end
+if tonumber(redis.call('GET', KEYS[3]) or '0') >= tonumber(ARGV[4]) then
+  return {3, redis.call('PTTL', KEYS[3])}
+end
+for k = 1, 3 do
+  if redis.call('INCR', KEYS[k]) == 1 then redis.call('PEXPIRE', KEYS[k], ARGV[1]) end
+end
+return {0, 0}
+`)
+
+// Refused is a guess refused by a limit: Why for a person, RetryAfter
+// until the limit's window passes.
+type Refused struct {
+	Why        string
+	RetryAfter time.Duration
+}
+
+// Take counts an attempt of addr at the username key; a non-nil Refused
+// says it may not be checked.
+func (g *Guesses) Take(ctx context.Context, key, addr string) (*Refused, error) {
+	res, err := take.Run(ctx, g.rdb, g.keys(key, addr), g.cfg.Window.Milliseconds(),
+		g.cfg.PerPair, g.cfg.PerAccount, g.cfg.PerAddress).Int64Slice()
+	if err != nil || len(res) != 2 {
+		return nil, fmt.Errorf("count sign-in attempts: %w", err)
+	}
+	retry := time.Duration(max(res[1], 1000)) * time.Millisecond
+	switch res[0] {
+	case 1:
+		return &Refused{Why: "too many wrong passwords for this account from your address", RetryAfter: retry}, nil
+	case 2:
+		return &Refused{Why: "too many wrong passwords for this account", RetryAfter: retry}, nil
+	case 3:
+		return &Refused{Why: "too many wrong passwords from your address", RetryAfter: retry}, nil
+	}
+	return nil, nil
+}
+
+// Right gives back a right attempt: the pair's count is cleared, the
+// account's and the address's lose this one.
+func (g *Guesses) Right(ctx context.Context, key, addr string) {
+	k := g.keys(key, addr)
+	ctx = context.WithoutCancel(ctx)
+	g.rdb.Del(ctx, k[0])
+	g.rdb.Decr(ctx, k[1])
+	g.rdb.Decr(ctx, k[2])
+}
