@@ -13,11 +13,9 @@ import (
 //
 //   - per (username, client address): PerPair wrong guesses in Window,
 //     then that address is refused for that username until the window
-//     passes;
-//   - per username: once PerAccount wrong guesses came in Window from any
-//     addresses, an address that already guessed wrong for it is refused
-//     (one that did not, the owner's, is always checked: nobody else's
-//     guesses lock the owner out);
+//     passes. There is no limit per username alone: an address that has
+//     not guessed wrong (the owner's) is always checked, so nobody
+//     else's guesses lock the owner out;
 //   - per client address: PerAddress wrong guesses in Window over every
 //     username, known or not (one address trying many accounts).
 //
@@ -31,14 +29,14 @@ type Guesses struct {
 
 // GuessLimits are the limits of Guesses.
 type GuessLimits struct {
-	PerPair, PerAccount, PerAddress int
-	Window                          time.Duration
+	PerPair, PerAddress int
+	Window              time.Duration
 }
 
-// DefaultGuessLimits: 5 per username and address, 20 per username, 30
-// per address, in 15 minutes.
+// DefaultGuessLimits: 5 per username and address, 30 per address, in 15
+// minutes.
 func DefaultGuessLimits() GuessLimits {
-	return GuessLimits{PerPair: 5, PerAccount: 20, PerAddress: 30, Window: 15 * time.Minute}
+	return GuessLimits{PerPair: 5, PerAddress: 30, Window: 15 * time.Minute}
 }
 
 // NewGuesses returns the limiter; zero limits take the defaults.
@@ -46,9 +44,6 @@ func NewGuesses(rdb redis.UniversalClient, prefix string, cfg GuessLimits) *Gues
 	def := DefaultGuessLimits()
 	if cfg.PerPair == 0 {
 		cfg.PerPair = def.PerPair
-	}
-	if cfg.PerAccount == 0 {
-		cfg.PerAccount = def.PerAccount
 	}
 	if cfg.PerAddress == 0 {
 		cfg.PerAddress = def.PerAddress
@@ -64,24 +59,21 @@ func NewGuesses(rdb redis.UniversalClient, prefix string, cfg GuessLimits) *Gues
 func (g *Guesses) keys(key, addr string) []string {
 	return []string{
 		g.prefix + "{signin}:pair:" + key + "\x00" + addr,
-		g.prefix + "{signin}:account:" + key,
 		g.prefix + "{signin}:addr:" + addr,
 	}
 }
 
-// take: KEYS pair, account, address counters; ARGV window ms, pair,
-// account, address limits. Returns {0, 0} (counted) or {which refused: 1
-// pair, 2 account, 3 address; ms until its window ends}.
+// take: KEYS pair and address counters; ARGV window ms, pair and
+// address limits. Returns {0, 0} (counted) or {which refused: 1 pair, 3
+// address; ms until its window ends}.
 var take = redis.NewScript(`
-local pair = tonumber(redis.call('GET', KEYS[1]) or '0')
-if pair >= tonumber(ARGV[2]) then return {1, redis.call('PTTL', KEYS[1])} end
-if pair > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[3]) then
-  return {2, redis.call('PTTL', KEYS[2])}
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[2]) then
+  return {1, redis.call('PTTL', KEYS[1])}
 end
-if tonumber(redis.call('GET', KEYS[3]) or '0') >= tonumber(ARGV[4]) then
-  return {3, redis.call('PTTL', KEYS[3])}
+if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[3]) then
+  return {3, redis.call('PTTL', KEYS[2])}
 end
-for k = 1, 3 do
+for k = 1, 2 do
   if redis.call('INCR', KEYS[k]) == 1 then redis.call('PEXPIRE', KEYS[k], ARGV[1]) end
 end
 return {0, 0}
@@ -98,7 +90,7 @@ type Refused struct {
 // says it may not be checked.
 func (g *Guesses) Take(ctx context.Context, key, addr string) (*Refused, error) {
 	res, err := take.Run(ctx, g.rdb, g.keys(key, addr), g.cfg.Window.Milliseconds(),
-		g.cfg.PerPair, g.cfg.PerAccount, g.cfg.PerAddress).Int64Slice()
+		g.cfg.PerPair, g.cfg.PerAddress).Int64Slice()
 	if err != nil || len(res) != 2 {
 		return nil, fmt.Errorf("count sign-in attempts: %w", err)
 	}
@@ -106,8 +98,6 @@ func (g *Guesses) Take(ctx context.Context, key, addr string) (*Refused, error) 
 	switch res[0] {
 	case 1:
 		return &Refused{Why: "too many wrong passwords for this account from your address", RetryAfter: retry}, nil
-	case 2:
-		return &Refused{Why: "too many wrong passwords for this account", RetryAfter: retry}, nil
 	case 3:
 		return &Refused{Why: "too many wrong passwords from your address", RetryAfter: retry}, nil
 	}
@@ -115,11 +105,10 @@ func (g *Guesses) Take(ctx context.Context, key, addr string) (*Refused, error) 
 }
 
 // Right gives back a right attempt: the pair's count is cleared, the
-// account's and the address's lose this one.
+// address's loses this one.
 func (g *Guesses) Right(ctx context.Context, key, addr string) {
 	k := g.keys(key, addr)
 	ctx = context.WithoutCancel(ctx)
 	g.rdb.Del(ctx, k[0])
 	g.rdb.Decr(ctx, k[1])
-	g.rdb.Decr(ctx, k[2])
 }

@@ -265,13 +265,12 @@ type LobbyServiceClient interface {
 	// wrong passwords for one account from one address within 15 minutes,
 	// that address gets RESOURCE_EXHAUSTED (RATE_LIMITED, with RetryInfo)
 	// for that account until the window passes, without the password being
-	// checked; once an account has had 20 wrong passwords in the window,
-	// from any addresses, an address that already guessed wrong for it is
-	// refused too. An address that has not guessed wrong for the account
+	// checked (a right password clears the count). Nothing is limited per
+	// account alone: an address that has not guessed wrong for the account
 	// (its owner's, say) is always checked, so nobody else's guesses lock
 	// the owner out. One address gets at most 30 wrong passwords in the
 	// window over all usernames, known or not. SignIn calls are also
-	// rate-limited per client address, like SignInGuest.
+	// rate-limited per client address (60 an hour, 20 at once).
 	//
 	// INVALID_ARGUMENT for an empty username or password; UNAUTHENTICATED
 	// with CREDENTIALS_WRONG for an unknown username or a wrong password
@@ -787,13 +786,12 @@ type LobbyServiceServer interface {
 	// wrong passwords for one account from one address within 15 minutes,
 	// that address gets RESOURCE_EXHAUSTED (RATE_LIMITED, with RetryInfo)
 	// for that account until the window passes, without the password being
-	// checked; once an account has had 20 wrong passwords in the window,
-	// from any addresses, an address that already guessed wrong for it is
-	// refused too. An address that has not guessed wrong for the account
+	// checked (a right password clears the count). Nothing is limited per
+	// account alone: an address that has not guessed wrong for the account
 	// (its owner's, say) is always checked, so nobody else's guesses lock
 	// the owner out. One address gets at most 30 wrong passwords in the
 	// window over all usernames, known or not. SignIn calls are also
-	// rate-limited per client address, like SignInGuest.
+	// rate-limited per client address (60 an hour, 20 at once).
 	//
 	// INVALID_ARGUMENT for an empty username or password; UNAUTHENTICATED
 	// with CREDENTIALS_WRONG for an unknown username or a wrong password
