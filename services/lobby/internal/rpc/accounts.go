@@ -126,7 +126,10 @@ func (s *Server) SignIn(ctx context.Context, req *lobbyv1.SignInRequest) (*lobby
 		}
 	}
 	pw := accounts.NormalizePassword(req.GetPassword())
-	acct, err := s.d.Store.AccountByKey(ctx, key)
+	acct, err := sqlstore.Account{}, lobby.ErrNotFound
+	if ok { // a username that is no PRECIS one names no account
+		acct, err = s.d.Store.AccountByKey(ctx, key)
+	}
 	if errors.Is(err, lobby.ErrNotFound) {
 		dummyHash.once.Do(func() { dummyHash.hash = s.d.Argon2.Hash("not a password") })
 		_, _ = passwd.Verify(dummyHash.hash, pw)
