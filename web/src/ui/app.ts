@@ -16,14 +16,17 @@ import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { loadRecord, NO_RECORD } from "../record";
-import { alreadyPlaying, busyMatch } from "../messages";
+import { alreadyPlaying, busyMatch, errorInfo } from "../messages";
 import { clear, fill, h, hideToast, scrollWithin, svg, toast } from "./dom";
 import { current as currentLanguage, dateTime, languageName, languages, num, onLanguage, setLanguage, t, timeOfDay } from "../i18n";
 import { onPieceStyle, pieceFace, pieceStyle, setPieceStyle } from "../pieces";
 import { GameScreen, seatParts, type Origin } from "./game";
 import { rulesScreen } from "./rules";
+import { accountScreen, loginScreen, type Shell } from "./account";
 
 export const session = new Session(typeof localStorage !== "undefined" ? localStorage : (undefined as never));
+/** shell is what the account screens use of this one (account.ts). */
+const shell: Shell = { session, frame: (id, ...content) => frame(id, ...content), go: (r) => go(r) };
 
 let current: { dispose?: () => void; relocalize?: () => void } | undefined;
 
@@ -134,8 +137,19 @@ function whoBox(id: Identity): HTMLElement {
   const box = h("div", { class: "who" });
   const plain = () => {
     clear(box);
-    box.append(h("span", { class: "who-name", title: t("who.id", { id: id.playerId }) }, id.name),
-      h("button", { class: "link", id: "sign-out", onclick: ask }, t("who.signOut")));
+    box.append(h("a", { class: "who-name", id: "who-account", href: "#/account", title: t("who.id", { id: id.playerId }) },
+      id.username ? `${id.name} (@${id.username})` : id.name),
+    h("button", { class: "link", id: "sign-out", onclick: id.username ? signOutHere : ask }, t("who.signOut")));
+  };
+  // An account signs out of this browser only: it signs in again anywhere.
+  const signOutHere = async () => {
+    try {
+      await api(id.token).lobby.signOut({});
+    } catch {
+      // Signed out already, or offline: this browser forgets it anyway.
+    }
+    session.signOut();
+    go("#/");
   };
   const ask = () => {
     if (box.querySelector(".signout-confirm")) return;
@@ -168,6 +182,10 @@ export async function route_(): Promise<void> {
   const parts = path.split("/").filter(Boolean);
   const params = new URLSearchParams(query ?? "");
   const id = await me();
+  if (parts[0] === "login") {
+    loginScreen(shell, params.get("next") ?? "#/play");
+    return;
+  }
   if (parts[0] === "rules") {
     // The rules need no sign-in: a refusal's rule number opens them in a new tab.
     rulesScreen(id, parts[1] ?? "", parts[2] ?? "");
@@ -189,6 +207,9 @@ export async function route_(): Promise<void> {
       }
       case "game":
         current = new GameScreen(id, parts[1], "seat");
+        return;
+      case "account":
+        accountScreen(shell, id);
         return;
       case "local":
         current = new GameScreen(id, parts[1], "local");
@@ -216,6 +237,13 @@ export async function route_(): Promise<void> {
         go("#/");
     }
   } catch (err) {
+    // An account signed out of this browser from another (SignOut
+    // everywhere): this browser forgets it and offers to sign in again.
+    if (err instanceof ConnectError && errorInfo(err)?.reason === "SIGNED_OUT") {
+      session.signOut();
+      signInScreen(hash);
+      return;
+    }
     frame(id, h("section", { class: "panel narrow" }, h("h1", {}, t("error.title")), h("p", { class: "error" }, errorText(err)),
       h("a", { class: "button", href: "#/" }, t("back.lobby"))));
   }
@@ -282,6 +310,7 @@ function signInScreen(target: string): void {
         : h("p", { class: "lead" }, t("signin.lead")),
       form),
     h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
+  form.after(h("p", { class: "muted account-link" }, h("a", { id: "login-link", href: `#/login?next=${encodeURIComponent(target === "#/" ? "#/play" : target)}` }, t("account.haveOne"))));
   // A phone's keyboard would cover half the page at once: the name field
   // takes the focus only with a mouse (or a keyboard) on a wider screen.
   if (!touchFirst()) setTimeout(() => input.focus(), 0);

@@ -64,19 +64,15 @@ func (g *Guesses) keys(key, addr string) []string {
 }
 
 // take: KEYS pair and address counters; ARGV window ms, pair and
-// address limits. Returns {0, 0} (counted) or {which refused: 1 pair, 3
-// address; ms until its window ends}.
+// address limits. Returns 0 (counted) or the counter that refused: 1 the
+// pair's, 2 the address's.
 var take = redis.NewScript(`
-if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[2]) then
-  return {1, redis.call('PTTL', KEYS[1])}
-end
-if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[3]) then
-  return {3, redis.call('PTTL', KEYS[2])}
-end
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[2]) then return 1 end
+if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[3]) then return 2 end
 for k = 1, 2 do
   if redis.call('INCR', KEYS[k]) == 1 then redis.call('PEXPIRE', KEYS[k], ARGV[1]) end
 end
-return {0, 0}
+return 0
 `)
 
 // Refused is a guess refused by a limit: Why for a person, RetryAfter
@@ -89,19 +85,24 @@ type Refused struct {
 // Take counts an attempt of addr at the username key; a non-nil Refused
 // says it may not be checked.
 func (g *Guesses) Take(ctx context.Context, key, addr string) (*Refused, error) {
-	res, err := take.Run(ctx, g.rdb, g.keys(key, addr), g.cfg.Window.Milliseconds(),
-		g.cfg.PerPair, g.cfg.PerAddress).Int64Slice()
-	if err != nil || len(res) != 2 {
+	keys := g.keys(key, addr)
+	which, err := take.Run(ctx, g.rdb, keys, g.cfg.Window.Milliseconds(), g.cfg.PerPair, g.cfg.PerAddress).Int()
+	if err != nil {
 		return nil, fmt.Errorf("count sign-in attempts: %w", err)
 	}
-	retry := time.Duration(max(res[1], 1000)) * time.Millisecond
-	switch res[0] {
-	case 1:
-		return &Refused{Why: "too many wrong passwords for this account from your address", RetryAfter: retry}, nil
-	case 3:
-		return &Refused{Why: "too many wrong passwords from your address", RetryAfter: retry}, nil
+	if which == 0 {
+		return nil, nil
 	}
-	return nil, nil
+	// The refusing counter's window: when it expires, guesses are checked
+	// again (a second at least, and the window when Redis cannot say).
+	retry := g.cfg.Window
+	if ttl, err := g.rdb.PTTL(ctx, keys[which-1]).Result(); err == nil && ttl > 0 {
+		retry = max(ttl, time.Second)
+	}
+	if which == 1 {
+		return &Refused{Why: "too many wrong passwords for this account from your address", RetryAfter: retry}, nil
+	}
+	return &Refused{Why: "too many wrong passwords from your address", RetryAfter: retry}, nil
 }
 
 // Right gives back a right attempt: the pair's count is cleared, the
