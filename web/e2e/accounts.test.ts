@@ -33,7 +33,7 @@ async function listText(page: Page, route: string): Promise<string> {
 test("a guest claims an account with a password; another device signs in to the same history and stats, then signs out everywhere", async () => {
   const a = await newPlayer(browser, server.url);
   await signIn(a.page, "Ana Conta");
-  await startBot(a.page, "quoridor");
+  await startBot(a.page, "Quoridor", { seat: "White (first)" });
   await plyEach([a.page]);
   await a.page.click("#resign");
   await a.page.click("#resign-confirm");
