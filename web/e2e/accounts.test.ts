@@ -54,7 +54,12 @@ test("a guest claims an account with a password; another device signs in to the 
   await a.page.fill("#claim-username", "ana_conta");
   await a.page.fill("#claim-password", "short");
   await a.page.click("#claim-submit");
-  await a.page.waitForSelector("#claim-error:has-text('8 to 128')");
+  await a.page.waitForSelector("#claim-error:has-text('8 characters or more')");
+  await a.page.fill("#claim-password", "uma senha longa");
+  await a.page.fill("#claim-username", "ab");
+  await a.page.click("#claim-submit");
+  await a.page.waitForSelector("#claim-error:has-text('must be 3 to 24 characters')");
+  await a.page.fill("#claim-username", "ana_conta");
   await a.page.fill("#claim-password", "uma senha longa");
   await shot(a.page, "40-account-claim");
   await a.page.click("#claim-submit");

@@ -5,7 +5,7 @@
 // The shell (app.ts) passes what it owns, so that this module imports
 // nothing of it.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { api, errorText } from "../api";
+import { api, errorText, Code, ConnectError } from "../api";
 import { dateTime, t } from "../i18n";
 import type { Identity, Session } from "../session";
 import { clear, h } from "./dom";
@@ -47,7 +47,7 @@ export function loginScreen(shell: Shell, next: string): void {
   const err = h("p", { class: "error", id: "login-error", role: "alert" });
   const [userField, user] = field("login-username", t("account.username"), { autocomplete: "username", maxlength: 24 });
   const [pwField, pw] = field("login-password", t("account.password"), { type: "password", autocomplete: "current-password", maxlength: 128 });
-  const form = h("form", { class: "signin account-form", id: "login-form", onsubmit: async (e: Event) => {
+  const form = h("form", { class: "signin account-form", id: "login-form", novalidate: true, onsubmit: async (e: Event) => {
     e.preventDefault();
     err.textContent = "";
     try {
@@ -117,16 +117,22 @@ function claimScreen(shell: Shell, id: Identity): void {
   const err = h("p", { class: "error", id: "claim-error", role: "alert" });
   const [userField, user] = field("claim-username", t("account.username"), { autocomplete: "username", minlength: 3, maxlength: 24 });
   const [pwField, pw] = field("claim-password", t("account.newPassword"), { type: "password", autocomplete: "new-password", minlength: 8, maxlength: 128 });
-  const form = h("form", { class: "account-form", id: "claim-form", onsubmit: async (e: Event) => {
+  const form = h("form", { class: "account-form", id: "claim-form", novalidate: true, onsubmit: async (e: Event) => {
     e.preventDefault();
     err.textContent = "";
+    if ([...pw.value].length < 8) {
+      err.textContent = t("account.passwordShort");
+      pw.focus();
+      return;
+    }
     try {
       const r = await api(id.token).lobby.claimAccount({ username: user.value.trim(), password: pw.value });
       const next: Identity = { ...id, token: r.token, expiresAt: tsMs(r.expiresAt, id.expiresAt), username: r.username };
       shell.session.me = next;
       accountScreen(shell, next);
     } catch (e2) {
-      err.textContent = errorText(e2);
+      // A malformed username: the server says what is wrong with it.
+      err.textContent = e2 instanceof ConnectError && e2.code === Code.InvalidArgument && e2.rawMessage ? e2.rawMessage : errorText(e2);
     }
   } }, userField, h("p", { class: "muted" }, t("account.usernameHint")), pwField,
   h("button", { type: "submit", class: "primary", id: "claim-submit" }, t("account.claim")), err);
