@@ -295,7 +295,7 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 	}
 	var pw string
 	if spec.Private {
-		pw = s.cfg.Argon2.hash(spec.Password)
+		pw = s.cfg.Argon2.Hash(spec.Password)
 	}
 	for {
 		r.InviteCode = newInviteCode()
