@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +49,14 @@ type scriptGroup struct {
 	script      *redis.Script
 	wait        int           // replicas to wait for, 0 none
 	waitTimeout time.Duration // bound of each WAIT
+	// mark, for a group of reads (the loads), is a key written before the
+	// WAIT: WAIT counts the replicas holding the connection's last write,
+	// and a connection that only read may have written long ago. A read
+	// of a group is then returned only once a waited-for replica holds
+	// everything it read: a change a replica does not have yet (a commit
+	// that failed its own WAIT) is never shown, since a failover could
+	// lose it.
+	mark string
 
 	mu    sync.Mutex
 	busy  bool          // a caller is sending
@@ -185,6 +194,25 @@ func (g *scriptGroup) sendOn(ctx context.Context, rdb pipeliner, batch []*commit
 	return failed
 }
 
+// markFor is the mark key written with the reads of key's server: on a
+// cluster, the bucket key of key's slot (a pipeline goes to one primary,
+// whose slots its keys must be in).
+func (g *scriptGroup) markFor(key string) string {
+	if g.cluster == nil {
+		return g.mark
+	}
+	tag := key
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			tag = key[i+1 : i+1+j]
+		}
+	}
+	if b := bucketOfID(tag); b != legacy {
+		tag = bucketTags[b]
+	}
+	return g.mark + ":{" + tag + "}"
+}
+
 // trip sends the scripts of batch[i] for i in idx in one pipeline, by
 // hash or in full, followed by WAIT when replicas are waited for, and
 // sets cmds[i] and waits[i]. It returns the pipeline's first error.
@@ -199,6 +227,9 @@ func (g *scriptGroup) trip(ctx context.Context, rdb pipeliner, batch []*commitCa
 			}
 		}
 		if g.wait > 0 {
+			if g.mark != "" {
+				p.Set(ctx, g.markFor(batch[idx[0]].keys[0]), time.Now().UnixMilli(), time.Minute)
+			}
 			wait = redis.NewIntCmd(ctx, "WAIT", g.wait, g.waitTimeout.Milliseconds())
 			_ = p.Process(ctx, wait)
 		}
@@ -212,9 +243,10 @@ func (g *scriptGroup) trip(ctx context.Context, rdb pipeliner, batch []*commitCa
 
 // replicated is the error of a commit whose script replied res, given the
 // WAIT that followed it: nil unless it committed (1) and too few replicas
-// (or none, the WAIT failing) confirmed it.
+// (or none, the WAIT failing) confirmed it. For a read (mark set), nil
+// only when enough replicas confirmed it.
 func (g *scriptGroup) replicated(res any, wait *redis.IntCmd) error {
-	if r, ok := res.(int64); !ok || r != 1 {
+	if r, ok := res.(int64); g.mark == "" && (!ok || r != 1) {
 		return nil // a conflict or a match gone: nothing acknowledged
 	}
 	if err := wait.Err(); err != nil {
