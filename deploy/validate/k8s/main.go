@@ -56,6 +56,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -146,7 +147,7 @@ type Objects struct {
 func newScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme, networkingv1.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme, networkingv1.AddToScheme, batchv1.AddToScheme,
 		gatewayv1.Install, addEnvoyGateway,
 	} {
 		if err := add(s); err != nil {
@@ -210,6 +211,18 @@ func Decode(in io.Reader) (*Objects, []string, error) {
 			objs.HPAs = append(objs.HPAs, o)
 		case *networkingv1.NetworkPolicy:
 			objs.NetPols = append(objs.NetPols, o)
+		case *batchv1.Job:
+			// A one-shot job (the cluster overlay forms its Redis
+			// Cluster): bounded like every container, never restarted
+			// forever.
+			for _, c := range o.Spec.Template.Spec.Containers {
+				if c.Resources.Limits.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
+					errs = append(errs, fmt.Errorf("Job %s: container %s has no cpu and memory limits", m.GetName(), c.Name))
+				}
+			}
+			if o.Spec.BackoffLimit == nil {
+				errs = append(errs, fmt.Errorf("Job %s: no backoffLimit", m.GetName()))
+			}
 		case *gatewayv1.Gateway:
 			objs.Gateways = append(objs.Gateways, o)
 		case *gatewayv1.HTTPRoute:

@@ -21,8 +21,7 @@ import (
 // "redis" (the primary answers PING) and, behind Sentinel (rawURL with
 // master_name), "redis-sentinel-quorum" (SENTINEL CKQUORUM: enough
 // Sentinels agree to fail over); and tabuleiro.redis.replicas, the
-// replicas the primary reports connected (INFO replication; on a
-// cluster, the fewest any primary reports). The
+// replicas the primary reports connected (INFO replication). The
 // service's other dependencies (its PostgreSQL) go in more.
 func Observe(rdb redis.UniversalClient, rawURL string, more ...telemetry.Dependency) error {
 	deps := append([]telemetry.Dependency{{Name: "redis", Check: Ping(rdb)}}, more...)
@@ -48,33 +47,23 @@ func Observe(rdb redis.UniversalClient, rawURL string, more ...telemetry.Depende
 }
 
 // Replicas is the number of replicas the primary rdb reaches reports
-// connected; on a cluster, the fewest any of its primaries reports.
+// connected.
+// On a cluster, the fewest any primary reports.
 func Replicas(ctx context.Context, rdb redis.UniversalClient) (int64, error) {
-	c, ok := rdb.(*redis.ClusterClient)
-	if !ok {
-		return replicasOf(ctx, rdb)
-	}
-	var mu sync.Mutex
-	fewest := int64(-1)
-	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-		n, err := replicasOf(ctx, m)
-		if err != nil {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		fewest := int64(-1)
+		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			n, err := Replicas(ctx, m)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil && (fewest < 0 || n < fewest) {
+				fewest = n
+			}
 			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if fewest < 0 || n < fewest {
-			fewest = n
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
+		})
+		return max(fewest, 0), err
 	}
-	return max(fewest, 0), nil
-}
-
-func replicasOf(ctx context.Context, rdb redis.UniversalClient) (int64, error) {
 	info, err := rdb.Info(ctx, "replication").Result()
 	if err != nil {
 		return 0, err
@@ -94,6 +83,9 @@ func SentinelQuorum(rawURL string) func(ctx context.Context) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || !u.Query().Has("master_name") {
 		return nil
+	}
+	if strings.HasSuffix(u.Scheme, "-sentinel") {
+		rawURL = plainURL(u, "-sentinel")
 	}
 	fo, err := redis.ParseFailoverURL(rawURL)
 	if err != nil {

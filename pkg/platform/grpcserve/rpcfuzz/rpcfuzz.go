@@ -264,25 +264,35 @@ func check(t *testing.T, tg *Target, over string, call func(context.Context) (pr
 func RedisState(rdb redis.UniversalClient, prefix string, volatile ...string) func(context.Context) (map[string]string, error) {
 	return func(ctx context.Context) (map[string]string, error) {
 		out := map[string]string{}
-		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	keys:
-		for iter.Next(ctx) {
-			k := iter.Val()
-			for _, v := range volatile {
-				if strings.Contains(k, v) {
-					continue keys
+		var mu sync.Mutex
+		scan := func(ctx context.Context, node redis.Cmdable) error {
+			iter := node.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		keys:
+			for iter.Next(ctx) {
+				k := iter.Val()
+				for _, v := range volatile {
+					if strings.Contains(k, v) {
+						continue keys
+					}
 				}
+				v, err := value(ctx, rdb, k)
+				if errors.Is(err, redis.Nil) {
+					continue // gone meanwhile (expired)
+				}
+				if err != nil {
+					return fmt.Errorf("read %s: %w", k, err)
+				}
+				mu.Lock()
+				out[k] = v
+				mu.Unlock()
 			}
-			v, err := value(ctx, rdb, k)
-			if errors.Is(err, redis.Nil) {
-				continue // gone meanwhile (expired)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", k, err)
-			}
-			out[k] = v
+			return iter.Err()
 		}
-		return out, iter.Err()
+		if c, ok := rdb.(*redis.ClusterClient); ok { // every primary's keys
+			err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return scan(ctx, m) })
+			return out, err
+		}
+		return out, scan(ctx, rdb)
 	}
 }
 

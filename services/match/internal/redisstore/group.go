@@ -194,6 +194,25 @@ func (g *scriptGroup) sendOn(ctx context.Context, rdb pipeliner, batch []*commit
 	return failed
 }
 
+// markFor is the mark key written with the reads of key's server: on a
+// cluster, the bucket key of key's slot (a pipeline goes to one primary,
+// whose slots its keys must be in).
+func (g *scriptGroup) markFor(key string) string {
+	if g.cluster == nil {
+		return g.mark
+	}
+	tag := key
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			tag = key[i+1 : i+1+j]
+		}
+	}
+	if b := bucketOfID(tag); b != legacy {
+		tag = bucketTags[b]
+	}
+	return g.mark + ":{" + tag + "}"
+}
+
 // trip sends the scripts of batch[i] for i in idx in one pipeline, by
 // hash or in full, followed by WAIT when replicas are waited for, and
 // sets cmds[i] and waits[i]. It returns the pipeline's first error.
@@ -209,7 +228,7 @@ func (g *scriptGroup) trip(ctx context.Context, rdb pipeliner, batch []*commitCa
 		}
 		if g.wait > 0 {
 			if g.mark != "" {
-				p.Set(ctx, g.markKey(batch[idx[0]].keys[0]), time.Now().UnixMilli(), time.Minute)
+				p.Set(ctx, g.markFor(batch[idx[0]].keys[0]), time.Now().UnixMilli(), time.Minute)
 			}
 			wait = redis.NewIntCmd(ctx, "WAIT", g.wait, g.waitTimeout.Milliseconds())
 			_ = p.Process(ctx, wait)
@@ -220,19 +239,6 @@ func (g *scriptGroup) trip(ctx context.Context, rdb pipeliner, batch []*commitCa
 		waits[i] = wait
 	}
 	return err
-}
-
-// markKey is the mark written in a pipeline whose first script touches
-// key: the mark carries key's hash tag, so that on a cluster it lives on
-// the primary the pipeline goes to (every script of a pipeline sent to
-// one primary), and the WAIT that follows counts its replicas.
-func (g *scriptGroup) markKey(key string) string {
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i:], '}'); j > 1 {
-			return g.mark + key[i:i+j+1]
-		}
-	}
-	return g.mark
 }
 
 // replicated is the error of a commit whose script replied res, given the

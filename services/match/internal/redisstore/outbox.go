@@ -180,14 +180,13 @@ func (s *Store) ClaimStale(ctx context.Context, group, consumer string, minIdle 
 // answered within timeout. An id it does not hold was lost with a
 // primary (the promoted replica never had the game's end).
 func (s *Store) ConfirmOutbox(ctx context.Context, ids []string, replicas int, timeout time.Duration) (map[string]bool, error) {
+	// Per bucket: its stream, the mark and WAIT on its primary.
 	byBucket := map[int][]string{}
 	for _, e := range ids {
 		b, _ := bucketOfEntry(e)
 		byBucket[b] = append(byBucket[b], e)
 	}
 	present := make(map[string]bool, len(ids))
-	// One pipeline per bucket, on the bucket's primary: its reads, its
-	// mark and the WAIT that counts that primary's replicas.
 	for b, entries := range byBucket {
 		key := s.bucketKey("outbox", b)
 		cmds := make([]*redis.XMessageSliceCmd, len(entries))
