@@ -25,7 +25,8 @@ type Config struct {
 	ReconnectWindow time.Duration // default 60s
 	FirstPlyTimeout time.Duration // default 30s
 	// UntimedBotWait, when set, replaces both for a match without a clock
-	// against a bot or played at one device (CreateParams.OneDevice):
+	// against a bot, played at one device (CreateParams.OneDevice) or by
+	// one player alone (a training variant):
 	// nobody waits on its player, so a closed tab or a first ply made
 	// tomorrow ends nothing before it (`tabuleiro serve`: 30 days). 0: as
 	// any match.
@@ -234,7 +235,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	}
 	now := s.nowMS()
 	firstPly, window := s.cfg.FirstPlyTimeout, s.cfg.ReconnectWindow
-	if p.Clock == nil && s.cfg.UntimedBotWait > 0 && (p.OneDevice || slices.ContainsFunc(p.Seats, Participant.IsBot)) {
+	// Training alone (one player, never a clock) waits as a bot match does.
+	if p.Clock == nil && s.cfg.UntimedBotWait > 0 && (p.OneDevice || v.Players < 2 || slices.ContainsFunc(p.Seats, Participant.IsBot)) {
 		firstPly, window = s.cfg.UntimedBotWait, s.cfg.UntimedBotWait
 	}
 	st := &State{
