@@ -30,6 +30,7 @@ STEPS=(
   "fault     killed, stopped and restarted processes, directly and through the edge (HAProxy)"
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost"
   "sentinel  Redis Sentinel failover: primary killed mid-game, replica promoted, games go on; plies lost with and without WAIT"
+  "cluster   Redis Cluster (3 primaries + 3 replicas on loopback): store and lobby suites, tabuleiro serve on redis-cluster://"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
   "webe2e    web client: browser tests (Debian chromium, playwright-core) against tabuleiro serve"
@@ -238,6 +239,26 @@ step_sentinel() {
     return 1
   fi
   grep -E '^(--- |\s+sentinel_test.go|ok)' "$log"
+}
+
+step_cluster() {
+  # A cluster of plain redis-server processes (scripts/redis-cluster.sh,
+  # about 4 s to start), then the suites whose every script and pipeline
+  # must keep to one hash slot per call, on it: the match store (the
+  # match package's suite), the recorder, the hub, the lobby's stores,
+  # the stream caps, and the one-process server on redis-cluster://.
+  local dir=$WORK/cluster url pid
+  url=$(scripts/redis-cluster.sh "$dir" | tail -1)
+  for pid in $(cat "$dir/pids"); do BG_PIDS+=("$pid"); done
+  echo "Redis Cluster at $url"
+  TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
+    go test -short -vet=off -count=1 -timeout 20m \
+    ./pkg/platform/ratelimit/ ./services/match/internal/redisstore/ ./services/match/internal/recorder/ \
+    ./services/match/internal/match/ ./services/lobby/internal/matchmaking/ ./services/lobby/internal/rooms/ \
+    ./services/lobby/internal/sessions/
+  TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
+    go test -vet=off -count=1 -timeout 10m -run '^TestRealRedis$' ./cmd/tabuleiro/internal/local/
+  kill $(cat "$dir/pids") 2>/dev/null || true
 }
 
 # ---- web client (web/): Node.js and npm from the machine, chromium from apt

@@ -8,7 +8,9 @@ replace (
 )
 
 require (
+	connectrpc.com/connect v1.21.1
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/redis/go-redis/extra/redisotel/v9 v9.23.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel v1.47.0
@@ -25,7 +27,6 @@ require (
 )
 
 require (
-	connectrpc.com/connect v1.21.1 // indirect
 	connectrpc.com/cors v0.1.0 // indirect
 	connectrpc.com/vanguard v0.4.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect

@@ -15,6 +15,8 @@ export interface Identity {
    * tokens (its token is then exchanged, once).
    */
   refreshToken?: string;
+  /** username is the account's username; absent for a guest. */
+  username?: string;
 }
 
 /** CurrentGame is the game this browser plays, to resume it. */

@@ -224,6 +224,21 @@ func (i *Issuer) Rename(p Principal, name string) (string, time.Time, error) {
 	return i.sign(claims{Kind: KindPlayer, Name: name, Guest: p.Guest, Fam: p.Family}, p.Subject, now, exp)
 }
 
+// Claimed returns a player token like p's (same player, name, family and
+// expiry) that is no longer a guest's: the token of a guest that just
+// became an account. An expired p is ErrExpiredToken.
+func (i *Issuer) Claimed(p Principal) (string, time.Time, error) {
+	if p.Kind != KindPlayer || p.Subject == "" {
+		return "", time.Time{}, errors.New("claim: not a player token")
+	}
+	now := i.clock.now().Truncate(time.Second)
+	exp := p.ExpiresAt.Truncate(time.Second)
+	if !exp.After(now) {
+		return "", time.Time{}, ErrExpiredToken
+	}
+	return i.sign(claims{Kind: KindPlayer, Name: p.DisplayName, Fam: p.Family}, p.Subject, now, exp)
+}
+
 // Refresh is what a refresh token carries.
 type Refresh struct {
 	PlayerID string

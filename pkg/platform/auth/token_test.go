@@ -224,3 +224,29 @@ func TestServiceCredentialsRenew(t *testing.T) {
 		t.Errorf("renewed token: %+v, %v", p, err)
 	}
 }
+
+// A claimed guest's token is the same sign-in, player and expiry, no
+// longer a guest's.
+func TestClaimed(t *testing.T) {
+	t.Parallel()
+	key := mustKey(t)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	clock := auth.WithClock(func() time.Time { return now })
+	iss, _ := auth.NewIssuer(key, clock)
+	ver, _ := auth.NewVerifier(key, clock)
+	tok, exp, _ := iss.IssuePlayerOf("f-1", "p-1", "Ana", true, time.Hour)
+	p, _ := ver.Verify(tok)
+	now = now.Add(10 * time.Minute)
+	claimed, cexp, err := iss.Claimed(p)
+	if err != nil || !cexp.Equal(exp) {
+		t.Fatalf("Claimed = %v, %v; want expiry %v", cexp, err, exp)
+	}
+	c, err := ver.Verify(claimed)
+	if err != nil || c.Guest || c.Subject != "p-1" || c.Family != "f-1" || c.DisplayName != "Ana" {
+		t.Fatalf("claimed token %+v, %v", c, err)
+	}
+	now = exp.Add(time.Second)
+	if _, _, err := iss.Claimed(p); !errors.Is(err, auth.ErrExpiredToken) {
+		t.Errorf("claiming with an expired token: %v", err)
+	}
+}

@@ -153,7 +153,7 @@ func TestStreamsDeadInstanceFreesSlots(t *testing.T) {
 		t.Fatalf("b at the cap: %v, want ResourceExhausted", err)
 	}
 	// a's members were purged, not just skipped.
-	members, err := rdb.ZRange(ctx, prefix+"streams:match streams:p1", 0, -1).Result()
+	members, err := rdb.ZRange(ctx, prefix+"streams:{match streams}:p1", 0, -1).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestStreamsAtCap(t *testing.T) {
 			t.Fatalf("third stream: %v, want ResourceExhausted", err)
 		}
 	}
-	key := prefix + "streams:lobby streams:p1"
+	key := prefix + "streams:{lobby streams}:p1"
 	if n := rdb.ZCard(ctx, key).Val(); n != 2 {
 		t.Fatalf("%d members after refusals, want 2", n)
 	}
@@ -211,7 +211,7 @@ func TestStreamsHeartbeat(t *testing.T) {
 	s := ratelimit.NewStreams(rdb, prefix, "watch streams", 2)
 	s.TTL = 300 * time.Millisecond
 	ctx := t.Context()
-	hosts := prefix + "streams:watch streams|hosts"
+	hosts := prefix + "streams:{watch streams}|hosts"
 	rel, err := s.Acquire(ctx, "p1")
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func TestStreamsHeartbeat(t *testing.T) {
 	}
 	defer rel()
 	s.Stop()
-	key := prefix + "streams:watch streams:p2"
+	key := prefix + "streams:{watch streams}:p2"
 	if err := rdb.PExpire(ctx, key, 10*time.Second).Err(); err != nil {
 		t.Fatal(err)
 	}

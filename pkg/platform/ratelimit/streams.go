@@ -58,7 +58,7 @@ type keyStreams struct {
 // NewStreams returns a cap of max concurrent streams per key (0: no cap).
 func NewStreams(rdb redis.UniversalClient, prefix, what string, maxStreams int) *Streams {
 	return &Streams{
-		rdb: rdb, prefix: prefix + "streams:" + what + ":", hosts: prefix + "streams:" + what + "|hosts",
+		rdb: rdb, prefix: prefix + "streams:{" + what + "}:", hosts: prefix + "streams:{" + what + "}|hosts",
 		Max: maxStreams, TTL: 30 * time.Second, KeyTTL: time.Hour, What: what, Now: time.Now, Instance: rand.Text(),
 	}
 }

@@ -42,9 +42,8 @@ func (h *loseReplies) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // keeps the member counting, every acquire renews the key's expiry), and
 // Max such calls lock the player out with no stream open.
 func TestStreamsLostReplyLeavesNoSlot(t *testing.T) {
-	rdb, prefix := testenv.Redis(t, "rl")
-	lossy := redis.NewClient(rdb.Options())
-	t.Cleanup(func() { _ = lossy.Close() })
+	_, prefix := testenv.Redis(t, "rl")
+	lossy := testenv.OpenRedis(t, "")
 	hook := &loseReplies{}
 	lossy.AddHook(hook)
 	s := ratelimit.NewStreams(lossy, prefix, "match streams", 2)
@@ -70,9 +69,8 @@ func TestStreamsLostReplyLeavesNoSlot(t *testing.T) {
 // A lost reply while Redis is also unreachable for the clean-up: the
 // member is removed by the instance's next heartbeat.
 func TestStreamsLostReplyCleanedByBeat(t *testing.T) {
-	rdb, prefix := testenv.Redis(t, "rl")
-	lossy := redis.NewClient(rdb.Options())
-	t.Cleanup(func() { _ = lossy.Close() })
+	_, prefix := testenv.Redis(t, "rl")
+	lossy := testenv.OpenRedis(t, "")
 	hook := &failAfterScript{}
 	lossy.AddHook(hook)
 	s := ratelimit.NewStreams(lossy, prefix, "match streams", 1)

@@ -108,6 +108,12 @@ var (
 	TicketReplaced     = def("TICKET_REPLACED", "a newer ticket of the same player replaced this one, or it was paired elsewhere")
 	TicketExpired      = def("TICKET_EXPIRED", "the matchmaking ticket expired: queue again")
 	MatchNotCreated    = def("MATCH_NOT_CREATED", "a pairing was found but its match could not be created: queue again")
+	// Accounts.
+	UsernameTaken      = def("USERNAME_TAKEN", "another account has this username (compared after Unicode normalisation and case folding); username is that account's", "username")
+	UsernameConfusable = def("USERNAME_CONFUSABLE", "the username looks like another account's (the same Unicode confusables skeleton); username is that account's", "username")
+	AlreadyClaimed     = def("ALREADY_CLAIMED", "the caller's identity is an account already")
+	CredentialsWrong   = def("CREDENTIALS_WRONG", "no account has this username, or the password is wrong (the answer does not say which)")
+	SignedOut          = def("SIGNED_OUT", "this sign-in was signed out (SignOut, here or on another device): sign in again")
 
 	// Match.
 

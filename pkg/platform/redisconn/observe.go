@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,9 +21,10 @@ import (
 // "redis" (the primary answers PING) and, behind Sentinel (rawURL with
 // master_name), "redis-sentinel-quorum" (SENTINEL CKQUORUM: enough
 // Sentinels agree to fail over); and tabuleiro.redis.replicas, the
-// replicas the primary reports connected (INFO replication). The
+// replicas the primary reports connected (INFO replication; on a
+// cluster, the fewest any primary reports). The
 // service's other dependencies (its PostgreSQL) go in more.
-func Observe(rdb *redis.Client, rawURL string, more ...telemetry.Dependency) error {
+func Observe(rdb redis.UniversalClient, rawURL string, more ...telemetry.Dependency) error {
 	deps := append([]telemetry.Dependency{{Name: "redis", Check: Ping(rdb)}}, more...)
 	if q := SentinelQuorum(rawURL); q != nil {
 		deps = append(deps, telemetry.Dependency{Name: "redis-sentinel-quorum", Check: q})
@@ -46,8 +48,33 @@ func Observe(rdb *redis.Client, rawURL string, more ...telemetry.Dependency) err
 }
 
 // Replicas is the number of replicas the primary rdb reaches reports
-// connected.
-func Replicas(ctx context.Context, rdb *redis.Client) (int64, error) {
+// connected; on a cluster, the fewest any of its primaries reports.
+func Replicas(ctx context.Context, rdb redis.UniversalClient) (int64, error) {
+	c, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		return replicasOf(ctx, rdb)
+	}
+	var mu sync.Mutex
+	fewest := int64(-1)
+	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		n, err := replicasOf(ctx, m)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if fewest < 0 || n < fewest {
+			fewest = n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return max(fewest, 0), nil
+}
+
+func replicasOf(ctx context.Context, rdb redis.UniversalClient) (int64, error) {
 	info, err := rdb.Info(ctx, "replication").Result()
 	if err != nil {
 		return 0, err

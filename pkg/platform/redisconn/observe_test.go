@@ -1,4 +1,4 @@
-package redisconn
+package redisconn_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"tabuleiro.dev/pkg/platform/redisconn"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -17,13 +18,13 @@ func TestReplicasAndSentinelQuorum(t *testing.T) {
 	set := testenv.StartSentinelSet(t, 1)
 	rdb := redis.NewClient(&redis.Options{Addr: set.Primary()})
 	t.Cleanup(func() { _ = rdb.Close() })
-	if n, err := Replicas(ctx, rdb); err != nil || n != 1 {
+	if n, err := redisconn.Replicas(ctx, rdb); err != nil || n != 1 {
 		t.Fatalf("replicas: %d, %v; want 1", n, err)
 	}
-	if SentinelQuorum("redis://127.0.0.1:6379/0") != nil {
+	if redisconn.SentinelQuorum("redis://127.0.0.1:6379/0") != nil {
 		t.Fatal("a quorum check for a URL without Sentinels")
 	}
-	q := SentinelQuorum(set.URL("dial_timeout=1s"))
+	q := redisconn.SentinelQuorum(set.URL("dial_timeout=1s"))
 	if err := q(ctx); err != nil {
 		t.Fatalf("quorum with the Sentinel up: %v", err)
 	}
@@ -32,7 +33,7 @@ func TestReplicasAndSentinelQuorum(t *testing.T) {
 		t.Fatal("quorum reported with no Sentinel answering")
 	}
 	set.Kill(set.Replicas[0])
-	if n, err := Replicas(ctx, rdb); err != nil || n != 0 {
+	if n, err := redisconn.Replicas(ctx, rdb); err != nil || n != 0 {
 		t.Fatalf("replicas after the replica's death: %d, %v; want 0", n, err)
 	}
 }

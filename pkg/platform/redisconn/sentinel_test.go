@@ -1,4 +1,4 @@
-package redisconn
+package redisconn_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"tabuleiro.dev/pkg/platform/redisconn"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -39,7 +40,7 @@ func failover(t *testing.T, wait bool) {
 	ctx := testenv.Context(t, context.Background())
 	set := testenv.StartSentinelSet(t, 1)
 	primary := set.Primary()
-	rdb, err := Open(set.URL("dial_timeout=1s&max_retries=0"))
+	rdb, err := redisconn.Open(set.URL("dial_timeout=1s&max_retries=0"))
 	if err != nil {
 		t.Fatal(err)
 	}

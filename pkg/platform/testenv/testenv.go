@@ -19,6 +19,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/platform/redisconn"
 )
 
 // RedisURL returns TABULEIRO_TEST_REDIS_URL, failing the test when it is
@@ -34,39 +36,73 @@ func RedisURL(t testing.TB) string {
 
 // Redis returns a client of the test Redis and a key prefix no other test
 // uses, "test-<name>-<random>:"; the prefix's keys are deleted and the
-// client closed when the test ends.
-func Redis(t testing.TB, name string) (*redis.Client, string) {
+// client closed when the test ends. The URL may name one server or a
+// cluster (redisconn.Open's forms): a *redis.ClusterClient then.
+func Redis(t testing.TB, name string) (redis.UniversalClient, string) {
 	t.Helper()
-	opts, err := redis.ParseURL(RedisURL(t))
-	if err != nil {
-		t.Fatalf("parse TABULEIRO_TEST_REDIS_URL: %v", err)
+	rdb := open(t, "")
+	prefix := fmt.Sprintf("test-%s-%016x:", name, rand.Uint64())
+	t.Cleanup(func() {
+		ctx := context.WithoutCancel(t.Context())
+		del := func(ctx context.Context, c *redis.Client) error {
+			var keys []string
+			iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+			for iter.Next(ctx) {
+				keys = append(keys, iter.Val())
+			}
+			for _, k := range keys { // one by one: on a cluster, each in its own slot
+				c.Del(ctx, k)
+			}
+			return nil
+		}
+		if cc, ok := rdb.(*redis.ClusterClient); ok {
+			_ = cc.ForEachMaster(ctx, del)
+		} else {
+			_ = del(ctx, rdb.(*redis.Client))
+		}
+		_ = rdb.Close()
+	})
+	if err := redisconn.Ping(rdb)(t.Context()); err != nil {
+		t.Fatalf("ping test Redis: %v", err)
 	}
-	opts.PoolSize = 64
+	return rdb, prefix
+}
+
+// OpenRedis returns a new client of the test Redis (closed when the test
+// ends), named name (CLIENT SETNAME) when not empty: for a test that adds
+// hooks to its own client, or watches one connection.
+func OpenRedis(t testing.TB, name string) redis.UniversalClient {
+	t.Helper()
+	rdb := open(t, name)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+func open(t testing.TB, name string) redis.UniversalClient {
+	t.Helper()
 	// A busy machine (tests of every package at once, -race) can delay a
 	// reply by seconds: the client's default 3 s read timeout then fails
 	// a test for the machine's speed (and go-redis sends the command
 	// again). The test's own deadline bounds a hang.
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Minute, time.Minute, time.Minute
-	rdb := redis.NewClient(opts)
-	prefix := fmt.Sprintf("test-%s-%016x:", name, rand.Uint64())
-	t.Cleanup(func() {
-		ctx := context.WithoutCancel(t.Context())
-		var keys []string
-		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		for len(keys) > 0 {
-			n := min(500, len(keys))
-			rdb.Del(ctx, keys[:n]...)
-			keys = keys[n:]
-		}
-		_ = rdb.Close()
-	})
-	if err := rdb.Ping(t.Context()).Err(); err != nil {
-		t.Fatalf("ping test Redis: %v", err)
+	u, err := url.Parse(RedisURL(t))
+	if err != nil {
+		t.Fatalf("TABULEIRO_TEST_REDIS_URL: %v", err)
 	}
-	return rdb, prefix
+	q := u.Query()
+	for k, v := range map[string]string{"pool_size": "64", "dial_timeout": "60s", "read_timeout": "60s", "write_timeout": "60s"} {
+		if !q.Has(k) {
+			q.Set(k, v)
+		}
+	}
+	if name != "" {
+		q.Set("client_name", name)
+	}
+	u.RawQuery = q.Encode()
+	rdb, err := redisconn.Open(u.String())
+	if err != nil {
+		t.Fatalf("TABULEIRO_TEST_REDIS_URL: %v", err)
+	}
+	return rdb
 }
 
 // PostgresDSN returns TABULEIRO_TEST_DATABASE_URL with a fresh, empty

@@ -47,9 +47,16 @@ func FuzzLobbyRequests(f *testing.F) {
 	}
 	tracker := rpcfuzz.NewTracker()
 	lis, conn := listen(f)
-	srv, _ := grpcserve.NewServer(grpcserve.Options{Auth: auth.NewInterceptor(ver, AuthPolicy()), ServerOptions: tracker.ServerOptions()}, lob.Register)
-	go func() { _ = srv.Serve(lis) }()
-	f.Cleanup(srv.Stop)
+	// Served as in production (grpcserve.Run): gRPC, Connect and gRPC-Web
+	// on one port.
+	srvCtx, stop := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		_ = grpcserve.Run(srvCtx, grpcserve.Options{Listener: lis, ShutdownTimeout: time.Second,
+			Auth: auth.NewInterceptor(ver, AuthPolicy()), ServerOptions: tracker.ServerOptions()}, lob.Register)
+		close(served)
+	}()
+	f.Cleanup(func() { stop(); <-served })
 	c := lobbyv1.NewLobbyServiceClient(conn)
 
 	// The world the requests find: a host with a public and a private
@@ -75,10 +82,12 @@ func FuzzLobbyRequests(f *testing.F) {
 	}
 	// Bookkeeping that a refusal may change: rate limits (wrong password
 	// guesses included) and stream leases.
-	redisState := rpcfuzz.RedisState(rdb, prefix, ":rl:", ":streams:", ":pwfail:", ":pwsrc:")
+	redisState := rpcfuzz.RedisState(rdb, prefix, ":rl:", ":streams:", ":pwfail:", ":pwsrc:", "{signin}:")
 	tg := &rpcfuzz.Target{
 		Conn: conn, Service: lobbyv1.File_tabuleiro_lobby_v1_lobby_service_proto.Services().ByName("LobbyService"), Tracker: tracker,
-		Caller: func(ctx context.Context) context.Context { return auth.WithToken(ctx, me.GetToken()) },
+		// And over the browsers' framings (Connect, gRPC-Web).
+		BaseURL: "http://" + lis.Addr().String(),
+		Caller:  func(ctx context.Context) context.Context { return auth.WithToken(ctx, me.GetToken()) },
 		State: func(ctx context.Context) (map[string]string, error) {
 			st, err := redisState(ctx)
 			if err != nil {
@@ -89,6 +98,10 @@ func FuzzLobbyRequests(f *testing.F) {
 				return nil, err
 			}
 			st["players"] = fmt.Sprint(n)
+			if err := db.QueryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+				return nil, err
+			}
+			st["accounts"] = fmt.Sprint(n)
 			return st, nil
 		},
 	}
@@ -129,6 +142,12 @@ func FuzzLobbyRequests(f *testing.F) {
 		"DeclineRematch":    {&lobbyv1.DeclineRematchRequest{MatchId: "m-unknown"}},
 		"WatchRematch":      {&lobbyv1.WatchRematchRequest{MatchId: "m-unknown"}, &lobbyv1.WatchRematchRequest{}},
 		"SetDisplayName":    {&lobbyv1.SetDisplayNameRequest{DisplayName: "Fuzzer Two"}, &lobbyv1.SetDisplayNameRequest{DisplayName: "<b>"}},
+		"ClaimAccount": {&lobbyv1.ClaimAccountRequest{Username: "a1", Password: "long enough"}, &lobbyv1.ClaimAccountRequest{Username: "Аnа_x", Password: "long enough"},
+			&lobbyv1.ClaimAccountRequest{Username: "fuzzer", Password: "short"}, &lobbyv1.ClaimAccountRequest{Username: "fuzzer", Password: "long enough"}},
+		"SignIn": {&lobbyv1.SignInRequest{Username: "fuzzer", Password: "long enough"}, &lobbyv1.SignInRequest{Username: "fuzzer", Password: "wrong one"},
+			&lobbyv1.SignInRequest{Username: "\u0000x", Password: "x"}, &lobbyv1.SignInRequest{}},
+		"ListSessions": {&lobbyv1.ListSessionsRequest{}},
+		"SignOut":      {&lobbyv1.SignOutRequest{SessionId: "f_nope"}, &lobbyv1.SignOutRequest{SessionId: "f_x", Everywhere: true}},
 	}
 	methods := tg.Service.Methods()
 	for i := range methods.Len() {

@@ -23,10 +23,12 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/ratelimit"
+	"tabuleiro.dev/services/lobby/internal/accounts"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/passwd"
 	"tabuleiro.dev/services/lobby/internal/rooms"
 	"tabuleiro.dev/services/lobby/internal/rpc"
 	"tabuleiro.dev/services/lobby/internal/sessions"
@@ -85,6 +87,13 @@ type Config struct {
 	// Matchmaking.ConcurrentMatches allows several live matches (default
 	// 3; negative: no cap).
 	MaxBotMatches int
+	// Argon2 are the parameters of new account password hashes (default
+	// OWASP's minimum for argon2id: 19 MiB, 2 passes, 1 thread).
+	Argon2 passwd.Params
+	// Guesses limit wrong account passwords per (account, client address),
+	// per account and per address; zero fields take
+	// accounts.DefaultGuessLimits.
+	Guesses accounts.GuessLimits
 	// roomsReady, if set (tests), is called once Run's room event
 	// subscription is live.
 	roomsReady func()
@@ -160,7 +169,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	rs := rooms.New(d.Redis, games.Lookup, matches, rcfg)
 	limits, def := cfg.Limits, rpc.DefaultLimits()
 	for _, r := range []struct{ got, def *ratelimit.Rule }{
-		{&limits.SignIn, &def.SignIn}, {&limits.Refresh, &def.Refresh}, {&limits.CreateRoom, &def.CreateRoom},
+		{&limits.SignIn, &def.SignIn}, {&limits.Password, &def.Password}, {&limits.Refresh, &def.Refresh}, {&limits.CreateRoom, &def.CreateRoom},
 		{&limits.InviteLookup, &def.InviteLookup}, {&limits.PlayBot, &def.PlayBot},
 	} {
 		if r.got.Off() {
@@ -171,6 +180,9 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	if !cfg.Unlimited {
 		limiter = ratelimit.New(d.Redis, cfg.RedisPrefix)
 	}
+	// Wrong passwords are limited even when the per-address rates are
+	// off: they guard accounts, not the server's load.
+	guesses := accounts.NewGuesses(d.Redis, cfg.RedisPrefix, cfg.Guesses)
 	if cfg.MaxStreams == 0 {
 		cfg.MaxStreams = 8
 	}
@@ -188,9 +200,9 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 			TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL,
 			Sessions: sessions.New(d.Redis, cfg.RedisPrefix), RoomPoll: cfg.RoomPoll,
 			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback, Exempt: cfg.Exempt,
-			TrustedProxies: cfg.TrustedProxies,
-			Streams:        ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
-			MaxBotMatches:  maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
+			TrustedProxies: cfg.TrustedProxies, Argon2: cfg.Argon2, Guesses: guesses,
+			Streams:       ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
+			MaxBotMatches: maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
 		}),
 		mm: mm, rooms: rs, store: store, cfg: cfg, logger: d.Logger,
 	}

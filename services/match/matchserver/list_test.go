@@ -11,6 +11,7 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/internal/testenv"
 )
 
@@ -98,7 +99,10 @@ func TestListMatches(t *testing.T) {
 	if got := list("alice"); len(got) != 0 {
 		t.Fatalf("alice's matches after the end: %v", got)
 	}
-	if n, err := c.rdb.Exists(t.Context(), c.prefix+"pl:alice", c.prefix+"pl:bob").Result(); err != nil || n != 0 {
-		t.Fatalf("players' live-match keys left: %d (%v)", n, err)
+	store := redisstore.New(c.rdb, redisstore.Options{Prefix: c.prefix})
+	for _, k := range append(store.PlayerKeys("alice"), store.PlayerKeys("bob")...) {
+		if n, err := c.rdb.Exists(t.Context(), k).Result(); err != nil || n != 0 {
+			t.Fatalf("players' live-match key %s left: %d (%v)", k, n, err)
+		}
 	}
 }

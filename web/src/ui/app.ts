@@ -23,6 +23,8 @@ import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } f
 import { onPieceStyle, pieceFace } from "../pieces";
 import { GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
+import { accountScreen, loginScreen } from "./account";
+import { errorInfo } from "../messages";
 import { spectateScreen, watcher } from "./spectate";
 import { frame, go, me, onRoute, ratingText, session, signIn, variants } from "./shell";
 import { busyNotice, CHOICE_KEY, clockChoices, isBusy, loadChoice, saveOrigin, start, tcOf, variantClockIndex, type Opponent } from "./start";
@@ -54,6 +56,10 @@ export async function route_(): Promise<void> {
   const parts = path.split("/").filter(Boolean);
   const params = new URLSearchParams(query ?? "");
   const id = await me();
+  if (parts[0] === "login") {
+    loginScreen({ session, frame, go }, params.get("next") ?? "#/play");
+    return;
+  }
   if (parts[0] === "rules") {
     // The rules need no sign-in: a refusal's rule number opens them in a new tab.
     rulesScreen(id, parts[1] ?? "", parts[2] ?? "");
@@ -80,6 +86,9 @@ export async function route_(): Promise<void> {
       }
       case "game":
         current = new GameScreen(id, parts[1], "seat");
+        return;
+      case "account":
+        accountScreen({ session, frame, go }, id);
         return;
       case "local":
         current = new GameScreen(id, parts[1], "local");
@@ -108,6 +117,13 @@ export async function route_(): Promise<void> {
         go("#/");
     }
   } catch (err) {
+    // An account signed out of this browser from another (SignOut
+    // everywhere): this browser forgets it and offers to sign in again.
+    if (err instanceof ConnectError && errorInfo(err)?.reason === "SIGNED_OUT") {
+      session.signOut();
+      signInScreen(hash);
+      return;
+    }
     frame(id, h("section", { class: "panel narrow" }, h("h1", {}, t("error.title")), h("p", { class: "error" }, errorText(err)),
       h("a", { class: "button", href: "#/" }, t("back.lobby"))));
   }
@@ -174,6 +190,7 @@ function signInScreen(target: string): void {
         : h("p", { class: "lead" }, t("signin.lead")),
       form),
     h("div", { class: "hero-art", "aria-hidden": "true", "data-game": "Quoridor" }, svg(heroArt()))));
+  form.after(h("p", { class: "muted account-link" }, h("a", { id: "login-link", href: `#/login?next=${encodeURIComponent(target === "#/" ? "#/play" : target)}` }, t("account.haveOne"))));
   // A phone's keyboard would cover half the page at once: the name field
   // takes the focus only with a mouse (or a keyboard) on a wider screen.
   if (!touchFirst()) setTimeout(() => input.focus(), 0);

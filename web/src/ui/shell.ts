@@ -116,8 +116,19 @@ function whoBox(id: Identity): HTMLElement {
   const box = h("div", { class: "who" });
   const plain = () => {
     clear(box);
-    box.append(h("span", { class: "who-name", title: t("who.id", { id: id.playerId }) }, id.name),
-      h("button", { class: "link", id: "sign-out", onclick: ask }, t("who.signOut")));
+    box.append(h("a", { class: "who-name", id: "who-account", href: "#/account", title: t("who.id", { id: id.playerId }) },
+      id.username ? `${id.name} (@${id.username})` : id.name),
+    h("button", { class: "link", id: "sign-out", onclick: id.username ? signOutHere : ask }, t("who.signOut")));
+  };
+  // An account signs out of this browser only: it signs in again anywhere.
+  const signOutHere = async () => {
+    try {
+      await api(id.token).lobby.signOut({});
+    } catch {
+      // Signed out already, or offline: this browser forgets it anyway.
+    }
+    session.signOut();
+    go("#/");
   };
   const ask = () => {
     if (box.querySelector(".signout-confirm")) return;

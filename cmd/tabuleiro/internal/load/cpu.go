@@ -10,9 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/platform/redisconn"
 )
 
 // Processor time per ply, by kind of process: the load generator finds
@@ -26,7 +29,7 @@ import (
 // Meter measures the processor time of a deployment's processes.
 type Meter struct {
 	kinds map[string][]int // kind -> pids
-	rdb   *redis.Client
+	rdb   redis.UniversalClient
 
 	cpu0      map[string]time.Duration
 	self0     time.Duration
@@ -66,11 +69,11 @@ func NewMeter(ctx context.Context, kinds [][2]string, redisURL string) (*Meter, 
 		m.kinds[byPid[pid]] = append(m.kinds[byPid[pid]], pid)
 	}
 	if redisURL != "" {
-		opt, err := redis.ParseURL(redisURL)
+		rdb, err := redisconn.Open(redisURL)
 		if err != nil {
-			return nil, fmt.Errorf("redis url: %w", err)
+			return nil, err
 		}
-		m.rdb = redis.NewClient(opt)
+		m.rdb = rdb
 	}
 	m.cpu0, m.self0 = m.sample(), ProcessCPU("self")
 	if m.rdb != nil {
@@ -160,8 +163,25 @@ func (m *Meter) Write(ctx context.Context, w io.Writer, plies int64) {
 }
 
 // redisStats returns Redis's processor time (INFO cpu: used_cpu_user and
-// used_cpu_sys) and its calls by command (INFO commandstats).
-func redisStats(ctx context.Context, rdb *redis.Client) (time.Duration, map[string]int64, error) {
+// used_cpu_sys) and its calls by command (INFO commandstats): on a
+// cluster, summed over its primaries.
+func redisStats(ctx context.Context, rdb redis.UniversalClient) (time.Duration, map[string]int64, error) {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		var cpu time.Duration
+		cmds := map[string]int64{}
+		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			t, cs, err := redisStats(ctx, m)
+			mu.Lock()
+			defer mu.Unlock()
+			cpu += t
+			for k, n := range cs {
+				cmds[k] += n
+			}
+			return err
+		})
+		return cpu, cmds, err
+	}
 	v, err := rdb.Info(ctx, "cpu", "commandstats").Result()
 	if err != nil {
 		return 0, nil, err

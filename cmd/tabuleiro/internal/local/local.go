@@ -31,6 +31,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/ratelimit"
+	"tabuleiro.dev/pkg/platform/redisconn"
 	"tabuleiro.dev/services/bot/botserver"
 	"tabuleiro.dev/services/lobby/lobbyserver"
 	"tabuleiro.dev/services/match/matchserver"
@@ -168,11 +169,10 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	} else {
 		live = "Redis at " + redactURL(redisURL)
 	}
-	ropts, err := redis.ParseURL(redisURL)
+	rdb, err := redisconn.Open(redisURL)
 	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
+		return nil, err
 	}
-	rdb := redis.NewClient(ropts)
 	s.closers = append(s.closers, func(context.Context) error { return rdb.Close() })
 	if err := dropStreamLeases(ctx, rdb, o.KeyPrefix); err != nil {
 		return nil, err
@@ -399,19 +399,25 @@ func redactURL(u string) string {
 // match and lobby streams) left by an earlier run of this process: here one
 // process holds every stream, so after a crash none of them is open, and a
 // player who comes back must not wait for the dead streams' leases to lapse.
-func dropStreamLeases(ctx context.Context, rdb *redis.Client, prefix string) error {
-	for _, pattern := range []string{prefix + "match:match:streams:*", prefix + "lobby:streams:*"} {
-		iter := rdb.Scan(ctx, 0, pattern, 256).Iterator()
-		for iter.Next(ctx) {
-			if err := rdb.Del(ctx, iter.Val()).Err(); err != nil {
+func dropStreamLeases(ctx context.Context, rdb redis.UniversalClient, prefix string) error {
+	drop := func(ctx context.Context, c *redis.Client) error {
+		for _, pattern := range []string{prefix + "match:match:streams:*", prefix + "lobby:streams:*"} {
+			iter := c.Scan(ctx, 0, pattern, 256).Iterator()
+			for iter.Next(ctx) {
+				if err := c.Del(ctx, iter.Val()).Err(); err != nil {
+					return fmt.Errorf("drop stream leases: %w", err)
+				}
+			}
+			if err := iter.Err(); err != nil {
 				return fmt.Errorf("drop stream leases: %w", err)
 			}
 		}
-		if err := iter.Err(); err != nil {
-			return fmt.Errorf("drop stream leases: %w", err)
-		}
+		return nil
 	}
-	return nil
+	if c, ok := rdb.(*redis.ClusterClient); ok { // each primary's keys
+		return c.ForEachMaster(ctx, drop)
+	}
+	return drop(ctx, rdb.(*redis.Client))
 }
 
 // busyError is Start's refusal when another process holds the data

@@ -30,6 +30,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/load"
 	"tabuleiro.dev/pkg/platform/auth"
+	"tabuleiro.dev/pkg/platform/redisconn"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -238,7 +239,7 @@ type Cluster struct {
 	Redis    *Proc
 	RedisURL string
 	Sentinel *ptestenv.SentinelSet // with Options.Sentinel
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 
 	PGData      string
 	PGPort      int
@@ -425,10 +426,13 @@ func (c *Cluster) Restart(p *Proc) {
 }
 
 // RDB is a client of the cluster's Redis.
-func (c *Cluster) RDB() *redis.Client {
+func (c *Cluster) RDB() redis.UniversalClient {
 	if c.rdb == nil {
-		opt, _ := redis.ParseURL(c.RedisURL)
-		c.rdb = redis.NewClient(opt)
+		rdb, err := redisconn.Open(c.RedisURL)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.rdb = rdb
 	}
 	return c.rdb
 }

@@ -341,7 +341,7 @@ return 1
 `)
 
 // age makes f's dead ticket expired, as the TTL passing would.
-func age(t *testing.T, rdb *redis.Client, f *finding) {
+func age(t *testing.T, rdb redis.UniversalClient, f *finding) {
 	t.Helper()
 	q := fmt.Sprintf("quoridor/standard/%d+0/casual", f.base)
 	n, err := ageScript.Run(t.Context(), rdb, []string{mmPrefix + "t:" + q}, f.player.ID, f.ticket).Int()

@@ -47,7 +47,42 @@ var (
 	ErrForbidden = errors.New("permission denied")
 	// ErrUnauthenticated: a token is missing, forged or expired.
 	ErrUnauthenticated = errors.New("unauthenticated")
+	// ErrUsernameTaken: another account has the username (under case
+	// folding and normalisation). Usually a *UsernameError.
+	ErrUsernameTaken = errors.New("username taken")
+	// ErrUsernameConfusable: the username looks like another account's
+	// (the same confusables skeleton). Usually a *UsernameError.
+	ErrUsernameConfusable = errors.New("username looks like another")
+	// ErrAlreadyClaimed: the identity is an account already.
+	ErrAlreadyClaimed = errors.New("already an account")
+	// ErrBadCredentials: no account has the username, or the password is
+	// wrong (one error for both: the answer does not tell which).
+	ErrBadCredentials = errors.New("wrong username or password")
 )
+
+// UsernameError refuses a username that another account's (Existing)
+// takes or looks like. It unwraps to ErrUsernameTaken or
+// ErrUsernameConfusable.
+type UsernameError struct {
+	Existing string
+	Err      error
+}
+
+// Error says which username is in the way.
+func (e *UsernameError) Error() string {
+	if errors.Is(e.Err, ErrUsernameConfusable) {
+		return "username looks like the existing username " + strconvQuote(e.Existing) + "; choose another"
+	}
+	return "username " + strconvQuote(e.Existing) + " is taken; choose another"
+}
+
+// Unwrap returns the sentinel.
+func (e *UsernameError) Unwrap() error { return e.Err }
+
+// Params name the existing username, for the refusal's ErrorInfo.
+func (e *UsernameError) Params() map[string]string { return map[string]string{"username": e.Existing} }
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
 
 // InvalidError names the field of a malformed input and what is wrong with
 // it, for a person to read. It unwraps to ErrInvalid.
@@ -133,39 +168,62 @@ const (
 // ValidateDisplayName returns nil for a valid display name and an
 // *InvalidError that says what is wrong otherwise.
 func ValidateDisplayName(name string) error {
+	return validateName("display_name", name, MinNameLen, MaxNameLen, true)
+}
+
+// Usernames (accounts): 3–24 characters under the display names' rules,
+// without spaces.
+const (
+	MinUsernameLen = 3
+	MaxUsernameLen = 24
+)
+
+// ValidateUsername returns nil for a well-formed username (the rules of
+// display names, 3–24 characters, no spaces) and an *InvalidError that
+// says what is wrong otherwise. Uniqueness and look-alikes are the
+// accounts package's.
+func ValidateUsername(name string) error {
+	return validateName("username", name, MinUsernameLen, MaxUsernameLen, false)
+}
+
+// validateName checks a name of field: min to max characters, letters of
+// one script, digits, '_', '-', '.' and, when spaces, inner spaces.
+func validateName(field, name string, minLen, maxLen int, spaces bool) error {
 	if !utf8.ValidString(name) {
-		return Invalid("display_name", "is not valid UTF-8")
+		return Invalid(field, "is not valid UTF-8")
 	}
 	n := utf8.RuneCountInString(name)
-	if n < MinNameLen || n > MaxNameLen {
-		return Invalid("display_name", "must be %d to %d characters, got %d", MinNameLen, MaxNameLen, n)
+	if n < minLen || n > maxLen {
+		return Invalid(field, "must be %d to %d characters, got %d", minLen, maxLen, n)
 	}
 	if strings.TrimSpace(name) != name {
-		return Invalid("display_name", "must not start or end with white space")
+		return Invalid(field, "must not start or end with white space")
 	}
 	for i, r := range name {
 		if blankLetter(r) {
-			return Invalid("display_name", "character %U at byte %d shows as blank", r, i)
+			return Invalid(field, "character %U at byte %d shows as blank", r, i)
 		}
 	}
 	// Fullwidth, mathematical and other compatibility forms ("Ｂｏｂ", "𝐁𝐨𝐛")
 	// would pass for the plain name, and a decomposed accent for the
 	// composed one: only the NFKC form of a name is taken.
 	if plain := norm.NFKC.String(name); plain != name {
-		return Invalid("display_name", "is not in its plain (NFKC) form: write it as %q", Clip(plain))
+		return Invalid(field, "is not in its plain (NFKC) form: write it as %q", Clip(plain))
 	}
 	alnum := false
 	for i, r := range name {
 		switch {
 		case unicode.IsLetter(r), unicode.IsDigit(r):
 			alnum = true
-		case r == ' ', r == '_', r == '-', r == '.':
+		case r == ' ' && spaces, r == '_', r == '-', r == '.':
+		case !spaces:
+			return Invalid(field, "character %q at byte %d is not allowed (letters, digits, _ - . only)", r, i)
 		default:
-			return Invalid("display_name", "character %q at byte %d is not allowed (letters, digits, space, _ - . only)", r, i)
+			return Invalid(field, "character %q at byte %d is not allowed (letters, digits, space, _ - . only)", r, i)
 		}
 	}
 	if !alnum {
-		return Invalid("display_name", "needs at least one letter or digit")
+		return Invalid(field, "needs at least one letter or digit")
 	}
 	// One script per name: "Аnа" with a Cyrillic А would pass for "Ana".
 	first, firstRune := "", rune(0)
@@ -177,7 +235,7 @@ func ValidateDisplayName(name string) error {
 		if first == "" {
 			first, firstRune = sc, r
 		} else if sc != first {
-			return Invalid("display_name", "mixes %s (%q) and %s (%q) letters, as a look-alike of another name would: use the letters of one script", first, firstRune, sc, r)
+			return Invalid(field, "mixes %s (%q) and %s (%q) letters, as a look-alike of another name would: use the letters of one script", first, firstRune, sc, r)
 		}
 	}
 	return nil
@@ -231,6 +289,8 @@ type Player struct {
 	// Rating is the player's rating in the variant at hand; zero when the
 	// variant is unrated or it does not matter.
 	Rating float64
+	// Username is the account's username; empty for a guest.
+	Username string
 }
 
 // TimeControl is a Fischer clock in milliseconds; the zero value means no

@@ -33,7 +33,7 @@ func (m *Matchmaker) Reserve(ctx context.Context, ref string, players ...string)
 		for _, p := range players {
 			args = append(args, p)
 		}
-		res, err := reserveScript.Run(ctx, m.rdb, nil, args...).StringSlice()
+		res, err := reserveScript.Run(ctx, m.rdb, m.route(), args...).StringSlice()
 		if err != nil {
 			return fmt.Errorf("reserve players for %s: %w", ref, err)
 		}
@@ -58,7 +58,7 @@ func (m *Matchmaker) Reserve(ctx context.Context, ref string, players ...string)
 // would refuse them a new ticket until PendingTTL ran out.
 func (m *Matchmaker) Confirm(ctx context.Context, ref, matchID string, players ...string) error {
 	for _, pl := range players {
-		err := swapScript.Run(ctx, m.rdb, nil, m.pre+"busy:"+pl, "pending|"+ref, "match|"+matchID, m.cfg.BusyTTL.Milliseconds()).Err()
+		err := swapScript.Run(ctx, m.rdb, m.route(), m.pre+"busy:"+pl, "pending|"+ref, "match|"+matchID, m.cfg.BusyTTL.Milliseconds()).Err()
 		if err != nil {
 			return fmt.Errorf("confirm match %s: %w", matchID, err)
 		}
@@ -70,7 +70,7 @@ func (m *Matchmaker) Confirm(ctx context.Context, ref, matchID string, players .
 // (with ConcurrentMatches too, for the marks of a queue pairing).
 func (m *Matchmaker) Release(ctx context.Context, ref string, players ...string) error {
 	for _, pl := range players {
-		if err := swapScript.Run(ctx, m.rdb, nil, m.pre+"busy:"+pl, "pending|"+ref, "", 0).Err(); err != nil {
+		if err := swapScript.Run(ctx, m.rdb, m.route(), m.pre+"busy:"+pl, "pending|"+ref, "", 0).Err(); err != nil {
 			return fmt.Errorf("release %s: %w", ref, err)
 		}
 	}
@@ -91,7 +91,7 @@ func (m *Matchmaker) clearIfEnded(ctx context.Context, player, mark string) (boo
 	if slices.Contains(live, id) {
 		return false, nil
 	}
-	if err := swapScript.Run(ctx, m.rdb, nil, m.pre+"busy:"+player, mark, "", 0).Err(); err != nil {
+	if err := swapScript.Run(ctx, m.rdb, m.route(), m.pre+"busy:"+player, mark, "", 0).Err(); err != nil {
 		return false, fmt.Errorf("clear ended match of %s: %w", player, err)
 	}
 	return true, nil

@@ -229,7 +229,7 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 	// ticket as soon as the script has queued it.
 	m.saveTrace(ctx, t.ID)
 	for attempt := 0; ; attempt++ {
-		busy, err := enqueueScript.Run(ctx, m.rdb, nil, m.pre, q.String(), p.ID, p.Rating, t.ID,
+		busy, err := enqueueScript.Run(ctx, m.rdb, m.route(), m.pre, q.String(), p.ID, p.Rating, t.ID,
 			m.value(t, now.Add(m.cfg.TicketTTL)), m.cfg.ResultTTL.Milliseconds()).Text()
 		if err != nil {
 			return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
@@ -255,7 +255,7 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 // Heartbeat keeps a ticket alive for another TicketTTL. It returns false
 // when the ticket is gone (paired, replaced, cancelled or expired).
 func (m *Matchmaker) Heartbeat(ctx context.Context, t Ticket) (bool, error) {
-	n, err := heartbeatScript.Run(ctx, m.rdb, nil, m.pre, t.Queue.String(), t.Player.ID, t.ID,
+	n, err := heartbeatScript.Run(ctx, m.rdb, m.route(), m.pre, t.Queue.String(), t.Player.ID, t.ID,
 		m.value(t, m.cfg.Now().Add(m.cfg.TicketTTL))).Int()
 	if err != nil {
 		return false, fmt.Errorf("heartbeat ticket %s: %w", t.ID, err)
@@ -266,7 +266,7 @@ func (m *Matchmaker) Heartbeat(ctx context.Context, t Ticket) (bool, error) {
 // Cancel removes a ticket. It returns false when the ticket was already
 // gone, for instance paired a moment ago: then its result stands.
 func (m *Matchmaker) Cancel(ctx context.Context, t Ticket) (bool, error) {
-	n, err := cancelScript.Run(ctx, m.rdb, nil, m.pre, t.Queue.String(), t.Player.ID, t.ID).Int()
+	n, err := cancelScript.Run(ctx, m.rdb, m.route(), m.pre, t.Queue.String(), t.Player.ID, t.ID).Int()
 	if err != nil {
 		return false, fmt.Errorf("cancel ticket %s: %w", t.ID, err)
 	}
@@ -461,7 +461,7 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 		for _, t := range exp {
 			args = append(args, t.player, t.id)
 		}
-		claimed, err := claimScript.Run(ctx, m.rdb, nil, args...).Int64Slice()
+		claimed, err := claimScript.Run(ctx, m.rdb, m.route(), args...).Int64Slice()
 		if err != nil {
 			return st, fmt.Errorf("claim pairs in %s: %w", qk, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/engine"
+	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/testenv"
 )
@@ -29,7 +30,7 @@ func newClock() *fakeClock {
 func (c *fakeClock) Now() time.Time      { return time.Unix(0, c.ns.Load()) }
 func (c *fakeClock) Add(d time.Duration) { c.ns.Add(int64(d)) }
 
-func newMM(t testing.TB, rdb *redis.Client, prefix string, cfg Config) (*Matchmaker, *testenv.Matches) {
+func newMM(t testing.TB, rdb redis.UniversalClient, prefix string, cfg Config) (*Matchmaker, *testenv.Matches) {
 	t.Helper()
 	cfg.Prefix = prefix
 	m := &testenv.Matches{}
@@ -260,8 +261,7 @@ func TestTwoInstancesNobodyTwice(t *testing.T) {
 func twoInstances(t *testing.T, replay bool, players, doubles int) {
 	rdb, prefix := testenv.Redis(t)
 	if replay {
-		r := redis.NewClient(rdb.Options())
-		t.Cleanup(func() { _ = r.Close() })
+		r := platformtestenv.OpenRedis(t, "")
 		r.AddHook(replayScripts{})
 		rdb = r
 	}
@@ -377,9 +377,8 @@ func (replayScripts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // holds.
 func TestScriptsRunTwice(t *testing.T) {
 	t.Parallel()
-	plain, prefix := testenv.Redis(t)
-	rdb := redis.NewClient(plain.Options())
-	t.Cleanup(func() { _ = rdb.Close() })
+	_, prefix := testenv.Redis(t)
+	rdb := platformtestenv.OpenRedis(t, "")
 	rdb.AddHook(replayScripts{})
 	clock := newClock()
 	m, fake := newMM(t, rdb, prefix, Config{Now: clock.Now})

@@ -163,3 +163,8 @@ if redis.call('ZCARD', pre .. 'q:' .. qk) == 0 then
 end
 return claimed
 `)
+
+// route is the KEYS of every script: none reads it (they build their keys
+// from the prefix), but on Redis Cluster a script goes to the primary of
+// its first key's slot, the slot of {mm}.
+func (m *Matchmaker) route() []string { return []string{m.pre + "queues"} }

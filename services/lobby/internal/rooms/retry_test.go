@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"tabuleiro.dev/pkg/engine"
 	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/testenv"
@@ -18,9 +16,8 @@ import (
 // starts the rematch, and a host's leave still closes the room.
 func TestScriptsRunTwiceApplyOnce(t *testing.T) {
 	t.Parallel()
-	base, prefix := testenv.Redis(t)
-	rdb := redis.NewClient(base.Options())
-	t.Cleanup(func() { _ = rdb.Close() })
+	_, prefix := testenv.Redis(t)
+	rdb := platformtestenv.OpenRedis(t, "")
 	h := &platformtestenv.ScriptsTwice{}
 	rdb.AddHook(h)
 	m := &testenv.Matches{}

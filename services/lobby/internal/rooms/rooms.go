@@ -295,7 +295,7 @@ func (s *Store) Create(ctx context.Context, host lobby.Player, spec Spec) (Room,
 	}
 	var pw string
 	if spec.Private {
-		pw = s.cfg.Argon2.hash(spec.Password)
+		pw = s.cfg.Argon2.Hash(spec.Password)
 	}
 	for {
 		r.InviteCode = newInviteCode()
@@ -360,7 +360,7 @@ return 1
 `)
 
 func (s *Store) takeHostSlot(ctx context.Context, hostID, roomID string) error {
-	ok, err := hostSlot.Run(ctx, s.rdb, nil, s.key("host", hostID), s.roomKey(""), roomID,
+	ok, err := hostSlot.Run(ctx, s.rdb, []string{s.EventsChannel()}, s.key("host", hostID), s.roomKey(""), roomID,
 		s.cfg.MaxOpenPerHost, s.cfg.OpenTTL.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("count hosted rooms: %w", err)

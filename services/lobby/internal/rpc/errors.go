@@ -33,6 +33,10 @@ func toStatus(err error) error {
 const maxMessage = 256
 
 var mapStatus = rpcerr.Must(rpcerr.Mapper{
+	{Err: lobby.ErrUsernameTaken, Code: codes.AlreadyExists, Reason: reason.UsernameTaken},
+	{Err: lobby.ErrUsernameConfusable, Code: codes.AlreadyExists, Reason: reason.UsernameConfusable},
+	{Err: lobby.ErrAlreadyClaimed, Code: codes.FailedPrecondition, Reason: reason.AlreadyClaimed, Message: "this identity is an account already"},
+	{Err: lobby.ErrBadCredentials, Code: codes.Unauthenticated, Reason: reason.CredentialsWrong, Message: "wrong username or password"},
 	{Err: lobby.ErrInvalid, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
 	{Err: lobby.ErrNotFound, Code: codes.NotFound, Reason: reason.NotFound},
 	{Err: lobby.ErrPasswordNeeded, Code: codes.PermissionDenied, Reason: reason.RoomPasswordNeeded, Message: "this room needs its password: ask its host"},

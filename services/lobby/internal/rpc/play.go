@@ -20,7 +20,7 @@ import (
 // FindMatch queues the caller and streams the ticket's progress.
 func (s *Server) FindMatch(req *lobbyv1.FindMatchRequest, stream grpc.ServerStreamingServer[lobbyv1.FindMatchResponse]) error {
 	ctx := stream.Context()
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return toStatus(err)
 	}
@@ -98,7 +98,7 @@ func (s *Server) suggestLevel(ctx context.Context, playerID string, g engine.Gam
 // PlayBot creates a match against a bot; never rated. Who moves first is
 // drawn at random unless the caller chooses (Q5).
 func (s *Server) PlayBot(ctx context.Context, req *lobbyv1.PlayBotRequest) (*lobbyv1.PlayBotResponse, error) {
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}

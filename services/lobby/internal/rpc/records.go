@@ -127,7 +127,7 @@ func (s *Server) ListLiveMatches(ctx context.Context, req *lobbyv1.ListLiveMatch
 // ListActiveMatches lists the caller's unfinished matches (the match
 // service's ListMatches for the player), newest first.
 func (s *Server) ListActiveMatches(ctx context.Context, _ *lobbyv1.ListActiveMatchesRequest) (*lobbyv1.ListActiveMatchesResponse, error) {
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -196,7 +196,7 @@ func (s *Server) playerOrCaller(ctx context.Context, id string) (string, error) 
 		}
 		return id, nil
 	}
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	return p.ID, err
 }
 
@@ -213,7 +213,7 @@ func (s *Server) ListGames(ctx context.Context, req *lobbyv1.ListGamesRequest) (
 	if err := checkPageSize(req.GetPageSize()); err != nil {
 		return nil, toStatus(err)
 	}
-	viewer, _ := caller(ctx)
+	viewer, _ := s.caller(ctx)
 	page, err := s.d.Store.History(ctx, id, viewer.ID, g, int(req.GetPageSize()), req.GetPageToken())
 	if err != nil {
 		return nil, toStatus(err)
@@ -227,7 +227,7 @@ func (s *Server) ListGames(ctx context.Context, req *lobbyv1.ListGamesRequest) (
 
 // GetGame returns one finished game's record.
 func (s *Server) GetGame(ctx context.Context, req *lobbyv1.GetGameRequest) (*lobbyv1.GetGameResponse, error) {
-	p, _ := caller(ctx)
+	p, _ := s.caller(ctx)
 	if req.GetGameId() == "" {
 		return nil, toStatus(lobby.Invalid("game_id", "is required"))
 	}
@@ -299,7 +299,7 @@ func (s *Server) GetStats(ctx context.Context, req *lobbyv1.GetStatsRequest) (*l
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	res := &lobbyv1.GetStatsResponse{PlayerId: id, DisplayName: st.Player.DisplayName}
+	res := &lobbyv1.GetStatsResponse{PlayerId: id, DisplayName: st.Player.DisplayName, Username: st.Player.Username}
 	for _, r := range st.Ratings {
 		res.Ratings = append(res.Ratings, &lobbyv1.Rating{Game: matchclient.GameToProto(string(r.Game)), Variant: r.Variant,
 			Rating: r.Rating.Rating, Deviation: r.Rating.Deviation, Volatility: r.Rating.Volatility, Games: int32(r.Games), UpdatedAt: ts(r.UpdatedAt)})

@@ -28,7 +28,7 @@ func rematchToProto(r rooms.Rematch, viewer string) *lobbyv1.Rematch {
 
 // OfferRematch offers or accepts the rematch of a finished room match.
 func (s *Server) OfferRematch(ctx context.Context, req *lobbyv1.OfferRematchRequest) (*lobbyv1.OfferRematchResponse, error) {
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -41,7 +41,7 @@ func (s *Server) OfferRematch(ctx context.Context, req *lobbyv1.OfferRematchRequ
 
 // DeclineRematch declines or withdraws the rematch of a finished room match.
 func (s *Server) DeclineRematch(ctx context.Context, req *lobbyv1.DeclineRematchRequest) (*lobbyv1.DeclineRematchResponse, error) {
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -57,7 +57,7 @@ func (s *Server) DeclineRematch(ctx context.Context, req *lobbyv1.DeclineRematch
 // every RoomPoll in case an event was missed.
 func (s *Server) WatchRematch(req *lobbyv1.WatchRematchRequest, stream grpc.ServerStreamingServer[lobbyv1.WatchRematchResponse]) error {
 	ctx := stream.Context()
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return toStatus(err)
 	}

@@ -42,7 +42,7 @@ func roomToProto(r rooms.Room, viewer string) *lobbyv1.Room {
 
 // CreateRoom opens a room with the caller as host.
 func (s *Server) CreateRoom(ctx context.Context, req *lobbyv1.CreateRoomRequest) (*lobbyv1.CreateRoomResponse, error) {
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -105,7 +105,7 @@ func (s *Server) ListRooms(ctx context.Context, req *lobbyv1.ListRoomsRequest) (
 
 // JoinRoom takes the free seat of a room.
 func (s *Server) JoinRoom(ctx context.Context, req *lobbyv1.JoinRoomRequest) (*lobbyv1.JoinRoomResponse, error) {
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -144,7 +144,7 @@ func (s *Server) GetInvite(ctx context.Context, req *lobbyv1.GetInviteRequest) (
 		return nil, err
 	}
 	var guesser string
-	if p, err := caller(ctx); err == nil {
+	if p, err := s.caller(ctx); err == nil {
 		guesser = p.ID
 	}
 	r, err := s.d.Rooms.Invite(ctx, req.GetInviteCode(), guesser, req.GetPassword(), s.addr(ctx))
@@ -158,7 +158,7 @@ func (s *Server) GetInvite(ctx context.Context, req *lobbyv1.GetInviteRequest) (
 
 // LeaveRoom leaves a room that has not started.
 func (s *Server) LeaveRoom(ctx context.Context, req *lobbyv1.LeaveRoomRequest) (*lobbyv1.LeaveRoomResponse, error) {
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -174,7 +174,7 @@ func (s *Server) LeaveRoom(ctx context.Context, req *lobbyv1.LeaveRoomRequest) (
 // an event was missed.
 func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStreamingServer[lobbyv1.WatchRoomResponse]) error {
 	ctx := stream.Context()
-	p, err := caller(ctx)
+	p, err := s.caller(ctx)
 	if err != nil {
 		return toStatus(err)
 	}

@@ -26,9 +26,11 @@ import (
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
+	"tabuleiro.dev/services/lobby/internal/accounts"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/passwd"
 	"tabuleiro.dev/services/lobby/internal/rooms"
 	"tabuleiro.dev/services/lobby/internal/sessions"
 	"tabuleiro.dev/services/lobby/internal/sqlstore"
@@ -43,6 +45,8 @@ type Store interface {
 	History(ctx context.Context, playerID, viewer string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
 	Game(ctx context.Context, gameID string) (sqlstore.Record, error)
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
+	CreateAccount(ctx context.Context, a sqlstore.Account) error
+	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
 }
 
 // Deps are what the server serves from.
@@ -95,12 +99,19 @@ type Deps struct {
 	// TrustedProxies are the proxies (the edge) whose x-forwarded-for
 	// names the client address; empty: the peer is the client.
 	TrustedProxies []netip.Prefix
+	// Argon2 are the parameters of new account password hashes (default
+	// passwd.Default()).
+	Argon2 passwd.Params
+	// Guesses limits wrong passwords per account and client address; nil
+	// limits none.
+	Guesses *accounts.Guesses
 }
 
 // Limits are the per-client-address rates of the public or cheap-to-call
 // RPCs that create things or probe secrets.
 type Limits struct {
 	SignIn       ratelimit.Rule // SignInGuest: each makes a permanent player
+	Password     ratelimit.Rule // SignIn: each costs an argon2id hash
 	Refresh      ratelimit.Rule // RefreshToken
 	CreateRoom   ratelimit.Rule // CreateRoom (the per-host cap of open rooms aside)
 	InviteLookup ratelimit.Rule // JoinRoom by invite code and GetInvite: guessing codes
@@ -111,6 +122,7 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{
 		SignIn:       ratelimit.Rule{What: "guest sign-ins", Rate: 30, Burst: 10, Period: time.Hour},
+		Password:     ratelimit.Rule{What: "password sign-ins", Rate: 60, Burst: 20, Period: time.Hour},
 		Refresh:      ratelimit.Rule{What: "token refreshes", Rate: 60, Burst: 20, Period: time.Minute},
 		CreateRoom:   ratelimit.Rule{What: "rooms created", Rate: 60, Burst: 10, Period: time.Hour},
 		InviteLookup: ratelimit.Rule{What: "invite code lookups", Rate: 30, Burst: 10, Period: time.Minute},
@@ -186,12 +198,16 @@ func New(d Deps) *Server {
 	if d.RoomPoll == 0 {
 		d.RoomPoll = 5 * time.Second
 	}
+	if d.Argon2 == (passwd.Params{}) {
+		d.Argon2 = passwd.Default()
+	}
 	return &Server{d: d}
 }
 
 // PublicMethods are the RPCs that need no token (auth.Policy.Public).
 var PublicMethods = []string{
 	lobbyv1.LobbyService_SignInGuest_FullMethodName,
+	lobbyv1.LobbyService_SignIn_FullMethodName,
 	lobbyv1.LobbyService_RefreshToken_FullMethodName,
 	lobbyv1.LobbyService_ListVariants_FullMethodName,
 	lobbyv1.LobbyService_GetInvite_FullMethodName,
@@ -203,6 +219,39 @@ func caller(ctx context.Context) (lobby.Player, error) {
 		return lobby.Player{}, lobby.ErrUnauthenticated
 	}
 	return lobby.Player{ID: p.PlayerID(), DisplayName: p.DisplayName}, nil
+}
+
+// caller returns the calling player, refusing a token whose sign-in was
+// signed out or revoked: the lobby takes no bearer token of an ended
+// sign-in, however long it has to live.
+func (s *Server) caller(ctx context.Context) (lobby.Player, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return p, err
+	}
+	pr, _ := auth.FromContext(ctx)
+	if err := s.live(ctx, pr.Family); err != nil {
+		return lobby.Player{}, err
+	}
+	return p, nil
+}
+
+// live refuses a sign-in (refresh family) that was signed out or revoked
+// with UNAUTHENTICATED and the reason; "" (a token from before refresh
+// tokens) is live.
+func (s *Server) live(ctx context.Context, family string) error {
+	if family == "" || s.d.Sessions == nil {
+		return nil
+	}
+	switch err := s.d.Sessions.Check(ctx, family); {
+	case errors.Is(err, sessions.ErrSignedOut):
+		return reason.Error(codes.Unauthenticated, reason.SignedOut, "this sign-in was signed out; sign in again", nil)
+	case errors.Is(err, sessions.ErrRevoked):
+		return reason.Error(codes.Unauthenticated, reason.SessionRevoked, "every token of this sign-in is revoked (a refresh token was used twice); sign in again", nil)
+	case err != nil:
+		return err
+	}
+	return nil
 }
 
 // SignInGuest creates a guest and returns its token.
@@ -218,10 +267,10 @@ func (s *Server) SignInGuest(ctx context.Context, req *lobbyv1.SignInGuestReques
 		return nil, toStatus(err)
 	}
 	family := lobby.NewID("f_")
-	if err := s.d.Sessions.Start(ctx, family, p.ID, s.d.RefreshTTL); err != nil {
+	if err := s.d.Sessions.StartDevice(ctx, family, p.ID, device(ctx, ""), s.d.Now(), s.d.RefreshTTL); err != nil {
 		return nil, toStatus(err)
 	}
-	pair, err := s.issuePair(p.ID, p.DisplayName, family, 1)
+	pair, err := s.issuePair(p.ID, p.DisplayName, true, family, 1)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -235,12 +284,12 @@ type tokenPair struct {
 	exp, refreshExp time.Time
 }
 
-// issuePair issues a guest's bearer token of family and the family's
+// issuePair issues a player's bearer token of family and the family's
 // refresh token of generation gen.
-func (s *Server) issuePair(playerID, name, family string, gen int64) (tokenPair, error) {
+func (s *Server) issuePair(playerID, name string, guest bool, family string, gen int64) (tokenPair, error) {
 	var p tokenPair
 	var err error
-	if p.token, p.exp, err = s.d.Issuer.IssuePlayerOf(family, playerID, name, true, s.d.TokenTTL); err != nil {
+	if p.token, p.exp, err = s.d.Issuer.IssuePlayerOf(family, playerID, name, guest, s.d.TokenTTL); err != nil {
 		return p, err
 	}
 	p.refresh, p.refreshExp, err = s.d.Issuer.IssueRefresh(playerID, family, gen, s.d.RefreshTTL)
@@ -286,6 +335,8 @@ func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequ
 			return nil, unauthenticated("refresh token already used: every token of this sign-in is revoked (a copy may have leaked); sign in again")
 		case errors.Is(err, sessions.ErrRevoked):
 			return nil, unauthenticated("refresh token revoked (an earlier one was used twice); sign in again")
+		case errors.Is(err, sessions.ErrSignedOut):
+			return nil, reason.Error(codes.Unauthenticated, reason.SignedOut, "this sign-in was signed out; sign in again", nil)
 		case errors.Is(err, sessions.ErrUnknown):
 			return nil, unauthenticated("refresh token expired or unknown; sign in again")
 		case err != nil:
@@ -310,7 +361,7 @@ func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequ
 			return nil, toStatus(err)
 		}
 		playerID, family, gen = p.PlayerID(), lobby.NewID("f_"), 1
-		if err := s.d.Sessions.Start(ctx, family, playerID, s.d.RefreshTTL); err != nil {
+		if err := s.d.Sessions.StartDevice(ctx, family, playerID, device(ctx, ""), s.d.Now(), s.d.RefreshTTL); err != nil {
 			return nil, toStatus(err)
 		}
 	}
@@ -320,7 +371,7 @@ func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequ
 	} else if err != nil {
 		return nil, toStatus(err)
 	}
-	pair, err := s.issuePair(playerID, pl.DisplayName, family, gen)
+	pair, err := s.issuePair(playerID, pl.DisplayName, pl.Username == "", family, gen)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -499,14 +550,8 @@ func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayName
 	if err := lobby.ValidateDisplayName(req.GetDisplayName()); err != nil {
 		return nil, toStatus(err)
 	}
-	if pr.Family != "" && s.d.Sessions != nil {
-		revoked, err := s.d.Sessions.Revoked(ctx, pr.Family)
-		if err != nil {
-			return nil, toStatus(err)
-		}
-		if revoked {
-			return nil, reason.Error(codes.Unauthenticated, reason.SessionRevoked, "every token of this sign-in is revoked (a refresh token was used twice); sign in again", nil)
-		}
+	if err := s.live(ctx, pr.Family); err != nil {
+		return nil, toStatus(err)
 	}
 	if err := s.d.Store.SavePlayer(ctx, lobby.Player{ID: pr.PlayerID(), DisplayName: req.GetDisplayName()}); err != nil {
 		return nil, toStatus(err)

@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,8 @@ var (
 	ErrReused = errors.New("refresh token already used")
 	// ErrClaimed: a legacy bearer token was already exchanged.
 	ErrClaimed = errors.New("token already exchanged")
+	// ErrSignedOut: the family was ended by a sign-out.
+	ErrSignedOut = errors.New("signed out")
 )
 
 // Families is the family store.
@@ -52,13 +55,33 @@ func New(rdb redis.UniversalClient, prefix string) *Families {
 
 func (f *Families) key(family string) string { return f.prefix + "refresh:" + family }
 
+func (f *Families) playerKey(playerID string) string { return f.prefix + "refresh-player:" + playerID }
+
 // Start records a new family of playerID at generation 1, kept for ttl
 // (the refresh token's life).
 func (f *Families) Start(ctx context.Context, family, playerID string, ttl time.Duration) error {
+	return f.StartDevice(ctx, family, playerID, "", time.Now(), ttl)
+}
+
+// StartDevice is Start for a sign-in on the named device at now, listed by
+// List among the player's sign-ins.
+func (f *Families) StartDevice(ctx context.Context, family, playerID, device string, now time.Time, ttl time.Duration) error {
 	k := f.key(family)
+	ms := now.UnixMilli()
 	_, err := f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, k, "player", playerID, "gen", 1, "rotated_ms", 0)
+		p.HSet(ctx, k, "player", playerID, "gen", 1, "rotated_ms", 0, "created_ms", ms, "device", device)
 		p.PExpire(ctx, k, ttl)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("start refresh family: %w", err)
+	}
+	// The player's index of families: a separate key (another slot in a
+	// cluster), kept as long as its newest family.
+	pk := f.playerKey(playerID)
+	_, err = f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZAdd(ctx, pk, redis.Z{Score: float64(ms), Member: family})
+		p.PExpire(ctx, pk, ttl)
 		return nil
 	})
 	if err != nil {
@@ -73,6 +96,7 @@ var rotate = redis.NewScript(`
 local h = redis.call('HMGET', KEYS[1], 'player', 'gen', 'revoked', 'rotated_ms')
 if not h[1] or h[1] ~= ARGV[1] then return {'unknown'} end
 if h[3] == '1' then return {'revoked'} end
+if h[3] == 'out' then return {'out'} end
 local cur = tonumber(h[2])
 local g = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -107,6 +131,8 @@ func (f *Families) Rotate(ctx context.Context, family, playerID string, gen int6
 		return next, nil
 	case "revoked":
 		return 0, ErrRevoked
+	case "out":
+		return 0, ErrSignedOut
 	case "reused":
 		return 0, ErrReused
 	}
@@ -114,17 +140,108 @@ func (f *Families) Rotate(ctx context.Context, family, playerID string, gen int6
 }
 
 // Revoked reports whether family was revoked (by a reuse of one of its
-// refresh tokens). An unknown or expired family is not revoked: its
-// bearer tokens expire long before the family does.
+// refresh tokens, or a sign-out). An unknown or expired family is not
+// revoked: its bearer tokens expire long before the family does.
 func (f *Families) Revoked(ctx context.Context, family string) (bool, error) {
+	err := f.Check(ctx, family)
+	if errors.Is(err, ErrRevoked) || errors.Is(err, ErrSignedOut) {
+		return true, nil
+	}
+	return false, err
+}
+
+// Check returns ErrRevoked for a family revoked by a reuse, ErrSignedOut
+// for one signed out, nil otherwise (unknown and expired families
+// included).
+func (f *Families) Check(ctx context.Context, family string) error {
 	v, err := f.rdb.HGet(ctx, f.key(family), "revoked").Result()
-	if errors.Is(err, redis.Nil) {
-		return false, nil
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read refresh family: %w", err)
+	case v == "1":
+		return ErrRevoked
+	case v == "out":
+		return ErrSignedOut
 	}
+	return nil
+}
+
+// Session is one live family of a player's.
+type Session struct {
+	Family             string
+	Device             string
+	SignedIn, LastSeen time.Time
+}
+
+// List returns playerID's families that may still refresh, newest first;
+// it forgets the expired ones.
+func (f *Families) List(ctx context.Context, playerID string) ([]Session, error) {
+	pk := f.playerKey(playerID)
+	fams, err := f.rdb.ZRevRange(ctx, pk, 0, -1).Result()
 	if err != nil {
-		return false, fmt.Errorf("read refresh family: %w", err)
+		return nil, fmt.Errorf("list refresh families: %w", err)
 	}
-	return v == "1", nil
+	var out []Session
+	for _, fam := range fams {
+		h, err := f.rdb.HMGet(ctx, f.key(fam), "player", "revoked", "created_ms", "rotated_ms", "device").Result()
+		if err != nil {
+			return nil, fmt.Errorf("read refresh family: %w", err)
+		}
+		if h[0] == nil {
+			f.rdb.ZRem(ctx, pk, fam)
+			continue
+		}
+		if h[0] != playerID || h[1] != nil {
+			continue
+		}
+		str := func(v any) string { s, _ := v.(string); return s }
+		created, _ := strconv.ParseInt(str(h[2]), 10, 64)
+		rotated, _ := strconv.ParseInt(str(h[3]), 10, 64)
+		out = append(out, Session{Family: fam, Device: str(h[4]),
+			SignedIn: time.UnixMilli(created), LastSeen: time.UnixMilli(max(created, rotated))})
+	}
+	return out, nil
+}
+
+// signOut: KEYS[1] the family; ARGV player. Marks a live family of the
+// player signed out; returns 1, or 0 when it is not a live one of theirs.
+var signOut = redis.NewScript(`
+local h = redis.call('HMGET', KEYS[1], 'player', 'revoked')
+if not h[1] or h[1] ~= ARGV[1] or h[2] then return 0 end
+redis.call('HSET', KEYS[1], 'revoked', 'out')
+return 1
+`)
+
+// SignOut ends playerID's family: its refresh tokens no longer rotate
+// (ErrSignedOut) and Check says so. It reports whether the family was a
+// live one of the player's.
+func (f *Families) SignOut(ctx context.Context, playerID, family string) (bool, error) {
+	n, err := signOut.Run(ctx, f.rdb, []string{f.key(family)}, playerID).Int()
+	if err != nil {
+		return false, fmt.Errorf("sign out: %w", err)
+	}
+	return n == 1, nil
+}
+
+// SignOutAll ends every live family of playerID's and returns how many.
+func (f *Families) SignOutAll(ctx context.Context, playerID string) (int, error) {
+	fams, err := f.rdb.ZRange(ctx, f.playerKey(playerID), 0, -1).Result()
+	if err != nil {
+		return 0, fmt.Errorf("list refresh families: %w", err)
+	}
+	n := 0
+	for _, fam := range fams {
+		ok, err := f.SignOut(ctx, playerID, fam)
+		if err != nil {
+			return n, err
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // legacyKey is a JWS compact token's canonical form: its signed part and

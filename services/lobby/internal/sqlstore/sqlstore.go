@@ -119,10 +119,14 @@ func (s *Store) SavePlayer(ctx context.Context, p lobby.Player) error {
 	return nil
 }
 
-// Player returns a player by id.
+// Player returns a player by id, with its account's username (empty for
+// a guest).
 func (s *Store) Player(ctx context.Context, id string) (lobby.Player, error) {
 	p := lobby.Player{ID: id}
-	err := s.db.QueryRowContext(ctx, `SELECT display_name FROM players WHERE player_id = $1`, id).Scan(&p.DisplayName)
+	var username sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT p.display_name, a.username FROM players p
+		LEFT JOIN accounts a ON a.player_id = p.player_id WHERE p.player_id = $1`, id).Scan(&p.DisplayName, &username)
+	p.Username = username.String
 	if errors.Is(err, sql.ErrNoRows) {
 		return lobby.Player{}, fmt.Errorf("player %s: %w", lobby.Clip(id), lobby.ErrNotFound)
 	}

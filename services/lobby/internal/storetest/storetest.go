@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/services/lobby/internal/accounts"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/sqlstore"
@@ -29,6 +30,8 @@ type Store interface {
 	Game(ctx context.Context, gameID string) (sqlstore.Record, error)
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
 	ProcessRatings(ctx context.Context, limit int) (int, error)
+	CreateAccount(ctx context.Context, a sqlstore.Account) error
+	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
 }
 
 // NewStore returns a store with glicko.Default() on an empty, migrated
@@ -50,6 +53,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"StatsPerBotLevel", testStatsPerBotLevel},
 		{"Players", testPlayers},
 		{"Fairness", testFairness},
+		{"Accounts", testAccounts},
+		{"AccountRace", testAccountRace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -452,5 +457,96 @@ func testFairness(t *testing.T, newStore NewStore) {
 	want := map[string]int{sqlstore.UnratedNewPlayer: 1, sqlstore.UnratedRepeatOpponents: 1, sqlstore.UnratedRepeatAddresses: 1}
 	if fmt.Sprint(st.Unrated) != fmt.Sprint(want) {
 		t.Errorf("ana's unrated games %v, want %v", st.Unrated, want)
+	}
+}
+
+func account(t *testing.T, playerID, username string) sqlstore.Account {
+	t.Helper()
+	u, err := accounts.ParseUsername(username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sqlstore.Account{PlayerID: playerID, Username: u.Name, Key: u.Key, Skeleton: u.Skeleton,
+		ShownSkeleton: u.Shown, PasswordHash: "$argon2id$v=19$m=64,t=1,p=1$c2FsdA$a2V5"}
+}
+
+// A guest becomes an account once; its username is unique under case
+// folding, and one that looks like another account's is refused, naming
+// it; the account is found by its key, and the player carries its
+// username.
+func testAccounts(t *testing.T, newStore NewStore) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	for _, id := range []string{"ana", "bia", "caio"} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: id, DisplayName: "P " + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CreateAccount(ctx, account(t, "nobody", "Nobody")); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("account of an unknown player: %v, want ErrNotFound", err)
+	}
+	if err := s.CreateAccount(ctx, account(t, "ana", "Alice")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateAccount(ctx, account(t, "ana", "Another")); !errors.Is(err, lobby.ErrAlreadyClaimed) {
+		t.Errorf("second claim: %v, want ErrAlreadyClaimed", err)
+	}
+	var ue *lobby.UsernameError
+	if err := s.CreateAccount(ctx, account(t, "bia", "ALICE")); !errors.Is(err, lobby.ErrUsernameTaken) || !errors.As(err, &ue) || ue.Existing != "Alice" {
+		t.Errorf("the same username in capitals: %v, want ErrUsernameTaken naming Alice", err)
+	}
+	for _, name := range []string{"a1ice", "AIice", "aIice"} {
+		if err := s.CreateAccount(ctx, account(t, "bia", name)); !errors.Is(err, lobby.ErrUsernameConfusable) {
+			t.Errorf("look-alike %q: %v, want ErrUsernameConfusable", name, err)
+		}
+	}
+	if err := s.CreateAccount(ctx, account(t, "bia", "Alicia")); err != nil {
+		t.Errorf("a different username: %v", err)
+	}
+	a, err := s.AccountByKey(ctx, "alice")
+	if err != nil || a.PlayerID != "ana" || a.Username != "Alice" || a.DisplayName != "P ana" || a.PasswordHash == "" {
+		t.Errorf("AccountByKey(alice) = %+v, %v", a, err)
+	}
+	if _, err := s.AccountByKey(ctx, "nobody"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("unknown username: %v", err)
+	}
+	if p, err := s.Player(ctx, "ana"); err != nil || p.Username != "Alice" {
+		t.Errorf("player of an account: %+v, %v", p, err)
+	}
+	if p, err := s.Player(ctx, "caio"); err != nil || p.Username != "" {
+		t.Errorf("guest: %+v, %v", p, err)
+	}
+}
+
+// Guests claiming look-alike usernames at once: exactly one wins, the
+// others are told whose username is in the way.
+func testAccountRace(t *testing.T, newStore NewStore) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	names := []string{"modern", "rnodern", "MODERN", "m0dern", "modērn"}
+	names = names[:4]
+	for i := range names {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: fmt.Sprint("p", i), DisplayName: "P"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() { errs[i] = s.CreateAccount(ctx, account(t, fmt.Sprint("p", i), n)) })
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case errors.Is(err, lobby.ErrUsernameTaken), errors.Is(err, lobby.ErrUsernameConfusable):
+		default:
+			t.Errorf("claim %q: %v", names[i], err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d of the look-alike claims won, want 1 (%v)", won, errs)
 	}
 }

@@ -22,7 +22,7 @@ import (
 
 // Redis returns a client of the test Redis and a key prefix no other test
 // uses; the prefix's keys are deleted when the test ends.
-func Redis(t testing.TB) (*redis.Client, string) {
+func Redis(t testing.TB) (redis.UniversalClient, string) {
 	t.Helper()
 	return testenv.Redis(t, "lobby")
 }

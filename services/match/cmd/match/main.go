@@ -144,6 +144,7 @@ func serverConfig(cfg config.Config) matchserver.Config {
 		Calls:        ratelimit.Rule{What: "match calls", Rate: cfg.CallRate, Burst: cfg.CallBurst, Period: time.Second},
 		PlayMessages: ratelimit.Rule{What: "messages on this Play stream", Rate: cfg.PlayMessageRate, Burst: cfg.PlayMessageBurst, Period: time.Second},
 	}
+	sc.MaxStreams, sc.MaxAddressStreams = cfg.MaxStreams, cfg.MaxAddressStreams
 	sc.Unlimited = cfg.RateLimitsOff
 	sc.TrustedProxies = cfg.TrustedProxies
 	return sc

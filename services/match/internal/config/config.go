@@ -101,9 +101,16 @@ type Config struct {
 	// RESOURCE_EXHAUSTED. A client sends a probe answer every 2 s, and
 	// pings, resent plies and actions.
 	PlayMessageRate, PlayMessageBurst int
-	// RateLimitsOff (MATCH_RATE_LIMITS_OFF, default false) turns off both
+	// MaxStreams (MATCH_MAX_STREAMS, default 16) caps each player's open
+	// Play, Follow and Watch streams across instances;
+	// MaxAddressStreams (MATCH_MAX_ADDRESS_STREAMS, default 200) each
+	// client address's (an IPv6 /64 as one address), whoever signs in
+	// there. Openings are rated besides: 30 at once then one a second a
+	// player, 200 at once then ten a second an address.
+	MaxStreams, MaxAddressStreams int
+	// RateLimitsOff (MATCH_RATE_LIMITS_OFF, default false) turns off the
 	// rates above, for load generators and tests that play one player
-	// faster than a person; the cap on each player's open streams stays.
+	// faster than a person; the caps on open streams stay.
 	RateLimitsOff bool
 	// TrustedProxies (MATCH_TRUSTED_PROXIES, comma-separated CIDRs or
 	// addresses): the proxies in front (the edge) whose X-Forwarded-For
@@ -157,6 +164,8 @@ func Load(getenv func(string) string) (Config, error) {
 		CallBurst:            env.IntRange("CALL_BURST", 60, 1, 1_000_000),
 		PlayMessageRate:      env.IntRange("PLAY_MESSAGE_RATE", 10, 1, 1_000_000),
 		PlayMessageBurst:     env.IntRange("PLAY_MESSAGE_BURST", 100, 1, 1_000_000),
+		MaxStreams:           env.IntRange("MAX_STREAMS", 16, 1, 1_000_000),
+		MaxAddressStreams:    env.IntRange("MAX_ADDRESS_STREAMS", 200, 1, 1_000_000),
 		RateLimitsOff:        env.Bool("RATE_LIMITS_OFF", false),
 	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {

@@ -20,7 +20,7 @@ type env struct {
 	store  *redisstore.Store
 	clock  *testenv.Clock
 	prefix string
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	svcs   []*match.Service
 }
 
@@ -33,7 +33,7 @@ func newEnv(t testing.TB, n int, opts redisstore.Options, cfg match.Config) *env
 }
 
 // newEnvOn is newEnv on rdb, its keys under prefix.
-func newEnvOn(t testing.TB, rdb *redis.Client, prefix string, n int, opts redisstore.Options, cfg match.Config) *env {
+func newEnvOn(t testing.TB, rdb redis.UniversalClient, prefix string, n int, opts redisstore.Options, cfg match.Config) *env {
 	t.Helper()
 	opts.Prefix = prefix
 	e := &env{t: t, store: redisstore.New(rdb, opts), clock: testenv.NewClock(), prefix: prefix, rdb: rdb}

@@ -37,7 +37,7 @@ func isCommit(c redis.Cmder) bool {
 	}
 	k, _ := a[4].(string)
 	d, _ := a[6].(string)
-	return strings.HasSuffix(k, "}:p") && strings.HasSuffix(d, "deadlines")
+	return strings.HasSuffix(k, "}:p") && strings.Contains(d, "deadlines")
 }
 
 func (h *commitHook) DialHook(next redis.DialHook) redis.DialHook { return next }

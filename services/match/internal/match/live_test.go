@@ -21,7 +21,7 @@ func TestLiveSummariesDerived(t *testing.T) {
 		e.clock.Advance(1500 * 1e6)
 		first := e.play(svc, st.ID)
 		e.play(svc, st.ID)
-		sumKey := e.prefix + "live:sum"
+		sumKey := e.store.IndexKeys(st.ID)[4]
 		if n := e.rdb.HLen(ctx, sumKey).Val(); n != map[bool]int64{false: 0, true: 1}[compat] {
 			t.Errorf("compat %v: live:sum holds %d summaries", compat, n)
 		}
@@ -45,7 +45,7 @@ func TestLiveSummariesDerived(t *testing.T) {
 		if sums, err := svc.ListMatches(ctx, "", 10); err != nil || len(sums) != 0 {
 			t.Fatalf("compat %v: listed with its keys gone: %+v, %v", compat, sums, err)
 		}
-		if n := e.rdb.ZCard(ctx, e.prefix+"live").Val(); n != 0 {
+		if n := e.rdb.ZCard(ctx, e.store.IndexKeys(st.ID)[3]).Val(); n != 0 {
 			t.Errorf("compat %v: the index still holds %d entries", compat, n)
 		}
 		if n := e.rdb.HLen(ctx, sumKey).Val(); n != 0 {

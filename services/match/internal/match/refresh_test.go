@@ -41,7 +41,7 @@ func TestCommitsRenewExpiriesEveryRefresh(t *testing.T) {
 	}
 	activity := func() int64 {
 		t.Helper()
-		v, err := e.rdb.ZScore(ctx, e.prefix+"live", id).Result()
+		v, err := e.rdb.ZScore(ctx, e.store.IndexKeys(id)[3], id).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestCommitsRenewExpiriesEveryRefresh(t *testing.T) {
 	if lo, hi := ttls(); lo <= 0 || hi > 30*time.Second {
 		t.Fatalf("after the end: expiries %v to %v, want at most 30s", lo, hi)
 	}
-	if _, err := e.rdb.ZScore(ctx, e.prefix+"live", id).Result(); err == nil {
+	if _, err := e.rdb.ZScore(ctx, e.store.IndexKeys(id)[3], id).Result(); err == nil {
 		t.Fatal("the ended match is still in the live index")
 	}
 }

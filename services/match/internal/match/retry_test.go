@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"tabuleiro.dev/pkg/engine"
 	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
@@ -20,8 +18,7 @@ import (
 func TestScriptRunTwiceAppliesOnce(t *testing.T) {
 	t.Parallel()
 	base, prefix := testenv.Redis(t)
-	rdb := redis.NewClient(base.Options())
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := platformtestenv.OpenRedis(t, "")
 	h := &platformtestenv.ScriptsTwice{}
 	rdb.AddHook(h)
 	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
@@ -82,7 +79,7 @@ func TestScriptRunTwiceAppliesOnce(t *testing.T) {
 	if n != plies {
 		t.Errorf("%d ply events, want %d", n, plies)
 	}
-	if k, err := rdb.XLen(ctx, prefix+"outbox").Result(); err != nil || k != 1 {
+	if k, err := rdb.XLen(ctx, store.IndexKeys(st.ID)[1]).Result(); err != nil || k != 1 {
 		t.Errorf("outbox holds %d records (%v), want the result once", k, err)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/singleflight"
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/platform/telemetry"
@@ -44,9 +45,12 @@ type Config struct {
 	// BotFallbackAfter is how many failed asks for one ply (default 10,
 	// about 5 s of backoff) make the service play a legal ply for the bot.
 	BotFallbackAfter int
-	ResyncInterval   time.Duration // default 2s: a Feed re-reads the stream this often when idle
-	CacheIdle        time.Duration // default 10m: a cached match unused this long is dropped
-	MaxAttempts      int           // default 8: optimistic retries of one action
+	// ResyncInterval (default 2s) is how long a followed match stays quiet
+	// before the instance's hub reads its last event once, in case a
+	// publication was lost (the hub's setting: see redisstore.Hub.Resync).
+	ResyncInterval time.Duration
+	CacheIdle      time.Duration // default 10m: a cached match unused this long is dropped
+	MaxAttempts    int           // default 8: optimistic retries of one action
 	// LeaseTTL is how long a connected seat (or spectator) counts without
 	// its instance renewing it (default 10s); LeaseRenew is how often an
 	// instance renews what it holds (default 3s).
@@ -121,11 +125,17 @@ type Service struct {
 	mu    sync.Mutex
 	cache map[string]*entry
 	bots  map[string]bool // "id/ply" of bot turns being asked here
-	// held and watchers are the presence leases this instance renews.
+	// held and watching are the presence this instance renews: its seats'
+	// leases, and its number of spectators by match.
 	held     map[Lease]struct{}
-	watchers map[Watcher]struct{}
+	watching map[string]int
+	// instance names this instance in the spectator counts.
+	instance string
 	runCtx   context.Context //nolint:containedctx // the Run loop's context, for bot tasks it owns
-	running  sync.WaitGroup
+	// fills shares a stream read among the feeds that need the same
+	// events at once (Feed.fill).
+	fills   singleflight.Group
+	running sync.WaitGroup
 }
 
 type entry struct {
@@ -152,7 +162,7 @@ func NewService(d Deps, cfg Config) *Service {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
-		held: map[Lease]struct{}{}, watchers: map[Watcher]struct{}{}}
+		held: map[Lease]struct{}{}, watching: map[string]int{}, instance: rand.Text()}
 	observeActive(s)
 	return s
 }

@@ -2,6 +2,7 @@ package recorder_test
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -23,7 +24,9 @@ func TestPruneConsumersOfStoppedInstances(t *testing.T) {
 	if err := store.EnsureGroup(ctx, group); err != nil {
 		t.Fatal(err)
 	}
-	key := prefix + "outbox"
+	// The last bucket's stream (its entries' StreamIDs name the bucket).
+	keys := store.AllIndexKeys("outbox")
+	key, bucket := keys[len(keys)-1], strconv.Itoa(redisstore.Buckets-1)+"/"
 	// Each consumer reads one entry (Redis creates a consumer when it is
 	// delivered something); old-pending never acknowledges its own (its
 	// write was interrupted), the others do.
@@ -37,7 +40,7 @@ func TestPruneConsumersOfStoppedInstances(t *testing.T) {
 			t.Fatalf("%s read %v, %v", c, res, err)
 		}
 		if ack {
-			if err := store.AckOutbox(ctx, group, res[0].Messages[0].ID); err != nil {
+			if err := store.AckOutbox(ctx, group, bucket+res[0].Messages[0].ID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -2,7 +2,9 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -10,6 +12,12 @@ import (
 
 	"tabuleiro.dev/services/match/internal/match"
 )
+
+// pipeliner is a client that runs pipelines: one server's, or a
+// cluster's.
+type pipeliner interface {
+	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
+}
 
 // maxGroup bounds the commits sent in one pipeline.
 const maxGroup = 256
@@ -30,8 +38,14 @@ const maxGroup = 256
 // pipeline that carried it was met. The events of the group's replicated
 // commits are then published in one more pipeline, before any of the
 // group's callers returns (a match's next commit publishes after them).
+//
+// On a cluster, a group's runs go to their slots' primaries: through the
+// cluster client (which splits a pipeline by node and follows MOVED and
+// ASK) when no replica is waited for, else in one pipeline per primary on
+// its own connection, each ending with its WAIT (WAIT is per server).
 type scriptGroup struct {
-	rdb         *redis.Client
+	rdb         redis.UniversalClient
+	cluster     *redis.ClusterClient // rdb, when it is a cluster's
 	script      *redis.Script
 	wait        int           // replicas to wait for, 0 none
 	waitTimeout time.Duration // bound of each WAIT
@@ -116,13 +130,42 @@ func (g *scriptGroup) send(ctx context.Context, batch []*commitCall) {
 		c.res, c.err = g.script.Run(ctx, g.rdb, c.keys, c.args...).Result()
 		return
 	}
+	if g.cluster == nil || g.wait == 0 {
+		g.sendOn(ctx, g.rdb, batch)
+		return
+	}
+	// One pipeline per primary, at once.
+	byNode := map[*redis.Client][]*commitCall{}
+	for _, c := range batch {
+		node, err := g.cluster.MasterForKey(ctx, c.keys[0])
+		if err != nil {
+			c.err = err
+			continue
+		}
+		byNode[node] = append(byNode[node], c)
+	}
+	var wg sync.WaitGroup
+	for node, part := range byNode {
+		wg.Go(func() {
+			if g.sendOn(ctx, node, part) {
+				g.cluster.ReloadState(ctx) // a failover or a moved slot
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// sendOn runs batch's scripts on rdb in one pipeline (and the NOSCRIPT
+// ones again in full) and sets each call's reply; it reports whether the
+// pipeline failed.
+func (g *scriptGroup) sendOn(ctx context.Context, rdb pipeliner, batch []*commitCall) bool {
 	cmds := make([]*redis.Cmd, len(batch))
 	waits := make([]*redis.IntCmd, len(batch))
 	all := make([]int, len(batch))
 	for i := range all {
 		all[i] = i
 	}
-	err := g.trip(ctx, batch, all, false, cmds, waits)
+	err := g.trip(ctx, rdb, batch, all, false, cmds, waits)
 	if err != nil {
 		// A script the server does not know (a restarted or promoted
 		// server's cache is empty) did not run: send it in full, with a
@@ -134,9 +177,10 @@ func (g *scriptGroup) send(ctx context.Context, batch []*commitCall) {
 			}
 		}
 		if len(again) > 0 {
-			_ = g.trip(ctx, batch, again, true, cmds, waits)
+			_ = g.trip(ctx, rdb, batch, again, true, cmds, waits)
 		}
 	}
+	failed := false
 	for i, c := range batch {
 		c.res, c.err = cmds[i].Result()
 		if c.err == nil && c.res == nil && err != nil {
@@ -145,15 +189,17 @@ func (g *scriptGroup) send(ctx context.Context, batch []*commitCall) {
 		if c.err == nil && waits[i] != nil {
 			c.err = g.replicated(c.res, waits[i])
 		}
+		failed = failed || (c.err != nil && !redis.HasErrorPrefix(c.err, "NOSCRIPT") && !errors.Is(c.err, match.ErrNotReplicated))
 	}
+	return failed
 }
 
 // trip sends the scripts of batch[i] for i in idx in one pipeline, by
 // hash or in full, followed by WAIT when replicas are waited for, and
 // sets cmds[i] and waits[i]. It returns the pipeline's first error.
-func (g *scriptGroup) trip(ctx context.Context, batch []*commitCall, idx []int, full bool, cmds []*redis.Cmd, waits []*redis.IntCmd) error {
+func (g *scriptGroup) trip(ctx context.Context, rdb pipeliner, batch []*commitCall, idx []int, full bool, cmds []*redis.Cmd, waits []*redis.IntCmd) error {
 	var wait *redis.IntCmd
-	_, err := g.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, i := range idx {
 			if full {
 				cmds[i] = g.script.Eval(ctx, p, batch[i].keys, batch[i].args...)
@@ -163,7 +209,7 @@ func (g *scriptGroup) trip(ctx context.Context, batch []*commitCall, idx []int, 
 		}
 		if g.wait > 0 {
 			if g.mark != "" {
-				p.Set(ctx, g.mark, time.Now().UnixMilli(), time.Minute)
+				p.Set(ctx, g.markKey(batch[idx[0]].keys[0]), time.Now().UnixMilli(), time.Minute)
 			}
 			wait = redis.NewIntCmd(ctx, "WAIT", g.wait, g.waitTimeout.Milliseconds())
 			_ = p.Process(ctx, wait)
@@ -174,6 +220,19 @@ func (g *scriptGroup) trip(ctx context.Context, batch []*commitCall, idx []int, 
 		waits[i] = wait
 	}
 	return err
+}
+
+// markKey is the mark written in a pipeline whose first script touches
+// key: the mark carries key's hash tag, so that on a cluster it lives on
+// the primary the pipeline goes to (every script of a pipeline sent to
+// one primary), and the WAIT that follows counts its replicas.
+func (g *scriptGroup) markKey(key string) string {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i:], '}'); j > 1 {
+			return g.mark + key[i:i+j+1]
+		}
+	}
+	return g.mark
 }
 
 // replicated is the error of a commit whose script replied res, given the

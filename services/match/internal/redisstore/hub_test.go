@@ -10,19 +10,17 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	platformtestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/testenv"
 )
 
 // runHub starts a hub on its own Redis client, named name (CLIENT LIST
 // shows it), and returns it with that client.
-func runHub(t *testing.T, name string) (*Hub, *Store, *redis.Client) {
+func runHub(t *testing.T, name string) (*Hub, *Store, redis.UniversalClient) {
 	t.Helper()
 	rdb, prefix := testenv.Redis(t)
-	opt := *rdb.Options()
-	opt.ClientName = name
-	own := redis.NewClient(&opt)
-	t.Cleanup(func() { _ = own.Close() })
+	own := platformtestenv.OpenRedis(t, name)
 	s := New(own, Options{Prefix: prefix})
 	ctx, cancel := context.WithCancel(context.Background())
 	h := NewHub(ctx, s, nil)
@@ -37,7 +35,7 @@ func runHub(t *testing.T, name string) (*Hub, *Store, *redis.Client) {
 }
 
 // publish publishes an event of match id as a commit's publication would.
-func publish(t *testing.T, rdb *redis.Client, s *Store, id string, seq int64) {
+func publish(t *testing.T, rdb redis.UniversalClient, s *Store, id string, seq int64) {
 	t.Helper()
 	b := encodeEvent(&match.Event{MatchID: id, Seq: seq, Kind: match.EventDrawOffered, Plies: 3})
 	if err := rdb.Publish(t.Context(), s.Channel(id), b).Err(); err != nil {
@@ -64,28 +62,40 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 	name := "hub-" + rand.Text()
 	h, s, rdb := runHub(t, name)
 	ch := subscribeGets(t, h, s, rdb, "m2", 1)
-	// Kill the hub's connection (only it: the Redis is shared).
-	list, err := rdb.ClientList(t.Context()).Result()
-	if err != nil && strings.Contains(err.Error(), "unknown subcommand") {
-		// The one-process mode's embedded Redis (CI's embedded step runs
-		// these suites against it) has no CLIENT LIST or KILL: a dropped
-		// connection is checked against a real Redis only.
-		t.Skipf("this Redis cannot kill a client connection: %v", err)
+	// Kill the hub's connection (only it: the Redis is shared), on the
+	// server it is on (on a cluster, any of the primaries).
+	servers := []redis.UniversalClient{rdb}
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		servers = nil
+		_ = c.ForEachMaster(t.Context(), func(_ context.Context, m *redis.Client) error {
+			servers = append(servers, m)
+			return nil
+		})
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	killed := 0
-	for _, line := range strings.Split(list, "\n") {
-		if !strings.Contains(line, " name="+name+" ") || !strings.Contains(line, "cmd=subscribe") && !strings.Contains(line, " sub=1 ") {
-			continue
+	killed, list := 0, ""
+	for _, srv := range servers {
+		l, err := srv.ClientList(t.Context()).Result()
+		if err != nil && strings.Contains(err.Error(), "unknown subcommand") {
+			// The one-process mode's embedded Redis (CI's embedded step runs
+			// these suites against it) has no CLIENT LIST or KILL: a dropped
+			// connection is checked against a real Redis only.
+			t.Skipf("this Redis cannot kill a client connection: %v", err)
 		}
-		for _, f := range strings.Fields(line) {
-			if id, ok := strings.CutPrefix(f, "id="); ok {
-				if err := rdb.Do(t.Context(), "CLIENT", "KILL", "ID", id).Err(); err != nil {
-					t.Fatal(err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list += l
+		for _, line := range strings.Split(l, "\n") {
+			if !strings.Contains(line, " name="+name+" ") || !strings.Contains(line, "cmd=subscribe") && !strings.Contains(line, " sub=1 ") {
+				continue
+			}
+			for _, f := range strings.Fields(line) {
+				if id, ok := strings.CutPrefix(f, "id="); ok {
+					if err := srv.Do(t.Context(), "CLIENT", "KILL", "ID", id).Err(); err != nil {
+						t.Fatal(err)
+					}
+					killed++
 				}
-				killed++
 			}
 		}
 	}
@@ -102,7 +112,7 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 
 // subscribeGets subscribes to match id's events, publishes event seq and
 // checks that the subscription gets it; it returns the subscription.
-func subscribeGets(t *testing.T, h *Hub, s *Store, rdb *redis.Client, id string, seq int64) <-chan *match.Event {
+func subscribeGets(t *testing.T, h *Hub, s *Store, rdb redis.UniversalClient, id string, seq int64) <-chan *match.Event {
 	t.Helper()
 	ch, cancel, err := h.Subscribe(t.Context(), id)
 	if err != nil {

@@ -29,6 +29,7 @@ func observeAck(ctx context.Context, ids []string, now time.Time) {
 	outboxMetrics.written.Add(ctx, int64(len(ids)))
 	oldest := int64(-1)
 	for _, id := range ids {
+		_, id = bucketOfEntry(id)
 		ms, _, _ := strings.Cut(id, "-")
 		if v, err := strconv.ParseInt(ms, 10, 64); err == nil && (oldest < 0 || v < oldest) {
 			oldest = v

@@ -6,25 +6,19 @@
 // the state, the events, the deadline and the publication happen together
 // or not at all.
 //
-// Redis Cluster: not supported as is. A match's own keys share the hash
-// tag {match-id}, but the create and commit scripts also write keys shared
-// by all matches — the deadlines sorted set, the results outbox, the
-// presence leases, the live-match index (live, live:sum, pl:<player>) and
-// req:<request-id> — so they cross slots. Sharding those keys by a hash tag
-// (N deadline/outbox shards swept by every instance) would not be enough:
-// a script would still touch the match's slot and a shard's slot. Cluster
-// support needs the global writes moved out of the scripts (written after
-// the commit and reconciled by the sweeper from the match's own keys),
-// which this package does not do; run one Redis primary (with replicas or
-// Sentinel for failover).
+// Redis Cluster: every script and transaction touches keys of one hash
+// slot; the indexes shared by matches are split into buckets, each in the
+// slot of the matches it indexes (slots.go).
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,16 +80,17 @@ type Options struct {
 
 // Store implements match.Store on Redis.
 type Store struct {
-	rdb   *redis.Client
-	o     Options
-	group *scriptGroup // commits
-	loads *scriptGroup
+	rdb     redis.UniversalClient
+	cluster *redis.ClusterClient // rdb, when it is a cluster's
+	o       Options
+	group   *scriptGroup // commits
+	loads   *scriptGroup
 }
 
 var _ match.Store = (*Store)(nil)
 
 // New returns a Store on rdb.
-func New(rdb *redis.Client, o Options) *Store {
+func New(rdb redis.UniversalClient, o Options) *Store {
 	if o.StreamMaxLen <= 0 {
 		o.StreamMaxLen = 16
 	}
@@ -114,9 +109,10 @@ func New(rdb *redis.Client, o Options) *Store {
 	if o.JSON {
 		o.Compat = true // the versions that wrote JSON read only streams
 	}
-	return &Store{rdb: rdb, o: o,
-		group: &scriptGroup{rdb: rdb, script: commitScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout},
-		loads: &scriptGroup{rdb: rdb, script: loadScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout, mark: o.Prefix + "replicated"},
+	cluster, _ := rdb.(*redis.ClusterClient)
+	return &Store{rdb: rdb, cluster: cluster, o: o,
+		group: &scriptGroup{rdb: rdb, cluster: cluster, script: commitScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout},
+		loads: &scriptGroup{rdb: rdb, cluster: cluster, script: loadScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout, mark: o.Prefix + "replicated"},
 	}
 }
 
@@ -143,28 +139,65 @@ func (s *Store) matchOf(channel string) string {
 	return strings.TrimSuffix(id, "}:c")
 }
 
-func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
+// watchersKey is the hash of match id's spectators: per instance, its
+// number of Watch streams (field INSTANCE) and when that count lapses
+// unless renewed (INSTANCE:t, unix ms). Versions before kept one member
+// a stream in a sorted set at m:{id}:w.
+func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:ws" }
 
 // lagKey is the hash of match id's probes and lag estimates (probes.go):
 // the state key with ":lag", so the commit script expires it with the
 // match.
-func (s *Store) lagKey(id string) string    { return s.stateKey(id) + ":lag" }
-func (s *Store) leasesKey() string          { return s.o.Prefix + "leases" }
-func (s *Store) deadlinesKey() string       { return s.o.Prefix + "deadlines" }
-func (s *Store) outboxKey() string          { return s.o.Prefix + "outbox" }
-func (s *Store) requestKey(r string) string { return s.o.Prefix + "req:" + r }
+func (s *Store) lagKey(id string) string { return s.stateKey(id) + ":lag" }
+
+// bucketKey is the key name of bucket b (slots.go): name with the
+// bucket's hash tag, or name alone for the legacy bucket.
+func (s *Store) bucketKey(name string, b int) string {
+	if b == legacy {
+		return s.o.Prefix + name
+	}
+	return s.o.Prefix + name + ":{" + bucketTags[b] + "}"
+}
+
+// The indexes' keys of match id's bucket; LeasesKey and the others are
+// exported for tests.
+func (s *Store) leasesKey(id string) string    { return s.bucketKey("leases", bucketOfID(id)) }
+func (s *Store) deadlinesKey(id string) string { return s.bucketKey("deadlines", bucketOfID(id)) }
+func (s *Store) outboxKey(id string) string    { return s.bucketKey("outbox", bucketOfID(id)) }
+func (s *Store) requestKey(r string) string {
+	return s.bucketKey("req", bucketOfRequest(r)) + ":" + r
+}
+
+// buckets are the buckets readers read: on a single Redis also the
+// legacy one.
+func (s *Store) buckets() []int {
+	bs := make([]int, 0, Buckets+1)
+	if s.cluster == nil {
+		bs = append(bs, legacy)
+	}
+	for b := range Buckets {
+		bs = append(bs, b)
+	}
+	return bs
+}
 
 // The live-match index: ids by last activity, and each player's live
-// matches by last activity. A match's summary is derived from its state
-// when listed (Live); live:sum holds the summaries that versions before
-// did not derive (written with Options.Compat, cleared as matches end).
-func (s *Store) liveKey() string           { return s.o.Prefix + "live" }
-func (s *Store) liveSumKey() string        { return s.o.Prefix + "live:sum" }
-func (s *Store) playerKey(p string) string { return s.o.Prefix + "pl:" + p }
+// matches by last activity, in match id's bucket. A match's summary is
+// derived from its state when listed (Live); live:sum holds the summaries
+// that versions before did not derive (written with Options.Compat,
+// cleared as matches end).
+func (s *Store) liveKey(id string) string    { return s.bucketKey("live", bucketOfID(id)) }
+func (s *Store) liveSumKey(id string) string { return s.bucketKey("live:sum", bucketOfID(id)) }
+func (s *Store) playerKey(p string, b int) string {
+	if b == legacy {
+		return s.o.Prefix + "pl:" + p
+	}
+	return s.bucketKey("pl", b) + ":" + p
+}
 func (s *Store) indexKeys(st *match.State) []string {
-	keys := []string{s.liveKey(), s.liveSumKey()}
+	keys := []string{s.liveKey(st.ID), s.liveSumKey(st.ID)}
 	for _, p := range st.PlayerIDs() {
-		keys = append(keys, s.playerKey(p))
+		keys = append(keys, s.playerKey(p, bucketOfID(st.ID)))
 	}
 	return keys
 }
@@ -193,12 +226,33 @@ func (s *Store) MatchKeys(id string) []string {
 	return []string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.watchersKey(id), s.lagKey(id)}
 }
 
-// GlobalKeys returns the keys shared by all matches, and those of the
-// given players.
-func (s *Store) GlobalKeys(players ...string) []string {
-	keys := []string{s.deadlinesKey(), s.outboxKey(), s.leasesKey(), s.liveKey(), s.liveSumKey()}
+// IndexKeys returns the index keys of match id's bucket (deadlines,
+// outbox, leases, live, live:sum) and those of the given players, for
+// tests.
+func (s *Store) IndexKeys(id string, players ...string) []string {
+	keys := []string{s.deadlinesKey(id), s.outboxKey(id), s.leasesKey(id), s.liveKey(id), s.liveSumKey(id)}
 	for _, p := range players {
-		keys = append(keys, s.playerKey(p))
+		keys = append(keys, s.playerKey(p, bucketOfID(id)))
+	}
+	return keys
+}
+
+// PlayerKeys returns every bucket's key of player's live matches, for
+// tests.
+func (s *Store) PlayerKeys(player string) []string {
+	var keys []string
+	for _, b := range s.buckets() {
+		keys = append(keys, s.playerKey(player, b))
+	}
+	return keys
+}
+
+// AllIndexKeys returns every bucket's keys of index name ("deadlines",
+// "outbox", "leases", "live", "live:sum"), for tests.
+func (s *Store) AllIndexKeys(name string) []string {
+	var keys []string
+	for _, b := range s.buckets() {
+		keys = append(keys, s.bucketKey(name, b))
 	}
 	return keys
 }
@@ -215,7 +269,13 @@ return ARGV[1]
 `)
 
 // Create implements match.Store.
+// The match is created in the bucket of requestID (so that a retried
+// request finds its request key): st.ID is replaced by an id of that
+// bucket's slot unless it is one already.
 func (s *Store) Create(ctx context.Context, requestID string, st *match.State, deadline int64) (string, error) {
+	if b := bucketOfRequest(requestID); bucketOfID(st.ID) != b {
+		st.ID = newID(b)
+	}
 	b, err := encodeValue(s.o.JSON, st, encodeState)
 	if err != nil {
 		return "", err
@@ -227,7 +287,7 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 		}
 	}
 	id, err := createScript.Run(ctx, s.rdb,
-		append([]string{s.requestKey(requestID), s.stateKey(st.ID), s.deadlinesKey()}, s.indexKeys(st)...),
+		append([]string{s.requestKey(requestID), s.stateKey(st.ID), s.deadlinesKey(st.ID)}, s.indexKeys(st)...),
 		st.ID, b, deadline, s.o.LiveTTL.Milliseconds(), sum, st.CreatedAt).Text()
 	if err != nil {
 		return "", fmt.Errorf("create match: %w", err)
@@ -235,7 +295,7 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 	// Read back where WAIT runs: after a failover the match may be gone
 	// with the old primary.
 	var exists *redis.IntCmd
-	if err := s.confirm(ctx, func(p redis.Pipeliner) { exists = p.Exists(ctx, s.stateKey(id)) }); err != nil {
+	if err := s.confirm(ctx, id, func(p redis.Pipeliner) { exists = p.Exists(ctx, s.stateKey(id)) }); err != nil {
 		return "", fmt.Errorf("create match: %w", err)
 	}
 	if exists.Val() != 1 {
@@ -252,7 +312,7 @@ func (s *Store) Create(ctx context.Context, requestID string, st *match.State, d
 // sent apart could each go to a different primary across a failover.
 func (s *Store) PlyStored(ctx context.Context, id string, ply match.PlyRecord) (bool, error) {
 	var got *redis.StringCmd
-	err := s.confirm(ctx, func(p redis.Pipeliner) { got = p.LIndex(ctx, s.pliesKey(id), int64(ply.Number-1)) })
+	err := s.confirm(ctx, id, func(p redis.Pipeliner) { got = p.LIndex(ctx, s.pliesKey(id), int64(ply.Number-1)) })
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return false, fmt.Errorf("ply %d of match %s: %w", ply.Number, id, err)
 	}
@@ -263,15 +323,16 @@ func (s *Store) PlyStored(ctx context.Context, id string, ply match.PlyRecord) (
 	return stored.Number == ply.Number && stored.Seq == ply.Seq && stored.Notation == ply.Notation, nil
 }
 
-// confirm runs read in a pipeline followed, with WaitReplicas, by a small
-// write and WAIT; it returns read's error, or ErrNotReplicated when too
-// few replicas answered in time.
-func (s *Store) confirm(ctx context.Context, read func(p redis.Pipeliner)) error {
+// confirm runs read (of match id's keys) in a pipeline followed, with
+// WaitReplicas, by a small write and WAIT, on the server of id's slot;
+// it returns read's error, or ErrNotReplicated when too few replicas
+// answered in time.
+func (s *Store) confirm(ctx context.Context, id string, read func(p redis.Pipeliner)) error {
 	var wait *redis.IntCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	err := s.pipeOn(ctx, s.stateKey(id), func(p redis.Pipeliner) error {
 		read(p)
 		if s.o.WaitReplicas > 0 {
-			p.Set(ctx, s.o.Prefix+"replicated", time.Now().UnixMilli(), time.Minute)
+			p.Set(ctx, s.bucketKey("replicated", bucketOfID(id)), time.Now().UnixMilli(), time.Minute)
 			wait = redis.NewIntCmd(ctx, "WAIT", s.o.WaitReplicas, s.o.WaitTimeout.Milliseconds())
 			_ = p.Process(ctx, wait)
 		}
@@ -286,6 +347,28 @@ func (s *Store) confirm(ctx context.Context, read func(p redis.Pipeliner)) error
 		}
 	}
 	return nil
+}
+
+// pipeOn runs fn's pipeline on the server of key's slot: on a cluster,
+// on that primary's own connection, not split across nodes, so that a
+// WAIT in it counts that primary's replicas holding the writes before it
+// (WAIT is per server, and a cluster client would send a keyless command
+// anywhere). A failure makes the cluster client reload its slot map: the
+// primary may have failed over or the slot moved.
+func (s *Store) pipeOn(ctx context.Context, key string, fn func(p redis.Pipeliner) error) error {
+	if s.cluster == nil {
+		_, err := s.rdb.Pipelined(ctx, fn)
+		return err
+	}
+	node, err := s.cluster.MasterForKey(ctx, key)
+	if err != nil {
+		return err
+	}
+	_, err = node.Pipelined(ctx, fn)
+	if err != nil && !errors.Is(err, redis.Nil) {
+		s.cluster.ReloadState(ctx)
+	}
+	return err
 }
 
 var loadScript = redis.NewScript(`
@@ -554,7 +637,7 @@ func (s *Store) commit(ctx context.Context, c match.Commit) error {
 	// Then the call's token, publish, what the conflict branch reads, and
 	// where a first event goes.
 	args = append(args, sum, c.At, s.o.RefreshEvery.Milliseconds(), rand.Text(), scriptPublishes, max(c.Have, 0), stream)
-	keys := append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(), s.outboxKey(), s.leasesKey()}, s.indexKeys(c.State)...)
+	keys := append([]string{s.stateKey(id), s.pliesKey(id), s.eventsKey(id), s.deadlinesKey(id), s.outboxKey(id), s.leasesKey(id)}, s.indexKeys(c.State)...)
 	var publish func(p redis.Pipeliner)
 	if s.o.WaitReplicas > 0 {
 		// The script did not publish: the group does once replicated.
@@ -646,7 +729,7 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 		// Events a replica holds only: a commit that failed its WAIT
 		// is in the list, and a failover may lose it (confirm).
 		var cmd *redis.Cmd
-		if err = s.confirm(ctx, func(p redis.Pipeliner) { cmd = eventsScript.Eval(ctx, p, keys, after, limit) }); err == nil {
+		if err = s.confirm(ctx, id, func(p redis.Pipeliner) { cmd = eventsScript.Eval(ctx, p, keys, after, limit) }); err == nil {
 			res, err = cmd.Slice()
 		}
 	} else {
@@ -684,29 +767,38 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	return evs, nil
 }
 
-// Due implements match.Store: both ranges in one pipeline.
+// Due implements match.Store: both ranges of every bucket in one
+// pipeline (on a cluster, one round trip to each primary).
 func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []match.Lease, error) {
-	var ids, leases *redis.StringSliceCmd
+	bs := s.buckets()
+	ids := make([]*redis.StringSliceCmd, len(bs))
+	leases := make([]*redis.StringSliceCmd, len(bs))
 	upTo := func(key string) redis.ZRangeArgs {
 		return redis.ZRangeArgs{Key: key, Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit)}
 	}
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		ids = p.ZRangeArgs(ctx, upTo(s.deadlinesKey()))
-		leases = p.ZRangeArgs(ctx, upTo(s.leasesKey()))
+		for i, b := range bs {
+			ids[i] = p.ZRangeArgs(ctx, upTo(s.bucketKey("deadlines", b)))
+			leases[i] = p.ZRangeArgs(ctx, upTo(s.bucketKey("leases", b)))
+		}
 		return nil
 	}); err != nil {
 		return nil, nil, fmt.Errorf("due deadlines and lapsed leases: %w", err)
 	}
+	var due []string
 	var lapsed []match.Lease
-	for _, r := range leases.Val() {
-		l, err := match.ParseLease(r)
-		if err != nil {
-			s.rdb.ZRem(ctx, s.leasesKey(), r) // not ours to keep
-			continue
+	for i, b := range bs {
+		due = append(due, ids[i].Val()...)
+		for _, r := range leases[i].Val() {
+			l, err := match.ParseLease(r)
+			if err != nil {
+				s.rdb.ZRem(ctx, s.bucketKey("leases", b), r) // not ours to keep
+				continue
+			}
+			lapsed = append(lapsed, l)
 		}
-		lapsed = append(lapsed, l)
 	}
-	return ids.Val(), lapsed, nil
+	return due[:min(len(due), limit)], lapsed[:min(len(lapsed), limit)], nil
 }
 
 // claimScript: a deadline already moved to this very until is this call's
@@ -727,7 +819,7 @@ return 0
 // step that checks it is due, so exactly one sweeper wins it, and it comes
 // back by itself if the winner dies before handling it.
 func (s *Store) Claim(ctx context.Context, id string, now, until int64) (bool, error) {
-	n, err := claimScript.Run(ctx, s.rdb, []string{s.deadlinesKey()}, id, now, until).Int()
+	n, err := claimScript.Run(ctx, s.rdb, []string{s.deadlinesKey(id)}, id, now, until).Int()
 	return n == 1, err
 }
 
@@ -780,28 +872,49 @@ func (s *Store) ReleaseSweeper(ctx context.Context, token string) error {
 
 // Reschedule implements match.Store.
 func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int64) error {
-	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey()}, id, version, deadline).Err()
+	return rescheduleScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.deadlinesKey(id)}, id, version, deadline).Err()
 }
 
-// Live implements match.Store.
+// Live implements match.Store: the most recent of every bucket's index,
+// merged.
 func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64) ([]match.Summary, error) {
-	key := s.liveKey()
-	if playerID != "" {
-		key = s.playerKey(playerID)
+	bs := s.buckets()
+	key := func(b int) string {
+		if playerID != "" {
+			return s.playerKey(playerID, b)
+		}
+		return s.bucketKey("live", b)
 	}
 	// An entry's activity time is renewed every RefreshEvery, and its
 	// keys live LiveTTL+RefreshEvery from then.
 	stale := strconv.FormatInt(now-(s.o.LiveTTL+s.o.RefreshEvery).Milliseconds(), 10)
-	if old, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, Start: "-inf", Stop: stale, ByScore: true, Count: 100}).Result(); err == nil && len(old) > 0 {
-		// Matches untouched longer than their keys live are gone.
-		s.rdb.ZRem(ctx, key, toAny(old)...)
-		if playerID == "" {
-			s.rdb.HDel(ctx, s.liveSumKey(), old...)
+	olds := make([]*redis.StringSliceCmd, len(bs))
+	recent := make([]*redis.ZSliceCmd, len(bs))
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, b := range bs {
+			olds[i] = p.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key(b), Start: "-inf", Stop: stale, ByScore: true, Count: 100})
+			recent[i] = p.ZRevRangeByScoreWithScores(ctx, key(b), &redis.ZRangeBy{Min: "(" + stale, Max: "+inf", Count: int64(limit)})
 		}
-	}
-	ids, err := s.rdb.ZRevRangeByScore(ctx, key, &redis.ZRangeBy{Min: "(" + stale, Max: "+inf", Count: int64(limit)}).Result()
-	if err != nil {
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("live matches: %w", err)
+	}
+	var all []redis.Z
+	for i, b := range bs {
+		if old := olds[i].Val(); len(old) > 0 {
+			// Matches untouched longer than their keys live are gone.
+			s.rdb.ZRem(ctx, key(b), toAny(old)...)
+			if playerID == "" {
+				s.rdb.HDel(ctx, s.bucketKey("live:sum", b), old...)
+			}
+		}
+		all = append(all, recent[i].Val()...)
+	}
+	slices.SortStableFunc(all, func(a, b redis.Z) int { return cmp.Compare(b.Score, a.Score) })
+	all = all[:min(len(all), limit)]
+	ids := make([]string, len(all))
+	for i, z := range all {
+		ids[i], _ = z.Member.(string)
 	}
 	if len(ids) == 0 {
 		return nil, nil
@@ -814,7 +927,7 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 		firsts        = make([]*redis.StringCmd, len(ids))
 		ended, broken []string
 	)
-	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
 			states[i] = p.HGet(ctx, s.stateKey(id), "s")
 			counts[i] = p.LLen(ctx, s.pliesKey(id))
@@ -852,10 +965,11 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 		}
 		out = append(out, sum)
 	}
-	if len(ended) > 0 {
-		s.rdb.ZRem(ctx, key, toAny(ended)...)
+	for _, id := range ended {
+		b := bucketOfID(id)
+		s.rdb.ZRem(ctx, key(b), id)
 		if playerID == "" {
-			s.rdb.HDel(ctx, s.liveSumKey(), ended...) // a summary of Options.Compat
+			s.rdb.HDel(ctx, s.bucketKey("live:sum", b), id) // a summary of Options.Compat
 		}
 	}
 	if len(broken) > 0 {

@@ -20,7 +20,7 @@ import (
 
 // Redis returns a client of the test Redis and a random key prefix whose
 // keys are deleted when the test ends.
-func Redis(t testing.TB) (*redis.Client, string) {
+func Redis(t testing.TB) (redis.UniversalClient, string) {
 	t.Helper()
 	return testenv.Redis(t, "match")
 }

@@ -2301,7 +2301,10 @@ type GetStatsResponse struct {
 	// unrated_games count the player's games that asked to be rated but
 	// changed no rating, one entry per reason that occurred (none when every
 	// such game was rated).
-	UnratedGames  []*UnratedGames `protobuf:"bytes,5,rep,name=unrated_games,json=unratedGames,proto3" json:"unrated_games,omitempty"`
+	UnratedGames []*UnratedGames `protobuf:"bytes,5,rep,name=unrated_games,json=unratedGames,proto3" json:"unrated_games,omitempty"`
+	// username is the player's account username as its owner wrote it;
+	// empty for a guest.
+	Username      string `protobuf:"bytes,6,opt,name=username,proto3" json:"username,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2369,6 +2372,13 @@ func (x *GetStatsResponse) GetUnratedGames() []*UnratedGames {
 		return x.UnratedGames
 	}
 	return nil
+}
+
+func (x *GetStatsResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
 }
 
 // OfferRematchRequest names the finished match to rematch.
@@ -2751,6 +2761,561 @@ func (x *SetDisplayNameResponse) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// ClaimAccountRequest is the account to make of the caller's guest.
+type ClaimAccountRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// username is the account's unique name (see the RPC).
+	Username string `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	// password is the account's password, 8–128 characters.
+	Password      string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimAccountRequest) Reset() {
+	*x = ClaimAccountRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimAccountRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimAccountRequest) ProtoMessage() {}
+
+func (x *ClaimAccountRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimAccountRequest.ProtoReflect.Descriptor instead.
+func (*ClaimAccountRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *ClaimAccountRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *ClaimAccountRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+// ClaimAccountResponse is the claimed account.
+type ClaimAccountResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// username is the username as written in the request.
+	Username string `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	// token is the new bearer token: same player id, display name, sign-in
+	// and expiry, no longer a guest's. Use it from now on.
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// expires_at is when it expires.
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimAccountResponse) Reset() {
+	*x = ClaimAccountResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimAccountResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimAccountResponse) ProtoMessage() {}
+
+func (x *ClaimAccountResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimAccountResponse.ProtoReflect.Descriptor instead.
+func (*ClaimAccountResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ClaimAccountResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *ClaimAccountResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *ClaimAccountResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+// SignInRequest carries an account's credentials.
+type SignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// username is the account's username (any case or normalisation form
+	// of it).
+	Username string `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	// password is the account's password.
+	Password string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	// device names the sign-in in ListSessions ("Firefox on Linux", "my
+	// terminal"), up to 64 characters; empty takes the client's user agent.
+	Device        string `protobuf:"bytes,3,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInRequest) Reset() {
+	*x = SignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInRequest) ProtoMessage() {}
+
+func (x *SignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInRequest.ProtoReflect.Descriptor instead.
+func (*SignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *SignInRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *SignInRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+func (x *SignInRequest) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+// SignInResponse is the account's identity and a new sign-in's tokens.
+type SignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the account's player id (the one it had as a guest).
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// token is the bearer token for every later call.
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// expires_at is when the token expires.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// refresh_token gets the next token (RefreshToken), as SignInGuest's.
+	RefreshToken string `protobuf:"bytes,4,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
+	// refresh_expires_at is when refresh_token expires.
+	RefreshExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=refresh_expires_at,json=refreshExpiresAt,proto3" json:"refresh_expires_at,omitempty"`
+	// display_name is the account's display name.
+	DisplayName string `protobuf:"bytes,6,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// username is the account's username as its owner wrote it.
+	Username      string `protobuf:"bytes,7,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInResponse) Reset() {
+	*x = SignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInResponse) ProtoMessage() {}
+
+func (x *SignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInResponse.ProtoReflect.Descriptor instead.
+func (*SignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *SignInResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SignInResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *SignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *SignInResponse) GetRefreshToken() string {
+	if x != nil {
+		return x.RefreshToken
+	}
+	return ""
+}
+
+func (x *SignInResponse) GetRefreshExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RefreshExpiresAt
+	}
+	return nil
+}
+
+func (x *SignInResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *SignInResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// ListSessionsRequest asks for the caller's sign-ins; it has no fields
+// yet.
+type ListSessionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsRequest) Reset() {
+	*x = ListSessionsRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsRequest) ProtoMessage() {}
+
+func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
+func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{48}
+}
+
+// ListSessionsResponse lists the caller's live sign-ins.
+type ListSessionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sessions are newest first.
+	Sessions      []*Session `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsResponse) Reset() {
+	*x = ListSessionsResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsResponse) ProtoMessage() {}
+
+func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
+func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ListSessionsResponse) GetSessions() []*Session {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+// Session is one sign-in of an identity: one device or client, with its
+// own refresh token family.
+type Session struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// session_id names the sign-in (SignOut).
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// device is the device the sign-in named, or its client's user agent.
+	Device string `protobuf:"bytes,2,opt,name=device,proto3" json:"device,omitempty"`
+	// signed_in_at is when the sign-in happened.
+	SignedInAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=signed_in_at,json=signedInAt,proto3" json:"signed_in_at,omitempty"`
+	// last_seen_at is its last sign-in or token refresh.
+	LastSeenAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_seen_at,json=lastSeenAt,proto3" json:"last_seen_at,omitempty"`
+	// current marks the caller's own sign-in.
+	Current       bool `protobuf:"varint,5,opt,name=current,proto3" json:"current,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Session) Reset() {
+	*x = Session{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Session) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Session) ProtoMessage() {}
+
+func (x *Session) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Session.ProtoReflect.Descriptor instead.
+func (*Session) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *Session) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Session) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+func (x *Session) GetSignedInAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SignedInAt
+	}
+	return nil
+}
+
+func (x *Session) GetLastSeenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastSeenAt
+	}
+	return nil
+}
+
+func (x *Session) GetCurrent() bool {
+	if x != nil {
+		return x.Current
+	}
+	return false
+}
+
+// SignOutRequest says which sign-in to end.
+type SignOutRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// session_id is the sign-in to end; empty for the caller's own.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// everywhere ends every sign-in of the caller's identity, its own
+	// included (session_id must be empty).
+	Everywhere    bool `protobuf:"varint,2,opt,name=everywhere,proto3" json:"everywhere,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignOutRequest) Reset() {
+	*x = SignOutRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignOutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignOutRequest) ProtoMessage() {}
+
+func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignOutRequest.ProtoReflect.Descriptor instead.
+func (*SignOutRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *SignOutRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SignOutRequest) GetEverywhere() bool {
+	if x != nil {
+		return x.Everywhere
+	}
+	return false
+}
+
+// SignOutResponse says how many sign-ins ended.
+type SignOutResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ended is the number of sign-ins ended.
+	Ended         int32 `protobuf:"varint,1,opt,name=ended,proto3" json:"ended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignOutResponse) Reset() {
+	*x = SignOutResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignOutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignOutResponse) ProtoMessage() {}
+
+func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignOutResponse.ProtoReflect.Descriptor instead.
+func (*SignOutResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *SignOutResponse) GetEnded() int32 {
+	if x != nil {
+		return x.Ended
+	}
+	return 0
+}
+
 var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
@@ -2897,14 +3462,15 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0fGetGameResponse\x126\n" +
 	"\x06record\x18\x01 \x01(\v2\x1e.tabuleiro.lobby.v1.GameRecordR\x06record\".\n" +
 	"\x0fGetStatsRequest\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"\x8f\x02\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"\xab\x02\n" +
 	"\x10GetStatsResponse\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x124\n" +
 	"\aratings\x18\x03 \x03(\v2\x1a.tabuleiro.lobby.v1.RatingR\aratings\x12>\n" +
 	"\vbot_records\x18\x04 \x03(\v2\x1d.tabuleiro.lobby.v1.BotRecordR\n" +
 	"botRecords\x12E\n" +
-	"\runrated_games\x18\x05 \x03(\v2 .tabuleiro.lobby.v1.UnratedGamesR\funratedGames\"0\n" +
+	"\runrated_games\x18\x05 \x03(\v2 .tabuleiro.lobby.v1.UnratedGamesR\funratedGames\x12\x1a\n" +
+	"\busername\x18\x06 \x01(\tR\busername\"0\n" +
 	"\x13OfferRematchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"M\n" +
 	"\x14OfferRematchResponse\x125\n" +
@@ -2922,11 +3488,52 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x16SetDisplayNameResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x129\n" +
 	"\n" +
-	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt*y\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"M\n" +
+	"\x13ClaimAccountRequest\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"\x83\x01\n" +
+	"\x14ClaimAccountResponse\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"_\n" +
+	"\rSignInRequest\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\x12\x16\n" +
+	"\x06device\x18\x03 \x01(\tR\x06device\"\xac\x02\n" +
+	"\x0eSignInResponse\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12#\n" +
+	"\rrefresh_token\x18\x04 \x01(\tR\frefreshToken\x12H\n" +
+	"\x12refresh_expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x10refreshExpiresAt\x12!\n" +
+	"\fdisplay_name\x18\x06 \x01(\tR\vdisplayName\x12\x1a\n" +
+	"\busername\x18\a \x01(\tR\busername\"\x15\n" +
+	"\x13ListSessionsRequest\"O\n" +
+	"\x14ListSessionsResponse\x127\n" +
+	"\bsessions\x18\x01 \x03(\v2\x1b.tabuleiro.lobby.v1.SessionR\bsessions\"\xd6\x01\n" +
+	"\aSession\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
+	"\x06device\x18\x02 \x01(\tR\x06device\x12<\n" +
+	"\fsigned_in_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"signedInAt\x12<\n" +
+	"\flast_seen_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastSeenAt\x12\x18\n" +
+	"\acurrent\x18\x05 \x01(\bR\acurrent\"O\n" +
+	"\x0eSignOutRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1e\n" +
+	"\n" +
+	"everywhere\x18\x02 \x01(\bR\n" +
+	"everywhere\"'\n" +
+	"\x0fSignOutResponse\x12\x14\n" +
+	"\x05ended\x18\x01 \x01(\x05R\x05ended*y\n" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xff\x0e\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xea\x11\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -2948,7 +3555,11 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\fOfferRematch\x12'.tabuleiro.lobby.v1.OfferRematchRequest\x1a(.tabuleiro.lobby.v1.OfferRematchResponse\x12g\n" +
 	"\x0eDeclineRematch\x12).tabuleiro.lobby.v1.DeclineRematchRequest\x1a*.tabuleiro.lobby.v1.DeclineRematchResponse\x12c\n" +
 	"\fWatchRematch\x12'.tabuleiro.lobby.v1.WatchRematchRequest\x1a(.tabuleiro.lobby.v1.WatchRematchResponse0\x01\x12g\n" +
-	"\x0eSetDisplayName\x12).tabuleiro.lobby.v1.SetDisplayNameRequest\x1a*.tabuleiro.lobby.v1.SetDisplayNameResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"\x0eSetDisplayName\x12).tabuleiro.lobby.v1.SetDisplayNameRequest\x1a*.tabuleiro.lobby.v1.SetDisplayNameResponse\x12a\n" +
+	"\fClaimAccount\x12'.tabuleiro.lobby.v1.ClaimAccountRequest\x1a(.tabuleiro.lobby.v1.ClaimAccountResponse\x12O\n" +
+	"\x06SignIn\x12!.tabuleiro.lobby.v1.SignInRequest\x1a\".tabuleiro.lobby.v1.SignInResponse\x12a\n" +
+	"\fListSessions\x12'.tabuleiro.lobby.v1.ListSessionsRequest\x1a(.tabuleiro.lobby.v1.ListSessionsResponse\x12R\n" +
+	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_service_proto_rawDescOnce sync.Once
@@ -2963,7 +3574,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),               // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),        // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -3010,115 +3621,138 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*WatchRematchResponse)(nil),      // 42: tabuleiro.lobby.v1.WatchRematchResponse
 	(*SetDisplayNameRequest)(nil),     // 43: tabuleiro.lobby.v1.SetDisplayNameRequest
 	(*SetDisplayNameResponse)(nil),    // 44: tabuleiro.lobby.v1.SetDisplayNameResponse
-	(*timestamppb.Timestamp)(nil),     // 45: google.protobuf.Timestamp
-	(v1.Game)(0),                      // 46: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                // 47: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),            // 48: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),               // 49: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                      // 50: tabuleiro.game.v1.Seat
-	(*Room)(nil),                      // 51: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                  // 52: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),            // 53: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),              // 54: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                // 55: tabuleiro.lobby.v1.GameRecord
-	(*Rating)(nil),                    // 56: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                 // 57: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),              // 58: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                   // 59: tabuleiro.lobby.v1.Rematch
+	(*ClaimAccountRequest)(nil),       // 45: tabuleiro.lobby.v1.ClaimAccountRequest
+	(*ClaimAccountResponse)(nil),      // 46: tabuleiro.lobby.v1.ClaimAccountResponse
+	(*SignInRequest)(nil),             // 47: tabuleiro.lobby.v1.SignInRequest
+	(*SignInResponse)(nil),            // 48: tabuleiro.lobby.v1.SignInResponse
+	(*ListSessionsRequest)(nil),       // 49: tabuleiro.lobby.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),      // 50: tabuleiro.lobby.v1.ListSessionsResponse
+	(*Session)(nil),                   // 51: tabuleiro.lobby.v1.Session
+	(*SignOutRequest)(nil),            // 52: tabuleiro.lobby.v1.SignOutRequest
+	(*SignOutResponse)(nil),           // 53: tabuleiro.lobby.v1.SignOutResponse
+	(*timestamppb.Timestamp)(nil),     // 54: google.protobuf.Timestamp
+	(v1.Game)(0),                      // 55: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                // 56: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),            // 57: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),               // 58: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                      // 59: tabuleiro.game.v1.Seat
+	(*Room)(nil),                      // 60: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                  // 61: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),            // 62: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),              // 63: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                // 64: tabuleiro.lobby.v1.GameRecord
+	(*Rating)(nil),                    // 65: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                 // 66: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),              // 67: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                   // 68: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	45, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	45, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	45, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	45, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	46, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	47, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	46, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	48, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	49, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	50, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	51, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	46, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	51, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	51, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	50, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	51, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	51, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	50, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	46, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	48, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	54, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	54, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	55, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	56, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	55, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	57, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	58, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	59, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	60, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	55, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	60, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	60, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	59, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	60, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	60, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	59, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	55, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	57, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	45, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	52, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	50, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	53, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	46, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	52, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	50, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	48, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	50, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	46, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	54, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	61, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	59, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	62, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	55, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	61, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	59, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	57, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	59, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	55, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	54, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	54, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	46, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	54, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	55, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	56, // 40: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	57, // 41: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	58, // 42: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	59, // 43: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	59, // 44: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	59, // 45: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	45, // 46: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	1,  // 47: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 48: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 49: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 50: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 51: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 52: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 53: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15, // 54: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17, // 55: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19, // 56: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25, // 57: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27, // 58: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29, // 59: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31, // 60: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33, // 61: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35, // 62: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	37, // 63: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	39, // 64: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	41, // 65: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	43, // 66: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	2,  // 67: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 68: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 69: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 70: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 71: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 72: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 73: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 74: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 75: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 76: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 77: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 78: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 79: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 80: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 81: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 82: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	38, // 83: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	40, // 84: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	42, // 85: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	44, // 86: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	67, // [67:87] is the sub-list for method output_type
-	47, // [47:67] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	63, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	63, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	55, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	63, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	64, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	65, // 40: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	66, // 41: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	67, // 42: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	68, // 43: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	68, // 44: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	68, // 45: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	54, // 46: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 47: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 48: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 49: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	51, // 50: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
+	54, // 51: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	54, // 52: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	1,  // 53: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,  // 54: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,  // 55: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,  // 56: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,  // 57: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11, // 58: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13, // 59: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15, // 60: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17, // 61: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19, // 62: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25, // 63: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27, // 64: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29, // 65: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31, // 66: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33, // 67: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35, // 68: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	37, // 69: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	39, // 70: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	41, // 71: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	43, // 72: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	45, // 73: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
+	47, // 74: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
+	49, // 75: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
+	52, // 76: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
+	2,  // 77: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 78: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 79: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 80: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 81: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 82: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 83: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16, // 84: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18, // 85: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20, // 86: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26, // 87: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28, // 88: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30, // 89: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32, // 90: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34, // 91: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36, // 92: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	38, // 93: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	40, // 94: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	42, // 95: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	44, // 96: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	46, // 97: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	48, // 98: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	50, // 99: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	53, // 100: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	77, // [77:101] is the sub-list for method output_type
+	53, // [53:77] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -3143,7 +3777,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   44,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -39,6 +39,10 @@ const (
 	LobbyService_DeclineRematch_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
 	LobbyService_WatchRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/WatchRematch"
 	LobbyService_SetDisplayName_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/SetDisplayName"
+	LobbyService_ClaimAccount_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/ClaimAccount"
+	LobbyService_SignIn_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/SignIn"
+	LobbyService_ListSessions_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/ListSessions"
+	LobbyService_SignOut_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/SignOut"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -50,9 +54,9 @@ const (
 // player's active matches, history, ratings and stats. It creates matches
 // through match.v1 MatchService; clients then play them there.
 //
-// Every RPC except SignInGuest, RefreshToken, ListVariants and GetInvite
-// needs an `authorization: Bearer <token>` header with a token from
-// SignInGuest or RefreshToken; a missing, forged or expired token gets
+// Every RPC except SignInGuest, SignIn, RefreshToken, ListVariants and
+// GetInvite needs an `authorization: Bearer <token>` header with a token
+// from SignInGuest, SignIn or RefreshToken; a missing, forged or expired token gets
 // UNAUTHENTICATED.
 // Any RPC may return UNAVAILABLE while an instance shuts down (retry) and
 // INTERNAL (with no detail) on a server fault.
@@ -228,6 +232,63 @@ type LobbyServiceClient interface {
 	// for a service credential; UNAUTHENTICATED when the token's sign-in was
 	// revoked (a refresh token used twice).
 	SetDisplayName(ctx context.Context, in *SetDisplayNameRequest, opts ...grpc.CallOption) (*SetDisplayNameResponse, error)
+	// ClaimAccount makes the caller's guest identity an account: a unique
+	// username and a password to sign in with from any device (SignIn).
+	// The identity keeps its player id, so its games, history, ratings and
+	// stats stay with it. It returns a token that carries the account (not a
+	// guest) with the old token's sign-in and expiry; the refresh token is
+	// unchanged.
+	//
+	// A username is 3–24 characters: letters, digits, '_', '-' and '.',
+	// with at least one letter or digit. It is compared after Unicode
+	// normalisation and case folding (the PRECIS UsernameCaseMapped
+	// profile, RFC 8265), so "Ana" and "ANA" are one username; and it is
+	// refused when it looks like an existing one (the same Unicode
+	// confusables skeleton, UTS #39: "rn" for "m", a Cyrillic "а" for a
+	// Latin "a"). A password is 8–128 characters; it is kept only as an
+	// argon2id hash and never returned or logged.
+	//
+	// INVALID_ARGUMENT for a malformed username or password;
+	// ALREADY_EXISTS with USERNAME_TAKEN when another account has the
+	// username, USERNAME_CONFUSABLE when it looks like another account's
+	// (the metadata's "username" names it); FAILED_PRECONDITION with
+	// ALREADY_CLAIMED when the caller is an account already;
+	// PERMISSION_DENIED for a service credential; UNAUTHENTICATED when the
+	// caller's sign-in was revoked or signed out.
+	ClaimAccount(ctx context.Context, in *ClaimAccountRequest, opts ...grpc.CallOption) (*ClaimAccountResponse, error)
+	// SignIn signs in to an account with its username and password and
+	// returns the account's identity (the player id ClaimAccount kept) with
+	// a token and a refresh token of a new sign-in (a session of its own,
+	// see ListSessions). Public.
+	//
+	// Wrong guesses are limited per account and client address: after 5
+	// wrong passwords for one account from one address within 15 minutes,
+	// that address gets RESOURCE_EXHAUSTED (RATE_LIMITED, with RetryInfo)
+	// for that account until the window passes, without the password being
+	// checked (a right password clears the count). Nothing is limited per
+	// account alone: an address that has not guessed wrong for the account
+	// (its owner's, say) is always checked, so nobody else's guesses lock
+	// the owner out. One address gets at most 30 wrong passwords in the
+	// window over all usernames, known or not. SignIn calls are also
+	// rate-limited per client address (60 an hour, 20 at once).
+	//
+	// INVALID_ARGUMENT for an empty username or password; UNAUTHENTICATED
+	// with CREDENTIALS_WRONG for an unknown username or a wrong password
+	// (the same answer for both).
+	SignIn(ctx context.Context, in *SignInRequest, opts ...grpc.CallOption) (*SignInResponse, error)
+	// ListSessions lists the caller's sign-ins that may still refresh:
+	// where the identity is signed in (one per device or client), newest
+	// first, the caller's own marked current.
+	ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error)
+	// SignOut ends a sign-in of the caller's: its refresh token is revoked
+	// at once (RefreshToken then answers UNAUTHENTICATED with SIGNED_OUT)
+	// and the lobby refuses its bearer tokens from then on (the match
+	// service takes them until they expire, so a live match can be
+	// finished). With everywhere, every sign-in of the identity ends, the
+	// caller's own included. NOT_FOUND for a session_id that is not one of
+	// the caller's live sign-ins; INVALID_ARGUMENT for session_id with
+	// everywhere.
+	SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error)
 }
 
 type lobbyServiceClient struct {
@@ -465,6 +526,46 @@ func (c *lobbyServiceClient) SetDisplayName(ctx context.Context, in *SetDisplayN
 	return out, nil
 }
 
+func (c *lobbyServiceClient) ClaimAccount(ctx context.Context, in *ClaimAccountRequest, opts ...grpc.CallOption) (*ClaimAccountResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClaimAccountResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ClaimAccount_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) SignIn(ctx context.Context, in *SignInRequest, opts ...grpc.CallOption) (*SignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_SignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSessionsResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ListSessions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SignOutResponse)
+	err := c.cc.Invoke(ctx, LobbyService_SignOut_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -474,9 +575,9 @@ func (c *lobbyServiceClient) SetDisplayName(ctx context.Context, in *SetDisplayN
 // player's active matches, history, ratings and stats. It creates matches
 // through match.v1 MatchService; clients then play them there.
 //
-// Every RPC except SignInGuest, RefreshToken, ListVariants and GetInvite
-// needs an `authorization: Bearer <token>` header with a token from
-// SignInGuest or RefreshToken; a missing, forged or expired token gets
+// Every RPC except SignInGuest, SignIn, RefreshToken, ListVariants and
+// GetInvite needs an `authorization: Bearer <token>` header with a token
+// from SignInGuest, SignIn or RefreshToken; a missing, forged or expired token gets
 // UNAUTHENTICATED.
 // Any RPC may return UNAVAILABLE while an instance shuts down (retry) and
 // INTERNAL (with no detail) on a server fault.
@@ -652,6 +753,63 @@ type LobbyServiceServer interface {
 	// for a service credential; UNAUTHENTICATED when the token's sign-in was
 	// revoked (a refresh token used twice).
 	SetDisplayName(context.Context, *SetDisplayNameRequest) (*SetDisplayNameResponse, error)
+	// ClaimAccount makes the caller's guest identity an account: a unique
+	// username and a password to sign in with from any device (SignIn).
+	// The identity keeps its player id, so its games, history, ratings and
+	// stats stay with it. It returns a token that carries the account (not a
+	// guest) with the old token's sign-in and expiry; the refresh token is
+	// unchanged.
+	//
+	// A username is 3–24 characters: letters, digits, '_', '-' and '.',
+	// with at least one letter or digit. It is compared after Unicode
+	// normalisation and case folding (the PRECIS UsernameCaseMapped
+	// profile, RFC 8265), so "Ana" and "ANA" are one username; and it is
+	// refused when it looks like an existing one (the same Unicode
+	// confusables skeleton, UTS #39: "rn" for "m", a Cyrillic "а" for a
+	// Latin "a"). A password is 8–128 characters; it is kept only as an
+	// argon2id hash and never returned or logged.
+	//
+	// INVALID_ARGUMENT for a malformed username or password;
+	// ALREADY_EXISTS with USERNAME_TAKEN when another account has the
+	// username, USERNAME_CONFUSABLE when it looks like another account's
+	// (the metadata's "username" names it); FAILED_PRECONDITION with
+	// ALREADY_CLAIMED when the caller is an account already;
+	// PERMISSION_DENIED for a service credential; UNAUTHENTICATED when the
+	// caller's sign-in was revoked or signed out.
+	ClaimAccount(context.Context, *ClaimAccountRequest) (*ClaimAccountResponse, error)
+	// SignIn signs in to an account with its username and password and
+	// returns the account's identity (the player id ClaimAccount kept) with
+	// a token and a refresh token of a new sign-in (a session of its own,
+	// see ListSessions). Public.
+	//
+	// Wrong guesses are limited per account and client address: after 5
+	// wrong passwords for one account from one address within 15 minutes,
+	// that address gets RESOURCE_EXHAUSTED (RATE_LIMITED, with RetryInfo)
+	// for that account until the window passes, without the password being
+	// checked (a right password clears the count). Nothing is limited per
+	// account alone: an address that has not guessed wrong for the account
+	// (its owner's, say) is always checked, so nobody else's guesses lock
+	// the owner out. One address gets at most 30 wrong passwords in the
+	// window over all usernames, known or not. SignIn calls are also
+	// rate-limited per client address (60 an hour, 20 at once).
+	//
+	// INVALID_ARGUMENT for an empty username or password; UNAUTHENTICATED
+	// with CREDENTIALS_WRONG for an unknown username or a wrong password
+	// (the same answer for both).
+	SignIn(context.Context, *SignInRequest) (*SignInResponse, error)
+	// ListSessions lists the caller's sign-ins that may still refresh:
+	// where the identity is signed in (one per device or client), newest
+	// first, the caller's own marked current.
+	ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error)
+	// SignOut ends a sign-in of the caller's: its refresh token is revoked
+	// at once (RefreshToken then answers UNAUTHENTICATED with SIGNED_OUT)
+	// and the lobby refuses its bearer tokens from then on (the match
+	// service takes them until they expire, so a live match can be
+	// finished). With everywhere, every sign-in of the identity ends, the
+	// caller's own included. NOT_FOUND for a session_id that is not one of
+	// the caller's live sign-ins; INVALID_ARGUMENT for session_id with
+	// everywhere.
+	SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -721,6 +879,18 @@ func (UnimplementedLobbyServiceServer) WatchRematch(*WatchRematchRequest, grpc.S
 }
 func (UnimplementedLobbyServiceServer) SetDisplayName(context.Context, *SetDisplayNameRequest) (*SetDisplayNameResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetDisplayName not implemented")
+}
+func (UnimplementedLobbyServiceServer) ClaimAccount(context.Context, *ClaimAccountRequest) (*ClaimAccountResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ClaimAccount not implemented")
+}
+func (UnimplementedLobbyServiceServer) SignIn(context.Context, *SignInRequest) (*SignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSessions not implemented")
+}
+func (UnimplementedLobbyServiceServer) SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SignOut not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -1082,6 +1252,78 @@ func _LobbyService_SetDisplayName_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_ClaimAccount_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClaimAccountRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ClaimAccount(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ClaimAccount_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ClaimAccount(ctx, req.(*ClaimAccountRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_SignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).SignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_SignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).SignIn(ctx, req.(*SignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_ListSessions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSessionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ListSessions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ListSessions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ListSessions(ctx, req.(*ListSessionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_SignOut_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SignOutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).SignOut(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_SignOut_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).SignOut(ctx, req.(*SignOutRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1156,6 +1398,22 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetDisplayName",
 			Handler:    _LobbyService_SetDisplayName_Handler,
+		},
+		{
+			MethodName: "ClaimAccount",
+			Handler:    _LobbyService_ClaimAccount_Handler,
+		},
+		{
+			MethodName: "SignIn",
+			Handler:    _LobbyService_SignIn_Handler,
+		},
+		{
+			MethodName: "ListSessions",
+			Handler:    _LobbyService_ListSessions_Handler,
+		},
+		{
+			MethodName: "SignOut",
+			Handler:    _LobbyService_SignOut_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

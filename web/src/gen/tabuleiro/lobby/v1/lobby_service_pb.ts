@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/lobby/v1/lobby_service.proto.
  */
 export const file_tabuleiro_lobby_v1_lobby_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkitgEKE1NpZ25Jbkd1ZXN0UmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YBCABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChNSZWZyZXNoVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkipAEKFFJlZnJlc2hUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKaAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSEgoKb25lX2RldmljZRgIIAEoCCI8ChJDcmVhdGVSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tInEKEExpc3RSb29tc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJVChFMaXN0Um9vbXNSZXNwb25zZRInCgVyb29tcxgBIAMoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJrCg9Kb2luUm9vbVJlcXVlc3QSEQoHcm9vbV9pZBgBIAEoCUgAEhUKC2ludml0ZV9jb2RlGAIgASgJSAASEAoIcGFzc3dvcmQYAyABKAkSEgoKb25lX2RldmljZRgEIAEoCEIICgZ0YXJnZXQiZgoQSm9pblJvb21SZXNwb25zZRImCgRyb29tGAEgASgLMhgudGFidWxlaXJvLmxvYmJ5LnYxLlJvb20SKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdCI5ChBHZXRJbnZpdGVSZXF1ZXN0EhMKC2ludml0ZV9jb2RlGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKEUdldEludml0ZVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbSIjChBMZWF2ZVJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiEwoRTGVhdmVSb29tUmVzcG9uc2UiIwoQV2F0Y2hSb29tUmVxdWVzdBIPCgdyb29tX2lkGAEgASgJImcKEVdhdGNoUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqkBChBGaW5kTWF0Y2hSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSNAoMdGltZV9jb250cm9sGAMgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSGAoQYWNjZXB0X2JvdF9vZmZlchgFIAEoCCLvAQoRRmluZE1hdGNoUmVzcG9uc2USLAoGcXVldWVkGAEgASgLMhoudGFidWxlaXJvLmxvYmJ5LnYxLlF1ZXVlZEgAEjsKDndpbmRvd193aWRlbmVkGAIgASgLMiEudGFidWxlaXJvLmxvYmJ5LnYxLldpbmRvd1dpZGVuZWRIABI1Cgtib3Rfb2ZmZXJlZBgDIAEoCzIeLnRhYnVsZWlyby5sb2JieS52MS5Cb3RPZmZlcmVkSAASLgoHbWF0Y2hlZBgEIAEoCzIbLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaGVkSABCCAoGdXBkYXRlIoIBCgZRdWV1ZWQSEQoJdGlja2V0X2lkGAEgASgJEg4KBnJhdGluZxgCIAEoARISCgpyYXRpbmdfbWluGAMgASgBEhIKCnJhdGluZ19tYXgYBCABKAESLQoJcXVldWVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKCg1XaW5kb3dXaWRlbmVkEhIKCnJhdGluZ19taW4YASABKAESEgoKcmF0aW5nX21heBgCIAEoARIRCgl3YWl0ZWRfbXMYAyABKAMiSwoKQm90T2ZmZXJlZBIqCgVsZXZlbBgBIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCXdhaXRlZF9tcxgCIAEoAyJ5CgdNYXRjaGVkEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudCLRAQoOUGxheUJvdFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIqCgVsZXZlbBgDIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEiUKBHNlYXQYBCABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EjQKDHRpbWVfY29udHJvbBgFIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlRpbWVDb250cm9sIk8KD1BsYXlCb3RSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqoBChZMaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSMQoFb3JkZXIYAyABKA4yIi50YWJ1bGVpcm8ubG9iYnkudjEuTGl2ZU1hdGNoT3JkZXISEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiZQoXTGlzdExpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhoKGExpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdCJOChlMaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlEjEKB21hdGNoZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5InMKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEiUKBGdhbWUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KEUxpc3RHYW1lc1Jlc3BvbnNlEi8KBWdhbWVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJBCg9HZXRHYW1lUmVzcG9uc2USLgoGcmVjb3JkGAEgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkdhbWVSZWNvcmQiJAoPR2V0U3RhdHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSLVAQoQR2V0U3RhdHNSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEisKB3JhdGluZ3MYAyADKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nEjIKC2JvdF9yZWNvcmRzGAQgAygLMh0udGFidWxlaXJvLmxvYmJ5LnYxLkJvdFJlY29yZBI3Cg11bnJhdGVkX2dhbWVzGAUgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLlVucmF0ZWRHYW1lcyInChNPZmZlclJlbWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIkQKFE9mZmVyUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCIpChVEZWNsaW5lUmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRgoWRGVjbGluZVJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giJwoTV2F0Y2hSZW1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJEChRXYXRjaFJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giLQoVU2V0RGlzcGxheU5hbWVSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCSJXChZTZXREaXNwbGF5TmFtZVJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnkKDkxpdmVNYXRjaE9yZGVyEiAKHExJVkVfTUFUQ0hfT1JERVJfVU5TUEVDSUZJRUQQABIhCh1MSVZFX01BVENIX09SREVSX01PU1RfV0FUQ0hFRBABEiIKHkxJVkVfTUFUQ0hfT1JERVJfSElHSEVTVF9SQVRFRBACMv8OCgxMb2JieVNlcnZpY2USXgoLU2lnbkluR3Vlc3QSJi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluR3Vlc3RSZXF1ZXN0GicudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVzcG9uc2USYQoMUmVmcmVzaFRva2VuEicudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuUmVmcmVzaFRva2VuUmVzcG9uc2USYQoMTGlzdFZhcmlhbnRzEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFZhcmlhbnRzUmVzcG9uc2USWwoKQ3JlYXRlUm9vbRIlLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVxdWVzdBomLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVzcG9uc2USWAoJTGlzdFJvb21zEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1JlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFJvb21zUmVzcG9uc2USVQoISm9pblJvb20SIy50YWJ1bGVpcm8ubG9iYnkudjEuSm9pblJvb21SZXF1ZXN0GiQudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVzcG9uc2USWAoJR2V0SW52aXRlEiQudGFidWxlaXJvLmxvYmJ5LnYxLkdldEludml0ZVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuR2V0SW52aXRlUmVzcG9uc2USWAoJTGVhdmVSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGVhdmVSb29tUmVzcG9uc2USWgoJV2F0Y2hSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSb29tUmVzcG9uc2UwARJaCglGaW5kTWF0Y2gSJC50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5GaW5kTWF0Y2hSZXNwb25zZTABElIKB1BsYXlCb3QSIi50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlc3BvbnNlEmoKD0xpc3RMaXZlTWF0Y2hlcxIqLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0GisudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RMaXZlTWF0Y2hlc1Jlc3BvbnNlEnAKEUxpc3RBY3RpdmVNYXRjaGVzEiwudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdBotLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlElgKCUxpc3RHYW1lcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlElIKB0dldEdhbWUSIi50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlc3BvbnNlElUKCEdldFN0YXRzEiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldFN0YXRzUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5HZXRTdGF0c1Jlc3BvbnNlEmEKDE9mZmVyUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5PZmZlclJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLk9mZmVyUmVtYXRjaFJlc3BvbnNlEmcKDkRlY2xpbmVSZW1hdGNoEikudGFidWxlaXJvLmxvYmJ5LnYxLkRlY2xpbmVSZW1hdGNoUmVxdWVzdBoqLnRhYnVsZWlyby5sb2JieS52MS5EZWNsaW5lUmVtYXRjaFJlc3BvbnNlEmMKDFdhdGNoUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUmVtYXRjaFJlc3BvbnNlMAESZwoOU2V0RGlzcGxheU5hbWUSKS50YWJ1bGVpcm8ubG9iYnkudjEuU2V0RGlzcGxheU5hbWVSZXF1ZXN0GioudGFidWxlaXJvLmxvYmJ5LnYxLlNldERpc3BsYXlOYW1lUmVzcG9uc2VCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_lobby_v1_lobby]);
+  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkitgEKE1NpZ25Jbkd1ZXN0UmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YBCABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChNSZWZyZXNoVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkipAEKFFJlZnJlc2hUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKaAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSEgoKb25lX2RldmljZRgIIAEoCCI8ChJDcmVhdGVSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tInEKEExpc3RSb29tc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJVChFMaXN0Um9vbXNSZXNwb25zZRInCgVyb29tcxgBIAMoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJrCg9Kb2luUm9vbVJlcXVlc3QSEQoHcm9vbV9pZBgBIAEoCUgAEhUKC2ludml0ZV9jb2RlGAIgASgJSAASEAoIcGFzc3dvcmQYAyABKAkSEgoKb25lX2RldmljZRgEIAEoCEIICgZ0YXJnZXQiZgoQSm9pblJvb21SZXNwb25zZRImCgRyb29tGAEgASgLMhgudGFidWxlaXJvLmxvYmJ5LnYxLlJvb20SKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdCI5ChBHZXRJbnZpdGVSZXF1ZXN0EhMKC2ludml0ZV9jb2RlGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKEUdldEludml0ZVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbSIjChBMZWF2ZVJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiEwoRTGVhdmVSb29tUmVzcG9uc2UiIwoQV2F0Y2hSb29tUmVxdWVzdBIPCgdyb29tX2lkGAEgASgJImcKEVdhdGNoUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqkBChBGaW5kTWF0Y2hSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSNAoMdGltZV9jb250cm9sGAMgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSGAoQYWNjZXB0X2JvdF9vZmZlchgFIAEoCCLvAQoRRmluZE1hdGNoUmVzcG9uc2USLAoGcXVldWVkGAEgASgLMhoudGFidWxlaXJvLmxvYmJ5LnYxLlF1ZXVlZEgAEjsKDndpbmRvd193aWRlbmVkGAIgASgLMiEudGFidWxlaXJvLmxvYmJ5LnYxLldpbmRvd1dpZGVuZWRIABI1Cgtib3Rfb2ZmZXJlZBgDIAEoCzIeLnRhYnVsZWlyby5sb2JieS52MS5Cb3RPZmZlcmVkSAASLgoHbWF0Y2hlZBgEIAEoCzIbLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaGVkSABCCAoGdXBkYXRlIoIBCgZRdWV1ZWQSEQoJdGlja2V0X2lkGAEgASgJEg4KBnJhdGluZxgCIAEoARISCgpyYXRpbmdfbWluGAMgASgBEhIKCnJhdGluZ19tYXgYBCABKAESLQoJcXVldWVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKCg1XaW5kb3dXaWRlbmVkEhIKCnJhdGluZ19taW4YASABKAESEgoKcmF0aW5nX21heBgCIAEoARIRCgl3YWl0ZWRfbXMYAyABKAMiSwoKQm90T2ZmZXJlZBIqCgVsZXZlbBgBIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCXdhaXRlZF9tcxgCIAEoAyJ5CgdNYXRjaGVkEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudCLRAQoOUGxheUJvdFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIqCgVsZXZlbBgDIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEiUKBHNlYXQYBCABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EjQKDHRpbWVfY29udHJvbBgFIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlRpbWVDb250cm9sIk8KD1BsYXlCb3RSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqoBChZMaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSMQoFb3JkZXIYAyABKA4yIi50YWJ1bGVpcm8ubG9iYnkudjEuTGl2ZU1hdGNoT3JkZXISEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiZQoXTGlzdExpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhoKGExpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdCJOChlMaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlEjEKB21hdGNoZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5InMKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEiUKBGdhbWUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KEUxpc3RHYW1lc1Jlc3BvbnNlEi8KBWdhbWVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJBCg9HZXRHYW1lUmVzcG9uc2USLgoGcmVjb3JkGAEgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkdhbWVSZWNvcmQiJAoPR2V0U3RhdHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSLnAQoQR2V0U3RhdHNSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEisKB3JhdGluZ3MYAyADKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nEjIKC2JvdF9yZWNvcmRzGAQgAygLMh0udGFidWxlaXJvLmxvYmJ5LnYxLkJvdFJlY29yZBI3Cg11bnJhdGVkX2dhbWVzGAUgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLlVucmF0ZWRHYW1lcxIQCgh1c2VybmFtZRgGIAEoCSInChNPZmZlclJlbWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIkQKFE9mZmVyUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCIpChVEZWNsaW5lUmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRgoWRGVjbGluZVJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giJwoTV2F0Y2hSZW1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJEChRXYXRjaFJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giLQoVU2V0RGlzcGxheU5hbWVSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCSJXChZTZXREaXNwbGF5TmFtZVJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjkKE0NsYWltQWNjb3VudFJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiZwoUQ2xhaW1BY2NvdW50UmVzcG9uc2USEAoIdXNlcm5hbWUYASABKAkSDQoFdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQwoNU2lnbkluUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIOCgZkZXZpY2UYAyABKAki2QEKDlNpZ25JblJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZyZXNoX3Rva2VuGAQgASgJEjYKEnJlZnJlc2hfZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZGlzcGxheV9uYW1lGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJIhUKE0xpc3RTZXNzaW9uc1JlcXVlc3QiRQoUTGlzdFNlc3Npb25zUmVzcG9uc2USLQoIc2Vzc2lvbnMYASADKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuU2Vzc2lvbiKiAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEg4KBmRldmljZRgCIAEoCRIwCgxzaWduZWRfaW5fYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3Rfc2Vlbl9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHY3VycmVudBgFIAEoCCI4Cg5TaWduT3V0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCmV2ZXJ5d2hlcmUYAiABKAgiIAoPU2lnbk91dFJlc3BvbnNlEg0KBWVuZGVkGAEgASgFKnkKDkxpdmVNYXRjaE9yZGVyEiAKHExJVkVfTUFUQ0hfT1JERVJfVU5TUEVDSUZJRUQQABIhCh1MSVZFX01BVENIX09SREVSX01PU1RfV0FUQ0hFRBABEiIKHkxJVkVfTUFUQ0hfT1JERVJfSElHSEVTVF9SQVRFRBACMuoRCgxMb2JieVNlcnZpY2USXgoLU2lnbkluR3Vlc3QSJi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluR3Vlc3RSZXF1ZXN0GicudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVzcG9uc2USYQoMUmVmcmVzaFRva2VuEicudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuUmVmcmVzaFRva2VuUmVzcG9uc2USYQoMTGlzdFZhcmlhbnRzEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFZhcmlhbnRzUmVzcG9uc2USWwoKQ3JlYXRlUm9vbRIlLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVxdWVzdBomLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVzcG9uc2USWAoJTGlzdFJvb21zEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1JlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFJvb21zUmVzcG9uc2USVQoISm9pblJvb20SIy50YWJ1bGVpcm8ubG9iYnkudjEuSm9pblJvb21SZXF1ZXN0GiQudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVzcG9uc2USWAoJR2V0SW52aXRlEiQudGFidWxlaXJvLmxvYmJ5LnYxLkdldEludml0ZVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuR2V0SW52aXRlUmVzcG9uc2USWAoJTGVhdmVSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGVhdmVSb29tUmVzcG9uc2USWgoJV2F0Y2hSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSb29tUmVzcG9uc2UwARJaCglGaW5kTWF0Y2gSJC50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5GaW5kTWF0Y2hSZXNwb25zZTABElIKB1BsYXlCb3QSIi50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlc3BvbnNlEmoKD0xpc3RMaXZlTWF0Y2hlcxIqLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0GisudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RMaXZlTWF0Y2hlc1Jlc3BvbnNlEnAKEUxpc3RBY3RpdmVNYXRjaGVzEiwudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdBotLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlElgKCUxpc3RHYW1lcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlElIKB0dldEdhbWUSIi50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlc3BvbnNlElUKCEdldFN0YXRzEiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldFN0YXRzUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5HZXRTdGF0c1Jlc3BvbnNlEmEKDE9mZmVyUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5PZmZlclJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLk9mZmVyUmVtYXRjaFJlc3BvbnNlEmcKDkRlY2xpbmVSZW1hdGNoEikudGFidWxlaXJvLmxvYmJ5LnYxLkRlY2xpbmVSZW1hdGNoUmVxdWVzdBoqLnRhYnVsZWlyby5sb2JieS52MS5EZWNsaW5lUmVtYXRjaFJlc3BvbnNlEmMKDFdhdGNoUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUmVtYXRjaFJlc3BvbnNlMAESZwoOU2V0RGlzcGxheU5hbWUSKS50YWJ1bGVpcm8ubG9iYnkudjEuU2V0RGlzcGxheU5hbWVSZXF1ZXN0GioudGFidWxlaXJvLmxvYmJ5LnYxLlNldERpc3BsYXlOYW1lUmVzcG9uc2USYQoMQ2xhaW1BY2NvdW50EicudGFidWxlaXJvLmxvYmJ5LnYxLkNsYWltQWNjb3VudFJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuQ2xhaW1BY2NvdW50UmVzcG9uc2USTwoGU2lnbkluEiEudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25JblJlcXVlc3QaIi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluUmVzcG9uc2USYQoMTGlzdFNlc3Npb25zEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USUgoHU2lnbk91dBIiLnRhYnVsZWlyby5sb2JieS52MS5TaWduT3V0UmVxdWVzdBojLnRhYnVsZWlyby5sb2JieS52MS5TaWduT3V0UmVzcG9uc2VCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_lobby_v1_lobby]);
 
 /**
  * SignInGuestRequest asks for a guest identity.
@@ -1231,6 +1231,14 @@ export type GetStatsResponse = Message<"tabuleiro.lobby.v1.GetStatsResponse"> & 
    * @generated from field: repeated tabuleiro.lobby.v1.UnratedGames unrated_games = 5;
    */
   unratedGames: UnratedGames[];
+
+  /**
+   * username is the player's account username as its owner wrote it;
+   * empty for a guest.
+   *
+   * @generated from field: string username = 6;
+   */
+  username: string;
 };
 
 /**
@@ -1419,6 +1427,307 @@ export const SetDisplayNameResponseSchema: GenMessage<SetDisplayNameResponse> = 
   messageDesc(file_tabuleiro_lobby_v1_lobby_service, 43);
 
 /**
+ * ClaimAccountRequest is the account to make of the caller's guest.
+ *
+ * @generated from message tabuleiro.lobby.v1.ClaimAccountRequest
+ */
+export type ClaimAccountRequest = Message<"tabuleiro.lobby.v1.ClaimAccountRequest"> & {
+  /**
+   * username is the account's unique name (see the RPC).
+   *
+   * @generated from field: string username = 1;
+   */
+  username: string;
+
+  /**
+   * password is the account's password, 8–128 characters.
+   *
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ClaimAccountRequest.
+ * Use `create(ClaimAccountRequestSchema)` to create a new message.
+ */
+export const ClaimAccountRequestSchema: GenMessage<ClaimAccountRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 44);
+
+/**
+ * ClaimAccountResponse is the claimed account.
+ *
+ * @generated from message tabuleiro.lobby.v1.ClaimAccountResponse
+ */
+export type ClaimAccountResponse = Message<"tabuleiro.lobby.v1.ClaimAccountResponse"> & {
+  /**
+   * username is the username as written in the request.
+   *
+   * @generated from field: string username = 1;
+   */
+  username: string;
+
+  /**
+   * token is the new bearer token: same player id, display name, sign-in
+   * and expiry, no longer a guest's. Use it from now on.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * expires_at is when it expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ClaimAccountResponse.
+ * Use `create(ClaimAccountResponseSchema)` to create a new message.
+ */
+export const ClaimAccountResponseSchema: GenMessage<ClaimAccountResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 45);
+
+/**
+ * SignInRequest carries an account's credentials.
+ *
+ * @generated from message tabuleiro.lobby.v1.SignInRequest
+ */
+export type SignInRequest = Message<"tabuleiro.lobby.v1.SignInRequest"> & {
+  /**
+   * username is the account's username (any case or normalisation form
+   * of it).
+   *
+   * @generated from field: string username = 1;
+   */
+  username: string;
+
+  /**
+   * password is the account's password.
+   *
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * device names the sign-in in ListSessions ("Firefox on Linux", "my
+   * terminal"), up to 64 characters; empty takes the client's user agent.
+   *
+   * @generated from field: string device = 3;
+   */
+  device: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.SignInRequest.
+ * Use `create(SignInRequestSchema)` to create a new message.
+ */
+export const SignInRequestSchema: GenMessage<SignInRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 46);
+
+/**
+ * SignInResponse is the account's identity and a new sign-in's tokens.
+ *
+ * @generated from message tabuleiro.lobby.v1.SignInResponse
+ */
+export type SignInResponse = Message<"tabuleiro.lobby.v1.SignInResponse"> & {
+  /**
+   * player_id is the account's player id (the one it had as a guest).
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * token is the bearer token for every later call.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * expires_at is when the token expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * refresh_token gets the next token (RefreshToken), as SignInGuest's.
+   *
+   * @generated from field: string refresh_token = 4;
+   */
+  refreshToken: string;
+
+  /**
+   * refresh_expires_at is when refresh_token expires.
+   *
+   * @generated from field: google.protobuf.Timestamp refresh_expires_at = 5;
+   */
+  refreshExpiresAt?: Timestamp | undefined;
+
+  /**
+   * display_name is the account's display name.
+   *
+   * @generated from field: string display_name = 6;
+   */
+  displayName: string;
+
+  /**
+   * username is the account's username as its owner wrote it.
+   *
+   * @generated from field: string username = 7;
+   */
+  username: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.SignInResponse.
+ * Use `create(SignInResponseSchema)` to create a new message.
+ */
+export const SignInResponseSchema: GenMessage<SignInResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 47);
+
+/**
+ * ListSessionsRequest asks for the caller's sign-ins; it has no fields
+ * yet.
+ *
+ * @generated from message tabuleiro.lobby.v1.ListSessionsRequest
+ */
+export type ListSessionsRequest = Message<"tabuleiro.lobby.v1.ListSessionsRequest"> & {
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ListSessionsRequest.
+ * Use `create(ListSessionsRequestSchema)` to create a new message.
+ */
+export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 48);
+
+/**
+ * ListSessionsResponse lists the caller's live sign-ins.
+ *
+ * @generated from message tabuleiro.lobby.v1.ListSessionsResponse
+ */
+export type ListSessionsResponse = Message<"tabuleiro.lobby.v1.ListSessionsResponse"> & {
+  /**
+   * sessions are newest first.
+   *
+   * @generated from field: repeated tabuleiro.lobby.v1.Session sessions = 1;
+   */
+  sessions: Session[];
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ListSessionsResponse.
+ * Use `create(ListSessionsResponseSchema)` to create a new message.
+ */
+export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 49);
+
+/**
+ * Session is one sign-in of an identity: one device or client, with its
+ * own refresh token family.
+ *
+ * @generated from message tabuleiro.lobby.v1.Session
+ */
+export type Session = Message<"tabuleiro.lobby.v1.Session"> & {
+  /**
+   * session_id names the sign-in (SignOut).
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * device is the device the sign-in named, or its client's user agent.
+   *
+   * @generated from field: string device = 2;
+   */
+  device: string;
+
+  /**
+   * signed_in_at is when the sign-in happened.
+   *
+   * @generated from field: google.protobuf.Timestamp signed_in_at = 3;
+   */
+  signedInAt?: Timestamp | undefined;
+
+  /**
+   * last_seen_at is its last sign-in or token refresh.
+   *
+   * @generated from field: google.protobuf.Timestamp last_seen_at = 4;
+   */
+  lastSeenAt?: Timestamp | undefined;
+
+  /**
+   * current marks the caller's own sign-in.
+   *
+   * @generated from field: bool current = 5;
+   */
+  current: boolean;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.Session.
+ * Use `create(SessionSchema)` to create a new message.
+ */
+export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 50);
+
+/**
+ * SignOutRequest says which sign-in to end.
+ *
+ * @generated from message tabuleiro.lobby.v1.SignOutRequest
+ */
+export type SignOutRequest = Message<"tabuleiro.lobby.v1.SignOutRequest"> & {
+  /**
+   * session_id is the sign-in to end; empty for the caller's own.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * everywhere ends every sign-in of the caller's identity, its own
+   * included (session_id must be empty).
+   *
+   * @generated from field: bool everywhere = 2;
+   */
+  everywhere: boolean;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.SignOutRequest.
+ * Use `create(SignOutRequestSchema)` to create a new message.
+ */
+export const SignOutRequestSchema: GenMessage<SignOutRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 51);
+
+/**
+ * SignOutResponse says how many sign-ins ended.
+ *
+ * @generated from message tabuleiro.lobby.v1.SignOutResponse
+ */
+export type SignOutResponse = Message<"tabuleiro.lobby.v1.SignOutResponse"> & {
+  /**
+   * ended is the number of sign-ins ended.
+   *
+   * @generated from field: int32 ended = 1;
+   */
+  ended: number;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.SignOutResponse.
+ * Use `create(SignOutResponseSchema)` to create a new message.
+ */
+export const SignOutResponseSchema: GenMessage<SignOutResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 52);
+
+/**
  * LiveMatchOrder orders the live matches.
  *
  * @generated from enum tabuleiro.lobby.v1.LiveMatchOrder
@@ -1459,9 +1768,9 @@ export const LiveMatchOrderSchema: GenEnum<LiveMatchOrder> = /*@__PURE__*/
  * player's active matches, history, ratings and stats. It creates matches
  * through match.v1 MatchService; clients then play them there.
  *
- * Every RPC except SignInGuest, RefreshToken, ListVariants and GetInvite
- * needs an `authorization: Bearer <token>` header with a token from
- * SignInGuest or RefreshToken; a missing, forged or expired token gets
+ * Every RPC except SignInGuest, SignIn, RefreshToken, ListVariants and
+ * GetInvite needs an `authorization: Bearer <token>` header with a token
+ * from SignInGuest, SignIn or RefreshToken; a missing, forged or expired token gets
  * UNAUTHENTICATED.
  * Any RPC may return UNAVAILABLE while an instance shuts down (retry) and
  * INTERNAL (with no detail) on a server fault.
@@ -1799,6 +2108,95 @@ export const LobbyService: GenService<{
     methodKind: "unary";
     input: typeof SetDisplayNameRequestSchema;
     output: typeof SetDisplayNameResponseSchema;
+  },
+  /**
+   * ClaimAccount makes the caller's guest identity an account: a unique
+   * username and a password to sign in with from any device (SignIn).
+   * The identity keeps its player id, so its games, history, ratings and
+   * stats stay with it. It returns a token that carries the account (not a
+   * guest) with the old token's sign-in and expiry; the refresh token is
+   * unchanged.
+   *
+   * A username is 3–24 characters: letters, digits, '_', '-' and '.',
+   * with at least one letter or digit. It is compared after Unicode
+   * normalisation and case folding (the PRECIS UsernameCaseMapped
+   * profile, RFC 8265), so "Ana" and "ANA" are one username; and it is
+   * refused when it looks like an existing one (the same Unicode
+   * confusables skeleton, UTS #39: "rn" for "m", a Cyrillic "а" for a
+   * Latin "a"). A password is 8–128 characters; it is kept only as an
+   * argon2id hash and never returned or logged.
+   *
+   * INVALID_ARGUMENT for a malformed username or password;
+   * ALREADY_EXISTS with USERNAME_TAKEN when another account has the
+   * username, USERNAME_CONFUSABLE when it looks like another account's
+   * (the metadata's "username" names it); FAILED_PRECONDITION with
+   * ALREADY_CLAIMED when the caller is an account already;
+   * PERMISSION_DENIED for a service credential; UNAUTHENTICATED when the
+   * caller's sign-in was revoked or signed out.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.ClaimAccount
+   */
+  claimAccount: {
+    methodKind: "unary";
+    input: typeof ClaimAccountRequestSchema;
+    output: typeof ClaimAccountResponseSchema;
+  },
+  /**
+   * SignIn signs in to an account with its username and password and
+   * returns the account's identity (the player id ClaimAccount kept) with
+   * a token and a refresh token of a new sign-in (a session of its own,
+   * see ListSessions). Public.
+   *
+   * Wrong guesses are limited per account and client address: after 5
+   * wrong passwords for one account from one address within 15 minutes,
+   * that address gets RESOURCE_EXHAUSTED (RATE_LIMITED, with RetryInfo)
+   * for that account until the window passes, without the password being
+   * checked (a right password clears the count). Nothing is limited per
+   * account alone: an address that has not guessed wrong for the account
+   * (its owner's, say) is always checked, so nobody else's guesses lock
+   * the owner out. One address gets at most 30 wrong passwords in the
+   * window over all usernames, known or not. SignIn calls are also
+   * rate-limited per client address (60 an hour, 20 at once).
+   *
+   * INVALID_ARGUMENT for an empty username or password; UNAUTHENTICATED
+   * with CREDENTIALS_WRONG for an unknown username or a wrong password
+   * (the same answer for both).
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.SignIn
+   */
+  signIn: {
+    methodKind: "unary";
+    input: typeof SignInRequestSchema;
+    output: typeof SignInResponseSchema;
+  },
+  /**
+   * ListSessions lists the caller's sign-ins that may still refresh:
+   * where the identity is signed in (one per device or client), newest
+   * first, the caller's own marked current.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.ListSessions
+   */
+  listSessions: {
+    methodKind: "unary";
+    input: typeof ListSessionsRequestSchema;
+    output: typeof ListSessionsResponseSchema;
+  },
+  /**
+   * SignOut ends a sign-in of the caller's: its refresh token is revoked
+   * at once (RefreshToken then answers UNAUTHENTICATED with SIGNED_OUT)
+   * and the lobby refuses its bearer tokens from then on (the match
+   * service takes them until they expire, so a live match can be
+   * finished). With everywhere, every sign-in of the identity ends, the
+   * caller's own included. NOT_FOUND for a session_id that is not one of
+   * the caller's live sign-ins; INVALID_ARGUMENT for session_id with
+   * everywhere.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.SignOut
+   */
+  signOut: {
+    methodKind: "unary";
+    input: typeof SignOutRequestSchema;
+    output: typeof SignOutResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tabuleiro_lobby_v1_lobby_service, 0);
