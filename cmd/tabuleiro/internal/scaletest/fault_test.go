@@ -1,10 +1,11 @@
 package scaletest
 
 import (
-	"github.com/jackc/pgx/v5"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/load"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
