@@ -214,16 +214,6 @@ func ReachErr(p *text.Printer, err error, addr string) error {
 	return errors.New(text.T(p, "error.unreachable", "server", addr, "why", why))
 }
 
-// SelfCommand is how the user started this program: "go run
-// ./cmd/tabuleiro" when it runs from go run's build cache (a new user has
-// no tabuleiro binary on the PATH), "tabuleiro" otherwise.
-func SelfCommand() string {
-	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "tabuleiro" && strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		return "go run ./cmd/tabuleiro"
-	}
-	return "tabuleiro"
-}
-
 // ShellQuote quotes s for a POSIX shell when it needs quoting.
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {

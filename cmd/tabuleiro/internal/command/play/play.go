@@ -206,7 +206,7 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 		}
 	}
 	t := &tables{p: e.P, c: cn.C, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.Stderr, addr: cn.C.Target(), local: cn.Local != nil,
-		dataDir: f.DataDir}
+		dataDir: f.DataDir, self: e.Self}
 	// A game at one keyboard resumes with both seats whatever --vs says.
 	if t.secondID = cn.KnownExtra(1); !opp.local && t.secondID != "" {
 		t.loadSecond = func() (client.Player, error) { return cn.Identity(ctx, "", 1) }
