@@ -362,9 +362,21 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 	} else if bq.GetFirstColor() == gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
 		b.WriteString(m.t("banqi.colours_unfixed") + "\n")
 	}
-	if caps := bq.GetCaptured(); len(caps) > 0 {
-		b.WriteString(m.t("banqi.captured") + " ")
-		for _, p := range caps {
+	// The pieces each side captured (the other colour's), under its
+	// player's name as the web has them: "Captured by Ana: P".
+	for _, seat := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
+		red, fixed := m.seatRed(seat)
+		var taken []gamev1.BanqiPiece
+		for _, p := range bq.GetCaptured() {
+			if fixed && redPiece(p) != red {
+				taken = append(taken, p)
+			}
+		}
+		if len(taken) == 0 {
+			continue
+		}
+		b.WriteString(m.t("banqi.captured_by", "name", m.participantName(seat)) + " ")
+		for _, p := range taken {
 			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(pieceLetter(p)))
 		}
 		b.WriteString("\n")
@@ -426,4 +438,9 @@ func (m *Model) seatColour(s gamev1.Seat) lipgloss.Color {
 		}
 	}
 	return seatColor(s)
+}
+
+// redPiece reports whether p is one of red's pieces.
+func redPiece(p gamev1.BanqiPiece) bool {
+	return p >= gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL && p < gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL+7
 }
