@@ -201,7 +201,7 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 	}
 	var second client.Player
 	if opp.local {
-		if second, err = cn.Identity(ctx, "", 1); err != nil {
+		if second, err = cn.Identity(ctx, me.Name, 1); err != nil {
 			return &cli.ExitError{Code: 1, Err: err}
 		}
 	}
@@ -209,7 +209,7 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 		dataDir: f.DataDir, self: e.Self}
 	// A game at one keyboard resumes with both seats whatever --vs says.
 	if t.secondID = cn.KnownExtra(1); !opp.local && t.secondID != "" {
-		t.loadSecond = func() (client.Player, error) { return cn.Identity(ctx, "", 1) }
+		t.loadSecond = func() (client.Player, error) { return cn.Identity(ctx, me.Name, 1) }
 	}
 	if f.auto {
 		return f.runAuto(ctx, e, t, gameList)
