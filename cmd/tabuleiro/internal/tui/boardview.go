@@ -5,8 +5,10 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine/corners"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 )
 
 // boardView draws the board of the game being played.
@@ -221,4 +223,16 @@ func padRight(s string, n int) string {
 		return s + strings.Repeat(" ", n-w)
 	}
 	return s
+}
+
+// Board draws match's board as the game screen does for a spectator
+// (from the first seat's side, no cursor): what `tabuleiro watch` prints
+// after each ply.
+func Board(p *text.Printer, match *matchv1.Match) string {
+	m := New(Deps{Printer: p})
+	m.table = &Table{Seats: map[gamev1.Seat]Conn{}}
+	m.phase = phasePlaying
+	m.snapshot(match)
+	m.cursor = noSquare
+	return strings.TrimRight(m.boardView(), "\n") + "\n"
 }
