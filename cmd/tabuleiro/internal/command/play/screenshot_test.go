@@ -10,13 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // The game screen of a Quoridor game in progress against bot:easy, in
@@ -75,6 +78,8 @@ func TestTerminalScreenshot(t *testing.T) {
 	tm.Type("q")
 	waitScreen(t, tm, "y quits")
 	tm.Type("y")
+	// The program has stopped drawing before the colour profile goes back.
+	tm.FinalModel(t, teatest.WithFinalTimeout(time.Until(testenv.Deadline(t))))
 }
 
 // sgr matches a Select Graphic Rendition escape sequence.
