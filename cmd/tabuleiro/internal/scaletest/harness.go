@@ -28,6 +28,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"tabuleiro.dev/pkg/platform/auth"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 )
 
 var (
@@ -214,6 +215,10 @@ type Options struct {
 	LobbyEnv []string
 	// RedisAppendOnly turns on append-only persistence.
 	RedisAppendOnly bool
+	// Sentinel runs Redis as a primary, one replica and a Sentinel
+	// (pkg/platform/testenv.StartSentinelSet), the services on the
+	// Sentinel URL; Cluster.Sentinel is the set and Cluster.Redis nil.
+	Sentinel bool
 	// Edge puts the edge (HAProxy with deploy/haproxy/haproxy.cfg) in
 	// front of the lobby and match replicas: each replica of a service
 	// listens on the service's one port on its own loopback address
@@ -230,6 +235,7 @@ type Cluster struct {
 
 	Redis    *Proc
 	RedisURL string
+	Sentinel *ptestenv.SentinelSet // with Options.Sentinel
 	rdb      *redis.Client
 
 	PGData      string
@@ -259,7 +265,12 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	c := &Cluster{t: t, dir: t.TempDir(), Key: key, Opts: o}
 	t.Cleanup(c.stop)
-	c.startRedis()
+	if o.Sentinel {
+		c.Sentinel = ptestenv.StartSentinelSet(t, 1)
+		c.RedisURL = c.Sentinel.URL("")
+	} else {
+		c.startRedis()
+	}
 	c.startPostgres()
 
 	c.botLB = NewBalancer(t)

@@ -95,6 +95,8 @@ func (c *Cluster) CPU() ClusterCPU {
 		return d
 	}
 	out.Match, out.Lobby, out.Bot = sum(c.Match), sum(c.Lobby), sum(c.Bot)
-	out.Redis = c.Redis.CPU()
+	if c.Redis != nil {
+		out.Redis = c.Redis.CPU()
+	}
 	return out
 }
