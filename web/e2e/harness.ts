@@ -42,10 +42,18 @@ export async function launch(opts: { env?: Record<string, string>; args?: string
   };
 }
 
+// docShots are the shots that README.md and docs/ show: with
+// TABULEIRO_DOC_SCREENSHOTS=1 (scripts/screenshots.sh) each is also
+// written to docs/screenshots/ under its name here.
+const docShots: Record<string, string> = { "06-quoridor-midgame": "web.png" };
+
 export async function shot(page: Page, name: string): Promise<string> {
   mkdirSync(artifacts, { recursive: true });
   const path = join(artifacts, `${name}.png`);
   await page.screenshot({ path, fullPage: false });
+  if (process.env.TABULEIRO_DOC_SCREENSHOTS === "1" && docShots[name]) {
+    await page.screenshot({ path: join(repoDir, "docs", "screenshots", docShots[name]), fullPage: false });
+  }
   return path;
 }
 

@@ -7,6 +7,10 @@ package cli
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 )
@@ -17,10 +21,45 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	P              *text.Printer // the player's language
+	// Self is how the player runs this program ("tabuleiro", or "go run
+	// ./cmd/tabuleiro"): the messages' hints name commands so.
+	Self string
 }
 
-// T is the message key in the player's language.
-func (e *Env) T(key string, kv ...any) string { return text.T(e.P, key, kv...) }
+// T is the message key in the player's language, its hints naming this
+// program as Self.
+func (e *Env) T(key string, kv ...any) string { return Hints(text.T(e.P, key, kv...), e.Self) }
+
+// hint finds a command in a message: "tabuleiro play", "tabuleiro history".
+var hint = regexp.MustCompile(`\btabuleiro (play|serve|watch|history|stats|replay|migrate|rules|bots|load|config|help)\b`)
+
+// Hints makes the commands that message names ("tabuleiro play …") name
+// this program as self ("go run ./cmd/tabuleiro play …"); "" or
+// "tabuleiro" leaves them.
+func Hints(message, self string) string {
+	if self == "" || self == "tabuleiro" {
+		return message
+	}
+	return hint.ReplaceAllString(message, self+" $1")
+}
+
+// SelfCommand is how the user started this program: "go run
+// ./cmd/tabuleiro" when it runs from go run's build cache (a new user has
+// no tabuleiro binary on the PATH), "tabuleiro" otherwise.
+func SelfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "tabuleiro"
+	}
+	return selfCommand(exe)
+}
+
+func selfCommand(exe string) string {
+	if filepath.Base(exe) == "tabuleiro" && strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ./cmd/tabuleiro"
+	}
+	return "tabuleiro"
+}
 
 // Errorf is fmt.Errorf of the message key in the player's language, its
 // error parameter (if any) wrapped.

@@ -21,14 +21,19 @@ type Command func(e *Env) *cobra.Command
 // and returns the process exit status: 0 on success, 1 when the command
 // failed (an illegal ply, a failed game), 2 on a usage error.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer, commands ...Command) int {
+	return RunAs(ctx, SelfCommand(), args, getenv, stdin, stdout, stderr, commands...)
+}
+
+// RunAs is Run with the program's name as the player runs it (Env.Self).
+func RunAs(ctx context.Context, self string, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer, commands ...Command) int {
 	p := text.Catalog.Printer(chooseLang(args, getenv))
-	root := NewRoot(&Env{Getenv: getenv, Stdin: stdin, Stdout: stdout, Stderr: stderr, P: text.Or(p)}, commands...)
+	root := NewRoot(&Env{Getenv: getenv, Stdin: stdin, Stdout: stdout, Stderr: stderr, P: text.Or(p), Self: self}, commands...)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "tabuleiro:", text.Err(p, err))
+	fmt.Fprintln(stderr, "tabuleiro:", Hints(text.Err(p, err), self))
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code

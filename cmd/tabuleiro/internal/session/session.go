@@ -129,13 +129,18 @@ func (f *Flags) Connect(ctx context.Context, e *cli.Env) (*Conn, error) {
 // for it.
 func (cn *Conn) Stop() error { return cn.stop() }
 
-// Identity is the person at this terminal on this server (extra > 0 for
-// the second player of a local game).
+// Identity is the person at this terminal on this server, called name;
+// extra > 0 is the second player of a local game, named after the first
+// ("Ana 2", as the web names its partner), or "Player 2" when name is "".
 func (cn *Conn) Identity(ctx context.Context, name string, extra int) (client.Player, error) {
 	key := cn.key
 	if extra > 0 {
 		key = fmt.Sprintf("%s#%d", key, extra+1)
-		name = text.T(cn.p, "player.extra", "n", fmt.Sprint(extra+1))
+		if r := []rune(strings.TrimSpace(name)); len(r) > 0 {
+			name = strings.TrimSpace(string(r[:min(len(r), 20)])) + " " + fmt.Sprint(extra+1)
+		} else {
+			name = text.T(cn.p, "player.extra", "n", fmt.Sprint(extra+1))
+		}
 	}
 	return cn.C.Identity(ctx, cn.identities(), key, name)
 }
@@ -212,16 +217,6 @@ func ReachErr(p *text.Printer, err error, addr string) error {
 		why = strings.TrimPrefix(m, "connect: ")
 	}
 	return errors.New(text.T(p, "error.unreachable", "server", addr, "why", why))
-}
-
-// SelfCommand is how the user started this program: "go run
-// ./cmd/tabuleiro" when it runs from go run's build cache (a new user has
-// no tabuleiro binary on the PATH), "tabuleiro" otherwise.
-func SelfCommand() string {
-	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "tabuleiro" && strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		return "go run ./cmd/tabuleiro"
-	}
-	return "tabuleiro"
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs quoting.

@@ -175,7 +175,7 @@ func TestPortugueseOfferAndBanqi(t *testing.T) {
 	b.phase = phasePlaying
 	b.snapshot(&matchv1.Match{View: view})
 	s = b.View()
-	for _, want := range []string{"Você joga com preto", "Capturadas: P", "conselheiro", "canhão", "Sua vez (preto)"} {
+	for _, want := range []string{"Você joga com preto", "Capturadas por preto: P", "conselheiro", "canhão", "Sua vez (preto)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("banqi lacks %q:\n%s", want, s)
 		}

@@ -46,12 +46,16 @@ func TestBanqiScreen(t *testing.T) {
 	for i := range 40 {
 		plies = append(plies, &gamev1.Ply{Number: int32(i + 1), Notation: "a1"})
 	}
-	m := seated(gamev1.Seat_SEAT_SECOND, &matchv1.Match{View: view, Plies: plies})
+	seats := []*matchv1.SeatState{
+		{Participant: &gamev1.Participant{Seat: gamev1.Seat_SEAT_FIRST, PlayerId: "p_bruno", DisplayName: "Bruno"}},
+		{Participant: &gamev1.Participant{Seat: gamev1.Seat_SEAT_SECOND, PlayerId: "p_ana", DisplayName: "Ana"}},
+	}
+	m := seated(gamev1.Seat_SEAT_SECOND, &matchv1.Match{View: view, Plies: plies, Seats: seats})
 	m.status = "red played a1"
 	screen := m.View()
 	tests := []struct{ name, want string }{
 		{"colour", "You play black"},
-		{"captured", "Captured: P"},
+		{"captured, named by who captured them as the web does", "Captured by Ana: P"},
 		{"revealed black chariot on c1", " r "},
 		{"turn", "Your move (black)"},
 		{"face down by kind, red (B6)", "K1 A0 B0 R0 N0 C0 P4"},

@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
-	"tabuleiro.dev/pkg/engine/corners"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
 
@@ -363,9 +362,21 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 	} else if bq.GetFirstColor() == gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
 		b.WriteString(m.t("banqi.colours_unfixed") + "\n")
 	}
-	if caps := bq.GetCaptured(); len(caps) > 0 {
-		b.WriteString(m.t("banqi.captured") + " ")
-		for _, p := range caps {
+	// The pieces each side captured (the other colour's), under its
+	// player's name as the web has them: "Captured by Ana: P".
+	for _, seat := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
+		red, fixed := m.seatRed(seat)
+		var taken []gamev1.BanqiPiece
+		for _, p := range bq.GetCaptured() {
+			if fixed && redPiece(p) != red {
+				taken = append(taken, p)
+			}
+		}
+		if len(taken) == 0 {
+			continue
+		}
+		b.WriteString(m.t("banqi.captured_by", "name", m.participantName(seat)) + " ")
+		for _, p := range taken {
 			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(pieceLetter(p)))
 		}
 		b.WriteString("\n")
@@ -429,216 +440,7 @@ func (m *Model) seatColour(s gamev1.Seat) lipgloss.Color {
 	return seatColor(s)
 }
 
-// boardView draws the board of the game being played.
-func (m *Model) boardView() string {
-	l := m.lay
-	w, h := l.size()
-	c := newCanvas(w, h)
-	l.labels(c)
-	dests := map[square]target{}
-	var (
-		pos   corners.Position
-		judge bool // the engine judges the targets' plies (C5.2)
-	)
-	if len(m.from) > 0 {
-		pos, judge = cornersPosition(m.view)
-	}
-	for _, p := range m.from {
-		if sq, ok := parseSquare(p.GetTo()); ok {
-			dests[sq] = plainTarget
-			if judge && returnsHome(pos, p.GetNotation()) {
-				dests[sq] = losingTarget
-			}
-		}
-	}
-	switch {
-	case m.view.GetQuoridor() != nil:
-		m.quoridor(c, dests)
-	case m.game() == gamev1.Game_GAME_CORNERS:
-		m.corners(c, dests)
-	case m.view.GetBanqi() != nil:
-		m.banqi(c, dests)
-	}
-	return c.String()
-}
-
-// target is how a square the selected piece can go to is drawn.
-type target int
-
-const (
-	noTarget     target = iota
-	plainTarget         // "+"
-	losingTarget        // "!": the ply loses the game at once (Corners, C5.2)
-)
-
-func (m *Model) decorate(c *canvas, sq square, base mark, dests map[square]target) {
-	l := m.lay
-	st := base.style
-	text := []rune(base.text)
-	if t := dests[sq]; t != noTarget {
-		glyph, colour := "+", colDest
-		if t == losingTarget {
-			glyph, colour = "!", colLoses
-		}
-		if strings.TrimSpace(base.text) == "·" || strings.TrimSpace(base.text) == "" {
-			text = []rune(pad(glyph, l.cellW))
-		}
-		st = st.Foreground(colour).Bold(true)
-	}
-	if sq == m.selected {
-		text[0], text[len(text)-1] = '(', ')'
-	}
-	l.put(c, sq, mark{string(text), st})
-	// In wall mode the wall drawn at the cursor is the cursor (quoridor).
-	if sq == m.cursor && m.phase == phasePlaying && !m.wallMode {
-		x, y := l.origin(sq)
-		cs := st.Background(colCursorBG)
-		c.set(x, y, '[', cs)
-		c.set(x+l.cellW-1, y, ']', cs)
-	}
-}
-
-func (m *Model) quoridor(c *canvas, dests map[square]target) {
-	q := m.view.GetQuoridor()
-	l := m.lay
-	for f := range l.files {
-		for r := range l.ranks {
-			sq := square{f, r}
-			st := lipgloss.NewStyle()
-			switch r + 1 {
-			case int(q.GetFirst().GetGoalRank()):
-				st = st.Background(tintFirst) // white's goal (Q1)
-			case int(q.GetSecond().GetGoalRank()):
-				st = st.Background(tintSecond)
-			}
-			base := mark{pad("·", l.cellW), st.Foreground(colDim)}
-			if sq == m.lastFrom {
-				base = mark{pad("∘", l.cellW), st.Foreground(lipgloss.Color("#D7AF00"))} // the last pawn move's start
-			}
-			for _, s := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
-				if m.pawn(s) == sq {
-					letter := "W"
-					if s == gamev1.Seat_SEAT_SECOND {
-						letter = "B"
-					}
-					base = mark{pad(letter, l.cellW), st.Foreground(seatColor(s)).Bold(true)}
-				}
-			}
-			m.decorate(c, sq, base, dests)
-		}
-	}
-	for _, w := range q.GetWalls() { // in no promised order: the last is the one of the last ply
-		wl, ok := wallOf(w)
-		if !ok {
-			continue
-		}
-		st := lipgloss.NewStyle().Foreground(colWall)
-		if w.GetPlyNumber() == m.view.GetPlyCount() && w.GetPlyNumber() > 0 {
-			st = lipgloss.NewStyle().Foreground(seatColor(w.GetPlacedBy())).Bold(true) // the last wall, in its placer's colour
-		}
-		l.drawWall(c, wl, st)
-	}
-	if m.wallMode && m.phase == phasePlaying {
-		st := lipgloss.NewStyle().Foreground(colDim)
-		if m.check != nil && m.checkKey == m.wallKey() {
-			st = lipgloss.NewStyle().Foreground(colValid).Bold(true)
-			if !m.check.GetLegal() {
-				st = lipgloss.NewStyle().Foreground(colInvalid).Bold(true)
-			}
-		}
-		l.drawWall(c, wall{m.cursor, m.wallH}, st)
-	}
-}
-
-func (m *Model) corners(c *canvas, dests map[square]target) {
-	cb := cornersBoard(m.view)
-	l := m.lay
-	tint := map[square]lipgloss.Style{}
-	for _, s := range []struct {
-		side *gamev1.CornersSide
-		seat gamev1.Seat
-	}{{cb.GetFirst(), gamev1.Seat_SEAT_FIRST}, {cb.GetSecond(), gamev1.Seat_SEAT_SECOND}} {
-		for _, h := range s.side.GetHome() {
-			if sq, ok := parseSquare(h); ok {
-				tint[sq] = lipgloss.NewStyle().Background(seatTint(s.seat))
-			}
-		}
-	}
-	pieces := map[square]gamev1.Seat{}
-	for _, p := range cb.GetFirst().GetPieces() {
-		if sq, ok := parseSquare(p); ok {
-			pieces[sq] = gamev1.Seat_SEAT_FIRST
-		}
-	}
-	for _, p := range cb.GetSecond().GetPieces() {
-		if sq, ok := parseSquare(p); ok {
-			pieces[sq] = gamev1.Seat_SEAT_SECOND
-		}
-	}
-	path := map[square]bool{}
-	for _, p := range cb.GetLastPath() {
-		if sq, ok := parseSquare(p); ok {
-			path[sq] = true
-		}
-	}
-	for f := range l.files {
-		for r := range l.ranks {
-			sq := square{f, r}
-			st := tint[sq]
-			base := mark{pad("·", l.cellW), st.Foreground(colDim)}
-			if path[sq] {
-				base = mark{pad("∘", l.cellW), st.Foreground(lipgloss.Color("#D7AF00"))}
-			}
-			if s, ok := pieces[sq]; ok {
-				letter := "W"
-				if s == gamev1.Seat_SEAT_SECOND {
-					letter = "B"
-				}
-				base = mark{pad(letter, l.cellW), st.Foreground(seatColor(s)).Bold(true)}
-			}
-			m.decorate(c, sq, base, dests)
-		}
-	}
-}
-
-func (m *Model) banqi(c *canvas, dests map[square]target) {
-	bq := m.view.GetBanqi()
-	l := m.lay
-	for i, cl := range bq.GetCells() {
-		sq := square{i % 8, i / 8}
-		base := mark{pad("·", l.cellW), styleDim}
-		switch {
-		case cl.GetFaceDown() != nil:
-			base = mark{pad("?", l.cellW), lipgloss.NewStyle().Background(lipgloss.Color("#444444"))}
-		case cl.GetRevealed() != gamev1.BanqiPiece_BANQI_PIECE_UNSPECIFIED:
-			p := cl.GetRevealed()
-			base = mark{pad(pieceLetter(p), l.cellW), lipgloss.NewStyle().Foreground(pieceColour(p)).Bold(true)}
-		}
-		m.decorate(c, sq, base, dests)
-	}
-}
-
-// pieceLetter is the piece's layout letter (B1): uppercase red, lowercase
-// black.
-func pieceLetter(p gamev1.BanqiPiece) string {
-	const letters = "?KABRNCPkabrncp"
-	if int(p) < len(letters) {
-		return letters[p : p+1]
-	}
-	return "?"
-}
-
-func pieceColour(p gamev1.BanqiPiece) lipgloss.Color {
-	if p >= gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL {
-		return colBanqiBlack
-	}
-	return colBanqiRed
-}
-
-// padRight pads s with spaces to n cells.
-func padRight(s string, n int) string {
-	if w := lipgloss.Width(s); w < n {
-		return s + strings.Repeat(" ", n-w)
-	}
-	return s
+// redPiece reports whether p is one of red's pieces.
+func redPiece(p gamev1.BanqiPiece) bool {
+	return p >= gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL && p < gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL+7
 }

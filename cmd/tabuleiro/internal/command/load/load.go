@@ -25,7 +25,7 @@ func New(e *cli.Env) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "load",
-		Short: e.T("cmd.loadgen.short"),
+		Short: e.T("cmd.load.short"),
 		Long: "Run simulated players against a server through the public API: each signs in\n" +
 			"as a guest, queues for a Quoridor pairing, plays fast legal plies (pawn steps:\n" +
 			"a few random ones, then straight to the goal), and queues again until the\n" +

@@ -201,15 +201,15 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 	}
 	var second client.Player
 	if opp.local {
-		if second, err = cn.Identity(ctx, "", 1); err != nil {
+		if second, err = cn.Identity(ctx, me.Name, 1); err != nil {
 			return &cli.ExitError{Code: 1, Err: err}
 		}
 	}
 	t := &tables{p: e.P, c: cn.C, me: me, second: second, opp: opp, tc: tc, password: f.password, out: e.Stderr, addr: cn.C.Target(), local: cn.Local != nil,
-		dataDir: f.DataDir}
+		dataDir: f.DataDir, self: e.Self}
 	// A game at one keyboard resumes with both seats whatever --vs says.
 	if t.secondID = cn.KnownExtra(1); !opp.local && t.secondID != "" {
-		t.loadSecond = func() (client.Player, error) { return cn.Identity(ctx, "", 1) }
+		t.loadSecond = func() (client.Player, error) { return cn.Identity(ctx, me.Name, 1) }
 	}
 	if f.auto {
 		return f.runAuto(ctx, e, t, gameList)

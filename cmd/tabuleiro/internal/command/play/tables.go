@@ -45,6 +45,7 @@ type tables struct {
 	addr       string // the server's address, for the invitation
 	local      bool   // the server runs in this process
 	dataDir    string // --data-dir when given (for the resume command)
+	self       string // how the player runs this program (cli.Env.Self)
 	game       gamev1.Game
 	variant    string
 }
@@ -68,7 +69,7 @@ func (t *tables) matchFor(ctx context.Context, round int) (string, map[gamev1.Se
 	if err != nil {
 		if status.Code(err) == codes.FailedPrecondition && strings.Contains(err.Error(), "already in match") {
 			// One live match per player (the lobby's rule).
-			return "", nil, t.errorf("error.play_bot_busy", "error", err, "command", session.SelfCommand())
+			return "", nil, t.errorf("error.play_bot_busy", "error", err, "command", t.command())
 		}
 		return "", nil, t.errorf("error.play_bot", "error", err)
 	}
@@ -173,7 +174,7 @@ func (t *tables) resumeHint() string {
 }
 
 func (t *tables) resumeCommand() string {
-	c := session.SelfCommand() + " play --resume"
+	c := t.command() + " play --resume"
 	if !t.local {
 		c += " --server " + session.ShellQuote(t.addr)
 	}
@@ -224,7 +225,7 @@ func (t *tables) say(s string) {
 
 // invitation tells the host how a friend joins the room.
 func (t *tables) invitation(r *lobbyv1.Room, game string) string {
-	join := fmt.Sprintf("tabuleiro play --room %s --server %s", r.GetInviteCode(), t.addr)
+	join := fmt.Sprintf("%s play --room %s --server %s", t.command(), r.GetInviteCode(), t.addr)
 	if t.password != "" {
 		join += " --password " + t.t("invite.password_word")
 	}
@@ -236,10 +237,18 @@ func (t *tables) invitation(r *lobbyv1.Room, game string) string {
 }
 
 // t is the message key in the player's language.
-func (t *tables) t(key string, kv ...any) string { return text.T(t.p, key, kv...) }
+func (t *tables) t(key string, kv ...any) string {
+	return cli.Hints(text.T(t.p, key, kv...), t.command())
+}
+
+// command is how the player runs this program: "tabuleiro", or "go run
+// ./cmd/tabuleiro" (cli.Env.Self).
+func (t *tables) command() string { return cmp.Or(t.self, "tabuleiro") }
 
 // errorf is env.errorf for the tables.
-func (t *tables) errorf(key string, kv ...any) error { return (&cli.Env{P: t.p}).Errorf(key, kv...) }
+func (t *tables) errorf(key string, kv ...any) error {
+	return (&cli.Env{P: t.p, Self: t.self}).Errorf(key, kv...)
+}
 
 // gameLine names the game, variant and clock of a new game: "Quoridor
 // standard, no clock".

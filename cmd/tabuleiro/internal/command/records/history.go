@@ -6,6 +6,7 @@ package records
 import (
 	"fmt"
 	"math"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+	"tabuleiro.dev/pkg/engine/games"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 )
@@ -114,16 +116,21 @@ func NewStats(e *cli.Env) *cobra.Command {
 						return err
 					}
 				}
+				// Every level of every game, as the web lists them: a level
+				// not played yet is a row of zeros.
 				fmt.Fprintln(e.Stdout)
-				if len(resp.GetBotRecords()) == 0 {
-					fmt.Fprintln(e.Stdout, e.T("stats.no_bots"))
-					return nil
-				}
 				w := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, e.T("stats.bots_head"))
-				for _, r := range resp.GetBotRecords() {
-					level := text.Level(e.P, r.GetLevel())
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", gameword.Lower(r.GetGame()), level, e.P.Number(r.GetWins()), e.P.Number(r.GetDraws()), e.P.Number(r.GetLosses()))
+				for _, g := range games.List() {
+					for _, l := range botLevels() {
+						var r *lobbyv1.BotRecord
+						for _, b := range resp.GetBotRecords() {
+							if b.GetGame() == gameword.Proto(g) && b.GetLevel() == l {
+								r = b
+							}
+						}
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", g, text.Level(e.P, l), e.P.Number(r.GetWins()), e.P.Number(r.GetDraws()), e.P.Number(r.GetLosses()))
+					}
 				}
 				return w.Flush()
 			})
@@ -131,4 +138,16 @@ func NewStats(e *cli.Env) *cobra.Command {
 	}
 	f.Register(e, c)
 	return c
+}
+
+// botLevels are the levels a player can meet, weakest first.
+func botLevels() []gamev1.BotLevel {
+	var out []gamev1.BotLevel
+	for v := range gamev1.BotLevel_name {
+		if v != 0 {
+			out = append(out, gamev1.BotLevel(v))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,8 +3,13 @@ package records
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
 
 // A data directory whose results database was deleted (or replaced) keeps
@@ -28,5 +33,23 @@ func TestStatsAfterTheResultsDatabaseIsGone(t *testing.T) {
 	code, out, errOut := runWithEnv(t, nil, "stats", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "AGAINST BOTS") {
 		t.Fatalf("stats without the results database: exit %d, stdout %q, stderr %q; want exit 0 and empty stats", code, out, errOut)
+	}
+}
+
+// stats lists every bot level of every game, as the web's statistics do,
+// with zeros for the levels not played yet.
+func TestStatsListsEveryLevel(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runWithEnv(t, localVars(t), "stats")
+	if code != 0 {
+		t.Fatalf("stats: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, g := range gameword.Names() {
+		for _, l := range []gamev1.BotLevel{gamev1.BotLevel_BOT_LEVEL_EASY, gamev1.BotLevel_BOT_LEVEL_MEDIUM, gamev1.BotLevel_BOT_LEVEL_HARD, gamev1.BotLevel_BOT_LEVEL_EXPERT} {
+			row := regexp.MustCompile(`(?m)^` + g + `\s+` + regexp.QuoteMeta(text.Level(nil, l)) + `\s+0\s+0\s+0$`)
+			if !row.MatchString(out) {
+				t.Errorf("stats has no row for %s %s:\n%s", g, text.Level(nil, l), out)
+			}
+		}
 	}
 }

@@ -15,9 +15,8 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	"tabuleiro.dev/pkg/engine"
-	"tabuleiro.dev/pkg/engine/games"
-	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/affinity"
 )
@@ -44,8 +43,8 @@ func NewWatch(e *cli.Env) *cobra.Command {
 }
 
 // watch prints the spectators' view of a match: the board after the
-// snapshot and after each ply, drawn by the engine from the view's
-// encoding, then the outcome. A line "q" on in (or Ctrl-C) stops it,
+// snapshot and after each ply, drawn as play's game screen draws it,
+// then the outcome. A line "q" on in (or Ctrl-C) stops it,
 // which is no error.
 func watch(ctx context.Context, e *cli.Env, c *client.Client, me client.Player, id string) error {
 	in, out := e.Stdin, e.Stdout
@@ -71,12 +70,10 @@ func watch(ctx context.Context, e *cli.Env, c *client.Client, me client.Player, 
 		}
 		return &cli.ExitError{Code: 1, Err: e.Errorf("error.watch", "match", id, "error", session.ReachErr(e.P, err, c.Target()))}
 	}
-	board := func(v *gamev1.GameView) {
-		g := engine.Game(gameword.Lower(v.GetGame()))
-		if view, err := games.DecodeView(g, v.GetEncoding()); err == nil {
-			writeBoard(out, view.Render()) // the outcome follows, once, in words
-		}
-	}
+	// The boards are drawn as play's game screen draws them (package
+	// tui), from the match as it stands: its view, seats and plies.
+	var cur *matchv1.Match
+	board := func() { fmt.Fprint(out, tui.Board(e.P, cur)) }
 	for {
 		r, err := s.Recv()
 		if errors.Is(err, io.EOF) {
@@ -97,7 +94,8 @@ func watch(ctx context.Context, e *cli.Env, c *client.Client, me client.Player, 
 			}
 			fmt.Fprintln(out, e.T("watch.head", "game", gameword.Lower(m.GetGame()), "variant", m.GetVariant(), "players", strings.Join(names, e.T("vs.sep")),
 				"plies", gameword.Plies(e.P, len(m.GetPlies())), "count", int(m.GetSpectators())))
-			board(m.GetView())
+			cur = &matchv1.Match{View: m.GetView(), Seats: m.GetSeats(), Plies: m.GetPlies()}
+			board()
 			if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
 				fmt.Fprintln(out, e.T("outcome.line", "outcome", gameword.Outcome(e.P, engine.Game(gameword.Lower(m.GetGame())), m.GetOutcome())))
 				return nil
@@ -105,7 +103,10 @@ func watch(ctx context.Context, e *cli.Env, c *client.Client, me client.Player, 
 		case r.GetEvent().GetPlyPlayed() != nil:
 			pp := r.GetEvent().GetPlyPlayed()
 			fmt.Fprintln(out, "\n"+e.T("watch.ply", "n", int(pp.GetPly().GetNumber()), "ply", pp.GetPly().GetNotation()))
-			board(pp.GetView())
+			if cur != nil {
+				cur.View, cur.Plies = pp.GetView(), append(cur.Plies, pp.GetPly())
+				board()
+			}
 		case r.GetEvent().GetGameEnded() != nil:
 			ge := r.GetEvent().GetGameEnded()
 			fmt.Fprintln(out, e.T("outcome.line", "outcome", gameword.Outcome(e.P, engine.Game(gameword.Lower(ge.GetView().GetGame())), ge.GetOutcome())))
