@@ -241,6 +241,13 @@ func Views(g Game) ([]engine.View, error) {
 // calling progress (if not nil) after each ply with the plies done and
 // the total. It stops with ctx's error when ctx ends.
 func Run(ctx context.Context, g Game, nodes int64, progress func(done, total int, p PlyReview)) (Review, error) {
+	return RunPaced(ctx, g, nodes, nil, progress)
+}
+
+// RunPaced is Run taking a slot of acquire (if not nil) for each ply's
+// search and releasing it after: the bot service's limiter, so that a
+// review yields to live plies between two of its own.
+func RunPaced(ctx context.Context, g Game, nodes int64, acquire func(context.Context) (func(), error), progress func(done, total int, p PlyReview)) (Review, error) {
 	if nodes == 0 {
 		nodes = DefaultNodes
 	}
@@ -259,7 +266,14 @@ func Run(ctx context.Context, g Game, nodes int64, progress func(done, total int
 		if err != nil {
 			return Review{}, fmt.Errorf("%w: ply %d: %w", ErrBadGame, i+1, err)
 		}
+		release := func() {}
+		if acquire != nil {
+			if release, err = acquire(ctx); err != nil {
+				return Review{}, err
+			}
+		}
 		a, err := player.Analyse(ctx, v, played, nodes)
+		release()
 		if err == nil {
 			err = ctx.Err()
 		}

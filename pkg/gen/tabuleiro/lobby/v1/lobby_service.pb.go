@@ -2241,6 +2241,139 @@ func (x *GetGameResponse) GetRecord() *GameRecord {
 	return nil
 }
 
+// ReviewGameRequest names a finished game to review.
+type ReviewGameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the game's id (its match id); required.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGameRequest) Reset() {
+	*x = ReviewGameRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGameRequest) ProtoMessage() {}
+
+func (x *ReviewGameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGameRequest.ProtoReflect.Descriptor instead.
+func (*ReviewGameRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ReviewGameRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// ReviewGameResponse is one message of a review's stream.
+type ReviewGameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// event is progress or the review.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*ReviewGameResponse_Progress
+	//	*ReviewGameResponse_Review
+	Event         isReviewGameResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGameResponse) Reset() {
+	*x = ReviewGameResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGameResponse) ProtoMessage() {}
+
+func (x *ReviewGameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGameResponse.ProtoReflect.Descriptor instead.
+func (*ReviewGameResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ReviewGameResponse) GetEvent() isReviewGameResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *ReviewGameResponse) GetProgress() *v1.ReviewProgress {
+	if x != nil {
+		if x, ok := x.Event.(*ReviewGameResponse_Progress); ok {
+			return x.Progress
+		}
+	}
+	return nil
+}
+
+func (x *ReviewGameResponse) GetReview() *v1.GameReview {
+	if x != nil {
+		if x, ok := x.Event.(*ReviewGameResponse_Review); ok {
+			return x.Review
+		}
+	}
+	return nil
+}
+
+type isReviewGameResponse_Event interface {
+	isReviewGameResponse_Event()
+}
+
+type ReviewGameResponse_Progress struct {
+	// progress is sent after each ply reviewed.
+	Progress *v1.ReviewProgress `protobuf:"bytes,1,opt,name=progress,proto3,oneof"`
+}
+
+type ReviewGameResponse_Review struct {
+	// review is the finished review, the stream's last message.
+	Review *v1.GameReview `protobuf:"bytes,2,opt,name=review,proto3,oneof"`
+}
+
+func (*ReviewGameResponse_Progress) isReviewGameResponse_Event() {}
+
+func (*ReviewGameResponse_Review) isReviewGameResponse_Event() {}
+
 // GetStatsRequest names a player.
 type GetStatsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2252,7 +2385,7 @@ type GetStatsRequest struct {
 
 func (x *GetStatsRequest) Reset() {
 	*x = GetStatsRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2264,7 +2397,7 @@ func (x *GetStatsRequest) String() string {
 func (*GetStatsRequest) ProtoMessage() {}
 
 func (x *GetStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2277,7 +2410,7 @@ func (x *GetStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetStatsRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{34}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetStatsRequest) GetPlayerId() string {
@@ -2308,7 +2441,7 @@ type GetStatsResponse struct {
 
 func (x *GetStatsResponse) Reset() {
 	*x = GetStatsResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2320,7 +2453,7 @@ func (x *GetStatsResponse) String() string {
 func (*GetStatsResponse) ProtoMessage() {}
 
 func (x *GetStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2333,7 +2466,7 @@ func (x *GetStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetStatsResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{35}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetStatsResponse) GetPlayerId() string {
@@ -2382,7 +2515,7 @@ type OfferRematchRequest struct {
 
 func (x *OfferRematchRequest) Reset() {
 	*x = OfferRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2394,7 +2527,7 @@ func (x *OfferRematchRequest) String() string {
 func (*OfferRematchRequest) ProtoMessage() {}
 
 func (x *OfferRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2407,7 +2540,7 @@ func (x *OfferRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRematchRequest.ProtoReflect.Descriptor instead.
 func (*OfferRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{36}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *OfferRematchRequest) GetMatchId() string {
@@ -2430,7 +2563,7 @@ type OfferRematchResponse struct {
 
 func (x *OfferRematchResponse) Reset() {
 	*x = OfferRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2442,7 +2575,7 @@ func (x *OfferRematchResponse) String() string {
 func (*OfferRematchResponse) ProtoMessage() {}
 
 func (x *OfferRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2455,7 +2588,7 @@ func (x *OfferRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRematchResponse.ProtoReflect.Descriptor instead.
 func (*OfferRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{37}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *OfferRematchResponse) GetRematch() *Rematch {
@@ -2476,7 +2609,7 @@ type DeclineRematchRequest struct {
 
 func (x *DeclineRematchRequest) Reset() {
 	*x = DeclineRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2488,7 +2621,7 @@ func (x *DeclineRematchRequest) String() string {
 func (*DeclineRematchRequest) ProtoMessage() {}
 
 func (x *DeclineRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2501,7 +2634,7 @@ func (x *DeclineRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineRematchRequest.ProtoReflect.Descriptor instead.
 func (*DeclineRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{38}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DeclineRematchRequest) GetMatchId() string {
@@ -2522,7 +2655,7 @@ type DeclineRematchResponse struct {
 
 func (x *DeclineRematchResponse) Reset() {
 	*x = DeclineRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2534,7 +2667,7 @@ func (x *DeclineRematchResponse) String() string {
 func (*DeclineRematchResponse) ProtoMessage() {}
 
 func (x *DeclineRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2547,7 +2680,7 @@ func (x *DeclineRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineRematchResponse.ProtoReflect.Descriptor instead.
 func (*DeclineRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{39}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *DeclineRematchResponse) GetRematch() *Rematch {
@@ -2568,7 +2701,7 @@ type WatchRematchRequest struct {
 
 func (x *WatchRematchRequest) Reset() {
 	*x = WatchRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2580,7 +2713,7 @@ func (x *WatchRematchRequest) String() string {
 func (*WatchRematchRequest) ProtoMessage() {}
 
 func (x *WatchRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2593,7 +2726,7 @@ func (x *WatchRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRematchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{40}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *WatchRematchRequest) GetMatchId() string {
@@ -2614,7 +2747,7 @@ type WatchRematchResponse struct {
 
 func (x *WatchRematchResponse) Reset() {
 	*x = WatchRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2626,7 +2759,7 @@ func (x *WatchRematchResponse) String() string {
 func (*WatchRematchResponse) ProtoMessage() {}
 
 func (x *WatchRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2639,7 +2772,7 @@ func (x *WatchRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRematchResponse.ProtoReflect.Descriptor instead.
 func (*WatchRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{41}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *WatchRematchResponse) GetRematch() *Rematch {
@@ -2661,7 +2794,7 @@ type SetDisplayNameRequest struct {
 
 func (x *SetDisplayNameRequest) Reset() {
 	*x = SetDisplayNameRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2673,7 +2806,7 @@ func (x *SetDisplayNameRequest) String() string {
 func (*SetDisplayNameRequest) ProtoMessage() {}
 
 func (x *SetDisplayNameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2686,7 +2819,7 @@ func (x *SetDisplayNameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDisplayNameRequest.ProtoReflect.Descriptor instead.
 func (*SetDisplayNameRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{42}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SetDisplayNameRequest) GetDisplayName() string {
@@ -2709,7 +2842,7 @@ type SetDisplayNameResponse struct {
 
 func (x *SetDisplayNameResponse) Reset() {
 	*x = SetDisplayNameResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2721,7 +2854,7 @@ func (x *SetDisplayNameResponse) String() string {
 func (*SetDisplayNameResponse) ProtoMessage() {}
 
 func (x *SetDisplayNameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2734,7 +2867,7 @@ func (x *SetDisplayNameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDisplayNameResponse.ProtoReflect.Descriptor instead.
 func (*SetDisplayNameResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{43}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SetDisplayNameResponse) GetToken() string {
@@ -2755,7 +2888,7 @@ var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\n" +
-	"&tabuleiro/lobby/v1/lobby_service.proto\x12\x12tabuleiro.lobby.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/lobby/v1/lobby.proto\"7\n" +
+	"&tabuleiro/lobby/v1/lobby_service.proto\x12\x12tabuleiro.lobby.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/game/v1/review.proto\x1a\x1etabuleiro/lobby/v1/lobby.proto\"7\n" +
 	"\x12SignInGuestRequest\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\"\xf2\x01\n" +
 	"\x13SignInGuestResponse\x12\x1b\n" +
@@ -2895,7 +3028,13 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0eGetGameRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\"I\n" +
 	"\x0fGetGameResponse\x126\n" +
-	"\x06record\x18\x01 \x01(\v2\x1e.tabuleiro.lobby.v1.GameRecordR\x06record\".\n" +
+	"\x06record\x18\x01 \x01(\v2\x1e.tabuleiro.lobby.v1.GameRecordR\x06record\",\n" +
+	"\x11ReviewGameRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\x97\x01\n" +
+	"\x12ReviewGameResponse\x12?\n" +
+	"\bprogress\x18\x01 \x01(\v2!.tabuleiro.game.v1.ReviewProgressH\x00R\bprogress\x127\n" +
+	"\x06review\x18\x02 \x01(\v2\x1d.tabuleiro.game.v1.GameReviewH\x00R\x06reviewB\a\n" +
+	"\x05event\".\n" +
 	"\x0fGetStatsRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"\x8f\x02\n" +
 	"\x10GetStatsResponse\x12\x1b\n" +
@@ -2926,7 +3065,7 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xff\x0e\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xde\x0f\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -2943,7 +3082,9 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0fListLiveMatches\x12*.tabuleiro.lobby.v1.ListLiveMatchesRequest\x1a+.tabuleiro.lobby.v1.ListLiveMatchesResponse\x12p\n" +
 	"\x11ListActiveMatches\x12,.tabuleiro.lobby.v1.ListActiveMatchesRequest\x1a-.tabuleiro.lobby.v1.ListActiveMatchesResponse\x12X\n" +
 	"\tListGames\x12$.tabuleiro.lobby.v1.ListGamesRequest\x1a%.tabuleiro.lobby.v1.ListGamesResponse\x12R\n" +
-	"\aGetGame\x12\".tabuleiro.lobby.v1.GetGameRequest\x1a#.tabuleiro.lobby.v1.GetGameResponse\x12U\n" +
+	"\aGetGame\x12\".tabuleiro.lobby.v1.GetGameRequest\x1a#.tabuleiro.lobby.v1.GetGameResponse\x12]\n" +
+	"\n" +
+	"ReviewGame\x12%.tabuleiro.lobby.v1.ReviewGameRequest\x1a&.tabuleiro.lobby.v1.ReviewGameResponse0\x01\x12U\n" +
 	"\bGetStats\x12#.tabuleiro.lobby.v1.GetStatsRequest\x1a$.tabuleiro.lobby.v1.GetStatsResponse\x12a\n" +
 	"\fOfferRematch\x12'.tabuleiro.lobby.v1.OfferRematchRequest\x1a(.tabuleiro.lobby.v1.OfferRematchResponse\x12g\n" +
 	"\x0eDeclineRematch\x12).tabuleiro.lobby.v1.DeclineRematchRequest\x1a*.tabuleiro.lobby.v1.DeclineRematchResponse\x12c\n" +
@@ -2963,7 +3104,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),               // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),        // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -3000,125 +3141,133 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*ListGamesResponse)(nil),         // 32: tabuleiro.lobby.v1.ListGamesResponse
 	(*GetGameRequest)(nil),            // 33: tabuleiro.lobby.v1.GetGameRequest
 	(*GetGameResponse)(nil),           // 34: tabuleiro.lobby.v1.GetGameResponse
-	(*GetStatsRequest)(nil),           // 35: tabuleiro.lobby.v1.GetStatsRequest
-	(*GetStatsResponse)(nil),          // 36: tabuleiro.lobby.v1.GetStatsResponse
-	(*OfferRematchRequest)(nil),       // 37: tabuleiro.lobby.v1.OfferRematchRequest
-	(*OfferRematchResponse)(nil),      // 38: tabuleiro.lobby.v1.OfferRematchResponse
-	(*DeclineRematchRequest)(nil),     // 39: tabuleiro.lobby.v1.DeclineRematchRequest
-	(*DeclineRematchResponse)(nil),    // 40: tabuleiro.lobby.v1.DeclineRematchResponse
-	(*WatchRematchRequest)(nil),       // 41: tabuleiro.lobby.v1.WatchRematchRequest
-	(*WatchRematchResponse)(nil),      // 42: tabuleiro.lobby.v1.WatchRematchResponse
-	(*SetDisplayNameRequest)(nil),     // 43: tabuleiro.lobby.v1.SetDisplayNameRequest
-	(*SetDisplayNameResponse)(nil),    // 44: tabuleiro.lobby.v1.SetDisplayNameResponse
-	(*timestamppb.Timestamp)(nil),     // 45: google.protobuf.Timestamp
-	(v1.Game)(0),                      // 46: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                // 47: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),            // 48: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),               // 49: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                      // 50: tabuleiro.game.v1.Seat
-	(*Room)(nil),                      // 51: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                  // 52: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),            // 53: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),              // 54: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                // 55: tabuleiro.lobby.v1.GameRecord
-	(*Rating)(nil),                    // 56: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                 // 57: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),              // 58: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                   // 59: tabuleiro.lobby.v1.Rematch
+	(*ReviewGameRequest)(nil),         // 35: tabuleiro.lobby.v1.ReviewGameRequest
+	(*ReviewGameResponse)(nil),        // 36: tabuleiro.lobby.v1.ReviewGameResponse
+	(*GetStatsRequest)(nil),           // 37: tabuleiro.lobby.v1.GetStatsRequest
+	(*GetStatsResponse)(nil),          // 38: tabuleiro.lobby.v1.GetStatsResponse
+	(*OfferRematchRequest)(nil),       // 39: tabuleiro.lobby.v1.OfferRematchRequest
+	(*OfferRematchResponse)(nil),      // 40: tabuleiro.lobby.v1.OfferRematchResponse
+	(*DeclineRematchRequest)(nil),     // 41: tabuleiro.lobby.v1.DeclineRematchRequest
+	(*DeclineRematchResponse)(nil),    // 42: tabuleiro.lobby.v1.DeclineRematchResponse
+	(*WatchRematchRequest)(nil),       // 43: tabuleiro.lobby.v1.WatchRematchRequest
+	(*WatchRematchResponse)(nil),      // 44: tabuleiro.lobby.v1.WatchRematchResponse
+	(*SetDisplayNameRequest)(nil),     // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
+	(*SetDisplayNameResponse)(nil),    // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
+	(*timestamppb.Timestamp)(nil),     // 47: google.protobuf.Timestamp
+	(v1.Game)(0),                      // 48: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                // 49: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),            // 50: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),               // 51: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                      // 52: tabuleiro.game.v1.Seat
+	(*Room)(nil),                      // 53: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                  // 54: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),            // 55: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),              // 56: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                // 57: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),         // 58: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),             // 59: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                    // 60: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                 // 61: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),              // 62: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                   // 63: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	45, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	45, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	45, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	45, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	46, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	47, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	46, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	48, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	49, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	50, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	51, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	46, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	51, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	51, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	50, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	51, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	51, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	50, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	46, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	48, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	47, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	47, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	47, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	47, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	48, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	49, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	48, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	50, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	51, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	52, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	53, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	48, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	53, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	53, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	52, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	53, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	53, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	52, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	48, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	50, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	45, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	52, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	50, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	53, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	46, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	52, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	50, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	48, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	50, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	46, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	47, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	54, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	52, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	55, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	48, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	54, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	52, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	50, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	52, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	48, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	54, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	54, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	46, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	54, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	55, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	56, // 40: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	57, // 41: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	58, // 42: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	59, // 43: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	59, // 44: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	59, // 45: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	45, // 46: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	1,  // 47: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 48: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 49: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 50: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 51: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 52: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 53: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15, // 54: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17, // 55: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19, // 56: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25, // 57: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27, // 58: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29, // 59: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31, // 60: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33, // 61: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35, // 62: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	37, // 63: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	39, // 64: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	41, // 65: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	43, // 66: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	2,  // 67: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 68: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 69: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 70: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 71: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 72: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 73: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 74: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 75: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 76: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 77: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 78: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 79: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 80: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 81: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 82: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	38, // 83: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	40, // 84: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	42, // 85: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	44, // 86: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	67, // [67:87] is the sub-list for method output_type
-	47, // [47:67] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	56, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	56, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	48, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	56, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	57, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	58, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	59, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	60, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	61, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	62, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	63, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	63, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	63, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	47, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	1,  // 49: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,  // 50: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,  // 51: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,  // 52: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,  // 53: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11, // 54: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13, // 55: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15, // 56: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17, // 57: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19, // 58: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25, // 59: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27, // 60: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29, // 61: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31, // 62: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33, // 63: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35, // 64: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
+	37, // 65: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	39, // 66: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	41, // 67: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	43, // 68: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	45, // 69: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	2,  // 70: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 71: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 72: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 73: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 74: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 75: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 76: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16, // 77: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18, // 78: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20, // 79: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26, // 80: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28, // 81: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30, // 82: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32, // 83: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34, // 84: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36, // 85: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38, // 86: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40, // 87: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42, // 88: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44, // 89: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46, // 90: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	70, // [70:91] is the sub-list for method output_type
+	49, // [49:70] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -3137,13 +3286,17 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 		(*FindMatchResponse_BotOffered)(nil),
 		(*FindMatchResponse_Matched)(nil),
 	}
+	file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35].OneofWrappers = []any{
+		(*ReviewGameResponse_Progress)(nil),
+		(*ReviewGameResponse_Review)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   44,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
