@@ -25,20 +25,26 @@ func cpuTime() time.Duration {
 // against itself (Quoridor: random plies) from game g's start (Banqi: the layout of seed 60), as a
 // record gives them.
 func selfPlay(tb testing.TB, g engine.Game, variant string, n int) Game {
+	return play(tb, g, variant, n, 60, g == engine.Quoridor)
+}
+
+// play plays n plies (fewer if the game ends) of the medium level against
+// itself, or random plies, from seed.
+func play(tb testing.TB, g engine.Game, variant string, n int, seed uint64, random bool) Game {
 	tb.Helper()
 	setup := ""
 	if g == engine.Banqi {
-		setup = banqi.LayoutFromSeed([32]byte{60}).String()
+		setup = banqi.LayoutFromSeed([32]byte{byte(seed), byte(seed >> 8)}).String()
 	}
 	pos, err := games.New(g, variant, setup)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(60, 60))
+	rng := rand.New(rand.NewPCG(seed, 60))
 	out := Game{Game: g, Variant: variant}
 	for len(out.Plies) < n && !pos.Outcome().Over() {
 		var ply engine.Ply
-		if g == engine.Quoridor {
+		if random {
 			// Medium's Quoridor games end in some 15 plies, easy's in 25:
 			// random plies, walls among them, last longer.
 			legal := pos.Legal()

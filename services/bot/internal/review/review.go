@@ -261,40 +261,19 @@ func RunPaced(ctx context.Context, g Game, nodes int64, acquire func(context.Con
 	r := Review{Game: g.Game, Variant: g.Variant, Nodes: nodes, Outcome: views[len(views)-1].Outcome()}
 	var worst float64
 	for i, v := range views[:len(views)-1] {
-		seat := v.ToMove()
-		played, err := v.ParsePly(g.Plies[i].Notation)
-		if err != nil {
-			return Review{}, fmt.Errorf("%w: ply %d: %w", ErrBadGame, i+1, err)
-		}
 		release := func() {}
 		if acquire != nil {
 			if release, err = acquire(ctx); err != nil {
 				return Review{}, err
 			}
 		}
-		a, err := player.Analyse(ctx, v, played, nodes)
+		p, err := Judge(ctx, g.Game, v, g.Plies[i].Notation, nodes)
 		release()
-		if err == nil {
-			err = ctx.Err()
-		}
 		if err != nil {
 			return Review{}, fmt.Errorf("ply %d: %w", i+1, err)
 		}
-		p := PlyReview{Number: i + 1, Seat: seat, Played: g.Plies[i].Notation, Best: a.Best.String(),
-			BestScore: a.BestScore, PlayedScore: a.Played, Depth: a.Depth, Nodes: a.Nodes}
-		if a.Best.String() == played.String() {
-			p.Best = p.Played // the record's own spelling
-		}
-		for _, m := range a.Line {
-			p.Line = append(p.Line, m.String())
-		}
-		best, got := WinChance(g.Game, a.BestScore), WinChance(g.Game, a.Played)
-		p.Drop = max(0, best-got)
-		p.Mark = markOf(p.Drop)
-		p.Before, p.After = best, got
-		if seat == engine.Second {
-			p.Before, p.After = 100-best, 100-got
-		}
+		p.Number = i + 1
+		seat := p.Seat
 		if p.Drop > worst {
 			worst, r.Critical = p.Drop, p.Number
 		}
@@ -317,4 +296,37 @@ func RunPaced(ctx context.Context, g Game, nodes int64, acquire func(context.Con
 		}
 	}
 	return r, nil
+}
+
+// Judge reviews one ply, played (RULES.md notation) in view v of game g,
+// with the expert at nodes positions. PlyReview.Number is left 0.
+func Judge(ctx context.Context, g engine.Game, v engine.View, played string, nodes int64) (PlyReview, error) {
+	seat := v.ToMove()
+	ply, err := v.ParsePly(played)
+	if err != nil {
+		return PlyReview{}, fmt.Errorf("%w: %w", ErrBadGame, err)
+	}
+	a, err := player.Analyse(ctx, v, ply, nodes)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return PlyReview{}, err
+	}
+	p := PlyReview{Seat: seat, Played: played, Best: a.Best.String(),
+		BestScore: a.BestScore, PlayedScore: a.Played, Depth: a.Depth, Nodes: a.Nodes}
+	if a.Best.String() == ply.String() {
+		p.Best = p.Played // the record's own spelling
+	}
+	for _, m := range a.Line {
+		p.Line = append(p.Line, m.String())
+	}
+	best, got := WinChance(g, a.BestScore), WinChance(g, a.Played)
+	p.Drop = max(0, best-got)
+	p.Mark = markOf(p.Drop)
+	p.Before, p.After = best, got
+	if seat == engine.Second {
+		p.Before, p.After = 100-best, 100-got
+	}
+	return p, nil
 }
