@@ -209,7 +209,7 @@ step_deep() {
   go test -vet=off -count=1 -timeout 30m -run 'Perft|Deep' ./pkg/engine/...
   # What the race step plays a part of under -short: every real game
   # record replayed through the match service, a whole watched game.
-  go test -vet=off -count=1 -timeout 20m -run '^(TestReplayRealGames|TestWatch)$' ./cmd/tabuleiro/
+  go test -vet=off -count=1 -timeout 20m -run '^(TestReplayRealGames|TestWatch)$' ./cmd/tabuleiro/internal/command/records/
 }
 
 step_fault() {

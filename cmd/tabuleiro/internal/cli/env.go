@@ -1,0 +1,59 @@
+// Package cli is what every subcommand of tabuleiro shares: the player's
+// language and standard streams (Env), the exit status a command asks for
+// (ExitError), and Run, which builds the root command from the
+// subcommands it is given and executes one command line.
+package cli
+
+import (
+	"errors"
+	"io"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+)
+
+// Env is what every subcommand writes to and reads from.
+type Env struct {
+	Getenv         func(string) string // the only reader of the environment
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	P              *text.Printer // the player's language
+}
+
+// T is the message key in the player's language.
+func (e *Env) T(key string, kv ...any) string { return text.T(e.P, key, kv...) }
+
+// Errorf is fmt.Errorf of the message key in the player's language, its
+// error parameter (if any) wrapped.
+func (e *Env) Errorf(key string, kv ...any) error {
+	var wrapped error
+	for i := 1; i < len(kv); i += 2 {
+		if err, ok := kv[i].(error); ok {
+			wrapped = err
+			kv[i] = text.Err(e.P, err)
+		}
+	}
+	msg := e.T(key, kv...)
+	if wrapped != nil {
+		return &textError{msg: msg, err: wrapped}
+	}
+	return errors.New(msg)
+}
+
+// textError is a message in the player's language that wraps the error it
+// names.
+type textError struct {
+	msg string
+	err error
+}
+
+func (e *textError) Error() string { return e.msg }
+func (e *textError) Unwrap() error { return e.err }
+
+// ExitError carries the exit status a command wants, with its message.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }

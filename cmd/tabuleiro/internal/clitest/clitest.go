@@ -1,0 +1,119 @@
+// Package clitest is what the tests of tabuleiro's commands share: a
+// command line run in-process, a one-process server, and waits on a match.
+// Only tests import it.
+package clitest
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
+)
+
+// Run runs one command line of a root command made of commands, with
+// the environment vars and the standard input stdin, and returns its exit
+// status and what it wrote.
+func Run(t *testing.T, commands []cli.Command, vars map[string]string, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = cli.Run(t.Context(), args, func(k string) string { return vars[k] }, strings.NewReader(stdin), &out, &errOut, commands...)
+	return code, out.String(), errOut.String()
+}
+
+// LocalVars are the variables of a command run against a one-process
+// server on a fresh data directory and database schema.
+func LocalVars(t *testing.T) map[string]string {
+	return map[string]string{"TABULEIRO_DATA_DIR": t.TempDir(), "USER": "tester"}
+}
+
+// SyncBuffer is a bytes.Buffer safe to read while a command writes it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// StartLocal runs a one-process server for the test and returns a client
+// and a signed-in player.
+func StartLocal(t *testing.T) (*client.Client, client.Player, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir(), DatabaseURL: testenv.PostgresDSN(t)})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := srv.Wait(); err != nil {
+			t.Error(err)
+		}
+	})
+	c, err := client.Dial(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	me, err := c.SignIn(t.Context(), "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, me, ctx
+}
+
+// WaitTurn polls the match until it is the person's turn after at least
+// plies plies, or the match is over.
+func WaitTurn(t *testing.T, c *client.Client, me client.Player, id string, plies int) *matchv1.Match {
+	t.Helper()
+	deadline := testenv.Deadline(t)
+	poll := time.NewTicker(2 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		resp, err := c.Match.GetMatch(me.Context(t.Context()), &matchv1.GetMatchRequest{MatchId: id})
+		if err == nil {
+			m := resp.GetMatch()
+			if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED || (m.GetView().GetToMove() == gamev1.Seat_SEAT_FIRST && len(m.GetPlies()) >= plies) {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still not our turn (err %v): %d plies %v, outcome %v", err, len(resp.GetMatch().GetPlies()), resp.GetMatch().GetView().GetToMove(), resp.GetMatch().GetOutcome())
+		}
+		<-poll.C
+	}
+}
+
+// SomePly is one of the legal plies, varied with n.
+func SomePly(t *testing.T, c *client.Client, me client.Player, m *matchv1.Match, n int) string {
+	t.Helper()
+	resp, err := c.Match.ListLegalPlies(me.Context(t.Context()), &matchv1.ListLegalPliesRequest{
+		MatchId: m.GetMatchId(), ExpectedPlyNumber: m.GetView().GetPlyCount() + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plies := resp.GetPlies()
+	if len(plies) == 0 {
+		t.Fatal("no legal ply")
+	}
+	return plies[(n*7919)%len(plies)].GetNotation()
+}

@@ -1,0 +1,116 @@
+package play
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/testenv"
+)
+
+// The language of the commands: the locale, --lang, TABULEIRO_LANG and
+// the saved setting, in that order of strength (weakest first); LANG=C and
+// no locale are English, as every other test runs.
+func TestCommandLanguage(t *testing.T) {
+	t.Parallel()
+	vars := localVars(t)
+	vars["LANG"] = "pt_BR.UTF-8"
+	code, _, errOut := runWithEnv(t, vars, "play", "--game", "chess")
+	if want := "tabuleiro: jogo desconhecido chess (use quoridor, corners ou banqi)\n"; code != 2 || errOut != want {
+		t.Errorf("LANG=pt_BR: exit %d, stderr %q; want 2, %q", code, errOut, want)
+	}
+	code, out, _ := runWithEnv(t, vars, "play", "--help")
+	for _, want := range []string{"Uso:", "Opções:", "Opções globais:", "Jogue uma partida no terminal", "ajuda de play", "--lang"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("play --help in Portuguese lacks %q:\n%s", want, out)
+		}
+	}
+	_, _, errOut = runWithEnv(t, vars, "--lang", "es", "play", "--game", "chess")
+	if !strings.Contains(errOut, "juego desconocido chess") {
+		t.Errorf("--lang es: %q", errOut)
+	}
+	vars["LANG"] = "C"
+	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	if !strings.Contains(errOut, "unknown game chess") {
+		t.Errorf("LANG=C: %q", errOut)
+	}
+	// config lang keeps the language in the data directory; the locale
+	// then speaks it no more, TABULEIRO_LANG and --lang still do.
+	code, out, errOut = runWithEnv(t, vars, "config", "lang", "pt-BR")
+	if code != 0 || out != "Idioma guardado: pt-BR\n" {
+		t.Fatalf("config lang pt-BR: exit %d, %q, %q", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(vars["TABULEIRO_DATA_DIR"], text.SettingFile)); err != nil || string(b) != "pt-BR\n" {
+		t.Errorf("the setting file: %q, %v", b, err)
+	}
+	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	if !strings.Contains(errOut, "jogo desconhecido") {
+		t.Errorf("saved pt-BR over LANG=C: %q", errOut)
+	}
+	vars[text.EnvLang] = "es"
+	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	if !strings.Contains(errOut, "juego desconocido") {
+		t.Errorf("TABULEIRO_LANG=es over the saved pt-BR: %q", errOut)
+	}
+	_, _, errOut = runWithEnv(t, vars, "--lang=en", "play", "--game", "chess")
+	if !strings.Contains(errOut, "unknown game") {
+		t.Errorf("--lang=en over all: %q", errOut)
+	}
+	code, _, errOut = runWithEnv(t, vars, "config", "lang", "de")
+	if code != 2 || !strings.Contains(errOut, "pt-BR (Português (Brasil))") {
+		t.Errorf("config lang de: exit %d, %q", code, errOut)
+	}
+	delete(vars, text.EnvLang)
+	if code, out, _ := runWithEnv(t, vars, "config", "lang", "auto"); code != 0 || !strings.Contains(out, "locale") {
+		t.Errorf("config lang auto: %d %q", code, out)
+	}
+	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	if !strings.Contains(errOut, "unknown game") {
+		t.Errorf("after auto, LANG=C: %q", errOut)
+	}
+}
+
+// A whole game in Portuguese in the terminal client against the real
+// services: Corners against bot:easy, typed in notation, to the result.
+func TestTerminalGameInPortuguese(t *testing.T) {
+	t.Parallel()
+	c, me, ctx := startLocal(t)
+	pt := text.Catalog.Printer("pt-BR")
+	tm, id := botTUIIn(t, pt, c, me, ctx, gamev1.Game_GAME_CORNERS, "classic-3x3")
+	waitScreen(t, tm, "Sua vez (branco)")
+	// The title is drawn with the first frame, which waitScreen has read:
+	// it is on the last whole screen (with the bot's ladder rating).
+	testenv.Eventually(t, 5*time.Second, "the bot named in Portuguese in the title", func() bool {
+		s := tm.last.Load()
+		return s != nil && strings.Contains(*s, "x Robô (fácil")
+	})
+	for n := 0; ; n++ {
+		m := waitTurn(t, c, me, id(), 2*n)
+		if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
+			break
+		}
+		if n > 200 {
+			t.Fatalf("no end after %d plies", n)
+		}
+		if n > 0 {
+			waitScreen(t, tm, "preto jogou "+m.GetPlies()[len(m.GetPlies())-1].GetNotation())
+		}
+		tm.Type(":" + somePly(t, c, me, m, n))
+		tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	}
+	waitScreen(t, tm, "Jogar de novo?")
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(time.Until(testenv.Deadline(t)))).(tui.Model)
+	if r := final.Result(); !strings.Contains(r, " por ") {
+		t.Errorf("result %q, want a win or a draw with its reason, in Portuguese", r)
+	}
+}

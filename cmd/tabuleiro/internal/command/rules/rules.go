@@ -1,0 +1,258 @@
+// Package rules is `tabuleiro rules`: the rules documents, and a record
+// checked against the engine (legal plies, the board after it, perft).
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
+	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+	rulesdoc "tabuleiro.dev/docs/rules"
+	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
+	"tabuleiro.dev/pkg/engine/games"
+)
+
+// recordFlags select a game variant and the record to apply to it.
+type recordFlags struct {
+	game    string
+	variant string
+	layout  string
+	moves   string
+	file    string
+}
+
+func (f *recordFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.game, "game", "quoridor", "game: "+strings.Join(gameword.Names(), ", "))
+	c.Flags().StringVar(&f.variant, "variant", "", "variant id (default: the game's first variant)")
+	c.Flags().StringVar(&f.layout, "layout", "", "Banqi: the 32-letter layout for a1..h1, a2..h4 (rules B1: tabuleiro rules show --section B1)")
+	c.Flags().StringVar(&f.moves, "moves", "", `the plies played so far, e.g. "1. e2 e8 2. e3h"`)
+	c.Flags().StringVar(&f.file, "file", "", "read the record from a file ('-' for standard input)")
+}
+
+func New(e *cli.Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "rules",
+		Short: e.T("cmd.rules.short"),
+	}
+	c.AddCommand(newRulesShowCommand(e), newRulesLegalCommand(e), newRulesPlayCommand(e), newRulesPerftCommand(e))
+	return c
+}
+
+func newRulesShowCommand(e *cli.Env) *cobra.Command {
+	var game, section string
+	c := &cobra.Command{
+		Use:     "show [GAME] [SECTION]",
+		Short:   e.T("cmd.rules.show.short"),
+		Long:    e.T("cmd.rules.show.long"),
+		Example: "  tabuleiro rules show banqi\n  tabuleiro rules show Q3.2",
+		Args:    cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gameSet := cmd.Flags().Changed("game")
+			for _, a := range args {
+				if slices.Contains(rulesdoc.Games, strings.ToLower(a)) {
+					game, gameSet = strings.ToLower(a), true
+				} else {
+					section = a
+				}
+			}
+			if section != "" && !gameSet {
+				// The section id names its game: Q, C or B.
+				if g, ok := map[byte]string{'Q': "quoridor", 'C': "corners", 'B': "banqi"}[strings.ToUpper(section)[0]]; ok {
+					game = g
+				}
+			}
+			doc, err := text.Rules(e.P, game)
+			if err == nil && section != "" {
+				doc, err = text.RulesSection(e.P, game, section)
+			}
+			if err != nil {
+				return &cli.ExitError{Code: 2, Err: err}
+			}
+			// The document's HTML comments (the web's "not on the web"
+			// mark) are for the web page, not the reader.
+			var lines []string
+			for _, l := range strings.Split(doc, "\n") {
+				if t := strings.TrimSpace(l); !(strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->")) {
+					lines = append(lines, l)
+				}
+			}
+			fmt.Fprintln(e.Stdout, strings.TrimRight(strings.Join(lines, "\n"), "\n"))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&game, "game", "quoridor", e.T("flag.rules.game", "games", strings.Join(rulesdoc.Games, ", ")))
+	c.Flags().StringVar(&section, "section", "", e.T("flag.rules.section"))
+	return c
+}
+
+func newRulesLegalCommand(e *cli.Env) *cobra.Command {
+	var f recordFlags
+	c := &cobra.Command{
+		Use:   "legal",
+		Short: "Print the legal plies of the side to move after the record, one per line, sorted",
+		Args:  cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			pos, _, err := f.replay(e, nil)
+			if err != nil {
+				return err
+			}
+			var out []string
+			for _, p := range pos.Legal() {
+				out = append(out, p.String())
+			}
+			slices.Sort(out)
+			for _, s := range out {
+				fmt.Fprintln(e.Stdout, s)
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	return c
+}
+
+func newRulesPlayCommand(e *cli.Env) *cobra.Command {
+	var f recordFlags
+	c := &cobra.Command{
+		Use:   "play",
+		Short: "Apply the record and print the board, the side to move and the outcome",
+		Long: "Apply the record ply by ply and print the final board, the side to move and\n" +
+			"the outcome with its reason. An illegal ply stops the replay with exit status 1\n" +
+			"and names the ply's number, the ply and the rule it breaks.",
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			pos, _, err := f.replay(e, func(n int, p engine.Ply, after engine.Position) {
+				// A Banqi reveal shows the piece that was face down (B3).
+				if b, ok := after.(banqi.Position); ok {
+					if pc := b.LastRevealed(); pc != banqi.NoPiece {
+						fmt.Fprintf(e.Stdout, "ply %d: %s reveals %s\n", n, p, pc.Name())
+					}
+				}
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(e.Stdout, pos.Render())
+			if pos.Variant().NeedsSetup {
+				for _, s := range []engine.Seat{engine.First, engine.Second} {
+					fmt.Fprintf(e.Stdout, "\nAs %s sees it:\n", pos.SeatName(s))
+					fmt.Fprint(e.Stdout, pos.View(s).Render())
+				}
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	return c
+}
+
+func newRulesPerftCommand(e *cli.Env) *cobra.Command {
+	var f recordFlags
+	var depth int
+	c := &cobra.Command{
+		Use:   "perft",
+		Short: "Count the leaf positions N plies from the position after the record",
+		Long: "Count the leaf positions N plies from the position after the record; a\n" +
+			"position where the game has ended counts 1 and is not expanded.",
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if depth < 0 {
+				return &cli.ExitError{Code: 2, Err: fmt.Errorf("--depth %d: must be 0 or more", depth)}
+			}
+			pos, _, err := f.replay(e, nil)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			n := perft(pos, depth)
+			fmt.Fprintln(e.Stdout, n)
+			fmt.Fprintf(e.Stderr, "perft(%d) = %d in %s\n", depth, n, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	f.register(c)
+	c.Flags().IntVar(&depth, "depth", 1, "plies to look ahead")
+	return c
+}
+
+// perft uses a game's own fast counter when it has one.
+func perft(pos engine.Position, depth int) uint64 {
+	if fast, ok := pos.(interface{ Perft(int) uint64 }); ok {
+		return fast.Perft(depth)
+	}
+	if depth == 0 || pos.Outcome().Over() {
+		return 1
+	}
+	var n uint64
+	for _, p := range pos.Legal() {
+		next, err := pos.Play(p)
+		if err != nil {
+			panic(fmt.Sprintf("perft: listed ply %s does not play: %v", p, err))
+		}
+		n += perft(next, depth-1)
+	}
+	return n
+}
+
+// replay builds the start position and applies the record, calling each
+// (if not nil) after every ply. A bad record or an illegal ply is an
+// exitError with status 1 naming the ply's number.
+func (f *recordFlags) replay(e *cli.Env, each func(n int, p engine.Ply, after engine.Position)) (engine.Position, engine.Record, error) {
+	text, err := f.recordText(e)
+	if err != nil {
+		return nil, engine.Record{}, &cli.ExitError{Code: 2, Err: err}
+	}
+	rec, err := engine.ParseRecord(text)
+	if err != nil {
+		return nil, engine.Record{}, &cli.ExitError{Code: 1, Err: fmt.Errorf("record: %w", err)}
+	}
+	layout := f.layout
+	if layout == "" {
+		layout, _ = rec.Header("layout") // a Banqi record carries its layout (B1)
+	}
+	pos, err := games.New(engine.Game(f.game), f.variant, layout)
+	if err != nil {
+		return nil, rec, &cli.ExitError{Code: 2, Err: err}
+	}
+	for i, tok := range rec.Plies {
+		n := i + 1
+		ply, err := pos.ParsePly(tok)
+		if err != nil {
+			return nil, rec, &cli.ExitError{Code: 1, Err: fmt.Errorf("ply %d (%s): %w", n, tok, err)}
+		}
+		next, err := pos.Play(ply)
+		if err != nil {
+			return nil, rec, &cli.ExitError{Code: 1, Err: fmt.Errorf("ply %d (%s): %w", n, tok, err)}
+		}
+		if each != nil {
+			each(n, ply, next)
+		}
+		pos = next
+	}
+	return pos, rec, nil
+}
+
+func (f *recordFlags) recordText(e *cli.Env) (string, error) {
+	switch {
+	case f.file != "" && f.moves != "":
+		return "", errors.New("give the record with --moves or --file, not both")
+	case f.file == "-":
+		b, err := io.ReadAll(e.Stdin)
+		return string(b), err
+	case f.file != "":
+		b, err := os.ReadFile(f.file)
+		return string(b), err
+	default:
+		return f.moves, nil
+	}
+}

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package main
-
-import "os"
-
-// dropTypeahead would discard the keys typed before the game screen
-// starts; only Linux does so.
-func dropTypeahead(*os.File) {}
