@@ -16,7 +16,7 @@ var ReturnedBy = map[string][]string{
 	InvalidRequest:   {"LobbyService.*", "MatchService.*", "BotService.SelectPly", "BotService.ReviewGame"},
 	NotFound:         {"LobbyService.JoinRoom", "LobbyService.GetInvite", "LobbyService.LeaveRoom", "LobbyService.WatchRoom", "LobbyService.GetGame", "LobbyService.ReviewGame", "LobbyService.GetStats", "LobbyService.OfferRematch", "LobbyService.DeclineRematch", "LobbyService.WatchRematch"},
 	PermissionDenied: {"LobbyService.WatchRoom", "LobbyService.OfferRematch", "LobbyService.DeclineRematch", "LobbyService.WatchRematch", "LobbyService.SetDisplayName"},
-	NotNow:           {"LobbyService.CreateRoom", "LobbyService.JoinRoom", "LobbyService.LeaveRoom", "LobbyService.FindMatch", "LobbyService.PlayBot", "LobbyService.OfferRematch"},
+	NotNow:           {"LobbyService.CreateRoom", "LobbyService.JoinRoom", "LobbyService.LeaveRoom", "LobbyService.FindMatch", "LobbyService.PlayBot", "LobbyService.OfferRematch", "LobbyService.ReviewGame"},
 	LimitReached:     {"LobbyService.CreateRoom", "LobbyService.JoinRoom", "MatchService.InviteSpectator"},
 	Draining:         {"MatchService.Play", "MatchService.Follow", "MatchService.Watch"},
 

@@ -1781,12 +1781,12 @@ export const LobbyService: GenService<{
    * review as the last message. A game reviewed before at the current
    * engine version comes back at once, with no progress and no cost. Any
    * game the caller may fetch with GetGame may be reviewed; a live game
-   * never is (only finished games are recorded). NOT_FOUND (reason
-   * game_not_found) for an unknown game or another's private game;
-   * RESOURCE_EXHAUSTED (reason review_limit) past the caller's reviews an
-   * hour (20; a stored review does not count), or (bot_busy) when the bot
-   * service is busy; UNAVAILABLE (review_unavailable) where no bot service
-   * is configured.
+   * never is (only finished games are recorded). NOT_FOUND for an unknown
+   * game or another's private game; FAILED_PRECONDITION (NOT_NOW) for a
+   * one-player game; RESOURCE_EXHAUSTED past the caller's reviews an hour
+   * (REVIEW_LIMIT: 5 at once, then 20 an hour; a stored review does not
+   * count) or when the bot service is busy (BOT_BUSY); UNAVAILABLE
+   * (REVIEW_UNAVAILABLE) where no bot service is configured.
    *
    * @generated from rpc tabuleiro.lobby.v1.LobbyService.ReviewGame
    */
