@@ -3,6 +3,8 @@
 #   - docker-compose.yml through compose-go (the library behind
 #     `docker compose config`), with deploy/compose.env.example as its env
 #     file, plus the stack's rules (deploy/validate/compose);
+#   - every alert of deploy/prometheus/rules.yml has a severity, a summary
+#     and a runbook section in deploy/README.md (deploy/validate/compose);
 #   - every overlay in deploy/k8s/overlays rendered with `kubectl kustomize`
 #     and strictly decoded against the k8s.io/api types, plus the rules
 #     (probes, limits, PDBs, HPAs, headless Services, no committed Secrets)
@@ -34,6 +36,9 @@ wait "$compose_build"
 status=0
 echo "--- docker-compose.yml (compose-go, env file deploy/compose.env.example)"
 "$BIN/compose" -f docker-compose.yml -env-file deploy/compose.env.example || status=1
+
+echo "--- alert rules and their runbooks (deploy/prometheus/rules.yml, deploy/README.md)"
+"$BIN/compose" -rules deploy/prometheus/rules.yml -runbooks deploy/README.md || status=1
 
 for dir in deploy/k8s/overlays/*/; do
   overlay=$(basename "$dir")

@@ -229,6 +229,10 @@ test("the replay is laid out as the live game: the same board size, and both str
   assert.equal(liveLeft[0], "9", "white placed one wall");
   await page.click(".result-card a:has-text('Replay')");
   await page.waitForSelector(".replay-nav");
+  // It opens at the start; End jumps to the last ply.
+  await page.waitForSelector(".counter:has-text('Ply 0 of')");
+  await page.keyboard.press("End");
+  await page.waitForSelector(".counter:not(:has-text('Ply 0 of'))");
   const replay = await boardBox(page);
   assert.ok(Math.abs(replay.width - live.width) < 2, `the replay's board is as wide as the live one (${replay.width} vs ${live.width})`);
   assert.match((await page.locator(".bottom-strip .pname").textContent()) ?? "", /Again/);
@@ -239,6 +243,9 @@ test("the replay is laid out as the live game: the same board size, and both str
   await page.keyboard.press("Home");
   await page.waitForSelector(".counter:has-text('Ply 0 of')");
   assert.deepEqual(await left(), ["10", "10"], "before any wall, ten each");
+  // ?ply=N opens the replay at ply N.
+  await page.goto(`${page.url().split("?")[0]}?ply=1`);
+  await page.waitForSelector(".counter:has-text('Ply 1 of')");
   const nav = await boxOf(page.locator(".replay-nav"), "the ply controls");
   assert.ok(nav.y + nav.height <= 800, `the ply controls end at ${nav.y + nav.height}, within 800`);
   await ctx.close();

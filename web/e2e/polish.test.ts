@@ -184,6 +184,8 @@ test("the replay at 1280x800 keeps its ply controls on the screen: the board fit
   assert.ok(board.width >= 450, `the board is still large (${board.width})`);
   const total = Number(/of (\d+)/.exec((await page.locator(".counter").textContent()) ?? "")?.[1]);
   assert.ok(total >= 3, `the record has the plies (${total})`);
+  await page.click("#last");
+  await page.waitForSelector(`.counter:has-text('Ply ${total} of ${total}')`);
   await page.click("#prev");
   await page.waitForSelector(`.counter:has-text('Ply ${total - 1} of ${total}')`);
   await shot(page, "45-replay-1280x800");
@@ -235,9 +237,11 @@ test("bot levels are labelled with their ladder rating, in the level picker and 
     const hard = page.locator(`label.chip[data-level="Hard"]`);
     const rating = await hard.getAttribute("data-rating");
     assert.ok(rating !== null, "Hard has a rating in Quoridor standard");
-    assert.equal((await hard.textContent())?.trim(), `Hard · ${rating}`);
+    assert.equal((await hard.textContent())?.trim(), `Hard · rating ${rating}`);
     assert.match((await hard.getAttribute("title")) ?? "", /^ladder rating \(Elo scale, easy = 0\), 95% interval −?\d+(–| to )−?\d+$/);
-    assert.equal((await page.locator(`label.chip[data-level="Easy"]`).textContent())?.trim(), "Easy · 0");
+    assert.equal((await page.locator(`label.chip[data-level="Easy"]`).textContent())?.trim(), "Easy · rating 0");
+    // What the rating is, said on the page (a phone has no hover).
+    assert.equal(await page.locator("#level-note").textContent(), "Ratings on the bots' ladder, an Elo scale where Easy is 0: the higher, the stronger.");
     // The four chips stay inside the panel at 390 px.
     const panel = await boxOf(page.locator(".play-panel"), "the panel");
     for (const l of ["Easy", "Medium", "Hard", "Expert"]) {
@@ -257,7 +261,7 @@ test("bot levels are labelled with their ladder rating, in the level picker and 
       await page.waitForURL(/#\/game\//);
       const badge = page.locator(".strip .badge", { hasText: "bot ·" });
       await badge.waitFor();
-      assert.equal((await badge.textContent())?.trim(), `bot · Hard · ${rating}`);
+      assert.equal((await badge.textContent())?.trim(), `bot · Hard · rating ${rating}`);
       assert.match((await badge.getAttribute("title")) ?? "", /^ladder rating \(Elo scale, easy = 0\)/);
       await shot(page, "45-bot-badge-rating");
     }

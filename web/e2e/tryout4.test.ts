@@ -110,7 +110,7 @@ test("on a phone the player bars keep 'to move' and 'away · 30 days to return' 
   }
   const badge = page.locator(".strip .badge", { hasText: "bot ·" });
   assert.ok(await badge.isVisible(), "the bot's badge shows on a phone");
-  assert.equal((await badge.textContent())?.trim(), "bot · Easy · 0");
+  assert.equal((await badge.textContent())?.trim(), "bot · Easy · rating 0");
   const bb = await boxOf(badge, "the bot's badge");
   assert.ok(bb.x >= 0 && bb.x + bb.width <= 390, `the badge is on the screen (${bb.x}+${bb.width})`);
   const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
@@ -126,7 +126,7 @@ test("on a phone the player bars keep 'to move' and 'away · 30 days to return' 
   await page.waitForSelector(".replay-nav");
   const rb = page.locator(".strip .badge", { hasText: "bot ·" });
   await rb.waitFor();
-  assert.equal((await rb.textContent())?.trim(), "bot · Easy · 0", "the replay's badge has the rating");
+  assert.equal((await rb.textContent())?.trim(), "bot · Easy · rating 0", "the replay's badge has the rating");
   await shot(page, "62-phone-replay-badge");
   await ctx.close();
 });

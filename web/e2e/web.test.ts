@@ -157,7 +157,7 @@ test("a guest plays a whole Quoridor game against the easy bot, by clicks, walls
 test("two browser contexts play a room game joined by the invite link", async () => {
   const host = await newPlayer(browser, server.url);
   await signIn(host.page, "Host");
-  await choose(host.page, "Quoridor", "Invite a friend");
+  await choose(host.page, "Quoridor", "Room");
   await host.page.click("#start");
   const link = await host.page.locator("#invite-link").inputValue({ timeout: 60_000 });
   assert.match(link, /#\/join\/[A-Za-z0-9]+\?pw=/);
@@ -575,7 +575,9 @@ test("on a phone, a wall goes down with the Wall button and two taps", async () 
       await page.reload();
     }
     await page.waitForSelector(".replay-nav");
-    await page.waitForSelector(".moves button.ply.on");
+    // A replay opens at its start: ply 0, the plies listed.
+    await page.waitForSelector(".counter:has-text('Ply 0 of')");
+    await page.waitForSelector(".moves button.ply");
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
     const y = await page.evaluate(() => window.scrollY);
     const header = await boxOf(page.locator("header.top"), "the header");

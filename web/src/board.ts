@@ -89,6 +89,13 @@ export const WALL_FIRST = ["#fbf3e1", "#d9c7a2"] as const;
  */
 export const WALL_SECOND = ["#8792a2", "#5f6a7a"] as const;
 export const WALL_SECOND_EDGE = "#eef2f7";
+/**
+ * LAST_WALL_FIRST and LAST_WALL_SECOND border each player's last wall in
+ * that player's colour: White's ivory, and the light slate of Black's walls
+ * (a black line would vanish in the dark groove).
+ */
+export const LAST_WALL_FIRST = "#fffaf0";
+export const LAST_WALL_SECOND = "#9cc0f0";
 
 function defs(): string {
   return `<defs>
@@ -215,7 +222,11 @@ function quoridor(st: BoardState, l: Layout): string {
     }
   }
   s += coords(l, "#e9d6b4");
-  // Walls, in their placer's colour; the last one outlined.
+  // Walls, in their placer's colour; the last one each player placed
+  // stays bordered in that player's colour (the seeds' sites do so), so
+  // that one's own last wall is still marked after the opponent's reply.
+  const placerLast = new Map<Seat, number>();
+  for (const w of b.walls) placerLast.set(w.placedBy, Math.max(placerLast.get(w.placedBy) ?? 0, w.plyNumber));
   for (const w of b.walls) {
     const sq = parseSquare(w.anchor);
     if (!sq) continue;
@@ -224,8 +235,9 @@ function quoridor(st: BoardState, l: Layout): string {
     const isLast = last?.kind === "wall" && st.view.lastPly?.number === w.plyNumber;
     const second = w.placedBy === Seat.SECOND;
     const grad = second ? "url(#g-wall-second)" : "url(#g-wall-first)";
-    const edge = isLast ? "#e8b931" : second ? WALL_SECOND_EDGE : "rgba(0,0,0,.45)";
-    s += `<rect class="wall${isLast ? " last-wall" : ""}" data-wall="${w.anchor}${wall.orientation}" data-placed-by="${second ? "black" : "white"}" x="${r.x + 1}" y="${r.y + 1}" width="${r.width - 2}" height="${r.height - 2}" rx="3" fill="${grad}" stroke="${edge}" stroke-width="${isLast ? 3 : second ? 1.2 : 1}" filter="url(#f-shadow)" pointer-events="none"/>`;
+    const marked = w.plyNumber > 0 && placerLast.get(w.placedBy) === w.plyNumber;
+    const edge = marked ? (second ? LAST_WALL_SECOND : LAST_WALL_FIRST) : second ? WALL_SECOND_EDGE : "rgba(0,0,0,.45)";
+    s += `<rect class="wall${marked ? " placer-last" : ""}${isLast ? " last-wall" : ""}" data-wall="${w.anchor}${wall.orientation}" data-placed-by="${second ? "black" : "white"}" x="${r.x + 1}" y="${r.y + 1}" width="${r.width - 2}" height="${r.height - 2}" rx="3" fill="${grad}" stroke="${edge}" stroke-width="${marked ? 3 : second ? 1.2 : 1}" filter="url(#f-shadow)" pointer-events="none"/>`;
   }
   if (st.preview) {
     // A little thicker than the groove, so that a thumb sees it.

@@ -54,6 +54,16 @@ export class MatchFeed {
     this.lastSeq = lastSeq;
   }
 
+  /**
+   * mayOfferDraw reports whether seat may offer a draw now: not while the
+   * offer it just made stands declined (until the next ply), so that a
+   * refusal is not answered by the same offer at once.
+   */
+  mayOfferDraw(seat: Seat): boolean {
+    const declined = this.drawDeclinedBy;
+    return declined === Seat.UNSPECIFIED || declined === seat;
+  }
+
   apply(msg: StreamMessage): ApplyResult {
     switch (msg.case) {
       case "snapshot":

@@ -17,6 +17,11 @@ export function wallHint(wallMode: boolean, touch: boolean): string {
   return touch ? t("hint.pawn.touch") : t("hint.pawn.click");
 }
 
+/** banqiHint is Banqi's hint for the player to move: "tap" on a touch screen, "click" with a mouse. */
+export function banqiHint(touch: boolean): string {
+  return touch ? t("hint.banqi.touch") : t("hint.banqi.click");
+}
+
 /**
  * legalWallHint names a wall shown that can be placed, and how to place it:
  * a mouse's preview takes one click, a finger's a second tap, the keys'

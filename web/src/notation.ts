@@ -129,9 +129,9 @@ export function levelRating(v: Variant | undefined, l: BotLevel): BotRating | un
   return v?.botRatings.find((r) => r.level === l);
 }
 
-/** levelLabel is a level's name with its ladder rating when measured: "Hard · 663". */
+/** levelLabel is a level's name with its ladder rating when measured: "Hard · rating 663". */
 export function levelLabel(l: BotLevel, r?: BotRating): string {
-  return r ? `${levelName(l)} · ${num(r.rating)}` : levelName(l);
+  return r ? t("level.label", { level: levelName(l), rating: num(r.rating) }) : levelName(l);
 }
 
 /** levelTitle says what a level's rating is, for its tooltip; "" without one. */
@@ -198,9 +198,10 @@ export function outcomeTitle(o: Outcome | undefined, you: Seat, names: [string, 
  * outcomeLine says in a sentence why a game ended, from one seat's point
  * of view (you: "You ran out of time.", "Your opponent reached the goal
  * row.") or a spectator's (Seat.UNSPECIFIED: the seats' names). solo is a
- * one-player training game (Corners training, C2). Empty while the game goes on.
+ * one-player training game (Corners training, C2); plies, when known, is
+ * how many it had (an aborted training says why by it). Empty while the game goes on.
  */
-export function outcomeLine(o: Outcome | undefined, game: Game, you: Seat, names: [string, string], solo = false): string {
+export function outcomeLine(o: Outcome | undefined, game: Game, you: Seat, names: [string, string], solo = false, plies = -1): string {
   if (!o || o.result === Result.ONGOING || o.result === Result.UNSPECIFIED) return "";
   const seated = you === Seat.FIRST || you === Seat.SECOND;
   // A seat's name in a spectator's sentence: the player's, else the seat's.
@@ -217,7 +218,13 @@ export function outcomeLine(o: Outcome | undefined, game: Game, you: Seat, names
     const text = seated ? t(`${key}.${s === you ? "you" : "opp"}`, params) : t(`${key}.name`, { name: name(s), other: name(otherSeat(s)), ...params });
     return text.charAt(0).toUpperCase() + text.slice(1);
   };
-  if (o.reason === Reason.ABORTED) return solo ? t("outcome.aborted.solo") : t("outcome.aborted");
+  if (o.reason === Reason.ABORTED && solo) {
+    // A training game says why it ended when its plies are known (plies >= 0).
+    if (plies === 0) return t("outcome.aborted.solo.noMove");
+    if (plies > 0) return t("outcome.aborted.solo.stopped", { count: plies });
+    return t("outcome.aborted.solo");
+  }
+  if (o.reason === Reason.ABORTED) return t("outcome.aborted");
   if (o.reason === Reason.COMPLETED) return about("outcome.completed", Seat.FIRST);
   if (o.result === Result.DRAW) {
     switch (o.reason) {
@@ -336,4 +343,9 @@ export function refusalText(what: string, reason: string, you: Seat = Seat.UNSPE
 export function yourPawn(reason: string, you: Seat): string {
   const colour = you === Seat.FIRST ? "white" : you === Seat.SECOND ? "black" : "";
   return colour ? reason.replace(new RegExp(`\\b${colour}'s pawn\\b`, "gi"), "your pawn") : reason;
+}
+
+/** ratingRow is a rating of the stats page as its table shows it: game, variant (by name, never by id), rating, deviation, games. */
+export function ratingRow(x: { game: Game; variant: string; rating: number; deviation: number; games: number }): string[] {
+  return [gameName(x.game), variantName(x.game, x.variant), num(Math.round(x.rating)), num(Math.round(x.deviation)), num(x.games)];
 }

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { renderBoard } from "../src/board";
+import { LAST_WALL_FIRST, LAST_WALL_SECOND, renderBoard } from "../src/board";
 import { Game, Seat } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorWallSchema, WallOrientation } from "../src/gen/tabuleiro/game/v1/view_pb";
 
@@ -42,7 +42,7 @@ function wallsSvg(): string {
 
 /** look reads what a placed wall is drawn with: its gradient's stops and its edge. */
 function look(svg: string, anchor: string): { stops: string[]; edge: string } {
-  const rect = svg.match(new RegExp(`<rect class="wall"[^>]*data-wall="${anchor}h"[^>]*>`))?.[0];
+  const rect = svg.match(new RegExp(`<rect class="wall(?: placer-last)?"[^>]*data-wall="${anchor}h"[^>]*>`))?.[0];
   assert.ok(rect, `the wall ${anchor}h is drawn`);
   const grad = rect.match(/fill="url\(#([^)]+)\)"/)![1];
   const def = svg.match(new RegExp(`<linearGradient id="${grad}"[\\s\\S]*?</linearGradient>`))?.[0];
@@ -70,4 +70,31 @@ test("Black's Quoridor walls stand out from the dark groove they lie in, the squ
   assert.ok(contrast(body, square) >= 1.8, `Black's wall (${body}) against a square (${square}): ${contrast(body, square).toFixed(2)}`);
   const whiteBody = mean(white.stops);
   assert.ok(contrast(body, whiteBody) >= 2, `Black's walls (${body}) differ from White's (${whiteBody}): ${contrast(body, whiteBody).toFixed(2)} < 2`);
+});
+
+test("the last wall each player placed stays bordered in its placer's colour, after the other's plies too", () => {
+  const wall = (anchor: string, placedBy: Seat, plyNumber: number) =>
+    create(QuoridorWallSchema, { anchor, orientation: WallOrientation.HORIZONTAL, placedBy, plyNumber });
+  const view = create(GameViewSchema, {
+    game: Game.QUORIDOR,
+    plyCount: 6,
+    // White's last wall was ply 3, Black's ply 4; ply 5 and 6 were pawn steps.
+    lastPly: { number: 6, seat: Seat.SECOND, notation: "e7" },
+    board: {
+      case: "quoridor",
+      value: create(QuoridorBoardSchema, {
+        first: { pawn: "e3", goalRank: 9, wallsLeft: 8 },
+        second: { pawn: "e7", goalRank: 1, wallsLeft: 8 },
+        walls: [wall("a3", Seat.FIRST, 1), wall("a6", Seat.SECOND, 2), wall("c3", Seat.FIRST, 3), wall("c6", Seat.SECOND, 4)],
+      }),
+    },
+  });
+  const svg = renderBoard({ view, flipped: false });
+  const marked = [...svg.matchAll(/<rect class="wall placer-last"[^>]*data-wall="(\w+)"[^>]*data-placed-by="(\w+)"[^>]*stroke="([^"]+)"/g)].map((m) => [m[1], m[2], m[3]]);
+  assert.deepEqual(marked, [["c3h", "white", LAST_WALL_FIRST], ["c6h", "black", LAST_WALL_SECOND]]);
+  // Each marker stands out from the groove, and from the other's.
+  const groove = svg.match(/<rect[^>]*rx="4" fill="(#[0-9a-f]{6})"/i)![1];
+  for (const c of [LAST_WALL_FIRST, LAST_WALL_SECOND]) assert.ok(contrast(c, groove) >= 4.5, `${c} on the groove ${groove}`);
+  assert.notEqual(LAST_WALL_FIRST, LAST_WALL_SECOND);
+  assert.equal([...svg.matchAll(/placer-last/g)].length, 2, "the earlier walls are not marked");
 });

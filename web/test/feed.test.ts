@@ -81,11 +81,14 @@ test("a declined draw offer is remembered, by whom, until the next ply or a new 
   f.apply(decline(3n, Seat.SECOND));
   assert.equal(f.match!.drawOfferedBy, Seat.UNSPECIFIED, "the offer is gone");
   assert.equal(f.drawDeclinedBy, Seat.SECOND, "and who declined it is kept");
+  assert.equal(f.mayOfferDraw(Seat.FIRST), false, "the declined offer is not made again at once");
+  assert.equal(f.mayOfferDraw(Seat.SECOND), true, "the one who declined may offer");
   // A snapshot of the same position (a reconnect) keeps it.
   f.apply(snap(snapshot(3n, 1)));
   assert.equal(f.drawDeclinedBy, Seat.SECOND, "a reconnect's snapshot of the same position keeps it");
   f.apply(ev(ply(4n, 2)));
   assert.equal(f.drawDeclinedBy, Seat.UNSPECIFIED, "the next ply clears it");
+  assert.equal(f.mayOfferDraw(Seat.FIRST), true, "after the next ply it may be offered again");
   f.apply(offer(5n, Seat.SECOND));
   f.apply(decline(6n, Seat.FIRST));
   assert.equal(f.drawDeclinedBy, Seat.FIRST);

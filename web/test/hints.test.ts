@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { MatchStatus } from "../src/gen/tabuleiro/match/v1/match_pb";
-import { FIRST_PLY_WARN_MS, firstPlyWarning, legalWallHint, wallHint } from "../src/hints";
+import { banqiHint, FIRST_PLY_WARN_MS, firstPlyWarning, legalWallHint, wallHint } from "../src/hints";
 
 test("the first-ply warning shows only for a waiting match with a near deadline", () => {
   const now = 1_000_000;
@@ -35,4 +35,9 @@ test("a wall shown that can be placed is named, with how to place it", () => {
   assert.equal(legalWallHint("e3h", "click"), "Wall e3h: click to place it.");
   assert.equal(legalWallHint("e3h", "tap"), "Wall e3h: tap it again to place it.");
   assert.equal(legalWallHint("d7v", "key"), "Wall d7v: Enter to place it.");
+});
+
+test("Banqi's hint says tap on a touch screen and click with a mouse", () => {
+  assert.match(banqiHint(true), /^Tap /);
+  assert.match(banqiHint(false), /^Click /);
 });

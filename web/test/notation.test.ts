@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { BanqiPiece, BotLevel, BotRatingSchema, Game, OutcomeSchema, Reason, Result, Seat, VariantSchema } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { banqiFromLetter, banqiInfo, levelLabel, levelRating, levelTitle, moveRows, outcomeLine, outcomeTitle, plyShape, refusalText, timeControlText } from "../src/notation";
+import { banqiFromLetter, banqiInfo, levelLabel, levelRating, levelTitle, moveRows, outcomeLine, outcomeTitle, plyShape, ratingRow, refusalText, timeControlText } from "../src/notation";
 
 test("plyShape reads each game's notation (Q1, C1, B1)", () => {
   assert.deepEqual(plyShape(Game.QUORIDOR, "e2"), { kind: "pawn", to: { file: 4, rank: 1 } });
@@ -71,11 +71,11 @@ test("bot levels are labelled with their ladder rating in the variant, when meas
     create(BotRatingSchema, { level: BotLevel.HARD, rating: 663, ratingLow: 393, ratingHigh: 933 }),
   ] });
   const hard = levelRating(v, BotLevel.HARD);
-  assert.equal(levelLabel(BotLevel.HARD, hard), "Hard · 663");
+  assert.equal(levelLabel(BotLevel.HARD, hard), "Hard · rating 663");
   assert.equal(levelTitle(hard), "ladder rating (Elo scale, easy = 0), 95% interval 393–933");
   assert.equal(levelTitle(levelRating(v, BotLevel.MEDIUM)), "ladder rating (Elo scale, easy = 0), 95% interval −161 to 347");
   assert.equal(levelTitle(levelRating(v, BotLevel.EASY)), "ladder rating (Elo scale, easy = 0)");
-  assert.equal(levelLabel(BotLevel.EASY, levelRating(v, BotLevel.EASY)), "Easy · 0");
+  assert.equal(levelLabel(BotLevel.EASY, levelRating(v, BotLevel.EASY)), "Easy · rating 0");
   // Not measured: the name alone, no tooltip.
   assert.equal(levelRating(v, BotLevel.EXPERT), undefined);
   assert.equal(levelLabel(BotLevel.EXPERT, levelRating(v, BotLevel.EXPERT)), "Expert");
@@ -89,4 +89,8 @@ test("a refusal that names the viewer's own pawn says 'your pawn'; the other paw
   assert.equal(refusalText("Wall e2h", reason, Seat.SECOND), "Wall e2h: the wall would leave white's pawn on e1 no path to rank 9 (Q3.4)");
   assert.equal(refusalText("Wall e2h", reason), "Wall e2h: the wall would leave white's pawn on e1 no path to rank 9 (Q3.4)");
   assert.equal(refusalText("Wall d8h", "the wall would leave black's pawn on e9 no path to rank 1 (Q3.4)", Seat.SECOND), "Wall d8h: the wall would leave your pawn on e9 no path to rank 1 (Q3.4)");
+});
+
+test("the stats page names a rating's variant, never by its id", () => {
+  assert.deepEqual(ratingRow({ game: Game.CORNERS, variant: "classic-3x3", rating: 1512.4, deviation: 80.6, games: 3 }), ["Corners", "Classic 3×3", "1,512", "81", "3"]);
 });

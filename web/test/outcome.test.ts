@@ -89,6 +89,9 @@ test("an aborted game and a training game say what happened, and no line is 'by'
   }
   // Corners training (one seat): resigned or left, it ends as aborted.
   assert.equal(outcomeLine(aborted, C, FIRST, ["Ana", ""], true), "The training ended before the opposite home was filled. It does not count.");
+  // Said why, when the plies are known: no move yet, or stopped on the way.
+  assert.equal(outcomeLine(aborted, C, FIRST, ["Ana", ""], true, 0), "The training ended before its first move (it waited too long). It does not count.");
+  assert.equal(outcomeLine(aborted, C, FIRST, ["Ana", ""], true, 12), "The training was stopped after 12 plies, before the opposite home was filled (resigned, or the page stayed closed too long). It does not count.");
   const completed = create(OutcomeSchema, { result: Result.WIN, winner: FIRST, reason: Reason.COMPLETED });
   assert.equal(outcomeTitle(completed, FIRST, ["Ana", ""]), "Training completed");
   assert.equal(outcomeLine(completed, C, FIRST, ["Ana", ""], true), "You filled the opposite home.");

@@ -9,6 +9,7 @@
 // Usage:
 //
 //	compose -f docker-compose.yml [-env-file deploy/compose.env.example]
+//	compose -rules deploy/prometheus/rules.yml -runbooks deploy/README.md
 //
 // It exits 1 and prints every problem when the file does not load (schema,
 // unknown field, missing variable) or breaks a rule.
@@ -57,7 +58,26 @@ var stores = []string{"redis", "postgres"}
 func main() {
 	file := flag.String("f", "docker-compose.yml", "compose file to validate")
 	envFile := flag.String("env-file", "", "env file used for interpolation (default: .env next to the compose file)")
+	rules := flag.String("rules", "", "Prometheus rule file whose alerts need runbooks in -runbooks")
+	runbooks := flag.String("runbooks", "deploy/README.md", "the operator's guide with a \"### Runbook: <alert>\" section per alert")
 	flag.Parse()
+
+	if *rules != "" {
+		r, err := os.ReadFile(*rules)
+		if err == nil {
+			var g []byte
+			if g, err = os.ReadFile(*runbooks); err == nil {
+				var alerts []string
+				alerts, err = CheckRules(r, g)
+				fmt.Printf("rules: %s: %d alerts, each with a runbook in %s\n", *rules, len(alerts), *runbooks)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "rules: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	var envFiles []string
 	if *envFile != "" {

@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
+	sigs.k8s.io/gateway-api v1.6.3
 )
 
 require (

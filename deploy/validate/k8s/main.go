@@ -8,22 +8,22 @@
 //     grpc.health.v1 (a native grpc probe, or an exec of grpc_health_probe
 //     where the server speaks TLS), and cpu and memory requests and limits;
 //     pods run as non-root;
-//   - the edge is the exception, by name: its probes are HTTP GET /healthz
-//     on its one port, it has a Service on that port that is not headless
-//     (the edge balances over the backends itself), and no Service exposes
-//     any other port of it;
-//   - each other Deployment has a headless Service (clusterIP None, so that
+//   - each Deployment has a headless Service (clusterIP None, so that
 //     gRPC clients balance over every pod); every Deployment has a
 //     PodDisruptionBudget selecting its pods;
-//   - only the edge is reachable from outside: a LoadBalancer or NodePort
-//     Service selects the edge's pods only;
+//   - the edge is a Gateway API Gateway with one HTTPRoute: match.v1 to
+//     match, the rest to lobby, no request timeout, match affinity by a
+//     consistent hash of the tabuleiro-match-id header (Envoy Gateway's
+//     BackendTrafficPolicy), h2c to the backends or TLS verified by a
+//     BackendTLSPolicy behind an HTTPS listener; no Service is of type
+//     LoadBalancer or NodePort (gateway.go);
 //   - bot and match have a HorizontalPodAutoscaler;
 //   - match has a preStop hook and a termination grace period to drain;
 //   - the collector (otel-collector) is the other exception: HTTP GET / on
 //     its health port 13133, a plain ClusterIP Service;
 //   - every Deployment and StatefulSet pod sets automountServiceAccountToken
 //     false (nothing calls the Kubernetes API); every Deployment container
-//     of lobby, match, bot and the edge has a preStop hook;
+//     of lobby, match and bot has a preStop hook;
 //   - a PodDisruptionBudget never blocks a drain: minAvailable below the
 //     Deployment's replicas (or the HPA's minimum);
 //   - NetworkPolicies: a default deny of ingress, and a policy that selects
@@ -64,25 +64,22 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Services are Tabuleiro's Deployments; each must exist in every overlay.
-var services = []string{"lobby", "match", "bot", Edge}
-
-// Edge is the Deployment that clients reach (services/edge).
-const Edge = "edge"
+var services = []string{"lobby", "match", "bot"}
 
 // HTTPProbed are the Deployments whose probes are HTTP GETs rather than
-// grpc.health.v1, with the path and port they must use: the edge answers
-// GET /healthz itself (a grpc probe through it would reach lobby).
-var httpProbed = map[string]HTTPProbe{Edge: {Path: "/healthz", Port: GRPCPort}, Collector: {Path: "/", Port: 13133}}
+// grpc.health.v1, with the path and port they must use.
+var httpProbed = map[string]HTTPProbe{Collector: {Path: "/", Port: 13133}}
 
 // Collector is the OpenTelemetry Collector's Deployment.
 const Collector = "otel-collector"
 
 // drained are the Deployments that must leave the endpoints before
 // SIGTERM (a preStop hook).
-var drained = []string{"lobby", "match", "bot", Edge}
+var drained = []string{"lobby", "match", "bot"}
 
 // HTTPProbe is an allowed HTTP GET probe.
 type HTTPProbe struct {
@@ -134,16 +131,23 @@ type Objects struct {
 	PDBs         []*policyv1.PodDisruptionBudget
 	HPAs         []*autoscalingv2.HorizontalPodAutoscaler
 	NetPols      []*networkingv1.NetworkPolicy
+
+	Gateways           []*gatewayv1.Gateway
+	HTTPRoutes         []*gatewayv1.HTTPRoute
+	BackendTLSPolicies []*gatewayv1.BackendTLSPolicy
+	TrafficPolicies    []*BackendTrafficPolicy
 }
 
 // newScheme knows the API groups the manifests may use: core, apps,
-// policy, autoscaling and networking. A kind of any other group fails to decode. (It
+// policy, autoscaling, networking, the Gateway API (v1) and Envoy Gateway's
+// BackendTrafficPolicy. A kind of any other group fails to decode. (It
 // replaces client-go's scheme, which compiles every group of k8s.io/api:
 // a third more CPU time for a cold build, vet and test of this module.)
 func newScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme, networkingv1.AddToScheme,
+		gatewayv1.Install, addEnvoyGateway,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -206,6 +210,14 @@ func Decode(in io.Reader) (*Objects, []string, error) {
 			objs.HPAs = append(objs.HPAs, o)
 		case *networkingv1.NetworkPolicy:
 			objs.NetPols = append(objs.NetPols, o)
+		case *gatewayv1.Gateway:
+			objs.Gateways = append(objs.Gateways, o)
+		case *gatewayv1.HTTPRoute:
+			objs.HTTPRoutes = append(objs.HTTPRoutes, o)
+		case *gatewayv1.BackendTLSPolicy:
+			objs.BackendTLSPolicies = append(objs.BackendTLSPolicies, o)
+		case *BackendTrafficPolicy:
+			objs.TrafficPolicies = append(objs.TrafficPolicies, o)
 		case *corev1.Namespace, *corev1.ServiceAccount:
 		default:
 			errs = append(errs, fmt.Errorf("document %d: unexpected kind %s %q: extend the validator", i, gvk, m.GetName()))
@@ -327,9 +339,7 @@ func Check(o *Objects) error {
 		checkMountedSecretsReadable(where, spec, bad)
 
 		checkPod(where, spec, podLabels, o.NetPols, bad)
-		if n == Edge {
-			checkEdgeServices(where, o.Services, spec, podLabels, bad)
-		} else if n == Collector {
+		if n == Collector {
 			if !slices.ContainsFunc(o.Services, func(s *corev1.Service) bool { return selects(s.Spec.Selector, podLabels) }) {
 				bad("%s: no Service selects its pods", where)
 			}
@@ -360,25 +370,7 @@ func Check(o *Objects) error {
 		}
 	}
 
-	// Only the edge is reachable from outside the cluster.
-	var edgeLabels labels.Set
-	if d := deps[Edge]; d != nil {
-		edgeLabels = labels.Set(d.Spec.Template.Labels)
-	}
-	for _, s := range o.Services {
-		if s.Spec.Type != corev1.ServiceTypeLoadBalancer && s.Spec.Type != corev1.ServiceTypeNodePort {
-			continue
-		}
-		if edgeLabels == nil || !selects(s.Spec.Selector, edgeLabels) {
-			bad("Service %s: type %s exposes pods other than the edge: clients reach lobby and match through Service %s", s.Name, s.Spec.Type, Edge)
-			continue
-		}
-		for name, d := range deps {
-			if name != Edge && selects(s.Spec.Selector, labels.Set(d.Spec.Template.Labels)) {
-				bad("Service %s: type %s also selects Deployment %s's pods", s.Name, s.Spec.Type, name)
-			}
-		}
-	}
+	checkGateway(o, bad)
 
 	for _, n := range autoscaled {
 		i := slices.IndexFunc(o.HPAs, func(h *autoscalingv2.HorizontalPodAutoscaler) bool {
@@ -437,35 +429,6 @@ func Check(o *Objects) error {
 		bad("no default-deny NetworkPolicy (podSelector {}, policyTypes [Ingress], no ingress rule)")
 	}
 	return errors.Join(errs...)
-}
-
-// checkEdgeServices wants a Service on the gRPC port that selects the
-// edge's pods and is not headless, and no Service exposing another port.
-func checkEdgeServices(where string, svcs []*corev1.Service, spec corev1.PodSpec, pod labels.Set, bad func(string, ...any)) {
-	found := false
-	for _, s := range svcs {
-		if !selects(s.Spec.Selector, pod) {
-			continue
-		}
-		for _, p := range s.Spec.Ports {
-			target := p.TargetPort.IntValue()
-			if p.TargetPort.String() != "" && target == 0 {
-				target = int(namedPort(spec.Containers, p.TargetPort.String()))
-			}
-			if target == 0 {
-				target = int(p.Port)
-			}
-			if target != GRPCPort {
-				bad("%s: Service %s exposes port %d: the edge serves only %d", where, s.Name, target, GRPCPort)
-			}
-			if target == GRPCPort && s.Spec.ClusterIP != corev1.ClusterIPNone {
-				found = true
-			}
-		}
-	}
-	if !found {
-		bad("%s: no Service (not headless) sends to its gRPC port %d", where, GRPCPort)
-	}
 }
 
 // namedPort resolves a container port name, 0 if none has it.

@@ -27,7 +27,7 @@ func TestOverlaysAreValid(t *testing.T) {
 			for _, want := range []string{"Deployment/lobby", "Deployment/match", "Deployment/bot",
 				"HorizontalPodAutoscaler/match", "HorizontalPodAutoscaler/bot",
 				"PodDisruptionBudget/lobby", "PodDisruptionBudget/match", "PodDisruptionBudget/bot",
-				"Deployment/edge", "Service/edge", "PodDisruptionBudget/edge"} {
+				"Gateway/edge", "HTTPRoute/tabuleiro", "BackendTrafficPolicy/match-affinity"} {
 				found := false
 				for _, n := range names {
 					found = found || n == want
@@ -65,7 +65,6 @@ func TestBrokenManifestsFail(t *testing.T) {
 		{"match without preStop", dev, "        image: tabuleiro/match:dev\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 5\n", "        image: tabuleiro/match:dev\n", "preStop"},
 		{"PDB blocks a drain", dev, "  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: lobby\n", "  minAvailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: lobby\n", "blocks kubectl drain"},
 		{"lobby without preStop", dev, "        image: tabuleiro/lobby:dev\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 5\n", "        image: tabuleiro/lobby:dev\n", "Deployment lobby container lobby: no preStop"},
-		{"token automounted", dev, "      automountServiceAccountToken: false\n      containers:\n      - envFrom:\n        - configMapRef:\n            name: edge-config", "      containers:\n      - envFrom:\n        - configMapRef:\n            name: edge-config", "Deployment edge: automountServiceAccountToken must be false"},
 		{"no default deny", dev, "  name: default-deny-ingress\n  namespace: tabuleiro-dev\nspec:\n  podSelector: {}", "  name: default-deny-ingress\n  namespace: tabuleiro-dev\nspec:\n  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: nobody", "no default-deny NetworkPolicy"},
 		{"bot open to all", dev, "  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: bot", "  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: nobody", "Deployment bot: no NetworkPolicy allows ingress"},
 		{"latest tag", prod, "image: registry.example.com/tabuleiro/bot:v0.1.0", "image: registry.example.com/tabuleiro/bot:latest", "moving tag"},
@@ -73,13 +72,19 @@ func TestBrokenManifestsFail(t *testing.T) {
 		{"literal token key", dev, "        - name: BOT_TOKEN_KEY\n          valueFrom:\n            secretKeyRef:\n              key: token-key\n              name: tabuleiro-secrets", "        - name: BOT_TOKEN_KEY\n          value: hunter2", "BOT_TOKEN_KEY must come from a Secret"},
 		{"secret in ConfigMap", dev, "  BOT_GRPC_ADDR: 0.0.0.0:8080", "  BOT_GRPC_ADDR: 0.0.0.0:8080\n  BOT_TOKEN_KEY: hunter2", "secrets belong in a Secret"},
 		{"root pod", dev, "runAsNonRoot: true\n        runAsUser: 65532", "runAsNonRoot: false\n        runAsUser: 65532", "runAsNonRoot"},
-		{"edge probe on another path", dev, "path: /healthz\n            port: grpc", "path: /stats\n            port: grpc", "want /healthz on port 8080"},
-		{"edge grpc probe", dev, "        readinessProbe:\n          failureThreshold: 2\n          httpGet:\n            path: /healthz\n            port: grpc", "        readinessProbe:\n          failureThreshold: 2\n          grpc:\n            port: 8080", "must be an HTTP GET of /healthz"},
-		{"edge second port exposed", dev, "    name: grpc\n    port: 8080\n    targetPort: grpc\n  selector:\n    app.kubernetes.io/name: edge", "    name: grpc\n    port: 8080\n    targetPort: grpc\n  - name: debug\n    port: 9901\n    targetPort: 9901\n  selector:\n    app.kubernetes.io/name: edge", "exposes port 9901"},
-		{"edge service headless", dev, "  name: edge\n  namespace: tabuleiro-dev\nspec:\n  ports:", "  name: edge\n  namespace: tabuleiro-dev\nspec:\n  clusterIP: None\n  ports:", "no Service (not headless)"},
-		{"edge missing", dev, "kind: Deployment\nmetadata:\n  labels:\n    app.kubernetes.io/component: edge\n    app.kubernetes.io/name: edge\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge", "kind: Deployment\nmetadata:\n  labels:\n    app.kubernetes.io/component: edge\n    app.kubernetes.io/name: edge\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge-old", "Deployment \"edge\" is missing"},
 		{"http probe on a service", dev, "readinessProbe:\n          failureThreshold: 2\n          grpc:\n            port: 8080", "readinessProbe:\n          failureThreshold: 2\n          httpGet:\n            path: /healthz\n            port: 8080", "grpc.health.v1"},
-		{"lobby public again", prod, "  name: lobby\n  namespace: tabuleiro\nspec:\n  clusterIP: None\n", "  name: lobby\n  namespace: tabuleiro\nspec:\n  type: LoadBalancer\n", "exposes pods other than the edge"},
+		{"lobby public again", prod, "  name: lobby\n  namespace: tabuleiro\nspec:\n  clusterIP: None\n", "  name: lobby\n  namespace: tabuleiro\nspec:\n  type: LoadBalancer\n", "exposes pods past the Gateway"},
+		{"token automounted", dev, "      automountServiceAccountToken: false\n      containers:\n      - env:\n        - name: OTEL_SERVICE_NAME\n          value: bot", "      containers:\n      - env:\n        - name: OTEL_SERVICE_NAME\n          value: bot", "Deployment bot: automountServiceAccountToken must be false"},
+		{"gateway missing", dev, "kind: Gateway\nmetadata:\n  labels:\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge", "kind: Gateway\nmetadata:\n  labels:\n    app.kubernetes.io/part-of: tabuleiro\n  name: edge-old", "Gateway \"edge\" is missing"},
+		{"match calls to lobby", dev, "  - backendRefs:\n    - name: match\n      port: 8080", "  - backendRefs:\n    - name: lobby\n      port: 8080", "/tabuleiro.match.v1.MatchService/ goes to \"lobby\""},
+		{"stream timeout", dev, "    name: match\n    timeouts:\n      request: 0s", "    name: match\n    timeouts:\n      request: 15s", "timeouts.request must be 0s"},
+		{"misspelled route field", dev, "    timeouts:\n      request: 0s", "    timeout:\n      request: 0s", "timeout"},
+		{"affinity on another header", dev, "        name: tabuleiro-match-id", "        name: x-match", "no BackendTrafficPolicy hashes the tabuleiro-match-id header"},
+		{"affinity round-robin", dev, "    type: ConsistentHash", "    type: RoundRobin", "no BackendTrafficPolicy hashes"},
+		{"misspelled policy field", dev, "  loadBalancer:\n    consistentHash:", "  loadBalancer:\n    consistentHashes:", "consistentHashes"},
+		{"backend without h2c", dev, "  - appProtocol: kubernetes.io/h2c\n    name: grpc\n    port: 8080\n    targetPort: grpc\n  selector:\n    app.kubernetes.io/name: match", "  - name: grpc\n    port: 8080\n    targetPort: grpc\n  selector:\n    app.kubernetes.io/name: match", "Service match: port 8080 needs appProtocol kubernetes.io/h2c"},
+		{"HTTPS without backend TLS", prod, "kind: BackendTLSPolicy\nmetadata:\n  name: lobby\n  namespace: tabuleiro\nspec:\n  targetRefs:\n  - group: \"\"\n    kind: Service\n    name: lobby", "kind: BackendTLSPolicy\nmetadata:\n  name: lobby\n  namespace: tabuleiro\nspec:\n  targetRefs:\n  - group: \"\"\n    kind: Service\n    name: bot", "no BackendTLSPolicy verifies lobby"},
+		{"HTTPS without certificate", prod, "    tls:\n      certificateRefs:\n      - kind: Secret\n        name: tabuleiro-edge-tls\n      mode: Terminate", "    tls:\n      mode: Terminate", "HTTPS without a certificate"},
 		{"TLS secret unreadable without fsGroup", prod, "        fsGroup: 65532\n        fsGroupChangePolicy: OnRootMismatch\n        runAsGroup: 65532\n        runAsNonRoot: true\n        runAsUser: 65532", "        runAsGroup: 65532\n        runAsNonRoot: true\n        runAsUser: 65532", "cannot read every key of Secret tabuleiro-tls"},
 		{"TLS secret mode owner-only", prod, "defaultMode: 288", "defaultMode: 256", "mode 0400"},
 		{"tls probe with two handlers", prod, "        readinessProbe:\n          exec:", "        readinessProbe:\n          grpc:\n            port: 8080\n          exec:", "2 handlers"},

@@ -1,5 +1,5 @@
 // Package affinity names the match a call is about, in a request header,
-// so that a router (the edge, services/edge) sends every call of one match
+// so that a router (the edge: HAProxy, deploy/haproxy/haproxy.cfg, or a Gateway API route) sends every call of one match
 // to the same match replica: both seats of a game and its spectators meet
 // there, and the replica publishes and decodes each commit once instead of
 // on every replica that holds one of the match's streams. Calls without it

@@ -93,7 +93,7 @@ func TestEmptyGRPCStreamIsNotAServerError(t *testing.T) {
 	}
 	testenvWait(t, func() bool { return strings.Contains(f.logs.String(), "MatchService/Watch") })
 	if logs := f.logs.String(); strings.Contains(logs, `"level":"ERROR"`) || !strings.Contains(logs, `"code":"InvalidArgument"`) {
-		t.Errorf("the caller's mistake was not logged as InvalidArgument at INFO:\n%s", logs)
+		t.Errorf("the caller's mistake was not logged as InvalidArgument (DEBUG: the access log):\n%s", logs)
 	}
 }
 

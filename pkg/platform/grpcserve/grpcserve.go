@@ -226,6 +226,7 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ConnContext:       withConn, // TransportRTT
 		Protocols:         new(http.Protocols),
 		// As grpc-go's keepalive in NewServer: ping a silent connection
 		// after 30 s and close it 10 s after an unanswered ping, so that a

@@ -146,7 +146,7 @@ func start(t *testing.T, timeout time.Duration) *fixture {
 	}
 	f.srv = grpcservetest.Start(t, grpcserve.Options{
 		ShutdownTimeout: timeout,
-		Logger:          slog.New(slog.NewJSONHandler(f.logs, nil)),
+		Logger:          slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Auth:            auth.NewInterceptor(ver, policy),
 	}, func(s *grpc.Server) {
 		lobbyv1.RegisterLobbyServiceServer(s, fakeLobby{})

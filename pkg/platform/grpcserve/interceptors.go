@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,7 +22,7 @@ import (
 // RPC once. A server fault (Internal, Unknown, DataLoss, or a plain error
 // that gRPC would send as Unknown with its raw text) is logged at Error with
 // its cause and sent as Internal "internal error"; everything else is
-// logged at Info.
+// logged at Debug (the access log, off by default).
 func finish(ctx context.Context, logger *slog.Logger, method string, start time.Time, who *caller, err error) error {
 	if err != nil {
 		if _, isStatus := status.FromError(err); !isStatus &&
@@ -52,12 +51,11 @@ func finish(ctx context.Context, logger *slog.Logger, method string, start time.
 		logger.ErrorContext(ctx, "rpc failed", append(attrs, "err", err.Error())...)
 		return status.Error(codes.Internal, rpcerr.InternalMessage)
 	default:
-		level := slog.LevelInfo
-		if strings.HasPrefix(method, "/grpc.health.v1.Health/") {
-			// A probe every few seconds per pod: DEBUG, not INFO.
-			level = slog.LevelDebug
-		}
-		logger.Log(ctx, level, "rpc finished", attrs...)
+		// The per-call access log is off by default: DEBUG, which a
+		// service's *_LOG_LEVEL=DEBUG turns on (deploy/README.md). A
+		// line for every ply and probe was most of a busy replica's
+		// log; failures are counted by the RPC metrics and alerts.
+		logger.Log(ctx, slog.LevelDebug, "rpc finished", attrs...)
 		return err
 	}
 }

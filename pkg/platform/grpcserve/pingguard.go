@@ -48,6 +48,7 @@ type pingGuard struct {
 	strikes  int
 	lastPing time.Time
 	busy     bool // a HEADERS or DATA frame either way since the last ping
+	rtt      pingRTT
 }
 
 const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -61,16 +62,27 @@ func (c *pingGuard) Read(p []byte) (int, error) {
 }
 
 func (c *pingGuard) Write(p []byte) (int, error) {
-	if c.h2.Load() {
-		c.out.walk(p, func(typ, _ byte) {
-			if typ == 0 || typ == 1 {
-				c.mu.Lock()
-				c.busy = true
-				c.mu.Unlock()
-			}
-		})
+	if !c.h2.Load() {
+		return c.Conn.Write(p)
 	}
-	return c.Conn.Write(p)
+	c.out.walk(p, func(typ, _ byte) {
+		if typ == 0 || typ == 1 {
+			c.mu.Lock()
+			c.busy = true
+			c.mu.Unlock()
+		}
+	}, nil)
+	// Between two frames (net/http writes one goroutine at a time), the
+	// server's own PING may follow (see rtt.go).
+	var ping []byte
+	if c.out.between() {
+		ping = c.rtt.frame(time.Now())
+	}
+	if ping == nil {
+		return c.Conn.Write(p)
+	}
+	n, err := c.Conn.Write(append(p[:len(p):len(p)], ping...))
+	return min(n, len(p)), err
 }
 
 // watch follows the client's bytes in b and reports whether the client
@@ -106,7 +118,7 @@ func (c *pingGuard) watch(b []byte) bool {
 			}
 			c.lastPing, c.busy = now, false
 		}
-	})
+	}, func(data []byte) { c.rtt.ack(data, time.Now()) })
 	return broke
 }
 
@@ -116,12 +128,26 @@ type frameWalker struct {
 	hdr  [9]byte
 	hn   int    // header bytes gathered
 	skip uint32 // payload bytes left of the current frame
+	// ack: the current frame is a PING ACK whose payload is gathered in
+	// ping (pn bytes so far).
+	ack  bool
+	ping [8]byte
+	pn   int
 }
 
-func (w *frameWalker) walk(b []byte, frame func(typ, flags byte)) {
+// walk follows b: frame is told of each frame's header, pingAck (if not
+// nil) of each PING ACK's payload.
+func (w *frameWalker) walk(b []byte, frame func(typ, flags byte), pingAck func(data []byte)) {
 	for len(b) > 0 {
 		if w.skip > 0 {
 			k := min(uint32(len(b)), w.skip)
+			if w.ack {
+				w.pn += copy(w.ping[w.pn:], b[:k])
+				if w.pn == len(w.ping) {
+					w.ack = false
+					pingAck(w.ping[:])
+				}
+			}
 			w.skip -= k
 			b = b[k:]
 			continue
@@ -134,6 +160,10 @@ func (w *frameWalker) walk(b []byte, frame func(typ, flags byte)) {
 		}
 		w.hn = 0
 		w.skip = uint32(w.hdr[0])<<16 | uint32(binary.BigEndian.Uint16(w.hdr[1:3]))
+		w.ack, w.pn = pingAck != nil && w.hdr[3] == 6 && w.hdr[4]&1 != 0 && w.skip == 8, 0
 		frame(w.hdr[3], w.hdr[4])
 	}
 }
+
+// between reports whether the bytes walked so far end with a whole frame.
+func (w *frameWalker) between() bool { return w.hn == 0 && w.skip == 0 }

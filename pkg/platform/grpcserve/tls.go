@@ -1,8 +1,10 @@
 package grpcserve
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"tabuleiro.dev/pkg/platform/telemetry"
 )
@@ -26,6 +29,33 @@ const DefaultMaxConnectionAge = 5 * time.Minute
 // spread over every address the resolver returns (dns:///match:8080 gives
 // every ready pod behind a headless Service, or every compose replica).
 const RoundRobin = `{"loadBalancingConfig":[{"round_robin":{}}]}`
+
+// Retrying is RoundRobin with a retry policy for the named methods of
+// service ("tabuleiro.match.v1.MatchService"), which must be idempotent:
+// a call answered UNAVAILABLE (a replica draining, killed under the call,
+// or its store failing over) is sent again, up to 4 attempts in all with
+// 50-400 ms backoff, and round_robin picks the next ready replica for it.
+// The caller's deadline bounds the whole.
+func Retrying(service string, methods ...string) string {
+	names := make([]map[string]string, len(methods))
+	for i, m := range methods {
+		names[i] = map[string]string{"service": service, "method": m}
+	}
+	b, err := json.Marshal(map[string]any{
+		"loadBalancingConfig": []any{map[string]any{"round_robin": map[string]any{}}},
+		"methodConfig": []any{map[string]any{
+			"name": names,
+			"retryPolicy": map[string]any{
+				"maxAttempts": 4, "initialBackoff": "0.05s", "maxBackoff": "0.4s", "backoffMultiplier": 2,
+				"retryableStatusCodes": []string{"UNAVAILABLE"},
+			},
+		}},
+	})
+	if err != nil {
+		panic(err) // maps of strings and numbers
+	}
+	return string(b)
+}
 
 // ServerTLS returns the TLS configuration of a server with the PEM
 // certificate and key in certFile and keyFile, or nil (plaintext) when both
@@ -73,6 +103,9 @@ type DialOptions struct {
 	// Telemetry traces the calls and propagates the trace context; nil
 	// means telemetry.Disabled() (which still propagates).
 	Telemetry *telemetry.Telemetry
+	// ServiceConfig replaces RoundRobin (Retrying: RoundRobin with
+	// retries of idempotent methods).
+	ServiceConfig string
 	// DialOptions are appended.
 	DialOptions []grpc.DialOption
 }
@@ -93,9 +126,13 @@ func Dial(target string, o DialOptions) (*grpc.ClientConn, error) {
 	if tel == nil {
 		tel = telemetry.Disabled()
 	}
+	sc := o.ServiceConfig
+	if sc == "" {
+		sc = RoundRobin
+	}
 	dopts := []grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
-		grpc.WithDefaultServiceConfig(RoundRobin),
+		grpc.WithDefaultServiceConfig(sc),
 	}
 	if tel.TracesEnabled || tel.MetricsEnabled {
 		dopts = append(dopts, grpc.WithStatsHandler(tel.ClientHandler()))
@@ -119,4 +156,21 @@ func isLoopback(a net.Addr) bool {
 		return true
 	}
 	return tcp.IP != nil && tcp.IP.IsLoopback()
+}
+
+// HealthOf returns a check of the service behind conn through
+// grpc.health.v1 (the server's overall status): nil when a replica
+// answers SERVING. For telemetry.Dependency.
+func HealthOf(conn *grpc.ClientConn) func(ctx context.Context) error {
+	hc := healthpb.NewHealthClient(conn)
+	return func(ctx context.Context) error {
+		res, err := hc.Check(ctx, &healthpb.HealthCheckRequest{})
+		if err != nil {
+			return err
+		}
+		if res.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			return fmt.Errorf("health %s", res.GetStatus())
+		}
+		return nil
+	}
 }

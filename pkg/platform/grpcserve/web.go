@@ -3,6 +3,7 @@ package grpcserve
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"connectrpc.com/vanguard"
 	"connectrpc.com/vanguard/vanguardgrpc"
 	"github.com/rs/cors"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
@@ -24,6 +26,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"tabuleiro.dev/pkg/platform/affinity"
+	"tabuleiro.dev/pkg/platform/reason"
 )
 
 // MaxWebMessageBytes bounds one message that the browser protocols' transcoder
@@ -98,17 +101,17 @@ func rejectMalformed(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		if len(body) <= MaxWebMessageBytes+5 {
-			var reason string
+			var fault string
 			switch {
 			case grpcWeb:
-				reason = framingFault(body, r.Header.Get("Grpc-Encoding"))
+				fault = framingFault(body, r.Header.Get("Grpc-Encoding"))
 			case connectStream:
-				reason = framingFault(body, r.Header.Get("Connect-Content-Encoding"))
+				fault = framingFault(body, r.Header.Get("Connect-Content-Encoding"))
 			default:
-				reason = unaryFault(body, ct, r.Header.Get("Content-Encoding"))
+				fault = unaryFault(body, ct, r.Header.Get("Content-Encoding"))
 			}
-			if reason != "" {
-				refuseInvalid(w, ct, grpcWeb, connectStream, reason)
+			if fault != "" {
+				refuseInvalid(w, ct, grpcWeb, connectStream, fault)
 				return
 			}
 		}
@@ -162,17 +165,23 @@ func unaryFault(body []byte, contentType, encoding string) string {
 }
 
 // refuseInvalid writes an INVALID_ARGUMENT answer in the request's protocol.
-func refuseInvalid(w http.ResponseWriter, ct string, grpcWeb, connectStream bool, reason string) {
+func refuseInvalid(w http.ResponseWriter, ct string, grpcWeb, connectStream bool, why string) {
+	// The status as the services' own refusals carry it: INVALID_ARGUMENT
+	// with an INVALID_REQUEST ErrorInfo (clients show refusals by reason).
+	st := reason.New(codes.InvalidArgument, reason.InvalidRequest, why, nil).Proto()
 	switch {
 	case grpcWeb:
 		// A trailers-only response: the status in the headers.
 		w.Header().Set("Content-Type", ct)
 		w.Header().Set("Grpc-Status", strconv.Itoa(int(codes.InvalidArgument)))
-		w.Header().Set("Grpc-Message", grpcMessageEncode(reason))
+		w.Header().Set("Grpc-Message", grpcMessageEncode(why))
+		if b, err := proto.Marshal(st); err == nil {
+			w.Header().Set("Grpc-Status-Details-Bin", base64.RawStdEncoding.EncodeToString(b))
+		}
 		w.WriteHeader(http.StatusOK)
 	case connectStream:
 		// The end-of-stream message (flag 2), JSON whatever the codec.
-		end, _ := json.Marshal(map[string]any{"error": map[string]string{"code": "invalid_argument", "message": reason}})
+		end, _ := json.Marshal(map[string]any{"error": connectError(st)})
 		frame := make([]byte, 5, 5+len(end))
 		frame[0] = 2
 		binary.BigEndian.PutUint32(frame[1:], uint32(len(end)))
@@ -180,11 +189,24 @@ func refuseInvalid(w http.ResponseWriter, ct string, grpcWeb, connectStream bool
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(append(frame, end...))
 	default:
-		b, _ := json.Marshal(map[string]string{"code": "invalid_argument", "message": reason})
+		b, _ := json.Marshal(connectError(st))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write(b)
 	}
+}
+
+// connectError is st in the Connect protocol's JSON error form: code,
+// message and details (each detail's type name and its bytes in base64).
+func connectError(st *spb.Status) map[string]any {
+	details := make([]map[string]string, 0, len(st.GetDetails()))
+	for _, d := range st.GetDetails() {
+		details = append(details, map[string]string{
+			"type":  strings.TrimPrefix(d.GetTypeUrl(), "type.googleapis.com/"),
+			"value": base64.RawStdEncoding.EncodeToString(d.GetValue()),
+		})
+	}
+	return map[string]any{"code": "invalid_argument", "message": st.GetMessage(), "details": details}
 }
 
 // grpcMessageEncode percent-encodes a grpc-message value (the gRPC

@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +45,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
+	"tabuleiro.dev/pkg/platform/grpcserve/rpcfuzz"
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/telemetry"
 )
@@ -102,7 +102,7 @@ func startWeb(t *testing.T, opts grpcserve.Options) *webFixture {
 		TracesEnabled:  true, MetricsEnabled: true,
 	}
 	opts.Auth = auth.NewInterceptor(ver, policy)
-	opts.Logger = slog.New(slog.NewJSONHandler(f.logs, nil))
+	opts.Logger = slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.srv = grpcservetest.Start(t, opts, func(s *grpc.Server) {
 		lobbyv1.RegisterLobbyServiceServer(s, fakeLobby{})
 		matchv1.RegisterMatchServiceServer(s, streamingMatch{})
@@ -738,30 +738,17 @@ func TestMalformedWebRequestsInvalidArgument(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			var code, msg string
-			switch {
-			case strings.HasPrefix(tt.contentType, "application/grpc-web"):
-				code, msg = resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message")
-				if code == "" { // trailers in the body's last frame
-					s := string(b)
-					if i := strings.Index(s, "grpc-status:"); i >= 0 {
-						code = strings.TrimSpace(strings.SplitN(s[i+len("grpc-status:"):], "\r\n", 2)[0])
-					}
-					msg = s
-				}
-				if code != strconv.Itoa(int(codes.InvalidArgument)) {
-					t.Errorf("grpc-status %q (%s), want %d", code, msg, codes.InvalidArgument)
-				}
-			case strings.HasPrefix(tt.contentType, "application/connect+"):
-				if !strings.Contains(string(b), `"invalid_argument"`) {
-					t.Errorf("connect stream answer %d %q, want an invalid_argument end-of-stream", resp.StatusCode, b)
-				}
-			default:
-				var got struct{ Code, Message string }
-				if err := json.Unmarshal(b, &got); err != nil || got.Code != "invalid_argument" || got.Message == "" {
-					t.Errorf("connect answer %d %s, want invalid_argument with a reason", resp.StatusCode, b)
-				}
+			framing := rpcfuzz.Connect
+			if strings.HasPrefix(tt.contentType, "application/grpc-web") {
+				framing = rpcfuzz.GRPCWeb
+			}
+			st, err := rpcfuzz.WebStatus(resp, framing, strings.HasPrefix(tt.contentType, "application/connect+"))
+			if err != nil {
+				t.Fatalf("answer %d: %v", resp.StatusCode, err)
+			}
+			info, ok := reason.Of(st)
+			if st.Code() != codes.InvalidArgument || st.Message() == "" || !ok || info.GetReason() != reason.InvalidRequest {
+				t.Errorf("answer %d: %v (ErrorInfo %v), want INVALID_ARGUMENT with a message and the INVALID_REQUEST reason", resp.StatusCode, st.Err(), info)
 			}
 		})
 	}

@@ -85,6 +85,8 @@ func Must(m Mapper) Mapper {
 //   - err unchanged when it already carries a status (status.Error);
 //   - Canceled or DeadlineExceeded for context errors;
 //   - the first matching rule's code;
+//   - Unavailable (reason UNAVAILABLE) for a store that could not be
+//     reached (Unreachable);
 //   - otherwise Internal with InternalMessage, still wrapping err so that
 //     the logging interceptor (grpcserve) logs the cause.
 func (m Mapper) Status(err error) error {
@@ -116,6 +118,9 @@ func (m Mapper) Status(err error) error {
 			params = p.Params()
 		}
 		return reason.Error(r.Code, r.Reason, msg, params)
+	}
+	if Unreachable(err) {
+		return reason.Error(codes.Unavailable, reason.Unavailable, "a store the service needs did not answer; retry shortly", nil)
 	}
 	return Internal(err)
 }

@@ -47,9 +47,16 @@ func FuzzLobbyRequests(f *testing.F) {
 	}
 	tracker := rpcfuzz.NewTracker()
 	lis, conn := listen(f)
-	srv, _ := grpcserve.NewServer(grpcserve.Options{Auth: auth.NewInterceptor(ver, AuthPolicy()), ServerOptions: tracker.ServerOptions()}, lob.Register)
-	go func() { _ = srv.Serve(lis) }()
-	f.Cleanup(srv.Stop)
+	// Served as in production (grpcserve.Run): gRPC, Connect and gRPC-Web
+	// on one port.
+	srvCtx, stop := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		_ = grpcserve.Run(srvCtx, grpcserve.Options{Listener: lis, ShutdownTimeout: time.Second,
+			Auth: auth.NewInterceptor(ver, AuthPolicy()), ServerOptions: tracker.ServerOptions()}, lob.Register)
+		close(served)
+	}()
+	f.Cleanup(func() { stop(); <-served })
 	c := lobbyv1.NewLobbyServiceClient(conn)
 
 	// The world the requests find: a host with a public and a private
@@ -78,7 +85,9 @@ func FuzzLobbyRequests(f *testing.F) {
 	redisState := rpcfuzz.RedisState(rdb, prefix, ":rl:", ":streams:", ":pwfail:", ":pwsrc:")
 	tg := &rpcfuzz.Target{
 		Conn: conn, Service: lobbyv1.File_tabuleiro_lobby_v1_lobby_service_proto.Services().ByName("LobbyService"), Tracker: tracker,
-		Caller: func(ctx context.Context) context.Context { return auth.WithToken(ctx, me.GetToken()) },
+		// And over the browsers' framings (Connect, gRPC-Web).
+		BaseURL: "http://" + lis.Addr().String(),
+		Caller:  func(ctx context.Context) context.Context { return auth.WithToken(ctx, me.GetToken()) },
 		State: func(ctx context.Context) (map[string]string, error) {
 			st, err := redisState(ctx)
 			if err != nil {

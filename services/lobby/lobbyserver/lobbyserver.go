@@ -76,6 +76,9 @@ type Config struct {
 	// per-address rates (the one-process mode: its own terminal client and
 	// replays); the per-player caps still apply.
 	ExemptLoopback bool
+	// Exempt are client addresses the per-address rates do not apply to
+	// (LOBBY_RATE_LIMIT_EXEMPT).
+	Exempt []netip.Prefix
 	// TrustedProxies are the proxies in front (the edge) whose
 	// x-forwarded-for header names the client address.
 	TrustedProxies []netip.Prefix
@@ -188,7 +191,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 			Matches: matches, Issuer: d.Issuer, Verifier: d.Verifier, Lookup: games.Lookup,
 			TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL,
 			Sessions: sessions.New(d.Redis, cfg.RedisPrefix), RoomPoll: cfg.RoomPoll,
-			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback,
+			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback, Exempt: cfg.Exempt,
 			TrustedProxies: cfg.TrustedProxies,
 			Streams:        ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
 			MaxBotMatches:  maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),

@@ -197,7 +197,7 @@ func TestConcurrentPliesOfOneSeatStreamsStayExact(t *testing.T) {
 // would lose them).
 func TestResentPlyAfterRejoinKeepsSeqOrder(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, 2, match.Config{}, nil)
+	c := newClusterWith(t, 2, match.Config{}, nil, -1, manyOpenings)
 	id := c.create(quoridor(nil))
 	alice, bob := c.play(0, "alice", id, 0), c.play(1, "bob", id, 0)
 	for _, s := range []*stream{alice, bob} {

@@ -23,7 +23,8 @@ import (
 )
 
 // FuzzMatchRequests sends every MatchService request, as bytes on the
-// wire, as a seated player: no input may get INTERNAL (or panic), and a
+// wire, as a seated player, over gRPC, Connect and gRPC-Web (one HTTP
+// framing after the other, the same bytes): no input may get INTERNAL (or panic), and a
 // refused one changes nothing in Redis. The seeds are realistic requests
 // of every RPC (Play's first message included), some good and some not;
 // `go test` runs them only, `go test -fuzz FuzzMatchRequests
@@ -88,6 +89,9 @@ func FuzzMatchRequests(f *testing.F) {
 		// Bookkeeping a refusal may change: instances' alive marks,
 		// presence and stream leases, the recorder's stream.
 		State: rpcfuzz.RedisState(rdb, prefix, "alive", "presence", "lease", "streams", "outbox"),
+		// And over the browsers' framings (Connect, gRPC-Web) on the
+		// same port.
+		BaseURL: "http://" + lis.Addr().String(),
 	}
 	join := func(id string, seq int64) *matchv1.PlayRequest {
 		return &matchv1.PlayRequest{Action: &matchv1.PlayRequest_Join{Join: &matchv1.JoinMatch{MatchId: id, LastSeq: seq}}}

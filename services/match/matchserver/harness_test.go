@@ -16,6 +16,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/recorder"
@@ -97,6 +98,13 @@ func newClusterWith(t *testing.T, n int, cfg match.Config, bot match.Bot, probeE
 		c.lis = append(c.lis, lis)
 	}
 	return c
+}
+
+// manyOpenings lets a test's player and address open hundreds of streams
+// in a few seconds (a reconnection storm), past the default rates.
+func manyOpenings(sc *matchserver.Config) {
+	sc.Limits.StreamOpens = ratelimit.Rule{What: "match streams opened", Rate: 1000, Burst: 1000, Period: time.Second}
+	sc.Limits.AddressStreamOpens = sc.Limits.StreamOpens
 }
 
 func (c *cluster) client(i int) matchv1.MatchServiceClient {

@@ -54,9 +54,12 @@ type Config struct {
 	Match    match.Config
 	Store    redisstore.Options
 	Recorder recorder.Config
-	// MaxStreams caps each player's open Play and Watch streams together,
-	// across instances (default 16; negative: no cap).
-	MaxStreams int
+	// MaxStreams caps each player's open Play, Follow and Watch streams
+	// together, across instances (default 16; negative: no cap);
+	// MaxAddressStreams each client address's (an IPv6 /64 as one;
+	// default 200; negative: no cap).
+	MaxStreams        int
+	MaxAddressStreams int
 	// Limits are each player's rates: unary calls (per player across
 	// instances) and messages per Play stream; zero rules take DefaultLimits. Unlimited turns both off
 	// (MaxStreams stays). ExemptLoopback exempts callers on a loopback
@@ -127,17 +130,27 @@ func New(ctx context.Context, d Deps, cfg Config) *Server {
 		DealBanqi: match.DealBanqi,
 	}, cfg.Match)
 	s.hub.OnCommit(s.svc.Observe)
+	s.hub.Resync = s.svc.Config().ResyncInterval
 	s.rpc = rpc.NewServer(s.svc, d.Now, s.drain)
 	if cfg.MaxStreams == 0 {
 		cfg.MaxStreams = 16
 	}
-	if cfg.MaxStreams > 0 {
-		s.rpc.CapStreams(ratelimit.NewStreams(d.Redis, cfg.KeyPrefix+"match:", "match streams", cfg.MaxStreams))
+	if cfg.MaxAddressStreams == 0 {
+		cfg.MaxAddressStreams = 200
 	}
+	var perPlayer, perAddress *ratelimit.Streams
+	if cfg.MaxStreams > 0 {
+		perPlayer = ratelimit.NewStreams(d.Redis, cfg.KeyPrefix+"match:", "match streams", cfg.MaxStreams)
+	}
+	if cfg.MaxAddressStreams > 0 {
+		perAddress = ratelimit.NewStreams(d.Redis, cfg.KeyPrefix+"match:", "match streams from this address", cfg.MaxAddressStreams)
+	}
+	s.rpc.CapStreams(perPlayer, perAddress)
 	if !cfg.Unlimited {
 		limits, def := cfg.Limits, rpc.DefaultLimits()
 		for _, r := range []struct{ got, def *ratelimit.Rule }{
 			{&limits.Calls, &def.Calls}, {&limits.PlayMessages, &def.PlayMessages},
+			{&limits.StreamOpens, &def.StreamOpens}, {&limits.AddressStreamOpens, &def.AddressStreamOpens},
 		} {
 			if r.got.Off() {
 				*r.got = *r.def

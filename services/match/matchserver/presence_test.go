@@ -17,7 +17,7 @@ import (
 // and the return after it.
 func TestReconnectStormDoesNotFloodTheOpponent(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, 2, match.Config{}, nil) // the default presence grace
+	c := newClusterWith(t, 2, match.Config{}, nil, -1, manyOpenings) // the default presence grace
 	id := c.create(quoridor(nil))
 	alice := c.play(0, "alice", id, 0)
 	alice.until("snapshot", func(m any) bool { return snapshot(m) != nil })

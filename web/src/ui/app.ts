@@ -9,21 +9,23 @@ import { api, errorText, ConnectError, Code } from "../api";
 import { BanqiPiece, BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
-import { banqiInfo, gameName, games, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
-import { exclusive, needsRefresh, refreshRequest, rotated, Session, type Identity } from "../session";
+import { MatchStatus } from "../gen/tabuleiro/match/v1/match_pb";
+import { banqiInfo, gameName, games, ratingRow, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
+import type { Identity } from "../session";
 import { renderBoard } from "../board";
+import { formatClock } from "../clock";
 import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { loadRecord, NO_RECORD } from "../record";
-import { alreadyPlaying, busyMatch } from "../messages";
 import { clear, fill, h, hideToast, scrollWithin, svg, toast } from "./dom";
-import { current as currentLanguage, dateTime, languageName, languages, num, onLanguage, setLanguage, t, timeOfDay } from "../i18n";
-import { onPieceStyle, pieceFace, pieceStyle, setPieceStyle } from "../pieces";
-import { GameScreen, seatParts, type Origin } from "./game";
+import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
+import { onPieceStyle, pieceFace } from "../pieces";
+import { GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
-
-export const session = new Session(typeof localStorage !== "undefined" ? localStorage : (undefined as never));
+import { spectateScreen, watcher } from "./spectate";
+import { frame, go, me, onRoute, ratingText, session, signIn, variants } from "./shell";
+import { busyNotice, CHOICE_KEY, clockChoices, isBusy, loadChoice, saveOrigin, start, tcOf, variantClockIndex, type Opponent } from "./start";
 
 let current: { dispose?: () => void; relocalize?: () => void } | undefined;
 
@@ -38,123 +40,7 @@ function relocalize(): void {
 }
 onLanguage(relocalize);
 onPieceStyle(relocalize);
-
-/** go navigates to a hash route. */
-export function go(route: string): void {
-  if (location.hash === route) void route_();
-  else location.hash = route;
-}
-
-// ---- identity ----
-
-function tsMs(t: { seconds: bigint; nanos: number } | undefined, fallback: number): number {
-  return t ? timestampMs(t as any) : fallback;
-}
-
-export async function signIn(name: string): Promise<Identity> {
-  const r = await api().lobby.signInGuest({ displayName: name });
-  return { token: r.token, playerId: r.playerId, name, expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000), refreshToken: r.refreshToken };
-}
-
-/**
- * refreshed refreshes the identity kept by get/set when due, one tab at a time
- * (each refresh token is good once: the second tab reads what the first kept).
- * Undefined when the server refuses it (signed out); on any other failure the
- * identity is kept as it is, to try again later.
- */
-async function refreshed(get: () => Identity | undefined, set: (id: Identity) => void): Promise<Identity | undefined> {
-  const id = get();
-  if (!id || !needsRefresh(id, Date.now())) return id;
-  return exclusive("tabuleiro.refresh", async () => {
-    const cur = get(); // another tab may have refreshed meanwhile
-    if (!cur || !needsRefresh(cur, Date.now())) return cur;
-    try {
-      const r = await api().lobby.refreshToken(refreshRequest(cur));
-      const next = rotated(cur, r, tsMs(r.expiresAt, Date.now() + 86400_000));
-      set(next); // the old refresh token is spent: keep the new one at once
-      return next;
-    } catch (e) {
-      return e instanceof ConnectError && (e.code === Code.Unauthenticated || e.code === Code.InvalidArgument) ? undefined : cur;
-    }
-  });
-}
-
-/** me returns the signed-in identity, refreshing its token when due. */
-export async function me(): Promise<Identity | undefined> {
-  if (!session.me) return undefined;
-  const r = await refreshed(() => session.me, (id) => { session.me = id; });
-  if (!r) session.signOut();
-  return r;
-}
-
-/** partner returns the second player of games at one keyboard, signing one in when needed. */
-export async function partner(): Promise<Identity> {
-  const r = await refreshed(() => session.partner, (id) => { session.partner = id; });
-  if (r) return r;
-  const base = (session.me?.name ?? t("guest")).slice(0, 20);
-  const id = await signIn(`${base} 2`.trim());
-  session.partner = id;
-  return id;
-}
-
-// ---- shell ----
-
-function header(id: Identity | undefined): HTMLElement {
-  const link = (href: string, text: string) => h("a", { href, class: location.hash.startsWith(href) ? "active" : "" }, text);
-  return h("header", { class: "top" },
-    h("a", { class: "brand", href: "#/" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), t("brand")),
-    h("nav", { "aria-label": t("nav.label") },
-      link("#/play", t("nav.play")), link("#/watch", t("nav.watch")), link("#/history", t("nav.history")), link("#/stats", t("nav.stats")), link("#/rules", t("nav.rules"))),
-    h("div", { class: "top-right" }, settingsBox(), id ? whoBox(id) : h("div")),
-  );
-}
-
-/**
- * settingsBox is the header's language menu (each language by its own
- * name) and the Banqi piece style: both remembered in this browser; a
- * change re-renders the page in place.
- */
-function settingsBox(): HTMLElement {
-  const lang = h("select", { id: "lang", "aria-label": t("settings.language"), title: t("settings.language"),
-    onchange: (e: Event) => setLanguage((e.target as HTMLSelectElement).value) },
-    ...languages.map((l) => h("option", { value: l, lang: l, selected: l === currentLanguage() }, languageName(l))));
-  const pieces = h("select", { id: "piece-style", "aria-label": t("settings.pieces"), title: t("settings.pieces"),
-    onchange: (e: Event) => setPieceStyle((e.target as HTMLSelectElement).value === "letters" ? "letters" : "characters") },
-    h("option", { value: "characters", selected: pieceStyle() === "characters" }, t("settings.pieces.characters")),
-    h("option", { value: "letters", selected: pieceStyle() === "letters" }, t("settings.pieces.letters")));
-  return h("div", { class: "settings" }, lang, pieces);
-}
-
-/**
- * whoBox is the header's name and sign-out. A guest identity lives only in
- * this browser: signing out forgets it for good (its games, ratings and
- * stats cannot be reached again), so an in-page question says so first.
- */
-function whoBox(id: Identity): HTMLElement {
-  const box = h("div", { class: "who" });
-  const plain = () => {
-    clear(box);
-    box.append(h("span", { class: "who-name", title: t("who.id", { id: id.playerId }) }, id.name),
-      h("button", { class: "link", id: "sign-out", onclick: ask }, t("who.signOut")));
-  };
-  const ask = () => {
-    if (box.querySelector(".signout-confirm")) return;
-    box.append(h("div", { class: "signout-confirm", role: "alertdialog", "aria-label": t("who.confirm.label") },
-      h("span", {}, t("who.confirm", { name: id.name })),
-      h("button", { class: "danger small", id: "sign-out-confirm", onclick: () => { session.signOut(); go("#/"); } }, t("who.confirm.yes")),
-      h("button", { class: "small", id: "sign-out-cancel", onclick: plain }, t("who.confirm.no"))));
-    box.querySelector<HTMLButtonElement>("#sign-out-cancel")?.focus();
-  };
-  plain();
-  return box;
-}
-
-export function frame(id: Identity | undefined, ...content: Node[]): void {
-  const root = document.getElementById("app")!;
-  clear(root);
-  document.title = t("brand"); // a screen with a title of its own sets it after
-  root.append(header(id), h("main", { id: "main" }, ...content));
-}
+onRoute(() => void route_());
 
 let routeSeq = 0;
 
@@ -171,6 +57,11 @@ export async function route_(): Promise<void> {
   if (parts[0] === "rules") {
     // The rules need no sign-in: a refusal's rule number opens them in a new tab.
     rulesScreen(id, parts[1] ?? "", parts[2] ?? "");
+    return;
+  }
+  if (parts[0] === "spectate") {
+    // An invite to watch a private game brings its own guest identity.
+    spectateScreen(id, decodeURIComponent(parts[1] ?? ""), params);
     return;
   }
   if (!id) {
@@ -194,7 +85,8 @@ export async function route_(): Promise<void> {
         current = new GameScreen(id, parts[1], "local");
         return;
       case "watch":
-        if (parts[1]) current = new GameScreen(id, parts[1], "spectator");
+        // A private game is watched by the guest its invite link brought, if any.
+        if (parts[1]) current = new GameScreen(watcher(parts[1]) ?? id, parts[1], "spectator");
         else current = watchScreen(id);
         return;
       case "join":
@@ -208,7 +100,7 @@ export async function route_(): Promise<void> {
       case "history":
         return await historyScreen(id);
       case "replay":
-        current = await replayScreen(id, parts[1]);
+        current = await replayScreen(id, parts[1], params.get("ply"));
         return;
       case "stats":
         return await statsScreen(id);
@@ -281,7 +173,7 @@ function signInScreen(target: string): void {
         : watching ? h("p", { class: "lead" }, t("signin.watchLead"))
         : h("p", { class: "lead" }, t("signin.lead")),
       form),
-    h("div", { class: "hero-art", "aria-hidden": "true" }, svg(heroArt()))));
+    h("div", { class: "hero-art", "aria-hidden": "true", "data-game": "Quoridor" }, svg(heroArt()))));
   // A phone's keyboard would cover half the page at once: the name field
   // takes the focus only with a mouse (or a keyboard) on a wider screen.
   if (!touchFirst()) setTimeout(() => input.focus(), 0);
@@ -290,6 +182,13 @@ function signInScreen(target: string): void {
 /** touchFirst reports a touch screen or a phone-sized viewport. */
 export function touchFirst(): boolean {
   return typeof matchMedia === "function" && matchMedia("(pointer: coarse), (max-width: 860px)").matches;
+}
+
+/** gameArt is the starting position of a game's first variant, as the welcome picture of an invite to it. */
+function gameArt(g: Game): string {
+  if (g === Game.CORNERS) return renderBoard({ view: replayViews(Game.CORNERS, "classic-3x3", [], "")[0], flipped: false });
+  if (g === Game.BANQI) return renderBoard({ view: replayViews(Game.BANQI, "standard", [], "")[0], flipped: false });
+  return heroArt();
 }
 
 function heroArt(): string {
@@ -315,43 +214,6 @@ function demoView() {
 
 // ---- lobby ----
 
-let variantsCache: Variant[] | undefined;
-export async function variants(): Promise<Variant[]> {
-  if (!variantsCache) variantsCache = (await api().lobby.listVariants({})).variants;
-  return variantsCache;
-}
-
-const clockChoices: { label: string; base: number; inc: number }[] = [
-  { label: "", base: 0, inc: 0 }, // t("clock.none")
-  { label: "1+1", base: 60000, inc: 1000 },
-  { label: "3+2", base: 180000, inc: 2000 },
-  { label: "5+3", base: 300000, inc: 3000 },
-  { label: "10+5", base: 600000, inc: 5000 },
-  { label: "15+10", base: 900000, inc: 10000 },
-];
-
-type Opponent = "bot" | "local" | "friend" | "queue";
-
-interface LobbyChoice {
-  game: Game;
-  variant: string;
-  opponent: Opponent;
-  level: BotLevel;
-  seat: Seat;
-  clock: number; // index in clockChoices
-  rated: boolean;
-}
-
-const CHOICE_KEY = "tabuleiro.lobby";
-function loadChoice(): LobbyChoice {
-  const d: LobbyChoice = { game: Game.QUORIDOR, variant: "standard", opponent: "bot", level: BotLevel.EASY, seat: Seat.UNSPECIFIED, clock: 0, rated: false };
-  try {
-    return { ...d, ...JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "{}") };
-  } catch {
-    return d;
-  }
-}
-
 /** LOBBY_REFRESH_MS is how often the lobby reads its list of games in progress again while it is open. */
 const LOBBY_REFRESH_MS = 10_000;
 
@@ -361,8 +223,12 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
   const save = () => localStorage.setItem(CHOICE_KEY, JSON.stringify(c));
   const panel = h("section", { class: "panel play-panel", "aria-labelledby": "new-game" });
   const side = h("aside", { class: "side-col" });
-  frame(id, h("div", { class: "lobby" }, panel, side));
+  // A game waiting on this player's ply: a banner above everything, with the time left.
+  const turn = h("div", { class: "turn-slot" });
+  frame(id, turn, h("div", { class: "lobby" }, panel, side));
 
+  // A private room's password as typed: kept while the lobby is open, never stored.
+  let roomPassword = "";
   const draw = () => {
     clear(panel);
     const gameVariants = vs.filter((v) => v.game === c.game);
@@ -397,7 +263,17 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
           const r = levelRating(variant, l);
           return radio("level", l, c.level, levelLabel(l, r), () => (c.level = l),
             { "data-level": levelId(l), ...(r ? { title: levelTitle(r), "data-rating": String(r.rating) } : {}) });
-        }))),
+        })),
+        // What the numbers are, on the page: a phone has no hover.
+        levels.some((l) => levelRating(variant, l)) ? h("p", { class: "muted small", id: "level-note" }, t("level.note")) : ""),
+      c.opponent === "friend" && !onePlayer && h("fieldset", { class: "field", id: "room-kind" }, h("legend", {}, t("lobby.room")),
+        h("div", { class: "chips" },
+          radio("room", "public", c.room ?? "private", t("lobby.room.public"), () => (c.room = "public")),
+          radio("room", "private", c.room ?? "private", t("lobby.room.private"), () => (c.room = "private"))),
+        h("p", { class: "muted small", id: "room-note" }, c.room === "public" ? t("lobby.room.publicNote") : t("lobby.room.privateNote")),
+        c.room !== "public" && h("input", { id: "room-password", type: "text", autocomplete: "off", minlength: 4, maxlength: 64, value: roomPassword,
+          placeholder: t("lobby.room.passwordPlaceholder"), "aria-label": t("room.password"),
+          oninput: (e: Event) => { roomPassword = (e.target as HTMLInputElement).value; } })),
       (c.opponent === "bot" || c.opponent === "friend") && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, t("lobby.seat")),
         h("div", { class: "chips" },
           radio("seat", Seat.UNSPECIFIED, c.seat, t("lobby.seat.random"), () => (c.seat = Seat.UNSPECIFIED)),
@@ -413,8 +289,8 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
         t("lobby.rated")),
       // Unticked, a quick pairing game is casual: say so beside the box.
       c.opponent === "queue" && variant?.rated && !c.rated && h("p", { class: "muted small", id: "casual-note" }, t("lobby.casualTick")),
-      h("div", { class: "actions" }, h("button", { class: "primary big", id: "start", onclick: () => start(id, c) },
-        c.opponent === "friend" ? t("lobby.start.friend") : c.opponent === "queue" ? t("lobby.start.queue") : t("lobby.start"))),
+      h("div", { class: "actions" }, h("button", { class: "primary big", id: "start", onclick: () => start(id, { ...c, password: roomPassword }) },
+        c.opponent === "friend" ? (c.room === "public" ? t("lobby.start.public") : t("lobby.start.friend")) : c.opponent === "queue" ? t("lobby.start.queue") : t("lobby.start"))),
     ));
   };
   draw();
@@ -434,6 +310,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       code, pw, h("button", { type: "submit" }, t("join.button")))));
   const resume = h("section", { class: "panel", id: "resume-list" }, h("h2", {}, t("resume.title")), h("p", { class: "muted" }, t("loading")));
   side.append(resume);
+  const openRooms = h("section", { class: "panel", id: "open-rooms", "aria-live": "polite" }, h("h2", {}, t("rooms.title")), h("p", { class: "muted" }, t("loading")));
+  side.prepend(openRooms); // first: what others offer now
+  const rooms = roomList(id, openRooms);
   // The list is read again while the lobby is open, and whenever the page
   // comes back into view: a game that ended meanwhile (in another tab, by
   // abandonment or on time) leaves it, one started elsewhere joins it.
@@ -446,6 +325,7 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       resume.append(h("h2", {}, t("resume.title")));
       if (!active.length) resume.append(h("p", { class: "muted" }, t("resume.none")));
       const g = session.game;
+      void turnBanner(id, turn, active, () => stopped);
       for (const m of active) {
         const local = g?.matchId === m.matchId && g.local;
         resume.append(summaryRow(m, h("a", { class: "button small", href: `#/${local ? "local" : "game"}/${m.matchId}` }, t("resume.button"))));
@@ -466,127 +346,12 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
   return {
     dispose: () => {
       stopped = true;
+      rooms.dispose();
       clearInterval(timer);
       document.removeEventListener("visibilitychange", onShow);
       window.removeEventListener("focus", onShow);
     },
   };
-}
-
-function variantClockIndex(v: Variant | undefined): number {
-  const tc = v?.defaultTimeControl;
-  if (!tc) return 2;
-  const i = clockChoices.findIndex((k) => BigInt(k.base) === tc.baseMs && BigInt(k.inc) === tc.incrementMs);
-  return i > 0 ? i : 2;
-}
-
-function tcOf(i: number) {
-  const k = clockChoices[i];
-  return k && k.base ? { baseMs: BigInt(k.base), incrementMs: BigInt(k.inc) } : undefined;
-}
-
-export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void> {
-  const btn = document.getElementById("start") as HTMLButtonElement | null;
-  if (btn) btn.disabled = true;
-  try {
-    const tc = tcOf(c.clock);
-    const origin: Origin = { game: c.game, variant: c.variant, opponent: c.opponent, level: c.level, seat: c.seat, clock: c.clock, rated: c.rated };
-    switch (c.opponent) {
-      case "bot": {
-        const r = await api(id.token).lobby.playBot({ game: c.game, variant: c.variant, level: c.level, seat: c.seat, timeControl: tc });
-        session.game = { matchId: r.matchId, lastSeq: "0" };
-        saveOrigin(r.matchId, origin);
-        go(`#/game/${r.matchId}`);
-        return;
-      }
-      case "local": {
-        const second = await partner();
-        const password = randomPassword();
-        // The host alternates seats with every local game (Q5).
-        const n = Number(localStorage.getItem("tabuleiro.localGames") ?? "0");
-        localStorage.setItem("tabuleiro.localGames", String(n + 1));
-        const room = await api(id.token).lobby.createRoom({
-          game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password,
-          hostSeat: n % 2 === 0 ? Seat.FIRST : Seat.SECOND,
-          // Nobody waits on anyone at one device: without a clock the game
-          // waits for its first ply as a game against a bot does.
-          oneDevice: true,
-        });
-        const j = await api(second.token).lobby.joinRoom({
-          target: { case: "inviteCode", value: room.room!.inviteCode }, password, oneDevice: true,
-        });
-        const matchId = j.room?.matchId;
-        if (!matchId) throw new Error(t("room.noGame"));
-        session.game = { matchId, lastSeq: "0", local: true };
-        saveOrigin(matchId, origin);
-        go(`#/local/${matchId}`);
-        return;
-      }
-      case "friend": {
-        const password = randomPassword();
-        const room = await api(id.token).lobby.createRoom({
-          game: c.game, variant: c.variant, timeControl: tc, visibility: RoomVisibility.PRIVATE, password, hostSeat: c.seat,
-        });
-        sessionStorage.setItem(`tabuleiro.origin.room.${room.room!.roomId}`, JSON.stringify(origin));
-        go(`#/room/${room.room!.roomId}?pw=${encodeURIComponent(password)}`);
-        return;
-      }
-      case "queue": {
-        const q = new URLSearchParams({ game: String(c.game), variant: c.variant, clock: String(c.clock), rated: c.rated ? "1" : "" });
-        go(`#/queue?${q}`);
-        return;
-      }
-    }
-  } catch (err) {
-    if (isBusy(err) && btn?.isConnected) {
-      // Already in a live game: say so beside the button, with the way back to it.
-      document.getElementById("busy-note")?.remove();
-      btn.closest(".actions")?.after(await busyNotice(id));
-    } else toast(errorText(err), "error");
-  } finally {
-    if (btn) btn.disabled = false;
-  }
-}
-
-function isBusy(err: unknown): boolean {
-  return err instanceof ConnectError && busyMatch(err) !== undefined;
-}
-
-/**
- * busyNotice tells a player who tries to start a game (or pair) while
- * another is in progress that they have one, with a button back to it.
- */
-async function busyNotice(id: Identity): Promise<HTMLElement> {
-  let active: MatchSummary[] = [];
-  try {
-    active = (await api(id.token).lobby.listActiveMatches({})).matches;
-  } catch { /* the lobby's list is the way then */ }
-  const m = active[0];
-  const g = session.game;
-  const href = m ? `#/${g?.matchId === m.matchId && g.local ? "local" : "game"}/${m.matchId}` : "#/play";
-  return h("div", { class: "busy-note", id: "busy-note", role: "alert" },
-    h("p", {}, alreadyPlaying()),
-    m ? h("p", { class: "muted small" }, `${gameName(m.game)} · ${variantName(m.game, m.variant)} · ${m.participants.map((p) => playerName(p)).join(` ${t("vs")} `)}`) : false,
-    h("a", { class: "button primary", id: "busy-game", href }, m ? t("busy.back") : t("resume.title")));
-}
-
-export function saveOrigin(matchId: string, o: Origin): void {
-  localStorage.setItem(`tabuleiro.origin.${matchId}`, JSON.stringify(o));
-}
-
-export function loadOrigin(matchId: string): Origin | undefined {
-  try {
-    const raw = localStorage.getItem(`tabuleiro.origin.${matchId}`);
-    return raw ? JSON.parse(raw) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function randomPassword(): string {
-  const a = new Uint8Array(9);
-  crypto.getRandomValues(a);
-  return Array.from(a, (b) => "abcdefghjkmnpqrstuvwxyz23456789"[b % 31]).join("");
 }
 
 function gameIcon(g: Game): string {
@@ -610,13 +375,142 @@ export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
     action ?? false);
 }
 
+// ---- your turn ----
+
+let turnTick: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * turnBanner shows, in slot, the game in progress where this player is to
+ * move: whom against, the time left on their clock (counting down) and the
+ * way back to it; nothing when no game waits on them.
+ */
+async function turnBanner(id: Identity, slot: HTMLElement, active: MatchSummary[], stopped: () => boolean): Promise<void> {
+  // Whose turn it is comes from the match itself (the lobby's summary of a live match does not say).
+  let m: MatchSummary | undefined;
+  let clocks;
+  for (const a of active) {
+    try {
+      const r = (await api(id.token).match.getMatch({ matchId: a.matchId })).match;
+      if (r && r.status !== MatchStatus.FINISHED && r.yourSeat !== Seat.UNSPECIFIED && r.view?.toMove === r.yourSeat) {
+        m = { ...a, yourSeat: r.yourSeat } as MatchSummary;
+        clocks = r.clocks;
+        break;
+      }
+    } catch { /* the list's Resume is the way then */ }
+  }
+  if (stopped()) return;
+  if (turnTick) clearInterval(turnTick);
+  turnTick = undefined;
+  if (!m) {
+    clear(slot);
+    return;
+  }
+  const g = session.game;
+  const href = `#/${g?.matchId === m.matchId && g.local ? "local" : "game"}/${m.matchId}`;
+  const opponent = m.participants.find((p) => p.seat !== m.yourSeat);
+  const left = h("strong", { class: "turn-clock", id: "turn-clock" });
+  const mine = m.yourSeat === Seat.FIRST ? clocks?.firstRemainingMs : clocks?.secondRemainingMs;
+  const deadline = mine !== undefined ? Date.now() + Number(mine) - (clocks?.running === m.yourSeat && clocks.asOf ? Math.max(0, Date.now() - timestampMs(clocks.asOf)) : 0) : undefined;
+  const tick = () => { if (deadline !== undefined) left.textContent = t("turn.left", { time: formatClock(deadline - Date.now()) }); };
+  tick();
+  clear(slot);
+  slot.append(h("div", { class: "turn-banner", id: "turn-banner", role: "alert" },
+    h("div", {}, h("strong", {}, t("turn.title")), " ",
+      h("span", {}, t("turn.game", { game: `${gameName(m.game)} · ${variantName(m.game, m.variant)}`, opponent: opponent ? playerName(opponent) ?? "" : "" }))),
+    deadline !== undefined ? left : "",
+    h("a", { class: "button primary", id: "turn-back", href }, t("turn.back"))));
+  if (deadline !== undefined) turnTick = setInterval(() => (slot.isConnected ? tick() : clearInterval(turnTick)), 1000);
+}
+
 // ---- rooms ----
+
+/** ROOMS_REFRESH_MS is how often the lobby reads the open public rooms again while it is in view. */
+const ROOMS_REFRESH_MS = 3000;
+
+/**
+ * roomList fills el with the open public rooms (ListRooms), per game, each
+ * with its host, variant and clock and a Join button that takes its seat
+ * at once; the list is read again every few seconds while the page is in
+ * view, and when it comes back into view.
+ */
+function roomList(id: Identity, el: HTMLElement): { dispose: () => void } {
+  let stopped = false;
+  let shown = "";
+  const load = async () => {
+    let list;
+    try {
+      list = (await api(id.token).lobby.listRooms({ pageSize: 100 })).rooms;
+    } catch (err) {
+      if (!stopped) { clear(el); el.append(h("h2", {}, t("rooms.title")), h("p", { class: "error" }, errorText(err))); }
+      return;
+    }
+    if (stopped) return;
+    // Redrawn only when the list changed: a button being clicked stays.
+    const key = list.map((r) => `${r.roomId}:${r.members.length}`).join(",") + currentLanguage();
+    if (key === shown) return;
+    shown = key;
+    clear(el);
+    el.append(h("h2", {}, t("rooms.title")));
+    if (!list.length) {
+      el.append(h("p", { class: "muted", id: "rooms-none" }, t("rooms.none")));
+      return;
+    }
+    for (const g of games) {
+      const of = list.filter((r) => r.game === g);
+      if (!of.length) continue;
+      el.append(h("h3", { class: "rooms-game" }, gameName(g)));
+      for (const r of of) {
+        const host = r.members.find((m) => m.host) ?? r.members[0];
+        const mine = host?.playerId === id.playerId;
+        const hostText = host ? host.displayName + (host.rating !== undefined ? ` (${host.rating})` : "") : "—";
+        el.append(h("div", { class: "summary open-room", "data-room": r.roomId },
+          h("div", { class: "summary-main" },
+            h("div", { class: "summary-title" }, hostText, r.rated ? h("span", { class: "badge" }, t("rated")) : false),
+            h("div", { class: "muted small" }, `${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}`)),
+          mine
+            ? h("a", { class: "button small", href: `#/room/${r.roomId}` }, t("rooms.yours"))
+            : h("button", { class: "small primary join-room", onclick: (e: Event) => joinListed(id, r.roomId, e.target as HTMLButtonElement) }, t("join.button"))));
+      }
+    }
+  };
+  const onShow = () => {
+    if (document.visibilityState === "visible") void load();
+  };
+  const timer = setInterval(onShow, ROOMS_REFRESH_MS);
+  document.addEventListener("visibilitychange", onShow);
+  void load();
+  return {
+    dispose: () => {
+      stopped = true;
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onShow);
+    },
+  };
+}
+
+/** joinListed takes the free seat of a public room of the lobby's list, and opens its game. */
+async function joinListed(id: Identity, roomId: string, btn: HTMLButtonElement): Promise<void> {
+  btn.disabled = true;
+  try {
+    const j = await api(id.token).lobby.joinRoom({ target: { case: "roomId", value: roomId } });
+    const r = j.room!;
+    if (!r.matchId) throw new Error(t("room.noGame"));
+    session.game = { matchId: r.matchId, lastSeq: "0" };
+    saveOrigin(r.matchId, { game: r.game, variant: r.variant, opponent: "friend", level: BotLevel.UNSPECIFIED, seat: Seat.UNSPECIFIED, clock: 0, rated: r.rated });
+    go(`#/game/${r.matchId}`);
+  } catch (err) {
+    if (isBusy(err) && btn.isConnected) btn.closest(".open-room")?.after(await busyNotice(id));
+    else toast(errorText(err), "error");
+    btn.disabled = false;
+  }
+}
 
 function roomScreen(id: Identity, roomId: string, password: string): { dispose: () => void } {
   const ctl = new AbortController();
   const status = h("p", { class: "muted", role: "status" }, t("room.opening"));
   const linkBox = h("div", { class: "invite" });
-  frame(id, h("section", { class: "panel narrow room" }, h("h1", {}, t("lobby.opp.friend")), linkBox, status,
+  const title = h("h1", {}, t("room.title"));
+  frame(id, h("section", { class: "panel narrow room" }, title, linkBox, status,
     h("button", { class: "link", onclick: async () => {
       ctl.abort();
       try { await api(id.token).lobby.leaveRoom({ roomId }); } catch { /* closed already */ }
@@ -626,15 +520,20 @@ function roomScreen(id: Identity, roomId: string, password: string): { dispose: 
     try {
       for await (const u of api(id.token).lobby.watchRoom({ roomId }, { signal: ctl.signal })) {
         const r = u.room!;
+        const pub = r.visibility === RoomVisibility.PUBLIC;
         if (!linkBox.firstChild && r.inviteCode) {
-          const url = `${location.origin}${location.pathname}#/join/${r.inviteCode}?pw=${encodeURIComponent(password)}`;
+          title.textContent = pub ? t("room.public.title") : t("room.private.title");
+          const url = `${location.origin}${location.pathname}#/join/${r.inviteCode}${pub ? "" : `?pw=${encodeURIComponent(password)}`}`;
           const input = h("input", { id: "invite-link", readonly: true, value: url, "aria-label": t("room.link"), onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
           linkBox.append(
-            h("p", {}, t("room.send", { what: `${gameName(r.game)} · ${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}` })),
+            pub ? h("p", { id: "room-listed" }, t("room.listed")) : "",
+            h("p", {}, t(pub ? "room.sendPublic" : "room.send", { what: `${gameName(r.game)} · ${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}` })),
             h("div", { class: "row" }, input, h("button", { onclick: async () => {
               try { await navigator.clipboard.writeText(url); toast(t("room.copied")); } catch { input.select(); }
             } }, t("room.copy"))),
-            h("p", { class: "muted small" }, ...fill(t("room.orCode", { code: "\u0000", password: "\u0001" }), h("strong", { id: "invite-code" }, r.inviteCode), h("strong", {}, password))));
+            pub
+              ? h("p", { class: "muted small" }, ...fill(t("room.orCodePublic", { code: "\u0000" }), h("strong", { id: "invite-code" }, r.inviteCode)))
+              : h("p", { class: "muted small" }, ...fill(t("room.orCode", { code: "\u0000", password: "\u0001" }), h("strong", { id: "invite-code" }, r.inviteCode), h("strong", { id: "room-pw" }, password))));
         }
         if (r.matchId) {
           session.game = { matchId: r.matchId, lastSeq: "0" };
@@ -647,7 +546,7 @@ function roomScreen(id: Identity, roomId: string, password: string): { dispose: 
           status.textContent = t("room.closed");
           return;
         }
-        status.textContent = t("room.waiting");
+        status.textContent = pub ? t("room.waitingPublic") : t("room.waiting");
       }
     } catch (err) {
       if (!ctl.signal.aborted) status.textContent = errorText(err);
@@ -669,6 +568,13 @@ async function showInvite(el: HTMLElement, code: string, password: string): Prom
     const r = await api().lobby.getInvite({ inviteCode: code, password });
     el.textContent = `${inviteLine(r.room!)}.`;
     el.hidden = false;
+    // The picture shows the game the invite is to.
+    const art = document.querySelector<HTMLElement>(".hero-art");
+    if (art && r.room && r.room.game !== Game.QUORIDOR) {
+      clear(art);
+      art.dataset.game = gameName(r.room.game);
+      art.append(svg(gameArt(r.room.game)));
+    }
   } catch (err) {
     // A wrong or missing password is asked for when joining.
     if (err instanceof ConnectError && err.code === Code.NotFound) {
@@ -851,7 +757,7 @@ async function historyScreen(id: Identity): Promise<void> {
       const title = outcomeTitle(g.outcome, g.yourSeat, [names[0] ?? "", names[1] ?? ""]);
       const cls = outcomeClass(g.outcome, g.yourSeat);
       list.append(summaryRow(g, h("div", { class: "summary-side" },
-        h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome, g.game, g.yourSeat, [names[0] ?? "", names[1] ?? ""], g.participants.length < 2)),
+        h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome, g.game, g.yourSeat, [names[0] ?? "", names[1] ?? ""], g.participants.length < 2, g.plyCount)),
         h("span", { class: "muted small" }, g.endedAt ? dateTime(timestampMs(g.endedAt)) : ""),
         h("a", { class: "button small", href: `#/replay/${g.matchId}` }, t("history.replay")))));
     }
@@ -863,7 +769,7 @@ async function historyScreen(id: Identity): Promise<void> {
 
 // ---- replay ----
 
-async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: () => void }> {
+async function replayScreen(id: Identity, gameId: string, ply: string | null): Promise<{ dispose: () => void }> {
   frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, t("replay.loading"))));
   const rec = (await loadRecord(gameId, () => api(id.token).lobby.getGame({ gameId })))?.record;
   if (!rec) {
@@ -879,7 +785,9 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, t("bot.badge", { level: levelLabel(l, r) }));
   };
   const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
-  let at = views.length - 1;
+  // A replay opens at the start (the player steps through it, or jumps to
+  // the end); ?ply=N opens it at ply N.
+  let at = ply !== null && /^\d+$/.test(ply) ? Math.min(views.length - 1, Number(ply)) : 0;
   const flipped = s.yourSeat === Seat.SECOND && s.game !== Game.BANQI;
   // As in the live game: the viewer's seat at the bottom, each seat's
   // strip with its name and what the position gives it (walls left…).
@@ -926,13 +834,13 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
     h("button", { onclick: () => goTo(at - 1), "aria-label": t("replay.prev"), title: t("replay.prev.key"), id: "prev" }, icon("M14 4v12L5.5 10z")),
     counter,
     h("button", { onclick: () => goTo(at + 1), "aria-label": t("replay.next"), title: t("replay.next.key"), id: "next" }, icon("M6 4v12l8.5-6z")),
-    h("button", { onclick: () => goTo(views.length - 1), "aria-label": t("replay.last"), title: t("replay.last.key") }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
+    h("button", { onclick: () => goTo(views.length - 1), "aria-label": t("replay.last"), title: t("replay.last.key"), id: "last" }, icon("M13.5 4H16v12h-2.5zM4 4v12l8.5-6z")));
   frame(id, h("div", { class: "game-layout replay" },
     h("div", { class: "board-col" }, top, boardBox, under, nav),
     h("aside", { class: "side-col" }, h("section", { class: "panel" },
       h("h1", {}, `${gameName(s.game)} · ${variantName(s.game, s.variant)}`),
       h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), t("sentence.end"),
-        h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2))),
+        h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2, rec.plies.length))),
       change ? h("p", {}, ratingText(change.before, change.after)) : false,
       moves,
       rec.seed ? h("p", { class: "muted small seed" }, t("replay.seed", { seed: rec.seed.slice(0, 16) })) : false))));
@@ -949,11 +857,6 @@ async function replayScreen(id: Identity, gameId: string): Promise<{ dispose: ()
   return { dispose: () => window.removeEventListener("keydown", onKey) };
 }
 
-export function ratingText(before: number, after: number): string {
-  const d = Math.round(after) - Math.round(before);
-  return t("rating.change", { before: Math.round(before), after: Math.round(after), delta: `${d >= 0 ? "+" : "−"}${num(Math.abs(d))}` });
-}
-
 // ---- stats ----
 
 async function statsScreen(id: Identity): Promise<void> {
@@ -962,7 +865,7 @@ async function statsScreen(id: Identity): Promise<void> {
     h("thead", {}, h("tr", {}, ...head.map((x) => h("th", { scope: "col" }, x)))),
     h("tbody", {}, ...rows.map((row) => h("tr", {}, ...row.map((x) => h("td", {}, String(x)))))));
   const ratings = r.ratings.length
-    ? table([t("stats.game"), t("lobby.variant"), t("stats.rating"), t("stats.deviation"), t("stats.games")], r.ratings.map((x) => [gameName(x.game), x.variant, num(Math.round(x.rating)), num(Math.round(x.deviation)), num(x.games)]))
+    ? table([t("stats.game"), t("lobby.variant"), t("stats.rating"), t("stats.deviation"), t("stats.games")], r.ratings.map(ratingRow))
     : h("p", { class: "muted" }, t("stats.noRated"));
   const byGame = games.map((g) => {
     const rows = levels.map((l) => {

@@ -9,7 +9,7 @@ import { api, errorText, matchHeaders, ConnectError, Code } from "../api";
 import { RematchStatus, UnratedReason } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
-import { firstPlyWarning, legalWallHint, wallHint } from "../hints";
+import { banqiHint, firstPlyWarning, legalWallHint, wallHint } from "../hints";
 import { cornersMoveLine, returnHomeLoses } from "../corners";
 import { bannerOnly, clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { sawEnd } from "../record";
@@ -33,23 +33,17 @@ import {
 } from "../geometry";
 import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
 import type { Identity } from "../session";
-import { loadOrigin, me, partner, ratingText, session, start, frame, variants } from "./app";
+import { frame, me, partner, ratingText, session, variants } from "./shell";
+import { loadOrigin, start, type Origin } from "./start";
+import { SpectatorPanel } from "./spectate";
 import { clear, clearError, h, svg, toast } from "./dom";
 import { num, t } from "../i18n";
 import { checkText } from "../messages";
 
-/** Origin is how a game was started, to offer the same again (rematch). */
-export interface Origin {
-  game: Game;
-  variant: string;
-  opponent: "bot" | "local" | "friend" | "queue";
-  level: BotLevel;
-  seat: Seat;
-  clock: number;
-  rated: boolean;
-}
-
 type Mode = "seat" | "local" | "spectator";
+
+/** SPECTATORS_REFRESH_MS is how often a player's page reads how many watch the game. */
+const SPECTATORS_REFRESH_MS = 5000;
 
 export class GameScreen {
   private loops: FeedLoop[] = [];
@@ -145,6 +139,7 @@ export class GameScreen {
   }
 
   dispose(): void {
+    if (this.spectatorTimer) clearInterval(this.spectatorTimer);
     document.removeEventListener("click", this.onLinkClick, true);
     this.rematchCtl.abort();
     for (const l of this.loops) l.stop();
@@ -393,6 +388,7 @@ export class GameScreen {
     const v = this.view;
     if (!m || !v) return;
     document.title = t("title.game", { game: gameName(v.game) });
+    this.renderSpectators();
     if (m.status === MatchStatus.FINISHED) {
       // A finished game takes no plies: no dots, selection, preview or cursor behind the result.
       this.resetSelection();
@@ -603,7 +599,7 @@ export class GameScreen {
   private outcomeLine(): string {
     const m = this.match!;
     const solo = !m.seats.some((s) => s.participant?.seat === Seat.SECOND);
-    return outcomeLine(m.outcome, m.game, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names(), solo);
+    return outcomeLine(m.outcome, m.game, this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED, this.names(), solo, m.plies.length);
   }
 
   private names(): [string, string] {
@@ -657,7 +653,9 @@ export class GameScreen {
       if (note) a.append(note);
       // Two players at one device agree a draw by talking, and a bot does
       // not answer offers: no offer button.
-      a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, t("draw.offer")));
+      // Not again at once after a refusal: after the next ply.
+      if (this.loops[0]?.feed.mayOfferDraw(actor) ?? true) a.append(h("button", { id: "offer-draw", onclick: () => this.action("offerDraw", actor) }, t("draw.offer")));
+      else a.append(h("p", { class: "muted small", id: "offer-later" }, t("draw.later")));
     }
     const who = this.mode === "local" ? v.toMove : m.yourSeat;
     const back = this.confirmingReturn;
@@ -717,7 +715,7 @@ export class GameScreen {
         const acting = this.actingSeat;
         if (this.destinations.some((d) => returnHomeLoses(v, acting, d))) hint += ` ${t("hint.corners.orange")}`;
       }
-      else hint = t("hint.banqi");
+      else hint = banqiHint(this.touch);
       if (firstPlyWarning(m, this.server.now(Date.now()))) hint += ` ${t("hint.firstPly")}`;
     }
     this.els.hint.textContent = refused || hint;
@@ -1291,6 +1289,37 @@ export class GameScreen {
     }
   }
 
+  // ---- spectators ----
+
+  /** spectatorPanel: how many watch and whom this player invited (a seat of a game against a person). */
+  private spectatorPanel: SpectatorPanel | undefined;
+  private spectatorTimer: ReturnType<typeof setInterval> | undefined;
+
+  private renderSpectators(): void {
+    const m = this.match;
+    if (!m || this.mode !== "seat" || m.yourSeat === Seat.UNSPECIFIED || m.seats.length < 2) return;
+    if (!this.spectatorPanel) {
+      this.spectatorPanel = new SpectatorPanel(this.id, this.matchId);
+      this.els.actions.after(this.spectatorPanel.el);
+      // The streams carry no spectator count after their snapshot: it is
+      // read again while the game goes on and the page is in view.
+      this.spectatorTimer = setInterval(() => void this.refreshSpectators(), SPECTATORS_REFRESH_MS);
+    }
+    this.spectatorPanel.update(m);
+  }
+
+  private async refreshSpectators(): Promise<void> {
+    const m = this.match;
+    if (!m || m.status === MatchStatus.FINISHED || document.visibilityState !== "visible") return;
+    try {
+      const r = await api(this.id.token).match.getMatch({ matchId: this.matchId });
+      if (r.match && this.match) {
+        this.match.spectators = r.match.spectators;
+        this.spectatorPanel?.update(this.match);
+      }
+    } catch { /* the stream reports what is wrong */ }
+  }
+
   // ---- keyboard ----
 
   /** vsBot reports whether the other seat is played by a bot. */
@@ -1437,7 +1466,7 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
   } else if (v.board.case === "corners") {
     const side = seat === Seat.FIRST ? v.board.value.first : v.board.value.second;
     if (side && (v.board.value.deadlineMove || v.board.value.moveLimit)) {
-      extra.append(h("span", { class: "muted small" }, t("corners.arrived", { n: side.piecesInTarget, total: side.home.length })));
+      extra.append(h("span", { class: "muted small arrived" }, t("corners.arrived", { n: side.piecesInTarget, total: side.home.length })));
     }
   }
   return { token, extra };

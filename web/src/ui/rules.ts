@@ -8,7 +8,7 @@ import docs from "catalogs:rules";
 import { ruleAnchor, rulesHtml } from "../markdown";
 import type { Identity } from "../session";
 import { current, FALLBACK, t } from "../i18n";
-import { frame } from "./app";
+import { frame } from "./shell";
 import { h } from "./dom";
 
 const names: Record<string, string> = { quoridor: "Quoridor", corners: "Corners", banqi: "Banqi" };

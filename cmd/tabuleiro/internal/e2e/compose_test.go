@@ -406,6 +406,11 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 		t.Fatalf("no match replica exported tabuleiro.match.outbox.written: %v", err)
 	}
 	t.Logf("%v: the outbox's metric exported", since())
+	// The edge's own series (HAProxy's exporter), for the alerts on it.
+	edgeSeries, err := scaletest.EdgeMetrics(edgeMetrics)
+	if err != nil {
+		t.Fatalf("edge metrics: %v", err)
+	}
 	// The same games over gRPC-Web and Connect, on HTTP/1.1 and h2c.
 	h2c := &http.Transport{Protocols: new(http.Protocols)}
 	h2c.Protocols.SetUnencryptedHTTP2(true)
@@ -450,7 +455,18 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 	}
 	slices.Sort(names)
 	t.Logf("exported series: %s", strings.Join(names, " "))
-	holdQueries(t, have)
+	for series := range edgeSeries { // name{label="value",...}
+		name, labels, _ := strings.Cut(series, "{")
+		if have[name] == nil {
+			have[name] = map[string]bool{}
+		}
+		for _, kv := range strings.Split(strings.TrimSuffix(labels, "}"), ",") {
+			if k, _, ok := strings.Cut(kv, "="); ok {
+				have[name][k] = true
+			}
+		}
+	}
+	holdQueries(t, have, nil)
 }
 
 // waitHTTP waits until url answers 200 (polling: the edge's health is

@@ -2,6 +2,7 @@ package scaletest
 
 import (
 	"github.com/jackc/pgx/v5"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -252,5 +253,100 @@ func TestFaultEdgeMatchDrainedAndKilled(t *testing.T) {
 	} else {
 		t.Logf("edge: match backend sessions %v, lobby %v",
 			m[`haproxy_backend_sessions_total{proxy="match"}`], m[`haproxy_backend_sessions_total{proxy="lobby"}`])
+	}
+}
+
+// TestFaultEdgeRedisPrimaryKilled: through the edge, with Redis as a
+// primary, a replica and a Sentinel and every match commit waiting for the
+// replica (MATCH_REDIS_WAIT_REPLICAS=1), the primary is killed with kill
+// -9 in the middle of 100 games; Sentinel promotes the replica and the
+// killed server comes back as a replica of it. Every game finishes, no
+// call or stream ends INTERNAL (a failover is UNAVAILABLE, which clients
+// retry), and PostgreSQL's record of each game is what both its players
+// saw: the same plies in the same order (an acknowledged or shown ply a
+// failover lost would differ) and the same end, recorded once (a game
+// resurrected after its record would end again, with more plies).
+func TestFaultEdgeRedisPrimaryKilled(t *testing.T) {
+	if testing.Short() {
+		return
+	}
+	c := Start(t, Options{Lobbies: 2, Matches: 3, Bots: 2, Edge: true, Sentinel: true,
+		MatchEnv: []string{"MATCH_PRESENCE_TTL=3s", "MATCH_REDIS_WAIT_REPLICAS=1"}})
+	rep, logs := runGames(t, c, faultGames, 20*time.Millisecond, 30, func() {
+		old := c.Sentinel.Primary()
+		t0 := time.Now()
+		c.Sentinel.Kill(old)
+		promoted := c.Sentinel.WaitFailover(old)
+		t.Logf("killed the Redis primary %s; Sentinel promoted %s in %v", old, promoted, time.Since(t0).Round(time.Millisecond))
+		c.Sentinel.RestartAsReplica(old)
+		t.Logf("%s back as a replica, in sync %v after the kill", old, time.Since(t0).Round(time.Millisecond))
+	})
+	logReport(t, rep)
+	gc := checkGames(t, logs, 0, 100*time.Millisecond)
+	t.Logf("through the edge: games checked %d, rejoined %d, outcomes %v, errors %v", gc.games, gc.rejoined, gc.outcomes, rep.Errors)
+	if gc.games < faultGames {
+		t.Errorf("%d games checked, want at least %d", gc.games, faultGames)
+	}
+	if rep.GamesFinished < rep.GamesStarted {
+		t.Errorf("%d of %d games finished", rep.GamesFinished, rep.GamesStarted)
+	}
+	if n := rep.Errors["Internal"]; n > 0 {
+		t.Errorf("%d INTERNAL statuses through the edge (first: %s)", n, rep.ErrorSamples["Internal"])
+	}
+
+	// PostgreSQL against the players' views.
+	db, err := pgx.Connect(t.Context(), c.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(t.Context())
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	ids := make([]string, 0, len(logs.byMatch))
+	for id := range logs.byMatch {
+		ids = append(ids, id)
+	}
+	deadline := Deadline(t)
+	var recorded int
+	for {
+		err := db.QueryRow(t.Context(), "SELECT count(DISTINCT game_id) FROM games WHERE game_id = ANY($1)", ids).Scan(&recorded)
+		if err == nil && recorded == len(ids) || time.Now().After(deadline) {
+			break
+		}
+		poll(200 * time.Millisecond)
+	}
+	rows, err := db.Query(t.Context(), "SELECT game_id, plies, reason, count(*) OVER (PARTITION BY game_id) FROM games WHERE game_id = ANY($1)", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agree, disagree := 0, 0
+	for rows.Next() {
+		var id, plies, reason string
+		var n int
+		if err := rows.Scan(&id, &plies, &reason, &n); err != nil {
+			t.Fatal(err)
+		}
+		seen := make([]string, 0, 64)
+		for _, p := range logs.byMatch[id][0].Plies {
+			seen = append(seen, p.GetNotation())
+		}
+		out := logs.byMatch[id][0].Outcome
+		want := strings.Join(seen, " ")
+		if n != 1 || plies != want || out == nil || !strings.EqualFold("REASON_"+reason, out.GetReason().String()) {
+			disagree++
+			if disagree <= 5 {
+				t.Errorf("match %s: recorded %d time(s), plies %q, %s; its players saw %q, %v", id, n, plies, reason, want, out.GetReason())
+			}
+			continue
+		}
+		agree++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PostgreSQL: %d of %d games recorded as their players saw them, %d not (lost or resurrected), %d unrecorded",
+		agree, len(ids), disagree, len(ids)-recorded)
+	if recorded != len(ids) {
+		t.Errorf("%d of %d games recorded", recorded, len(ids))
 	}
 }

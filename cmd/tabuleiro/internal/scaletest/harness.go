@@ -30,6 +30,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/load"
 	"tabuleiro.dev/pkg/platform/auth"
+	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 )
 
 var (
@@ -216,6 +217,10 @@ type Options struct {
 	LobbyEnv []string
 	// RedisAppendOnly turns on append-only persistence.
 	RedisAppendOnly bool
+	// Sentinel runs Redis as a primary, one replica and a Sentinel
+	// (pkg/platform/testenv.StartSentinelSet), the services on the
+	// Sentinel URL; Cluster.Sentinel is the set and Cluster.Redis nil.
+	Sentinel bool
 	// Edge puts the edge (HAProxy with deploy/haproxy/haproxy.cfg) in
 	// front of the lobby and match replicas: each replica of a service
 	// listens on the service's one port on its own loopback address
@@ -232,6 +237,7 @@ type Cluster struct {
 
 	Redis    *Proc
 	RedisURL string
+	Sentinel *ptestenv.SentinelSet // with Options.Sentinel
 	rdb      *redis.Client
 
 	PGData      string
@@ -261,7 +267,12 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	c := &Cluster{t: t, dir: t.TempDir(), Key: key, Opts: o}
 	t.Cleanup(c.stop)
-	c.startRedis()
+	if o.Sentinel {
+		c.Sentinel = ptestenv.StartSentinelSet(t, 1)
+		c.RedisURL = c.Sentinel.URL("")
+	} else {
+		c.startRedis()
+	}
 	c.startPostgres()
 
 	c.botLB = NewBalancer(t)
@@ -747,6 +758,8 @@ func (c *Cluster) CPU() ClusterCPU {
 		return d
 	}
 	out.Match, out.Lobby, out.Bot = sum(c.Match), sum(c.Lobby), sum(c.Bot)
-	out.Redis = c.Redis.CPU()
+	if c.Redis != nil {
+		out.Redis = c.Redis.CPU()
+	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 	"hash/fnv"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/mem"
@@ -98,6 +100,20 @@ type Target struct {
 	// stream that waits for something to happen is accepted, not an
 	// error. A stream is cancelled after its first message.
 	Timeout, StreamWait time.Duration
+	// BaseURL ("http://127.0.0.1:PORT"), when set, is where Check sends
+	// each input over the browsers' framings too, Connect and gRPC-Web
+	// (HTTP/1.1, through HTTP): every refusal there must carry an
+	// ErrorInfo reason, and none may be INTERNAL or UNKNOWN either. HTTP
+	// is their client (nil: http.DefaultClient).
+	BaseURL string
+	HTTP    *http.Client
+}
+
+func (tg *Target) timeout(m protoreflect.MethodDescriptor) time.Duration {
+	if m.IsStreamingServer() {
+		return cmp.Or(tg.StreamWait, time.Second)
+	}
+	return cmp.Or(tg.Timeout, 10*time.Second)
 }
 
 // Seed adds each request to f as a (method, wire bytes) input; method is
@@ -141,11 +157,7 @@ func (rawCodec) Name() string { return "proto" }
 func (tg *Target) Call(ctx context.Context, name string, payload []byte) (protoreflect.MethodDescriptor, error) {
 	m := tg.method(name)
 	full := fmt.Sprintf("/%s/%s", tg.Service.FullName(), m.Name())
-	timeout := cmp.Or(tg.Timeout, 10*time.Second)
-	if m.IsStreamingServer() {
-		timeout = cmp.Or(tg.StreamWait, time.Second)
-	}
-	ctx, cancel := context.WithTimeout(tg.Caller(ctx), timeout)
+	ctx, cancel := context.WithTimeout(tg.Caller(ctx), tg.timeout(m))
 	defer cancel()
 	codec := grpc.ForceCodecV2(rawCodec{})
 	var out []byte
@@ -167,23 +179,57 @@ func (tg *Target) Call(ctx context.Context, name string, payload []byte) (protor
 
 // Check sends one input and fails t on INTERNAL or UNKNOWN, on a call
 // that does not end in time, and on a refused call that changed the
-// state.
+// state; with a BaseURL, over gRPC, then Connect, then gRPC-Web.
 func Check(t *testing.T, tg *Target, name string, payload []byte) {
+	t.Helper()
+	check(t, tg, fmt.Sprintf("grpc (%x)", payload), func(ctx context.Context) (protoreflect.MethodDescriptor, *status.Status, bool) {
+		m, err := tg.Call(ctx, name, payload)
+		return m, status.Convert(err), true
+	})
+	if tg.BaseURL == "" {
+		return
+	}
+	for _, framing := range []Framing{Connect, GRPCWeb} {
+		check(t, tg, fmt.Sprintf("%s (%x)", framing, payload), func(ctx context.Context) (protoreflect.MethodDescriptor, *status.Status, bool) {
+			m, st, ok, err := tg.CallHTTP(ctx, framing, name, payload)
+			if err != nil {
+				t.Fatalf("%s over %s (%x): %v", m.Name(), framing, payload, err)
+			}
+			if ok && st.Code() != codes.OK && st.Code() != codes.DeadlineExceeded && !hasReason(st) {
+				t.Fatalf("%s over %s (%x): %v without an ErrorInfo reason", m.Name(), framing, payload, st.Err())
+			}
+			return m, st, ok
+		})
+	}
+}
+
+func hasReason(st *status.Status) bool {
+	for _, d := range st.Details() {
+		if _, ok := d.(*errdetails.ErrorInfo); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func check(t *testing.T, tg *Target, over string, call func(context.Context) (protoreflect.MethodDescriptor, *status.Status, bool)) {
 	t.Helper()
 	ctx := t.Context()
 	before, err := tg.State(ctx)
 	if err != nil {
 		t.Fatalf("state: %v", err)
 	}
-	m, callErr := tg.Call(ctx, name, payload)
+	m, st, sent := call(ctx)
+	if !sent {
+		return
+	}
 	tg.Tracker.Wait()
-	st := status.Convert(callErr)
 	switch st.Code() {
 	case codes.Internal, codes.Unknown, codes.DataLoss:
-		t.Fatalf("%s(%x): %v, a server fault", m.Name(), payload, callErr)
+		t.Fatalf("%s over %s: %v, a server fault", m.Name(), over, st.Err())
 	case codes.DeadlineExceeded:
 		if !m.IsStreamingServer() {
-			t.Fatalf("%s(%x): no answer in time", m.Name(), payload)
+			t.Fatalf("%s over %s: no answer in time", m.Name(), over)
 		}
 		return // a stream that waits for something to happen: accepted
 	case codes.OK:
@@ -206,7 +252,7 @@ func Check(t *testing.T, tg *Target, name string, payload []byte) {
 	}
 	if len(changed) > 0 {
 		slices.Sort(changed)
-		t.Fatalf("%s(%x) refused (%v) but changed %v", m.Name(), payload, callErr, changed)
+		t.Fatalf("%s over %s refused (%v) but changed %v", m.Name(), over, st.Err(), changed)
 	}
 }
 

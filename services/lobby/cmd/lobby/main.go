@@ -42,6 +42,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("load config: %w", err)
 	}
 	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
+	redisconn.LogTo(logger) // go-redis's own lines as JSON too
 	tel, err := telemetry.Setup(ctx, "lobby", getenv, logger)
 	if err != nil {
 		return fmt.Errorf("set up telemetry: %w", err)
@@ -84,12 +85,23 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("token verifier: %w", err)
 	}
+	// CreateMatch (idempotent on its request id) and ListMatches (a read)
+	// answered UNAVAILABLE by a replica that drains or died under the
+	// call are sent again to another replica (grpcserve.Retrying).
 	conn, err := grpcserve.Dial(cfg.MatchAddr, grpcserve.DialOptions{CAFile: cfg.TLSCAFile, Telemetry: tel,
-		PerRPC: auth.NewServiceCredentials(iss, "lobby", time.Hour)})
+		PerRPC:        auth.NewServiceCredentials(iss, "lobby", time.Hour),
+		ServiceConfig: grpcserve.Retrying(matchv1.MatchService_ServiceDesc.ServiceName, "CreateMatch", "ListMatches")})
 	if err != nil {
 		return fmt.Errorf("match service client: %w", err)
 	}
 	defer conn.Close()
+	// For the alerts: Redis, its replicas and Sentinel quorum, PostgreSQL
+	// and the match service, read at each metrics collection.
+	if err := redisconn.Observe(rdb, cfg.RedisURL,
+		telemetry.Dependency{Name: "postgres", Check: db.Ping},
+		telemetry.Dependency{Name: "match", Check: grpcserve.HealthOf(conn)}); err != nil {
+		return fmt.Errorf("observe dependencies: %w", err)
+	}
 	var bot botv1.BotServiceClient
 	if cfg.BotAddr != "" {
 		botConn, err := grpcserve.Dial(cfg.BotAddr, grpcserve.DialOptions{CAFile: cfg.TLSCAFile, Telemetry: tel,
@@ -103,7 +115,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(conn)), Logger: logger, Bot: bot},
 		lobbyserver.Config{TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL, BotOfferAfter: cfg.BotOfferAfter,
-			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff})
+			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff,
+			Exempt: cfg.RateLimitExempt})
 	if err != nil {
 		return fmt.Errorf("build lobby: %w", err)
 	}

@@ -58,6 +58,12 @@ type Config struct {
 	// and test clusters whose players all call from one address; the
 	// per-player caps on streams and bot games stay.
 	RateLimitsOff bool
+	// RateLimitExempt (LOBBY_RATE_LIMIT_EXEMPT, comma-separated CIDRs or
+	// addresses): client addresses the per-address rates do not apply to
+	// (a load generator's machine, a monitoring prober), while every
+	// other address keeps them: load-test a public deployment this way
+	// rather than with LOBBY_RATE_LIMITS_OFF.
+	RateLimitExempt []netip.Prefix
 	// CORSOrigins (LOBBY_CORS_ORIGINS): comma-separated origins whose pages
 	// may call the API cross-origin over gRPC-Web or Connect
 	// ("https://play.example.com", or "*"); empty (the default) means
@@ -89,6 +95,10 @@ func Load(getenv func(string) string) (Config, error) {
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)
 		cfg.TokenKey = k
+		return err
+	})
+	env.Func("RATE_LIMIT_EXEMPT", false, func(s string) (err error) {
+		cfg.RateLimitExempt, err = clientaddr.ParsePrefixes(s)
 		return err
 	})
 	env.Func("TRUSTED_PROXIES", false, func(s string) error {

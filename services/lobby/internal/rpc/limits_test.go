@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -145,4 +146,33 @@ func TestBotGameCap(t *testing.T) {
 	if _, err := s.PlayBot(as(t.Context(), "p_a"), &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_QUORIDOR, Level: gamev1.BotLevel_BOT_LEVEL_EXPERT}); err != nil {
 		t.Fatalf("under the cap: %v", err)
 	}
+}
+
+// An allow-listed address (LOBBY_RATE_LIMIT_EXEMPT: a load generator's)
+// signs in past the per-address rate; every other address keeps it.
+func TestRateLimitExempt(t *testing.T) {
+	t.Parallel()
+	s, _ := newServer(t)
+	rdb, prefix := testenv.Redis(t)
+	s.d.Store = sqlstore.NewSQLite(testenv.SQLite(t), glicko.Default(), nil)
+	key, _ := auth.GenerateKey()
+	s.d.Issuer, _ = auth.NewIssuer(key)
+	s.d.Limiter = ratelimit.New(rdb, prefix)
+	s.d.Limits = Limits{SignIn: ratelimit.Rule{What: "guest sign-ins", Rate: 2, Burst: 2, Period: time.Hour}}
+	s.d.Exempt = []netip.Prefix{netip.MustParsePrefix("203.0.113.0/28"), netip.MustParsePrefix("2001:db8:1::/48")}
+	ctx := t.Context()
+	for _, ip := range []string{"203.0.113.9", "2001:db8:1:2::7"} {
+		for i := range 10 {
+			if _, err := s.SignInGuest(from(ctx, ip), &lobbyv1.SignInGuestRequest{DisplayName: "Load"}); err != nil {
+				t.Fatalf("allow-listed %s, sign-in %d: %v", ip, i+1, err)
+			}
+		}
+	}
+	for i := range 2 {
+		if _, err := s.SignInGuest(from(ctx, "203.0.113.200"), &lobbyv1.SignInGuestRequest{DisplayName: "Ana"}); err != nil {
+			t.Fatalf("sign-in %d: %v", i+1, err)
+		}
+	}
+	_, err := s.SignInGuest(from(ctx, "203.0.113.200"), &lobbyv1.SignInGuestRequest{DisplayName: "Ana"})
+	wantExhausted(t, "third sign-in from an address not listed", err)
 }

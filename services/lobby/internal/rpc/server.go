@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/netip"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/reason"
+	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -94,6 +96,9 @@ type Deps struct {
 	// per-address rates: the one-process mode's own terminal client and
 	// replays (players from elsewhere are limited as usual).
 	ExemptLoopback bool
+	// Exempt are client addresses (a load generator's) the per-address
+	// rates do not apply to.
+	Exempt []netip.Prefix
 	// TrustedProxies are the proxies (the edge) whose x-forwarded-for
 	// names the client address; empty: the peer is the client.
 	TrustedProxies []netip.Prefix
@@ -133,10 +138,32 @@ func (s *Server) addr(ctx context.Context) string {
 // limit takes one request of rule for the caller's client address.
 func (s *Server) limit(ctx context.Context, rule ratelimit.Rule, name string) error {
 	c := clientaddr.FromContext(ctx, s.d.TrustedProxies)
-	if s.d.ExemptLoopback && c.Loopback {
+	if s.d.ExemptLoopback && c.Loopback || exempt(s.d.Exempt, c.Key) {
 		return nil
 	}
 	return s.d.Limiter.Allow(ctx, rule, name, c.Key)
+}
+
+// exempt reports whether the client of limit key (an IPv4 address or an
+// IPv6 /64) is in one of the prefixes.
+func exempt(prefixes []netip.Prefix, key string) bool {
+	if len(prefixes) == 0 {
+		return false
+	}
+	a, err := netip.ParseAddr(key)
+	if err != nil {
+		p, perr := netip.ParsePrefix(key)
+		if perr != nil {
+			return false
+		}
+		a = p.Addr()
+	}
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // LiveLister lists the match service's live matches, all of them
@@ -448,12 +475,21 @@ func participant(seat engine.Seat, p lobby.Participant) *gamev1.Participant {
 }
 
 // ratingOf returns a player's rating in a rated variant, zero otherwise.
+// With PostgreSQL unreachable the rating is unknown and zero too: the
+// player queues and pairs at the initial rating, and matchmaking, rooms
+// and play go on (the game's result, and the ratings it changes, are
+// recorded from the outbox once PostgreSQL is back, from the ratings
+// stored there).
 func (s *Server) ratingOf(ctx context.Context, playerID string, g engine.Game, variant string) (float64, error) {
 	v, err := s.d.Lookup(g, variant)
 	if err != nil || !v.Rated {
 		return 0, nil //nolint:nilerr // unknown variants are rejected by the domain with a clear error
 	}
 	r, err := s.d.Store.Rating(ctx, playerID, g, variant)
+	if rpcerr.Unreachable(err) {
+		slog.WarnContext(ctx, "rating unknown: PostgreSQL unreachable; pairing at the initial rating", "player_id", playerID, "err", err)
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -28,6 +28,7 @@ import (
 	"tabuleiro.dev/services/match/internal/botclient"
 	"tabuleiro.dev/services/match/internal/config"
 	"tabuleiro.dev/services/match/internal/match"
+	"tabuleiro.dev/services/match/internal/recorder"
 	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/matchserver"
 )
@@ -47,6 +48,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("load config: %w", err)
 	}
 	logger := telemetry.NewLogger(stdout, cfg.LogLevel)
+	redisconn.LogTo(logger) // go-redis's own lines as JSON too
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "match-" + rand.Text()[:10]
 	}
@@ -83,6 +85,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("token verifier: %w", err)
 	}
 	var bot match.Bot
+	deps := []telemetry.Dependency{{Name: "postgres", Check: db.PingContext}}
 	if cfg.BotAddr != "" {
 		issuer, err := auth.NewIssuer(cfg.TokenKey)
 		if err != nil {
@@ -95,6 +98,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 		defer conn.Close()
 		bot = botclient.New(botv1.NewBotServiceClient(conn))
+		deps = append(deps, telemetry.Dependency{Name: "bot", Check: grpcserve.HealthOf(conn)})
+	}
+	// For the alerts: Redis, its replicas and Sentinel quorum, PostgreSQL
+	// and the bot service, read at each metrics collection.
+	if err := redisconn.Observe(rdb, cfg.RedisURL, deps...); err != nil {
+		return fmt.Errorf("observe dependencies: %w", err)
 	}
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb, DB: db, Bot: bot, Logger: logger}, serverConfig(cfg))
 	ctx, cancel := context.WithCancel(ctx)
@@ -128,12 +137,14 @@ func serverConfig(cfg config.Config) matchserver.Config {
 			Compat: cfg.RedisCompat},
 		Match: match.Config{ReconnectWindow: cfg.ReconnectWindow, FirstPlyTimeout: cfg.FirstPlyTimeout, SweepInterval: cfg.SweepInterval,
 			UntimedBotWait: cfg.UntimedBotWait, LeaseTTL: cfg.PresenceTTL, LeaseRenew: cfg.PresenceTTL / 3},
+		Recorder: recorder.Config{WaitReplicas: cfg.RecorderWaitReplicas, WaitTimeout: cfg.RedisWaitTimeout},
 	}
 	sc.Store.LiveTTL = matchserver.LiveTTL(sc.Match)
 	sc.Limits = matchserver.Limits{
 		Calls:        ratelimit.Rule{What: "match calls", Rate: cfg.CallRate, Burst: cfg.CallBurst, Period: time.Second},
 		PlayMessages: ratelimit.Rule{What: "messages on this Play stream", Rate: cfg.PlayMessageRate, Burst: cfg.PlayMessageBurst, Period: time.Second},
 	}
+	sc.MaxStreams, sc.MaxAddressStreams = cfg.MaxStreams, cfg.MaxAddressStreams
 	sc.Unlimited = cfg.RateLimitsOff
 	sc.TrustedProxies = cfg.TrustedProxies
 	return sc

@@ -28,6 +28,7 @@ import (
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
+	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/match/matchserver"
 )
 
@@ -64,7 +65,9 @@ func run(ctx context.Context) error {
 	ver, _ := auth.NewVerifier(key)
 	srvCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := matchserver.New(srvCtx, matchserver.Deps{Redis: rdb}, matchserver.Config{KeyPrefix: prefix, InstanceID: "load"})
+	srv := matchserver.New(srvCtx, matchserver.Deps{Redis: rdb}, matchserver.Config{KeyPrefix: prefix, InstanceID: "load",
+		// Every player is on this host: no cap or rate per address.
+		MaxAddressStreams: -1, Limits: matchserver.Limits{AddressStreamOpens: ratelimit.Rule{What: "match streams opened", Rate: 1_000_000, Burst: 1_000_000, Period: time.Second}}})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ package config
 import (
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"time"
 
 	"tabuleiro.dev/pkg/platform/auth"
@@ -28,6 +29,12 @@ type Config struct {
 	// wait: past it the commit stays unacknowledged and the client is told
 	// UNAVAILABLE (retrying the same ply is safe).
 	RedisWaitTimeout time.Duration
+	// RecorderWaitReplicas (MATCH_RECORDER_WAIT_REPLICAS; default 1 when
+	// MATCH_REDIS_URL names Sentinels, 0 otherwise): a finished game is
+	// written to PostgreSQL only once that many Redis replicas hold its
+	// end, so that a failover never brings back in progress a game whose
+	// result is recorded. Set it to the replicas Sentinel may promote.
+	RecorderWaitReplicas int
 	// RedisJSON (MATCH_REDIS_JSON, default false) writes matches' states,
 	// plies and events to Redis as JSON instead of the compact binary
 	// encoding. Every version since the binary encoding reads both; set it
@@ -94,9 +101,16 @@ type Config struct {
 	// RESOURCE_EXHAUSTED. A client sends a probe answer every 2 s, and
 	// pings, resent plies and actions.
 	PlayMessageRate, PlayMessageBurst int
-	// RateLimitsOff (MATCH_RATE_LIMITS_OFF, default false) turns off both
+	// MaxStreams (MATCH_MAX_STREAMS, default 16) caps each player's open
+	// Play, Follow and Watch streams across instances;
+	// MaxAddressStreams (MATCH_MAX_ADDRESS_STREAMS, default 200) each
+	// client address's (an IPv6 /64 as one address), whoever signs in
+	// there. Openings are rated besides: 30 at once then one a second a
+	// player, 200 at once then ten a second an address.
+	MaxStreams, MaxAddressStreams int
+	// RateLimitsOff (MATCH_RATE_LIMITS_OFF, default false) turns off the
 	// rates above, for load generators and tests that play one player
-	// faster than a person; the cap on each player's open streams stays.
+	// faster than a person; the caps on open streams stay.
 	RateLimitsOff bool
 	// TrustedProxies (MATCH_TRUSTED_PROXIES, comma-separated CIDRs or
 	// addresses): the proxies in front (the edge) whose X-Forwarded-For
@@ -110,37 +124,49 @@ type Config struct {
 	CORSOrigins []string
 }
 
+// sentinelReplicas is RECORDER_WAIT_REPLICAS' default: 1 behind Sentinel
+// (a URL with master_name), where a failover may promote a replica.
+func sentinelReplicas(redisURL string) int {
+	if u, err := url.Parse(redisURL); err == nil && u.Query().Has("master_name") {
+		return 1
+	}
+	return 0
+}
+
 // Load reads the configuration through getenv and reports every problem
 // at once.
 func Load(getenv func(string) string) (Config, error) {
 	env := envconfig.New("MATCH_", getenv)
 	cfg := Config{
-		GRPCAddr:            env.String("GRPC_ADDR", ":8080"),
-		RedisURL:            env.Required("REDIS_URL"),
-		RedisWaitReplicas:   env.IntRange("REDIS_WAIT_REPLICAS", 0, 0, 16),
-		RedisWaitTimeout:    env.Duration("REDIS_WAIT_TIMEOUT", time.Second),
-		RedisJSON:           env.Bool("REDIS_JSON", false),
-		RedisCompat:         env.Bool("REDIS_COMPAT", false),
-		DatabaseURL:         env.Required("DATABASE_URL"),
-		BotAddr:             env.String("BOT_ADDR", ""),
-		KeyPrefix:           env.String("KEY_PREFIX", "tabuleiro:"),
-		InstanceID:          env.String("INSTANCE_ID", ""),
-		ReconnectWindow:     env.Duration("RECONNECT_WINDOW", 60*time.Second),
-		FirstPlyTimeout:     env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
-		UntimedBotWait:      env.Duration("UNTIMED_BOT_WAIT", 24*time.Hour),
-		SweepInterval:       env.Duration("SWEEP_INTERVAL", 25*time.Millisecond),
-		PresenceTTL:         env.Duration("PRESENCE_TTL", 10*time.Second),
-		ShutdownTimeout:     env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
-		HealthCheckInterval: env.Duration("HEALTH_CHECK_INTERVAL", 2*time.Second),
-		LogLevel:            env.LogLevel("LOG_LEVEL", slog.LevelInfo),
-		TLSCertFile:         env.String("TLS_CERT_FILE", ""),
-		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
-		TLSCAFile:           env.String("TLS_CA_FILE", ""),
-		CallRate:            env.IntRange("CALL_RATE", 20, 1, 1_000_000),
-		CallBurst:           env.IntRange("CALL_BURST", 60, 1, 1_000_000),
-		PlayMessageRate:     env.IntRange("PLAY_MESSAGE_RATE", 10, 1, 1_000_000),
-		PlayMessageBurst:    env.IntRange("PLAY_MESSAGE_BURST", 100, 1, 1_000_000),
-		RateLimitsOff:       env.Bool("RATE_LIMITS_OFF", false),
+		GRPCAddr:             env.String("GRPC_ADDR", ":8080"),
+		RedisURL:             env.Required("REDIS_URL"),
+		RedisWaitReplicas:    env.IntRange("REDIS_WAIT_REPLICAS", 0, 0, 16),
+		RedisWaitTimeout:     env.Duration("REDIS_WAIT_TIMEOUT", time.Second),
+		RecorderWaitReplicas: env.IntRange("RECORDER_WAIT_REPLICAS", sentinelReplicas(getenv("MATCH_REDIS_URL")), 0, 16),
+		RedisJSON:            env.Bool("REDIS_JSON", false),
+		RedisCompat:          env.Bool("REDIS_COMPAT", false),
+		DatabaseURL:          env.Required("DATABASE_URL"),
+		BotAddr:              env.String("BOT_ADDR", ""),
+		KeyPrefix:            env.String("KEY_PREFIX", "tabuleiro:"),
+		InstanceID:           env.String("INSTANCE_ID", ""),
+		ReconnectWindow:      env.Duration("RECONNECT_WINDOW", 60*time.Second),
+		FirstPlyTimeout:      env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
+		UntimedBotWait:       env.Duration("UNTIMED_BOT_WAIT", 24*time.Hour),
+		SweepInterval:        env.Duration("SWEEP_INTERVAL", 25*time.Millisecond),
+		PresenceTTL:          env.Duration("PRESENCE_TTL", 10*time.Second),
+		ShutdownTimeout:      env.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		HealthCheckInterval:  env.Duration("HEALTH_CHECK_INTERVAL", 2*time.Second),
+		LogLevel:             env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+		TLSCertFile:          env.String("TLS_CERT_FILE", ""),
+		TLSKeyFile:           env.String("TLS_KEY_FILE", ""),
+		TLSCAFile:            env.String("TLS_CA_FILE", ""),
+		CallRate:             env.IntRange("CALL_RATE", 20, 1, 1_000_000),
+		CallBurst:            env.IntRange("CALL_BURST", 60, 1, 1_000_000),
+		PlayMessageRate:      env.IntRange("PLAY_MESSAGE_RATE", 10, 1, 1_000_000),
+		PlayMessageBurst:     env.IntRange("PLAY_MESSAGE_BURST", 100, 1, 1_000_000),
+		MaxStreams:           env.IntRange("MAX_STREAMS", 16, 1, 1_000_000),
+		MaxAddressStreams:    env.IntRange("MAX_ADDRESS_STREAMS", 200, 1, 1_000_000),
+		RateLimitsOff:        env.Bool("RATE_LIMITS_OFF", false),
 	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
 		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))

@@ -3,11 +3,14 @@ package match
 import (
 	"context"
 	"fmt"
-	"time"
+	"strconv"
 )
 
 // Feed is one subscriber's ordered, gap-free view of a match's events:
-// live events from the Hub, holes filled from the Store's event stream.
+// live events from the Hub, holes filled from the Store's event stream. A
+// feed has no timer and makes no Redis call while its match is idle: the
+// Hub checks each quiet match once for all its subscribers (a lost
+// publication), and a feed reads the stream only when it sees a gap.
 type Feed struct {
 	s       *Service
 	id      string
@@ -15,13 +18,6 @@ type Feed struct {
 	cancel  func()
 	last    int64
 	backlog []Event
-	// tick is the resync timer, made once for the feed: Next does not
-	// re-arm it per event. heard is when the feed last learnt something
-	// (a live event or a read of the stream); the timer reads the stream
-	// only after ResyncInterval without either, and otherwise re-arms for
-	// the rest of the interval.
-	tick  *time.Timer
-	heard time.Time
 }
 
 // Follow subscribes to match id and returns the feed with the match's
@@ -63,9 +59,6 @@ func (s *Service) Follow(ctx context.Context, id string, after int64) (f *Feed, 
 // Close ends the subscription.
 func (f *Feed) Close() {
 	f.cancel()
-	if f.tick != nil {
-		f.tick.Stop()
-	}
 }
 
 // Last is the seq of the last event the feed yielded (or the snapshot's).
@@ -82,11 +75,6 @@ func (f *Feed) Reset(seq int64) {
 // feed catches up from the Store is lost. ErrSnapshotNeeded means the
 // events after Last are gone: take a snapshot (Service.Get) and Reset.
 func (f *Feed) Next(ctx context.Context) (Event, error) {
-	every := f.s.cfg.ResyncInterval
-	if f.tick == nil {
-		f.heard = time.Now()
-		f.tick = time.NewTimer(every)
-	}
 	for {
 		for len(f.backlog) > 0 {
 			e := f.backlog[0]
@@ -114,7 +102,6 @@ func (f *Feed) Next(ctx context.Context) (Event, error) {
 				continue
 			}
 			e := *ep
-			f.heard = time.Now()
 			switch {
 			case e.Seq == 0: // a notice (EventSuperseded): not in the sequence
 				return e, nil
@@ -127,28 +114,25 @@ func (f *Feed) Next(ctx context.Context) (Event, error) {
 					return Event{}, err
 				}
 			}
-		case <-f.tick.C:
-			if quiet := time.Since(f.heard); quiet < every {
-				f.tick.Reset(every - quiet)
-				continue
-			}
-			if err := f.fill(ctx); err != nil {
-				return Event{}, err
-			}
-			f.tick.Reset(every)
 		}
 	}
 }
 
+// fill reads the events after f.last from the stream. The feeds of a
+// match on this instance that see the same gap at once (every spectator
+// of a popular game, after a lost publication) share one read.
 func (f *Feed) fill(ctx context.Context) error {
-	evs, err := f.s.d.Store.Events(ctx, f.id, f.last, 1000)
+	key := f.id + "/" + strconv.FormatInt(f.last, 10)
+	v, err, _ := f.s.fills.Do(key, func() (any, error) {
+		return f.s.d.Store.Events(context.WithoutCancel(ctx), f.id, f.last, 1000)
+	})
 	if err != nil {
 		return fmt.Errorf("read events of match %s: %w", f.id, err)
 	}
+	evs := v.([]Event) // shared with the other feeds: read only
 	if len(evs) > 0 && evs[0].Seq != f.last+1 {
 		return ErrSnapshotNeeded
 	}
 	f.backlog = evs
-	f.heard = time.Now()
 	return nil
 }

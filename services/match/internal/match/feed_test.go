@@ -107,77 +107,82 @@ func TestFeedSkipsAheadOnlyThroughTheStore(t *testing.T) {
 	}
 }
 
-// lossyHub passes a hub's events on, except the first one with seq drop:
-// as if a Pub/Sub message were lost on the way.
-type lossyHub struct {
-	match.Hub
-	drop    int64
-	mu      sync.Mutex
-	dropped bool
-}
-
-func (h *lossyHub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, func(), error) {
-	in, cancel, err := h.Hub.Subscribe(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make(chan *match.Event, 64)
-	go func() {
-		defer close(out)
-		for ev := range in {
-			h.mu.Lock()
-			lose := ev.Seq == h.drop && !h.dropped
-			h.dropped = h.dropped || lose
-			h.mu.Unlock()
-			if !lose {
-				out <- ev
-			}
-		}
-	}()
-	return out, cancel, nil
-}
-
-// A feed whose last live event was lost reads it from the stream once the
-// match has been quiet for ResyncInterval, and again after every quiet
-// interval: the resync timer is armed once per feed, not per event.
-func TestFeedResyncsAfterALostEvent(t *testing.T) {
+// A commit whose publication never happened (with WaitReplicas, a commit
+// no replica confirmed stays on the primary unpublished) reaches an idle
+// feed through its hub's resync, which reads the match's last event once
+// for every follower on the instance; a ply published after another lost
+// one shows the feed a gap, which it fills from the stream. Every feed
+// yields every event once, in order. Before the hub's resync, a feed
+// re-read the stream on a timer of its own every 2 s while idle.
+func TestFeedGetsLostPublicationsThroughTheHub(t *testing.T) {
 	t.Parallel()
-	const every = 200 * time.Millisecond
 	rdb, prefix := testenv.Redis(t)
 	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	// Asks a replica that does not exist: commits, never publishes.
+	unpublished := redisstore.New(rdb, redisstore.Options{Prefix: prefix, WaitReplicas: 1, WaitTimeout: time.Millisecond})
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { stop(); wg.Wait() })
-	hub := redisstore.NewHub(ctx, store, nil)
-	wg.Go(func() { _ = hub.Run(ctx) })
-	lossy := &lossyHub{Hub: hub, drop: 2}
-	svc := match.NewService(match.Deps{
-		Store: store, Hub: lossy, Rules: match.Registry{}, Now: time.Now, DealBanqi: match.DealBanqi,
-	}, match.Config{ResyncInterval: every})
-	hub.OnCommit(svc.Observe)
+	newSvc := func(s *redisstore.Store) (*match.Service, *redisstore.Hub) {
+		hub := redisstore.NewHub(ctx, s, nil)
+		hub.Resync = -1 // the test calls ResyncNow
+		svc := match.NewService(match.Deps{
+			Store: s, Hub: hub, Rules: match.Registry{}, Now: time.Now, DealBanqi: match.DealBanqi,
+		}, match.Config{})
+		hub.OnCommit(svc.Observe)
+		wg.Go(func() { _ = hub.Run(ctx) })
+		return svc, hub
+	}
+	svc, hub := newSvc(store)
+	lossy, _ := newSvc(unpublished)
 	e := &env{t: t, store: store, clock: testenv.NewClock(), prefix: prefix, rdb: rdb, svcs: []*match.Service{svc}}
 
 	st := e.create(svc, nil)
-	f, _, _, err := svc.Follow(t.Context(), st.ID, 0)
-	if err != nil {
+	var feeds []*match.Feed
+	for range 3 {
+		f, _, _, err := svc.Follow(t.Context(), st.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		feeds = append(feeds, f)
+	}
+	base := feeds[0].Last()
+	lostPly := func() {
+		seat, n, p := e.legal(svc, st.ID)
+		if _, _, err := lossy.SubmitPly(t.Context(), st.ID, seat, n, p); err == nil {
+			t.Fatalf("ply %d: committed and acknowledged; want it refused as not replicated", n)
+		}
+		if got, _, err := store.Load(t.Context(), st.ID, 0); err != nil || got.NextPly() != n+1 {
+			t.Fatalf("ply %d not committed on the primary: next %d, %v", n, got.NextPly(), err)
+		}
+	}
+	expect := func(seqs ...int64) {
+		t.Helper()
+		for i, f := range feeds {
+			for _, want := range seqs {
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				ev, err := f.Next(ctx)
+				cancel()
+				if err != nil || ev.Seq != want {
+					t.Fatalf("feed %d: next = %d, %v; want %d", i, ev.Seq, err, want)
+				}
+			}
+		}
+	}
+	e.play(svc, st.ID)
+	expect(base + 1)
+	lostPly() // event base+2, never published
+	if err := hub.ResyncNow(t.Context(), 0); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	for round, lost := range []bool{false, true, false, false} {
-		e.play(svc, st.ID) // ply 2's event is lost on the way
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(t.Context(), 20*every)
-		ev, err := f.Next(ctx)
-		cancel()
-		want := int64(round + 1)
-		if err != nil || ev.Seq != want {
-			t.Fatalf("next = %d, %v; want %d", ev.Seq, err, want)
-		}
-		if waited := time.Since(start); lost && waited < every/2 {
-			t.Fatalf("lost event %d came after %v: it should wait for a quiet interval", want, waited)
-		}
+	expect(base + 2)
+	lostPly()          // base+3 lost
+	e.play(svc, st.ID) // base+4 published: a gap
+	expect(base+3, base+4)
+	if err := hub.ResyncNow(t.Context(), 0); err != nil { // nothing new: nothing passed on
+		t.Fatal(err)
 	}
-	if !lossy.dropped {
-		t.Fatal("the hub lost no event: the test did not test a resync")
-	}
+	e.play(svc, st.ID)
+	expect(base + 5)
 }

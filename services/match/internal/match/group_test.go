@@ -266,14 +266,24 @@ func TestGroupCommitWaitReplicas(t *testing.T) {
 				}
 			})
 			if tc.frozen {
-				set.Signal(set.Replicas[0], syscall.SIGCONT)
 				for i, err := range errs {
 					if !errors.Is(err, match.ErrNotReplicated) {
+						set.Signal(set.Replicas[0], syscall.SIGCONT)
 						t.Fatalf("ply of match %d: %v, want not replicated", i, err)
 					}
 				}
 				if h.trips != 2 || h.waits != 2 {
+					set.Signal(set.Replicas[0], syscall.SIGCONT)
 					t.Fatalf("%d round trips with %d WAITs, want 2 with 2", h.trips, h.waits)
+				}
+				// While the ply is on the primary alone, no read shows it:
+				// a failover now would lose it, and a client shown it
+				// would play on a ply that never was.
+				_, _, lerr := e.store.Load(t.Context(), ids[0], 0)
+				_, everr := e.store.Events(t.Context(), ids[0], 0, 16)
+				set.Signal(set.Replicas[0], syscall.SIGCONT)
+				if !errors.Is(lerr, match.ErrNotReplicated) || !errors.Is(everr, match.ErrNotReplicated) {
+					t.Fatalf("reads of a match whose ply no replica has: load %v, events %v; want not replicated", lerr, everr)
 				}
 				for i, id := range ids {
 					st, _, err := e.store.Load(t.Context(), id, 0)

@@ -33,9 +33,12 @@ import (
 // steady lag the credit per ply tends to min(lag, gain).
 //
 // A client cannot gain more than the quota: one that never answers has no
-// estimate and no credit; one that answers late inflates its estimate, but
-// the credit stays within the quota, which only the gain per ply refills.
-// A probe's answer carries only its id, so it cannot come early.
+// estimate and no credit. A probe's answer carries only its id, so it
+// cannot come early; one answered late counts as no longer than the round
+// trip the server measures on the client's connection itself (HTTP/2
+// PINGs, or the kernel's TCP round trip; see grpcserve.TransportRTT) plus
+// a margin (rpc's lagMargin): a client holding its answers claims no lag
+// its connection does not have.
 //
 // The flag falls when no ply could save the mover any more: at TurnStart
 // + Remaining + the credit a ply would get at that moment (min of the
@@ -124,6 +127,13 @@ func (s *Service) SendProbe(ctx context.Context, id string, seat engine.Seat) (u
 // the seat's pending probe, the time since it was sent is a round-trip
 // sample of the seat's estimate. Any other answer is ignored.
 func (s *Service) AnswerProbe(ctx context.Context, id string, seat engine.Seat, probe uint64) error {
+	return s.AnswerProbeWithin(ctx, id, seat, probe, -1)
+}
+
+// AnswerProbeWithin is AnswerProbe with the sample at most maxMS (the
+// round trip the server measured on the client's connection, with its
+// margin: see rpc); negative: no bound.
+func (s *Service) AnswerProbeWithin(ctx context.Context, id string, seat engine.Seat, probe uint64, maxMS int64) error {
 	if seat == engine.NoSeat {
 		return ErrNotSeated
 	}
@@ -131,7 +141,11 @@ func (s *Service) AnswerProbe(ctx context.Context, id string, seat engine.Seat, 
 	if err != nil || !ok {
 		return err
 	}
-	est = est.With(s.nowMS() - sentAt)
+	sample := s.nowMS() - sentAt
+	if maxMS >= 0 {
+		sample = min(sample, maxMS)
+	}
+	est = est.With(sample)
 	if err := s.d.Store.SetLag(ctx, id, seat, est); err != nil {
 		return err
 	}

@@ -2,11 +2,11 @@ package match
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"tabuleiro.dev/pkg/engine"
 )
@@ -42,11 +42,14 @@ func ParseLease(s string) (Lease, error) {
 	return Lease{MatchID: parts[0], Seat: engine.Seat(seat), Epoch: epoch}, nil
 }
 
-// Watcher is one open Watch stream of a match, counted as a spectator
-// while its instance renews it.
-type Watcher struct {
-	MatchID string
-	ID      string
+// Watchers are the open Watch streams of one match on one instance: they
+// count as spectators while the instance renews them. One entry an
+// instance, whatever its number of spectators: renewing 10,000 of one
+// match costs one write.
+type Watchers struct {
+	MatchID  string
+	Instance string
+	N        int
 }
 
 // Presence keeps the leases of connected seats and spectators.
@@ -58,10 +61,12 @@ type Presence interface {
 	// ClaimLease moves a lapsed lease to until if it is still lapsed at
 	// now; it reports whether this caller won it (exactly one does).
 	ClaimLease(ctx context.Context, l Lease, now, until int64) (bool, error)
-	// Watch adds or renews watchers until (unix ms).
-	Watch(ctx context.Context, ws []Watcher, until int64) error
-	// Unwatch removes a watcher.
-	Unwatch(ctx context.Context, w Watcher) error
+	// Watch sets each instance's number of watchers of a match (0:
+	// none), counted until (unix ms).
+	Watch(ctx context.Context, ws []Watchers, until int64) error
+	// AddWatcher adds delta (1 or -1) to an instance's watchers of a
+	// match, counted until (unix ms).
+	AddWatcher(ctx context.Context, id, instance string, delta int, until int64) error
 	// Spectators returns the number of live watchers of each match at now.
 	Spectators(ctx context.Context, ids []string, now int64) ([]int, error)
 }
@@ -98,9 +103,9 @@ func (s *Service) Renew(ctx context.Context) {
 	for l := range s.held {
 		leases = append(leases, l)
 	}
-	watchers := make([]Watcher, 0, len(s.watchers))
-	for w := range s.watchers {
-		watchers = append(watchers, w)
+	watchers := make([]Watchers, 0, len(s.watching))
+	for id, n := range s.watching {
+		watchers = append(watchers, Watchers{MatchID: id, Instance: s.instance, N: n})
 	}
 	s.mu.Unlock()
 	until := s.nowMS() + s.cfg.LeaseTTL.Milliseconds()
@@ -135,21 +140,28 @@ func (s *Service) sweepLeases(ctx context.Context, now int64, leases []Lease) {
 }
 
 // Watch counts one more spectator of match id until release is called
-// (or, if this instance dies, until the watcher's lease lapses).
+// (or, if this instance dies, until its renewal lapses). The instance
+// keeps one count a match (Renew writes it); an opening and a release
+// change it at once.
 func (s *Service) Watch(ctx context.Context, id string) (release func(), err error) {
-	w := Watcher{MatchID: id, ID: newWatcherID()}
-	if err := s.d.Store.Watch(ctx, []Watcher{w}, s.nowMS()+s.cfg.LeaseTTL.Milliseconds()); err != nil {
+	until := s.nowMS() + s.cfg.LeaseTTL.Milliseconds()
+	if err := s.d.Store.AddWatcher(ctx, id, s.instance, 1, until); err != nil {
 		return nil, fmt.Errorf("watch match %s: %w", id, err)
 	}
 	s.mu.Lock()
-	s.watchers[w] = struct{}{}
+	s.watching[id]++
 	s.mu.Unlock()
 	bg := context.WithoutCancel(ctx)
+	var once sync.Once
 	return func() {
-		s.mu.Lock()
-		delete(s.watchers, w)
-		s.mu.Unlock()
-		_ = s.d.Store.Unwatch(bg, w)
+		once.Do(func() {
+			s.mu.Lock()
+			if s.watching[id]--; s.watching[id] <= 0 {
+				delete(s.watching, id)
+			}
+			s.mu.Unlock()
+			_ = s.d.Store.AddWatcher(bg, id, s.instance, -1, s.nowMS()+s.cfg.LeaseTTL.Milliseconds())
+		})
 	}, nil
 }
 
@@ -157,5 +169,3 @@ func (s *Service) Watch(ctx context.Context, id string) (release func(), err err
 func (s *Service) Spectators(ctx context.Context, ids ...string) ([]int, error) {
 	return s.d.Store.Spectators(ctx, ids, s.nowMS())
 }
-
-func newWatcherID() string { return rand.Text() }

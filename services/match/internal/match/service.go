@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/singleflight"
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/platform/telemetry"
@@ -25,7 +26,8 @@ type Config struct {
 	ReconnectWindow time.Duration // default 60s
 	FirstPlyTimeout time.Duration // default 30s
 	// UntimedBotWait, when set, replaces both for a match without a clock
-	// against a bot or played at one device (CreateParams.OneDevice):
+	// against a bot, played at one device (CreateParams.OneDevice) or by
+	// one player alone (a training variant):
 	// nobody waits on its player, so a closed tab or a first ply made
 	// tomorrow ends nothing before it (`tabuleiro serve`: 30 days). 0: as
 	// any match.
@@ -43,9 +45,12 @@ type Config struct {
 	// BotFallbackAfter is how many failed asks for one ply (default 10,
 	// about 5 s of backoff) make the service play a legal ply for the bot.
 	BotFallbackAfter int
-	ResyncInterval   time.Duration // default 2s: a Feed re-reads the stream this often when idle
-	CacheIdle        time.Duration // default 10m: a cached match unused this long is dropped
-	MaxAttempts      int           // default 8: optimistic retries of one action
+	// ResyncInterval (default 2s) is how long a followed match stays quiet
+	// before the instance's hub reads its last event once, in case a
+	// publication was lost (the hub's setting: see redisstore.Hub.Resync).
+	ResyncInterval time.Duration
+	CacheIdle      time.Duration // default 10m: a cached match unused this long is dropped
+	MaxAttempts    int           // default 8: optimistic retries of one action
 	// LeaseTTL is how long a connected seat (or spectator) counts without
 	// its instance renewing it (default 10s); LeaseRenew is how often an
 	// instance renews what it holds (default 3s).
@@ -120,11 +125,17 @@ type Service struct {
 	mu    sync.Mutex
 	cache map[string]*entry
 	bots  map[string]bool // "id/ply" of bot turns being asked here
-	// held and watchers are the presence leases this instance renews.
+	// held and watching are the presence this instance renews: its seats'
+	// leases, and its number of spectators by match.
 	held     map[Lease]struct{}
-	watchers map[Watcher]struct{}
+	watching map[string]int
+	// instance names this instance in the spectator counts.
+	instance string
 	runCtx   context.Context //nolint:containedctx // the Run loop's context, for bot tasks it owns
-	running  sync.WaitGroup
+	// fills shares a stream read among the feeds that need the same
+	// events at once (Feed.fill).
+	fills   singleflight.Group
+	running sync.WaitGroup
 }
 
 type entry struct {
@@ -151,7 +162,7 @@ func NewService(d Deps, cfg Config) *Service {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
-		held: map[Lease]struct{}{}, watchers: map[Watcher]struct{}{}}
+		held: map[Lease]struct{}{}, watching: map[string]int{}, instance: rand.Text()}
 	observeActive(s)
 	return s
 }
@@ -234,7 +245,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	}
 	now := s.nowMS()
 	firstPly, window := s.cfg.FirstPlyTimeout, s.cfg.ReconnectWindow
-	if p.Clock == nil && s.cfg.UntimedBotWait > 0 && (p.OneDevice || slices.ContainsFunc(p.Seats, Participant.IsBot)) {
+	// Training alone (one player, never a clock) waits as a bot match does.
+	if p.Clock == nil && s.cfg.UntimedBotWait > 0 && (p.OneDevice || v.Players < 2 || slices.ContainsFunc(p.Seats, Participant.IsBot)) {
 		firstPly, window = s.cfg.UntimedBotWait, s.cfg.UntimedBotWait
 	}
 	st := &State{

@@ -15,7 +15,8 @@ import (
 // With UntimedBotWait, a match against a bot without a clock waits that
 // long for its player — to play the first ply, and to come back after a
 // closed tab — and so does an untimed match of two people at one device
-// (OneDevice: nobody waits on anyone else), while a clocked bot match and
+// (OneDevice: nobody waits on anyone else) and a one-player training
+// match, while a clocked bot match and
 // a match between two people keep the usual first-ply timeout and
 // reconnection window.
 func TestUntimedBotMatchWaits(t *testing.T) {
@@ -55,6 +56,12 @@ func TestUntimedBotMatchWaits(t *testing.T) {
 	oneDevice := createAt(false, true, nil)
 	// Two people at one device with a clock: the usual windows, as a clocked bot match.
 	oneDeviceClocked := createAt(false, true, &match.TimeControl{BaseMS: 300_000})
+	// Training alone (a one-player variant, never with a clock, C2): nobody waits on its player either.
+	training, err := svc.Create(ctx, match.CreateParams{RequestID: "u-training", Game: engine.Corners, Variant: "training",
+		Seats: []match.Participant{{PlayerID: "alice", DisplayName: "Alice"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Create(ctx, match.CreateParams{RequestID: "u-rated", Game: engine.Quoridor, Variant: "standard", Rated: true, OneDevice: true,
 		Seats: []match.Participant{{PlayerID: "alice", DisplayName: "Alice"}, {PlayerID: "bob", DisplayName: "Bob"}}}); !errors.Is(err, match.ErrInvalid) {
 		t.Errorf("a rated one-device match: %v, want ErrInvalid", err)
@@ -71,7 +78,7 @@ func TestUntimedBotMatchWaits(t *testing.T) {
 	}
 	clock.Advance(24 * time.Hour)
 	svc.Sweep(ctx)
-	for _, id := range []string{untimed.ID, left.ID, oneDevice.ID} {
+	for _, id := range []string{untimed.ID, left.ID, oneDevice.ID, training.ID} {
 		if st, o := status(id); st == match.StatusFinished {
 			t.Errorf("untimed bot or one-device match %s ended after a day: %+v", id, o)
 		}
@@ -83,7 +90,7 @@ func TestUntimedBotMatchWaits(t *testing.T) {
 	}
 	clock.Advance(30 * 24 * time.Hour)
 	svc.Sweep(ctx)
-	for _, id := range []string{untimed.ID, left.ID, oneDevice.ID} {
+	for _, id := range []string{untimed.ID, left.ID, oneDevice.ID, training.ID} {
 		if st, _ := status(id); st != match.StatusFinished {
 			t.Errorf("untimed bot match %s still %v after 31 days", id, st)
 		}

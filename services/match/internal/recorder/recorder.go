@@ -3,6 +3,17 @@
 // idempotently, and only then acknowledges it. A record whose write fails
 // stays pending and is claimed again (by any instance) after MinIdle, so
 // Postgres being down delays records but never loses or doubles them.
+//
+// A finished game's record in PostgreSQL and its live state in Redis never
+// disagree: with Config.WaitReplicas set (MATCH_RECORDER_WAIT_REPLICAS,
+// 1 by default behind Sentinel), a record is written only once that many
+// Redis replicas hold its outbox entry, and so the game's end, written
+// with it in one script. A failover then promotes a replica that has the
+// game finished; a replica that never had the end has the game in
+// progress and PostgreSQL has no result for it either: the game goes on
+// and is recorded when it ends again. While too few replicas answer (a
+// replica down or cut off) records wait in the outbox (alert
+// TabuleiroOutboxBacklog), as they do while PostgreSQL is down.
 package recorder
 
 import (
@@ -29,6 +40,12 @@ type Outbox interface {
 	AckOutbox(ctx context.Context, group string, ids ...string) error
 }
 
+// Confirmer is implemented by an Outbox that can tell which entries it
+// holds once replicas hold them (redisstore.Store.ConfirmOutbox).
+type Confirmer interface {
+	ConfirmOutbox(ctx context.Context, ids []string, replicas int, timeout time.Duration) (map[string]bool, error)
+}
+
 // Config tunes the recorder; zero fields take defaults.
 type Config struct {
 	Group    string        // default "recorder"
@@ -40,6 +57,11 @@ type Config struct {
 	// DrainTimeout bounds the recording of waiting entries when Run's
 	// context ends (default 2s); what is left is recorded by the next run.
 	DrainTimeout time.Duration
+	// WaitReplicas, when positive, is how many Redis replicas must hold
+	// an outbox entry before its record is written (the Outbox must be a
+	// Confirmer); WaitTimeout bounds each wait (default 1s).
+	WaitReplicas int
+	WaitTimeout  time.Duration
 }
 
 // Recorder is the outbox consumer.
@@ -69,6 +91,9 @@ func New(out Outbox, w Writer, cfg Config, logger *slog.Logger) *Recorder {
 	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 2 * time.Second
+	}
+	if cfg.WaitTimeout <= 0 {
+		cfg.WaitTimeout = time.Second
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -165,8 +190,26 @@ func (r *Recorder) drain(ctx context.Context) {
 // at the first failed write, leaving it and the rest pending.
 func (r *Recorder) record(ctx context.Context, entries []redisstore.OutboxEntry) error {
 	done := make([]string, 0, len(entries))
+	var present map[string]bool
+	if c, ok := r.out.(Confirmer); ok && r.cfg.WaitReplicas > 0 {
+		ids := make([]string, len(entries))
+		for i, e := range entries {
+			ids[i] = e.StreamID
+		}
+		var err error
+		if present, err = c.ConfirmOutbox(ctx, ids, r.cfg.WaitReplicas, r.cfg.WaitTimeout); err != nil {
+			return err // left pending: claimed again after MinIdle
+		}
+	}
 	var err error
 	for _, e := range entries {
+		if present != nil && !present[e.StreamID] {
+			// Read from a primary that is gone: the one now serving
+			// never had the game's end, which is in progress there.
+			r.log.WarnContext(ctx, "outbox entry lost in a Redis failover: not recorded", "entry", e.StreamID)
+			done = append(done, e.StreamID)
+			continue
+		}
 		if e.Record == nil {
 			r.log.ErrorContext(ctx, "undecodable outbox entry dropped", "entry", e.StreamID)
 			done = append(done, e.StreamID)

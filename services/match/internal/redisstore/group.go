@@ -35,6 +35,14 @@ type scriptGroup struct {
 	script      *redis.Script
 	wait        int           // replicas to wait for, 0 none
 	waitTimeout time.Duration // bound of each WAIT
+	// mark, for a group of reads (the loads), is a key written before the
+	// WAIT: WAIT counts the replicas holding the connection's last write,
+	// and a connection that only read may have written long ago. A read
+	// of a group is then returned only once a waited-for replica holds
+	// everything it read: a change a replica does not have yet (a commit
+	// that failed its own WAIT) is never shown, since a failover could
+	// lose it.
+	mark string
 
 	mu    sync.Mutex
 	busy  bool          // a caller is sending
@@ -154,6 +162,9 @@ func (g *scriptGroup) trip(ctx context.Context, batch []*commitCall, idx []int, 
 			}
 		}
 		if g.wait > 0 {
+			if g.mark != "" {
+				p.Set(ctx, g.mark, time.Now().UnixMilli(), time.Minute)
+			}
 			wait = redis.NewIntCmd(ctx, "WAIT", g.wait, g.waitTimeout.Milliseconds())
 			_ = p.Process(ctx, wait)
 		}
@@ -167,9 +178,10 @@ func (g *scriptGroup) trip(ctx context.Context, batch []*commitCall, idx []int, 
 
 // replicated is the error of a commit whose script replied res, given the
 // WAIT that followed it: nil unless it committed (1) and too few replicas
-// (or none, the WAIT failing) confirmed it.
+// (or none, the WAIT failing) confirmed it. For a read (mark set), nil
+// only when enough replicas confirmed it.
 func (g *scriptGroup) replicated(res any, wait *redis.IntCmd) error {
-	if r, ok := res.(int64); !ok || r != 1 {
+	if r, ok := res.(int64); g.mark == "" && (!ok || r != 1) {
 		return nil // a conflict or a match gone: nothing acknowledged
 	}
 	if err := wait.Err(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -16,8 +17,18 @@ import (
 )
 
 // Hub fans the live events of every match that this instance's clients
-// follow out of ONE Pub/Sub connection: a channel is subscribed while at
-// least one local subscriber follows its match.
+// follow out of ONE Pub/Sub connection: a channel (one per match, see
+// Store.Channel) is subscribed while at least one local subscriber follows
+// its match, however many do. A subscriber costs nothing while its match
+// is idle: no timer, no goroutine and no Redis call of its own.
+//
+// A publication can be lost (with Options.WaitReplicas the events are
+// published after the commit, by the committing instance, which may die
+// in between): every Resync, the hub reads the last event of each match
+// followed here that has been quiet that long, all in one pipeline, and
+// passes it on if it is newer than any the hub saw; a subscriber that
+// missed events before it sees the gap and fills it from the stream. One
+// read per quiet match, not one per subscriber.
 type Hub struct {
 	s      *Store
 	log    *slog.Logger
@@ -25,11 +36,20 @@ type Hub struct {
 	bufLen int
 
 	onCommit func(match.Published) // set before Run
+	// Resync is how long a followed match stays quiet before the hub
+	// checks its last event (default 2 s; negative: never). Set before
+	// Run.
+	Resync time.Duration
 
 	mu      sync.Mutex
 	subs    map[string]map[*hubSub]struct{} // by channel
 	waiting map[string][]chan struct{}      // subscriptions not yet confirmed
 	ready   map[string]bool                 // confirmed channels
+	// last is the seq of the newest event passed on per subscribed
+	// channel (older ones arriving later are dropped), heard when the
+	// channel last had news (an event, or a resync's read).
+	last  map[string]int64
+	heard map[string]time.Time
 }
 
 type hubSub struct {
@@ -46,8 +66,9 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Hub{
-		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 32,
+		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 32, Resync: 2 * time.Second,
 		subs: map[string]map[*hubSub]struct{}{}, waiting: map[string][]chan struct{}{}, ready: map[string]bool{},
+		last: map[string]int64{}, heard: map[string]time.Time{},
 	}
 }
 
@@ -61,6 +82,13 @@ func (h *Hub) OnCommit(f func(match.Published)) { h.onCommit = f }
 // closes the connection and every subscriber.
 func (h *Hub) Run(ctx context.Context) error {
 	msgs := h.ps.ChannelWithSubscriptions()
+	if h.Resync > 0 {
+		ctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { h.resyncLoop(ctx) })
+		defer wg.Wait()
+		defer cancel()
+	}
 	defer func() {
 		_ = h.ps.Close()
 		h.mu.Lock()
@@ -161,14 +189,125 @@ func (h *Hub) deliver(m *redis.Message) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for sub := range h.subs[m.Channel] {
+	h.fanOut(m.Channel, &e, time.Now())
+}
+
+// fanOut passes e on to channel's subscribers, unless an event as new was
+// passed on already (a resync's read and the live publication of the same
+// event, in either order). Under h.mu.
+func (h *Hub) fanOut(channel string, e *match.Event, now time.Time) {
+	set := h.subs[channel]
+	if set == nil {
+		return
+	}
+	h.heard[channel] = now
+	if e.Seq > 0 { // seq 0: a notice, outside the sequence
+		if e.Seq <= h.last[channel] {
+			return
+		}
+		h.last[channel] = e.Seq
+	}
+	for sub := range set {
 		select {
-		case sub.ch <- &e:
+		case sub.ch <- e:
 		default: // too slow: it catches up from the stream
 			h.closeSub(sub)
-			delete(h.subs[m.Channel], sub)
+			delete(set, sub)
 		}
 	}
+}
+
+// resyncLoop checks the quiet channels every Resync until ctx ends.
+func (h *Hub) resyncLoop(ctx context.Context) {
+	t := time.NewTicker(h.Resync)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := h.ResyncNow(ctx, h.Resync); err != nil && ctx.Err() == nil {
+			h.log.Warn("hub: resync", "err", err)
+		}
+	}
+}
+
+// lastEventScript: KEYS the match's events. The last event, nil if none.
+var lastEventScript = redis.NewScript(`
+if redis.call('TYPE', KEYS[1]).ok == 'stream' then
+  local r = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #r == 0 then return false end
+  local fv = r[1][2]
+  for i = 1, #fv, 2 do if fv[i] == 'e' then return fv[i + 1] end end
+  return false
+end
+return redis.call('LINDEX', KEYS[1], -1)
+`)
+
+// ResyncNow reads, in one pipeline, the last event of every followed
+// match with no news for quiet, and passes on those newer than the hub
+// saw. The hub runs it every Resync; exported for tests.
+func (h *Hub) ResyncNow(ctx context.Context, quiet time.Duration) error {
+	now := time.Now()
+	var channels []string
+	h.mu.Lock()
+	for ch, set := range h.subs {
+		if len(set) > 0 && h.ready[ch] && now.Sub(h.heard[ch]) >= quiet {
+			channels = append(channels, ch)
+		}
+	}
+	h.mu.Unlock()
+	if len(channels) == 0 {
+		return nil
+	}
+	read := func(full bool) ([]*redis.Cmd, error) {
+		cmds := make([]*redis.Cmd, len(channels))
+		_, err := h.s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, ch := range channels {
+				keys := []string{h.s.eventsKey(h.s.matchOf(ch))}
+				if full {
+					cmds[i] = lastEventScript.Eval(ctx, p, keys)
+				} else {
+					cmds[i] = lastEventScript.EvalSha(ctx, p, keys)
+				}
+			}
+			return nil
+		})
+		return cmds, err
+	}
+	cmds, err := read(false)
+	for _, c := range cmds {
+		if c != nil && redis.HasErrorPrefix(c.Err(), "NOSCRIPT") { // a restarted or promoted server
+			cmds, err = read(true)
+			break
+		}
+	}
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("read last events: %w", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, ch := range channels {
+		if _, ok := h.subs[ch]; !ok {
+			continue
+		}
+		h.heard[ch] = now
+		b, err := cmds[i].Text()
+		if err != nil { // redis.Nil: no event yet
+			continue
+		}
+		var e match.Event
+		if err := decodeEvent([]byte(b), h.s.matchOf(ch), &e); err != nil {
+			h.log.Warn("hub: undecodable event", "channel", ch, "err", err)
+			continue
+		}
+		if e.Seq > h.last[ch] {
+			h.log.Debug("hub: resync found a newer event", "channel", ch, "seq", e.Seq, "seen", h.last[ch])
+			h.fanOut(ch, &e, now)
+		}
+	}
+	return nil
 }
 
 // decodeCommit decodes the state line and ply lines of a published commit
@@ -209,6 +348,7 @@ func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, fu
 	if first {
 		set = map[*hubSub]struct{}{}
 		h.subs[channel] = set
+		h.heard[channel] = time.Now()
 	}
 	set[sub] = struct{}{}
 	var wait chan struct{}
@@ -247,6 +387,8 @@ func (h *Hub) unsubscribe(ctx context.Context, channel string, sub *hubSub) {
 	if len(set) == 0 && h.subs[channel] != nil {
 		delete(h.subs, channel)
 		delete(h.ready, channel)
+		delete(h.last, channel)
+		delete(h.heard, channel)
 		// Sent under the lock, so it goes out on the connection before any
 		// later SUBSCRIBE of the same channel.
 		if err := h.ps.Unsubscribe(ctx, channel); err != nil && !strings.Contains(err.Error(), "closed") {

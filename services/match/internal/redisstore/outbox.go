@@ -94,6 +94,40 @@ func (s *Store) ClaimStale(ctx context.Context, group, consumer string, minIdle 
 	return decodeEntries(msgs), nil
 }
 
+// ConfirmOutbox reports which of ids the outbox holds, once replicas
+// replicas hold them: the reads, a small write and WAIT go in one
+// pipeline on one connection, so the entries read are the ones the
+// replicas confirm (a read and a WAIT sent apart could each reach another
+// primary across a failover). ErrNotReplicated when fewer replicas
+// answered within timeout. An id it does not hold was lost with a
+// primary (the promoted replica never had the game's end).
+func (s *Store) ConfirmOutbox(ctx context.Context, ids []string, replicas int, timeout time.Duration) (map[string]bool, error) {
+	cmds := make([]*redis.XMessageSliceCmd, len(ids))
+	var wait *redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.XRange(ctx, s.outboxKey(), id, id)
+		}
+		p.Set(ctx, s.o.Prefix+"replicated", time.Now().UnixMilli(), time.Minute)
+		wait = redis.NewIntCmd(ctx, "WAIT", replicas, timeout.Milliseconds())
+		_ = p.Process(ctx, wait)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("confirm outbox: %w", err)
+	}
+	if n := wait.Val(); n < int64(replicas) {
+		return nil, fmt.Errorf("outbox: %d of %d replicas within %v: %w", n, replicas, timeout, match.ErrNotReplicated)
+	}
+	present := make(map[string]bool, len(ids))
+	for i, c := range cmds {
+		if len(c.Val()) > 0 {
+			present[ids[i]] = true
+		}
+	}
+	return present, nil
+}
+
 // AckOutbox acknowledges and deletes recorded entries, so the outbox does
 // not grow.
 func (s *Store) AckOutbox(ctx context.Context, group string, ids ...string) error {

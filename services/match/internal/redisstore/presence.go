@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -13,9 +14,9 @@ import (
 
 // Presence: a connected seat's lease is a member "id|seat|epoch" of one
 // sorted set scored by its expiry (unix ms), swept by every instance; a
-// match's spectators are the members of its own sorted set m:{id}:w scored
-// the same way, counted from now on, so a dead instance's watchers stop
-// counting by themselves.
+// match's spectators are counted per instance in its hash (watchersKey),
+// each count with its expiry, so a dead instance's watchers stop counting
+// by themselves.
 
 // RenewLeases implements match.Presence: ZADD XX, so a lease that a
 // sweeper has already handled (removed) is not brought back.
@@ -42,14 +43,19 @@ func (s *Store) ClaimLease(ctx context.Context, l match.Lease, now, until int64)
 	return n == 1, err
 }
 
-// Watch implements match.Presence. The watchers' key is deleted with its
-// last member; if a dead instance left members behind, it expires a
-// minute after its last renewal.
-func (s *Store) Watch(ctx context.Context, ws []match.Watcher, until int64) error {
+// Watch implements match.Presence: the instance's count and when it
+// lapses, as two fields of the match's hash of spectators (see
+// watchersKey), which expires a minute after its last renewal.
+func (s *Store) Watch(ctx context.Context, ws []match.Watchers, until int64) error {
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, w := range ws {
-			p.ZAdd(ctx, s.watchersKey(w.MatchID), redis.Z{Score: float64(until), Member: w.ID})
-			p.PExpire(ctx, s.watchersKey(w.MatchID), time.Minute)
+			k := s.watchersKey(w.MatchID)
+			if w.N <= 0 {
+				p.HDel(ctx, k, w.Instance, w.Instance+untilSuffix)
+				continue
+			}
+			p.HSet(ctx, k, w.Instance, w.N, w.Instance+untilSuffix, until)
+			p.PExpire(ctx, k, time.Minute)
 		}
 		return nil
 	})
@@ -59,17 +65,31 @@ func (s *Store) Watch(ctx context.Context, ws []match.Watcher, until int64) erro
 	return nil
 }
 
-// Unwatch implements match.Presence.
-func (s *Store) Unwatch(ctx context.Context, w match.Watcher) error {
-	return s.rdb.ZRem(ctx, s.watchersKey(w.MatchID), w.ID).Err()
+// untilSuffix names the field of an instance's count's lapse time.
+const untilSuffix = ":t"
+
+// AddWatcher implements match.Presence.
+func (s *Store) AddWatcher(ctx context.Context, id, instance string, delta int, until int64) error {
+	k := s.watchersKey(id)
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.HIncrBy(ctx, k, instance, int64(delta))
+		p.HSet(ctx, k, instance+untilSuffix, until)
+		p.PExpire(ctx, k, time.Minute)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("count a watcher: %w", err)
+	}
+	return nil
 }
 
-// Spectators implements match.Presence.
+// Spectators implements match.Presence: the counts of the instances whose
+// renewal has not lapsed.
 func (s *Store) Spectators(ctx context.Context, ids []string, now int64) ([]int, error) {
-	cmds := make([]*redis.IntCmd, len(ids))
+	cmds := make([]*redis.MapStringStringCmd, len(ids))
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
-			cmds[i] = p.ZCount(ctx, s.watchersKey(id), strconv.FormatInt(now, 10), "+inf")
+			cmds[i] = p.HGetAll(ctx, s.watchersKey(id))
 		}
 		return nil
 	})
@@ -78,7 +98,15 @@ func (s *Store) Spectators(ctx context.Context, ids []string, now int64) ([]int,
 	}
 	out := make([]int, len(ids))
 	for i, c := range cmds {
-		out[i] = int(c.Val())
+		for f, v := range c.Val() {
+			if strings.HasSuffix(f, untilSuffix) {
+				continue
+			}
+			until, _ := strconv.ParseInt(c.Val()[f+untilSuffix], 10, 64)
+			if n, _ := strconv.Atoi(v); until > now && n > 0 {
+				out[i] += n
+			}
+		}
 	}
 	return out, nil
 }

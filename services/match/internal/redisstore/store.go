@@ -116,7 +116,7 @@ func New(rdb *redis.Client, o Options) *Store {
 	}
 	return &Store{rdb: rdb, o: o,
 		group: &scriptGroup{rdb: rdb, script: commitScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout},
-		loads: &scriptGroup{rdb: rdb, script: loadScript},
+		loads: &scriptGroup{rdb: rdb, script: loadScript, wait: o.WaitReplicas, waitTimeout: o.WaitTimeout, mark: o.Prefix + "replicated"},
 	}
 }
 
@@ -143,7 +143,11 @@ func (s *Store) matchOf(channel string) string {
 	return strings.TrimSuffix(id, "}:c")
 }
 
-func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:w" }
+// watchersKey is the hash of match id's spectators: per instance, its
+// number of Watch streams (field INSTANCE) and when that count lapses
+// unless renewed (INSTANCE:t, unix ms). Versions before kept one member
+// a stream in a sorted set at m:{id}:w.
+func (s *Store) watchersKey(id string) string { return s.o.Prefix + "m:{" + id + "}:ws" }
 
 // lagKey is the hash of match id's probes and lag estimates (probes.go):
 // the state key with ":lag", so the commit script expires it with the
@@ -639,7 +643,19 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	if limit <= 0 {
 		return nil, nil
 	}
-	res, err := eventsScript.Run(ctx, s.rdb, []string{s.stateKey(id), s.eventsKey(id)}, after, limit).Slice()
+	keys := []string{s.stateKey(id), s.eventsKey(id)}
+	var res []any
+	var err error
+	if s.o.WaitReplicas > 0 {
+		// Events a replica holds only: a commit that failed its WAIT
+		// is in the list, and a failover may lose it (confirm).
+		var cmd *redis.Cmd
+		if err = s.confirm(ctx, func(p redis.Pipeliner) { cmd = eventsScript.Eval(ctx, p, keys, after, limit) }); err == nil {
+			res, err = cmd.Slice()
+		}
+	} else {
+		res, err = eventsScript.Run(ctx, s.rdb, keys, after, limit).Slice()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("events of match %s: %w", id, err)
 	}

@@ -74,8 +74,11 @@ type Server struct {
 	// for its round trip (lag compensation); 0 means DefaultProbeEvery,
 	// negative none.
 	ProbeEvery time.Duration
-	// streams caps each player's open Play and Watch streams; nil: no cap.
-	streams *ratelimit.Streams
+	// streams caps each player's open Play, Follow and Watch streams,
+	// addrStreams each client address's (an IPv6 /64 as one: see
+	// clientaddr); nil: no cap.
+	streams     *ratelimit.Streams
+	addrStreams *ratelimit.Streams
 	// Limiter applies Limits.Calls per player across instances, and
 	// Limits.PlayMessages applies within each Play stream, in memory; a
 	// nil Limiter applies neither. Set before serving.
@@ -142,9 +145,14 @@ func (c *sharedViews) put(viewer engine.Seat, ev match.Event, v *matchv1.MatchEv
 
 // Limits are the match service's rates for a player.
 type Limits struct {
-	// Calls are a player's unary calls, counted across instances (stream
-	// openings are capped by the number open instead).
+	// Calls are a player's unary calls, counted across instances.
 	Calls ratelimit.Rule
+	// StreamOpens are the Play, Follow and Watch streams a player opens,
+	// AddressStreamOpens those a client address opens (whoever signs in
+	// there: identities are free), across instances; the number open at
+	// once is capped besides (CapStreams).
+	StreamOpens        ratelimit.Rule
+	AddressStreamOpens ratelimit.Rule
 	// PlayMessages are the messages a client sends on one Play stream
 	// after its join, a ply accepted as the match's next aside (each needs
 	// the opponent's ply before it, so the game bounds them). Over the
@@ -156,10 +164,16 @@ type Limits struct {
 // client's retries reach: calls come a few a ply (a ply, a probe answer
 // every 2 s, legal plies for a square); a Play stream's other messages
 // are a probe answer every 2 s, pings, resent plies and actions.
+//
+// A player opens a stream a game and one more a reconnection or a game
+// watched: 30 at once, then one a second. An address may carry a
+// household or a school behind one NAT: 200 at once, then ten a second.
 func DefaultLimits() Limits {
 	return Limits{
-		Calls:        ratelimit.Rule{What: "match calls", Rate: 20, Burst: 60, Period: time.Second},
-		PlayMessages: ratelimit.Rule{What: "messages on this Play stream", Rate: 10, Burst: 100, Period: time.Second},
+		Calls:              ratelimit.Rule{What: "match calls", Rate: 20, Burst: 60, Period: time.Second},
+		PlayMessages:       ratelimit.Rule{What: "messages on this Play stream", Rate: 10, Burst: 100, Period: time.Second},
+		StreamOpens:        ratelimit.Rule{What: "match streams opened", Rate: 1, Burst: 30, Period: time.Second},
+		AddressStreamOpens: ratelimit.Rule{What: "match streams opened", Rate: 10, Burst: 200, Period: time.Second},
 	}
 }
 
@@ -179,17 +193,48 @@ func (s *Server) limit(ctx context.Context) error {
 	return s.Limiter.Allow(ctx, s.Limits.Calls, "calls", p.PlayerID())
 }
 
-// CapStreams caps each player's open streams (call before serving).
-func (s *Server) CapStreams(st *ratelimit.Streams) { s.streams = st }
+// CapStreams caps each player's open streams (perPlayer) and each client
+// address's (perAddress); nil: no cap. Call before serving.
+func (s *Server) CapStreams(perPlayer, perAddress *ratelimit.Streams) {
+	s.streams, s.addrStreams = perPlayer, perAddress
+}
 
-// openStream counts one more open stream of the caller; release ends it.
-// A service credential is not capped.
+// openStream counts one more open stream of the caller, for its player
+// and its client address, after taking one of their stream openings
+// (Limits.StreamOpens, AddressStreamOpens); release ends it. Over a rate
+// or a cap it is RESOURCE_EXHAUSTED (RATE_LIMITED, with when to retry). A
+// service credential is not counted, nor a loopback client under
+// ExemptLoopback for its address.
 func (s *Server) openStream(ctx context.Context) (release func(), err error) {
 	p, _ := auth.FromContext(ctx)
 	if p.IsService() {
 		return func() {}, nil
 	}
-	return s.streams.Acquire(ctx, p.PlayerID())
+	addr := clientaddr.FromContext(ctx, s.TrustedProxies)
+	exempt := s.ExemptLoopback && addr.Loopback
+	if s.Limiter != nil {
+		if err := s.Limiter.Allow(ctx, s.Limits.StreamOpens, "opens", p.PlayerID()); err != nil {
+			return nil, err
+		}
+		if !exempt {
+			if err := s.Limiter.Allow(ctx, s.Limits.AddressStreamOpens, "addr-opens", addr.Key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	player, err := s.streams.Acquire(ctx, p.PlayerID())
+	if err != nil {
+		return nil, err
+	}
+	if exempt {
+		return player, nil
+	}
+	address, err := s.addrStreams.Acquire(ctx, addr.Key)
+	if err != nil {
+		player()
+		return nil, err
+	}
+	return func() { address(); player() }, nil
 }
 
 var _ matchv1.MatchServiceServer = (*Server)(nil)
@@ -689,7 +734,11 @@ func (s *Server) actions(ctx context.Context, stream grpc.BidiStreamingServer[ma
 			action, aerr = matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW, s.act(ctx, id, seat, matchv1.PlayAction_PLAY_ACTION_DECLINE_DRAW)
 		case *matchv1.PlayRequest_ProbeAnswer:
 			if at, ok := probes.take(a.ProbeAnswer.GetId()); ok {
-				_ = s.svc.RecordRoundTrip(ctx, id, seat, s.now().UnixMilli()-at) // a lost sample: the estimate stays
+				sample := s.now().UnixMilli() - at
+				if bound := maxRoundTripMS(ctx); bound >= 0 {
+					sample = min(sample, bound)
+				}
+				_ = s.svc.RecordRoundTrip(ctx, id, seat, sample) // a lost sample: the estimate stays
 			}
 			continue
 		case *matchv1.PlayRequest_Ping:
@@ -785,26 +834,27 @@ func (s *Server) Watch(req *matchv1.WatchRequest, stream grpc.ServerStreamingSer
 		return toStatus(err)
 	}
 	defer release()
-	done := make(chan error, 1)
-	go func() {
-		done <- s.follow(ctx, req.GetMatchId(), req.GetLastSeq(), engine.NoSeat, nil,
-			func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
-				if m != nil {
-					return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Snapshot{Snapshot: m}})
-				}
-				return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Event{Event: ev}})
-			})
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-s.drain:
+	// The handler follows the match itself: one goroutine a spectator.
+	// The instance's drain cancels ctx, which ends the feed.
+	var drainSeen atomic.Bool
+	stopDrain := s.onDrain(func() {
+		drainSeen.Store(true)
 		cancel()
-		<-done
+	})
+	defer stopDrain()
+	err = s.follow(ctx, req.GetMatchId(), req.GetLastSeq(), engine.NoSeat, nil,
+		func(m *matchv1.Match, ev *matchv1.MatchEvent) error {
+			if m != nil {
+				return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Snapshot{Snapshot: m}})
+			}
+			return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Event{Event: ev}})
+		})
+	if drainSeen.Load() || (err != nil && stream.Context().Err() == nil && s.draining()) {
 		return drained(func(d *matchv1.Drain) error {
 			return stream.Send(&matchv1.WatchResponse{Message: &matchv1.WatchResponse_Drain{Drain: d}})
 		}, "watch again")
 	}
+	return err
 }
 
 // GetMatch implements matchv1.MatchServiceServer.

@@ -16,6 +16,7 @@ import (
 
 	"tabuleiro.dev/pkg/engine"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
+	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/view"
@@ -182,13 +183,31 @@ func (s *Server) AnswerProbe(ctx context.Context, req *matchv1.AnswerProbeReques
 	if err != nil {
 		return nil, err
 	}
-	if err := s.svc.AnswerProbe(ctx, id, seat, req.GetId()); err != nil {
+	if err := s.svc.AnswerProbeWithin(ctx, id, seat, req.GetId(), maxRoundTripMS(ctx)); err != nil {
 		if ctx.Err() != nil {
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 		return nil, toStatus(err)
 	}
 	return &matchv1.AnswerProbeResponse{}, nil
+}
+
+// A probe's round trip counts as at most the transport round trip the
+// server measured on the client's connection (grpcserve.TransportRTT) plus
+// a quarter of it plus lagMargin: room for the client's own handling of
+// the probe (its event loop, a busy browser tab) and a round trip that
+// moved since the last measurement, and no more.
+const lagMargin = 20 * time.Millisecond
+
+// maxRoundTripMS is the longest round-trip sample (ms) a probe answered on
+// ctx's connection may count as; -1: no bound (no measurement, as on a
+// connection that is not TCP).
+func maxRoundTripMS(ctx context.Context) int64 {
+	rtt, ok := grpcserve.TransportRTT(ctx)
+	if !ok {
+		return -1
+	}
+	return (rtt + rtt/4 + lagMargin).Milliseconds()
 }
 
 // seatConn is one open connection of a seat: its feed of the match and its

@@ -64,7 +64,7 @@ func New(e *cli.Env) *cobra.Command {
 			verbose := accessLog || e.Getenv("TABULEIRO_ACCESS_LOG") == "1"
 			level := slog.LevelWarn
 			if verbose {
-				level = slog.LevelInfo
+				level = slog.LevelDebug // the services log each call at DEBUG
 			}
 			srv, err := local.Start(cmd.Context(), local.Options{
 				Addr: addr, DataDir: dir, RedisURL: f.RedisURL, DatabaseURL: f.DatabaseURL,
