@@ -19,6 +19,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/migrate"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/play"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/records"
+	"tabuleiro.dev/cmd/tabuleiro/internal/command/review"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/rules"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/serve"
 )
@@ -39,6 +40,7 @@ func commands() []cli.Command {
 		records.NewHistory,
 		records.NewStats,
 		records.NewReplay,
+		review.New,
 		migrate.New,
 		rules.New,
 		bots.New,

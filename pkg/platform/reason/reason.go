@@ -140,6 +140,9 @@ var (
 	// Bot.
 
 	BotBusy = def("BOT_BUSY", "the bot service is at its capacity: retry shortly")
+	// ReviewLimit and ReviewUnavailable: game reviews (LobbyService.ReviewGame).
+	ReviewLimit       = def("REVIEW_LIMIT", "the caller has asked for as many game reviews as an hour allows (a stored review does not count); RetryInfo says when to try again", "retry_seconds")
+	ReviewUnavailable = def("REVIEW_UNAVAILABLE", "this server has no bot service to review games with")
 )
 
 // TermPrefix starts the catalog keys of terms: "term.<param>.<value>" is

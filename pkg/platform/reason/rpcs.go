@@ -11,12 +11,12 @@ var ReturnedBy = map[string][]string{
 	TokenExpired:     {"*", "LobbyService.RefreshToken"},
 	TokenInvalid:     {"*", "LobbyService.RefreshToken"},
 	SessionRevoked:   {"LobbyService.*"},
-	ServiceOnly:      {"MatchService.CreateMatch", "MatchService.ListMatches", "BotService.SelectPly"},
+	ServiceOnly:      {"MatchService.CreateMatch", "MatchService.ListMatches", "BotService.SelectPly", "BotService.ReviewGame"},
 	MalformedRequest: {"*"},
-	InvalidRequest:   {"LobbyService.*", "MatchService.*", "BotService.SelectPly"},
-	NotFound:         {"LobbyService.JoinRoom", "LobbyService.GetInvite", "LobbyService.LeaveRoom", "LobbyService.WatchRoom", "LobbyService.GetGame", "LobbyService.GetStats", "LobbyService.OfferRematch", "LobbyService.DeclineRematch", "LobbyService.WatchRematch"},
+	InvalidRequest:   {"LobbyService.*", "MatchService.*", "BotService.SelectPly", "BotService.ReviewGame"},
+	NotFound:         {"LobbyService.JoinRoom", "LobbyService.GetInvite", "LobbyService.LeaveRoom", "LobbyService.WatchRoom", "LobbyService.GetGame", "LobbyService.ReviewGame", "LobbyService.GetStats", "LobbyService.OfferRematch", "LobbyService.DeclineRematch", "LobbyService.WatchRematch"},
 	PermissionDenied: {"LobbyService.WatchRoom", "LobbyService.OfferRematch", "LobbyService.DeclineRematch", "LobbyService.WatchRematch", "LobbyService.SetDisplayName"},
-	NotNow:           {"LobbyService.CreateRoom", "LobbyService.JoinRoom", "LobbyService.LeaveRoom", "LobbyService.FindMatch", "LobbyService.PlayBot", "LobbyService.OfferRematch"},
+	NotNow:           {"LobbyService.CreateRoom", "LobbyService.JoinRoom", "LobbyService.LeaveRoom", "LobbyService.FindMatch", "LobbyService.PlayBot", "LobbyService.OfferRematch", "LobbyService.ReviewGame"},
 	LimitReached:     {"LobbyService.CreateRoom", "LobbyService.JoinRoom", "MatchService.InviteSpectator"},
 	Draining:         {"MatchService.Play", "MatchService.Follow", "MatchService.Watch"},
 
@@ -49,5 +49,7 @@ var ReturnedBy = map[string][]string{
 	MatchChanged:     {"MatchService.*"},
 	NotReplicated:    {"MatchService.SubmitPly", "MatchService.Play (PlyRejected)", "MatchService.Resign", "MatchService.OfferDraw", "MatchService.AcceptDraw", "MatchService.DeclineDraw", "MatchService.CreateMatch"},
 
-	BotBusy: {"BotService.SelectPly", "LobbyService.PlayBot"},
+	BotBusy:           {"BotService.SelectPly", "BotService.ReviewGame", "LobbyService.PlayBot", "LobbyService.ReviewGame"},
+	ReviewLimit:       {"LobbyService.ReviewGame"},
+	ReviewUnavailable: {"LobbyService.ReviewGame"},
 }

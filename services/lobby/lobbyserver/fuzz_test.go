@@ -137,6 +137,7 @@ func FuzzLobbyRequests(f *testing.F) {
 		"ListActiveMatches": {&lobbyv1.ListActiveMatchesRequest{}},
 		"ListGames":         {&lobbyv1.ListGamesRequest{PageSize: 30}, &lobbyv1.ListGamesRequest{PlayerId: host.GetPlayerId(), PageToken: "garbage"}, &lobbyv1.ListGamesRequest{PlayerId: "p_nobody"}},
 		"GetGame":           {&lobbyv1.GetGameRequest{GameId: "m-unknown"}, &lobbyv1.GetGameRequest{}},
+		"ReviewGame":        {&lobbyv1.ReviewGameRequest{GameId: "m-unknown"}, &lobbyv1.ReviewGameRequest{}},
 		"GetStats":          {&lobbyv1.GetStatsRequest{}, &lobbyv1.GetStatsRequest{PlayerId: host.GetPlayerId()}},
 		"OfferRematch":      {&lobbyv1.OfferRematchRequest{MatchId: "m-unknown"}, &lobbyv1.OfferRematchRequest{}},
 		"DeclineRematch":    {&lobbyv1.DeclineRematchRequest{MatchId: "m-unknown"}},

@@ -19,6 +19,7 @@ import (
 
 	"tabuleiro.dev/migrations"
 	"tabuleiro.dev/pkg/engine/games"
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
@@ -50,6 +51,9 @@ type Deps struct {
 	Verifier *auth.Verifier
 	Matches  MatchCreator
 	Logger   *slog.Logger
+	// Bot, if set, is the bot service that reviews finished games
+	// (LobbyService.ReviewGame); nil: reviews are unavailable.
+	Bot botv1.BotServiceClient
 }
 
 // Config tunes the lobby. Zero values take the defaults of each part.
@@ -170,7 +174,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	limits, def := cfg.Limits, rpc.DefaultLimits()
 	for _, r := range []struct{ got, def *ratelimit.Rule }{
 		{&limits.SignIn, &def.SignIn}, {&limits.Password, &def.Password}, {&limits.Refresh, &def.Refresh}, {&limits.CreateRoom, &def.CreateRoom},
-		{&limits.InviteLookup, &def.InviteLookup}, {&limits.PlayBot, &def.PlayBot},
+		{&limits.InviteLookup, &def.InviteLookup}, {&limits.PlayBot, &def.PlayBot}, {&limits.Review, &def.Review},
 	} {
 		if r.got.Off() {
 			*r.got = *r.def
@@ -203,6 +207,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 			TrustedProxies: cfg.TrustedProxies, Argon2: cfg.Argon2, Guesses: guesses,
 			Streams:       ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
 			MaxBotMatches: maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
+			Reviewer: reviewer(d.Bot),
 		}),
 		mm: mm, rooms: rs, store: store, cfg: cfg, logger: d.Logger,
 	}
@@ -237,3 +242,12 @@ func (s *Server) Run(ctx context.Context) error {
 // callers outside this module (the one-process mode of the tabuleiro
 // command) that cannot import internal/matchclient.
 func NewMatchClient(c matchv1.MatchServiceClient) MatchCreator { return matchclient.New(c) }
+
+// reviewer is the bot client as the server's Reviewer: nil for none (an
+// interface holding a nil client is not nil).
+func reviewer(c botv1.BotServiceClient) rpc.Reviewer {
+	if c == nil {
+		return nil
+	}
+	return c
+}

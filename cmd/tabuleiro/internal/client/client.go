@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/affinity"
@@ -52,6 +53,10 @@ func Dial(addr string) (*Client, error) {
 
 // Target is the address the client dials.
 func (c *Client) Target() string { return c.conn.Target() }
+
+// Bot is the bot service on the same connection (the one-process server
+// serves it; a service credential is needed to call it).
+func (c *Client) Bot() botv1.BotServiceClient { return botv1.NewBotServiceClient(c.conn) }
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }

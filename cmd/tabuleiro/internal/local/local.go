@@ -257,6 +257,8 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	ms := matchserver.New(ctx, matchDeps, mcfg)
 	lobbyDeps.Redis, lobbyDeps.Issuer, lobbyDeps.Verifier, lobbyDeps.Logger = rdb, s.issuer, verifier, logger
 	lobbyDeps.Matches = lobbyserver.NewMatchClient(matchv1.NewMatchServiceClient(lobbyConn))
+	// Game reviews run on this process's bot service, as the lobby's.
+	lobbyDeps.Bot = botv1.NewBotServiceClient(lobbyConn)
 	lcfg := lobbyserver.Config{RedisPrefix: o.KeyPrefix + "lobby:"}
 	// One person plays here and keeps resumable games against bots and at
 	// one keyboard: an unfinished game must not block a new one.

@@ -43,6 +43,12 @@ type Limiter struct {
 	peak    int
 	served  uint64 // grants so far: orders players by their last grant
 	arrived uint64 // requests queued so far: orders waiters by arrival
+
+	// Background work (game reviews, AcquireBackground) waits in lows,
+	// oldest first, and takes a free slot only when no search waits for
+	// one; lowRunning of the running searches are background ones.
+	lows       []*waiter
+	lowRunning int
 }
 
 // keyState is one player's searches: running, and waiting oldest first.
@@ -181,6 +187,77 @@ func (l *Limiter) dequeue(key string, w *waiter) bool {
 	return false
 }
 
+// MaxBackground is the most background slots running at once out of
+// slots: half of them (at least 1), so that a burst of reviews leaves the
+// other half free for live plies even before they ask.
+func MaxBackground(slots int) int { return max(1, slots/2) }
+
+// AcquireBackground takes a slot for a short piece of background work (a
+// game review's ply) that yields to searches: it runs only on a free slot
+// when no search waits, at most MaxBackground(Slots) at once, and a freed
+// slot goes to a waiting search first. It waits as long as ctx lives, one
+// of at most Queue background requests; past that it is refused with
+// ErrBusy. Callers take a slot per piece of work, so that a live ply
+// waits for at most one piece.
+func (l *Limiter) AcquireBackground(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	maxLow := MaxBackground(l.slots)
+	l.mu.Lock()
+	if l.running < l.slots && l.waiting == 0 && len(l.lows) == 0 && l.lowRunning < maxLow {
+		l.running++
+		l.lowRunning++
+		l.peak = max(l.peak, l.running)
+		l.mu.Unlock()
+		return l.lowReleaser(), nil
+	}
+	if len(l.lows) >= max(l.queue, 1) {
+		n := len(l.lows)
+		l.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d background requests already wait (BOT_MAX_QUEUE=%d): retry later", ErrBusy, n, l.queue)
+	}
+	l.arrived++
+	w := &waiter{done: make(chan error, 1), seq: l.arrived}
+	l.lows = append(l.lows, w)
+	l.mu.Unlock()
+	select {
+	case err := <-w.done:
+		if err != nil {
+			return nil, err
+		}
+		return l.lowReleaser(), nil
+	case <-ctx.Done():
+	}
+	l.mu.Lock()
+	for i, o := range l.lows {
+		if o == w {
+			l.lows = append(l.lows[:i], l.lows[i+1:]...)
+			l.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+	l.mu.Unlock()
+	if err := <-w.done; err == nil { // granted while the caller gave up
+		l.lowReleaser()()
+	}
+	return nil, ctx.Err()
+}
+
+// lowReleaser returns the function that frees a background slot, once.
+func (l *Limiter) lowReleaser() func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.running--
+			l.lowRunning--
+			l.dispatch()
+		})
+	}
+}
+
 // grant counts a slot taken by ks. Called with l.mu held.
 func (l *Limiter) grant(ks *keyState) {
 	l.running++
@@ -214,6 +291,15 @@ func (l *Limiter) dispatch() {
 		next.waiters = next.waiters[1:]
 		l.waiting--
 		l.grant(next)
+		w.done <- nil
+	}
+	// Background work only once no search waits for a slot.
+	for l.running < l.slots && l.waiting == 0 && len(l.lows) > 0 && l.lowRunning < MaxBackground(l.slots) {
+		w := l.lows[0]
+		l.lows = l.lows[1:]
+		l.running++
+		l.lowRunning++
+		l.peak = max(l.peak, l.running)
 		w.done <- nil
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/bot/internal/limit"
 	"tabuleiro.dev/services/bot/internal/player"
+	"tabuleiro.dev/services/bot/internal/review"
 	"tabuleiro.dev/services/bot/internal/search"
 )
 
@@ -41,6 +42,8 @@ var toStatus = rpcerr.Must(rpcerr.Mapper{
 	{Err: player.ErrUnknownGame, Code: codes.InvalidArgument, Reason: reason.UnknownVariant},
 	{Err: player.ErrNoPly, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
 	{Err: limit.ErrBusy, Code: codes.ResourceExhausted, Reason: reason.BotBusy},
+	{Err: review.ErrBadGame, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: engine.ErrIllegalMove, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
 }).Status
 
 var levelOf = map[gamev1.BotLevel]player.Level{

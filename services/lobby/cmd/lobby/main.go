@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/extra/redisotel/v9"
 
+	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
@@ -101,8 +102,18 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		telemetry.Dependency{Name: "match", Check: grpcserve.HealthOf(conn)}); err != nil {
 		return fmt.Errorf("observe dependencies: %w", err)
 	}
+	var bot botv1.BotServiceClient
+	if cfg.BotAddr != "" {
+		botConn, err := grpcserve.Dial(cfg.BotAddr, grpcserve.DialOptions{CAFile: cfg.TLSCAFile, Telemetry: tel,
+			PerRPC: auth.NewServiceCredentials(iss, "lobby", time.Hour)})
+		if err != nil {
+			return fmt.Errorf("bot service client: %w", err)
+		}
+		defer botConn.Close()
+		bot = botv1.NewBotServiceClient(botConn)
+	}
 	lob, err := lobbyserver.New(ctx, lobbyserver.Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
-		Matches: matchclient.New(matchv1.NewMatchServiceClient(conn)), Logger: logger},
+		Matches: matchclient.New(matchv1.NewMatchServiceClient(conn)), Logger: logger, Bot: bot},
 		lobbyserver.Config{TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL, BotOfferAfter: cfg.BotOfferAfter,
 			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff,
 			Exempt: cfg.RateLimitExempt})

@@ -19,7 +19,11 @@ type Config struct {
 	RedisURL    string // LOBBY_REDIS_URL, required
 	DatabaseURL string // LOBBY_DATABASE_URL, required
 	MatchAddr   string // LOBBY_MATCH_ADDR, required: match.v1 target, e.g. dns:///match:8080 (round_robin over its addresses)
-	TokenKey    []byte // LOBBY_TOKEN_KEY, required (auth.ParseKey format, shared by the services)
+	// BotAddr (LOBBY_BOT_ADDR, optional): the bot.v1 target that reviews
+	// finished games (ReviewGame), e.g. dns:///bot:8080; empty: reviews
+	// are unavailable.
+	BotAddr  string
+	TokenKey []byte // LOBBY_TOKEN_KEY, required (auth.ParseKey format, shared by the services)
 	// PreviousTokenKeys (LOBBY_TOKEN_KEY_PREVIOUS, optional, comma-separated):
 	// keys whose tokens are still accepted while the token key rotates.
 	PreviousTokenKeys [][]byte
@@ -75,6 +79,7 @@ func Load(getenv func(string) string) (Config, error) {
 		RedisURL:            env.URL("REDIS_URL", ""),
 		DatabaseURL:         env.URL("DATABASE_URL", ""),
 		MatchAddr:           env.Required("MATCH_ADDR"),
+		BotAddr:             env.String("BOT_ADDR", ""),
 		TokenTTL:            env.Duration("TOKEN_TTL", 24*time.Hour),
 		RefreshTTL:          env.Duration("REFRESH_TTL", 30*24*time.Hour),
 		BotOfferAfter:       env.Duration("BOT_OFFER_AFTER", 20*time.Second),

@@ -44,6 +44,8 @@ type Store interface {
 	Rating(ctx context.Context, playerID string, game engine.Game, variant string) (sqlstore.Rating, error)
 	History(ctx context.Context, playerID, viewer string, game engine.Game, pageSize int, pageToken string) (sqlstore.Page, error)
 	Game(ctx context.Context, gameID string) (sqlstore.Record, error)
+	Review(ctx context.Context, gameID, version string) (string, bool, error)
+	SaveReview(ctx context.Context, gameID, version, review string) error
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
@@ -79,6 +81,11 @@ type Deps struct {
 	// limits nothing.
 	Limiter *ratelimit.Limiter
 	Limits  Limits
+	// Reviewer is the bot service that reviews finished games (ReviewGame);
+	// nil: reviews are unavailable. ReviewNodes is the expert's budget per
+	// ply (0: the bot service's default).
+	Reviewer    Reviewer
+	ReviewNodes int64
 	// Streams caps each player's open lobby streams (FindMatch and
 	// WatchRoom together); nil: no cap.
 	Streams *ratelimit.Streams
@@ -116,6 +123,9 @@ type Limits struct {
 	CreateRoom   ratelimit.Rule // CreateRoom (the per-host cap of open rooms aside)
 	InviteLookup ratelimit.Rule // JoinRoom by invite code and GetInvite: guessing codes
 	PlayBot      ratelimit.Rule // PlayBot: each starts a bot search
+	// Review is per player, not per address: ReviewGame calls that run a
+	// review (a stored one is free).
+	Review ratelimit.Rule
 }
 
 // DefaultLimits are the production rates per client address.
@@ -127,6 +137,7 @@ func DefaultLimits() Limits {
 		CreateRoom:   ratelimit.Rule{What: "rooms created", Rate: 60, Burst: 10, Period: time.Hour},
 		InviteLookup: ratelimit.Rule{What: "invite code lookups", Rate: 30, Burst: 10, Period: time.Minute},
 		PlayBot:      ratelimit.Rule{What: "bot games started", Rate: 120, Burst: 20, Period: time.Hour},
+		Review:       ratelimit.Rule{What: "game reviews", Rate: 20, Burst: 5, Period: time.Hour},
 	}
 }
 
@@ -176,7 +187,8 @@ type LiveLister interface {
 // Server implements lobbyv1.LobbyServiceServer.
 type Server struct {
 	lobbyv1.UnimplementedLobbyServiceServer
-	d Deps
+	d       Deps
+	reviews reviewVersion
 }
 
 var _ lobbyv1.LobbyServiceServer = (*Server)(nil)

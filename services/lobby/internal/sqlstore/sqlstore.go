@@ -748,3 +748,28 @@ func (s *Store) Finished(ctx context.Context, ids []string) (map[string]bool, er
 	}
 	return done, rows.Err()
 }
+
+// Review returns the stored review of a game at an engine version (the
+// game.v1 GameReview in protobuf's JSON form), and whether there is one.
+func (s *Store) Review(ctx context.Context, gameID, version string) (string, bool, error) {
+	var r string
+	err := s.db.QueryRowContext(ctx, `SELECT review FROM game_reviews WHERE game_id = $1 AND engine_version = $2`, gameID, version).Scan(&r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("load review of %s: %w", gameID, err)
+	}
+	return r, true, nil
+}
+
+// SaveReview stores a game's review at an engine version; a review
+// already stored for both is kept (two requests at once made the same).
+func (s *Store) SaveReview(ctx context.Context, gameID, version, review string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO game_reviews (game_id, engine_version, review) VALUES ($1, $2, $3)
+		ON CONFLICT (game_id, engine_version) DO NOTHING`, gameID, version, review)
+	if err != nil {
+		return fmt.Errorf("save review of %s: %w", gameID, err)
+	}
+	return nil
+}

@@ -32,6 +32,8 @@ type Store interface {
 	ProcessRatings(ctx context.Context, limit int) (int, error)
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
+	Review(ctx context.Context, gameID, version string) (string, bool, error)
+	SaveReview(ctx context.Context, gameID, version, review string) error
 }
 
 // NewStore returns a store with glicko.Default() on an empty, migrated
@@ -55,6 +57,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Fairness", testFairness},
 		{"Accounts", testAccounts},
 		{"AccountRace", testAccountRace},
+		{"Reviews", testReviews},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -548,5 +551,30 @@ func testAccountRace(t *testing.T, newStore NewStore) {
 	}
 	if won != 1 {
 		t.Errorf("%d of the look-alike claims won, want 1 (%v)", won, errs)
+	}
+}
+
+// A game's review is kept per engine version; saving one again keeps the
+// first (two requests at once made the same review).
+func testReviews(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", p1: "ana", bot2: 3, result: "win", winner: "second", ended: time.Unix(1_800_000_000, 0)})
+	if _, ok, err := s.Review(ctx, "g1", "v1@100"); ok || err != nil {
+		t.Fatalf("review before any: %v, %v", ok, err)
+	}
+	if err := s.SaveReview(ctx, "g1", "v1@100", `{"a":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveReview(ctx, "g1", "v1@100", `{"a":2}`); err != nil {
+		t.Fatalf("saving again: %v", err)
+	}
+	if err := s.SaveReview(ctx, "g1", "v2@100", `{"b":1}`); err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]string{"v1@100": `{"a":1}`, "v2@100": `{"b":1}`} {
+		if got, ok, err := s.Review(ctx, "g1", v); !ok || err != nil || got != want {
+			t.Errorf("review %s: %q %v %v, want %q", v, got, ok, err, want)
+		}
 	}
 }

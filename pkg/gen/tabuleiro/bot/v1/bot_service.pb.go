@@ -22,6 +22,179 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ReviewGameRequest is a finished game to review. Set by the lobby.
+type ReviewGameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game is the game; required.
+	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
+	// variant is its variant id; required.
+	Variant string `protobuf:"bytes,2,opt,name=variant,proto3" json:"variant,omitempty"`
+	// plies are the game's plies in order: notation, and for a Banqi reveal
+	// the piece it showed (revealed); the other fields are ignored.
+	Plies []*v1.Ply `protobuf:"bytes,3,rep,name=plies,proto3" json:"plies,omitempty"`
+	// nodes is the expert's budget per ply in positions searched; 0 takes
+	// the default (150000).
+	Nodes int64 `protobuf:"varint,4,opt,name=nodes,proto3" json:"nodes,omitempty"`
+	// player_id is who asks, for the replica's fair share of its slots (as
+	// SelectPly's).
+	PlayerId      string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGameRequest) Reset() {
+	*x = ReviewGameRequest{}
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGameRequest) ProtoMessage() {}
+
+func (x *ReviewGameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGameRequest.ProtoReflect.Descriptor instead.
+func (*ReviewGameRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_bot_v1_bot_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ReviewGameRequest) GetGame() v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return v1.Game(0)
+}
+
+func (x *ReviewGameRequest) GetVariant() string {
+	if x != nil {
+		return x.Variant
+	}
+	return ""
+}
+
+func (x *ReviewGameRequest) GetPlies() []*v1.Ply {
+	if x != nil {
+		return x.Plies
+	}
+	return nil
+}
+
+func (x *ReviewGameRequest) GetNodes() int64 {
+	if x != nil {
+		return x.Nodes
+	}
+	return 0
+}
+
+func (x *ReviewGameRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// ReviewGameResponse is one message of a review's stream: progress after
+// each ply, then the review.
+type ReviewGameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// event is progress or the review.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*ReviewGameResponse_Progress
+	//	*ReviewGameResponse_Review
+	Event         isReviewGameResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGameResponse) Reset() {
+	*x = ReviewGameResponse{}
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGameResponse) ProtoMessage() {}
+
+func (x *ReviewGameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGameResponse.ProtoReflect.Descriptor instead.
+func (*ReviewGameResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_bot_v1_bot_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ReviewGameResponse) GetEvent() isReviewGameResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *ReviewGameResponse) GetProgress() *v1.ReviewProgress {
+	if x != nil {
+		if x, ok := x.Event.(*ReviewGameResponse_Progress); ok {
+			return x.Progress
+		}
+	}
+	return nil
+}
+
+func (x *ReviewGameResponse) GetReview() *v1.GameReview {
+	if x != nil {
+		if x, ok := x.Event.(*ReviewGameResponse_Review); ok {
+			return x.Review
+		}
+	}
+	return nil
+}
+
+type isReviewGameResponse_Event interface {
+	isReviewGameResponse_Event()
+}
+
+type ReviewGameResponse_Progress struct {
+	// progress is sent after each ply reviewed.
+	Progress *v1.ReviewProgress `protobuf:"bytes,1,opt,name=progress,proto3,oneof"`
+}
+
+type ReviewGameResponse_Review struct {
+	// review is the finished review, the stream's last message.
+	Review *v1.GameReview `protobuf:"bytes,2,opt,name=review,proto3,oneof"`
+}
+
+func (*ReviewGameResponse_Progress) isReviewGameResponse_Event() {}
+
+func (*ReviewGameResponse_Review) isReviewGameResponse_Event() {}
+
 // SelectPlyRequest is a position to move in. Set by the match service.
 type SelectPlyRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -50,7 +223,7 @@ type SelectPlyRequest struct {
 
 func (x *SelectPlyRequest) Reset() {
 	*x = SelectPlyRequest{}
-	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[0]
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -62,7 +235,7 @@ func (x *SelectPlyRequest) String() string {
 func (*SelectPlyRequest) ProtoMessage() {}
 
 func (x *SelectPlyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[0]
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -75,7 +248,7 @@ func (x *SelectPlyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectPlyRequest.ProtoReflect.Descriptor instead.
 func (*SelectPlyRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_bot_v1_bot_service_proto_rawDescGZIP(), []int{0}
+	return file_tabuleiro_bot_v1_bot_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SelectPlyRequest) GetView() *v1.GameView {
@@ -140,7 +313,7 @@ type SelectPlyResponse struct {
 
 func (x *SelectPlyResponse) Reset() {
 	*x = SelectPlyResponse{}
-	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[1]
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -152,7 +325,7 @@ func (x *SelectPlyResponse) String() string {
 func (*SelectPlyResponse) ProtoMessage() {}
 
 func (x *SelectPlyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[1]
+	mi := &file_tabuleiro_bot_v1_bot_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -165,7 +338,7 @@ func (x *SelectPlyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SelectPlyResponse.ProtoReflect.Descriptor instead.
 func (*SelectPlyResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_bot_v1_bot_service_proto_rawDescGZIP(), []int{1}
+	return file_tabuleiro_bot_v1_bot_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SelectPlyResponse) GetNotation() string {
@@ -214,7 +387,17 @@ var File_tabuleiro_bot_v1_bot_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_bot_v1_bot_service_proto_rawDesc = "" +
 	"\n" +
-	"\"tabuleiro/bot/v1/bot_service.proto\x12\x10tabuleiro.bot.v1\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1ctabuleiro/game/v1/view.proto\"\xc4\x01\n" +
+	"\"tabuleiro/bot/v1/bot_service.proto\x12\x10tabuleiro.bot.v1\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/game/v1/review.proto\x1a\x1ctabuleiro/game/v1/view.proto\"\xbb\x01\n" +
+	"\x11ReviewGameRequest\x12+\n" +
+	"\x04game\x18\x01 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x18\n" +
+	"\avariant\x18\x02 \x01(\tR\avariant\x12,\n" +
+	"\x05plies\x18\x03 \x03(\v2\x16.tabuleiro.game.v1.PlyR\x05plies\x12\x14\n" +
+	"\x05nodes\x18\x04 \x01(\x03R\x05nodes\x12\x1b\n" +
+	"\tplayer_id\x18\x05 \x01(\tR\bplayerId\"\x97\x01\n" +
+	"\x12ReviewGameResponse\x12?\n" +
+	"\bprogress\x18\x01 \x01(\v2!.tabuleiro.game.v1.ReviewProgressH\x00R\bprogress\x127\n" +
+	"\x06review\x18\x02 \x01(\v2\x1d.tabuleiro.game.v1.GameReviewH\x00R\x06reviewB\a\n" +
+	"\x05event\"\xc4\x01\n" +
 	"\x10SelectPlyRequest\x12/\n" +
 	"\x04view\x18\x01 \x01(\v2\x1b.tabuleiro.game.v1.GameViewR\x04view\x121\n" +
 	"\x05level\x18\x02 \x01(\x0e2\x1b.tabuleiro.game.v1.BotLevelR\x05level\x12\x1b\n" +
@@ -231,10 +414,12 @@ const file_tabuleiro_bot_v1_bot_service_proto_rawDesc = "" +
 	"\x05nodes\x18\x04 \x01(\x03R\x05nodes\x12\x14\n" +
 	"\x05depth\x18\x05 \x01(\x05R\x05depth\x12\x1d\n" +
 	"\n" +
-	"elapsed_ms\x18\x06 \x01(\x03R\telapsedMs2b\n" +
+	"elapsed_ms\x18\x06 \x01(\x03R\telapsedMs2\xbd\x01\n" +
 	"\n" +
 	"BotService\x12T\n" +
-	"\tSelectPly\x12\".tabuleiro.bot.v1.SelectPlyRequest\x1a#.tabuleiro.bot.v1.SelectPlyResponseB.Z,tabuleiro.dev/pkg/gen/tabuleiro/bot/v1;botv1b\x06proto3"
+	"\tSelectPly\x12\".tabuleiro.bot.v1.SelectPlyRequest\x1a#.tabuleiro.bot.v1.SelectPlyResponse\x12Y\n" +
+	"\n" +
+	"ReviewGame\x12#.tabuleiro.bot.v1.ReviewGameRequest\x1a$.tabuleiro.bot.v1.ReviewGameResponse0\x01B.Z,tabuleiro.dev/pkg/gen/tabuleiro/bot/v1;botv1b\x06proto3"
 
 var (
 	file_tabuleiro_bot_v1_bot_service_proto_rawDescOnce sync.Once
@@ -248,23 +433,35 @@ func file_tabuleiro_bot_v1_bot_service_proto_rawDescGZIP() []byte {
 	return file_tabuleiro_bot_v1_bot_service_proto_rawDescData
 }
 
-var file_tabuleiro_bot_v1_bot_service_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_tabuleiro_bot_v1_bot_service_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_tabuleiro_bot_v1_bot_service_proto_goTypes = []any{
-	(*SelectPlyRequest)(nil),  // 0: tabuleiro.bot.v1.SelectPlyRequest
-	(*SelectPlyResponse)(nil), // 1: tabuleiro.bot.v1.SelectPlyResponse
-	(*v1.GameView)(nil),       // 2: tabuleiro.game.v1.GameView
-	(v1.BotLevel)(0),          // 3: tabuleiro.game.v1.BotLevel
+	(*ReviewGameRequest)(nil),  // 0: tabuleiro.bot.v1.ReviewGameRequest
+	(*ReviewGameResponse)(nil), // 1: tabuleiro.bot.v1.ReviewGameResponse
+	(*SelectPlyRequest)(nil),   // 2: tabuleiro.bot.v1.SelectPlyRequest
+	(*SelectPlyResponse)(nil),  // 3: tabuleiro.bot.v1.SelectPlyResponse
+	(v1.Game)(0),               // 4: tabuleiro.game.v1.Game
+	(*v1.Ply)(nil),             // 5: tabuleiro.game.v1.Ply
+	(*v1.ReviewProgress)(nil),  // 6: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),      // 7: tabuleiro.game.v1.GameReview
+	(*v1.GameView)(nil),        // 8: tabuleiro.game.v1.GameView
+	(v1.BotLevel)(0),           // 9: tabuleiro.game.v1.BotLevel
 }
 var file_tabuleiro_bot_v1_bot_service_proto_depIdxs = []int32{
-	2, // 0: tabuleiro.bot.v1.SelectPlyRequest.view:type_name -> tabuleiro.game.v1.GameView
-	3, // 1: tabuleiro.bot.v1.SelectPlyRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	0, // 2: tabuleiro.bot.v1.BotService.SelectPly:input_type -> tabuleiro.bot.v1.SelectPlyRequest
-	1, // 3: tabuleiro.bot.v1.BotService.SelectPly:output_type -> tabuleiro.bot.v1.SelectPlyResponse
-	3, // [3:4] is the sub-list for method output_type
-	2, // [2:3] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4, // 0: tabuleiro.bot.v1.ReviewGameRequest.game:type_name -> tabuleiro.game.v1.Game
+	5, // 1: tabuleiro.bot.v1.ReviewGameRequest.plies:type_name -> tabuleiro.game.v1.Ply
+	6, // 2: tabuleiro.bot.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	7, // 3: tabuleiro.bot.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	8, // 4: tabuleiro.bot.v1.SelectPlyRequest.view:type_name -> tabuleiro.game.v1.GameView
+	9, // 5: tabuleiro.bot.v1.SelectPlyRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	2, // 6: tabuleiro.bot.v1.BotService.SelectPly:input_type -> tabuleiro.bot.v1.SelectPlyRequest
+	0, // 7: tabuleiro.bot.v1.BotService.ReviewGame:input_type -> tabuleiro.bot.v1.ReviewGameRequest
+	3, // 8: tabuleiro.bot.v1.BotService.SelectPly:output_type -> tabuleiro.bot.v1.SelectPlyResponse
+	1, // 9: tabuleiro.bot.v1.BotService.ReviewGame:output_type -> tabuleiro.bot.v1.ReviewGameResponse
+	8, // [8:10] is the sub-list for method output_type
+	6, // [6:8] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_bot_v1_bot_service_proto_init() }
@@ -272,13 +469,17 @@ func file_tabuleiro_bot_v1_bot_service_proto_init() {
 	if File_tabuleiro_bot_v1_bot_service_proto != nil {
 		return
 	}
+	file_tabuleiro_bot_v1_bot_service_proto_msgTypes[1].OneofWrappers = []any{
+		(*ReviewGameResponse_Progress)(nil),
+		(*ReviewGameResponse_Review)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_bot_v1_bot_service_proto_rawDesc), len(file_tabuleiro_bot_v1_bot_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BotService_SelectPly_FullMethodName = "/tabuleiro.bot.v1.BotService/SelectPly"
+	BotService_SelectPly_FullMethodName  = "/tabuleiro.bot.v1.BotService/SelectPly"
+	BotService_ReviewGame_FullMethodName = "/tabuleiro.bot.v1.BotService/ReviewGame"
 )
 
 // BotServiceClient is the client API for BotService service.
@@ -42,6 +43,18 @@ type BotServiceClient interface {
 	// sizes, impossible counts, a board that does not match game), an unknown
 	// game, variant or level, a finished game, or a negative budget.
 	SelectPly(ctx context.Context, in *SelectPlyRequest, opts ...grpc.CallOption) (*SelectPlyResponse, error)
+	// ReviewGame reviews a finished game with the expert at a fixed budget
+	// in nodes: it streams a progress message after each ply, then the
+	// review (the last message). The same game at the same budget always
+	// gets the same review. A Banqi ply is judged from its mover's view
+	// (the face-down pieces as the remaining distribution): the request
+	// carries each reveal's piece, never the layout. A review takes a
+	// search slot of the replica for its whole run, behind every waiting
+	// SelectPly (live plies first). INVALID_ARGUMENT for an unknown game or
+	// variant, a ply that is not legal, a reveal without its piece, more
+	// than 1000 plies or nodes outside 0–5000000; RESOURCE_EXHAUSTED when
+	// the replica is busy.
+	ReviewGame(ctx context.Context, in *ReviewGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReviewGameResponse], error)
 }
 
 type botServiceClient struct {
@@ -61,6 +74,25 @@ func (c *botServiceClient) SelectPly(ctx context.Context, in *SelectPlyRequest, 
 	}
 	return out, nil
 }
+
+func (c *botServiceClient) ReviewGame(ctx context.Context, in *ReviewGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReviewGameResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &BotService_ServiceDesc.Streams[0], BotService_ReviewGame_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ReviewGameRequest, ReviewGameResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BotService_ReviewGameClient = grpc.ServerStreamingClient[ReviewGameResponse]
 
 // BotServiceServer is the server API for BotService service.
 // All implementations must embed UnimplementedBotServiceServer
@@ -82,6 +114,18 @@ type BotServiceServer interface {
 	// sizes, impossible counts, a board that does not match game), an unknown
 	// game, variant or level, a finished game, or a negative budget.
 	SelectPly(context.Context, *SelectPlyRequest) (*SelectPlyResponse, error)
+	// ReviewGame reviews a finished game with the expert at a fixed budget
+	// in nodes: it streams a progress message after each ply, then the
+	// review (the last message). The same game at the same budget always
+	// gets the same review. A Banqi ply is judged from its mover's view
+	// (the face-down pieces as the remaining distribution): the request
+	// carries each reveal's piece, never the layout. A review takes a
+	// search slot of the replica for its whole run, behind every waiting
+	// SelectPly (live plies first). INVALID_ARGUMENT for an unknown game or
+	// variant, a ply that is not legal, a reveal without its piece, more
+	// than 1000 plies or nodes outside 0–5000000; RESOURCE_EXHAUSTED when
+	// the replica is busy.
+	ReviewGame(*ReviewGameRequest, grpc.ServerStreamingServer[ReviewGameResponse]) error
 	mustEmbedUnimplementedBotServiceServer()
 }
 
@@ -94,6 +138,9 @@ type UnimplementedBotServiceServer struct{}
 
 func (UnimplementedBotServiceServer) SelectPly(context.Context, *SelectPlyRequest) (*SelectPlyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SelectPly not implemented")
+}
+func (UnimplementedBotServiceServer) ReviewGame(*ReviewGameRequest, grpc.ServerStreamingServer[ReviewGameResponse]) error {
+	return status.Error(codes.Unimplemented, "method ReviewGame not implemented")
 }
 func (UnimplementedBotServiceServer) mustEmbedUnimplementedBotServiceServer() {}
 func (UnimplementedBotServiceServer) testEmbeddedByValue()                    {}
@@ -134,6 +181,17 @@ func _BotService_SelectPly_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BotService_ReviewGame_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ReviewGameRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(BotServiceServer).ReviewGame(m, &grpc.GenericServerStream[ReviewGameRequest, ReviewGameResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BotService_ReviewGameServer = grpc.ServerStreamingServer[ReviewGameResponse]
+
 // BotService_ServiceDesc is the grpc.ServiceDesc for BotService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -146,6 +204,12 @@ var BotService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _BotService_SelectPly_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ReviewGame",
+			Handler:       _BotService_ReviewGame_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "tabuleiro/bot/v1/bot_service.proto",
 }

@@ -2241,6 +2241,139 @@ func (x *GetGameResponse) GetRecord() *GameRecord {
 	return nil
 }
 
+// ReviewGameRequest names a finished game to review.
+type ReviewGameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game_id is the game's id (its match id); required.
+	GameId        string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGameRequest) Reset() {
+	*x = ReviewGameRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGameRequest) ProtoMessage() {}
+
+func (x *ReviewGameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGameRequest.ProtoReflect.Descriptor instead.
+func (*ReviewGameRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ReviewGameRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+// ReviewGameResponse is one message of a review's stream.
+type ReviewGameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// event is progress or the review.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*ReviewGameResponse_Progress
+	//	*ReviewGameResponse_Review
+	Event         isReviewGameResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGameResponse) Reset() {
+	*x = ReviewGameResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGameResponse) ProtoMessage() {}
+
+func (x *ReviewGameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGameResponse.ProtoReflect.Descriptor instead.
+func (*ReviewGameResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ReviewGameResponse) GetEvent() isReviewGameResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *ReviewGameResponse) GetProgress() *v1.ReviewProgress {
+	if x != nil {
+		if x, ok := x.Event.(*ReviewGameResponse_Progress); ok {
+			return x.Progress
+		}
+	}
+	return nil
+}
+
+func (x *ReviewGameResponse) GetReview() *v1.GameReview {
+	if x != nil {
+		if x, ok := x.Event.(*ReviewGameResponse_Review); ok {
+			return x.Review
+		}
+	}
+	return nil
+}
+
+type isReviewGameResponse_Event interface {
+	isReviewGameResponse_Event()
+}
+
+type ReviewGameResponse_Progress struct {
+	// progress is sent after each ply reviewed.
+	Progress *v1.ReviewProgress `protobuf:"bytes,1,opt,name=progress,proto3,oneof"`
+}
+
+type ReviewGameResponse_Review struct {
+	// review is the finished review, the stream's last message.
+	Review *v1.GameReview `protobuf:"bytes,2,opt,name=review,proto3,oneof"`
+}
+
+func (*ReviewGameResponse_Progress) isReviewGameResponse_Event() {}
+
+func (*ReviewGameResponse_Review) isReviewGameResponse_Event() {}
+
 // GetStatsRequest names a player.
 type GetStatsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2252,7 +2385,7 @@ type GetStatsRequest struct {
 
 func (x *GetStatsRequest) Reset() {
 	*x = GetStatsRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2264,7 +2397,7 @@ func (x *GetStatsRequest) String() string {
 func (*GetStatsRequest) ProtoMessage() {}
 
 func (x *GetStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[34]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2277,7 +2410,7 @@ func (x *GetStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetStatsRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{34}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetStatsRequest) GetPlayerId() string {
@@ -2311,7 +2444,7 @@ type GetStatsResponse struct {
 
 func (x *GetStatsResponse) Reset() {
 	*x = GetStatsResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2323,7 +2456,7 @@ func (x *GetStatsResponse) String() string {
 func (*GetStatsResponse) ProtoMessage() {}
 
 func (x *GetStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2336,7 +2469,7 @@ func (x *GetStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetStatsResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{35}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetStatsResponse) GetPlayerId() string {
@@ -2392,7 +2525,7 @@ type OfferRematchRequest struct {
 
 func (x *OfferRematchRequest) Reset() {
 	*x = OfferRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2404,7 +2537,7 @@ func (x *OfferRematchRequest) String() string {
 func (*OfferRematchRequest) ProtoMessage() {}
 
 func (x *OfferRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[36]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2417,7 +2550,7 @@ func (x *OfferRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRematchRequest.ProtoReflect.Descriptor instead.
 func (*OfferRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{36}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *OfferRematchRequest) GetMatchId() string {
@@ -2440,7 +2573,7 @@ type OfferRematchResponse struct {
 
 func (x *OfferRematchResponse) Reset() {
 	*x = OfferRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2452,7 +2585,7 @@ func (x *OfferRematchResponse) String() string {
 func (*OfferRematchResponse) ProtoMessage() {}
 
 func (x *OfferRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[37]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2465,7 +2598,7 @@ func (x *OfferRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferRematchResponse.ProtoReflect.Descriptor instead.
 func (*OfferRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{37}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *OfferRematchResponse) GetRematch() *Rematch {
@@ -2486,7 +2619,7 @@ type DeclineRematchRequest struct {
 
 func (x *DeclineRematchRequest) Reset() {
 	*x = DeclineRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2498,7 +2631,7 @@ func (x *DeclineRematchRequest) String() string {
 func (*DeclineRematchRequest) ProtoMessage() {}
 
 func (x *DeclineRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[38]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2511,7 +2644,7 @@ func (x *DeclineRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineRematchRequest.ProtoReflect.Descriptor instead.
 func (*DeclineRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{38}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DeclineRematchRequest) GetMatchId() string {
@@ -2532,7 +2665,7 @@ type DeclineRematchResponse struct {
 
 func (x *DeclineRematchResponse) Reset() {
 	*x = DeclineRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2544,7 +2677,7 @@ func (x *DeclineRematchResponse) String() string {
 func (*DeclineRematchResponse) ProtoMessage() {}
 
 func (x *DeclineRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[39]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2557,7 +2690,7 @@ func (x *DeclineRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineRematchResponse.ProtoReflect.Descriptor instead.
 func (*DeclineRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{39}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *DeclineRematchResponse) GetRematch() *Rematch {
@@ -2578,7 +2711,7 @@ type WatchRematchRequest struct {
 
 func (x *WatchRematchRequest) Reset() {
 	*x = WatchRematchRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2590,7 +2723,7 @@ func (x *WatchRematchRequest) String() string {
 func (*WatchRematchRequest) ProtoMessage() {}
 
 func (x *WatchRematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[40]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2603,7 +2736,7 @@ func (x *WatchRematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRematchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRematchRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{40}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *WatchRematchRequest) GetMatchId() string {
@@ -2624,7 +2757,7 @@ type WatchRematchResponse struct {
 
 func (x *WatchRematchResponse) Reset() {
 	*x = WatchRematchResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2636,7 +2769,7 @@ func (x *WatchRematchResponse) String() string {
 func (*WatchRematchResponse) ProtoMessage() {}
 
 func (x *WatchRematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[41]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2649,7 +2782,7 @@ func (x *WatchRematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRematchResponse.ProtoReflect.Descriptor instead.
 func (*WatchRematchResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{41}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *WatchRematchResponse) GetRematch() *Rematch {
@@ -2671,7 +2804,7 @@ type SetDisplayNameRequest struct {
 
 func (x *SetDisplayNameRequest) Reset() {
 	*x = SetDisplayNameRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2683,7 +2816,7 @@ func (x *SetDisplayNameRequest) String() string {
 func (*SetDisplayNameRequest) ProtoMessage() {}
 
 func (x *SetDisplayNameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[42]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2696,7 +2829,7 @@ func (x *SetDisplayNameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDisplayNameRequest.ProtoReflect.Descriptor instead.
 func (*SetDisplayNameRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{42}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SetDisplayNameRequest) GetDisplayName() string {
@@ -2719,7 +2852,7 @@ type SetDisplayNameResponse struct {
 
 func (x *SetDisplayNameResponse) Reset() {
 	*x = SetDisplayNameResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2731,7 +2864,7 @@ func (x *SetDisplayNameResponse) String() string {
 func (*SetDisplayNameResponse) ProtoMessage() {}
 
 func (x *SetDisplayNameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[43]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2744,7 +2877,7 @@ func (x *SetDisplayNameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDisplayNameResponse.ProtoReflect.Descriptor instead.
 func (*SetDisplayNameResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{43}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SetDisplayNameResponse) GetToken() string {
@@ -2774,7 +2907,7 @@ type ClaimAccountRequest struct {
 
 func (x *ClaimAccountRequest) Reset() {
 	*x = ClaimAccountRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2786,7 +2919,7 @@ func (x *ClaimAccountRequest) String() string {
 func (*ClaimAccountRequest) ProtoMessage() {}
 
 func (x *ClaimAccountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[44]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2799,7 +2932,7 @@ func (x *ClaimAccountRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimAccountRequest.ProtoReflect.Descriptor instead.
 func (*ClaimAccountRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{44}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ClaimAccountRequest) GetUsername() string {
@@ -2832,7 +2965,7 @@ type ClaimAccountResponse struct {
 
 func (x *ClaimAccountResponse) Reset() {
 	*x = ClaimAccountResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2844,7 +2977,7 @@ func (x *ClaimAccountResponse) String() string {
 func (*ClaimAccountResponse) ProtoMessage() {}
 
 func (x *ClaimAccountResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[45]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2857,7 +2990,7 @@ func (x *ClaimAccountResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimAccountResponse.ProtoReflect.Descriptor instead.
 func (*ClaimAccountResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{45}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ClaimAccountResponse) GetUsername() string {
@@ -2898,7 +3031,7 @@ type SignInRequest struct {
 
 func (x *SignInRequest) Reset() {
 	*x = SignInRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[46]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2910,7 +3043,7 @@ func (x *SignInRequest) String() string {
 func (*SignInRequest) ProtoMessage() {}
 
 func (x *SignInRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[46]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2923,7 +3056,7 @@ func (x *SignInRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignInRequest.ProtoReflect.Descriptor instead.
 func (*SignInRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{46}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SignInRequest) GetUsername() string {
@@ -2970,7 +3103,7 @@ type SignInResponse struct {
 
 func (x *SignInResponse) Reset() {
 	*x = SignInResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[47]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2982,7 +3115,7 @@ func (x *SignInResponse) String() string {
 func (*SignInResponse) ProtoMessage() {}
 
 func (x *SignInResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[47]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2995,7 +3128,7 @@ func (x *SignInResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignInResponse.ProtoReflect.Descriptor instead.
 func (*SignInResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{47}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SignInResponse) GetPlayerId() string {
@@ -3057,7 +3190,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[48]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3069,7 +3202,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[48]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3082,7 +3215,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{48}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{50}
 }
 
 // ListSessionsResponse lists the caller's live sign-ins.
@@ -3096,7 +3229,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[49]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3108,7 +3241,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[49]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3121,7 +3254,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{49}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*Session {
@@ -3151,7 +3284,7 @@ type Session struct {
 
 func (x *Session) Reset() {
 	*x = Session{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[50]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3163,7 +3296,7 @@ func (x *Session) String() string {
 func (*Session) ProtoMessage() {}
 
 func (x *Session) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[50]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3176,7 +3309,7 @@ func (x *Session) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Session.ProtoReflect.Descriptor instead.
 func (*Session) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{50}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Session) GetSessionId() string {
@@ -3228,7 +3361,7 @@ type SignOutRequest struct {
 
 func (x *SignOutRequest) Reset() {
 	*x = SignOutRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[51]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3240,7 +3373,7 @@ func (x *SignOutRequest) String() string {
 func (*SignOutRequest) ProtoMessage() {}
 
 func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[51]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3253,7 +3386,7 @@ func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignOutRequest.ProtoReflect.Descriptor instead.
 func (*SignOutRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{51}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SignOutRequest) GetSessionId() string {
@@ -3281,7 +3414,7 @@ type SignOutResponse struct {
 
 func (x *SignOutResponse) Reset() {
 	*x = SignOutResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[52]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3293,7 +3426,7 @@ func (x *SignOutResponse) String() string {
 func (*SignOutResponse) ProtoMessage() {}
 
 func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[52]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3306,7 +3439,7 @@ func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignOutResponse.ProtoReflect.Descriptor instead.
 func (*SignOutResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{52}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SignOutResponse) GetEnded() int32 {
@@ -3320,7 +3453,7 @@ var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\n" +
-	"&tabuleiro/lobby/v1/lobby_service.proto\x12\x12tabuleiro.lobby.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/lobby/v1/lobby.proto\"7\n" +
+	"&tabuleiro/lobby/v1/lobby_service.proto\x12\x12tabuleiro.lobby.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ctabuleiro/game/v1/game.proto\x1a\x1etabuleiro/game/v1/review.proto\x1a\x1etabuleiro/lobby/v1/lobby.proto\"7\n" +
 	"\x12SignInGuestRequest\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\"\xf2\x01\n" +
 	"\x13SignInGuestResponse\x12\x1b\n" +
@@ -3460,7 +3593,13 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0eGetGameRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\"I\n" +
 	"\x0fGetGameResponse\x126\n" +
-	"\x06record\x18\x01 \x01(\v2\x1e.tabuleiro.lobby.v1.GameRecordR\x06record\".\n" +
+	"\x06record\x18\x01 \x01(\v2\x1e.tabuleiro.lobby.v1.GameRecordR\x06record\",\n" +
+	"\x11ReviewGameRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\x97\x01\n" +
+	"\x12ReviewGameResponse\x12?\n" +
+	"\bprogress\x18\x01 \x01(\v2!.tabuleiro.game.v1.ReviewProgressH\x00R\bprogress\x127\n" +
+	"\x06review\x18\x02 \x01(\v2\x1d.tabuleiro.game.v1.GameReviewH\x00R\x06reviewB\a\n" +
+	"\x05event\".\n" +
 	"\x0fGetStatsRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"\xab\x02\n" +
 	"\x10GetStatsResponse\x12\x1b\n" +
@@ -3533,7 +3672,7 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xea\x11\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xc9\x12\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -3550,7 +3689,9 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0fListLiveMatches\x12*.tabuleiro.lobby.v1.ListLiveMatchesRequest\x1a+.tabuleiro.lobby.v1.ListLiveMatchesResponse\x12p\n" +
 	"\x11ListActiveMatches\x12,.tabuleiro.lobby.v1.ListActiveMatchesRequest\x1a-.tabuleiro.lobby.v1.ListActiveMatchesResponse\x12X\n" +
 	"\tListGames\x12$.tabuleiro.lobby.v1.ListGamesRequest\x1a%.tabuleiro.lobby.v1.ListGamesResponse\x12R\n" +
-	"\aGetGame\x12\".tabuleiro.lobby.v1.GetGameRequest\x1a#.tabuleiro.lobby.v1.GetGameResponse\x12U\n" +
+	"\aGetGame\x12\".tabuleiro.lobby.v1.GetGameRequest\x1a#.tabuleiro.lobby.v1.GetGameResponse\x12]\n" +
+	"\n" +
+	"ReviewGame\x12%.tabuleiro.lobby.v1.ReviewGameRequest\x1a&.tabuleiro.lobby.v1.ReviewGameResponse0\x01\x12U\n" +
 	"\bGetStats\x12#.tabuleiro.lobby.v1.GetStatsRequest\x1a$.tabuleiro.lobby.v1.GetStatsResponse\x12a\n" +
 	"\fOfferRematch\x12'.tabuleiro.lobby.v1.OfferRematchRequest\x1a(.tabuleiro.lobby.v1.OfferRematchResponse\x12g\n" +
 	"\x0eDeclineRematch\x12).tabuleiro.lobby.v1.DeclineRematchRequest\x1a*.tabuleiro.lobby.v1.DeclineRematchResponse\x12c\n" +
@@ -3574,7 +3715,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),               // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),        // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -3611,148 +3752,156 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*ListGamesResponse)(nil),         // 32: tabuleiro.lobby.v1.ListGamesResponse
 	(*GetGameRequest)(nil),            // 33: tabuleiro.lobby.v1.GetGameRequest
 	(*GetGameResponse)(nil),           // 34: tabuleiro.lobby.v1.GetGameResponse
-	(*GetStatsRequest)(nil),           // 35: tabuleiro.lobby.v1.GetStatsRequest
-	(*GetStatsResponse)(nil),          // 36: tabuleiro.lobby.v1.GetStatsResponse
-	(*OfferRematchRequest)(nil),       // 37: tabuleiro.lobby.v1.OfferRematchRequest
-	(*OfferRematchResponse)(nil),      // 38: tabuleiro.lobby.v1.OfferRematchResponse
-	(*DeclineRematchRequest)(nil),     // 39: tabuleiro.lobby.v1.DeclineRematchRequest
-	(*DeclineRematchResponse)(nil),    // 40: tabuleiro.lobby.v1.DeclineRematchResponse
-	(*WatchRematchRequest)(nil),       // 41: tabuleiro.lobby.v1.WatchRematchRequest
-	(*WatchRematchResponse)(nil),      // 42: tabuleiro.lobby.v1.WatchRematchResponse
-	(*SetDisplayNameRequest)(nil),     // 43: tabuleiro.lobby.v1.SetDisplayNameRequest
-	(*SetDisplayNameResponse)(nil),    // 44: tabuleiro.lobby.v1.SetDisplayNameResponse
-	(*ClaimAccountRequest)(nil),       // 45: tabuleiro.lobby.v1.ClaimAccountRequest
-	(*ClaimAccountResponse)(nil),      // 46: tabuleiro.lobby.v1.ClaimAccountResponse
-	(*SignInRequest)(nil),             // 47: tabuleiro.lobby.v1.SignInRequest
-	(*SignInResponse)(nil),            // 48: tabuleiro.lobby.v1.SignInResponse
-	(*ListSessionsRequest)(nil),       // 49: tabuleiro.lobby.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),      // 50: tabuleiro.lobby.v1.ListSessionsResponse
-	(*Session)(nil),                   // 51: tabuleiro.lobby.v1.Session
-	(*SignOutRequest)(nil),            // 52: tabuleiro.lobby.v1.SignOutRequest
-	(*SignOutResponse)(nil),           // 53: tabuleiro.lobby.v1.SignOutResponse
-	(*timestamppb.Timestamp)(nil),     // 54: google.protobuf.Timestamp
-	(v1.Game)(0),                      // 55: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                // 56: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),            // 57: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),               // 58: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                      // 59: tabuleiro.game.v1.Seat
-	(*Room)(nil),                      // 60: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                  // 61: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),            // 62: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),              // 63: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                // 64: tabuleiro.lobby.v1.GameRecord
-	(*Rating)(nil),                    // 65: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                 // 66: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),              // 67: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                   // 68: tabuleiro.lobby.v1.Rematch
+	(*ReviewGameRequest)(nil),         // 35: tabuleiro.lobby.v1.ReviewGameRequest
+	(*ReviewGameResponse)(nil),        // 36: tabuleiro.lobby.v1.ReviewGameResponse
+	(*GetStatsRequest)(nil),           // 37: tabuleiro.lobby.v1.GetStatsRequest
+	(*GetStatsResponse)(nil),          // 38: tabuleiro.lobby.v1.GetStatsResponse
+	(*OfferRematchRequest)(nil),       // 39: tabuleiro.lobby.v1.OfferRematchRequest
+	(*OfferRematchResponse)(nil),      // 40: tabuleiro.lobby.v1.OfferRematchResponse
+	(*DeclineRematchRequest)(nil),     // 41: tabuleiro.lobby.v1.DeclineRematchRequest
+	(*DeclineRematchResponse)(nil),    // 42: tabuleiro.lobby.v1.DeclineRematchResponse
+	(*WatchRematchRequest)(nil),       // 43: tabuleiro.lobby.v1.WatchRematchRequest
+	(*WatchRematchResponse)(nil),      // 44: tabuleiro.lobby.v1.WatchRematchResponse
+	(*SetDisplayNameRequest)(nil),     // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
+	(*SetDisplayNameResponse)(nil),    // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
+	(*ClaimAccountRequest)(nil),       // 47: tabuleiro.lobby.v1.ClaimAccountRequest
+	(*ClaimAccountResponse)(nil),      // 48: tabuleiro.lobby.v1.ClaimAccountResponse
+	(*SignInRequest)(nil),             // 49: tabuleiro.lobby.v1.SignInRequest
+	(*SignInResponse)(nil),            // 50: tabuleiro.lobby.v1.SignInResponse
+	(*ListSessionsRequest)(nil),       // 51: tabuleiro.lobby.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),      // 52: tabuleiro.lobby.v1.ListSessionsResponse
+	(*Session)(nil),                   // 53: tabuleiro.lobby.v1.Session
+	(*SignOutRequest)(nil),            // 54: tabuleiro.lobby.v1.SignOutRequest
+	(*SignOutResponse)(nil),           // 55: tabuleiro.lobby.v1.SignOutResponse
+	(*timestamppb.Timestamp)(nil),     // 56: google.protobuf.Timestamp
+	(v1.Game)(0),                      // 57: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                // 58: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),            // 59: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),               // 60: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                      // 61: tabuleiro.game.v1.Seat
+	(*Room)(nil),                      // 62: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                  // 63: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),            // 64: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),              // 65: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                // 66: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),         // 67: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),             // 68: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                    // 69: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                 // 70: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),              // 71: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                   // 72: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	54, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	54, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	54, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	54, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	55, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	56, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	55, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	57, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	58, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	59, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	60, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	55, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	60, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	60, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	59, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	60, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	60, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	59, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	55, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	57, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	56, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	56, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	56, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	56, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	57, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	58, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	57, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	59, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	60, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	61, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	62, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	57, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	62, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	62, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	61, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	62, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	62, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	61, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	57, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	59, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	54, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	61, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	59, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	62, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	55, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	61, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	59, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	57, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	59, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	55, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	56, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	63, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	61, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	64, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	57, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	63, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	61, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	59, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	61, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	57, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	63, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	63, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	55, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	63, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	64, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	65, // 40: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	66, // 41: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	67, // 42: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	68, // 43: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	68, // 44: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	68, // 45: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	54, // 46: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	54, // 47: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	54, // 48: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	54, // 49: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	51, // 50: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	54, // 51: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	54, // 52: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	1,  // 53: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 54: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 55: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 56: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 57: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 58: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 59: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15, // 60: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17, // 61: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19, // 62: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25, // 63: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27, // 64: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29, // 65: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31, // 66: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33, // 67: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35, // 68: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	37, // 69: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	39, // 70: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	41, // 71: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	43, // 72: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	45, // 73: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
-	47, // 74: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
-	49, // 75: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
-	52, // 76: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
-	2,  // 77: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 78: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 79: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 80: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 81: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 82: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 83: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 84: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 85: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 86: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 87: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 88: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 89: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 90: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 91: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 92: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	38, // 93: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	40, // 94: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	42, // 95: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	44, // 96: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	46, // 97: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	48, // 98: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	50, // 99: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	53, // 100: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	77, // [77:101] is the sub-list for method output_type
-	53, // [53:77] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	65, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	65, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	57, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	65, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	66, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	67, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	68, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	69, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	70, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	71, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	72, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	72, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	72, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	56, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	56, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	56, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	56, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	53, // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
+	56, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	56, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	1,  // 55: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,  // 56: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,  // 57: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,  // 58: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,  // 59: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11, // 60: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13, // 61: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15, // 62: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17, // 63: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19, // 64: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25, // 65: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27, // 66: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29, // 67: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31, // 68: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33, // 69: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35, // 70: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
+	37, // 71: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	39, // 72: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	41, // 73: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	43, // 74: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	45, // 75: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	47, // 76: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
+	49, // 77: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
+	51, // 78: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
+	54, // 79: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
+	2,  // 80: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 81: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 82: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 83: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 84: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 85: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 86: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16, // 87: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18, // 88: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20, // 89: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26, // 90: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28, // 91: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30, // 92: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32, // 93: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34, // 94: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36, // 95: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38, // 96: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40, // 97: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42, // 98: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44, // 99: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46, // 100: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48, // 101: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50, // 102: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52, // 103: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55, // 104: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	80, // [80:105] is the sub-list for method output_type
+	55, // [55:80] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -3771,13 +3920,17 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 		(*FindMatchResponse_BotOffered)(nil),
 		(*FindMatchResponse_Matched)(nil),
 	}
+	file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[35].OneofWrappers = []any{
+		(*ReviewGameResponse_Progress)(nil),
+		(*ReviewGameResponse_Review)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   53,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,7 @@ const (
 	LobbyService_ListActiveMatches_FullMethodName = "/tabuleiro.lobby.v1.LobbyService/ListActiveMatches"
 	LobbyService_ListGames_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ListGames"
 	LobbyService_GetGame_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/GetGame"
+	LobbyService_ReviewGame_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ReviewGame"
 	LobbyService_GetStats_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/GetStats"
 	LobbyService_OfferRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/OfferRematch"
 	LobbyService_DeclineRematch_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
@@ -187,6 +188,18 @@ type LobbyServiceClient interface {
 	// GetGame returns one finished game's full record. NOT_FOUND when no
 	// such game is recorded (a game just finished may take a moment).
 	GetGame(ctx context.Context, in *GetGameRequest, opts ...grpc.CallOption) (*GetGameResponse, error)
+	// ReviewGame reviews a finished game with the bot service's expert
+	// (bot.v1 ReviewGame): a progress message after each ply, then the
+	// review as the last message. A game reviewed before at the current
+	// engine version comes back at once, with no progress and no cost. Any
+	// game the caller may fetch with GetGame may be reviewed; a live game
+	// never is (only finished games are recorded). NOT_FOUND for an unknown
+	// game or another's private game; FAILED_PRECONDITION (NOT_NOW) for a
+	// one-player game; RESOURCE_EXHAUSTED past the caller's reviews an hour
+	// (REVIEW_LIMIT: 5 at once, then 20 an hour; a stored review does not
+	// count) or when the bot service is busy (BOT_BUSY); UNAVAILABLE
+	// (REVIEW_UNAVAILABLE) where no bot service is configured.
+	ReviewGame(ctx context.Context, in *ReviewGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReviewGameResponse], error)
 	// GetStats returns a player's ratings and record against each bot level.
 	// NOT_FOUND for an unknown player.
 	GetStats(ctx context.Context, in *GetStatsRequest, opts ...grpc.CallOption) (*GetStatsResponse, error)
@@ -467,6 +480,25 @@ func (c *lobbyServiceClient) GetGame(ctx context.Context, in *GetGameRequest, op
 	return out, nil
 }
 
+func (c *lobbyServiceClient) ReviewGame(ctx context.Context, in *ReviewGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReviewGameResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &LobbyService_ServiceDesc.Streams[2], LobbyService_ReviewGame_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ReviewGameRequest, ReviewGameResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LobbyService_ReviewGameClient = grpc.ServerStreamingClient[ReviewGameResponse]
+
 func (c *lobbyServiceClient) GetStats(ctx context.Context, in *GetStatsRequest, opts ...grpc.CallOption) (*GetStatsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetStatsResponse)
@@ -499,7 +531,7 @@ func (c *lobbyServiceClient) DeclineRematch(ctx context.Context, in *DeclineRema
 
 func (c *lobbyServiceClient) WatchRematch(ctx context.Context, in *WatchRematchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRematchResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &LobbyService_ServiceDesc.Streams[2], LobbyService_WatchRematch_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &LobbyService_ServiceDesc.Streams[3], LobbyService_WatchRematch_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -708,6 +740,18 @@ type LobbyServiceServer interface {
 	// GetGame returns one finished game's full record. NOT_FOUND when no
 	// such game is recorded (a game just finished may take a moment).
 	GetGame(context.Context, *GetGameRequest) (*GetGameResponse, error)
+	// ReviewGame reviews a finished game with the bot service's expert
+	// (bot.v1 ReviewGame): a progress message after each ply, then the
+	// review as the last message. A game reviewed before at the current
+	// engine version comes back at once, with no progress and no cost. Any
+	// game the caller may fetch with GetGame may be reviewed; a live game
+	// never is (only finished games are recorded). NOT_FOUND for an unknown
+	// game or another's private game; FAILED_PRECONDITION (NOT_NOW) for a
+	// one-player game; RESOURCE_EXHAUSTED past the caller's reviews an hour
+	// (REVIEW_LIMIT: 5 at once, then 20 an hour; a stored review does not
+	// count) or when the bot service is busy (BOT_BUSY); UNAVAILABLE
+	// (REVIEW_UNAVAILABLE) where no bot service is configured.
+	ReviewGame(*ReviewGameRequest, grpc.ServerStreamingServer[ReviewGameResponse]) error
 	// GetStats returns a player's ratings and record against each bot level.
 	// NOT_FOUND for an unknown player.
 	GetStats(context.Context, *GetStatsRequest) (*GetStatsResponse, error)
@@ -864,6 +908,9 @@ func (UnimplementedLobbyServiceServer) ListGames(context.Context, *ListGamesRequ
 }
 func (UnimplementedLobbyServiceServer) GetGame(context.Context, *GetGameRequest) (*GetGameResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetGame not implemented")
+}
+func (UnimplementedLobbyServiceServer) ReviewGame(*ReviewGameRequest, grpc.ServerStreamingServer[ReviewGameResponse]) error {
+	return status.Error(codes.Unimplemented, "method ReviewGame not implemented")
 }
 func (UnimplementedLobbyServiceServer) GetStats(context.Context, *GetStatsRequest) (*GetStatsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetStats not implemented")
@@ -1169,6 +1216,17 @@ func _LobbyService_GetGame_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_ReviewGame_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ReviewGameRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(LobbyServiceServer).ReviewGame(m, &grpc.GenericServerStream[ReviewGameRequest, ReviewGameResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LobbyService_ReviewGameServer = grpc.ServerStreamingServer[ReviewGameResponse]
+
 func _LobbyService_GetStats_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetStatsRequest)
 	if err := dec(in); err != nil {
@@ -1425,6 +1483,11 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "FindMatch",
 			Handler:       _LobbyService_FindMatch_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "ReviewGame",
+			Handler:       _LobbyService_ReviewGame_Handler,
 			ServerStreams: true,
 		},
 		{

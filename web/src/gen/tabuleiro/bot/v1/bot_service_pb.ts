@@ -4,8 +4,10 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { BotLevel } from "../../game/v1/game_pb";
+import type { BotLevel, Game, Ply } from "../../game/v1/game_pb";
 import { file_tabuleiro_game_v1_game } from "../../game/v1/game_pb";
+import type { GameReview, ReviewProgress } from "../../game/v1/review_pb";
+import { file_tabuleiro_game_v1_review } from "../../game/v1/review_pb";
 import type { GameView } from "../../game/v1/view_pb";
 import { file_tabuleiro_game_v1_view } from "../../game/v1/view_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +16,97 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/bot/v1/bot_service.proto.
  */
 export const file_tabuleiro_bot_v1_bot_service: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0YWJ1bGVpcm8vYm90L3YxL2JvdF9zZXJ2aWNlLnByb3RvEhB0YWJ1bGVpcm8uYm90LnYxIp0BChBTZWxlY3RQbHlSZXF1ZXN0EikKBHZpZXcYASABKAsyGy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lVmlldxIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCWJ1ZGdldF9tcxgDIAEoAxIMCgRzZWVkGAQgASgEEhEKCXBsYXllcl9pZBgFIAEoCSJ/ChFTZWxlY3RQbHlSZXNwb25zZRIQCghub3RhdGlvbhgBIAEoCRISCgpwbHlfbnVtYmVyGAIgASgFEhIKCmV2YWx1YXRpb24YAyABKAUSDQoFbm9kZXMYBCABKAMSDQoFZGVwdGgYBSABKAUSEgoKZWxhcHNlZF9tcxgGIAEoAzJiCgpCb3RTZXJ2aWNlElQKCVNlbGVjdFBseRIiLnRhYnVsZWlyby5ib3QudjEuU2VsZWN0UGx5UmVxdWVzdBojLnRhYnVsZWlyby5ib3QudjEuU2VsZWN0UGx5UmVzcG9uc2VCLlosdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9ib3QvdjE7Ym90djFiBnByb3RvMw", [file_tabuleiro_game_v1_game, file_tabuleiro_game_v1_view]);
+  fileDesc("CiJ0YWJ1bGVpcm8vYm90L3YxL2JvdF9zZXJ2aWNlLnByb3RvEhB0YWJ1bGVpcm8uYm90LnYxIpQBChFSZXZpZXdHYW1lUmVxdWVzdBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIPCgd2YXJpYW50GAIgASgJEiUKBXBsaWVzGAMgAygLMhYudGFidWxlaXJvLmdhbWUudjEuUGx5Eg0KBW5vZGVzGAQgASgDEhEKCXBsYXllcl9pZBgFIAEoCSKFAQoSUmV2aWV3R2FtZVJlc3BvbnNlEjUKCHByb2dyZXNzGAEgASgLMiEudGFidWxlaXJvLmdhbWUudjEuUmV2aWV3UHJvZ3Jlc3NIABIvCgZyZXZpZXcYAiABKAsyHS50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lUmV2aWV3SABCBwoFZXZlbnQinQEKEFNlbGVjdFBseVJlcXVlc3QSKQoEdmlldxgBIAEoCzIbLnRhYnVsZWlyby5nYW1lLnYxLkdhbWVWaWV3EioKBWxldmVsGAIgASgOMhsudGFidWxlaXJvLmdhbWUudjEuQm90TGV2ZWwSEQoJYnVkZ2V0X21zGAMgASgDEgwKBHNlZWQYBCABKAQSEQoJcGxheWVyX2lkGAUgASgJIn8KEVNlbGVjdFBseVJlc3BvbnNlEhAKCG5vdGF0aW9uGAEgASgJEhIKCnBseV9udW1iZXIYAiABKAUSEgoKZXZhbHVhdGlvbhgDIAEoBRINCgVub2RlcxgEIAEoAxINCgVkZXB0aBgFIAEoBRISCgplbGFwc2VkX21zGAYgASgDMr0BCgpCb3RTZXJ2aWNlElQKCVNlbGVjdFBseRIiLnRhYnVsZWlyby5ib3QudjEuU2VsZWN0UGx5UmVxdWVzdBojLnRhYnVsZWlyby5ib3QudjEuU2VsZWN0UGx5UmVzcG9uc2USWQoKUmV2aWV3R2FtZRIjLnRhYnVsZWlyby5ib3QudjEuUmV2aWV3R2FtZVJlcXVlc3QaJC50YWJ1bGVpcm8uYm90LnYxLlJldmlld0dhbWVSZXNwb25zZTABQi5aLHRhYnVsZWlyby5kZXYvcGtnL2dlbi90YWJ1bGVpcm8vYm90L3YxO2JvdHYxYgZwcm90bzM", [file_tabuleiro_game_v1_game, file_tabuleiro_game_v1_review, file_tabuleiro_game_v1_view]);
+
+/**
+ * ReviewGameRequest is a finished game to review. Set by the lobby.
+ *
+ * @generated from message tabuleiro.bot.v1.ReviewGameRequest
+ */
+export type ReviewGameRequest = Message<"tabuleiro.bot.v1.ReviewGameRequest"> & {
+  /**
+   * game is the game; required.
+   *
+   * @generated from field: tabuleiro.game.v1.Game game = 1;
+   */
+  game: Game;
+
+  /**
+   * variant is its variant id; required.
+   *
+   * @generated from field: string variant = 2;
+   */
+  variant: string;
+
+  /**
+   * plies are the game's plies in order: notation, and for a Banqi reveal
+   * the piece it showed (revealed); the other fields are ignored.
+   *
+   * @generated from field: repeated tabuleiro.game.v1.Ply plies = 3;
+   */
+  plies: Ply[];
+
+  /**
+   * nodes is the expert's budget per ply in positions searched; 0 takes
+   * the default (150000).
+   *
+   * @generated from field: int64 nodes = 4;
+   */
+  nodes: bigint;
+
+  /**
+   * player_id is who asks, for the replica's fair share of its slots (as
+   * SelectPly's).
+   *
+   * @generated from field: string player_id = 5;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message tabuleiro.bot.v1.ReviewGameRequest.
+ * Use `create(ReviewGameRequestSchema)` to create a new message.
+ */
+export const ReviewGameRequestSchema: GenMessage<ReviewGameRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_bot_v1_bot_service, 0);
+
+/**
+ * ReviewGameResponse is one message of a review's stream: progress after
+ * each ply, then the review.
+ *
+ * @generated from message tabuleiro.bot.v1.ReviewGameResponse
+ */
+export type ReviewGameResponse = Message<"tabuleiro.bot.v1.ReviewGameResponse"> & {
+  /**
+   * event is progress or the review.
+   *
+   * @generated from oneof tabuleiro.bot.v1.ReviewGameResponse.event
+   */
+  event: {
+    /**
+     * progress is sent after each ply reviewed.
+     *
+     * @generated from field: tabuleiro.game.v1.ReviewProgress progress = 1;
+     */
+    value: ReviewProgress;
+    case: "progress";
+  } | {
+    /**
+     * review is the finished review, the stream's last message.
+     *
+     * @generated from field: tabuleiro.game.v1.GameReview review = 2;
+     */
+    value: GameReview;
+    case: "review";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tabuleiro.bot.v1.ReviewGameResponse.
+ * Use `create(ReviewGameResponseSchema)` to create a new message.
+ */
+export const ReviewGameResponseSchema: GenMessage<ReviewGameResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_bot_v1_bot_service, 1);
 
 /**
  * SelectPlyRequest is a position to move in. Set by the match service.
@@ -72,7 +164,7 @@ export type SelectPlyRequest = Message<"tabuleiro.bot.v1.SelectPlyRequest"> & {
  * Use `create(SelectPlyRequestSchema)` to create a new message.
  */
 export const SelectPlyRequestSchema: GenMessage<SelectPlyRequest> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_bot_v1_bot_service, 0);
+  messageDesc(file_tabuleiro_bot_v1_bot_service, 2);
 
 /**
  * SelectPlyResponse is the bot's choice.
@@ -134,7 +226,7 @@ export type SelectPlyResponse = Message<"tabuleiro.bot.v1.SelectPlyResponse"> & 
  * Use `create(SelectPlyResponseSchema)` to create a new message.
  */
 export const SelectPlyResponseSchema: GenMessage<SelectPlyResponse> = /*@__PURE__*/
-  messageDesc(file_tabuleiro_bot_v1_bot_service, 1);
+  messageDesc(file_tabuleiro_bot_v1_bot_service, 3);
 
 /**
  * BotService chooses plies for bot seats. It is stateless: any replica
@@ -163,6 +255,26 @@ export const BotService: GenService<{
     methodKind: "unary";
     input: typeof SelectPlyRequestSchema;
     output: typeof SelectPlyResponseSchema;
+  },
+  /**
+   * ReviewGame reviews a finished game with the expert at a fixed budget
+   * in nodes: it streams a progress message after each ply, then the
+   * review (the last message). The same game at the same budget always
+   * gets the same review. A Banqi ply is judged from its mover's view
+   * (the face-down pieces as the remaining distribution): the request
+   * carries each reveal's piece, never the layout. A review takes a
+   * search slot of the replica for its whole run, behind every waiting
+   * SelectPly (live plies first). INVALID_ARGUMENT for an unknown game or
+   * variant, a ply that is not legal, a reveal without its piece, more
+   * than 1000 plies or nodes outside 0–5000000; RESOURCE_EXHAUSTED when
+   * the replica is busy.
+   *
+   * @generated from rpc tabuleiro.bot.v1.BotService.ReviewGame
+   */
+  reviewGame: {
+    methodKind: "server_streaming";
+    input: typeof ReviewGameRequestSchema;
+    output: typeof ReviewGameResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tabuleiro_bot_v1_bot_service, 0);
