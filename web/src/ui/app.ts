@@ -23,6 +23,7 @@ import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } f
 import { onPieceStyle, pieceFace } from "../pieces";
 import { GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
+import { ReviewPanel } from "./review";
 import { accountScreen, loginScreen } from "./account";
 import { errorInfo } from "../messages";
 import { spectateScreen, watcher } from "./spectate";
@@ -109,7 +110,7 @@ export async function route_(): Promise<void> {
       case "history":
         return await historyScreen(id);
       case "replay":
-        current = await replayScreen(id, parts[1], params.get("ply"));
+        current = await replayScreen(id, parts[1], params.get("ply"), params.get("review") === "1");
         return;
       case "stats":
         return await statsScreen(id);
@@ -776,7 +777,8 @@ async function historyScreen(id: Identity): Promise<void> {
       list.append(summaryRow(g, h("div", { class: "summary-side" },
         h("span", { class: `result ${cls}` }, title), h("span", { class: "muted small" }, outcomeLine(g.outcome, g.game, g.yourSeat, [names[0] ?? "", names[1] ?? ""], g.participants.length < 2, g.plyCount)),
         h("span", { class: "muted small" }, g.endedAt ? dateTime(timestampMs(g.endedAt)) : ""),
-        h("a", { class: "button small", href: `#/replay/${g.matchId}` }, t("history.replay")))));
+        h("a", { class: "button small", href: `#/replay/${g.matchId}` }, t("history.replay")),
+        g.plyCount > 0 && g.participants.length >= 2 ? h("a", { class: "button small", href: `#/replay/${g.matchId}?review=1` }, t("review.button")) : false)));
     }
     token = r.nextPageToken;
     if (token) list.append(more);
@@ -786,7 +788,7 @@ async function historyScreen(id: Identity): Promise<void> {
 
 // ---- replay ----
 
-async function replayScreen(id: Identity, gameId: string, ply: string | null): Promise<{ dispose: () => void }> {
+async function replayScreen(id: Identity, gameId: string, ply: string | null, review = false): Promise<{ dispose: () => void }> {
   frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, t("replay.loading"))));
   const rec = (await loadRecord(gameId, () => api(id.token).lobby.getGame({ gameId })))?.record;
   if (!rec) {
@@ -835,6 +837,7 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null): P
     // under the sticky header (the replay opens at its top, as the game does).
     const on = moves.querySelector<HTMLElement>("button.on");
     if (on) scrollWithin(moves, on);
+    panel?.show(at);
   };
   const goTo = (n: number) => { at = Math.max(0, Math.min(views.length - 1, n)); show(); };
   for (const row of moveRows(rec.plies)) {
@@ -844,6 +847,11 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null): P
     moves.append(h("li", {}, h("span", { class: "num" }, `${row.number}.`), cell(row.first), cell(row.second)));
   }
   const names = s.participants.map((p) => playerName(p)) as [string, string];
+  // The expert's review (lobby.v1 ReviewGame): a game of two players with plies.
+  const seatName = (seat: Seat) => { const p = s.participants.find((x) => x.seat === seat); return (p && playerName(p)) ?? ""; };
+  const panel: ReviewPanel | undefined = rec.plies.length && s.participants.length >= 2
+    ? new ReviewPanel(id.token, gameId, { goTo: (n) => goTo(n), names: [seatName(Seat.FIRST), seatName(Seat.SECOND)], moves })
+    : undefined;
   const change = rec.ratingChanges.find((r) => r.playerId === id.playerId);
   const icon = (d: string) => svg(`<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><path d="${d}" fill="currentColor"/></svg>`);
   const nav = h("div", { class: "replay-nav" },
@@ -860,8 +868,10 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null): P
         h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2, rec.plies.length))),
       change ? h("p", {}, ratingText(change.before, change.after)) : false,
       moves,
+      panel?.el ?? false,
       rec.seed ? h("p", { class: "muted small seed" }, t("replay.seed", { seed: rec.seed.slice(0, 16) })) : false))));
   show();
+  if (review) void panel?.run();
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "ArrowLeft") goTo(at - 1);
     else if (e.key === "ArrowRight") goTo(at + 1);
