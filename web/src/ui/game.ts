@@ -759,7 +759,7 @@ export class GameScreen {
         this.mode !== "spectator" ? h("button", { class: "primary", id: "rematch", onclick: () => void this.rematch(origin) },
           origin?.opponent === "queue" ? t("result.findAnother") : origin?.opponent === "bot" || m.seats.some((x) => x.participant?.botLevel) ? t("result.again") : t("result.rematch")) : false,
         m.plies.length ? h("a", { class: "button", href: `#/replay/${m.matchId}` }, t("history.replay")) : false,
-        m.plies.length && m.seats.length >= 2 ? h("a", { class: "button", id: "result-review", href: `#/replay/${m.matchId}?review=1` }, t("review.button")) : false,
+        m.plies.length ? h("a", { class: "button", id: "result-review", href: `#/replay/${m.matchId}?review=1` }, t("review.button")) : false,
         h("a", { class: "button", href: "#/play" }, t("lobby.newGame")),
         h("button", { class: "link", id: "close-result", onclick: () => { o.hidden = true; this.renderActions(); } }, t("close"))),
       h("p", { class: "rematch-note muted small", "aria-live": "polite" })));
