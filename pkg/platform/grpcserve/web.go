@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -86,11 +87,19 @@ func rejectMalformed(next http.Handler) http.Handler {
 		ct := r.Header.Get("Content-Type")
 		grpcWeb := strings.HasPrefix(ct, "application/grpc-web")
 		connectStream := strings.HasPrefix(ct, "application/connect+")
+		mt, _, _ := mime.ParseMediaType(ct)
 		connectUnary := !grpcWeb && !connectStream && r.Header.Get("Connect-Protocol-Version") != "" ||
-			ct == "application/json" || ct == "application/proto"
+			mt == "application/json" || mt == "application/proto"
 		if r.Method != http.MethodPost || !grpcWeb && !connectStream && !connectUnary || !oneRequestMethod(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
+		}
+		if connectUnary && r.Header.Get("Connect-Protocol-Version") == "" {
+			// The Connect protocol makes the header optional (plain curl
+			// sends none); without it the transcoder would take the call
+			// for a REST one, which no method here maps, and hand it to
+			// the web client's files.
+			r.Header.Set("Connect-Protocol-Version", "1")
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, MaxWebMessageBytes+6))
 		if err != nil {

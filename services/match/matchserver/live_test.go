@@ -164,7 +164,9 @@ func TestResignAndDrawActions(t *testing.T) {
 // lateness is measured.
 func TestFlagAbandonAbortWithoutMessages(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, 2, match.Config{ReconnectWindow: 300 * time.Millisecond, SweepInterval: 20 * time.Millisecond}, nil)
+	// The reconnect window is long enough for both streams to join on a
+	// loaded machine (with 300 ms, a game was once aborted before they had).
+	c := newCluster(t, 2, match.Config{ReconnectWindow: 2 * time.Second, SweepInterval: 20 * time.Millisecond}, nil)
 	quick := newCluster(t, 1, match.Config{FirstPlyTimeout: 300 * time.Millisecond, SweepInterval: 20 * time.Millisecond}, nil)
 
 	// Abort: no first ply.

@@ -131,12 +131,14 @@ func startStack(t *testing.T, o stackOptions) *stack {
 		}
 		return telemetry.Disabled()
 	}
-	logOut := o.Log
+	// A test that reads the logs gets the per-call lines too (DEBUG, off
+	// by default in the services).
+	logOut, level := o.Log, slog.LevelDebug
 	if logOut == nil {
-		logOut = io.Discard
+		logOut, level = io.Discard, slog.LevelInfo
 	}
 	logger := func(svc string) *slog.Logger {
-		return telemetry.NewLogger(logOut, slog.LevelInfo).With("service", svc)
+		return telemetry.NewLogger(logOut, level).With("service", svc)
 	}
 	key, err := auth.GenerateKey()
 	if err != nil {

@@ -32,6 +32,9 @@ func TestTelemetryAcrossProcesses(t *testing.T) {
 		"OTEL_METRIC_EXPORT_INTERVAL=100", // ms
 		// The default keeps 10% of traces: this test follows one game.
 		"OTEL_TRACES_SAMPLER=parentbased_always_on",
+		// The per-call log lines (off by default) that the trace ids are
+		// checked in.
+		"LOBBY_LOG_LEVEL=DEBUG", "MATCH_LOG_LEVEL=DEBUG", "BOT_LOG_LEVEL=DEBUG",
 	})
 	st := &stack{issuer: svc.issuer}
 	matchID, plies := st.playBotGame(ctx, t, st.client(t, svc.lobbyAddr), st.client(t, svc.matchAddr), 2)

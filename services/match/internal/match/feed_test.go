@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/platform/redisconn"
 	"tabuleiro.dev/services/match/internal/match"
 	"tabuleiro.dev/services/match/internal/redisstore"
 	"tabuleiro.dev/services/match/internal/testenv"
@@ -107,6 +110,45 @@ func TestFeedSkipsAheadOnlyThroughTheStore(t *testing.T) {
 	}
 }
 
+// loadsFrom is a Store whose loads go to another Store (of the same
+// Redis).
+type loadsFrom struct {
+	*redisstore.Store
+	loads *redisstore.Store
+}
+
+func (l loadsFrom) Load(ctx context.Context, id string, have int) (*match.State, int, error) {
+	return l.loads.Load(ctx, id, have)
+}
+
+// mostReplicas is the most replicas any primary of rdb has connected.
+func mostReplicas(t *testing.T, rdb redis.UniversalClient) int {
+	t.Helper()
+	c, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		n, err := redisconn.Replicas(t.Context(), rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	var (
+		mu   sync.Mutex
+		most int64
+	)
+	err := c.ForEachMaster(t.Context(), func(ctx context.Context, m *redis.Client) error {
+		n, err := redisconn.Replicas(ctx, m)
+		mu.Lock()
+		most = max(most, n)
+		mu.Unlock()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(most)
+}
+
 // A commit whose publication never happened (with WaitReplicas, a commit
 // no replica confirmed stays on the primary unpublished) reaches an idle
 // feed through its hub's resync, which reads the match's last event once
@@ -118,23 +160,29 @@ func TestFeedGetsLostPublicationsThroughTheHub(t *testing.T) {
 	t.Parallel()
 	rdb, prefix := testenv.Redis(t)
 	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
-	// Asks a replica that does not exist: commits, never publishes.
-	unpublished := redisstore.New(rdb, redisstore.Options{Prefix: prefix, WaitReplicas: 1, WaitTimeout: time.Millisecond})
+	// Asks for one replica more than any primary has (a single Redis has
+	// none, each primary of the test cluster one): commits, never
+	// publishes.
+	unpublished := redisstore.New(rdb, redisstore.Options{Prefix: prefix, WaitReplicas: mostReplicas(t, rdb) + 1, WaitTimeout: time.Millisecond})
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { stop(); wg.Wait() })
-	newSvc := func(s *redisstore.Store) (*match.Service, *redisstore.Hub) {
+	newSvc := func(s *redisstore.Store, ms match.Store) (*match.Service, *redisstore.Hub) {
 		hub := redisstore.NewHub(ctx, s, nil)
 		hub.Resync = -1 // the test calls ResyncNow
 		svc := match.NewService(match.Deps{
-			Store: s, Hub: hub, Rules: match.Registry{}, Now: time.Now, DealBanqi: match.DealBanqi,
+			Store: ms, Hub: hub, Rules: match.Registry{}, Now: time.Now, DealBanqi: match.DealBanqi,
 		}, match.Config{})
 		hub.OnCommit(svc.Observe)
 		wg.Go(func() { _ = hub.Run(ctx) })
 		return svc, hub
 	}
-	svc, hub := newSvc(store)
-	lossy, _ := newSvc(unpublished)
+	svc, hub := newSvc(store, store)
+	// A load waits for the replicas too (it shows nothing a failover
+	// could lose), so the lossy instance reads the state it plays on
+	// without waiting, as when the replica was there for the read and
+	// fell behind before the commit.
+	lossy, _ := newSvc(unpublished, loadsFrom{Store: unpublished, loads: store})
 	e := &env{t: t, store: store, clock: testenv.NewClock(), prefix: prefix, rdb: rdb, svcs: []*match.Service{svc}}
 
 	st := e.create(svc, nil)

@@ -115,7 +115,9 @@ type Published struct {
 // Hub delivers the live events of matches to this instance's subscribers.
 type Hub interface {
 	// Subscribe returns a channel of match id's events published after it
-	// returns. The channel is closed when the subscriber falls behind
+	// returns (on a Redis Cluster, events published shortly before may
+	// arrive too, older than the subscriber holds: it drops them). The
+	// channel is closed when the subscriber falls behind
 	// (then it catches up from the Store) or when cancel is called. An
 	// event is shared by the match's subscribers: read only.
 	Subscribe(ctx context.Context, id string) (events <-chan *Event, cancel func(), err error)

@@ -336,7 +336,10 @@ func (h *Hub) closeSub(sub *hubSub) {
 }
 
 // Subscribe implements match.Hub. It returns once Redis has confirmed the
-// channel's subscription, so every event published afterwards arrives.
+// channel's subscription, so every event published afterwards arrives. On
+// a Redis Cluster, a publication reaches the hub's node over the cluster
+// bus, so one made just before may arrive after: older than what the
+// subscriber holds, which it drops.
 func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, func(), error) {
 	channel := h.s.Channel(id)
 	// Of pointers: a buffer of 32 Events (136 bytes each) was 4 KB a

@@ -112,7 +112,7 @@ func reviewFile(ctx context.Context, f *session.Flags, e *cli.Env, raw, game, va
 	if g == engine.Banqi {
 		layout, _ := rec.Header("layout")
 		if pos, err = games.New(g, variant, layout); err != nil {
-			return &cli.ExitError{Code: 2, Err: fmt.Errorf("a Banqi record needs its layout header: %w", err)}
+			return &cli.ExitError{Code: 2, Err: fmt.Errorf("%s: %w", e.T("review.needs_layout"), err)}
 		}
 	}
 	for i, n := range rec.Plies {
@@ -177,7 +177,7 @@ func receive(e *cli.Env, recv func() (*gamev1.ReviewProgress, *gamev1.GameReview
 	for {
 		p, r, err := recv()
 		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the stream ended without a review")
+			return nil, errors.New(e.T("review.no_result"))
 		}
 		if err != nil {
 			return nil, err
