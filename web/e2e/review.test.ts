@@ -69,6 +69,15 @@ test("review: a finished game's review shows its progress, then the graph, the m
   assert.match((await page.locator("#critical").textContent()) ?? "", new RegExp(`\\b${ply}\\b`));
   await page.waitForSelector("#review-ply strong");
   assert.match((await page.locator("#review-ply").textContent()) ?? "", /Better:|good ply/);
+  // The better ply is drawn on the board: a dot where the pawn would have
+  // gone, or the wall's outline.
+  const best = (await page.locator("#review-ply .best").textContent()) ?? "";
+  if (best) {
+    const drawn = /^[a-i][1-9][hv]$/.test(best)
+      ? await page.locator(".board-box .wall-preview").count()
+      : await page.locator(`.board-box [data-dest="${best}"]`).count();
+    assert.equal(drawn, 1, `the better ply ${best} is drawn on the board`);
+  }
   await shot(page, "review-01-quoridor");
   // A stored review comes back at once on a reload, the same.
   await page.reload();

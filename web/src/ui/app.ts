@@ -10,13 +10,14 @@ import { BanqiPiece, BotLevel, Game, Seat, type Variant } from "../gen/tabuleiro
 import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSchema, WallOrientation } from "../gen/tabuleiro/game/v1/view_pb";
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { MatchStatus } from "../gen/tabuleiro/match/v1/match_pb";
-import { banqiInfo, gameName, games, ratingRow, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
+import { banqiInfo, plyShape, gameName, games, ratingRow, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
 import type { Identity } from "../session";
-import { renderBoard } from "../board";
+import { renderBoard, type BoardState } from "../board";
 import { formatClock } from "../clock";
 import { inviteCode, inviteLine, joinRoute } from "../invite";
 import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
+import { squareName, type Square } from "../geometry";
 import { loadRecord, NO_RECORD } from "../record";
 import { clear, fill, h, hideToast, scrollWithin, svg, toast } from "./dom";
 import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
@@ -788,6 +789,29 @@ async function historyScreen(id: Identity): Promise<void> {
 
 // ---- replay ----
 
+/**
+ * betterMarks draws a review's better ply on the board of the ply it
+ * would have replaced: a wall as a wall outline, a pawn's or a piece's
+ * move as its piece ringed and a dot where it would have gone, a Banqi
+ * reveal as its square ringed.
+ */
+function betterMarks(game: Game, best: string | undefined): Partial<BoardState> {
+  const shape = best ? plyShape(game, best) : undefined;
+  const name = (q: Square) => squareName(q.file, q.rank);
+  switch (shape?.kind) {
+    case "wall":
+      return { preview: { wall: shape.wall, state: "valid" } };
+    case "pawn":
+      return { destinations: [name(shape.to)] };
+    case "move":
+      return { selected: name(shape.path[0]), destinations: [name(shape.path[shape.path.length - 1])] };
+    case "reveal":
+      return { selected: name(shape.at) };
+    default:
+      return {};
+  }
+}
+
 async function replayScreen(id: Identity, gameId: string, ply: string | null, review = false): Promise<{ dispose: () => void }> {
   frame(id, h("section", { class: "panel narrow" }, h("p", { class: "muted" }, t("replay.loading"))));
   const rec = (await loadRecord(gameId, () => api(id.token).lobby.getGame({ gameId })))?.record;
@@ -827,7 +851,7 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null, re
   const counter = h("span", { class: "counter", "aria-live": "polite" });
   const show = () => {
     clear(boardBox);
-    boardBox.append(svg(renderBoard({ view: views[at], flipped })));
+    boardBox.append(svg(renderBoard({ view: views[at], flipped, ...betterMarks(s.game, panel?.better(at)) })));
     strip(top, bottom === Seat.FIRST ? Seat.SECOND : Seat.FIRST);
     strip(under, bottom);
     counter.textContent = t("replay.counter", { at, count: views.length - 1 });

@@ -99,6 +99,7 @@ export class ReviewPanel {
       }
       if (!this.review) throw new Error(t("review.noResult"));
       this.draw();
+      this.hooks.goTo(this.at); // the board draws the better ply of the ply shown
     } catch (err) {
       clear(this.el);
       this.el.append(h("h2", {}, t("review.title")), h("p", { class: "error", id: "review-error" }, errorText(err)),
@@ -106,6 +107,12 @@ export class ReviewPanel {
     } finally {
       this.running = false;
     }
+  }
+
+  /** better is the engine's better ply for ply at, when the review has one that differs from the ply played. */
+  better(at: number): string | undefined {
+    const p = this.review?.plies.find((x) => x.number === at);
+    return p && p.best && p.best !== p.played ? p.best : undefined;
   }
 
   /** show follows the ply shown (after ply at). */
