@@ -19,9 +19,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 )
 
@@ -316,7 +319,41 @@ func startServices(ctx context.Context, t *testing.T, otel []string) *services {
 		"MATCH_SHUTDOWN_TIMEOUT=60s"))
 	s.match.waitServing(ctx, t, s.matchAddr)
 	s.bot.waitServing(ctx, t, s.botAddr)
+	s.waitLobbyReachesMatch(ctx, t)
 	return s
+}
+
+// waitLobbyReachesMatch waits until a lobby call that needs the match
+// service is answered, as a client retrying UNAVAILABLE would: the lobby
+// started before the match service, and gRPC backs off between its
+// connection attempts (a test's first PlayBot, right after the match
+// service was up, once found the lobby still backing off).
+func (s *services) waitLobbyReachesMatch(ctx context.Context, t *testing.T) {
+	t.Helper()
+	conn, err := grpc.NewClient(s.lobbyAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tok, _, err := s.issuer.IssuePlayer("p-ready", "ready", true, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lobby := lobbyv1.NewLobbyServiceClient(conn)
+	for {
+		_, err := lobby.ListActiveMatches(auth.WithToken(ctx, tok), &lobbyv1.ListActiveMatchesRequest{})
+		if status.Code(err) != codes.Unavailable {
+			if err != nil {
+				t.Fatalf("lobby's ListActiveMatches: %v", err)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the lobby never reached the match service: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // stop sends SIGTERM to lobby, match and bot together and checks that each
