@@ -71,12 +71,20 @@ func TestIdleStackExportsNoSpans(t *testing.T) {
 	polled(10)
 	spans.Reset()
 	polled(40)
-	if got := spans.GetSpans(); len(got) > 0 {
-		names := map[string]int{}
-		for _, sp := range got {
-			names[sp.Resource.String()+" "+sp.Name]++
+	// A pool's new connection (redis.dial) is not polling: the idle loops'
+	// commands (sweeper, hub, recorder) overlap now and then, and the pool
+	// opens a connection for one. Any other span is traced idle work.
+	names, n, dials := map[string]int{}, 0, 0
+	for _, sp := range spans.GetSpans() {
+		if sp.Name == "redis.dial" {
+			dials++
+			continue
 		}
-		t.Fatalf("an idle stack recorded %d spans: %v", len(got), names)
+		names[sp.Resource.String()+" "+sp.Name]++
+		n++
+	}
+	if n > 0 || dials > 3 {
+		t.Fatalf("an idle stack recorded %d spans: %v, and %d connections dialled (a pool that churns)", n, names, dials)
 	}
 	_, _ = s.playBotGame(ctx, t, s.client(t, s.lobbyAddr), s.client(t, s.matchAddr), 0)
 	if len(spans.GetSpans()) == 0 {
