@@ -128,7 +128,10 @@ func mostReplicas(t *testing.T, rdb redis.UniversalClient) int {
 	if !ok {
 		n, err := redisconn.Replicas(t.Context(), rdb)
 		if err != nil {
-			t.Fatal(err)
+			// The one-process mode's embedded Redis has no INFO
+			// replication, and no replica.
+			t.Logf("replicas: %v; taking none", err)
+			return 0
 		}
 		return int(n)
 	}

@@ -203,8 +203,8 @@ func (s *Server) CapStreams(perPlayer, perAddress *ratelimit.Streams) {
 // and its client address, after taking one of their stream openings
 // (Limits.StreamOpens, AddressStreamOpens); release ends it. Over a rate
 // or a cap it is RESOURCE_EXHAUSTED (RATE_LIMITED, with when to retry). A
-// service credential is not counted, nor a loopback client under
-// ExemptLoopback for its address.
+// service credential is not counted; a loopback client under
+// ExemptLoopback takes no opening and counts for its player only.
 func (s *Server) openStream(ctx context.Context) (release func(), err error) {
 	p, _ := auth.FromContext(ctx)
 	if p.IsService() {
@@ -212,14 +212,15 @@ func (s *Server) openStream(ctx context.Context) (release func(), err error) {
 	}
 	addr := clientaddr.FromContext(ctx, s.TrustedProxies)
 	exempt := s.ExemptLoopback && addr.Loopback
-	if s.Limiter != nil {
+	// A loopback client under ExemptLoopback (tabuleiro serve's own
+	// computer) is exempt from the opening rates, as from every rate; the
+	// per-player cap on open streams still holds.
+	if s.Limiter != nil && !exempt {
 		if err := s.Limiter.Allow(ctx, s.Limits.StreamOpens, "opens", p.PlayerID()); err != nil {
 			return nil, err
 		}
-		if !exempt {
-			if err := s.Limiter.Allow(ctx, s.Limits.AddressStreamOpens, "addr-opens", addr.Key); err != nil {
-				return nil, err
-			}
+		if err := s.Limiter.Allow(ctx, s.Limits.AddressStreamOpens, "addr-opens", addr.Key); err != nil {
+			return nil, err
 		}
 	}
 	player, err := s.streams.Acquire(ctx, p.PlayerID())
