@@ -283,7 +283,9 @@ func Start(t testing.TB, o Options) *Cluster {
 		lobbyPort, matchPort = FreePort(t), FreePort(t)
 	}
 	for i := range o.Bots {
-		p := c.proc(bins, "bot", i, base, "BOT_TOKEN_KEY="+k, "BOT_SHUTDOWN_TIMEOUT=5s")
+		// The bots log each call (DEBUG, off by default): the fault tests
+		// read which replica answered SelectPly.
+		p := c.proc(bins, "bot", i, base, "BOT_TOKEN_KEY="+k, "BOT_SHUTDOWN_TIMEOUT=5s", "BOT_LOG_LEVEL=DEBUG")
 		p.env = append(p.env, "BOT_GRPC_ADDR="+p.Addr)
 		c.Bot = append(c.Bot, p)
 		c.botLB.Add(p.Addr)
