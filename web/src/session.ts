@@ -38,6 +38,17 @@ export interface Store {
 const KEY_ME = "tabuleiro.identity";
 const KEY_PARTNER = "tabuleiro.partner";
 const KEY_GAME = "tabuleiro.game";
+const KEY_ENDED = "tabuleiro.ended";
+
+/**
+ * EndedGame is the game that last ended in this browser, and when
+ * (milliseconds since the epoch): its record reaches the history a moment
+ * after it ends, and the History screen waits for it.
+ */
+export interface EndedGame {
+  matchId: string;
+  at: number;
+}
 
 function read<T>(s: Store, key: string, valid: (v: any) => boolean): T | undefined {
   const raw = s.getItem(key);
@@ -81,6 +92,14 @@ export class Session {
     else this.s.removeItem(KEY_GAME);
   }
 
+  get ended(): EndedGame | undefined {
+    return read<EndedGame>(this.s, KEY_ENDED, (v) => v && typeof v.matchId === "string" && typeof v.at === "number");
+  }
+  set ended(v: EndedGame | undefined) {
+    if (v) this.s.setItem(KEY_ENDED, JSON.stringify(v));
+    else this.s.removeItem(KEY_ENDED);
+  }
+
   /** saveSeq records the last seq seen of the current game (only ever forward). */
   saveSeq(matchId: string, seq: bigint): void {
     const g = this.game;
@@ -93,7 +112,17 @@ export class Session {
     this.me = undefined;
     this.partner = undefined;
     this.game = undefined;
+    this.ended = undefined;
   }
+}
+
+/**
+ * awaitingEnded reports whether a history list that holds the games
+ * listed still lacks the game that ended here (ended), less than waitMs
+ * before nowMs: its record is written a moment after the end.
+ */
+export function awaitingEnded(ended: EndedGame | undefined, listed: readonly string[], nowMs: number, waitMs: number): boolean {
+  return !!ended && nowMs - ended.at < waitMs && !listed.includes(ended.matchId);
 }
 
 /** needsRefresh reports whether a token should be refreshed now (within an hour of expiry, or past it). */

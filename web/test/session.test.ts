@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { memoryStore, needsRefresh, refreshRequest, rotated, Session } from "../src/session";
+import { awaitingEnded, memoryStore, needsRefresh, refreshRequest, rotated, Session } from "../src/session";
 
 test("the identity and the game survive a reload; the seq only moves forward", () => {
   const store = memoryStore();
@@ -50,4 +50,19 @@ test("a refresh sends the refresh token and keeps the rotated one", () => {
   assert.deepEqual(refreshRequest(again), { refreshToken: "r2" });
   // Kept before refresh tokens: the token itself is exchanged, once.
   assert.deepEqual(refreshRequest({ token: "old", playerId: "p", name: "A", expiresAt: 1 }), { token: "old" });
+});
+
+test("History waits for the game that just ended here, for a while, and forgets it on sign-out", () => {
+  const store = memoryStore();
+  const s = new Session(store);
+  assert.equal(s.ended, undefined);
+  s.ended = { matchId: "M1", at: 1000 };
+  const ended = new Session(store).ended;
+  assert.deepEqual(ended, { matchId: "M1", at: 1000 }, "kept across page loads");
+  assert.ok(awaitingEnded(ended, ["M0"], 2000, 30_000), "not yet listed: waited for");
+  assert.ok(!awaitingEnded(ended, ["M0", "M1"], 2000, 30_000), "listed: nothing to wait for");
+  assert.ok(!awaitingEnded(ended, ["M0"], 31_000, 30_000), "waited long enough: the list is shown as it is");
+  assert.ok(!awaitingEnded(undefined, [], 2000, 30_000));
+  s.signOut();
+  assert.equal(s.ended, undefined);
 });

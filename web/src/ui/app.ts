@@ -11,7 +11,7 @@ import { GameViewSchema, QuoridorBoardSchema, QuoridorSideSchema, QuoridorWallSc
 import { RoomStatus, RoomVisibility, type MatchSummary } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { MatchStatus } from "../gen/tabuleiro/match/v1/match_pb";
 import { banqiInfo, plyShape, gameName, games, ratingRow, levelId, levelLabel, playerName, outcomeClass, variantName, levelName, levelRating, levelTitle, levels, moveRows, outcomeLine, outcomeTitle, timeControlText } from "../notation";
-import type { Identity } from "../session";
+import { awaitingEnded, type Identity } from "../session";
 import { renderBoard, type BoardState } from "../board";
 import { formatClock } from "../clock";
 import { inviteCode, inviteLine, joinRoute } from "../invite";
@@ -108,8 +108,12 @@ export async function route_(): Promise<void> {
       case "queue":
         current = queueScreen(id, params);
         return;
-      case "history":
-        return await historyScreen(id);
+      case "history": {
+        const history = await historyScreen(id);
+        if (seq === routeSeq) current = history;
+        else history.dispose();
+        return;
+      }
       case "replay":
         current = await replayScreen(id, parts[1], params.get("ply"), params.get("review") === "1");
         return;
@@ -761,15 +765,35 @@ function watchScreen(id: Identity): { dispose: () => void } {
 
 // ---- history ----
 
-async function historyScreen(id: Identity): Promise<void> {
+/**
+ * ENDED_WAIT_MS is how long after a game ended here the History screen
+ * waits for its record (written a moment after the end), asking again
+ * every ENDED_POLL_MS.
+ */
+const ENDED_WAIT_MS = 30_000;
+const ENDED_POLL_MS = 1000;
+
+async function historyScreen(id: Identity): Promise<{ dispose: () => void }> {
   const list = h("div", { class: "list" }, h("p", { class: "muted" }, t("loading")));
   frame(id, h("section", { class: "panel" }, h("h1", {}, t("history.title")), list));
   let token = "";
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const more = h("button", { onclick: () => void load() }, t("history.more"));
   const load = async () => {
+    const first = !token;
     const r = await api(id.token).lobby.listGames({ pageSize: 30, pageToken: token });
-    if (!token) clear(list);
-    if (!r.games.length && !token) list.append(h("p", { class: "muted" }, t("history.none")));
+    if (stopped) return;
+    if (first) clear(list);
+    // The game that just ended here is written to the history a moment
+    // after its end: until it is, a line says so and the list is asked
+    // again.
+    const waiting = first && awaitingEnded(session.ended, r.games.map((g) => g.matchId), Date.now(), ENDED_WAIT_MS);
+    if (waiting) {
+      list.append(h("p", { class: "muted", id: "history-saving", "aria-live": "polite" }, t("history.saving")));
+      timer = setTimeout(() => void load().catch(() => {}), ENDED_POLL_MS);
+    }
+    if (!r.games.length && first && !waiting) list.append(h("p", { class: "muted" }, t("history.none")));
     more.remove();
     for (const g of r.games) {
       const names = g.participants.map((p) => playerName(p)) as [string, string];
@@ -781,10 +805,12 @@ async function historyScreen(id: Identity): Promise<void> {
         h("a", { class: "button small", href: `#/replay/${g.matchId}` }, t("history.replay")),
         g.plyCount > 0 && g.participants.length >= 2 ? h("a", { class: "button small", href: `#/replay/${g.matchId}?review=1` }, t("review.button")) : false)));
     }
+    if (waiting) return; // the first page again, in a moment
     token = r.nextPageToken;
     if (token) list.append(more);
   };
   await load();
+  return { dispose: () => { stopped = true; clearTimeout(timer); } };
 }
 
 // ---- replay ----

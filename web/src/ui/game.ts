@@ -743,6 +743,7 @@ export class GameScreen {
     if (!force && this.resultShownFor === m.matchId) return;
     this.resultShownFor = m.matchId;
     if (session.game?.matchId === m.matchId) session.game = undefined;
+    if (this.mode !== "spectator" && m.plies.length) session.ended = { matchId: m.matchId, at: Date.now() };
     const o = this.els.overlay;
     const you = this.mode === "seat" ? m.yourSeat : Seat.UNSPECIFIED;
     const title = outcomeTitle(m.outcome, you, this.names());
