@@ -109,7 +109,7 @@ func New(e *cli.Env) *cobra.Command {
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")
 	c.Flags().StringSliceVar(&trustedProxies, "trusted-proxy", nil, "address or CIDR of a reverse proxy in front (e.g. 127.0.0.1 for one on this host): calls through it are limited per client address its X-Forwarded-For names; without it every call from loopback is unlimited")
-	c.Flags().StringVar(&passkeyRPID, "webauthn-rp-id", "", "WebAuthn relying-party ID of passkeys: the site's domain (default: localhost on a loopback address, else the --addr host)")
+	c.Flags().StringVar(&passkeyRPID, "webauthn-rp-id", "", "WebAuthn relying-party ID of passkeys: the site's domain (default: localhost on a loopback or unspecified address, the --addr host name otherwise; none for another IP address: passkeys off)")
 	c.Flags().StringSliceVar(&passkeyOrigins, "webauthn-origin", nil, "origin whose pages may use passkeys (https://host[:port]; repeatable; with --webauthn-rp-id; default: this server's own)")
 	c.Flags().BoolVar(&accessLog, "access-log", false, "log every call on stderr (also TABULEIRO_ACCESS_LOG=1); default: warnings and errors only")
 	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, "log growth that starts a compaction of the embedded Redis (default 4 MiB; tests)")
