@@ -1,8 +1,8 @@
 package local
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
