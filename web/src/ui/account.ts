@@ -208,7 +208,7 @@ export function accountScreen(shell: Shell, id: Identity): void {
 function passwordForm(shell: Shell, id: Identity, changed: () => void): HTMLElement {
   const msg = h("p", { class: "error", id: "password-error", role: "alert" });
   const [curField, cur] = field("current-password", t("account.currentPassword"), { type: "password", autocomplete: "current-password", maxlength: 128 });
-  const [newField, next] = field("new-password", t("account.newPassword"), { type: "password", autocomplete: "new-password", minlength: 8, maxlength: 128 });
+  const [newField, next] = field("new-password", t("account.changeNewPassword"), { type: "password", autocomplete: "new-password", minlength: 8, maxlength: 128 });
   return h("form", { class: "account-form", id: "password-form", novalidate: true, onsubmit: async (e: Event) => {
     e.preventDefault();
     msg.textContent = "";
