@@ -30,10 +30,19 @@ func TestCommandLanguage(t *testing.T) {
 		t.Errorf("LANG=pt_BR: exit %d, stderr %q; want 2, %q", code, errOut, want)
 	}
 	code, out, _ := tab.Run(t, vars, "play", "--help")
-	for _, want := range []string{"Uso:", "Opções:", "Opções globais:", "Jogue uma partida no terminal", "ajuda de play", "--lang"} {
+	for _, want := range []string{"Uso:", "Opções:", "Opções globais:", "Jogue uma partida no terminal", "ajuda de play", "--lang string",
+		`(padrão: "bot:easy")`} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("play --help in Portuguese lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "(default ") {
+		t.Errorf("play --help in Portuguese has an English default:\n%s", out)
+	}
+	// The root's help lists the players' commands, not cobra's shell
+	// completion (its texts are English).
+	if _, out, _ := tab.Run(t, vars, "--help"); strings.Contains(out, "completion") {
+		t.Errorf("tabuleiro --help lists completion:\n%s", out)
 	}
 	_, _, errOut = tab.Run(t, vars, "--lang", "es", "play", "--game", "chess")
 	if !strings.Contains(errOut, "juego desconocido chess") {
