@@ -357,9 +357,10 @@ func detail(err error) string {
 	return clip(err.Error())
 }
 
+// clip cuts s to 120 characters.
 func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "…"
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:120]) + "…"
 	}
 	return s
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 	"unicode/utf8"
 
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -148,7 +147,7 @@ func (s *Server) BeginPasskeyRegistration(ctx context.Context, _ *lobbyv1.BeginP
 		return nil, toStatus(err)
 	}
 	return &lobbyv1.BeginPasskeyRegistrationResponse{OptionsJson: string(opts),
-		ExpiresAt: timestamppb.New(time.Now().Add(c.ChallengeTTL()))}, nil
+		ExpiresAt: timestamppb.New(s.d.Now().Add(c.ChallengeTTL()))}, nil
 }
 
 // checkCredentialJSON checks a WebAuthn response's size.
@@ -224,7 +223,7 @@ func (s *Server) BeginPasskeySignIn(ctx context.Context, _ *lobbyv1.BeginPasskey
 		return nil, toStatus(err)
 	}
 	return &lobbyv1.BeginPasskeySignInResponse{OptionsJson: string(opts),
-		ExpiresAt: timestamppb.New(time.Now().Add(c.ChallengeTTL()))}, nil
+		ExpiresAt: timestamppb.New(s.d.Now().Add(c.ChallengeTTL()))}, nil
 }
 
 // FinishPasskeySignIn verifies a passkey's assertion and starts a sign-in
