@@ -139,7 +139,7 @@ func TestPortugueseRefusedWall(t *testing.T) {
 	d.key("enter")
 	d.waitText("e1h não pode ser colocado: mova-o com as setas ou gire-o com r")
 	d.key("esc", "q")
-	d.waitText("y sai, qualquer outra tecla fica.")
+	d.waitText("s sai, qualquer outra tecla fica.")
 	noEnglish(t, "quit question", d.screen())
 }
 
@@ -212,4 +212,19 @@ func TestPortugueseRefusalByReason(t *testing.T) {
 		t.Errorf("status %q: want the Portuguese reason naming e1h and Q3.2 once", m.status)
 	}
 	noEnglish(t, "refusal", m.status)
+}
+
+// A question in Portuguese names the language's yes key (s, for sim) and
+// takes it; y, every language's yes, still answers too.
+func TestPortugueseYesKey(t *testing.T) {
+	t.Parallel()
+	for _, yes := range []string{"s", "y"} {
+		f := newFakeMatch(t)
+		d := newDriver(t, New(inPortuguese(startOn(f))))
+		d.waitText("Sua vez")
+		d.key("R")
+		d.waitText("Desistir? s confirma, qualquer outra tecla cancela")
+		d.key(yes)
+		d.waitText(text.T(pt, "status.resigned"))
+	}
 }
