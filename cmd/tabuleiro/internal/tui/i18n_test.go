@@ -175,7 +175,7 @@ func TestPortugueseOfferAndBanqi(t *testing.T) {
 	b.phase = phasePlaying
 	b.snapshot(&matchv1.Match{View: view})
 	s = b.View()
-	for _, want := range []string{"Você joga com preto", "Capturadas por preto: P", "conselheiro", "canhão", "Sua vez (preto)"} {
+	for _, want := range []string{"Você joga com as pretas", "Capturadas por preto: P", "conselheiro", "canhão", "Sua vez (preto)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("banqi lacks %q:\n%s", want, s)
 		}
@@ -226,5 +226,28 @@ func TestPortugueseYesKey(t *testing.T) {
 		d.waitText("Desistir? s confirma, qualquer outra tecla cancela")
 		d.key(yes)
 		d.waitText(text.T(pt, "status.resigned"))
+	}
+}
+
+// The rules screen in Portuguese: a variant table's row says each column
+// as "header: value" (not "sair de casa até sem prazo; bloqueio —"), and
+// Banqi's seats before the first reveal have Portuguese names.
+func TestPortugueseRulesWording(t *testing.T) {
+	t.Parallel()
+	corners, err := text.Rules(pt, "corners")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(plainRules(corners, 200), "\n")
+	if !strings.Contains(all, "training — casa das brancas: a1–c3; peças: 9, só as brancas; direções: ortogonais; sair de casa até: sem prazo\n") ||
+		strings.Contains(all, "até sem prazo") || strings.Contains(all, "bloqueio —") {
+		t.Errorf("corners rules, variants:\n%s", all)
+	}
+	banqi, err := text.Rules(pt, "banqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(banqi, "first") || !strings.Contains(banqi, "os lugares se chamam primeiro e segundo") {
+		t.Errorf("banqi rules name the seats in English")
 	}
 }
