@@ -102,4 +102,9 @@ func TestReplayMissingInPortuguese(t *testing.T) {
 	if code != 2 || out != "" || !strings.Contains(errOut, "não há arquivo de registro nem partida terminada") || strings.Contains(errOut, "no such") {
 		t.Errorf("replay BADID: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	// The use line's "[flags]" (cobra's own word) is the language's too.
+	code, out, _ = tab.Run(t, vars, "replay", "--help")
+	if code != 0 || !strings.Contains(out, "FILE|MATCH [opções]") || strings.Contains(out, "[flags]") {
+		t.Errorf("replay --help in Portuguese:\n%s", out)
+	}
 }
