@@ -382,7 +382,7 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 		}
 		b.WriteString(m.t("banqi.captured_by", "name", m.participantName(seat)) + " ")
 		for _, p := range taken {
-			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(pieceLetter(p)))
+			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(m.pieceLetter(p)))
 		}
 		b.WriteString("\n")
 	}
@@ -406,7 +406,7 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 			if counts[p] == 0 {
 				st = styleDim
 			}
-			b.WriteString(" " + st.Render(fmt.Sprintf("%s%d", pieceLetter(p), counts[p])))
+			b.WriteString(" " + st.Render(fmt.Sprintf("%s%d", m.pieceLetter(p), counts[p])))
 		}
 		b.WriteString("\n")
 	}
