@@ -75,7 +75,7 @@ func boardLine(p *text.Printer, line string) string {
 	if m := banqiPlies.FindStringSubmatch(line); m != nil {
 		last := m[2]
 		if m[3] != "" {
-			piece := text.T(p, "board.banqi.piece", "colour", seats(p, m[3]), "kind", text.T(p, "piece."+m[4]))
+			piece := text.T(p, "board.banqi.piece", "colour", seats(p, m[3]), "kind", text.T(p, pieceKeys[m[4]]))
 			last = text.T(p, "board.banqi.revealed", "square", m[2], "piece", piece)
 		}
 		return text.T(p, "board.banqi.plies", "count", num(m[1]), "last", last)
@@ -102,6 +102,12 @@ func boardLine(p *text.Printer, line string) string {
 		return text.T(p, "board.corners.last_ply", "ply", m[1])
 	}
 	return line
+}
+
+// pieceKeys are the messages of the engine's piece kinds.
+var pieceKeys = map[string]string{
+	"general": "piece.general", "advisor": "piece.advisor", "elephant": "piece.elephant", "chariot": "piece.chariot",
+	"horse": "piece.horse", "cannon": "piece.cannon", "soldier": "piece.soldier",
 }
 
 // seats says the seat and colour words of an engine's text in p's

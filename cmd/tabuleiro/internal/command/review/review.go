@@ -221,15 +221,16 @@ func write(e *cli.Env, r *gamev1.GameReview) {
 // mistakes": a zero is said, as Portuguese's plural rule would write "0
 // erro").
 func seatSummary(p *text.Printer, g engine.Game, s *gamev1.SeatReview) string {
-	count := func(key string, n int32) string {
+	count := func(key, none string, n int32) string {
 		if n == 0 {
-			return text.T(p, key+".none")
+			return text.T(p, none)
 		}
 		return text.T(p, key, "count", int(n))
 	}
 	return text.T(p, "review.summary", "seat", gameword.Seat(p, g, s.GetSeat()), "accuracy", fmt.Sprintf("%.0f", s.GetAccuracy()),
-		"inaccuracies", count("review.inaccuracies", s.GetInaccuracies()), "mistakes", count("review.mistakes", s.GetMistakes()),
-		"blunders", count("review.blunders", s.GetBlunders()))
+		"inaccuracies", count("review.inaccuracies", "review.inaccuracies.none", s.GetInaccuracies()),
+		"mistakes", count("review.mistakes", "review.mistakes.none", s.GetMistakes()),
+		"blunders", count("review.blunders", "review.blunders.none", s.GetBlunders()))
 }
 
 // engineLine says which bot reviewed the game: the expert, its version
