@@ -255,7 +255,7 @@ step_cluster() {
     go test -short -vet=off -count=1 -timeout 20m \
     ./pkg/platform/ratelimit/ ./services/match/internal/redisstore/ ./services/match/internal/recorder/ \
     ./services/match/internal/match/ ./services/lobby/internal/matchmaking/ ./services/lobby/internal/rooms/ \
-    ./services/lobby/internal/sessions/ ./services/match/matchserver/
+    ./services/lobby/internal/sessions/ ./services/match/matchserver/ ./cmd/tabuleiro/internal/load/
   TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
     go test -vet=off -count=1 -timeout 10m -run '^TestRealRedis$' ./cmd/tabuleiro/internal/local/
   kill $(cat "$dir/pids") 2>/dev/null || true

@@ -183,7 +183,7 @@ func (m *Meter) writeShards(w io.Writer, nodes map[string]redisNode, plies int64
 			}
 		}
 	})
-	type share struct{ cpu, cmds, keys float64 }
+	type share struct{ cpu, cmds, keys, matchKeys float64 }
 	var shares []share
 	for _, a := range addrs {
 		n, n0 := nodes[a], m.redis0[a]
@@ -194,11 +194,12 @@ func (m *Meter) writeShards(w io.Writer, nodes map[string]redisNode, plies int64
 				calls += c - n0.cmds[k]
 			}
 		}
-		sh := share{float64((n.cpu - n0.cpu).Microseconds()) / 1000, float64(calls), float64(n.keys)}
+		sh := share{cpu: float64((n.cpu - n0.cpu).Microseconds()) / 1000, cmds: float64(calls), keys: float64(n.keys)}
 		shares = append(shares, sh)
 		if len(addrs) > 1 {
-			fmt.Fprintf(w, "Redis primary %s: CPU %.3f ms per ply, %.2f commands per ply, %d keys\n",
-				a, sh.cpu/float64(plies), sh.cmds/float64(plies), n.keys)
+			fmt.Fprintf(w, "Redis primary %s: CPU %.3f ms per ply, %.2f commands per ply, %d keys (%d of matches)\n",
+				a, sh.cpu/float64(plies), sh.cmds/float64(plies), n.keys, n.matchKeys)
+			sh.matchKeys = float64(n.matchKeys)
 		}
 	}
 	if len(shares) > 1 {
@@ -212,9 +213,9 @@ func (m *Meter) writeShards(w io.Writer, nodes map[string]redisNode, plies int64
 			}
 			return fmt.Sprintf("%.0f%%", (hi/lo-1)*100)
 		}
-		fmt.Fprintf(w, "Redis primaries' spread (largest over smallest, less one): CPU %s, commands %s, keys %s\n",
+		fmt.Fprintf(w, "Redis primaries' spread (largest over smallest, less one): CPU %s, commands %s, keys %s (of matches %s)\n",
 			spread(func(s share) float64 { return s.cpu }), spread(func(s share) float64 { return s.cmds }),
-			spread(func(s share) float64 { return s.keys }))
+			spread(func(s share) float64 { return s.keys }), spread(func(s share) float64 { return s.matchKeys }))
 	}
 	fmt.Fprintf(w, "Redis cross-slot errors: %d\n", crossSlot)
 }
@@ -225,6 +226,9 @@ type redisNode struct {
 	cmds map[string]int64 // INFO commandstats: calls by command
 	errs map[string]int64 // INFO errorstats: replies by error prefix
 	keys int64            // DBSIZE
+	// matchKeys is the keys of matches (…m:{id}…), counted on a
+	// cluster's primaries only (a SCAN of each).
+	matchKeys int64
 }
 
 // redisStats reads the counters of rdb's server, or on a cluster of each
@@ -235,6 +239,13 @@ func redisStats(ctx context.Context, rdb redis.UniversalClient) (map[string]redi
 		out := map[string]redisNode{}
 		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 			n, err := nodeStats(ctx, m)
+			if err == nil {
+				iter := m.Scan(ctx, 0, "*m:{*", 1000).Iterator()
+				for iter.Next(ctx) {
+					n.matchKeys++
+				}
+				err = iter.Err()
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			out[m.Options().Addr] = n
