@@ -194,12 +194,12 @@ func (m *Meter) writeShards(w io.Writer, nodes map[string]redisNode, plies int64
 				calls += c - n0.cmds[k]
 			}
 		}
-		sh := share{cpu: float64((n.cpu - n0.cpu).Microseconds()) / 1000, cmds: float64(calls), keys: float64(n.keys)}
+		sh := share{cpu: float64((n.cpu - n0.cpu).Microseconds()) / 1000, cmds: float64(calls), keys: float64(n.keys),
+			matchKeys: float64(n.matchKeys)}
 		shares = append(shares, sh)
 		if len(addrs) > 1 {
 			fmt.Fprintf(w, "Redis primary %s: CPU %.3f ms per ply, %.2f commands per ply, %d keys (%d of matches)\n",
 				a, sh.cpu/float64(plies), sh.cmds/float64(plies), n.keys, n.matchKeys)
-			sh.matchKeys = float64(n.matchKeys)
 		}
 	}
 	if len(shares) > 1 {
