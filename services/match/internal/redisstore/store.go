@@ -896,7 +896,8 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 			if playerID != "" {
 				// A player's index holds their few live matches: one
 				// read of a bucket's whole index, split below (the lobby
-				// asks at every pairing, over every bucket).
+				// asks when a player queues again after a game, over
+				// every bucket).
 				recent[i] = p.ZRangeWithScores(ctx, key(b), 0, -1)
 				continue
 			}
