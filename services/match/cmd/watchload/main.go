@@ -9,7 +9,10 @@
 //     one core (from /proc/PID/stat);
 //
 //   - its resident memory before and after the streams opened, and the
-//     difference per stream (from /proc/PID/status);
+//     difference per stream (from /proc/PID/status), split into the Go
+//     runtime's memory classes (live heap objects, heap kept unused or
+//     free, goroutine stacks; runtime/metrics after a few collections)
+//     and goroutines per stream;
 //
 //   - an honest player's latency at p50 and p99, before the streams and
 //     while they are open (and one more address holds its whole cap):
@@ -507,10 +510,13 @@ var memNames = []struct{ name, metric string }{
 	{"goroutines", "/sched/goroutines:goroutines"},
 }
 
-// memClasses is the instance's answer to askMem: after a collection,
-// the value of each of memNames, separated by spaces.
+// memClasses is the instance's answer to askMem: after a few
+// collections (each may shrink the parked goroutines' stacks), the value
+// of each of memNames, separated by spaces.
 func memClasses() string {
-	runtime.GC()
+	for range 4 {
+		runtime.GC()
+	}
 	samples := make([]metrics.Sample, len(memNames))
 	for i, m := range memNames {
 		samples[i].Name = m.metric
