@@ -875,14 +875,15 @@ func (s *Service) wakeSweeper(ctx context.Context, due int64) {
 		s.wakeAt(due)
 		return
 	}
-	ctx = context.WithoutCancel(telemetry.Untraced(ctx))
-	s.running.Go(func() {
-		ctx, cancel := context.WithTimeout(ctx, s.cfg.SweepMaxWait)
+	// Not s.running: this may be called while Run ends (or without Run);
+	// the publication ends within its timeout.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(telemetry.Untraced(ctx)), 2*time.Second)
+	go func() {
 		defer cancel()
 		if err := s.d.Store.WakeSweeper(ctx, due); err != nil {
 			s.d.Logger.WarnContext(ctx, "wake the sweeper", "err", err)
 		}
-	})
+	}()
 }
 
 // wakeAt has the Run loop sweep at due (unix ms) if it would wait longer.
