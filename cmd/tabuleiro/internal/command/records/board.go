@@ -45,7 +45,7 @@ func finalBoard(out io.Writer, p *text.Printer, pos engine.Position, flip bool) 
 		switch {
 		case resultLine.MatchString(line), strings.HasPrefix(line, "to move:"), line == "ongoing\n":
 		case cornersToMove.MatchString(line):
-			fmt.Fprint(out, boardLine(p, cornersToMove.ReplaceAllString(line, cornersOver)))
+			fmt.Fprint(out, boardLines(p, cornersToMove.ReplaceAllString(line, cornersOver)))
 		default:
 			fmt.Fprint(out, boardLines(p, line))
 		}

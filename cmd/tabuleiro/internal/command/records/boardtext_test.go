@@ -39,10 +39,10 @@ func TestReplayBoardInPlayersLanguage(t *testing.T) {
 		{"pt-BR", engine.Quoridor, []string{"e2", "e8", "e3h"}, []string{"muros restantes: brancas 9, pretas 10"}},
 		{"es", engine.Quoridor, []string{"e2", "e8", "e3h"}, []string{"muros restantes: blancas 9, negras 10"}},
 		{"pt-BR", engine.Banqi, []string{"a1", "a2"}, []string{"posição real (peças viradas para baixo entre colchetes)",
-			"cores: o primeiro lugar é vermelho, o segundo é preto", "capturadas: nenhuma", "viradas para baixo: vermelho ",
-			"lances: 2, último: a2 revelou um ", "lances sem captura nem revelação: 0 de "}},
+			"cores: o primeiro lugar é preto, o segundo é vermelho", "capturadas: nenhuma", "viradas para baixo: vermelho ",
+			"lances: 2, último: a2 revelou um soldado preto", "lances sem captura nem revelação: 0 de "}},
 		{"es", engine.Banqi, []string{"a1", "a2"}, []string{"posición real", "colores: el primer puesto es", "capturadas: ninguna",
-			"boca abajo: rojo ", "jugadas: 2, última: a2 reveló un "}},
+			"boca abajo: rojo ", "jugadas: 2, última: a2 reveló un soldado negro"}},
 		{"pt-BR", engine.Corners, []string{"c3-c4", "f6-f5"}, []string{"partida encerrada na rodada 2 (", "último lance f6-f5"}},
 		{"es", engine.Corners, []string{"c3-c4", "f6-f5"}, []string{"partida terminada en la ronda 2 (", "última jugada f6-f5"}},
 	} {
