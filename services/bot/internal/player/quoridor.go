@@ -177,6 +177,11 @@ type qWeights struct {
 	// (at most wallGainCap); the search's leaves skip the threats when the
 	// score, moved by threat*threatCap, is outside their window.
 	threatCap int
+	// fade values only as many walls in hand as the other pawn has steps
+	// left (plus fadeSlack): the walls a side can still place before the
+	// other arrives.
+	fade      bool
+	fadeSlack int
 	// layered measures the threats with the cheaper wallGain that tries
 	// only the walls closing a whole layer of the shortest paths.
 	layered bool
@@ -304,7 +309,13 @@ func (g qGame) EvalWithin(s *qState, alpha, beta int) int {
 	if wMe == 0 && dOpp < dMe {
 		return -qRaceWon + score
 	}
-	score += walls[wMe] - walls[wOpp]
+	if g.w != nil && g.w.fade {
+		// Walls are worth only what can be placed before the other pawn
+		// arrives: about one a step of its path.
+		score += walls[min(wMe, dOpp+g.w.fadeSlack)] - walls[min(wOpp, dMe+g.w.fadeSlack)]
+	} else {
+		score += walls[wMe] - walls[wOpp]
+	}
 	if g.w == nil || g.w.threat == 0 {
 		return score
 	}

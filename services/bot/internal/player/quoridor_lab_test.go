@@ -218,7 +218,15 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, moverOnly: true, threatCap: wallGainCap}
 	case "threat6", "threat4", "threat3", "threat6f", "threat4f", "threat3f": // threat, a gain credited up to 6, 4 or 3 steps (f: the layered wallGain)
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), layered: strings.HasSuffix(name, "f")}
-	case "worth6", "worth4": // threat6 or 4 over the fitted table: walls worth what they can do
+	case "fade", "fade1", "fade2": // walls valued up to the other path's length (+1, +2)
+		slack := 0
+		if len(name) > 4 {
+			slack = int(name[4] - '0')
+		}
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: slack}
+	case "fade6": // fade with threat6
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, threat: 50, threatCap: 6}
+	case "worth6", "worth4", "worth3": // threat6, 4 or 3 over the fitted table: walls worth more what they can do
 		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}, threat: 50, threatCap: int(name[5] - '0')}
 	default:
 		return g, false
