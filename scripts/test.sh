@@ -311,7 +311,7 @@ step_webe2e() {
   # The binary the browser tests start (`tabuleiro serve`, web client embedded).
   tabuleiro_bin
   (cd web && node build.mjs --e2e --out "../$out" &&
-    TABULEIRO_BIN="$WORK/tabuleiro" node --test --test-concurrency=1 "../$out/") || { rm -rf "$out"; return 1; }
+    TABULEIRO_BIN="$WORK/tabuleiro" node --test --test-concurrency=2 "../$out/") || { rm -rf "$out"; return 1; }
   rm -rf "$out"
   echo "screenshots: web/artifacts/"
 }

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/dirlock"
 	"tabuleiro.dev/cmd/tabuleiro/internal/walredis"
 	"tabuleiro.dev/migrations"
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
@@ -129,9 +130,12 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}()
 	// One command at a time on the directory, whatever stores it uses:
 	// taken first, let go last.
-	lock, err := lockDataDir(o.DataDir)
+	lock, err := dirlock.Lock(o.DataDir)
 	if err != nil {
-		return nil, err
+		if b := busy(o.DataDir, err); b != err {
+			return nil, b
+		}
+		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	if lock != nil {
 		s.closers = append(s.closers, func(context.Context) error { return lock.Close() })
@@ -156,12 +160,8 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			Dir: dir, Logger: logger, CompactMinBytes: o.RedisCompactBytes,
 			Legacy: filepath.Join(o.DataDir, "redis.jsonl"),
 		})
-		var inUse *walredis.InUseError
-		if errors.As(err, &inUse) {
-			return nil, &busyError{dir: o.DataDir, holder: inUse.Holder, err: err}
-		}
 		if err != nil {
-			return nil, err
+			return nil, busy(o.DataDir, err)
 		}
 		s.closers = append(s.closers, func(context.Context) error { return r.Close() })
 		redisURL = r.URL()
@@ -440,6 +440,16 @@ func (e *busyError) Error() string {
 }
 
 func (e *busyError) Unwrap() error { return e.err }
+
+// busy is err as a *busyError about the data directory dir when err says
+// that another process holds dir or a directory in it; else err.
+func busy(dir string, err error) error {
+	var held *dirlock.BusyError
+	if errors.As(err, &held) {
+		return &busyError{dir: dir, holder: held.Holder, err: err}
+	}
+	return err
+}
 
 // Busy reports whether err is Start's refusal of a data directory in use.
 func Busy(err error) bool {
