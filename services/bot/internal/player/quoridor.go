@@ -182,6 +182,10 @@ type qWeights struct {
 	// other arrives.
 	fade      bool
 	fadeSlack int
+	// fadeTurns adds the other side's walls in hand to the walls a side
+	// can still place: each wall the other places is a turn it does not
+	// step.
+	fadeTurns bool
 	// layered measures the threats with the cheaper wallGain that tries
 	// only the walls closing a whole layer of the shortest paths.
 	layered bool
@@ -312,7 +316,12 @@ func (g qGame) EvalWithin(s *qState, alpha, beta int) int {
 	if g.w != nil && g.w.fade {
 		// Walls are worth only what can be placed before the other pawn
 		// arrives: about one a step of its path.
-		score += walls[min(wMe, dOpp+g.w.fadeSlack)] - walls[min(wOpp, dMe+g.w.fadeSlack)]
+		uMe, uOpp := dOpp+g.w.fadeSlack, dMe+g.w.fadeSlack
+		if g.w.fadeTurns {
+			// Each wall the other side places gives this side a turn more.
+			uMe, uOpp = uMe+wOpp, uOpp+wMe
+		}
+		score += walls[min(wMe, uMe)] - walls[min(wOpp, uOpp)]
 	} else {
 		score += walls[wMe] - walls[wOpp]
 	}

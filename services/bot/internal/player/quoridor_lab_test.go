@@ -224,6 +224,8 @@ func labExpert(name string) (qGame, bool) {
 			slack = int(name[4] - '0')
 		}
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: slack}
+	case "turns", "turns0": // fade1 (fade), counting the other side's walls as turns too
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: b2i(name == "turns"), fadeTurns: true}
 	case "fade6": // fade with threat6
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, threat: 50, threatCap: 6}
 	case "worth6", "worth4", "worth3": // threat6, 4 or 3 over the fitted table: walls worth more what they can do
