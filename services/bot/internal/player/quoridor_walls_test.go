@@ -108,6 +108,10 @@ func TestRacer(t *testing.T) {
 	} else if ns.dist(me) >= s.dist(me) {
 		t.Errorf("racer stepped %s without shortening its path %d", m, s.dist(me))
 	}
+	// The racer searches (the one-ply policy reports depth 1).
+	if c, err := Select(t.Context(), p, Racer, time.Second, rng); err != nil || c.Depth < 3 {
+		t.Errorf("racer in the midgame: depth %d, %v; want a search of 3 plies or more", c.Depth, err)
+	}
 	walls := 0
 	for seed := range uint64(4) {
 		rng := rand.New(rand.NewPCG(seed, 49))
