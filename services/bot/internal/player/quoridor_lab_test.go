@@ -216,7 +216,7 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: wallGainCap}
 	case "mover": // the same, the side to move's walls only
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, moverOnly: true, threatCap: wallGainCap}
-	case "threat6", "threat4", "threat3", "threat6f", "threat4f", "threat3f": // threat, a gain credited up to 6, 4 or 3 steps (f: the layered wallGain)
+	case "threat9", "threat6", "threat4", "threat3", "threat6f", "threat4f", "threat3f": // threat, a gain credited up to 6, 4 or 3 steps (f: the layered wallGain)
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), layered: strings.HasSuffix(name, "f")}
 	case "fade", "fade1", "fade2", "fade3", "fade4": // walls valued up to the other path's length (+1, +2)
 		slack := 0
