@@ -167,8 +167,8 @@ type qWeights struct {
 	// step for every step the best wall it could place now would add to
 	// the other pawn's path (qState.wallGain): what its walls can still do
 	// there, and the pocket the other pawn stands in. Off in the expert:
-	// uncapped it costs two thirds of the positions a processor second,
-	// and capped within the 15% allowed (threatCap 3) it did no better
+	// uncapped it costs more than half the positions a processor second,
+	// and capped within the 15% allowed (threatCap 3-6) it did no better
 	// than the fixed table (docs/bots.md, "Wall races and the racer"); the
 	// lab screens it (TABULEIRO_QUORIDOR_LAB_EXPERT=threat, threat3...).
 	threat int
