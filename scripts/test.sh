@@ -396,8 +396,11 @@ run_step() {
 # test keeps apart by key prefix and database.
 STEP_GROUPS=(
   "vet|deploy"
-  "embedded deep|fault|crash|web webunit webe2e"
+  "embedded deep|fault|crash cluster|web webunit webe2e"
 )
+# The Redis Cluster step (its own six redis-server processes on free
+# ports, its failover driven by the cluster's node timeout) runs after
+# the crash step, beside the browser tests, which mostly wait.
 # The Sentinel failover runs alone after them: with WAIT 1 it asserts that
 # no acknowledged ply is lost, and its failover waits on Sentinel's own
 # timers. (Beside the other lanes one run lost a ply there: a retried
