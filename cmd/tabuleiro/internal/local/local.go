@@ -79,6 +79,11 @@ type Options struct {
 	// CORSOrigins are the origins whose pages may call the RPCs
 	// cross-origin; empty means same-origin only.
 	CORSOrigins []string
+	// PasskeyRPID and PasskeyOrigins are the WebAuthn relying party of
+	// passkeys; an empty PasskeyRPID takes this server's own origin
+	// (DefaultPasskeys of the address it listens on).
+	PasskeyRPID    string
+	PasskeyOrigins []string
 
 	// RedisCompactBytes, when set, replaces the log growth (4 MiB) that
 	// starts a compaction of the embedded Redis's write-ahead log (the
@@ -268,6 +273,10 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	// and nobody keeps more than 10 live bot games.
 	lcfg.ExemptLoopback, lcfg.MaxBotMatches = true, 10
 	lcfg.TrustedProxies = o.TrustedProxies
+	lcfg.Passkeys.RPID, lcfg.Passkeys.Origins = o.PasskeyRPID, o.PasskeyOrigins
+	if lcfg.Passkeys.RPID == "" {
+		lcfg.Passkeys.RPID, lcfg.Passkeys.Origins = DefaultPasskeys(s.addr)
+	}
 	lob, err := lobbyserver.New(ctx, lobbyDeps, lcfg)
 	if err != nil {
 		_ = l.Close()
@@ -455,4 +464,23 @@ func busy(dir string, err error) error {
 func Busy(err error) bool {
 	var b *busyError
 	return errors.As(err, &b)
+}
+
+// DefaultPasskeys is the relying party of a server listening on addr
+// (HOST:PORT) when none is given: its own origin. WebAuthn takes no IP
+// address as a relying-party ID, so a server on a loopback or unspecified
+// address is "localhost", with the origin http://localhost:PORT (a secure
+// context for browsers, as every http://localhost is); a server on a
+// host name is that name over http and https.
+func DefaultPasskeys(addr string) (rpID string, origins []string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", nil
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || err == nil && (ip.IsLoopback() || ip.IsUnspecified()) || host == "localhost" {
+		return "localhost", []string{"http://localhost:" + port}
+	} else if err == nil {
+		return "", nil // another IP address: no relying party can be derived
+	}
+	return host, []string{"http://" + net.JoinHostPort(host, port), "https://" + net.JoinHostPort(host, port)}
 }

@@ -30,6 +30,7 @@ import (
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/passkeys"
 	"tabuleiro.dev/services/lobby/internal/passwd"
 	"tabuleiro.dev/services/lobby/internal/rooms"
 	"tabuleiro.dev/services/lobby/internal/sessions"
@@ -49,6 +50,13 @@ type Store interface {
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
+	AccountByPlayer(ctx context.Context, playerID string) (sqlstore.Account, error)
+	SetPassword(ctx context.Context, playerID, hash string) error
+	AddPasskey(ctx context.Context, p sqlstore.Passkey) error
+	Passkeys(ctx context.Context, playerID string) ([]sqlstore.Passkey, error)
+	Passkey(ctx context.Context, id string) (sqlstore.Passkey, error)
+	UsePasskey(ctx context.Context, id, credential string) error
+	RemovePasskey(ctx context.Context, playerID, id string) error
 }
 
 // Deps are what the server serves from.
@@ -112,6 +120,9 @@ type Deps struct {
 	// Guesses limits wrong passwords per account and client address; nil
 	// limits none.
 	Guesses *accounts.Guesses
+	// Passkeys runs the WebAuthn ceremonies of the relying party; nil:
+	// passkeys are off (FAILED_PRECONDITION, PASSKEYS_UNAVAILABLE).
+	Passkeys *passkeys.Ceremonies
 }
 
 // Limits are the per-client-address rates of the public or cheap-to-call
@@ -220,6 +231,8 @@ func New(d Deps) *Server {
 var PublicMethods = []string{
 	lobbyv1.LobbyService_SignInGuest_FullMethodName,
 	lobbyv1.LobbyService_SignIn_FullMethodName,
+	lobbyv1.LobbyService_BeginPasskeySignIn_FullMethodName,
+	lobbyv1.LobbyService_FinishPasskeySignIn_FullMethodName,
 	lobbyv1.LobbyService_RefreshToken_FullMethodName,
 	lobbyv1.LobbyService_ListVariants_FullMethodName,
 	lobbyv1.LobbyService_GetInvite_FullMethodName,

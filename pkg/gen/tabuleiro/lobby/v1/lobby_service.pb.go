@@ -3449,6 +3449,807 @@ func (x *SignOutResponse) GetEnded() int32 {
 	return 0
 }
 
+// ChangePasswordRequest carries the current and the new password.
+type ChangePasswordRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// current_password is the account's password now.
+	CurrentPassword string `protobuf:"bytes,1,opt,name=current_password,json=currentPassword,proto3" json:"current_password,omitempty"`
+	// new_password is the new one, 8–128 characters.
+	NewPassword   string `protobuf:"bytes,2,opt,name=new_password,json=newPassword,proto3" json:"new_password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePasswordRequest) Reset() {
+	*x = ChangePasswordRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePasswordRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePasswordRequest) ProtoMessage() {}
+
+func (x *ChangePasswordRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePasswordRequest.ProtoReflect.Descriptor instead.
+func (*ChangePasswordRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ChangePasswordRequest) GetCurrentPassword() string {
+	if x != nil {
+		return x.CurrentPassword
+	}
+	return ""
+}
+
+func (x *ChangePasswordRequest) GetNewPassword() string {
+	if x != nil {
+		return x.NewPassword
+	}
+	return ""
+}
+
+// ChangePasswordResponse says how many other sign-ins ended.
+type ChangePasswordResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ended is the number of the account's other sign-ins ended.
+	Ended         int32 `protobuf:"varint,1,opt,name=ended,proto3" json:"ended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePasswordResponse) Reset() {
+	*x = ChangePasswordResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePasswordResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePasswordResponse) ProtoMessage() {}
+
+func (x *ChangePasswordResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePasswordResponse.ProtoReflect.Descriptor instead.
+func (*ChangePasswordResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ChangePasswordResponse) GetEnded() int32 {
+	if x != nil {
+		return x.Ended
+	}
+	return 0
+}
+
+// BeginPasskeyRegistrationRequest asks for a registration challenge; it
+// has no fields yet.
+type BeginPasskeyRegistrationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationRequest) Reset() {
+	*x = BeginPasskeyRegistrationRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{57}
+}
+
+// BeginPasskeyRegistrationResponse is a registration ceremony's options.
+type BeginPasskeyRegistrationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// options_json is PublicKeyCredentialCreationOptionsJSON (WebAuthn
+	// Level 3, §5.1.8): pass it, parsed, to
+	// PublicKeyCredential.parseCreationOptionsFromJSON().
+	OptionsJson string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	// expires_at is when the challenge expires.
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationResponse) Reset() {
+	*x = BeginPasskeyRegistrationResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+// FinishPasskeyRegistrationRequest is the authenticator's answer.
+type FinishPasskeyRegistrationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// credential_json is the created PublicKeyCredential's toJSON()
+	// (RegistrationResponseJSON), as text.
+	CredentialJson string `protobuf:"bytes,1,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	// name labels the passkey in ListPasskeys ("phone"), up to 64
+	// characters; empty takes the client's user agent.
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationRequest) Reset() {
+	*x = FinishPasskeyRegistrationRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// FinishPasskeyRegistrationResponse is the registered passkey.
+type FinishPasskeyRegistrationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkey is the passkey added.
+	Passkey       *Passkey `protobuf:"bytes,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationResponse) Reset() {
+	*x = FinishPasskeyRegistrationResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *FinishPasskeyRegistrationResponse) GetPasskey() *Passkey {
+	if x != nil {
+		return x.Passkey
+	}
+	return nil
+}
+
+// BeginPasskeySignInRequest asks for a sign-in challenge; it has no
+// fields yet.
+type BeginPasskeySignInRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInRequest) Reset() {
+	*x = BeginPasskeySignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInRequest) ProtoMessage() {}
+
+func (x *BeginPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{61}
+}
+
+// BeginPasskeySignInResponse is a sign-in ceremony's options.
+type BeginPasskeySignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// options_json is PublicKeyCredentialRequestOptionsJSON (WebAuthn
+	// Level 3, §5.1.9): pass it, parsed, to
+	// PublicKeyCredential.parseRequestOptionsFromJSON().
+	OptionsJson string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	// expires_at is when the challenge expires.
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInResponse) Reset() {
+	*x = BeginPasskeySignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInResponse) ProtoMessage() {}
+
+func (x *BeginPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *BeginPasskeySignInResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+func (x *BeginPasskeySignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+// FinishPasskeySignInRequest is the authenticator's assertion.
+type FinishPasskeySignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// credential_json is the asserted PublicKeyCredential's toJSON()
+	// (AuthenticationResponseJSON), as text.
+	CredentialJson string `protobuf:"bytes,1,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	// device names the sign-in in ListSessions, as SignInRequest's.
+	Device        string `protobuf:"bytes,2,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInRequest) Reset() {
+	*x = FinishPasskeySignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInRequest) ProtoMessage() {}
+
+func (x *FinishPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *FinishPasskeySignInRequest) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInRequest) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+// FinishPasskeySignInResponse is the account's identity and a new
+// sign-in's tokens, as SignInResponse's.
+type FinishPasskeySignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the account's player id.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// token is the bearer token for every later call.
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// expires_at is when the token expires.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// refresh_token gets the next token (RefreshToken).
+	RefreshToken string `protobuf:"bytes,4,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
+	// refresh_expires_at is when refresh_token expires.
+	RefreshExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=refresh_expires_at,json=refreshExpiresAt,proto3" json:"refresh_expires_at,omitempty"`
+	// display_name is the account's display name.
+	DisplayName string `protobuf:"bytes,6,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// username is the account's username as its owner wrote it.
+	Username      string `protobuf:"bytes,7,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInResponse) Reset() {
+	*x = FinishPasskeySignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInResponse) ProtoMessage() {}
+
+func (x *FinishPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *FinishPasskeySignInResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInResponse) GetRefreshToken() string {
+	if x != nil {
+		return x.RefreshToken
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetRefreshExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RefreshExpiresAt
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// ListPasskeysRequest asks for the caller's passkeys; it has no fields
+// yet.
+type ListPasskeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysRequest) Reset() {
+	*x = ListPasskeysRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysRequest) ProtoMessage() {}
+
+func (x *ListPasskeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysRequest.ProtoReflect.Descriptor instead.
+func (*ListPasskeysRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{65}
+}
+
+// ListPasskeysResponse lists the caller's passkeys.
+type ListPasskeysResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkeys are oldest first.
+	Passkeys      []*Passkey `protobuf:"bytes,1,rep,name=passkeys,proto3" json:"passkeys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysResponse) Reset() {
+	*x = ListPasskeysResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysResponse) ProtoMessage() {}
+
+func (x *ListPasskeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysResponse.ProtoReflect.Descriptor instead.
+func (*ListPasskeysResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ListPasskeysResponse) GetPasskeys() []*Passkey {
+	if x != nil {
+		return x.Passkeys
+	}
+	return nil
+}
+
+// Passkey is one WebAuthn credential of an account.
+type Passkey struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkey_id is the credential's id (base64url, the id the
+	// authenticator made): RemovePasskey takes it.
+	PasskeyId string `protobuf:"bytes,1,opt,name=passkey_id,json=passkeyId,proto3" json:"passkey_id,omitempty"`
+	// name is the label given when it was added.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// created_at is when it was added.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// last_used_at is its last sign-in; unset when never used.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Passkey) Reset() {
+	*x = Passkey{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Passkey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Passkey) ProtoMessage() {}
+
+func (x *Passkey) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Passkey.ProtoReflect.Descriptor instead.
+func (*Passkey) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *Passkey) GetPasskeyId() string {
+	if x != nil {
+		return x.PasskeyId
+	}
+	return ""
+}
+
+func (x *Passkey) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Passkey) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Passkey) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+// RemovePasskeyRequest names the passkey to remove.
+type RemovePasskeyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkey_id is ListPasskeys' passkey_id.
+	PasskeyId     string `protobuf:"bytes,1,opt,name=passkey_id,json=passkeyId,proto3" json:"passkey_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePasskeyRequest) Reset() {
+	*x = RemovePasskeyRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePasskeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePasskeyRequest) ProtoMessage() {}
+
+func (x *RemovePasskeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePasskeyRequest.ProtoReflect.Descriptor instead.
+func (*RemovePasskeyRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *RemovePasskeyRequest) GetPasskeyId() string {
+	if x != nil {
+		return x.PasskeyId
+	}
+	return ""
+}
+
+// RemovePasskeyResponse says how many other sign-ins ended.
+type RemovePasskeyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ended is the number of the account's other sign-ins ended.
+	Ended         int32 `protobuf:"varint,1,opt,name=ended,proto3" json:"ended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePasskeyResponse) Reset() {
+	*x = RemovePasskeyResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePasskeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePasskeyResponse) ProtoMessage() {}
+
+func (x *RemovePasskeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePasskeyResponse.ProtoReflect.Descriptor instead.
+func (*RemovePasskeyResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *RemovePasskeyResponse) GetEnded() int32 {
+	if x != nil {
+		return x.Ended
+	}
+	return 0
+}
+
 var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
@@ -3668,11 +4469,59 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"everywhere\x18\x02 \x01(\bR\n" +
 	"everywhere\"'\n" +
 	"\x0fSignOutResponse\x12\x14\n" +
+	"\x05ended\x18\x01 \x01(\x05R\x05ended\"e\n" +
+	"\x15ChangePasswordRequest\x12)\n" +
+	"\x10current_password\x18\x01 \x01(\tR\x0fcurrentPassword\x12!\n" +
+	"\fnew_password\x18\x02 \x01(\tR\vnewPassword\".\n" +
+	"\x16ChangePasswordResponse\x12\x14\n" +
+	"\x05ended\x18\x01 \x01(\x05R\x05ended\"!\n" +
+	"\x1fBeginPasskeyRegistrationRequest\"\x80\x01\n" +
+	" BeginPasskeyRegistrationResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\x129\n" +
+	"\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"_\n" +
+	" FinishPasskeyRegistrationRequest\x12'\n" +
+	"\x0fcredential_json\x18\x01 \x01(\tR\x0ecredentialJson\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"Z\n" +
+	"!FinishPasskeyRegistrationResponse\x125\n" +
+	"\apasskey\x18\x01 \x01(\v2\x1b.tabuleiro.lobby.v1.PasskeyR\apasskey\"\x1b\n" +
+	"\x19BeginPasskeySignInRequest\"z\n" +
+	"\x1aBeginPasskeySignInResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\x129\n" +
+	"\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"]\n" +
+	"\x1aFinishPasskeySignInRequest\x12'\n" +
+	"\x0fcredential_json\x18\x01 \x01(\tR\x0ecredentialJson\x12\x16\n" +
+	"\x06device\x18\x02 \x01(\tR\x06device\"\xb9\x02\n" +
+	"\x1bFinishPasskeySignInResponse\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12#\n" +
+	"\rrefresh_token\x18\x04 \x01(\tR\frefreshToken\x12H\n" +
+	"\x12refresh_expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x10refreshExpiresAt\x12!\n" +
+	"\fdisplay_name\x18\x06 \x01(\tR\vdisplayName\x12\x1a\n" +
+	"\busername\x18\a \x01(\tR\busername\"\x15\n" +
+	"\x13ListPasskeysRequest\"O\n" +
+	"\x14ListPasskeysResponse\x127\n" +
+	"\bpasskeys\x18\x01 \x03(\v2\x1b.tabuleiro.lobby.v1.PasskeyR\bpasskeys\"\xb5\x01\n" +
+	"\aPasskey\x12\x1d\n" +
+	"\n" +
+	"passkey_id\x18\x01 \x01(\tR\tpasskeyId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
+	"\n" +
+	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_used_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"5\n" +
+	"\x14RemovePasskeyRequest\x12\x1d\n" +
+	"\n" +
+	"passkey_id\x18\x01 \x01(\tR\tpasskeyId\"-\n" +
+	"\x15RemovePasskeyResponse\x12\x14\n" +
 	"\x05ended\x18\x01 \x01(\x05R\x05ended*y\n" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xc9\x12\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xfb\x18\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -3700,7 +4549,14 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\fClaimAccount\x12'.tabuleiro.lobby.v1.ClaimAccountRequest\x1a(.tabuleiro.lobby.v1.ClaimAccountResponse\x12O\n" +
 	"\x06SignIn\x12!.tabuleiro.lobby.v1.SignInRequest\x1a\".tabuleiro.lobby.v1.SignInResponse\x12a\n" +
 	"\fListSessions\x12'.tabuleiro.lobby.v1.ListSessionsRequest\x1a(.tabuleiro.lobby.v1.ListSessionsResponse\x12R\n" +
-	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponse\x12g\n" +
+	"\x0eChangePassword\x12).tabuleiro.lobby.v1.ChangePasswordRequest\x1a*.tabuleiro.lobby.v1.ChangePasswordResponse\x12\x85\x01\n" +
+	"\x18BeginPasskeyRegistration\x123.tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest\x1a4.tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse\x12\x88\x01\n" +
+	"\x19FinishPasskeyRegistration\x124.tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest\x1a5.tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse\x12s\n" +
+	"\x12BeginPasskeySignIn\x12-.tabuleiro.lobby.v1.BeginPasskeySignInRequest\x1a..tabuleiro.lobby.v1.BeginPasskeySignInResponse\x12v\n" +
+	"\x13FinishPasskeySignIn\x12..tabuleiro.lobby.v1.FinishPasskeySignInRequest\x1a/.tabuleiro.lobby.v1.FinishPasskeySignInResponse\x12a\n" +
+	"\fListPasskeys\x12'.tabuleiro.lobby.v1.ListPasskeysRequest\x1a(.tabuleiro.lobby.v1.ListPasskeysResponse\x12d\n" +
+	"\rRemovePasskey\x12(.tabuleiro.lobby.v1.RemovePasskeyRequest\x1a).tabuleiro.lobby.v1.RemovePasskeyResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_service_proto_rawDescOnce sync.Once
@@ -3715,193 +4571,230 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
-	(LiveMatchOrder)(0),               // 0: tabuleiro.lobby.v1.LiveMatchOrder
-	(*SignInGuestRequest)(nil),        // 1: tabuleiro.lobby.v1.SignInGuestRequest
-	(*SignInGuestResponse)(nil),       // 2: tabuleiro.lobby.v1.SignInGuestResponse
-	(*RefreshTokenRequest)(nil),       // 3: tabuleiro.lobby.v1.RefreshTokenRequest
-	(*RefreshTokenResponse)(nil),      // 4: tabuleiro.lobby.v1.RefreshTokenResponse
-	(*ListVariantsRequest)(nil),       // 5: tabuleiro.lobby.v1.ListVariantsRequest
-	(*ListVariantsResponse)(nil),      // 6: tabuleiro.lobby.v1.ListVariantsResponse
-	(*CreateRoomRequest)(nil),         // 7: tabuleiro.lobby.v1.CreateRoomRequest
-	(*CreateRoomResponse)(nil),        // 8: tabuleiro.lobby.v1.CreateRoomResponse
-	(*ListRoomsRequest)(nil),          // 9: tabuleiro.lobby.v1.ListRoomsRequest
-	(*ListRoomsResponse)(nil),         // 10: tabuleiro.lobby.v1.ListRoomsResponse
-	(*JoinRoomRequest)(nil),           // 11: tabuleiro.lobby.v1.JoinRoomRequest
-	(*JoinRoomResponse)(nil),          // 12: tabuleiro.lobby.v1.JoinRoomResponse
-	(*GetInviteRequest)(nil),          // 13: tabuleiro.lobby.v1.GetInviteRequest
-	(*GetInviteResponse)(nil),         // 14: tabuleiro.lobby.v1.GetInviteResponse
-	(*LeaveRoomRequest)(nil),          // 15: tabuleiro.lobby.v1.LeaveRoomRequest
-	(*LeaveRoomResponse)(nil),         // 16: tabuleiro.lobby.v1.LeaveRoomResponse
-	(*WatchRoomRequest)(nil),          // 17: tabuleiro.lobby.v1.WatchRoomRequest
-	(*WatchRoomResponse)(nil),         // 18: tabuleiro.lobby.v1.WatchRoomResponse
-	(*FindMatchRequest)(nil),          // 19: tabuleiro.lobby.v1.FindMatchRequest
-	(*FindMatchResponse)(nil),         // 20: tabuleiro.lobby.v1.FindMatchResponse
-	(*Queued)(nil),                    // 21: tabuleiro.lobby.v1.Queued
-	(*WindowWidened)(nil),             // 22: tabuleiro.lobby.v1.WindowWidened
-	(*BotOffered)(nil),                // 23: tabuleiro.lobby.v1.BotOffered
-	(*Matched)(nil),                   // 24: tabuleiro.lobby.v1.Matched
-	(*PlayBotRequest)(nil),            // 25: tabuleiro.lobby.v1.PlayBotRequest
-	(*PlayBotResponse)(nil),           // 26: tabuleiro.lobby.v1.PlayBotResponse
-	(*ListLiveMatchesRequest)(nil),    // 27: tabuleiro.lobby.v1.ListLiveMatchesRequest
-	(*ListLiveMatchesResponse)(nil),   // 28: tabuleiro.lobby.v1.ListLiveMatchesResponse
-	(*ListActiveMatchesRequest)(nil),  // 29: tabuleiro.lobby.v1.ListActiveMatchesRequest
-	(*ListActiveMatchesResponse)(nil), // 30: tabuleiro.lobby.v1.ListActiveMatchesResponse
-	(*ListGamesRequest)(nil),          // 31: tabuleiro.lobby.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),         // 32: tabuleiro.lobby.v1.ListGamesResponse
-	(*GetGameRequest)(nil),            // 33: tabuleiro.lobby.v1.GetGameRequest
-	(*GetGameResponse)(nil),           // 34: tabuleiro.lobby.v1.GetGameResponse
-	(*ReviewGameRequest)(nil),         // 35: tabuleiro.lobby.v1.ReviewGameRequest
-	(*ReviewGameResponse)(nil),        // 36: tabuleiro.lobby.v1.ReviewGameResponse
-	(*GetStatsRequest)(nil),           // 37: tabuleiro.lobby.v1.GetStatsRequest
-	(*GetStatsResponse)(nil),          // 38: tabuleiro.lobby.v1.GetStatsResponse
-	(*OfferRematchRequest)(nil),       // 39: tabuleiro.lobby.v1.OfferRematchRequest
-	(*OfferRematchResponse)(nil),      // 40: tabuleiro.lobby.v1.OfferRematchResponse
-	(*DeclineRematchRequest)(nil),     // 41: tabuleiro.lobby.v1.DeclineRematchRequest
-	(*DeclineRematchResponse)(nil),    // 42: tabuleiro.lobby.v1.DeclineRematchResponse
-	(*WatchRematchRequest)(nil),       // 43: tabuleiro.lobby.v1.WatchRematchRequest
-	(*WatchRematchResponse)(nil),      // 44: tabuleiro.lobby.v1.WatchRematchResponse
-	(*SetDisplayNameRequest)(nil),     // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
-	(*SetDisplayNameResponse)(nil),    // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
-	(*ClaimAccountRequest)(nil),       // 47: tabuleiro.lobby.v1.ClaimAccountRequest
-	(*ClaimAccountResponse)(nil),      // 48: tabuleiro.lobby.v1.ClaimAccountResponse
-	(*SignInRequest)(nil),             // 49: tabuleiro.lobby.v1.SignInRequest
-	(*SignInResponse)(nil),            // 50: tabuleiro.lobby.v1.SignInResponse
-	(*ListSessionsRequest)(nil),       // 51: tabuleiro.lobby.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),      // 52: tabuleiro.lobby.v1.ListSessionsResponse
-	(*Session)(nil),                   // 53: tabuleiro.lobby.v1.Session
-	(*SignOutRequest)(nil),            // 54: tabuleiro.lobby.v1.SignOutRequest
-	(*SignOutResponse)(nil),           // 55: tabuleiro.lobby.v1.SignOutResponse
-	(*timestamppb.Timestamp)(nil),     // 56: google.protobuf.Timestamp
-	(v1.Game)(0),                      // 57: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                // 58: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),            // 59: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),               // 60: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                      // 61: tabuleiro.game.v1.Seat
-	(*Room)(nil),                      // 62: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                  // 63: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),            // 64: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),              // 65: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                // 66: tabuleiro.lobby.v1.GameRecord
-	(*v1.ReviewProgress)(nil),         // 67: tabuleiro.game.v1.ReviewProgress
-	(*v1.GameReview)(nil),             // 68: tabuleiro.game.v1.GameReview
-	(*Rating)(nil),                    // 69: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                 // 70: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),              // 71: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                   // 72: tabuleiro.lobby.v1.Rematch
+	(LiveMatchOrder)(0),                       // 0: tabuleiro.lobby.v1.LiveMatchOrder
+	(*SignInGuestRequest)(nil),                // 1: tabuleiro.lobby.v1.SignInGuestRequest
+	(*SignInGuestResponse)(nil),               // 2: tabuleiro.lobby.v1.SignInGuestResponse
+	(*RefreshTokenRequest)(nil),               // 3: tabuleiro.lobby.v1.RefreshTokenRequest
+	(*RefreshTokenResponse)(nil),              // 4: tabuleiro.lobby.v1.RefreshTokenResponse
+	(*ListVariantsRequest)(nil),               // 5: tabuleiro.lobby.v1.ListVariantsRequest
+	(*ListVariantsResponse)(nil),              // 6: tabuleiro.lobby.v1.ListVariantsResponse
+	(*CreateRoomRequest)(nil),                 // 7: tabuleiro.lobby.v1.CreateRoomRequest
+	(*CreateRoomResponse)(nil),                // 8: tabuleiro.lobby.v1.CreateRoomResponse
+	(*ListRoomsRequest)(nil),                  // 9: tabuleiro.lobby.v1.ListRoomsRequest
+	(*ListRoomsResponse)(nil),                 // 10: tabuleiro.lobby.v1.ListRoomsResponse
+	(*JoinRoomRequest)(nil),                   // 11: tabuleiro.lobby.v1.JoinRoomRequest
+	(*JoinRoomResponse)(nil),                  // 12: tabuleiro.lobby.v1.JoinRoomResponse
+	(*GetInviteRequest)(nil),                  // 13: tabuleiro.lobby.v1.GetInviteRequest
+	(*GetInviteResponse)(nil),                 // 14: tabuleiro.lobby.v1.GetInviteResponse
+	(*LeaveRoomRequest)(nil),                  // 15: tabuleiro.lobby.v1.LeaveRoomRequest
+	(*LeaveRoomResponse)(nil),                 // 16: tabuleiro.lobby.v1.LeaveRoomResponse
+	(*WatchRoomRequest)(nil),                  // 17: tabuleiro.lobby.v1.WatchRoomRequest
+	(*WatchRoomResponse)(nil),                 // 18: tabuleiro.lobby.v1.WatchRoomResponse
+	(*FindMatchRequest)(nil),                  // 19: tabuleiro.lobby.v1.FindMatchRequest
+	(*FindMatchResponse)(nil),                 // 20: tabuleiro.lobby.v1.FindMatchResponse
+	(*Queued)(nil),                            // 21: tabuleiro.lobby.v1.Queued
+	(*WindowWidened)(nil),                     // 22: tabuleiro.lobby.v1.WindowWidened
+	(*BotOffered)(nil),                        // 23: tabuleiro.lobby.v1.BotOffered
+	(*Matched)(nil),                           // 24: tabuleiro.lobby.v1.Matched
+	(*PlayBotRequest)(nil),                    // 25: tabuleiro.lobby.v1.PlayBotRequest
+	(*PlayBotResponse)(nil),                   // 26: tabuleiro.lobby.v1.PlayBotResponse
+	(*ListLiveMatchesRequest)(nil),            // 27: tabuleiro.lobby.v1.ListLiveMatchesRequest
+	(*ListLiveMatchesResponse)(nil),           // 28: tabuleiro.lobby.v1.ListLiveMatchesResponse
+	(*ListActiveMatchesRequest)(nil),          // 29: tabuleiro.lobby.v1.ListActiveMatchesRequest
+	(*ListActiveMatchesResponse)(nil),         // 30: tabuleiro.lobby.v1.ListActiveMatchesResponse
+	(*ListGamesRequest)(nil),                  // 31: tabuleiro.lobby.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),                 // 32: tabuleiro.lobby.v1.ListGamesResponse
+	(*GetGameRequest)(nil),                    // 33: tabuleiro.lobby.v1.GetGameRequest
+	(*GetGameResponse)(nil),                   // 34: tabuleiro.lobby.v1.GetGameResponse
+	(*ReviewGameRequest)(nil),                 // 35: tabuleiro.lobby.v1.ReviewGameRequest
+	(*ReviewGameResponse)(nil),                // 36: tabuleiro.lobby.v1.ReviewGameResponse
+	(*GetStatsRequest)(nil),                   // 37: tabuleiro.lobby.v1.GetStatsRequest
+	(*GetStatsResponse)(nil),                  // 38: tabuleiro.lobby.v1.GetStatsResponse
+	(*OfferRematchRequest)(nil),               // 39: tabuleiro.lobby.v1.OfferRematchRequest
+	(*OfferRematchResponse)(nil),              // 40: tabuleiro.lobby.v1.OfferRematchResponse
+	(*DeclineRematchRequest)(nil),             // 41: tabuleiro.lobby.v1.DeclineRematchRequest
+	(*DeclineRematchResponse)(nil),            // 42: tabuleiro.lobby.v1.DeclineRematchResponse
+	(*WatchRematchRequest)(nil),               // 43: tabuleiro.lobby.v1.WatchRematchRequest
+	(*WatchRematchResponse)(nil),              // 44: tabuleiro.lobby.v1.WatchRematchResponse
+	(*SetDisplayNameRequest)(nil),             // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
+	(*SetDisplayNameResponse)(nil),            // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
+	(*ClaimAccountRequest)(nil),               // 47: tabuleiro.lobby.v1.ClaimAccountRequest
+	(*ClaimAccountResponse)(nil),              // 48: tabuleiro.lobby.v1.ClaimAccountResponse
+	(*SignInRequest)(nil),                     // 49: tabuleiro.lobby.v1.SignInRequest
+	(*SignInResponse)(nil),                    // 50: tabuleiro.lobby.v1.SignInResponse
+	(*ListSessionsRequest)(nil),               // 51: tabuleiro.lobby.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),              // 52: tabuleiro.lobby.v1.ListSessionsResponse
+	(*Session)(nil),                           // 53: tabuleiro.lobby.v1.Session
+	(*SignOutRequest)(nil),                    // 54: tabuleiro.lobby.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 55: tabuleiro.lobby.v1.SignOutResponse
+	(*ChangePasswordRequest)(nil),             // 56: tabuleiro.lobby.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),            // 57: tabuleiro.lobby.v1.ChangePasswordResponse
+	(*BeginPasskeyRegistrationRequest)(nil),   // 58: tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 59: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 60: tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 61: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+	(*BeginPasskeySignInRequest)(nil),         // 62: tabuleiro.lobby.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 63: tabuleiro.lobby.v1.BeginPasskeySignInResponse
+	(*FinishPasskeySignInRequest)(nil),        // 64: tabuleiro.lobby.v1.FinishPasskeySignInRequest
+	(*FinishPasskeySignInResponse)(nil),       // 65: tabuleiro.lobby.v1.FinishPasskeySignInResponse
+	(*ListPasskeysRequest)(nil),               // 66: tabuleiro.lobby.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 67: tabuleiro.lobby.v1.ListPasskeysResponse
+	(*Passkey)(nil),                           // 68: tabuleiro.lobby.v1.Passkey
+	(*RemovePasskeyRequest)(nil),              // 69: tabuleiro.lobby.v1.RemovePasskeyRequest
+	(*RemovePasskeyResponse)(nil),             // 70: tabuleiro.lobby.v1.RemovePasskeyResponse
+	(*timestamppb.Timestamp)(nil),             // 71: google.protobuf.Timestamp
+	(v1.Game)(0),                              // 72: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                        // 73: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),                    // 74: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),                       // 75: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                              // 76: tabuleiro.game.v1.Seat
+	(*Room)(nil),                              // 77: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                          // 78: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),                    // 79: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),                      // 80: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                        // 81: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),                 // 82: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),                     // 83: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                            // 84: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                         // 85: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),                      // 86: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                           // 87: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	56, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	56, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	57, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	58, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	57, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	59, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	60, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	61, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	62, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	57, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	62, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	62, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	61, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	62, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	62, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	61, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	57, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	59, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	71, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	71, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	71, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	71, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	72, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	73, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	72, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	74, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	75, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	76, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	77, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	72, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	77, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	77, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	76, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	77, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	77, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	76, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	72, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	74, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	56, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	63, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	61, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	64, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	57, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	63, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	61, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	59, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	61, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	57, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	71, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	78, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	76, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	79, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	72, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	78, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	76, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	74, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	76, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	72, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	65, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	65, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	57, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	65, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	66, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	67, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
-	68, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
-	69, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	70, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	71, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	72, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	72, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	72, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	56, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	80, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	80, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	72, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	80, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	81, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	82, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	83, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	84, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	85, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	86, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	87, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	87, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	87, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	71, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	71, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	71, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	71, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	53, // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	56, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	56, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	1,  // 55: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 56: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 57: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 58: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 59: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 60: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 61: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15, // 62: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17, // 63: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19, // 64: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25, // 65: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27, // 66: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29, // 67: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31, // 68: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33, // 69: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35, // 70: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
-	37, // 71: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	39, // 72: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	41, // 73: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	43, // 74: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	45, // 75: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	47, // 76: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
-	49, // 77: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
-	51, // 78: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
-	54, // 79: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
-	2,  // 80: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 81: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 82: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 83: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 84: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 85: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 86: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 87: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 88: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 89: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 90: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 91: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 92: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 93: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 94: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 95: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
-	38, // 96: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	40, // 97: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	42, // 98: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	44, // 99: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	46, // 100: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	48, // 101: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	50, // 102: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	52, // 103: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	55, // 104: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	80, // [80:105] is the sub-list for method output_type
-	55, // [55:80] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	71, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	71, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	71, // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
+	68, // 56: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> tabuleiro.lobby.v1.Passkey
+	71, // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	71, // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	71, // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	68, // 60: tabuleiro.lobby.v1.ListPasskeysResponse.passkeys:type_name -> tabuleiro.lobby.v1.Passkey
+	71, // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	71, // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	1,  // 63: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,  // 64: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,  // 65: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,  // 66: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,  // 67: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11, // 68: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13, // 69: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15, // 70: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17, // 71: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19, // 72: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25, // 73: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27, // 74: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29, // 75: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31, // 76: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33, // 77: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35, // 78: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
+	37, // 79: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	39, // 80: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	41, // 81: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	43, // 82: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	45, // 83: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	47, // 84: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
+	49, // 85: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
+	51, // 86: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
+	54, // 87: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
+	56, // 88: tabuleiro.lobby.v1.LobbyService.ChangePassword:input_type -> tabuleiro.lobby.v1.ChangePasswordRequest
+	58, // 89: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:input_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
+	60, // 90: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:input_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
+	62, // 91: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:input_type -> tabuleiro.lobby.v1.BeginPasskeySignInRequest
+	64, // 92: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:input_type -> tabuleiro.lobby.v1.FinishPasskeySignInRequest
+	66, // 93: tabuleiro.lobby.v1.LobbyService.ListPasskeys:input_type -> tabuleiro.lobby.v1.ListPasskeysRequest
+	69, // 94: tabuleiro.lobby.v1.LobbyService.RemovePasskey:input_type -> tabuleiro.lobby.v1.RemovePasskeyRequest
+	2,  // 95: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 96: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 97: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 98: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 99: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 100: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 101: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16, // 102: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18, // 103: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20, // 104: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26, // 105: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28, // 106: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30, // 107: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32, // 108: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34, // 109: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36, // 110: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38, // 111: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40, // 112: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42, // 113: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44, // 114: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46, // 115: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48, // 116: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50, // 117: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52, // 118: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55, // 119: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	57, // 120: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
+	59, // 121: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+	61, // 122: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+	63, // 123: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
+	65, // 124: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
+	67, // 125: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
+	70, // 126: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
+	95, // [95:127] is the sub-list for method output_type
+	63, // [63:95] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -3930,7 +4823,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   55,
+			NumMessages:   70,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

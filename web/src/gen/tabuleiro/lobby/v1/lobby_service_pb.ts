@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/lobby/v1/lobby_service.proto.
  */
 export const file_tabuleiro_lobby_v1_lobby_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkitgEKE1NpZ25Jbkd1ZXN0UmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YBCABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChNSZWZyZXNoVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkipAEKFFJlZnJlc2hUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKaAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSEgoKb25lX2RldmljZRgIIAEoCCI8ChJDcmVhdGVSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tInEKEExpc3RSb29tc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJVChFMaXN0Um9vbXNSZXNwb25zZRInCgVyb29tcxgBIAMoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJrCg9Kb2luUm9vbVJlcXVlc3QSEQoHcm9vbV9pZBgBIAEoCUgAEhUKC2ludml0ZV9jb2RlGAIgASgJSAASEAoIcGFzc3dvcmQYAyABKAkSEgoKb25lX2RldmljZRgEIAEoCEIICgZ0YXJnZXQiZgoQSm9pblJvb21SZXNwb25zZRImCgRyb29tGAEgASgLMhgudGFidWxlaXJvLmxvYmJ5LnYxLlJvb20SKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdCI5ChBHZXRJbnZpdGVSZXF1ZXN0EhMKC2ludml0ZV9jb2RlGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKEUdldEludml0ZVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbSIjChBMZWF2ZVJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiEwoRTGVhdmVSb29tUmVzcG9uc2UiIwoQV2F0Y2hSb29tUmVxdWVzdBIPCgdyb29tX2lkGAEgASgJImcKEVdhdGNoUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqkBChBGaW5kTWF0Y2hSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSNAoMdGltZV9jb250cm9sGAMgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSGAoQYWNjZXB0X2JvdF9vZmZlchgFIAEoCCLvAQoRRmluZE1hdGNoUmVzcG9uc2USLAoGcXVldWVkGAEgASgLMhoudGFidWxlaXJvLmxvYmJ5LnYxLlF1ZXVlZEgAEjsKDndpbmRvd193aWRlbmVkGAIgASgLMiEudGFidWxlaXJvLmxvYmJ5LnYxLldpbmRvd1dpZGVuZWRIABI1Cgtib3Rfb2ZmZXJlZBgDIAEoCzIeLnRhYnVsZWlyby5sb2JieS52MS5Cb3RPZmZlcmVkSAASLgoHbWF0Y2hlZBgEIAEoCzIbLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaGVkSABCCAoGdXBkYXRlIoIBCgZRdWV1ZWQSEQoJdGlja2V0X2lkGAEgASgJEg4KBnJhdGluZxgCIAEoARISCgpyYXRpbmdfbWluGAMgASgBEhIKCnJhdGluZ19tYXgYBCABKAESLQoJcXVldWVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKCg1XaW5kb3dXaWRlbmVkEhIKCnJhdGluZ19taW4YASABKAESEgoKcmF0aW5nX21heBgCIAEoARIRCgl3YWl0ZWRfbXMYAyABKAMiSwoKQm90T2ZmZXJlZBIqCgVsZXZlbBgBIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCXdhaXRlZF9tcxgCIAEoAyJ5CgdNYXRjaGVkEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudCLRAQoOUGxheUJvdFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIqCgVsZXZlbBgDIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEiUKBHNlYXQYBCABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EjQKDHRpbWVfY29udHJvbBgFIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlRpbWVDb250cm9sIk8KD1BsYXlCb3RSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqoBChZMaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSMQoFb3JkZXIYAyABKA4yIi50YWJ1bGVpcm8ubG9iYnkudjEuTGl2ZU1hdGNoT3JkZXISEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiZQoXTGlzdExpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhoKGExpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdCJOChlMaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlEjEKB21hdGNoZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5InMKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEiUKBGdhbWUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KEUxpc3RHYW1lc1Jlc3BvbnNlEi8KBWdhbWVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJBCg9HZXRHYW1lUmVzcG9uc2USLgoGcmVjb3JkGAEgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkdhbWVSZWNvcmQiJAoRUmV2aWV3R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSKFAQoSUmV2aWV3R2FtZVJlc3BvbnNlEjUKCHByb2dyZXNzGAEgASgLMiEudGFidWxlaXJvLmdhbWUudjEuUmV2aWV3UHJvZ3Jlc3NIABIvCgZyZXZpZXcYAiABKAsyHS50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lUmV2aWV3SABCBwoFZXZlbnQiJAoPR2V0U3RhdHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSLnAQoQR2V0U3RhdHNSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEisKB3JhdGluZ3MYAyADKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nEjIKC2JvdF9yZWNvcmRzGAQgAygLMh0udGFidWxlaXJvLmxvYmJ5LnYxLkJvdFJlY29yZBI3Cg11bnJhdGVkX2dhbWVzGAUgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLlVucmF0ZWRHYW1lcxIQCgh1c2VybmFtZRgGIAEoCSInChNPZmZlclJlbWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIkQKFE9mZmVyUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCIpChVEZWNsaW5lUmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRgoWRGVjbGluZVJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giJwoTV2F0Y2hSZW1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJEChRXYXRjaFJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giLQoVU2V0RGlzcGxheU5hbWVSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCSJXChZTZXREaXNwbGF5TmFtZVJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjkKE0NsYWltQWNjb3VudFJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiZwoUQ2xhaW1BY2NvdW50UmVzcG9uc2USEAoIdXNlcm5hbWUYASABKAkSDQoFdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQwoNU2lnbkluUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIOCgZkZXZpY2UYAyABKAki2QEKDlNpZ25JblJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZyZXNoX3Rva2VuGAQgASgJEjYKEnJlZnJlc2hfZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZGlzcGxheV9uYW1lGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJIhUKE0xpc3RTZXNzaW9uc1JlcXVlc3QiRQoUTGlzdFNlc3Npb25zUmVzcG9uc2USLQoIc2Vzc2lvbnMYASADKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuU2Vzc2lvbiKiAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEg4KBmRldmljZRgCIAEoCRIwCgxzaWduZWRfaW5fYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3Rfc2Vlbl9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHY3VycmVudBgFIAEoCCI4Cg5TaWduT3V0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCmV2ZXJ5d2hlcmUYAiABKAgiIAoPU2lnbk91dFJlc3BvbnNlEg0KBWVuZGVkGAEgASgFKnkKDkxpdmVNYXRjaE9yZGVyEiAKHExJVkVfTUFUQ0hfT1JERVJfVU5TUEVDSUZJRUQQABIhCh1MSVZFX01BVENIX09SREVSX01PU1RfV0FUQ0hFRBABEiIKHkxJVkVfTUFUQ0hfT1JERVJfSElHSEVTVF9SQVRFRBACMskSCgxMb2JieVNlcnZpY2USXgoLU2lnbkluR3Vlc3QSJi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluR3Vlc3RSZXF1ZXN0GicudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVzcG9uc2USYQoMUmVmcmVzaFRva2VuEicudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuUmVmcmVzaFRva2VuUmVzcG9uc2USYQoMTGlzdFZhcmlhbnRzEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFZhcmlhbnRzUmVzcG9uc2USWwoKQ3JlYXRlUm9vbRIlLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVxdWVzdBomLnRhYnVsZWlyby5sb2JieS52MS5DcmVhdGVSb29tUmVzcG9uc2USWAoJTGlzdFJvb21zEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1JlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFJvb21zUmVzcG9uc2USVQoISm9pblJvb20SIy50YWJ1bGVpcm8ubG9iYnkudjEuSm9pblJvb21SZXF1ZXN0GiQudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVzcG9uc2USWAoJR2V0SW52aXRlEiQudGFidWxlaXJvLmxvYmJ5LnYxLkdldEludml0ZVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuR2V0SW52aXRlUmVzcG9uc2USWAoJTGVhdmVSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuTGVhdmVSb29tUmVzcG9uc2USWgoJV2F0Y2hSb29tEiQudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSb29tUmVzcG9uc2UwARJaCglGaW5kTWF0Y2gSJC50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5GaW5kTWF0Y2hSZXNwb25zZTABElIKB1BsYXlCb3QSIi50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuUGxheUJvdFJlc3BvbnNlEmoKD0xpc3RMaXZlTWF0Y2hlcxIqLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0GisudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RMaXZlTWF0Y2hlc1Jlc3BvbnNlEnAKEUxpc3RBY3RpdmVNYXRjaGVzEiwudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdBotLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlElgKCUxpc3RHYW1lcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlElIKB0dldEdhbWUSIi50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlcXVlc3QaIy50YWJ1bGVpcm8ubG9iYnkudjEuR2V0R2FtZVJlc3BvbnNlEl0KClJldmlld0dhbWUSJS50YWJ1bGVpcm8ubG9iYnkudjEuUmV2aWV3R2FtZVJlcXVlc3QaJi50YWJ1bGVpcm8ubG9iYnkudjEuUmV2aWV3R2FtZVJlc3BvbnNlMAESVQoIR2V0U3RhdHMSIy50YWJ1bGVpcm8ubG9iYnkudjEuR2V0U3RhdHNSZXF1ZXN0GiQudGFidWxlaXJvLmxvYmJ5LnYxLkdldFN0YXRzUmVzcG9uc2USYQoMT2ZmZXJSZW1hdGNoEicudGFidWxlaXJvLmxvYmJ5LnYxLk9mZmVyUmVtYXRjaFJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuT2ZmZXJSZW1hdGNoUmVzcG9uc2USZwoORGVjbGluZVJlbWF0Y2gSKS50YWJ1bGVpcm8ubG9iYnkudjEuRGVjbGluZVJlbWF0Y2hSZXF1ZXN0GioudGFidWxlaXJvLmxvYmJ5LnYxLkRlY2xpbmVSZW1hdGNoUmVzcG9uc2USYwoMV2F0Y2hSZW1hdGNoEicudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUmVtYXRjaFJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuV2F0Y2hSZW1hdGNoUmVzcG9uc2UwARJnCg5TZXREaXNwbGF5TmFtZRIpLnRhYnVsZWlyby5sb2JieS52MS5TZXREaXNwbGF5TmFtZVJlcXVlc3QaKi50YWJ1bGVpcm8ubG9iYnkudjEuU2V0RGlzcGxheU5hbWVSZXNwb25zZRJhCgxDbGFpbUFjY291bnQSJy50YWJ1bGVpcm8ubG9iYnkudjEuQ2xhaW1BY2NvdW50UmVxdWVzdBooLnRhYnVsZWlyby5sb2JieS52MS5DbGFpbUFjY291bnRSZXNwb25zZRJPCgZTaWduSW4SIS50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluUmVxdWVzdBoiLnRhYnVsZWlyby5sb2JieS52MS5TaWduSW5SZXNwb25zZRJhCgxMaXN0U2Vzc2lvbnMSJy50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFNlc3Npb25zUmVxdWVzdBooLnRhYnVsZWlyby5sb2JieS52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZRJSCgdTaWduT3V0EiIudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25PdXRSZXF1ZXN0GiMudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25PdXRSZXNwb25zZUIyWjB0YWJ1bGVpcm8uZGV2L3BrZy9nZW4vdGFidWxlaXJvL2xvYmJ5L3YxO2xvYmJ5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_game_v1_review, file_tabuleiro_lobby_v1_lobby]);
+  fileDesc("CiZ0YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnlfc2VydmljZS5wcm90bxISdGFidWxlaXJvLmxvYmJ5LnYxIioKElNpZ25Jbkd1ZXN0UmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkitgEKE1NpZ25Jbkd1ZXN0UmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YBCABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChNSZWZyZXNoVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkipAEKFFJlZnJlc2hUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZnJlc2hfdG9rZW4YAyABKAkSNgoScmVmcmVzaF9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChNMaXN0VmFyaWFudHNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lIkQKFExpc3RWYXJpYW50c1Jlc3BvbnNlEiwKCHZhcmlhbnRzGAEgAygLMhoudGFidWxlaXJvLmdhbWUudjEuVmFyaWFudCKaAgoRQ3JlYXRlUm9vbVJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRI0Cgx0aW1lX2NvbnRyb2wYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgEIAEoCBI2Cgp2aXNpYmlsaXR5GAUgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5EhAKCHBhc3N3b3JkGAYgASgJEioKCWhvc3Rfc2VhdBgHIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSEgoKb25lX2RldmljZRgIIAEoCCI8ChJDcmVhdGVSb29tUmVzcG9uc2USJgoEcm9vbRgBIAEoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tInEKEExpc3RSb29tc1JlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJVChFMaXN0Um9vbXNSZXNwb25zZRInCgVyb29tcxgBIAMoCzIYLnRhYnVsZWlyby5sb2JieS52MS5Sb29tEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJrCg9Kb2luUm9vbVJlcXVlc3QSEQoHcm9vbV9pZBgBIAEoCUgAEhUKC2ludml0ZV9jb2RlGAIgASgJSAASEAoIcGFzc3dvcmQYAyABKAkSEgoKb25lX2RldmljZRgEIAEoCEIICgZ0YXJnZXQiZgoQSm9pblJvb21SZXNwb25zZRImCgRyb29tGAEgASgLMhgudGFidWxlaXJvLmxvYmJ5LnYxLlJvb20SKgoJeW91cl9zZWF0GAIgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdCI5ChBHZXRJbnZpdGVSZXF1ZXN0EhMKC2ludml0ZV9jb2RlGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKEUdldEludml0ZVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbSIjChBMZWF2ZVJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiEwoRTGVhdmVSb29tUmVzcG9uc2UiIwoQV2F0Y2hSb29tUmVxdWVzdBIPCgdyb29tX2lkGAEgASgJImcKEVdhdGNoUm9vbVJlc3BvbnNlEiYKBHJvb20YASABKAsyGC50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqkBChBGaW5kTWF0Y2hSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSNAoMdGltZV9jb250cm9sGAMgASgLMh4udGFidWxlaXJvLmdhbWUudjEuVGltZUNvbnRyb2wSDQoFcmF0ZWQYBCABKAgSGAoQYWNjZXB0X2JvdF9vZmZlchgFIAEoCCLvAQoRRmluZE1hdGNoUmVzcG9uc2USLAoGcXVldWVkGAEgASgLMhoudGFidWxlaXJvLmxvYmJ5LnYxLlF1ZXVlZEgAEjsKDndpbmRvd193aWRlbmVkGAIgASgLMiEudGFidWxlaXJvLmxvYmJ5LnYxLldpbmRvd1dpZGVuZWRIABI1Cgtib3Rfb2ZmZXJlZBgDIAEoCzIeLnRhYnVsZWlyby5sb2JieS52MS5Cb3RPZmZlcmVkSAASLgoHbWF0Y2hlZBgEIAEoCzIbLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaGVkSABCCAoGdXBkYXRlIoIBCgZRdWV1ZWQSEQoJdGlja2V0X2lkGAEgASgJEg4KBnJhdGluZxgCIAEoARISCgpyYXRpbmdfbWluGAMgASgBEhIKCnJhdGluZ19tYXgYBCABKAESLQoJcXVldWVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKCg1XaW5kb3dXaWRlbmVkEhIKCnJhdGluZ19taW4YASABKAESEgoKcmF0aW5nX21heBgCIAEoARIRCgl3YWl0ZWRfbXMYAyABKAMiSwoKQm90T2ZmZXJlZBIqCgVsZXZlbBgBIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEhEKCXdhaXRlZF9tcxgCIAEoAyJ5CgdNYXRjaGVkEhAKCG1hdGNoX2lkGAEgASgJEioKCXlvdXJfc2VhdBgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYAyABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudCLRAQoOUGxheUJvdFJlcXVlc3QSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIqCgVsZXZlbBgDIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEiUKBHNlYXQYBCABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EjQKDHRpbWVfY29udHJvbBgFIAEoCzIeLnRhYnVsZWlyby5nYW1lLnYxLlRpbWVDb250cm9sIk8KD1BsYXlCb3RSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIqCgl5b3VyX3NlYXQYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0IqoBChZMaXN0TGl2ZU1hdGNoZXNSZXF1ZXN0EiUKBGdhbWUYASABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEg8KB3ZhcmlhbnQYAiABKAkSMQoFb3JkZXIYAyABKA4yIi50YWJ1bGVpcm8ubG9iYnkudjEuTGl2ZU1hdGNoT3JkZXISEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiZQoXTGlzdExpdmVNYXRjaGVzUmVzcG9uc2USMQoHbWF0Y2hlcxgBIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhoKGExpc3RBY3RpdmVNYXRjaGVzUmVxdWVzdCJOChlMaXN0QWN0aXZlTWF0Y2hlc1Jlc3BvbnNlEjEKB21hdGNoZXMYASADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuTWF0Y2hTdW1tYXJ5InMKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEiUKBGdhbWUYAiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIl0KEUxpc3RHYW1lc1Jlc3BvbnNlEi8KBWdhbWVzGAEgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJBCg9HZXRHYW1lUmVzcG9uc2USLgoGcmVjb3JkGAEgASgLMh4udGFidWxlaXJvLmxvYmJ5LnYxLkdhbWVSZWNvcmQiJAoRUmV2aWV3R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSKFAQoSUmV2aWV3R2FtZVJlc3BvbnNlEjUKCHByb2dyZXNzGAEgASgLMiEudGFidWxlaXJvLmdhbWUudjEuUmV2aWV3UHJvZ3Jlc3NIABIvCgZyZXZpZXcYAiABKAsyHS50YWJ1bGVpcm8uZ2FtZS52MS5HYW1lUmV2aWV3SABCBwoFZXZlbnQiJAoPR2V0U3RhdHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSLnAQoQR2V0U3RhdHNSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEisKB3JhdGluZ3MYAyADKAsyGi50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nEjIKC2JvdF9yZWNvcmRzGAQgAygLMh0udGFidWxlaXJvLmxvYmJ5LnYxLkJvdFJlY29yZBI3Cg11bnJhdGVkX2dhbWVzGAUgAygLMiAudGFidWxlaXJvLmxvYmJ5LnYxLlVucmF0ZWRHYW1lcxIQCgh1c2VybmFtZRgGIAEoCSInChNPZmZlclJlbWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIkQKFE9mZmVyUmVtYXRjaFJlc3BvbnNlEiwKB3JlbWF0Y2gYASABKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUmVtYXRjaCIpChVEZWNsaW5lUmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRgoWRGVjbGluZVJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giJwoTV2F0Y2hSZW1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJEChRXYXRjaFJlbWF0Y2hSZXNwb25zZRIsCgdyZW1hdGNoGAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlJlbWF0Y2giLQoVU2V0RGlzcGxheU5hbWVSZXF1ZXN0EhQKDGRpc3BsYXlfbmFtZRgBIAEoCSJXChZTZXREaXNwbGF5TmFtZVJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjkKE0NsYWltQWNjb3VudFJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiZwoUQ2xhaW1BY2NvdW50UmVzcG9uc2USEAoIdXNlcm5hbWUYASABKAkSDQoFdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQwoNU2lnbkluUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIOCgZkZXZpY2UYAyABKAki2QEKDlNpZ25JblJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZyZXNoX3Rva2VuGAQgASgJEjYKEnJlZnJlc2hfZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZGlzcGxheV9uYW1lGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJIhUKE0xpc3RTZXNzaW9uc1JlcXVlc3QiRQoUTGlzdFNlc3Npb25zUmVzcG9uc2USLQoIc2Vzc2lvbnMYASADKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuU2Vzc2lvbiKiAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEg4KBmRldmljZRgCIAEoCRIwCgxzaWduZWRfaW5fYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3Rfc2Vlbl9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHY3VycmVudBgFIAEoCCI4Cg5TaWduT3V0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCmV2ZXJ5d2hlcmUYAiABKAgiIAoPU2lnbk91dFJlc3BvbnNlEg0KBWVuZGVkGAEgASgFIkcKFUNoYW5nZVBhc3N3b3JkUmVxdWVzdBIYChBjdXJyZW50X3Bhc3N3b3JkGAEgASgJEhQKDG5ld19wYXNzd29yZBgCIAEoCSInChZDaGFuZ2VQYXNzd29yZFJlc3BvbnNlEg0KBWVuZGVkGAEgASgFIiEKH0JlZ2luUGFzc2tleVJlZ2lzdHJhdGlvblJlcXVlc3QiaAogQmVnaW5QYXNza2V5UmVnaXN0cmF0aW9uUmVzcG9uc2USFAoMb3B0aW9uc19qc29uGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkkKIEZpbmlzaFBhc3NrZXlSZWdpc3RyYXRpb25SZXF1ZXN0EhcKD2NyZWRlbnRpYWxfanNvbhgBIAEoCRIMCgRuYW1lGAIgASgJIlEKIUZpbmlzaFBhc3NrZXlSZWdpc3RyYXRpb25SZXNwb25zZRIsCgdwYXNza2V5GAEgASgLMhsudGFidWxlaXJvLmxvYmJ5LnYxLlBhc3NrZXkiGwoZQmVnaW5QYXNza2V5U2lnbkluUmVxdWVzdCJiChpCZWdpblBhc3NrZXlTaWduSW5SZXNwb25zZRIUCgxvcHRpb25zX2pzb24YASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRQoaRmluaXNoUGFzc2tleVNpZ25JblJlcXVlc3QSFwoPY3JlZGVudGlhbF9qc29uGAEgASgJEg4KBmRldmljZRgCIAEoCSLmAQobRmluaXNoUGFzc2tleVNpZ25JblJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZyZXNoX3Rva2VuGAQgASgJEjYKEnJlZnJlc2hfZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZGlzcGxheV9uYW1lGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJIhUKE0xpc3RQYXNza2V5c1JlcXVlc3QiRQoUTGlzdFBhc3NrZXlzUmVzcG9uc2USLQoIcGFzc2tleXMYASADKAsyGy50YWJ1bGVpcm8ubG9iYnkudjEuUGFzc2tleSKNAQoHUGFzc2tleRISCgpwYXNza2V5X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF91c2VkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIqChRSZW1vdmVQYXNza2V5UmVxdWVzdBISCgpwYXNza2V5X2lkGAEgASgJIiYKFVJlbW92ZVBhc3NrZXlSZXNwb25zZRINCgVlbmRlZBgBIAEoBSp5Cg5MaXZlTWF0Y2hPcmRlchIgChxMSVZFX01BVENIX09SREVSX1VOU1BFQ0lGSUVEEAASIQodTElWRV9NQVRDSF9PUkRFUl9NT1NUX1dBVENIRUQQARIiCh5MSVZFX01BVENIX09SREVSX0hJR0hFU1RfUkFURUQQAjL7GAoMTG9iYnlTZXJ2aWNlEl4KC1NpZ25Jbkd1ZXN0EiYudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25Jbkd1ZXN0UmVxdWVzdBonLnRhYnVsZWlyby5sb2JieS52MS5TaWduSW5HdWVzdFJlc3BvbnNlEmEKDFJlZnJlc2hUb2tlbhInLnRhYnVsZWlyby5sb2JieS52MS5SZWZyZXNoVG9rZW5SZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLlJlZnJlc2hUb2tlblJlc3BvbnNlEmEKDExpc3RWYXJpYW50cxInLnRhYnVsZWlyby5sb2JieS52MS5MaXN0VmFyaWFudHNSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RWYXJpYW50c1Jlc3BvbnNlElsKCkNyZWF0ZVJvb20SJS50YWJ1bGVpcm8ubG9iYnkudjEuQ3JlYXRlUm9vbVJlcXVlc3QaJi50YWJ1bGVpcm8ubG9iYnkudjEuQ3JlYXRlUm9vbVJlc3BvbnNlElgKCUxpc3RSb29tcxIkLnRhYnVsZWlyby5sb2JieS52MS5MaXN0Um9vbXNSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RSb29tc1Jlc3BvbnNlElUKCEpvaW5Sb29tEiMudGFidWxlaXJvLmxvYmJ5LnYxLkpvaW5Sb29tUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5Kb2luUm9vbVJlc3BvbnNlElgKCUdldEludml0ZRIkLnRhYnVsZWlyby5sb2JieS52MS5HZXRJbnZpdGVSZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkdldEludml0ZVJlc3BvbnNlElgKCUxlYXZlUm9vbRIkLnRhYnVsZWlyby5sb2JieS52MS5MZWF2ZVJvb21SZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLkxlYXZlUm9vbVJlc3BvbnNlEloKCVdhdGNoUm9vbRIkLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJvb21SZXF1ZXN0GiUudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUm9vbVJlc3BvbnNlMAESWgoJRmluZE1hdGNoEiQudGFidWxlaXJvLmxvYmJ5LnYxLkZpbmRNYXRjaFJlcXVlc3QaJS50YWJ1bGVpcm8ubG9iYnkudjEuRmluZE1hdGNoUmVzcG9uc2UwARJSCgdQbGF5Qm90EiIudGFidWxlaXJvLmxvYmJ5LnYxLlBsYXlCb3RSZXF1ZXN0GiMudGFidWxlaXJvLmxvYmJ5LnYxLlBsYXlCb3RSZXNwb25zZRJqCg9MaXN0TGl2ZU1hdGNoZXMSKi50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdExpdmVNYXRjaGVzUmVxdWVzdBorLnRhYnVsZWlyby5sb2JieS52MS5MaXN0TGl2ZU1hdGNoZXNSZXNwb25zZRJwChFMaXN0QWN0aXZlTWF0Y2hlcxIsLnRhYnVsZWlyby5sb2JieS52MS5MaXN0QWN0aXZlTWF0Y2hlc1JlcXVlc3QaLS50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdEFjdGl2ZU1hdGNoZXNSZXNwb25zZRJYCglMaXN0R2FtZXMSJC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdEdhbWVzUmVxdWVzdBolLnRhYnVsZWlyby5sb2JieS52MS5MaXN0R2FtZXNSZXNwb25zZRJSCgdHZXRHYW1lEiIudGFidWxlaXJvLmxvYmJ5LnYxLkdldEdhbWVSZXF1ZXN0GiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldEdhbWVSZXNwb25zZRJdCgpSZXZpZXdHYW1lEiUudGFidWxlaXJvLmxvYmJ5LnYxLlJldmlld0dhbWVSZXF1ZXN0GiYudGFidWxlaXJvLmxvYmJ5LnYxLlJldmlld0dhbWVSZXNwb25zZTABElUKCEdldFN0YXRzEiMudGFidWxlaXJvLmxvYmJ5LnYxLkdldFN0YXRzUmVxdWVzdBokLnRhYnVsZWlyby5sb2JieS52MS5HZXRTdGF0c1Jlc3BvbnNlEmEKDE9mZmVyUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5PZmZlclJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLk9mZmVyUmVtYXRjaFJlc3BvbnNlEmcKDkRlY2xpbmVSZW1hdGNoEikudGFidWxlaXJvLmxvYmJ5LnYxLkRlY2xpbmVSZW1hdGNoUmVxdWVzdBoqLnRhYnVsZWlyby5sb2JieS52MS5EZWNsaW5lUmVtYXRjaFJlc3BvbnNlEmMKDFdhdGNoUmVtYXRjaBInLnRhYnVsZWlyby5sb2JieS52MS5XYXRjaFJlbWF0Y2hSZXF1ZXN0GigudGFidWxlaXJvLmxvYmJ5LnYxLldhdGNoUmVtYXRjaFJlc3BvbnNlMAESZwoOU2V0RGlzcGxheU5hbWUSKS50YWJ1bGVpcm8ubG9iYnkudjEuU2V0RGlzcGxheU5hbWVSZXF1ZXN0GioudGFidWxlaXJvLmxvYmJ5LnYxLlNldERpc3BsYXlOYW1lUmVzcG9uc2USYQoMQ2xhaW1BY2NvdW50EicudGFidWxlaXJvLmxvYmJ5LnYxLkNsYWltQWNjb3VudFJlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuQ2xhaW1BY2NvdW50UmVzcG9uc2USTwoGU2lnbkluEiEudGFidWxlaXJvLmxvYmJ5LnYxLlNpZ25JblJlcXVlc3QaIi50YWJ1bGVpcm8ubG9iYnkudjEuU2lnbkluUmVzcG9uc2USYQoMTGlzdFNlc3Npb25zEicudGFidWxlaXJvLmxvYmJ5LnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaKC50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USUgoHU2lnbk91dBIiLnRhYnVsZWlyby5sb2JieS52MS5TaWduT3V0UmVxdWVzdBojLnRhYnVsZWlyby5sb2JieS52MS5TaWduT3V0UmVzcG9uc2USZwoOQ2hhbmdlUGFzc3dvcmQSKS50YWJ1bGVpcm8ubG9iYnkudjEuQ2hhbmdlUGFzc3dvcmRSZXF1ZXN0GioudGFidWxlaXJvLmxvYmJ5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2UShQEKGEJlZ2luUGFzc2tleVJlZ2lzdHJhdGlvbhIzLnRhYnVsZWlyby5sb2JieS52MS5CZWdpblBhc3NrZXlSZWdpc3RyYXRpb25SZXF1ZXN0GjQudGFidWxlaXJvLmxvYmJ5LnYxLkJlZ2luUGFzc2tleVJlZ2lzdHJhdGlvblJlc3BvbnNlEogBChlGaW5pc2hQYXNza2V5UmVnaXN0cmF0aW9uEjQudGFidWxlaXJvLmxvYmJ5LnYxLkZpbmlzaFBhc3NrZXlSZWdpc3RyYXRpb25SZXF1ZXN0GjUudGFidWxlaXJvLmxvYmJ5LnYxLkZpbmlzaFBhc3NrZXlSZWdpc3RyYXRpb25SZXNwb25zZRJzChJCZWdpblBhc3NrZXlTaWduSW4SLS50YWJ1bGVpcm8ubG9iYnkudjEuQmVnaW5QYXNza2V5U2lnbkluUmVxdWVzdBouLnRhYnVsZWlyby5sb2JieS52MS5CZWdpblBhc3NrZXlTaWduSW5SZXNwb25zZRJ2ChNGaW5pc2hQYXNza2V5U2lnbkluEi4udGFidWxlaXJvLmxvYmJ5LnYxLkZpbmlzaFBhc3NrZXlTaWduSW5SZXF1ZXN0Gi8udGFidWxlaXJvLmxvYmJ5LnYxLkZpbmlzaFBhc3NrZXlTaWduSW5SZXNwb25zZRJhCgxMaXN0UGFzc2tleXMSJy50YWJ1bGVpcm8ubG9iYnkudjEuTGlzdFBhc3NrZXlzUmVxdWVzdBooLnRhYnVsZWlyby5sb2JieS52MS5MaXN0UGFzc2tleXNSZXNwb25zZRJkCg1SZW1vdmVQYXNza2V5EigudGFidWxlaXJvLmxvYmJ5LnYxLlJlbW92ZVBhc3NrZXlSZXF1ZXN0GikudGFidWxlaXJvLmxvYmJ5LnYxLlJlbW92ZVBhc3NrZXlSZXNwb25zZUIyWjB0YWJ1bGVpcm8uZGV2L3BrZy9nZW4vdGFidWxlaXJvL2xvYmJ5L3YxO2xvYmJ5djFiBnByb3RvMw", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game, file_tabuleiro_game_v1_review, file_tabuleiro_lobby_v1_lobby]);
 
 /**
  * SignInGuestRequest asks for a guest identity.
@@ -1788,6 +1788,413 @@ export const SignOutResponseSchema: GenMessage<SignOutResponse> = /*@__PURE__*/
   messageDesc(file_tabuleiro_lobby_v1_lobby_service, 54);
 
 /**
+ * ChangePasswordRequest carries the current and the new password.
+ *
+ * @generated from message tabuleiro.lobby.v1.ChangePasswordRequest
+ */
+export type ChangePasswordRequest = Message<"tabuleiro.lobby.v1.ChangePasswordRequest"> & {
+  /**
+   * current_password is the account's password now.
+   *
+   * @generated from field: string current_password = 1;
+   */
+  currentPassword: string;
+
+  /**
+   * new_password is the new one, 8–128 characters.
+   *
+   * @generated from field: string new_password = 2;
+   */
+  newPassword: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ChangePasswordRequest.
+ * Use `create(ChangePasswordRequestSchema)` to create a new message.
+ */
+export const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 55);
+
+/**
+ * ChangePasswordResponse says how many other sign-ins ended.
+ *
+ * @generated from message tabuleiro.lobby.v1.ChangePasswordResponse
+ */
+export type ChangePasswordResponse = Message<"tabuleiro.lobby.v1.ChangePasswordResponse"> & {
+  /**
+   * ended is the number of the account's other sign-ins ended.
+   *
+   * @generated from field: int32 ended = 1;
+   */
+  ended: number;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ChangePasswordResponse.
+ * Use `create(ChangePasswordResponseSchema)` to create a new message.
+ */
+export const ChangePasswordResponseSchema: GenMessage<ChangePasswordResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 56);
+
+/**
+ * BeginPasskeyRegistrationRequest asks for a registration challenge; it
+ * has no fields yet.
+ *
+ * @generated from message tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
+ */
+export type BeginPasskeyRegistrationRequest = Message<"tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest"> & {
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest.
+ * Use `create(BeginPasskeyRegistrationRequestSchema)` to create a new message.
+ */
+export const BeginPasskeyRegistrationRequestSchema: GenMessage<BeginPasskeyRegistrationRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 57);
+
+/**
+ * BeginPasskeyRegistrationResponse is a registration ceremony's options.
+ *
+ * @generated from message tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+ */
+export type BeginPasskeyRegistrationResponse = Message<"tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse"> & {
+  /**
+   * options_json is PublicKeyCredentialCreationOptionsJSON (WebAuthn
+   * Level 3, §5.1.8): pass it, parsed, to
+   * PublicKeyCredential.parseCreationOptionsFromJSON().
+   *
+   * @generated from field: string options_json = 1;
+   */
+  optionsJson: string;
+
+  /**
+   * expires_at is when the challenge expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.
+ * Use `create(BeginPasskeyRegistrationResponseSchema)` to create a new message.
+ */
+export const BeginPasskeyRegistrationResponseSchema: GenMessage<BeginPasskeyRegistrationResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 58);
+
+/**
+ * FinishPasskeyRegistrationRequest is the authenticator's answer.
+ *
+ * @generated from message tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
+ */
+export type FinishPasskeyRegistrationRequest = Message<"tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest"> & {
+  /**
+   * credential_json is the created PublicKeyCredential's toJSON()
+   * (RegistrationResponseJSON), as text.
+   *
+   * @generated from field: string credential_json = 1;
+   */
+  credentialJson: string;
+
+  /**
+   * name labels the passkey in ListPasskeys ("phone"), up to 64
+   * characters; empty takes the client's user agent.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest.
+ * Use `create(FinishPasskeyRegistrationRequestSchema)` to create a new message.
+ */
+export const FinishPasskeyRegistrationRequestSchema: GenMessage<FinishPasskeyRegistrationRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 59);
+
+/**
+ * FinishPasskeyRegistrationResponse is the registered passkey.
+ *
+ * @generated from message tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+ */
+export type FinishPasskeyRegistrationResponse = Message<"tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse"> & {
+  /**
+   * passkey is the passkey added.
+   *
+   * @generated from field: tabuleiro.lobby.v1.Passkey passkey = 1;
+   */
+  passkey?: Passkey | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse.
+ * Use `create(FinishPasskeyRegistrationResponseSchema)` to create a new message.
+ */
+export const FinishPasskeyRegistrationResponseSchema: GenMessage<FinishPasskeyRegistrationResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 60);
+
+/**
+ * BeginPasskeySignInRequest asks for a sign-in challenge; it has no
+ * fields yet.
+ *
+ * @generated from message tabuleiro.lobby.v1.BeginPasskeySignInRequest
+ */
+export type BeginPasskeySignInRequest = Message<"tabuleiro.lobby.v1.BeginPasskeySignInRequest"> & {
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.BeginPasskeySignInRequest.
+ * Use `create(BeginPasskeySignInRequestSchema)` to create a new message.
+ */
+export const BeginPasskeySignInRequestSchema: GenMessage<BeginPasskeySignInRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 61);
+
+/**
+ * BeginPasskeySignInResponse is a sign-in ceremony's options.
+ *
+ * @generated from message tabuleiro.lobby.v1.BeginPasskeySignInResponse
+ */
+export type BeginPasskeySignInResponse = Message<"tabuleiro.lobby.v1.BeginPasskeySignInResponse"> & {
+  /**
+   * options_json is PublicKeyCredentialRequestOptionsJSON (WebAuthn
+   * Level 3, §5.1.9): pass it, parsed, to
+   * PublicKeyCredential.parseRequestOptionsFromJSON().
+   *
+   * @generated from field: string options_json = 1;
+   */
+  optionsJson: string;
+
+  /**
+   * expires_at is when the challenge expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.BeginPasskeySignInResponse.
+ * Use `create(BeginPasskeySignInResponseSchema)` to create a new message.
+ */
+export const BeginPasskeySignInResponseSchema: GenMessage<BeginPasskeySignInResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 62);
+
+/**
+ * FinishPasskeySignInRequest is the authenticator's assertion.
+ *
+ * @generated from message tabuleiro.lobby.v1.FinishPasskeySignInRequest
+ */
+export type FinishPasskeySignInRequest = Message<"tabuleiro.lobby.v1.FinishPasskeySignInRequest"> & {
+  /**
+   * credential_json is the asserted PublicKeyCredential's toJSON()
+   * (AuthenticationResponseJSON), as text.
+   *
+   * @generated from field: string credential_json = 1;
+   */
+  credentialJson: string;
+
+  /**
+   * device names the sign-in in ListSessions, as SignInRequest's.
+   *
+   * @generated from field: string device = 2;
+   */
+  device: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.FinishPasskeySignInRequest.
+ * Use `create(FinishPasskeySignInRequestSchema)` to create a new message.
+ */
+export const FinishPasskeySignInRequestSchema: GenMessage<FinishPasskeySignInRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 63);
+
+/**
+ * FinishPasskeySignInResponse is the account's identity and a new
+ * sign-in's tokens, as SignInResponse's.
+ *
+ * @generated from message tabuleiro.lobby.v1.FinishPasskeySignInResponse
+ */
+export type FinishPasskeySignInResponse = Message<"tabuleiro.lobby.v1.FinishPasskeySignInResponse"> & {
+  /**
+   * player_id is the account's player id.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * token is the bearer token for every later call.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * expires_at is when the token expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * refresh_token gets the next token (RefreshToken).
+   *
+   * @generated from field: string refresh_token = 4;
+   */
+  refreshToken: string;
+
+  /**
+   * refresh_expires_at is when refresh_token expires.
+   *
+   * @generated from field: google.protobuf.Timestamp refresh_expires_at = 5;
+   */
+  refreshExpiresAt?: Timestamp | undefined;
+
+  /**
+   * display_name is the account's display name.
+   *
+   * @generated from field: string display_name = 6;
+   */
+  displayName: string;
+
+  /**
+   * username is the account's username as its owner wrote it.
+   *
+   * @generated from field: string username = 7;
+   */
+  username: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.FinishPasskeySignInResponse.
+ * Use `create(FinishPasskeySignInResponseSchema)` to create a new message.
+ */
+export const FinishPasskeySignInResponseSchema: GenMessage<FinishPasskeySignInResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 64);
+
+/**
+ * ListPasskeysRequest asks for the caller's passkeys; it has no fields
+ * yet.
+ *
+ * @generated from message tabuleiro.lobby.v1.ListPasskeysRequest
+ */
+export type ListPasskeysRequest = Message<"tabuleiro.lobby.v1.ListPasskeysRequest"> & {
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ListPasskeysRequest.
+ * Use `create(ListPasskeysRequestSchema)` to create a new message.
+ */
+export const ListPasskeysRequestSchema: GenMessage<ListPasskeysRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 65);
+
+/**
+ * ListPasskeysResponse lists the caller's passkeys.
+ *
+ * @generated from message tabuleiro.lobby.v1.ListPasskeysResponse
+ */
+export type ListPasskeysResponse = Message<"tabuleiro.lobby.v1.ListPasskeysResponse"> & {
+  /**
+   * passkeys are oldest first.
+   *
+   * @generated from field: repeated tabuleiro.lobby.v1.Passkey passkeys = 1;
+   */
+  passkeys: Passkey[];
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.ListPasskeysResponse.
+ * Use `create(ListPasskeysResponseSchema)` to create a new message.
+ */
+export const ListPasskeysResponseSchema: GenMessage<ListPasskeysResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 66);
+
+/**
+ * Passkey is one WebAuthn credential of an account.
+ *
+ * @generated from message tabuleiro.lobby.v1.Passkey
+ */
+export type Passkey = Message<"tabuleiro.lobby.v1.Passkey"> & {
+  /**
+   * passkey_id is the credential's id (base64url, the id the
+   * authenticator made): RemovePasskey takes it.
+   *
+   * @generated from field: string passkey_id = 1;
+   */
+  passkeyId: string;
+
+  /**
+   * name is the label given when it was added.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * created_at is when it was added.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * last_used_at is its last sign-in; unset when never used.
+   *
+   * @generated from field: google.protobuf.Timestamp last_used_at = 4;
+   */
+  lastUsedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.Passkey.
+ * Use `create(PasskeySchema)` to create a new message.
+ */
+export const PasskeySchema: GenMessage<Passkey> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 67);
+
+/**
+ * RemovePasskeyRequest names the passkey to remove.
+ *
+ * @generated from message tabuleiro.lobby.v1.RemovePasskeyRequest
+ */
+export type RemovePasskeyRequest = Message<"tabuleiro.lobby.v1.RemovePasskeyRequest"> & {
+  /**
+   * passkey_id is ListPasskeys' passkey_id.
+   *
+   * @generated from field: string passkey_id = 1;
+   */
+  passkeyId: string;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.RemovePasskeyRequest.
+ * Use `create(RemovePasskeyRequestSchema)` to create a new message.
+ */
+export const RemovePasskeyRequestSchema: GenMessage<RemovePasskeyRequest> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 68);
+
+/**
+ * RemovePasskeyResponse says how many other sign-ins ended.
+ *
+ * @generated from message tabuleiro.lobby.v1.RemovePasskeyResponse
+ */
+export type RemovePasskeyResponse = Message<"tabuleiro.lobby.v1.RemovePasskeyResponse"> & {
+  /**
+   * ended is the number of the account's other sign-ins ended.
+   *
+   * @generated from field: int32 ended = 1;
+   */
+  ended: number;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.RemovePasskeyResponse.
+ * Use `create(RemovePasskeyResponseSchema)` to create a new message.
+ */
+export const RemovePasskeyResponseSchema: GenMessage<RemovePasskeyResponse> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby_service, 69);
+
+/**
  * LiveMatchOrder orders the live matches.
  *
  * @generated from enum tabuleiro.lobby.v1.LiveMatchOrder
@@ -2277,6 +2684,118 @@ export const LobbyService: GenService<{
     methodKind: "unary";
     input: typeof SignOutRequestSchema;
     output: typeof SignOutResponseSchema;
+  },
+  /**
+   * ChangePassword replaces the caller's account password, given the
+   * current one, and ends every other sign-in of the account (as SignOut
+   * does: their refresh tokens are revoked and the lobby refuses their
+   * bearer tokens); the caller's own sign-in goes on. Wrong current
+   * passwords count against the same limits as SignIn's (per account and
+   * client address). INVALID_ARGUMENT for a new password ClaimAccount
+   * would refuse; PERMISSION_DENIED with PASSWORD_WRONG for a wrong
+   * current password; NOT_FOUND for a guest (no account);
+   * RESOURCE_EXHAUSTED past the guess limits.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.ChangePassword
+   */
+  changePassword: {
+    methodKind: "unary";
+    input: typeof ChangePasswordRequestSchema;
+    output: typeof ChangePasswordResponseSchema;
+  },
+  /**
+   * BeginPasskeyRegistration begins adding a passkey (a WebAuthn
+   * credential, discoverable) to the caller's account: it returns the
+   * options for navigator.credentials.create() as
+   * PublicKeyCredentialCreationOptionsJSON (the argument of
+   * PublicKeyCredential.parseCreationOptionsFromJSON()). Its challenge is
+   * kept on the server, single-use, until expires_at. Passkeys are bound
+   * to the server's relying-party ID (its domain) and accepted only from
+   * its configured origins. NOT_FOUND for a guest (ClaimAccount first);
+   * FAILED_PRECONDITION with PASSKEYS_UNAVAILABLE when the server has no
+   * relying party configured.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration
+   */
+  beginPasskeyRegistration: {
+    methodKind: "unary";
+    input: typeof BeginPasskeyRegistrationRequestSchema;
+    output: typeof BeginPasskeyRegistrationResponseSchema;
+  },
+  /**
+   * FinishPasskeyRegistration verifies the authenticator's answer to
+   * BeginPasskeyRegistration's challenge and adds the passkey to the
+   * caller's account. FAILED_PRECONDITION with PASSKEY_CHALLENGE_EXPIRED
+   * when the challenge expired or is not the caller's, or
+   * PASSKEY_CHALLENGE_USED when it was answered already;
+   * PERMISSION_DENIED with PASSKEY_WRONG_SITE for an answer from another
+   * origin or for another relying-party ID; UNAUTHENTICATED with
+   * PASSKEY_REFUSED when the answer does not verify; ALREADY_EXISTS when
+   * the credential is registered already; INVALID_ARGUMENT for an answer
+   * that does not parse or a name over 64 characters.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration
+   */
+  finishPasskeyRegistration: {
+    methodKind: "unary";
+    input: typeof FinishPasskeyRegistrationRequestSchema;
+    output: typeof FinishPasskeyRegistrationResponseSchema;
+  },
+  /**
+   * BeginPasskeySignIn begins a sign-in with a passkey, usernameless: it
+   * returns the options for navigator.credentials.get() as
+   * PublicKeyCredentialRequestOptionsJSON (no allowed credentials: the
+   * authenticator offers its passkeys for this site). Public; rate-limited
+   * per client address with SignIn.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn
+   */
+  beginPasskeySignIn: {
+    methodKind: "unary";
+    input: typeof BeginPasskeySignInRequestSchema;
+    output: typeof BeginPasskeySignInResponseSchema;
+  },
+  /**
+   * FinishPasskeySignIn verifies the authenticator's assertion and signs
+   * in to the account that owns the passkey: a new sign-in, as SignIn's.
+   * Public. Each challenge is answered once: a replayed assertion gets
+   * FAILED_PRECONDITION with PASSKEY_CHALLENGE_USED, a late one
+   * PASSKEY_CHALLENGE_EXPIRED; UNAUTHENTICATED with PASSKEY_UNKNOWN for a
+   * passkey no account has (never registered here, or removed), with
+   * PASSKEY_REFUSED for an assertion that does not verify (signature,
+   * flags, a signature counter gone backwards); PERMISSION_DENIED with
+   * PASSKEY_WRONG_SITE for an assertion from another origin or for
+   * another relying-party ID.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn
+   */
+  finishPasskeySignIn: {
+    methodKind: "unary";
+    input: typeof FinishPasskeySignInRequestSchema;
+    output: typeof FinishPasskeySignInResponseSchema;
+  },
+  /**
+   * ListPasskeys lists the caller's account's passkeys, oldest first
+   * (none for a guest).
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.ListPasskeys
+   */
+  listPasskeys: {
+    methodKind: "unary";
+    input: typeof ListPasskeysRequestSchema;
+    output: typeof ListPasskeysResponseSchema;
+  },
+  /**
+   * RemovePasskey removes a passkey of the caller's account (it signs in
+   * no more) and ends every other sign-in of the account, as
+   * ChangePassword does. NOT_FOUND when the account has no such passkey.
+   *
+   * @generated from rpc tabuleiro.lobby.v1.LobbyService.RemovePasskey
+   */
+  removePasskey: {
+    methodKind: "unary";
+    input: typeof RemovePasskeyRequestSchema;
+    output: typeof RemovePasskeyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tabuleiro_lobby_v1_lobby_service, 0);
