@@ -887,11 +887,20 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	}
 	// An entry's activity time is renewed every RefreshEvery, and its
 	// keys live LiveTTL+RefreshEvery from then.
-	stale := strconv.FormatInt(now-(s.o.LiveTTL+s.o.RefreshEvery).Milliseconds(), 10)
+	staleMS := now - (s.o.LiveTTL + s.o.RefreshEvery).Milliseconds()
+	stale := strconv.FormatInt(staleMS, 10)
 	olds := make([]*redis.StringSliceCmd, len(bs))
 	recent := make([]*redis.ZSliceCmd, len(bs))
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, b := range bs {
+			if playerID != "" {
+				// A player's index holds their few live matches: one
+				// read of a bucket's whole index, split below (the lobby
+				// asks when a player queues again after a game, over
+				// every bucket).
+				recent[i] = p.ZRangeWithScores(ctx, key(b), 0, -1)
+				continue
+			}
 			olds[i] = p.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key(b), Start: "-inf", Stop: stale, ByScore: true, Count: 100})
 			recent[i] = p.ZRevRangeByScoreWithScores(ctx, key(b), &redis.ZRangeBy{Min: "(" + stale, Max: "+inf", Count: int64(limit)})
 		}
@@ -901,6 +910,20 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	}
 	var all []redis.Z
 	for i, b := range bs {
+		if playerID != "" {
+			var old []string
+			for _, z := range recent[i].Val() {
+				if m, _ := z.Member.(string); z.Score <= float64(staleMS) {
+					old = append(old, m)
+				} else {
+					all = append(all, z)
+				}
+			}
+			if len(old) > 0 {
+				s.rdb.ZRem(ctx, key(b), toAny(old)...)
+			}
+			continue
+		}
 		if old := olds[i].Val(); len(old) > 0 {
 			// Matches untouched longer than their keys live are gone.
 			s.rdb.ZRem(ctx, key(b), toAny(old)...)
