@@ -32,6 +32,13 @@ var ReturnedBy = map[string][]string{
 	CredentialsWrong:   {"LobbyService.SignIn"},
 	SignedOut:          {"LobbyService.*"},
 
+	AccountNeeded:        {"LobbyService.ApproveDeviceSignIn"},
+	UserCodeUnknown:      {"LobbyService.ApproveDeviceSignIn"},
+	AuthorizationPending: {"LobbyService.PollDeviceSignIn"},
+	SlowDown:             {"LobbyService.PollDeviceSignIn"},
+	AccessDenied:         {"LobbyService.PollDeviceSignIn"},
+	ExpiredToken:         {"LobbyService.PollDeviceSignIn"},
+
 	MatchNotFound:    {"MatchService.*"},
 	UnknownVariant:   {"MatchService.CreateMatch", "MatchService.ListLegalPlies", "LobbyService.CreateRoom", "LobbyService.FindMatch", "LobbyService.PlayBot", "BotService.SelectPly"},
 	BadSetup:         {"MatchService.CreateMatch", "BotService.SelectPly"},

@@ -44,7 +44,7 @@ type accountsLobby struct {
 	exec func(q string, args ...any)
 }
 
-func newAccountsLobby(t *testing.T) *accountsLobby {
+func newAccountsLobby(t *testing.T, opts ...func(*Config)) *accountsLobby {
 	t.Helper()
 	ctx := t.Context()
 	key, _ := auth.GenerateKey()
@@ -52,9 +52,12 @@ func newAccountsLobby(t *testing.T) *accountsLobby {
 	ver, _ := auth.NewVerifier(key)
 	rdb, prefix := testenv.Redis(t)
 	pool := testenv.Postgres(t)
-	lob, err := New(ctx, Deps{Redis: rdb, DB: pool, Issuer: iss, Verifier: ver, Matches: noMatches{}},
-		Config{RedisPrefix: prefix, Unlimited: true, Argon2: passwd.Params{Time: 1, MemoryKiB: 64, Threads: 1},
-			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	cfg := Config{RedisPrefix: prefix, Unlimited: true, Argon2: passwd.Params{Time: 1, MemoryKiB: 64, Threads: 1},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	lob, err := New(ctx, Deps{Redis: rdb, DB: pool, Issuer: iss, Verifier: ver, Matches: noMatches{}}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

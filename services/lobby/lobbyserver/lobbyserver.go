@@ -25,6 +25,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/lobby/internal/accounts"
+	"tabuleiro.dev/services/lobby/internal/devices"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
@@ -98,6 +99,12 @@ type Config struct {
 	// per account and per address; zero fields take
 	// accounts.DefaultGuessLimits.
 	Guesses accounts.GuessLimits
+	// DeviceURL is the approval page of device sign-ins (the web client's
+	// #/device, "https://play.example/#/device"); empty: the page at the
+	// address each device called. DevicePoll is the polling interval a
+	// device sign-in starts with (default 5 s).
+	DeviceURL  string
+	DevicePoll time.Duration
 	// roomsReady, if set (tests), is called once Run's room event
 	// subscription is live.
 	roomsReady func()
@@ -175,6 +182,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	for _, r := range []struct{ got, def *ratelimit.Rule }{
 		{&limits.SignIn, &def.SignIn}, {&limits.Password, &def.Password}, {&limits.Refresh, &def.Refresh}, {&limits.CreateRoom, &def.CreateRoom},
 		{&limits.InviteLookup, &def.InviteLookup}, {&limits.PlayBot, &def.PlayBot}, {&limits.Review, &def.Review},
+		{&limits.Device, &def.Device},
 	} {
 		if r.got.Off() {
 			*r.got = *r.def
@@ -187,6 +195,10 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	// Wrong passwords are limited even when the per-address rates are
 	// off: they guard accounts, not the server's load.
 	guesses := accounts.NewGuesses(d.Redis, cfg.RedisPrefix, cfg.Guesses)
+	devs := devices.New(d.Redis, cfg.RedisPrefix)
+	if cfg.DevicePoll > 0 {
+		devs.Interval = cfg.DevicePoll
+	}
 	if cfg.MaxStreams == 0 {
 		cfg.MaxStreams = 8
 	}
@@ -205,6 +217,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 			Sessions: sessions.New(d.Redis, cfg.RedisPrefix), RoomPoll: cfg.RoomPoll,
 			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback, Exempt: cfg.Exempt,
 			TrustedProxies: cfg.TrustedProxies, Argon2: cfg.Argon2, Guesses: guesses,
+			Devices: devs, DeviceURL: cfg.DeviceURL,
 			Streams:       ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
 			MaxBotMatches: maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
 			Reviewer: reviewer(d.Bot),

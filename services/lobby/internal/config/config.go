@@ -69,6 +69,10 @@ type Config struct {
 	// ("https://play.example.com", or "*"); empty (the default) means
 	// same-origin only.
 	CORSOrigins []string
+	// DeviceURL (LOBBY_DEVICE_URL): the web client's device approval page
+	// that `tabuleiro login` shows ("https://play.example.com/#/device");
+	// empty: the page at the address the terminal called.
+	DeviceURL string
 }
 
 // Load reads the configuration, reporting every problem at once.
@@ -91,6 +95,7 @@ func Load(getenv func(string) string) (Config, error) {
 		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
 		TLSCAFile:           env.String("TLS_CA_FILE", ""),
 		RateLimitsOff:       env.Bool("RATE_LIMITS_OFF", false),
+		DeviceURL:           env.String("DEVICE_URL", ""),
 	}
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)

@@ -27,6 +27,7 @@ import (
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/lobby/internal/accounts"
+	"tabuleiro.dev/services/lobby/internal/devices"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -49,6 +50,7 @@ type Store interface {
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
+	AccountOf(ctx context.Context, playerID string) (sqlstore.Account, error)
 }
 
 // Deps are what the server serves from.
@@ -112,6 +114,14 @@ type Deps struct {
 	// Guesses limits wrong passwords per account and client address; nil
 	// limits none.
 	Guesses *accounts.Guesses
+	// Devices keeps the device sign-ins (RFC 8628: StartDeviceSignIn,
+	// ApproveDeviceSignIn, PollDeviceSignIn); nil: the RPCs are
+	// unimplemented. DeviceURL is the approval page a device shows (the
+	// web client's #/device); empty: the page of the address the device
+	// called (its :authority, https when the call came over TLS or a
+	// trusted proxy says so).
+	Devices   *devices.Store
+	DeviceURL string
 }
 
 // Limits are the per-client-address rates of the public or cheap-to-call
@@ -126,6 +136,9 @@ type Limits struct {
 	// Review is per player, not per address: ReviewGame calls that run a
 	// review (a stored one is free).
 	Review ratelimit.Rule
+	// Device: StartDeviceSignIn and ApproveDeviceSignIn together (each
+	// approval is a guess at a user code).
+	Device ratelimit.Rule
 }
 
 // DefaultLimits are the production rates per client address.
@@ -138,6 +151,7 @@ func DefaultLimits() Limits {
 		InviteLookup: ratelimit.Rule{What: "invite code lookups", Rate: 30, Burst: 10, Period: time.Minute},
 		PlayBot:      ratelimit.Rule{What: "bot games started", Rate: 120, Burst: 20, Period: time.Hour},
 		Review:       ratelimit.Rule{What: "game reviews", Rate: 20, Burst: 5, Period: time.Hour},
+		Device:       ratelimit.Rule{What: "device sign-in codes", Rate: 30, Burst: 10, Period: time.Hour},
 	}
 }
 
@@ -223,6 +237,8 @@ var PublicMethods = []string{
 	lobbyv1.LobbyService_RefreshToken_FullMethodName,
 	lobbyv1.LobbyService_ListVariants_FullMethodName,
 	lobbyv1.LobbyService_GetInvite_FullMethodName,
+	lobbyv1.LobbyService_StartDeviceSignIn_FullMethodName,
+	lobbyv1.LobbyService_PollDeviceSignIn_FullMethodName,
 }
 
 func caller(ctx context.Context) (lobby.Player, error) {

@@ -3449,6 +3449,394 @@ func (x *SignOutResponse) GetEnded() int32 {
 	return 0
 }
 
+// StartDeviceSignInRequest names the device that asks to sign in.
+type StartDeviceSignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device names the device in the player's list of sign-ins and on the
+	// approval page ("tabuleiro on ana-laptop"); empty: its user agent.
+	Device        string `protobuf:"bytes,1,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartDeviceSignInRequest) Reset() {
+	*x = StartDeviceSignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartDeviceSignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartDeviceSignInRequest) ProtoMessage() {}
+
+func (x *StartDeviceSignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartDeviceSignInRequest.ProtoReflect.Descriptor instead.
+func (*StartDeviceSignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *StartDeviceSignInRequest) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+// StartDeviceSignInResponse is RFC 8628's device authorization response.
+type StartDeviceSignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device_code is the device's secret for PollDeviceSignIn.
+	DeviceCode string `protobuf:"bytes,1,opt,name=device_code,json=deviceCode,proto3" json:"device_code,omitempty"`
+	// user_code is what the player types on the approval page: 8 letters
+	// shown as XXXX-XXXX, consonants only (no vowels, no look-alikes).
+	UserCode string `protobuf:"bytes,2,opt,name=user_code,json=userCode,proto3" json:"user_code,omitempty"`
+	// verification_uri is the approval page (the web client's #/device),
+	// to show to the player.
+	VerificationUri string `protobuf:"bytes,3,opt,name=verification_uri,json=verificationUri,proto3" json:"verification_uri,omitempty"`
+	// verification_uri_complete is the page with the code filled in, for a
+	// link or a QR code.
+	VerificationUriComplete string `protobuf:"bytes,4,opt,name=verification_uri_complete,json=verificationUriComplete,proto3" json:"verification_uri_complete,omitempty"`
+	// expires_at is when both codes expire.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// interval_seconds is how long the device waits between polls.
+	IntervalSeconds int32 `protobuf:"varint,6,opt,name=interval_seconds,json=intervalSeconds,proto3" json:"interval_seconds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *StartDeviceSignInResponse) Reset() {
+	*x = StartDeviceSignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartDeviceSignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartDeviceSignInResponse) ProtoMessage() {}
+
+func (x *StartDeviceSignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartDeviceSignInResponse.ProtoReflect.Descriptor instead.
+func (*StartDeviceSignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *StartDeviceSignInResponse) GetDeviceCode() string {
+	if x != nil {
+		return x.DeviceCode
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetUserCode() string {
+	if x != nil {
+		return x.UserCode
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetVerificationUri() string {
+	if x != nil {
+		return x.VerificationUri
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetVerificationUriComplete() string {
+	if x != nil {
+		return x.VerificationUriComplete
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *StartDeviceSignInResponse) GetIntervalSeconds() int32 {
+	if x != nil {
+		return x.IntervalSeconds
+	}
+	return 0
+}
+
+// ApproveDeviceSignInRequest answers a device's sign-in.
+type ApproveDeviceSignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// user_code is the code the device shows.
+	UserCode string `protobuf:"bytes,1,opt,name=user_code,json=userCode,proto3" json:"user_code,omitempty"`
+	// deny refuses the sign-in instead.
+	Deny          bool `protobuf:"varint,2,opt,name=deny,proto3" json:"deny,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveDeviceSignInRequest) Reset() {
+	*x = ApproveDeviceSignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveDeviceSignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveDeviceSignInRequest) ProtoMessage() {}
+
+func (x *ApproveDeviceSignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveDeviceSignInRequest.ProtoReflect.Descriptor instead.
+func (*ApproveDeviceSignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *ApproveDeviceSignInRequest) GetUserCode() string {
+	if x != nil {
+		return x.UserCode
+	}
+	return ""
+}
+
+func (x *ApproveDeviceSignInRequest) GetDeny() bool {
+	if x != nil {
+		return x.Deny
+	}
+	return false
+}
+
+// ApproveDeviceSignInResponse names the device that was answered.
+type ApproveDeviceSignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device is the name the device gave (StartDeviceSignIn).
+	Device        string `protobuf:"bytes,1,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveDeviceSignInResponse) Reset() {
+	*x = ApproveDeviceSignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveDeviceSignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveDeviceSignInResponse) ProtoMessage() {}
+
+func (x *ApproveDeviceSignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveDeviceSignInResponse.ProtoReflect.Descriptor instead.
+func (*ApproveDeviceSignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *ApproveDeviceSignInResponse) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+// PollDeviceSignInRequest is the device's poll.
+type PollDeviceSignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device_code is StartDeviceSignIn's.
+	DeviceCode    string `protobuf:"bytes,1,opt,name=device_code,json=deviceCode,proto3" json:"device_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PollDeviceSignInRequest) Reset() {
+	*x = PollDeviceSignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PollDeviceSignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PollDeviceSignInRequest) ProtoMessage() {}
+
+func (x *PollDeviceSignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PollDeviceSignInRequest.ProtoReflect.Descriptor instead.
+func (*PollDeviceSignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *PollDeviceSignInRequest) GetDeviceCode() string {
+	if x != nil {
+		return x.DeviceCode
+	}
+	return ""
+}
+
+// PollDeviceSignInResponse is the device's new sign-in, as SignIn's.
+type PollDeviceSignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the account's player id.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// token is the bearer token for every later call.
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// expires_at is when the token expires.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// refresh_token gets the next token (RefreshToken).
+	RefreshToken string `protobuf:"bytes,4,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
+	// refresh_expires_at is when refresh_token expires.
+	RefreshExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=refresh_expires_at,json=refreshExpiresAt,proto3" json:"refresh_expires_at,omitempty"`
+	// display_name is the account's display name.
+	DisplayName string `protobuf:"bytes,6,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// username is the account's username as its owner wrote it.
+	Username      string `protobuf:"bytes,7,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PollDeviceSignInResponse) Reset() {
+	*x = PollDeviceSignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PollDeviceSignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PollDeviceSignInResponse) ProtoMessage() {}
+
+func (x *PollDeviceSignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PollDeviceSignInResponse.ProtoReflect.Descriptor instead.
+func (*PollDeviceSignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *PollDeviceSignInResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *PollDeviceSignInResponse) GetRefreshToken() string {
+	if x != nil {
+		return x.RefreshToken
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetRefreshExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RefreshExpiresAt
+	}
+	return nil
+}
+
+func (x *PollDeviceSignInResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
 var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
@@ -3668,11 +4056,39 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"everywhere\x18\x02 \x01(\bR\n" +
 	"everywhere\"'\n" +
 	"\x0fSignOutResponse\x12\x14\n" +
-	"\x05ended\x18\x01 \x01(\x05R\x05ended*y\n" +
+	"\x05ended\x18\x01 \x01(\x05R\x05ended\"2\n" +
+	"\x18StartDeviceSignInRequest\x12\x16\n" +
+	"\x06device\x18\x01 \x01(\tR\x06device\"\xa6\x02\n" +
+	"\x19StartDeviceSignInResponse\x12\x1f\n" +
+	"\vdevice_code\x18\x01 \x01(\tR\n" +
+	"deviceCode\x12\x1b\n" +
+	"\tuser_code\x18\x02 \x01(\tR\buserCode\x12)\n" +
+	"\x10verification_uri\x18\x03 \x01(\tR\x0fverificationUri\x12:\n" +
+	"\x19verification_uri_complete\x18\x04 \x01(\tR\x17verificationUriComplete\x129\n" +
+	"\n" +
+	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12)\n" +
+	"\x10interval_seconds\x18\x06 \x01(\x05R\x0fintervalSeconds\"M\n" +
+	"\x1aApproveDeviceSignInRequest\x12\x1b\n" +
+	"\tuser_code\x18\x01 \x01(\tR\buserCode\x12\x12\n" +
+	"\x04deny\x18\x02 \x01(\bR\x04deny\"5\n" +
+	"\x1bApproveDeviceSignInResponse\x12\x16\n" +
+	"\x06device\x18\x01 \x01(\tR\x06device\":\n" +
+	"\x17PollDeviceSignInRequest\x12\x1f\n" +
+	"\vdevice_code\x18\x01 \x01(\tR\n" +
+	"deviceCode\"\xb6\x02\n" +
+	"\x18PollDeviceSignInResponse\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12#\n" +
+	"\rrefresh_token\x18\x04 \x01(\tR\frefreshToken\x12H\n" +
+	"\x12refresh_expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x10refreshExpiresAt\x12!\n" +
+	"\fdisplay_name\x18\x06 \x01(\tR\vdisplayName\x12\x1a\n" +
+	"\busername\x18\a \x01(\tR\busername*y\n" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xc9\x12\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xa2\x15\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -3700,7 +4116,10 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\fClaimAccount\x12'.tabuleiro.lobby.v1.ClaimAccountRequest\x1a(.tabuleiro.lobby.v1.ClaimAccountResponse\x12O\n" +
 	"\x06SignIn\x12!.tabuleiro.lobby.v1.SignInRequest\x1a\".tabuleiro.lobby.v1.SignInResponse\x12a\n" +
 	"\fListSessions\x12'.tabuleiro.lobby.v1.ListSessionsRequest\x1a(.tabuleiro.lobby.v1.ListSessionsResponse\x12R\n" +
-	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponse\x12p\n" +
+	"\x11StartDeviceSignIn\x12,.tabuleiro.lobby.v1.StartDeviceSignInRequest\x1a-.tabuleiro.lobby.v1.StartDeviceSignInResponse\x12v\n" +
+	"\x13ApproveDeviceSignIn\x12..tabuleiro.lobby.v1.ApproveDeviceSignInRequest\x1a/.tabuleiro.lobby.v1.ApproveDeviceSignInResponse\x12m\n" +
+	"\x10PollDeviceSignIn\x12+.tabuleiro.lobby.v1.PollDeviceSignInRequest\x1a,.tabuleiro.lobby.v1.PollDeviceSignInResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_service_proto_rawDescOnce sync.Once
@@ -3715,193 +4134,208 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
-	(LiveMatchOrder)(0),               // 0: tabuleiro.lobby.v1.LiveMatchOrder
-	(*SignInGuestRequest)(nil),        // 1: tabuleiro.lobby.v1.SignInGuestRequest
-	(*SignInGuestResponse)(nil),       // 2: tabuleiro.lobby.v1.SignInGuestResponse
-	(*RefreshTokenRequest)(nil),       // 3: tabuleiro.lobby.v1.RefreshTokenRequest
-	(*RefreshTokenResponse)(nil),      // 4: tabuleiro.lobby.v1.RefreshTokenResponse
-	(*ListVariantsRequest)(nil),       // 5: tabuleiro.lobby.v1.ListVariantsRequest
-	(*ListVariantsResponse)(nil),      // 6: tabuleiro.lobby.v1.ListVariantsResponse
-	(*CreateRoomRequest)(nil),         // 7: tabuleiro.lobby.v1.CreateRoomRequest
-	(*CreateRoomResponse)(nil),        // 8: tabuleiro.lobby.v1.CreateRoomResponse
-	(*ListRoomsRequest)(nil),          // 9: tabuleiro.lobby.v1.ListRoomsRequest
-	(*ListRoomsResponse)(nil),         // 10: tabuleiro.lobby.v1.ListRoomsResponse
-	(*JoinRoomRequest)(nil),           // 11: tabuleiro.lobby.v1.JoinRoomRequest
-	(*JoinRoomResponse)(nil),          // 12: tabuleiro.lobby.v1.JoinRoomResponse
-	(*GetInviteRequest)(nil),          // 13: tabuleiro.lobby.v1.GetInviteRequest
-	(*GetInviteResponse)(nil),         // 14: tabuleiro.lobby.v1.GetInviteResponse
-	(*LeaveRoomRequest)(nil),          // 15: tabuleiro.lobby.v1.LeaveRoomRequest
-	(*LeaveRoomResponse)(nil),         // 16: tabuleiro.lobby.v1.LeaveRoomResponse
-	(*WatchRoomRequest)(nil),          // 17: tabuleiro.lobby.v1.WatchRoomRequest
-	(*WatchRoomResponse)(nil),         // 18: tabuleiro.lobby.v1.WatchRoomResponse
-	(*FindMatchRequest)(nil),          // 19: tabuleiro.lobby.v1.FindMatchRequest
-	(*FindMatchResponse)(nil),         // 20: tabuleiro.lobby.v1.FindMatchResponse
-	(*Queued)(nil),                    // 21: tabuleiro.lobby.v1.Queued
-	(*WindowWidened)(nil),             // 22: tabuleiro.lobby.v1.WindowWidened
-	(*BotOffered)(nil),                // 23: tabuleiro.lobby.v1.BotOffered
-	(*Matched)(nil),                   // 24: tabuleiro.lobby.v1.Matched
-	(*PlayBotRequest)(nil),            // 25: tabuleiro.lobby.v1.PlayBotRequest
-	(*PlayBotResponse)(nil),           // 26: tabuleiro.lobby.v1.PlayBotResponse
-	(*ListLiveMatchesRequest)(nil),    // 27: tabuleiro.lobby.v1.ListLiveMatchesRequest
-	(*ListLiveMatchesResponse)(nil),   // 28: tabuleiro.lobby.v1.ListLiveMatchesResponse
-	(*ListActiveMatchesRequest)(nil),  // 29: tabuleiro.lobby.v1.ListActiveMatchesRequest
-	(*ListActiveMatchesResponse)(nil), // 30: tabuleiro.lobby.v1.ListActiveMatchesResponse
-	(*ListGamesRequest)(nil),          // 31: tabuleiro.lobby.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),         // 32: tabuleiro.lobby.v1.ListGamesResponse
-	(*GetGameRequest)(nil),            // 33: tabuleiro.lobby.v1.GetGameRequest
-	(*GetGameResponse)(nil),           // 34: tabuleiro.lobby.v1.GetGameResponse
-	(*ReviewGameRequest)(nil),         // 35: tabuleiro.lobby.v1.ReviewGameRequest
-	(*ReviewGameResponse)(nil),        // 36: tabuleiro.lobby.v1.ReviewGameResponse
-	(*GetStatsRequest)(nil),           // 37: tabuleiro.lobby.v1.GetStatsRequest
-	(*GetStatsResponse)(nil),          // 38: tabuleiro.lobby.v1.GetStatsResponse
-	(*OfferRematchRequest)(nil),       // 39: tabuleiro.lobby.v1.OfferRematchRequest
-	(*OfferRematchResponse)(nil),      // 40: tabuleiro.lobby.v1.OfferRematchResponse
-	(*DeclineRematchRequest)(nil),     // 41: tabuleiro.lobby.v1.DeclineRematchRequest
-	(*DeclineRematchResponse)(nil),    // 42: tabuleiro.lobby.v1.DeclineRematchResponse
-	(*WatchRematchRequest)(nil),       // 43: tabuleiro.lobby.v1.WatchRematchRequest
-	(*WatchRematchResponse)(nil),      // 44: tabuleiro.lobby.v1.WatchRematchResponse
-	(*SetDisplayNameRequest)(nil),     // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
-	(*SetDisplayNameResponse)(nil),    // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
-	(*ClaimAccountRequest)(nil),       // 47: tabuleiro.lobby.v1.ClaimAccountRequest
-	(*ClaimAccountResponse)(nil),      // 48: tabuleiro.lobby.v1.ClaimAccountResponse
-	(*SignInRequest)(nil),             // 49: tabuleiro.lobby.v1.SignInRequest
-	(*SignInResponse)(nil),            // 50: tabuleiro.lobby.v1.SignInResponse
-	(*ListSessionsRequest)(nil),       // 51: tabuleiro.lobby.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),      // 52: tabuleiro.lobby.v1.ListSessionsResponse
-	(*Session)(nil),                   // 53: tabuleiro.lobby.v1.Session
-	(*SignOutRequest)(nil),            // 54: tabuleiro.lobby.v1.SignOutRequest
-	(*SignOutResponse)(nil),           // 55: tabuleiro.lobby.v1.SignOutResponse
-	(*timestamppb.Timestamp)(nil),     // 56: google.protobuf.Timestamp
-	(v1.Game)(0),                      // 57: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                // 58: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),            // 59: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),               // 60: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                      // 61: tabuleiro.game.v1.Seat
-	(*Room)(nil),                      // 62: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                  // 63: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),            // 64: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),              // 65: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                // 66: tabuleiro.lobby.v1.GameRecord
-	(*v1.ReviewProgress)(nil),         // 67: tabuleiro.game.v1.ReviewProgress
-	(*v1.GameReview)(nil),             // 68: tabuleiro.game.v1.GameReview
-	(*Rating)(nil),                    // 69: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                 // 70: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),              // 71: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                   // 72: tabuleiro.lobby.v1.Rematch
+	(LiveMatchOrder)(0),                 // 0: tabuleiro.lobby.v1.LiveMatchOrder
+	(*SignInGuestRequest)(nil),          // 1: tabuleiro.lobby.v1.SignInGuestRequest
+	(*SignInGuestResponse)(nil),         // 2: tabuleiro.lobby.v1.SignInGuestResponse
+	(*RefreshTokenRequest)(nil),         // 3: tabuleiro.lobby.v1.RefreshTokenRequest
+	(*RefreshTokenResponse)(nil),        // 4: tabuleiro.lobby.v1.RefreshTokenResponse
+	(*ListVariantsRequest)(nil),         // 5: tabuleiro.lobby.v1.ListVariantsRequest
+	(*ListVariantsResponse)(nil),        // 6: tabuleiro.lobby.v1.ListVariantsResponse
+	(*CreateRoomRequest)(nil),           // 7: tabuleiro.lobby.v1.CreateRoomRequest
+	(*CreateRoomResponse)(nil),          // 8: tabuleiro.lobby.v1.CreateRoomResponse
+	(*ListRoomsRequest)(nil),            // 9: tabuleiro.lobby.v1.ListRoomsRequest
+	(*ListRoomsResponse)(nil),           // 10: tabuleiro.lobby.v1.ListRoomsResponse
+	(*JoinRoomRequest)(nil),             // 11: tabuleiro.lobby.v1.JoinRoomRequest
+	(*JoinRoomResponse)(nil),            // 12: tabuleiro.lobby.v1.JoinRoomResponse
+	(*GetInviteRequest)(nil),            // 13: tabuleiro.lobby.v1.GetInviteRequest
+	(*GetInviteResponse)(nil),           // 14: tabuleiro.lobby.v1.GetInviteResponse
+	(*LeaveRoomRequest)(nil),            // 15: tabuleiro.lobby.v1.LeaveRoomRequest
+	(*LeaveRoomResponse)(nil),           // 16: tabuleiro.lobby.v1.LeaveRoomResponse
+	(*WatchRoomRequest)(nil),            // 17: tabuleiro.lobby.v1.WatchRoomRequest
+	(*WatchRoomResponse)(nil),           // 18: tabuleiro.lobby.v1.WatchRoomResponse
+	(*FindMatchRequest)(nil),            // 19: tabuleiro.lobby.v1.FindMatchRequest
+	(*FindMatchResponse)(nil),           // 20: tabuleiro.lobby.v1.FindMatchResponse
+	(*Queued)(nil),                      // 21: tabuleiro.lobby.v1.Queued
+	(*WindowWidened)(nil),               // 22: tabuleiro.lobby.v1.WindowWidened
+	(*BotOffered)(nil),                  // 23: tabuleiro.lobby.v1.BotOffered
+	(*Matched)(nil),                     // 24: tabuleiro.lobby.v1.Matched
+	(*PlayBotRequest)(nil),              // 25: tabuleiro.lobby.v1.PlayBotRequest
+	(*PlayBotResponse)(nil),             // 26: tabuleiro.lobby.v1.PlayBotResponse
+	(*ListLiveMatchesRequest)(nil),      // 27: tabuleiro.lobby.v1.ListLiveMatchesRequest
+	(*ListLiveMatchesResponse)(nil),     // 28: tabuleiro.lobby.v1.ListLiveMatchesResponse
+	(*ListActiveMatchesRequest)(nil),    // 29: tabuleiro.lobby.v1.ListActiveMatchesRequest
+	(*ListActiveMatchesResponse)(nil),   // 30: tabuleiro.lobby.v1.ListActiveMatchesResponse
+	(*ListGamesRequest)(nil),            // 31: tabuleiro.lobby.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),           // 32: tabuleiro.lobby.v1.ListGamesResponse
+	(*GetGameRequest)(nil),              // 33: tabuleiro.lobby.v1.GetGameRequest
+	(*GetGameResponse)(nil),             // 34: tabuleiro.lobby.v1.GetGameResponse
+	(*ReviewGameRequest)(nil),           // 35: tabuleiro.lobby.v1.ReviewGameRequest
+	(*ReviewGameResponse)(nil),          // 36: tabuleiro.lobby.v1.ReviewGameResponse
+	(*GetStatsRequest)(nil),             // 37: tabuleiro.lobby.v1.GetStatsRequest
+	(*GetStatsResponse)(nil),            // 38: tabuleiro.lobby.v1.GetStatsResponse
+	(*OfferRematchRequest)(nil),         // 39: tabuleiro.lobby.v1.OfferRematchRequest
+	(*OfferRematchResponse)(nil),        // 40: tabuleiro.lobby.v1.OfferRematchResponse
+	(*DeclineRematchRequest)(nil),       // 41: tabuleiro.lobby.v1.DeclineRematchRequest
+	(*DeclineRematchResponse)(nil),      // 42: tabuleiro.lobby.v1.DeclineRematchResponse
+	(*WatchRematchRequest)(nil),         // 43: tabuleiro.lobby.v1.WatchRematchRequest
+	(*WatchRematchResponse)(nil),        // 44: tabuleiro.lobby.v1.WatchRematchResponse
+	(*SetDisplayNameRequest)(nil),       // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
+	(*SetDisplayNameResponse)(nil),      // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
+	(*ClaimAccountRequest)(nil),         // 47: tabuleiro.lobby.v1.ClaimAccountRequest
+	(*ClaimAccountResponse)(nil),        // 48: tabuleiro.lobby.v1.ClaimAccountResponse
+	(*SignInRequest)(nil),               // 49: tabuleiro.lobby.v1.SignInRequest
+	(*SignInResponse)(nil),              // 50: tabuleiro.lobby.v1.SignInResponse
+	(*ListSessionsRequest)(nil),         // 51: tabuleiro.lobby.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),        // 52: tabuleiro.lobby.v1.ListSessionsResponse
+	(*Session)(nil),                     // 53: tabuleiro.lobby.v1.Session
+	(*SignOutRequest)(nil),              // 54: tabuleiro.lobby.v1.SignOutRequest
+	(*SignOutResponse)(nil),             // 55: tabuleiro.lobby.v1.SignOutResponse
+	(*StartDeviceSignInRequest)(nil),    // 56: tabuleiro.lobby.v1.StartDeviceSignInRequest
+	(*StartDeviceSignInResponse)(nil),   // 57: tabuleiro.lobby.v1.StartDeviceSignInResponse
+	(*ApproveDeviceSignInRequest)(nil),  // 58: tabuleiro.lobby.v1.ApproveDeviceSignInRequest
+	(*ApproveDeviceSignInResponse)(nil), // 59: tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	(*PollDeviceSignInRequest)(nil),     // 60: tabuleiro.lobby.v1.PollDeviceSignInRequest
+	(*PollDeviceSignInResponse)(nil),    // 61: tabuleiro.lobby.v1.PollDeviceSignInResponse
+	(*timestamppb.Timestamp)(nil),       // 62: google.protobuf.Timestamp
+	(v1.Game)(0),                        // 63: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                  // 64: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),              // 65: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),                 // 66: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                        // 67: tabuleiro.game.v1.Seat
+	(*Room)(nil),                        // 68: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                    // 69: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),              // 70: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),                // 71: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                  // 72: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),           // 73: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),               // 74: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                      // 75: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                   // 76: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),                // 77: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                     // 78: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	56, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	56, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	57, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	58, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	57, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	59, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	60, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	61, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	62, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	57, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	62, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	62, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	61, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	62, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	62, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	61, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	57, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	59, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	62, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	62, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	62, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	62, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	63, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	64, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	63, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	65, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	66, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	67, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	68, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	63, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	68, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	68, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	67, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	68, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	68, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	67, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	63, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	65, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	56, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	63, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	61, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	64, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	57, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	63, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	61, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	59, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	61, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	57, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	62, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	69, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	67, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	70, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	63, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	69, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	67, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	65, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	67, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	63, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	65, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	65, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	57, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	65, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	66, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	67, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
-	68, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
-	69, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	70, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	71, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	72, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	72, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	72, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	56, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	71, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	71, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	63, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	71, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	72, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	73, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	74, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	75, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	76, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	77, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	78, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	78, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	78, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	62, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	62, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	62, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	62, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	53, // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	56, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	56, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	1,  // 55: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 56: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 57: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 58: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 59: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 60: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 61: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15, // 62: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17, // 63: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19, // 64: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25, // 65: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27, // 66: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29, // 67: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31, // 68: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33, // 69: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35, // 70: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
-	37, // 71: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	39, // 72: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	41, // 73: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	43, // 74: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	45, // 75: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	47, // 76: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
-	49, // 77: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
-	51, // 78: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
-	54, // 79: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
-	2,  // 80: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 81: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 82: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 83: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 84: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 85: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 86: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 87: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 88: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 89: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 90: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 91: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 92: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 93: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 94: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 95: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
-	38, // 96: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	40, // 97: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	42, // 98: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	44, // 99: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	46, // 100: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	48, // 101: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	50, // 102: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	52, // 103: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	55, // 104: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	80, // [80:105] is the sub-list for method output_type
-	55, // [55:80] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	62, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	62, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	62, // 55: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	62, // 56: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	62, // 57: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	1,  // 58: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,  // 59: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,  // 60: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,  // 61: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,  // 62: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11, // 63: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13, // 64: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15, // 65: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17, // 66: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19, // 67: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25, // 68: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27, // 69: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29, // 70: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31, // 71: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33, // 72: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35, // 73: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
+	37, // 74: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	39, // 75: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	41, // 76: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	43, // 77: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	45, // 78: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	47, // 79: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
+	49, // 80: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
+	51, // 81: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
+	54, // 82: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
+	56, // 83: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:input_type -> tabuleiro.lobby.v1.StartDeviceSignInRequest
+	58, // 84: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:input_type -> tabuleiro.lobby.v1.ApproveDeviceSignInRequest
+	60, // 85: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
+	2,  // 86: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 87: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 88: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 89: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 90: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 91: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 92: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16, // 93: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18, // 94: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20, // 95: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26, // 96: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28, // 97: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30, // 98: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32, // 99: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34, // 100: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36, // 101: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38, // 102: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40, // 103: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42, // 104: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44, // 105: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46, // 106: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48, // 107: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50, // 108: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52, // 109: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55, // 110: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	57, // 111: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
+	59, // 112: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	61, // 113: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
+	86, // [86:114] is the sub-list for method output_type
+	58, // [58:86] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -3930,7 +4364,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   55,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,31 +19,34 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	LobbyService_SignInGuest_FullMethodName       = "/tabuleiro.lobby.v1.LobbyService/SignInGuest"
-	LobbyService_RefreshToken_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/RefreshToken"
-	LobbyService_ListVariants_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/ListVariants"
-	LobbyService_CreateRoom_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/CreateRoom"
-	LobbyService_ListRooms_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ListRooms"
-	LobbyService_JoinRoom_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/JoinRoom"
-	LobbyService_GetInvite_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/GetInvite"
-	LobbyService_LeaveRoom_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/LeaveRoom"
-	LobbyService_WatchRoom_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/WatchRoom"
-	LobbyService_FindMatch_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/FindMatch"
-	LobbyService_PlayBot_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/PlayBot"
-	LobbyService_ListLiveMatches_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/ListLiveMatches"
-	LobbyService_ListActiveMatches_FullMethodName = "/tabuleiro.lobby.v1.LobbyService/ListActiveMatches"
-	LobbyService_ListGames_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ListGames"
-	LobbyService_GetGame_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/GetGame"
-	LobbyService_ReviewGame_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ReviewGame"
-	LobbyService_GetStats_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/GetStats"
-	LobbyService_OfferRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/OfferRematch"
-	LobbyService_DeclineRematch_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
-	LobbyService_WatchRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/WatchRematch"
-	LobbyService_SetDisplayName_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/SetDisplayName"
-	LobbyService_ClaimAccount_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/ClaimAccount"
-	LobbyService_SignIn_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/SignIn"
-	LobbyService_ListSessions_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/ListSessions"
-	LobbyService_SignOut_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/SignOut"
+	LobbyService_SignInGuest_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/SignInGuest"
+	LobbyService_RefreshToken_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/RefreshToken"
+	LobbyService_ListVariants_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ListVariants"
+	LobbyService_CreateRoom_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/CreateRoom"
+	LobbyService_ListRooms_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/ListRooms"
+	LobbyService_JoinRoom_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/JoinRoom"
+	LobbyService_GetInvite_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/GetInvite"
+	LobbyService_LeaveRoom_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/LeaveRoom"
+	LobbyService_WatchRoom_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/WatchRoom"
+	LobbyService_FindMatch_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/FindMatch"
+	LobbyService_PlayBot_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/PlayBot"
+	LobbyService_ListLiveMatches_FullMethodName     = "/tabuleiro.lobby.v1.LobbyService/ListLiveMatches"
+	LobbyService_ListActiveMatches_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/ListActiveMatches"
+	LobbyService_ListGames_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/ListGames"
+	LobbyService_GetGame_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/GetGame"
+	LobbyService_ReviewGame_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/ReviewGame"
+	LobbyService_GetStats_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/GetStats"
+	LobbyService_OfferRematch_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/OfferRematch"
+	LobbyService_DeclineRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
+	LobbyService_WatchRematch_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/WatchRematch"
+	LobbyService_SetDisplayName_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/SetDisplayName"
+	LobbyService_ClaimAccount_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ClaimAccount"
+	LobbyService_SignIn_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/SignIn"
+	LobbyService_ListSessions_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ListSessions"
+	LobbyService_SignOut_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/SignOut"
+	LobbyService_StartDeviceSignIn_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/StartDeviceSignIn"
+	LobbyService_ApproveDeviceSignIn_FullMethodName = "/tabuleiro.lobby.v1.LobbyService/ApproveDeviceSignIn"
+	LobbyService_PollDeviceSignIn_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/PollDeviceSignIn"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -302,6 +305,40 @@ type LobbyServiceClient interface {
 	// the caller's live sign-ins; INVALID_ARGUMENT for session_id with
 	// everywhere.
 	SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error)
+	// StartDeviceSignIn starts signing in a device that has no browser of
+	// its own, a terminal say (the device authorization request of RFC
+	// 8628): it returns a device_code the device keeps secret and polls
+	// with (PollDeviceSignIn), and a short user_code the player types, or
+	// checks, on the page at verification_uri in a browser where they are
+	// signed in to their account (ApproveDeviceSignIn). Both expire
+	// together (expires_at, 10 minutes). Public; rate-limited per client
+	// address with the other device sign-in calls (RESOURCE_EXHAUSTED,
+	// RATE_LIMITED). INVALID_ARGUMENT for a device name over 64 characters.
+	StartDeviceSignIn(ctx context.Context, in *StartDeviceSignInRequest, opts ...grpc.CallOption) (*StartDeviceSignInResponse, error)
+	// ApproveDeviceSignIn approves (or, with deny, refuses) the device
+	// sign-in whose user_code the caller typed: the device's next poll
+	// signs it in as the caller's account, a sign-in of its own (see
+	// ListSessions). user_code is compared without case, spaces or
+	// dashes. The caller must be an account (a guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED: claim one first); NOT_FOUND
+	// (USER_CODE_UNKNOWN) for a code that is unknown, expired or already
+	// answered; INVALID_ARGUMENT for an empty one. Rate-limited per client
+	// address with the other device sign-in calls, so that codes cannot be
+	// guessed.
+	ApproveDeviceSignIn(ctx context.Context, in *ApproveDeviceSignInRequest, opts ...grpc.CallOption) (*ApproveDeviceSignInResponse, error)
+	// PollDeviceSignIn is the device's poll (the device access token
+	// request of RFC 8628): once the player has approved, it returns the
+	// account's identity with a token and a refresh token, as SignIn does,
+	// and the device code is spent. Until then it fails with an ErrorInfo
+	// reason the device acts on: FAILED_PRECONDITION with
+	// AUTHORIZATION_PENDING (poll again after interval_seconds);
+	// RESOURCE_EXHAUSTED with SLOW_DOWN (polled sooner than the interval:
+	// the interval grows by 5 seconds, retry_seconds and RetryInfo say the
+	// new one); PERMISSION_DENIED with ACCESS_DENIED (the player refused);
+	// FAILED_PRECONDITION with EXPIRED_TOKEN (the code expired, was spent,
+	// or never was: start again). Public (the device code is the
+	// credential). INVALID_ARGUMENT for an empty device_code.
+	PollDeviceSignIn(ctx context.Context, in *PollDeviceSignInRequest, opts ...grpc.CallOption) (*PollDeviceSignInResponse, error)
 }
 
 type lobbyServiceClient struct {
@@ -598,6 +635,36 @@ func (c *lobbyServiceClient) SignOut(ctx context.Context, in *SignOutRequest, op
 	return out, nil
 }
 
+func (c *lobbyServiceClient) StartDeviceSignIn(ctx context.Context, in *StartDeviceSignInRequest, opts ...grpc.CallOption) (*StartDeviceSignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartDeviceSignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_StartDeviceSignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) ApproveDeviceSignIn(ctx context.Context, in *ApproveDeviceSignInRequest, opts ...grpc.CallOption) (*ApproveDeviceSignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApproveDeviceSignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ApproveDeviceSignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) PollDeviceSignIn(ctx context.Context, in *PollDeviceSignInRequest, opts ...grpc.CallOption) (*PollDeviceSignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PollDeviceSignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_PollDeviceSignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -854,6 +921,40 @@ type LobbyServiceServer interface {
 	// the caller's live sign-ins; INVALID_ARGUMENT for session_id with
 	// everywhere.
 	SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error)
+	// StartDeviceSignIn starts signing in a device that has no browser of
+	// its own, a terminal say (the device authorization request of RFC
+	// 8628): it returns a device_code the device keeps secret and polls
+	// with (PollDeviceSignIn), and a short user_code the player types, or
+	// checks, on the page at verification_uri in a browser where they are
+	// signed in to their account (ApproveDeviceSignIn). Both expire
+	// together (expires_at, 10 minutes). Public; rate-limited per client
+	// address with the other device sign-in calls (RESOURCE_EXHAUSTED,
+	// RATE_LIMITED). INVALID_ARGUMENT for a device name over 64 characters.
+	StartDeviceSignIn(context.Context, *StartDeviceSignInRequest) (*StartDeviceSignInResponse, error)
+	// ApproveDeviceSignIn approves (or, with deny, refuses) the device
+	// sign-in whose user_code the caller typed: the device's next poll
+	// signs it in as the caller's account, a sign-in of its own (see
+	// ListSessions). user_code is compared without case, spaces or
+	// dashes. The caller must be an account (a guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED: claim one first); NOT_FOUND
+	// (USER_CODE_UNKNOWN) for a code that is unknown, expired or already
+	// answered; INVALID_ARGUMENT for an empty one. Rate-limited per client
+	// address with the other device sign-in calls, so that codes cannot be
+	// guessed.
+	ApproveDeviceSignIn(context.Context, *ApproveDeviceSignInRequest) (*ApproveDeviceSignInResponse, error)
+	// PollDeviceSignIn is the device's poll (the device access token
+	// request of RFC 8628): once the player has approved, it returns the
+	// account's identity with a token and a refresh token, as SignIn does,
+	// and the device code is spent. Until then it fails with an ErrorInfo
+	// reason the device acts on: FAILED_PRECONDITION with
+	// AUTHORIZATION_PENDING (poll again after interval_seconds);
+	// RESOURCE_EXHAUSTED with SLOW_DOWN (polled sooner than the interval:
+	// the interval grows by 5 seconds, retry_seconds and RetryInfo say the
+	// new one); PERMISSION_DENIED with ACCESS_DENIED (the player refused);
+	// FAILED_PRECONDITION with EXPIRED_TOKEN (the code expired, was spent,
+	// or never was: start again). Public (the device code is the
+	// credential). INVALID_ARGUMENT for an empty device_code.
+	PollDeviceSignIn(context.Context, *PollDeviceSignInRequest) (*PollDeviceSignInResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -938,6 +1039,15 @@ func (UnimplementedLobbyServiceServer) ListSessions(context.Context, *ListSessio
 }
 func (UnimplementedLobbyServiceServer) SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SignOut not implemented")
+}
+func (UnimplementedLobbyServiceServer) StartDeviceSignIn(context.Context, *StartDeviceSignInRequest) (*StartDeviceSignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartDeviceSignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) ApproveDeviceSignIn(context.Context, *ApproveDeviceSignInRequest) (*ApproveDeviceSignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ApproveDeviceSignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) PollDeviceSignIn(context.Context, *PollDeviceSignInRequest) (*PollDeviceSignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PollDeviceSignIn not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -1382,6 +1492,60 @@ func _LobbyService_SignOut_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_StartDeviceSignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartDeviceSignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).StartDeviceSignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_StartDeviceSignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).StartDeviceSignIn(ctx, req.(*StartDeviceSignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_ApproveDeviceSignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApproveDeviceSignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ApproveDeviceSignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ApproveDeviceSignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ApproveDeviceSignIn(ctx, req.(*ApproveDeviceSignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_PollDeviceSignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PollDeviceSignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).PollDeviceSignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_PollDeviceSignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).PollDeviceSignIn(ctx, req.(*PollDeviceSignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1472,6 +1636,18 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SignOut",
 			Handler:    _LobbyService_SignOut_Handler,
+		},
+		{
+			MethodName: "StartDeviceSignIn",
+			Handler:    _LobbyService_StartDeviceSignIn_Handler,
+		},
+		{
+			MethodName: "ApproveDeviceSignIn",
+			Handler:    _LobbyService_ApproveDeviceSignIn_Handler,
+		},
+		{
+			MethodName: "PollDeviceSignIn",
+			Handler:    _LobbyService_PollDeviceSignIn_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
