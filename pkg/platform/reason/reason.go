@@ -117,7 +117,7 @@ var (
 
 	// Device sign-in (RFC 8628) and account data.
 
-	AccountNeeded        = def("ACCOUNT_NEEDED", "only an account may do this (approve a device, say): claim the guest first")
+	AccountNeeded        = def("ACCOUNT_NEEDED", "only an account may do this (approve a device, delete itself): claim the guest first")
 	UserCodeUnknown      = def("USER_CODE_UNKNOWN", "no device waits for this code: it is mistyped, expired or already answered")
 	AuthorizationPending = def("AUTHORIZATION_PENDING", "the player has not approved the device sign-in yet: poll again after the interval")
 	SlowDown             = def("SLOW_DOWN", "the device polled sooner than its interval; the interval is now retry_seconds", "retry_seconds")

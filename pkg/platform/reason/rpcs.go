@@ -29,10 +29,10 @@ var ReturnedBy = map[string][]string{
 	UsernameTaken:      {"LobbyService.ClaimAccount"},
 	UsernameConfusable: {"LobbyService.ClaimAccount"},
 	AlreadyClaimed:     {"LobbyService.ClaimAccount"},
-	CredentialsWrong:   {"LobbyService.SignIn"},
+	CredentialsWrong:   {"LobbyService.SignIn", "LobbyService.DeleteAccount"},
 	SignedOut:          {"LobbyService.*"},
 
-	AccountNeeded:        {"LobbyService.ApproveDeviceSignIn"},
+	AccountNeeded:        {"LobbyService.ApproveDeviceSignIn", "LobbyService.DeleteAccount"},
 	UserCodeUnknown:      {"LobbyService.ApproveDeviceSignIn"},
 	AuthorizationPending: {"LobbyService.PollDeviceSignIn"},
 	SlowDown:             {"LobbyService.PollDeviceSignIn"},

@@ -8,6 +8,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, Code, ConnectError } from "../api";
 import { dateTime, t } from "../i18n";
 import type { Identity, Session } from "../session";
+import { dataSection } from "./accountdata";
 import { clear, h } from "./dom";
 
 /** Shell is what the account screens need of the application shell. */
@@ -109,7 +110,8 @@ export function accountScreen(shell: Shell, id: Identity): void {
   shell.frame(id, h("section", { class: "panel account" },
     h("h1", {}, t("account.title")),
     h("p", { class: "lead", id: "account-username" }, t("account.signedInAs", { username: id.username })),
-    h("h2", {}, t("account.sessions")), list, everywhere, err));
+    h("h2", {}, t("account.sessions")), list, everywhere, err,
+    dataSection(id, () => { shell.session.signOut(); shell.go("#/"); })));
   void load();
 }
 

@@ -51,6 +51,7 @@ type Store interface {
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
 	AccountOf(ctx context.Context, playerID string) (sqlstore.Account, error)
+	DeleteAccount(ctx context.Context, playerID string) error
 }
 
 // Deps are what the server serves from.

@@ -3837,6 +3837,200 @@ func (x *PollDeviceSignInResponse) GetUsername() string {
 	return ""
 }
 
+// ExportAccountDataRequest asks for the caller's data; it has no fields.
+type ExportAccountDataRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportAccountDataRequest) Reset() {
+	*x = ExportAccountDataRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportAccountDataRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportAccountDataRequest) ProtoMessage() {}
+
+func (x *ExportAccountDataRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportAccountDataRequest.ProtoReflect.Descriptor instead.
+func (*ExportAccountDataRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{61}
+}
+
+// ExportAccountDataResponse is the caller's data.
+type ExportAccountDataResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// filename names the archive ("tabuleiro-<username or id>.zip").
+	Filename string `protobuf:"bytes,1,opt,name=filename,proto3" json:"filename,omitempty"`
+	// zip is the archive: profile.json and games/<game_id>.txt.
+	Zip []byte `protobuf:"bytes,2,opt,name=zip,proto3" json:"zip,omitempty"`
+	// games is how many game records it holds.
+	Games         int32 `protobuf:"varint,3,opt,name=games,proto3" json:"games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportAccountDataResponse) Reset() {
+	*x = ExportAccountDataResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportAccountDataResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportAccountDataResponse) ProtoMessage() {}
+
+func (x *ExportAccountDataResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportAccountDataResponse.ProtoReflect.Descriptor instead.
+func (*ExportAccountDataResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ExportAccountDataResponse) GetFilename() string {
+	if x != nil {
+		return x.Filename
+	}
+	return ""
+}
+
+func (x *ExportAccountDataResponse) GetZip() []byte {
+	if x != nil {
+		return x.Zip
+	}
+	return nil
+}
+
+func (x *ExportAccountDataResponse) GetGames() int32 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+// DeleteAccountRequest confirms the deletion.
+type DeleteAccountRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// password is the account's password.
+	Password      string `protobuf:"bytes,1,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteAccountRequest) Reset() {
+	*x = DeleteAccountRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteAccountRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteAccountRequest) ProtoMessage() {}
+
+func (x *DeleteAccountRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteAccountRequest.ProtoReflect.Descriptor instead.
+func (*DeleteAccountRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *DeleteAccountRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+// DeleteAccountResponse says what was deleted.
+type DeleteAccountResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// games_kept is how many finished games stay, with "deleted player" in
+	// place of the name.
+	GamesKept     int32 `protobuf:"varint,1,opt,name=games_kept,json=gamesKept,proto3" json:"games_kept,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteAccountResponse) Reset() {
+	*x = DeleteAccountResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteAccountResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteAccountResponse) ProtoMessage() {}
+
+func (x *DeleteAccountResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteAccountResponse.ProtoReflect.Descriptor instead.
+func (*DeleteAccountResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *DeleteAccountResponse) GetGamesKept() int32 {
+	if x != nil {
+		return x.GamesKept
+	}
+	return 0
+}
+
 var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
@@ -4084,11 +4278,21 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\rrefresh_token\x18\x04 \x01(\tR\frefreshToken\x12H\n" +
 	"\x12refresh_expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x10refreshExpiresAt\x12!\n" +
 	"\fdisplay_name\x18\x06 \x01(\tR\vdisplayName\x12\x1a\n" +
-	"\busername\x18\a \x01(\tR\busername*y\n" +
+	"\busername\x18\a \x01(\tR\busername\"\x1a\n" +
+	"\x18ExportAccountDataRequest\"_\n" +
+	"\x19ExportAccountDataResponse\x12\x1a\n" +
+	"\bfilename\x18\x01 \x01(\tR\bfilename\x12\x10\n" +
+	"\x03zip\x18\x02 \x01(\fR\x03zip\x12\x14\n" +
+	"\x05games\x18\x03 \x01(\x05R\x05games\"2\n" +
+	"\x14DeleteAccountRequest\x12\x1a\n" +
+	"\bpassword\x18\x01 \x01(\tR\bpassword\"6\n" +
+	"\x15DeleteAccountResponse\x12\x1d\n" +
+	"\n" +
+	"games_kept\x18\x01 \x01(\x05R\tgamesKept*y\n" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xa2\x15\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xfa\x16\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -4119,7 +4323,9 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponse\x12p\n" +
 	"\x11StartDeviceSignIn\x12,.tabuleiro.lobby.v1.StartDeviceSignInRequest\x1a-.tabuleiro.lobby.v1.StartDeviceSignInResponse\x12v\n" +
 	"\x13ApproveDeviceSignIn\x12..tabuleiro.lobby.v1.ApproveDeviceSignInRequest\x1a/.tabuleiro.lobby.v1.ApproveDeviceSignInResponse\x12m\n" +
-	"\x10PollDeviceSignIn\x12+.tabuleiro.lobby.v1.PollDeviceSignInRequest\x1a,.tabuleiro.lobby.v1.PollDeviceSignInResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"\x10PollDeviceSignIn\x12+.tabuleiro.lobby.v1.PollDeviceSignInRequest\x1a,.tabuleiro.lobby.v1.PollDeviceSignInResponse\x12p\n" +
+	"\x11ExportAccountData\x12,.tabuleiro.lobby.v1.ExportAccountDataRequest\x1a-.tabuleiro.lobby.v1.ExportAccountDataResponse\x12d\n" +
+	"\rDeleteAccount\x12(.tabuleiro.lobby.v1.DeleteAccountRequest\x1a).tabuleiro.lobby.v1.DeleteAccountResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_service_proto_rawDescOnce sync.Once
@@ -4134,7 +4340,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),                 // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),          // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -4198,83 +4404,87 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*ApproveDeviceSignInResponse)(nil), // 59: tabuleiro.lobby.v1.ApproveDeviceSignInResponse
 	(*PollDeviceSignInRequest)(nil),     // 60: tabuleiro.lobby.v1.PollDeviceSignInRequest
 	(*PollDeviceSignInResponse)(nil),    // 61: tabuleiro.lobby.v1.PollDeviceSignInResponse
-	(*timestamppb.Timestamp)(nil),       // 62: google.protobuf.Timestamp
-	(v1.Game)(0),                        // 63: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                  // 64: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),              // 65: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),                 // 66: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                        // 67: tabuleiro.game.v1.Seat
-	(*Room)(nil),                        // 68: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                    // 69: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),              // 70: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),                // 71: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                  // 72: tabuleiro.lobby.v1.GameRecord
-	(*v1.ReviewProgress)(nil),           // 73: tabuleiro.game.v1.ReviewProgress
-	(*v1.GameReview)(nil),               // 74: tabuleiro.game.v1.GameReview
-	(*Rating)(nil),                      // 75: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                   // 76: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),                // 77: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                     // 78: tabuleiro.lobby.v1.Rematch
+	(*ExportAccountDataRequest)(nil),    // 62: tabuleiro.lobby.v1.ExportAccountDataRequest
+	(*ExportAccountDataResponse)(nil),   // 63: tabuleiro.lobby.v1.ExportAccountDataResponse
+	(*DeleteAccountRequest)(nil),        // 64: tabuleiro.lobby.v1.DeleteAccountRequest
+	(*DeleteAccountResponse)(nil),       // 65: tabuleiro.lobby.v1.DeleteAccountResponse
+	(*timestamppb.Timestamp)(nil),       // 66: google.protobuf.Timestamp
+	(v1.Game)(0),                        // 67: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                  // 68: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),              // 69: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),                 // 70: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                        // 71: tabuleiro.game.v1.Seat
+	(*Room)(nil),                        // 72: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                    // 73: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),              // 74: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),                // 75: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                  // 76: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),           // 77: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),               // 78: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                      // 79: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                   // 80: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),                // 81: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                     // 82: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	62, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	62, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	62, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	62, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	63, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	64, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	63, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	65, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	66, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	67, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	68, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	63, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	68, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	68, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	67, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	68, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	68, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	67, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	63, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	65, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	66, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	66, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	67, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	68, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	67, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	69, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	70, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	71, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	72, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	67, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	72, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	72, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	71, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	72, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	72, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	71, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	67, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	69, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	62, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	69, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	67, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	70, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	63, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	69, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	67, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	65, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	67, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	63, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	66, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	73, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	71, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	74, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	67, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	73, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	71, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	69, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	71, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	67, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	71, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	71, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	63, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	71, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	72, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	73, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
-	74, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
-	75, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	76, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	77, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	78, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	78, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	78, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	62, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	62, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	62, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	62, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	75, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	75, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	67, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	75, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	76, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	77, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	78, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	79, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	80, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	81, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	82, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	82, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	82, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	66, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	53, // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	62, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	62, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	62, // 55: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	62, // 56: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	62, // 57: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	66, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	66, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	66, // 55: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 56: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 57: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	1,  // 58: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
 	3,  // 59: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
 	5,  // 60: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
@@ -4303,36 +4513,40 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
 	56, // 83: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:input_type -> tabuleiro.lobby.v1.StartDeviceSignInRequest
 	58, // 84: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:input_type -> tabuleiro.lobby.v1.ApproveDeviceSignInRequest
 	60, // 85: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
-	2,  // 86: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 87: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 88: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 89: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 90: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 91: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 92: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 93: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 94: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 95: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 96: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 97: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 98: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 99: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 100: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 101: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
-	38, // 102: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	40, // 103: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	42, // 104: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	44, // 105: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	46, // 106: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	48, // 107: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	50, // 108: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	52, // 109: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	55, // 110: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	57, // 111: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
-	59, // 112: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
-	61, // 113: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
-	86, // [86:114] is the sub-list for method output_type
-	58, // [58:86] is the sub-list for method input_type
+	62, // 86: tabuleiro.lobby.v1.LobbyService.ExportAccountData:input_type -> tabuleiro.lobby.v1.ExportAccountDataRequest
+	64, // 87: tabuleiro.lobby.v1.LobbyService.DeleteAccount:input_type -> tabuleiro.lobby.v1.DeleteAccountRequest
+	2,  // 88: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,  // 89: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,  // 90: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,  // 91: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10, // 92: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12, // 93: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14, // 94: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16, // 95: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18, // 96: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20, // 97: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26, // 98: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28, // 99: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30, // 100: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32, // 101: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34, // 102: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36, // 103: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38, // 104: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40, // 105: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42, // 106: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44, // 107: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46, // 108: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48, // 109: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50, // 110: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52, // 111: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55, // 112: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	57, // 113: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
+	59, // 114: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	61, // 115: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
+	63, // 116: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
+	65, // 117: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
+	88, // [88:118] is the sub-list for method output_type
+	58, // [58:88] is the sub-list for method input_type
 	58, // [58:58] is the sub-list for extension type_name
 	58, // [58:58] is the sub-list for extension extendee
 	0,  // [0:58] is the sub-list for field type_name
@@ -4364,7 +4578,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   61,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

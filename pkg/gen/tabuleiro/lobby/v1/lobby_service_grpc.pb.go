@@ -47,6 +47,8 @@ const (
 	LobbyService_StartDeviceSignIn_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/StartDeviceSignIn"
 	LobbyService_ApproveDeviceSignIn_FullMethodName = "/tabuleiro.lobby.v1.LobbyService/ApproveDeviceSignIn"
 	LobbyService_PollDeviceSignIn_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/PollDeviceSignIn"
+	LobbyService_ExportAccountData_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/ExportAccountData"
+	LobbyService_DeleteAccount_FullMethodName       = "/tabuleiro.lobby.v1.LobbyService/DeleteAccount"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -339,6 +341,23 @@ type LobbyServiceClient interface {
 	// or never was: start again). Public (the device code is the
 	// credential). INVALID_ARGUMENT for an empty device_code.
 	PollDeviceSignIn(ctx context.Context, in *PollDeviceSignInRequest, opts ...grpc.CallOption) (*PollDeviceSignInResponse, error)
+	// ExportAccountData returns the caller's data as one zip archive: its
+	// profile as profile.json (player id, display name, username, when the
+	// account was made, ratings, stats, sign-ins) and every finished game
+	// it played as games/<game_id>.txt, in the record format `tabuleiro
+	// replay FILE` reads (headers, then the plies). Guests may export too.
+	ExportAccountData(ctx context.Context, in *ExportAccountDataRequest, opts ...grpc.CallOption) (*ExportAccountDataResponse, error)
+	// DeleteAccount deletes the caller's account, after its password: the
+	// username, the password hash, every sign-in (their tokens are refused
+	// from then on, SIGNED_OUT) and its ratings are erased; its finished
+	// games stay, for their other players, with "deleted player" in place
+	// of its name (clients show it in their language). The player id is
+	// then unknown to the lobby (NOT_FOUND) and its username free again.
+	// See docs/accounts.md for what is kept and for how long. A guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED; a wrong password
+	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
+	// are); INVALID_ARGUMENT for an empty one.
+	DeleteAccount(ctx context.Context, in *DeleteAccountRequest, opts ...grpc.CallOption) (*DeleteAccountResponse, error)
 }
 
 type lobbyServiceClient struct {
@@ -665,6 +684,26 @@ func (c *lobbyServiceClient) PollDeviceSignIn(ctx context.Context, in *PollDevic
 	return out, nil
 }
 
+func (c *lobbyServiceClient) ExportAccountData(ctx context.Context, in *ExportAccountDataRequest, opts ...grpc.CallOption) (*ExportAccountDataResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExportAccountDataResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ExportAccountData_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) DeleteAccount(ctx context.Context, in *DeleteAccountRequest, opts ...grpc.CallOption) (*DeleteAccountResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteAccountResponse)
+	err := c.cc.Invoke(ctx, LobbyService_DeleteAccount_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -955,6 +994,23 @@ type LobbyServiceServer interface {
 	// or never was: start again). Public (the device code is the
 	// credential). INVALID_ARGUMENT for an empty device_code.
 	PollDeviceSignIn(context.Context, *PollDeviceSignInRequest) (*PollDeviceSignInResponse, error)
+	// ExportAccountData returns the caller's data as one zip archive: its
+	// profile as profile.json (player id, display name, username, when the
+	// account was made, ratings, stats, sign-ins) and every finished game
+	// it played as games/<game_id>.txt, in the record format `tabuleiro
+	// replay FILE` reads (headers, then the plies). Guests may export too.
+	ExportAccountData(context.Context, *ExportAccountDataRequest) (*ExportAccountDataResponse, error)
+	// DeleteAccount deletes the caller's account, after its password: the
+	// username, the password hash, every sign-in (their tokens are refused
+	// from then on, SIGNED_OUT) and its ratings are erased; its finished
+	// games stay, for their other players, with "deleted player" in place
+	// of its name (clients show it in their language). The player id is
+	// then unknown to the lobby (NOT_FOUND) and its username free again.
+	// See docs/accounts.md for what is kept and for how long. A guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED; a wrong password
+	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
+	// are); INVALID_ARGUMENT for an empty one.
+	DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -1048,6 +1104,12 @@ func (UnimplementedLobbyServiceServer) ApproveDeviceSignIn(context.Context, *App
 }
 func (UnimplementedLobbyServiceServer) PollDeviceSignIn(context.Context, *PollDeviceSignInRequest) (*PollDeviceSignInResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PollDeviceSignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) ExportAccountData(context.Context, *ExportAccountDataRequest) (*ExportAccountDataResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExportAccountData not implemented")
+}
+func (UnimplementedLobbyServiceServer) DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteAccount not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -1546,6 +1608,42 @@ func _LobbyService_PollDeviceSignIn_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_ExportAccountData_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExportAccountDataRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ExportAccountData(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ExportAccountData_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ExportAccountData(ctx, req.(*ExportAccountDataRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_DeleteAccount_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteAccountRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).DeleteAccount(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_DeleteAccount_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).DeleteAccount(ctx, req.(*DeleteAccountRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1648,6 +1746,14 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PollDeviceSignIn",
 			Handler:    _LobbyService_PollDeviceSignIn_Handler,
+		},
+		{
+			MethodName: "ExportAccountData",
+			Handler:    _LobbyService_ExportAccountData_Handler,
+		},
+		{
+			MethodName: "DeleteAccount",
+			Handler:    _LobbyService_DeleteAccount_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
