@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
@@ -36,7 +37,7 @@ func (s *Store) DeleteAccount(ctx context.Context, playerID string) error {
 		`UPDATE games SET second_display_name = $2 WHERE second_player_id = $1`,
 	} {
 		args := []any{playerID}
-		if n := len(q); q[n-2:] != "$1" {
+		if strings.Contains(q, "$2") {
 			args = append(args, lobby.DeletedName)
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
