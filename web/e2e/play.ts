@@ -194,9 +194,11 @@ export async function plyEach(pages: Page[]): Promise<void> {
       acting: !!b?.querySelector("svg") && b.dataset.acting === "yes" && !b.classList.contains("busy"),
     };
   });
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const now = await Promise.all(pages.map(state));
     if (now.some((s) => s.finished) || Math.max(...now.map((s) => s.plies)) >= 2) return;
+    if (Date.now() > deadline) throw new Error(`plyEach: no ply each after 120 s: ${JSON.stringify(now)}`);
     const i = now.findIndex((s) => s.acting);
     if (i < 0) {
       await pages[0].waitForTimeout(100);
@@ -212,9 +214,12 @@ export async function plyEach(pages: Page[]): Promise<void> {
       const down = await page.locator(".board-box g.face-down").evaluateAll((els) => els.map((e) => e.getAttribute("data-sq-piece")!));
       await clickSquare(page, Game.BANQI, down[0], info.flipped);
     }
+    // A click that lands while the board is drawn again (a busy machine)
+    // may meet no square: the state is read again and the ply clicked
+    // again, rather than waited for forever.
     await page.waitForFunction((n) => {
       const b = document.querySelector<HTMLElement>(".board-box");
       return !!b && (Number(b.dataset.plyCount) > n || b.dataset.status === "FINISHED");
-    }, info.plyCount);
+    }, info.plyCount, { timeout: 15_000 }).catch(() => {});
   }
 }

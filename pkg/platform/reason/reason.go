@@ -114,6 +114,15 @@ var (
 	AlreadyClaimed     = def("ALREADY_CLAIMED", "the caller's identity is an account already")
 	CredentialsWrong   = def("CREDENTIALS_WRONG", "no account has this username, or the password is wrong (the answer does not say which)")
 	SignedOut          = def("SIGNED_OUT", "this sign-in was signed out (SignOut, here or on another device): sign in again")
+	PasswordWrong      = def("PASSWORD_WRONG", "the account's current password is wrong (ChangePassword)")
+	// Passkeys (WebAuthn).
+	PasskeysUnavailable     = def("PASSKEYS_UNAVAILABLE", "this server has no WebAuthn relying party configured: passkeys are off")
+	PasskeyChallengeExpired = def("PASSKEY_CHALLENGE_EXPIRED", "the passkey challenge expired, or is not the caller's: begin again")
+	PasskeyChallengeUsed    = def("PASSKEY_CHALLENGE_USED", "the passkey challenge was answered already (a replayed answer): begin again")
+	PasskeyWrongSite        = def("PASSKEY_WRONG_SITE", "the passkey's answer comes from another origin, or is for another relying-party ID, than this server's")
+	PasskeyUnknown          = def("PASSKEY_UNKNOWN", "no account here has this passkey (never registered here, or removed)")
+	PasskeyRefused          = def("PASSKEY_REFUSED", "the authenticator's answer does not verify (signature, flags, or a signature counter gone backwards)")
+	PasskeyExists           = def("PASSKEY_EXISTS", "this passkey is registered already")
 
 	// Device sign-in (RFC 8628) and account data.
 

@@ -31,6 +31,15 @@ var ReturnedBy = map[string][]string{
 	AlreadyClaimed:     {"LobbyService.ClaimAccount"},
 	CredentialsWrong:   {"LobbyService.SignIn", "LobbyService.DeleteAccount"},
 	SignedOut:          {"LobbyService.*"},
+	PasswordWrong:      {"LobbyService.ChangePassword"},
+
+	PasskeysUnavailable:     {"LobbyService.BeginPasskeyRegistration", "LobbyService.FinishPasskeyRegistration", "LobbyService.BeginPasskeySignIn", "LobbyService.FinishPasskeySignIn"},
+	PasskeyChallengeExpired: {"LobbyService.FinishPasskeyRegistration", "LobbyService.FinishPasskeySignIn"},
+	PasskeyChallengeUsed:    {"LobbyService.FinishPasskeyRegistration", "LobbyService.FinishPasskeySignIn"},
+	PasskeyWrongSite:        {"LobbyService.FinishPasskeyRegistration", "LobbyService.FinishPasskeySignIn"},
+	PasskeyUnknown:          {"LobbyService.FinishPasskeySignIn"},
+	PasskeyRefused:          {"LobbyService.FinishPasskeyRegistration", "LobbyService.FinishPasskeySignIn"},
+	PasskeyExists:           {"LobbyService.FinishPasskeyRegistration"},
 
 	AccountNeeded:        {"LobbyService.ApproveDeviceSignIn", "LobbyService.DeleteAccount"},
 	UserCodeUnknown:      {"LobbyService.ApproveDeviceSignIn"},

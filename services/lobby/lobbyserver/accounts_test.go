@@ -12,6 +12,7 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -42,9 +43,24 @@ type accountsLobby struct {
 	hc   *http.Client
 	base string
 	exec func(q string, args ...any)
+	// rdb and prefix are the lobby's Redis and key prefix.
+	rdb    redis.UniversalClient
+	prefix string
 }
 
-func newAccountsLobby(t *testing.T, opts ...func(*Config)) *accountsLobby {
+// testSite is the relying party of accountsLobby's passkeys.
+var testSite = PasskeyConfig{RPID: "tabuleiro.test", Origins: []string{"https://tabuleiro.test"}}
+
+// newAccountsLobby serves the lobby with passkeys for testSite, or for
+// the relying party given (an empty one: passkeys off).
+func newAccountsLobby(t *testing.T, site ...PasskeyConfig) *accountsLobby {
+	t.Helper()
+	return newConfiguredLobby(t, nil, site...)
+}
+
+// newConfiguredLobby is newAccountsLobby with opt, if any, changing the
+// configuration first.
+func newConfiguredLobby(t *testing.T, opt func(*Config), site ...PasskeyConfig) *accountsLobby {
 	t.Helper()
 	ctx := t.Context()
 	key, _ := auth.GenerateKey()
@@ -53,9 +69,9 @@ func newAccountsLobby(t *testing.T, opts ...func(*Config)) *accountsLobby {
 	rdb, prefix := testenv.Redis(t)
 	pool := testenv.Postgres(t)
 	cfg := Config{RedisPrefix: prefix, Unlimited: true, Argon2: passwd.Params{Time: 1, MemoryKiB: 64, Threads: 1},
-		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
-	for _, o := range opts {
-		o(&cfg)
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Passkeys: append(site, testSite)[0]}
+	if opt != nil {
+		opt(&cfg)
 	}
 	lob, err := New(ctx, Deps{Redis: rdb, DB: pool, Issuer: iss, Verifier: ver, Matches: noMatches{}}, cfg)
 	if err != nil {
@@ -80,7 +96,7 @@ func newAccountsLobby(t *testing.T, opts ...func(*Config)) *accountsLobby {
 	t.Cleanup(tr.CloseIdleConnections)
 	db := stdlib.OpenDBFromPool(pool)
 	t.Cleanup(func() { _ = db.Close() })
-	return &accountsLobby{t: t, grpc: lobbyv1.NewLobbyServiceClient(conn), hc: &http.Client{Transport: tr}, base: "http://lobby",
+	return &accountsLobby{t: t, rdb: rdb, prefix: prefix, grpc: lobbyv1.NewLobbyServiceClient(conn), hc: &http.Client{Transport: tr}, base: "http://lobby",
 		exec: func(q string, args ...any) {
 			if _, err := db.ExecContext(ctx, q, args...); err != nil {
 				t.Fatal(err)

@@ -37,7 +37,7 @@ func claimed(t *testing.T, l *accountsLobby, addr, name, username, password stri
 // access_denied, and polling too fast is slow_down with a longer interval.
 func TestDeviceSignInApprovedFromTheBrowser(t *testing.T) {
 	t.Parallel()
-	l := newAccountsLobby(t, func(c *Config) { c.DevicePoll = time.Millisecond; c.DeviceURL = "https://play.example/#/device" })
+	l := newConfiguredLobby(t, func(c *Config) { c.DevicePoll = time.Millisecond; c.DeviceURL = "https://play.example/#/device" })
 	ctx := t.Context()
 	const web, terminal = "198.51.100.10", "203.0.113.20"
 	guest, tok := claimed(t, l, web, "Ana", "ana_device", "a long password")

@@ -41,7 +41,7 @@ func FuzzLobbyRequests(f *testing.F) {
 	db := testenv.Postgres(f)
 	lob, err := New(ctx, Deps{Redis: rdb, DB: db, Issuer: iss, Verifier: ver,
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(matchConn))},
-		Config{RedisPrefix: prefix, Unlimited: true, Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}})
+		Config{RedisPrefix: prefix, Unlimited: true, Rooms: rooms.Config{Argon2: rooms.Argon2{Time: 1, MemoryKiB: 64, Threads: 1}}, Passkeys: testSite})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -81,8 +81,9 @@ func FuzzLobbyRequests(f *testing.F) {
 		f.Fatal(err)
 	}
 	// Bookkeeping that a refusal may change: rate limits (wrong password
-	// guesses included) and stream leases.
-	redisState := rpcfuzz.RedisState(rdb, prefix, ":rl:", ":streams:", ":pwfail:", ":pwsrc:", "{signin}:")
+	// guesses included), stream leases and passkey challenges (a refused
+	// answer uses its challenge up: each is single-use).
+	redisState := rpcfuzz.RedisState(rdb, prefix, ":rl:", ":streams:", ":pwfail:", ":pwsrc:", "{signin}:", ":passkey-challenge:")
 	tg := &rpcfuzz.Target{
 		Conn: conn, Service: lobbyv1.File_tabuleiro_lobby_v1_lobby_service_proto.Services().ByName("LobbyService"), Tracker: tracker,
 		// And over the browsers' framings (Connect, gRPC-Web).
@@ -149,6 +150,18 @@ func FuzzLobbyRequests(f *testing.F) {
 			&lobbyv1.SignInRequest{Username: "\u0000x", Password: "x"}, &lobbyv1.SignInRequest{}},
 		"ListSessions": {&lobbyv1.ListSessionsRequest{}},
 		"SignOut":      {&lobbyv1.SignOutRequest{SessionId: "f_nope"}, &lobbyv1.SignOutRequest{SessionId: "f_x", Everywhere: true}},
+		"ChangePassword": {&lobbyv1.ChangePasswordRequest{CurrentPassword: "long enough", NewPassword: "another long one"},
+			&lobbyv1.ChangePasswordRequest{CurrentPassword: "wrong one", NewPassword: "another long one"}, &lobbyv1.ChangePasswordRequest{NewPassword: "short"}},
+		"BeginPasskeyRegistration": {&lobbyv1.BeginPasskeyRegistrationRequest{}},
+		"FinishPasskeyRegistration": {&lobbyv1.FinishPasskeyRegistrationRequest{CredentialJson: "{}"},
+			&lobbyv1.FinishPasskeyRegistrationRequest{CredentialJson: `{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"}}`, Name: "laptop"},
+			&lobbyv1.FinishPasskeyRegistrationRequest{}},
+		"BeginPasskeySignIn": {&lobbyv1.BeginPasskeySignInRequest{}},
+		"FinishPasskeySignIn": {&lobbyv1.FinishPasskeySignInRequest{CredentialJson: "{}"},
+			&lobbyv1.FinishPasskeySignInRequest{CredentialJson: `{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiQUFBQSIsIm9yaWdpbiI6Imh0dHBzOi8vdGFidWxlaXJvLnRlc3QifQ","authenticatorData":"AAAA","signature":"AAAA","userHandle":"AAAA"}}`, Device: "phone"},
+			&lobbyv1.FinishPasskeySignInRequest{}},
+		"ListPasskeys":  {&lobbyv1.ListPasskeysRequest{}},
+		"RemovePasskey": {&lobbyv1.RemovePasskeyRequest{PasskeyId: "AAAA"}, &lobbyv1.RemovePasskeyRequest{}},
 	}
 	methods := tg.Service.Methods()
 	for i := range methods.Len() {

@@ -30,6 +30,7 @@ import (
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/passkeys"
 	"tabuleiro.dev/services/lobby/internal/passwd"
 	"tabuleiro.dev/services/lobby/internal/rooms"
 	"tabuleiro.dev/services/lobby/internal/rpc"
@@ -99,6 +100,10 @@ type Config struct {
 	// per account and per address; zero fields take
 	// accounts.DefaultGuessLimits.
 	Guesses accounts.GuessLimits
+	// Passkeys is the WebAuthn relying party (its ID, the origins whose
+	// pages may use passkeys, the challenges' life); an empty RPID turns
+	// passkeys off.
+	Passkeys PasskeyConfig
 	// DeviceURL is the approval page of device sign-ins (the web client's
 	// #/device, "https://play.example/#/device"); empty: the page at the
 	// address each device called. DevicePoll is the polling interval a
@@ -109,6 +114,9 @@ type Config struct {
 	// subscription is live.
 	roomsReady func()
 }
+
+// PasskeyConfig is the WebAuthn relying party of passkeys.
+type PasskeyConfig = passkeys.Config
 
 // Limits are the lobby's per-client-address rates.
 type Limits = rpc.Limits
@@ -195,6 +203,10 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	// Wrong passwords are limited even when the per-address rates are
 	// off: they guard accounts, not the server's load.
 	guesses := accounts.NewGuesses(d.Redis, cfg.RedisPrefix, cfg.Guesses)
+	ceremonies, err := passkeys.New(d.Redis, cfg.RedisPrefix, cfg.Passkeys)
+	if err != nil {
+		return nil, err
+	}
 	devs := devices.New(d.Redis, cfg.RedisPrefix)
 	if cfg.DevicePoll > 0 {
 		devs.Interval = cfg.DevicePoll
@@ -220,7 +232,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 			Devices: devs, DeviceURL: cfg.DeviceURL,
 			Streams:       ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
 			MaxBotMatches: maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
-			Reviewer: reviewer(d.Bot),
+			Reviewer: reviewer(d.Bot), Passkeys: ceremonies,
 		}),
 		mm: mm, rooms: rs, store: store, cfg: cfg, logger: d.Logger,
 	}

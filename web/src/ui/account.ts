@@ -1,7 +1,12 @@
 // Accounts in the web client: claiming the guest as an account (a
 // username and a password, lobby.v1 ClaimAccount), signing in to one from
 // another browser (SignIn: the same identity, its games, ratings and
-// stats), and the account's sign-ins (ListSessions, SignOut one or all).
+// stats), and the account's sign-ins (ListSessions, SignOut one or all);
+// passkeys (WebAuthn): added from the account page
+// (Begin/FinishPasskeyRegistration), listed and removed (ListPasskeys,
+// RemovePasskey), and signing in with one, usernameless
+// (Begin/FinishPasskeySignIn). The lobby's options travel as WebAuthn's
+// JSON forms (PublicKeyCredential.parse*OptionsFromJSON, toJSON()).
 // The shell (app.ts) passes what it owns, so that this module imports
 // nothing of it.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
@@ -35,6 +40,42 @@ export async function passwordSignIn(username: string, password: string): Promis
     expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000), refreshToken: r.refreshToken };
 }
 
+/** passkeysSupported: the browser has WebAuthn with its JSON forms (every current one). */
+export function passkeysSupported(): boolean {
+  const pkc = (globalThis as any).PublicKeyCredential;
+  return !!pkc && typeof pkc.parseRequestOptionsFromJSON === "function" && typeof pkc.parseCreationOptionsFromJSON === "function";
+}
+
+/** passkeySignIn signs in with a passkey the authenticator offers for this site. */
+export async function passkeySignIn(): Promise<Identity> {
+  const lobby = api().lobby;
+  const begin = await lobby.beginPasskeySignIn({});
+  const publicKey = (PublicKeyCredential as any).parseRequestOptionsFromJSON(JSON.parse(begin.optionsJson));
+  const cred = await navigator.credentials.get({ publicKey }) as PublicKeyCredential | null;
+  if (!cred) throw new Error(t("account.passkeyCancelled"));
+  const r = await lobby.finishPasskeySignIn({ credentialJson: JSON.stringify((cred as any).toJSON()), device: browserName() });
+  return { token: r.token, playerId: r.playerId, name: r.displayName, username: r.username,
+    expiresAt: tsMs(r.expiresAt, Date.now() + 86400_000), refreshToken: r.refreshToken };
+}
+
+/** addPasskey registers a new passkey of the signed-in account on this device's authenticator. */
+export async function addPasskey(token: string): Promise<void> {
+  const lobby = api(token).lobby;
+  const begin = await lobby.beginPasskeyRegistration({});
+  const publicKey = (PublicKeyCredential as any).parseCreationOptionsFromJSON(JSON.parse(begin.optionsJson));
+  const cred = await navigator.credentials.create({ publicKey }) as PublicKeyCredential | null;
+  if (!cred) throw new Error(t("account.passkeyCancelled"));
+  await lobby.finishPasskeyRegistration({ credentialJson: JSON.stringify((cred as any).toJSON()), name: browserName() });
+}
+
+/** passkeyError is the text of a failed passkey ceremony: the browser's refusals (cancelled, no passkey) in words of ours. */
+function passkeyError(e: unknown): string {
+  if (e instanceof DOMException && (e.name === "NotAllowedError" || e.name === "AbortError")) return t("account.passkeyCancelled");
+  if (e instanceof DOMException && e.name === "InvalidStateError") return t("account.passkeyHere");
+  if (e instanceof DOMException && e.name === "SecurityError") return t("account.passkeyInsecure");
+  return errorText(e);
+}
+
 /** browserName names this sign-in in the account's list: the browser and its system, roughly. */
 function browserName(): string {
   const ua = typeof navigator !== "undefined" ? navigator.userAgent : "";
@@ -59,10 +100,19 @@ export function loginScreen(shell: Shell, next: string): void {
       pw.select();
     }
   } }, userField, pwField, h("button", { type: "submit", class: "primary", id: "login-submit" }, t("account.signIn")), err);
+  const passkey = passkeysSupported() ? h("p", { class: "passkey-signin" }, h("button", { type: "button", id: "login-passkey", onclick: async () => {
+    err.textContent = "";
+    try {
+      shell.session.me = await passkeySignIn();
+      shell.go(next);
+    } catch (e2) {
+      err.textContent = passkeyError(e2);
+    }
+  } }, t("account.passkeySignIn"))) : h("p", { class: "muted" }, t("account.passkeyUnsupported"));
   shell.frame(undefined, h("section", { class: "panel account" },
     h("h1", {}, t("account.signInTitle")),
     h("p", { class: "lead" }, t("account.signInLead")),
-    form,
+    form, passkey,
     h("p", {}, h("a", { href: "#/", id: "login-guest" }, t("account.asGuest")))));
   setTimeout(() => user.focus(), 0);
 }
@@ -107,12 +157,80 @@ export function accountScreen(shell: Shell, id: Identity): void {
       err.textContent = errorText(e);
     }
   };
+  const keys = h("ul", { class: "passkeys", id: "passkeys" }, h("li", { class: "muted" }, t("loading")));
+  const keyErr = h("p", { class: "error", id: "passkeys-error", role: "alert" });
+  const loadKeys = async () => {
+    try {
+      const r = await api(id.token).lobby.listPasskeys({});
+      clear(keys);
+      if (r.passkeys.length === 0) keys.append(h("li", { class: "muted" }, t("account.noPasskeys")));
+      for (const k of r.passkeys) {
+        const remove = h("button", { class: "small", onclick: async () => {
+          keyErr.textContent = "";
+          if (!confirm(t("account.removePasskeyConfirm", { name: k.name || t("account.unknownDevice") }))) return;
+          try {
+            await api(id.token).lobby.removePasskey({ passkeyId: k.passkeyId });
+            void loadKeys();
+            void load();
+          } catch (e) {
+            keyErr.textContent = errorText(e);
+          }
+        } }, t("account.removePasskey"));
+        const used = k.lastUsedAt ? t("account.passkeyUsed", { when: dateTime(tsMs(k.lastUsedAt, 0)) }) : t("account.passkeyNeverUsed");
+        keys.append(h("li", { class: "passkey" },
+          h("strong", {}, k.name || t("account.unknownDevice")),
+          h("span", { class: "muted" }, " · ", t("account.passkeyAdded", { when: dateTime(tsMs(k.createdAt, 0)) }), " · ", used),
+          remove));
+      }
+    } catch (e) {
+      keyErr.textContent = errorText(e);
+    }
+  };
+  const add = passkeysSupported() ? h("button", { id: "add-passkey", onclick: async () => {
+    keyErr.textContent = "";
+    try {
+      await addPasskey(id.token);
+      void loadKeys();
+    } catch (e) {
+      keyErr.textContent = passkeyError(e);
+    }
+  } }, t("account.addPasskey")) : h("p", { class: "muted" }, t("account.passkeyUnsupported"));
   shell.frame(id, h("section", { class: "panel account" },
     h("h1", {}, t("account.title")),
     h("p", { class: "lead", id: "account-username" }, t("account.signedInAs", { username: id.username })),
+    h("h2", {}, t("account.passkeys")), h("p", { class: "muted" }, t("account.passkeysLead")), keys, add, keyErr,
+    passwordForm(shell, id, () => void load()),
     h("h2", {}, t("account.sessions")), list, everywhere, err,
     dataSection(id, () => { shell.session.signOut(); shell.go("#/"); })));
   void load();
+  void loadKeys();
+}
+
+/** passwordForm changes the account's password (ChangePassword), which signs out its other devices. */
+function passwordForm(shell: Shell, id: Identity, changed: () => void): HTMLElement {
+  const msg = h("p", { class: "error", id: "password-error", role: "alert" });
+  const [curField, cur] = field("current-password", t("account.currentPassword"), { type: "password", autocomplete: "current-password", maxlength: 128 });
+  const [newField, next] = field("new-password", t("account.changeNewPassword"), { type: "password", autocomplete: "new-password", minlength: 8, maxlength: 128 });
+  return h("form", { class: "account-form", id: "password-form", novalidate: true, onsubmit: async (e: Event) => {
+    e.preventDefault();
+    msg.textContent = "";
+    msg.className = "error";
+    if ([...next.value].length < 8) {
+      msg.textContent = t("account.passwordShort");
+      next.focus();
+      return;
+    }
+    try {
+      const r = await api(shell.session.me?.token ?? id.token).lobby.changePassword({ currentPassword: cur.value, newPassword: next.value });
+      cur.value = next.value = "";
+      msg.className = "ok";
+      msg.textContent = t("account.passwordChanged", { count: r.ended });
+      changed();
+    } catch (e2) {
+      msg.textContent = e2 instanceof ConnectError && e2.code === Code.InvalidArgument && e2.rawMessage ? e2.rawMessage : errorText(e2);
+    }
+  } }, h("h2", {}, t("account.changePassword")), curField, newField,
+  h("button", { type: "submit", id: "password-submit" }, t("account.changePassword")), msg);
 }
 
 function claimScreen(shell: Shell, id: Identity): void {
@@ -141,6 +259,7 @@ function claimScreen(shell: Shell, id: Identity): void {
   shell.frame(id, h("section", { class: "panel account" },
     h("h1", {}, t("account.claimTitle")),
     h("p", { class: "lead" }, t("account.claimLead", { name: id.name })),
-    form));
+    form,
+    passkeysSupported() ? h("p", { class: "muted" }, t("account.claimPasskeyHint")) : ""));
   setTimeout(() => user.focus(), 0);
 }

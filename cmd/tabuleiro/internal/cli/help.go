@@ -1,10 +1,28 @@
 package cli
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
+
+// flagDefault is pflag's "(default VALUE)" at the end of a flag's line.
+var flagDefault = regexp.MustCompile(`(?m) \(default (.+)\)$`)
+
+// registerFlagDefaults adds the template function flagDefaults, which
+// writes each flag's default in a usage template's words: cobra's template
+// functions are process-wide, so the words are the template's, passed in
+// (quoted) where it calls the function.
+var registerFlagDefaults = sync.OnceFunc(func() {
+	cobra.AddTemplateFunc("flagDefaults", func(usages, format string) string {
+		return flagDefault.ReplaceAllStringFunc(usages, func(m string) string {
+			return " (" + strings.Replace(format, "{value}", flagDefault.FindStringSubmatch(m)[1], 1) + ")"
+		})
+	})
+})
 
 // localizeHelp puts cobra's help words (its usage template's headings,
 // the help flag's and command's text) in the player's language.
@@ -25,6 +43,14 @@ func localizeHelp(e *Env, root *cobra.Command) {
 	} {
 		tpl = strings.ReplaceAll(tpl, w.en, e.T(w.key))
 	}
+	registerFlagDefaults()
+	for _, set := range []string{".LocalFlags", ".InheritedFlags"} {
+		tpl = strings.ReplaceAll(tpl, "{{"+set+".FlagUsages | trimTrailingWhitespaces}}",
+			"{{flagDefaults ("+set+".FlagUsages | trimTrailingWhitespaces) "+strconv.Quote(e.T("cobra.default"))+"}}")
+	}
+	// Shell completion scripts are for shells, not players: the command
+	// works but is not listed (its texts are cobra's, in English).
+	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetUsageTemplate(tpl)
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

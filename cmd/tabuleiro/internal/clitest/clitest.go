@@ -6,6 +6,8 @@ package clitest
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -19,13 +21,33 @@ import (
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
-// Run runs one command line of a root command made of commands, with
-// the environment vars and the standard input stdin, and returns its exit
-// status and what it wrote.
-func Run(t *testing.T, commands []cli.Command, vars map[string]string, stdin string, args ...string) (code int, stdout, stderr string) {
+// Commands is the command line of a root command made of these
+// subcommands, as one command package's tests run it.
+type Commands []cli.Command
+
+// Main is tabuleiro's main with these commands.
+func (cs Commands) Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cli.Run(ctx, args, getenv, stdin, stdout, stderr, cs...)
+}
+
+// Run runs one command line with the environment vars and nothing on
+// its standard input, and returns its exit status and what it wrote.
+func (cs Commands) Run(t *testing.T, vars map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return cs.run(t, func(k string) string { return vars[k] }, "", args...)
+}
+
+// RunIn runs one command line in this process's environment with the
+// standard input stdin.
+func (cs Commands) RunIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return cs.run(t, os.Getenv, stdin, args...)
+}
+
+func (cs Commands) run(t *testing.T, getenv func(string) string, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = cli.Run(t.Context(), args, func(k string) string { return vars[k] }, strings.NewReader(stdin), &out, &errOut, commands...)
+	code = cs.Main(t.Context(), args, getenv, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/dirlock"
 	"tabuleiro.dev/cmd/tabuleiro/internal/walredis"
 	"tabuleiro.dev/migrations"
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
@@ -81,6 +82,11 @@ type Options struct {
 	// CORSOrigins are the origins whose pages may call the RPCs
 	// cross-origin; empty means same-origin only.
 	CORSOrigins []string
+	// PasskeyRPID and PasskeyOrigins are the WebAuthn relying party of
+	// passkeys; an empty PasskeyRPID takes this server's own origin
+	// (DefaultPasskeys of the address it listens on).
+	PasskeyRPID    string
+	PasskeyOrigins []string
 
 	// RedisCompactBytes, when set, replaces the log growth (4 MiB) that
 	// starts a compaction of the embedded Redis's write-ahead log (the
@@ -132,9 +138,12 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	}()
 	// One command at a time on the directory, whatever stores it uses:
 	// taken first, let go last.
-	lock, err := lockDataDir(o.DataDir)
+	lock, err := dirlock.Lock(o.DataDir)
 	if err != nil {
-		return nil, err
+		if b := busy(o.DataDir, err); b != err {
+			return nil, b
+		}
+		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	if lock != nil {
 		s.closers = append(s.closers, func(context.Context) error { return lock.Close() })
@@ -159,12 +168,8 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			Dir: dir, Logger: logger, CompactMinBytes: o.RedisCompactBytes,
 			Legacy: filepath.Join(o.DataDir, "redis.jsonl"),
 		})
-		var inUse *walredis.InUseError
-		if errors.As(err, &inUse) {
-			return nil, &busyError{dir: o.DataDir, holder: inUse.Holder, err: err}
-		}
 		if err != nil {
-			return nil, err
+			return nil, busy(o.DataDir, err)
 		}
 		s.closers = append(s.closers, func(context.Context) error { return r.Close() })
 		redisURL = r.URL()
@@ -271,6 +276,10 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	// and nobody keeps more than 10 live bot games.
 	lcfg.ExemptLoopback, lcfg.MaxBotMatches = true, 10
 	lcfg.TrustedProxies = o.TrustedProxies
+	lcfg.Passkeys.RPID, lcfg.Passkeys.Origins = o.PasskeyRPID, o.PasskeyOrigins
+	if lcfg.Passkeys.RPID == "" {
+		lcfg.Passkeys.RPID, lcfg.Passkeys.Origins = DefaultPasskeys(s.addr)
+	}
 	lcfg.DevicePoll = o.DevicePoll
 	lob, err := lobbyserver.New(ctx, lobbyDeps, lcfg)
 	if err != nil {
@@ -356,14 +365,16 @@ func (s *Server) Addr() string { return s.addr }
 // Options.HTTPHandler serves it) and the gRPC-Web and Connect APIs.
 func (s *Server) URL() string { return s.url }
 
-// BrowserURL is the http URL of a listening address; an unspecified host
-// (0.0.0.0, ::) becomes localhost, which a browser on this machine reaches.
+// BrowserURL is the http URL of a listening address; an unspecified or
+// loopback host (0.0.0.0, ::, 127.0.0.1, ::1) becomes localhost, which a
+// browser on this machine reaches and which, unlike an IP address, may be
+// a passkey's relying party (DefaultPasskeys).
 func BrowserURL(addr string) string {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "http://" + addr + "/"
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+	if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsUnspecified() || ip.IsLoopback())) {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/"
@@ -445,8 +456,37 @@ func (e *busyError) Error() string {
 
 func (e *busyError) Unwrap() error { return e.err }
 
+// busy is err as a *busyError about the data directory dir when err says
+// that another process holds dir or a directory in it; else err.
+func busy(dir string, err error) error {
+	var held *dirlock.BusyError
+	if errors.As(err, &held) {
+		return &busyError{dir: dir, holder: held.Holder, err: err}
+	}
+	return err
+}
+
 // Busy reports whether err is Start's refusal of a data directory in use.
 func Busy(err error) bool {
 	var b *busyError
 	return errors.As(err, &b)
+}
+
+// DefaultPasskeys is the relying party of a server listening on addr
+// (HOST:PORT) when none is given: its own origin. WebAuthn takes no IP
+// address as a relying-party ID, so a server on a loopback or unspecified
+// address is "localhost", with the origin http://localhost:PORT (a secure
+// context for browsers, as every http://localhost is); a server on a
+// host name is that name over http and https.
+func DefaultPasskeys(addr string) (rpID string, origins []string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", nil
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || err == nil && (ip.IsLoopback() || ip.IsUnspecified()) || host == "localhost" {
+		return "localhost", []string{"http://localhost:" + port}
+	} else if err == nil {
+		return "", nil // another IP address: no relying party can be derived
+	}
+	return host, []string{"http://" + net.JoinHostPort(host, port), "https://" + net.JoinHostPort(host, port)}
 }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -356,7 +357,7 @@ func TestBanner(t *testing.T) {
 		{"embedded", Options{DataDir: dir}, []string{
 			"embedded Redis (miniredis) with a write-ahead log in " + filepath.Join(dir, "redis"), "fsync'd before every reply", "games in progress persist",
 			"embedded SQLite in " + filepath.Join(dir, "results.db"), "history, ratings and stats persist",
-			"web:        gRPC, gRPC-Web and Connect at http://127.0.0.1:",
+			"web:        gRPC, gRPC-Web and Connect at http://localhost:",
 		}},
 		{"servers", Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), DatabaseURL: testenv.PostgresDSN(t), KeyPrefix: prefix},
 			[]string{"live state: Redis at redis://127.0.0.1", "results:    PostgreSQL at postgres://"}},
@@ -484,4 +485,29 @@ func joinBotGame(t *testing.T, c *client.Client) (client.Player, string, *client
 		t.Fatal(err)
 	}
 	return p, resp.GetMatchId(), st
+}
+
+// A served web client's passkeys are bound to its own origin: localhost
+// for a loopback or unspecified address (WebAuthn takes no IP address as
+// a relying party), the host name otherwise.
+func TestDefaultPasskeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		addr, rpID string
+		origins    []string
+	}{
+		{"127.0.0.1:7070", "localhost", []string{"http://localhost:7070"}},
+		{"[::1]:7071", "localhost", []string{"http://localhost:7071"}},
+		{"0.0.0.0:80", "localhost", []string{"http://localhost:80"}},
+		{":7070", "localhost", []string{"http://localhost:7070"}},
+		{"localhost:9000", "localhost", []string{"http://localhost:9000"}},
+		{"play.example.com:8443", "play.example.com", []string{"http://play.example.com:8443", "https://play.example.com:8443"}},
+		{"192.0.2.7:7070", "", nil},
+	}
+	for _, tt := range tests {
+		rpID, origins := DefaultPasskeys(tt.addr)
+		if rpID != tt.rpID || fmt.Sprint(origins) != fmt.Sprint(tt.origins) {
+			t.Errorf("DefaultPasskeys(%q) = %q, %q; want %q, %q", tt.addr, rpID, origins, tt.rpID, tt.origins)
+		}
+	}
 }

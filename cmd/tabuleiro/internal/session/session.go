@@ -19,12 +19,14 @@ import (
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+	"tabuleiro.dev/pkg/platform/auth"
 )
 
 // Flags choose the server: a given address, or the one-process mode
@@ -128,6 +130,24 @@ func (f *Flags) Connect(ctx context.Context, e *cli.Env) (*Conn, error) {
 // Stop closes the connection and stops the local server, if any, waiting
 // for it.
 func (cn *Conn) Stop() error { return cn.stop() }
+
+// ServiceCredentials are the credentials of a call made as a service
+// (a replay's scripted players, a review): the local server's own, or
+// a service token signed with the key in TABULEIRO_TOKEN_KEY.
+func (cn *Conn) ServiceCredentials(e *cli.Env) (credentials.PerRPCCredentials, error) {
+	if cn.Local != nil {
+		return cn.Local.ServiceCredentials(), nil
+	}
+	key, err := auth.ParseKey(e.Getenv("TABULEIRO_TOKEN_KEY"))
+	if err != nil {
+		return nil, &cli.ExitError{Code: 2, Err: e.Errorf("error.replay_token_key", "error", err)}
+	}
+	iss, err := auth.NewIssuer(key)
+	if err != nil {
+		return nil, &cli.ExitError{Code: 2, Err: err}
+	}
+	return auth.NewServiceCredentials(iss, "tabuleiro", time.Hour), nil
+}
 
 // Identity is the person at this terminal on this server, called name;
 // extra > 0 is the second player of a local game, named after the first

@@ -50,6 +50,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/dirlock"
 )
 
 // marker is the TTL miniredis holds for every key that has one: the real
@@ -86,7 +88,7 @@ type Store struct {
 	internal *server.Peer // replays and expiry deletions
 
 	w    *wal     // nil without Dir
-	lock *os.File // Dir's lock (lockDir), held until Close
+	lock *os.File // Dir's lock (dirlock.Lock), held until Close
 	ln   net.Listener
 
 	// wmu orders every logged write: the log's order is the execution
@@ -186,8 +188,11 @@ func Open(o Options) (_ *Store, err error) {
 		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("embedded redis: %w", err)
 		}
-		if s.lock, err = lockDir(o.Dir); err != nil {
-			return nil, err
+		// One log has one writer: two processes appending to it would
+		// each number its entries their own way, and the next start would
+		// refuse the log.
+		if s.lock, err = dirlock.Lock(o.Dir); err != nil {
+			return nil, fmt.Errorf("embedded redis: %w", err)
 		}
 		last, oldBytes, tail, err := s.recover()
 		if err != nil {
@@ -206,17 +211,6 @@ func Open(o Options) (_ *Store, err error) {
 	go s.accept()
 	go s.expireTimer()
 	return s, nil
-}
-
-// InUseError is Open's answer when another process holds the directory:
-// one log has one writer.
-type InUseError struct {
-	Dir    string
-	Holder string // "process 1234", or "another process"
-}
-
-func (e *InUseError) Error() string {
-	return "the embedded Redis's log in " + e.Dir + " is in use by " + e.Holder
 }
 
 // Addr is the host:port the store listens on.

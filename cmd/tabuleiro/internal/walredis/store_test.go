@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/dirlock"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -393,12 +394,12 @@ func TestOneProcessPerDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	second, err := Open(Options{Dir: dir})
-	var inUse *InUseError
+	var inUse *dirlock.BusyError
 	if !errors.As(err, &inUse) {
 		if second != nil {
 			_ = second.Close()
 		}
-		t.Fatalf("second Open of %s: %v, want an *InUseError", dir, err)
+		t.Fatalf("second Open of %s: %v, want a *dirlock.BusyError", dir, err)
 	}
 	if want := fmt.Sprintf("process %d", os.Getpid()); inUse.Holder != want || !strings.Contains(err.Error(), dir) {
 		t.Errorf("refusal %q (holder %q), want one naming %s and %s", err, inUse.Holder, dir, want)

@@ -13,6 +13,7 @@
 package accounts
 
 import (
+	"errors"
 	"unicode/utf8"
 
 	"github.com/mtibben/confusables"
@@ -106,3 +107,6 @@ func NormalizePassword(pw string) string {
 func LookAlike(a, b Username) bool {
 	return a.Skeleton == b.Skeleton || a.Skeleton == b.Shown || a.Shown == b.Skeleton || a.Shown == b.Shown
 }
+
+// ErrPasswordWrong is a wrong current password given to change it.
+var ErrPasswordWrong = errors.New("the current password is wrong")

@@ -3,8 +3,11 @@
 package config
 
 import (
+	"fmt"
 	"log/slog"
 	"net/netip"
+	"net/url"
+	"strings"
 	"time"
 
 	"tabuleiro.dev/pkg/platform/auth"
@@ -69,6 +72,18 @@ type Config struct {
 	// ("https://play.example.com", or "*"); empty (the default) means
 	// same-origin only.
 	CORSOrigins []string
+	// WebAuthnRPID (LOBBY_WEBAUTHN_RP_ID): the WebAuthn relying-party ID
+	// passkeys are bound to, the site's domain ("example.com"); empty (the
+	// default) turns passkeys off. Changing it orphans every passkey.
+	WebAuthnRPID string
+	// WebAuthnOrigins (LOBBY_WEBAUTHN_ORIGINS, comma-separated, required
+	// with LOBBY_WEBAUTHN_RP_ID): the origins whose pages may register and
+	// use passkeys ("https://play.example.com"); each host must be the
+	// relying-party ID or a subdomain of it.
+	WebAuthnOrigins []string
+	// PasskeyChallengeTTL (LOBBY_PASSKEY_CHALLENGE_TTL, default 5m): how
+	// long a passkey challenge may be answered (each is single-use).
+	PasskeyChallengeTTL time.Duration
 	// DeviceURL (LOBBY_DEVICE_URL): the web client's device approval page
 	// that `tabuleiro login` shows ("https://play.example.com/#/device");
 	// empty: the page at the address the terminal called.
@@ -95,6 +110,8 @@ func Load(getenv func(string) string) (Config, error) {
 		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
 		TLSCAFile:           env.String("TLS_CA_FILE", ""),
 		RateLimitsOff:       env.Bool("RATE_LIMITS_OFF", false),
+		WebAuthnRPID:        env.String("WEBAUTHN_RP_ID", ""),
+		PasskeyChallengeTTL: env.Duration("PASSKEY_CHALLENGE_TTL", 5*time.Minute),
 		DeviceURL:           env.String("DEVICE_URL", ""),
 	}
 	env.Func("TOKEN_KEY", true, func(s string) error {
@@ -119,6 +136,20 @@ func Load(getenv func(string) string) (Config, error) {
 		cfg.CORSOrigins, err = grpcserve.ParseOrigins(s)
 		return err
 	})
+	env.Func("WEBAUTHN_ORIGINS", false, func(s string) error {
+		for _, o := range strings.Split(s, ",") {
+			o = strings.TrimSpace(o)
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+				return fmt.Errorf("%q is not an origin (https://host[:port])", o)
+			}
+			cfg.WebAuthnOrigins = append(cfg.WebAuthnOrigins, strings.TrimSuffix(o, "/"))
+		}
+		return nil
+	})
+	if cfg.WebAuthnRPID != "" && len(cfg.WebAuthnOrigins) == 0 {
+		env.Errorf("WEBAUTHN_ORIGINS", "is required with %s", env.Name("WEBAUTHN_RP_ID"))
+	}
 	if cfg.RefreshTTL < cfg.TokenTTL {
 		env.Errorf("REFRESH_TTL", "must be at least %s (%v), or a token outlives its refresh token", env.Name("TOKEN_TTL"), cfg.TokenTTL)
 	}

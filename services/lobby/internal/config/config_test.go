@@ -58,3 +58,24 @@ func TestLoadCORSOrigins(t *testing.T) {
 		t.Errorf("a malformed origin: err = %v, want one naming LOBBY_CORS_ORIGINS", err)
 	}
 }
+
+func TestLoadWebAuthn(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"LOBBY_MATCH_ADDR": "match:8080", "LOBBY_TOKEN_KEY": strings.Repeat("a", 44),
+		"LOBBY_REDIS_URL": "redis://r:6379/0", "LOBBY_DATABASE_URL": "postgres://p/db",
+		"LOBBY_WEBAUTHN_RP_ID": "example.com", "LOBBY_WEBAUTHN_ORIGINS": "https://play.example.com, https://example.com/"}
+	cfg, err := Load(envconfig.Map(env))
+	if err != nil || cfg.WebAuthnRPID != "example.com" || len(cfg.WebAuthnOrigins) != 2 || cfg.WebAuthnOrigins[1] != "https://example.com" ||
+		cfg.PasskeyChallengeTTL != 5*time.Minute {
+		t.Fatalf("Load = %q %q %v, %v", cfg.WebAuthnRPID, cfg.WebAuthnOrigins, cfg.PasskeyChallengeTTL, err)
+	}
+	for _, bad := range []string{"", "example.com", "ftp://example.com", "https://example.com/path"} {
+		env["LOBBY_WEBAUTHN_ORIGINS"] = bad
+		if bad == "" {
+			delete(env, "LOBBY_WEBAUTHN_ORIGINS")
+		}
+		if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "LOBBY_WEBAUTHN_ORIGINS") {
+			t.Errorf("LOBBY_WEBAUTHN_ORIGINS=%q: err = %v, want one naming it", bad, err)
+		}
+	}
+}

@@ -178,7 +178,7 @@ func (s *Server) DeleteAccount(ctx context.Context, req *lobbyv1.DeleteAccountRe
 	if req.GetPassword() == "" {
 		return nil, toStatus(lobby.Invalid("password", "is required"))
 	}
-	acct, err := s.d.Store.AccountOf(ctx, pr.PlayerID())
+	acct, err := s.d.Store.AccountByPlayer(ctx, pr.PlayerID())
 	if errors.Is(err, lobby.ErrNotFound) {
 		return nil, reason.Error(codes.FailedPrecondition, reason.AccountNeeded, "only an account may be deleted: a guest is forgotten with its browser's storage", nil)
 	}

@@ -103,7 +103,7 @@ func (s *Server) ApproveDeviceSignIn(ctx context.Context, req *lobbyv1.ApproveDe
 	if err := s.limit(ctx, s.d.Limits.Device, "device"); err != nil {
 		return nil, err
 	}
-	if _, err := s.d.Store.AccountOf(ctx, pr.PlayerID()); errors.Is(err, lobby.ErrNotFound) {
+	if _, err := s.d.Store.AccountByPlayer(ctx, pr.PlayerID()); errors.Is(err, lobby.ErrNotFound) {
 		return nil, reason.Error(codes.FailedPrecondition, reason.AccountNeeded, "only an account may approve a device sign-in: claim this guest first", nil)
 	} else if err != nil {
 		return nil, toStatus(err)
@@ -157,7 +157,7 @@ func (s *Server) PollDeviceSignIn(ctx context.Context, req *lobbyv1.PollDeviceSi
 	case err != nil:
 		return nil, toStatus(err)
 	}
-	acct, err := s.d.Store.AccountOf(ctx, playerID)
+	acct, err := s.d.Store.AccountByPlayer(ctx, playerID)
 	if err != nil { // deleted between approval and poll
 		if errors.Is(err, lobby.ErrNotFound) {
 			return nil, expiredToken()

@@ -8,8 +8,11 @@ import (
 
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
+	"tabuleiro.dev/services/lobby/internal/accounts"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/passkeys"
+	"tabuleiro.dev/services/lobby/internal/sqlstore"
 )
 
 // toStatus is the lobby's one mapping from domain errors to gRPC codes. A
@@ -36,6 +39,15 @@ var mapStatus = rpcerr.Must(rpcerr.Mapper{
 	{Err: lobby.ErrUsernameTaken, Code: codes.AlreadyExists, Reason: reason.UsernameTaken},
 	{Err: lobby.ErrUsernameConfusable, Code: codes.AlreadyExists, Reason: reason.UsernameConfusable},
 	{Err: lobby.ErrAlreadyClaimed, Code: codes.FailedPrecondition, Reason: reason.AlreadyClaimed, Message: "this identity is an account already"},
+	{Err: accounts.ErrPasswordWrong, Code: codes.PermissionDenied, Reason: reason.PasswordWrong},
+	{Err: passkeys.ErrOff, Code: codes.FailedPrecondition, Reason: reason.PasskeysUnavailable},
+	{Err: passkeys.ErrMalformed, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
+	{Err: passkeys.ErrChallengeExpired, Code: codes.FailedPrecondition, Reason: reason.PasskeyChallengeExpired},
+	{Err: passkeys.ErrChallengeUsed, Code: codes.FailedPrecondition, Reason: reason.PasskeyChallengeUsed},
+	{Err: passkeys.ErrWrongSite, Code: codes.PermissionDenied, Reason: reason.PasskeyWrongSite},
+	{Err: passkeys.ErrUnknown, Code: codes.Unauthenticated, Reason: reason.PasskeyUnknown},
+	{Err: passkeys.ErrRefused, Code: codes.Unauthenticated, Reason: reason.PasskeyRefused},
+	{Err: sqlstore.ErrPasskeyExists, Code: codes.AlreadyExists, Reason: reason.PasskeyExists},
 	{Err: lobby.ErrBadCredentials, Code: codes.Unauthenticated, Reason: reason.CredentialsWrong, Message: "wrong username or password"},
 	{Err: lobby.ErrInvalid, Code: codes.InvalidArgument, Reason: reason.InvalidRequest},
 	{Err: lobby.ErrNotFound, Code: codes.NotFound, Reason: reason.NotFound},

@@ -31,6 +31,7 @@ import (
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
+	"tabuleiro.dev/services/lobby/internal/passkeys"
 	"tabuleiro.dev/services/lobby/internal/passwd"
 	"tabuleiro.dev/services/lobby/internal/rooms"
 	"tabuleiro.dev/services/lobby/internal/sessions"
@@ -50,7 +51,13 @@ type Store interface {
 	Stats(ctx context.Context, playerID string) (sqlstore.Stats, error)
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
-	AccountOf(ctx context.Context, playerID string) (sqlstore.Account, error)
+	AccountByPlayer(ctx context.Context, playerID string) (sqlstore.Account, error)
+	SetPassword(ctx context.Context, playerID, hash string) error
+	AddPasskey(ctx context.Context, p sqlstore.Passkey) error
+	Passkeys(ctx context.Context, playerID string) ([]sqlstore.Passkey, error)
+	Passkey(ctx context.Context, id string) (sqlstore.Passkey, error)
+	UsePasskey(ctx context.Context, id, credential string) error
+	RemovePasskey(ctx context.Context, playerID, id string) error
 	DeleteAccount(ctx context.Context, playerID string) error
 }
 
@@ -115,6 +122,9 @@ type Deps struct {
 	// Guesses limits wrong passwords per account and client address; nil
 	// limits none.
 	Guesses *accounts.Guesses
+	// Passkeys runs the WebAuthn ceremonies of the relying party; nil:
+	// passkeys are off (FAILED_PRECONDITION, PASSKEYS_UNAVAILABLE).
+	Passkeys *passkeys.Ceremonies
 	// Devices keeps the device sign-ins (RFC 8628: StartDeviceSignIn,
 	// ApproveDeviceSignIn, PollDeviceSignIn); nil: the RPCs are
 	// unimplemented. DeviceURL is the approval page a device shows (the
@@ -235,6 +245,8 @@ func New(d Deps) *Server {
 var PublicMethods = []string{
 	lobbyv1.LobbyService_SignInGuest_FullMethodName,
 	lobbyv1.LobbyService_SignIn_FullMethodName,
+	lobbyv1.LobbyService_BeginPasskeySignIn_FullMethodName,
+	lobbyv1.LobbyService_FinishPasskeySignIn_FullMethodName,
 	lobbyv1.LobbyService_RefreshToken_FullMethodName,
 	lobbyv1.LobbyService_ListVariants_FullMethodName,
 	lobbyv1.LobbyService_GetInvite_FullMethodName,

@@ -227,12 +227,21 @@ func (f *Families) SignOut(ctx context.Context, playerID, family string) (bool, 
 
 // SignOutAll ends every live family of playerID's and returns how many.
 func (f *Families) SignOutAll(ctx context.Context, playerID string) (int, error) {
+	return f.SignOutOthers(ctx, playerID, "")
+}
+
+// SignOutOthers ends every live family of playerID's but keep (the
+// caller's own sign-in, after a password change) and returns how many.
+func (f *Families) SignOutOthers(ctx context.Context, playerID, keep string) (int, error) {
 	fams, err := f.rdb.ZRange(ctx, f.playerKey(playerID), 0, -1).Result()
 	if err != nil {
 		return 0, fmt.Errorf("list refresh families: %w", err)
 	}
 	n := 0
 	for _, fam := range fams {
+		if fam == keep {
+			continue
+		}
 		ok, err := f.SignOut(ctx, playerID, fam)
 		if err != nil {
 			return n, err

@@ -98,20 +98,3 @@ func (s *Store) AccountByKey(ctx context.Context, key string) (Account, error) {
 	}
 	return a, nil
 }
-
-// AccountOf returns player playerID's account, with its display name;
-// lobby.ErrNotFound when the player is a guest (or unknown).
-func (s *Store) AccountOf(ctx context.Context, playerID string) (Account, error) {
-	var a Account
-	err := s.db.QueryRowContext(ctx, `SELECT a.player_id, a.username, a.username_key, a.username_skeleton, a.shown_skeleton,
-		a.password_hash, p.display_name
-		FROM accounts a JOIN players p ON p.player_id = a.player_id WHERE a.player_id = $1`, playerID).
-		Scan(&a.PlayerID, &a.Username, &a.Key, &a.Skeleton, &a.ShownSkeleton, &a.PasswordHash, &a.DisplayName)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Account{}, fmt.Errorf("account of %s: %w", lobby.Clip(playerID), lobby.ErrNotFound)
-	}
-	if err != nil {
-		return Account{}, fmt.Errorf("load account: %w", err)
-	}
-	return a, nil
-}

@@ -31,6 +31,7 @@ func (s *Store) DeleteAccount(ctx context.Context, playerID string) error {
 		return fmt.Errorf("player %s: %w", lobby.Clip(playerID), lobby.ErrNotFound)
 	}
 	for _, q := range []string{
+		`DELETE FROM passkeys WHERE player_id = $1`,
 		`DELETE FROM accounts WHERE player_id = $1`,
 		`DELETE FROM ratings WHERE player_id = $1`,
 		`UPDATE games SET first_display_name = $2 WHERE first_player_id = $1`,

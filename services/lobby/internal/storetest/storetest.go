@@ -32,8 +32,14 @@ type Store interface {
 	ProcessRatings(ctx context.Context, limit int) (int, error)
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
-	AccountOf(ctx context.Context, playerID string) (sqlstore.Account, error)
 	DeleteAccount(ctx context.Context, playerID string) error
+	AccountByPlayer(ctx context.Context, playerID string) (sqlstore.Account, error)
+	SetPassword(ctx context.Context, playerID, hash string) error
+	AddPasskey(ctx context.Context, p sqlstore.Passkey) error
+	Passkeys(ctx context.Context, playerID string) ([]sqlstore.Passkey, error)
+	Passkey(ctx context.Context, id string) (sqlstore.Passkey, error)
+	UsePasskey(ctx context.Context, id, credential string) error
+	RemovePasskey(ctx context.Context, playerID, id string) error
 	Review(ctx context.Context, gameID, version string) (string, bool, error)
 	SaveReview(ctx context.Context, gameID, version, review string) error
 }
@@ -59,6 +65,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Fairness", testFairness},
 		{"Accounts", testAccounts},
 		{"AccountRace", testAccountRace},
+		{"Passkeys", testPasskeys},
 		{"Reviews", testReviews},
 		{"DeleteAccount", testDeleteAccount},
 	}
@@ -582,6 +589,75 @@ func testReviews(t *testing.T, newStore NewStore) {
 	}
 }
 
+// Passkeys belong to accounts: one credential id once across accounts,
+// listed oldest first, updated by a sign-in, removed by their owner only;
+// a password is replaced; a guest has neither.
+func testPasskeys(t *testing.T, newStore NewStore) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	for _, id := range []string{"ana", "bia", "guest"} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: id, DisplayName: "P " + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range []sqlstore.Account{account(t, "ana", "Ana_K"), account(t, "bia", "Bia_K")} {
+		if err := s.CreateAccount(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AddPasskey(ctx, sqlstore.Passkey{ID: "k0", PlayerID: "guest", Name: "x", Credential: "{}"}); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("a guest's passkey: %v, want ErrNotFound", err)
+	}
+	for _, p := range []sqlstore.Passkey{
+		{ID: "k1", PlayerID: "ana", Name: "laptop", Credential: `{"n":1}`},
+		{ID: "k2", PlayerID: "ana", Name: "phone", Credential: `{"n":2}`},
+	} {
+		if err := s.AddPasskey(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AddPasskey(ctx, sqlstore.Passkey{ID: "k1", PlayerID: "bia", Name: "copy", Credential: "{}"}); !errors.Is(err, sqlstore.ErrPasskeyExists) {
+		t.Errorf("a credential id twice: %v, want ErrPasskeyExists", err)
+	}
+	list, err := s.Passkeys(ctx, "ana")
+	if err != nil || len(list) != 2 || list[0].ID != "k1" || list[1].Name != "phone" || list[0].CreatedAt.IsZero() || !list[0].LastUsedAt.IsZero() {
+		t.Fatalf("ana's passkeys: %+v, %v", list, err)
+	}
+	if list, err := s.Passkeys(ctx, "guest"); err != nil || len(list) != 0 {
+		t.Errorf("a guest's passkeys: %+v, %v", list, err)
+	}
+	if err := s.UsePasskey(ctx, "k2", `{"n":3}`); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.Passkey(ctx, "k2"); err != nil || p.PlayerID != "ana" || p.Credential != `{"n":3}` || p.LastUsedAt.IsZero() {
+		t.Errorf("k2 after a sign-in: %+v, %v", p, err)
+	}
+	if err := s.RemovePasskey(ctx, "bia", "k2"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("removing another's passkey: %v, want ErrNotFound", err)
+	}
+	if err := s.RemovePasskey(ctx, "ana", "k2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Passkey(ctx, "k2"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("a removed passkey: %v, want ErrNotFound", err)
+	}
+	if err := s.UsePasskey(ctx, "k2", "{}"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("using a removed passkey: %v, want ErrNotFound", err)
+	}
+	if err := s.SetPassword(ctx, "ana", "$argon2id$new"); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.AccountByPlayer(ctx, "ana"); err != nil || a.PasswordHash != "$argon2id$new" || a.Username != "Ana_K" || a.DisplayName != "P ana" {
+		t.Errorf("AccountByPlayer(ana) = %+v, %v", a, err)
+	}
+	if _, err := s.AccountByPlayer(ctx, "guest"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("a guest's account: %v, want ErrNotFound", err)
+	}
+	if err := s.SetPassword(ctx, "guest", "x"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("a guest's password: %v, want ErrNotFound", err)
+	}
+}
+
 // A deleted account's personal data is gone (account, ratings, name,
 // sign-in address); its finished games stay, naming it "deleted player";
 // the player is unknown from then on and its username free.
@@ -596,11 +672,11 @@ func testDeleteAccount(t *testing.T, newStore NewStore) {
 	if err := s.CreateAccount(ctx, account(t, "ana", "Alice")); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := s.AccountOf(ctx, "ana"); err != nil || a.Username != "Alice" {
-		t.Fatalf("AccountOf(ana) = %+v, %v", a, err)
+	if a, err := s.AccountByPlayer(ctx, "ana"); err != nil || a.Username != "Alice" {
+		t.Fatalf("AccountByPlayer(ana) = %+v, %v", a, err)
 	}
-	if _, err := s.AccountOf(ctx, "bia"); !errors.Is(err, lobby.ErrNotFound) {
-		t.Fatalf("AccountOf(a guest) = %v, want ErrNotFound", err)
+	if _, err := s.AccountByPlayer(ctx, "bia"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("AccountByPlayer(a guest) = %v, want ErrNotFound", err)
 	}
 	t0 := time.Unix(1_800_000_000, 0)
 	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", rated: true, p1: "ana", p2: "bia", result: "win", winner: "first", ended: t0})

@@ -9,7 +9,7 @@ import (
 // frozen expert-1) and checks the table, and that bad levels exit 2.
 func TestBotsLadder(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCommand(t, "", "bots", "ladder", "--game", "corners", "--variant", "classic-3x3",
+	code, out, errOut := tab.RunIn(t, "", "bots", "ladder", "--game", "corners", "--variant", "classic-3x3",
 		"--levels", "easy,medium,expert-1", "--games", "2", "--budget", "10", "--opening", "2")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -22,7 +22,7 @@ func TestBotsLadder(t *testing.T) {
 	if n := strings.Count(errOut, " vs "); n != 3 {
 		t.Errorf("progress names %d matches, want 3:\n%s", n, errOut)
 	}
-	code, _, errOut = runCommand(t, "", "bots", "ladder", "--levels", "easy,grandmaster")
+	code, _, errOut = tab.RunIn(t, "", "bots", "ladder", "--levels", "easy,grandmaster")
 	if code != 2 || !strings.Contains(errOut, "grandmaster") {
 		t.Errorf("unknown level: exit %d, stderr %q; want 2 naming it", code, errOut)
 	}

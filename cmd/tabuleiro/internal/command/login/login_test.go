@@ -121,7 +121,10 @@ func TestLoginApprovedByTheAccount(t *testing.T) {
 
 	// A wrong password (piped in: no terminal) is refused in words and
 	// keeps the identity as it was.
-	got, stdout, stderr := clitest.Run(t, []cli.Command{New}, vars, "not the password\n", "login", "--server", addr, "--password", "--username", "ana_term")
+	var o, eo strings.Builder
+	got := cli.Run(t.Context(), []string{"login", "--server", addr, "--password", "--username", "ana_term"}, func(k string) string { return vars[k] },
+		strings.NewReader("not the password\n"), &o, &eo, New)
+	stdout, stderr := o.String(), eo.String()
 	if got != 1 || !strings.Contains(stderr, "Wrong username or password") || strings.Contains(stdout+stderr, "not the password") {
 		t.Fatalf("a wrong password: exit %d, stdout %q, stderr %q", got, stdout, stderr)
 	}

@@ -10,11 +10,11 @@ import (
 func TestMigrateAppliesOnce(t *testing.T) {
 	t.Parallel()
 	vars := map[string]string{"TABULEIRO_DATABASE_URL": testenv.PostgresDSN(t)}
-	code, out, errOut := runWithEnv(t, vars, "migrate")
+	code, out, errOut := tab.Run(t, vars, "migrate")
 	if code != 0 || out == "applied 0 migrations\n" {
 		t.Fatalf("first migrate: exit %d, stdout %q, stderr %q; want exit 0 and some migrations applied", code, out, errOut)
 	}
-	code, out, errOut = runWithEnv(t, vars, "migrate")
+	code, out, errOut = tab.Run(t, vars, "migrate")
 	if code != 0 || out != "applied 0 migrations\n" {
 		t.Fatalf("second migrate: exit %d, stdout %q, stderr %q; want nothing applied", code, out, errOut)
 	}
@@ -22,7 +22,7 @@ func TestMigrateAppliesOnce(t *testing.T) {
 
 func TestMigrateNeedsURL(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := runWithEnv(t, nil, "migrate")
+	code, _, errOut := tab.Run(t, nil, "migrate")
 	if code != 2 || !strings.Contains(errOut, "TABULEIRO_DATABASE_URL") {
 		t.Fatalf("exit %d, stderr %q; want 2 naming TABULEIRO_DATABASE_URL", code, errOut)
 	}

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -22,58 +23,67 @@ import (
 // no locale are English, as every other test runs.
 func TestCommandLanguage(t *testing.T) {
 	t.Parallel()
-	vars := localVars(t)
+	vars := clitest.LocalVars(t)
 	vars["LANG"] = "pt_BR.UTF-8"
-	code, _, errOut := runWithEnv(t, vars, "play", "--game", "chess")
+	code, _, errOut := tab.Run(t, vars, "play", "--game", "chess")
 	if want := "tabuleiro: jogo desconhecido chess (use quoridor, corners ou banqi)\n"; code != 2 || errOut != want {
 		t.Errorf("LANG=pt_BR: exit %d, stderr %q; want 2, %q", code, errOut, want)
 	}
-	code, out, _ := runWithEnv(t, vars, "play", "--help")
-	for _, want := range []string{"Uso:", "Opções:", "Opções globais:", "Jogue uma partida no terminal", "ajuda de play", "--lang"} {
+	code, out, _ := tab.Run(t, vars, "play", "--help")
+	for _, want := range []string{"Uso:", "Opções:", "Opções globais:", "Jogue uma partida no terminal", "ajuda de play", "--lang string",
+		`(padrão: "bot:easy")`} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("play --help in Portuguese lacks %q:\n%s", want, out)
 		}
 	}
-	_, _, errOut = runWithEnv(t, vars, "--lang", "es", "play", "--game", "chess")
+	if strings.Contains(out, "(default ") {
+		t.Errorf("play --help in Portuguese has an English default:\n%s", out)
+	}
+	// The root's help lists the players' commands, not cobra's shell
+	// completion (its texts are English).
+	if _, out, _ := tab.Run(t, vars, "--help"); strings.Contains(out, "completion") {
+		t.Errorf("tabuleiro --help lists completion:\n%s", out)
+	}
+	_, _, errOut = tab.Run(t, vars, "--lang", "es", "play", "--game", "chess")
 	if !strings.Contains(errOut, "juego desconocido chess") {
 		t.Errorf("--lang es: %q", errOut)
 	}
 	vars["LANG"] = "C"
-	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	_, _, errOut = tab.Run(t, vars, "play", "--game", "chess")
 	if !strings.Contains(errOut, "unknown game chess") {
 		t.Errorf("LANG=C: %q", errOut)
 	}
 	// config lang keeps the language in the data directory; the locale
 	// then speaks it no more, TABULEIRO_LANG and --lang still do.
-	code, out, errOut = runWithEnv(t, vars, "config", "lang", "pt-BR")
+	code, out, errOut = tab.Run(t, vars, "config", "lang", "pt-BR")
 	if code != 0 || out != "Idioma guardado: pt-BR\n" {
 		t.Fatalf("config lang pt-BR: exit %d, %q, %q", code, out, errOut)
 	}
 	if b, err := os.ReadFile(filepath.Join(vars["TABULEIRO_DATA_DIR"], text.SettingFile)); err != nil || string(b) != "pt-BR\n" {
 		t.Errorf("the setting file: %q, %v", b, err)
 	}
-	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	_, _, errOut = tab.Run(t, vars, "play", "--game", "chess")
 	if !strings.Contains(errOut, "jogo desconhecido") {
 		t.Errorf("saved pt-BR over LANG=C: %q", errOut)
 	}
 	vars[text.EnvLang] = "es"
-	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	_, _, errOut = tab.Run(t, vars, "play", "--game", "chess")
 	if !strings.Contains(errOut, "juego desconocido") {
 		t.Errorf("TABULEIRO_LANG=es over the saved pt-BR: %q", errOut)
 	}
-	_, _, errOut = runWithEnv(t, vars, "--lang=en", "play", "--game", "chess")
+	_, _, errOut = tab.Run(t, vars, "--lang=en", "play", "--game", "chess")
 	if !strings.Contains(errOut, "unknown game") {
 		t.Errorf("--lang=en over all: %q", errOut)
 	}
-	code, _, errOut = runWithEnv(t, vars, "config", "lang", "de")
+	code, _, errOut = tab.Run(t, vars, "config", "lang", "de")
 	if code != 2 || !strings.Contains(errOut, "pt-BR (Português (Brasil))") {
 		t.Errorf("config lang de: exit %d, %q", code, errOut)
 	}
 	delete(vars, text.EnvLang)
-	if code, out, _ := runWithEnv(t, vars, "config", "lang", "auto"); code != 0 || !strings.Contains(out, "locale") {
+	if code, out, _ := tab.Run(t, vars, "config", "lang", "auto"); code != 0 || !strings.Contains(out, "locale") {
 		t.Errorf("config lang auto: %d %q", code, out)
 	}
-	_, _, errOut = runWithEnv(t, vars, "play", "--game", "chess")
+	_, _, errOut = tab.Run(t, vars, "play", "--game", "chess")
 	if !strings.Contains(errOut, "unknown game") {
 		t.Errorf("after auto, LANG=C: %q", errOut)
 	}
@@ -83,7 +93,7 @@ func TestCommandLanguage(t *testing.T) {
 // services: Corners against bot:easy, typed in notation, to the result.
 func TestTerminalGameInPortuguese(t *testing.T) {
 	t.Parallel()
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	pt := text.Catalog.Printer("pt-BR")
 	tm, id := botTUIIn(t, pt, c, me, ctx, gamev1.Game_GAME_CORNERS, "classic-3x3")
 	waitScreen(t, tm, "Sua vez (branco)")
@@ -94,7 +104,7 @@ func TestTerminalGameInPortuguese(t *testing.T) {
 		return s != nil && strings.Contains(*s, "x Robô (fácil")
 	})
 	for n := 0; ; n++ {
-		m := waitTurn(t, c, me, id(), 2*n)
+		m := clitest.WaitTurn(t, c, me, id(), 2*n)
 		if m.GetStatus() == matchv1.MatchStatus_MATCH_STATUS_FINISHED {
 			break
 		}
@@ -104,7 +114,7 @@ func TestTerminalGameInPortuguese(t *testing.T) {
 		if n > 0 {
 			waitScreen(t, tm, "preto jogou "+m.GetPlies()[len(m.GetPlies())-1].GetNotation())
 		}
-		tm.Type(":" + somePly(t, c, me, m, n))
+		tm.Type(":" + clitest.SomePly(t, c, me, m, n))
 		tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	}
 	waitScreen(t, tm, "Jogar de novo?")

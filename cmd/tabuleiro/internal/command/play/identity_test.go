@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 )
 
 // The kept identity stores the rotated refresh token of every refresh:
@@ -16,7 +17,7 @@ import (
 // identity at the next refresh.
 func TestIdentityKeepsTheRotatedRefreshToken(t *testing.T) {
 	t.Parallel()
-	c, _, _ := startLocal(t)
+	c, _, _ := clitest.StartLocal(t)
 	path := filepath.Join(t.TempDir(), "identities.json")
 	read := func() client.Player {
 		t.Helper()
@@ -63,20 +64,20 @@ func TestIdentityKeepsTheRotatedRefreshToken(t *testing.T) {
 // identity there under the name already used offline, not $USER.
 func TestIdentityNameAndServerHint(t *testing.T) {
 	t.Parallel()
-	vars := localVars(t)
+	vars := clitest.LocalVars(t)
 	dir := vars["TABULEIRO_DATA_DIR"]
-	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--name", "Ana Lima", "--data-dir", dir)
+	code, out, errOut := tab.Run(t, vars, "play", "--auto", "--game", "corners", "--name", "Ana Lima", "--data-dir", dir)
 	if code != 0 {
 		t.Fatalf("play --auto: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	for _, cmd := range []string{"history", "stats"} {
-		code, _, errOut := runWithEnv(t, vars, cmd)
+		code, _, errOut := tab.Run(t, vars, cmd)
 		if code != 0 || !strings.Contains(errOut, "tabuleiro "+cmd+" --server HOST:PORT") {
 			t.Errorf("%s without --server: exit %d, stderr %q; want a hint naming --server", cmd, code, errOut)
 		}
 	}
-	c, _, _ := startLocal(t)
-	code, out, errOut = runWithEnv(t, vars, "stats", "--server", c.Target())
+	c, _, _ := clitest.StartLocal(t)
+	code, out, errOut = tab.Run(t, vars, "stats", "--server", c.Target())
 	if code != 0 || !strings.HasPrefix(out, "Ana Lima (") || strings.Contains(errOut, "--server HOST:PORT") {
 		t.Errorf("stats --server: exit %d\nstdout:\n%s\nstderr:\n%s\nwant the offline name, Ana Lima, and no hint", code, out, errOut)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -15,8 +16,8 @@ import (
 // same data directory, then list every game.
 func TestPlayAutoEveryGame(t *testing.T) {
 	t.Parallel()
-	vars := localVars(t)
-	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "all", "--data-dir", vars["TABULEIRO_DATA_DIR"])
+	vars := clitest.LocalVars(t)
+	code, out, errOut := tab.Run(t, vars, "play", "--auto", "--game", "all", "--data-dir", vars["TABULEIRO_DATA_DIR"])
 	if code != 0 {
 		t.Fatalf("play --auto vs bot: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -28,14 +29,14 @@ func TestPlayAutoEveryGame(t *testing.T) {
 	if strings.Contains(out, "ongoing") {
 		t.Errorf("a game did not end:\n%s", out)
 	}
-	code, out, errOut = runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--vs", "local", "--data-dir", vars["TABULEIRO_DATA_DIR"])
+	code, out, errOut = tab.Run(t, vars, "play", "--auto", "--game", "corners", "--vs", "local", "--data-dir", vars["TABULEIRO_DATA_DIR"])
 	if code != 0 || !strings.Contains(out, "two players, one keyboard") {
 		t.Fatalf("play --auto --vs local: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// A finished game reaches history through the outbox, a moment later.
 	deadline := testenv.Deadline(t)
 	for {
-		code, out, errOut = runWithEnv(t, vars, "history")
+		code, out, errOut = tab.Run(t, vars, "history")
 		if code == 0 && strings.Count(out, "\n") == 5 { // the header and 4 games
 			break
 		}
@@ -43,7 +44,7 @@ func TestPlayAutoEveryGame(t *testing.T) {
 			t.Fatalf("history: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 	}
-	code, out, _ = runWithEnv(t, vars, "stats")
+	code, out, _ = tab.Run(t, vars, "stats")
 	if code != 0 || !strings.Contains(out, "easy") {
 		t.Errorf("stats: exit %d, no record against easy:\n%s", code, out)
 	}

@@ -12,6 +12,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -144,7 +145,7 @@ func waitFinished(t *testing.T, c *client.Client, me client.Player, id string) *
 // run said bot:easy.
 func TestResumeSeatsAndTitleFollowTheMatch(t *testing.T) {
 	t.Parallel()
-	c, _, ctx := startLocal(t)
+	c, _, ctx := clitest.StartLocal(t)
 	ids := filepath.Join(t.TempDir(), "identities.json")
 	me, err := c.Identity(t.Context(), ids, "local", "Ana")
 	if err != nil {
@@ -215,7 +216,7 @@ func TestResumeSeatsAndTitleFollowTheMatch(t *testing.T) {
 // abandonment never learned it).
 func TestResumeWithNothingToResume(t *testing.T) {
 	t.Parallel()
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	var out, errOut strings.Builder
 	e := &cli.Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}
 	tb := &tables{c: c, me: me, local: true, dataDir: "/tmp/d", opp: opponent{level: gamev1.BotLevel_BOT_LEVEL_EASY}, game: gamev1.Game_GAME_QUORIDOR, variant: "standard"}

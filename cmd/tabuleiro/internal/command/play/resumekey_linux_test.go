@@ -63,7 +63,7 @@ func playInPTY(t *testing.T, args ...string) (ptmx *os.File, screen *ptyScreen, 
 	)
 	go func() {
 		defer close(done)
-		code = run(t.Context(), args, func(k string) string { return vars[k] }, tty, tty, &errOut)
+		code = tab.Main(t.Context(), args, func(k string) string { return vars[k] }, tty, tty, &errOut)
 	}()
 	t.Cleanup(func() { <-done }) // the test's context ends the command
 	return ptmx, screen, func() (int, string) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
@@ -16,7 +17,7 @@ import (
 // id, and both reach the same game, one seat each.
 func TestRoomInviteAndJoin(t *testing.T) {
 	t.Parallel()
-	c, _, ctx := startLocal(t)
+	c, _, ctx := clitest.StartLocal(t)
 	for _, by := range []string{"invite code", "room id"} {
 		// New players each time: a player is in one match at a time.
 		host, err := c.SignIn(t.Context(), "Ana")
@@ -93,7 +94,7 @@ func TestRoomInviteAndJoin(t *testing.T) {
 // reach the same new match with the seats swapped.
 func TestRoomRematch(t *testing.T) {
 	t.Parallel()
-	c, _, ctx := startLocal(t)
+	c, _, ctx := clitest.StartLocal(t)
 	host, err := c.SignIn(t.Context(), "Ana")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -123,7 +124,7 @@ func waitScreen(t *testing.T, tm *screenTest, text string) {
 // one), the rest typed in notation; the screen ends with the result.
 func TestTerminalGameAgainstEasyBot(t *testing.T) {
 	t.Parallel()
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	tm, id := botTUI(t, c, me, ctx, gamev1.Game_GAME_CORNERS, "classic-3x3")
 	waitScreen(t, tm, "Your move (white)")
 	// The cursor starts on e5; c3 is the corner piece of white's home.
@@ -134,7 +135,7 @@ func TestTerminalGameAgainstEasyBot(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRight})
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	for n := 0; ; n++ {
-		m := waitTurn(t, c, me, id(), 2*(n+1))
+		m := clitest.WaitTurn(t, c, me, id(), 2*(n+1))
 		if n == 0 && (len(m.GetPlies()) == 0 || m.GetPlies()[0].GetNotation() != "c3-d3") {
 			t.Fatalf("the first ply is %v, want c3-d3 played with the keys", m.GetPlies())
 		}
@@ -146,7 +147,7 @@ func TestTerminalGameAgainstEasyBot(t *testing.T) {
 		}
 		// The screen shows the bot's reply before the next ply is typed.
 		waitScreen(t, tm, "black played "+m.GetPlies()[len(m.GetPlies())-1].GetNotation())
-		tm.Type(":" + somePly(t, c, me, m, n))
+		tm.Type(":" + clitest.SomePly(t, c, me, m, n))
 		tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	}
 	waitScreen(t, tm, "Play again?")
@@ -162,7 +163,7 @@ func TestTerminalGameAgainstEasyBot(t *testing.T) {
 // with the rule, and rotates.
 func TestTerminalWallPreview(t *testing.T) {
 	t.Parallel()
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	tm, id := botTUI(t, c, me, ctx, gamev1.Game_GAME_QUORIDOR, "standard")
 	waitScreen(t, tm, "Your move (white)")
 	tm.Type("w")
@@ -171,7 +172,7 @@ func TestTerminalWallPreview(t *testing.T) {
 	waitScreen(t, tm, "wall e1v: can be placed")
 	tm.Type("r")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	m := waitTurn(t, c, me, id(), 2)
+	m := clitest.WaitTurn(t, c, me, id(), 2)
 	if got := m.GetPlies()[0].GetNotation(); got != "e1h" {
 		t.Fatalf("first ply %q, want the wall e1h", got)
 	}

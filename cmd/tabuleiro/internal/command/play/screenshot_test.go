@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
 	"tabuleiro.dev/pkg/platform/testenv"
@@ -33,13 +34,13 @@ func TestTerminalScreenshot(t *testing.T) {
 	before := lipgloss.ColorProfile()
 	lipgloss.SetColorProfile(termenv.TrueColor)
 	defer lipgloss.SetColorProfile(before)
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	tm, id := botTUI(t, c, me, ctx, gamev1.Game_GAME_QUORIDOR, "standard")
 	waitScreen(t, tm, "Your move (white)")
 	// Two pawn steps and two walls, each the first of its candidates
 	// that is legal when its turn comes.
 	for i, want := range [][]string{{"e2"}, {"e3"}, {"d6h", "e6h", "c6h", "f6h", "b6h"}, {"f3v", "d3v", "c3v", "g3v"}} {
-		m := waitTurn(t, c, me, id(), 2*i)
+		m := clitest.WaitTurn(t, c, me, id(), 2*i)
 		legal, err := c.Match.ListLegalPlies(me.Context(t.Context()), &matchv1.ListLegalPliesRequest{MatchId: m.GetMatchId(), ExpectedPlyNumber: m.GetView().GetPlyCount() + 1})
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +62,7 @@ func TestTerminalScreenshot(t *testing.T) {
 		tm.Type(":" + ply)
 		tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	}
-	waitTurn(t, c, me, id(), 8)
+	clitest.WaitTurn(t, c, me, id(), 8)
 	waitScreen(t, tm, "Your move (white)")
 	screen := *tm.last.Load()
 	if !strings.Contains(screen, "\x1b[38;2;") {

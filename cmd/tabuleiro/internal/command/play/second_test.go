@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -12,14 +13,14 @@ import (
 // 2", as the web names its partner, not "Player 2": history shows it.
 func TestSecondPlayerNamedAfterTheFirst(t *testing.T) {
 	t.Parallel()
-	vars := localVars(t)
-	code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--vs", "local", "--data-dir", vars["TABULEIRO_DATA_DIR"])
+	vars := clitest.LocalVars(t)
+	code, out, errOut := tab.Run(t, vars, "play", "--auto", "--game", "corners", "--vs", "local", "--data-dir", vars["TABULEIRO_DATA_DIR"])
 	if code != 0 {
 		t.Fatalf("play --auto --vs local: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	deadline := testenv.Deadline(t)
 	for {
-		code, out, errOut = runWithEnv(t, vars, "history")
+		code, out, errOut = tab.Run(t, vars, "history")
 		if code == 0 && strings.Count(out, "\n") == 2 { // the header and the game
 			break
 		}

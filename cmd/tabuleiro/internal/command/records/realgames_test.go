@@ -58,20 +58,20 @@ func TestReplayRealGames(t *testing.T) {
 		if i%2 == 0 { // the others take the game from the record's header
 			args = append(args, "--game", string(g))
 		}
-		code, out, errOut := runWithEnv(t, vars, args...)
+		code, out, errOut := tab.Run(t, vars, args...)
 		if code != wantCode || !strings.Contains(out, "outcome: "+want+"\n") || strings.Count(out, "outcome:") != 1 {
 			t.Errorf("%s: exit %d, want %d and the outcome %q once\nstdout:\n%s\nstderr:\n%s", file, code, wantCode, want, out, errOut)
 		}
 	}
 	// --step shows the start and the board after every ply, then the
 	// outcome once (standard input is no terminal: no waiting).
-	code, out, errOut := runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--step", files[0])
+	code, out, errOut := tab.Run(t, vars, "replay", "--server", srv.Addr(), "--step", files[0])
 	if code != 0 || !strings.HasPrefix(out, "start\n") || !strings.Contains(out, "\nply 1: ") || !strings.Contains(out, "\nply 2: ") ||
 		strings.Count(out, "outcome:") != 1 {
 		t.Errorf("replay --step %s: exit %d\nstdout:\n%.600s\nstderr:\n%s", files[0], code, out, errOut)
 	}
 	// A --game that contradicts the record's header is refused.
-	code, _, errOut = runWithEnv(t, vars, "replay", "--server", srv.Addr(), "--game", "corners", files[0])
+	code, _, errOut = tab.Run(t, vars, "replay", "--server", srv.Addr(), "--game", "corners", files[0])
 	if code != 2 || !strings.Contains(errOut, "--game says corners") {
 		t.Errorf("replay --game corners of %s: exit %d, stderr %q; want 2 and the disagreement named", files[0], code, errOut)
 	}

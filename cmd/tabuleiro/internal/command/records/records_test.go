@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/platform/testenv"
@@ -19,15 +20,15 @@ import (
 // where the ids come from.
 func TestReplayByHistoryID(t *testing.T) {
 	t.Parallel()
-	vars := localVars(t)
-	if code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--data-dir", vars["TABULEIRO_DATA_DIR"]); code != 0 {
+	vars := clitest.LocalVars(t)
+	if code, out, errOut := tab.Run(t, vars, "play", "--auto", "--game", "corners", "--data-dir", vars["TABULEIRO_DATA_DIR"]); code != 0 {
 		t.Fatalf("play --auto: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// A finished game reaches history through the outbox, a moment later.
 	var id string
 	deadline := testenv.Deadline(t)
 	for id == "" {
-		code, out, errOut := runWithEnv(t, vars, "history")
+		code, out, errOut := tab.Run(t, vars, "history")
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if code == 0 && len(lines) == 2 && strings.HasPrefix(lines[0], "ENDED") {
 			f := strings.Fields(lines[1])
@@ -38,7 +39,7 @@ func TestReplayByHistoryID(t *testing.T) {
 			t.Fatalf("history: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 	}
-	code, out, errOut := runWithEnv(t, vars, "replay", id)
+	code, out, errOut := tab.Run(t, vars, "replay", id)
 	// The result once (the outcome line), not the engine's own line too,
 	// and nobody to move in a finished game.
 	if code != 0 || !strings.HasPrefix(out, "corners classic-3x3: ") || !strings.Contains(out, " tester (you)") || !strings.Contains(out, " Bot (easy)") || strings.Count(out, "outcome: ") != 1 ||
@@ -67,28 +68,28 @@ func TestReplayByHistoryID(t *testing.T) {
 	if got := files(out); got != want {
 		t.Errorf("replay (tester played black: %v): files from %q, want %q\n%s", black, got, want, out)
 	}
-	code, out, errOut = runWithEnv(t, vars, "replay", "--flip", id)
+	code, out, errOut = tab.Run(t, vars, "replay", "--flip", id)
 	if got := files(out); code != 0 || got != turned {
 		t.Errorf("replay --flip: exit %d, files from %q, want %q\n%s%s", code, got, turned, out, errOut)
 	}
-	code, out, errOut = runWithEnv(t, vars, "replay", "--step", id)
+	code, out, errOut = tab.Run(t, vars, "replay", "--step", id)
 	if code != 0 || !strings.Contains(out, "\nstart\n") || !strings.Contains(out, "\nply 1: ") || !strings.Contains(out, "\nply 2: ") ||
 		strings.Count(out, "outcome: ") != 1 {
 		t.Fatalf("replay --step %s: exit %d\nstdout:\n%.800s\nstderr:\n%s", id, code, out, errOut)
 	}
-	code, out, errOut = runWithEnv(t, vars, "replay", "NOSUCHGAMEXXXXXXXXXXXXXXXX")
+	code, out, errOut = tab.Run(t, vars, "replay", "NOSUCHGAMEXXXXXXXXXXXXXXXX")
 	if code != 1 || out != "" || !strings.Contains(errOut, "no finished game with that id on this computer") ||
 		!strings.Contains(errOut, "tabuleiro history") || strings.Contains(errOut, "desc =") {
 		t.Fatalf("replay of an unknown id: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// A path that is not there is still a missing file (exit 2), not an id.
-	code, _, errOut = runWithEnv(t, vars, "replay", "games/none.txt")
+	code, _, errOut = tab.Run(t, vars, "replay", "games/none.txt")
 	if code != 2 || !strings.Contains(errOut, "no such file") {
 		t.Fatalf("replay of a missing file: exit %d, stderr %q", code, errOut)
 	}
 	// A long argument is not echoed whole.
 	long := strings.Repeat("x", 5000)
-	code, _, errOut = runWithEnv(t, vars, "replay", long)
+	code, _, errOut = tab.Run(t, vars, "replay", long)
 	if code != 2 || len(errOut) > 400 || !strings.Contains(errOut, "(5000 characters)") || !strings.Contains(errOut, "tabuleiro history") {
 		t.Fatalf("replay of a 5000-character argument: exit %d, stderr (%d bytes) %.300q", code, len(errOut), errOut)
 	}
@@ -104,7 +105,7 @@ func TestWatchServerDown(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	code, _, errOut := runWithEnv(t, localVars(t), "watch", "--server", addr, "m_x")
+	code, _, errOut := tab.Run(t, clitest.LocalVars(t), "watch", "--server", addr, "m_x")
 	if code != 1 || !strings.Contains(errOut, "cannot reach a Tabuleiro server at "+addr) ||
 		strings.Contains(errOut, "transport") || strings.Contains(errOut, "desc =") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -117,7 +118,7 @@ func TestWatchServerDown(t *testing.T) {
 // "start the local server: …".
 func TestHistoryDataDirInUse(t *testing.T) {
 	t.Parallel()
-	vars := localVars(t)
+	vars := clitest.LocalVars(t)
 	dir := vars["TABULEIRO_DATA_DIR"]
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
 	srv, err := local.Start(ctx, local.Options{DataDir: dir})
@@ -129,7 +130,7 @@ func TestHistoryDataDirInUse(t *testing.T) {
 		cancel()
 		_ = srv.Wait()
 	})
-	code, _, errOut := runWithEnv(t, vars, "history")
+	code, _, errOut := tab.Run(t, vars, "history")
 	first := "tabuleiro: another tabuleiro command (process "
 	if code != 1 || !strings.HasPrefix(errOut, first) {
 		t.Fatalf("exit %d, stderr %q; want exit 1 and a refusal that starts %q", code, errOut, first)

@@ -14,12 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
@@ -33,7 +31,6 @@ import (
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	matchv1 "tabuleiro.dev/pkg/gen/tabuleiro/match/v1"
-	"tabuleiro.dev/pkg/platform/auth"
 )
 
 func NewReplay(e *cli.Env) *cobra.Command {
@@ -182,19 +179,9 @@ func replayRecord(f *session.Flags, ctx context.Context, e *cli.Env, g engine.Ga
 		return err
 	}
 	defer func() { _ = cn.Stop() }()
-	var creds credentials.PerRPCCredentials
-	if cn.Local != nil {
-		creds = cn.Local.ServiceCredentials()
-	} else {
-		key, err := auth.ParseKey(e.Getenv("TABULEIRO_TOKEN_KEY"))
-		if err != nil {
-			return &cli.ExitError{Code: 2, Err: e.Errorf("error.replay_token_key", "error", err)}
-		}
-		iss, err := auth.NewIssuer(key)
-		if err != nil {
-			return &cli.ExitError{Code: 2, Err: err}
-		}
-		creds = auth.NewServiceCredentials(iss, "tabuleiro", time.Hour)
+	creds, err := cn.ServiceCredentials(e)
+	if err != nil {
+		return err
 	}
 	var seats [2]client.Player
 	for i, name := range []string{"Replay first", "Replay second"} {

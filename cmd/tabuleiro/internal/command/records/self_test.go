@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 )
 
 // Run through `go run` (as README's first command does), the commands'
@@ -16,9 +17,9 @@ import (
 func TestHintsNameTheCommandAsRun(t *testing.T) {
 	t.Parallel()
 	const self = "go run ./cmd/tabuleiro"
-	vars := localVars(t)
+	vars := clitest.LocalVars(t)
 	var out, errOut bytes.Buffer
-	code := cli.RunAs(t.Context(), self, []string{"history"}, func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut, commands()...)
+	code := cli.RunAs(t.Context(), self, []string{"history"}, func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut, tab...)
 	if code != 0 {
 		t.Fatalf("history: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -18,7 +19,7 @@ import (
 func TestStatsAfterTheResultsDatabaseIsGone(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if code, _, errOut := runWithEnv(t, nil, "stats", "--data-dir", dir); code != 0 {
+	if code, _, errOut := tab.Run(t, nil, "stats", "--data-dir", dir); code != 0 {
 		t.Fatalf("first stats: exit %d, stderr %q", code, errOut)
 	}
 	dbs, _ := filepath.Glob(filepath.Join(dir, "results.db*"))
@@ -30,7 +31,7 @@ func TestStatsAfterTheResultsDatabaseIsGone(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, errOut := runWithEnv(t, nil, "stats", "--data-dir", dir)
+	code, out, errOut := tab.Run(t, nil, "stats", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "AGAINST BOTS") {
 		t.Fatalf("stats without the results database: exit %d, stdout %q, stderr %q; want exit 0 and empty stats", code, out, errOut)
 	}
@@ -40,7 +41,7 @@ func TestStatsAfterTheResultsDatabaseIsGone(t *testing.T) {
 // with zeros for the levels not played yet.
 func TestStatsListsEveryLevel(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runWithEnv(t, localVars(t), "stats")
+	code, out, errOut := tab.Run(t, clitest.LocalVars(t), "stats")
 	if code != 0 {
 		t.Fatalf("stats: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -12,14 +13,14 @@ import (
 // the engine's result line under the board too.
 func TestWatchFinishedGameSaysOutcomeOnce(t *testing.T) {
 	t.Parallel()
-	vars := localVars(t)
-	if code, out, errOut := runWithEnv(t, vars, "play", "--auto", "--game", "corners", "--data-dir", vars["TABULEIRO_DATA_DIR"]); code != 0 {
+	vars := clitest.LocalVars(t)
+	if code, out, errOut := tab.Run(t, vars, "play", "--auto", "--game", "corners", "--data-dir", vars["TABULEIRO_DATA_DIR"]); code != 0 {
 		t.Fatalf("play --auto: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	var id string
 	deadline := testenv.Deadline(t)
 	for id == "" {
-		code, out, errOut := runWithEnv(t, vars, "history")
+		code, out, errOut := tab.Run(t, vars, "history")
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if code == 0 && len(lines) == 2 && strings.HasPrefix(lines[0], "ENDED") {
 			f := strings.Fields(lines[1])
@@ -30,7 +31,7 @@ func TestWatchFinishedGameSaysOutcomeOnce(t *testing.T) {
 			t.Fatalf("history: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 	}
-	code, out, errOut := runWithEnv(t, vars, "watch", id)
+	code, out, errOut := tab.Run(t, vars, "watch", id)
 	if code != 0 || strings.Count(out, "outcome: ") != 1 || resultLineIn(out) {
 		t.Fatalf("watch %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant the outcome once", id, code, out, errOut)
 	}
@@ -49,7 +50,7 @@ func resultLineIn(out string) bool {
 // watch without a match id says what it expects, as a usage error.
 func TestWatchWithoutID(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runWithEnv(t, localVars(t), "watch")
+	code, out, errOut := tab.Run(t, clitest.LocalVars(t), "watch")
 	if code != 2 || out != "" || !strings.Contains(errOut, "usage: tabuleiro watch MATCH") {
 		t.Fatalf("watch: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2 and a usage line", code, out, errOut)
 	}
@@ -59,8 +60,8 @@ func TestWatchWithoutID(t *testing.T) {
 // this identity, not how to play on this computer.
 func TestHistoryServerEmpty(t *testing.T) {
 	t.Parallel()
-	c, _, _ := startLocal(t)
-	code, out, errOut := runWithEnv(t, localVars(t), "history", "--server", c.Target())
+	c, _, _ := clitest.StartLocal(t)
+	code, out, errOut := tab.Run(t, clitest.LocalVars(t), "history", "--server", c.Target())
 	if code != 0 || !strings.Contains(out, "no finished games on "+c.Target()+" for tester") {
 		t.Fatalf("history --server: exit %d\nstdout:\n%s\nstderr:\n%s\nwant no finished games on that server for tester", code, out, errOut)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/pkg/engine"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -19,17 +20,17 @@ import (
 // printing each ply with the board and the outcome.
 func TestWatch(t *testing.T) {
 	t.Parallel()
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	resp, err := c.Lobby.PlayBot(me.Context(ctx), &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_BANQI, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST})
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := c.Target()
-	var out, errOut syncBuffer
+	var out, errOut clitest.SyncBuffer
 	done := make(chan int)
-	vars := localVars(t)
+	vars := clitest.LocalVars(t)
 	go func() {
-		done <- run(t.Context(), []string{"watch", "--server", addr, resp.GetMatchId()},
+		done <- tab.Main(t.Context(), []string{"watch", "--server", addr, resp.GetMatchId()},
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
 	deadline := time.After(time.Until(testenv.Deadline(t)))
@@ -90,17 +91,17 @@ func (f firstPlies) Choose(view *gamev1.GameView, legal []*matchv1.LegalPly) (st
 // watch stops, with no error, on a line "q".
 func TestWatchStopsOnQ(t *testing.T) {
 	t.Parallel()
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	resp, err := c.Lobby.PlayBot(me.Context(ctx), &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errOut syncBuffer
+	var out, errOut clitest.SyncBuffer
 	in, keys := io.Pipe()
 	done := make(chan int)
-	vars := localVars(t)
+	vars := clitest.LocalVars(t)
 	go func() {
-		done <- run(t.Context(), []string{"watch", "--server", c.Target(), resp.GetMatchId()},
+		done <- tab.Main(t.Context(), []string{"watch", "--server", c.Target(), resp.GetMatchId()},
 			func(k string) string { return vars[k] }, in, &out, &errOut)
 	}()
 	deadline := time.After(time.Until(testenv.Deadline(t)))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
@@ -17,16 +18,16 @@ import (
 // not the engine's plain board.
 func TestWatchDrawsThePlayBoard(t *testing.T) {
 	t.Parallel()
-	c, me, ctx := startLocal(t)
+	c, me, ctx := clitest.StartLocal(t)
 	resp, err := c.Lobby.PlayBot(me.Context(ctx), &lobbyv1.PlayBotRequest{Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", Level: gamev1.BotLevel_BOT_LEVEL_EASY, Seat: gamev1.Seat_SEAT_FIRST})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errOut syncBuffer
+	var out, errOut clitest.SyncBuffer
 	done := make(chan int)
-	vars := localVars(t)
+	vars := clitest.LocalVars(t)
 	go func() {
-		done <- run(t.Context(), []string{"watch", "--server", c.Target(), resp.GetMatchId()},
+		done <- tab.Main(t.Context(), []string{"watch", "--server", c.Target(), resp.GetMatchId()},
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
 	deadline := time.After(time.Until(testenv.Deadline(t)))

@@ -13,12 +13,10 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
@@ -31,7 +29,6 @@ import (
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
-	"tabuleiro.dev/pkg/platform/auth"
 )
 
 // matchID is what a match id may look like, as opposed to a file's path.
@@ -136,19 +133,9 @@ func reviewFile(ctx context.Context, f *session.Flags, e *cli.Env, raw, game, va
 		return err
 	}
 	defer func() { _ = cn.Stop() }()
-	var creds credentials.PerRPCCredentials
-	if cn.Local != nil {
-		creds = cn.Local.ServiceCredentials()
-	} else {
-		key, err := auth.ParseKey(e.Getenv("TABULEIRO_TOKEN_KEY"))
-		if err != nil {
-			return &cli.ExitError{Code: 2, Err: e.Errorf("error.replay_token_key", "error", err)}
-		}
-		iss, err := auth.NewIssuer(key)
-		if err != nil {
-			return &cli.ExitError{Code: 2, Err: err}
-		}
-		creds = auth.NewServiceCredentials(iss, "tabuleiro", time.Hour)
+	creds, err := cn.ServiceCredentials(e)
+	if err != nil {
+		return err
 	}
 	st, err := cn.C.Bot().ReviewGame(ctx, req, grpc.PerRPCCredentials(creds))
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 )
 
@@ -21,7 +20,7 @@ func TestReviewRecordFile(t *testing.T) {
 	}
 	vars := clitest.LocalVars(t)
 	vars["TABULEIRO_LANG"] = "en"
-	code, stdout, stderr := clitest.Run(t, []cli.Command{New}, vars, "", "review", file)
+	code, stdout, stderr := clitest.Commands{New}.Run(t, vars, "review", file)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -10,7 +10,7 @@ const banqiLayout = "pnnAABcppKbcrkPbNpCBaNPRpaPRrPCP"
 
 func TestRulesLegalBanqiStart(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCommand(t, "", "rules", "legal", "--game", "banqi", "--layout", banqiLayout)
+	code, out, errOut := tab.RunIn(t, "", "rules", "legal", "--game", "banqi", "--layout", banqiLayout)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -22,7 +22,7 @@ func TestRulesLegalBanqiStart(t *testing.T) {
 
 func TestRulesPlayIllegalPly(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCommand(t, "", "rules", "play", "--game", "banqi", "--layout", banqiLayout, "--moves", "1. f3 f4 2. f3")
+	code, out, errOut := tab.RunIn(t, "", "rules", "play", "--game", "banqi", "--layout", banqiLayout, "--moves", "1. f3 f4 2. f3")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %q", code, errOut)
 	}
@@ -39,7 +39,7 @@ func TestRulesPlayIllegalPly(t *testing.T) {
 func TestRulesPlayRecordFromStdin(t *testing.T) {
 	t.Parallel()
 	record := "# layout: " + banqiLayout + "\n1. f3 f4 2. g3 e4\n"
-	code, out, errOut := runCommand(t, record, "rules", "play", "--game", "banqi", "--file", "-")
+	code, out, errOut := tab.RunIn(t, record, "rules", "play", "--game", "banqi", "--file", "-")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -53,7 +53,7 @@ func TestRulesPlayRecordFromStdin(t *testing.T) {
 
 func TestRulesPerft(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCommand(t, "", "rules", "perft", "--game", "banqi", "--layout", banqiLayout, "--depth", "2")
+	code, out, errOut := tab.RunIn(t, "", "rules", "perft", "--game", "banqi", "--layout", banqiLayout, "--depth", "2")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -79,7 +79,7 @@ func TestRulesBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			code, _, errOut := runCommand(t, "", tt.args...)
+			code, _, errOut := tab.RunIn(t, "", tt.args...)
 			if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
 				t.Errorf("exit %d, stderr %q; want exit %d naming %q", code, errOut, tt.wantCode, tt.wantErr)
 			}
@@ -89,22 +89,22 @@ func TestRulesBadInput(t *testing.T) {
 
 func TestRulesQuoridor(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCommand(t, "", "rules", "legal", "--game", "quoridor")
+	code, out, errOut := tab.RunIn(t, "", "rules", "legal", "--game", "quoridor")
 	if code != 0 {
 		t.Fatalf("legal: exit %d, stderr %q", code, errOut)
 	}
 	if n := len(strings.Fields(out)); n != 131 {
 		t.Errorf("legal at the start: %d plies, want 131 (e2, d1, f1 and 128 walls)", n)
 	}
-	code, out, _ = runCommand(t, "", "rules", "perft", "--game", "quoridor", "--depth", "2")
+	code, out, _ = tab.RunIn(t, "", "rules", "perft", "--game", "quoridor", "--depth", "2")
 	if code != 0 || strings.TrimSpace(out) != "16677" {
 		t.Errorf("perft 2: exit %d, output %q; want 16677", code, out)
 	}
-	code, out, _ = runCommand(t, "", "rules", "play", "--game", "quoridor", "--moves", "1. e2 e8 2. e3")
+	code, out, _ = tab.RunIn(t, "", "rules", "play", "--game", "quoridor", "--moves", "1. e2 e8 2. e3")
 	if code != 0 || !strings.Contains(out, "to move: black") || !strings.Contains(out, "walls left: white 10, black 10") {
 		t.Errorf("play: exit %d, output:\n%s", code, out)
 	}
-	code, _, errOut = runCommand(t, "", "rules", "play", "--game", "quoridor", "--moves", "1. e2 e8 2. e4")
+	code, _, errOut = tab.RunIn(t, "", "rules", "play", "--game", "quoridor", "--moves", "1. e2 e8 2. e4")
 	if code != 1 || !strings.Contains(errOut, "ply 3 (e4)") || !strings.Contains(errOut, "Q2") {
 		t.Errorf("illegal jump: exit %d, stderr %q; want exit 1 naming ply 3 and rule Q2", code, errOut)
 	}
@@ -112,15 +112,15 @@ func TestRulesQuoridor(t *testing.T) {
 
 func TestRulesCorners(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCommand(t, "", "rules", "legal", "--game", "corners", "--variant", "square-4x4")
+	code, out, errOut := tab.RunIn(t, "", "rules", "legal", "--game", "corners", "--variant", "square-4x4")
 	if code != 0 || len(strings.Fields(out)) != 16 {
 		t.Errorf("legal square-4x4: exit %d, %d plies (stderr %q); want 16 (8 steps, 8 jumps)", code, len(strings.Fields(out)), errOut)
 	}
-	code, out, _ = runCommand(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-d3 f6-e6 2. c1-e3")
+	code, out, _ = tab.RunIn(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-d3 f6-e6 2. c1-e3")
 	if code != 0 || !strings.Contains(out, "last ply c1-c3-e3") {
 		t.Errorf("play with a shorthand chain: exit %d, output:\n%s\nwant the chain printed in full (C1)", code, out)
 	}
-	code, _, errOut = runCommand(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-c5")
+	code, _, errOut = tab.RunIn(t, "", "rules", "play", "--game", "corners", "--moves", "1. c3-c5")
 	if code != 1 || !strings.Contains(errOut, "ply 1 (c3-c5)") || !strings.Contains(errOut, "C3") {
 		t.Errorf("jump over nothing: exit %d, stderr %q; want exit 1 naming ply 1 and rule C3", code, errOut)
 	}
@@ -130,7 +130,7 @@ func TestRulesCorners(t *testing.T) {
 // section, the game following from the section's letter.
 func TestRulesShow(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCommand(t, "", "rules", "show", "--game", "banqi")
+	code, out, errOut := tab.RunIn(t, "", "rules", "show", "--game", "banqi")
 	if strings.Contains(out, "<!--") {
 		t.Errorf("rules show prints the document's HTML comments:\n%s", out)
 	}
@@ -138,17 +138,17 @@ func TestRulesShow(t *testing.T) {
 		t.Fatalf("exit %d, stdout %.200q, stderr %q", code, out, errOut)
 	}
 	// The game and the section as arguments, as a refusal cites them.
-	if code, out, errOut := runCommand(t, "", "rules", "show", "Banqi"); code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
+	if code, out, errOut := tab.RunIn(t, "", "rules", "show", "Banqi"); code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
 		t.Errorf("rules show Banqi: exit %d, stderr %q, stdout %.200q", code, errOut, out)
 	}
-	if code, out, errOut := runCommand(t, "", "rules", "show", "Q3.2"); code != 0 || !strings.HasPrefix(out, "### Q3.2") || strings.Contains(out, "Q4.") {
+	if code, out, errOut := tab.RunIn(t, "", "rules", "show", "Q3.2"); code != 0 || !strings.HasPrefix(out, "### Q3.2") || strings.Contains(out, "Q4.") {
 		t.Errorf("rules show Q3.2: exit %d, stderr %q, stdout %.300q", code, errOut, out)
 	}
-	code, out, _ = runCommand(t, "", "rules", "show", "--section", "C3.2")
+	code, out, _ = tab.RunIn(t, "", "rules", "show", "--section", "C3.2")
 	if code != 0 || !strings.HasPrefix(out, "### C3.2 Jump") || strings.Contains(out, "C3.3") {
 		t.Fatalf("section C3.2: exit %d, %q", code, out)
 	}
-	if code, _, errOut := runCommand(t, "", "rules", "show", "--game", "chess"); code != 2 || !strings.Contains(errOut, "quoridor") {
+	if code, _, errOut := tab.RunIn(t, "", "rules", "show", "--game", "chess"); code != 2 || !strings.Contains(errOut, "quoridor") {
 		t.Fatalf("unknown game: exit %d, stderr %q", code, errOut)
 	}
 }

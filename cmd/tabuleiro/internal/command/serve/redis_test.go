@@ -39,7 +39,7 @@ func TestEmbeddedRedisCommand(t *testing.T) {
 	var out, errOut lockedBuffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"embedded-redis", "--addr", "127.0.0.1:0"}, func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
+		done <- tab.Main(ctx, []string{"embedded-redis", "--addr", "127.0.0.1:0"}, func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
 	}()
 	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(5 * time.Millisecond)

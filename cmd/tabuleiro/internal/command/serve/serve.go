@@ -21,7 +21,8 @@ import (
 func New(e *cli.Env) *cobra.Command {
 	var f session.Flags
 	var addr, cors string
-	var trustedProxies []string
+	var trustedProxies, passkeyOrigins []string
+	var passkeyRPID string
 	var compactBytes int64
 	var accessLog bool
 	c := &cobra.Command{
@@ -40,7 +41,10 @@ func New(e *cli.Env) *cobra.Command {
 			"host give --trusted-proxy 127.0.0.1, so that each player behind it is limited\n" +
 			"by the address it names in X-Forwarded-For. Only warnings and\n" +
 			"errors are logged (on stderr) unless --access-log (or TABULEIRO_ACCESS_LOG=1)\n" +
-			"asks for a line per call. Stops on Ctrl-C.",
+			"asks for a line per call. Passkeys (WebAuthn) are bound to this server's own\n" +
+			"origin: http://localhost:PORT when it listens on loopback (open the web client\n" +
+			"there, not at 127.0.0.1, to use them); behind a proxy on a domain give\n" +
+			"--webauthn-rp-id DOMAIN and --webauthn-origin https://DOMAIN. Stops on Ctrl-C.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.Server != "" {
@@ -57,6 +61,14 @@ func New(e *cli.Env) *cobra.Command {
 			proxies, err := parseProxies(trustedProxies)
 			if err != nil {
 				return &cli.ExitError{Code: 2, Err: fmt.Errorf("--trusted-proxy: %w", err)}
+			}
+			if (passkeyRPID == "") != (len(passkeyOrigins) == 0) {
+				return &cli.ExitError{Code: 2, Err: fmt.Errorf("--webauthn-rp-id and --webauthn-origin go together")}
+			}
+			for _, o := range passkeyOrigins {
+				if parsed, err := grpcserve.ParseOrigins(o); err != nil || len(parsed) != 1 || parsed[0] == "*" {
+					return &cli.ExitError{Code: 2, Err: fmt.Errorf("--webauthn-origin: %q is not an origin (https://host[:port])", o)}
+				}
 			}
 			// Quiet by default: warnings and errors only, after the
 			// banner; every call's line (the services' access log) with
@@ -75,6 +87,7 @@ func New(e *cli.Env) *cobra.Command {
 				// people keep the services' windows.
 				UntimedBotWait: session.DefaultKeep,
 				HTTPHandler:    web.Handler(), CORSOrigins: origins, TrustedProxies: proxies,
+				PasskeyRPID: passkeyRPID, PasskeyOrigins: passkeyOrigins,
 			})
 			if err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
@@ -96,6 +109,8 @@ func New(e *cli.Env) *cobra.Command {
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7070", "address to listen on (HOST:PORT)")
 	c.Flags().StringVar(&cors, "cors-origins", "", "comma-separated origins whose pages may call the API cross-origin (https://host[:port], or * for any); default same-origin only")
 	c.Flags().StringSliceVar(&trustedProxies, "trusted-proxy", nil, "address or CIDR of a reverse proxy in front (e.g. 127.0.0.1 for one on this host): calls through it are limited per client address its X-Forwarded-For names; without it every call from loopback is unlimited")
+	c.Flags().StringVar(&passkeyRPID, "webauthn-rp-id", "", "WebAuthn relying-party ID of passkeys: the site's domain (default: localhost on a loopback or unspecified address, the --addr host name otherwise; none for another IP address: passkeys off)")
+	c.Flags().StringSliceVar(&passkeyOrigins, "webauthn-origin", nil, "origin whose pages may use passkeys (https://host[:port]; repeatable; with --webauthn-rp-id; default: this server's own)")
 	c.Flags().BoolVar(&accessLog, "access-log", false, "log every call on stderr (also TABULEIRO_ACCESS_LOG=1); default: warnings and errors only")
 	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, "log growth that starts a compaction of the embedded Redis (default 4 MiB; tests)")
 	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -28,7 +29,7 @@ func TestServeBanner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			out, errOut := serveOneCall(t, tc.args, tc.env)
-			for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at", "web:        ", "http://127.0.0.1:", "logs:       "} {
+			for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at", "web:        ", "http://localhost:", "logs:       "} {
 				if !strings.Contains(out, want) {
 					t.Errorf("banner lacks %q:\n%s", want, out)
 				}
@@ -45,12 +46,12 @@ func TestServeBanner(t *testing.T) {
 func serveOneCall(t *testing.T, extra []string, accessEnv string) (stdout, stderr string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var out, errOut syncBuffer
-	vars := localVars(t)
+	var out, errOut clitest.SyncBuffer
+	vars := clitest.LocalVars(t)
 	vars["TABULEIRO_ACCESS_LOG"] = accessEnv
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", testenv.PostgresDSN(t)}, extra...),
+		done <- tab.Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", testenv.PostgresDSN(t)}, extra...),
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
 	deadline := time.After(time.Until(testenv.Deadline(t)))

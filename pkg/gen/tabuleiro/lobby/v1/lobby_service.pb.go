@@ -3449,6 +3449,807 @@ func (x *SignOutResponse) GetEnded() int32 {
 	return 0
 }
 
+// ChangePasswordRequest carries the current and the new password.
+type ChangePasswordRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// current_password is the account's password now.
+	CurrentPassword string `protobuf:"bytes,1,opt,name=current_password,json=currentPassword,proto3" json:"current_password,omitempty"`
+	// new_password is the new one, 8–128 characters.
+	NewPassword   string `protobuf:"bytes,2,opt,name=new_password,json=newPassword,proto3" json:"new_password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePasswordRequest) Reset() {
+	*x = ChangePasswordRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePasswordRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePasswordRequest) ProtoMessage() {}
+
+func (x *ChangePasswordRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePasswordRequest.ProtoReflect.Descriptor instead.
+func (*ChangePasswordRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ChangePasswordRequest) GetCurrentPassword() string {
+	if x != nil {
+		return x.CurrentPassword
+	}
+	return ""
+}
+
+func (x *ChangePasswordRequest) GetNewPassword() string {
+	if x != nil {
+		return x.NewPassword
+	}
+	return ""
+}
+
+// ChangePasswordResponse says how many other sign-ins ended.
+type ChangePasswordResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ended is the number of the account's other sign-ins ended.
+	Ended         int32 `protobuf:"varint,1,opt,name=ended,proto3" json:"ended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePasswordResponse) Reset() {
+	*x = ChangePasswordResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePasswordResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePasswordResponse) ProtoMessage() {}
+
+func (x *ChangePasswordResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePasswordResponse.ProtoReflect.Descriptor instead.
+func (*ChangePasswordResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ChangePasswordResponse) GetEnded() int32 {
+	if x != nil {
+		return x.Ended
+	}
+	return 0
+}
+
+// BeginPasskeyRegistrationRequest asks for a registration challenge; it
+// has no fields yet.
+type BeginPasskeyRegistrationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationRequest) Reset() {
+	*x = BeginPasskeyRegistrationRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{57}
+}
+
+// BeginPasskeyRegistrationResponse is a registration ceremony's options.
+type BeginPasskeyRegistrationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// options_json is PublicKeyCredentialCreationOptionsJSON (WebAuthn
+	// Level 3, §5.1.8): pass it, parsed, to
+	// PublicKeyCredential.parseCreationOptionsFromJSON().
+	OptionsJson string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	// expires_at is when the challenge expires.
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationResponse) Reset() {
+	*x = BeginPasskeyRegistrationResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+// FinishPasskeyRegistrationRequest is the authenticator's answer.
+type FinishPasskeyRegistrationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// credential_json is the created PublicKeyCredential's toJSON()
+	// (RegistrationResponseJSON), as text.
+	CredentialJson string `protobuf:"bytes,1,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	// name labels the passkey in ListPasskeys ("phone"), up to 64
+	// characters; empty takes the client's user agent.
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationRequest) Reset() {
+	*x = FinishPasskeyRegistrationRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// FinishPasskeyRegistrationResponse is the registered passkey.
+type FinishPasskeyRegistrationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkey is the passkey added.
+	Passkey       *Passkey `protobuf:"bytes,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationResponse) Reset() {
+	*x = FinishPasskeyRegistrationResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *FinishPasskeyRegistrationResponse) GetPasskey() *Passkey {
+	if x != nil {
+		return x.Passkey
+	}
+	return nil
+}
+
+// BeginPasskeySignInRequest asks for a sign-in challenge; it has no
+// fields yet.
+type BeginPasskeySignInRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInRequest) Reset() {
+	*x = BeginPasskeySignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInRequest) ProtoMessage() {}
+
+func (x *BeginPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{61}
+}
+
+// BeginPasskeySignInResponse is a sign-in ceremony's options.
+type BeginPasskeySignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// options_json is PublicKeyCredentialRequestOptionsJSON (WebAuthn
+	// Level 3, §5.1.9): pass it, parsed, to
+	// PublicKeyCredential.parseRequestOptionsFromJSON().
+	OptionsJson string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	// expires_at is when the challenge expires.
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInResponse) Reset() {
+	*x = BeginPasskeySignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInResponse) ProtoMessage() {}
+
+func (x *BeginPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *BeginPasskeySignInResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+func (x *BeginPasskeySignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+// FinishPasskeySignInRequest is the authenticator's assertion.
+type FinishPasskeySignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// credential_json is the asserted PublicKeyCredential's toJSON()
+	// (AuthenticationResponseJSON), as text.
+	CredentialJson string `protobuf:"bytes,1,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	// device names the sign-in in ListSessions, as SignInRequest's.
+	Device        string `protobuf:"bytes,2,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInRequest) Reset() {
+	*x = FinishPasskeySignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInRequest) ProtoMessage() {}
+
+func (x *FinishPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *FinishPasskeySignInRequest) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInRequest) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+// FinishPasskeySignInResponse is the account's identity and a new
+// sign-in's tokens, as SignInResponse's.
+type FinishPasskeySignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the account's player id.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// token is the bearer token for every later call.
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// expires_at is when the token expires.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// refresh_token gets the next token (RefreshToken).
+	RefreshToken string `protobuf:"bytes,4,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
+	// refresh_expires_at is when refresh_token expires.
+	RefreshExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=refresh_expires_at,json=refreshExpiresAt,proto3" json:"refresh_expires_at,omitempty"`
+	// display_name is the account's display name.
+	DisplayName string `protobuf:"bytes,6,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// username is the account's username as its owner wrote it.
+	Username      string `protobuf:"bytes,7,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInResponse) Reset() {
+	*x = FinishPasskeySignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInResponse) ProtoMessage() {}
+
+func (x *FinishPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *FinishPasskeySignInResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInResponse) GetRefreshToken() string {
+	if x != nil {
+		return x.RefreshToken
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetRefreshExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RefreshExpiresAt
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// ListPasskeysRequest asks for the caller's passkeys; it has no fields
+// yet.
+type ListPasskeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysRequest) Reset() {
+	*x = ListPasskeysRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysRequest) ProtoMessage() {}
+
+func (x *ListPasskeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysRequest.ProtoReflect.Descriptor instead.
+func (*ListPasskeysRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{65}
+}
+
+// ListPasskeysResponse lists the caller's passkeys.
+type ListPasskeysResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkeys are oldest first.
+	Passkeys      []*Passkey `protobuf:"bytes,1,rep,name=passkeys,proto3" json:"passkeys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysResponse) Reset() {
+	*x = ListPasskeysResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysResponse) ProtoMessage() {}
+
+func (x *ListPasskeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysResponse.ProtoReflect.Descriptor instead.
+func (*ListPasskeysResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ListPasskeysResponse) GetPasskeys() []*Passkey {
+	if x != nil {
+		return x.Passkeys
+	}
+	return nil
+}
+
+// Passkey is one WebAuthn credential of an account.
+type Passkey struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkey_id is the credential's id (base64url, the id the
+	// authenticator made): RemovePasskey takes it.
+	PasskeyId string `protobuf:"bytes,1,opt,name=passkey_id,json=passkeyId,proto3" json:"passkey_id,omitempty"`
+	// name is the label given when it was added.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// created_at is when it was added.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// last_used_at is its last sign-in; unset when never used.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Passkey) Reset() {
+	*x = Passkey{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Passkey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Passkey) ProtoMessage() {}
+
+func (x *Passkey) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Passkey.ProtoReflect.Descriptor instead.
+func (*Passkey) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *Passkey) GetPasskeyId() string {
+	if x != nil {
+		return x.PasskeyId
+	}
+	return ""
+}
+
+func (x *Passkey) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Passkey) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Passkey) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+// RemovePasskeyRequest names the passkey to remove.
+type RemovePasskeyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// passkey_id is ListPasskeys' passkey_id.
+	PasskeyId     string `protobuf:"bytes,1,opt,name=passkey_id,json=passkeyId,proto3" json:"passkey_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePasskeyRequest) Reset() {
+	*x = RemovePasskeyRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePasskeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePasskeyRequest) ProtoMessage() {}
+
+func (x *RemovePasskeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePasskeyRequest.ProtoReflect.Descriptor instead.
+func (*RemovePasskeyRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *RemovePasskeyRequest) GetPasskeyId() string {
+	if x != nil {
+		return x.PasskeyId
+	}
+	return ""
+}
+
+// RemovePasskeyResponse says how many other sign-ins ended.
+type RemovePasskeyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ended is the number of the account's other sign-ins ended.
+	Ended         int32 `protobuf:"varint,1,opt,name=ended,proto3" json:"ended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePasskeyResponse) Reset() {
+	*x = RemovePasskeyResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePasskeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePasskeyResponse) ProtoMessage() {}
+
+func (x *RemovePasskeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePasskeyResponse.ProtoReflect.Descriptor instead.
+func (*RemovePasskeyResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *RemovePasskeyResponse) GetEnded() int32 {
+	if x != nil {
+		return x.Ended
+	}
+	return 0
+}
+
 // StartDeviceSignInRequest names the device that asks to sign in.
 type StartDeviceSignInRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3461,7 +4262,7 @@ type StartDeviceSignInRequest struct {
 
 func (x *StartDeviceSignInRequest) Reset() {
 	*x = StartDeviceSignInRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3473,7 +4274,7 @@ func (x *StartDeviceSignInRequest) String() string {
 func (*StartDeviceSignInRequest) ProtoMessage() {}
 
 func (x *StartDeviceSignInRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[55]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3486,7 +4287,7 @@ func (x *StartDeviceSignInRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartDeviceSignInRequest.ProtoReflect.Descriptor instead.
 func (*StartDeviceSignInRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{55}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *StartDeviceSignInRequest) GetDevice() string {
@@ -3520,7 +4321,7 @@ type StartDeviceSignInResponse struct {
 
 func (x *StartDeviceSignInResponse) Reset() {
 	*x = StartDeviceSignInResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3532,7 +4333,7 @@ func (x *StartDeviceSignInResponse) String() string {
 func (*StartDeviceSignInResponse) ProtoMessage() {}
 
 func (x *StartDeviceSignInResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[56]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3545,7 +4346,7 @@ func (x *StartDeviceSignInResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartDeviceSignInResponse.ProtoReflect.Descriptor instead.
 func (*StartDeviceSignInResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{56}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *StartDeviceSignInResponse) GetDeviceCode() string {
@@ -3603,7 +4404,7 @@ type ApproveDeviceSignInRequest struct {
 
 func (x *ApproveDeviceSignInRequest) Reset() {
 	*x = ApproveDeviceSignInRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3615,7 +4416,7 @@ func (x *ApproveDeviceSignInRequest) String() string {
 func (*ApproveDeviceSignInRequest) ProtoMessage() {}
 
 func (x *ApproveDeviceSignInRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[57]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3628,7 +4429,7 @@ func (x *ApproveDeviceSignInRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveDeviceSignInRequest.ProtoReflect.Descriptor instead.
 func (*ApproveDeviceSignInRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{57}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ApproveDeviceSignInRequest) GetUserCode() string {
@@ -3656,7 +4457,7 @@ type ApproveDeviceSignInResponse struct {
 
 func (x *ApproveDeviceSignInResponse) Reset() {
 	*x = ApproveDeviceSignInResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3668,7 +4469,7 @@ func (x *ApproveDeviceSignInResponse) String() string {
 func (*ApproveDeviceSignInResponse) ProtoMessage() {}
 
 func (x *ApproveDeviceSignInResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[58]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3681,7 +4482,7 @@ func (x *ApproveDeviceSignInResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveDeviceSignInResponse.ProtoReflect.Descriptor instead.
 func (*ApproveDeviceSignInResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{58}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ApproveDeviceSignInResponse) GetDevice() string {
@@ -3702,7 +4503,7 @@ type PollDeviceSignInRequest struct {
 
 func (x *PollDeviceSignInRequest) Reset() {
 	*x = PollDeviceSignInRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3714,7 +4515,7 @@ func (x *PollDeviceSignInRequest) String() string {
 func (*PollDeviceSignInRequest) ProtoMessage() {}
 
 func (x *PollDeviceSignInRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[59]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3727,7 +4528,7 @@ func (x *PollDeviceSignInRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollDeviceSignInRequest.ProtoReflect.Descriptor instead.
 func (*PollDeviceSignInRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{59}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *PollDeviceSignInRequest) GetDeviceCode() string {
@@ -3760,7 +4561,7 @@ type PollDeviceSignInResponse struct {
 
 func (x *PollDeviceSignInResponse) Reset() {
 	*x = PollDeviceSignInResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3772,7 +4573,7 @@ func (x *PollDeviceSignInResponse) String() string {
 func (*PollDeviceSignInResponse) ProtoMessage() {}
 
 func (x *PollDeviceSignInResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[60]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3785,7 +4586,7 @@ func (x *PollDeviceSignInResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollDeviceSignInResponse.ProtoReflect.Descriptor instead.
 func (*PollDeviceSignInResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{60}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *PollDeviceSignInResponse) GetPlayerId() string {
@@ -3846,7 +4647,7 @@ type ExportAccountDataRequest struct {
 
 func (x *ExportAccountDataRequest) Reset() {
 	*x = ExportAccountDataRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3858,7 +4659,7 @@ func (x *ExportAccountDataRequest) String() string {
 func (*ExportAccountDataRequest) ProtoMessage() {}
 
 func (x *ExportAccountDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[61]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3871,7 +4672,7 @@ func (x *ExportAccountDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportAccountDataRequest.ProtoReflect.Descriptor instead.
 func (*ExportAccountDataRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{61}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{76}
 }
 
 // ExportAccountDataResponse is the caller's data.
@@ -3889,7 +4690,7 @@ type ExportAccountDataResponse struct {
 
 func (x *ExportAccountDataResponse) Reset() {
 	*x = ExportAccountDataResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3901,7 +4702,7 @@ func (x *ExportAccountDataResponse) String() string {
 func (*ExportAccountDataResponse) ProtoMessage() {}
 
 func (x *ExportAccountDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[62]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3914,7 +4715,7 @@ func (x *ExportAccountDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportAccountDataResponse.ProtoReflect.Descriptor instead.
 func (*ExportAccountDataResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{62}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ExportAccountDataResponse) GetFilename() string {
@@ -3949,7 +4750,7 @@ type DeleteAccountRequest struct {
 
 func (x *DeleteAccountRequest) Reset() {
 	*x = DeleteAccountRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3961,7 +4762,7 @@ func (x *DeleteAccountRequest) String() string {
 func (*DeleteAccountRequest) ProtoMessage() {}
 
 func (x *DeleteAccountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[63]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3974,7 +4775,7 @@ func (x *DeleteAccountRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAccountRequest.ProtoReflect.Descriptor instead.
 func (*DeleteAccountRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{63}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *DeleteAccountRequest) GetPassword() string {
@@ -3996,7 +4797,7 @@ type DeleteAccountResponse struct {
 
 func (x *DeleteAccountResponse) Reset() {
 	*x = DeleteAccountResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4008,7 +4809,7 @@ func (x *DeleteAccountResponse) String() string {
 func (*DeleteAccountResponse) ProtoMessage() {}
 
 func (x *DeleteAccountResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[64]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4021,7 +4822,7 @@ func (x *DeleteAccountResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAccountResponse.ProtoReflect.Descriptor instead.
 func (*DeleteAccountResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{64}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *DeleteAccountResponse) GetGamesKept() int32 {
@@ -4250,6 +5051,54 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"everywhere\x18\x02 \x01(\bR\n" +
 	"everywhere\"'\n" +
 	"\x0fSignOutResponse\x12\x14\n" +
+	"\x05ended\x18\x01 \x01(\x05R\x05ended\"e\n" +
+	"\x15ChangePasswordRequest\x12)\n" +
+	"\x10current_password\x18\x01 \x01(\tR\x0fcurrentPassword\x12!\n" +
+	"\fnew_password\x18\x02 \x01(\tR\vnewPassword\".\n" +
+	"\x16ChangePasswordResponse\x12\x14\n" +
+	"\x05ended\x18\x01 \x01(\x05R\x05ended\"!\n" +
+	"\x1fBeginPasskeyRegistrationRequest\"\x80\x01\n" +
+	" BeginPasskeyRegistrationResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\x129\n" +
+	"\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"_\n" +
+	" FinishPasskeyRegistrationRequest\x12'\n" +
+	"\x0fcredential_json\x18\x01 \x01(\tR\x0ecredentialJson\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"Z\n" +
+	"!FinishPasskeyRegistrationResponse\x125\n" +
+	"\apasskey\x18\x01 \x01(\v2\x1b.tabuleiro.lobby.v1.PasskeyR\apasskey\"\x1b\n" +
+	"\x19BeginPasskeySignInRequest\"z\n" +
+	"\x1aBeginPasskeySignInResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\x129\n" +
+	"\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"]\n" +
+	"\x1aFinishPasskeySignInRequest\x12'\n" +
+	"\x0fcredential_json\x18\x01 \x01(\tR\x0ecredentialJson\x12\x16\n" +
+	"\x06device\x18\x02 \x01(\tR\x06device\"\xb9\x02\n" +
+	"\x1bFinishPasskeySignInResponse\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12#\n" +
+	"\rrefresh_token\x18\x04 \x01(\tR\frefreshToken\x12H\n" +
+	"\x12refresh_expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x10refreshExpiresAt\x12!\n" +
+	"\fdisplay_name\x18\x06 \x01(\tR\vdisplayName\x12\x1a\n" +
+	"\busername\x18\a \x01(\tR\busername\"\x15\n" +
+	"\x13ListPasskeysRequest\"O\n" +
+	"\x14ListPasskeysResponse\x127\n" +
+	"\bpasskeys\x18\x01 \x03(\v2\x1b.tabuleiro.lobby.v1.PasskeyR\bpasskeys\"\xb5\x01\n" +
+	"\aPasskey\x12\x1d\n" +
+	"\n" +
+	"passkey_id\x18\x01 \x01(\tR\tpasskeyId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
+	"\n" +
+	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_used_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"5\n" +
+	"\x14RemovePasskeyRequest\x12\x1d\n" +
+	"\n" +
+	"passkey_id\x18\x01 \x01(\tR\tpasskeyId\"-\n" +
+	"\x15RemovePasskeyResponse\x12\x14\n" +
 	"\x05ended\x18\x01 \x01(\x05R\x05ended\"2\n" +
 	"\x18StartDeviceSignInRequest\x12\x16\n" +
 	"\x06device\x18\x01 \x01(\tR\x06device\"\xa6\x02\n" +
@@ -4292,7 +5141,7 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xfa\x16\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xac\x1d\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -4320,7 +5169,14 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\fClaimAccount\x12'.tabuleiro.lobby.v1.ClaimAccountRequest\x1a(.tabuleiro.lobby.v1.ClaimAccountResponse\x12O\n" +
 	"\x06SignIn\x12!.tabuleiro.lobby.v1.SignInRequest\x1a\".tabuleiro.lobby.v1.SignInResponse\x12a\n" +
 	"\fListSessions\x12'.tabuleiro.lobby.v1.ListSessionsRequest\x1a(.tabuleiro.lobby.v1.ListSessionsResponse\x12R\n" +
-	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponse\x12p\n" +
+	"\aSignOut\x12\".tabuleiro.lobby.v1.SignOutRequest\x1a#.tabuleiro.lobby.v1.SignOutResponse\x12g\n" +
+	"\x0eChangePassword\x12).tabuleiro.lobby.v1.ChangePasswordRequest\x1a*.tabuleiro.lobby.v1.ChangePasswordResponse\x12\x85\x01\n" +
+	"\x18BeginPasskeyRegistration\x123.tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest\x1a4.tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse\x12\x88\x01\n" +
+	"\x19FinishPasskeyRegistration\x124.tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest\x1a5.tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse\x12s\n" +
+	"\x12BeginPasskeySignIn\x12-.tabuleiro.lobby.v1.BeginPasskeySignInRequest\x1a..tabuleiro.lobby.v1.BeginPasskeySignInResponse\x12v\n" +
+	"\x13FinishPasskeySignIn\x12..tabuleiro.lobby.v1.FinishPasskeySignInRequest\x1a/.tabuleiro.lobby.v1.FinishPasskeySignInResponse\x12a\n" +
+	"\fListPasskeys\x12'.tabuleiro.lobby.v1.ListPasskeysRequest\x1a(.tabuleiro.lobby.v1.ListPasskeysResponse\x12d\n" +
+	"\rRemovePasskey\x12(.tabuleiro.lobby.v1.RemovePasskeyRequest\x1a).tabuleiro.lobby.v1.RemovePasskeyResponse\x12p\n" +
 	"\x11StartDeviceSignIn\x12,.tabuleiro.lobby.v1.StartDeviceSignInRequest\x1a-.tabuleiro.lobby.v1.StartDeviceSignInResponse\x12v\n" +
 	"\x13ApproveDeviceSignIn\x12..tabuleiro.lobby.v1.ApproveDeviceSignInRequest\x1a/.tabuleiro.lobby.v1.ApproveDeviceSignInResponse\x12m\n" +
 	"\x10PollDeviceSignIn\x12+.tabuleiro.lobby.v1.PollDeviceSignInRequest\x1a,.tabuleiro.lobby.v1.PollDeviceSignInResponse\x12p\n" +
@@ -4340,216 +5196,253 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 80)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
-	(LiveMatchOrder)(0),                 // 0: tabuleiro.lobby.v1.LiveMatchOrder
-	(*SignInGuestRequest)(nil),          // 1: tabuleiro.lobby.v1.SignInGuestRequest
-	(*SignInGuestResponse)(nil),         // 2: tabuleiro.lobby.v1.SignInGuestResponse
-	(*RefreshTokenRequest)(nil),         // 3: tabuleiro.lobby.v1.RefreshTokenRequest
-	(*RefreshTokenResponse)(nil),        // 4: tabuleiro.lobby.v1.RefreshTokenResponse
-	(*ListVariantsRequest)(nil),         // 5: tabuleiro.lobby.v1.ListVariantsRequest
-	(*ListVariantsResponse)(nil),        // 6: tabuleiro.lobby.v1.ListVariantsResponse
-	(*CreateRoomRequest)(nil),           // 7: tabuleiro.lobby.v1.CreateRoomRequest
-	(*CreateRoomResponse)(nil),          // 8: tabuleiro.lobby.v1.CreateRoomResponse
-	(*ListRoomsRequest)(nil),            // 9: tabuleiro.lobby.v1.ListRoomsRequest
-	(*ListRoomsResponse)(nil),           // 10: tabuleiro.lobby.v1.ListRoomsResponse
-	(*JoinRoomRequest)(nil),             // 11: tabuleiro.lobby.v1.JoinRoomRequest
-	(*JoinRoomResponse)(nil),            // 12: tabuleiro.lobby.v1.JoinRoomResponse
-	(*GetInviteRequest)(nil),            // 13: tabuleiro.lobby.v1.GetInviteRequest
-	(*GetInviteResponse)(nil),           // 14: tabuleiro.lobby.v1.GetInviteResponse
-	(*LeaveRoomRequest)(nil),            // 15: tabuleiro.lobby.v1.LeaveRoomRequest
-	(*LeaveRoomResponse)(nil),           // 16: tabuleiro.lobby.v1.LeaveRoomResponse
-	(*WatchRoomRequest)(nil),            // 17: tabuleiro.lobby.v1.WatchRoomRequest
-	(*WatchRoomResponse)(nil),           // 18: tabuleiro.lobby.v1.WatchRoomResponse
-	(*FindMatchRequest)(nil),            // 19: tabuleiro.lobby.v1.FindMatchRequest
-	(*FindMatchResponse)(nil),           // 20: tabuleiro.lobby.v1.FindMatchResponse
-	(*Queued)(nil),                      // 21: tabuleiro.lobby.v1.Queued
-	(*WindowWidened)(nil),               // 22: tabuleiro.lobby.v1.WindowWidened
-	(*BotOffered)(nil),                  // 23: tabuleiro.lobby.v1.BotOffered
-	(*Matched)(nil),                     // 24: tabuleiro.lobby.v1.Matched
-	(*PlayBotRequest)(nil),              // 25: tabuleiro.lobby.v1.PlayBotRequest
-	(*PlayBotResponse)(nil),             // 26: tabuleiro.lobby.v1.PlayBotResponse
-	(*ListLiveMatchesRequest)(nil),      // 27: tabuleiro.lobby.v1.ListLiveMatchesRequest
-	(*ListLiveMatchesResponse)(nil),     // 28: tabuleiro.lobby.v1.ListLiveMatchesResponse
-	(*ListActiveMatchesRequest)(nil),    // 29: tabuleiro.lobby.v1.ListActiveMatchesRequest
-	(*ListActiveMatchesResponse)(nil),   // 30: tabuleiro.lobby.v1.ListActiveMatchesResponse
-	(*ListGamesRequest)(nil),            // 31: tabuleiro.lobby.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),           // 32: tabuleiro.lobby.v1.ListGamesResponse
-	(*GetGameRequest)(nil),              // 33: tabuleiro.lobby.v1.GetGameRequest
-	(*GetGameResponse)(nil),             // 34: tabuleiro.lobby.v1.GetGameResponse
-	(*ReviewGameRequest)(nil),           // 35: tabuleiro.lobby.v1.ReviewGameRequest
-	(*ReviewGameResponse)(nil),          // 36: tabuleiro.lobby.v1.ReviewGameResponse
-	(*GetStatsRequest)(nil),             // 37: tabuleiro.lobby.v1.GetStatsRequest
-	(*GetStatsResponse)(nil),            // 38: tabuleiro.lobby.v1.GetStatsResponse
-	(*OfferRematchRequest)(nil),         // 39: tabuleiro.lobby.v1.OfferRematchRequest
-	(*OfferRematchResponse)(nil),        // 40: tabuleiro.lobby.v1.OfferRematchResponse
-	(*DeclineRematchRequest)(nil),       // 41: tabuleiro.lobby.v1.DeclineRematchRequest
-	(*DeclineRematchResponse)(nil),      // 42: tabuleiro.lobby.v1.DeclineRematchResponse
-	(*WatchRematchRequest)(nil),         // 43: tabuleiro.lobby.v1.WatchRematchRequest
-	(*WatchRematchResponse)(nil),        // 44: tabuleiro.lobby.v1.WatchRematchResponse
-	(*SetDisplayNameRequest)(nil),       // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
-	(*SetDisplayNameResponse)(nil),      // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
-	(*ClaimAccountRequest)(nil),         // 47: tabuleiro.lobby.v1.ClaimAccountRequest
-	(*ClaimAccountResponse)(nil),        // 48: tabuleiro.lobby.v1.ClaimAccountResponse
-	(*SignInRequest)(nil),               // 49: tabuleiro.lobby.v1.SignInRequest
-	(*SignInResponse)(nil),              // 50: tabuleiro.lobby.v1.SignInResponse
-	(*ListSessionsRequest)(nil),         // 51: tabuleiro.lobby.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),        // 52: tabuleiro.lobby.v1.ListSessionsResponse
-	(*Session)(nil),                     // 53: tabuleiro.lobby.v1.Session
-	(*SignOutRequest)(nil),              // 54: tabuleiro.lobby.v1.SignOutRequest
-	(*SignOutResponse)(nil),             // 55: tabuleiro.lobby.v1.SignOutResponse
-	(*StartDeviceSignInRequest)(nil),    // 56: tabuleiro.lobby.v1.StartDeviceSignInRequest
-	(*StartDeviceSignInResponse)(nil),   // 57: tabuleiro.lobby.v1.StartDeviceSignInResponse
-	(*ApproveDeviceSignInRequest)(nil),  // 58: tabuleiro.lobby.v1.ApproveDeviceSignInRequest
-	(*ApproveDeviceSignInResponse)(nil), // 59: tabuleiro.lobby.v1.ApproveDeviceSignInResponse
-	(*PollDeviceSignInRequest)(nil),     // 60: tabuleiro.lobby.v1.PollDeviceSignInRequest
-	(*PollDeviceSignInResponse)(nil),    // 61: tabuleiro.lobby.v1.PollDeviceSignInResponse
-	(*ExportAccountDataRequest)(nil),    // 62: tabuleiro.lobby.v1.ExportAccountDataRequest
-	(*ExportAccountDataResponse)(nil),   // 63: tabuleiro.lobby.v1.ExportAccountDataResponse
-	(*DeleteAccountRequest)(nil),        // 64: tabuleiro.lobby.v1.DeleteAccountRequest
-	(*DeleteAccountResponse)(nil),       // 65: tabuleiro.lobby.v1.DeleteAccountResponse
-	(*timestamppb.Timestamp)(nil),       // 66: google.protobuf.Timestamp
-	(v1.Game)(0),                        // 67: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                  // 68: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),              // 69: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),                 // 70: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                        // 71: tabuleiro.game.v1.Seat
-	(*Room)(nil),                        // 72: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                    // 73: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),              // 74: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),                // 75: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                  // 76: tabuleiro.lobby.v1.GameRecord
-	(*v1.ReviewProgress)(nil),           // 77: tabuleiro.game.v1.ReviewProgress
-	(*v1.GameReview)(nil),               // 78: tabuleiro.game.v1.GameReview
-	(*Rating)(nil),                      // 79: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                   // 80: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),                // 81: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                     // 82: tabuleiro.lobby.v1.Rematch
+	(LiveMatchOrder)(0),                       // 0: tabuleiro.lobby.v1.LiveMatchOrder
+	(*SignInGuestRequest)(nil),                // 1: tabuleiro.lobby.v1.SignInGuestRequest
+	(*SignInGuestResponse)(nil),               // 2: tabuleiro.lobby.v1.SignInGuestResponse
+	(*RefreshTokenRequest)(nil),               // 3: tabuleiro.lobby.v1.RefreshTokenRequest
+	(*RefreshTokenResponse)(nil),              // 4: tabuleiro.lobby.v1.RefreshTokenResponse
+	(*ListVariantsRequest)(nil),               // 5: tabuleiro.lobby.v1.ListVariantsRequest
+	(*ListVariantsResponse)(nil),              // 6: tabuleiro.lobby.v1.ListVariantsResponse
+	(*CreateRoomRequest)(nil),                 // 7: tabuleiro.lobby.v1.CreateRoomRequest
+	(*CreateRoomResponse)(nil),                // 8: tabuleiro.lobby.v1.CreateRoomResponse
+	(*ListRoomsRequest)(nil),                  // 9: tabuleiro.lobby.v1.ListRoomsRequest
+	(*ListRoomsResponse)(nil),                 // 10: tabuleiro.lobby.v1.ListRoomsResponse
+	(*JoinRoomRequest)(nil),                   // 11: tabuleiro.lobby.v1.JoinRoomRequest
+	(*JoinRoomResponse)(nil),                  // 12: tabuleiro.lobby.v1.JoinRoomResponse
+	(*GetInviteRequest)(nil),                  // 13: tabuleiro.lobby.v1.GetInviteRequest
+	(*GetInviteResponse)(nil),                 // 14: tabuleiro.lobby.v1.GetInviteResponse
+	(*LeaveRoomRequest)(nil),                  // 15: tabuleiro.lobby.v1.LeaveRoomRequest
+	(*LeaveRoomResponse)(nil),                 // 16: tabuleiro.lobby.v1.LeaveRoomResponse
+	(*WatchRoomRequest)(nil),                  // 17: tabuleiro.lobby.v1.WatchRoomRequest
+	(*WatchRoomResponse)(nil),                 // 18: tabuleiro.lobby.v1.WatchRoomResponse
+	(*FindMatchRequest)(nil),                  // 19: tabuleiro.lobby.v1.FindMatchRequest
+	(*FindMatchResponse)(nil),                 // 20: tabuleiro.lobby.v1.FindMatchResponse
+	(*Queued)(nil),                            // 21: tabuleiro.lobby.v1.Queued
+	(*WindowWidened)(nil),                     // 22: tabuleiro.lobby.v1.WindowWidened
+	(*BotOffered)(nil),                        // 23: tabuleiro.lobby.v1.BotOffered
+	(*Matched)(nil),                           // 24: tabuleiro.lobby.v1.Matched
+	(*PlayBotRequest)(nil),                    // 25: tabuleiro.lobby.v1.PlayBotRequest
+	(*PlayBotResponse)(nil),                   // 26: tabuleiro.lobby.v1.PlayBotResponse
+	(*ListLiveMatchesRequest)(nil),            // 27: tabuleiro.lobby.v1.ListLiveMatchesRequest
+	(*ListLiveMatchesResponse)(nil),           // 28: tabuleiro.lobby.v1.ListLiveMatchesResponse
+	(*ListActiveMatchesRequest)(nil),          // 29: tabuleiro.lobby.v1.ListActiveMatchesRequest
+	(*ListActiveMatchesResponse)(nil),         // 30: tabuleiro.lobby.v1.ListActiveMatchesResponse
+	(*ListGamesRequest)(nil),                  // 31: tabuleiro.lobby.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),                 // 32: tabuleiro.lobby.v1.ListGamesResponse
+	(*GetGameRequest)(nil),                    // 33: tabuleiro.lobby.v1.GetGameRequest
+	(*GetGameResponse)(nil),                   // 34: tabuleiro.lobby.v1.GetGameResponse
+	(*ReviewGameRequest)(nil),                 // 35: tabuleiro.lobby.v1.ReviewGameRequest
+	(*ReviewGameResponse)(nil),                // 36: tabuleiro.lobby.v1.ReviewGameResponse
+	(*GetStatsRequest)(nil),                   // 37: tabuleiro.lobby.v1.GetStatsRequest
+	(*GetStatsResponse)(nil),                  // 38: tabuleiro.lobby.v1.GetStatsResponse
+	(*OfferRematchRequest)(nil),               // 39: tabuleiro.lobby.v1.OfferRematchRequest
+	(*OfferRematchResponse)(nil),              // 40: tabuleiro.lobby.v1.OfferRematchResponse
+	(*DeclineRematchRequest)(nil),             // 41: tabuleiro.lobby.v1.DeclineRematchRequest
+	(*DeclineRematchResponse)(nil),            // 42: tabuleiro.lobby.v1.DeclineRematchResponse
+	(*WatchRematchRequest)(nil),               // 43: tabuleiro.lobby.v1.WatchRematchRequest
+	(*WatchRematchResponse)(nil),              // 44: tabuleiro.lobby.v1.WatchRematchResponse
+	(*SetDisplayNameRequest)(nil),             // 45: tabuleiro.lobby.v1.SetDisplayNameRequest
+	(*SetDisplayNameResponse)(nil),            // 46: tabuleiro.lobby.v1.SetDisplayNameResponse
+	(*ClaimAccountRequest)(nil),               // 47: tabuleiro.lobby.v1.ClaimAccountRequest
+	(*ClaimAccountResponse)(nil),              // 48: tabuleiro.lobby.v1.ClaimAccountResponse
+	(*SignInRequest)(nil),                     // 49: tabuleiro.lobby.v1.SignInRequest
+	(*SignInResponse)(nil),                    // 50: tabuleiro.lobby.v1.SignInResponse
+	(*ListSessionsRequest)(nil),               // 51: tabuleiro.lobby.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),              // 52: tabuleiro.lobby.v1.ListSessionsResponse
+	(*Session)(nil),                           // 53: tabuleiro.lobby.v1.Session
+	(*SignOutRequest)(nil),                    // 54: tabuleiro.lobby.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 55: tabuleiro.lobby.v1.SignOutResponse
+	(*ChangePasswordRequest)(nil),             // 56: tabuleiro.lobby.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),            // 57: tabuleiro.lobby.v1.ChangePasswordResponse
+	(*BeginPasskeyRegistrationRequest)(nil),   // 58: tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 59: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 60: tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 61: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+	(*BeginPasskeySignInRequest)(nil),         // 62: tabuleiro.lobby.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 63: tabuleiro.lobby.v1.BeginPasskeySignInResponse
+	(*FinishPasskeySignInRequest)(nil),        // 64: tabuleiro.lobby.v1.FinishPasskeySignInRequest
+	(*FinishPasskeySignInResponse)(nil),       // 65: tabuleiro.lobby.v1.FinishPasskeySignInResponse
+	(*ListPasskeysRequest)(nil),               // 66: tabuleiro.lobby.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 67: tabuleiro.lobby.v1.ListPasskeysResponse
+	(*Passkey)(nil),                           // 68: tabuleiro.lobby.v1.Passkey
+	(*RemovePasskeyRequest)(nil),              // 69: tabuleiro.lobby.v1.RemovePasskeyRequest
+	(*RemovePasskeyResponse)(nil),             // 70: tabuleiro.lobby.v1.RemovePasskeyResponse
+	(*StartDeviceSignInRequest)(nil),          // 71: tabuleiro.lobby.v1.StartDeviceSignInRequest
+	(*StartDeviceSignInResponse)(nil),         // 72: tabuleiro.lobby.v1.StartDeviceSignInResponse
+	(*ApproveDeviceSignInRequest)(nil),        // 73: tabuleiro.lobby.v1.ApproveDeviceSignInRequest
+	(*ApproveDeviceSignInResponse)(nil),       // 74: tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	(*PollDeviceSignInRequest)(nil),           // 75: tabuleiro.lobby.v1.PollDeviceSignInRequest
+	(*PollDeviceSignInResponse)(nil),          // 76: tabuleiro.lobby.v1.PollDeviceSignInResponse
+	(*ExportAccountDataRequest)(nil),          // 77: tabuleiro.lobby.v1.ExportAccountDataRequest
+	(*ExportAccountDataResponse)(nil),         // 78: tabuleiro.lobby.v1.ExportAccountDataResponse
+	(*DeleteAccountRequest)(nil),              // 79: tabuleiro.lobby.v1.DeleteAccountRequest
+	(*DeleteAccountResponse)(nil),             // 80: tabuleiro.lobby.v1.DeleteAccountResponse
+	(*timestamppb.Timestamp)(nil),             // 81: google.protobuf.Timestamp
+	(v1.Game)(0),                              // 82: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                        // 83: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),                    // 84: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),                       // 85: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                              // 86: tabuleiro.game.v1.Seat
+	(*Room)(nil),                              // 87: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                          // 88: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),                    // 89: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),                      // 90: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                        // 91: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),                 // 92: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),                     // 93: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                            // 94: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                         // 95: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),                      // 96: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                           // 97: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	66, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	66, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	67, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	68, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	67, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	69, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	70, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	71, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	72, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	67, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	72, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	72, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	71, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	72, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	72, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	71, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	67, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	69, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
-	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
-	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
-	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	66, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	73, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	71, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	74, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	67, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	73, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	71, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	69, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	71, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	67, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
-	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	75, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	75, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	67, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	75, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	76, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	77, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
-	78, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
-	79, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	80, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	81, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	82, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	82, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	82, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	66, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	53, // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	66, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	66, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	66, // 55: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 56: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 57: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	1,  // 58: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 59: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 60: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 61: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 62: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 63: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 64: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15, // 65: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17, // 66: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19, // 67: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25, // 68: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27, // 69: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29, // 70: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31, // 71: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33, // 72: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35, // 73: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
-	37, // 74: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	39, // 75: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	41, // 76: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	43, // 77: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	45, // 78: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	47, // 79: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
-	49, // 80: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
-	51, // 81: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
-	54, // 82: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
-	56, // 83: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:input_type -> tabuleiro.lobby.v1.StartDeviceSignInRequest
-	58, // 84: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:input_type -> tabuleiro.lobby.v1.ApproveDeviceSignInRequest
-	60, // 85: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
-	62, // 86: tabuleiro.lobby.v1.LobbyService.ExportAccountData:input_type -> tabuleiro.lobby.v1.ExportAccountDataRequest
-	64, // 87: tabuleiro.lobby.v1.LobbyService.DeleteAccount:input_type -> tabuleiro.lobby.v1.DeleteAccountRequest
-	2,  // 88: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 89: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 90: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 91: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 92: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 93: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 94: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 95: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 96: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 97: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 98: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 99: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 100: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 101: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 102: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 103: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
-	38, // 104: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	40, // 105: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	42, // 106: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	44, // 107: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	46, // 108: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	48, // 109: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	50, // 110: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	52, // 111: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	55, // 112: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	57, // 113: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
-	59, // 114: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
-	61, // 115: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
-	63, // 116: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
-	65, // 117: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
-	88, // [88:118] is the sub-list for method output_type
-	58, // [58:88] is the sub-list for method input_type
-	58, // [58:58] is the sub-list for extension type_name
-	58, // [58:58] is the sub-list for extension extendee
-	0,  // [0:58] is the sub-list for field type_name
+	81,  // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	82,  // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	83,  // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	82,  // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	84,  // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	85,  // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	86,  // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	87,  // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	82,  // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	87,  // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	87,  // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	86,  // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	87,  // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	87,  // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	86,  // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	82,  // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	84,  // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	21,  // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
+	22,  // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
+	23,  // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
+	24,  // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
+	81,  // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	88,  // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	86,  // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	89,  // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	82,  // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	88,  // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	86,  // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	84,  // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	86,  // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	82,  // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	0,   // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
+	90,  // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	90,  // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	82,  // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	90,  // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	91,  // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	92,  // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	93,  // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	94,  // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	95,  // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	96,  // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	97,  // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	97,  // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	97,  // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	81,  // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	53,  // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
+	81,  // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	81,  // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	81,  // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
+	68,  // 56: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> tabuleiro.lobby.v1.Passkey
+	81,  // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	68,  // 60: tabuleiro.lobby.v1.ListPasskeysResponse.passkeys:type_name -> tabuleiro.lobby.v1.Passkey
+	81,  // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	81,  // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	81,  // 63: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 64: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 65: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 66: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,   // 67: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,   // 68: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,   // 69: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,   // 70: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11,  // 71: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13,  // 72: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15,  // 73: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17,  // 74: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19,  // 75: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25,  // 76: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27,  // 77: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29,  // 78: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31,  // 79: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33,  // 80: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35,  // 81: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
+	37,  // 82: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	39,  // 83: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	41,  // 84: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	43,  // 85: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	45,  // 86: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	47,  // 87: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
+	49,  // 88: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
+	51,  // 89: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
+	54,  // 90: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
+	56,  // 91: tabuleiro.lobby.v1.LobbyService.ChangePassword:input_type -> tabuleiro.lobby.v1.ChangePasswordRequest
+	58,  // 92: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:input_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
+	60,  // 93: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:input_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
+	62,  // 94: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:input_type -> tabuleiro.lobby.v1.BeginPasskeySignInRequest
+	64,  // 95: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:input_type -> tabuleiro.lobby.v1.FinishPasskeySignInRequest
+	66,  // 96: tabuleiro.lobby.v1.LobbyService.ListPasskeys:input_type -> tabuleiro.lobby.v1.ListPasskeysRequest
+	69,  // 97: tabuleiro.lobby.v1.LobbyService.RemovePasskey:input_type -> tabuleiro.lobby.v1.RemovePasskeyRequest
+	71,  // 98: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:input_type -> tabuleiro.lobby.v1.StartDeviceSignInRequest
+	73,  // 99: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:input_type -> tabuleiro.lobby.v1.ApproveDeviceSignInRequest
+	75,  // 100: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
+	77,  // 101: tabuleiro.lobby.v1.LobbyService.ExportAccountData:input_type -> tabuleiro.lobby.v1.ExportAccountDataRequest
+	79,  // 102: tabuleiro.lobby.v1.LobbyService.DeleteAccount:input_type -> tabuleiro.lobby.v1.DeleteAccountRequest
+	2,   // 103: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,   // 104: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,   // 105: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,   // 106: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10,  // 107: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12,  // 108: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14,  // 109: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16,  // 110: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18,  // 111: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20,  // 112: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26,  // 113: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28,  // 114: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30,  // 115: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32,  // 116: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34,  // 117: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36,  // 118: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38,  // 119: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40,  // 120: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42,  // 121: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44,  // 122: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46,  // 123: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48,  // 124: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50,  // 125: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52,  // 126: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55,  // 127: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	57,  // 128: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
+	59,  // 129: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+	61,  // 130: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+	63,  // 131: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
+	65,  // 132: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
+	67,  // 133: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
+	70,  // 134: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
+	72,  // 135: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
+	74,  // 136: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	76,  // 137: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
+	78,  // 138: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
+	80,  // 139: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
+	103, // [103:140] is the sub-list for method output_type
+	66,  // [66:103] is the sub-list for method input_type
+	66,  // [66:66] is the sub-list for extension type_name
+	66,  // [66:66] is the sub-list for extension extendee
+	0,   // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -4578,7 +5471,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   65,
+			NumMessages:   80,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,36 +19,43 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	LobbyService_SignInGuest_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/SignInGuest"
-	LobbyService_RefreshToken_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/RefreshToken"
-	LobbyService_ListVariants_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ListVariants"
-	LobbyService_CreateRoom_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/CreateRoom"
-	LobbyService_ListRooms_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/ListRooms"
-	LobbyService_JoinRoom_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/JoinRoom"
-	LobbyService_GetInvite_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/GetInvite"
-	LobbyService_LeaveRoom_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/LeaveRoom"
-	LobbyService_WatchRoom_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/WatchRoom"
-	LobbyService_FindMatch_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/FindMatch"
-	LobbyService_PlayBot_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/PlayBot"
-	LobbyService_ListLiveMatches_FullMethodName     = "/tabuleiro.lobby.v1.LobbyService/ListLiveMatches"
-	LobbyService_ListActiveMatches_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/ListActiveMatches"
-	LobbyService_ListGames_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/ListGames"
-	LobbyService_GetGame_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/GetGame"
-	LobbyService_ReviewGame_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/ReviewGame"
-	LobbyService_GetStats_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/GetStats"
-	LobbyService_OfferRematch_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/OfferRematch"
-	LobbyService_DeclineRematch_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
-	LobbyService_WatchRematch_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/WatchRematch"
-	LobbyService_SetDisplayName_FullMethodName      = "/tabuleiro.lobby.v1.LobbyService/SetDisplayName"
-	LobbyService_ClaimAccount_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ClaimAccount"
-	LobbyService_SignIn_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/SignIn"
-	LobbyService_ListSessions_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/ListSessions"
-	LobbyService_SignOut_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/SignOut"
-	LobbyService_StartDeviceSignIn_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/StartDeviceSignIn"
-	LobbyService_ApproveDeviceSignIn_FullMethodName = "/tabuleiro.lobby.v1.LobbyService/ApproveDeviceSignIn"
-	LobbyService_PollDeviceSignIn_FullMethodName    = "/tabuleiro.lobby.v1.LobbyService/PollDeviceSignIn"
-	LobbyService_ExportAccountData_FullMethodName   = "/tabuleiro.lobby.v1.LobbyService/ExportAccountData"
-	LobbyService_DeleteAccount_FullMethodName       = "/tabuleiro.lobby.v1.LobbyService/DeleteAccount"
+	LobbyService_SignInGuest_FullMethodName               = "/tabuleiro.lobby.v1.LobbyService/SignInGuest"
+	LobbyService_RefreshToken_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/RefreshToken"
+	LobbyService_ListVariants_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/ListVariants"
+	LobbyService_CreateRoom_FullMethodName                = "/tabuleiro.lobby.v1.LobbyService/CreateRoom"
+	LobbyService_ListRooms_FullMethodName                 = "/tabuleiro.lobby.v1.LobbyService/ListRooms"
+	LobbyService_JoinRoom_FullMethodName                  = "/tabuleiro.lobby.v1.LobbyService/JoinRoom"
+	LobbyService_GetInvite_FullMethodName                 = "/tabuleiro.lobby.v1.LobbyService/GetInvite"
+	LobbyService_LeaveRoom_FullMethodName                 = "/tabuleiro.lobby.v1.LobbyService/LeaveRoom"
+	LobbyService_WatchRoom_FullMethodName                 = "/tabuleiro.lobby.v1.LobbyService/WatchRoom"
+	LobbyService_FindMatch_FullMethodName                 = "/tabuleiro.lobby.v1.LobbyService/FindMatch"
+	LobbyService_PlayBot_FullMethodName                   = "/tabuleiro.lobby.v1.LobbyService/PlayBot"
+	LobbyService_ListLiveMatches_FullMethodName           = "/tabuleiro.lobby.v1.LobbyService/ListLiveMatches"
+	LobbyService_ListActiveMatches_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ListActiveMatches"
+	LobbyService_ListGames_FullMethodName                 = "/tabuleiro.lobby.v1.LobbyService/ListGames"
+	LobbyService_GetGame_FullMethodName                   = "/tabuleiro.lobby.v1.LobbyService/GetGame"
+	LobbyService_ReviewGame_FullMethodName                = "/tabuleiro.lobby.v1.LobbyService/ReviewGame"
+	LobbyService_GetStats_FullMethodName                  = "/tabuleiro.lobby.v1.LobbyService/GetStats"
+	LobbyService_OfferRematch_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/OfferRematch"
+	LobbyService_DeclineRematch_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/DeclineRematch"
+	LobbyService_WatchRematch_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/WatchRematch"
+	LobbyService_SetDisplayName_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/SetDisplayName"
+	LobbyService_ClaimAccount_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/ClaimAccount"
+	LobbyService_SignIn_FullMethodName                    = "/tabuleiro.lobby.v1.LobbyService/SignIn"
+	LobbyService_ListSessions_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/ListSessions"
+	LobbyService_SignOut_FullMethodName                   = "/tabuleiro.lobby.v1.LobbyService/SignOut"
+	LobbyService_ChangePassword_FullMethodName            = "/tabuleiro.lobby.v1.LobbyService/ChangePassword"
+	LobbyService_BeginPasskeyRegistration_FullMethodName  = "/tabuleiro.lobby.v1.LobbyService/BeginPasskeyRegistration"
+	LobbyService_FinishPasskeyRegistration_FullMethodName = "/tabuleiro.lobby.v1.LobbyService/FinishPasskeyRegistration"
+	LobbyService_BeginPasskeySignIn_FullMethodName        = "/tabuleiro.lobby.v1.LobbyService/BeginPasskeySignIn"
+	LobbyService_FinishPasskeySignIn_FullMethodName       = "/tabuleiro.lobby.v1.LobbyService/FinishPasskeySignIn"
+	LobbyService_ListPasskeys_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/ListPasskeys"
+	LobbyService_RemovePasskey_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/RemovePasskey"
+	LobbyService_StartDeviceSignIn_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/StartDeviceSignIn"
+	LobbyService_ApproveDeviceSignIn_FullMethodName       = "/tabuleiro.lobby.v1.LobbyService/ApproveDeviceSignIn"
+	LobbyService_PollDeviceSignIn_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/PollDeviceSignIn"
+	LobbyService_ExportAccountData_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ExportAccountData"
+	LobbyService_DeleteAccount_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/DeleteAccount"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -307,6 +314,62 @@ type LobbyServiceClient interface {
 	// the caller's live sign-ins; INVALID_ARGUMENT for session_id with
 	// everywhere.
 	SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error)
+	// ChangePassword replaces the caller's account password, given the
+	// current one, and ends every other sign-in of the account (as SignOut
+	// does: their refresh tokens are revoked and the lobby refuses their
+	// bearer tokens); the caller's own sign-in goes on. Wrong current
+	// passwords count against the same limits as SignIn's (per account and
+	// client address). INVALID_ARGUMENT for a new password ClaimAccount
+	// would refuse; PERMISSION_DENIED with PASSWORD_WRONG for a wrong
+	// current password; NOT_FOUND for a guest (no account);
+	// RESOURCE_EXHAUSTED past the guess limits.
+	ChangePassword(ctx context.Context, in *ChangePasswordRequest, opts ...grpc.CallOption) (*ChangePasswordResponse, error)
+	// BeginPasskeyRegistration begins adding a passkey (a WebAuthn
+	// credential, discoverable) to the caller's account: it returns the
+	// options for navigator.credentials.create() as
+	// PublicKeyCredentialCreationOptionsJSON (the argument of
+	// PublicKeyCredential.parseCreationOptionsFromJSON()). Its challenge is
+	// kept on the server, single-use, until expires_at. Passkeys are bound
+	// to the server's relying-party ID (its domain) and accepted only from
+	// its configured origins. NOT_FOUND for a guest (ClaimAccount first);
+	// FAILED_PRECONDITION with PASSKEYS_UNAVAILABLE when the server has no
+	// relying party configured.
+	BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error)
+	// FinishPasskeyRegistration verifies the authenticator's answer to
+	// BeginPasskeyRegistration's challenge and adds the passkey to the
+	// caller's account. FAILED_PRECONDITION with PASSKEY_CHALLENGE_EXPIRED
+	// when the challenge expired or is not the caller's, or
+	// PASSKEY_CHALLENGE_USED when it was answered already;
+	// PERMISSION_DENIED with PASSKEY_WRONG_SITE for an answer from another
+	// origin or for another relying-party ID; UNAUTHENTICATED with
+	// PASSKEY_REFUSED when the answer does not verify; ALREADY_EXISTS when
+	// the credential is registered already; INVALID_ARGUMENT for an answer
+	// that does not parse or a name over 64 characters.
+	FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error)
+	// BeginPasskeySignIn begins a sign-in with a passkey, usernameless: it
+	// returns the options for navigator.credentials.get() as
+	// PublicKeyCredentialRequestOptionsJSON (no allowed credentials: the
+	// authenticator offers its passkeys for this site). Public; rate-limited
+	// per client address with SignIn.
+	BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the authenticator's assertion and signs
+	// in to the account that owns the passkey: a new sign-in, as SignIn's.
+	// Public. Each challenge is answered once: a replayed assertion gets
+	// FAILED_PRECONDITION with PASSKEY_CHALLENGE_USED, a late one
+	// PASSKEY_CHALLENGE_EXPIRED; UNAUTHENTICATED with PASSKEY_UNKNOWN for a
+	// passkey no account has (never registered here, or removed), with
+	// PASSKEY_REFUSED for an assertion that does not verify (signature,
+	// flags, a signature counter gone backwards); PERMISSION_DENIED with
+	// PASSKEY_WRONG_SITE for an assertion from another origin or for
+	// another relying-party ID.
+	FinishPasskeySignIn(ctx context.Context, in *FinishPasskeySignInRequest, opts ...grpc.CallOption) (*FinishPasskeySignInResponse, error)
+	// ListPasskeys lists the caller's account's passkeys, oldest first
+	// (none for a guest).
+	ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error)
+	// RemovePasskey removes a passkey of the caller's account (it signs in
+	// no more) and ends every other sign-in of the account, as
+	// ChangePassword does. NOT_FOUND when the account has no such passkey.
+	RemovePasskey(ctx context.Context, in *RemovePasskeyRequest, opts ...grpc.CallOption) (*RemovePasskeyResponse, error)
 	// StartDeviceSignIn starts signing in a device that has no browser of
 	// its own, a terminal say (the device authorization request of RFC
 	// 8628): it returns a device_code the device keeps secret and polls
@@ -654,6 +717,76 @@ func (c *lobbyServiceClient) SignOut(ctx context.Context, in *SignOutRequest, op
 	return out, nil
 }
 
+func (c *lobbyServiceClient) ChangePassword(ctx context.Context, in *ChangePasswordRequest, opts ...grpc.CallOption) (*ChangePasswordResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ChangePasswordResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ChangePassword_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, LobbyService_BeginPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, LobbyService_FinishPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeySignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_BeginPasskeySignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) FinishPasskeySignIn(ctx context.Context, in *FinishPasskeySignInRequest, opts ...grpc.CallOption) (*FinishPasskeySignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishPasskeySignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_FinishPasskeySignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPasskeysResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ListPasskeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) RemovePasskey(ctx context.Context, in *RemovePasskeyRequest, opts ...grpc.CallOption) (*RemovePasskeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemovePasskeyResponse)
+	err := c.cc.Invoke(ctx, LobbyService_RemovePasskey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *lobbyServiceClient) StartDeviceSignIn(ctx context.Context, in *StartDeviceSignInRequest, opts ...grpc.CallOption) (*StartDeviceSignInResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(StartDeviceSignInResponse)
@@ -960,6 +1093,62 @@ type LobbyServiceServer interface {
 	// the caller's live sign-ins; INVALID_ARGUMENT for session_id with
 	// everywhere.
 	SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error)
+	// ChangePassword replaces the caller's account password, given the
+	// current one, and ends every other sign-in of the account (as SignOut
+	// does: their refresh tokens are revoked and the lobby refuses their
+	// bearer tokens); the caller's own sign-in goes on. Wrong current
+	// passwords count against the same limits as SignIn's (per account and
+	// client address). INVALID_ARGUMENT for a new password ClaimAccount
+	// would refuse; PERMISSION_DENIED with PASSWORD_WRONG for a wrong
+	// current password; NOT_FOUND for a guest (no account);
+	// RESOURCE_EXHAUSTED past the guess limits.
+	ChangePassword(context.Context, *ChangePasswordRequest) (*ChangePasswordResponse, error)
+	// BeginPasskeyRegistration begins adding a passkey (a WebAuthn
+	// credential, discoverable) to the caller's account: it returns the
+	// options for navigator.credentials.create() as
+	// PublicKeyCredentialCreationOptionsJSON (the argument of
+	// PublicKeyCredential.parseCreationOptionsFromJSON()). Its challenge is
+	// kept on the server, single-use, until expires_at. Passkeys are bound
+	// to the server's relying-party ID (its domain) and accepted only from
+	// its configured origins. NOT_FOUND for a guest (ClaimAccount first);
+	// FAILED_PRECONDITION with PASSKEYS_UNAVAILABLE when the server has no
+	// relying party configured.
+	BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error)
+	// FinishPasskeyRegistration verifies the authenticator's answer to
+	// BeginPasskeyRegistration's challenge and adds the passkey to the
+	// caller's account. FAILED_PRECONDITION with PASSKEY_CHALLENGE_EXPIRED
+	// when the challenge expired or is not the caller's, or
+	// PASSKEY_CHALLENGE_USED when it was answered already;
+	// PERMISSION_DENIED with PASSKEY_WRONG_SITE for an answer from another
+	// origin or for another relying-party ID; UNAUTHENTICATED with
+	// PASSKEY_REFUSED when the answer does not verify; ALREADY_EXISTS when
+	// the credential is registered already; INVALID_ARGUMENT for an answer
+	// that does not parse or a name over 64 characters.
+	FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error)
+	// BeginPasskeySignIn begins a sign-in with a passkey, usernameless: it
+	// returns the options for navigator.credentials.get() as
+	// PublicKeyCredentialRequestOptionsJSON (no allowed credentials: the
+	// authenticator offers its passkeys for this site). Public; rate-limited
+	// per client address with SignIn.
+	BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the authenticator's assertion and signs
+	// in to the account that owns the passkey: a new sign-in, as SignIn's.
+	// Public. Each challenge is answered once: a replayed assertion gets
+	// FAILED_PRECONDITION with PASSKEY_CHALLENGE_USED, a late one
+	// PASSKEY_CHALLENGE_EXPIRED; UNAUTHENTICATED with PASSKEY_UNKNOWN for a
+	// passkey no account has (never registered here, or removed), with
+	// PASSKEY_REFUSED for an assertion that does not verify (signature,
+	// flags, a signature counter gone backwards); PERMISSION_DENIED with
+	// PASSKEY_WRONG_SITE for an assertion from another origin or for
+	// another relying-party ID.
+	FinishPasskeySignIn(context.Context, *FinishPasskeySignInRequest) (*FinishPasskeySignInResponse, error)
+	// ListPasskeys lists the caller's account's passkeys, oldest first
+	// (none for a guest).
+	ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error)
+	// RemovePasskey removes a passkey of the caller's account (it signs in
+	// no more) and ends every other sign-in of the account, as
+	// ChangePassword does. NOT_FOUND when the account has no such passkey.
+	RemovePasskey(context.Context, *RemovePasskeyRequest) (*RemovePasskeyResponse, error)
 	// StartDeviceSignIn starts signing in a device that has no browser of
 	// its own, a terminal say (the device authorization request of RFC
 	// 8628): it returns a device_code the device keeps secret and polls
@@ -1095,6 +1284,27 @@ func (UnimplementedLobbyServiceServer) ListSessions(context.Context, *ListSessio
 }
 func (UnimplementedLobbyServiceServer) SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SignOut not implemented")
+}
+func (UnimplementedLobbyServiceServer) ChangePassword(context.Context, *ChangePasswordRequest) (*ChangePasswordResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ChangePassword not implemented")
+}
+func (UnimplementedLobbyServiceServer) BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeyRegistration not implemented")
+}
+func (UnimplementedLobbyServiceServer) FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishPasskeyRegistration not implemented")
+}
+func (UnimplementedLobbyServiceServer) BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeySignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) FinishPasskeySignIn(context.Context, *FinishPasskeySignInRequest) (*FinishPasskeySignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishPasskeySignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPasskeys not implemented")
+}
+func (UnimplementedLobbyServiceServer) RemovePasskey(context.Context, *RemovePasskeyRequest) (*RemovePasskeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemovePasskey not implemented")
 }
 func (UnimplementedLobbyServiceServer) StartDeviceSignIn(context.Context, *StartDeviceSignInRequest) (*StartDeviceSignInResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StartDeviceSignIn not implemented")
@@ -1554,6 +1764,132 @@ func _LobbyService_SignOut_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_ChangePassword_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ChangePasswordRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ChangePassword(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ChangePassword_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ChangePassword(ctx, req.(*ChangePasswordRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_BeginPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).BeginPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_BeginPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).BeginPasskeyRegistration(ctx, req.(*BeginPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_FinishPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).FinishPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_FinishPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).FinishPasskeyRegistration(ctx, req.(*FinishPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_BeginPasskeySignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeySignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).BeginPasskeySignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_BeginPasskeySignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).BeginPasskeySignIn(ctx, req.(*BeginPasskeySignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_FinishPasskeySignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishPasskeySignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).FinishPasskeySignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_FinishPasskeySignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).FinishPasskeySignIn(ctx, req.(*FinishPasskeySignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_ListPasskeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPasskeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ListPasskeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ListPasskeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ListPasskeys(ctx, req.(*ListPasskeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_RemovePasskey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemovePasskeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).RemovePasskey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_RemovePasskey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).RemovePasskey(ctx, req.(*RemovePasskeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _LobbyService_StartDeviceSignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(StartDeviceSignInRequest)
 	if err := dec(in); err != nil {
@@ -1734,6 +2070,34 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SignOut",
 			Handler:    _LobbyService_SignOut_Handler,
+		},
+		{
+			MethodName: "ChangePassword",
+			Handler:    _LobbyService_ChangePassword_Handler,
+		},
+		{
+			MethodName: "BeginPasskeyRegistration",
+			Handler:    _LobbyService_BeginPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "FinishPasskeyRegistration",
+			Handler:    _LobbyService_FinishPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "BeginPasskeySignIn",
+			Handler:    _LobbyService_BeginPasskeySignIn_Handler,
+		},
+		{
+			MethodName: "FinishPasskeySignIn",
+			Handler:    _LobbyService_FinishPasskeySignIn_Handler,
+		},
+		{
+			MethodName: "ListPasskeys",
+			Handler:    _LobbyService_ListPasskeys_Handler,
+		},
+		{
+			MethodName: "RemovePasskey",
+			Handler:    _LobbyService_RemovePasskey_Handler,
 		},
 		{
 			MethodName: "StartDeviceSignIn",
