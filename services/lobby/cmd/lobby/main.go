@@ -117,7 +117,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		lobbyserver.Config{TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL, BotOfferAfter: cfg.BotOfferAfter,
 			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff,
 			DeviceURL: cfg.DeviceURL,
-			Exempt: cfg.RateLimitExempt, Passkeys: lobbyserver.PasskeyConfig{RPID: cfg.WebAuthnRPID, Origins: cfg.WebAuthnOrigins,
+			Exempt:    cfg.RateLimitExempt, Passkeys: lobbyserver.PasskeyConfig{RPID: cfg.WebAuthnRPID, Origins: cfg.WebAuthnOrigins,
 				ChallengeTTL: cfg.PasskeyChallengeTTL}})
 	if err != nil {
 		return fmt.Errorf("build lobby: %w", err)
