@@ -127,6 +127,9 @@ func TestTextUsesTermsAndPlurals(t *testing.T) {
 		{"en", screens("1"), "Illegal ply a1xa4: a cannon captures by jumping exactly one piece, and there is 1 between a1 and a4 (B4.2)"},
 		{"en", screens("2"), "Illegal ply a1xa4: a cannon captures by jumping exactly one piece, and there are 2 between a1 and a4 (B4.2)"},
 		{"pt-BR", screens("2"), "Lance ilegal a1xa4: o canhão captura saltando exatamente uma peça, e há 2 peças entre a1 e a4 (B4.2)"},
+		// 0 is Portuguese's "one" form (CLDR: i = 0..1), and a cannon is
+		// refused with 0 or 2+ screens, never 1: "no piece", not "0 peça".
+		{"pt-BR", screens("0"), "Lance ilegal a1xa4: o canhão captura saltando exatamente uma peça, e não há nenhuma peça entre a1 e a4 (B4.2)"},
 		{"es", screens("1"), "Jugada ilegal a1xa4: el cañón captura saltando exactamente una pieza, y hay 1 pieza entre a1 y a4 (B4.2)"},
 		{"pt-BR", info(map[string]string{"ply": "e5h", "rule": "Q3.2", "detail": "no_such_detail"}), "Lance ilegal e5h (Q3.2)."},
 	}

@@ -22,6 +22,11 @@ var registerFlagDefaults = sync.OnceFunc(func() {
 			return " (" + strings.Replace(format, "{value}", flagDefault.FindStringSubmatch(m)[1], 1) + ")"
 		})
 	})
+	// cobra's UseLine ends in " [flags]" (its code's word, not the
+	// template's): the template passes its own.
+	cobra.AddTemplateFunc("useLine", func(line, flags string) string {
+		return strings.Replace(line, "[flags]", flags, 1)
+	})
 })
 
 // localizeHelp puts cobra's help words (its usage template's headings,
@@ -44,6 +49,7 @@ func localizeHelp(e *Env, root *cobra.Command) {
 		tpl = strings.ReplaceAll(tpl, w.en, e.T(w.key))
 	}
 	registerFlagDefaults()
+	tpl = strings.ReplaceAll(tpl, "{{.UseLine}}", "{{useLine .UseLine "+strconv.Quote(e.T("cobra.flags_arg"))+"}}")
 	for _, set := range []string{".LocalFlags", ".InheritedFlags"} {
 		tpl = strings.ReplaceAll(tpl, "{{"+set+".FlagUsages | trimTrailingWhitespaces}}",
 			"{{flagDefaults ("+set+".FlagUsages | trimTrailingWhitespaces) "+strconv.Quote(e.T("cobra.default"))+"}}")

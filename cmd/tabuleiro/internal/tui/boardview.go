@@ -99,10 +99,7 @@ func (m *Model) quoridor(c *canvas, dests map[square]target) {
 			}
 			for _, s := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
 				if m.pawn(s) == sq {
-					letter := "W"
-					if s == gamev1.Seat_SEAT_SECOND {
-						letter = "B"
-					}
+					letter := m.seatLetter(s)
 					base = mark{pad(letter, l.cellW), st.Foreground(seatColor(s)).Bold(true)}
 				}
 			}
@@ -172,10 +169,7 @@ func (m *Model) corners(c *canvas, dests map[square]target) {
 				base = mark{pad("∘", l.cellW), st.Foreground(lipgloss.Color("#D7AF00"))}
 			}
 			if s, ok := pieces[sq]; ok {
-				letter := "W"
-				if s == gamev1.Seat_SEAT_SECOND {
-					letter = "B"
-				}
+				letter := m.seatLetter(s)
 				base = mark{pad(letter, l.cellW), st.Foreground(seatColor(s)).Bold(true)}
 			}
 			m.decorate(c, sq, base, dests)
@@ -194,18 +188,35 @@ func (m *Model) banqi(c *canvas, dests map[square]target) {
 			base = mark{pad("?", l.cellW), lipgloss.NewStyle().Background(lipgloss.Color("#444444"))}
 		case cl.GetRevealed() != gamev1.BanqiPiece_BANQI_PIECE_UNSPECIFIED:
 			p := cl.GetRevealed()
-			base = mark{pad(pieceLetter(p), l.cellW), lipgloss.NewStyle().Foreground(pieceColour(p)).Bold(true)}
+			base = mark{pad(m.pieceLetter(p), l.cellW), lipgloss.NewStyle().Foreground(pieceColour(p)).Bold(true)}
 		}
 		m.decorate(c, sq, base, dests)
 	}
 }
 
-// pieceLetter is the piece's layout letter (B1): uppercase red, lowercase
-// black.
-func pieceLetter(p gamev1.BanqiPiece) string {
-	const letters = "?KABRNCPkabrncp"
-	if int(p) < len(letters) {
-		return letters[p : p+1]
+// seatLetter marks a seat's pawn or piece (Quoridor, Corners) by the
+// initial of its colour in the player's language: W and B in English, B
+// and P (branco, preto) in Portuguese.
+func (m *Model) seatLetter(s gamev1.Seat) string {
+	if s == gamev1.Seat_SEAT_SECOND {
+		return m.t("board.letter.black")
+	}
+	return m.t("board.letter.white")
+}
+
+// pieceLetter is a Banqi piece's letter in the player's language (the
+// catalog's "banqi.letters", general to soldier: B1's KABRNCP in
+// English), uppercase red, lowercase black.
+func (m *Model) pieceLetter(p gamev1.BanqiPiece) string {
+	letters := []rune(m.t("banqi.letters"))
+	if len(letters) != 7 {
+		letters = []rune("KABRNCP")
+	}
+	switch {
+	case p >= gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL && p < gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL+7:
+		return string(letters[p-gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL])
+	case p >= gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL && p < gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL+7:
+		return strings.ToLower(string(letters[p-gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL]))
 	}
 	return "?"
 }

@@ -139,7 +139,7 @@ func TestPortugueseRefusedWall(t *testing.T) {
 	d.key("enter")
 	d.waitText("e1h não pode ser colocado: mova-o com as setas ou gire-o com r")
 	d.key("esc", "q")
-	d.waitText("y sai, qualquer outra tecla fica.")
+	d.waitText("s sai, qualquer outra tecla fica.")
 	noEnglish(t, "quit question", d.screen())
 }
 
@@ -175,7 +175,7 @@ func TestPortugueseOfferAndBanqi(t *testing.T) {
 	b.phase = phasePlaying
 	b.snapshot(&matchv1.Match{View: view})
 	s = b.View()
-	for _, want := range []string{"Você joga com preto", "Capturadas por preto: P", "conselheiro", "canhão", "Sua vez (preto)"} {
+	for _, want := range []string{"Você joga com as pretas", "Capturadas por preto: S", "conselheiro", "canhão", "Sua vez (preto)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("banqi lacks %q:\n%s", want, s)
 		}
@@ -212,4 +212,70 @@ func TestPortugueseRefusalByReason(t *testing.T) {
 		t.Errorf("status %q: want the Portuguese reason naming e1h and Q3.2 once", m.status)
 	}
 	noEnglish(t, "refusal", m.status)
+}
+
+// A question in Portuguese names the language's yes key (s, for sim) and
+// takes it; y, every language's yes, still answers too.
+func TestPortugueseYesKey(t *testing.T) {
+	t.Parallel()
+	for _, yes := range []string{"s", "y"} {
+		f := newFakeMatch(t)
+		d := newDriver(t, New(inPortuguese(startOn(f))))
+		d.waitText("Sua vez")
+		d.key("R")
+		d.waitText("Desistir? s confirma, qualquer outra tecla cancela")
+		d.key(yes)
+		d.waitText(text.T(pt, "status.resigned"))
+	}
+}
+
+// The rules screen in Portuguese: a variant table's row says each column
+// as "header: value" (not "sair de casa até sem prazo; bloqueio —"), and
+// Banqi's seats before the first reveal have Portuguese names.
+func TestPortugueseRulesWording(t *testing.T) {
+	t.Parallel()
+	corners, err := text.Rules(pt, "corners")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(plainRules(corners, 200), "\n")
+	if !strings.Contains(all, "training — casa das brancas: a1–c3; peças: 9, só as brancas; direções: ortogonais; sair de casa até: sem prazo\n") ||
+		strings.Contains(all, "até sem prazo") || strings.Contains(all, "bloqueio —") {
+		t.Errorf("corners rules, variants:\n%s", all)
+	}
+	banqi, err := text.Rules(pt, "banqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(banqi, "first") || !strings.Contains(banqi, "os lugares se chamam primeiro e segundo") {
+		t.Errorf("banqi rules name the seats in English")
+	}
+}
+
+// The board's letters are the language's: Quoridor's pawns and Corners'
+// pieces by the initial of their colour (B and P in Portuguese, where W
+// and B would read "B = branco"), Banqi's pieces by their names' letters,
+// one letter a kind, each in the legend with its name.
+func TestBoardLettersOfTheLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ lang, white, black, red, blackCannon string }{
+		{"en", "W", "B", "K", "c"}, {"pt-BR", "B", "P", "G", "n"}, {"es", "B", "N", "G", "n"},
+	} {
+		m := New(Deps{Printer: text.Catalog.Printer(tt.lang)})
+		if w, b := m.seatLetter(gamev1.Seat_SEAT_FIRST), m.seatLetter(gamev1.Seat_SEAT_SECOND); w != tt.white || b != tt.black {
+			t.Errorf("%s: pawns %q and %q, want %q and %q", tt.lang, w, b, tt.white, tt.black)
+		}
+		if g, c := m.pieceLetter(gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL), m.pieceLetter(gamev1.BanqiPiece_BANQI_PIECE_BLACK_CANNON); g != tt.red || c != tt.blackCannon {
+			t.Errorf("%s: red general %q, black cannon %q", tt.lang, g, c)
+		}
+		seen := map[string]bool{}
+		legend := m.t("banqi.legend1") + " " + m.t("banqi.legend2")
+		for p := gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL; p <= gamev1.BanqiPiece_BANQI_PIECE_RED_SOLDIER; p++ {
+			l := m.pieceLetter(p)
+			if seen[l] || !strings.Contains(legend, l+" ") {
+				t.Errorf("%s: letter %q twice, or not in the legend %q", tt.lang, l, legend)
+			}
+			seen[l] = true
+		}
+	}
 }

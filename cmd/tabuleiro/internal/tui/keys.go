@@ -84,7 +84,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.confirmPly = nil
 		if m.status == c.question && m.myTurn() && m.view.GetPlyCount()+1 == c.number {
 			m.status = ""
-			if s == "y" {
+			if m.yes(s) {
 				return m, m.submit(c.notation)
 			}
 			return m, nil
@@ -109,7 +109,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.confirmQuit {
 		m.confirmQuit = false
-		if s == "y" || s == "q" {
+		if m.yes(s) || s == "q" {
 			return m, tea.Quit
 		}
 		m.status = ""
@@ -117,7 +117,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.confirmResign {
 		m.confirmResign = false
-		if s == "y" && m.phase == phasePlaying {
+		if m.yes(s) && m.phase == phasePlaying {
 			_, c := m.actor()
 			m.status = m.t("status.resigned")
 			return m, m.send(c, &matchv1.PlayRequest{Action: &matchv1.PlayRequest_Resign{Resign: &matchv1.Resign{}}})
@@ -163,6 +163,12 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	return m.playKey(s)
+}
+
+// yes reports whether key s answers a question yes: the language's key
+// ("key.yes": s in Portuguese and Spanish) or y, in every language.
+func (m Model) yes(s string) bool {
+	return s == "y" || s == m.t("key.yes")
 }
 
 func (m Model) offerKey(s string) (tea.Model, tea.Cmd) {

@@ -39,7 +39,7 @@ func plain(s string) string {
 // plainRules renders a rules document for the terminal, w columns wide:
 // headings stay marked "#" (rulesView styles them), paragraphs are
 // reflowed, list items get a bullet and a hanging indent, a table's rows
-// become items ("first cell: header value; …"), and emphasis, code marks
+// become items ("first cell — header: value; …"), and emphasis, code marks
 // and link targets go.
 func plainRules(md string, w int) []string {
 	var (
@@ -93,11 +93,16 @@ func plainRules(md string, w int) []string {
 			case strings.Trim(strings.Join(c, ""), "-: ") == "":
 				// the header's separator row
 			default:
+				// "header: value", a header being a noun phrase ("sair de
+				// casa até" reads wrong before "sem prazo" without the
+				// colon); a cell of a dash is no value (nothing to say).
 				var parts []string
 				for i := 1; i < len(c) && i < len(header); i++ {
-					parts = append(parts, header[i]+" "+c[i])
+					if v := c[i]; v != "" && v != "—" && v != "-" {
+						parts = append(parts, header[i]+": "+v)
+					}
 				}
-				para, bullet, indent = []string{c[0] + ": " + strings.Join(parts, "; ")}, "• ", "  "
+				para, bullet, indent = []string{c[0] + " — " + strings.Join(parts, "; ")}, "• ", "  "
 				flush()
 			}
 		case strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* "):

@@ -18,7 +18,7 @@ func TestPlainRules(t *testing.T) {
 	t.Parallel()
 	md := "# Title\n\nA **Decision** with `e2`\nand [a link](https://x).\n\n<!-- not on the web -->\nTerminal only.\n\n" +
 		"- one item that is long enough\n  to continue\n- two\n\n" +
-		"| id | pieces | blocking |\n|---|---|---|\n| `classic` | 9 | forbidden |\n"
+		"| id | pieces | blocking |\n|---|---|---|\n| `classic` | 9 | forbidden |\n| `training` | 9 | — |\n"
 	got := plainRules(md, 40)
 	want := []string{
 		"# Title", "",
@@ -26,7 +26,8 @@ func TestPlainRules(t *testing.T) {
 		"Terminal only.", "",
 		"• one item that is long enough to", "  continue",
 		"• two", "",
-		"• classic: pieces 9; blocking forbidden",
+		"• classic — pieces: 9; blocking:", "  forbidden",
+		"• training — pieces: 9",
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("plainRules:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

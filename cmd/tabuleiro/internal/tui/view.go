@@ -358,7 +358,12 @@ func trunc(s string, n int) string {
 func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 	var b strings.Builder
 	if bq.GetFirstColor() != gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED && !m.local() {
-		b.WriteString(m.t("banqi.you_play", "seat", m.seatName(m.viewer())) + "\n")
+		// The pieces one plays ("com as pretas"), not the seat's word.
+		colour := "banqi.pieces.black"
+		if red, _ := m.seatRed(m.viewer()); red {
+			colour = "banqi.pieces.red"
+		}
+		b.WriteString(m.t("banqi.you_play", "colour", m.t(colour)) + "\n")
 	} else if bq.GetFirstColor() == gamev1.BanqiColor_BANQI_COLOR_UNSPECIFIED {
 		b.WriteString(m.t("banqi.colours_unfixed") + "\n")
 	}
@@ -377,7 +382,7 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 		}
 		b.WriteString(m.t("banqi.captured_by", "name", m.participantName(seat)) + " ")
 		for _, p := range taken {
-			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(pieceLetter(p)))
+			b.WriteString(lipgloss.NewStyle().Foreground(pieceColour(p)).Render(m.pieceLetter(p)))
 		}
 		b.WriteString("\n")
 	}
@@ -401,7 +406,7 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 			if counts[p] == 0 {
 				st = styleDim
 			}
-			b.WriteString(" " + st.Render(fmt.Sprintf("%s%d", pieceLetter(p), counts[p])))
+			b.WriteString(" " + st.Render(fmt.Sprintf("%s%d", m.pieceLetter(p), counts[p])))
 		}
 		b.WriteString("\n")
 	}

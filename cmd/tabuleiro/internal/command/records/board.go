@@ -11,16 +11,17 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/games"
 )
 
-// finalBoard prints the board after plies, as the engine plays them from
-// the start (the outcome line left out: the caller says it in words).
-func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []string, flip bool) error {
+// finalPosition is the position after plies, as the engine plays them
+// from the start.
+func finalPosition(g engine.Game, variant, layout string, plies []string) (engine.Position, error) {
 	pos, err := games.New(g, variant, layout)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, tok := range plies {
 		ply, err := pos.ParsePly(tok)
@@ -28,9 +29,15 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 			pos, err = pos.Play(ply)
 		}
 		if err != nil {
-			return fmt.Errorf("ply %d (%s): %w", i+1, tok, err)
+			return nil, fmt.Errorf("ply %d (%s): %w", i+1, tok, err)
 		}
 	}
+	return pos, nil
+}
+
+// finalBoard prints pos, a finished game's last position, in p's language
+// (the outcome line left out: the caller says it in words).
+func finalBoard(out io.Writer, p *text.Printer, pos engine.Position, flip bool) {
 	// The game is over (the outcome follows, once), though a game ended off
 	// the board (resignation, time) is one the engine still calls ongoing:
 	// no result line of the engine's, nobody to move.
@@ -38,17 +45,15 @@ func finalBoard(out io.Writer, g engine.Game, variant, layout string, plies []st
 		switch {
 		case resultLine.MatchString(line), strings.HasPrefix(line, "to move:"), line == "ongoing\n":
 		case cornersToMove.MatchString(line):
-			// The engine's board is drawn in its own (English) words.
-			fmt.Fprint(out, cornersToMove.ReplaceAllString(line, cornersOver))
+			fmt.Fprint(out, boardLines(p, cornersToMove.ReplaceAllString(line, cornersOver)))
 		default:
-			fmt.Fprint(out, line)
+			fmt.Fprint(out, boardLines(p, line))
 		}
 	}
-	return nil
 }
 
 // cornersOver replaces the engine's Corners line of the side to move once
-// the game is over: the engine's words.
+// the game is over (then said in the player's language).
 const cornersOver = "game over at move "
 
 // cornersToMove is the start of Corners' line of the side to move ("black
@@ -60,12 +65,13 @@ var cornersToMove = regexp.MustCompile(`^(white|black) to move, move `)
 // "white wins (goal)" or "draw (move-limit)".
 var resultLine = regexp.MustCompile(`^(outcome: |game over: |(white|black|first|second) wins \(|draw \()`)
 
-// writeBoard writes a board as the engine renders it, less the result:
-// replay says it once, in words, after the board.
-func writeBoard(w io.Writer, render string) {
+// writeBoard writes a board as the engine renders it, its facts in p's
+// language, less the result: replay says it once, in words, after the
+// board.
+func writeBoard(w io.Writer, p *text.Printer, render string) {
 	for line := range strings.Lines(render) {
 		if !resultLine.MatchString(line) {
-			fmt.Fprint(w, line)
+			fmt.Fprint(w, boardLines(p, line))
 		}
 	}
 }
@@ -95,7 +101,7 @@ func stepThrough(e *cli.Env, g engine.Game, variant, layout string, plies []stri
 	}
 	show := func(head string, p engine.Position) {
 		fmt.Fprintln(e.Stdout, head)
-		writeBoard(e.Stdout, boardText(p, flip))
+		writeBoard(e.Stdout, e.P, boardText(p, flip))
 	}
 	show(e.T("replay.start"), pos)
 	for i, tok := range plies {
@@ -112,7 +118,7 @@ func stepThrough(e *cli.Env, g engine.Game, variant, layout string, plies []stri
 		if err != nil {
 			return fmt.Errorf("ply %d (%s): %w", i+1, tok, err)
 		}
-		show(fmt.Sprintf("\nply %d: %s", i+1, tok), pos)
+		show("\n"+e.T("replay.ply", "n", i+1, "ply", tok), pos)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestReplayBoardSaysTheResultOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		writeBoard(&b, view.Render())
+		writeBoard(&b, nil, view.Render())
 		if out := b.String(); strings.Contains(out, "wins") || strings.Contains(out, "draw") || !strings.Contains(out, tt.keep) {
 			t.Errorf("%s board:\n%s\nwant no result on it (said once below) and %q kept", tt.game, out, tt.keep)
 		}

@@ -84,7 +84,7 @@ func TestReplayByHistoryID(t *testing.T) {
 	}
 	// A path that is not there is still a missing file (exit 2), not an id.
 	code, _, errOut = tab.Run(t, vars, "replay", "games/none.txt")
-	if code != 2 || !strings.Contains(errOut, "no such file") {
+	if code != 2 || !strings.Contains(errOut, "no such record file nor finished game") {
 		t.Fatalf("replay of a missing file: exit %d, stderr %q", code, errOut)
 	}
 	// A long argument is not echoed whole.
@@ -147,10 +147,10 @@ func TestHistoryDataDirInUse(t *testing.T) {
 func TestFinalBoardFlipped(t *testing.T) {
 	t.Parallel()
 	var plain, turned strings.Builder
-	if err := finalBoard(&plain, engine.Quoridor, "standard", "", []string{"e2", "e8"}, false); err != nil {
+	if err := playBoard(&plain, nil, engine.Quoridor, "standard", "", []string{"e2", "e8"}, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := finalBoard(&turned, engine.Quoridor, "standard", "", []string{"e2", "e8"}, true); err != nil {
+	if err := playBoard(&turned, nil, engine.Quoridor, "standard", "", []string{"e2", "e8"}, true); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(plain.String(), "     a   b") || !strings.HasPrefix(turned.String(), "     i   h") ||
@@ -173,7 +173,7 @@ func TestFinalBoardOfResignedGame(t *testing.T) {
 		{engine.Banqi, "standard", "pnnAABcppKbcrkPbNpCBaNPRpaPRrPCP", nil},
 	} {
 		var out strings.Builder
-		if err := finalBoard(&out, c.game, c.variant, c.layout, c.plies, false); err != nil {
+		if err := playBoard(&out, nil, c.game, c.variant, c.layout, c.plies, false); err != nil {
 			t.Fatal(err)
 		}
 		if s := out.String(); strings.Contains(s, "to move") || strings.Contains(s, "ongoing") {

@@ -27,6 +27,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
+	"tabuleiro.dev/pkg/engine/banqi"
 	"tabuleiro.dev/pkg/engine/games"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
@@ -56,7 +57,11 @@ func NewReplay(e *cli.Env) *cobra.Command {
 			}
 			if err != nil {
 				var pe *fs.PathError
-				if errors.As(err, &pe) {
+				switch {
+				case errors.Is(err, os.ErrNotExist):
+					// Neither a file nor (as written) a match id.
+					err = e.Errorf("error.replay_missing", "arg", clipArg(args[0]))
+				case errors.As(err, &pe):
 					// The path as given, cut if long (the whole of a mistyped
 					// argument helps nobody), and where match ids come from.
 					err = e.Errorf("error.replay_path", "arg", clipArg(args[0]), "error", pe.Err)
@@ -119,17 +124,22 @@ func showGame(f *session.Flags, ctx context.Context, e *cli.Env, id string, step
 		rec := resp.GetRecord()
 		s := rec.GetSummary()
 		g := engine.Game(gameword.Lower(s.GetGame()))
+		plies := make([]string, 0, len(rec.GetPlies()))
+		for _, p := range rec.GetPlies() {
+			plies = append(plies, p.GetNotation())
+		}
+		final, err := finalPosition(g, s.GetVariant(), rec.GetLayout(), plies)
+		if err != nil {
+			return &cli.ExitError{Code: 1, Err: err}
+		}
+		seat := func(st gamev1.Seat) string { return finalSeat(e.P, g, final, st) }
 		var names []string
 		for _, p := range s.GetParticipants() {
-			name := gameword.Seat(e.P, g, p.GetSeat()) + " " + text.PlayerName(e.P, p)
+			name := seat(p.GetSeat()) + " " + text.PlayerName(e.P, p)
 			if p.GetSeat() == s.GetYourSeat() {
 				name += " " + e.T("replay.you")
 			}
 			names = append(names, name)
-		}
-		plies := make([]string, 0, len(rec.GetPlies()))
-		for _, p := range rec.GetPlies() {
-			plies = append(plies, p.GetNotation())
 		}
 		fmt.Fprintln(e.Stdout, e.T("replay.head", "game", string(g), "variant", s.GetVariant(), "players", strings.Join(names, e.T("vs.sep")),
 			"plies", gameword.Plies(e.P, len(plies)), "ended", text.Date(e.P, s.GetEndedAt().AsTime().Local())))
@@ -145,12 +155,31 @@ func showGame(f *session.Flags, ctx context.Context, e *cli.Env, id string, step
 			if err := stepThrough(e, g, s.GetVariant(), rec.GetLayout(), plies, flip); err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
 			}
-		} else if err := finalBoard(e.Stdout, g, s.GetVariant(), rec.GetLayout(), plies, flip); err != nil {
-			return &cli.ExitError{Code: 1, Err: err}
+		} else {
+			finalBoard(e.Stdout, e.P, final, flip)
 		}
-		fmt.Fprintln(e.Stdout, e.T("outcome.line", "outcome", gameword.Outcome(e.P, g, s.GetOutcome())))
+		fmt.Fprintln(e.Stdout, e.T("outcome.line", "outcome", finalOutcome(e.P, g, final, s.GetOutcome())))
 		return nil
 	})
+}
+
+// finalSeat names seat st of game g as the game named it at its end: in
+// Banqi red or black once a reveal fixed the colours, first or second
+// before.
+func finalSeat(p *text.Printer, g engine.Game, final engine.Position, st gamev1.Seat) string {
+	if b, ok := final.(banqi.Position); ok {
+		c := b.Colour(engine.Seat(st))
+		return text.Seat(p, gamev1.Game_GAME_BANQI, st, c != banqi.NoColour, c == banqi.Red)
+	}
+	return gameword.Seat(p, g, st)
+}
+
+// finalOutcome says how a game ended, its winner named as finalSeat does.
+func finalOutcome(p *text.Printer, g engine.Game, final engine.Position, o *gamev1.Outcome) string {
+	if o.GetResult() == gamev1.Result_RESULT_ONGOING {
+		return text.T(p, "outcome.ongoing")
+	}
+	return text.Lower(text.Outcome(p, o, finalSeat(p, g, final, o.GetWinner()), 0))
 }
 
 // recordGame is the game to replay rec as: --game (flag) when given, which
@@ -213,7 +242,7 @@ func replayRecord(f *session.Flags, ctx context.Context, e *cli.Env, g engine.Ga
 	fmt.Fprintln(e.Stdout, e.T("replay.played", "match", id, "n", int(res.Plies), "count", len(rec.Plies)))
 	if res.Final != nil && !step {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
-			writeBoard(e.Stdout, boardText(view, flip))
+			writeBoard(e.Stdout, e.P, boardText(view, flip))
 		}
 	}
 	fmt.Fprintln(e.Stdout, e.T("outcome.line", "outcome", gameword.Outcome(e.P, g, res.Outcome)))

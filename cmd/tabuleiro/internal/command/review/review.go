@@ -23,6 +23,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
 	"tabuleiro.dev/pkg/engine/games"
@@ -207,11 +208,34 @@ func write(e *cli.Env, r *gamev1.GameReview) {
 		fmt.Fprintln(e.Stdout, strings.TrimRight(line, " "))
 	}
 	for _, s := range r.GetSeats() {
-		fmt.Fprintln(e.Stdout, e.T("review.summary", "seat", gameword.Seat(e.P, g, s.GetSeat()), "accuracy", fmt.Sprintf("%.0f", s.GetAccuracy()),
-			"inaccuracies", int(s.GetInaccuracies()), "mistakes", int(s.GetMistakes()), "blunders", int(s.GetBlunders())))
+		fmt.Fprintln(e.Stdout, seatSummary(e.P, g, s))
 	}
 	if c := r.GetCriticalPly(); c > 0 {
 		fmt.Fprintln(e.Stdout, e.T("review.critical", "ply", int(c)))
 	}
-	fmt.Fprintln(e.Stdout, e.T("review.engine", "version", r.GetEngineVersion(), "nodes", int(r.GetNodes())))
+	fmt.Fprintln(e.Stdout, engineLine(e.P, r))
+}
+
+// seatSummary is a seat's line under the review: its accuracy and how
+// many plies of each mark, each counted in words ("1 inaccuracy", "no
+// mistakes": a zero is said, as Portuguese's plural rule would write "0
+// erro").
+func seatSummary(p *text.Printer, g engine.Game, s *gamev1.SeatReview) string {
+	count := func(key, none string, n int32) string {
+		if n == 0 {
+			return text.T(p, none)
+		}
+		return text.T(p, key, "count", int(n))
+	}
+	return text.T(p, "review.summary", "seat", gameword.Seat(p, g, s.GetSeat()), "accuracy", fmt.Sprintf("%.0f", s.GetAccuracy()),
+		"inaccuracies", count("review.inaccuracies", "review.inaccuracies.none", s.GetInaccuracies()),
+		"mistakes", count("review.mistakes", "review.mistakes.none", s.GetMistakes()),
+		"blunders", count("review.blunders", "review.blunders.none", s.GetBlunders()))
+}
+
+// engineLine says which bot reviewed the game: the expert, its version
+// (the bot service's "expert-2026-12-06": the date is the version) and
+// its search's size.
+func engineLine(p *text.Printer, r *gamev1.GameReview) string {
+	return text.T(p, "review.engine", "version", strings.TrimPrefix(r.GetEngineVersion(), "expert-"), "nodes", int(r.GetNodes()))
 }
