@@ -16,6 +16,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/bots"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/config"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/load"
+	"tabuleiro.dev/cmd/tabuleiro/internal/command/login"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/migrate"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/play"
 	"tabuleiro.dev/cmd/tabuleiro/internal/command/records"
@@ -47,5 +48,6 @@ func commands() []cli.Command {
 		serve.NewEmbeddedRedis,
 		load.New,
 		config.New,
+		login.New,
 	}
 }

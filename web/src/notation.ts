@@ -89,15 +89,20 @@ export const levels = [BotLevel.EASY, BotLevel.MEDIUM, BotLevel.HARD, BotLevel.E
 
 type Named = { displayName: string; botLevel?: BotLevel };
 
+/** DELETED_NAME is what the lobby puts in place of a deleted account's name (lobby.DeletedName). */
+export const DELETED_NAME = "deleted player";
+
 /**
  * playerName is a participant's name as the page shows it: a bot's in the
- * player's language ("Robô (fácil)"), anyone else's as they chose it.
+ * player's language ("Robô (fácil)"), a deleted account's too, anyone
+ * else's as they chose it.
  */
 export function playerName(p: Named): string;
 export function playerName(p: Named | undefined): string | undefined;
 export function playerName(p: Named | undefined): string | undefined {
   if (!p) return undefined;
-  return p.botLevel ? t("bot.name", { level: levelName(p.botLevel).toLowerCase() }) : p.displayName;
+  if (p.botLevel) return t("bot.name", { level: levelName(p.botLevel).toLowerCase() });
+  return p.displayName === DELETED_NAME ? t("player.deleted") : p.displayName;
 }
 
 /** levelId is a level's stable name for the page's data attributes (data-level="Easy"), in no language. */

@@ -124,6 +124,15 @@ var (
 	PasskeyRefused          = def("PASSKEY_REFUSED", "the authenticator's answer does not verify (signature, flags, or a signature counter gone backwards)")
 	PasskeyExists           = def("PASSKEY_EXISTS", "this passkey is registered already")
 
+	// Device sign-in (RFC 8628) and account data.
+
+	AccountNeeded        = def("ACCOUNT_NEEDED", "only an account may do this (approve a device, delete itself): claim the guest first")
+	UserCodeUnknown      = def("USER_CODE_UNKNOWN", "no device waits for this code: it is mistyped, expired or already answered")
+	AuthorizationPending = def("AUTHORIZATION_PENDING", "the player has not approved the device sign-in yet: poll again after the interval")
+	SlowDown             = def("SLOW_DOWN", "the device polled sooner than its interval; the interval is now retry_seconds", "retry_seconds")
+	AccessDenied         = def("ACCESS_DENIED", "the player refused the device sign-in")
+	ExpiredToken         = def("EXPIRED_TOKEN", "the device code expired, was spent or never was: start the device sign-in again")
+
 	// Match.
 
 	MatchNotFound  = def("MATCH_NOT_FOUND", "no such match, or a private match the caller holds no seat in")

@@ -29,7 +29,7 @@ var ReturnedBy = map[string][]string{
 	UsernameTaken:      {"LobbyService.ClaimAccount"},
 	UsernameConfusable: {"LobbyService.ClaimAccount"},
 	AlreadyClaimed:     {"LobbyService.ClaimAccount"},
-	CredentialsWrong:   {"LobbyService.SignIn"},
+	CredentialsWrong:   {"LobbyService.SignIn", "LobbyService.DeleteAccount"},
 	SignedOut:          {"LobbyService.*"},
 	PasswordWrong:      {"LobbyService.ChangePassword"},
 
@@ -40,6 +40,13 @@ var ReturnedBy = map[string][]string{
 	PasskeyUnknown:          {"LobbyService.FinishPasskeySignIn"},
 	PasskeyRefused:          {"LobbyService.FinishPasskeyRegistration", "LobbyService.FinishPasskeySignIn"},
 	PasskeyExists:           {"LobbyService.FinishPasskeyRegistration"},
+
+	AccountNeeded:        {"LobbyService.ApproveDeviceSignIn", "LobbyService.DeleteAccount"},
+	UserCodeUnknown:      {"LobbyService.ApproveDeviceSignIn"},
+	AuthorizationPending: {"LobbyService.PollDeviceSignIn"},
+	SlowDown:             {"LobbyService.PollDeviceSignIn"},
+	AccessDenied:         {"LobbyService.PollDeviceSignIn"},
+	ExpiredToken:         {"LobbyService.PollDeviceSignIn"},
 
 	MatchNotFound:    {"MatchService.*"},
 	UnknownVariant:   {"MatchService.CreateMatch", "MatchService.ListLegalPlies", "LobbyService.CreateRoom", "LobbyService.FindMatch", "LobbyService.PlayBot", "BotService.SelectPly"},

@@ -55,15 +55,25 @@ var testSite = PasskeyConfig{RPID: "tabuleiro.test", Origins: []string{"https://
 // the relying party given (an empty one: passkeys off).
 func newAccountsLobby(t *testing.T, site ...PasskeyConfig) *accountsLobby {
 	t.Helper()
+	return newConfiguredLobby(t, nil, site...)
+}
+
+// newConfiguredLobby is newAccountsLobby with opt, if any, changing the
+// configuration first.
+func newConfiguredLobby(t *testing.T, opt func(*Config), site ...PasskeyConfig) *accountsLobby {
+	t.Helper()
 	ctx := t.Context()
 	key, _ := auth.GenerateKey()
 	iss, _ := auth.NewIssuer(key)
 	ver, _ := auth.NewVerifier(key)
 	rdb, prefix := testenv.Redis(t)
 	pool := testenv.Postgres(t)
-	lob, err := New(ctx, Deps{Redis: rdb, DB: pool, Issuer: iss, Verifier: ver, Matches: noMatches{}},
-		Config{RedisPrefix: prefix, Unlimited: true, Argon2: passwd.Params{Time: 1, MemoryKiB: 64, Threads: 1},
-			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Passkeys: append(site, testSite)[0]})
+	cfg := Config{RedisPrefix: prefix, Unlimited: true, Argon2: passwd.Params{Time: 1, MemoryKiB: 64, Threads: 1},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Passkeys: append(site, testSite)[0]}
+	if opt != nil {
+		opt(&cfg)
+	}
+	lob, err := New(ctx, Deps{Redis: rdb, DB: pool, Issuer: iss, Verifier: ver, Matches: noMatches{}}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,8 +160,14 @@ func FuzzLobbyRequests(f *testing.F) {
 		"FinishPasskeySignIn": {&lobbyv1.FinishPasskeySignInRequest{CredentialJson: "{}"},
 			&lobbyv1.FinishPasskeySignInRequest{CredentialJson: `{"id":"AAAA","rawId":"AAAA","type":"public-key","response":{"clientDataJSON":"eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiQUFBQSIsIm9yaWdpbiI6Imh0dHBzOi8vdGFidWxlaXJvLnRlc3QifQ","authenticatorData":"AAAA","signature":"AAAA","userHandle":"AAAA"}}`, Device: "phone"},
 			&lobbyv1.FinishPasskeySignInRequest{}},
-		"ListPasskeys":  {&lobbyv1.ListPasskeysRequest{}},
-		"RemovePasskey": {&lobbyv1.RemovePasskeyRequest{PasskeyId: "AAAA"}, &lobbyv1.RemovePasskeyRequest{}},
+		"ListPasskeys":      {&lobbyv1.ListPasskeysRequest{}},
+		"RemovePasskey":     {&lobbyv1.RemovePasskeyRequest{PasskeyId: "AAAA"}, &lobbyv1.RemovePasskeyRequest{}},
+		"StartDeviceSignIn": {&lobbyv1.StartDeviceSignInRequest{Device: "tabuleiro"}, &lobbyv1.StartDeviceSignInRequest{Device: "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"}},
+		"ApproveDeviceSignIn": {&lobbyv1.ApproveDeviceSignInRequest{UserCode: "BCDF-GHJK"}, &lobbyv1.ApproveDeviceSignInRequest{UserCode: "aaaa", Deny: true},
+			&lobbyv1.ApproveDeviceSignInRequest{}},
+		"PollDeviceSignIn":  {&lobbyv1.PollDeviceSignInRequest{DeviceCode: "dc_x"}, &lobbyv1.PollDeviceSignInRequest{}},
+		"ExportAccountData": {&lobbyv1.ExportAccountDataRequest{}},
+		"DeleteAccount":     {&lobbyv1.DeleteAccountRequest{Password: "wrong password"}, &lobbyv1.DeleteAccountRequest{}},
 	}
 	methods := tg.Service.Methods()
 	for i := range methods.Len() {

@@ -25,6 +25,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/services/lobby/internal/accounts"
+	"tabuleiro.dev/services/lobby/internal/devices"
 	"tabuleiro.dev/services/lobby/internal/glicko"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
@@ -103,6 +104,12 @@ type Config struct {
 	// pages may use passkeys, the challenges' life); an empty RPID turns
 	// passkeys off.
 	Passkeys PasskeyConfig
+	// DeviceURL is the approval page of device sign-ins (the web client's
+	// #/device, "https://play.example/#/device"); empty: the page at the
+	// address each device called. DevicePoll is the polling interval a
+	// device sign-in starts with (default 5 s).
+	DeviceURL  string
+	DevicePoll time.Duration
 	// roomsReady, if set (tests), is called once Run's room event
 	// subscription is live.
 	roomsReady func()
@@ -183,6 +190,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	for _, r := range []struct{ got, def *ratelimit.Rule }{
 		{&limits.SignIn, &def.SignIn}, {&limits.Password, &def.Password}, {&limits.Refresh, &def.Refresh}, {&limits.CreateRoom, &def.CreateRoom},
 		{&limits.InviteLookup, &def.InviteLookup}, {&limits.PlayBot, &def.PlayBot}, {&limits.Review, &def.Review},
+		{&limits.Device, &def.Device},
 	} {
 		if r.got.Off() {
 			*r.got = *r.def
@@ -198,6 +206,10 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	ceremonies, err := passkeys.New(d.Redis, cfg.RedisPrefix, cfg.Passkeys)
 	if err != nil {
 		return nil, err
+	}
+	devs := devices.New(d.Redis, cfg.RedisPrefix)
+	if cfg.DevicePoll > 0 {
+		devs.Interval = cfg.DevicePoll
 	}
 	if cfg.MaxStreams == 0 {
 		cfg.MaxStreams = 8
@@ -217,6 +229,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 			Sessions: sessions.New(d.Redis, cfg.RedisPrefix), RoomPoll: cfg.RoomPoll,
 			Limiter: limiter, Limits: limits, ExemptLoopback: cfg.ExemptLoopback, Exempt: cfg.Exempt,
 			TrustedProxies: cfg.TrustedProxies, Argon2: cfg.Argon2, Guesses: guesses,
+			Devices: devs, DeviceURL: cfg.DeviceURL,
 			Streams:       ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "lobby streams", max(cfg.MaxStreams, 0)),
 			MaxBotMatches: maxBots, BotStarts: ratelimit.NewStreams(d.Redis, cfg.RedisPrefix, "PlayBot calls in progress", 1),
 			Reviewer: reviewer(d.Bot), Passkeys: ceremonies,

@@ -13,6 +13,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, Code, ConnectError } from "../api";
 import { dateTime, t } from "../i18n";
 import type { Identity, Session } from "../session";
+import { dataSection } from "./accountdata";
 import { clear, h } from "./dom";
 
 /** Shell is what the account screens need of the application shell. */
@@ -199,7 +200,8 @@ export function accountScreen(shell: Shell, id: Identity): void {
     h("p", { class: "lead", id: "account-username" }, t("account.signedInAs", { username: id.username })),
     h("h2", {}, t("account.passkeys")), h("p", { class: "muted" }, t("account.passkeysLead")), keys, add, keyErr,
     passwordForm(shell, id, () => void load()),
-    h("h2", {}, t("account.sessions")), list, everywhere, err));
+    h("h2", {}, t("account.sessions")), list, everywhere, err,
+    dataSection(id, () => { shell.session.signOut(); shell.go("#/"); })));
   void load();
   void loadKeys();
 }

@@ -26,6 +26,7 @@ import { GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
 import { ReviewPanel } from "./review";
 import { accountScreen, loginScreen } from "./account";
+import { deviceScreen } from "./device";
 import { errorInfo } from "../messages";
 import { spectateScreen, watcher } from "./spectate";
 import { frame, go, me, onRoute, ratingText, session, signIn, variants } from "./shell";
@@ -91,6 +92,9 @@ export async function route_(): Promise<void> {
         return;
       case "account":
         accountScreen({ session, frame, go }, id);
+        return;
+      case "device":
+        deviceScreen(frame, id, params.get("code") ?? "");
         return;
       case "local":
         current = new GameScreen(id, parts[1], "local");

@@ -31,7 +31,7 @@ type Env struct {
 func (e *Env) T(key string, kv ...any) string { return Hints(text.T(e.P, key, kv...), e.Self) }
 
 // hint finds a command in a message: "tabuleiro play", "tabuleiro history".
-var hint = regexp.MustCompile(`\btabuleiro (play|serve|watch|history|stats|replay|migrate|rules|bots|load|config|help)\b`)
+var hint = regexp.MustCompile(`\btabuleiro (play|serve|watch|history|stats|replay|migrate|rules|bots|load|config|login|help)\b`)
 
 // Hints makes the commands that message names ("tabuleiro play …") name
 // this program as self ("go run ./cmd/tabuleiro play …"); "" or

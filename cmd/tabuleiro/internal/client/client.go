@@ -72,6 +72,9 @@ type Player struct {
 	// an identity kept before refresh tokens (its token is exchanged once).
 	RefreshToken     string    `json:"refresh_token,omitempty"`
 	RefreshExpiresAt time.Time `json:"refresh_expires_at,omitzero"`
+	// Username is the account's, for an identity signed in to an account
+	// (`tabuleiro login`); empty for a guest.
+	Username string `json:"username,omitempty"`
 }
 
 // Context returns ctx carrying the player's token for outgoing calls.
@@ -144,6 +147,16 @@ func (c *Client) Rename(ctx context.Context, path, key string, p Player, name st
 	return p, keep(path, ids, key, p)
 }
 
+// Keep keeps p under key in the file path, replacing the identity kept
+// there: the next command on that server is p (`tabuleiro login`).
+func Keep(path, key string, p Player) error {
+	ids, err := readIdentities(path)
+	if err != nil {
+		return err
+	}
+	return keep(path, ids, key, p)
+}
+
 // readIdentities returns the identities kept in the file path (a JSON
 // object of players by key); none when there is no such file.
 func readIdentities(path string) (map[string]Player, error) {
@@ -190,6 +203,13 @@ func (c *Client) knows(ctx context.Context, p Player) bool {
 func KnownIdentity(path, key string) string {
 	ids, _ := readIdentities(path) // none when unreadable
 	return ids[key].ID
+}
+
+// Known returns the player kept under key in the file path, without
+// signing in or refreshing; its ID is "" when there is none.
+func Known(path, key string) Player {
+	ids, _ := readIdentities(path) // none when unreadable
+	return ids[key]
 }
 
 // KnownName returns the display name this person already uses, from the

@@ -66,6 +66,9 @@ type Options struct {
 	UntimedBotWait time.Duration
 	// Now, when set, is the match service's clock (tests move it on).
 	Now func() time.Time
+	// DevicePoll, when set, is the polling interval of device sign-ins
+	// (`tabuleiro login`; default 5 s): tests poll faster.
+	DevicePoll time.Duration
 	// HTTPHandler, when set, serves every HTTP request on the port that is
 	// not an RPC: the web client's files. The RPCs themselves are served
 	// over gRPC, gRPC-Web and Connect either way.
@@ -277,6 +280,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	if lcfg.Passkeys.RPID == "" {
 		lcfg.Passkeys.RPID, lcfg.Passkeys.Origins = DefaultPasskeys(s.addr)
 	}
+	lcfg.DevicePoll = o.DevicePoll
 	lob, err := lobbyserver.New(ctx, lobbyDeps, lcfg)
 	if err != nil {
 		_ = l.Close()

@@ -181,6 +181,27 @@ func (cn *Conn) Rename(ctx context.Context, p client.Player, name string) (clien
 	return cn.C.Rename(ctx, cn.identities(), cn.key, p, name)
 }
 
+// Keep makes p the person at this terminal on this server (a sign-in
+// to an account, replacing the guest kept before, if any).
+func (cn *Conn) Keep(p client.Player) error {
+	return client.Keep(cn.identities(), cn.key, p)
+}
+
+// Known is the identity kept for this server, without signing in or
+// refreshing; its ID is "" when none is kept.
+func (cn *Conn) Known() client.Player {
+	return client.Known(cn.identities(), cn.key)
+}
+
+// Server is the server this connection reaches as the player names it:
+// its address, or "" for the one-process mode.
+func (cn *Conn) Server() string {
+	if cn.Local != nil {
+		return ""
+	}
+	return cn.key
+}
+
 // KnownExtra returns the id of the extra local player (the second player
 // of games at one keyboard) if one was ever signed in here, else "".
 func (cn *Conn) KnownExtra(extra int) string {

@@ -116,7 +116,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Matches: matchclient.New(matchv1.NewMatchServiceClient(conn)), Logger: logger, Bot: bot},
 		lobbyserver.Config{TokenTTL: cfg.TokenTTL, RefreshTTL: cfg.RefreshTTL, BotOfferAfter: cfg.BotOfferAfter,
 			Matchmaking: matchmaking.Config{TicketTTL: cfg.TicketTTL}, TrustedProxies: cfg.TrustedProxies, Unlimited: cfg.RateLimitsOff,
-			Exempt: cfg.RateLimitExempt, Passkeys: lobbyserver.PasskeyConfig{RPID: cfg.WebAuthnRPID, Origins: cfg.WebAuthnOrigins,
+			DeviceURL: cfg.DeviceURL,
+			Exempt:    cfg.RateLimitExempt, Passkeys: lobbyserver.PasskeyConfig{RPID: cfg.WebAuthnRPID, Origins: cfg.WebAuthnOrigins,
 				ChallengeTTL: cfg.PasskeyChallengeTTL}})
 	if err != nil {
 		return fmt.Errorf("build lobby: %w", err)

@@ -84,6 +84,10 @@ type Config struct {
 	// PasskeyChallengeTTL (LOBBY_PASSKEY_CHALLENGE_TTL, default 5m): how
 	// long a passkey challenge may be answered (each is single-use).
 	PasskeyChallengeTTL time.Duration
+	// DeviceURL (LOBBY_DEVICE_URL): the web client's device approval page
+	// that `tabuleiro login` shows ("https://play.example.com/#/device");
+	// empty: the page at the address the terminal called.
+	DeviceURL string
 }
 
 // Load reads the configuration, reporting every problem at once.
@@ -108,6 +112,7 @@ func Load(getenv func(string) string) (Config, error) {
 		RateLimitsOff:       env.Bool("RATE_LIMITS_OFF", false),
 		WebAuthnRPID:        env.String("WEBAUTHN_RP_ID", ""),
 		PasskeyChallengeTTL: env.Duration("PASSKEY_CHALLENGE_TTL", 5*time.Minute),
+		DeviceURL:           env.String("DEVICE_URL", ""),
 	}
 	env.Func("TOKEN_KEY", true, func(s string) error {
 		k, err := auth.ParseKey(s)

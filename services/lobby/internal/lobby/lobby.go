@@ -168,8 +168,16 @@ const (
 // ValidateDisplayName returns nil for a valid display name and an
 // *InvalidError that says what is wrong otherwise.
 func ValidateDisplayName(name string) error {
+	if strings.EqualFold(strings.Join(strings.Fields(name), " "), DeletedName) {
+		return Invalid("display_name", "%q is what games show in place of a deleted player's name", DeletedName)
+	}
 	return validateName("display_name", name, MinNameLen, MaxNameLen, true)
 }
+
+// DeletedName is the name a deleted account's finished games show in
+// place of its display name (DeleteAccount); clients show it in their
+// player's language. No player may take it.
+const DeletedName = "deleted player"
 
 // Usernames (accounts): 3–24 characters under the display names' rules,
 // without spaces.

@@ -27,6 +27,7 @@ import (
 	"tabuleiro.dev/pkg/platform/reason"
 	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/lobby/internal/accounts"
+	"tabuleiro.dev/services/lobby/internal/devices"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
@@ -57,6 +58,7 @@ type Store interface {
 	Passkey(ctx context.Context, id string) (sqlstore.Passkey, error)
 	UsePasskey(ctx context.Context, id, credential string) error
 	RemovePasskey(ctx context.Context, playerID, id string) error
+	DeleteAccount(ctx context.Context, playerID string) error
 }
 
 // Deps are what the server serves from.
@@ -123,6 +125,14 @@ type Deps struct {
 	// Passkeys runs the WebAuthn ceremonies of the relying party; nil:
 	// passkeys are off (FAILED_PRECONDITION, PASSKEYS_UNAVAILABLE).
 	Passkeys *passkeys.Ceremonies
+	// Devices keeps the device sign-ins (RFC 8628: StartDeviceSignIn,
+	// ApproveDeviceSignIn, PollDeviceSignIn); nil: the RPCs are
+	// unimplemented. DeviceURL is the approval page a device shows (the
+	// web client's #/device); empty: the page of the address the device
+	// called (its :authority, https when the call came over TLS or a
+	// trusted proxy says so).
+	Devices   *devices.Store
+	DeviceURL string
 }
 
 // Limits are the per-client-address rates of the public or cheap-to-call
@@ -137,6 +147,9 @@ type Limits struct {
 	// Review is per player, not per address: ReviewGame calls that run a
 	// review (a stored one is free).
 	Review ratelimit.Rule
+	// Device: StartDeviceSignIn and ApproveDeviceSignIn together (each
+	// approval is a guess at a user code).
+	Device ratelimit.Rule
 }
 
 // DefaultLimits are the production rates per client address.
@@ -149,6 +162,7 @@ func DefaultLimits() Limits {
 		InviteLookup: ratelimit.Rule{What: "invite code lookups", Rate: 30, Burst: 10, Period: time.Minute},
 		PlayBot:      ratelimit.Rule{What: "bot games started", Rate: 120, Burst: 20, Period: time.Hour},
 		Review:       ratelimit.Rule{What: "game reviews", Rate: 20, Burst: 5, Period: time.Hour},
+		Device:       ratelimit.Rule{What: "device sign-in codes", Rate: 30, Burst: 10, Period: time.Hour},
 	}
 }
 
@@ -236,6 +250,8 @@ var PublicMethods = []string{
 	lobbyv1.LobbyService_RefreshToken_FullMethodName,
 	lobbyv1.LobbyService_ListVariants_FullMethodName,
 	lobbyv1.LobbyService_GetInvite_FullMethodName,
+	lobbyv1.LobbyService_StartDeviceSignIn_FullMethodName,
+	lobbyv1.LobbyService_PollDeviceSignIn_FullMethodName,
 }
 
 func caller(ctx context.Context) (lobby.Player, error) {

@@ -32,6 +32,7 @@ type Store interface {
 	ProcessRatings(ctx context.Context, limit int) (int, error)
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
+	DeleteAccount(ctx context.Context, playerID string) error
 	AccountByPlayer(ctx context.Context, playerID string) (sqlstore.Account, error)
 	SetPassword(ctx context.Context, playerID, hash string) error
 	AddPasskey(ctx context.Context, p sqlstore.Passkey) error
@@ -66,6 +67,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AccountRace", testAccountRace},
 		{"Passkeys", testPasskeys},
 		{"Reviews", testReviews},
+		{"DeleteAccount", testDeleteAccount},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -653,5 +655,84 @@ func testPasskeys(t *testing.T, newStore NewStore) {
 	}
 	if err := s.SetPassword(ctx, "guest", "x"); !errors.Is(err, lobby.ErrNotFound) {
 		t.Errorf("a guest's password: %v, want ErrNotFound", err)
+	}
+}
+
+// A deleted account's personal data is gone (account, ratings, name,
+// sign-in address); its finished games stay, naming it "deleted player";
+// the player is unknown from then on and its username free.
+func testDeleteAccount(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	for _, id := range []string{"ana", "bia"} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: id, DisplayName: "P " + id, Addr: "192.0.2.1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CreateAccount(ctx, account(t, "ana", "Alice")); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.AccountByPlayer(ctx, "ana"); err != nil || a.Username != "Alice" {
+		t.Fatalf("AccountByPlayer(ana) = %+v, %v", a, err)
+	}
+	if _, err := s.AccountByPlayer(ctx, "bia"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("AccountByPlayer(a guest) = %v, want ErrNotFound", err)
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", rated: true, p1: "ana", p2: "bia", result: "win", winner: "first", ended: t0})
+	insert(t, db, game{id: "g2", game: "quoridor", variant: "standard", rated: true, p1: "bia", p2: "ana", result: "win", winner: "first", ended: t0.Add(time.Second)})
+	for _, id := range []string{"ana", "bia"} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO ratings (player_id, game, variant, rating, deviation, volatility, games, updated_at)
+			VALUES ($1, 'quoridor', 'standard', 1600, 200, 0.06, 2, $2)`, id, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteAccount(ctx, "ana"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteAccount(ctx, "ana"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("deleting twice: %v, want ErrNotFound", err)
+	}
+	if _, err := s.Player(ctx, "ana"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("the deleted player: %v, want ErrNotFound", err)
+	}
+	if _, err := s.AccountByKey(ctx, "alice"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("the deleted account by username: %v, want ErrNotFound", err)
+	}
+	var left int
+	var name string
+	var addr sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM ratings WHERE player_id = 'ana') + (SELECT count(*) FROM accounts WHERE player_id = 'ana')`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("ratings and account rows left: %d, %v", left, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT display_name, signin_addr FROM players WHERE player_id = 'ana'`).Scan(&name, &addr); err != nil ||
+		name != lobby.DeletedName || addr.Valid {
+		t.Errorf("the deleted player's row: %q %v, %v", name, addr, err)
+	}
+	for _, id := range []string{"g1", "g2"} {
+		rec, err := s.Game(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seats := []sqlstore.Seat{rec.First, *rec.Second}
+		for _, st := range seats {
+			want := "Two"
+			if id == "g2" {
+				want = "One"
+			}
+			if st.PlayerID == "ana" && st.DisplayName != lobby.DeletedName || st.PlayerID == "bia" && st.DisplayName != want {
+				t.Errorf("game %s seat %+v", id, st)
+			}
+		}
+	}
+	page, err := s.History(ctx, "bia", "bia", "", 10, "")
+	if err != nil || len(page.Games) != 2 {
+		t.Errorf("the other player's history: %d games, %v", len(page.Games), err)
+	}
+	if st, err := s.Stats(ctx, "bia"); err != nil || len(st.Ratings) != 1 {
+		t.Errorf("the other player's ratings: %+v, %v", st, err)
+	}
+	if err := s.CreateAccount(ctx, account(t, "bia", "Alice")); err != nil {
+		t.Errorf("the freed username: %v", err)
 	}
 }

@@ -4250,6 +4250,588 @@ func (x *RemovePasskeyResponse) GetEnded() int32 {
 	return 0
 }
 
+// StartDeviceSignInRequest names the device that asks to sign in.
+type StartDeviceSignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device names the device in the player's list of sign-ins and on the
+	// approval page ("tabuleiro on ana-laptop"); empty: its user agent.
+	Device        string `protobuf:"bytes,1,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartDeviceSignInRequest) Reset() {
+	*x = StartDeviceSignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartDeviceSignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartDeviceSignInRequest) ProtoMessage() {}
+
+func (x *StartDeviceSignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartDeviceSignInRequest.ProtoReflect.Descriptor instead.
+func (*StartDeviceSignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *StartDeviceSignInRequest) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+// StartDeviceSignInResponse is RFC 8628's device authorization response.
+type StartDeviceSignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device_code is the device's secret for PollDeviceSignIn.
+	DeviceCode string `protobuf:"bytes,1,opt,name=device_code,json=deviceCode,proto3" json:"device_code,omitempty"`
+	// user_code is what the player types on the approval page: 8 letters
+	// shown as XXXX-XXXX, consonants only (no vowels, no look-alikes).
+	UserCode string `protobuf:"bytes,2,opt,name=user_code,json=userCode,proto3" json:"user_code,omitempty"`
+	// verification_uri is the approval page (the web client's #/device),
+	// to show to the player.
+	VerificationUri string `protobuf:"bytes,3,opt,name=verification_uri,json=verificationUri,proto3" json:"verification_uri,omitempty"`
+	// verification_uri_complete is the page with the code filled in, for a
+	// link or a QR code.
+	VerificationUriComplete string `protobuf:"bytes,4,opt,name=verification_uri_complete,json=verificationUriComplete,proto3" json:"verification_uri_complete,omitempty"`
+	// expires_at is when both codes expire.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// interval_seconds is how long the device waits between polls.
+	IntervalSeconds int32 `protobuf:"varint,6,opt,name=interval_seconds,json=intervalSeconds,proto3" json:"interval_seconds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *StartDeviceSignInResponse) Reset() {
+	*x = StartDeviceSignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartDeviceSignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartDeviceSignInResponse) ProtoMessage() {}
+
+func (x *StartDeviceSignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartDeviceSignInResponse.ProtoReflect.Descriptor instead.
+func (*StartDeviceSignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *StartDeviceSignInResponse) GetDeviceCode() string {
+	if x != nil {
+		return x.DeviceCode
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetUserCode() string {
+	if x != nil {
+		return x.UserCode
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetVerificationUri() string {
+	if x != nil {
+		return x.VerificationUri
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetVerificationUriComplete() string {
+	if x != nil {
+		return x.VerificationUriComplete
+	}
+	return ""
+}
+
+func (x *StartDeviceSignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *StartDeviceSignInResponse) GetIntervalSeconds() int32 {
+	if x != nil {
+		return x.IntervalSeconds
+	}
+	return 0
+}
+
+// ApproveDeviceSignInRequest answers a device's sign-in.
+type ApproveDeviceSignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// user_code is the code the device shows.
+	UserCode string `protobuf:"bytes,1,opt,name=user_code,json=userCode,proto3" json:"user_code,omitempty"`
+	// deny refuses the sign-in instead.
+	Deny          bool `protobuf:"varint,2,opt,name=deny,proto3" json:"deny,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveDeviceSignInRequest) Reset() {
+	*x = ApproveDeviceSignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveDeviceSignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveDeviceSignInRequest) ProtoMessage() {}
+
+func (x *ApproveDeviceSignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveDeviceSignInRequest.ProtoReflect.Descriptor instead.
+func (*ApproveDeviceSignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *ApproveDeviceSignInRequest) GetUserCode() string {
+	if x != nil {
+		return x.UserCode
+	}
+	return ""
+}
+
+func (x *ApproveDeviceSignInRequest) GetDeny() bool {
+	if x != nil {
+		return x.Deny
+	}
+	return false
+}
+
+// ApproveDeviceSignInResponse names the device that was answered.
+type ApproveDeviceSignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device is the name the device gave (StartDeviceSignIn).
+	Device        string `protobuf:"bytes,1,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveDeviceSignInResponse) Reset() {
+	*x = ApproveDeviceSignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveDeviceSignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveDeviceSignInResponse) ProtoMessage() {}
+
+func (x *ApproveDeviceSignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveDeviceSignInResponse.ProtoReflect.Descriptor instead.
+func (*ApproveDeviceSignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *ApproveDeviceSignInResponse) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+// PollDeviceSignInRequest is the device's poll.
+type PollDeviceSignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// device_code is StartDeviceSignIn's.
+	DeviceCode    string `protobuf:"bytes,1,opt,name=device_code,json=deviceCode,proto3" json:"device_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PollDeviceSignInRequest) Reset() {
+	*x = PollDeviceSignInRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[74]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PollDeviceSignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PollDeviceSignInRequest) ProtoMessage() {}
+
+func (x *PollDeviceSignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[74]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PollDeviceSignInRequest.ProtoReflect.Descriptor instead.
+func (*PollDeviceSignInRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{74}
+}
+
+func (x *PollDeviceSignInRequest) GetDeviceCode() string {
+	if x != nil {
+		return x.DeviceCode
+	}
+	return ""
+}
+
+// PollDeviceSignInResponse is the device's new sign-in, as SignIn's.
+type PollDeviceSignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the account's player id.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// token is the bearer token for every later call.
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// expires_at is when the token expires.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// refresh_token gets the next token (RefreshToken).
+	RefreshToken string `protobuf:"bytes,4,opt,name=refresh_token,json=refreshToken,proto3" json:"refresh_token,omitempty"`
+	// refresh_expires_at is when refresh_token expires.
+	RefreshExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=refresh_expires_at,json=refreshExpiresAt,proto3" json:"refresh_expires_at,omitempty"`
+	// display_name is the account's display name.
+	DisplayName string `protobuf:"bytes,6,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// username is the account's username as its owner wrote it.
+	Username      string `protobuf:"bytes,7,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PollDeviceSignInResponse) Reset() {
+	*x = PollDeviceSignInResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PollDeviceSignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PollDeviceSignInResponse) ProtoMessage() {}
+
+func (x *PollDeviceSignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PollDeviceSignInResponse.ProtoReflect.Descriptor instead.
+func (*PollDeviceSignInResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *PollDeviceSignInResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *PollDeviceSignInResponse) GetRefreshToken() string {
+	if x != nil {
+		return x.RefreshToken
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetRefreshExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RefreshExpiresAt
+	}
+	return nil
+}
+
+func (x *PollDeviceSignInResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *PollDeviceSignInResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// ExportAccountDataRequest asks for the caller's data; it has no fields.
+type ExportAccountDataRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportAccountDataRequest) Reset() {
+	*x = ExportAccountDataRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportAccountDataRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportAccountDataRequest) ProtoMessage() {}
+
+func (x *ExportAccountDataRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportAccountDataRequest.ProtoReflect.Descriptor instead.
+func (*ExportAccountDataRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{76}
+}
+
+// ExportAccountDataResponse is the caller's data.
+type ExportAccountDataResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// filename names the archive ("tabuleiro-<username or id>.zip").
+	Filename string `protobuf:"bytes,1,opt,name=filename,proto3" json:"filename,omitempty"`
+	// zip is the archive: profile.json and games/<game_id>.txt.
+	Zip []byte `protobuf:"bytes,2,opt,name=zip,proto3" json:"zip,omitempty"`
+	// games is how many game records it holds.
+	Games         int32 `protobuf:"varint,3,opt,name=games,proto3" json:"games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportAccountDataResponse) Reset() {
+	*x = ExportAccountDataResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[77]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportAccountDataResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportAccountDataResponse) ProtoMessage() {}
+
+func (x *ExportAccountDataResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[77]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportAccountDataResponse.ProtoReflect.Descriptor instead.
+func (*ExportAccountDataResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{77}
+}
+
+func (x *ExportAccountDataResponse) GetFilename() string {
+	if x != nil {
+		return x.Filename
+	}
+	return ""
+}
+
+func (x *ExportAccountDataResponse) GetZip() []byte {
+	if x != nil {
+		return x.Zip
+	}
+	return nil
+}
+
+func (x *ExportAccountDataResponse) GetGames() int32 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+// DeleteAccountRequest confirms the deletion.
+type DeleteAccountRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// password is the account's password.
+	Password      string `protobuf:"bytes,1,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteAccountRequest) Reset() {
+	*x = DeleteAccountRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[78]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteAccountRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteAccountRequest) ProtoMessage() {}
+
+func (x *DeleteAccountRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[78]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteAccountRequest.ProtoReflect.Descriptor instead.
+func (*DeleteAccountRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{78}
+}
+
+func (x *DeleteAccountRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+// DeleteAccountResponse says what was deleted.
+type DeleteAccountResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// games_kept is how many finished games stay, with "deleted player" in
+	// place of the name.
+	GamesKept     int32 `protobuf:"varint,1,opt,name=games_kept,json=gamesKept,proto3" json:"games_kept,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteAccountResponse) Reset() {
+	*x = DeleteAccountResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[79]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteAccountResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteAccountResponse) ProtoMessage() {}
+
+func (x *DeleteAccountResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[79]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteAccountResponse.ProtoReflect.Descriptor instead.
+func (*DeleteAccountResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{79}
+}
+
+func (x *DeleteAccountResponse) GetGamesKept() int32 {
+	if x != nil {
+		return x.GamesKept
+	}
+	return 0
+}
+
 var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
@@ -4517,11 +5099,49 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\n" +
 	"passkey_id\x18\x01 \x01(\tR\tpasskeyId\"-\n" +
 	"\x15RemovePasskeyResponse\x12\x14\n" +
-	"\x05ended\x18\x01 \x01(\x05R\x05ended*y\n" +
+	"\x05ended\x18\x01 \x01(\x05R\x05ended\"2\n" +
+	"\x18StartDeviceSignInRequest\x12\x16\n" +
+	"\x06device\x18\x01 \x01(\tR\x06device\"\xa6\x02\n" +
+	"\x19StartDeviceSignInResponse\x12\x1f\n" +
+	"\vdevice_code\x18\x01 \x01(\tR\n" +
+	"deviceCode\x12\x1b\n" +
+	"\tuser_code\x18\x02 \x01(\tR\buserCode\x12)\n" +
+	"\x10verification_uri\x18\x03 \x01(\tR\x0fverificationUri\x12:\n" +
+	"\x19verification_uri_complete\x18\x04 \x01(\tR\x17verificationUriComplete\x129\n" +
+	"\n" +
+	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12)\n" +
+	"\x10interval_seconds\x18\x06 \x01(\x05R\x0fintervalSeconds\"M\n" +
+	"\x1aApproveDeviceSignInRequest\x12\x1b\n" +
+	"\tuser_code\x18\x01 \x01(\tR\buserCode\x12\x12\n" +
+	"\x04deny\x18\x02 \x01(\bR\x04deny\"5\n" +
+	"\x1bApproveDeviceSignInResponse\x12\x16\n" +
+	"\x06device\x18\x01 \x01(\tR\x06device\":\n" +
+	"\x17PollDeviceSignInRequest\x12\x1f\n" +
+	"\vdevice_code\x18\x01 \x01(\tR\n" +
+	"deviceCode\"\xb6\x02\n" +
+	"\x18PollDeviceSignInResponse\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12#\n" +
+	"\rrefresh_token\x18\x04 \x01(\tR\frefreshToken\x12H\n" +
+	"\x12refresh_expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x10refreshExpiresAt\x12!\n" +
+	"\fdisplay_name\x18\x06 \x01(\tR\vdisplayName\x12\x1a\n" +
+	"\busername\x18\a \x01(\tR\busername\"\x1a\n" +
+	"\x18ExportAccountDataRequest\"_\n" +
+	"\x19ExportAccountDataResponse\x12\x1a\n" +
+	"\bfilename\x18\x01 \x01(\tR\bfilename\x12\x10\n" +
+	"\x03zip\x18\x02 \x01(\fR\x03zip\x12\x14\n" +
+	"\x05games\x18\x03 \x01(\x05R\x05games\"2\n" +
+	"\x14DeleteAccountRequest\x12\x1a\n" +
+	"\bpassword\x18\x01 \x01(\tR\bpassword\"6\n" +
+	"\x15DeleteAccountResponse\x12\x1d\n" +
+	"\n" +
+	"games_kept\x18\x01 \x01(\x05R\tgamesKept*y\n" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xfb\x18\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xac\x1d\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -4556,7 +5176,12 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x12BeginPasskeySignIn\x12-.tabuleiro.lobby.v1.BeginPasskeySignInRequest\x1a..tabuleiro.lobby.v1.BeginPasskeySignInResponse\x12v\n" +
 	"\x13FinishPasskeySignIn\x12..tabuleiro.lobby.v1.FinishPasskeySignInRequest\x1a/.tabuleiro.lobby.v1.FinishPasskeySignInResponse\x12a\n" +
 	"\fListPasskeys\x12'.tabuleiro.lobby.v1.ListPasskeysRequest\x1a(.tabuleiro.lobby.v1.ListPasskeysResponse\x12d\n" +
-	"\rRemovePasskey\x12(.tabuleiro.lobby.v1.RemovePasskeyRequest\x1a).tabuleiro.lobby.v1.RemovePasskeyResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"\rRemovePasskey\x12(.tabuleiro.lobby.v1.RemovePasskeyRequest\x1a).tabuleiro.lobby.v1.RemovePasskeyResponse\x12p\n" +
+	"\x11StartDeviceSignIn\x12,.tabuleiro.lobby.v1.StartDeviceSignInRequest\x1a-.tabuleiro.lobby.v1.StartDeviceSignInResponse\x12v\n" +
+	"\x13ApproveDeviceSignIn\x12..tabuleiro.lobby.v1.ApproveDeviceSignInRequest\x1a/.tabuleiro.lobby.v1.ApproveDeviceSignInResponse\x12m\n" +
+	"\x10PollDeviceSignIn\x12+.tabuleiro.lobby.v1.PollDeviceSignInRequest\x1a,.tabuleiro.lobby.v1.PollDeviceSignInResponse\x12p\n" +
+	"\x11ExportAccountData\x12,.tabuleiro.lobby.v1.ExportAccountDataRequest\x1a-.tabuleiro.lobby.v1.ExportAccountDataResponse\x12d\n" +
+	"\rDeleteAccount\x12(.tabuleiro.lobby.v1.DeleteAccountRequest\x1a).tabuleiro.lobby.v1.DeleteAccountResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_service_proto_rawDescOnce sync.Once
@@ -4571,7 +5196,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 70)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 80)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),                       // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),                // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -4644,157 +5269,180 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*Passkey)(nil),                           // 68: tabuleiro.lobby.v1.Passkey
 	(*RemovePasskeyRequest)(nil),              // 69: tabuleiro.lobby.v1.RemovePasskeyRequest
 	(*RemovePasskeyResponse)(nil),             // 70: tabuleiro.lobby.v1.RemovePasskeyResponse
-	(*timestamppb.Timestamp)(nil),             // 71: google.protobuf.Timestamp
-	(v1.Game)(0),                              // 72: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                        // 73: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),                    // 74: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),                       // 75: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                              // 76: tabuleiro.game.v1.Seat
-	(*Room)(nil),                              // 77: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                          // 78: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),                    // 79: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),                      // 80: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                        // 81: tabuleiro.lobby.v1.GameRecord
-	(*v1.ReviewProgress)(nil),                 // 82: tabuleiro.game.v1.ReviewProgress
-	(*v1.GameReview)(nil),                     // 83: tabuleiro.game.v1.GameReview
-	(*Rating)(nil),                            // 84: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                         // 85: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),                      // 86: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                           // 87: tabuleiro.lobby.v1.Rematch
+	(*StartDeviceSignInRequest)(nil),          // 71: tabuleiro.lobby.v1.StartDeviceSignInRequest
+	(*StartDeviceSignInResponse)(nil),         // 72: tabuleiro.lobby.v1.StartDeviceSignInResponse
+	(*ApproveDeviceSignInRequest)(nil),        // 73: tabuleiro.lobby.v1.ApproveDeviceSignInRequest
+	(*ApproveDeviceSignInResponse)(nil),       // 74: tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	(*PollDeviceSignInRequest)(nil),           // 75: tabuleiro.lobby.v1.PollDeviceSignInRequest
+	(*PollDeviceSignInResponse)(nil),          // 76: tabuleiro.lobby.v1.PollDeviceSignInResponse
+	(*ExportAccountDataRequest)(nil),          // 77: tabuleiro.lobby.v1.ExportAccountDataRequest
+	(*ExportAccountDataResponse)(nil),         // 78: tabuleiro.lobby.v1.ExportAccountDataResponse
+	(*DeleteAccountRequest)(nil),              // 79: tabuleiro.lobby.v1.DeleteAccountRequest
+	(*DeleteAccountResponse)(nil),             // 80: tabuleiro.lobby.v1.DeleteAccountResponse
+	(*timestamppb.Timestamp)(nil),             // 81: google.protobuf.Timestamp
+	(v1.Game)(0),                              // 82: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                        // 83: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),                    // 84: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),                       // 85: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                              // 86: tabuleiro.game.v1.Seat
+	(*Room)(nil),                              // 87: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                          // 88: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),                    // 89: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),                      // 90: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                        // 91: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),                 // 92: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),                     // 93: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                            // 94: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                         // 95: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),                      // 96: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                           // 97: tabuleiro.lobby.v1.Rematch
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	71, // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	71, // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	71, // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	71, // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	72, // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	73, // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	72, // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	74, // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	75, // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	76, // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	77, // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	72, // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	77, // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	77, // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	76, // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	77, // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	77, // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	76, // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	72, // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	74, // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	21, // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
-	22, // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
-	23, // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
-	24, // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	71, // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	78, // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	76, // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	79, // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	72, // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	78, // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	76, // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	74, // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	76, // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	72, // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
-	0,  // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	80, // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	80, // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	72, // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	80, // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	81, // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	82, // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
-	83, // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
-	84, // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	85, // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	86, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	87, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	87, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	87, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	71, // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	71, // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	71, // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	71, // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	53, // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	71, // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	71, // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	71, // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
-	68, // 56: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> tabuleiro.lobby.v1.Passkey
-	71, // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	71, // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	71, // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	68, // 60: tabuleiro.lobby.v1.ListPasskeysResponse.passkeys:type_name -> tabuleiro.lobby.v1.Passkey
-	71, // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
-	71, // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
-	1,  // 63: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,  // 64: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,  // 65: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,  // 66: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,  // 67: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11, // 68: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13, // 69: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15, // 70: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17, // 71: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19, // 72: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25, // 73: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27, // 74: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29, // 75: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31, // 76: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33, // 77: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35, // 78: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
-	37, // 79: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	39, // 80: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	41, // 81: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	43, // 82: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	45, // 83: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	47, // 84: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
-	49, // 85: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
-	51, // 86: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
-	54, // 87: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
-	56, // 88: tabuleiro.lobby.v1.LobbyService.ChangePassword:input_type -> tabuleiro.lobby.v1.ChangePasswordRequest
-	58, // 89: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:input_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
-	60, // 90: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:input_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
-	62, // 91: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:input_type -> tabuleiro.lobby.v1.BeginPasskeySignInRequest
-	64, // 92: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:input_type -> tabuleiro.lobby.v1.FinishPasskeySignInRequest
-	66, // 93: tabuleiro.lobby.v1.LobbyService.ListPasskeys:input_type -> tabuleiro.lobby.v1.ListPasskeysRequest
-	69, // 94: tabuleiro.lobby.v1.LobbyService.RemovePasskey:input_type -> tabuleiro.lobby.v1.RemovePasskeyRequest
-	2,  // 95: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,  // 96: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,  // 97: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,  // 98: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10, // 99: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12, // 100: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14, // 101: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16, // 102: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18, // 103: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20, // 104: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26, // 105: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28, // 106: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30, // 107: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32, // 108: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34, // 109: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36, // 110: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
-	38, // 111: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	40, // 112: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	42, // 113: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	44, // 114: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	46, // 115: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	48, // 116: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	50, // 117: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	52, // 118: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	55, // 119: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	57, // 120: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
-	59, // 121: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
-	61, // 122: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
-	63, // 123: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
-	65, // 124: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
-	67, // 125: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
-	70, // 126: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
-	95, // [95:127] is the sub-list for method output_type
-	63, // [63:95] is the sub-list for method input_type
-	63, // [63:63] is the sub-list for extension type_name
-	63, // [63:63] is the sub-list for extension extendee
-	0,  // [0:63] is the sub-list for field type_name
+	81,  // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	82,  // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	83,  // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	82,  // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	84,  // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	85,  // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	86,  // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	87,  // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	82,  // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	87,  // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	87,  // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	86,  // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	87,  // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	87,  // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	86,  // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	82,  // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	84,  // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	21,  // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
+	22,  // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
+	23,  // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
+	24,  // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
+	81,  // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	88,  // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	86,  // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	89,  // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	82,  // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	88,  // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	86,  // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	84,  // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	86,  // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	82,  // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	0,   // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
+	90,  // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	90,  // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	82,  // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	90,  // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	91,  // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	92,  // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	93,  // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	94,  // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	95,  // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	96,  // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	97,  // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	97,  // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	97,  // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	81,  // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	53,  // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
+	81,  // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	81,  // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	81,  // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
+	68,  // 56: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> tabuleiro.lobby.v1.Passkey
+	81,  // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	68,  // 60: tabuleiro.lobby.v1.ListPasskeysResponse.passkeys:type_name -> tabuleiro.lobby.v1.Passkey
+	81,  // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	81,  // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	81,  // 63: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 64: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	81,  // 65: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	1,   // 66: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,   // 67: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,   // 68: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,   // 69: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,   // 70: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11,  // 71: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13,  // 72: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15,  // 73: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17,  // 74: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19,  // 75: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25,  // 76: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27,  // 77: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29,  // 78: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31,  // 79: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33,  // 80: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35,  // 81: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
+	37,  // 82: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	39,  // 83: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	41,  // 84: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	43,  // 85: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	45,  // 86: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	47,  // 87: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
+	49,  // 88: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
+	51,  // 89: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
+	54,  // 90: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
+	56,  // 91: tabuleiro.lobby.v1.LobbyService.ChangePassword:input_type -> tabuleiro.lobby.v1.ChangePasswordRequest
+	58,  // 92: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:input_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
+	60,  // 93: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:input_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
+	62,  // 94: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:input_type -> tabuleiro.lobby.v1.BeginPasskeySignInRequest
+	64,  // 95: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:input_type -> tabuleiro.lobby.v1.FinishPasskeySignInRequest
+	66,  // 96: tabuleiro.lobby.v1.LobbyService.ListPasskeys:input_type -> tabuleiro.lobby.v1.ListPasskeysRequest
+	69,  // 97: tabuleiro.lobby.v1.LobbyService.RemovePasskey:input_type -> tabuleiro.lobby.v1.RemovePasskeyRequest
+	71,  // 98: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:input_type -> tabuleiro.lobby.v1.StartDeviceSignInRequest
+	73,  // 99: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:input_type -> tabuleiro.lobby.v1.ApproveDeviceSignInRequest
+	75,  // 100: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
+	77,  // 101: tabuleiro.lobby.v1.LobbyService.ExportAccountData:input_type -> tabuleiro.lobby.v1.ExportAccountDataRequest
+	79,  // 102: tabuleiro.lobby.v1.LobbyService.DeleteAccount:input_type -> tabuleiro.lobby.v1.DeleteAccountRequest
+	2,   // 103: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,   // 104: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,   // 105: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,   // 106: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10,  // 107: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12,  // 108: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14,  // 109: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16,  // 110: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18,  // 111: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20,  // 112: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26,  // 113: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28,  // 114: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30,  // 115: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32,  // 116: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34,  // 117: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36,  // 118: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38,  // 119: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40,  // 120: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42,  // 121: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44,  // 122: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46,  // 123: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48,  // 124: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50,  // 125: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52,  // 126: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55,  // 127: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	57,  // 128: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
+	59,  // 129: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+	61,  // 130: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+	63,  // 131: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
+	65,  // 132: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
+	67,  // 133: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
+	70,  // 134: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
+	72,  // 135: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
+	74,  // 136: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	76,  // 137: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
+	78,  // 138: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
+	80,  // 139: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
+	103, // [103:140] is the sub-list for method output_type
+	66,  // [66:103] is the sub-list for method input_type
+	66,  // [66:66] is the sub-list for extension type_name
+	66,  // [66:66] is the sub-list for extension extendee
+	0,   // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -4823,7 +5471,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   70,
+			NumMessages:   80,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

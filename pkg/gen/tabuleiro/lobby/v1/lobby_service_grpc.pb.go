@@ -51,6 +51,11 @@ const (
 	LobbyService_FinishPasskeySignIn_FullMethodName       = "/tabuleiro.lobby.v1.LobbyService/FinishPasskeySignIn"
 	LobbyService_ListPasskeys_FullMethodName              = "/tabuleiro.lobby.v1.LobbyService/ListPasskeys"
 	LobbyService_RemovePasskey_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/RemovePasskey"
+	LobbyService_StartDeviceSignIn_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/StartDeviceSignIn"
+	LobbyService_ApproveDeviceSignIn_FullMethodName       = "/tabuleiro.lobby.v1.LobbyService/ApproveDeviceSignIn"
+	LobbyService_PollDeviceSignIn_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/PollDeviceSignIn"
+	LobbyService_ExportAccountData_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ExportAccountData"
+	LobbyService_DeleteAccount_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/DeleteAccount"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -365,6 +370,57 @@ type LobbyServiceClient interface {
 	// no more) and ends every other sign-in of the account, as
 	// ChangePassword does. NOT_FOUND when the account has no such passkey.
 	RemovePasskey(ctx context.Context, in *RemovePasskeyRequest, opts ...grpc.CallOption) (*RemovePasskeyResponse, error)
+	// StartDeviceSignIn starts signing in a device that has no browser of
+	// its own, a terminal say (the device authorization request of RFC
+	// 8628): it returns a device_code the device keeps secret and polls
+	// with (PollDeviceSignIn), and a short user_code the player types, or
+	// checks, on the page at verification_uri in a browser where they are
+	// signed in to their account (ApproveDeviceSignIn). Both expire
+	// together (expires_at, 10 minutes). Public; rate-limited per client
+	// address with the other device sign-in calls (RESOURCE_EXHAUSTED,
+	// RATE_LIMITED). INVALID_ARGUMENT for a device name over 64 characters.
+	StartDeviceSignIn(ctx context.Context, in *StartDeviceSignInRequest, opts ...grpc.CallOption) (*StartDeviceSignInResponse, error)
+	// ApproveDeviceSignIn approves (or, with deny, refuses) the device
+	// sign-in whose user_code the caller typed: the device's next poll
+	// signs it in as the caller's account, a sign-in of its own (see
+	// ListSessions). user_code is compared without case, spaces or
+	// dashes. The caller must be an account (a guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED: claim one first); NOT_FOUND
+	// (USER_CODE_UNKNOWN) for a code that is unknown, expired or already
+	// answered; INVALID_ARGUMENT for an empty one. Rate-limited per client
+	// address with the other device sign-in calls, so that codes cannot be
+	// guessed.
+	ApproveDeviceSignIn(ctx context.Context, in *ApproveDeviceSignInRequest, opts ...grpc.CallOption) (*ApproveDeviceSignInResponse, error)
+	// PollDeviceSignIn is the device's poll (the device access token
+	// request of RFC 8628): once the player has approved, it returns the
+	// account's identity with a token and a refresh token, as SignIn does,
+	// and the device code is spent. Until then it fails with an ErrorInfo
+	// reason the device acts on: FAILED_PRECONDITION with
+	// AUTHORIZATION_PENDING (poll again after interval_seconds);
+	// RESOURCE_EXHAUSTED with SLOW_DOWN (polled sooner than the interval:
+	// the interval grows by 5 seconds, retry_seconds and RetryInfo say the
+	// new one); PERMISSION_DENIED with ACCESS_DENIED (the player refused);
+	// FAILED_PRECONDITION with EXPIRED_TOKEN (the code expired, was spent,
+	// or never was: start again). Public (the device code is the
+	// credential). INVALID_ARGUMENT for an empty device_code.
+	PollDeviceSignIn(ctx context.Context, in *PollDeviceSignInRequest, opts ...grpc.CallOption) (*PollDeviceSignInResponse, error)
+	// ExportAccountData returns the caller's data as one zip archive: its
+	// profile as profile.json (player id, display name, username, when the
+	// account was made, ratings, stats, sign-ins) and every finished game
+	// it played as games/<game_id>.txt, in the record format `tabuleiro
+	// replay FILE` reads (headers, then the plies). Guests may export too.
+	ExportAccountData(ctx context.Context, in *ExportAccountDataRequest, opts ...grpc.CallOption) (*ExportAccountDataResponse, error)
+	// DeleteAccount deletes the caller's account, after its password: the
+	// username, the password hash, every sign-in (their tokens are refused
+	// from then on, SIGNED_OUT) and its ratings are erased; its finished
+	// games stay, for their other players, with "deleted player" in place
+	// of its name (clients show it in their language). The player id is
+	// then unknown to the lobby (NOT_FOUND) and its username free again.
+	// See docs/accounts.md for what is kept and for how long. A guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED; a wrong password
+	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
+	// are); INVALID_ARGUMENT for an empty one.
+	DeleteAccount(ctx context.Context, in *DeleteAccountRequest, opts ...grpc.CallOption) (*DeleteAccountResponse, error)
 }
 
 type lobbyServiceClient struct {
@@ -731,6 +787,56 @@ func (c *lobbyServiceClient) RemovePasskey(ctx context.Context, in *RemovePasske
 	return out, nil
 }
 
+func (c *lobbyServiceClient) StartDeviceSignIn(ctx context.Context, in *StartDeviceSignInRequest, opts ...grpc.CallOption) (*StartDeviceSignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartDeviceSignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_StartDeviceSignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) ApproveDeviceSignIn(ctx context.Context, in *ApproveDeviceSignInRequest, opts ...grpc.CallOption) (*ApproveDeviceSignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApproveDeviceSignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ApproveDeviceSignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) PollDeviceSignIn(ctx context.Context, in *PollDeviceSignInRequest, opts ...grpc.CallOption) (*PollDeviceSignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PollDeviceSignInResponse)
+	err := c.cc.Invoke(ctx, LobbyService_PollDeviceSignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) ExportAccountData(ctx context.Context, in *ExportAccountDataRequest, opts ...grpc.CallOption) (*ExportAccountDataResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExportAccountDataResponse)
+	err := c.cc.Invoke(ctx, LobbyService_ExportAccountData_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lobbyServiceClient) DeleteAccount(ctx context.Context, in *DeleteAccountRequest, opts ...grpc.CallOption) (*DeleteAccountResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteAccountResponse)
+	err := c.cc.Invoke(ctx, LobbyService_DeleteAccount_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -1043,6 +1149,57 @@ type LobbyServiceServer interface {
 	// no more) and ends every other sign-in of the account, as
 	// ChangePassword does. NOT_FOUND when the account has no such passkey.
 	RemovePasskey(context.Context, *RemovePasskeyRequest) (*RemovePasskeyResponse, error)
+	// StartDeviceSignIn starts signing in a device that has no browser of
+	// its own, a terminal say (the device authorization request of RFC
+	// 8628): it returns a device_code the device keeps secret and polls
+	// with (PollDeviceSignIn), and a short user_code the player types, or
+	// checks, on the page at verification_uri in a browser where they are
+	// signed in to their account (ApproveDeviceSignIn). Both expire
+	// together (expires_at, 10 minutes). Public; rate-limited per client
+	// address with the other device sign-in calls (RESOURCE_EXHAUSTED,
+	// RATE_LIMITED). INVALID_ARGUMENT for a device name over 64 characters.
+	StartDeviceSignIn(context.Context, *StartDeviceSignInRequest) (*StartDeviceSignInResponse, error)
+	// ApproveDeviceSignIn approves (or, with deny, refuses) the device
+	// sign-in whose user_code the caller typed: the device's next poll
+	// signs it in as the caller's account, a sign-in of its own (see
+	// ListSessions). user_code is compared without case, spaces or
+	// dashes. The caller must be an account (a guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED: claim one first); NOT_FOUND
+	// (USER_CODE_UNKNOWN) for a code that is unknown, expired or already
+	// answered; INVALID_ARGUMENT for an empty one. Rate-limited per client
+	// address with the other device sign-in calls, so that codes cannot be
+	// guessed.
+	ApproveDeviceSignIn(context.Context, *ApproveDeviceSignInRequest) (*ApproveDeviceSignInResponse, error)
+	// PollDeviceSignIn is the device's poll (the device access token
+	// request of RFC 8628): once the player has approved, it returns the
+	// account's identity with a token and a refresh token, as SignIn does,
+	// and the device code is spent. Until then it fails with an ErrorInfo
+	// reason the device acts on: FAILED_PRECONDITION with
+	// AUTHORIZATION_PENDING (poll again after interval_seconds);
+	// RESOURCE_EXHAUSTED with SLOW_DOWN (polled sooner than the interval:
+	// the interval grows by 5 seconds, retry_seconds and RetryInfo say the
+	// new one); PERMISSION_DENIED with ACCESS_DENIED (the player refused);
+	// FAILED_PRECONDITION with EXPIRED_TOKEN (the code expired, was spent,
+	// or never was: start again). Public (the device code is the
+	// credential). INVALID_ARGUMENT for an empty device_code.
+	PollDeviceSignIn(context.Context, *PollDeviceSignInRequest) (*PollDeviceSignInResponse, error)
+	// ExportAccountData returns the caller's data as one zip archive: its
+	// profile as profile.json (player id, display name, username, when the
+	// account was made, ratings, stats, sign-ins) and every finished game
+	// it played as games/<game_id>.txt, in the record format `tabuleiro
+	// replay FILE` reads (headers, then the plies). Guests may export too.
+	ExportAccountData(context.Context, *ExportAccountDataRequest) (*ExportAccountDataResponse, error)
+	// DeleteAccount deletes the caller's account, after its password: the
+	// username, the password hash, every sign-in (their tokens are refused
+	// from then on, SIGNED_OUT) and its ratings are erased; its finished
+	// games stay, for their other players, with "deleted player" in place
+	// of its name (clients show it in their language). The player id is
+	// then unknown to the lobby (NOT_FOUND) and its username free again.
+	// See docs/accounts.md for what is kept and for how long. A guest gets
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED; a wrong password
+	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
+	// are); INVALID_ARGUMENT for an empty one.
+	DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -1148,6 +1305,21 @@ func (UnimplementedLobbyServiceServer) ListPasskeys(context.Context, *ListPasske
 }
 func (UnimplementedLobbyServiceServer) RemovePasskey(context.Context, *RemovePasskeyRequest) (*RemovePasskeyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RemovePasskey not implemented")
+}
+func (UnimplementedLobbyServiceServer) StartDeviceSignIn(context.Context, *StartDeviceSignInRequest) (*StartDeviceSignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartDeviceSignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) ApproveDeviceSignIn(context.Context, *ApproveDeviceSignInRequest) (*ApproveDeviceSignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ApproveDeviceSignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) PollDeviceSignIn(context.Context, *PollDeviceSignInRequest) (*PollDeviceSignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PollDeviceSignIn not implemented")
+}
+func (UnimplementedLobbyServiceServer) ExportAccountData(context.Context, *ExportAccountDataRequest) (*ExportAccountDataResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExportAccountData not implemented")
+}
+func (UnimplementedLobbyServiceServer) DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteAccount not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -1718,6 +1890,96 @@ func _LobbyService_RemovePasskey_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_StartDeviceSignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartDeviceSignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).StartDeviceSignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_StartDeviceSignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).StartDeviceSignIn(ctx, req.(*StartDeviceSignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_ApproveDeviceSignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApproveDeviceSignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ApproveDeviceSignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ApproveDeviceSignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ApproveDeviceSignIn(ctx, req.(*ApproveDeviceSignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_PollDeviceSignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PollDeviceSignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).PollDeviceSignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_PollDeviceSignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).PollDeviceSignIn(ctx, req.(*PollDeviceSignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_ExportAccountData_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExportAccountDataRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).ExportAccountData(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_ExportAccountData_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).ExportAccountData(ctx, req.(*ExportAccountDataRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LobbyService_DeleteAccount_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteAccountRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).DeleteAccount(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_DeleteAccount_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).DeleteAccount(ctx, req.(*DeleteAccountRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1836,6 +2098,26 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RemovePasskey",
 			Handler:    _LobbyService_RemovePasskey_Handler,
+		},
+		{
+			MethodName: "StartDeviceSignIn",
+			Handler:    _LobbyService_StartDeviceSignIn_Handler,
+		},
+		{
+			MethodName: "ApproveDeviceSignIn",
+			Handler:    _LobbyService_ApproveDeviceSignIn_Handler,
+		},
+		{
+			MethodName: "PollDeviceSignIn",
+			Handler:    _LobbyService_PollDeviceSignIn_Handler,
+		},
+		{
+			MethodName: "ExportAccountData",
+			Handler:    _LobbyService_ExportAccountData_Handler,
+		},
+		{
+			MethodName: "DeleteAccount",
+			Handler:    _LobbyService_DeleteAccount_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

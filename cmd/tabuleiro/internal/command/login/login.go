@@ -1,0 +1,210 @@
+// Package login is `tabuleiro login`: signing this terminal in to a
+// player's account on a server, so that every later command there (play,
+// history, stats) is that account. By default it is the device flow of RFC
+// 8628 (lobby.v1 StartDeviceSignIn, PollDeviceSignIn): the terminal shows
+// a short code and a web page, the player approves it in a browser where
+// they are signed in, and the terminal, polling, gets its own sign-in.
+// With --password, or where the server does not serve the device flow, it
+// asks for the username and the password instead (lobby.v1 SignIn), the
+// password read without echo.
+package login
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
+	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
+	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	"tabuleiro.dev/pkg/platform/ratelimit"
+	"tabuleiro.dev/pkg/platform/reason"
+)
+
+// New is `tabuleiro login`.
+func New(e *cli.Env) *cobra.Command {
+	var (
+		f        session.Flags
+		password bool
+		username string
+	)
+	c := &cobra.Command{
+		Use:   "login",
+		Short: e.T("cmd.login.short"),
+		Long:  e.T("cmd.login.long"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cn, err := f.Connect(cmd.Context(), e)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = cn.Stop() }()
+			l := &login{e: e, cn: cn, username: username}
+			var p client.Player
+			if password {
+				p, err = l.withPassword(cmd.Context())
+			} else {
+				p, err = l.withDevice(cmd.Context())
+			}
+			if err != nil {
+				var exit *cli.ExitError
+				if errors.As(err, &exit) {
+					return err
+				}
+				return &cli.ExitError{Code: 1, Err: errors.New(text.Err(e.P, session.ReachErr(e.P, err, cn.C.Target())))}
+			}
+			if err := cn.Keep(p); err != nil {
+				return &cli.ExitError{Code: 1, Err: err}
+			}
+			fmt.Fprintln(e.Stdout, e.T("login.done", "username", p.Username, "name", p.Name, "server", serverName(e, cn)))
+			return nil
+		},
+	}
+	f.Register(e, c)
+	c.Flags().BoolVar(&password, "password", false, e.T("flag.login.password"))
+	c.Flags().StringVar(&username, "username", "", e.T("flag.login.username"))
+	return c
+}
+
+// serverName names the server in messages: its address, or this
+// computer's one-process mode.
+func serverName(e *cli.Env, cn *session.Conn) string {
+	if s := cn.Server(); s != "" {
+		return s
+	}
+	return e.T("login.local")
+}
+
+// login is one run of the command.
+type login struct {
+	e        *cli.Env
+	cn       *session.Conn
+	username string
+}
+
+// deviceName names this terminal in the account's sign-ins.
+func deviceName() string {
+	host, _ := os.Hostname()
+	if host == "" {
+		return "tabuleiro"
+	}
+	return "tabuleiro on " + host
+}
+
+// withDevice signs in by the device flow, falling back to the password
+// prompt when the server does not serve it.
+func (l *login) withDevice(ctx context.Context) (client.Player, error) {
+	e := l.e
+	start, err := l.cn.C.Lobby.StartDeviceSignIn(ctx, &lobbyv1.StartDeviceSignInRequest{Device: deviceName()})
+	if status.Code(err) == codes.Unimplemented {
+		fmt.Fprintln(e.Stderr, e.T("login.no_device"))
+		return l.withPassword(ctx)
+	}
+	if err != nil {
+		return client.Player{}, err
+	}
+	fmt.Fprintln(e.Stdout, e.T("login.device", "url", start.GetVerificationUri(), "code", start.GetUserCode()))
+	fmt.Fprintln(e.Stdout, e.T("login.device_link", "url", start.GetVerificationUriComplete()))
+	fmt.Fprintln(e.Stdout, e.T("login.waiting", "time", start.GetExpiresAt().AsTime().Local().Format("15:04")))
+	interval := time.Duration(max(start.GetIntervalSeconds(), 1)) * time.Second
+	for {
+		select {
+		case <-ctx.Done():
+			return client.Player{}, ctx.Err()
+		case <-time.After(interval):
+		}
+		res, err := l.cn.C.Lobby.PollDeviceSignIn(ctx, &lobbyv1.PollDeviceSignInRequest{DeviceCode: start.GetDeviceCode()})
+		if err == nil {
+			return client.Player{ID: res.GetPlayerId(), Name: res.GetDisplayName(), Username: res.GetUsername(),
+				Token: res.GetToken(), ExpiresAt: res.GetExpiresAt().AsTime(),
+				RefreshToken: res.GetRefreshToken(), RefreshExpiresAt: res.GetRefreshExpiresAt().AsTime()}, nil
+		}
+		info, _ := reason.Of(status.Convert(err))
+		switch info.GetReason() {
+		case reason.AuthorizationPending:
+			continue
+		case reason.SlowDown:
+			if d, ok := ratelimit.RetryDelay(err); ok && d > interval {
+				interval = d
+			} else {
+				interval += 5 * time.Second
+			}
+			continue
+		}
+		if status.Code(err) == codes.Unavailable { // a blip: the code lives on
+			continue
+		}
+		return client.Player{}, err
+	}
+}
+
+// withPassword asks for the username (unless given) and the password,
+// without echo when the input is a terminal, and signs in.
+func (l *login) withPassword(ctx context.Context) (client.Player, error) {
+	e := l.e
+	name := l.username
+	if name == "" {
+		fmt.Fprint(e.Stdout, e.T("login.username_prompt"))
+		line, err := readLine(e.Stdin)
+		if err != nil {
+			return client.Player{}, &cli.ExitError{Code: 1, Err: e.Errorf("login.no_input", "error", err)}
+		}
+		name = strings.TrimSpace(line)
+	}
+	fmt.Fprint(e.Stdout, e.T("login.password_prompt"))
+	pw, err := readPassword(e.Stdin)
+	fmt.Fprintln(e.Stdout)
+	if err != nil {
+		return client.Player{}, &cli.ExitError{Code: 1, Err: e.Errorf("login.no_input", "error", err)}
+	}
+	res, err := l.cn.C.Lobby.SignIn(ctx, &lobbyv1.SignInRequest{Username: name, Password: pw, Device: deviceName()})
+	if err != nil {
+		return client.Player{}, err
+	}
+	return client.Player{ID: res.GetPlayerId(), Name: res.GetDisplayName(), Username: res.GetUsername(),
+		Token: res.GetToken(), ExpiresAt: res.GetExpiresAt().AsTime(),
+		RefreshToken: res.GetRefreshToken(), RefreshExpiresAt: res.GetRefreshExpiresAt().AsTime()}, nil
+}
+
+// readLine reads one line, a byte at a time so that nothing after it is
+// taken from the input (the password that follows).
+func readLine(r io.Reader) (string, error) {
+	var b strings.Builder
+	one := make([]byte, 1)
+	for {
+		n, err := r.Read(one)
+		if n == 1 {
+			if one[0] == '\n' {
+				return strings.TrimSuffix(b.String(), "\r"), nil
+			}
+			b.WriteByte(one[0])
+		}
+		if err == io.EOF && b.Len() > 0 {
+			return b.String(), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}
+
+// readPassword reads a password: without echo from a terminal, else a
+// line (a password piped in).
+func readPassword(r io.Reader) (string, error) {
+	if f, ok := r.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		b, err := term.ReadPassword(int(f.Fd()))
+		return string(b), err
+	}
+	return readLine(r)
+}
