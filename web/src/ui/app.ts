@@ -594,8 +594,9 @@ let acceptedInvite = "";
 async function showInvite(el: HTMLElement, code: string, password: string): Promise<void> {
   try {
     const r = await api().lobby.getInvite({ inviteCode: code, password });
-    el.textContent = r.room?.matchId ? t("invite.started") : `${inviteLine(r.room!)}.`;
-    el.classList.toggle("error", !!r.room?.matchId);
+    const started = !!r.room && r.room.status !== RoomStatus.OPEN;
+    el.textContent = started ? t("invite.started") : `${inviteLine(r.room!)}.`;
+    el.classList.toggle("error", started);
     el.hidden = false;
     // The picture shows the game the invite is to.
     const art = document.querySelector<HTMLElement>(".hero-art");
@@ -625,7 +626,7 @@ async function joinScreen(id: Identity, code: string, password: string): Promise
     } catch {
       // The join says why (and asks for a password).
     }
-    if (room?.matchId && !room.members.some((m) => m.playerId === id.playerId)) {
+    if (room && room.status !== RoomStatus.OPEN && !room.members.some((m) => m.playerId === id.playerId)) {
       // The room's game began (and may have ended): its invite opens nothing now.
       frame(id, h("section", { class: "panel narrow invite-card" },
         h("h1", { id: "invite-title" }, t("invite.startedTitle")),
