@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Starts a Redis Cluster on loopback as plain processes: PRIMARIES
-# primaries (default 3), each with one replica, on free ports from
-# BASE_PORT (default: picked), in DIR (default a fresh temporary
-# directory), no persistence. Prints the redis-cluster:// URL on its last
-# line, and writes the processes' ids to DIR/pids (kill them with
-# `kill $(cat DIR/pids)`).
+# primaries (default 3), each with REPLICAS replicas (default 1), on free
+# ports, in DIR (default a fresh temporary directory), no persistence.
+# Prints the redis-cluster:// URL on its last line, and writes the
+# processes' ids to DIR/pids (kill them with `kill $(cat DIR/pids)`).
 #
 #   scripts/redis-cluster.sh [DIR]
 set -euo pipefail
 DIR=${1:-$(mktemp -d "${TMPDIR:-/tmp}/tabuleiro-cluster.XXXXXX")}
 PRIMARIES=${PRIMARIES:-3}
+REPLICAS=${REPLICAS:-1}
 mkdir -p "$DIR"
-n=$((PRIMARIES * 2))
+n=$((PRIMARIES * (1 + REPLICAS)))
 # Free ports at or below 55535, each with its cluster bus port (port +
 # 10000) free too: picked at random, each checked by binding both.
 mapfile -t ports < <(python3 - "$n" <<'PY'
@@ -43,8 +43,22 @@ done
 for p in "${ports[@]}"; do
   until redis-cli -p "$p" ping 2>/dev/null | grep -q PONG; do sleep 0.05; done
 done
-redis-cli --cluster create "${addrs[@]}" --cluster-replicas 1 --cluster-yes >"$DIR/create.log" 2>&1 ||
-  { cat "$DIR/create.log" >&2; exit 1; }
+if ((PRIMARIES >= 3)); then
+  redis-cli --cluster create "${addrs[@]}" --cluster-replicas "$REPLICAS" --cluster-yes >"$DIR/create.log" 2>&1 ||
+    { cat "$DIR/create.log" >&2; exit 1; }
+else
+  # redis-cli --cluster create wants 3 primaries at least: fewer (the
+  # benchmark's one-primary cluster) by hand, the slots split evenly over
+  # the first PRIMARIES nodes and the rest replicas of them in turn.
+  for ((i = 0; i < PRIMARIES; i++)); do
+    redis-cli -p "${ports[$i]}" cluster addslotsrange $((i * 16384 / PRIMARIES)) $(((i + 1) * 16384 / PRIMARIES - 1)) >/dev/null
+  done
+  for p in "${ports[@]:1}"; do redis-cli -p "$p" cluster meet 127.0.0.1 "${ports[0]}" >/dev/null; done
+  for ((i = PRIMARIES; i < n; i++)); do
+    id=$(redis-cli -p "${ports[$(((i - PRIMARIES) % PRIMARIES))]}" cluster myid)
+    until redis-cli -p "${ports[$i]}" cluster replicate "$id" 2>/dev/null | grep -q OK; do sleep 0.1; done
+  done
+fi
 for p in "${ports[@]}"; do
   until redis-cli -p "$p" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; do sleep 0.05; done
 done

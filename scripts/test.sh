@@ -30,7 +30,7 @@ STEPS=(
   "fault     killed, stopped and restarted processes, directly and through the edge (HAProxy)"
   "crash     tabuleiro serve killed with SIGKILL: no acknowledged ply lost"
   "sentinel  Redis Sentinel failover: primary killed mid-game, replica promoted, games go on; plies lost with and without WAIT"
-  "cluster   Redis Cluster (3 primaries + 3 replicas on loopback): store and lobby suites, tabuleiro serve on redis-cluster://"
+  "cluster   Redis Cluster (3 primaries + 3 replicas on loopback): store and lobby suites, tabuleiro serve on redis-cluster://, a primary killed mid-game"
   "web       web client: npm ci, TypeScript codegen and bundle up to date, type check"
   "webunit   web client: unit tests (node --test)"
   "webe2e    web client: browser tests (Debian chromium, playwright-core) against tabuleiro serve"
@@ -255,10 +255,16 @@ step_cluster() {
     go test -short -vet=off -count=1 -timeout 20m \
     ./pkg/platform/ratelimit/ ./services/match/internal/redisstore/ ./services/match/internal/recorder/ \
     ./services/match/internal/match/ ./services/lobby/internal/matchmaking/ ./services/lobby/internal/rooms/ \
-    ./services/lobby/internal/sessions/ ./services/match/matchserver/
+    ./services/lobby/internal/sessions/ ./services/match/matchserver/ ./cmd/tabuleiro/internal/load/
   TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
     go test -vet=off -count=1 -timeout 10m -run '^TestRealRedis$' ./cmd/tabuleiro/internal/local/
   kill $(cat "$dir/pids") 2>/dev/null || true
+  # A cluster of its own (scaletest): lobby and two match instances, a
+  # primary killed with kill -9 mid-game, WAIT 1; the acknowledged plies
+  # counted against PostgreSQL's (deploy/README.md, "Redis Cluster").
+  go test -vet=off -count=1 -timeout 10m -run '^TestClusterPrimaryKilled$' -v ./cmd/tabuleiro/internal/scaletest/ >"$WORK/cluster-failover.log" 2>&1 ||
+    { cat "$WORK/cluster-failover.log"; return 1; }
+  grep -E '^(--- |\s+(cluster|fault)_test.go|ok)' "$WORK/cluster-failover.log"
 }
 
 # ---- web client (web/): Node.js and npm from the machine, chromium from apt
@@ -390,8 +396,11 @@ run_step() {
 # test keeps apart by key prefix and database.
 STEP_GROUPS=(
   "vet|deploy"
-  "embedded deep|fault|crash|web webunit webe2e"
+  "embedded deep|fault|crash cluster|web webunit webe2e"
 )
+# The Redis Cluster step (its own six redis-server processes on free
+# ports, its failover driven by the cluster's node timeout) runs after
+# the crash step, beside the browser tests, which mostly wait.
 # The Sentinel failover runs alone after them: with WAIT 1 it asserts that
 # no acknowledged ply is lost, and its failover waits on Sentinel's own
 # timers. (Beside the other lanes one run lost a ply there: a retried

@@ -1,7 +1,10 @@
 // Helpers of the browser tests: Debian's chromium driven by playwright-core
 // (never a downloaded browser), a real `tabuleiro serve` on a free port
 // with a temporary data directory, and screenshots saved as artefacts in
-// web/artifacts/ (not committed).
+// web/artifacts/ (not committed). When a test fails, every page still open
+// is saved as web/artifacts/failed-<test>-<n>.png and its address and last
+// console errors are printed (for CI, where nobody watches the browser).
+import { afterEach } from "node:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
@@ -14,6 +17,40 @@ export const webDir = process.cwd();
 if (!existsSync(join(webDir, "build.mjs"))) throw new Error(`run the browser tests from web/ (cwd is ${webDir})`);
 export const repoDir = join(webDir, "..");
 export const artifacts = join(webDir, "artifacts");
+
+const browsers = new Set<Browser>();
+const consoleErrors = new WeakMap<Page, string[]>();
+const reported = new WeakSet<Page>();
+
+function keepError(page: Page | null, text: string): void {
+  if (!page) return;
+  const errs = consoleErrors.get(page) ?? [];
+  errs.push(text);
+  consoleErrors.set(page, errs.slice(-5));
+}
+
+// After a failed test (in every file that imports the harness): a
+// screenshot of each page still open that no earlier failure reported, with
+// its address and last console errors. TestContext.passed is in node 20's
+// test runner (since 20.12) but not in @types/node 20.
+afterEach(async (t) => {
+  if ((t as { passed?: boolean }).passed !== false) return;
+  const name = t.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60);
+  mkdirSync(artifacts, { recursive: true });
+  let n = 0;
+  for (const browser of browsers) {
+    for (const page of browser.contexts().flatMap((c) => c.pages())) {
+      if (reported.has(page)) continue;
+      reported.add(page);
+      const path = join(artifacts, `failed-${name}-${++n}.png`);
+      const saved = await page.screenshot({ path, timeout: 15_000 }).then(() => path, (e: Error) => `no screenshot (${e.message.split("\n")[0]})`);
+      const errs = consoleErrors.get(page) ?? [];
+      console.error(`failed "${t.name}": page ${n} at ${page.url()}: ${saved}` +
+        (errs.length ? `\n  last console errors:\n${errs.map((e) => `    ${e}`).join("\n")}` : "\n  no console errors"));
+    }
+  }
+  if (!n) console.error(`failed "${t.name}": no page open`);
+});
 
 /**
  * launch starts Debian's chromium; opts.env is added to its environment
@@ -33,6 +70,16 @@ export async function launch(opts: { env?: Record<string, string>; args?: string
       "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", ...(opts.args ?? []),
     ],
     env: opts.env ? { ...process.env, ...opts.env } as Record<string, string> : undefined,
+  });
+  browsers.add(browser);
+  browser.on("disconnected", () => browsers.delete(browser));
+  // Every page's console errors and uncaught exceptions, the last few kept
+  // for the report of a failed test.
+  browser.on("context", (ctx) => {
+    ctx.on("console", (m) => {
+      if (m.type() === "error") keepError(m.page(), m.text());
+    });
+    ctx.on("weberror", (e) => keepError(e.page(), `uncaught: ${e.error().message}`));
   });
   return {
     browser,

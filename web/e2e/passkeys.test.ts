@@ -37,11 +37,17 @@ async function authenticator(ctx: BrowserContext, page: Page): Promise<{ cdp: CD
   return { cdp, id: authenticatorId };
 }
 
+/** heading is what each list's page shows once it is drawn (not the page before it). */
+const heading: Record<string, string> = { "#/history": "Your finished games", "#/stats": "Against the bots" };
+
 /** listText is the text of a page's list after it loaded (history, stats). */
 async function listText(page: Page, route: string): Promise<string> {
   await page.click(`nav a[href='${route}']`);
   await page.waitForURL(new RegExp(route.replace("/", "\\/")));
-  await page.waitForFunction(() => !document.querySelector("main .muted")?.textContent?.match(/Loading/));
+  await page.waitForFunction((want) => {
+    const main = document.querySelector("main");
+    return !!main?.textContent?.includes(want) && !main.querySelector(".muted")?.textContent?.match(/Loading/);
+  }, heading[route]);
   return (await page.locator("main").innerText()).trim();
 }
 

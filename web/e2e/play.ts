@@ -223,3 +223,58 @@ export async function plyEach(pages: Page[]): Promise<void> {
     }, info.plyCount, { timeout: 15_000 }).catch(() => {});
   }
 }
+
+/** waitPly waits until the board has more than `after` plies, or the game is over. */
+export async function waitPly(page: Page, after: number): Promise<void> {
+  await page.waitForFunction((n) => {
+    const b = document.querySelector<HTMLElement>(".board-box");
+    return !!b && (Number(b.dataset.plyCount) > n || b.dataset.status === "FINISHED");
+  }, after);
+}
+
+/** playOne plays the first legal destination of the seat to move (Quoridor: a pawn step). */
+export async function playOne(page: Page): Promise<void> {
+  const info = await waitTurn(page);
+  await page.waitForSelector(".board-box circle.dest");
+  const ds = await destinations(page);
+  await clickSquare(page, Game.QUORIDOR, ds[0], info.flipped);
+  await waitPly(page, info.plyCount);
+}
+
+/** startLocal starts a game for two players at one device (the host plays white, its first such game). */
+export async function startLocal(page: Page, game: string, variant?: string): Promise<string> {
+  await page.click(`label.game-card[data-game="${game}"]`);
+  if (variant) await page.selectOption("#variant", variant);
+  await page.click(`label.chip:has-text("Two players, one device")`);
+  await page.click("label.chip:has-text('No clock')");
+  await page.click("#start");
+  await page.waitForURL(/#\/local\//);
+  await waitTurn(page);
+  return page.url().split("/").pop()!;
+}
+
+/** tokens are the page's two players at one device: its own, and its partner's. */
+export async function tokens(page: Page): Promise<{ me: string; partner: string; playerId: string }> {
+  return page.evaluate(() => {
+    const me = JSON.parse(localStorage.getItem("tabuleiro.identity") ?? "{}");
+    const partner = JSON.parse(localStorage.getItem("tabuleiro.partner") ?? "{}");
+    return { me: me.token as string, partner: partner.token as string, playerId: me.playerId as string };
+  });
+}
+
+/**
+ * matchRpc calls the match API of the server at url as `who` (a page's
+ * signed-in player, or a token), as the client does (Connect, JSON).
+ */
+export async function matchRpc(url: string, who: Page | string, method: string, body: object): Promise<any> {
+  const token = typeof who === "string" ? who
+    : await who.evaluate(() => JSON.parse(localStorage.getItem("tabuleiro.identity") ?? "{}").token as string);
+  const r = await fetch(`${url}/tabuleiro.match.v1.MatchService/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "connect-protocol-version": "1", authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  const j = await r.json();
+  if (!r.ok) throw new Error(`${method}: ${JSON.stringify(j)}`);
+  return j;
+}

@@ -16,8 +16,9 @@ import (
 // Unreachable reports whether err says that a store (Redis, PostgreSQL)
 // could not be reached or is between roles: a refused or reset
 // connection, a timeout, a closed or exhausted pool, a replica promoted
-// or demoted under the call (READONLY, LOADING, MASTERDOWN), no Sentinel
-// answering, a PostgreSQL connection failure or shutdown. Such a call may
+// or demoted under the call (READONLY, LOADING, MASTERDOWN), a Redis
+// Cluster between a primary's failure and its replica's promotion
+// (CLUSTERDOWN: a slot unserved), no Sentinel answering, a PostgreSQL connection failure or shutdown. Such a call may
 // succeed when retried, on this replica or another: Status answers it
 // UNAVAILABLE, never INTERNAL (which pages), so that clients reconnect.
 func Unreachable(err error) bool {
@@ -43,7 +44,7 @@ func Unreachable(err error) bool {
 	case pgconn.Timeout(err):
 		return true
 	}
-	for _, prefix := range []string{"READONLY", "LOADING", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS"} {
+	for _, prefix := range []string{"READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS"} {
 		var rerr redis.Error
 		if errors.As(err, &rerr) && redis.HasErrorPrefix(rerr, prefix) {
 			return true

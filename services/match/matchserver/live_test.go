@@ -247,6 +247,34 @@ func TestFlagAbandonAbortWithoutMessages(t *testing.T) {
 	}
 }
 
+// TestSweeperWokenByTheDeadlinesOfEitherInstance: a sweeper that would
+// wait an hour (SweepMaxWait), with no other deadline or lease nearer
+// than that, still flags a game: the commit that set the flag, on
+// whichever instance, woke it (its own Run loop, or the other instance's
+// through Redis). Without the wake-ups the flags would wait the hour and
+// the test fail at its deadline.
+func TestSweeperWokenByTheDeadlinesOfEitherInstance(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, 2, match.Config{SweepMaxWait: time.Hour, LeaseTTL: time.Hour, LeaseRenew: time.Hour,
+		ReconnectWindow: time.Hour, FirstPlyTimeout: time.Hour}, nil)
+	// The flag's deadline is written by the last ply's commit: on
+	// instance 1 in the first game, on instance 0 in the second; one of
+	// them does not sweep.
+	for g, last := range []int{1, 0} {
+		req := quoridor(&gamev1.TimeControl{BaseMs: 1000})
+		a, b := fmt.Sprintf("alice%d", g), fmt.Sprintf("bob%d", g)
+		req.First, req.Second = playerSeat(a), playerSeat(b)
+		id := c.create(req)
+		alice, bob := c.play(1-last, a, id, 0), c.play(last, b, id, 0)
+		alice.submit(1, "e2")
+		bob.until("ply 1", hasPly(1))
+		bob.submit(2, "e8")
+		if o := alice.ended().GetOutcome(); o.GetReason() != gamev1.Reason_REASON_TIME || o.GetWinner() != gamev1.Seat_SEAT_SECOND {
+			t.Fatalf("game %d: outcome %v, want second wins on time", g, o)
+		}
+	}
+}
+
 // flakyBot fails, then answers for a stale ply, then plays the first
 // legal ply.
 type flakyBot struct{ calls atomic.Int64 }

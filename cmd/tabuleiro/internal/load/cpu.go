@@ -31,10 +31,9 @@ type Meter struct {
 	kinds map[string][]int // kind -> pids
 	rdb   redis.UniversalClient
 
-	cpu0      map[string]time.Duration
-	self0     time.Duration
-	redisCPU0 time.Duration
-	cmds0     map[string]int64
+	cpu0   map[string]time.Duration
+	self0  time.Duration
+	redis0 map[string]redisNode // by primary's address ("" for one server)
 }
 
 // NewMeter finds the local processes listening on each kind's addresses
@@ -78,7 +77,7 @@ func NewMeter(ctx context.Context, kinds [][2]string, redisURL string) (*Meter, 
 	m.cpu0, m.self0 = m.sample(), ProcessCPU("self")
 	if m.rdb != nil {
 		var err error
-		if m.redisCPU0, m.cmds0, err = redisStats(ctx, m.rdb); err != nil {
+		if m.redis0, err = redisStats(ctx, m.rdb); err != nil {
 			_ = m.rdb.Close()
 			return nil, fmt.Errorf("redis stats: %w", err)
 		}
@@ -128,12 +127,20 @@ func (m *Meter) Write(ctx context.Context, w io.Writer, plies int64) {
 		parts = append(parts, fmt.Sprintf("%s %s (%d)", kind, per(d), len(m.kinds[kind])))
 	}
 	var cmds map[string]int64
+	var nodes map[string]redisNode
 	if m.rdb != nil {
-		rc, c, err := redisStats(ctx, m.rdb)
-		if err == nil {
-			cluster += rc - m.redisCPU0
-			parts = append(parts, "redis "+per(rc-m.redisCPU0))
-			cmds = c
+		var err error
+		if nodes, err = redisStats(ctx, m.rdb); err == nil {
+			var rc time.Duration
+			cmds = map[string]int64{}
+			for addr, n := range nodes {
+				rc += n.cpu - m.redis0[addr].cpu
+				for k, c := range n.cmds {
+					cmds[k] += c - m.redis0[addr].cmds[k]
+				}
+			}
+			cluster += rc
+			parts = append(parts, "redis "+per(rc))
 		}
 	}
 	if len(parts) == 0 {
@@ -152,42 +159,111 @@ func (m *Meter) Write(ctx context.Context, w io.Writer, plies int64) {
 				}
 			}
 		}) {
-			d := cmds[name] - m.cmds0[name]
+			d := cmds[name]
 			total += d
 			if float64(d) >= 0.01*float64(plies) && name != "info" {
 				cs = append(cs, fmt.Sprintf("%s %.2f", name, float64(d)/float64(plies)))
 			}
 		}
 		fmt.Fprintf(w, "Redis commands per ply: %.2f (%s)\n", float64(total)/float64(plies), strings.Join(cs, ", "))
+		m.writeShards(w, nodes, plies)
 	}
 }
 
-// redisStats returns Redis's processor time (INFO cpu: used_cpu_user and
-// used_cpu_sys) and its calls by command (INFO commandstats): on a
-// cluster, summed over its primaries.
-func redisStats(ctx context.Context, rdb redis.UniversalClient) (time.Duration, map[string]int64, error) {
+// writeShards prints, for a cluster, each primary's share of the
+// processor time, commands and keys and how far apart the primaries are
+// (the largest over the smallest, less one), and for any Redis the
+// cross-slot errors (INFO errorstats) since NewMeter.
+func (m *Meter) writeShards(w io.Writer, nodes map[string]redisNode, plies int64) {
+	var crossSlot int64
+	addrs := slices.Sorted(func(yield func(string) bool) {
+		for a := range nodes {
+			if !yield(a) {
+				return
+			}
+		}
+	})
+	type share struct{ cpu, cmds, keys, matchKeys float64 }
+	var shares []share
+	for _, a := range addrs {
+		n, n0 := nodes[a], m.redis0[a]
+		crossSlot += n.errs["CROSSSLOT"] - n0.errs["CROSSSLOT"]
+		var calls int64
+		for k, c := range n.cmds {
+			if k != "info" && k != "dbsize" {
+				calls += c - n0.cmds[k]
+			}
+		}
+		sh := share{cpu: float64((n.cpu - n0.cpu).Microseconds()) / 1000, cmds: float64(calls), keys: float64(n.keys),
+			matchKeys: float64(n.matchKeys)}
+		shares = append(shares, sh)
+		if len(addrs) > 1 {
+			fmt.Fprintf(w, "Redis primary %s: CPU %.3f ms per ply, %.2f commands per ply, %d keys (%d of matches)\n",
+				a, sh.cpu/float64(plies), sh.cmds/float64(plies), n.keys, n.matchKeys)
+		}
+	}
+	if len(shares) > 1 {
+		spread := func(f func(share) float64) string {
+			lo, hi := f(shares[0]), f(shares[0])
+			for _, s := range shares[1:] {
+				lo, hi = min(lo, f(s)), max(hi, f(s))
+			}
+			if lo <= 0 {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.0f%%", (hi/lo-1)*100)
+		}
+		fmt.Fprintf(w, "Redis primaries' spread (largest over smallest, less one): CPU %s, commands %s, keys %s (of matches %s)\n",
+			spread(func(s share) float64 { return s.cpu }), spread(func(s share) float64 { return s.cmds }),
+			spread(func(s share) float64 { return s.keys }), spread(func(s share) float64 { return s.matchKeys }))
+	}
+	fmt.Fprintf(w, "Redis cross-slot errors: %d\n", crossSlot)
+}
+
+// redisNode is one Redis server's counters.
+type redisNode struct {
+	cpu  time.Duration    // INFO cpu: used_cpu_user + used_cpu_sys
+	cmds map[string]int64 // INFO commandstats: calls by command
+	errs map[string]int64 // INFO errorstats: replies by error prefix
+	keys int64            // DBSIZE
+	// matchKeys is the keys of matches (…m:{id}…), counted on a
+	// cluster's primaries only (a SCAN of each).
+	matchKeys int64
+}
+
+// redisStats reads the counters of rdb's server, or on a cluster of each
+// of its primaries, by address ("" for one server).
+func redisStats(ctx context.Context, rdb redis.UniversalClient) (map[string]redisNode, error) {
 	if c, ok := rdb.(*redis.ClusterClient); ok {
 		var mu sync.Mutex
-		var cpu time.Duration
-		cmds := map[string]int64{}
+		out := map[string]redisNode{}
 		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			t, cs, err := redisStats(ctx, m)
+			n, err := nodeStats(ctx, m)
+			if err == nil {
+				iter := m.Scan(ctx, 0, "*m:{*", 1000).Iterator()
+				for iter.Next(ctx) {
+					n.matchKeys++
+				}
+				err = iter.Err()
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			cpu += t
-			for k, n := range cs {
-				cmds[k] += n
-			}
+			out[m.Options().Addr] = n
 			return err
 		})
-		return cpu, cmds, err
+		return out, err
 	}
-	v, err := rdb.Info(ctx, "cpu", "commandstats").Result()
+	n, err := nodeStats(ctx, rdb)
+	return map[string]redisNode{"": n}, err
+}
+
+func nodeStats(ctx context.Context, rdb redis.Cmdable) (redisNode, error) {
+	n := redisNode{cmds: map[string]int64{}, errs: map[string]int64{}}
+	v, err := rdb.Info(ctx, "cpu", "commandstats", "errorstats").Result()
 	if err != nil {
-		return 0, nil, err
+		return n, err
 	}
 	var cpu float64
-	cmds := map[string]int64{}
 	for _, line := range strings.Split(v, "\n") {
 		line = strings.TrimSpace(line)
 		if k, val, ok := strings.Cut(line, ":"); ok && (k == "used_cpu_user" || k == "used_cpu_sys") {
@@ -195,15 +271,23 @@ func redisStats(ctx context.Context, rdb redis.UniversalClient) (time.Duration, 
 			cpu += f
 			continue
 		}
-		// cmdstat_get:calls=12,usec=...
+		// cmdstat_get:calls=12,usec=... and errorstat_CROSSSLOT:count=3
+		if name, rest, ok := strings.Cut(strings.TrimPrefix(line, "errorstat_"), ":count="); ok {
+			n.errs[name], _ = strconv.ParseInt(rest, 10, 64)
+			continue
+		}
 		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
 		if !ok {
 			continue
 		}
-		n, _, _ := strings.Cut(rest, ",")
-		cmds[name], _ = strconv.ParseInt(n, 10, 64)
+		c, _, _ := strings.Cut(rest, ",")
+		n.cmds[name], _ = strconv.ParseInt(c, 10, 64)
 	}
-	return time.Duration(cpu * float64(time.Second)), cmds, nil
+	n.cpu = time.Duration(cpu * float64(time.Second))
+	if n.keys, err = rdb.DBSize(ctx).Result(); err != nil {
+		return n, err
+	}
+	return n, nil
 }
 
 // ProcessCPU returns the processor time (user and system) used so far by

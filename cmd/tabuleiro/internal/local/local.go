@@ -361,14 +361,16 @@ func (s *Server) Addr() string { return s.addr }
 // Options.HTTPHandler serves it) and the gRPC-Web and Connect APIs.
 func (s *Server) URL() string { return s.url }
 
-// BrowserURL is the http URL of a listening address; an unspecified host
-// (0.0.0.0, ::) becomes localhost, which a browser on this machine reaches.
+// BrowserURL is the http URL of a listening address; an unspecified or
+// loopback host (0.0.0.0, ::, 127.0.0.1, ::1) becomes localhost, which a
+// browser on this machine reaches and which, unlike an IP address, may be
+// a passkey's relying party (DefaultPasskeys).
 func BrowserURL(addr string) string {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "http://" + addr + "/"
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+	if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsUnspecified() || ip.IsLoopback())) {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/"

@@ -357,7 +357,7 @@ func TestBanner(t *testing.T) {
 		{"embedded", Options{DataDir: dir}, []string{
 			"embedded Redis (miniredis) with a write-ahead log in " + filepath.Join(dir, "redis"), "fsync'd before every reply", "games in progress persist",
 			"embedded SQLite in " + filepath.Join(dir, "results.db"), "history, ratings and stats persist",
-			"web:        gRPC, gRPC-Web and Connect at http://127.0.0.1:",
+			"web:        gRPC, gRPC-Web and Connect at http://localhost:",
 		}},
 		{"servers", Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), DatabaseURL: testenv.PostgresDSN(t), KeyPrefix: prefix},
 			[]string{"live state: Redis at redis://127.0.0.1", "results:    PostgreSQL at postgres://"}},

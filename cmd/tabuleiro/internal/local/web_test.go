@@ -38,7 +38,7 @@ func TestBrowserProtocolsAndPages(t *testing.T) {
 			t.Errorf("stop: %v", err)
 		}
 	}()
-	if want := "http://" + srv.Addr() + "/"; srv.URL() != want || !strings.Contains(srv.Banner(), "open "+want+" in a browser") {
+	if want := BrowserURL(srv.Addr()); srv.URL() != want || !strings.HasPrefix(want, "http://localhost:") || !strings.Contains(srv.Banner(), "open "+want+" in a browser") {
 		t.Errorf("URL %q, banner:\n%s\nwant %s named", srv.URL(), srv.Banner(), want)
 	}
 	tr := &http.Transport{}
@@ -67,11 +67,12 @@ func TestBrowserProtocolsAndPages(t *testing.T) {
 func TestBrowserURL(t *testing.T) {
 	t.Parallel()
 	for addr, want := range map[string]string{
-		"127.0.0.1:7070": "http://127.0.0.1:7070/",
+		"127.0.0.1:7070": "http://localhost:7070/",
 		"0.0.0.0:7070":   "http://localhost:7070/",
 		"[::]:7070":      "http://localhost:7070/",
 		":7070":          "http://localhost:7070/",
-		"[::1]:7070":     "http://[::1]:7070/",
+		"[::1]:7070":     "http://localhost:7070/",
+		"10.1.2.3:7070":  "http://10.1.2.3:7070/",
 		"example.org:80": "http://example.org:80/",
 	} {
 		if got := BrowserURL(addr); got != want {

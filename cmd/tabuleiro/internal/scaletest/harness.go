@@ -219,6 +219,10 @@ type Options struct {
 	// (pkg/platform/testenv.StartSentinelSet), the services on the
 	// Sentinel URL; Cluster.Sentinel is the set and Cluster.Redis nil.
 	Sentinel bool
+	// RedisCluster, when above 0, runs Redis as a Redis Cluster of that
+	// many primaries, each with one replica (Cluster.RedisNodes), the
+	// services on its redis-cluster:// URL; Cluster.Redis is nil.
+	RedisCluster int
 	// Edge puts the edge (HAProxy with deploy/haproxy/haproxy.cfg) in
 	// front of the lobby and match replicas: each replica of a service
 	// listens on the service's one port on its own loopback address
@@ -236,7 +240,9 @@ type Cluster struct {
 	Redis    *Proc
 	RedisURL string
 	Sentinel *ptestenv.SentinelSet // with Options.Sentinel
-	rdb      redis.UniversalClient
+	// RedisNodes is the Redis Cluster's nodes (Options.RedisCluster).
+	RedisNodes []*Proc
+	rdb        redis.UniversalClient
 
 	PGData      string
 	PGPort      int
@@ -268,6 +274,8 @@ func Start(t testing.TB, o Options) *Cluster {
 	if o.Sentinel {
 		c.Sentinel = ptestenv.StartSentinelSet(t, 1)
 		c.RedisURL = c.Sentinel.URL("")
+	} else if o.RedisCluster > 0 {
+		c.startRedisCluster(o.RedisCluster)
 	} else {
 		c.startRedis()
 	}

@@ -142,6 +142,10 @@ func (c *Cluster) stop() {
 	if c.Redis != nil {
 		c.Redis.Kill()
 	}
+	for _, p := range c.RedisNodes {
+		wg.Go(p.Kill)
+	}
+	wg.Wait()
 	if c.PGData != "" {
 		_, _ = c.asPostgres("pg_ctl", "-D", c.PGData, "-m", "immediate", "-w", "stop")
 	}

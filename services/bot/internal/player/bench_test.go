@@ -3,6 +3,8 @@ package player
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,24 +119,43 @@ func BenchmarkQuoridorExpertDepth(b *testing.B) {
 
 // BenchmarkQuoridorExpertEval is BenchmarkQuoridorExpertDepth (one thread)
 // for the lab's variants of the expert's evaluation (labExpert), so that a
-// change's cost in positions a second is measured on the same search.
+// change's cost in positions a second is measured on the same search. Each
+// search starts with an empty wall-gain cache (a real ply starts with the
+// previous ply's), and nodes/cpu-s counts the processor time of the
+// search's own thread (locked to it), not the garbage collector's.
 func BenchmarkQuoridorExpertEval(b *testing.B) {
-	for _, v := range []string{"today", "threat", "mover"} {
+	for _, v := range []string{"warm-up", "today", "threat", "threat9", "threat6", "threat4", "threat3", "threat3f", "fade1"} {
 		b.Run(v, func(b *testing.B) {
 			g, ok := labExpert(v)
 			if !ok {
 				g = expertQGame()
 			}
 			st := newQState(midgame(b))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			var nodes int64
-			cpu := cpuTime()
+			var cpu time.Duration
 			for b.Loop() {
+				for i := range wallGainCache {
+					wallGainCache[i].Store(0)
+				}
+				start := threadCPUTime()
 				r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18, Refinements: expertRefinements})
+				cpu += threadCPUTime() - start
 				nodes += r.Nodes
 			}
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
-			b.ReportMetric(float64(nodes)/(cpuTime()-cpu).Seconds(), "nodes/cpu-s")
+			b.ReportMetric(float64(nodes)/cpu.Seconds(), "nodes/cpu-s")
 		})
 	}
+}
+
+// threadCPUTime is the processor time of the calling thread.
+func threadCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

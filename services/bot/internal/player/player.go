@@ -30,10 +30,11 @@ const (
 	// evaluation frozen), kept to measure newer experts against. Players
 	// never meet it: the bot service offers only Levels.
 	Expert1
-	// Racer is a sparring opponent for the Quoridor expert (issue 49): no
-	// search, it spends its walls early where they lengthen the opponent's
-	// path most against its own, and races (quoridor_racer.go). Players
-	// never meet it, and it plays only Quoridor.
+	// Racer is a sparring opponent for the Quoridor expert (issue 49): the
+	// expert's search valuing a wall in hand at a third of a step, it
+	// spends its walls early where they lengthen the opponent's path most
+	// against its own, and races (quoridor_racer.go). Players never meet
+	// it, and it plays only Quoridor.
 	Racer
 )
 

@@ -167,12 +167,30 @@ type qWeights struct {
 	// step for every step the best wall it could place now would add to
 	// the other pawn's path (qState.wallGain): what its walls can still do
 	// there, and the pocket the other pawn stands in. Off in the expert:
-	// it costs about half the positions a processor second (docs/bots.md);
-	// the lab screens it (TABULEIRO_QUORIDOR_LAB_EXPERT=threat).
+	// uncapped it costs more than half the positions a processor second,
+	// and capped within the 15% allowed (threatCap 3-6) it did no better
+	// than the fixed table (docs/bots.md, "Wall races and the racer"); the
+	// lab screens it (TABULEIRO_QUORIDOR_LAB_EXPERT=threat, threat3...).
 	threat int
 	// moverOnly credits only the side to move's walls with threat: the
 	// wall it can place now (the other side's threat is seen a ply later).
 	moverOnly bool
+	// threatCap bounds the steps of a wall's gain that threat credits
+	// (at most wallGainCap); the search's leaves skip the threats when the
+	// score, moved by threat*threatCap, is outside their window.
+	threatCap int
+	// fade values only as many walls in hand as the other pawn has steps
+	// left (plus fadeSlack): the walls a side can still place before the
+	// other arrives.
+	fade      bool
+	fadeSlack int
+	// fadeTurns adds the other side's walls in hand to the walls a side
+	// can still place: each wall the other places is a turn it does not
+	// step.
+	fadeTurns bool
+	// layered measures the threats with the cheaper wallGain that tries
+	// only the walls closing a whole layer of the shortest paths.
+	layered bool
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value
@@ -267,7 +285,17 @@ func (qGame) Terminal(s *qState) (int, bool) {
 	return 0, false
 }
 
-func (g qGame) Eval(s *qState) int {
+func (g qGame) Eval(s *qState) int { return g.EvalWithin(s, -qEvalInf, qEvalInf) }
+
+// qEvalInf is beyond every evaluation: EvalWithin's window when it must be
+// exact.
+const qEvalInf = 1 << 20
+
+// EvalWithin is Eval for the search's leaves (search.Bounded): the wall
+// threat terms, which cost most, are computed only when the score without
+// them, moved by the most they can add, could still fall inside the
+// window (alpha, beta); otherwise that bound is returned.
+func (g qGame) EvalWithin(s *qState, alpha, beta int) int {
 	me := sideOfSeat(s.pos.ToMove())
 	dMe, dOpp := s.dist(me), s.dist(1-me)
 	tempo, walls := qStep/2, g.walls // the side to move is half a step ahead
@@ -287,17 +315,48 @@ func (g qGame) Eval(s *qState) int {
 	if wMe == 0 && dOpp < dMe {
 		return -qRaceWon + score
 	}
-	if g.w == nil || g.w.threat == 0 {
-		return score + walls[wMe] - walls[wOpp]
+	if g.w != nil && g.w.fade {
+		// Walls are worth only what can be placed before the other pawn
+		// arrives: about one a step of its path.
+		uMe, uOpp := dOpp+g.w.fadeSlack, dMe+g.w.fadeSlack
+		if g.w.fadeTurns {
+			// Each wall the other side places gives this side a turn more.
+			uMe, uOpp = uMe+wOpp, uOpp+wMe
+		}
+		score += walls[min(wMe, uMe)] - walls[min(wOpp, uOpp)]
+	} else {
+		score += walls[wMe] - walls[wOpp]
 	}
-	vMe, vOpp := walls[wMe], walls[wOpp]
+	if g.w == nil || g.w.threat == 0 {
+		return score
+	}
+	// The threats: what the best wall each side could place now would
+	// add to the other pawn's path, credited up to threatCap steps.
+	up, down := 0, 0 // the most the threats can add and take
 	if wMe > 0 {
-		vMe += g.w.threat * s.wallGain(1-me, dOpp)
+		up = g.w.threat * g.w.threatCap
 	}
 	if wOpp > 0 && !g.w.moverOnly {
-		vOpp += g.w.threat * s.wallGain(me, dMe)
+		down = g.w.threat * g.w.threatCap
 	}
-	return score + vMe - vOpp
+	if score+up <= alpha {
+		return score + up
+	}
+	if score-down >= beta {
+		return score - down
+	}
+	// The threat against the side to move first: a pocket around its
+	// pawn.
+	if down > 0 {
+		score -= g.w.threat * s.wallGain(me, dMe, g.w.threatCap, g.w.layered)
+		if score+up <= alpha {
+			return score + up
+		}
+	}
+	if up > 0 {
+		score += g.w.threat * s.wallGain(1-me, dOpp, g.w.threatCap, g.w.layered)
+	}
+	return score
 }
 
 func (qGame) Hash(s *qState) uint64 {
@@ -443,8 +502,11 @@ func selectQuoridor(ctx context.Context, p quoridor.Position, lvl Level, budget 
 	switch lvl {
 	case Easy:
 		return easyQuoridor(p, rng) // a beginner's policy, see easy_quoridor.go
-	case Racer:
-		return racerQuoridor(p, rng) // the sparring racer, see quoridor_racer.go
+	case Racer: // the sparring racer, see quoridor_racer.go
+		if racerPolicy {
+			return racerQuoridor(p, rng)
+		}
+		return searchRacer(ctx, p, budget, rng)
 	}
 	gs := levelGames[qState, quoridor.Move, qGame, qGame, qGame]{
 		simple: qGame{simple: true},

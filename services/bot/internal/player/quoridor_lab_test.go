@@ -76,11 +76,13 @@ func TestQuoridorLab(t *testing.T) {
 	if r := envInt("TABULEIRO_QUORIDOR_LAB_REDUCE", -1); r >= 0 {
 		expertRefinements.Reduce = r
 	}
-	// TABULEIRO_QUORIDOR_LAB_RACER=g,b sets the racer's least race gains
-	// for a wall (racerGain, racerBehindGain).
-	oldGain, oldBehind := racerGain, racerBehindGain
-	t.Cleanup(func() { racerGain, racerBehindGain = oldGain, oldBehind })
+	// TABULEIRO_QUORIDOR_LAB_RACER=g,b plays the racer's one-ply policy
+	// (racerPolicy) with the least race gains g and b for a wall
+	// (racerGain, racerBehindGain) instead of the searching racer.
+	oldGain, oldBehind, oldPolicy := racerGain, racerBehindGain, racerPolicy
+	t.Cleanup(func() { racerGain, racerBehindGain, racerPolicy = oldGain, oldBehind, oldPolicy })
 	if s := os.Getenv("TABULEIRO_QUORIDOR_LAB_RACER"); s != "" {
+		racerPolicy = true
 		if _, err := fmt.Sscanf(s, "%d,%d", &racerGain, &racerBehindGain); err != nil {
 			t.Fatalf("TABULEIRO_QUORIDOR_LAB_RACER=%q: %v", s, err)
 		}
@@ -211,9 +213,23 @@ func labExpert(name string) (qGame, bool) {
 	case "fitted":
 		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}}
 	case "threat": // walls also credited by their best wall's gain, both sides
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50}
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: wallGainCap}
 	case "mover": // the same, the side to move's walls only
-		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, moverOnly: true}
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, moverOnly: true, threatCap: wallGainCap}
+	case "threat9", "threat6", "threat4", "threat3", "threat6f", "threat4f", "threat3f": // threat, a gain credited up to 6, 4 or 3 steps (f: the layered wallGain)
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), layered: strings.HasSuffix(name, "f")}
+	case "fade", "fade1", "fade2", "fade3", "fade4": // walls valued up to the other path's length (+1, +2)
+		slack := 0
+		if len(name) > 4 {
+			slack = int(name[4] - '0')
+		}
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: slack}
+	case "turns", "turns0": // fade1 (fade), counting the other side's walls as turns too
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: b2i(name == "turns"), fadeTurns: true}
+	case "fade6": // fade with threat6
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, threat: 50, threatCap: 6}
+	case "worth6", "worth4", "worth3": // threat6, 4 or 3 over the fitted table: walls worth more what they can do
+		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}, threat: 50, threatCap: int(name[5] - '0')}
 	default:
 		return g, false
 	}

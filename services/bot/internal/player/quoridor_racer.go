@@ -1,10 +1,43 @@
 package player
 
 import (
+	"context"
 	"math/rand/v2"
+	"time"
 
 	"tabuleiro.dev/pkg/engine/quoridor"
+	"tabuleiro.dev/services/bot/internal/search"
 )
+
+// The racer (issue 49) is a sparring level for the Quoridor expert that
+// plays like the engines that beat it in wall races: it searches as the
+// expert does (iterative deepening, the same selective walls and
+// refinements) but values a wall in hand at a third of a step, so that it
+// places a wall as soon as the wall gains the race a third of a step or
+// more: early, where it lengthens the other path most against its own.
+// racerPolicy (the lab's TABULEIRO_QUORIDOR_LAB_RACER) turns it into the
+// earlier one-ply policy (racerQuoridor) instead.
+var racerPolicy = false
+
+// racerWeights are the searching racer's evaluation terms: the side to
+// move's half step and a third of a step a wall in hand.
+var racerWeights = qWeights{tempo: qStep / 2, walls: [11]int{0, 35, 70, 105, 140, 175, 210, 245, 280, 315, 350}}
+
+// racerQGame is the searching racer's adapter.
+func racerQGame() qGame {
+	return qGame{w: &racerWeights, narrow: true, own: true, fullWidth: 1, pathOrder: true}
+}
+
+// searchRacer is the searching racer's choice, within budget.
+func searchRacer(ctx context.Context, p quoridor.Position, budget time.Duration, rng *rand.Rand) (Choice, error) {
+	r := search.Iterative[qState, quoridor.Move](ctx, racerQGame(), newQState(p), search.Limits{
+		Budget: budget, Shuffle: rng, CheckEvery: 64, Nodes: nodeLimits[Racer], TableBits: 18, Refinements: expertRefinements,
+	})
+	if r.Legal == 0 {
+		return Choice{}, ErrNoPly
+	}
+	return Choice{Ply: r.Move, Eval: r.Score, Nodes: r.Nodes, Depth: r.Depth}, nil
+}
 
 // racerGain is the least race gain (steps the wall adds to the opponent's
 // path less those it adds to the racer's own) for which the racer places a

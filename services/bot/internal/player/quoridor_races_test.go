@@ -29,7 +29,9 @@ var wallRaceLosses = []struct {
 // TABULEIRO_QUORIDOR_LAB_EXPERT=v, the lab's variant v beside it, such as
 // threat for the wall-gain credit) choose there with 300,000 positions, and
 // searches the position after each choice and after the ply the game went
-// on with N positions deep (the expert's search): a score of the
+// on with N positions deep (the expert's search);
+// TABULEIRO_QUORIDOR_RACES_BACK=k starts k plies (even) before the
+// expert's last ply instead of 10. A score of the
 // opponent's forced win there (±search.Win) or a decided race (beyond
 // ±qRaceWon/2) is printed as such.
 func TestQuoridorWallRaces(t *testing.T) {
@@ -75,7 +77,8 @@ func TestQuoridorWallRaces(t *testing.T) {
 		if last%2 != ours {
 			last--
 		}
-		at := last - 10
+		back := envInt("TABULEIRO_QUORIDOR_RACES_BACK", 10)
+		at := max(last-back, ours)
 		p, err := quoridor.NewPosition("standard", "")
 		if err != nil {
 			t.Fatal(err)

@@ -52,17 +52,21 @@ var wallGainCache [1 << 16]atomic.Uint64
 const wallGainCap = 15
 
 // wallGain returns the most steps one wall placed now would add to the
-// shortest path of side's pawn (capped at wallGainCap), whose length is d.
+// shortest path of side's pawn, whose length is d, capped at limit (at
+// most wallGainCap; the limit is part of the key).
 // Any such wall cuts every shortest path, so it cuts one of them: only the
 // walls across the edges of one shortest path are tried. Legality is
 // checked against the walls on the board and this pawn's path only (not
-// the other pawn's), a cheap approximation.
-func (s *qState) wallGain(side, d int) int {
+// the other pawn's), a cheap approximation. With layered, only the walls
+// that close every step between two layers of the shortest paths are
+// tried (layerCuts): cheaper, and it misses a wall that cuts the paths in
+// two layers at once (about 5% of positions).
+func (s *qState) wallGain(side, d, limit int, layered bool) int {
 	if d <= 0 || d >= noPath {
 		return 0
 	}
 	pawn := int(s.pos.Pawn(seatOfSide(side)))
-	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ uint64(pawn<<1|side)*0xD6E8FEB86659FD93
+	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ uint64(b2i(layered)<<16|limit<<8|pawn<<1|side)*0xD6E8FEB86659FD93
 	key ^= key >> 29
 	key *= 0xBF58476D1CE4E5B9
 	key ^= key >> 32
@@ -70,12 +74,55 @@ func (s *qState) wallGain(side, d int) int {
 	if v := e.Load(); v>>8 == key>>8 {
 		return int(v & 0xFF)
 	}
-	g := s.computeWallGain(pawn, side, d)
+	g := s.computeWallGain(pawn, side, d, limit, layered)
 	e.Store(key>>8<<8 | uint64(g))
 	return g
 }
 
-func (s *qState) computeWallGain(pawn, side, d int) int {
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (s *qState) computeWallGain(pawn, side, d, limit int, layered bool) int {
+	goal := qGoals[side]
+	var hCut, vCut uint64 // candidate anchors (bit file+8*rank) per orientation
+	if layered {
+		hCut, vCut = s.layerCuts(pawn, side, d)
+	} else {
+		hCut, vCut = s.pathCuts(pawn, side, d)
+	}
+	// Drop the anchors the walls on the board overlap or cross.
+	const notFileA, notFileH = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
+	h, v := s.hWalls, s.vWalls
+	hCut &^= h | h<<1&notFileA | h>>1&notFileH | v
+	vCut &^= v | v<<8 | v>>8 | h
+	best := 0
+	limit = d + min(limit, wallGainCap)
+	for _, o := range [2]quoridor.Orientation{quoridor.Horizontal, quoridor.Vertical} {
+		cut := hCut
+		if o == quoridor.Vertical {
+			cut = vCut
+		}
+		for ; cut != 0; cut &= cut - 1 {
+			a := bits.TrailingZeros64(cut)
+			c := s.closed
+			closeWall(&c, a%8, a/8, o)
+			if nd := distWith(&c, pawn, goal, limit); nd < noPath && nd-d > best {
+				if best = nd - d; nd == limit {
+					return best // the cap: no wall can do more
+				}
+			}
+		}
+	}
+	return best
+}
+
+// pathCuts returns the anchors of the walls across the steps of one
+// shortest path of side's pawn (on pawn, path length d).
+func (s *qState) pathCuts(pawn, side, d int) (hCut, vCut uint64) {
 	goal := qGoals[side]
 	// Layers of distance from the pawn, then one shortest path back from
 	// the goal.
@@ -88,7 +135,6 @@ func (s *qState) computeWallGain(pawn, side, d int) int {
 		seen = seen.or(front)
 	}
 	at := front.and(goal).lowest()
-	var hCut, vCut uint64 // candidate anchors (bit file+8*rank) per orientation
 	for i := d - 1; i >= 0; i-- {
 		prev := s.expand(bit(at)).and(layers[i]).lowest()
 		lo, hi := min(at, prev), max(at, prev)
@@ -110,28 +156,7 @@ func (s *qState) computeWallGain(pawn, side, d int) int {
 		}
 		at = prev
 	}
-	// Drop the anchors the walls on the board overlap or cross.
-	const notFileA, notFileH = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
-	h, v := s.hWalls, s.vWalls
-	hCut &^= h | h<<1&notFileA | h>>1&notFileH | v
-	vCut &^= v | v<<8 | v>>8 | h
-	best := 0
-	limit := d + wallGainCap
-	for _, o := range [2]quoridor.Orientation{quoridor.Horizontal, quoridor.Vertical} {
-		cut := hCut
-		if o == quoridor.Vertical {
-			cut = vCut
-		}
-		for ; cut != 0; cut &= cut - 1 {
-			a := bits.TrailingZeros64(cut)
-			c := s.closed
-			closeWall(&c, a%8, a/8, o)
-			if nd := distWith(&c, pawn, goal, limit); nd < noPath && nd-d > best {
-				best = nd - d
-			}
-		}
-	}
-	return best
+	return hCut, vCut
 }
 
 // closeWall closes on c the edges of the wall anchored on file f, rank r.
@@ -146,4 +171,103 @@ func closeWall(c *[4]bb, f, r int, o quoridor.Orientation) {
 	pair := bit(sq).or(bit(sq + 9))
 	c[right] = c[right].or(pair)
 	c[left] = c[left].or(pair.shl(1))
+}
+
+// layerCuts returns the anchors of the walls that close every step from
+// one layer of the shortest paths of side's pawn (on pawn, path length d)
+// to the next, in the layers of one or two steps.
+func (s *qState) layerCuts(pawn, side, d int) (hCut, vCut uint64) {
+	// Layers of distance from the pawn, then back from the goal the
+	// squares on some shortest path (on[i] at distance i).
+	var on [noPath]bb
+	front := bit(pawn)
+	seen := front
+	for i := 0; i < d; i++ {
+		on[i] = front
+		front = s.expand(front).andNot(seen)
+		seen = seen.or(front)
+	}
+	on[d] = front.and(qGoals[side])
+	for i := d - 1; i >= 0; i-- {
+		on[i] = on[i].and(s.expand(on[i+1]))
+	}
+	for i := 0; i < d; i++ {
+		var steps [4]bb // per direction, the steps' sources
+		n := 0
+		for dir := range 4 {
+			src := on[i].andNot(s.closed[dir])
+			var dst bb
+			switch dir {
+			case up:
+				dst = src.shl(9)
+			case down:
+				dst = src.shr(9)
+			case right:
+				dst = src.shl(1)
+			default:
+				dst = src.shr(1)
+			}
+			dst = dst.board().and(on[i+1])
+			switch dir { // back to the sources that have a step
+			case up:
+				steps[dir] = dst.shr(9)
+			case down:
+				steps[dir] = dst.shl(9).board()
+			case right:
+				steps[dir] = dst.shr(1)
+			default:
+				steps[dir] = dst.shl(1).board()
+			}
+			n += steps[dir].count()
+			if n > 2 {
+				break
+			}
+		}
+		if n > 2 {
+			continue
+		}
+		h, v := ^uint64(0), ^uint64(0)
+		for dir := range 4 {
+			for b := steps[dir]; !b.empty(); {
+				sq := b.lowest()
+				b = b.andNot(bit(sq))
+				lo := sq // the step's square nearer a1
+				switch dir {
+				case down:
+					lo = sq - 9
+				case left:
+					lo = sq - 1
+				}
+				eh, ev := stepBlockers(lo, dir == up || dir == down)
+				h &= eh
+				v &= ev
+			}
+		}
+		hCut |= h
+		vCut |= v
+	}
+	return hCut, vCut
+}
+
+// stepBlockers returns the anchors (bit file+8*rank) of the horizontal and
+// vertical walls that close the step from square lo to the square above it
+// (along a file) or right of it (along a rank).
+func stepBlockers(lo int, alongFile bool) (h, v uint64) {
+	f, r := lo%9, lo/9
+	if alongFile { // horizontal walls above lo
+		if f < 8 {
+			h |= 1 << uint(f+8*r)
+		}
+		if f > 0 {
+			h |= 1 << uint(f-1+8*r)
+		}
+		return h, 0
+	}
+	if r < 8 { // vertical walls right of lo
+		v |= 1 << uint(f+8*r)
+	}
+	if r > 0 {
+		v |= 1 << uint(f+8*(r-1))
+	}
+	return 0, v
 }

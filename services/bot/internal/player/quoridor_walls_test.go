@@ -49,12 +49,12 @@ func TestWallGainMatchesEveryWall(t *testing.T) {
 				if walls == 0 {
 					continue
 				}
-				if got := s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d); got < want {
+				if got := s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d, wallGainCap, false); got < want {
 					t.Errorf("%s: side %d: wallGain %d, best legal wall %d", p.Encode(), side, got, want)
 				} else if got > want {
 					t.Logf("%s: side %d: wallGain %d over the legal walls' %d (a wall that would close the other pawn in)", p.Encode(), side, got, want)
 				}
-				if g := s.wallGain(side, d); g != s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d) {
+				if g := s.wallGain(side, d, wallGainCap, false); g != s.computeWallGain(int(p.Pawn(seatOfSide(side))), side, d, wallGainCap, false) {
 					t.Fatalf("%s: cached wallGain %d differs", p.Encode(), g)
 				}
 				checked++
@@ -79,10 +79,15 @@ func TestWallGainMatchesEveryWall(t *testing.T) {
 	}
 }
 
-// TestRacer: the sparring racer places the wall of largest race gain when
-// it is large, steps along its shortest path otherwise, plays only legal
-// plies along whole games against the easy level, and plays only Quoridor.
+// TestRacer: the racer's one-ply policy places the wall of largest race
+// gain when it is large, steps along its shortest path otherwise; the
+// searching racer (20,000 positions a ply) plays only legal plies along
+// whole games against the easy level, places walls, and plays only
+// Quoridor.
 func TestRacer(t *testing.T) {
+	old := nodeLimits[Racer]
+	nodeLimits[Racer] = 20000 // set before the parallel tests run; only the racer reads it
+	t.Cleanup(func() { nodeLimits[Racer] = old })
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 9))
 	p := midgame(t)
@@ -102,6 +107,10 @@ func TestRacer(t *testing.T) {
 		}
 	} else if ns.dist(me) >= s.dist(me) {
 		t.Errorf("racer stepped %s without shortening its path %d", m, s.dist(me))
+	}
+	// The racer searches (the one-ply policy reports depth 1).
+	if c, err := Select(t.Context(), p, Racer, time.Second, rng); err != nil || c.Depth < 3 {
+		t.Errorf("racer in the midgame: depth %d, %v; want a search of 3 plies or more", c.Depth, err)
 	}
 	walls := 0
 	for seed := range uint64(4) {
@@ -140,5 +149,63 @@ func TestRacer(t *testing.T) {
 	}
 	if _, err := Select(t.Context(), cp, Racer, time.Second, rng); !errors.Is(err, ErrUnknownGame) {
 		t.Errorf("racer in Corners: %v, want ErrUnknownGame", err)
+	}
+}
+
+// TestEvalWithinBounds: the expert's evaluation with the wall threats
+// (threat3, threat6) at the search's leaves returns Eval's score inside
+// the window and a true bound beyond it (the score at most what it
+// returns at or below alpha, at least at or above beta), along random
+// games with many walls.
+func TestEvalWithinBounds(t *testing.T) {
+	t.Parallel()
+	var games []qGame
+	for _, v := range []string{"threat3", "threat6f"} {
+		g, ok := labExpert(v)
+		if !ok {
+			t.Fatalf("no variant %s", v)
+		}
+		games = append(games, g)
+	}
+	checked, cut := 0, 0
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ply := 0; ply < 80 && !p.Outcome().Over(); ply++ {
+			s := newQState(p)
+			for _, g := range games {
+				e := g.Eval(&s)
+				for range 8 {
+					alpha := e + rng.IntN(800) - 400
+					beta := alpha + 1 + rng.IntN(3)*rng.IntN(200)
+					v := g.EvalWithin(&s, alpha, beta)
+					switch {
+					case v <= alpha:
+						if e > v {
+							t.Fatalf("%s (%d, %d): %d, but Eval %d", p.Encode(), alpha, beta, v, e)
+						}
+						cut += b2i(e != v)
+					case v >= beta:
+						if e < v {
+							t.Fatalf("%s (%d, %d): %d, but Eval %d", p.Encode(), alpha, beta, v, e)
+						}
+						cut += b2i(e != v)
+					case v != e:
+						t.Fatalf("%s (%d, %d): %d inside the window, Eval %d", p.Encode(), alpha, beta, v, e)
+					}
+					checked++
+				}
+			}
+			legal := p.LegalMoves(nil)
+			if p, err = p.PlayMove(legal[rng.IntN(len(legal))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if cut == 0 || checked < 1000 {
+		t.Fatalf("%d windows checked, %d cut short", checked, cut)
 	}
 }

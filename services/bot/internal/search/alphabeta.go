@@ -13,6 +13,7 @@ type searcher[S any, M comparable, G Game[S, M]] struct {
 	ctx      context.Context
 	g        G
 	chance   Chancy[S, M] // nil when the game has no random plies
+	bounded  Bounded[S]   // nil when the game evaluates without a window
 	deadline time.Time    // zero: only the context stops the search
 	mask     int64
 	nodes    int64
@@ -45,6 +46,7 @@ func newSearcher[S any, M comparable, G Game[S, M]](ctx context.Context, g G, li
 	}
 	s := &searcher[S, M, G]{ctx: ctx, g: g, deadline: deadline(ctx, start, lim.Budget), mask: int64(every - 1), maxNodes: lim.Nodes, shuffle: lim.Shuffle}
 	s.chance, _ = any(g).(Chancy[S, M])
+	s.bounded, _ = any(g).(Bounded[S])
 	return s
 }
 
@@ -244,6 +246,9 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 		return scoreAt(score, ply)
 	}
 	if depth <= 0 {
+		if s.bounded != nil {
+			return s.bounded.EvalWithin(st, alpha, beta)
+		}
 		return s.g.Eval(st)
 	}
 	var (

@@ -59,6 +59,16 @@ type Game[S any, M comparable] interface {
 	Order(s *S, moves []M)
 }
 
+// Bounded is a Game whose evaluation can stop early once it knows the
+// score is outside the window (alpha, beta): EvalWithin returns Eval's
+// score when that is inside the window, else any bound on the far side
+// (at most alpha when Eval's score is at most alpha, at least beta when
+// it is at least beta), as a fail-soft search may. The search calls it,
+// not Eval, at the leaves of its main search.
+type Bounded[S any] interface {
+	EvalWithin(s *S, alpha, beta int) int
+}
+
 // Outcome is one possible result of a random ply, with its weight (the
 // probability is Weight divided by the sum of the weights).
 type Outcome[S any] struct {

@@ -417,3 +417,40 @@ func TestNodeLimit(t *testing.T) {
 		t.Errorf("node limit 5000: %+v then %+v", r, again)
 	}
 }
+
+// boundedEndless is endlessGame evaluating within the window
+// (search.Bounded): beyond it, only the window's edge.
+type boundedEndless struct {
+	endlessGame
+	calls *int
+}
+
+func (g boundedEndless) EvalWithin(p *endless, alpha, beta int) int {
+	*g.calls++
+	return min(max(g.Eval(p), alpha), beta)
+}
+
+// TestBoundedEvalAtLeaves: a Bounded game's leaves are evaluated with
+// EvalWithin, and its bounds give the same scores and moves as Eval.
+func TestBoundedEvalAtLeaves(t *testing.T) {
+	t.Parallel()
+	for n := range uint64(20) {
+		st := endless{n}
+		calls := 0
+		for depth := 1; depth <= 4; depth++ {
+			want := AlphaBeta[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth})
+			got := AlphaBeta[endless, int](t.Context(), boundedEndless{calls: &calls}, st, Limits{Depth: depth})
+			if got.Score != want.Score || got.Move != want.Move {
+				t.Errorf("%d depth %d: bounded %d (%d), Eval %d (%d)", n, depth, got.Move, got.Score, want.Move, want.Score)
+			}
+			wantIt := Iterative[endless, int](t.Context(), endlessGame{}, st, Limits{Depth: depth, Refinements: Refinements{Killers: true, Reduce: 3}})
+			gotIt := Iterative[endless, int](t.Context(), boundedEndless{calls: &calls}, st, Limits{Depth: depth, Refinements: Refinements{Killers: true, Reduce: 3}})
+			if gotIt.Score != wantIt.Score {
+				t.Errorf("%d depth %d: iterative bounded %d, Eval %d", n, depth, gotIt.Score, wantIt.Score)
+			}
+		}
+		if calls == 0 {
+			t.Fatal("EvalWithin never called")
+		}
+	}
+}

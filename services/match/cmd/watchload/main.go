@@ -9,7 +9,10 @@
 //     one core (from /proc/PID/stat);
 //
 //   - its resident memory before and after the streams opened, and the
-//     difference per stream (from /proc/PID/status);
+//     difference per stream (from /proc/PID/status), split into the Go
+//     runtime's memory classes (live heap objects, heap kept unused or
+//     free, goroutine stacks; runtime/metrics after a few collections)
+//     and goroutines per stream;
 //
 //   - an honest player's latency at p50 and p99, before the streams and
 //     while they are open (and one more address holds its whole cap):
@@ -25,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -32,6 +36,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -111,8 +116,11 @@ func serve(ctx context.Context, rdb *redis.Client, f flags) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() { // the parent's end closes stdin
-		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	go func() { // the parent asks for the memory's classes; its end closes stdin
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			fmt.Println(memClasses())
+		}
 		cancel()
 	}()
 	srv := matchserver.New(ctx, matchserver.Deps{Redis: rdb}, matchserver.Config{
@@ -168,7 +176,8 @@ func measure(ctx context.Context, rdb *redis.Client, f flags) error {
 		_ = stdin.Close()
 		_ = child.Wait()
 	}()
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	out := bufio.NewReader(stdout)
+	addr, err := out.ReadString('\n')
 	if err != nil {
 		return fmt.Errorf("the instance did not start: %w", err)
 	}
@@ -235,6 +244,10 @@ func measure(ctx context.Context, rdb *redis.Client, f flags) error {
 	time.Sleep(f.probe)
 	idle1, _ := cpuTime(pid)
 	rss0, _ := rss(pid)
+	mem0, err := askMem(stdin, out)
+	if err != nil {
+		return err
+	}
 
 	conns := make([]*grpc.ClientConn, f.conns)
 	for i := range conns {
@@ -309,6 +322,10 @@ func measure(ctx context.Context, rdb *redis.Client, f flags) error {
 	total := f.watchers + 210 - refused
 	time.Sleep(3 * time.Second) // settle: the openings' garbage collected
 	rss1, _ := rss(pid)
+	mem1, err := askMem(stdin, out)
+	if err != nil {
+		return err
+	}
 	cpu0, err := cpuTime(pid)
 	if err != nil {
 		return err
@@ -345,6 +362,7 @@ func measure(ctx context.Context, rdb *redis.Client, f flags) error {
 		100*float64(cpu1-cpu0)/float64(wall), 100*float64(idle1-idle0)/float64(f.probe))
 	fmt.Printf("resident memory: %.1f MB before the streams, %.1f MB with them (%.1f MB after the idle period): %.1f KB a stream\n",
 		mb(rss0), mb(rss1), mb(rss2), float64(rss1-rss0)/1024/float64(total))
+	fmt.Printf("of which, a stream: %s\n", perStream(mem0, mem1, total))
 	fmt.Printf("honest player before: GetMatch p50 %v p99 %v; ply round trip p50 %v p99 %v (%d calls, %d plies)\n",
 		before.get.q(0.5), before.get.q(0.99), before.ply.q(0.5), before.ply.q(0.99), len(before.get), len(before.ply))
 	fmt.Printf("honest player with the streams: GetMatch p50 %v p99 %v; ply round trip p50 %v p99 %v (%d calls, %d plies)\n",
@@ -477,6 +495,77 @@ func profileOnSignals(ctx context.Context, dir string) {
 			fmt.Fprintln(os.Stderr, "goroutines:", runtime.NumGoroutine())
 		}
 	}
+}
+
+// memNames are the instance's memory classes (runtime/metrics) that
+// watchload reports, and the goroutines.
+var memNames = []struct{ name, metric string }{
+	{"heap objects", "/memory/classes/heap/objects:bytes"},
+	{"heap unused", "/memory/classes/heap/unused:bytes"},
+	{"heap free", "/memory/classes/heap/free:bytes"},
+	{"stacks", "/memory/classes/heap/stacks:bytes"},
+	{"os stacks", "/memory/classes/os-stacks:bytes"},
+	{"runtime metadata", "/memory/classes/metadata/other:bytes"},
+	{"spans", "/memory/classes/metadata/mspan/inuse:bytes"},
+	{"goroutines", "/sched/goroutines:goroutines"},
+}
+
+// memClasses is the instance's answer to askMem: after a few
+// collections (each may shrink the parked goroutines' stacks), the value
+// of each of memNames, separated by spaces.
+func memClasses() string {
+	for range 4 {
+		runtime.GC()
+	}
+	samples := make([]metrics.Sample, len(memNames))
+	for i, m := range memNames {
+		samples[i].Name = m.metric
+	}
+	metrics.Read(samples)
+	vals := make([]string, len(samples))
+	for i, s := range samples {
+		vals[i] = strconv.FormatUint(s.Value.Uint64(), 10)
+	}
+	return strings.Join(vals, " ")
+}
+
+// askMem asks the instance for its memory classes (a line on its stdin,
+// the answer a line on its stdout).
+func askMem(stdin io.Writer, out *bufio.Reader) ([]int64, error) {
+	if _, err := io.WriteString(stdin, "mem\n"); err != nil {
+		return nil, err
+	}
+	line, err := out.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("the instance's memory: %w", err)
+	}
+	var vals []int64
+	for f := range strings.FieldsSeq(line) {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("the instance's memory %q: %w", line, err)
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) != len(memNames) {
+		return nil, fmt.Errorf("the instance's memory %q: want %d values", line, len(memNames))
+	}
+	return vals, nil
+}
+
+// perStream is what the streams added to each memory class, divided by
+// their number (the goroutines as they are, bytes in KB).
+func perStream(before, after []int64, n int) string {
+	parts := make([]string, len(memNames))
+	for i, m := range memNames {
+		d := float64(after[i]-before[i]) / float64(n)
+		if strings.HasSuffix(m.metric, ":goroutines") {
+			parts[i] = fmt.Sprintf("%s %.2f", m.name, d)
+		} else {
+			parts[i] = fmt.Sprintf("%s %.1f KB", m.name, d/1024)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // cpuTime is the process's user and system time (/proc/PID/stat, in

@@ -70,8 +70,12 @@ type Config struct {
 	// (120 an hour per address, the lobby's PlayBot rate) to a day's worth.
 	// Every ongoing match's Redis keys live the longest of the three plus
 	// a day after its last write. 0: such matches get the windows above.
-	UntimedBotWait  time.Duration
-	SweepInterval   time.Duration // MATCH_SWEEP_INTERVAL, default 25ms
+	UntimedBotWait time.Duration
+	// SweepInterval (MATCH_SWEEP_INTERVAL, default 25ms) is the shortest
+	// gap between two sweeps of the deadlines: the sweeping replica waits
+	// for the earliest deadline it knows (woken when a nearer one is
+	// written, by any replica), and polls once a second when idle.
+	SweepInterval   time.Duration
 	PresenceTTL     time.Duration // MATCH_PRESENCE_TTL, default 10s: a seat whose instance stops renewing its lease this long is disconnected
 	ShutdownTimeout time.Duration // MATCH_SHUTDOWN_TIMEOUT, default 10s
 	// HealthCheckInterval (MATCH_HEALTH_CHECK_INTERVAL, default 2s) is how often

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -32,7 +34,16 @@ type Config struct {
 	// tomorrow ends nothing before it (`tabuleiro serve`: 30 days). 0: as
 	// any match.
 	UntimedBotWait time.Duration
-	SweepInterval  time.Duration // default 25ms
+	// SweepInterval (default 25ms) is the shortest gap between two sweeps
+	// of the instance that sweeps. It sweeps when the earliest deadline
+	// or lease it read falls due, when a nearer one is written (here, or
+	// by another instance through the store's wake-ups), and at least
+	// every SweepMaxWait: an idle instance polls once a SweepMaxWait,
+	// not every SweepInterval.
+	SweepInterval time.Duration
+	// SweepMaxWait (default 1s) is the longest the sweeper waits between
+	// two sweeps. A deadline written nearer than that wakes it.
+	SweepMaxWait time.Duration
 	// SweeperTTL (default 3s) is how long the instance that sweeps (one at
 	// a time: the polling does not grow with the instances) holds the
 	// role without renewing it (every AliveEvery): the longest a dead
@@ -78,6 +89,8 @@ func (c Config) withDefaults() Config {
 	def(&c.ReconnectWindow, 60*time.Second)
 	def(&c.FirstPlyTimeout, 30*time.Second)
 	def(&c.SweepInterval, 25*time.Millisecond)
+	def(&c.SweepMaxWait, time.Second)
+	c.SweepMaxWait = max(c.SweepMaxWait, c.SweepInterval)
 	def(&c.SweeperTTL, 3*time.Second)
 	def(&c.ClaimLease, 5*time.Second)
 	def(&c.BotLease, 5*time.Second)
@@ -136,6 +149,12 @@ type Service struct {
 	// events at once (Feed.fill).
 	fills   singleflight.Group
 	running sync.WaitGroup
+	// sweeping is whether this instance holds the sweeper's role; woken
+	// signals its Run loop that a deadline or lease due at nearest (unix
+	// ms) was written (wakeSweeper).
+	sweeping atomic.Bool
+	nearest  atomic.Int64
+	woken    chan struct{}
 }
 
 type entry struct {
@@ -162,7 +181,8 @@ func NewService(d Deps, cfg Config) *Service {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
-		held: map[Lease]struct{}{}, watching: map[string]int{}, instance: rand.Text()}
+		held: map[Lease]struct{}{}, watching: map[string]int{}, instance: rand.Text(), woken: make(chan struct{}, 1)}
+	s.nearest.Store(math.MaxInt64)
 	observeActive(s)
 	return s
 }
@@ -283,10 +303,12 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		st.LagQuota = [2]int64{q, q}
 	}
 	st.Version = 1
-	id, err := s.d.Store.Create(ctx, p.RequestID, st, st.NextDeadline(now+s.cfg.BotLease.Milliseconds()))
+	due := st.NextDeadline(now + s.cfg.BotLease.Milliseconds())
+	id, err := s.d.Store.Create(ctx, p.RequestID, st, due)
 	if err != nil {
 		return nil, fmt.Errorf("create match: %w", err)
 	}
+	s.wakeSweeper(ctx, due)
 	if id != st.ID {
 		got, _, err := s.Get(ctx, id)
 		return got, err
@@ -550,9 +572,10 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 		if c.st.Status == StatusFinished {
 			rec = RecordOf(c.st)
 		}
+		due := c.st.NextDeadline(c.now + s.cfg.BotLease.Milliseconds())
 		err := s.d.Store.Commit(ctx, Commit{
 			PrevVersion: e.st.Version, State: c.st, Plies: c.plies, Events: c.events, Notices: c.notices,
-			Deadline: c.st.NextDeadline(c.now + s.cfg.BotLease.Milliseconds()), Record: rec,
+			Deadline: due, Record: rec,
 			Lease: c.lease, LeaseUntil: c.now + s.cfg.LeaseTTL.Milliseconds(), At: c.now, Have: len(e.st.Plies),
 		})
 		if cf := (*Conflict)(nil); errors.As(err, &cf) && cf.State != nil {
@@ -574,6 +597,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 			return nil, err // the store's error names the match
 		}
 		e.st, e.pos = c.st, c.pos
+		s.wakeSweeper(ctx, due)
 		observeCommit(ctx, c)
 		if c.st.Status == StatusFinished {
 			s.forget(id)
@@ -760,27 +784,49 @@ func (s *Service) Run(ctx context.Context) error {
 	if err := s.CreditOutage(ctx); err != nil && ctx.Err() == nil {
 		s.d.Logger.WarnContext(ctx, "credit outage", "err", err)
 	}
-	t := time.NewTicker(s.cfg.SweepInterval)
-	defer t.Stop()
 	renew := time.NewTicker(s.cfg.LeaseRenew)
 	defer renew.Stop()
 	alive := time.NewTicker(s.cfg.AliveEvery)
 	defer alive.Stop()
+	// The instance that sweeps hears the deadlines other instances write
+	// nearer than SweepMaxWait (from before its first sweep on).
+	if err := s.d.Store.SweeperWakes(ctx, s.wakeAt); err != nil && ctx.Err() == nil {
+		s.d.Logger.WarnContext(ctx, "sweeper wake-ups", "err", err)
+	}
 	// One instance at a time sweeps; the others ask for the role every
 	// AliveEvery, and take it over within SweeperTTL of its holder's end
-	// (at once after a clean stop, which gives it up).
-	// The others do not tick at all: a wakeup every SweepInterval costs
-	// an idle instance more than all its heartbeats.
+	// (at once after a clean stop, which gives it up). The others do not
+	// sweep at all; the one that does sweeps when the earliest deadline
+	// or lease falls due, when a nearer one is written, and at least
+	// every SweepMaxWait: an idle instance polls once a SweepMaxWait.
 	token := rand.Text()
-	sweeper := s.sweeper(ctx, token)
-	if !sweeper {
-		t.Stop()
-	}
+	s.sweeping.Store(s.sweeper(ctx, token))
 	defer func() {
-		if sweeper {
+		if s.sweeping.Swap(false) {
 			_ = s.d.Store.ReleaseSweeper(context.WithoutCancel(ctx), token)
 		}
 	}()
+	var (
+		t    = time.NewTimer(0)
+		at   = s.nowMS() // when t fires (unix ms); math.MaxInt64: stopped
+		last int64       // the last sweep's time
+	)
+	defer t.Stop()
+	// plan sets t to fire at due, or sooner: SweepInterval after the last
+	// sweep at the earliest, SweepMaxWait after now at the latest.
+	plan := func(due int64) {
+		now := s.nowMS()
+		due = min(max(due, last+s.cfg.SweepInterval.Milliseconds()), now+s.cfg.SweepMaxWait.Milliseconds())
+		if at <= due {
+			return // t fires as soon (or has fired: its sweep is pending)
+		}
+		at = due
+		t.Reset(time.Duration(max(due-now, 0)) * time.Millisecond)
+	}
+	if !s.sweeping.Load() {
+		t.Stop()
+		at = math.MaxInt64
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -789,21 +835,68 @@ func (s *Service) Run(ctx context.Context) error {
 			if _, err := s.d.Store.MarkAlive(telemetry.Untraced(ctx), s.nowMS()); err != nil && ctx.Err() == nil { // a heartbeat: untraced
 				s.d.Logger.WarnContext(ctx, "mark alive", "err", err)
 			}
-			was := sweeper
-			switch sweeper = s.sweeper(ctx, token); {
-			case sweeper && !was:
-				t.Reset(s.cfg.SweepInterval)
-			case !sweeper && was:
+			was := s.sweeping.Load()
+			switch now := s.sweeper(ctx, token); {
+			case now && !was:
+				s.sweeping.Store(true)
+				plan(0)
+			case !now && was:
+				s.sweeping.Store(false)
 				t.Stop()
+				at = math.MaxInt64
+			}
+		case <-s.woken:
+			if due := s.nearest.Swap(math.MaxInt64); s.sweeping.Load() {
+				plan(due)
 			}
 		case <-t.C:
-			if sweeper {
-				s.Sweep(ctx)
+			at = math.MaxInt64
+			if !s.sweeping.Load() {
+				continue
 			}
+			last = s.nowMS()
+			plan(s.sweep(ctx))
 		case <-renew.C:
 			s.Renew(telemetry.Untraced(ctx)) // a heartbeat: untraced
 			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
 		}
+	}
+}
+
+// wakeSweeper tells the instance that sweeps of a deadline written at
+// due (unix ms; 0: none) if it falls due sooner than the sweeper's
+// longest wait: this instance's own Run loop at once, the others' through
+// the store (in the background: the caller does not wait for it).
+func (s *Service) wakeSweeper(ctx context.Context, due int64) {
+	if due <= 0 || due-s.nowMS() >= s.cfg.SweepMaxWait.Milliseconds() {
+		return
+	}
+	if s.sweeping.Load() {
+		s.wakeAt(due)
+		return
+	}
+	// Not s.running: this may be called while Run ends (or without Run);
+	// the publication ends within its timeout.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(telemetry.Untraced(ctx)), 2*time.Second)
+	go func() {
+		defer cancel()
+		if err := s.d.Store.WakeSweeper(ctx, due); err != nil {
+			s.d.Logger.WarnContext(ctx, "wake the sweeper", "err", err)
+		}
+	}()
+}
+
+// wakeAt has the Run loop sweep at due (unix ms) if it would wait longer.
+func (s *Service) wakeAt(due int64) {
+	for {
+		n := s.nearest.Load()
+		if due >= n || s.nearest.CompareAndSwap(n, due) {
+			break
+		}
+	}
+	select {
+	case s.woken <- struct{}{}:
+	default: // a wake-up is pending, and takes the nearest
 	}
 }
 
@@ -861,18 +954,27 @@ func (s *Service) CreditOutage(ctx context.Context) error {
 
 // Sweep fires every deadline due now once; exported for tests and
 // benchmarks that drive time themselves.
-func (s *Service) Sweep(ctx context.Context) {
+func (s *Service) Sweep(ctx context.Context) { s.sweep(ctx) }
+
+// sweep is Sweep; it returns when the next sweep is due (unix ms): the
+// earliest deadline or lease it read after now (0: none), or now when
+// there may be more due than it fired.
+func (s *Service) sweep(ctx context.Context) (next int64) {
 	now := s.nowMS()
-	// Looking for due deadlines and lapsed leases is idle polling (many
-	// times a second on the sweeping replica), one round trip: untraced.
+	const limit = 256
+	// Looking for due deadlines and lapsed leases is idle polling (once
+	// a SweepMaxWait on the sweeping replica), one round trip: untraced.
 	// Firing one is traced.
-	ids, leases, err := s.d.Store.Due(telemetry.Untraced(ctx), now, 256)
+	ids, leases, next, err := s.d.Store.Due(telemetry.Untraced(ctx), now, limit)
 	ctx = telemetry.Traced(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.d.Logger.WarnContext(ctx, "sweep deadlines and leases", "err", err)
 		}
-		return
+		return now // try again soon
+	}
+	if len(ids) == limit || len(leases) == limit {
+		next = now
 	}
 	for _, id := range ids {
 		won, err := s.d.Store.Claim(ctx, id, now, now+s.cfg.ClaimLease.Milliseconds())
@@ -884,6 +986,7 @@ func (s *Service) Sweep(ctx context.Context) {
 		}
 	}
 	s.sweepLeases(ctx, now, leases)
+	return next
 }
 
 // fireSafely fires id's deadline; a panic (a damaged match) becomes its
@@ -914,7 +1017,12 @@ func (s *Service) fire(ctx context.Context, id string) error {
 		return err
 	}
 	s.maybeStartBot(ctx, st, pos)
-	return s.d.Store.Reschedule(ctx, id, st.Version, st.NextDeadline(s.nowMS()+s.cfg.BotLease.Milliseconds()))
+	due := st.NextDeadline(s.nowMS() + s.cfg.BotLease.Milliseconds())
+	if err := s.d.Store.Reschedule(ctx, id, st.Version, due); err != nil {
+		return err
+	}
+	s.wakeSweeper(ctx, due)
+	return nil
 }
 
 // maybeStartBot asks the bot for its ply when a bot seat is to move, once

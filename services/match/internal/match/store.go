@@ -38,9 +38,18 @@ type Store interface {
 	// order; the first is after+1 unless those were trimmed.
 	Events(ctx context.Context, id string, after int64, limit int) ([]Event, error)
 	// Due returns up to limit match ids whose deadline is at or before
-	// now, and up to limit leases (Presence) that expired at or before
-	// now, read together: the sweeper's poll is one round trip.
-	Due(ctx context.Context, now int64, limit int) (ids []string, lapsed []Lease, err error)
+	// now, up to limit leases (Presence) that expired at or before now,
+	// and the earliest deadline or lease expiry after now (0: none), read
+	// together: the sweeper's poll is one round trip.
+	Due(ctx context.Context, now int64, limit int) (ids []string, lapsed []Lease, next int64, err error)
+	// WakeSweeper tells the instance that sweeps, wherever it runs, that
+	// a deadline at due (unix ms) was written. SweeperWakes returns once
+	// the wake-ups sent after it reach wake (or with the error that stops
+	// them for now), and calls wake with each one's due, from another
+	// goroutine, until ctx ends. A wake-up may be lost (the sweeper polls
+	// anyway, less often).
+	WakeSweeper(ctx context.Context, due int64) error
+	SweeperWakes(ctx context.Context, wake func(due int64)) error
 	// Claim moves the deadline of id to until if it is due at now; it
 	// reports whether this caller won the claim.
 	Claim(ctx context.Context, id string, now, until int64) (bool, error)

@@ -767,23 +767,30 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	return evs, nil
 }
 
-// Due implements match.Store: both ranges of every bucket in one
-// pipeline (on a cluster, one round trip to each primary).
-func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []match.Lease, error) {
+// Due implements match.Store: both ranges of every bucket, and the
+// earliest entry of each after now, in one pipeline (on a cluster, one
+// round trip to each primary).
+func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []match.Lease, int64, error) {
 	bs := s.buckets()
 	ids := make([]*redis.StringSliceCmd, len(bs))
 	leases := make([]*redis.StringSliceCmd, len(bs))
+	nexts := make([]*redis.ZSliceCmd, 0, 2*len(bs))
 	upTo := func(key string) redis.ZRangeArgs {
 		return redis.ZRangeArgs{Key: key, Start: "-inf", Stop: strconv.FormatInt(now, 10), ByScore: true, Count: int64(limit)}
+	}
+	after := func(key string) redis.ZRangeArgs {
+		return redis.ZRangeArgs{Key: key, Start: "(" + strconv.FormatInt(now, 10), Stop: "+inf", ByScore: true, Count: 1}
 	}
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, b := range bs {
 			ids[i] = p.ZRangeArgs(ctx, upTo(s.bucketKey("deadlines", b)))
 			leases[i] = p.ZRangeArgs(ctx, upTo(s.bucketKey("leases", b)))
+			nexts = append(nexts, p.ZRangeArgsWithScores(ctx, after(s.bucketKey("deadlines", b))),
+				p.ZRangeArgsWithScores(ctx, after(s.bucketKey("leases", b))))
 		}
 		return nil
 	}); err != nil {
-		return nil, nil, fmt.Errorf("due deadlines and lapsed leases: %w", err)
+		return nil, nil, 0, fmt.Errorf("due deadlines and lapsed leases: %w", err)
 	}
 	var due []string
 	var lapsed []match.Lease
@@ -798,7 +805,55 @@ func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []matc
 			lapsed = append(lapsed, l)
 		}
 	}
-	return due[:min(len(due), limit)], lapsed[:min(len(lapsed), limit)], nil
+	var next int64
+	for _, c := range nexts {
+		for _, z := range c.Val() {
+			if at := int64(z.Score); next == 0 || at < next {
+				next = at
+			}
+		}
+	}
+	return due[:min(len(due), limit)], lapsed[:min(len(lapsed), limit)], next, nil
+}
+
+// sweepChannel is the channel of the sweeper's wake-ups.
+func (s *Store) sweepChannel() string { return s.o.Prefix + "sweeper:wake" }
+
+// WakeSweeper implements match.Store: a message on the sweeper's channel
+// (Pub/Sub: lost if the sweeper's connection is down).
+func (s *Store) WakeSweeper(ctx context.Context, due int64) error {
+	return s.rdb.Publish(ctx, s.sweepChannel(), due).Err()
+}
+
+// SweeperWakes implements match.Store: a subscription of its own to the
+// sweeper's channel, held until ctx ends (and renewed by the client after
+// a reconnection).
+func (s *Store) SweeperWakes(ctx context.Context, wake func(due int64)) error {
+	ps := s.rdb.Subscribe(ctx, s.sweepChannel())
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, err := ps.Receive(rctx) // the confirmation
+	cancel()
+	if err != nil {
+		err = fmt.Errorf("subscribe to the sweeper's wake-ups: %w", err)
+	}
+	go func() {
+		defer func() { _ = ps.Close() }()
+		msgs := ps.Channel()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case m, ok := <-msgs:
+				if !ok {
+					return
+				}
+				if due, err := strconv.ParseInt(m.Payload, 10, 64); err == nil {
+					wake(due)
+				}
+			}
+		}
+	}()
+	return err
 }
 
 // claimScript: a deadline already moved to this very until is this call's
@@ -887,11 +942,20 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	}
 	// An entry's activity time is renewed every RefreshEvery, and its
 	// keys live LiveTTL+RefreshEvery from then.
-	stale := strconv.FormatInt(now-(s.o.LiveTTL+s.o.RefreshEvery).Milliseconds(), 10)
+	staleMS := now - (s.o.LiveTTL + s.o.RefreshEvery).Milliseconds()
+	stale := strconv.FormatInt(staleMS, 10)
 	olds := make([]*redis.StringSliceCmd, len(bs))
 	recent := make([]*redis.ZSliceCmd, len(bs))
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, b := range bs {
+			if playerID != "" {
+				// A player's index holds their few live matches: one
+				// read of a bucket's whole index, split below (the lobby
+				// asks when a player queues again after a game, over
+				// every bucket).
+				recent[i] = p.ZRangeWithScores(ctx, key(b), 0, -1)
+				continue
+			}
 			olds[i] = p.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key(b), Start: "-inf", Stop: stale, ByScore: true, Count: 100})
 			recent[i] = p.ZRevRangeByScoreWithScores(ctx, key(b), &redis.ZRangeBy{Min: "(" + stale, Max: "+inf", Count: int64(limit)})
 		}
@@ -901,6 +965,20 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	}
 	var all []redis.Z
 	for i, b := range bs {
+		if playerID != "" {
+			var old []string
+			for _, z := range recent[i].Val() {
+				if m, _ := z.Member.(string); z.Score <= float64(staleMS) {
+					old = append(old, m)
+				} else {
+					all = append(all, z)
+				}
+			}
+			if len(old) > 0 {
+				s.rdb.ZRem(ctx, key(b), toAny(old)...)
+			}
+			continue
+		}
 		if old := olds[i].Val(); len(old) > 0 {
 			// Matches untouched longer than their keys live are gone.
 			s.rdb.ZRem(ctx, key(b), toAny(old)...)

@@ -29,7 +29,7 @@ func TestServeBanner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			out, errOut := serveOneCall(t, tc.args, tc.env)
-			for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at", "web:        ", "http://127.0.0.1:", "logs:       "} {
+			for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at", "web:        ", "http://localhost:", "logs:       "} {
 				if !strings.Contains(out, want) {
 					t.Errorf("banner lacks %q:\n%s", want, out)
 				}
