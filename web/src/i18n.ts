@@ -117,7 +117,10 @@ export function render(set: Record<string, Catalog>, tag: string, key: string, p
   if (typeof msg === "string") text = msg;
   else {
     const n = Number(params.count ?? 0);
-    const cat = pluralRules(at).select(n);
+    let cat = pluralRules(at).select(n);
+    // None of a thing is said in the plural ("0 lances"), though CLDR puts
+    // Portuguese's 0 with 1.
+    if (n === 0 && cat === "one") cat = "other";
     text = msg[cat] ?? msg.other ?? "";
   }
   return text.replace(/\{([A-Za-z0-9_.]+)\}/g, (whole, name: string) => {

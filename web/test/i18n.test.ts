@@ -131,7 +131,9 @@ test("plurals and numbers follow each language's rules", () => {
   assert.equal(render(set, "en", "plies", { count: 1 }), "1 ply");
   assert.equal(render(set, "en", "plies", { count: 2 }), "2 plies");
   assert.equal(render(set, "pt-BR", "plies", { count: 1 }), "1 lance");
-  assert.equal(render(set, "pt-BR", "plies", { count: 0 }), "0 lance", "Portuguese counts 0 as one (CLDR)");
+  // CLDR puts Portuguese's 0 with 1; a player reads "0 lance" as a slip: none takes the plural.
+  assert.equal(render(set, "pt-BR", "plies", { count: 0 }), "0 lances", "none of a thing is plural");
+  assert.equal(render(set, "es", "plies", { count: 0 }), "0 jugadas");
   assert.equal(render(set, "pt-BR", "plies", { count: 1234 }), "1.234 lances");
   assert.equal(render(set, "es", "plies", { count: 12345 }), "12.345 jugadas");
   assert.equal(render(set, "en", "plies", { count: 1234 }), "1,234 plies");

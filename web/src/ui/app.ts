@@ -19,10 +19,10 @@ import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { squareName, type Square } from "../geometry";
 import { loadRecord, NO_RECORD } from "../record";
-import { clear, fill, h, hideToast, scrollWithin, svg, toast } from "./dom";
+import { clear, fill, h, hideToast, passwordInput, scrollWithin, svg, toast } from "./dom";
 import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
 import { onPieceStyle, pieceFace } from "../pieces";
-import { GameScreen, seatParts } from "./game";
+import { botRatingBadge, GameScreen, seatParts } from "./game";
 import { rulesScreen } from "./rules";
 import { ReviewPanel } from "./review";
 import { accountScreen, loginScreen } from "./account";
@@ -124,7 +124,11 @@ export async function route_(): Promise<void> {
       case "stats":
         return await statsScreen(id);
       default:
-        go("#/");
+        // A link to no page of ours says so, with the way to the lobby.
+        frame(id, h("section", { class: "panel narrow", id: "not-found" }, h("h1", {}, t("notFound.title")), h("p", { class: "lead" }, t("notFound.text")),
+          h("a", { class: "button primary", href: "#/play" }, t("back.lobby"))));
+        document.title = t("notFound.title");
+        return;
     }
   } catch (err) {
     // An account signed out of this browser from another (SignOut
@@ -298,9 +302,9 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
           radio("room", "public", c.room ?? "private", t("lobby.room.public"), () => (c.room = "public")),
           radio("room", "private", c.room ?? "private", t("lobby.room.private"), () => (c.room = "private"))),
         h("p", { class: "muted small", id: "room-note" }, c.room === "public" ? t("lobby.room.publicNote") : t("lobby.room.privateNote")),
-        c.room !== "public" && h("input", { id: "room-password", type: "text", autocomplete: "off", minlength: 4, maxlength: 64, value: roomPassword,
+        c.room !== "public" && passwordInput({ id: "room-password", minlength: 4, maxlength: 64, value: roomPassword,
           placeholder: t("lobby.room.passwordPlaceholder"), "aria-label": t("room.password"),
-          oninput: (e: Event) => { roomPassword = (e.target as HTMLInputElement).value; } })),
+          oninput: (e: Event) => { roomPassword = (e.target as HTMLInputElement).value; } }).el),
       (c.opponent === "bot" || c.opponent === "friend") && !onePlayer && h("fieldset", { class: "field" }, h("legend", {}, t("lobby.seat")),
         h("div", { class: "chips" },
           radio("seat", Seat.UNSPECIFIED, c.seat, t("lobby.seat.random"), () => (c.seat = Seat.UNSPECIFIED)),
@@ -324,7 +328,8 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
 
   // Side column: resume, join by code.
   const code = h("input", { id: "code", placeholder: t("join.code"), autocomplete: "off", "aria-label": t("join.code"), maxlength: 300 });
-  const pw = h("input", { id: "code-pw", placeholder: t("join.password"), autocomplete: "off", "aria-label": t("room.password") });
+  const pwField = passwordInput({ id: "code-pw", placeholder: t("join.password"), "aria-label": t("room.password") });
+  const pw = pwField.input;
   side.append(h("section", { class: "panel" }, h("h2", {}, t("join.title")),
     h("form", { class: "stack", onsubmit: (e: Event) => {
       e.preventDefault();
@@ -334,7 +339,7 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
       acceptedInvite = inviteCode(r); // the Join button said yes already
       go(r);
     } },
-      code, pw, h("button", { type: "submit" }, t("join.button")))));
+      code, pwField.el, h("button", { type: "submit" }, t("join.button")))));
   const resume = h("section", { class: "panel", id: "resume-list" }, h("h2", {}, t("resume.title")), h("p", { class: "muted" }, t("loading")));
   side.append(resume);
   const openRooms = h("section", { class: "panel", id: "open-rooms", "aria-live": "polite" }, h("h2", {}, t("rooms.title")), h("p", { class: "muted" }, t("loading")));
@@ -593,7 +598,9 @@ let acceptedInvite = "";
 async function showInvite(el: HTMLElement, code: string, password: string): Promise<void> {
   try {
     const r = await api().lobby.getInvite({ inviteCode: code, password });
-    el.textContent = `${inviteLine(r.room!)}.`;
+    const started = !!r.room && r.room.status !== RoomStatus.OPEN;
+    el.textContent = started ? t("invite.started") : `${inviteLine(r.room!)}.`;
+    el.classList.toggle("error", started);
     el.hidden = false;
     // The picture shows the game the invite is to.
     const art = document.querySelector<HTMLElement>(".hero-art");
@@ -623,6 +630,14 @@ async function joinScreen(id: Identity, code: string, password: string): Promise
     } catch {
       // The join says why (and asks for a password).
     }
+    if (room && room.status !== RoomStatus.OPEN && !room.members.some((m) => m.playerId === id.playerId)) {
+      // The room's game began (and may have ended): its invite opens nothing now.
+      frame(id, h("section", { class: "panel narrow invite-card" },
+        h("h1", { id: "invite-title" }, t("invite.startedTitle")),
+        h("p", { class: "lead", id: "invite-started" }, t("invite.started")),
+        h("a", { class: "button primary", href: "#/play" }, t("back.lobby"))));
+      return;
+    }
     if (room && !room.members.some((m) => m.playerId === id.playerId)) {
       frame(id, h("section", { class: "panel narrow invite-card" },
         h("h1", { id: "invite-title" }, t("invite.title")),
@@ -649,10 +664,15 @@ async function joinRoom(id: Identity, code: string, password: string): Promise<v
     // A public room waits for another player.
     location.replace(`#/room/${j.room!.roomId}`);
   } catch (err) {
-    const pw = h("input", { placeholder: t("room.password"), "aria-label": t("room.password"), value: password });
+    const pw = passwordInput({ id: "join-pw", placeholder: t("room.password"), "aria-label": t("room.password"), value: password });
     frame(id, h("section", { class: "panel narrow" }, h("h1", {}, t("join.cannot")), h("p", { class: "error" }, errorText(err)),
       err instanceof ConnectError && err.code === Code.PermissionDenied
-        ? h("form", { class: "row", onsubmit: (e: Event) => { e.preventDefault(); go(`#/join/${encodeURIComponent(code)}?pw=${encodeURIComponent(pw.value)}`); } }, pw, h("button", { type: "submit" }, t("tryAgain")))
+        ? h("form", { class: "row", onsubmit: (e: Event) => {
+          e.preventDefault();
+          // The player said yes to this invite already: the retry joins, with no second question.
+          acceptedInvite = code;
+          go(`#/join/${encodeURIComponent(code)}?pw=${encodeURIComponent(pw.input.value)}`);
+        } }, pw.el, h("button", { type: "submit" }, t("tryAgain")))
         : false,
       h("a", { class: "button", href: "#/play" }, t("back.lobby"))));
   }
@@ -853,10 +873,7 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null, re
   const s = rec.summary!;
   // A bot's badge names its level with its ladder rating, as in the live game.
   const variant = (await variants().catch(() => [] as Variant[])).find((v) => v.game === s.game && v.id === s.variant);
-  const botBadge = (l: BotLevel) => {
-    const r = levelRating(variant, l);
-    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, t("bot.badge", { level: levelLabel(l, r) }));
-  };
+  const botBadge = (l: BotLevel) => botRatingBadge(variant, l);
   const views = replayViews(s.game, s.variant, rec.plies, rec.layout);
   // A replay opens at the start (the player steps through it, or jumps to
   // the end); ?ply=N opens it at ply N.

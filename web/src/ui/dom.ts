@@ -140,3 +140,19 @@ export function toast(text: string, kind: "info" | "error" = "info"): void {
     el!.parentElement?.classList.remove("toasting");
   }, kind === "error" ? 6000 : 3000);
 }
+
+/**
+ * passwordInput is a password field (type=password: the screen does not
+ * show it to whoever looks on) with a button that shows it and hides it
+ * again, for the player to check what they typed.
+ */
+export function passwordInput(attrs: Attrs): { el: HTMLElement; input: HTMLInputElement } {
+  const input = h("input", { autocomplete: "off", ...attrs, type: "password" }) as HTMLInputElement;
+  const toggle = h("button", { type: "button", class: "small password-toggle", "aria-pressed": "false", onclick: () => {
+    const show = input.type === "password";
+    input.type = show ? "text" : "password";
+    toggle.setAttribute("aria-pressed", String(show));
+    toggle.textContent = show ? t("password.hide") : t("password.show");
+  } }, t("password.show"));
+  return { el: h("span", { class: "password-field" }, input, toggle), input };
+}

@@ -31,7 +31,7 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelLabel, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
+import { banqiInfo, gameName, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
 import type { Identity } from "../session";
 import { frame, me, partner, ratingText, session, variants } from "./shell";
 import { loadOrigin, start, type Origin } from "./start";
@@ -328,7 +328,10 @@ export class GameScreen {
         }
         if (err instanceof ConnectError && err.code === Code.NotFound && this.mode !== "spectator") {
           // A finished game leaves the live store: its record is in history.
-          b.append(" ", h("a", { href: `#/replay/${this.matchId}` }, t("conn.record")));
+          // Only a game that has a record links to it: a made-up id has none.
+          const link = h("a", { href: `#/replay/${this.matchId}`, id: "conn-record", hidden: true }, t("conn.record"));
+          b.append(" ", link);
+          void api(this.id.token).lobby.getGame({ gameId: this.matchId }).then((r) => { link.hidden = !r.record; }, () => {});
           if (session.game?.matchId === this.matchId) session.game = undefined;
         }
         break;
@@ -459,11 +462,14 @@ export class GameScreen {
     return this.match?.seats.find((s) => s.participant?.seat === seat)?.participant;
   }
 
-  /** botBadge names a bot's level with its ladder rating in this variant, when measured. */
-  private botBadge(l: BotLevel): HTMLElement {
+  /**
+   * botBadge is a bot's ladder rating in this variant, when measured and
+   * above the ladder's floor (Easy is 0 by definition: a "rating 0" says
+   * nothing); its name says its level already.
+   */
+  private botBadge(l: BotLevel): HTMLElement | false {
     const m = this.match!;
-    const r = levelRating(this.variantList?.find((x) => x.game === m.game && x.id === m.variant), l);
-    return h("span", { class: "badge", ...(r ? { title: levelTitle(r) } : {}) }, t("bot.badge", { level: levelLabel(l, r) }));
+    return botRatingBadge(this.variantList?.find((x) => x.game === m.game && x.id === m.variant), l);
   }
 
   private renderStrip(el: HTMLElement, seat: Seat): void {
@@ -485,7 +491,7 @@ export class GameScreen {
     // Watching a game of one's own (from the Watch list) is still one's own seat (you, above).
     const name = h("span", { class: "strip-name" }, token,
       h("span", { class: "pname" }, playerName(p)), you ? h("span", { class: "you" }, t("you")) : false,
-      p.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
+      p.rating !== undefined && p.botLevel === BotLevel.UNSPECIFIED ? h("span", { class: "rating" }, String(p.rating)) : false,
       p.botLevel !== BotLevel.UNSPECIFIED ? this.botBadge(p.botLevel) : false);
     // A finished game waits for nobody: no countdown to return to it.
     if (seatState?.connection === ConnectionState.DISCONNECTED && m.status !== MatchStatus.FINISHED) {
@@ -1431,6 +1437,17 @@ function pawnOf(v: GameView | undefined, seat: Seat): string | undefined {
  * (Banqi, captioned with whose captures they are: who, "you" or a name,
  * else the seat's colour) or the pieces arrived (Corners with a deadline).
  */
+/**
+ * botRatingBadge is a bot's ladder rating in a variant for its player bar,
+ * when measured and above the ladder's floor (Easy is 0 by definition: a
+ * "rating 0" says nothing); the bot's name says its level already.
+ */
+export function botRatingBadge(v: Variant | undefined, l: BotLevel): HTMLElement | false {
+  const r = levelRating(v, l);
+  if (!r || r.rating === 0) return false;
+  return h("span", { class: "badge bot-rating", title: levelTitle(r) }, t("bot.rating", { rating: num(r.rating) }));
+}
+
 export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node; extra: HTMLElement } {
   let colour: string;
   let token: Node;
