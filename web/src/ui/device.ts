@@ -25,7 +25,7 @@ export function deviceScreen(frame: Frame, id: Identity, code: string): void {
   const err = h("p", { class: "error", id: "device-error", role: "alert" });
   const result = h("p", { class: "lead", id: "device-result", role: "status" });
   const input = h("input", { id: "device-code", name: "device-code", required: true, autocomplete: "one-time-code",
-    autocapitalize: "characters", spellcheck: "false", maxlength: 12, placeholder: "XXXX-XXXX", value: code }) as HTMLInputElement;
+    autocapitalize: "characters", spellcheck: "false", maxlength: 12, placeholder: t("device.codePlaceholder"), value: code }) as HTMLInputElement;
   const answer = async (deny: boolean) => {
     err.textContent = "";
     result.textContent = "";
