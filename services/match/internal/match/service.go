@@ -855,7 +855,11 @@ func (s *Service) Run(ctx context.Context) error {
 				continue
 			}
 			last = s.nowMS()
-			plan(s.sweep(ctx))
+			next := s.sweep(ctx)
+			if next == 0 { // nothing to wait for: the longest wait
+				next = math.MaxInt64
+			}
+			plan(next)
 		case <-renew.C:
 			s.Renew(telemetry.Untraced(ctx)) // a heartbeat: untraced
 			s.evictIdle(s.nowMS() - s.cfg.CacheIdle.Milliseconds())
