@@ -49,7 +49,7 @@ disconnected past the reconnection window.
 
 Players play first or second, not a colour. The colour of the first piece revealed becomes
 the first player's colour, and the second player has the other. Until then the seats are
-called \`first\` and \`second\`, and the only legal plies are reveals.
+called first and second, and the only legal plies are reveals.
 
 ## B3 Plies
 
@@ -353,7 +353,7 @@ cero y pierde por abandono si sigue desconectado una vez pasado el plazo de reco
 
 No se elige color, sino jugar primero o segundo. El primer jugador se queda con el color de
 la primera pieza que se revele, y el segundo con el otro. Mientras tanto los puestos se
-llaman primero y segundo (\`first\` y \`second\` en la API), y la única jugada legal es revelar.
+llaman primero y segundo, y la única jugada legal es revelar.
 
 ## B3 Jugadas
 
@@ -677,7 +677,7 @@ zerar e perde por abandono se ficar desconectado além do prazo de reconexão.
 
 Ninguém escolhe uma cor: os jogadores jogam em primeiro ou em segundo lugar. Quem joga
 primeiro fica com a cor da primeira peça revelada, e o segundo, com a outra. Até esse
-momento os lugares se chamam primeiro e segundo (\`first\` e \`second\` na API), e revelar é o único lance permitido.
+momento os lugares se chamam primeiro e segundo, e revelar é o único lance permitido.
 
 ## B3 Lances
 
