@@ -126,8 +126,13 @@ test("on a phone the board's coordinates are about 10 px, and the result shows u
   assert.ok(sizes.length >= 12, "the coordinates are drawn");
   assert.ok(Math.min(...sizes) >= 9.5, `the coordinates are drawn at least 9.5 px (${Math.min(...sizes).toFixed(1)} px)`);
   const board = await boxOf(page.locator(".board-box svg"), "the board");
-  for (const t of await page.locator(".board-box svg text.coord").all()) {
-    const b = await t.boundingBox();
+  // Read in one go: the board may be drawn again (a ply, a clock) between
+  // one coordinate's box and the next.
+  const boxes = await page.evaluate(() => [...document.querySelectorAll<SVGTextElement>(".board-box svg text.coord")].map((t) => {
+    const r = t.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  }));
+  for (const b of boxes) {
     assert.ok(b && b.x >= board.x - 0.5 && b.x + b.width <= board.x + board.width + 0.5 && b.y >= board.y - 0.5 && b.y + b.height <= board.y + board.height + 0.5, "a coordinate stays on the board");
   }
   await shot(page, "phone-coords");

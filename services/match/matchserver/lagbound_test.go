@@ -54,8 +54,12 @@ func TestLagCreditOfAnHonestSlowLink(t *testing.T) {
 	credit := lagGame(t, c, conn, 0)
 	const fair = 20 * 75 * time.Millisecond
 	t.Logf("an honest client on a 150 ms link: %v credited over its 20 plies (fair: %v)", credit, fair)
-	if credit < fair*8/10 || credit > fair*12/10 {
-		t.Fatalf("credited %v, want %v within 20%%", credit, fair)
+	// Not starved: at least 80% of the fair credit. More is the machine's
+	// own scheduling delay measured with the link (1.82 s once on a
+	// loaded CI machine); a claimed delay beyond the measured round trip
+	// is TestLagCreditBoundedByMeasuredRTT's.
+	if credit < fair*8/10 || credit > fair*2 {
+		t.Fatalf("credited %v, want at least 80%% of %v (and at most twice it)", credit, fair)
 	}
 }
 
