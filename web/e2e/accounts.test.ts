@@ -3,24 +3,13 @@
 // second browser context (another device) signs in with it and sees the
 // same history and stats; it lists both sign-ins and signs out
 // everywhere, which sends the first back to the sign-in page.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { plyEach, startBot } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 /** listText is the text of a page's list after it loaded (history, stats). */
 async function listText(page: Page, route: string): Promise<string> {
