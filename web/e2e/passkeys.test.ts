@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { BrowserContext, CDPSession, Page } from "playwright-core";
 import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
-import { plyEach, startBot } from "./play";
+import { listText, resignedBotGame } from "./play";
 
 serveAndLaunch();
 
@@ -26,40 +26,13 @@ async function authenticator(ctx: BrowserContext, page: Page): Promise<{ cdp: CD
   return { cdp, id: authenticatorId };
 }
 
-/** heading is what each list's page shows once it is drawn (not the page before it). */
-const heading: Record<string, string> = { "#/history": "Your finished games", "#/stats": "Against the bots" };
-
-/** listText is the text of a page's list after it loaded (history, stats). */
-async function listText(page: Page, route: string): Promise<string> {
-  await page.click(`nav a[href='${route}']`);
-  await page.waitForURL(new RegExp(route.replace("/", "\\/")));
-  await page.waitForFunction((want) => {
-    const main = document.querySelector("main");
-    return !!main?.textContent?.includes(want) && !main.querySelector(".muted")?.textContent?.match(/Loading/);
-  }, heading[route]);
-  return (await page.locator("main").innerText()).trim();
-}
-
 test("a guest claims an account and adds a passkey; another browser signs in with it to the same history and stats", async () => {
   // WebAuthn takes no IP address as a relying party: the page is at localhost.
   const url = server.url.replace("127.0.0.1", "localhost");
   const a = await newPlayer(browser, url);
   const authA = await authenticator(a.ctx, a.page);
   await signIn(a.page, "Rita Chave");
-  await startBot(a.page, "Quoridor", { seat: "White (first)" });
-  await plyEach([a.page]);
-  await a.page.click("#resign");
-  await a.page.click("#resign-confirm");
-  await a.page.waitForSelector("#result-line");
-  await a.page.click("nav a[href='#/play']");
-  await a.page.waitForSelector("#start");
-  let history = "";
-  for (;;) {
-    history = await listText(a.page, "#/history");
-    if (history.includes("Bot")) break;
-    await a.page.waitForTimeout(200);
-  }
-  const stats = await listText(a.page, "#/stats");
+  const { history, stats } = await resignedBotGame(a.page);
 
   // Claim, then add a passkey on the account page.
   await a.page.click("#who-account");
