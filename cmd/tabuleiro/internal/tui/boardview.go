@@ -204,19 +204,23 @@ func (m *Model) seatLetter(s gamev1.Seat) string {
 	return m.t("board.letter.white")
 }
 
-// pieceLetter is a Banqi piece's letter in the player's language (the
-// catalog's "banqi.letters", general to soldier: B1's KABRNCP in
-// English), uppercase red, lowercase black.
+// banqiLetters are B1's letters of the kinds, general to soldier, the
+// same in every language (the rules, replay and the web use them); the
+// side panel's legend names them in the player's language.
+const banqiLetters = "KABRNCP"
+
+// banqiKinds are the kinds in banqiLetters' order, as the catalog's
+// "piece.*" messages name them.
+var banqiKinds = []string{"general", "advisor", "elephant", "chariot", "horse", "cannon", "soldier"}
+
+// pieceLetter is a Banqi piece's letter (B1), uppercase red, lowercase
+// black.
 func (m *Model) pieceLetter(p gamev1.BanqiPiece) string {
-	letters := []rune(m.t("banqi.letters"))
-	if len(letters) != 7 {
-		letters = []rune("KABRNCP")
-	}
 	switch {
 	case p >= gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL && p < gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL+7:
-		return string(letters[p-gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL])
+		return string(banqiLetters[p-gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL])
 	case p >= gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL && p < gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL+7:
-		return strings.ToLower(string(letters[p-gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL]))
+		return strings.ToLower(string(banqiLetters[p-gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL]))
 	}
 	return "?"
 }

@@ -175,7 +175,7 @@ func TestPortugueseOfferAndBanqi(t *testing.T) {
 	b.phase = phasePlaying
 	b.snapshot(&matchv1.Match{View: view})
 	s = b.View()
-	for _, want := range []string{"Você joga com as pretas", "Capturadas por preto: S", "conselheiro", "canhão", "Sua vez (preto)"} {
+	for _, want := range []string{"Você joga com as pretas", "Capturadas por preto: P", "conselheiro", "canhão", "Sua vez (preto)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("banqi lacks %q:\n%s", want, s)
 		}
@@ -252,30 +252,31 @@ func TestPortugueseRulesWording(t *testing.T) {
 	}
 }
 
-// The board's letters are the language's: Quoridor's pawns and Corners'
-// pieces by the initial of their colour (B and P in Portuguese, where W
-// and B would read "B = branco"), Banqi's pieces by their names' letters,
-// one letter a kind, each in the legend with its name.
+// The board's letters: Quoridor's pawns and Corners' pieces by the
+// initial of their colour in the language (B and P in Portuguese, where W
+// and B would read "B = branco"; replay draws the same), Banqi's pieces by
+// B1's letters KABRNCP in every language (the rules, replay and the web
+// use them), each in the legend with its name in the player's language.
 func TestBoardLettersOfTheLanguage(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ lang, white, black, red, blackCannon string }{
-		{"en", "W", "B", "K", "c"}, {"pt-BR", "B", "P", "G", "n"}, {"es", "B", "N", "G", "n"},
+	for _, tt := range []struct{ lang, white, black, advisor string }{
+		{"en", "W", "B", "advisor"}, {"pt-BR", "B", "P", "conselheiro"}, {"es", "B", "N", "consejero"},
 	} {
 		m := New(Deps{Printer: text.Catalog.Printer(tt.lang)})
 		if w, b := m.seatLetter(gamev1.Seat_SEAT_FIRST), m.seatLetter(gamev1.Seat_SEAT_SECOND); w != tt.white || b != tt.black {
 			t.Errorf("%s: pawns %q and %q, want %q and %q", tt.lang, w, b, tt.white, tt.black)
 		}
-		if g, c := m.pieceLetter(gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL), m.pieceLetter(gamev1.BanqiPiece_BANQI_PIECE_BLACK_CANNON); g != tt.red || c != tt.blackCannon {
-			t.Errorf("%s: red general %q, black cannon %q", tt.lang, g, c)
-		}
-		seen := map[string]bool{}
-		legend := m.t("banqi.legend1") + " " + m.t("banqi.legend2")
+		var red, black string
 		for p := gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL; p <= gamev1.BanqiPiece_BANQI_PIECE_RED_SOLDIER; p++ {
-			l := m.pieceLetter(p)
-			if seen[l] || !strings.Contains(legend, l+" ") {
-				t.Errorf("%s: letter %q twice, or not in the legend %q", tt.lang, l, legend)
-			}
-			seen[l] = true
+			red += m.pieceLetter(p)
+			black += m.pieceLetter(p + gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL - gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL)
+		}
+		if red != "KABRNCP" || black != "kabrncp" {
+			t.Errorf("%s: Banqi letters %q and %q, want B1's KABRNCP and kabrncp", tt.lang, red, black)
+		}
+		legend := strings.Join(m.banqiLegend(), "  ")
+		if !strings.Contains(legend, "A "+tt.advisor) || !strings.Contains(legend, "K ") || !strings.Contains(legend, "P ") {
+			t.Errorf("%s: legend %q does not name B1's letters in the language", tt.lang, legend)
 		}
 	}
 }

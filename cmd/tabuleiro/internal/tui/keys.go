@@ -25,9 +25,24 @@ func (m *Model) helpText() string {
 		if noDraws && (k == "help.draw" || k == "help.decline_draw") {
 			continue
 		}
-		out = append(out, m.t(k))
+		out = append(out, m.helpLine(m.t(k)))
 	}
 	return strings.Join(out, "\n")
+}
+
+// helpIndent is where a help line's description starts: after the keys.
+var helpIndent = strings.Repeat(" ", 21)
+
+// helpLine is one key's help, its description wrapped at spaces to the
+// terminal's width with its continuation lines under the description
+// (the catalog's own line breaks are joined first: they were made for
+// one width and one language).
+func (m *Model) helpLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return m.hangingWrap(strings.Join(lines, " "), helpIndent)
 }
 
 func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {

@@ -137,6 +137,7 @@ type Model struct {
 	err           error
 	keypad        bool // alt+O came: an M next is the keypad's Enter (see key)
 	width         int  // the terminal's width, 0 until known
+	sideW         int  // the side panel's width, set as View draws
 	height        int
 
 	away     map[gamev1.Seat]bool // opponents' seats seen disconnected

@@ -60,8 +60,8 @@ func TestBanqiScreen(t *testing.T) {
 		{"turn", "Your move (black)"},
 		{"face down by kind, red (B6)", "K1 A0 B0 R0 N0 C0 P4"},
 		{"face down by kind, black (B6)", "k0 a0 b0 r1 n0 c0 p0"},
-		{"legend", "K general A advisor B elephant R chariot"},
-		{"legend's colours", "RED upper, black lower"},
+		{"legend", "K general  A advisor  B elephant  R chariot"},
+		{"legend's colours", "red upper case, black lower case"},
 	}
 	if n := len(strings.Split(screen, "\n")); n > 24 {
 		t.Errorf("%d lines, want at most 24 (B1 legend and B6 counts included):\n%s", n, screen)

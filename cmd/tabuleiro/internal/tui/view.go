@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -40,7 +41,10 @@ func (m Model) View() string {
 		return m.t("starting") + "\n" + styleDim.Render(m.t("keys.q_quits")) + "\n"
 	}
 	board := m.boardView()
-	side := m.sideView()
+	m.sideW = max(m.termWidth()-lipgloss.Width(board)-3, 20)
+	// No line of the side panel wider than what is left of the terminal:
+	// broken at spaces (ANSI-aware), not cut at the terminal's edge.
+	side := ansi.Wrap(m.sideView(), m.sideW, "")
 	var b strings.Builder
 	b.WriteString(styleTitle.Render(m.title()) + "\n\n")
 	b.WriteString(lipgloss.JoinHorizontal(lipgloss.Top, board, "   ", side))
@@ -299,12 +303,15 @@ func clockText(p *text.Printer, d time.Duration) string {
 
 func (m *Model) sideView() string {
 	var b strings.Builder
+	// The seats' names padded to the longer ("vermelho", "preto"): the
+	// players' names line up.
+	nameW := max(lipgloss.Width(m.seatName(gamev1.Seat_SEAT_FIRST)), lipgloss.Width(m.seatName(gamev1.Seat_SEAT_SECOND)), 6)
 	for _, s := range []gamev1.Seat{gamev1.Seat_SEAT_FIRST, gamev1.Seat_SEAT_SECOND} {
 		if m.game() == gamev1.Game_GAME_CORNERS && len(m.match.GetSeats()) == 1 && s == gamev1.Seat_SEAT_SECOND {
 			continue // training: one player (C2)
 		}
 		dot := lipgloss.NewStyle().Foreground(m.seatColour(s)).Bold(true).Render("●")
-		line := dot + " " + padRight(m.seatName(s), 6) + " " + padRight(trunc(m.participantName(s), 14), 14)
+		line := dot + " " + padRight(m.seatName(s), nameW) + " " + padRight(trunc(m.participantName(s), 14), 14)
 		if m.clocks != nil {
 			line += " " + fmt.Sprintf("%6s", clockText(m.p, m.remaining(s)))
 		}
@@ -329,7 +336,7 @@ func (m *Model) sideView() string {
 	moves := 12
 	if bq := m.view.GetBanqi(); bq != nil {
 		b.WriteString(m.banqiSide(bq))
-		moves = 4 // the side panel is taller than Banqi's board: fit 24 lines
+		moves = 3 // the side panel is taller than Banqi's board: fit 24 lines
 	}
 	if c := cornersBoard(m.view); c != nil && m.game() == gamev1.Game_GAME_CORNERS {
 		if c.GetMoveLimit() > 0 {
@@ -395,10 +402,11 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 	b.WriteString(m.t("banqi.face_down", "count", int(down), "quiet", int(bq.GetNoProgressPlies())) + "\n")
 	b.WriteString(styleDim.Render(m.t("banqi.by_kind")) + "\n")
 	// The face-down pieces by kind (public knowledge, B6), red then black.
+	colourW := max(lipgloss.Width(m.t("seat.red")), lipgloss.Width(m.t("seat.black")))
 	for _, first := range []gamev1.BanqiPiece{gamev1.BanqiPiece_BANQI_PIECE_RED_GENERAL, gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL} {
-		label := "  " + padRight(m.t("seat.red"), 5)
+		label := "  " + padRight(m.t("seat.red"), colourW)
 		if first == gamev1.BanqiPiece_BANQI_PIECE_BLACK_GENERAL {
-			label = "  " + padRight(m.t("seat.black"), 5)
+			label = "  " + padRight(m.t("seat.black"), colourW)
 		}
 		b.WriteString(styleDim.Render(label))
 		for p := first; p < first+7; p++ {
@@ -410,9 +418,47 @@ func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(styleDim.Render(m.t("banqi.legend1")) + "\n")
-	b.WriteString(styleDim.Render(m.t("banqi.legend2")) + "\n")
+	for _, line := range m.banqiLegend() {
+		b.WriteString(styleDim.Render(line) + "\n")
+	}
 	return b.String()
+}
+
+// banqiLegend names B1's letters in the player's language ("K general",
+// "A conselheiro"...), then says the case of each colour's letters, in
+// lines no wider than the side panel, a letter never apart from its name.
+func (m *Model) banqiLegend() []string {
+	var entries []string
+	for i, kind := range banqiKinds {
+		entries = append(entries, string(banqiLetters[i])+" "+m.t("piece."+kind))
+	}
+	entries = append(entries, m.t("banqi.letter_case"))
+	w := m.sideW
+	if w <= 0 {
+		w = 47 // beside Banqi's board at 80 columns
+	}
+	var lines []string
+	line := ""
+	for _, e := range entries {
+		switch {
+		case line == "":
+			line = e
+		case lipgloss.Width(line)+2+lipgloss.Width(e) <= w:
+			line += "  " + e
+		default:
+			lines = append(lines, line)
+			line = e
+		}
+	}
+	return append(lines, line)
+}
+
+// termWidth is the terminal's width, 80 until the terminal says.
+func (m *Model) termWidth() int {
+	if m.width <= 0 {
+		return 80
+	}
+	return m.width
 }
 
 // moveList shows the last n moves, white's and black's ply on one line.

@@ -41,7 +41,7 @@ func finalBoard(out io.Writer, p *text.Printer, pos engine.Position, flip bool) 
 	// The game is over (the outcome follows, once), though a game ended off
 	// the board (resignation, time) is one the engine still calls ongoing:
 	// no result line of the engine's, nobody to move.
-	for line := range strings.Lines(boardText(pos, flip)) {
+	for line := range strings.Lines(boardText(p, pos, flip)) {
 		switch {
 		case resultLine.MatchString(line), strings.HasPrefix(line, "to move:"), line == "ongoing\n":
 		case cornersToMove.MatchString(line):
@@ -77,12 +77,47 @@ func writeBoard(w io.Writer, p *text.Printer, render string) {
 }
 
 // boardText is v's board as the engine draws it, turned half a turn (as
-// the second seat sees it) when flip and the game has sides (not Banqi).
-func boardText(v engine.View, flip bool) string {
+// the second seat sees it) when flip and the game has sides (not Banqi),
+// its pawns and pieces (Quoridor, Corners) by the letters of p's language
+// the game screen and watch draw: W and B in English, B and P (branco,
+// preto) in Portuguese, B and N (blancas, negras) in Spanish.
+func boardText(p *text.Printer, v engine.View, flip bool) string {
+	render := v.Render()
 	if t, ok := v.(interface{ RenderFlipped() string }); ok && flip {
-		return t.RenderFlipped()
+		render = t.RenderFlipped()
 	}
-	return v.Render()
+	if v.Variant().Game == engine.Banqi {
+		return render // B1's letters, the same in every language
+	}
+	return seatLetters(p, render)
+}
+
+// boardRow is a rank of a Quoridor or Corners drawing: its number, its
+// cells (dots, W, B, walls, home brackets), its number again.
+var boardRow = regexp.MustCompile(`^ *\d+ [ .WB|=\[\]]+ \d+$`)
+
+// seatLetters is render with the engine's W and B on its board rows in
+// p's language ("board.letter.white", "board.letter.black").
+func seatLetters(p *text.Printer, render string) string {
+	white, black := text.T(p, "board.letter.white"), text.T(p, "board.letter.black")
+	var b strings.Builder
+	for line := range strings.Lines(render) {
+		if !boardRow.MatchString(strings.TrimSuffix(line, "\n")) {
+			b.WriteString(line)
+			continue
+		}
+		for _, r := range line {
+			switch r {
+			case 'W':
+				b.WriteString(white)
+			case 'B':
+				b.WriteString(black)
+			default:
+				b.WriteRune(r)
+			}
+		}
+	}
+	return b.String()
 }
 
 // stepThrough prints the board at the start and after each of plies, as
@@ -101,7 +136,7 @@ func stepThrough(e *cli.Env, g engine.Game, variant, layout string, plies []stri
 	}
 	show := func(head string, p engine.Position) {
 		fmt.Fprintln(e.Stdout, head)
-		writeBoard(e.Stdout, e.P, boardText(p, flip))
+		writeBoard(e.Stdout, e.P, boardText(e.P, p, flip))
 	}
 	show(e.T("replay.start"), pos)
 	for i, tok := range plies {

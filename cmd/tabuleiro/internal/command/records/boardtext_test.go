@@ -108,3 +108,35 @@ func TestReplayMissingInPortuguese(t *testing.T) {
 		t.Errorf("replay --help in Portuguese:\n%s", out)
 	}
 }
+
+// A replayed board draws the pawns (Quoridor) and pieces (Corners) by the
+// letters the game screen and watch use in the player's language, so B is
+// white in Portuguese both in play and in replay; Banqi keeps B1's letters.
+func TestReplayPawnLettersOfTheLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ lang, white, black string }{
+		{"en", "W", "B"}, {"pt-BR", "B", "P"}, {"es", "B", "N"},
+	} {
+		p := text.Catalog.Printer(tt.lang)
+		var b strings.Builder
+		if err := playBoard(&b, p, engine.Quoridor, "standard", "", []string{"e2"}, false); err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string]string{}
+		for line := range strings.Lines(b.String()) {
+			if f := strings.Fields(line); len(f) > 0 {
+				rows[f[0]] = line
+			}
+		}
+		if !strings.Contains(rows["2"], " "+tt.white+" ") || !strings.Contains(rows["9"], " "+tt.black+" ") {
+			t.Errorf("%s: Quoridor rank 2 %q and rank 9 %q, want %s on e2 and %s on e9", tt.lang, rows["2"], rows["9"], tt.white, tt.black)
+		}
+		b.Reset()
+		if err := playBoard(&b, p, engine.Corners, "classic-3x3", "", nil, false); err != nil {
+			t.Fatal(err)
+		}
+		if out := b.String(); !strings.Contains(out, "["+tt.white+"]") || !strings.Contains(out, "["+tt.black+"]") || (tt.lang != "en" && strings.Contains(out, "W")) {
+			t.Errorf("%s: Corners board\n%s\nwant [%s] and [%s]", tt.lang, out, tt.white, tt.black)
+		}
+	}
+}

@@ -242,7 +242,7 @@ func replayRecord(f *session.Flags, ctx context.Context, e *cli.Env, g engine.Ga
 	fmt.Fprintln(e.Stdout, e.T("replay.played", "match", id, "n", int(res.Plies), "count", len(rec.Plies)))
 	if res.Final != nil && !step {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
-			writeBoard(e.Stdout, e.P, boardText(view, flip))
+			writeBoard(e.Stdout, e.P, boardText(e.P, view, flip))
 		}
 	}
 	fmt.Fprintln(e.Stdout, e.T("outcome.line", "outcome", gameword.Outcome(e.P, g, res.Outcome)))
