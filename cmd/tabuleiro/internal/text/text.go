@@ -17,8 +17,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/status"
@@ -140,6 +142,9 @@ func Refusal(p *Printer, st *status.Status) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if info.GetReason() == plySyntax {
+		return plySyntaxText(p, info.GetMetadata()), true
+	}
 	return reason.Text(reason.Catalog.Printer(Or(p).Lang()), info)
 }
 
@@ -193,9 +198,31 @@ func Lower(s string) string {
 // reason catalogs do not know it. English keeps the server's own words,
 // which the caller has.
 func ReasonText(p *Printer, name string, metadata map[string]string) (string, bool) {
+	if name == plySyntax {
+		return plySyntaxText(p, metadata), true
+	}
 	if name == "" || Or(p).Lang() == i18n.Fallback {
 		return "", false
 	}
 	info := &errdetails.ErrorInfo{Reason: name, Domain: reason.Domain, Metadata: metadata}
 	return reason.Text(reason.Catalog.Printer(Or(p).Lang()), info)
+}
+
+// plySyntax is the reason of a ply whose notation does not parse.
+const plySyntax = "PLY_SYNTAX"
+
+// plySyntaxText says where a ply's notation goes wrong, counting
+// characters from 1 (the reason's offset is the byte from 0), and what a
+// ply looks like.
+func plySyntaxText(p *Printer, md map[string]string) string {
+	ply := md["ply"]
+	off, err := strconv.Atoi(md["offset"])
+	if err != nil || off < 0 || off > len(ply) {
+		off = 0
+	}
+	if off == len(ply) {
+		return T(p, "error.ply_syntax_end", "ply", ply)
+	}
+	r, _ := utf8.DecodeRuneInString(ply[off:])
+	return T(p, "error.ply_syntax", "ply", ply, "position", utf8.RuneCountInString(ply[:off])+1, "char", string(r))
 }

@@ -395,3 +395,21 @@ func TestPlayerName(t *testing.T) {
 		}
 	}
 }
+
+// A ply that does not parse is said with its character counted from 1
+// (the reason's offset is a byte from 0) and what a ply looks like.
+func TestPlySyntaxCountsFromOne(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ lang, ply, offset, want string }{
+		{"pt-BR", "zz9", "0", "O lance zz9 não pode ser lido: o caractere 1 (z)"},
+		{"es", "i9h", "0", "el carácter 1 (i)"},
+		{"en", "éx", "2", "character 2 (x)"},
+		{"en", "e", "1", "ends too soon"},
+	} {
+		md := map[string]string{"ply": tt.ply, "offset": tt.offset}
+		got, ok := ReasonText(Catalog.Printer(tt.lang), "PLY_SYNTAX", md)
+		if !ok || !strings.Contains(got, tt.want) || !strings.Contains(got, "e3h") {
+			t.Errorf("%s %s at %s: %q, want %q and the forms of a ply", tt.lang, tt.ply, tt.offset, got, tt.want)
+		}
+	}
+}
