@@ -69,4 +69,9 @@ func Seat(p *text.Printer, g engine.Game, s gamev1.Seat) string {
 }
 
 // Plies is "1 ply" or "N plies".
-func Plies(p *text.Printer, n int) string { return text.T(p, "plies", "count", n) }
+func Plies(p *text.Printer, n int) string {
+	if n == 0 {
+		return text.T(p, "plies.none") // "nenhum lance", not "0 lance"
+	}
+	return text.T(p, "plies", "count", n)
+}
