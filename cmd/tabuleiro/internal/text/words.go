@@ -1,6 +1,8 @@
 package text
 
 import (
+	"strings"
+
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
 
@@ -114,4 +116,15 @@ func PlayerName(p *Printer, who *gamev1.Participant) string {
 		return T(p, "player.bot", "level", Level(p, l))
 	}
 	return who.GetDisplayName()
+}
+
+// Variant names variant id of game g in p's language, as the web does
+// ("Clássica 3×3" for classic-3x3); the id itself when the catalog has no
+// name for it.
+func Variant(p *Printer, g gamev1.Game, id string) string {
+	key := "variant." + strings.ToLower(strings.TrimPrefix(g.String(), "GAME_")) + "." + id
+	if Or(p).Has(key) {
+		return T(p, key)
+	}
+	return id
 }

@@ -172,7 +172,7 @@ func (m *Model) offerView() string {
 		for _, p := range s.GetParticipants() {
 			names = append(names, text.PlayerName(m.p, p))
 		}
-		line := cur + m.t("offer.line", "game", text.Game(m.p, s.GetGame()), "variant", s.GetVariant(),
+		line := cur + m.t("offer.line", "game", text.Game(m.p, s.GetGame()), "variant", text.Variant(m.p, s.GetGame(), s.GetVariant()),
 			"players", strings.Join(names, m.t("vs.sep")), "plies", m.t("plies", "count", int(s.GetPlyCount())))
 		switch to := s.GetToMove(); {
 		case to == gamev1.Seat_SEAT_UNSPECIFIED:
@@ -211,7 +211,7 @@ func (m *Model) ago(d time.Duration) string {
 }
 
 func (m *Model) title() string {
-	t := text.Game(m.p, m.game()) + " · " + m.view.GetVariant()
+	t := text.Game(m.p, m.game()) + " · " + text.Variant(m.p, m.game(), m.view.GetVariant())
 	if m.table != nil && m.table.Title != "" {
 		t += " · " + m.table.Title
 	}

@@ -93,3 +93,21 @@ func TestBanqiSideFits80Columns(t *testing.T) {
 		}
 	}
 }
+
+// The game's header names the variant in the player's language, as the
+// web does ("Clássica 3×3"), not by its id ("classic-3x3").
+func TestVariantNameInTitle(t *testing.T) {
+	t.Parallel()
+	for lang, want := range map[string]string{"en": "Corners · Classic 3×3", "pt-BR": "Corners · Clássica 3×3", "es": "Corners · Clásica 3×3"} {
+		m := New(Deps{Printer: text.Catalog.Printer(lang)})
+		m.table = &Table{Seats: map[gamev1.Seat]Conn{gamev1.Seat_SEAT_FIRST: nil}}
+		m.phase = phasePlaying
+		m.snapshot(&matchv1.Match{View: &gamev1.GameView{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3"}})
+		if got := m.title(); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: title %q, want %q", lang, got, want)
+		}
+		if got := text.Variant(m.p, gamev1.Game_GAME_QUORIDOR, "no-such"); got != "no-such" {
+			t.Errorf("%s: unknown variant named %q, want its id", lang, got)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func NewHistory(e *cli.Env) *cobra.Command {
 				fmt.Fprintln(w, e.T("history.head"))
 				for _, g := range resp.GetGames() {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-						text.Date(e.P, g.GetEndedAt().AsTime().Local()), gameword.Lower(g.GetGame()), g.GetVariant(),
+						text.Date(e.P, g.GetEndedAt().AsTime().Local()), gameword.Lower(g.GetGame()), text.Variant(e.P, g.GetGame(), g.GetVariant()),
 						opponentName(e.P, g), resultFor(e.P, g), e.P.Number(g.GetPlyCount()), g.GetMatchId())
 				}
 				return w.Flush()
@@ -109,7 +109,7 @@ func NewStats(e *cli.Env) *cobra.Command {
 					w := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(w, e.T("stats.ratings_head"))
 					for _, r := range resp.GetRatings() {
-						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", gameword.Lower(r.GetGame()), r.GetVariant(), e.P.Number(int(math.Round(r.GetRating()))),
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", gameword.Lower(r.GetGame()), text.Variant(e.P, r.GetGame(), r.GetVariant()), e.P.Number(int(math.Round(r.GetRating()))),
 							e.P.Number(int(math.Round(r.GetDeviation()))), e.P.Number(r.GetGames()))
 					}
 					if err := w.Flush(); err != nil {

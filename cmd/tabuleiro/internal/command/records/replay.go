@@ -141,7 +141,7 @@ func showGame(f *session.Flags, ctx context.Context, e *cli.Env, id string, step
 			}
 			names = append(names, name)
 		}
-		fmt.Fprintln(e.Stdout, e.T("replay.head", "game", string(g), "variant", s.GetVariant(), "players", strings.Join(names, e.T("vs.sep")),
+		fmt.Fprintln(e.Stdout, e.T("replay.head", "game", string(g), "variant", text.Variant(e.P, s.GetGame(), s.GetVariant()), "players", strings.Join(names, e.T("vs.sep")),
 			"plies", gameword.Plies(e.P, len(plies)), "ended", text.Date(e.P, s.GetEndedAt().AsTime().Local())))
 		// From the viewer's seat, as the game was played (the terminal and
 		// the web draw the second seat's game turned).
