@@ -14,6 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -61,6 +64,10 @@ func New(e *cli.Env) *cobra.Command {
 				var exit *cli.ExitError
 				if errors.As(err, &exit) {
 					return err
+				}
+				if errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled {
+					// Ctrl-C: say so in the player's words, not "context canceled".
+					return &cli.ExitError{Code: 1, Err: errors.New(e.T("login.interrupted"))}
 				}
 				return &cli.ExitError{Code: 1, Err: errors.New(text.Err(e.P, session.ReachErr(e.P, err, cn.C.Target())))}
 			}
@@ -114,8 +121,8 @@ func (l *login) withDevice(ctx context.Context) (client.Player, error) {
 	if err != nil {
 		return client.Player{}, err
 	}
-	fmt.Fprintln(e.Stdout, e.T("login.device", "url", start.GetVerificationUri(), "code", start.GetUserCode()))
-	fmt.Fprintln(e.Stdout, e.T("login.device_link", "url", start.GetVerificationUriComplete()))
+	fmt.Fprintln(e.Stdout, e.T("login.device", "url", loopbackName(start.GetVerificationUri()), "code", start.GetUserCode()))
+	fmt.Fprintln(e.Stdout, e.T("login.device_link", "url", loopbackName(start.GetVerificationUriComplete())))
 	fmt.Fprintln(e.Stdout, e.T("login.waiting", "time", start.GetExpiresAt().AsTime().Local().Format("15:04")))
 	interval := time.Duration(max(start.GetIntervalSeconds(), 1)) * time.Second
 	for {
@@ -207,4 +214,25 @@ func readPassword(r io.Reader) (string, error) {
 		return string(b), err
 	}
 	return readLine(r)
+}
+
+// loopbackName is the device page's address u with a loopback IP host
+// (127.0.0.1, ::1: the address this terminal called, when the server has
+// no LOBBY_DEVICE_URL) named localhost, the origin `serve` tells players
+// to open: the browser's session and passkeys are there, not at the IP.
+func loopbackName(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	ip, err := netip.ParseAddr(parsed.Hostname())
+	if err != nil || !ip.IsLoopback() {
+		return u
+	}
+	port := parsed.Port()
+	parsed.Host = "localhost"
+	if port != "" {
+		parsed.Host = net.JoinHostPort("localhost", port)
+	}
+	return parsed.String()
 }

@@ -2,6 +2,7 @@ package login
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,7 +82,10 @@ func TestLoginApprovedByTheAccount(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	if !strings.Contains(out.String(), "http://"+addr+"/#/device") || !strings.Contains(out.String(), "/#/device?code="+code) {
+	// The server at 127.0.0.1: the page at localhost, the origin serve
+	// names (the browser's session and passkeys are there).
+	_, port, _ := net.SplitHostPort(addr)
+	if !strings.Contains(out.String(), "http://localhost:"+port+"/#/device") || !strings.Contains(out.String(), "/#/device?code="+code) {
 		t.Fatalf("the page to approve on is not shown: %q", out.String())
 	}
 	ok, err := c.Lobby.ApproveDeviceSignIn(me.Context(t.Context()), &lobbyv1.ApproveDeviceSignInRequest{UserCode: code})
@@ -114,5 +118,21 @@ func TestLoginApprovedByTheAccount(t *testing.T) {
 	}
 	if again := kept(t, data, addr); again.Token != p.Token {
 		t.Fatalf("a failed login changed the kept identity")
+	}
+}
+
+// A loopback IP in the device page's address is named localhost; other
+// hosts stay as they are.
+func TestLoopbackName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://127.0.0.1:7070/#/device":        "http://localhost:7070/#/device",
+		"http://[::1]:7070/#/device?code=AB-CD": "http://localhost:7070/#/device?code=AB-CD",
+		"https://play.example.com/#/device":     "https://play.example.com/#/device",
+		"http://192.168.1.5:7070/#/device":      "http://192.168.1.5:7070/#/device",
+	} {
+		if got := loopbackName(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
 	}
 }
