@@ -413,3 +413,20 @@ func TestPlySyntaxCountsFromOne(t *testing.T) {
 		}
 	}
 }
+
+// The rules players read (the game's i screen, rules show) name no source
+// path: where the engine lives is for developers (docs/development.md).
+func TestRulesNameNoSourcePaths(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "pt-BR", "es"} {
+		for _, game := range []string{"quoridor", "corners", "banqi"} {
+			doc, err := Rules(Catalog.Printer(lang), game)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(doc, "pkg/") || strings.Contains(doc, "services/") {
+				t.Errorf("%s %s rules name a source path", lang, game)
+			}
+		}
+	}
+}
