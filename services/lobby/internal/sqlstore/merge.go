@@ -126,3 +126,17 @@ func (s *Store) MergeGuest(ctx context.Context, guestID, accountID string) (Merg
 	}
 	return m, nil
 }
+
+// MergedInto returns the account guest playerID was merged into, "" when
+// it was not; lobby.ErrNotFound when there is no such player.
+func (s *Store) MergedInto(ctx context.Context, playerID string) (string, error) {
+	var into sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT merged_into FROM players WHERE player_id = $1`, playerID).Scan(&into)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("player %s: %w", lobby.Clip(playerID), lobby.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("load player %s: %w", lobby.Clip(playerID), err)
+	}
+	return into.String, nil
+}
