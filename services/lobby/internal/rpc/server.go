@@ -61,6 +61,7 @@ type Store interface {
 	DeleteAccount(ctx context.Context, playerID string) error
 	MergeGuest(ctx context.Context, guestID, accountID string) (sqlstore.Merge, error)
 	MergedInto(ctx context.Context, playerID string) (string, error)
+	Newcomer(ctx context.Context, playerID string) (sqlstore.Newcomer, bool, error)
 }
 
 // Deps are what the server serves from.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
@@ -139,4 +140,39 @@ func (s *Store) MergedInto(ctx context.Context, playerID string) (string, error)
 		return "", fmt.Errorf("load player %s: %w", lobby.Clip(playerID), err)
 	}
 	return into.String, nil
+}
+
+// Newcomer is where a player stands under the fair-play rule for rated
+// play (Fairness): how many casual games it has finished of the
+// MinCasual that make it established, and when its age will.
+type Newcomer struct {
+	Casual, MinCasual int
+	OpensAt           time.Time
+}
+
+// Newcomer reports whether playerID is not established yet (the rule of
+// Fairness, as of now) and where it stands; false for an established
+// player or one unknown here.
+func (s *Store) Newcomer(ctx context.Context, playerID string) (Newcomer, bool, error) {
+	f := s.fair
+	if f.MinAge <= 0 {
+		return Newcomer{}, false, nil
+	}
+	var created time.Time
+	err := s.db.QueryRowContext(ctx, `SELECT created_at FROM players WHERE player_id = $1`, playerID).Scan(&created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Newcomer{}, false, nil
+	}
+	if err != nil {
+		return Newcomer{}, false, fmt.Errorf("load player %s: %w", lobby.Clip(playerID), err)
+	}
+	n := Newcomer{MinCasual: f.MinCasualGames, OpensAt: created.Add(f.MinAge)}
+	if !s.now().Before(n.OpensAt) {
+		return n, false, nil
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM games
+		WHERE (first_player_id = $1 OR second_player_id = $1) AND NOT rated AND reason <> 'aborted'`, playerID).Scan(&n.Casual); err != nil {
+		return Newcomer{}, false, fmt.Errorf("casual games of %s: %w", lobby.Clip(playerID), err)
+	}
+	return n, n.Casual < f.MinCasualGames, nil
 }

@@ -34,6 +34,7 @@ type Store interface {
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
 	DeleteAccount(ctx context.Context, playerID string) error
 	MergeGuest(ctx context.Context, guestID, accountID string) (sqlstore.Merge, error)
+	Newcomer(ctx context.Context, playerID string) (sqlstore.Newcomer, bool, error)
 	AccountByPlayer(ctx context.Context, playerID string) (sqlstore.Account, error)
 	SetPassword(ctx context.Context, playerID, hash string) error
 	AddPasskey(ctx context.Context, p sqlstore.Passkey) error
@@ -70,6 +71,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Reviews", testReviews},
 		{"DeleteAccount", testDeleteAccount},
 		{"MergeGuest", testMergeGuest},
+		{"Newcomer", testNewcomer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -839,5 +841,42 @@ func testMergeGuest(t *testing.T, newStore NewStore) {
 	st, err := s.Stats(ctx, "ana")
 	if err != nil || len(st.Bots) != 1 || st.Bots[0].Wins != 1 {
 		t.Errorf("the account's record against bots: %+v, %v; want the guest's win", st.Bots, err)
+	}
+}
+
+// The fair-play rule for rated play, as the queue asks it: a fresh
+// player is a newcomer until it has finished 3 casual games (aborted and
+// rated ones do not count) or is a day old; a player unknown here is not.
+func testNewcomer(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	for _, id := range []string{"ana", "old"} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: id, DisplayName: "P " + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE players SET created_at = $1 WHERE player_id = 'old'`, time.Now().Add(-25*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	n, newcomer, err := s.Newcomer(ctx, "ana")
+	if err != nil || !newcomer || n.Casual != 0 || n.MinCasual != 3 || time.Until(n.OpensAt) < 23*time.Hour {
+		t.Fatalf("a fresh player: %+v, %v, %v; want a newcomer, 0 of 3 casual games, a day to wait", n, newcomer, err)
+	}
+	t0 := time.Now().Add(-time.Hour)
+	insert(t, db, game{id: "c1", game: "quoridor", variant: "standard", p1: "ana", bot2: 1, result: "win", winner: "first", ended: t0})
+	insert(t, db, game{id: "c2", game: "quoridor", variant: "standard", p1: "ana", bot2: 1, result: "draw", reason: "aborted", ended: t0})
+	insert(t, db, game{id: "c3", game: "quoridor", variant: "standard", rated: true, p1: "ana", p2: "old", result: "draw", ended: t0})
+	insert(t, db, game{id: "c4", game: "quoridor", variant: "standard", p1: "old", p2: "ana", result: "draw", ended: t0})
+	if n, newcomer, err := s.Newcomer(ctx, "ana"); err != nil || !newcomer || n.Casual != 2 {
+		t.Errorf("after 2 casual games (an aborted and a rated one besides): %+v, %v, %v", n, newcomer, err)
+	}
+	insert(t, db, game{id: "c5", game: "quoridor", variant: "standard", p1: "ana", bot2: 2, result: "win", winner: "second", ended: t0})
+	if n, newcomer, err := s.Newcomer(ctx, "ana"); err != nil || newcomer {
+		t.Errorf("after 3 casual games: %+v, %v, %v; want established", n, newcomer, err)
+	}
+	for _, id := range []string{"old", "nobody"} {
+		if n, newcomer, err := s.Newcomer(ctx, id); err != nil || newcomer {
+			t.Errorf("%s: %+v, %v, %v; want no newcomer", id, n, newcomer, err)
+		}
 	}
 }
