@@ -286,7 +286,7 @@ func (t *tables) joinRoom(ctx context.Context) (*lobbyv1.JoinRoomResponse, error
 func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client.Player, error) {
 	fctx, cancel := context.WithCancel(t.me.Context(ctx))
 	defer cancel()
-	s, err := t.c.Lobby.FindMatch(fctx, &lobbyv1.FindMatchRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc})
+	s, err := t.c.Lobby.FindMatch(fctx, &lobbyv1.FindMatchRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc, Rated: t.opp.rated})
 	if err != nil {
 		return "", nil, t.errorf("error.queue", "error", err)
 	}
