@@ -3,32 +3,13 @@
 // signs in there to an account made elsewhere, is offered to bring the
 // guest's games along, accepts, and sees the game in the account's
 // history. And the lobby says why a fresh guest cannot queue rated yet.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { plyEach, startBot } from "./play";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
+import { listText, resignedBotGame } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
-
-/** historyText is the History screen's text once it loaded. */
-async function historyText(page: Page): Promise<string> {
-  await page.click("nav a[href='#/history']");
-  await page.waitForURL(/#\/history/);
-  await page.waitForFunction(() => !document.querySelector("main .muted")?.textContent?.match(/Loading/));
-  return (await page.locator("main").innerText()).trim();
-}
+serveAndLaunch();
 
 /** claim makes the signed-in guest of page the account username (from its account page). */
 async function claim(page: Page, username: string, password: string): Promise<void> {
@@ -46,19 +27,11 @@ test("a guest plays a game; its player signs in to an account in the same browse
   await claim(other.page, "rui_merge", "uma senha longa");
   await other.ctx.close();
 
-  // This browser's guest plays the bot and resigns.
+  // This browser's guest plays the bot and resigns; the history lists
+  // the game once the match service recorded it.
   const a = await newPlayer(browser, server.url);
   await signIn(a.page, "Visita Rui");
-  await startBot(a.page, "Quoridor", { seat: "White (first)" });
-  await plyEach([a.page]);
-  await a.page.click("#resign");
-  await a.page.click("#resign-confirm");
-  await a.page.waitForSelector("#result-line");
-  // The history lists the game once the match service recorded it.
-  for (;;) {
-    if ((await historyText(a.page)).includes("Bot")) break;
-    await a.page.waitForTimeout(200);
-  }
+  await resignedBotGame(a.page);
 
   // Signing in from the guest's account page offers the merge.
   await a.page.click("#who-account");
@@ -75,7 +48,7 @@ test("a guest plays a game; its player signs in to an account in the same browse
   await a.page.click("#merge-continue");
   await a.page.waitForSelector("#start");
   assert.match(await a.page.locator("#who-account").innerText(), /@rui_merge/);
-  const history = await historyText(a.page);
+  const history = await listText(a.page, "#/history");
   assert.match(history, /Bot/, "the guest's game is in the account's history");
   await shot(a.page, "merge-02-history");
 
@@ -86,7 +59,7 @@ test("a guest plays a game; its player signs in to an account in the same browse
   await b.page.fill("#login-password", "uma senha longa");
   await b.page.click("#login-submit");
   await b.page.waitForSelector("#start");
-  assert.equal(await historyText(b.page), history, "the account's history on another device");
+  assert.equal(await listText(b.page, "#/history"), history, "the account's history on another device");
   await a.ctx.close();
   await b.ctx.close();
 });

@@ -1,7 +1,6 @@
 package login
 
 import (
-	"context"
 	"database/sql"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	"tabuleiro.dev/pkg/platform/testenv"
@@ -25,25 +25,9 @@ import (
 // in identities.json.
 func TestLoginOffersToMergeTheKeptGuest(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
 	dsn := testenv.PostgresDSN(t)
-	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir(), DatabaseURL: dsn})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := srv.Wait(); err != nil {
-			t.Error(err)
-		}
-	})
-	addr := srv.Addr()
-	c, err := client.Dial(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	addr := clitest.Serve(t, local.Options{DatabaseURL: dsn}).Addr()
+	c := clitest.Dial(t, addr)
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
