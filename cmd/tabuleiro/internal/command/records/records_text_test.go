@@ -17,7 +17,7 @@ func TestResultForAndPliesText(t *testing.T) {
 	if got := resultFor(nil, drawn); got != "draw (agreement)" {
 		t.Errorf("a drawn game: %q", got)
 	}
-	for n, want := range map[int]string{0: "0 plies", 1: "1 ply", 2: "2 plies"} {
+	for n, want := range map[int]string{0: "no plies", 1: "1 ply", 2: "2 plies"} {
 		if got := gameword.Plies(nil, n); got != want {
 			t.Errorf("gameword.Plies(%d) = %q, want %q", n, got, want)
 		}
