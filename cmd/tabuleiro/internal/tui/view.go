@@ -23,7 +23,9 @@ var (
 // View implements tea.Model.
 func (m Model) View() string {
 	if m.help {
-		return m.helpText() + "\n\n" + styleDim.Render(m.t("help.close")) + "\n"
+		// No blank line and no final newline: wrapped at 80 columns the
+		// Portuguese help takes 23 lines, and Bubble Tea keeps the last 24.
+		return m.helpText() + "\n" + styleDim.Render(m.t("help.close"))
 	}
 	if m.rules && m.view != nil {
 		return m.rulesView()

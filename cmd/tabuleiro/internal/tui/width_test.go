@@ -51,7 +51,11 @@ func TestHelpFits80Columns(t *testing.T) {
 		for _, k := range helpKeys {
 			want = append(want, m.t(k))
 		}
-		fits(t, lang+" help", 80, m.View(), want...)
+		screen := m.View()
+		fits(t, lang+" help", 80, screen, want...)
+		if n := len(strings.Split(screen, "\n")); n > 24 {
+			t.Errorf("%s help: %d lines, over 24 (its title scrolls off):\n%s", lang, n, screen)
+		}
 	}
 }
 
