@@ -429,7 +429,7 @@ func decode(m map[string]string) Room {
 		HostSeat: engine.Seat(i64("host_seat")), Status: Status(m["status"]), MatchID: m["match"],
 		FirstPlayerID: m["first"],
 		CreatedAt:     time.UnixMilli(i64("created")), ExpiresAt: time.UnixMilli(i64("expires")),
-		HostGone:      m["closed_by"] == hostGoneMark,
+		HostGone: m["closed_by"] == hostGoneMark,
 	}
 	if ms := i64("host_seen"); ms > 0 {
 		r.HostSeen = time.UnixMilli(ms)
