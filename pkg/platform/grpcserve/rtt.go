@@ -46,9 +46,12 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 // connection that is not TCP, or before any measurement on a system
 // without TCP_INFO.
 func TransportRTT(ctx context.Context) (time.Duration, bool) {
-	c, _ := ctx.Value(connKey{}).(net.Conn)
+	c := callConn(ctx)
 	if tc, ok := c.(*tls.Conn); ok {
 		c = tc.NetConn()
+	}
+	if rc, ok := c.(*replayConn); ok {
+		c = rc.NetConn()
 	}
 	g, ok := c.(*pingGuard)
 	if !ok {
