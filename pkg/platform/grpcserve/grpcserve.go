@@ -146,11 +146,11 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	// localize sees every refusal (decode's, auth's, the handler's) and
 	// adds the caller's LocalizedMessage; logging logs what is sent.
 	unary := []grpc.UnaryServerInterceptor{loggingUnary(logger), localizeUnary(), recoveryUnary(), decodeUnary()}
-	stream := []grpc.StreamServerInterceptor{loggingStream(logger), localizeStream(), recoveryStream(), decodeStream()}
 	if opts.Auth != nil {
 		unary = append(unary, authUnary(opts.Auth))
-		stream = append(stream, authStream(opts.Auth))
 	}
+	// The same chain for streams, as one interceptor (serverStream).
+	stream := serverStream(logger, opts.Auth)
 	age := opts.MaxConnectionAge
 	switch {
 	case age == 0:
@@ -168,7 +168,7 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 		// (most connections carry idle streams).
 		grpc.SharedWriteBuffer(true),
 		grpc.ChainUnaryInterceptor(unary...),
-		grpc.ChainStreamInterceptor(stream...),
+		grpc.ChainStreamInterceptor(stream),
 		// Ping idle connections so that a vanished client's streams end
 		// (and its reconnection window starts) within about 40 s.
 		// MaxConnectionAgeGrace stays infinite: a Play stream outlives
