@@ -17,11 +17,12 @@ import (
 )
 
 // transportSeen records, for each call, whether grpc-go's own transport
-// served it (its peer carries connCreds' connInfo) and the call's
-// TransportRTT answer.
+// served it (its peer carries connCreds' connInfo), and whether the call
+// finds its connection's pingGuard (TransportRTT's, the lag bound's).
 type transportSeen struct {
-	mu     sync.Mutex
-	native []bool
+	mu      sync.Mutex
+	native  []bool
+	noGuard int
 }
 
 func (s *transportSeen) interceptor(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -29,6 +30,9 @@ func (s *transportSeen) interceptor(ctx context.Context, req any, _ *grpc.UnaryS
 	_, native := p.AuthInfo.(connInfo)
 	s.mu.Lock()
 	s.native = append(s.native, native)
+	if callGuard(ctx) == nil {
+		s.noGuard++
+	}
 	s.mu.Unlock()
 	return h(ctx, req)
 }
@@ -117,6 +121,9 @@ func TestNativeGRPCConnectionsOnGRPCGoTransport(t *testing.T) {
 			if seen.last() {
 				t.Errorf("mixed %v: %s served by grpc-go's transport; want net/http", mixed, c.name)
 			}
+		}
+		if seen.noGuard > 0 {
+			t.Errorf("mixed %v: %d calls do not know their connection (TransportRTT)", mixed, seen.noGuard)
 		}
 	}
 }
