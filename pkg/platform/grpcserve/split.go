@@ -72,16 +72,20 @@ func (s *splitListener) run() {
 			_ = s.web.Close()
 		}
 	}()
+	var backoff time.Duration
 	for {
 		c, err := s.l.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
+			if errors.Is(err, net.ErrClosed) || s.closing.Load() {
+				return
 			}
-			return
+			// Out of file descriptors, a connection reset before it was
+			// accepted: wait and go on, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		s.pending.Add(1)
 		go func() {
 			defer s.pending.Done()
