@@ -168,6 +168,8 @@ func FuzzLobbyRequests(f *testing.F) {
 		"PollDeviceSignIn":  {&lobbyv1.PollDeviceSignInRequest{DeviceCode: "dc_x"}, &lobbyv1.PollDeviceSignInRequest{}},
 		"ExportAccountData": {&lobbyv1.ExportAccountDataRequest{}},
 		"DeleteAccount":     {&lobbyv1.DeleteAccountRequest{Password: "wrong password"}, &lobbyv1.DeleteAccountRequest{}},
+		"MergeGuest": {&lobbyv1.MergeGuestRequest{GuestRefreshToken: "e30.e30.AAAA"}, &lobbyv1.MergeGuestRequest{GuestToken: "garbage"},
+			&lobbyv1.MergeGuestRequest{GuestRefreshToken: "a", GuestToken: "b"}, &lobbyv1.MergeGuestRequest{}},
 	}
 	methods := tg.Service.Methods()
 	for i := range methods.Len() {

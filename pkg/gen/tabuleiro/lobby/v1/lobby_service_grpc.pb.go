@@ -56,6 +56,7 @@ const (
 	LobbyService_PollDeviceSignIn_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/PollDeviceSignIn"
 	LobbyService_ExportAccountData_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ExportAccountData"
 	LobbyService_DeleteAccount_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/DeleteAccount"
+	LobbyService_MergeGuest_FullMethodName                = "/tabuleiro.lobby.v1.LobbyService/MergeGuest"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -421,6 +422,23 @@ type LobbyServiceClient interface {
 	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
 	// are); INVALID_ARGUMENT for an empty one.
 	DeleteAccount(ctx context.Context, in *DeleteAccountRequest, opts ...grpc.CallOption) (*DeleteAccountResponse, error)
+	// MergeGuest brings a guest into the calling account: the guest's
+	// finished games (and so its history and stats) become the account's;
+	// the account keeps its own ratings (the guest's are dropped, and the
+	// games' rating changes stay as they were played); every sign-in of the
+	// guest ends. The caller proves it holds the guest as the device that
+	// played it does: with the guest's refresh token (its current one) or
+	// its bearer token. Merging the same guest into the same account again
+	// succeeds and moves nothing (already_merged). Refusals:
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED (the caller is a guest),
+	// GUEST_IS_ACCOUNT (the proof's player is an account, a deleted player
+	// or a guest merged into another account), GUEST_IS_CALLER (the proof
+	// is the caller's own), GUEST_IN_GAME (the guest has a live match, or a
+	// rated game not yet in the ratings: retry once it is); UNAUTHENTICATED
+	// with GUEST_PROOF_INVALID for a forged, expired, signed-out or revoked
+	// proof, or a refresh token that is not the sign-in's current one;
+	// INVALID_ARGUMENT without a proof or with both.
+	MergeGuest(ctx context.Context, in *MergeGuestRequest, opts ...grpc.CallOption) (*MergeGuestResponse, error)
 }
 
 type lobbyServiceClient struct {
@@ -837,6 +855,16 @@ func (c *lobbyServiceClient) DeleteAccount(ctx context.Context, in *DeleteAccoun
 	return out, nil
 }
 
+func (c *lobbyServiceClient) MergeGuest(ctx context.Context, in *MergeGuestRequest, opts ...grpc.CallOption) (*MergeGuestResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MergeGuestResponse)
+	err := c.cc.Invoke(ctx, LobbyService_MergeGuest_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -1200,6 +1228,23 @@ type LobbyServiceServer interface {
 	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
 	// are); INVALID_ARGUMENT for an empty one.
 	DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error)
+	// MergeGuest brings a guest into the calling account: the guest's
+	// finished games (and so its history and stats) become the account's;
+	// the account keeps its own ratings (the guest's are dropped, and the
+	// games' rating changes stay as they were played); every sign-in of the
+	// guest ends. The caller proves it holds the guest as the device that
+	// played it does: with the guest's refresh token (its current one) or
+	// its bearer token. Merging the same guest into the same account again
+	// succeeds and moves nothing (already_merged). Refusals:
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED (the caller is a guest),
+	// GUEST_IS_ACCOUNT (the proof's player is an account, a deleted player
+	// or a guest merged into another account), GUEST_IS_CALLER (the proof
+	// is the caller's own), GUEST_IN_GAME (the guest has a live match, or a
+	// rated game not yet in the ratings: retry once it is); UNAUTHENTICATED
+	// with GUEST_PROOF_INVALID for a forged, expired, signed-out or revoked
+	// proof, or a refresh token that is not the sign-in's current one;
+	// INVALID_ARGUMENT without a proof or with both.
+	MergeGuest(context.Context, *MergeGuestRequest) (*MergeGuestResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -1320,6 +1365,9 @@ func (UnimplementedLobbyServiceServer) ExportAccountData(context.Context, *Expor
 }
 func (UnimplementedLobbyServiceServer) DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteAccount not implemented")
+}
+func (UnimplementedLobbyServiceServer) MergeGuest(context.Context, *MergeGuestRequest) (*MergeGuestResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MergeGuest not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -1980,6 +2028,24 @@ func _LobbyService_DeleteAccount_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_MergeGuest_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MergeGuestRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).MergeGuest(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_MergeGuest_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).MergeGuest(ctx, req.(*MergeGuestRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -2118,6 +2184,10 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteAccount",
 			Handler:    _LobbyService_DeleteAccount_Handler,
+		},
+		{
+			MethodName: "MergeGuest",
+			Handler:    _LobbyService_MergeGuest_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
