@@ -59,6 +59,8 @@ type Store interface {
 	UsePasskey(ctx context.Context, id, credential string) error
 	RemovePasskey(ctx context.Context, playerID, id string) error
 	DeleteAccount(ctx context.Context, playerID string) error
+	Profile(ctx context.Context, key string, recent int) (sqlstore.Profile, error)
+	Usernames(ctx context.Context, ids []string) (map[string]string, error)
 }
 
 // Deps are what the server serves from.
@@ -150,6 +152,8 @@ type Limits struct {
 	// Device: StartDeviceSignIn and ApproveDeviceSignIn together (each
 	// approval is a guess at a user code).
 	Device ratelimit.Rule
+	// Profile: GetProfile, a public read.
+	Profile ratelimit.Rule
 }
 
 // DefaultLimits are the production rates per client address.
@@ -163,6 +167,7 @@ func DefaultLimits() Limits {
 		PlayBot:      ratelimit.Rule{What: "bot games started", Rate: 120, Burst: 20, Period: time.Hour},
 		Review:       ratelimit.Rule{What: "game reviews", Rate: 20, Burst: 5, Period: time.Hour},
 		Device:       ratelimit.Rule{What: "device sign-in codes", Rate: 30, Burst: 10, Period: time.Hour},
+		Profile:      ratelimit.Rule{What: "profile lookups", Rate: 60, Burst: 20, Period: time.Minute},
 	}
 }
 
@@ -252,6 +257,7 @@ var PublicMethods = []string{
 	lobbyv1.LobbyService_GetInvite_FullMethodName,
 	lobbyv1.LobbyService_StartDeviceSignIn_FullMethodName,
 	lobbyv1.LobbyService_PollDeviceSignIn_FullMethodName,
+	lobbyv1.LobbyService_GetProfile_FullMethodName,
 }
 
 func caller(ctx context.Context) (lobby.Player, error) {
@@ -412,7 +418,7 @@ func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequ
 	} else if err != nil {
 		return nil, toStatus(err)
 	}
-	pair, err := s.issuePair(playerID, pl.DisplayName, pl.Username == "", family, gen)
+	pair, err := s.issuePair(playerID, shownName(pl.DisplayName, pl.Username), pl.Username == "", family, gen)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -551,7 +557,7 @@ func participant(seat engine.Seat, p lobby.Participant) *gamev1.Participant {
 		name = "Bot (" + p.Bot.String() + ")"
 	}
 	return &gamev1.Participant{Seat: gamev1.Seat(seat), PlayerId: p.PlayerID, DisplayName: name,
-		BotLevel: gamev1.BotLevel(p.Bot), Rating: rounded(p.Rating)}
+		BotLevel: gamev1.BotLevel(p.Bot), Rating: rounded(p.Rating), Username: p.Username}
 }
 
 // ratingOf returns a player's rating in a rated variant, zero otherwise.
@@ -593,6 +599,11 @@ func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayName
 	}
 	if err := s.live(ctx, pr.Family); err != nil {
 		return nil, toStatus(err)
+	}
+	if !pr.Guest {
+		// An account is shown by its username (docs/accounts.md): a
+		// display name is a guest's.
+		return nil, toStatus(fmt.Errorf("an account is shown by its username and has no display name to change: %w", lobby.ErrAlreadyClaimed))
 	}
 	if err := s.d.Store.SavePlayer(ctx, lobby.Player{ID: pr.PlayerID(), DisplayName: req.GetDisplayName()}); err != nil {
 		return nil, toStatus(err)
