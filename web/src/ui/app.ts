@@ -979,7 +979,8 @@ async function statsScreen(id: Identity): Promise<void> {
     });
     return h("div", { class: "bot-table" }, h("h3", {}, gameName(g)), table([t("stats.bot"), t("stats.won"), t("stats.drawn"), t("stats.lost")], rows));
   });
-  frame(id, h("section", { class: "panel" }, h("h1", {}, `${r.displayName || id.name}`),
+  // An account is shown by its username.
+  frame(id, h("section", { class: "panel" }, h("h1", {}, `${r.username || r.displayName || id.name}`),
     h("h2", {}, t("stats.ratings")), ratings,
     h("h2", {}, t("stats.bots")), h("div", { class: "bot-tables" }, ...byGame)));
 }
