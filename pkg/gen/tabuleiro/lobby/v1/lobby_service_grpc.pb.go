@@ -77,7 +77,7 @@ const (
 //
 // Limits (per client address, shared by every lobby instance through
 // Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
-// and GetInvite (one limit together) and PlayBot are rate-limited; over a limit the call gets
+// and GetInvite (one limit together), PlayBot and GetProfile are rate-limited; over a limit the call gets
 // RESOURCE_EXHAUSTED with the reason, the delay in its message and a
 // google.rpc.RetryInfo detail (retry after it). A player holds at most 8
 // open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
@@ -883,7 +883,7 @@ func (c *lobbyServiceClient) GetProfile(ctx context.Context, in *GetProfileReque
 //
 // Limits (per client address, shared by every lobby instance through
 // Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
-// and GetInvite (one limit together) and PlayBot are rate-limited; over a limit the call gets
+// and GetInvite (one limit together), PlayBot and GetProfile are rate-limited; over a limit the call gets
 // RESOURCE_EXHAUSTED with the reason, the delay in its message and a
 // google.rpc.RetryInfo detail (retry after it). A player holds at most 8
 // open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
