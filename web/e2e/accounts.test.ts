@@ -3,51 +3,17 @@
 // second browser context (another device) signs in with it and sees the
 // same history and stats; it lists both sign-ins and signs out
 // everywhere, which sends the first back to the sign-in page.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { plyEach, startBot } from "./play";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
+import { listText, resignedBotGame } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
-
-/** listText is the text of a page's list after it loaded (history, stats). */
-async function listText(page: Page, route: string): Promise<string> {
-  await page.click(`nav a[href='${route}']`);
-  await page.waitForURL(new RegExp(route.replace("/", "\\/")));
-  await page.waitForFunction(() => !document.querySelector("main .muted")?.textContent?.match(/Loading/));
-  return (await page.locator("main").innerText()).trim();
-}
+serveAndLaunch();
 
 test("a guest claims an account with a password; another device signs in to the same history and stats, then signs out everywhere", async () => {
   const a = await newPlayer(browser, server.url);
   await signIn(a.page, "Ana Conta");
-  await startBot(a.page, "Quoridor", { seat: "White (first)" });
-  await plyEach([a.page]);
-  await a.page.click("#resign");
-  await a.page.click("#resign-confirm");
-  await a.page.waitForSelector("#result-line");
-  await a.page.click("nav a[href='#/play']");
-  await a.page.waitForSelector("#start");
-  // The history lists the game once the match service recorded it.
-  let history = "";
-  for (;;) {
-    history = await listText(a.page, "#/history");
-    if (history.includes("Bot")) break;
-    await a.page.waitForTimeout(200);
-  }
-  const stats = await listText(a.page, "#/stats");
+  const { history, stats } = await resignedBotGame(a.page);
 
   // Claim: a look-alike of no one, so accepted; then the account page.
   await a.page.click("#who-account");

@@ -4,24 +4,13 @@
 // and "to move" readable, for the players, a spectator and on a phone;
 // and a declined draw offer is said, by whom. Screenshots go to
 // web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { matchRpc, startBot, startLocal, tokens } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 /** rpc calls the match API as a page's signed-in player or with a token. */
 const rpc = (who: Page | string, method: string, body: object): Promise<any> => matchRpc(server.url, who, method, body);

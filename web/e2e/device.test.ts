@@ -3,27 +3,15 @@
 // a code and a link; a guest opening the link is told only an account can
 // approve; the account's browser opens it, the code already filled in,
 // and approves; the terminal then signs in as the account and keeps it.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { launch, newPlayer, repoDir, serve, shot, signIn, type Server } from "./harness";
+import { browser, newPlayer, repoDir, serveAndLaunch, server, shot, signIn } from "./harness";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 test("tabuleiro login is approved in the account's browser and the terminal signs in as the account", async () => {
   const a = await newPlayer(browser, server.url);

@@ -4,7 +4,7 @@
 // web/artifacts/ (not committed). When a test fails, every page still open
 // is saved as web/artifacts/failed-<test>-<n>.png and its address and last
 // console errors are printed (for CI, where nobody watches the browser).
-import { afterEach } from "node:test";
+import { after, afterEach, before } from "node:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
@@ -181,4 +181,25 @@ export async function signIn(page: Page, name: string, toLobby = true): Promise<
   await page.fill("#name", name);
   await page.click("form.signin button[type=submit]");
   if (toLobby) await page.waitForSelector("#start");
+}
+
+/** The file's server and browser, set by serveAndLaunch's `before`. */
+export let server: Server;
+export let browser: Browser;
+
+/**
+ * serveAndLaunch has the calling test file start one `tabuleiro serve`
+ * and one browser (launched with opts) before its tests, and stop both
+ * after them: they are `server` and `browser` above.
+ */
+export function serveAndLaunch(opts: Parameters<typeof launch>[0] = {}): void {
+  let closeBrowser: (() => Promise<void>) | undefined;
+  before(async () => {
+    server = await serve();
+    ({ browser, cleanup: closeBrowser } = await launch(opts));
+  });
+  after(async () => {
+    await closeBrowser?.();
+    await server?.stop();
+  });
 }

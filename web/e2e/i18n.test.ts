@@ -7,17 +7,17 @@
 // Then Banqi's pieces in a chromium that has no CJK font at all (a
 // fontconfig listing DejaVu only): every piece face is drawn, none as an
 // empty box, and no piece is CJK text.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import webCatalogs from "catalogs:web";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { render, type Params } from "../src/i18n";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { browser, launch, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, waitTurn, walls } from "./play";
 
 type Catalog = Record<string, string | Record<string, string>>;
@@ -31,18 +31,7 @@ const catalogs = webCatalogs as Record<string, Catalog>;
 const tr = (tag: string, key: string, params?: Params) => render(catalogs as Parameters<typeof render>[0], tag, key, params);
 const pt = (key: string, params?: Params) => tr("pt-BR", key, params);
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch({ args: ["--lang=pt-BR"] }));
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch({ args: ["--lang=pt-BR"] });
 
 /** ENGLISH are words of the English screens that no Portuguese screen has. */
 const ENGLISH = /\b(Play|Watch|History|Stats|Rules|Sign out|New game|Opponent|Variant|Clock|Resign|Offer draw|Your turn|to move|walls? left|plies|ply|rated|casual|Loading|Waiting|You (won|lost)|Replay|Bot level|Easy|Cancel|Close|Rematch|standard|captured|face down)\b/;

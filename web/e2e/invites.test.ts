@@ -4,24 +4,13 @@
 // password is typed in a password field, and a retry after a wrong one
 // asks nothing twice; a link to no page, or to a game that never was,
 // says so. Screenshots go to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { startBot } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 async function openRoom(page: Page, kind: "public" | "private", password = ""): Promise<void> {
   await page.click(`label.game-card[data-game="Quoridor"]`);

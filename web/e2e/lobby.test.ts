@@ -5,25 +5,14 @@
 // queue with a game in progress offers the way back to it (and the result
 // says why the game ended, in words); the same game in two tabs locks the
 // tab taken over until "Play here". Screenshots go to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { boxOf, clickSquare, destinations, plyEach, startBot, waitTurn } from "./play";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 async function plies(page: Page): Promise<number> {
   return Number(await page.locator(".board-box").getAttribute("data-ply-count"));

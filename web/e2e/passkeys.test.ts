@@ -7,24 +7,13 @@
 // in with the passkey and sees the same history and stats; signing out
 // everywhere sends the first back to the sign-in page; the passkey still
 // signs in until it is removed, and then it is refused.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
-import { plyEach, startBot } from "./play";
+import type { BrowserContext, CDPSession, Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
+import { listText, resignedBotGame } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 /** authenticator gives a page a virtual platform authenticator (user verifying, resident keys). */
 async function authenticator(ctx: BrowserContext, page: Page): Promise<{ cdp: CDPSession; id: string }> {
@@ -37,40 +26,13 @@ async function authenticator(ctx: BrowserContext, page: Page): Promise<{ cdp: CD
   return { cdp, id: authenticatorId };
 }
 
-/** heading is what each list's page shows once it is drawn (not the page before it). */
-const heading: Record<string, string> = { "#/history": "Your finished games", "#/stats": "Against the bots" };
-
-/** listText is the text of a page's list after it loaded (history, stats). */
-async function listText(page: Page, route: string): Promise<string> {
-  await page.click(`nav a[href='${route}']`);
-  await page.waitForURL(new RegExp(route.replace("/", "\\/")));
-  await page.waitForFunction((want) => {
-    const main = document.querySelector("main");
-    return !!main?.textContent?.includes(want) && !main.querySelector(".muted")?.textContent?.match(/Loading/);
-  }, heading[route]);
-  return (await page.locator("main").innerText()).trim();
-}
-
 test("a guest claims an account and adds a passkey; another browser signs in with it to the same history and stats", async () => {
   // WebAuthn takes no IP address as a relying party: the page is at localhost.
   const url = server.url.replace("127.0.0.1", "localhost");
   const a = await newPlayer(browser, url);
   const authA = await authenticator(a.ctx, a.page);
   await signIn(a.page, "Rita Chave");
-  await startBot(a.page, "Quoridor", { seat: "White (first)" });
-  await plyEach([a.page]);
-  await a.page.click("#resign");
-  await a.page.click("#resign-confirm");
-  await a.page.waitForSelector("#result-line");
-  await a.page.click("nav a[href='#/play']");
-  await a.page.waitForSelector("#start");
-  let history = "";
-  for (;;) {
-    history = await listText(a.page, "#/history");
-    if (history.includes("Bot")) break;
-    await a.page.waitForTimeout(200);
-  }
-  const stats = await listText(a.page, "#/stats");
+  const { history, stats } = await resignedBotGame(a.page);
 
   // Claim, then add a passkey on the account page.
   await a.page.click("#who-account");

@@ -7,24 +7,13 @@
 // the lobby and walls by taps are in web.test.ts, the lobby's Play button
 // in rooms.test.ts, Portuguese on a phone in i18n.test.ts.) Screenshots go
 // to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { boardBox, boxOf, playOne, plyEach, startBot, waitTurn } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 /** lines is how many lines of text an element's words take. */
 async function lines(page: Page, sel: string): Promise<number> {

@@ -278,3 +278,38 @@ export async function matchRpc(url: string, who: Page | string, method: string, 
   if (!r.ok) throw new Error(`${method}: ${JSON.stringify(j)}`);
   return j;
 }
+
+/** heading is what each list's page shows once it is drawn (not the page before it). */
+const listHeading: Record<string, string> = { "#/history": "Your finished games", "#/stats": "Against the bots" };
+
+/** listText is the text of a page's list (history, stats) once it is drawn and loaded. */
+export async function listText(page: Page, route: "#/history" | "#/stats"): Promise<string> {
+  await page.click(`nav a[href='${route}']`);
+  await page.waitForURL(new RegExp(route.replace("/", "\\/")));
+  await page.waitForFunction((want) => {
+    const main = document.querySelector("main");
+    return !!main?.textContent?.includes(want) && !main.querySelector(".muted")?.textContent?.match(/Loading/);
+  }, listHeading[route]);
+  return (await page.locator("main").innerText()).trim();
+}
+
+/**
+ * resignedBotGame has page play one ply of a Quoridor game against a bot
+ * as White, resign, and go back to the lobby; it returns the history and
+ * stats texts once the game is listed (the recorder writes it a moment
+ * after the end).
+ */
+export async function resignedBotGame(page: Page): Promise<{ history: string; stats: string }> {
+  await startBot(page, "Quoridor", { seat: "White (first)" });
+  await plyEach([page]);
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await page.waitForSelector("#result-line");
+  await page.click("nav a[href='#/play']");
+  await page.waitForSelector("#start");
+  for (;;) {
+    const history = await listText(page, "#/history");
+    if (history.includes("Bot")) return { history, stats: await listText(page, "#/stats") };
+    await page.waitForTimeout(200);
+  }
+}

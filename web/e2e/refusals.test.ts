@@ -8,25 +8,14 @@
 // (C5.2), which would lose, is marked and asked about before it is played.
 // (A refused wall by keyboard is in web.test.ts and walls.test.ts.)
 // Screenshots go to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { boardBox, boardInfo, boxOf, clickSquare, destinations, matchRpc, pawns, startBot, startLocal, tokens, waitPly, waitTurn, wallCursorTo } from "./play";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 /** rpc calls the match API as a page's signed-in player or with a token. */
 const rpc = (who: Page | string, method: string, body: object): Promise<any> => matchRpc(server.url, who, method, body);

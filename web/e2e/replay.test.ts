@@ -2,24 +2,12 @@
 // (the same board size, both player bars, Quoridor's walls left at each
 // ply), opened at the start, End and Home, ?ply=N; at 1280x800 its ply
 // controls stay on the screen. Screenshots go to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { boardBox, boxOf, playOne, startBot, waitPly, waitTurn } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 test("the replay is laid out as the live game: the same board size, and both strips with Quoridor's walls left at each ply", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);

@@ -5,24 +5,12 @@
 // while its first ply is slow to come. (The result's words after a
 // resignation are in lobby.test.ts's queue test.) Screenshots go to
 // web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { boxOf, playOne, startBot, waitTurn } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 test("at a game's end the result dialog is open without a 'Show result' button beside it; closed, the button brings it back", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);

@@ -3,25 +3,14 @@
 // its plies sideways, resigned, then reviewed from the result: the
 // progress bar, the evaluation graph, the move list's marks, each seat's
 // summary, the selected ply's better ply and the critical moment.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { clickSquare, destinations, startBot, waitTurn } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 async function waitPly(page: Page, after: number): Promise<void> {
   await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>(".board-box")?.dataset.plyCount) > n, after);

@@ -5,24 +5,13 @@
 // spectator by link, the invited person signs in as a guest and watches
 // the board, and the players see who watches. And what a new player met
 // (issue 44): reopening the site on one's turn shows it above everything.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { startBot } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 /** openRoom opens a room of Quoridor from the Play screen: public, or private with the password given (empty: generated). */
 async function openRoom(page: Page, kind: "public" | "private", password = "", game = "Quoridor"): Promise<void> {

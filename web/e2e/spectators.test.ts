@@ -5,25 +5,13 @@
 // spectator's board takes no keyboard focus; a private game opened by
 // someone not in it says it may be private. (Spectators invited to a
 // private game are in rooms.test.ts.) Screenshots go to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { clickSquare, playOne, plyEach, startBot, startLocal, waitTurn } from "./play";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 test("a link to someone else's game opens it as a spectator: no resign, no moves, no player's controls", async () => {
   const player = await newPlayer(browser, server.url);

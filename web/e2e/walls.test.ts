@@ -6,26 +6,15 @@
 // where the cursor is shows red with the reason in the hint. (A whole game
 // by clicks, one Enter placing a wall, and walls by two taps on a phone
 // are in web.test.ts.) Screenshots go to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { clickHere, layout, pointWall, startBot, toPage, waitPly, waitTurn, wallCursorTo, walls } from "./play";
 import { parseSquare, parseWall, squareCenter, wallCenter, wallRect } from "../src/geometry";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 async function hintIs(page: Page, text: string): Promise<void> {
   try {

@@ -4,26 +4,15 @@
 // reload in the middle of a game, and a Banqi game whose page and network
 // frames never hold a face-down piece's identity. Screenshots of every
 // screen go to web/artifacts/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { boardBox, boardInfo, boxOf, clickHere, clickSquare, destinations, distance, pawns, plyEach, pointWall, tapWall, waitTurn, wallCursorTo, walls } from "./play";
 import { parseSquare, squareName, toCell } from "../src/geometry";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 async function choose(page: Page, game: string, opponent: string, level?: string): Promise<void> {
   await page.click(`label.game-card[data-game="${game}"]`);

@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -75,7 +76,7 @@ func (s *seat) next() feedItem {
 		s.seen = append(s.seen, it)
 		return it
 	case <-time.After(time.Until(ptestenv.Deadline(s.t))):
-		s.t.Fatal("no snapshot or event when the test's time ran out")
+		s.t.Fatalf("no snapshot or event when the test's time ran out; the goroutines:\n%s", goroutines())
 		return feedItem{}
 	}
 }
@@ -104,6 +105,19 @@ func (s *seat) end() codes.Code {
 		case <-time.After(time.Until(ptestenv.Deadline(s.t))):
 			s.t.Fatal("stream did not end when the test's time ran out")
 		}
+	}
+}
+
+// goroutines is every goroutine's stack: what a test that waited in vain
+// prints, to show where the server stopped.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
 	}
 }
 
@@ -175,6 +189,8 @@ func openPlay(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64)
 	s := &seat{t: t, feed: make(chan feedItem, 10000), done: make(chan error, 1), drop: cancel, heartbeats: &atomic.Int64{}}
 	replies := make(chan *matchv1.PlayResponse, 1000)
 	accepted := make(chan *matchv1.MatchEvent, 10000)
+	ended := make(chan struct{}) // closed when the stream ends, endErr set
+	var endErr error
 	go func() {
 		var maxSeq int64
 		for {
@@ -183,6 +199,8 @@ func openPlay(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64)
 				if errors.Is(err, io.EOF) {
 					err = nil
 				}
+				endErr = err
+				close(ended)
 				s.done <- err
 				close(s.feed)
 				return
@@ -207,10 +225,12 @@ func openPlay(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64)
 	// ask sends req and a ping; the replies before the pong are req's.
 	ask := func(req *matchv1.PlayRequest) (out []*matchv1.PlayResponse) {
 		nonce++
-		if err := st.Send(req); err != nil {
+		// io.EOF: the stream ended (its status comes through Recv, and
+		// ended is closed).
+		if err := st.Send(req); err != nil && !errors.Is(err, io.EOF) {
 			t.Fatal(err)
 		}
-		if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_Ping{Ping: &matchv1.Ping{Nonce: nonce}}}); err != nil {
+		if err := st.Send(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_Ping{Ping: &matchv1.Ping{Nonce: nonce}}}); err != nil && !errors.Is(err, io.EOF) {
 			t.Fatal(err)
 		}
 		for {
@@ -220,8 +240,25 @@ func openPlay(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64)
 					return out
 				}
 				out = append(out, m)
+			case <-ended:
+				// The game's end ends the stream, maybe before the server
+				// read the ping (the feed delivered the end first): the
+				// replies that came before the end answer req.
+			drain:
+				for {
+					select {
+					case m := <-replies:
+						out = append(out, m)
+					default:
+						break drain
+					}
+				}
+				if endErr != nil {
+					t.Fatalf("the stream ended (%v) before the pong of %v", endErr, req)
+				}
+				return out
 			case <-time.After(time.Until(ptestenv.Deadline(t))):
-				t.Fatal("no pong when the test's time ran out")
+				t.Fatalf("no pong to the ping after %v when the test's time ran out; the goroutines:\n%s", req, goroutines())
 			}
 		}
 	}
@@ -242,8 +279,21 @@ func openPlay(t *testing.T, c *cluster, inst int, who, id string, lastSeq int64)
 				if ev.GetPlyPlayed().GetPly().GetNumber() == n {
 					return result{code: codes.OK, ev: ev}
 				}
+			case <-ended: // the events before the end are all in accepted
+			drain:
+				for {
+					select {
+					case ev := <-accepted:
+						if ev.GetPlyPlayed().GetPly().GetNumber() == n {
+							return result{code: codes.OK, ev: ev}
+						}
+					default:
+						break drain
+					}
+				}
+				t.Fatalf("the stream ended (%v) before ply %d's event", endErr, n)
 			case <-time.After(time.Until(ptestenv.Deadline(t))):
-				t.Fatalf("ply %d neither refused nor played when the test's time ran out", n)
+				t.Fatalf("ply %d neither refused nor played when the test's time ran out; the goroutines:\n%s", n, goroutines())
 			}
 		}
 	}

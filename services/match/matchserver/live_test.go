@@ -201,7 +201,10 @@ func TestFlagAbandonAbortWithoutMessages(t *testing.T) {
 	)
 	for g := range games {
 		// A pair of players per game: one player's streams are capped (16).
-		req := quoridor(&gamev1.TimeControl{BaseMs: 1000})
+		// 3 s: the second player's clock runs for ply 2, which a loaded
+		// machine once took 1.3 s to send (the game was aborted, not
+		// flagged, with 1 s).
+		req := quoridor(&gamev1.TimeControl{BaseMs: 3000})
 		a, b := fmt.Sprintf("alice%d", g), fmt.Sprintf("bob%d", g)
 		req.First, req.Second = playerSeat(a), playerSeat(b)
 		id := c.create(req)

@@ -75,32 +75,50 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// StartLocal runs a one-process server for the test and returns a client
-// and a signed-in player.
-func StartLocal(t *testing.T) (*client.Client, client.Player, context.Context) {
+// Serve runs a one-process server for the test, configured by o (its
+// DataDir defaults to a temporary directory), until the test ends; it
+// then checks the server stopped without an error.
+func Serve(t *testing.T, o local.Options) *local.Server {
 	t.Helper()
+	if o.DataDir == "" {
+		o.DataDir = t.TempDir()
+	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir(), DatabaseURL: testenv.PostgresDSN(t)})
+	srv, err := local.Start(ctx, o)
 	if err != nil {
 		cancel()
-		t.Fatal(err)
+		t.Fatalf("start the one-process server: %v", err)
 	}
 	t.Cleanup(func() {
 		cancel()
 		if err := srv.Wait(); err != nil {
-			t.Error(err)
+			t.Errorf("the one-process server stopped with %v", err)
 		}
 	})
-	c, err := client.Dial(srv.Addr())
+	return srv
+}
+
+// Dial connects a client to addr until the test ends.
+func Dial(t *testing.T, addr string) *client.Client {
+	t.Helper()
+	c, err := client.Dial(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// StartLocal runs a one-process server on PostgreSQL for the test and
+// returns a client, a signed-in player and the server's context.
+func StartLocal(t *testing.T) (*client.Client, client.Player, context.Context) {
+	t.Helper()
+	c := Dial(t, Serve(t, local.Options{DatabaseURL: testenv.PostgresDSN(t)}).Addr())
 	me, err := c.SignIn(t.Context(), "Ana")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, me, ctx
+	return c, me, t.Context()
 }
 
 // WaitTurn polls the match until it is the person's turn after at least

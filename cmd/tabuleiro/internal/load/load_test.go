@@ -1,10 +1,10 @@
 package load
 
 import (
-	"context"
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 )
 
@@ -13,18 +13,7 @@ import (
 // kind (the lobby used to refuse the second game with FailedPrecondition
 // for a minute, and the tool only counted it).
 func TestPlayersQueueAgainAfterAGame(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir()})
-	if err != nil {
-		cancel()
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := srv.Wait(); err != nil {
-			t.Errorf("server stopped with %v", err)
-		}
-	})
+	srv := clitest.Serve(t, local.Options{})
 	rep, err := Run(t.Context(), Config{
 		Lobby: []string{srv.Addr()}, Players: 2, MaxGames: 3, Wander: 2,
 		Duration: 10 * time.Minute, Drain: time.Minute, Seed: 3,

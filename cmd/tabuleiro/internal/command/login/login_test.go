@@ -1,7 +1,6 @@
 package login
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,23 +23,8 @@ import (
 // address, the client and the account.
 func server(t *testing.T) (string, *client.Client, client.Player) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	srv, err := local.Start(ctx, local.Options{DataDir: t.TempDir(), DatabaseURL: testenv.PostgresDSN(t), DevicePoll: time.Millisecond})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := srv.Wait(); err != nil {
-			t.Error(err)
-		}
-	})
-	c, err := client.Dial(srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	srv := clitest.Serve(t, local.Options{DatabaseURL: testenv.PostgresDSN(t), DevicePoll: time.Millisecond})
+	c := clitest.Dial(t, srv.Addr())
 	me, err := c.SignIn(t.Context(), "Ana")
 	if err != nil {
 		t.Fatal(err)

@@ -2,43 +2,15 @@ package login
 
 import (
 	"bytes"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
-
-// openPTY opens a pseudo-terminal: the controlling side a person types
-// into and reads, and the terminal the command is given.
-func openPTY(t *testing.T) (ptmx, tty *os.File) {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { _ = ptmx.Close() })
-	fd := int(ptmx.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tty.Close() })
-	return ptmx, tty
-}
 
 // screen is what the terminal shows (echoed input included).
 type screen struct {
@@ -66,7 +38,7 @@ func (s *screen) waitFor(t *testing.T, want string) {
 func TestLoginPasswordAtATerminal(t *testing.T) {
 	t.Parallel()
 	addr, _, me := server(t)
-	ptmx, tty := openPTY(t)
+	ptmx, tty := clitest.PTY(t)
 	sc := &screen{}
 	go func() {
 		buf := make([]byte, 1024)

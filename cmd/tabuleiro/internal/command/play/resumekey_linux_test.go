@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
 
@@ -38,7 +39,7 @@ func (s *ptyScreen) since(from int) (string, int) {
 // its exit code and standard error once it has ended.
 func playInPTY(t *testing.T, args ...string) (ptmx *os.File, screen *ptyScreen, wait func() (int, string)) {
 	t.Helper()
-	ptmx, tty := openPTY(t)
+	ptmx, tty := clitest.PTY(t)
 	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 30, Col: 100}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,12 @@
 package records
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	"tabuleiro.dev/pkg/engine"
@@ -21,18 +21,7 @@ import (
 func TestReplayRealGames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	srv, err := local.Start(ctx, local.Options{DataDir: dir, DatabaseURL: testenv.PostgresDSN(t)})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := srv.Wait(); err != nil {
-			t.Error(err)
-		}
-	})
+	srv := clitest.Serve(t, local.Options{DataDir: dir, DatabaseURL: testenv.PostgresDSN(t)})
 	key, err := os.ReadFile(filepath.Join(dir, "token.key"))
 	if err != nil {
 		t.Fatal(err)

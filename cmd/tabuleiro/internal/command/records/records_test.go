@@ -1,7 +1,6 @@
 package records
 
 import (
-	"context"
 	"net"
 	"regexp"
 	"strings"
@@ -120,16 +119,7 @@ func TestHistoryDataDirInUse(t *testing.T) {
 	t.Parallel()
 	vars := clitest.LocalVars(t)
 	dir := vars["TABULEIRO_DATA_DIR"]
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	srv, err := local.Start(ctx, local.Options{DataDir: dir})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = srv.Wait()
-	})
+	clitest.Serve(t, local.Options{DataDir: dir})
 	code, _, errOut := tab.Run(t, vars, "history")
 	first := "tabuleiro: another tabuleiro command (process "
 	if code != 1 || !strings.HasPrefix(errOut, first) {
