@@ -5,24 +5,13 @@
 // once the game is over the other player opens that profile from their
 // history (at 390 px wide); anyone opens it by its link, signed in or not,
 // in any letter case and language; an unknown username says so.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launch, newPlayer, serve, shot, signIn, type Server } from "./harness";
+import type { Page } from "playwright-core";
+import { browser, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
 import { plyEach } from "./play";
 
-let browser: Browser;
-let server: Server;
-let closeBrowser: () => Promise<void>;
-
-before(async () => {
-  server = await serve();
-  ({ browser, cleanup: closeBrowser } = await launch());
-});
-after(async () => {
-  await closeBrowser?.();
-  await server?.stop();
-});
+serveAndLaunch();
 
 /** noSideScroll fails when the page is wider than its viewport (a phone scrolls sideways). */
 async function noSideScroll(page: Page, what: string): Promise<void> {
