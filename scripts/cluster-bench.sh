@@ -8,8 +8,13 @@
 # per second, Redis's processor time and commands per ply (summed over the
 # primaries), and on a cluster each primary's processor time, commands and
 # keys, their spread, and the cross-slot errors; and the load average
-# before and after. A benchmark, not a test step: run it on a quiet
-# machine (wrapped in /work/bin/heavy on a shared one).
+# before and after. Then, with the server still running and no load, it
+# measures Redis's processor time again over as long as the load ran (the
+# idle cost: cron, the cluster bus, the sweepers' and the recorder's
+# polls), and prints the gross processor time per ply (loaded / plies) and
+# the marginal one ((loaded - idle) / plies), summed and per primary. A
+# benchmark, not a test step: run it on a quiet machine (wrapped in
+# /work/bin/heavy on a shared one).
 #
 #   scripts/cluster-bench.sh                 KINDS="plain 1 3" GAMES=1000 PLAYERS=200 WANDER=10
 set -euo pipefail
@@ -29,6 +34,32 @@ trap cleanup EXIT
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# redis_cpu URL: a line per primary, "ADDR SECONDS CALLS": its
+# used_cpu_user + used_cpu_sys and its commands but INFO's own.
+redis_cpu() {
+  local hostport=${1#*://} addrs a
+  hostport=${hostport%%/*}
+  hostport=${hostport%%,*}
+  if [[ $1 == redis-cluster://* ]]; then
+    mapfile -t addrs < <(redis-cli -h "${hostport%:*}" -p "${hostport#*:}" cluster nodes |
+      awk '$3 ~ /master/ && $3 !~ /fail/ {split($2, a, "@"); print a[1]}' | sort)
+  else
+    addrs=("$hostport")
+  fi
+  for a in "${addrs[@]}"; do
+    redis-cli -h "${a%:*}" -p "${a#*:}" info all | tr -d '\r' | awk -v addr="$a" -F'[:,=]' '
+      $1 == "used_cpu_user" || $1 == "used_cpu_sys" { cpu += $2 }
+      $1 ~ /^cmdstat_/ && $1 != "cmdstat_info" { calls += $3 }
+      END { printf "%s %.6f %d\n", addr, cpu, calls }'
+  done
+}
+
+# redis_delta BEFORE AFTER: per primary, "ADDR SECONDS CALLS" of AFTER
+# less BEFORE (files of redis_cpu's lines).
+redis_delta() {
+  join <(sort "$1") <(sort "$2") | awk '{ printf "%s %.6f %d\n", $1, $4 - $2, $5 - $3 }'
 }
 
 go build -o "$WORK/tabuleiro" ./cmd/tabuleiro
@@ -53,9 +84,27 @@ for kind in $KINDS; do
     sleep 0.1
   done
   echo "=== Redis: $kind ($url), $GAMES games, $PLAYERS players; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  redis_cpu "$url" >"$WORK/cpu0-$kind"
+  t0=$(date +%s.%N)
   "$WORK/tabuleiro" load --server "$addr" --redis "$url" --players "$PLAYERS" --max-games "$GAMES" \
-    --wander "$WANDER" --duration 30m --drain 2m --base-ms 600000 2>/dev/null
+    --wander "$WANDER" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
+  t1=$(date +%s.%N)
+  redis_cpu "$url" >"$WORK/cpu1-$kind"
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # The same Redis and server, no load, as long as the load ran.
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+  sleep "$secs"
+  redis_cpu "$url" >"$WORK/cpu2-$kind"
+  echo "load average after the idle run: $(cut -d' ' -f1-3 /proc/loadavg)"
+  plies=$(awk '/^plies [0-9]+,/ { gsub(",", "", $2); print $2 }' "$WORK/load-$kind.log")
+  redis_delta "$WORK/cpu0-$kind" "$WORK/cpu1-$kind" >"$WORK/loaded-$kind"
+  redis_delta "$WORK/cpu1-$kind" "$WORK/cpu2-$kind" >"$WORK/idle-$kind"
+  join "$WORK/loaded-$kind" "$WORK/idle-$kind" | awk -v plies="$plies" -v secs="$secs" '
+    { printf "Redis %s over %s s: loaded %.3f s CPU, %d commands; idle %.3f s CPU (%.1f ms a second), %d commands; per ply gross %.4f ms, marginal %.4f ms, marginal commands %.2f\n",
+        $1, secs, $2, $3, $4, 1000 * $4 / secs, $5, 1000 * $2 / plies, 1000 * ($2 - $4) / plies, ($3 - $5) / plies
+      l += $2; i += $4; lc += $3; ic += $5 }
+    END { printf "Redis summed over %d primaries, %d plies in %s s: CPU loaded %.3f s, idle %.3f s (%.1f ms a second); per ply gross %.4f ms, marginal %.4f ms; commands per ply gross %.2f, marginal %.2f\n",
+        NR, plies, secs, l, i, 1000 * i / secs, 1000 * l / plies, 1000 * (l - i) / plies, lc / plies, (lc - ic) / plies }'
   kill "$serve"
   wait "$serve" 2>/dev/null || true
   if [ "$kind" = plain ]; then

@@ -440,6 +440,17 @@ test("two players meet in the rated queue; the result says why new players' game
   const b = await newPlayer(browser, server.url);
   await signIn(a.page, "Queue A");
   await signIn(b.page, "Queue B");
+  // Fresh guests may not queue rated (merge.test.ts): accounts may, and
+  // the ratings processor still judges their games.
+  for (const [p, username] of [[a.page, "queue_a"], [b.page, "queue_b"]] as const) {
+    await p.click("#who-account");
+    await p.fill("#claim-username", username);
+    await p.fill("#claim-password", "a long password");
+    await p.click("#claim-submit");
+    await p.waitForSelector(`#account-username:has-text('@${username}')`);
+    await p.click("nav a[href='#/play']");
+    await p.waitForSelector("#start");
+  }
   for (const p of [a.page, b.page]) {
     await choose(p, "Quoridor", "Quick pairing");
     assert.equal(await p.locator("#queue-clock-note").textContent(), "Quick pairing games are always timed.", "the lobby says why No clock is gone");
@@ -464,8 +475,8 @@ test("two players meet in the rated queue; the result says why new players' game
   await a.page.click("#resign");
   await a.page.click("#resign-confirm");
   await b.page.waitForSelector("#result-title:has-text('You won')");
-  // Two fresh guests are new players: the result says why the game asked
-  // to be rated changed no rating (docs/api.md, "Ratings").
+  // Two fresh identities are new players: the result says why the game
+  // asked to be rated changed no rating (docs/api.md, "Ratings").
   await b.page.waitForSelector(".rating-change[data-unrated='new_player']:has-text('Not rated: a player is new here')", { timeout: 120_000 });
   await a.page.waitForSelector(".rating-change[data-unrated='new_player']", { timeout: 120_000 });
   await shot(b.page, "24b-rated-result");

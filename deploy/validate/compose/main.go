@@ -2,7 +2,8 @@
 // library behind `docker compose config`, and then checks the rules of
 // deploy/README.md: every long-running service has a health check, services
 // wait for healthy stores and for the migration job, match and bot run two
-// replicas, Redis persists with append-only on, and clients reach lobby and
+// replicas, Redis persists with append-only on, match on a Redis Cluster
+// waits for a replica (WAIT 1), and clients reach lobby and
 // match only through the edge (HAProxy with deploy/haproxy/haproxy.cfg,
 // soft-stopped with SIGUSR1), published on loopback port 8080.
 //
@@ -24,6 +25,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -240,6 +242,20 @@ func Check(p *types.Project) ([]string, error) {
 		}
 		if !mounted {
 			bad("service %q must mount deploy/haproxy/haproxy.cfg at /usr/local/etc/haproxy/haproxy.cfg", edge)
+		}
+	}
+	// On the cluster profile's Redis Cluster (each primary with a
+	// replica), match waits for a primary's replica before it
+	// acknowledges a ply and before it records a finished game (WAIT per
+	// shard; the recorder's default of 1 is for Sentinel URLs only).
+	if m, ok := p.Services["match"]; ok {
+		env := m.Environment.ToMapping()
+		if strings.HasPrefix(env["MATCH_REDIS_URL"], "redis-cluster://") {
+			for _, k := range []string{"MATCH_REDIS_WAIT_REPLICAS", "MATCH_RECORDER_WAIT_REPLICAS"} {
+				if n, err := strconv.Atoi(strings.TrimSpace(env[k])); err != nil || n < 1 {
+					bad("service %q on a Redis Cluster (MATCH_REDIS_URL %s) needs %s of at least 1 (a primary's replica), has %q", "match", env["MATCH_REDIS_URL"], k, env[k])
+				}
+			}
 		}
 	}
 	if pg, ok := p.Services["postgres"]; ok && len(pg.Volumes) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,55 @@ func TestBrokenComposeFilesFail(t *testing.T) {
 				t.Fatalf("error %q does not mention %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// clusterEnv writes the example env file with its "Redis Cluster" block's
+// variables uncommented, except those named in drop, and returns its path.
+func clusterEnv(t *testing.T, drop ...string) string {
+	t.Helper()
+	src, err := os.ReadFile(repoEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	in, found := false, 0
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "# Redis Cluster"):
+			in = true
+		case in && l == "":
+			in = false
+		case in && strings.HasPrefix(l, "# TABULEIRO_"):
+			name, _, _ := strings.Cut(strings.TrimPrefix(l, "# "), "=")
+			found++
+			if !slices.Contains(drop, name) {
+				lines[i] = strings.TrimPrefix(l, "# ")
+			}
+		}
+	}
+	if found != 3 {
+		t.Fatalf("compose.env.example's Redis Cluster block has %d variables, want 3 (URL and both WAITs)", found)
+	}
+	file := filepath.Join(t.TempDir(), "cluster.env")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// The cluster profile as compose.env.example documents it passes; without
+// the recorder's WAIT (a game recorded in PostgreSQL that a failover
+// brings back unfinished) or the commits' WAIT, it fails.
+func TestClusterProfileWaitsForReplicas(t *testing.T) {
+	if _, err := Validate(context.Background(), repoFile, []string{clusterEnv(t)}); err != nil {
+		t.Fatalf("cluster profile as documented: %v", err)
+	}
+	for _, v := range []string{"TABULEIRO_RECORDER_WAIT_REPLICAS", "TABULEIRO_REDIS_WAIT_REPLICAS"} {
+		_, err := Validate(context.Background(), repoFile, []string{clusterEnv(t, v)})
+		want := "MATCH_" + strings.TrimPrefix(v, "TABULEIRO_")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("cluster profile without %s: %v, want an error naming %s", v, err, want)
+		}
 	}
 }

@@ -133,6 +133,17 @@ var (
 	AccessDenied         = def("ACCESS_DENIED", "the player refused the device sign-in")
 	ExpiredToken         = def("EXPIRED_TOKEN", "the device code expired, was spent or never was: start the device sign-in again")
 
+	// Guest merge (MergeGuest) and rated play.
+
+	GuestIsAccount    = def("GUEST_IS_ACCOUNT", "the player the proof names is no guest to merge: an account, a deleted player, or a guest merged into another account")
+	GuestIsCaller     = def("GUEST_IS_CALLER", "the proof is the caller's own: a player cannot merge into itself")
+	GuestInGame       = def("GUEST_IN_GAME", "the guest has a live match, or a rated game not yet in the ratings: merge once it is over")
+	GuestProofInvalid = def("GUEST_PROOF_INVALID", "the guest's token is forged, expired, of a signed-out or revoked sign-in, or a refresh token already exchanged")
+	// RatedNotYet: the fair-play rule for rated play (docs/api.md,
+	// "Ratings"): a guest queues rated once it has finished
+	// min_casual_games casual games or its identity is a day old.
+	RatedNotYet = def("RATED_NOT_YET", "a guest queues rated once it has finished min_casual_games casual games or is a day old: it has finished casual_games, and is a day old in hours_left hours", "casual_games", "min_casual_games", "hours_left")
+
 	// Match.
 
 	MatchNotFound  = def("MATCH_NOT_FOUND", "no such match, or a private match the caller holds no seat in")

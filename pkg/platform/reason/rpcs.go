@@ -41,12 +41,18 @@ var ReturnedBy = map[string][]string{
 	PasskeyRefused:          {"LobbyService.FinishPasskeyRegistration", "LobbyService.FinishPasskeySignIn"},
 	PasskeyExists:           {"LobbyService.FinishPasskeyRegistration"},
 
-	AccountNeeded:        {"LobbyService.ApproveDeviceSignIn", "LobbyService.DeleteAccount"},
+	AccountNeeded:        {"LobbyService.ApproveDeviceSignIn", "LobbyService.DeleteAccount", "LobbyService.MergeGuest"},
 	UserCodeUnknown:      {"LobbyService.ApproveDeviceSignIn"},
 	AuthorizationPending: {"LobbyService.PollDeviceSignIn"},
 	SlowDown:             {"LobbyService.PollDeviceSignIn"},
 	AccessDenied:         {"LobbyService.PollDeviceSignIn"},
 	ExpiredToken:         {"LobbyService.PollDeviceSignIn"},
+
+	GuestIsAccount:    {"LobbyService.MergeGuest"},
+	GuestIsCaller:     {"LobbyService.MergeGuest"},
+	GuestInGame:       {"LobbyService.MergeGuest"},
+	GuestProofInvalid: {"LobbyService.MergeGuest"},
+	RatedNotYet:       {"LobbyService.FindMatch"},
 
 	MatchNotFound:    {"MatchService.*"},
 	UnknownVariant:   {"MatchService.CreateMatch", "MatchService.ListLegalPlies", "LobbyService.CreateRoom", "LobbyService.FindMatch", "LobbyService.PlayBot", "BotService.SelectPly"},

@@ -46,6 +46,8 @@ type accountsLobby struct {
 	// rdb and prefix are the lobby's Redis and key prefix.
 	rdb    redis.UniversalClient
 	prefix string
+	// key signs the lobby's tokens.
+	key []byte
 }
 
 // testSite is the relying party of accountsLobby's passkeys.
@@ -62,6 +64,12 @@ func newAccountsLobby(t *testing.T, site ...PasskeyConfig) *accountsLobby {
 // configuration first.
 func newConfiguredLobby(t *testing.T, opt func(*Config), site ...PasskeyConfig) *accountsLobby {
 	t.Helper()
+	return newLobbyOf(t, noMatches{}, opt, site...)
+}
+
+// newLobbyOf is newConfiguredLobby with the match service matches.
+func newLobbyOf(t *testing.T, matches MatchCreator, opt func(*Config), site ...PasskeyConfig) *accountsLobby {
+	t.Helper()
 	ctx := t.Context()
 	key, _ := auth.GenerateKey()
 	iss, _ := auth.NewIssuer(key)
@@ -73,7 +81,7 @@ func newConfiguredLobby(t *testing.T, opt func(*Config), site ...PasskeyConfig) 
 	if opt != nil {
 		opt(&cfg)
 	}
-	lob, err := New(ctx, Deps{Redis: rdb, DB: pool, Issuer: iss, Verifier: ver, Matches: noMatches{}}, cfg)
+	lob, err := New(ctx, Deps{Redis: rdb, DB: pool, Issuer: iss, Verifier: ver, Matches: matches}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +104,7 @@ func newConfiguredLobby(t *testing.T, opt func(*Config), site ...PasskeyConfig) 
 	t.Cleanup(tr.CloseIdleConnections)
 	db := stdlib.OpenDBFromPool(pool)
 	t.Cleanup(func() { _ = db.Close() })
-	return &accountsLobby{t: t, rdb: rdb, prefix: prefix, grpc: lobbyv1.NewLobbyServiceClient(conn), hc: &http.Client{Transport: tr}, base: "http://lobby",
+	return &accountsLobby{t: t, rdb: rdb, prefix: prefix, key: key, grpc: lobbyv1.NewLobbyServiceClient(conn), hc: &http.Client{Transport: tr}, base: "http://lobby",
 		exec: func(q string, args ...any) {
 			if _, err := db.ExecContext(ctx, q, args...); err != nil {
 				t.Fatal(err)

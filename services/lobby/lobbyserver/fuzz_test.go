@@ -168,7 +168,9 @@ func FuzzLobbyRequests(f *testing.F) {
 		"PollDeviceSignIn":  {&lobbyv1.PollDeviceSignInRequest{DeviceCode: "dc_x"}, &lobbyv1.PollDeviceSignInRequest{}},
 		"ExportAccountData": {&lobbyv1.ExportAccountDataRequest{}},
 		"DeleteAccount":     {&lobbyv1.DeleteAccountRequest{Password: "wrong password"}, &lobbyv1.DeleteAccountRequest{}},
-		"GetProfile":        {&lobbyv1.GetProfileRequest{Username: "nobody_here"}, &lobbyv1.GetProfileRequest{Username: "Ana_B", RecentGames: 51}},
+		"MergeGuest": {&lobbyv1.MergeGuestRequest{GuestRefreshToken: "e30.e30.AAAA"}, &lobbyv1.MergeGuestRequest{GuestToken: "garbage"},
+			&lobbyv1.MergeGuestRequest{GuestRefreshToken: "a", GuestToken: "b"}, &lobbyv1.MergeGuestRequest{}},
+		"GetProfile": {&lobbyv1.GetProfileRequest{Username: "nobody_here"}, &lobbyv1.GetProfileRequest{Username: "Ana_B", RecentGames: 51}},
 	}
 	methods := tg.Service.Methods()
 	for i := range methods.Len() {

@@ -24,6 +24,7 @@ import (
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/grpcserve/grpcservetest"
+	"tabuleiro.dev/pkg/platform/reason"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchclient"
@@ -191,7 +192,7 @@ func TestLobbyOverGRPC(t *testing.T) {
 		return auth.WithToken(ctx, ref.GetToken()), res.GetPlayerId()
 	}
 	ana, anaID := signIn("Ana")
-	bo, _ := signIn("Bo")
+	bo, boID := signIn("Bo")
 	if _, err := c.RefreshToken(ctx, &lobbyv1.RefreshTokenRequest{RefreshToken: "forged"}); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("forged refresh: %v", err)
 	}
@@ -239,6 +240,20 @@ func TestLobbyOverGRPC(t *testing.T) {
 				return m.GetMatched(), nil
 			}
 		}
+	}
+	// The fair-play rule for rated play: two fresh guests (no casual game
+	// finished, not a day old) are told why they cannot queue rated yet.
+	rst, rerr := c.FindMatch(ana, &lobbyv1.FindMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3", Rated: true})
+	if rerr == nil {
+		_, rerr = rst.Recv()
+	}
+	if info, _ := reason.Of(status.Convert(rerr)); status.Code(rerr) != codes.FailedPrecondition || info.GetReason() != reason.RatedNotYet ||
+		info.GetMetadata()["casual_games"] != "0" || info.GetMetadata()["min_casual_games"] != "3" || info.GetMetadata()["hours_left"] != "24" {
+		t.Fatalf("a fresh guest queueing rated: %v (%v), want FAILED_PRECONDITION RATED_NOT_YET, 0 of 3 casual games, 24 hours", rerr, info.GetMetadata())
+	}
+	// A day later they are established.
+	if _, err := db.Exec(ctx, `UPDATE players SET created_at = now() - interval '25 hours' WHERE player_id IN ($1, $2)`, anaID, boID); err != nil {
+		t.Fatal(err)
 	}
 	type res struct {
 		m   *lobbyv1.Matched

@@ -87,8 +87,9 @@ func FuzzMatchRequests(f *testing.F) {
 		Conn: conn, Service: matchv1.File_tabuleiro_match_v1_match_service_proto.Services().ByName("MatchService"), Tracker: tracker,
 		Caller: func(ctx context.Context) context.Context { return auth.WithToken(ctx, token("alice")) },
 		// Bookkeeping a refusal may change: instances' alive marks,
-		// presence and stream leases, the recorder's stream.
-		State: rpcfuzz.RedisState(rdb, prefix, "alive", "presence", "lease", "streams", "outbox"),
+		// presence and stream leases, the recorder's stream, the
+		// instances asking for sweeper groups.
+		State: rpcfuzz.RedisState(rdb, prefix, "alive", "presence", "lease", "streams", "outbox", "sweepers"),
 		// And over the browsers' framings (Connect, gRPC-Web) on the
 		// same port.
 		BaseURL: "http://" + lis.Addr().String(),

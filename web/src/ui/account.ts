@@ -87,6 +87,10 @@ function browserName(): string {
 
 /** loginScreen is "#/login": sign in to an account with its username and password. */
 export function loginScreen(shell: Shell, next: string): void {
+  // The guest this browser holds, if any: signing in replaces it, and it
+  // may be merged into the account (afterSignIn).
+  const held = shell.session.me;
+  const guest = held && !held.username ? held : undefined;
   const err = h("p", { class: "error", id: "login-error", role: "alert" });
   const [userField, user] = field("login-username", t("account.username"), { autocomplete: "username", maxlength: 24 });
   const [pwField, pw] = field("login-password", t("account.password"), { type: "password", autocomplete: "current-password", maxlength: 128 });
@@ -95,7 +99,7 @@ export function loginScreen(shell: Shell, next: string): void {
     err.textContent = "";
     try {
       shell.session.me = await passwordSignIn(user.value.trim(), pw.value);
-      shell.go(next);
+      await afterSignIn(shell, guest, shell.session.me, next);
     } catch (e2) {
       err.textContent = errorText(e2);
       pw.select();
@@ -105,7 +109,7 @@ export function loginScreen(shell: Shell, next: string): void {
     err.textContent = "";
     try {
       shell.session.me = await passkeySignIn();
-      shell.go(next);
+      await afterSignIn(shell, guest, shell.session.me, next);
     } catch (e2) {
       err.textContent = passkeyError(e2);
     }
@@ -116,6 +120,55 @@ export function loginScreen(shell: Shell, next: string): void {
     form, passkey,
     h("p", {}, h("a", { href: "#/", id: "login-guest" }, t("account.asGuest")))));
   setTimeout(() => user.focus(), 0);
+}
+
+/**
+ * afterSignIn goes on to next after a sign-in to the account id, first
+ * offering to bring the finished games of guest (the guest this browser
+ * held before) into the account (lobby.v1 MergeGuest), when it has any.
+ */
+async function afterSignIn(shell: Shell, guest: Identity | undefined, id: Identity, next: string): Promise<void> {
+  if (!guest || guest.playerId === id.playerId) {
+    shell.go(next);
+    return;
+  }
+  let count = 0;
+  try {
+    count = (await api(id.token).lobby.listGames({ playerId: guest.playerId, pageSize: 100 })).games.length;
+  } catch {
+    // The guest is unknown here (merged or gone): nothing to offer.
+  }
+  if (count === 0) {
+    shell.go(next);
+    return;
+  }
+  mergeScreen(shell, guest, id, count, next);
+}
+
+/** mergeScreen asks whether to bring the guest's count finished games into the account id: yes merges, no leaves them. */
+function mergeScreen(shell: Shell, guest: Identity, id: Identity, count: number, next: string): void {
+  const err = h("p", { class: "error", id: "merge-error", role: "alert" });
+  const panel = h("section", { class: "panel account", id: "merge-offer" });
+  const yes = h("button", { class: "primary", id: "merge-yes", onclick: async () => {
+    err.textContent = "";
+    yes.disabled = true;
+    try {
+      const r = await api(id.token).lobby.mergeGuest(guest.refreshToken ? { guestRefreshToken: guest.refreshToken } : { guestToken: guest.token });
+      clear(panel);
+      panel.append(h("h1", {}, t("account.mergeTitle")),
+        h("p", { class: "lead", id: "merge-done" }, t("account.mergeDone", { count: r.games })),
+        h("button", { class: "primary", id: "merge-continue", onclick: () => shell.go(next) }, t("account.mergeContinue")));
+    } catch (e) {
+      err.textContent = errorText(e);
+      yes.disabled = false;
+    }
+  } }, t("account.mergeYes")) as HTMLButtonElement;
+  panel.append(h("h1", {}, t("account.mergeTitle")),
+    h("p", { class: "lead", id: "merge-lead" }, t("account.mergeLead", { count, name: guest.name })),
+    h("p", { class: "muted" }, t("account.mergeRatings")),
+    h("div", { class: "actions" }, yes, h("button", { id: "merge-no", onclick: () => shell.go(next) }, t("account.mergeNo"))),
+    err);
+  shell.frame(id, panel);
 }
 
 /** accountScreen is "#/account": a guest claims an account; an account sees its sign-ins. */
@@ -262,6 +315,8 @@ function claimScreen(shell: Shell, id: Identity): void {
     h("h1", {}, t("account.claimTitle")),
     h("p", { class: "lead" }, t("account.claimLead", { name: id.name })),
     form,
-    passkeysSupported() ? h("p", { class: "muted" }, t("account.claimPasskeyHint")) : ""));
+    passkeysSupported() ? h("p", { class: "muted" }, t("account.claimPasskeyHint")) : "",
+    // An account already: signing in offers to bring this guest's games.
+    h("p", { class: "muted account-link" }, h("a", { id: "claim-login-link", href: `#/login?next=${encodeURIComponent("#/play")}` }, t("account.haveOneMerge")))));
   setTimeout(() => user.focus(), 0);
 }

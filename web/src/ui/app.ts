@@ -693,7 +693,7 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
   const variant = params.get("variant") ?? "";
   const clock = Number(params.get("clock") ?? "2");
   const rated = params.get("rated") === "1";
-  const status = h("p", { role: "status" }, t("queue.joining"));
+  const status = h("p", { role: "status", id: "queue-status" }, t("queue.joining"));
   const title = h("h1", {}, t("queue.title"));
   const spinner = h("div", { class: "spinner", "aria-hidden": "true" });
   const window_ = h("p", { class: "muted" });
@@ -750,6 +750,11 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
         status.replaceWith(note);
         return;
       }
+      // Refused (a guest not yet allowed rated play says why) or ended:
+      // the queue is over.
+      clearInterval(tick);
+      spinner.remove();
+      elapsed.remove();
       status.textContent = errorText(err);
     }
   })();

@@ -395,3 +395,18 @@ func TestPlayerName(t *testing.T) {
 		}
 	}
 }
+
+// A deleted account's seat (the lobby names it "deleted player" in its
+// finished games) reads in the player's language; a bot by its level; a
+// person as named.
+func TestDeletedPlayerName(t *testing.T) {
+	deleted := &gamev1.Participant{PlayerId: "p_x", DisplayName: DeletedName}
+	for lang, want := range map[string]string{"pt-BR": "jogador excluído", "es": "jugador eliminado", "en": "deleted player"} {
+		if got := PlayerName(Catalog.Printer(lang), deleted); got != want {
+			t.Errorf("%s: %q, want %q", lang, got, want)
+		}
+	}
+	if got := PlayerName(Catalog.Printer("pt-BR"), &gamev1.Participant{DisplayName: "Deleted Player Fan"}); got != "Deleted Player Fan" {
+		t.Errorf("a person's name: %q", got)
+	}
+}

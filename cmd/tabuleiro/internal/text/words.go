@@ -106,12 +106,26 @@ func Level(p *Printer, l gamev1.BotLevel) string {
 	return "?"
 }
 
+// DeletedName is the name the lobby gives a deleted account in its
+// finished games (lobby.v1 DeleteAccount; no player may take it).
+const DeletedName = "deleted player"
+
 // PlayerName is how a seat's holder is named: a person by their display
-// name, a bot by its level in the player's language ("Bot (fácil)"; the
+// name, a deleted account as "deleted player" in the player's language,
+// a bot by its level in the player's language ("Bot (fácil)"; the
 // server's display name of a bot is English).
 func PlayerName(p *Printer, who *gamev1.Participant) string {
 	if l := who.GetBotLevel(); l != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
 		return T(p, "player.bot", "level", Level(p, l))
 	}
-	return who.GetDisplayName()
+	return Name(p, who.GetDisplayName())
+}
+
+// Name is a person's display name as shown: DeletedName in the player's
+// language, any other as it is.
+func Name(p *Printer, displayName string) string {
+	if displayName == DeletedName {
+		return T(p, "player.deleted")
+	}
+	return displayName
 }

@@ -4,15 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"tabuleiro.dev/pkg/engine"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
+	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/ratelimit"
+	"tabuleiro.dev/pkg/platform/reason"
+	"tabuleiro.dev/pkg/platform/rpcerr"
 	"tabuleiro.dev/services/lobby/internal/lobby"
 	"tabuleiro.dev/services/lobby/internal/matchmaking"
 )
@@ -45,6 +52,11 @@ func (s *Server) FindMatch(req *lobbyv1.FindMatchRequest, stream grpc.ServerStre
 	tc, err := clockFromProto(req.GetTimeControl())
 	if err != nil {
 		return toStatus(err)
+	}
+	if req.GetRated() {
+		if err := s.mayQueueRated(ctx); err != nil {
+			return err
+		}
 	}
 	q := matchmaking.Queue{Game: g, Variant: variant, Clock: tc, Rated: req.GetRated()}
 	t, err := s.d.Matchmaker.Enqueue(ctx, q, p)
@@ -192,4 +204,33 @@ func (s *Server) checkBotCap(ctx context.Context, playerID string) error {
 		return ratelimit.Exhausted(fmt.Sprintf("you already have %d live bot games (at most %d); finish or resign one", n, s.d.MaxBotMatches), 0)
 	}
 	return nil
+}
+
+// mayQueueRated refuses a guest that is not established under the
+// fair-play rule for rated play (sqlstore.Fairness: casual games played
+// or a day's age) with FAILED_PRECONDITION and RATED_NOT_YET, saying
+// where it stands. Accounts queue rated (the ratings processor still
+// leaves a newcomer's games unrated); with PostgreSQL unreachable nothing
+// is known against the guest and it queues, as ratingOf lets it.
+func (s *Server) mayQueueRated(ctx context.Context) error {
+	pr, _ := auth.FromContext(ctx)
+	if !pr.Guest {
+		return nil
+	}
+	n, newcomer, err := s.d.Store.Newcomer(ctx, pr.PlayerID())
+	if rpcerr.Unreachable(err) {
+		slog.WarnContext(ctx, "newcomer unknown: PostgreSQL unreachable; queueing rated", "player_id", pr.PlayerID(), "err", err)
+		return nil
+	}
+	if err != nil {
+		return toStatus(err)
+	}
+	if !newcomer {
+		return nil
+	}
+	hours := int(math.Ceil(n.OpensAt.Sub(s.d.Now()).Hours()))
+	return reason.Error(codes.FailedPrecondition, reason.RatedNotYet,
+		fmt.Sprintf("a guest queues rated once it has finished %d casual games or is a day old: it has finished %d, and is a day old in %d hours",
+			n.MinCasual, n.Casual, hours),
+		map[string]string{"casual_games": strconv.Itoa(n.Casual), "min_casual_games": strconv.Itoa(n.MinCasual), "hours_left": strconv.Itoa(hours)})
 }

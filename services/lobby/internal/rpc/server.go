@@ -59,6 +59,9 @@ type Store interface {
 	UsePasskey(ctx context.Context, id, credential string) error
 	RemovePasskey(ctx context.Context, playerID, id string) error
 	DeleteAccount(ctx context.Context, playerID string) error
+	MergeGuest(ctx context.Context, guestID, accountID string) (sqlstore.Merge, error)
+	MergedInto(ctx context.Context, playerID string) (string, error)
+	Newcomer(ctx context.Context, playerID string) (sqlstore.Newcomer, bool, error)
 	Profile(ctx context.Context, key string, recent int) (sqlstore.Profile, error)
 	Usernames(ctx context.Context, ids []string) (map[string]string, error)
 }

@@ -168,6 +168,38 @@ func (f *Families) Check(ctx context.Context, family string) error {
 	return nil
 }
 
+// Holds checks that a refresh token of family, generation gen, is
+// playerID's current one, without exchanging it (a proof that the caller
+// holds the sign-in, lobby.v1 MergeGuest). Errors: ErrUnknown (no such
+// family, expired, another player's, or a generation never issued),
+// ErrRevoked, ErrSignedOut, ErrReused (an older generation: exchanged
+// already, so possibly a copy; the family itself is left as it is).
+func (f *Families) Holds(ctx context.Context, family, playerID string, gen int64) error {
+	h, err := f.rdb.HMGet(ctx, f.key(family), "player", "gen", "revoked").Result()
+	if err != nil {
+		return fmt.Errorf("read refresh family: %w", err)
+	}
+	player, _ := h[0].(string)
+	cur, _ := h[1].(string)
+	revoked, _ := h[2].(string)
+	switch {
+	case player == "" || player != playerID:
+		return ErrUnknown
+	case revoked == "1":
+		return ErrRevoked
+	case revoked == "out":
+		return ErrSignedOut
+	}
+	n, err := strconv.ParseInt(cur, 10, 64)
+	switch {
+	case err != nil || gen > n:
+		return ErrUnknown
+	case gen < n:
+		return ErrReused
+	}
+	return nil
+}
+
 // Session is one live family of a player's.
 type Session struct {
 	Family             string

@@ -120,12 +120,12 @@ func (s *Store) SavePlayer(ctx context.Context, p lobby.Player) error {
 }
 
 // Player returns a player by id, with its account's username (empty for
-// a guest).
+// a guest); lobby.ErrNotFound for a deleted player or a merged guest.
 func (s *Store) Player(ctx context.Context, id string) (lobby.Player, error) {
 	p := lobby.Player{ID: id}
 	var username sql.NullString
 	err := s.db.QueryRowContext(ctx, `SELECT p.display_name, a.username FROM players p
-		LEFT JOIN accounts a ON a.player_id = p.player_id WHERE p.player_id = $1 AND p.deleted_at IS NULL`, id).Scan(&p.DisplayName, &username)
+		LEFT JOIN accounts a ON a.player_id = p.player_id WHERE p.player_id = $1 AND p.deleted_at IS NULL AND p.merged_into IS NULL`, id).Scan(&p.DisplayName, &username)
 	p.Username = username.String
 	if errors.Is(err, sql.ErrNoRows) {
 		return lobby.Player{}, fmt.Errorf("player %s: %w", lobby.Clip(id), lobby.ErrNotFound)

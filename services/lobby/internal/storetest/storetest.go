@@ -33,6 +33,8 @@ type Store interface {
 	CreateAccount(ctx context.Context, a sqlstore.Account) error
 	AccountByKey(ctx context.Context, key string) (sqlstore.Account, error)
 	DeleteAccount(ctx context.Context, playerID string) error
+	MergeGuest(ctx context.Context, guestID, accountID string) (sqlstore.Merge, error)
+	Newcomer(ctx context.Context, playerID string) (sqlstore.Newcomer, bool, error)
 	AccountByPlayer(ctx context.Context, playerID string) (sqlstore.Account, error)
 	SetPassword(ctx context.Context, playerID, hash string) error
 	AddPasskey(ctx context.Context, p sqlstore.Passkey) error
@@ -70,6 +72,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Passkeys", testPasskeys},
 		{"Reviews", testReviews},
 		{"DeleteAccount", testDeleteAccount},
+		{"MergeGuest", testMergeGuest},
+		{"Newcomer", testNewcomer},
 		{"Profiles", testProfiles},
 	}
 	for _, tt := range tests {
@@ -737,6 +741,146 @@ func testDeleteAccount(t *testing.T, newStore NewStore) {
 	}
 	if err := s.CreateAccount(ctx, account(t, "bia", "Alice")); err != nil {
 		t.Errorf("the freed username: %v", err)
+	}
+}
+
+// A guest merged into an account: its finished games and their rating
+// changes name the account (a game between the two stays as it was), its
+// ratings are dropped and the account's kept; the guest is then unknown.
+// Refused: merging a player into itself, into a guest, an account as the
+// guest, a guest with a rated game not yet in the ratings, a guest merged
+// into another account. Merging twice moves nothing the second time.
+func testMergeGuest(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	for _, id := range []string{"ana", "gus", "bo", "cy"} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: id, DisplayName: "P " + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, name := range map[string]string{"ana": "Alice", "cy": "Cyril"} {
+		if err := s.CreateAccount(ctx, account(t, id, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", rated: true, p1: "gus", p2: "bo", result: "win", winner: "first", ended: t0})
+	insert(t, db, game{id: "g2", game: "quoridor", variant: "standard", p1: "gus", bot2: 1, result: "win", winner: "first", ended: t0.Add(time.Second)})
+	insert(t, db, game{id: "g3", game: "quoridor", variant: "standard", p1: "ana", p2: "gus", result: "win", winner: "first", ended: t0.Add(2 * time.Second)})
+	insert(t, db, game{id: "g4", game: "quoridor", variant: "standard", rated: true, p1: "bo", p2: "ana", result: "win", winner: "second", ended: t0.Add(3 * time.Second)})
+	if _, err := s.ProcessRatings(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Rating(ctx, "ana", engine.Quoridor, "standard")
+	if err != nil || before.Games != 1 {
+		t.Fatalf("the account's rating before: %+v, %v", before, err)
+	}
+	for _, c := range []struct {
+		guest, account string
+		want           error
+	}{
+		{"gus", "gus", sqlstore.ErrSamePlayer},
+		{"gus", "bo", lobby.ErrNotFound}, // bo is no account
+		{"ana", "cy", sqlstore.ErrNotGuest},
+		{"nobody", "ana", lobby.ErrNotFound},
+	} {
+		if _, err := s.MergeGuest(ctx, c.guest, c.account); !errors.Is(err, c.want) {
+			t.Errorf("MergeGuest(%s, %s) = %v, want %v", c.guest, c.account, err, c.want)
+		}
+	}
+	// A rated game the processor has not reached would change the
+	// account's rating: refused until it is in the ratings.
+	insert(t, db, game{id: "g5", game: "quoridor", variant: "standard", rated: true, p1: "bo", p2: "gus", result: "draw", ended: t0.Add(4 * time.Second)})
+	if _, err := s.MergeGuest(ctx, "gus", "ana"); !errors.Is(err, sqlstore.ErrGuestUnrated) {
+		t.Fatalf("merging with a game pending its rating: %v, want ErrGuestUnrated", err)
+	}
+	if _, err := s.ProcessRatings(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Rating(ctx, "gus", engine.Quoridor, "standard"); err != nil || r.Games != 1 { // g5 repeats g1's pair: unrated
+		t.Fatalf("the guest's rating before: %+v, %v", r, err)
+	}
+	m, err := s.MergeGuest(ctx, "gus", "ana")
+	if err != nil || m.Games != 3 || m.Already {
+		t.Fatalf("MergeGuest = %+v, %v; want 3 games moved (g1, g2, g5; g3 was against the account)", m, err)
+	}
+	if m, err := s.MergeGuest(ctx, "gus", "ana"); err != nil || !m.Already || m.Games != 0 {
+		t.Errorf("merging again = %+v, %v; want already merged, nothing moved", m, err)
+	}
+	if _, err := s.MergeGuest(ctx, "gus", "cy"); !errors.Is(err, sqlstore.ErrNotGuest) {
+		t.Errorf("merging into another account afterwards: %v, want ErrNotGuest", err)
+	}
+	if _, err := s.Player(ctx, "gus"); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("the merged guest: %v, want ErrNotFound", err)
+	}
+	after, err := s.Rating(ctx, "ana", engine.Quoridor, "standard")
+	if err != nil || after.Rating != before.Rating || after.Games != before.Games {
+		t.Errorf("the account's rating after: %+v, %v; want its own, %+v", after, err, before)
+	}
+	var left int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM ratings WHERE player_id = 'gus')
+		+ (SELECT count(*) FROM games WHERE first_player_id = 'gus' OR second_player_id = 'gus')
+		+ (SELECT count(*) FROM rating_changes WHERE player_id = 'gus')`).Scan(&left); err != nil || left != 1 {
+		t.Errorf("rows naming the guest: %d, %v; want only g3, against the account", left, err)
+	}
+	page, err := s.History(ctx, "ana", "ana", "", 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, g := range page.Games {
+		ids = append(ids, g.GameID)
+	}
+	if fmt.Sprint(ids) != "[g5 g4 g3 g2 g1]" {
+		t.Errorf("the account's history: %v; want [g5 g4 g3 g2 g1]", ids)
+	}
+	rec, err := s.Game(ctx, "g1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.SeatOf("ana") != engine.First || len(rec.Changes) != 2 || rec.Changes[0].PlayerID != "ana" && rec.Changes[1].PlayerID != "ana" {
+		t.Errorf("g1 after the merge: seat %v, changes %+v", rec.SeatOf("ana"), rec.Changes)
+	}
+	st, err := s.Stats(ctx, "ana")
+	if err != nil || len(st.Bots) != 1 || st.Bots[0].Wins != 1 {
+		t.Errorf("the account's record against bots: %+v, %v; want the guest's win", st.Bots, err)
+	}
+}
+
+// The fair-play rule for rated play, as the queue asks it: a fresh
+// player is a newcomer until it has finished 3 casual games (aborted and
+// rated ones do not count) or is a day old; a player unknown here is not.
+func testNewcomer(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	for _, id := range []string{"ana", "old"} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: id, DisplayName: "P " + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE players SET created_at = $1 WHERE player_id = 'old'`, time.Now().Add(-25*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	n, newcomer, err := s.Newcomer(ctx, "ana")
+	if err != nil || !newcomer || n.Casual != 0 || n.MinCasual != 3 || time.Until(n.OpensAt) < 23*time.Hour {
+		t.Fatalf("a fresh player: %+v, %v, %v; want a newcomer, 0 of 3 casual games, a day to wait", n, newcomer, err)
+	}
+	t0 := time.Now().Add(-time.Hour)
+	insert(t, db, game{id: "c1", game: "quoridor", variant: "standard", p1: "ana", bot2: 1, result: "win", winner: "first", ended: t0})
+	insert(t, db, game{id: "c2", game: "quoridor", variant: "standard", p1: "ana", bot2: 1, result: "draw", reason: "aborted", ended: t0})
+	insert(t, db, game{id: "c3", game: "quoridor", variant: "standard", rated: true, p1: "ana", p2: "old", result: "draw", ended: t0})
+	insert(t, db, game{id: "c4", game: "quoridor", variant: "standard", p1: "old", p2: "ana", result: "draw", ended: t0})
+	if n, newcomer, err := s.Newcomer(ctx, "ana"); err != nil || !newcomer || n.Casual != 2 {
+		t.Errorf("after 2 casual games (an aborted and a rated one besides): %+v, %v, %v", n, newcomer, err)
+	}
+	insert(t, db, game{id: "c5", game: "quoridor", variant: "standard", p1: "ana", bot2: 2, result: "win", winner: "second", ended: t0})
+	if n, newcomer, err := s.Newcomer(ctx, "ana"); err != nil || newcomer {
+		t.Errorf("after 3 casual games: %+v, %v, %v; want established", n, newcomer, err)
+	}
+	for _, id := range []string{"old", "nobody"} {
+		if n, newcomer, err := s.Newcomer(ctx, id); err != nil || newcomer {
+			t.Errorf("%s: %+v, %v, %v; want no newcomer", id, n, newcomer, err)
+		}
 	}
 }
 

@@ -44,10 +44,13 @@ type Config struct {
 	// SweepMaxWait (default 1s) is the longest the sweeper waits between
 	// two sweeps. A deadline written nearer than that wakes it.
 	SweepMaxWait time.Duration
-	// SweeperTTL (default 3s) is how long the instance that sweeps (one at
-	// a time: the polling does not grow with the instances) holds the
-	// role without renewing it (every AliveEvery): the longest a dead
-	// sweeper's deadlines wait for another instance to take over.
+	// SweeperTTL (default 3s) is how long an instance holds its sweeper
+	// groups without renewing them (every AliveEvery): the longest a dead
+	// sweeper's deadlines wait for other instances to take its groups
+	// over. Each group of the store's (Store.SweepGroups) is swept by one
+	// instance at a time, the groups shared evenly among the instances:
+	// the polling does not grow with the instances, and the firing of
+	// deadlines spreads over them.
 	SweeperTTL     time.Duration
 	ClaimLease     time.Duration // default 5s: a claimed deadline comes back after this if its claimer died
 	BotLease       time.Duration // default 5s: an unanswered bot turn is asked again (any instance) after this
@@ -149,10 +152,11 @@ type Service struct {
 	// events at once (Feed.fill).
 	fills   singleflight.Group
 	running sync.WaitGroup
-	// sweeping is whether this instance holds the sweeper's role; woken
-	// signals its Run loop that a deadline or lease due at nearest (unix
-	// ms) was written (wakeSweeper).
-	sweeping atomic.Bool
+	// sweeping is the set of sweeper groups this instance holds (bit g:
+	// group g, see Store.Sweeper); woken signals its Run loop that a
+	// deadline or lease due at nearest (unix ms) was written in one of
+	// them (wakeSweeper).
+	sweeping atomic.Uint64
 	nearest  atomic.Int64
 	woken    chan struct{}
 }
@@ -179,6 +183,11 @@ func NewService(d Deps, cfg Config) *Service {
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Store != nil { // tests of other parts may leave it out
+		if n := d.Store.SweepGroups(); n < 1 || n > 64 {
+			panic(fmt.Sprintf("match: a store of %d sweeper groups (1 to 64)", n))
+		}
 	}
 	s := &Service{d: d, cfg: cfg.withDefaults(), cache: map[string]*entry{}, bots: map[string]bool{},
 		held: map[Lease]struct{}{}, watching: map[string]int{}, instance: rand.Text(), woken: make(chan struct{}, 1)}
@@ -313,7 +322,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create match: %w", err)
 	}
-	s.wakeSweeper(ctx, due)
+	s.wakeSweeper(ctx, id, due)
 	if id != st.ID {
 		got, _, err := s.Get(ctx, id)
 		return got, err
@@ -602,7 +611,7 @@ func (s *Service) mutate(ctx context.Context, id string, fn transition) (*change
 			return nil, err // the store's error names the match
 		}
 		e.st, e.pos = c.st, c.pos
-		s.wakeSweeper(ctx, due)
+		s.wakeSweeper(ctx, id, due)
 		observeCommit(ctx, c)
 		if c.st.Status == StatusFinished {
 			s.forget(id)
@@ -771,10 +780,11 @@ func (s *Service) leave(ctx context.Context, id string, seat engine.Seat, epoch 
 	return err
 }
 
-// Run sweeps the deadlines and lapsed leases of every match while this
-// instance holds the sweeper's role (one instance at a time, see
-// Config.SweeperTTL), keeps this instance's leases and alive mark, and
-// owns the bot tasks, until ctx ends.
+// Run sweeps the deadlines and lapsed leases of the sweeper groups this
+// instance holds (each group held by one instance at a time, the groups
+// shared evenly among the instances, see Config.SweeperTTL), keeps this
+// instance's leases and alive mark, and owns the bot tasks, until ctx
+// ends.
 func (s *Service) Run(ctx context.Context) error {
 	s.mu.Lock()
 	s.runCtx = ctx
@@ -793,21 +803,27 @@ func (s *Service) Run(ctx context.Context) error {
 	defer renew.Stop()
 	alive := time.NewTicker(s.cfg.AliveEvery)
 	defer alive.Stop()
-	// The instance that sweeps hears the deadlines other instances write
-	// nearer than SweepMaxWait (from before its first sweep on).
-	if err := s.d.Store.SweeperWakes(ctx, s.wakeAt); err != nil && ctx.Err() == nil {
+	// The instance that sweeps a group hears the deadlines other
+	// instances write in it nearer than SweepMaxWait (from before its
+	// first sweep on).
+	if err := s.d.Store.SweeperWakes(ctx, func(g int, due int64) {
+		if g < 0 || s.sweeping.Load()&(1<<g) != 0 {
+			s.wakeAt(due)
+		}
+	}); err != nil && ctx.Err() == nil {
 		s.d.Logger.WarnContext(ctx, "sweeper wake-ups", "err", err)
 	}
-	// One instance at a time sweeps; the others ask for the role every
-	// AliveEvery, and take it over within SweeperTTL of its holder's end
-	// (at once after a clean stop, which gives it up). The others do not
-	// sweep at all; the one that does sweeps when the earliest deadline
-	// or lease falls due, when a nearer one is written, and at least
-	// every SweepMaxWait: an idle instance polls once a SweepMaxWait.
+	// Each group is swept by one instance at a time; every instance asks
+	// for its share of the groups every AliveEvery, and the groups of an
+	// instance that stopped go to the others within SweeperTTL of its
+	// end (at once after a clean stop, which gives them up). An instance
+	// sweeps the groups it holds when the earliest deadline or lease of
+	// them falls due, when a nearer one is written, and at least every
+	// SweepMaxWait: an idle instance polls once a SweepMaxWait.
 	token := rand.Text()
 	s.sweeping.Store(s.sweeper(ctx, token))
 	defer func() {
-		if s.sweeping.Swap(false) {
+		if s.sweeping.Swap(0) != 0 {
 			_ = s.d.Store.ReleaseSweeper(context.WithoutCancel(ctx), token)
 		}
 	}()
@@ -828,7 +844,7 @@ func (s *Service) Run(ctx context.Context) error {
 		at = due
 		t.Reset(time.Duration(max(due-now, 0)) * time.Millisecond)
 	}
-	if !s.sweeping.Load() {
+	if s.sweeping.Load() == 0 {
 		t.Stop()
 		at = math.MaxInt64
 	}
@@ -840,27 +856,27 @@ func (s *Service) Run(ctx context.Context) error {
 			if _, err := s.d.Store.MarkAlive(telemetry.Untraced(ctx), s.nowMS()); err != nil && ctx.Err() == nil { // a heartbeat: untraced
 				s.d.Logger.WarnContext(ctx, "mark alive", "err", err)
 			}
-			was := s.sweeping.Load()
-			switch now := s.sweeper(ctx, token); {
-			case now && !was:
-				s.sweeping.Store(true)
+			was, now := s.sweeping.Load(), s.sweeper(ctx, token)
+			s.sweeping.Store(now)
+			switch {
+			case now&^was != 0: // groups taken: sweep them soon
 				plan(0)
-			case !now && was:
-				s.sweeping.Store(false)
+			case now == 0 && was != 0:
 				t.Stop()
 				at = math.MaxInt64
 			}
 		case <-s.woken:
-			if due := s.nearest.Swap(math.MaxInt64); s.sweeping.Load() {
+			if due := s.nearest.Swap(math.MaxInt64); s.sweeping.Load() != 0 {
 				plan(due)
 			}
 		case <-t.C:
 			at = math.MaxInt64
-			if !s.sweeping.Load() {
+			held := s.sweeping.Load()
+			if held == 0 {
 				continue
 			}
 			last = s.nowMS()
-			next := s.sweep(ctx)
+			next := s.sweep(ctx, groupList(held))
 			if next == 0 { // nothing to wait for: the longest wait
 				next = math.MaxInt64
 			}
@@ -872,15 +888,32 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
-// wakeSweeper tells the instance that sweeps of a deadline written at
-// due (unix ms; 0: none) if it falls due sooner than the sweeper's
-// longest wait: this instance's own Run loop at once, the others' through
-// the store (in the background: the caller does not wait for it).
-func (s *Service) wakeSweeper(ctx context.Context, due int64) {
+// SweepGroups returns the sweeper groups this instance holds now, for
+// tests and operators.
+func (s *Service) SweepGroups() []int { return groupList(s.sweeping.Load()) }
+
+// groupList is the groups of a set of them (bit g: group g).
+func groupList(set uint64) []int {
+	var gs []int
+	for g := range 64 {
+		if set&(1<<g) != 0 {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// wakeSweeper tells the instance that sweeps match id's group of a
+// deadline written at due (unix ms; 0: none) if it falls due sooner than
+// the sweeper's longest wait: this instance's own Run loop at once when it
+// holds the group, the others through the store (in the background: the
+// caller does not wait for it).
+func (s *Service) wakeSweeper(ctx context.Context, id string, due int64) {
 	if due <= 0 || due-s.nowMS() >= s.cfg.SweepMaxWait.Milliseconds() {
 		return
 	}
-	if s.sweeping.Load() {
+	g := s.d.Store.SweepGroup(id)
+	if s.sweeping.Load()&(1<<g) != 0 {
 		s.wakeAt(due)
 		return
 	}
@@ -889,7 +922,7 @@ func (s *Service) wakeSweeper(ctx context.Context, due int64) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(telemetry.Untraced(ctx)), 2*time.Second)
 	go func() {
 		defer cancel()
-		if err := s.d.Store.WakeSweeper(ctx, due); err != nil {
+		if err := s.d.Store.WakeSweeper(ctx, g, due); err != nil {
 			s.d.Logger.WarnContext(ctx, "wake the sweeper", "err", err)
 		}
 	}()
@@ -909,18 +942,22 @@ func (s *Service) wakeAt(due int64) {
 	}
 }
 
-// sweeper takes or renews the sweeper's role for token; when the store
-// cannot say, it sweeps (two sweepers are harmless: each deadline is
-// claimed once).
-func (s *Service) sweeper(ctx context.Context, token string) bool {
-	ok, err := s.d.Store.Sweeper(telemetry.Untraced(ctx), token, s.cfg.SweeperTTL)
+// sweeper takes or renews token's share of the sweeper groups and returns
+// the set it holds; when the store cannot say, it sweeps every group (two
+// sweepers are harmless: each deadline is claimed once).
+func (s *Service) sweeper(ctx context.Context, token string) uint64 {
+	gs, err := s.d.Store.Sweeper(telemetry.Untraced(ctx), token, s.cfg.SweeperTTL)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.d.Logger.WarnContext(ctx, "sweeper role", "err", err)
+			s.d.Logger.WarnContext(ctx, "sweeper groups", "err", err)
 		}
-		return true
+		return 1<<s.d.Store.SweepGroups() - 1
 	}
-	return ok
+	var set uint64
+	for _, g := range gs {
+		set |= 1 << g
+	}
+	return set
 }
 
 // CreditOutage gives every live match back the time while no instance of
@@ -961,20 +998,20 @@ func (s *Service) CreditOutage(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Sweep fires every deadline due now once; exported for tests and
-// benchmarks that drive time themselves.
-func (s *Service) Sweep(ctx context.Context) { s.sweep(ctx) }
+// Sweep fires every deadline due now once, of every group; exported for
+// tests and benchmarks that drive time themselves.
+func (s *Service) Sweep(ctx context.Context) { s.sweep(ctx, nil) }
 
-// sweep is Sweep; it returns when the next sweep is due (unix ms): the
-// earliest deadline or lease it read after now (0: none), or now when
-// there may be more due than it fired.
-func (s *Service) sweep(ctx context.Context) (next int64) {
+// sweep is Sweep of groups (nil: every group); it returns when the next
+// sweep is due (unix ms): the earliest deadline or lease it read after now
+// (0: none), or now when there may be more due than it fired.
+func (s *Service) sweep(ctx context.Context, groups []int) (next int64) {
 	now := s.nowMS()
 	const limit = 256
 	// Looking for due deadlines and lapsed leases is idle polling (once
 	// a SweepMaxWait on the sweeping replica), one round trip: untraced.
 	// Firing one is traced.
-	ids, leases, next, err := s.d.Store.Due(telemetry.Untraced(ctx), now, limit)
+	ids, leases, next, err := s.d.Store.Due(telemetry.Untraced(ctx), groups, now, limit)
 	ctx = telemetry.Traced(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -1030,7 +1067,7 @@ func (s *Service) fire(ctx context.Context, id string) error {
 	if err := s.d.Store.Reschedule(ctx, id, st.Version, due); err != nil {
 		return err
 	}
-	s.wakeSweeper(ctx, due)
+	s.wakeSweeper(ctx, id, due)
 	return nil
 }
 

@@ -37,19 +37,25 @@ type Store interface {
 	// Events returns up to limit events of match id with seq > after, in
 	// order; the first is after+1 unless those were trimmed.
 	Events(ctx context.Context, id string, after int64, limit int) ([]Event, error)
-	// Due returns up to limit match ids whose deadline is at or before
-	// now, up to limit leases (Presence) that expired at or before now,
-	// and the earliest deadline or lease expiry after now (0: none), read
-	// together: the sweeper's poll is one round trip.
-	Due(ctx context.Context, now int64, limit int) (ids []string, lapsed []Lease, next int64, err error)
-	// WakeSweeper tells the instance that sweeps, wherever it runs, that
-	// a deadline at due (unix ms) was written. SweeperWakes returns once
-	// the wake-ups sent after it reach wake (or with the error that stops
-	// them for now), and calls wake with each one's due, from another
-	// goroutine, until ctx ends. A wake-up may be lost (the sweeper polls
-	// anyway, less often).
-	WakeSweeper(ctx context.Context, due int64) error
-	SweeperWakes(ctx context.Context, wake func(due int64)) error
+	// The deadlines and leases are split into SweepGroups groups (match
+	// id's in SweepGroup(id)), each swept by one instance at a time
+	// (Sweeper).
+	SweepGroups() int
+	SweepGroup(id string) int
+	// Due returns up to limit match ids of groups (nil: every group)
+	// whose deadline is at or before now, up to limit leases (Presence)
+	// that expired at or before now, and the earliest deadline or lease
+	// expiry after now (0: none), read together: the sweeper's poll is
+	// one round trip.
+	Due(ctx context.Context, groups []int, now int64, limit int) (ids []string, lapsed []Lease, next int64, err error)
+	// WakeSweeper tells the instance that sweeps group, wherever it runs,
+	// that a deadline at due (unix ms) was written. SweeperWakes returns
+	// once the wake-ups sent after it reach wake (or with the error that
+	// stops them for now), and calls wake with each one's group (-1: any)
+	// and due, from another goroutine, until ctx ends. A wake-up may be
+	// lost (the sweeper polls anyway, less often).
+	WakeSweeper(ctx context.Context, group int, due int64) error
+	SweeperWakes(ctx context.Context, wake func(group int, due int64)) error
 	// Claim moves the deadline of id to until if it is due at now; it
 	// reports whether this caller won the claim.
 	Claim(ctx context.Context, id string, now, until int64) (bool, error)
@@ -64,11 +70,14 @@ type Store interface {
 	// returns the mark it replaced (0 for none), the last moment any
 	// instance was known alive before this one.
 	MarkAlive(ctx context.Context, now int64) (prev int64, err error)
-	// Sweeper makes the instance named token the one that sweeps
-	// deadlines and leases for ttl, unless another holds that role; it
-	// reports whether token holds it now.
-	Sweeper(ctx context.Context, token string, ttl time.Duration) (bool, error)
-	// ReleaseSweeper gives the role up if token holds it.
+	// Sweeper makes the instance named token the one that sweeps its
+	// share of the groups for ttl: it renews the groups token holds and
+	// takes free ones up to an even share among the instances that asked
+	// within ttl (giving up those above it), and returns the groups token
+	// holds now. The groups of an instance that stops asking lapse after
+	// ttl and go to the others.
+	Sweeper(ctx context.Context, token string, ttl time.Duration) (groups []int, err error)
+	// ReleaseSweeper gives up the groups token holds.
 	ReleaseSweeper(ctx context.Context, token string) error
 }
 

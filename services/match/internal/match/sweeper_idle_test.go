@@ -18,9 +18,9 @@ type dueCountingStore struct {
 	reads atomic.Int64
 }
 
-func (s *dueCountingStore) Due(ctx context.Context, now int64, limit int) ([]string, []match.Lease, int64, error) {
+func (s *dueCountingStore) Due(ctx context.Context, groups []int, now int64, limit int) ([]string, []match.Lease, int64, error) {
 	s.reads.Add(1)
-	return s.Store.Due(ctx, now, limit)
+	return s.Store.Due(ctx, groups, now, limit)
 }
 
 // With nothing due and nothing to wait for, the sweeper waits its longest

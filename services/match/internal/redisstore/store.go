@@ -767,11 +767,17 @@ func (s *Store) Events(ctx context.Context, id string, after int64, limit int) (
 	return evs, nil
 }
 
-// Due implements match.Store: both ranges of every bucket, and the
-// earliest entry of each after now, in one pipeline (on a cluster, one
-// round trip to each primary).
-func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []match.Lease, int64, error) {
+// Due implements match.Store: both ranges of every bucket of groups
+// (nil: every group), and the earliest entry of each after now, in one
+// pipeline (on a cluster, one round trip to each primary).
+func (s *Store) Due(ctx context.Context, groups []int, now int64, limit int) ([]string, []match.Lease, int64, error) {
 	bs := s.buckets()
+	if groups != nil {
+		bs = bs[:0:0]
+		for _, g := range groups {
+			bs = append(bs, s.groupBuckets(g)...)
+		}
+	}
 	ids := make([]*redis.StringSliceCmd, len(bs))
 	leases := make([]*redis.StringSliceCmd, len(bs))
 	nexts := make([]*redis.ZSliceCmd, 0, 2*len(bs))
@@ -780,6 +786,9 @@ func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []matc
 	}
 	after := func(key string) redis.ZRangeArgs {
 		return redis.ZRangeArgs{Key: key, Start: "(" + strconv.FormatInt(now, 10), Stop: "+inf", ByScore: true, Count: 1}
+	}
+	if len(bs) == 0 {
+		return nil, nil, 0, nil
 	}
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, b := range bs {
@@ -814,46 +823,6 @@ func (s *Store) Due(ctx context.Context, now int64, limit int) ([]string, []matc
 		}
 	}
 	return due[:min(len(due), limit)], lapsed[:min(len(lapsed), limit)], next, nil
-}
-
-// sweepChannel is the channel of the sweeper's wake-ups.
-func (s *Store) sweepChannel() string { return s.o.Prefix + "sweeper:wake" }
-
-// WakeSweeper implements match.Store: a message on the sweeper's channel
-// (Pub/Sub: lost if the sweeper's connection is down).
-func (s *Store) WakeSweeper(ctx context.Context, due int64) error {
-	return s.rdb.Publish(ctx, s.sweepChannel(), due).Err()
-}
-
-// SweeperWakes implements match.Store: a subscription of its own to the
-// sweeper's channel, held until ctx ends (and renewed by the client after
-// a reconnection).
-func (s *Store) SweeperWakes(ctx context.Context, wake func(due int64)) error {
-	ps := s.rdb.Subscribe(ctx, s.sweepChannel())
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := ps.Receive(rctx) // the confirmation
-	cancel()
-	if err != nil {
-		err = fmt.Errorf("subscribe to the sweeper's wake-ups: %w", err)
-	}
-	go func() {
-		defer func() { _ = ps.Close() }()
-		msgs := ps.Channel()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case m, ok := <-msgs:
-				if !ok {
-					return
-				}
-				if due, err := strconv.ParseInt(m.Payload, 10, 64); err == nil {
-					wake(due)
-				}
-			}
-		}
-	}()
-	return err
 }
 
 // claimScript: a deadline already moved to this very until is this call's
@@ -899,30 +868,6 @@ return prev
 // MarkAlive implements match.Store.
 func (s *Store) MarkAlive(ctx context.Context, now int64) (int64, error) {
 	return markAliveScript.Run(ctx, s.rdb, []string{s.o.Prefix + "alive"}, now).Int64()
-}
-
-var sweeperScript = redis.NewScript(`
-local cur = redis.call('GET', KEYS[1])
-if cur and cur ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`)
-
-var releaseSweeperScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
-`)
-
-// Sweeper implements match.Store: the role is a key holding its
-// holder's token, with the role's expiry.
-func (s *Store) Sweeper(ctx context.Context, token string, ttl time.Duration) (bool, error) {
-	n, err := sweeperScript.Run(ctx, s.rdb, []string{s.o.Prefix + "sweeper"}, token, ttl.Milliseconds()).Int()
-	return n == 1, err
-}
-
-// ReleaseSweeper implements match.Store.
-func (s *Store) ReleaseSweeper(ctx context.Context, token string) error {
-	return releaseSweeperScript.Run(ctx, s.rdb, []string{s.o.Prefix + "sweeper"}, token).Err()
 }
 
 // Reschedule implements match.Store.

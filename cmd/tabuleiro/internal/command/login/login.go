@@ -51,6 +51,9 @@ func New(e *cli.Env) *cobra.Command {
 			}
 			defer func() { _ = cn.Stop() }()
 			l := &login{e: e, cn: cn, username: username}
+			// The guest kept here for this server, which the account
+			// replaces: its games may come along (offerMerge).
+			guest := cn.Known()
 			var p client.Player
 			if password {
 				p, err = l.withPassword(cmd.Context())
@@ -63,6 +66,9 @@ func New(e *cli.Env) *cobra.Command {
 					return err
 				}
 				return &cli.ExitError{Code: 1, Err: errors.New(text.Err(e.P, session.ReachErr(e.P, err, cn.C.Target())))}
+			}
+			if guest.ID != "" && guest.Username == "" && guest.ID != p.ID {
+				l.offerMerge(cmd.Context(), guest, p)
 			}
 			if err := cn.Keep(p); err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
@@ -175,6 +181,37 @@ func (l *login) withPassword(ctx context.Context) (client.Player, error) {
 	return client.Player{ID: res.GetPlayerId(), Name: res.GetDisplayName(), Username: res.GetUsername(),
 		Token: res.GetToken(), ExpiresAt: res.GetExpiresAt().AsTime(),
 		RefreshToken: res.GetRefreshToken(), RefreshExpiresAt: res.GetRefreshExpiresAt().AsTime()}, nil
+}
+
+// offerMerge asks whether to bring the finished games of guest, the guest
+// this terminal kept for the server, into the account p just signed in
+// (lobby.v1 MergeGuest), when it has any; yes is "y" or the language's
+// yes key. A failed merge is said, and the sign-in goes on: the guest's
+// games then stay with it.
+func (l *login) offerMerge(ctx context.Context, guest, p client.Player) {
+	e := l.e
+	games, err := l.cn.C.Lobby.ListGames(p.Context(ctx), &lobbyv1.ListGamesRequest{PlayerId: guest.ID, PageSize: 100})
+	if err != nil || len(games.GetGames()) == 0 {
+		return // unknown here, or nothing to bring
+	}
+	fmt.Fprint(e.Stdout, e.T("login.merge_prompt", "count", len(games.GetGames()), "name", guest.Name, "username", p.Username))
+	line, err := readLine(e.Stdin)
+	fmt.Fprintln(e.Stdout)
+	answer := strings.ToLower(strings.TrimSpace(line))
+	if err != nil || answer == "" || (answer != "y" && answer != strings.ToLower(e.T("key.yes"))) {
+		fmt.Fprintln(e.Stdout, e.T("login.merge_declined", "name", guest.Name))
+		return
+	}
+	req := &lobbyv1.MergeGuestRequest{GuestRefreshToken: guest.RefreshToken}
+	if guest.RefreshToken == "" {
+		req = &lobbyv1.MergeGuestRequest{GuestToken: guest.Token}
+	}
+	res, err := l.cn.C.Lobby.MergeGuest(p.Context(ctx), req)
+	if err != nil {
+		fmt.Fprintln(e.Stderr, e.T("login.merge_failed", "error", text.Err(e.P, err)))
+		return
+	}
+	fmt.Fprintln(e.Stdout, e.T("login.merged", "count", int(res.GetGames())))
 }
 
 // readLine reads one line, a byte at a time so that nothing after it is

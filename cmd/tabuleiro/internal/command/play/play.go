@@ -40,6 +40,7 @@ type playFlags struct {
 	room     string
 	password string
 	queue    bool
+	rated    bool
 	clock    string
 	name     string
 	auto     bool
@@ -70,6 +71,7 @@ func New(e *cli.Env) *cobra.Command {
 	c.Flags().StringVar(&f.room, "room", "", e.T("flag.play.room"))
 	c.Flags().StringVar(&f.password, "password", "", e.T("flag.play.password"))
 	c.Flags().BoolVar(&f.queue, "queue", false, e.T("flag.play.queue"))
+	c.Flags().BoolVar(&f.rated, "rated", false, e.T("flag.play.rated"))
 	c.Flags().StringVar(&f.clock, "clock", "", e.T("flag.play.clock"))
 	c.Flags().StringVar(&f.name, "name", "", e.T("flag.play.name"))
 	c.Flags().BoolVar(&f.resume, "resume", false, e.T("flag.play.resume"))
@@ -86,6 +88,7 @@ type opponent struct {
 	local  bool
 	room   string
 	queue  bool
+	rated  bool // a rated game from the queue
 	render string
 }
 
@@ -99,11 +102,14 @@ func (f *playFlags) opponent(e *cli.Env) (opponent, error) {
 	if n > 1 {
 		return opponent{}, e.Errorf("error.room_and_queue")
 	}
+	if f.rated && !f.queue {
+		return opponent{}, e.Errorf("error.rated_without_queue")
+	}
 	switch {
 	case f.room != "":
 		return opponent{room: f.room, render: e.T("title.room", "room", f.room)}, nil
 	case f.queue:
-		return opponent{queue: true, render: e.T("title.paired")}, nil
+		return opponent{queue: true, rated: f.rated, render: e.T("title.paired")}, nil
 	case f.vs == "local":
 		return opponent{local: true, render: e.T("title.local")}, nil
 	}

@@ -286,7 +286,7 @@ func (t *tables) joinRoom(ctx context.Context) (*lobbyv1.JoinRoomResponse, error
 func (t *tables) queueMatch(ctx context.Context) (string, map[gamev1.Seat]client.Player, error) {
 	fctx, cancel := context.WithCancel(t.me.Context(ctx))
 	defer cancel()
-	s, err := t.c.Lobby.FindMatch(fctx, &lobbyv1.FindMatchRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc})
+	s, err := t.c.Lobby.FindMatch(fctx, &lobbyv1.FindMatchRequest{Game: t.game, Variant: t.variant, TimeControl: t.tc, Rated: t.opp.rated})
 	if err != nil {
 		return "", nil, t.errorf("error.queue", "error", err)
 	}
@@ -318,7 +318,7 @@ func (t *tables) table(ctx context.Context, id string, seats map[gamev1.Seat]cli
 			case p.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
 				tb.Title = botTitle(t.p, p.GetBotLevel(), t.botRating(ctx, m.GetMatch().GetGame(), m.GetMatch().GetVariant(), p.GetBotLevel()))
 			case nameOpponent && p.GetPlayerId() != t.me.ID && p.GetDisplayName() != "":
-				tb.Title = t.t("title.vs", "name", p.GetDisplayName()) // name the person met there
+				tb.Title = t.t("title.vs", "name", text.Name(t.p, p.GetDisplayName())) // name the person met there
 			}
 		}
 	}
@@ -423,7 +423,7 @@ func resumedTitle(pr *text.Printer, m *lobbyv1.MatchSummary, me, second string) 
 		case p.GetBotLevel() != gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED:
 			others = append(others, botTitle(pr, p.GetBotLevel(), nil))
 		default:
-			others = append(others, text.T(pr, "title.vs", "name", p.GetDisplayName()))
+			others = append(others, text.T(pr, "title.vs", "name", text.Name(pr, p.GetDisplayName())))
 		}
 	}
 	if mine == 0 || len(others) != 1 {

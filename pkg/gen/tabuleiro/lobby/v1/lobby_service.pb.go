@@ -4832,6 +4832,140 @@ func (x *DeleteAccountResponse) GetGamesKept() int32 {
 	return 0
 }
 
+// MergeGuestRequest proves the caller holds the guest to merge: one of
+// the guest's tokens, as the device that played it keeps them.
+type MergeGuestRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// guest_refresh_token is the guest's refresh token, the current one of
+	// its sign-in.
+	GuestRefreshToken string `protobuf:"bytes,1,opt,name=guest_refresh_token,json=guestRefreshToken,proto3" json:"guest_refresh_token,omitempty"`
+	// guest_token is the guest's bearer token, unexpired (when the device
+	// keeps no refresh token).
+	GuestToken    string `protobuf:"bytes,2,opt,name=guest_token,json=guestToken,proto3" json:"guest_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeGuestRequest) Reset() {
+	*x = MergeGuestRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[80]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeGuestRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeGuestRequest) ProtoMessage() {}
+
+func (x *MergeGuestRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[80]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeGuestRequest.ProtoReflect.Descriptor instead.
+func (*MergeGuestRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{80}
+}
+
+func (x *MergeGuestRequest) GetGuestRefreshToken() string {
+	if x != nil {
+		return x.GuestRefreshToken
+	}
+	return ""
+}
+
+func (x *MergeGuestRequest) GetGuestToken() string {
+	if x != nil {
+		return x.GuestToken
+	}
+	return ""
+}
+
+// MergeGuestResponse says what the merge moved.
+type MergeGuestResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// guest_player_id is the merged guest's player id (no longer signed in
+	// anywhere).
+	GuestPlayerId string `protobuf:"bytes,1,opt,name=guest_player_id,json=guestPlayerId,proto3" json:"guest_player_id,omitempty"`
+	// games is how many finished games became the account's (0 when
+	// already_merged).
+	Games int32 `protobuf:"varint,2,opt,name=games,proto3" json:"games,omitempty"`
+	// already_merged is true when the guest was merged into this account
+	// by an earlier call: nothing more was moved.
+	AlreadyMerged bool `protobuf:"varint,3,opt,name=already_merged,json=alreadyMerged,proto3" json:"already_merged,omitempty"`
+	// sessions_ended is how many of the guest's sign-ins this call ended.
+	SessionsEnded int32 `protobuf:"varint,4,opt,name=sessions_ended,json=sessionsEnded,proto3" json:"sessions_ended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeGuestResponse) Reset() {
+	*x = MergeGuestResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[81]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeGuestResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeGuestResponse) ProtoMessage() {}
+
+func (x *MergeGuestResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[81]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeGuestResponse.ProtoReflect.Descriptor instead.
+func (*MergeGuestResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{81}
+}
+
+func (x *MergeGuestResponse) GetGuestPlayerId() string {
+	if x != nil {
+		return x.GuestPlayerId
+	}
+	return ""
+}
+
+func (x *MergeGuestResponse) GetGames() int32 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+func (x *MergeGuestResponse) GetAlreadyMerged() bool {
+	if x != nil {
+		return x.AlreadyMerged
+	}
+	return false
+}
+
+func (x *MergeGuestResponse) GetSessionsEnded() int32 {
+	if x != nil {
+		return x.SessionsEnded
+	}
+	return 0
+}
+
 // GetProfileRequest names the account.
 type GetProfileRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4847,7 +4981,7 @@ type GetProfileRequest struct {
 
 func (x *GetProfileRequest) Reset() {
 	*x = GetProfileRequest{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[80]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4859,7 +4993,7 @@ func (x *GetProfileRequest) String() string {
 func (*GetProfileRequest) ProtoMessage() {}
 
 func (x *GetProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[80]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4872,7 +5006,7 @@ func (x *GetProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProfileRequest.ProtoReflect.Descriptor instead.
 func (*GetProfileRequest) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{80}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *GetProfileRequest) GetUsername() string {
@@ -4900,7 +5034,7 @@ type GetProfileResponse struct {
 
 func (x *GetProfileResponse) Reset() {
 	*x = GetProfileResponse{}
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[81]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4912,7 +5046,7 @@ func (x *GetProfileResponse) String() string {
 func (*GetProfileResponse) ProtoMessage() {}
 
 func (x *GetProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[81]
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4925,7 +5059,7 @@ func (x *GetProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProfileResponse.ProtoReflect.Descriptor instead.
 func (*GetProfileResponse) Descriptor() ([]byte, []int) {
-	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{81}
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *GetProfileResponse) GetProfile() *Profile {
@@ -5240,7 +5374,16 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\bpassword\x18\x01 \x01(\tR\bpassword\"6\n" +
 	"\x15DeleteAccountResponse\x12\x1d\n" +
 	"\n" +
-	"games_kept\x18\x01 \x01(\x05R\tgamesKept\"R\n" +
+	"games_kept\x18\x01 \x01(\x05R\tgamesKept\"d\n" +
+	"\x11MergeGuestRequest\x12.\n" +
+	"\x13guest_refresh_token\x18\x01 \x01(\tR\x11guestRefreshToken\x12\x1f\n" +
+	"\vguest_token\x18\x02 \x01(\tR\n" +
+	"guestToken\"\xa0\x01\n" +
+	"\x12MergeGuestResponse\x12&\n" +
+	"\x0fguest_player_id\x18\x01 \x01(\tR\rguestPlayerId\x12\x14\n" +
+	"\x05games\x18\x02 \x01(\x05R\x05games\x12%\n" +
+	"\x0ealready_merged\x18\x03 \x01(\bR\ralreadyMerged\x12%\n" +
+	"\x0esessions_ended\x18\x04 \x01(\x05R\rsessionsEnded\"R\n" +
 	"\x11GetProfileRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12!\n" +
 	"\frecent_games\x18\x02 \x01(\x05R\vrecentGames\"K\n" +
@@ -5249,7 +5392,7 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\x89\x1e\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xe6\x1e\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -5291,6 +5434,8 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x11ExportAccountData\x12,.tabuleiro.lobby.v1.ExportAccountDataRequest\x1a-.tabuleiro.lobby.v1.ExportAccountDataResponse\x12d\n" +
 	"\rDeleteAccount\x12(.tabuleiro.lobby.v1.DeleteAccountRequest\x1a).tabuleiro.lobby.v1.DeleteAccountResponse\x12[\n" +
 	"\n" +
+	"MergeGuest\x12%.tabuleiro.lobby.v1.MergeGuestRequest\x1a&.tabuleiro.lobby.v1.MergeGuestResponse\x12[\n" +
+	"\n" +
 	"GetProfile\x12%.tabuleiro.lobby.v1.GetProfileRequest\x1a&.tabuleiro.lobby.v1.GetProfileResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
@@ -5306,7 +5451,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 82)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 84)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),                       // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),                // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -5389,95 +5534,97 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*ExportAccountDataResponse)(nil),         // 78: tabuleiro.lobby.v1.ExportAccountDataResponse
 	(*DeleteAccountRequest)(nil),              // 79: tabuleiro.lobby.v1.DeleteAccountRequest
 	(*DeleteAccountResponse)(nil),             // 80: tabuleiro.lobby.v1.DeleteAccountResponse
-	(*GetProfileRequest)(nil),                 // 81: tabuleiro.lobby.v1.GetProfileRequest
-	(*GetProfileResponse)(nil),                // 82: tabuleiro.lobby.v1.GetProfileResponse
-	(*timestamppb.Timestamp)(nil),             // 83: google.protobuf.Timestamp
-	(v1.Game)(0),                              // 84: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                        // 85: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),                    // 86: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),                       // 87: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                              // 88: tabuleiro.game.v1.Seat
-	(*Room)(nil),                              // 89: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                          // 90: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),                    // 91: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),                      // 92: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                        // 93: tabuleiro.lobby.v1.GameRecord
-	(*v1.ReviewProgress)(nil),                 // 94: tabuleiro.game.v1.ReviewProgress
-	(*v1.GameReview)(nil),                     // 95: tabuleiro.game.v1.GameReview
-	(*Rating)(nil),                            // 96: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                         // 97: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),                      // 98: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                           // 99: tabuleiro.lobby.v1.Rematch
-	(*Profile)(nil),                           // 100: tabuleiro.lobby.v1.Profile
+	(*MergeGuestRequest)(nil),                 // 81: tabuleiro.lobby.v1.MergeGuestRequest
+	(*MergeGuestResponse)(nil),                // 82: tabuleiro.lobby.v1.MergeGuestResponse
+	(*GetProfileRequest)(nil),                 // 83: tabuleiro.lobby.v1.GetProfileRequest
+	(*GetProfileResponse)(nil),                // 84: tabuleiro.lobby.v1.GetProfileResponse
+	(*timestamppb.Timestamp)(nil),             // 85: google.protobuf.Timestamp
+	(v1.Game)(0),                              // 86: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                        // 87: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),                    // 88: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),                       // 89: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                              // 90: tabuleiro.game.v1.Seat
+	(*Room)(nil),                              // 91: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                          // 92: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),                    // 93: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),                      // 94: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                        // 95: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),                 // 96: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),                     // 97: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                            // 98: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                         // 99: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),                      // 100: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                           // 101: tabuleiro.lobby.v1.Rematch
+	(*Profile)(nil),                           // 102: tabuleiro.lobby.v1.Profile
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	83,  // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	84,  // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	85,  // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	84,  // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	86,  // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	87,  // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	88,  // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	89,  // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	84,  // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	89,  // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	89,  // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	88,  // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	89,  // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	89,  // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	88,  // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	84,  // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	86,  // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	85,  // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	86,  // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	87,  // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	86,  // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	88,  // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	89,  // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	90,  // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	91,  // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	86,  // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	91,  // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	91,  // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	90,  // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	91,  // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	91,  // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	90,  // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	86,  // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	88,  // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21,  // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22,  // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23,  // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24,  // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	83,  // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	90,  // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	88,  // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	91,  // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	84,  // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	90,  // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	88,  // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	86,  // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	88,  // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	84,  // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	85,  // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	92,  // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	90,  // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	93,  // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	86,  // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	92,  // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	90,  // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	88,  // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	90,  // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	86,  // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,   // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	92,  // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	92,  // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	84,  // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	92,  // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	93,  // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	94,  // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
-	95,  // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
-	96,  // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	97,  // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	98,  // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	99,  // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	99,  // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	99,  // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	83,  // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	94,  // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	94,  // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	86,  // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	94,  // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	95,  // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	96,  // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	97,  // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	98,  // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	99,  // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	100, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	101, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	101, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	101, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	85,  // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	53,  // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	83,  // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	83,  // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	83,  // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	85,  // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	85,  // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
 	68,  // 56: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> tabuleiro.lobby.v1.Passkey
-	83,  // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	68,  // 60: tabuleiro.lobby.v1.ListPasskeysResponse.passkeys:type_name -> tabuleiro.lobby.v1.Passkey
-	83,  // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
-	83,  // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
-	83,  // 63: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 64: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 65: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	100, // 66: tabuleiro.lobby.v1.GetProfileResponse.profile:type_name -> tabuleiro.lobby.v1.Profile
+	85,  // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	85,  // 63: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 64: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 65: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	102, // 66: tabuleiro.lobby.v1.GetProfileResponse.profile:type_name -> tabuleiro.lobby.v1.Profile
 	1,   // 67: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
 	3,   // 68: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
 	5,   // 69: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
@@ -5515,47 +5662,49 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
 	75,  // 101: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
 	77,  // 102: tabuleiro.lobby.v1.LobbyService.ExportAccountData:input_type -> tabuleiro.lobby.v1.ExportAccountDataRequest
 	79,  // 103: tabuleiro.lobby.v1.LobbyService.DeleteAccount:input_type -> tabuleiro.lobby.v1.DeleteAccountRequest
-	81,  // 104: tabuleiro.lobby.v1.LobbyService.GetProfile:input_type -> tabuleiro.lobby.v1.GetProfileRequest
-	2,   // 105: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,   // 106: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,   // 107: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,   // 108: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10,  // 109: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12,  // 110: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14,  // 111: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16,  // 112: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18,  // 113: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20,  // 114: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26,  // 115: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28,  // 116: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30,  // 117: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32,  // 118: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34,  // 119: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36,  // 120: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
-	38,  // 121: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	40,  // 122: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	42,  // 123: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	44,  // 124: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	46,  // 125: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	48,  // 126: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	50,  // 127: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	52,  // 128: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	55,  // 129: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	57,  // 130: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
-	59,  // 131: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
-	61,  // 132: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
-	63,  // 133: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
-	65,  // 134: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
-	67,  // 135: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
-	70,  // 136: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
-	72,  // 137: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
-	74,  // 138: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
-	76,  // 139: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
-	78,  // 140: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
-	80,  // 141: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
-	82,  // 142: tabuleiro.lobby.v1.LobbyService.GetProfile:output_type -> tabuleiro.lobby.v1.GetProfileResponse
-	105, // [105:143] is the sub-list for method output_type
-	67,  // [67:105] is the sub-list for method input_type
+	81,  // 104: tabuleiro.lobby.v1.LobbyService.MergeGuest:input_type -> tabuleiro.lobby.v1.MergeGuestRequest
+	83,  // 105: tabuleiro.lobby.v1.LobbyService.GetProfile:input_type -> tabuleiro.lobby.v1.GetProfileRequest
+	2,   // 106: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,   // 107: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,   // 108: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,   // 109: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10,  // 110: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12,  // 111: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14,  // 112: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16,  // 113: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18,  // 114: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20,  // 115: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26,  // 116: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28,  // 117: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30,  // 118: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32,  // 119: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34,  // 120: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36,  // 121: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38,  // 122: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40,  // 123: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42,  // 124: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44,  // 125: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46,  // 126: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48,  // 127: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50,  // 128: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52,  // 129: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55,  // 130: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	57,  // 131: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
+	59,  // 132: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+	61,  // 133: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+	63,  // 134: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
+	65,  // 135: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
+	67,  // 136: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
+	70,  // 137: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
+	72,  // 138: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
+	74,  // 139: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	76,  // 140: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
+	78,  // 141: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
+	80,  // 142: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
+	82,  // 143: tabuleiro.lobby.v1.LobbyService.MergeGuest:output_type -> tabuleiro.lobby.v1.MergeGuestResponse
+	84,  // 144: tabuleiro.lobby.v1.LobbyService.GetProfile:output_type -> tabuleiro.lobby.v1.GetProfileResponse
+	106, // [106:145] is the sub-list for method output_type
+	67,  // [67:106] is the sub-list for method input_type
 	67,  // [67:67] is the sub-list for extension type_name
 	67,  // [67:67] is the sub-list for extension extendee
 	0,   // [0:67] is the sub-list for field type_name
@@ -5587,7 +5736,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   82,
+			NumMessages:   84,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -56,6 +56,7 @@ const (
 	LobbyService_PollDeviceSignIn_FullMethodName          = "/tabuleiro.lobby.v1.LobbyService/PollDeviceSignIn"
 	LobbyService_ExportAccountData_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ExportAccountData"
 	LobbyService_DeleteAccount_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/DeleteAccount"
+	LobbyService_MergeGuest_FullMethodName                = "/tabuleiro.lobby.v1.LobbyService/MergeGuest"
 	LobbyService_GetProfile_FullMethodName                = "/tabuleiro.lobby.v1.LobbyService/GetProfile"
 )
 
@@ -428,6 +429,23 @@ type LobbyServiceClient interface {
 	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
 	// are); INVALID_ARGUMENT for an empty one.
 	DeleteAccount(ctx context.Context, in *DeleteAccountRequest, opts ...grpc.CallOption) (*DeleteAccountResponse, error)
+	// MergeGuest brings a guest into the calling account: the guest's
+	// finished games (and so its history and stats) become the account's;
+	// the account keeps its own ratings (the guest's are dropped, and the
+	// games' rating changes stay as they were played); every sign-in of the
+	// guest ends. The caller proves it holds the guest as the device that
+	// played it does: with the guest's refresh token (its current one) or
+	// its bearer token. Merging the same guest into the same account again
+	// succeeds and moves nothing (already_merged). Refusals:
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED (the caller is a guest),
+	// GUEST_IS_ACCOUNT (the proof's player is an account, a deleted player
+	// or a guest merged into another account), GUEST_IS_CALLER (the proof
+	// is the caller's own), GUEST_IN_GAME (the guest has a live match, or a
+	// rated game not yet in the ratings: retry once it is); UNAUTHENTICATED
+	// with GUEST_PROOF_INVALID for a forged, expired, signed-out or revoked
+	// proof, or a refresh token that is not the sign-in's current one;
+	// INVALID_ARGUMENT without a proof or with both.
+	MergeGuest(ctx context.Context, in *MergeGuestRequest, opts ...grpc.CallOption) (*MergeGuestResponse, error)
 	// GetProfile returns the public profile of the account with a username
 	// (any case or normalisation form of it, as SignIn reads it): its
 	// username, when it started playing, its ratings per game and variant,
@@ -855,6 +873,16 @@ func (c *lobbyServiceClient) DeleteAccount(ctx context.Context, in *DeleteAccoun
 	return out, nil
 }
 
+func (c *lobbyServiceClient) MergeGuest(ctx context.Context, in *MergeGuestRequest, opts ...grpc.CallOption) (*MergeGuestResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MergeGuestResponse)
+	err := c.cc.Invoke(ctx, LobbyService_MergeGuest_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *lobbyServiceClient) GetProfile(ctx context.Context, in *GetProfileRequest, opts ...grpc.CallOption) (*GetProfileResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetProfileResponse)
@@ -1234,6 +1262,23 @@ type LobbyServiceServer interface {
 	// UNAUTHENTICATED with CREDENTIALS_WRONG (limited as SignIn's guesses
 	// are); INVALID_ARGUMENT for an empty one.
 	DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error)
+	// MergeGuest brings a guest into the calling account: the guest's
+	// finished games (and so its history and stats) become the account's;
+	// the account keeps its own ratings (the guest's are dropped, and the
+	// games' rating changes stay as they were played); every sign-in of the
+	// guest ends. The caller proves it holds the guest as the device that
+	// played it does: with the guest's refresh token (its current one) or
+	// its bearer token. Merging the same guest into the same account again
+	// succeeds and moves nothing (already_merged). Refusals:
+	// FAILED_PRECONDITION with ACCOUNT_NEEDED (the caller is a guest),
+	// GUEST_IS_ACCOUNT (the proof's player is an account, a deleted player
+	// or a guest merged into another account), GUEST_IS_CALLER (the proof
+	// is the caller's own), GUEST_IN_GAME (the guest has a live match, or a
+	// rated game not yet in the ratings: retry once it is); UNAUTHENTICATED
+	// with GUEST_PROOF_INVALID for a forged, expired, signed-out or revoked
+	// proof, or a refresh token that is not the sign-in's current one;
+	// INVALID_ARGUMENT without a proof or with both.
+	MergeGuest(context.Context, *MergeGuestRequest) (*MergeGuestResponse, error)
 	// GetProfile returns the public profile of the account with a username
 	// (any case or normalisation form of it, as SignIn reads it): its
 	// username, when it started playing, its ratings per game and variant,
@@ -1365,6 +1410,9 @@ func (UnimplementedLobbyServiceServer) ExportAccountData(context.Context, *Expor
 }
 func (UnimplementedLobbyServiceServer) DeleteAccount(context.Context, *DeleteAccountRequest) (*DeleteAccountResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteAccount not implemented")
+}
+func (UnimplementedLobbyServiceServer) MergeGuest(context.Context, *MergeGuestRequest) (*MergeGuestResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MergeGuest not implemented")
 }
 func (UnimplementedLobbyServiceServer) GetProfile(context.Context, *GetProfileRequest) (*GetProfileResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetProfile not implemented")
@@ -2028,6 +2076,24 @@ func _LobbyService_DeleteAccount_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_MergeGuest_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MergeGuestRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).MergeGuest(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_MergeGuest_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).MergeGuest(ctx, req.(*MergeGuestRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _LobbyService_GetProfile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetProfileRequest)
 	if err := dec(in); err != nil {
@@ -2184,6 +2250,10 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteAccount",
 			Handler:    _LobbyService_DeleteAccount_Handler,
+		},
+		{
+			MethodName: "MergeGuest",
+			Handler:    _LobbyService_MergeGuest_Handler,
 		},
 		{
 			MethodName: "GetProfile",
