@@ -54,6 +54,8 @@ test("a guest claims an account with a password; another device signs in to the 
   await b.page.click("#who-account");
   await b.page.waitForFunction(() => document.querySelectorAll("#sessions li.session").length === 2);
   assert.equal(await b.page.locator("#sessions li.session.current").count(), 1);
+  // The guest's sign-in and the password's are named alike: the browser and its system, not the raw user agent.
+  assert.deepEqual(await b.page.locator("#sessions li.session strong").allTextContents(), ["Chrome (Linux)", "Chrome (Linux)"]);
   await shot(b.page, "41-account-sessions");
   await b.page.click("#sign-out-everywhere");
   await b.page.waitForSelector("#name");

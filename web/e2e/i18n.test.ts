@@ -18,7 +18,7 @@ import webCatalogs from "catalogs:web";
 import { Game } from "../src/gen/tabuleiro/game/v1/game_pb";
 import { render, type Params } from "../src/i18n";
 import { browser, launch, newPlayer, serveAndLaunch, server, shot, signIn } from "./harness";
-import { boardInfo, clickHere, clickSquare, destinations, distance, pawns, pointWall, waitTurn, walls } from "./play";
+import { boardInfo, boxOf, clickHere, clickSquare, destinations, distance, pawns, pointWall, waitTurn, walls } from "./play";
 
 type Catalog = Record<string, string | Record<string, string>>;
 const catalogs = webCatalogs as Record<string, Catalog>;
@@ -302,6 +302,24 @@ test("without any CJK font, every Banqi piece face is drawn (no empty boxes), an
     await waitPly(page, info.plyCount);
     await page.waitForSelector(".hidden-counts .hc svg");
     await shot(page, "i18n-16-banqi-no-cjk-font");
+    // The page's text is drawn in a sans-serif (DejaVu Sans here), not in
+    // the serif an unaliased fontconfig gives system-ui and sans-serif.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("DOM.enable");
+    await cdp.send("CSS.enable");
+    const { root } = await cdp.send("DOM.getDocument");
+    for (const sel of ["#status-line", "header.top nav a"]) {
+      const { nodeId } = await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: sel });
+      const { fonts } = await cdp.send("CSS.getPlatformFontsForNode", { nodeId });
+      const families = fonts.map((f: { familyName: string }) => f.familyName);
+      assert.ok(families.length && families.every((f: string) => /sans/i.test(f) && !/serif/i.test(f)), `${sel} is drawn in ${families.join(", ")}`);
+    }
+    // The watch link's Copy button fits its card.
+    const copy = await boxOf(page.locator("#watch-link").locator("xpath=..").locator("button"), "the Copy button");
+    const card = await boxOf(page.locator(".game-panel"), "the game's card");
+    assert.ok(copy.x + copy.width <= card.x + card.width, `the Copy button ends at ${copy.x + copy.width}, past its card's ${card.x + card.width}`);
+    // Pieces drawn as characters need no legend of the letters.
+    assert.equal(await page.locator("#letter-legend").count(), 0, "no letter legend beside characters");
     // No piece anywhere is CJK text: the characters are outlines.
     const cjkText = await page.evaluate(() => [...document.querySelectorAll(".disc text, .disc tspan, .hc, .captured")]
       .map((e) => e.textContent ?? "").filter((s) => /[\u3400-\u9fff]/.test(s)));
@@ -341,6 +359,11 @@ test("the letters option draws every piece as its Latin letter, remembered", asy
   const letters = await page.locator(".hidden-counts text.piece-letter").allTextContents();
   assert.ok(letters.length >= 13 && letters.every((l) => /^[KABRNCP]$/.test(l)), `letters: ${letters}`);
   assert.equal(await page.locator(".disc path.piece-glyph").count(), 0, "no character outlines");
+  // A legend says what each letter stands for, in the player's language (C is a cannon, not a "cavalo").
+  const legend = (await page.locator("#letter-legend").textContent()) ?? "";
+  for (const [letter, kind] of [["K", "general"], ["A", "advisor"], ["B", "elephant"], ["R", "chariot"], ["N", "horse"], ["C", "cannon"], ["P", "soldier"]]) {
+    assert.ok(legend.includes(`${letter} ${pt(`piece.kind.${kind}`)}`), `the legend "${legend}" has ${letter} ${pt(`piece.kind.${kind}`)}`);
+  }
   await shot(page, "i18n-18-banqi-letters");
   await page.reload();
   await page.waitForSelector(".board-box svg");

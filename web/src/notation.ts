@@ -288,6 +288,11 @@ const banqiKinds = [
   { name: "soldier", letter: "P", red: "兵", black: "卒" },
 ];
 
+/** banqiLetters are the kinds' letters (B1) with their names in the player's language, high to low: K general … P soldier. */
+export function banqiLetters(): { letter: string; name: string }[] {
+  return banqiKinds.map((k) => ({ letter: k.letter, name: t(`piece.kind.${k.name}`) }));
+}
+
 /** BanqiInfo is how a revealed piece is drawn and named. */
 export interface BanqiInfo {
   red: boolean;

@@ -44,7 +44,7 @@ export function pieceFace(info: BanqiInfo, x: number, y: number, r: number, ink:
   const letter = info.letter.toUpperCase();
   const d = glyphs[info.glyph];
   if (s === "letters" || !d) {
-    return `<text class="piece-letter" x="${x}" y="${y}" font-size="${r * 1.1}" text-anchor="middle" dominant-baseline="central" fill="${ink}" font-family="system-ui,'DejaVu Sans',sans-serif" font-weight="700">${letter}</text>`;
+    return `<text class="piece-letter" x="${x}" y="${y}" font-size="${r * 1.1}" text-anchor="middle" dominant-baseline="central" fill="${ink}" font-family="'DejaVu Sans',system-ui,sans-serif" font-weight="700">${letter}</text>`;
   }
   // The em square is 1000 units, y down; a character fills about its middle 900.
   const size = r * 1.18;
@@ -52,7 +52,7 @@ export function pieceFace(info: BanqiInfo, x: number, y: number, r: number, ink:
   const tx = x - size / 2;
   const ty = y - size / 2;
   return `<path class="piece-glyph" d="${d}" transform="translate(${round(tx)} ${round(ty)}) scale(${round(k, 5)})" fill="${ink}"/>` +
-    `<text x="${x + r * 0.62}" y="${y + r * 0.78}" font-size="${r * 0.34}" text-anchor="middle" fill="${ink}" fill-opacity=".75" font-family="system-ui,'DejaVu Sans',sans-serif" font-weight="700">${letter}</text>`;
+    `<text x="${x + r * 0.62}" y="${y + r * 0.78}" font-size="${r * 0.34}" text-anchor="middle" fill="${ink}" fill-opacity=".75" font-family="'DejaVu Sans',system-ui,sans-serif" font-weight="700">${letter}</text>`;
 }
 
 function round(v: number, digits = 2): number {

@@ -179,3 +179,17 @@ test("the rules pages: English for every game, each language's own where written
     }
   }
 });
+
+// One form of address a language: Spanish speaks to the player as tú, Brazilian
+// Portuguese as você. "Capturadas por tú" (the word "you" put in a sentence
+// made for a name) and "le toca" (usted) read wrong.
+test("Spanish addresses the player as tú and Brazilian Portuguese as você, throughout", () => {
+  const web = webCatalogs as Record<string, Catalog>;
+  const texts = (lang: string) => Object.entries(web[lang]).flatMap(([k, m]) => (typeof m === "string" ? [m] : Object.values(m)).map((s) => [k, s ?? ""]));
+  const usted = /\b(usted|ustedes|le toca|por tú|para tú|con tú|a tú)\b/i;
+  assert.deepEqual(texts("es").filter(([, s]) => usted.test(s)), [], "es: tú throughout");
+  const tu = /\b(tu|teu|tua|teus|tuas|contigo|o senhor|a senhora)\b/i;
+  assert.deepEqual(texts("pt-BR").filter(([, s]) => tu.test(s)), [], "pt-BR: você throughout");
+  assert.equal(render(web, "es", "captured.byYou"), "Capturadas por ti");
+  assert.equal(render(web, "pt-BR", "captured.byYou"), "Capturadas por você");
+});

@@ -23,6 +23,10 @@ const (
 	// H2C is the appProtocol (GEP-1911) by which a gateway speaks
 	// cleartext HTTP/2 to a Service.
 	H2C = "kubernetes.io/h2c"
+	// NativeGRPCPattern is the content type of native gRPC calls
+	// (application/grpc, application/grpc+proto; not gRPC-Web), which have
+	// rules of their own.
+	NativeGRPCPattern = "^application/grpc($|[+;].*)"
 )
 
 // envoyGateway is Envoy Gateway's API group: the validator knows the one
@@ -141,7 +145,8 @@ func checkGateway(o *Objects, bad func(string, ...any)) {
 		return
 	}
 	where := "HTTPRoute " + route.Name
-	routes := map[string]string{} // path prefix -> Service
+	routes := map[string]string{}     // path prefix -> Service
+	grpcRoutes := map[string]string{} // the same, native gRPC's own rules
 	for i, r := range route.Spec.Rules {
 		rw := fmt.Sprintf("%s rule %d", where, i)
 		if r.Timeouts == nil || r.Timeouts.Request == nil || *r.Timeouts.Request != "0s" {
@@ -156,12 +161,31 @@ func checkGateway(o *Objects, bad func(string, ...any)) {
 			bad("%s: backend %s must be a Service on port %d", rw, b.Name, GRPCPort)
 		}
 		for _, m := range r.Matches {
+			native := len(m.Headers) == 1 && m.Headers[0].Name == "content-type" && m.Headers[0].Type != nil &&
+				*m.Headers[0].Type == gatewayv1.HeaderMatchRegularExpression && m.Headers[0].Value == NativeGRPCPattern
 			if m.Path == nil || m.Path.Type == nil || *m.Path.Type != gatewayv1.PathMatchPathPrefix || m.Path.Value == nil ||
-				len(m.Headers) > 0 || len(m.QueryParams) > 0 || m.Method != nil {
-				bad("%s: each match must be a path prefix alone", rw)
+				len(m.Headers) > 0 && !native || len(m.QueryParams) > 0 || m.Method != nil {
+				bad("%s: each match must be a path prefix alone, or with the content type of native gRPC (%q) alone", rw, NativeGRPCPattern)
 				continue
 			}
-			routes[*m.Path.Value] = string(b.Name)
+			if native {
+				grpcRoutes[*m.Path.Value] = string(b.Name)
+			} else {
+				routes[*m.Path.Value] = string(b.Name)
+			}
+		}
+	}
+	// Native gRPC on rules of its own: Envoy Gateway pools connections per
+	// rule, and a service serves a connection whose first request is
+	// native gRPC on grpc-go's transport, which answers nothing else.
+	for _, prefix := range []string{MatchPrefix, "/"} {
+		if got, want := grpcRoutes[prefix], routes[prefix]; got != want {
+			bad("%s: native gRPC under %s goes to %q, the rest to %q: want a rule of its own to the same Service", where, prefix, got, want)
+		}
+	}
+	for prefix, svc := range grpcRoutes {
+		if prefix != MatchPrefix && prefix != "/" {
+			bad("%s: unexpected path prefix %s (native gRPC, to %s)", where, prefix, svc)
 		}
 	}
 	if got := routes[MatchPrefix]; got != "match" {

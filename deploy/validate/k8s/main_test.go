@@ -80,6 +80,7 @@ func TestBrokenManifestsFail(t *testing.T) {
 		{"stream timeout", dev, "    name: match\n    timeouts:\n      request: 0s", "    name: match\n    timeouts:\n      request: 15s", "timeouts.request must be 0s"},
 		{"misspelled route field", dev, "    timeouts:\n      request: 0s", "    timeout:\n      request: 0s", "timeout"},
 		{"affinity on another header", dev, "        name: tabuleiro-match-id", "        name: x-match", "no BackendTrafficPolicy hashes the tabuleiro-match-id header"},
+		{"native gRPC pooled with the rest", dev, "name: content-type", "name: content-typo", "or with the content type of native gRPC"},
 		{"affinity round-robin", dev, "    type: ConsistentHash", "    type: RoundRobin", "no BackendTrafficPolicy hashes"},
 		{"misspelled policy field", dev, "  loadBalancer:\n    consistentHash:", "  loadBalancer:\n    consistentHashes:", "consistentHashes"},
 		{"backend without h2c", dev, "  - appProtocol: kubernetes.io/h2c\n    name: grpc\n    port: 8080\n    targetPort: grpc\n  selector:\n    app.kubernetes.io/name: match", "  - name: grpc\n    port: 8080\n    targetPort: grpc\n  selector:\n    app.kubernetes.io/name: match", "Service match: port 8080 needs appProtocol kubernetes.io/h2c"},

@@ -81,12 +81,6 @@ func decodeUnary() grpc.UnaryServerInterceptor {
 	}
 }
 
-func decodeStream() grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		return handler(srv, decodeCheckedStream{ss})
-	}
-}
-
 type decodeCheckedStream struct{ grpc.ServerStream }
 
 func (s decodeCheckedStream) RecvMsg(m any) error {

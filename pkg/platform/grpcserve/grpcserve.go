@@ -12,14 +12,17 @@
 //
 // One port serves gRPC, gRPC-Web and the Connect protocol (see WebHandler):
 // every call, whatever its protocol, runs through the same grpc.Server, its
-// interceptors and its stats handler. net/http serves every connection,
-// HTTP/1.1 and HTTP/2 alike (cleartext HTTP/2 with prior knowledge, h2c, in
-// plaintext; by ALPN with TLS), and each request goes by its content type,
-// not by its HTTP version: application/grpc to grpc.Server.ServeHTTP,
-// gRPC-Web and Connect to the transcoder, anything else that is not an RPC
-// to Options.HTTPHandler. A proxy in front (HAProxy's h2 to the backends, a
-// Gateway's h2c) may thus carry all three protocols on its HTTP/2
-// connections, and a browser behind it may speak any of them.
+// interceptors and its stats handler. A cleartext connection whose first
+// request is native gRPC is served by grpc-go's own HTTP/2 transport (a
+// stream costs it one goroutine and little memory: split.go). net/http
+// serves every other connection, HTTP/1.1 and HTTP/2 alike (cleartext
+// HTTP/2 with prior knowledge, h2c, in plaintext; by ALPN with TLS), and
+// each request goes by its content type, not by its HTTP version:
+// application/grpc to grpc.Server.ServeHTTP, gRPC-Web and Connect to the
+// transcoder, anything else that is not an RPC to Options.HTTPHandler. A
+// proxy in front whose connections may carry native gRPC and the browser
+// protocols together needs Options.MixedConnections; the edge's HAProxy
+// keeps native gRPC on connections of its own.
 package grpcserve
 
 import (
@@ -31,6 +34,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc"
@@ -78,8 +82,8 @@ type Options struct {
 	// reconnect and re-resolve (spreading onto new pods); open streams are
 	// not cut. 0 means DefaultMaxConnectionAge; negative disables it. It
 	// applies where grpc-go's own transport serves the server (NewServer
-	// with grpc.Server.Serve); Run serves by net/http, whose clients in
-	// production are the edge's per-request balancing.
+	// with grpc.Server.Serve, and Run's native gRPC connections); not to
+	// the connections Run serves by net/http.
 	MaxConnectionAge time.Duration
 	// Telemetry provides the tracer and meter; nil means telemetry.Disabled().
 	Telemetry *telemetry.Telemetry
@@ -107,6 +111,12 @@ type Options struct {
 	Checks []Check
 	// CheckInterval is how often Checks run; 0 means DefaultCheckInterval.
 	CheckInterval time.Duration
+	// MixedConnections serves every cleartext connection by net/http, for
+	// a proxy in front that may send native gRPC and gRPC-Web or Connect
+	// calls on one of its connections to the server. By default a
+	// cleartext connection whose first request is native gRPC is served by
+	// grpc-go's own transport, which answers native gRPC only (split.go).
+	MixedConnections bool
 }
 
 // DefaultCheckInterval is how often Run runs Options.Checks by default.
@@ -136,11 +146,11 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	// localize sees every refusal (decode's, auth's, the handler's) and
 	// adds the caller's LocalizedMessage; logging logs what is sent.
 	unary := []grpc.UnaryServerInterceptor{loggingUnary(logger), localizeUnary(), recoveryUnary(), decodeUnary()}
-	stream := []grpc.StreamServerInterceptor{loggingStream(logger), localizeStream(), recoveryStream(), decodeStream()}
 	if opts.Auth != nil {
 		unary = append(unary, authUnary(opts.Auth))
-		stream = append(stream, authStream(opts.Auth))
 	}
+	// The same chain for streams, as one interceptor (serverStream).
+	stream := serverStream(logger, opts.Auth)
 	age := opts.MaxConnectionAge
 	switch {
 	case age == 0:
@@ -154,8 +164,11 @@ func NewServer(opts Options, register func(*grpc.Server)) (*grpc.Server, *health
 	}
 	sopts := []grpc.ServerOption{
 		grpc.MaxConcurrentStreams(maxStreams),
+		// A connection holds its 32 KB write buffer only while it writes
+		// (most connections carry idle streams).
+		grpc.SharedWriteBuffer(true),
 		grpc.ChainUnaryInterceptor(unary...),
-		grpc.ChainStreamInterceptor(stream...),
+		grpc.ChainStreamInterceptor(stream),
 		// Ping idle connections so that a vanished client's streams end
 		// (and its reconnection window starts) within about 40 s.
 		// MaxConnectionAgeGrace stays infinite: a Play stream outlives
@@ -210,6 +223,12 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 			return fmt.Errorf("listen on %s: %w", opts.Addr, err)
 		}
 	}
+	// Cleartext connections whose first request is native gRPC go to
+	// grpc-go's own transport (split.go).
+	split := opts.TLS == nil && !opts.MixedConnections
+	if split {
+		opts.ServerOptions = append(slices.Clone(opts.ServerOptions), grpc.Creds(connCreds{}))
+	}
 	srv, hs := NewServer(opts, register)
 	web, err := WebHandler(srv, opts.HTTPHandler, opts.CORSOrigins)
 	if err != nil {
@@ -245,13 +264,29 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	// Ends with the error that stopped net/http (http.ErrServerClosed once
 	// stopped on purpose).
 	httpServed := make(chan error, 1)
+	// Ends with the error that stopped grpc-go's own transport (nil once
+	// stopped on purpose); never without the split.
+	nativeServed := make(chan error, 1)
 	lis = guardListener{lis}
-	if opts.TLS != nil {
+	var splitter *splitListener
+	switch {
+	case opts.TLS != nil:
 		hsrv.TLSConfig = opts.TLS.Clone()
 		go func() { httpServed <- hsrv.ServeTLS(lis, "", "") }()
-	} else {
+	case split:
+		hsrv.Protocols.SetUnencryptedHTTP2(true)
+		splitter = newSplitListener(lis, maxStreams)
+		go splitter.run()
+		go func() { httpServed <- hsrv.Serve(splitter.web) }()
+		go func() { nativeServed <- srv.Serve(splitter.native) }()
+	default:
 		hsrv.Protocols.SetUnencryptedHTTP2(true)
 		go func() { httpServed <- hsrv.Serve(lis) }()
+	}
+	stopAccepting := func() {
+		if splitter != nil {
+			_ = splitter.Close()
+		}
 	}
 	logger.InfoContext(ctx, "grpc server serving", "addr", lis.Addr().String(), "tls", opts.TLS != nil,
 		"protocols", "grpc, grpc-web, connect", "cors_origins", opts.CORSOrigins)
@@ -269,9 +304,12 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	select {
 	case err := <-httpServed:
 		failed = fmt.Errorf("serve http: %w", err)
+	case err := <-nativeServed:
+		failed = fmt.Errorf("serve grpc: %w", err)
 	case <-ctx.Done():
 	}
 	if failed != nil {
+		stopAccepting()
 		hs.Shutdown()
 		_ = hsrv.Close()
 		srv.Stop()
@@ -288,10 +326,17 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 		case <-delay.C:
 		case err := <-httpServed:
 			delay.Stop()
+			stopAccepting()
 			srv.Stop()
 			return fmt.Errorf("serve http: %w", err)
+		case err := <-nativeServed:
+			delay.Stop()
+			stopAccepting()
+			_ = hsrv.Close()
+			return fmt.Errorf("serve grpc: %w", err)
 		}
 	}
+	stopAccepting()
 	stopped := make(chan struct{})
 	go func() {
 		// net/http first: grpc.Server.GracefulStop would close the streams
@@ -312,6 +357,13 @@ func Run(ctx context.Context, opts Options, register func(*grpc.Server)) error {
 	}
 	if err := <-httpServed; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve http: %w", err)
+	}
+	if split {
+		// Serve called after GracefulStop (a context done at once) is
+		// ErrServerStopped.
+		if err := <-nativeServed; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			return fmt.Errorf("serve grpc: %w", err)
+		}
 	}
 	logger.Info("grpc server stopped")
 	return nil

@@ -45,9 +45,3 @@ func localizeUnary() grpc.UnaryServerInterceptor {
 		return resp, localize(ctx, err)
 	}
 }
-
-func localizeStream() grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		return localize(ss.Context(), handler(srv, ss))
-	}
-}

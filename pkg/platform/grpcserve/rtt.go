@@ -46,18 +46,27 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 // connection that is not TCP, or before any measurement on a system
 // without TCP_INFO.
 func TransportRTT(ctx context.Context) (time.Duration, bool) {
-	c, _ := ctx.Value(connKey{}).(net.Conn)
-	if tc, ok := c.(*tls.Conn); ok {
-		c = tc.NetConn()
-	}
-	g, ok := c.(*pingGuard)
-	if !ok {
+	g := callGuard(ctx)
+	if g == nil {
 		return 0, false
 	}
 	if d, ok := g.rtt.get(); ok {
 		return d, true
 	}
 	return tcpRTT(g.Conn)
+}
+
+// callGuard is the pingGuard of the connection ctx's call came on, or nil.
+func callGuard(ctx context.Context) *pingGuard {
+	c := callConn(ctx)
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	if rc, ok := c.(*replayConn); ok {
+		c = rc.NetConn()
+	}
+	g, _ := c.(*pingGuard)
+	return g
 }
 
 // pingRTT is one connection's PING round trips.

@@ -376,3 +376,26 @@ type noMatches struct{}
 func (noMatches) CreateMatch(context.Context, lobby.MatchSpec) (string, error) {
 	return "", errors.New("no match service in this test")
 }
+
+// A guest's sign-in from a browser is named as a password sign-in from the
+// web client is ("Chrome (Linux)"), not by its raw user agent.
+func TestGuestSessionNamedByItsBrowser(t *testing.T) {
+	t.Parallel()
+	l := newAccountsLobby(t)
+	c := connect.NewClient[lobbyv1.SignInGuestRequest, lobbyv1.SignInGuestResponse](l.hc,
+		l.base+lobbyv1.LobbyService_SignInGuest_FullMethodName, connect.WithProtoJSON())
+	r := connect.NewRequest(&lobbyv1.SignInGuestRequest{DisplayName: "Caio"})
+	r.Header().Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
+	guest, err := c.CallUnary(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := call[lobbyv1.ListSessionsRequest, lobbyv1.ListSessionsResponse](l, lobbyv1.LobbyService_ListSessions_FullMethodName,
+		"", guest.Msg.GetToken(), &lobbyv1.ListSessionsRequest{})
+	if err != nil || len(list.GetSessions()) != 1 {
+		t.Fatalf("sessions: %v, %v; want 1", list, err)
+	}
+	if d := list.GetSessions()[0].GetDevice(); d != "Chrome (Linux)" {
+		t.Fatalf("the guest's session is named %q, want \"Chrome (Linux)\"", d)
+	}
+}

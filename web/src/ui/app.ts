@@ -22,7 +22,7 @@ import { loadRecord, NO_RECORD } from "../record";
 import { clear, fill, h, hideToast, passwordInput, scrollWithin, svg, toast } from "./dom";
 import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
 import { onPieceStyle, pieceFace } from "../pieces";
-import { botRatingBadge, GameScreen, seatParts } from "./game";
+import { botRatingBadge, GameScreen, letterLegend, seatParts } from "./game";
 import { rulesScreen } from "./rules";
 import { ReviewPanel } from "./review";
 import { accountScreen, loginScreen } from "./account";
@@ -898,7 +898,7 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null, re
   const under = h("div", { class: "strip bottom-strip", "data-seat": Seat[bottom] });
   const strip = (el: HTMLElement, seat: Seat) => {
     const p = s.participants.find((x) => x.seat === seat);
-    const { token, extra } = seatParts(views[at], seat, seat === s.yourSeat ? t("you") : s.yourSeat !== Seat.UNSPECIFIED ? (p && playerName(p)) : undefined);
+    const { token, extra } = seatParts(views[at], seat, seat === s.yourSeat ? true : s.yourSeat !== Seat.UNSPECIFIED ? (p && playerName(p)) : undefined);
     clear(el);
     el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, p ? playerLink(p) : "—"),
       seat === s.yourSeat ? h("span", { class: "you" }, t("you")) : false,
@@ -950,6 +950,7 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null, re
       h("p", { class: "result-line" }, outcomeTitle(s.outcome, s.yourSeat, names), t("sentence.end"),
         h("span", { class: "muted" }, outcomeLine(s.outcome, s.game, s.yourSeat, [names[0] ?? "", names[1] ?? ""], s.participants.length < 2, rec.plies.length))),
       change ? h("p", {}, ratingText(change.before, change.after)) : false,
+      ...(s.game === Game.BANQI ? letterLegend() : []),
       moves,
       panel?.el ?? false,
       rec.seed ? h("p", { class: "muted small seed" }, t("replay.seed", { seed: rec.seed.slice(0, 16) })) : false))));
@@ -971,9 +972,10 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null, re
 
 async function statsScreen(id: Identity): Promise<void> {
   const r = await api(id.token).lobby.getStats({});
-  const table = (head: string[], rows: (string | number)[][]) => h("table", {},
+  // A table never widens the page: on a narrow screen it scrolls in its card.
+  const table = (head: string[], rows: (string | number)[][]) => h("div", { class: "table-box" }, h("table", {},
     h("thead", {}, h("tr", {}, ...head.map((x) => h("th", { scope: "col" }, x)))),
-    h("tbody", {}, ...rows.map((row) => h("tr", {}, ...row.map((x) => h("td", {}, String(x)))))));
+    h("tbody", {}, ...rows.map((row) => h("tr", {}, ...row.map((x) => h("td", {}, String(x))))))));
   const ratings = r.ratings.length
     ? table([t("stats.game"), t("lobby.variant"), t("stats.rating"), t("stats.deviation"), t("stats.games")], r.ratings.map(ratingRow))
     : h("p", { class: "muted" }, t("stats.noRated"));

@@ -13,6 +13,7 @@ import { banqiHint, firstPlyWarning, legalWallHint, wallHint } from "../hints";
 import { cornersMoveLine, returnHomeLoses } from "../corners";
 import { bannerOnly, clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { sawEnd } from "../record";
+import { pieceStyle } from "../pieces";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { BanqiCell, GameView } from "../gen/tabuleiro/game/v1/view_pb";
 import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match/v1/match_pb";
@@ -31,7 +32,7 @@ import {
   type Orientation,
   type Wall,
 } from "../geometry";
-import { banqiInfo, gameName, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
+import { banqiInfo, banqiLetters, gameName, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
 import type { Identity } from "../session";
 import { frame, me, partner, ratingText, session, variants } from "./shell";
 import { playerLink } from "./profile";
@@ -114,7 +115,7 @@ export class GameScreen {
   private readonly layout: HTMLElement;
 
   constructor(private readonly id: Identity, private readonly matchId: string, private readonly mode: Mode) {
-    this.layout = h("div", { class: "game-layout" },
+    this.layout = h("div", { class: mode === "spectator" ? "game-layout spectating" : "game-layout" },
       h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
       h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce);
     frame(id, this.layout);
@@ -486,7 +487,7 @@ export class GameScreen {
     }
     // Whose captures a Banqi seat's are: "you", the player's name, or for a spectator the seat's colour.
     const you = this.mode === "seat" ? m.yourSeat === seat : this.mode === "spectator" && this.isMine(p);
-    const { token, extra } = seatParts(v, seat, you ? t("you") : this.mode === "spectator" ? undefined : playerName(p));
+    const { token, extra } = seatParts(v, seat, you ? true : this.mode === "spectator" ? undefined : playerName(p));
     const isTurn = v.toMove === seat && m.status !== MatchStatus.FINISHED;
     el.classList.toggle("turn", isTurn);
     // Watching a game of one's own (from the Watch list) is still one's own seat (you, above).
@@ -566,8 +567,9 @@ export class GameScreen {
     const title = h("h1", {}, gameName(v.game), h("span", { class: "variant" }, ` · ${variantName(v.game, v.variant)}`));
     const meta = [timeControlText(m.timeControl), m.rated ? t("rated") : t("casual")];
     if (this.mode === "local") meta.push(t("meta.oneDevice"));
-    if (this.mode === "spectator") meta.push(t("meta.spectating"));
-    if (m.spectators) meta.push(t("watching", { count: m.spectators }));
+    // A spectator is among the spectators counted: "watching" once, with the others.
+    if (this.mode === "spectator") meta.push(m.spectators > 1 ? t("meta.spectatingWith", { count: m.spectators - 1 }) : t("meta.spectating"));
+    else if (m.spectators) meta.push(t("watching", { count: m.spectators }));
     this.els.info.append(title, h("p", { class: "muted small" }, meta.join(" · "), " · ",
       h("a", { href: `#/rules/${gameName(v.game).toLowerCase()}`, target: "_blank", rel: "noopener", id: "rules-link", title: t("rules.newTab") }, t("nav.rules"))));
     let status = "";
@@ -601,6 +603,7 @@ export class GameScreen {
       }
       this.els.info.append(h("details", { class: "hidden-box", open: true }, h("summary", {}, t("faceDown", { count: total })), row));
     }
+    if (v.board.case === "banqi") this.els.info.append(...letterLegend());
   }
 
   /** outcomeLine is how the game ended, in a sentence from this screen's side. */
@@ -1450,7 +1453,19 @@ export function botRatingBadge(v: Variant | undefined, l: BotLevel): HTMLElement
   return h("span", { class: "badge bot-rating", title: levelTitle(r) }, t("bot.rating", { rating: num(r.rating) }));
 }
 
-export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node; extra: HTMLElement } {
+/**
+ * letterLegend is what each Latin letter stands for (K general … P
+ * soldier), in the player's language, when pieces are drawn as letters;
+ * nothing when they are drawn as characters.
+ */
+export function letterLegend(): Node[] {
+  if (pieceStyle() !== "letters") return [];
+  return [h("p", { class: "letter-legend muted small", id: "letter-legend" },
+    h("span", { class: "legend-caption" }, t("legend.letters")),
+    ...banqiLetters().map((k) => h("span", { class: "legend-item" }, h("b", {}, k.letter), ` ${k.name}`)))];
+}
+
+export function seatParts(v: GameView, seat: Seat, who?: string | true): { token: Node; extra: HTMLElement } {
   let colour: string;
   let token: Node;
   if (v.game === Game.BANQI) {
@@ -1476,7 +1491,7 @@ export function seatParts(v: GameView, seat: Seat, who?: string): { token: Node;
       return myColour && info && (info.red ? "red" : "black") !== myColour;
     });
     if (taken.length) {
-      const caption = t("captured.by", { name: who ?? colour });
+      const caption = who === true ? t("captured.byYou") : t("captured.by", { name: who ?? colour });
       const box = h("span", { class: "captured", role: "group", "aria-label": t("captured.label", { caption, list: taken.map((x) => banqiInfo(x)!.name).join(", ") }) },
         h("span", { class: "captured-caption", "aria-hidden": "true" }, caption));
       // One small picture a piece, in a row that wraps inside the bar: a

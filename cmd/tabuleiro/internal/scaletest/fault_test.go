@@ -251,8 +251,9 @@ func TestFaultEdgeMatchDrainedAndKilled(t *testing.T) {
 	if m, err := EdgeMetrics(c.EdgeMetricsAddr); err != nil {
 		t.Errorf("edge metrics: %v", err)
 	} else {
-		t.Logf("edge: match backend sessions %v, lobby %v",
-			m[`haproxy_backend_sessions_total{proxy="match"}`], m[`haproxy_backend_sessions_total{proxy="lobby"}`])
+		t.Logf("edge: match backend sessions %v (native gRPC %v), lobby %v (native gRPC %v)",
+			m[`haproxy_backend_sessions_total{proxy="match"}`], m[`haproxy_backend_sessions_total{proxy="match_grpc"}`],
+			m[`haproxy_backend_sessions_total{proxy="lobby"}`], m[`haproxy_backend_sessions_total{proxy="lobby_grpc"}`])
 	}
 }
 

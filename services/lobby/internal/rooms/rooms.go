@@ -18,6 +18,13 @@
 //	{rooms}:pwfail:<id>        the same, every player
 //	{rooms}:rematch:<match>    hash: a room match's players and settings, and its rematch
 //	{rooms}:events             Pub/Sub channel: id of a room, or match id of a rematch, that changed
+//
+// A host's page keeps its open room alive: while the host watches the room
+// (WatchRoom), the lobby stamps the room's host_seen field every HostGrace/3
+// (HostHere). An open room whose host has watched it and whose stamp is
+// older than HostGrace has lost its host (the page was closed): List leaves
+// it out and closes it, and Join refuses it (failed precondition, saying so). A reload opens a
+// new watch within the grace and keeps the room.
 package rooms
 
 import (
@@ -71,6 +78,11 @@ type Room struct {
 	FirstPlayerID string
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
+	// HostSeen is when the host's watch of the room last stamped it; zero
+	// if the host never watched it.
+	HostSeen time.Time
+	// HostGone: the room was closed because its host left (HostGrace).
+	HostGone bool
 }
 
 // SeatOf returns the seat of player in the room's match; NoSeat before the
@@ -124,7 +136,11 @@ type Config struct {
 	// Reserver keeps each player in one live match at a time: a room's
 	// match starts only when neither member is in another. Nil: no check.
 	Reserver lobby.Reserver
-	Now      func() time.Time
+	// HostGrace is how long an open room outlives its host's last watch
+	// (WatchRoom) before it is closed, default 30 s: long enough for a
+	// reload, short enough that the open rooms list only rooms with a host.
+	HostGrace time.Duration
+	Now       func() time.Time
 }
 
 func (c Config) withDefaults() Config {
@@ -154,6 +170,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Argon2 == (Argon2{}) {
 		c.Argon2 = DefaultArgon2()
+	}
+	if c.HostGrace == 0 {
+		c.HostGrace = 30 * time.Second
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -410,6 +429,10 @@ func decode(m map[string]string) Room {
 		HostSeat: engine.Seat(i64("host_seat")), Status: Status(m["status"]), MatchID: m["match"],
 		FirstPlayerID: m["first"],
 		CreatedAt:     time.UnixMilli(i64("created")), ExpiresAt: time.UnixMilli(i64("expires")),
+		HostGone: m["closed_by"] == hostGoneMark,
+	}
+	if ms := i64("host_seen"); ms > 0 {
+		r.HostSeen = time.UnixMilli(ms)
 	}
 	return r
 }
@@ -482,6 +505,12 @@ func (s *Store) List(ctx context.Context, game engine.Game, variant string, page
 			r := decode(c.(*redis.MapStringStringCmd).Val())
 			if r.ID == "" || r.Status != Open {
 				continue // expired a moment ago, or just claimed
+			}
+			if s.hostGone(r) {
+				if _, err := s.closeIfHostGone(ctx, r); err != nil {
+					return Page{}, err
+				}
+				continue
 			}
 			r.InviteCode = "" // sent to members only
 			page.Rooms = append(page.Rooms, r)
@@ -592,6 +621,18 @@ func (s *Store) Join(ctx context.Context, p lobby.Player, t Target, password, so
 		// Its match waits for its players as long as a bot game: a friend
 		// seated here would wait 30 days for a first ply nobody makes.
 		return Room{}, lobby.Precondition("this room is for two players at one device; ask its host for a normal room")
+	}
+	if r.HostGone {
+		return Room{}, s.hostGoneError(r)
+	}
+	if s.hostGone(r) && r.Host.ID != p.ID && r.Guest.ID != p.ID {
+		closed, err := s.closeIfHostGone(ctx, r)
+		if err != nil {
+			return Room{}, err
+		}
+		if closed {
+			return Room{}, s.hostGoneError(r)
+		}
 	}
 	keys := append([]string{s.roomKey(id)}, s.indexKeys(r.Game, r.Variant)...)
 	keys = append(keys, s.key("host", r.Host.ID))
@@ -804,4 +845,73 @@ func (s *Store) Leave(ctx context.Context, playerID, roomID string) error {
 	default:
 		return lobby.Precondition("room %s is %s", roomID, res)
 	}
+}
+
+// hostGoneMark is the closed_by of a room closed because its host left.
+const hostGoneMark = "host_gone"
+
+// hostGoneError is Join's refusal of a room whose host left.
+func (s *Store) hostGoneError(r Room) error {
+	return lobby.Precondition("room %s is closed: its host left (the host's page has been closed for over %s)", r.ID, s.cfg.HostGrace)
+}
+
+// hostGone reports whether an open room's host watched it once and has not
+// for HostGrace.
+func (s *Store) hostGone(r Room) bool {
+	return r.Status == Open && !r.HostSeen.IsZero() && s.cfg.Now().Sub(r.HostSeen) > s.cfg.HostGrace
+}
+
+// stampHost records that the host of an open room watches it. KEYS: room.
+// ARGV: host, now ms. Returns 1, or 0 if the room is not open or not
+// the host's.
+var stampHost = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'status', 'host')
+if f[1] ~= 'open' or f[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'host_seen', ARGV[2])
+return 1
+`)
+
+// HostHere records that the host of an open room watches it (WatchRoom
+// calls it every HostBeat while the host's stream lasts). A call from
+// anyone but the host, or for a room that is not open, changes nothing.
+func (s *Store) HostHere(ctx context.Context, hostID, roomID string) error {
+	if err := stampHost.Run(ctx, s.rdb, []string{s.roomKey(roomID)}, hostID, s.cfg.Now().UnixMilli()).Err(); err != nil {
+		return fmt.Errorf("stamp room %s: %w", lobby.Clip(roomID), err)
+	}
+	return nil
+}
+
+// HostBeat is how often a host's watch stamps its room: a third of
+// HostGrace, so that a stamp or two may be late without closing the room.
+func (s *Store) HostBeat() time.Duration { return s.cfg.HostGrace / 3 }
+
+// closeGone closes an open room whose host's last stamp is older than the
+// cutoff, as the host leaving would. KEYS: room, open:all, open:game,
+// open:game/variant, host set, invite prefix. ARGV: cutoff ms, ttl ms.
+// Returns 1 if it closed the room.
+var closeGone = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'status', 'host_seen', 'id', 'code')
+if f[1] ~= 'open' or not f[2] or f[2] == '' or tonumber(f[2]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'closed', 'closed_by', 'host_gone')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+for i = 2, 4 do redis.call('ZREM', KEYS[i], f[3]) end
+redis.call('SREM', KEYS[5], f[3])
+redis.call('DEL', KEYS[6] .. f[4])
+return 1
+`)
+
+// closeIfHostGone closes r if its host is still gone (atomically: a stamp
+// since r was read keeps it open), announcing the change to its watchers.
+func (s *Store) closeIfHostGone(ctx context.Context, r Room) (bool, error) {
+	keys := append([]string{s.roomKey(r.ID)}, s.indexKeys(r.Game, r.Variant)...)
+	keys = append(keys, s.key("host", r.Host.ID), s.key("invite", ""))
+	cutoff := s.cfg.Now().Add(-s.cfg.HostGrace).UnixMilli()
+	n, err := closeGone.Run(ctx, s.rdb, keys, cutoff, s.cfg.StartedTTL.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("close room %s: %w", r.ID, err)
+	}
+	if n == 1 {
+		s.rdb.Publish(ctx, s.EventsChannel(), r.ID)
+	}
+	return n == 1, nil
 }

@@ -24,14 +24,15 @@ import (
 // maxDevice is the longest device name a sign-in keeps (runes).
 const maxDevice = 64
 
-// device names a sign-in: the name the client gave, else its user agent,
-// cut to maxDevice characters.
+// device names a sign-in: the name the client gave, else its user agent
+// (a browser's as the web client names it: "Chrome (Linux)"), cut to
+// maxDevice characters.
 func device(ctx context.Context, given string) string {
 	d := strings.TrimSpace(given)
 	if d == "" {
 		md, _ := metadata.FromIncomingContext(ctx)
 		if ua := md.Get("user-agent"); len(ua) > 0 {
-			d = strings.TrimSpace(ua[0])
+			d = browserName(strings.TrimSpace(ua[0]))
 		}
 	}
 	d = strings.ToValidUTF8(d, "")
@@ -39,6 +40,31 @@ func device(ctx context.Context, given string) string {
 		d = string([]rune(d)[:maxDevice])
 	}
 	return d
+}
+
+// browserName names a browser's user agent by its browser and system, as
+// the web client's browserName (web/src/ui/account.ts) does; any other
+// agent (a gRPC client's) is kept as it is.
+func browserName(ua string) string {
+	if !strings.HasPrefix(ua, "Mozilla/") {
+		return ua
+	}
+	pick := func(names ...string) string {
+		for i := 0; i < len(names); i += 2 {
+			if strings.Contains(ua, names[i]) {
+				return names[i+1]
+			}
+		}
+		return ""
+	}
+	b := pick("Firefox/", "Firefox", "Edg/", "Edge", "Chrome/", "Chrome", "Safari/", "Safari")
+	if b == "" {
+		b = "Browser"
+	}
+	if os := pick("Android", "Android", "iPhone", "iOS", "iPad", "iOS", "Windows", "Windows", "Mac OS", "macOS", "Linux", "Linux"); os != "" {
+		return b + " (" + os + ")"
+	}
+	return b
 }
 
 // player returns the calling player's principal: a player (not a

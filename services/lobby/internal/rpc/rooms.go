@@ -171,7 +171,9 @@ func (s *Server) LeaveRoom(ctx context.Context, req *lobbyv1.LeaveRoomRequest) (
 // WatchRoom streams a room's state until it starts or closes. It sends the
 // room at once, then re-reads it on each of its change events (the rooms
 // store's per-instance subscription, Rooms.Run) and every RoomPoll in case
-// an event was missed.
+// an event was missed. The host's watch of an open room stamps it every
+// Rooms.HostBeat (rooms.Store.HostHere): a room whose host has not watched
+// it for the grace closes (see package rooms).
 func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStreamingServer[lobbyv1.WatchRoomResponse]) error {
 	ctx := stream.Context()
 	p, err := s.caller(ctx)
@@ -188,6 +190,8 @@ func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStre
 	var last *lobbyv1.Room
 	t := time.NewTicker(s.d.RoomPoll)
 	defer t.Stop()
+	beat := time.NewTicker(s.d.Rooms.HostBeat())
+	defer beat.Stop()
 	for {
 		r, err := s.d.Rooms.Get(ctx, req.GetRoomId())
 		if err != nil {
@@ -195,6 +199,11 @@ func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStre
 		}
 		if p.ID != r.Host.ID && p.ID != r.Guest.ID {
 			return toStatus(fmt.Errorf("you are not in room %s: %w", r.ID, lobby.ErrForbidden))
+		}
+		if p.ID == r.Host.ID && r.Status == rooms.Open {
+			if err := s.d.Rooms.HostHere(ctx, p.ID, r.ID); err != nil {
+				return toStatus(err)
+			}
 		}
 		pr := roomToProto(r, p.ID)
 		if last == nil || last.GetStatus() != pr.GetStatus() || len(last.GetMembers()) != len(pr.GetMembers()) || last.GetMatchId() != pr.GetMatchId() {
@@ -211,6 +220,7 @@ func (s *Server) WatchRoom(req *lobbyv1.WatchRoomRequest, stream grpc.ServerStre
 			return toStatus(ctx.Err())
 		case <-changed:
 		case <-t.C:
+		case <-beat.C:
 		}
 	}
 }

@@ -74,48 +74,79 @@ func (f *Feed) Reset(seq int64) {
 // sequence: EventSuperseded) as it arrives live; a notice missed while the
 // feed catches up from the Store is lost. ErrSnapshotNeeded means the
 // events after Last are gone: take a snapshot (Service.Get) and Reset.
-func (f *Feed) Next(ctx context.Context) (Event, error) {
+//
+// Next only waits; what arrives is taken by take. An idle stream's
+// goroutine waits here, under every frame of its call, and the runtime
+// halves a waiting goroutine's stack only while it uses under a quarter
+// of it: the wait's frame is kept small.
+func (f *Feed) Next(ctx context.Context) (e Event, err error) {
 	for {
-		for len(f.backlog) > 0 {
-			e := f.backlog[0]
-			f.backlog = f.backlog[1:]
-			if e.Seq == f.last+1 {
-				f.last = e.Seq
-				return e, nil
-			}
+		if f.fromBacklog(&e) {
+			return e, nil
 		}
+		var ep *Event
+		var open bool
 		select {
 		case <-ctx.Done():
 			return Event{}, ctx.Err()
-		case ep, ok := <-f.ch:
-			if !ok {
-				// Fell behind (or the hub reconnected): subscribe again,
-				// then fill the hole from the stream.
-				ch, cancel, err := f.s.d.Hub.Subscribe(ctx, f.id)
-				if err != nil {
-					return Event{}, fmt.Errorf("resubscribe to match %s: %w", f.id, err)
-				}
-				f.ch, f.cancel = ch, cancel
-				if err := f.fill(ctx); err != nil {
-					return Event{}, err
-				}
-				continue
-			}
-			e := *ep
-			switch {
-			case e.Seq == 0: // a notice (EventSuperseded): not in the sequence
-				return e, nil
-			case e.Seq <= f.last:
-			case e.Seq == f.last+1:
-				f.last = e.Seq
-				return e, nil
-			default:
-				if err := f.fill(ctx); err != nil {
-					return Event{}, err
-				}
-			}
+		case ep, open = <-f.ch:
+		}
+		if done, err := f.take(ctx, ep, open, &e); done {
+			return e, err
 		}
 	}
+}
+
+// fromBacklog sets e to the next event of the backlog (what fill read),
+// if any.
+func (f *Feed) fromBacklog(e *Event) bool {
+	for len(f.backlog) > 0 {
+		next := &f.backlog[0]
+		f.backlog = f.backlog[1:]
+		if next.Seq == f.last+1 {
+			f.last = next.Seq
+			*e = *next
+			return true
+		}
+	}
+	return false
+}
+
+// take handles what Next received: an event of the match (ep), or the
+// subscription's end (!open). done: Next returns (e set to the event, or
+// err); otherwise it waits again (a repeat, or a gap filled into the
+// backlog).
+//
+//go:noinline
+func (f *Feed) take(ctx context.Context, ep *Event, open bool, e *Event) (done bool, err error) {
+	if !open {
+		// Fell behind (or the hub reconnected): subscribe again, then
+		// fill the hole from the stream.
+		ch, cancel, err := f.s.d.Hub.Subscribe(ctx, f.id)
+		if err != nil {
+			return true, fmt.Errorf("resubscribe to match %s: %w", f.id, err)
+		}
+		f.ch, f.cancel = ch, cancel
+		if err := f.fill(ctx); err != nil {
+			return true, err
+		}
+		return false, nil
+	}
+	switch {
+	case ep.Seq == 0: // a notice (EventSuperseded): not in the sequence
+		*e = *ep
+		return true, nil
+	case ep.Seq <= f.last:
+	case ep.Seq == f.last+1:
+		f.last = ep.Seq
+		*e = *ep
+		return true, nil
+	default:
+		if err := f.fill(ctx); err != nil {
+			return true, err
+		}
+	}
+	return false, nil
 }
 
 // fill reads the events after f.last from the stream. The feeds of a
