@@ -111,7 +111,7 @@ var (
 	// Accounts.
 	UsernameTaken      = def("USERNAME_TAKEN", "another account has this username (compared after Unicode normalisation and case folding); username is that account's", "username")
 	UsernameConfusable = def("USERNAME_CONFUSABLE", "the username looks like another account's (the same Unicode confusables skeleton); username is that account's", "username")
-	AlreadyClaimed     = def("ALREADY_CLAIMED", "the caller's identity is an account already")
+	AlreadyClaimed     = def("ALREADY_CLAIMED", "the caller's identity is an account already (an account is shown by its username: it has no display name to change)")
 	CredentialsWrong   = def("CREDENTIALS_WRONG", "no account has this username, or the password is wrong (the answer does not say which)")
 	SignedOut          = def("SIGNED_OUT", "this sign-in was signed out (SignOut, here or on another device): sign in again")
 	PasswordWrong      = def("PASSWORD_WRONG", "the account's current password is wrong (ChangePassword)")

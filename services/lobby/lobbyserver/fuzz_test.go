@@ -170,6 +170,7 @@ func FuzzLobbyRequests(f *testing.F) {
 		"DeleteAccount":     {&lobbyv1.DeleteAccountRequest{Password: "wrong password"}, &lobbyv1.DeleteAccountRequest{}},
 		"MergeGuest": {&lobbyv1.MergeGuestRequest{GuestRefreshToken: "e30.e30.AAAA"}, &lobbyv1.MergeGuestRequest{GuestToken: "garbage"},
 			&lobbyv1.MergeGuestRequest{GuestRefreshToken: "a", GuestToken: "b"}, &lobbyv1.MergeGuestRequest{}},
+		"GetProfile": {&lobbyv1.GetProfileRequest{Username: "nobody_here"}, &lobbyv1.GetProfileRequest{Username: "Ana_B", RecentGames: 51}},
 	}
 	methods := tg.Service.Methods()
 	for i := range methods.Len() {

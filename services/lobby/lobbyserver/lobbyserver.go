@@ -159,7 +159,9 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	matches := d.Matches
+	// Every match is created with its accounts' seats named by their
+	// usernames (rpc.NamedMatches).
+	matches := rpc.NamedMatches(d.Matches, store)
 	// The live lists come from the match service (its ListMatches); a
 	// MatchCreator that cannot list (a test double) lists nothing.
 	lister, _ := d.Matches.(rpc.LiveLister)
@@ -190,7 +192,7 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 	for _, r := range []struct{ got, def *ratelimit.Rule }{
 		{&limits.SignIn, &def.SignIn}, {&limits.Password, &def.Password}, {&limits.Refresh, &def.Refresh}, {&limits.CreateRoom, &def.CreateRoom},
 		{&limits.InviteLookup, &def.InviteLookup}, {&limits.PlayBot, &def.PlayBot}, {&limits.Review, &def.Review},
-		{&limits.Device, &def.Device},
+		{&limits.Device, &def.Device}, {&limits.Profile, &def.Profile},
 	} {
 		if r.got.Off() {
 			*r.got = *r.def

@@ -22,7 +22,7 @@ func TestListMatches(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, 2, match.Config{}, nil)
 	rating := int32(1612)
-	first := &matchv1.SeatSpec{Occupant: &matchv1.SeatSpec_Player{Player: &matchv1.PlayerSeat{PlayerId: "alice", DisplayName: "Alice", Rating: &rating}}}
+	first := &matchv1.SeatSpec{Occupant: &matchv1.SeatSpec_Player{Player: &matchv1.PlayerSeat{PlayerId: "alice", DisplayName: "Alice", Rating: &rating, Username: "Alice"}}}
 	a := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_QUORIDOR, First: first})
 	b := c.create(&matchv1.CreateMatchRequest{Game: gamev1.Game_GAME_CORNERS, Variant: "classic-3x3", First: playerSeat("carol"), Second: playerSeat("dave")})
 	alice := c.play(0, "alice", a, 0)
@@ -66,7 +66,8 @@ func TestListMatches(t *testing.T) {
 		}
 	}
 	if sa.GetPlyCount() != 1 || sa.GetSpectators() != 1 || sa.GetGame() != gamev1.Game_GAME_QUORIDOR ||
-		sa.GetSeats()[0].GetDisplayName() != "Alice" || sa.GetSeats()[0].GetRating() != rating ||
+		sa.GetSeats()[0].GetDisplayName() != "Alice" || sa.GetSeats()[0].GetRating() != rating || sa.GetSeats()[0].GetUsername() != "Alice" ||
+		sa.GetSeats()[1].GetUsername() != "" ||
 		sa.GetSeats()[1].GetPlayerId() != "bob" || sa.GetStatus() != matchv1.MatchStatus_MATCH_STATUS_IN_PROGRESS ||
 		sa.GetStartedAt() == nil || sa.GetCreatedAt() == nil {
 		t.Fatalf("summary of %s = %v", a, sa)

@@ -15,6 +15,7 @@ import { dateTime, t } from "../i18n";
 import type { Identity, Session } from "../session";
 import { dataSection } from "./accountdata";
 import { clear, h } from "./dom";
+import { profileRoute } from "./profile";
 
 /** Shell is what the account screens need of the application shell. */
 export interface Shell {
@@ -251,6 +252,7 @@ export function accountScreen(shell: Shell, id: Identity): void {
   shell.frame(id, h("section", { class: "panel account" },
     h("h1", {}, t("account.title")),
     h("p", { class: "lead", id: "account-username" }, t("account.signedInAs", { username: id.username })),
+    id.username ? h("p", {}, h("a", { id: "account-profile", href: profileRoute(id.username) }, t("account.profile"))) : false,
     h("h2", {}, t("account.passkeys")), h("p", { class: "muted" }, t("account.passkeysLead")), keys, add, keyErr,
     passwordForm(shell, id, () => void load()),
     h("h2", {}, t("account.sessions")), list, everywhere, err,

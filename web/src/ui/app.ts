@@ -29,6 +29,7 @@ import { accountScreen, loginScreen } from "./account";
 import { deviceScreen } from "./device";
 import { errorInfo } from "../messages";
 import { spectateScreen, watcher } from "./spectate";
+import { playerLink, playerLinks, profileScreen } from "./profile";
 import { frame, go, me, onRoute, ratingText, session, signIn, variants } from "./shell";
 import { busyNotice, CHOICE_KEY, clockChoices, isBusy, loadChoice, saveOrigin, start, tcOf, variantClockIndex, type Opponent } from "./start";
 
@@ -66,6 +67,11 @@ export async function route_(): Promise<void> {
   if (parts[0] === "rules") {
     // The rules need no sign-in: a refusal's rule number opens them in a new tab.
     rulesScreen(id, parts[1] ?? "", parts[2] ?? "");
+    return;
+  }
+  if (parts[0] === "u") {
+    // A public profile needs no sign-in: a shared link opens it as it is.
+    await profileScreen(id, decodeURIComponent(parts[1] ?? ""));
     return;
   }
   if (parts[0] === "spectate") {
@@ -398,11 +404,12 @@ function gameIcon(g: Game): string {
 }
 
 export function summaryRow(m: MatchSummary, action?: Node): HTMLElement {
-  const names = m.participants.map((p) => playerName(p) + (p.rating !== undefined ? ` (${p.rating})` : ""));
+  // An account's name links to its profile.
+  const names = playerLinks(m.participants, true);
   return h("div", { class: "summary", "data-match": m.matchId },
     h("div", { class: "summary-main" },
       h("div", { class: "summary-title" }, `${gameName(m.game)} · ${variantName(m.game, m.variant)}`, m.rated ? h("span", { class: "badge" }, t("rated")) : false),
-      h("div", { class: "summary-players" }, names.join(` ${t("vs")} `) || "—"),
+      h("div", { class: "summary-players" }, ...(names.length ? names : ["—"])),
       h("div", { class: "muted small" }, `${t("plies", { count: m.plyCount })} · ${timeControlText(m.timeControl)}${m.spectators ? ` · ${t("watching", { count: m.spectators })}` : ""}`)),
     action ?? false);
 }
@@ -893,7 +900,7 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null, re
     const p = s.participants.find((x) => x.seat === seat);
     const { token, extra } = seatParts(views[at], seat, seat === s.yourSeat ? true : s.yourSeat !== Seat.UNSPECIFIED ? (p && playerName(p)) : undefined);
     clear(el);
-    el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, (p && playerName(p)) ?? "—"),
+    el.append(h("span", { class: "strip-name" }, token, h("span", { class: "pname" }, p ? playerLink(p) : "—"),
       seat === s.yourSeat ? h("span", { class: "you" }, t("you")) : false,
       p?.rating !== undefined ? h("span", { class: "rating" }, String(p.rating)) : false,
       p && p.botLevel !== BotLevel.UNSPECIFIED ? botBadge(p.botLevel) : false), extra);
@@ -979,7 +986,8 @@ async function statsScreen(id: Identity): Promise<void> {
     });
     return h("div", { class: "bot-table" }, h("h3", {}, gameName(g)), table([t("stats.bot"), t("stats.won"), t("stats.drawn"), t("stats.lost")], rows));
   });
-  frame(id, h("section", { class: "panel" }, h("h1", {}, `${r.displayName || id.name}`),
+  // An account is shown by its username.
+  frame(id, h("section", { class: "panel" }, h("h1", {}, `${r.username || r.displayName || id.name}`),
     h("h2", {}, t("stats.ratings")), ratings,
     h("h2", {}, t("stats.bots")), h("div", { class: "bot-tables" }, ...byGame)));
 }

@@ -35,6 +35,7 @@ import {
 import { banqiInfo, banqiLetters, gameName, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
 import type { Identity } from "../session";
 import { frame, me, partner, ratingText, session, variants } from "./shell";
+import { playerLink } from "./profile";
 import { loadOrigin, start, type Origin } from "./start";
 import { SpectatorPanel } from "./spectate";
 import { clear, clearError, h, svg, toast } from "./dom";
@@ -491,7 +492,8 @@ export class GameScreen {
     el.classList.toggle("turn", isTurn);
     // Watching a game of one's own (from the Watch list) is still one's own seat (you, above).
     const name = h("span", { class: "strip-name" }, token,
-      h("span", { class: "pname" }, playerName(p)), you ? h("span", { class: "you" }, t("you")) : false,
+      // An account's name opens its profile in a new tab (the game goes on here).
+      h("span", { class: "pname" }, this.mode === "local" ? playerName(p) : playerLink(p, "", true)), you ? h("span", { class: "you" }, t("you")) : false,
       p.rating !== undefined && p.botLevel === BotLevel.UNSPECIFIED ? h("span", { class: "rating" }, String(p.rating)) : false,
       p.botLevel !== BotLevel.UNSPECIFIED ? this.botBadge(p.botLevel) : false);
     // A finished game waits for nobody: no countdown to return to it.

@@ -117,7 +117,8 @@ function whoBox(id: Identity): HTMLElement {
   const plain = () => {
     clear(box);
     box.append(h("a", { class: "who-name", id: "who-account", href: "#/account", title: t("who.id", { id: id.playerId }) },
-      id.username ? `${id.name} (@${id.username})` : id.name),
+      // An account is shown by its username (its public profile's name).
+      id.username ?? id.name),
     h("button", { class: "link", id: "sign-out", onclick: id.username ? signOutHere : ask }, t("who.signOut")));
   };
   // An account signs out of this browser only: it signs in again anywhere.

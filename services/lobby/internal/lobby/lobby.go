@@ -376,6 +376,9 @@ type Participant struct {
 	DisplayName string
 	Bot         BotLevel
 	Rating      float64 // zero when unrated
+	// Username is the account's username ("" for a guest or a bot): an
+	// account is shown by it (DisplayName is then the username).
+	Username string
 }
 
 // MatchSpec is a match the lobby asks the match service to create.

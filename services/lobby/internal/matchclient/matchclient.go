@@ -43,7 +43,7 @@ func seat(p lobby.Participant) *matchv1.SeatSpec {
 	if p.Bot != lobby.NoBot {
 		return &matchv1.SeatSpec{Occupant: &matchv1.SeatSpec_BotLevel{BotLevel: gamev1.BotLevel(p.Bot)}}
 	}
-	ps := &matchv1.PlayerSeat{PlayerId: p.PlayerID, DisplayName: p.DisplayName}
+	ps := &matchv1.PlayerSeat{PlayerId: p.PlayerID, DisplayName: p.DisplayName, Username: p.Username}
 	if p.Rating != 0 {
 		r := int32(math.Round(p.Rating))
 		ps.Rating = &r

@@ -99,6 +99,7 @@ func (s *Server) ClaimAccount(ctx context.Context, req *lobbyv1.ClaimAccountRequ
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	pr.DisplayName = u.Name // an account is shown by its username
 	tok, exp, err := s.d.Issuer.Claimed(pr)
 	if errors.Is(err, auth.ErrExpiredToken) {
 		return nil, toStatus(lobby.ErrUnauthenticated)
@@ -178,7 +179,7 @@ func (s *Server) SignIn(ctx context.Context, req *lobbyv1.SignInRequest) (*lobby
 	if err := s.d.Sessions.StartDevice(ctx, family, acct.PlayerID, device(ctx, req.GetDevice()), s.d.Now(), s.d.RefreshTTL); err != nil {
 		return nil, toStatus(err)
 	}
-	pair, err := s.issuePair(acct.PlayerID, acct.DisplayName, false, family, 1)
+	pair, err := s.issuePair(acct.PlayerID, acct.Username, false, family, 1)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -168,7 +168,7 @@ func (s *Server) PollDeviceSignIn(ctx context.Context, req *lobbyv1.PollDeviceSi
 	if err := s.d.Sessions.StartDevice(ctx, family, acct.PlayerID, dev, s.d.Now(), s.d.RefreshTTL); err != nil {
 		return nil, toStatus(err)
 	}
-	pair, err := s.issuePair(acct.PlayerID, acct.DisplayName, false, family, 1)
+	pair, err := s.issuePair(acct.PlayerID, acct.Username, false, family, 1)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -271,7 +271,7 @@ func (s *Server) FinishPasskeySignIn(ctx context.Context, req *lobbyv1.FinishPas
 	if err := s.d.Sessions.StartDevice(ctx, family, u.PlayerID, device(ctx, req.GetDevice()), s.d.Now(), s.d.RefreshTTL); err != nil {
 		return nil, toStatus(err)
 	}
-	pair, err := s.issuePair(u.PlayerID, u.DisplayName, false, family, 1)
+	pair, err := s.issuePair(u.PlayerID, u.Username, false, family, 1)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -146,8 +146,8 @@ func (s *Server) ListActiveMatches(ctx context.Context, _ *lobbyv1.ListActiveMat
 }
 
 func seatToProto(seat engine.Seat, st sqlstore.Seat) *gamev1.Participant {
-	name := st.DisplayName
-	return &gamev1.Participant{Seat: gamev1.Seat(seat), PlayerId: st.PlayerID, DisplayName: name, BotLevel: gamev1.BotLevel(st.Bot)}
+	return &gamev1.Participant{Seat: gamev1.Seat(seat), PlayerId: st.PlayerID, DisplayName: st.DisplayName, BotLevel: gamev1.BotLevel(st.Bot),
+		Username: st.Username}
 }
 
 func summaryToProto(g sqlstore.Summary, viewer string) *lobbyv1.MatchSummary {

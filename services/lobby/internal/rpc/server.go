@@ -62,6 +62,8 @@ type Store interface {
 	MergeGuest(ctx context.Context, guestID, accountID string) (sqlstore.Merge, error)
 	MergedInto(ctx context.Context, playerID string) (string, error)
 	Newcomer(ctx context.Context, playerID string) (sqlstore.Newcomer, bool, error)
+	Profile(ctx context.Context, key string, recent int) (sqlstore.Profile, error)
+	Usernames(ctx context.Context, ids []string) (map[string]string, error)
 }
 
 // Deps are what the server serves from.
@@ -153,6 +155,8 @@ type Limits struct {
 	// Device: StartDeviceSignIn and ApproveDeviceSignIn together (each
 	// approval is a guess at a user code).
 	Device ratelimit.Rule
+	// Profile: GetProfile, a public read.
+	Profile ratelimit.Rule
 }
 
 // DefaultLimits are the production rates per client address.
@@ -166,6 +170,7 @@ func DefaultLimits() Limits {
 		PlayBot:      ratelimit.Rule{What: "bot games started", Rate: 120, Burst: 20, Period: time.Hour},
 		Review:       ratelimit.Rule{What: "game reviews", Rate: 20, Burst: 5, Period: time.Hour},
 		Device:       ratelimit.Rule{What: "device sign-in codes", Rate: 30, Burst: 10, Period: time.Hour},
+		Profile:      ratelimit.Rule{What: "profile lookups", Rate: 60, Burst: 20, Period: time.Minute},
 	}
 }
 
@@ -255,6 +260,7 @@ var PublicMethods = []string{
 	lobbyv1.LobbyService_GetInvite_FullMethodName,
 	lobbyv1.LobbyService_StartDeviceSignIn_FullMethodName,
 	lobbyv1.LobbyService_PollDeviceSignIn_FullMethodName,
+	lobbyv1.LobbyService_GetProfile_FullMethodName,
 }
 
 func caller(ctx context.Context) (lobby.Player, error) {
@@ -415,7 +421,7 @@ func (s *Server) RefreshToken(ctx context.Context, req *lobbyv1.RefreshTokenRequ
 	} else if err != nil {
 		return nil, toStatus(err)
 	}
-	pair, err := s.issuePair(playerID, pl.DisplayName, pl.Username == "", family, gen)
+	pair, err := s.issuePair(playerID, shownName(pl.DisplayName, pl.Username), pl.Username == "", family, gen)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -554,7 +560,7 @@ func participant(seat engine.Seat, p lobby.Participant) *gamev1.Participant {
 		name = "Bot (" + p.Bot.String() + ")"
 	}
 	return &gamev1.Participant{Seat: gamev1.Seat(seat), PlayerId: p.PlayerID, DisplayName: name,
-		BotLevel: gamev1.BotLevel(p.Bot), Rating: rounded(p.Rating)}
+		BotLevel: gamev1.BotLevel(p.Bot), Rating: rounded(p.Rating), Username: p.Username}
 }
 
 // ratingOf returns a player's rating in a rated variant, zero otherwise.
@@ -596,6 +602,11 @@ func (s *Server) SetDisplayName(ctx context.Context, req *lobbyv1.SetDisplayName
 	}
 	if err := s.live(ctx, pr.Family); err != nil {
 		return nil, toStatus(err)
+	}
+	if !pr.Guest {
+		// An account is shown by its username (docs/accounts.md): a
+		// display name is a guest's.
+		return nil, toStatus(fmt.Errorf("an account is shown by its username and has no display name to change: %w", lobby.ErrAlreadyClaimed))
 	}
 	if err := s.d.Store.SavePlayer(ctx, lobby.Player{ID: pr.PlayerID(), DisplayName: req.GetDisplayName()}); err != nil {
 		return nil, toStatus(err)

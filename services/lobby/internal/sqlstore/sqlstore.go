@@ -364,8 +364,11 @@ func (s *Store) RunRatings(ctx context.Context, interval time.Duration, onErr fu
 // Seat is who held a seat of a finished game.
 type Seat struct {
 	PlayerID    string // empty for a bot
-	DisplayName string
+	DisplayName string // an account's username (Username) when it is one
 	Bot         lobby.BotLevel
+	// Username is the account's username when the seat's player is an
+	// account now; "" for a guest, a bot and a deleted player.
+	Username string
 }
 
 // Summary is a finished game in a list.
@@ -547,7 +550,11 @@ func (s *Store) History(ctx context.Context, playerID, viewer string, game engin
 		last := page.Games[pageSize-1]
 		page.Next = encodeToken(last.EndedAt, last.GameID)
 	}
-	return page, nil
+	seats := make([]*Summary, len(page.Games))
+	for i := range page.Games {
+		seats[i] = &page.Games[i]
+	}
+	return page, s.nameSeats(ctx, seats)
 }
 
 func encodeToken(t time.Time, id string) string {
@@ -584,6 +591,9 @@ func (s *Store) Game(ctx context.Context, gameID string) (Record, error) {
 		return Record{}, fmt.Errorf("load game %s: %w", gameID, err)
 	}
 	rec := Record{Summary: sum, Seed: deref(seed), Layout: deref(layout)}
+	if err := s.nameSeats(ctx, []*Summary{&rec.Summary}); err != nil {
+		return Record{}, err
+	}
 	if invited != nil {
 		if err := json.Unmarshal([]byte(*invited), &rec.Invited); err != nil {
 			return Record{}, fmt.Errorf("game %s: invited: %w", gameID, err)
@@ -670,30 +680,14 @@ func (s *Store) Stats(ctx context.Context, playerID string) (Stats, error) {
 		return Stats{}, err
 	}
 	st := Stats{Player: p}
-	rows, err := s.db.QueryContext(ctx, `SELECT game, variant, rating, deviation, volatility, games, updated_at
-		FROM ratings WHERE player_id = $1 AND games > 0 ORDER BY game, variant`, playerID)
-	if err != nil {
-		return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
-	}
-	for rows.Next() {
-		var r Rating
-		var game string
-		if err := rows.Scan(&game, &r.Variant, &r.Rating.Rating, &r.Rating.Deviation, &r.Rating.Volatility, &r.Games, &r.UpdatedAt); err != nil {
-			rows.Close()
-			return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
-		}
-		r.Game = engine.Game(game)
-		st.Ratings = append(st.Ratings, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return Stats{}, fmt.Errorf("ratings of %s: %w", playerID, err)
+	if st.Ratings, err = s.ratingsOf(ctx, playerID); err != nil {
+		return Stats{}, err
 	}
 	if st.Unrated, err = s.unratedCounts(ctx, playerID); err != nil {
 		return Stats{}, err
 	}
 	// The player's seat decides what counts as a win: 'first' or 'second'.
-	rows, err = s.db.QueryContext(ctx, `SELECT game, level,
+	rows, err := s.db.QueryContext(ctx, `SELECT game, level,
 			count(*) FILTER (WHERE result = 'win' AND winner = seat),
 			count(*) FILTER (WHERE result = 'win' AND winner <> seat),
 			count(*) FILTER (WHERE result = 'draw')

@@ -44,6 +44,8 @@ type Store interface {
 	RemovePasskey(ctx context.Context, playerID, id string) error
 	Review(ctx context.Context, gameID, version string) (string, bool, error)
 	SaveReview(ctx context.Context, gameID, version, review string) error
+	Profile(ctx context.Context, key string, recent int) (sqlstore.Profile, error)
+	Usernames(ctx context.Context, ids []string) (map[string]string, error)
 }
 
 // NewStore returns a store with glicko.Default() on an empty, migrated
@@ -72,6 +74,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DeleteAccount", testDeleteAccount},
 		{"MergeGuest", testMergeGuest},
 		{"Newcomer", testNewcomer},
+		{"Profiles", testProfiles},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -878,5 +881,101 @@ func testNewcomer(t *testing.T, newStore NewStore) {
 		if n, newcomer, err := s.Newcomer(ctx, id); err != nil || newcomer {
 			t.Errorf("%s: %+v, %v, %v; want no newcomer", id, n, newcomer, err)
 		}
+	}
+}
+
+// An account's profile is found by its username key: its ratings, its
+// record per game and its recent games count its public games only
+// (never a private room's, an aborted one, a game at one keyboard or a
+// one-player one in the record); every account's seat is named by its
+// username, in history and records too (games played before the claim
+// included), a guest's by the name it played under. A guest, an unknown
+// username and a deleted account have no profile.
+func testProfiles(t *testing.T, newStore NewStore) {
+	s, db := newStore(t)
+	ctx := t.Context()
+	for _, id := range []string{"ana", "bia", "cy"} {
+		if err := s.SavePlayer(ctx, lobby.Player{ID: id, DisplayName: "P " + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	at := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
+	// ana (first) beats bia, then a draw with bia as first, a loss to a
+	// bot, a win in Corners; then games that must not count: private,
+	// aborted, at one keyboard, one-player training.
+	insert(t, db, game{id: "g1", game: "quoridor", variant: "standard", rated: true, p1: "ana", p2: "bia", result: "win", winner: "first", ended: at(1)})
+	insert(t, db, game{id: "g2", game: "quoridor", variant: "standard", p1: "bia", p2: "ana", result: "draw", ended: at(2)})
+	insert(t, db, game{id: "g3", game: "quoridor", variant: "standard", p1: "ana", bot2: 2, result: "win", winner: "second", ended: at(3)})
+	insert(t, db, game{id: "g4", game: "corners", variant: "classic", p1: "cy", p2: "ana", result: "win", winner: "second", ended: at(4)})
+	insert(t, db, game{id: "priv", game: "quoridor", variant: "standard", p1: "ana", p2: "bia", result: "win", winner: "first", ended: at(5), private: true})
+	insert(t, db, game{id: "abort", game: "quoridor", variant: "standard", p1: "ana", p2: "cy", result: "win", winner: "first", reason: "aborted", ended: at(6)})
+	insert(t, db, game{id: "local", game: "quoridor", variant: "standard", p1: "ana", p2: "ana", result: "win", winner: "first", ended: at(7)})
+	insert(t, db, game{id: "solo", game: "corners", variant: "training", p1: "ana", result: "win", winner: "first", ended: at(8)})
+	if _, err := db.ExecContext(ctx, `INSERT INTO ratings (player_id, game, variant, rating, deviation, volatility, games, updated_at)
+		VALUES ('ana', 'quoridor', 'standard', 1612, 190, 0.06, 1, $1)`, at(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Profile(ctx, "ana_k", 10); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("profile before the claim: %v, want ErrNotFound", err)
+	}
+	if err := s.CreateAccount(ctx, account(t, "ana", "Ana_K")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Profile(ctx, "ana_k", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PlayerID != "ana" || p.Username != "Ana_K" || p.MemberSince.IsZero() {
+		t.Errorf("profile = %+v", p)
+	}
+	if len(p.Ratings) != 1 || p.Ratings[0].Game != engine.Quoridor || math.Round(p.Ratings[0].Rating.Rating) != 1612 {
+		t.Errorf("ratings = %+v", p.Ratings)
+	}
+	want := []sqlstore.GameRecordSummary{{Game: engine.Corners, Wins: 1}, {Game: engine.Quoridor, Wins: 1, Losses: 1, Draws: 1}}
+	if fmt.Sprint(p.Records) != fmt.Sprint(want) {
+		t.Errorf("records = %+v, want %+v", p.Records, want)
+	}
+	var ids []string
+	for _, g := range p.Recent {
+		ids = append(ids, g.GameID)
+		if g.Private {
+			t.Errorf("a private game among the recent ones: %s", g.GameID)
+		}
+	}
+	if fmt.Sprint(ids) != "[solo local abort g4 g3 g2 g1]" {
+		t.Errorf("recent games = %v", ids)
+	}
+	if p2, err := s.Profile(ctx, "ana_k", 2); err != nil || len(p2.Recent) != 2 || p2.Recent[0].GameID != "solo" {
+		t.Errorf("2 recent games: %+v, %v", p2.Recent, err)
+	}
+	// The account's seats are named by its username, a guest's by its
+	// stored name; history and records alike.
+	g4 := p.Recent[3]
+	if g4.Second.Username != "Ana_K" || g4.Second.DisplayName != "Ana_K" || g4.First.Username != "" || g4.First.DisplayName != "One" {
+		t.Errorf("g4's seats: %+v %+v", g4.First, *g4.Second)
+	}
+	rec, err := s.Game(ctx, "g1")
+	if err != nil || rec.First.Username != "Ana_K" || rec.First.DisplayName != "Ana_K" || rec.Second.Username != "" || rec.Second.DisplayName != "Two" {
+		t.Errorf("g1's record: %+v %+v, %v", rec.First, rec.Second, err)
+	}
+	page, err := s.History(ctx, "bia", "bia", "", 10, "")
+	if err != nil || len(page.Games) != 3 || page.Games[0].First.Username != "Ana_K" {
+		t.Errorf("bia's history: %+v, %v", page.Games, err)
+	}
+	if got, err := s.Usernames(ctx, []string{"ana", "bia", "nobody", "", "ana"}); err != nil || fmt.Sprint(got) != "map[ana:Ana_K]" {
+		t.Errorf("Usernames = %v, %v", got, err)
+	}
+	if _, err := s.Profile(ctx, "nobody", 10); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("an unknown username: %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteAccount(ctx, "ana"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Profile(ctx, "ana_k", 10); !errors.Is(err, lobby.ErrNotFound) {
+		t.Errorf("a deleted account's profile: %v, want ErrNotFound", err)
+	}
+	if rec, err := s.Game(ctx, "g1"); err != nil || rec.First.Username != "" || rec.First.DisplayName != lobby.DeletedName {
+		t.Errorf("g1 after the deletion: %+v, %v", rec.First, err)
 	}
 }

@@ -242,6 +242,11 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*State, error) {
 		if err := checkName(seat.DisplayName); err != nil {
 			return nil, fmt.Errorf("seat %d: display name %w: %w", i+1, err, ErrInvalid)
 		}
+		if seat.Username != "" {
+			if err := checkName(seat.Username); err != nil || seat.IsBot() {
+				return nil, fmt.Errorf("seat %d: a username is a person's, of at most %d bytes, without control characters: %w", i+1, MaxDisplayName, ErrInvalid)
+			}
+		}
 		switch {
 		case len(seat.PlayerID) > MaxID:
 			return nil, fmt.Errorf("seat %d: player id longer than %d bytes: %w", i+1, MaxID, ErrInvalid)

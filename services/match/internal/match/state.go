@@ -116,6 +116,9 @@ type Participant struct {
 	DisplayName string `json:"n"`
 	BotLevel    int    `json:"b,omitempty"`
 	Rating      *int32 `json:"r,omitempty"`
+	// Username is the person's account username ("" for a guest or a
+	// bot): lobby.v1 GetProfile names the profile by it.
+	Username string `json:"u,omitempty"`
 }
 
 // IsBot reports whether a bot holds the seat.

@@ -152,7 +152,7 @@ func appendSeat(b []byte, num protowire.Number, s *match.SeatState) []byte {
 			if p.Rating != nil {
 				b = appendVarint(b, 4, int64(*p.Rating))
 			}
-			return b
+			return appendString(b, 5, p.Username)
 		})
 		b = appendInt(b, 2, int64(s.Conn))
 		b = appendInt(b, 3, s.ReconnectDeadline)
@@ -337,6 +337,8 @@ func decodeSeat(b []byte, st *match.SeatState) error {
 				case 4:
 					r := int32(v)
 					p.Rating = &r
+				case 5:
+					p.Username = string(s)
 				}
 				return nil
 			})

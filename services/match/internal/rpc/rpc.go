@@ -1121,6 +1121,7 @@ func (s *Server) CreateMatch(ctx context.Context, req *matchv1.CreateMatchReques
 			}
 			params.Seats = append(params.Seats, match.Participant{
 				PlayerID: o.Player.GetPlayerId(), DisplayName: o.Player.GetDisplayName(), Rating: o.Player.Rating,
+				Username: o.Player.GetUsername(),
 			})
 		case *matchv1.SeatSpec_BotLevel:
 			if o.BotLevel == gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {

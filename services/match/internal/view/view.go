@@ -323,7 +323,7 @@ func Match(st *match.State, pos engine.Position, viewer engine.Seat, now int64) 
 func Participant(s engine.Seat, p match.Participant) *gamev1.Participant {
 	return &gamev1.Participant{
 		Seat: Seat(s), PlayerId: p.PlayerID, DisplayName: p.DisplayName,
-		BotLevel: gamev1.BotLevel(p.BotLevel), Rating: p.Rating,
+		BotLevel: gamev1.BotLevel(p.BotLevel), Rating: p.Rating, Username: p.Username,
 	}
 }
 

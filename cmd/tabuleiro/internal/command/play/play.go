@@ -195,7 +195,10 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 		}
 		return &cli.ExitError{Code: 1, Err: session.ReachErr(e.P, err, cn.C.Target())}
 	}
-	if f.name != "" && me.Name != f.name {
+	if f.name != "" && me.Username != "" {
+		// An account is shown by its username: --name is a guest's.
+		fmt.Fprintln(e.Stderr, e.T("name.account", "username", me.Username))
+	} else if f.name != "" && me.Name != f.name {
 		// --name on a kept identity renames it (same player: history and
 		// ratings stay).
 		if me, err = cn.Rename(ctx, me, f.name); err != nil {

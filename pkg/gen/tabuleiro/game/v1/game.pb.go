@@ -867,7 +867,11 @@ type Participant struct {
 	BotLevel BotLevel `protobuf:"varint,4,opt,name=bot_level,json=botLevel,proto3,enum=tabuleiro.game.v1.BotLevel" json:"bot_level,omitempty"`
 	// rating is the person's Glicko-2 rating in the match's variant, rounded,
 	// when the variant is rated; absent otherwise.
-	Rating        *int32 `protobuf:"varint,5,opt,name=rating,proto3,oneof" json:"rating,omitempty"`
+	Rating *int32 `protobuf:"varint,5,opt,name=rating,proto3,oneof" json:"rating,omitempty"`
+	// username is the person's account username (lobby.v1 GetProfile shows
+	// its profile); empty for a guest and a bot. An account is shown by its
+	// username: display_name is then the username.
+	Username      string `protobuf:"bytes,6,opt,name=username,proto3" json:"username,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -935,6 +939,13 @@ func (x *Participant) GetRating() int32 {
 		return *x.Rating
 	}
 	return 0
+}
+
+func (x *Participant) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
 }
 
 // Variant describes one rule set of a game, as the engine registry knows it.
@@ -1157,13 +1168,14 @@ const file_tabuleiro_game_v1_game_proto_rawDesc = "" +
 	"\aOutcome\x121\n" +
 	"\x06result\x18\x01 \x01(\x0e2\x19.tabuleiro.game.v1.ResultR\x06result\x12/\n" +
 	"\x06winner\x18\x02 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\x06winner\x121\n" +
-	"\x06reason\x18\x03 \x01(\x0e2\x19.tabuleiro.game.v1.ReasonR\x06reason\"\xdc\x01\n" +
+	"\x06reason\x18\x03 \x01(\x0e2\x19.tabuleiro.game.v1.ReasonR\x06reason\"\xf8\x01\n" +
 	"\vParticipant\x12+\n" +
 	"\x04seat\x18\x01 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x128\n" +
 	"\tbot_level\x18\x04 \x01(\x0e2\x1b.tabuleiro.game.v1.BotLevelR\bbotLevel\x12\x1b\n" +
-	"\x06rating\x18\x05 \x01(\x05H\x00R\x06rating\x88\x01\x01B\t\n" +
+	"\x06rating\x18\x05 \x01(\x05H\x00R\x06rating\x88\x01\x01\x12\x1a\n" +
+	"\busername\x18\x06 \x01(\tR\busernameB\t\n" +
 	"\a_rating\"\xb1\x02\n" +
 	"\aVariant\x12+\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x0e\n" +

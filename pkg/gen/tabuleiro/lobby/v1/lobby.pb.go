@@ -1183,6 +1183,181 @@ func (x *Rematch) GetOpponent() *RoomMember {
 	return nil
 }
 
+// GameRecordSummary is a player's record in one game: finished games,
+// public ones only (private room games never count on a profile), not
+// aborted, against people and bots; local games at one keyboard and
+// one-player games never count.
+type GameRecordSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game is the game.
+	Game v1.Game `protobuf:"varint,1,opt,name=game,proto3,enum=tabuleiro.game.v1.Game" json:"game,omitempty"`
+	// wins is how many the player won.
+	Wins int32 `protobuf:"varint,2,opt,name=wins,proto3" json:"wins,omitempty"`
+	// losses is how many the player lost.
+	Losses int32 `protobuf:"varint,3,opt,name=losses,proto3" json:"losses,omitempty"`
+	// draws is how many were drawn.
+	Draws         int32 `protobuf:"varint,4,opt,name=draws,proto3" json:"draws,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GameRecordSummary) Reset() {
+	*x = GameRecordSummary{}
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GameRecordSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GameRecordSummary) ProtoMessage() {}
+
+func (x *GameRecordSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GameRecordSummary.ProtoReflect.Descriptor instead.
+func (*GameRecordSummary) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GameRecordSummary) GetGame() v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return v1.Game(0)
+}
+
+func (x *GameRecordSummary) GetWins() int32 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *GameRecordSummary) GetLosses() int32 {
+	if x != nil {
+		return x.Losses
+	}
+	return 0
+}
+
+func (x *GameRecordSummary) GetDraws() int32 {
+	if x != nil {
+		return x.Draws
+	}
+	return 0
+}
+
+// Profile is an account's public profile: what anyone may read about it
+// (lobby.v1 GetProfile). Nothing private: no player id's sign-ins, no
+// private room games.
+type Profile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// username is the account's username as its owner wrote it.
+	Username string `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	// player_id is the account's player id (ListGames and GetStats take
+	// it).
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// member_since is when the identity started playing (its first sign-in
+	// as a guest: the games it played before claiming the account are its
+	// too).
+	MemberSince *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=member_since,json=memberSince,proto3" json:"member_since,omitempty"`
+	// ratings are the account's ratings, one per rated variant played,
+	// ordered by game and variant.
+	Ratings []*Rating `protobuf:"bytes,4,rep,name=ratings,proto3" json:"ratings,omitempty"`
+	// records are the account's wins, losses and draws per game it played,
+	// ordered by game.
+	Records []*GameRecordSummary `protobuf:"bytes,5,rep,name=records,proto3" json:"records,omitempty"`
+	// recent_games are the account's most recent finished public games,
+	// newest first (your_seat is the account's seat).
+	RecentGames   []*MatchSummary `protobuf:"bytes,6,rep,name=recent_games,json=recentGames,proto3" json:"recent_games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Profile) Reset() {
+	*x = Profile{}
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Profile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Profile) ProtoMessage() {}
+
+func (x *Profile) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Profile.ProtoReflect.Descriptor instead.
+func (*Profile) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Profile) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *Profile) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Profile) GetMemberSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.MemberSince
+	}
+	return nil
+}
+
+func (x *Profile) GetRatings() []*Rating {
+	if x != nil {
+		return x.Ratings
+	}
+	return nil
+}
+
+func (x *Profile) GetRecords() []*GameRecordSummary {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
+func (x *Profile) GetRecentGames() []*MatchSummary {
+	if x != nil {
+		return x.RecentGames
+	}
+	return nil
+}
+
 var File_tabuleiro_lobby_v1_lobby_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
@@ -1276,7 +1451,19 @@ const file_tabuleiro_lobby_v1_lobby_proto_rawDesc = "" +
 	"\fnew_match_id\x18\x05 \x01(\tR\n" +
 	"newMatchId\x124\n" +
 	"\tyour_seat\x18\x06 \x01(\x0e2\x17.tabuleiro.game.v1.SeatR\byourSeat\x12:\n" +
-	"\bopponent\x18\a \x01(\v2\x1e.tabuleiro.lobby.v1.RoomMemberR\bopponent*j\n" +
+	"\bopponent\x18\a \x01(\v2\x1e.tabuleiro.lobby.v1.RoomMemberR\bopponent\"\x82\x01\n" +
+	"\x11GameRecordSummary\x12+\n" +
+	"\x04game\x18\x01 \x01(\x0e2\x17.tabuleiro.game.v1.GameR\x04game\x12\x12\n" +
+	"\x04wins\x18\x02 \x01(\x05R\x04wins\x12\x16\n" +
+	"\x06losses\x18\x03 \x01(\x05R\x06losses\x12\x14\n" +
+	"\x05draws\x18\x04 \x01(\x05R\x05draws\"\xbd\x02\n" +
+	"\aProfile\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12=\n" +
+	"\fmember_since\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vmemberSince\x124\n" +
+	"\aratings\x18\x04 \x03(\v2\x1a.tabuleiro.lobby.v1.RatingR\aratings\x12?\n" +
+	"\arecords\x18\x05 \x03(\v2%.tabuleiro.lobby.v1.GameRecordSummaryR\arecords\x12C\n" +
+	"\frecent_games\x18\x06 \x03(\v2 .tabuleiro.lobby.v1.MatchSummaryR\vrecentGames*j\n" +
 	"\x0eRoomVisibility\x12\x1f\n" +
 	"\x1bROOM_VISIBILITY_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16ROOM_VISIBILITY_PUBLIC\x10\x01\x12\x1b\n" +
@@ -1315,7 +1502,7 @@ func file_tabuleiro_lobby_v1_lobby_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_tabuleiro_lobby_v1_lobby_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_tabuleiro_lobby_v1_lobby_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_tabuleiro_lobby_v1_lobby_proto_goTypes = []any{
 	(RoomVisibility)(0),           // 0: tabuleiro.lobby.v1.RoomVisibility
 	(RoomStatus)(0),               // 1: tabuleiro.lobby.v1.RoomStatus
@@ -1330,49 +1517,56 @@ var file_tabuleiro_lobby_v1_lobby_proto_goTypes = []any{
 	(*Rating)(nil),                // 10: tabuleiro.lobby.v1.Rating
 	(*BotRecord)(nil),             // 11: tabuleiro.lobby.v1.BotRecord
 	(*Rematch)(nil),               // 12: tabuleiro.lobby.v1.Rematch
-	(v1.Game)(0),                  // 13: tabuleiro.game.v1.Game
-	(*v1.TimeControl)(nil),        // 14: tabuleiro.game.v1.TimeControl
-	(v1.Seat)(0),                  // 15: tabuleiro.game.v1.Seat
-	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
-	(*v1.Participant)(nil),        // 17: tabuleiro.game.v1.Participant
-	(*v1.Outcome)(nil),            // 18: tabuleiro.game.v1.Outcome
-	(*v1.Ply)(nil),                // 19: tabuleiro.game.v1.Ply
-	(v1.BotLevel)(0),              // 20: tabuleiro.game.v1.BotLevel
+	(*GameRecordSummary)(nil),     // 13: tabuleiro.lobby.v1.GameRecordSummary
+	(*Profile)(nil),               // 14: tabuleiro.lobby.v1.Profile
+	(v1.Game)(0),                  // 15: tabuleiro.game.v1.Game
+	(*v1.TimeControl)(nil),        // 16: tabuleiro.game.v1.TimeControl
+	(v1.Seat)(0),                  // 17: tabuleiro.game.v1.Seat
+	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(*v1.Participant)(nil),        // 19: tabuleiro.game.v1.Participant
+	(*v1.Outcome)(nil),            // 20: tabuleiro.game.v1.Outcome
+	(*v1.Ply)(nil),                // 21: tabuleiro.game.v1.Ply
+	(v1.BotLevel)(0),              // 22: tabuleiro.game.v1.BotLevel
 }
 var file_tabuleiro_lobby_v1_lobby_proto_depIdxs = []int32{
-	13, // 0: tabuleiro.lobby.v1.Room.game:type_name -> tabuleiro.game.v1.Game
-	14, // 1: tabuleiro.lobby.v1.Room.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	15, // 0: tabuleiro.lobby.v1.Room.game:type_name -> tabuleiro.game.v1.Game
+	16, // 1: tabuleiro.lobby.v1.Room.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	0,  // 2: tabuleiro.lobby.v1.Room.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
 	4,  // 3: tabuleiro.lobby.v1.Room.members:type_name -> tabuleiro.lobby.v1.RoomMember
 	1,  // 4: tabuleiro.lobby.v1.Room.status:type_name -> tabuleiro.lobby.v1.RoomStatus
-	15, // 5: tabuleiro.lobby.v1.Room.host_seat:type_name -> tabuleiro.game.v1.Seat
-	16, // 6: tabuleiro.lobby.v1.Room.created_at:type_name -> google.protobuf.Timestamp
-	16, // 7: tabuleiro.lobby.v1.Room.expires_at:type_name -> google.protobuf.Timestamp
-	13, // 8: tabuleiro.lobby.v1.MatchSummary.game:type_name -> tabuleiro.game.v1.Game
-	14, // 9: tabuleiro.lobby.v1.MatchSummary.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	17, // 10: tabuleiro.lobby.v1.MatchSummary.participants:type_name -> tabuleiro.game.v1.Participant
-	15, // 11: tabuleiro.lobby.v1.MatchSummary.to_move:type_name -> tabuleiro.game.v1.Seat
-	15, // 12: tabuleiro.lobby.v1.MatchSummary.your_seat:type_name -> tabuleiro.game.v1.Seat
-	18, // 13: tabuleiro.lobby.v1.MatchSummary.outcome:type_name -> tabuleiro.game.v1.Outcome
-	16, // 14: tabuleiro.lobby.v1.MatchSummary.started_at:type_name -> google.protobuf.Timestamp
-	16, // 15: tabuleiro.lobby.v1.MatchSummary.ended_at:type_name -> google.protobuf.Timestamp
+	17, // 5: tabuleiro.lobby.v1.Room.host_seat:type_name -> tabuleiro.game.v1.Seat
+	18, // 6: tabuleiro.lobby.v1.Room.created_at:type_name -> google.protobuf.Timestamp
+	18, // 7: tabuleiro.lobby.v1.Room.expires_at:type_name -> google.protobuf.Timestamp
+	15, // 8: tabuleiro.lobby.v1.MatchSummary.game:type_name -> tabuleiro.game.v1.Game
+	16, // 9: tabuleiro.lobby.v1.MatchSummary.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	19, // 10: tabuleiro.lobby.v1.MatchSummary.participants:type_name -> tabuleiro.game.v1.Participant
+	17, // 11: tabuleiro.lobby.v1.MatchSummary.to_move:type_name -> tabuleiro.game.v1.Seat
+	17, // 12: tabuleiro.lobby.v1.MatchSummary.your_seat:type_name -> tabuleiro.game.v1.Seat
+	20, // 13: tabuleiro.lobby.v1.MatchSummary.outcome:type_name -> tabuleiro.game.v1.Outcome
+	18, // 14: tabuleiro.lobby.v1.MatchSummary.started_at:type_name -> google.protobuf.Timestamp
+	18, // 15: tabuleiro.lobby.v1.MatchSummary.ended_at:type_name -> google.protobuf.Timestamp
 	2,  // 16: tabuleiro.lobby.v1.MatchSummary.unrated_reason:type_name -> tabuleiro.lobby.v1.UnratedReason
 	2,  // 17: tabuleiro.lobby.v1.UnratedGames.reason:type_name -> tabuleiro.lobby.v1.UnratedReason
 	6,  // 18: tabuleiro.lobby.v1.GameRecord.summary:type_name -> tabuleiro.lobby.v1.MatchSummary
-	19, // 19: tabuleiro.lobby.v1.GameRecord.plies:type_name -> tabuleiro.game.v1.Ply
+	21, // 19: tabuleiro.lobby.v1.GameRecord.plies:type_name -> tabuleiro.game.v1.Ply
 	9,  // 20: tabuleiro.lobby.v1.GameRecord.rating_changes:type_name -> tabuleiro.lobby.v1.RatingChange
-	13, // 21: tabuleiro.lobby.v1.Rating.game:type_name -> tabuleiro.game.v1.Game
-	16, // 22: tabuleiro.lobby.v1.Rating.updated_at:type_name -> google.protobuf.Timestamp
-	13, // 23: tabuleiro.lobby.v1.BotRecord.game:type_name -> tabuleiro.game.v1.Game
-	20, // 24: tabuleiro.lobby.v1.BotRecord.level:type_name -> tabuleiro.game.v1.BotLevel
+	15, // 21: tabuleiro.lobby.v1.Rating.game:type_name -> tabuleiro.game.v1.Game
+	18, // 22: tabuleiro.lobby.v1.Rating.updated_at:type_name -> google.protobuf.Timestamp
+	15, // 23: tabuleiro.lobby.v1.BotRecord.game:type_name -> tabuleiro.game.v1.Game
+	22, // 24: tabuleiro.lobby.v1.BotRecord.level:type_name -> tabuleiro.game.v1.BotLevel
 	3,  // 25: tabuleiro.lobby.v1.Rematch.status:type_name -> tabuleiro.lobby.v1.RematchStatus
-	15, // 26: tabuleiro.lobby.v1.Rematch.your_seat:type_name -> tabuleiro.game.v1.Seat
+	17, // 26: tabuleiro.lobby.v1.Rematch.your_seat:type_name -> tabuleiro.game.v1.Seat
 	4,  // 27: tabuleiro.lobby.v1.Rematch.opponent:type_name -> tabuleiro.lobby.v1.RoomMember
-	28, // [28:28] is the sub-list for method output_type
-	28, // [28:28] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	15, // 28: tabuleiro.lobby.v1.GameRecordSummary.game:type_name -> tabuleiro.game.v1.Game
+	18, // 29: tabuleiro.lobby.v1.Profile.member_since:type_name -> google.protobuf.Timestamp
+	10, // 30: tabuleiro.lobby.v1.Profile.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	13, // 31: tabuleiro.lobby.v1.Profile.records:type_name -> tabuleiro.lobby.v1.GameRecordSummary
+	6,  // 32: tabuleiro.lobby.v1.Profile.recent_games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	33, // [33:33] is the sub-list for method output_type
+	33, // [33:33] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_proto_init() }
@@ -1387,7 +1581,7 @@ func file_tabuleiro_lobby_v1_lobby_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   9,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

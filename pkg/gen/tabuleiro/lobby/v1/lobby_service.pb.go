@@ -4966,6 +4966,109 @@ func (x *MergeGuestResponse) GetSessionsEnded() int32 {
 	return 0
 }
 
+// GetProfileRequest names the account.
+type GetProfileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// username is the account's username (any case or normalisation form
+	// of it).
+	Username string `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	// recent_games is how many recent finished games to return, 0–50; 0
+	// takes 10.
+	RecentGames   int32 `protobuf:"varint,2,opt,name=recent_games,json=recentGames,proto3" json:"recent_games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetProfileRequest) Reset() {
+	*x = GetProfileRequest{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[82]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetProfileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetProfileRequest) ProtoMessage() {}
+
+func (x *GetProfileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[82]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetProfileRequest.ProtoReflect.Descriptor instead.
+func (*GetProfileRequest) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{82}
+}
+
+func (x *GetProfileRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *GetProfileRequest) GetRecentGames() int32 {
+	if x != nil {
+		return x.RecentGames
+	}
+	return 0
+}
+
+// GetProfileResponse is an account's public profile.
+type GetProfileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// profile is the account's profile.
+	Profile       *Profile `protobuf:"bytes,1,opt,name=profile,proto3" json:"profile,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetProfileResponse) Reset() {
+	*x = GetProfileResponse{}
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[83]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetProfileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetProfileResponse) ProtoMessage() {}
+
+func (x *GetProfileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes[83]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetProfileResponse.ProtoReflect.Descriptor instead.
+func (*GetProfileResponse) Descriptor() ([]byte, []int) {
+	return file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP(), []int{83}
+}
+
+func (x *GetProfileResponse) GetProfile() *Profile {
+	if x != nil {
+		return x.Profile
+	}
+	return nil
+}
+
 var File_tabuleiro_lobby_v1_lobby_service_proto protoreflect.FileDescriptor
 
 const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
@@ -5280,11 +5383,16 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x0fguest_player_id\x18\x01 \x01(\tR\rguestPlayerId\x12\x14\n" +
 	"\x05games\x18\x02 \x01(\x05R\x05games\x12%\n" +
 	"\x0ealready_merged\x18\x03 \x01(\bR\ralreadyMerged\x12%\n" +
-	"\x0esessions_ended\x18\x04 \x01(\x05R\rsessionsEnded*y\n" +
+	"\x0esessions_ended\x18\x04 \x01(\x05R\rsessionsEnded\"R\n" +
+	"\x11GetProfileRequest\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12!\n" +
+	"\frecent_games\x18\x02 \x01(\x05R\vrecentGames\"K\n" +
+	"\x12GetProfileResponse\x125\n" +
+	"\aprofile\x18\x01 \x01(\v2\x1b.tabuleiro.lobby.v1.ProfileR\aprofile*y\n" +
 	"\x0eLiveMatchOrder\x12 \n" +
 	"\x1cLIVE_MATCH_ORDER_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dLIVE_MATCH_ORDER_MOST_WATCHED\x10\x01\x12\"\n" +
-	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\x89\x1e\n" +
+	"\x1eLIVE_MATCH_ORDER_HIGHEST_RATED\x10\x022\xe6\x1e\n" +
 	"\fLobbyService\x12^\n" +
 	"\vSignInGuest\x12&.tabuleiro.lobby.v1.SignInGuestRequest\x1a'.tabuleiro.lobby.v1.SignInGuestResponse\x12a\n" +
 	"\fRefreshToken\x12'.tabuleiro.lobby.v1.RefreshTokenRequest\x1a(.tabuleiro.lobby.v1.RefreshTokenResponse\x12a\n" +
@@ -5326,7 +5434,9 @@ const file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc = "" +
 	"\x11ExportAccountData\x12,.tabuleiro.lobby.v1.ExportAccountDataRequest\x1a-.tabuleiro.lobby.v1.ExportAccountDataResponse\x12d\n" +
 	"\rDeleteAccount\x12(.tabuleiro.lobby.v1.DeleteAccountRequest\x1a).tabuleiro.lobby.v1.DeleteAccountResponse\x12[\n" +
 	"\n" +
-	"MergeGuest\x12%.tabuleiro.lobby.v1.MergeGuestRequest\x1a&.tabuleiro.lobby.v1.MergeGuestResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
+	"MergeGuest\x12%.tabuleiro.lobby.v1.MergeGuestRequest\x1a&.tabuleiro.lobby.v1.MergeGuestResponse\x12[\n" +
+	"\n" +
+	"GetProfile\x12%.tabuleiro.lobby.v1.GetProfileRequest\x1a&.tabuleiro.lobby.v1.GetProfileResponseB2Z0tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1;lobbyv1b\x06proto3"
 
 var (
 	file_tabuleiro_lobby_v1_lobby_service_proto_rawDescOnce sync.Once
@@ -5341,7 +5451,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tabuleiro_lobby_v1_lobby_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 82)
+var file_tabuleiro_lobby_v1_lobby_service_proto_msgTypes = make([]protoimpl.MessageInfo, 84)
 var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(LiveMatchOrder)(0),                       // 0: tabuleiro.lobby.v1.LiveMatchOrder
 	(*SignInGuestRequest)(nil),                // 1: tabuleiro.lobby.v1.SignInGuestRequest
@@ -5426,172 +5536,178 @@ var file_tabuleiro_lobby_v1_lobby_service_proto_goTypes = []any{
 	(*DeleteAccountResponse)(nil),             // 80: tabuleiro.lobby.v1.DeleteAccountResponse
 	(*MergeGuestRequest)(nil),                 // 81: tabuleiro.lobby.v1.MergeGuestRequest
 	(*MergeGuestResponse)(nil),                // 82: tabuleiro.lobby.v1.MergeGuestResponse
-	(*timestamppb.Timestamp)(nil),             // 83: google.protobuf.Timestamp
-	(v1.Game)(0),                              // 84: tabuleiro.game.v1.Game
-	(*v1.Variant)(nil),                        // 85: tabuleiro.game.v1.Variant
-	(*v1.TimeControl)(nil),                    // 86: tabuleiro.game.v1.TimeControl
-	(RoomVisibility)(0),                       // 87: tabuleiro.lobby.v1.RoomVisibility
-	(v1.Seat)(0),                              // 88: tabuleiro.game.v1.Seat
-	(*Room)(nil),                              // 89: tabuleiro.lobby.v1.Room
-	(v1.BotLevel)(0),                          // 90: tabuleiro.game.v1.BotLevel
-	(*v1.Participant)(nil),                    // 91: tabuleiro.game.v1.Participant
-	(*MatchSummary)(nil),                      // 92: tabuleiro.lobby.v1.MatchSummary
-	(*GameRecord)(nil),                        // 93: tabuleiro.lobby.v1.GameRecord
-	(*v1.ReviewProgress)(nil),                 // 94: tabuleiro.game.v1.ReviewProgress
-	(*v1.GameReview)(nil),                     // 95: tabuleiro.game.v1.GameReview
-	(*Rating)(nil),                            // 96: tabuleiro.lobby.v1.Rating
-	(*BotRecord)(nil),                         // 97: tabuleiro.lobby.v1.BotRecord
-	(*UnratedGames)(nil),                      // 98: tabuleiro.lobby.v1.UnratedGames
-	(*Rematch)(nil),                           // 99: tabuleiro.lobby.v1.Rematch
+	(*GetProfileRequest)(nil),                 // 83: tabuleiro.lobby.v1.GetProfileRequest
+	(*GetProfileResponse)(nil),                // 84: tabuleiro.lobby.v1.GetProfileResponse
+	(*timestamppb.Timestamp)(nil),             // 85: google.protobuf.Timestamp
+	(v1.Game)(0),                              // 86: tabuleiro.game.v1.Game
+	(*v1.Variant)(nil),                        // 87: tabuleiro.game.v1.Variant
+	(*v1.TimeControl)(nil),                    // 88: tabuleiro.game.v1.TimeControl
+	(RoomVisibility)(0),                       // 89: tabuleiro.lobby.v1.RoomVisibility
+	(v1.Seat)(0),                              // 90: tabuleiro.game.v1.Seat
+	(*Room)(nil),                              // 91: tabuleiro.lobby.v1.Room
+	(v1.BotLevel)(0),                          // 92: tabuleiro.game.v1.BotLevel
+	(*v1.Participant)(nil),                    // 93: tabuleiro.game.v1.Participant
+	(*MatchSummary)(nil),                      // 94: tabuleiro.lobby.v1.MatchSummary
+	(*GameRecord)(nil),                        // 95: tabuleiro.lobby.v1.GameRecord
+	(*v1.ReviewProgress)(nil),                 // 96: tabuleiro.game.v1.ReviewProgress
+	(*v1.GameReview)(nil),                     // 97: tabuleiro.game.v1.GameReview
+	(*Rating)(nil),                            // 98: tabuleiro.lobby.v1.Rating
+	(*BotRecord)(nil),                         // 99: tabuleiro.lobby.v1.BotRecord
+	(*UnratedGames)(nil),                      // 100: tabuleiro.lobby.v1.UnratedGames
+	(*Rematch)(nil),                           // 101: tabuleiro.lobby.v1.Rematch
+	(*Profile)(nil),                           // 102: tabuleiro.lobby.v1.Profile
 }
 var file_tabuleiro_lobby_v1_lobby_service_proto_depIdxs = []int32{
-	83,  // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	84,  // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
-	85,  // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
-	84,  // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
-	86,  // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	87,  // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
-	88,  // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
-	89,  // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	84,  // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
-	89,  // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
-	89,  // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	88,  // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	89,  // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	89,  // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
-	88,  // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	84,  // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
-	86,  // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	85,  // 0: tabuleiro.lobby.v1.SignInGuestResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 1: tabuleiro.lobby.v1.SignInGuestResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 2: tabuleiro.lobby.v1.RefreshTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 3: tabuleiro.lobby.v1.RefreshTokenResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	86,  // 4: tabuleiro.lobby.v1.ListVariantsRequest.game:type_name -> tabuleiro.game.v1.Game
+	87,  // 5: tabuleiro.lobby.v1.ListVariantsResponse.variants:type_name -> tabuleiro.game.v1.Variant
+	86,  // 6: tabuleiro.lobby.v1.CreateRoomRequest.game:type_name -> tabuleiro.game.v1.Game
+	88,  // 7: tabuleiro.lobby.v1.CreateRoomRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	89,  // 8: tabuleiro.lobby.v1.CreateRoomRequest.visibility:type_name -> tabuleiro.lobby.v1.RoomVisibility
+	90,  // 9: tabuleiro.lobby.v1.CreateRoomRequest.host_seat:type_name -> tabuleiro.game.v1.Seat
+	91,  // 10: tabuleiro.lobby.v1.CreateRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	86,  // 11: tabuleiro.lobby.v1.ListRoomsRequest.game:type_name -> tabuleiro.game.v1.Game
+	91,  // 12: tabuleiro.lobby.v1.ListRoomsResponse.rooms:type_name -> tabuleiro.lobby.v1.Room
+	91,  // 13: tabuleiro.lobby.v1.JoinRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	90,  // 14: tabuleiro.lobby.v1.JoinRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	91,  // 15: tabuleiro.lobby.v1.GetInviteResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	91,  // 16: tabuleiro.lobby.v1.WatchRoomResponse.room:type_name -> tabuleiro.lobby.v1.Room
+	90,  // 17: tabuleiro.lobby.v1.WatchRoomResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	86,  // 18: tabuleiro.lobby.v1.FindMatchRequest.game:type_name -> tabuleiro.game.v1.Game
+	88,  // 19: tabuleiro.lobby.v1.FindMatchRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
 	21,  // 20: tabuleiro.lobby.v1.FindMatchResponse.queued:type_name -> tabuleiro.lobby.v1.Queued
 	22,  // 21: tabuleiro.lobby.v1.FindMatchResponse.window_widened:type_name -> tabuleiro.lobby.v1.WindowWidened
 	23,  // 22: tabuleiro.lobby.v1.FindMatchResponse.bot_offered:type_name -> tabuleiro.lobby.v1.BotOffered
 	24,  // 23: tabuleiro.lobby.v1.FindMatchResponse.matched:type_name -> tabuleiro.lobby.v1.Matched
-	83,  // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
-	90,  // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
-	88,  // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
-	91,  // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
-	84,  // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
-	90,  // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
-	88,  // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
-	86,  // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
-	88,  // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
-	84,  // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
+	85,  // 24: tabuleiro.lobby.v1.Queued.queued_at:type_name -> google.protobuf.Timestamp
+	92,  // 25: tabuleiro.lobby.v1.BotOffered.level:type_name -> tabuleiro.game.v1.BotLevel
+	90,  // 26: tabuleiro.lobby.v1.Matched.your_seat:type_name -> tabuleiro.game.v1.Seat
+	93,  // 27: tabuleiro.lobby.v1.Matched.opponent:type_name -> tabuleiro.game.v1.Participant
+	86,  // 28: tabuleiro.lobby.v1.PlayBotRequest.game:type_name -> tabuleiro.game.v1.Game
+	92,  // 29: tabuleiro.lobby.v1.PlayBotRequest.level:type_name -> tabuleiro.game.v1.BotLevel
+	90,  // 30: tabuleiro.lobby.v1.PlayBotRequest.seat:type_name -> tabuleiro.game.v1.Seat
+	88,  // 31: tabuleiro.lobby.v1.PlayBotRequest.time_control:type_name -> tabuleiro.game.v1.TimeControl
+	90,  // 32: tabuleiro.lobby.v1.PlayBotResponse.your_seat:type_name -> tabuleiro.game.v1.Seat
+	86,  // 33: tabuleiro.lobby.v1.ListLiveMatchesRequest.game:type_name -> tabuleiro.game.v1.Game
 	0,   // 34: tabuleiro.lobby.v1.ListLiveMatchesRequest.order:type_name -> tabuleiro.lobby.v1.LiveMatchOrder
-	92,  // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	92,  // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
-	84,  // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
-	92,  // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
-	93,  // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
-	94,  // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
-	95,  // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
-	96,  // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
-	97,  // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
-	98,  // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
-	99,  // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	99,  // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	99,  // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
-	83,  // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	94,  // 35: tabuleiro.lobby.v1.ListLiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	94,  // 36: tabuleiro.lobby.v1.ListActiveMatchesResponse.matches:type_name -> tabuleiro.lobby.v1.MatchSummary
+	86,  // 37: tabuleiro.lobby.v1.ListGamesRequest.game:type_name -> tabuleiro.game.v1.Game
+	94,  // 38: tabuleiro.lobby.v1.ListGamesResponse.games:type_name -> tabuleiro.lobby.v1.MatchSummary
+	95,  // 39: tabuleiro.lobby.v1.GetGameResponse.record:type_name -> tabuleiro.lobby.v1.GameRecord
+	96,  // 40: tabuleiro.lobby.v1.ReviewGameResponse.progress:type_name -> tabuleiro.game.v1.ReviewProgress
+	97,  // 41: tabuleiro.lobby.v1.ReviewGameResponse.review:type_name -> tabuleiro.game.v1.GameReview
+	98,  // 42: tabuleiro.lobby.v1.GetStatsResponse.ratings:type_name -> tabuleiro.lobby.v1.Rating
+	99,  // 43: tabuleiro.lobby.v1.GetStatsResponse.bot_records:type_name -> tabuleiro.lobby.v1.BotRecord
+	100, // 44: tabuleiro.lobby.v1.GetStatsResponse.unrated_games:type_name -> tabuleiro.lobby.v1.UnratedGames
+	101, // 45: tabuleiro.lobby.v1.OfferRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	101, // 46: tabuleiro.lobby.v1.DeclineRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	101, // 47: tabuleiro.lobby.v1.WatchRematchResponse.rematch:type_name -> tabuleiro.lobby.v1.Rematch
+	85,  // 48: tabuleiro.lobby.v1.SetDisplayNameResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 49: tabuleiro.lobby.v1.ClaimAccountResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 50: tabuleiro.lobby.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 51: tabuleiro.lobby.v1.SignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	53,  // 52: tabuleiro.lobby.v1.ListSessionsResponse.sessions:type_name -> tabuleiro.lobby.v1.Session
-	83,  // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
-	83,  // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
-	83,  // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 53: tabuleiro.lobby.v1.Session.signed_in_at:type_name -> google.protobuf.Timestamp
+	85,  // 54: tabuleiro.lobby.v1.Session.last_seen_at:type_name -> google.protobuf.Timestamp
+	85,  // 55: tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse.expires_at:type_name -> google.protobuf.Timestamp
 	68,  // 56: tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> tabuleiro.lobby.v1.Passkey
-	83,  // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 57: tabuleiro.lobby.v1.BeginPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 58: tabuleiro.lobby.v1.FinishPasskeySignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 59: tabuleiro.lobby.v1.FinishPasskeySignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
 	68,  // 60: tabuleiro.lobby.v1.ListPasskeysResponse.passkeys:type_name -> tabuleiro.lobby.v1.Passkey
-	83,  // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
-	83,  // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
-	83,  // 63: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 64: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	83,  // 65: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
-	1,   // 66: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
-	3,   // 67: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
-	5,   // 68: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
-	7,   // 69: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
-	9,   // 70: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
-	11,  // 71: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
-	13,  // 72: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
-	15,  // 73: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
-	17,  // 74: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
-	19,  // 75: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
-	25,  // 76: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
-	27,  // 77: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
-	29,  // 78: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
-	31,  // 79: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
-	33,  // 80: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
-	35,  // 81: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
-	37,  // 82: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
-	39,  // 83: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
-	41,  // 84: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
-	43,  // 85: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
-	45,  // 86: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
-	47,  // 87: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
-	49,  // 88: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
-	51,  // 89: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
-	54,  // 90: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
-	56,  // 91: tabuleiro.lobby.v1.LobbyService.ChangePassword:input_type -> tabuleiro.lobby.v1.ChangePasswordRequest
-	58,  // 92: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:input_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
-	60,  // 93: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:input_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
-	62,  // 94: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:input_type -> tabuleiro.lobby.v1.BeginPasskeySignInRequest
-	64,  // 95: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:input_type -> tabuleiro.lobby.v1.FinishPasskeySignInRequest
-	66,  // 96: tabuleiro.lobby.v1.LobbyService.ListPasskeys:input_type -> tabuleiro.lobby.v1.ListPasskeysRequest
-	69,  // 97: tabuleiro.lobby.v1.LobbyService.RemovePasskey:input_type -> tabuleiro.lobby.v1.RemovePasskeyRequest
-	71,  // 98: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:input_type -> tabuleiro.lobby.v1.StartDeviceSignInRequest
-	73,  // 99: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:input_type -> tabuleiro.lobby.v1.ApproveDeviceSignInRequest
-	75,  // 100: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
-	77,  // 101: tabuleiro.lobby.v1.LobbyService.ExportAccountData:input_type -> tabuleiro.lobby.v1.ExportAccountDataRequest
-	79,  // 102: tabuleiro.lobby.v1.LobbyService.DeleteAccount:input_type -> tabuleiro.lobby.v1.DeleteAccountRequest
-	81,  // 103: tabuleiro.lobby.v1.LobbyService.MergeGuest:input_type -> tabuleiro.lobby.v1.MergeGuestRequest
-	2,   // 104: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
-	4,   // 105: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
-	6,   // 106: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
-	8,   // 107: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
-	10,  // 108: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
-	12,  // 109: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
-	14,  // 110: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
-	16,  // 111: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
-	18,  // 112: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
-	20,  // 113: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
-	26,  // 114: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
-	28,  // 115: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
-	30,  // 116: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
-	32,  // 117: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
-	34,  // 118: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
-	36,  // 119: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
-	38,  // 120: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
-	40,  // 121: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
-	42,  // 122: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
-	44,  // 123: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
-	46,  // 124: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
-	48,  // 125: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
-	50,  // 126: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
-	52,  // 127: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
-	55,  // 128: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
-	57,  // 129: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
-	59,  // 130: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
-	61,  // 131: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
-	63,  // 132: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
-	65,  // 133: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
-	67,  // 134: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
-	70,  // 135: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
-	72,  // 136: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
-	74,  // 137: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
-	76,  // 138: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
-	78,  // 139: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
-	80,  // 140: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
-	82,  // 141: tabuleiro.lobby.v1.LobbyService.MergeGuest:output_type -> tabuleiro.lobby.v1.MergeGuestResponse
-	104, // [104:142] is the sub-list for method output_type
-	66,  // [66:104] is the sub-list for method input_type
-	66,  // [66:66] is the sub-list for extension type_name
-	66,  // [66:66] is the sub-list for extension extendee
-	0,   // [0:66] is the sub-list for field type_name
+	85,  // 61: tabuleiro.lobby.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 62: tabuleiro.lobby.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	85,  // 63: tabuleiro.lobby.v1.StartDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 64: tabuleiro.lobby.v1.PollDeviceSignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 65: tabuleiro.lobby.v1.PollDeviceSignInResponse.refresh_expires_at:type_name -> google.protobuf.Timestamp
+	102, // 66: tabuleiro.lobby.v1.GetProfileResponse.profile:type_name -> tabuleiro.lobby.v1.Profile
+	1,   // 67: tabuleiro.lobby.v1.LobbyService.SignInGuest:input_type -> tabuleiro.lobby.v1.SignInGuestRequest
+	3,   // 68: tabuleiro.lobby.v1.LobbyService.RefreshToken:input_type -> tabuleiro.lobby.v1.RefreshTokenRequest
+	5,   // 69: tabuleiro.lobby.v1.LobbyService.ListVariants:input_type -> tabuleiro.lobby.v1.ListVariantsRequest
+	7,   // 70: tabuleiro.lobby.v1.LobbyService.CreateRoom:input_type -> tabuleiro.lobby.v1.CreateRoomRequest
+	9,   // 71: tabuleiro.lobby.v1.LobbyService.ListRooms:input_type -> tabuleiro.lobby.v1.ListRoomsRequest
+	11,  // 72: tabuleiro.lobby.v1.LobbyService.JoinRoom:input_type -> tabuleiro.lobby.v1.JoinRoomRequest
+	13,  // 73: tabuleiro.lobby.v1.LobbyService.GetInvite:input_type -> tabuleiro.lobby.v1.GetInviteRequest
+	15,  // 74: tabuleiro.lobby.v1.LobbyService.LeaveRoom:input_type -> tabuleiro.lobby.v1.LeaveRoomRequest
+	17,  // 75: tabuleiro.lobby.v1.LobbyService.WatchRoom:input_type -> tabuleiro.lobby.v1.WatchRoomRequest
+	19,  // 76: tabuleiro.lobby.v1.LobbyService.FindMatch:input_type -> tabuleiro.lobby.v1.FindMatchRequest
+	25,  // 77: tabuleiro.lobby.v1.LobbyService.PlayBot:input_type -> tabuleiro.lobby.v1.PlayBotRequest
+	27,  // 78: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:input_type -> tabuleiro.lobby.v1.ListLiveMatchesRequest
+	29,  // 79: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:input_type -> tabuleiro.lobby.v1.ListActiveMatchesRequest
+	31,  // 80: tabuleiro.lobby.v1.LobbyService.ListGames:input_type -> tabuleiro.lobby.v1.ListGamesRequest
+	33,  // 81: tabuleiro.lobby.v1.LobbyService.GetGame:input_type -> tabuleiro.lobby.v1.GetGameRequest
+	35,  // 82: tabuleiro.lobby.v1.LobbyService.ReviewGame:input_type -> tabuleiro.lobby.v1.ReviewGameRequest
+	37,  // 83: tabuleiro.lobby.v1.LobbyService.GetStats:input_type -> tabuleiro.lobby.v1.GetStatsRequest
+	39,  // 84: tabuleiro.lobby.v1.LobbyService.OfferRematch:input_type -> tabuleiro.lobby.v1.OfferRematchRequest
+	41,  // 85: tabuleiro.lobby.v1.LobbyService.DeclineRematch:input_type -> tabuleiro.lobby.v1.DeclineRematchRequest
+	43,  // 86: tabuleiro.lobby.v1.LobbyService.WatchRematch:input_type -> tabuleiro.lobby.v1.WatchRematchRequest
+	45,  // 87: tabuleiro.lobby.v1.LobbyService.SetDisplayName:input_type -> tabuleiro.lobby.v1.SetDisplayNameRequest
+	47,  // 88: tabuleiro.lobby.v1.LobbyService.ClaimAccount:input_type -> tabuleiro.lobby.v1.ClaimAccountRequest
+	49,  // 89: tabuleiro.lobby.v1.LobbyService.SignIn:input_type -> tabuleiro.lobby.v1.SignInRequest
+	51,  // 90: tabuleiro.lobby.v1.LobbyService.ListSessions:input_type -> tabuleiro.lobby.v1.ListSessionsRequest
+	54,  // 91: tabuleiro.lobby.v1.LobbyService.SignOut:input_type -> tabuleiro.lobby.v1.SignOutRequest
+	56,  // 92: tabuleiro.lobby.v1.LobbyService.ChangePassword:input_type -> tabuleiro.lobby.v1.ChangePasswordRequest
+	58,  // 93: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:input_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationRequest
+	60,  // 94: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:input_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationRequest
+	62,  // 95: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:input_type -> tabuleiro.lobby.v1.BeginPasskeySignInRequest
+	64,  // 96: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:input_type -> tabuleiro.lobby.v1.FinishPasskeySignInRequest
+	66,  // 97: tabuleiro.lobby.v1.LobbyService.ListPasskeys:input_type -> tabuleiro.lobby.v1.ListPasskeysRequest
+	69,  // 98: tabuleiro.lobby.v1.LobbyService.RemovePasskey:input_type -> tabuleiro.lobby.v1.RemovePasskeyRequest
+	71,  // 99: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:input_type -> tabuleiro.lobby.v1.StartDeviceSignInRequest
+	73,  // 100: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:input_type -> tabuleiro.lobby.v1.ApproveDeviceSignInRequest
+	75,  // 101: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:input_type -> tabuleiro.lobby.v1.PollDeviceSignInRequest
+	77,  // 102: tabuleiro.lobby.v1.LobbyService.ExportAccountData:input_type -> tabuleiro.lobby.v1.ExportAccountDataRequest
+	79,  // 103: tabuleiro.lobby.v1.LobbyService.DeleteAccount:input_type -> tabuleiro.lobby.v1.DeleteAccountRequest
+	81,  // 104: tabuleiro.lobby.v1.LobbyService.MergeGuest:input_type -> tabuleiro.lobby.v1.MergeGuestRequest
+	83,  // 105: tabuleiro.lobby.v1.LobbyService.GetProfile:input_type -> tabuleiro.lobby.v1.GetProfileRequest
+	2,   // 106: tabuleiro.lobby.v1.LobbyService.SignInGuest:output_type -> tabuleiro.lobby.v1.SignInGuestResponse
+	4,   // 107: tabuleiro.lobby.v1.LobbyService.RefreshToken:output_type -> tabuleiro.lobby.v1.RefreshTokenResponse
+	6,   // 108: tabuleiro.lobby.v1.LobbyService.ListVariants:output_type -> tabuleiro.lobby.v1.ListVariantsResponse
+	8,   // 109: tabuleiro.lobby.v1.LobbyService.CreateRoom:output_type -> tabuleiro.lobby.v1.CreateRoomResponse
+	10,  // 110: tabuleiro.lobby.v1.LobbyService.ListRooms:output_type -> tabuleiro.lobby.v1.ListRoomsResponse
+	12,  // 111: tabuleiro.lobby.v1.LobbyService.JoinRoom:output_type -> tabuleiro.lobby.v1.JoinRoomResponse
+	14,  // 112: tabuleiro.lobby.v1.LobbyService.GetInvite:output_type -> tabuleiro.lobby.v1.GetInviteResponse
+	16,  // 113: tabuleiro.lobby.v1.LobbyService.LeaveRoom:output_type -> tabuleiro.lobby.v1.LeaveRoomResponse
+	18,  // 114: tabuleiro.lobby.v1.LobbyService.WatchRoom:output_type -> tabuleiro.lobby.v1.WatchRoomResponse
+	20,  // 115: tabuleiro.lobby.v1.LobbyService.FindMatch:output_type -> tabuleiro.lobby.v1.FindMatchResponse
+	26,  // 116: tabuleiro.lobby.v1.LobbyService.PlayBot:output_type -> tabuleiro.lobby.v1.PlayBotResponse
+	28,  // 117: tabuleiro.lobby.v1.LobbyService.ListLiveMatches:output_type -> tabuleiro.lobby.v1.ListLiveMatchesResponse
+	30,  // 118: tabuleiro.lobby.v1.LobbyService.ListActiveMatches:output_type -> tabuleiro.lobby.v1.ListActiveMatchesResponse
+	32,  // 119: tabuleiro.lobby.v1.LobbyService.ListGames:output_type -> tabuleiro.lobby.v1.ListGamesResponse
+	34,  // 120: tabuleiro.lobby.v1.LobbyService.GetGame:output_type -> tabuleiro.lobby.v1.GetGameResponse
+	36,  // 121: tabuleiro.lobby.v1.LobbyService.ReviewGame:output_type -> tabuleiro.lobby.v1.ReviewGameResponse
+	38,  // 122: tabuleiro.lobby.v1.LobbyService.GetStats:output_type -> tabuleiro.lobby.v1.GetStatsResponse
+	40,  // 123: tabuleiro.lobby.v1.LobbyService.OfferRematch:output_type -> tabuleiro.lobby.v1.OfferRematchResponse
+	42,  // 124: tabuleiro.lobby.v1.LobbyService.DeclineRematch:output_type -> tabuleiro.lobby.v1.DeclineRematchResponse
+	44,  // 125: tabuleiro.lobby.v1.LobbyService.WatchRematch:output_type -> tabuleiro.lobby.v1.WatchRematchResponse
+	46,  // 126: tabuleiro.lobby.v1.LobbyService.SetDisplayName:output_type -> tabuleiro.lobby.v1.SetDisplayNameResponse
+	48,  // 127: tabuleiro.lobby.v1.LobbyService.ClaimAccount:output_type -> tabuleiro.lobby.v1.ClaimAccountResponse
+	50,  // 128: tabuleiro.lobby.v1.LobbyService.SignIn:output_type -> tabuleiro.lobby.v1.SignInResponse
+	52,  // 129: tabuleiro.lobby.v1.LobbyService.ListSessions:output_type -> tabuleiro.lobby.v1.ListSessionsResponse
+	55,  // 130: tabuleiro.lobby.v1.LobbyService.SignOut:output_type -> tabuleiro.lobby.v1.SignOutResponse
+	57,  // 131: tabuleiro.lobby.v1.LobbyService.ChangePassword:output_type -> tabuleiro.lobby.v1.ChangePasswordResponse
+	59,  // 132: tabuleiro.lobby.v1.LobbyService.BeginPasskeyRegistration:output_type -> tabuleiro.lobby.v1.BeginPasskeyRegistrationResponse
+	61,  // 133: tabuleiro.lobby.v1.LobbyService.FinishPasskeyRegistration:output_type -> tabuleiro.lobby.v1.FinishPasskeyRegistrationResponse
+	63,  // 134: tabuleiro.lobby.v1.LobbyService.BeginPasskeySignIn:output_type -> tabuleiro.lobby.v1.BeginPasskeySignInResponse
+	65,  // 135: tabuleiro.lobby.v1.LobbyService.FinishPasskeySignIn:output_type -> tabuleiro.lobby.v1.FinishPasskeySignInResponse
+	67,  // 136: tabuleiro.lobby.v1.LobbyService.ListPasskeys:output_type -> tabuleiro.lobby.v1.ListPasskeysResponse
+	70,  // 137: tabuleiro.lobby.v1.LobbyService.RemovePasskey:output_type -> tabuleiro.lobby.v1.RemovePasskeyResponse
+	72,  // 138: tabuleiro.lobby.v1.LobbyService.StartDeviceSignIn:output_type -> tabuleiro.lobby.v1.StartDeviceSignInResponse
+	74,  // 139: tabuleiro.lobby.v1.LobbyService.ApproveDeviceSignIn:output_type -> tabuleiro.lobby.v1.ApproveDeviceSignInResponse
+	76,  // 140: tabuleiro.lobby.v1.LobbyService.PollDeviceSignIn:output_type -> tabuleiro.lobby.v1.PollDeviceSignInResponse
+	78,  // 141: tabuleiro.lobby.v1.LobbyService.ExportAccountData:output_type -> tabuleiro.lobby.v1.ExportAccountDataResponse
+	80,  // 142: tabuleiro.lobby.v1.LobbyService.DeleteAccount:output_type -> tabuleiro.lobby.v1.DeleteAccountResponse
+	82,  // 143: tabuleiro.lobby.v1.LobbyService.MergeGuest:output_type -> tabuleiro.lobby.v1.MergeGuestResponse
+	84,  // 144: tabuleiro.lobby.v1.LobbyService.GetProfile:output_type -> tabuleiro.lobby.v1.GetProfileResponse
+	106, // [106:145] is the sub-list for method output_type
+	67,  // [67:106] is the sub-list for method input_type
+	67,  // [67:67] is the sub-list for extension type_name
+	67,  // [67:67] is the sub-list for extension extendee
+	0,   // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_tabuleiro_lobby_v1_lobby_service_proto_init() }
@@ -5620,7 +5736,7 @@ func file_tabuleiro_lobby_v1_lobby_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc), len(file_tabuleiro_lobby_v1_lobby_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   82,
+			NumMessages:   84,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

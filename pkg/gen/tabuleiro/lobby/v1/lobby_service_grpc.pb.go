@@ -57,6 +57,7 @@ const (
 	LobbyService_ExportAccountData_FullMethodName         = "/tabuleiro.lobby.v1.LobbyService/ExportAccountData"
 	LobbyService_DeleteAccount_FullMethodName             = "/tabuleiro.lobby.v1.LobbyService/DeleteAccount"
 	LobbyService_MergeGuest_FullMethodName                = "/tabuleiro.lobby.v1.LobbyService/MergeGuest"
+	LobbyService_GetProfile_FullMethodName                = "/tabuleiro.lobby.v1.LobbyService/GetProfile"
 )
 
 // LobbyServiceClient is the client API for LobbyService service.
@@ -77,7 +78,7 @@ const (
 //
 // Limits (per client address, shared by every lobby instance through
 // Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
-// and GetInvite (one limit together) and PlayBot are rate-limited; over a limit the call gets
+// and GetInvite (one limit together), PlayBot and GetProfile are rate-limited; over a limit the call gets
 // RESOURCE_EXHAUSTED with the reason, the delay in its message and a
 // google.rpc.RetryInfo detail (retry after it). A player holds at most 8
 // open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
@@ -256,14 +257,20 @@ type LobbyServiceClient interface {
 	// and records created before keep the name they were created with.
 	// INVALID_ARGUMENT for a name SignInGuest would refuse; PERMISSION_DENIED
 	// for a service credential; UNAUTHENTICATED when the token's sign-in was
-	// revoked (a refresh token used twice).
+	// revoked (a refresh token used twice); FAILED_PRECONDITION with
+	// ALREADY_CLAIMED for an account: an account is shown by its username
+	// everywhere (seats, rooms, history, live lists), and a display name is
+	// a guest's.
 	SetDisplayName(ctx context.Context, in *SetDisplayNameRequest, opts ...grpc.CallOption) (*SetDisplayNameResponse, error)
 	// ClaimAccount makes the caller's guest identity an account: a unique
 	// username and a password to sign in with from any device (SignIn).
 	// The identity keeps its player id, so its games, history, ratings and
 	// stats stay with it. It returns a token that carries the account (not a
 	// guest) with the old token's sign-in and expiry; the refresh token is
-	// unchanged.
+	// unchanged. From then on the account is shown by its username wherever
+	// players are named (its token's name is the username; the seats of its
+	// games, those played as a guest included, carry it in
+	// Participant.username), and its public profile is GetProfile's.
 	//
 	// A username is 3–24 characters: letters, digits, '_', '-' and '.',
 	// with at least one letter or digit. It is compared after Unicode
@@ -439,6 +446,17 @@ type LobbyServiceClient interface {
 	// proof, or a refresh token that is not the sign-in's current one;
 	// INVALID_ARGUMENT without a proof or with both.
 	MergeGuest(ctx context.Context, in *MergeGuestRequest, opts ...grpc.CallOption) (*MergeGuestResponse, error)
+	// GetProfile returns the public profile of the account with a username
+	// (any case or normalisation form of it, as SignIn reads it): its
+	// username, when it started playing, its ratings per game and variant,
+	// its record per game and its most recent finished games. Public (no
+	// token needed); private room games appear nowhere in it, neither in
+	// the record nor in the recent games. Rate-limited per client address
+	// as the other public reads (60 a minute, 20 at once). NOT_FOUND for a
+	// username no account has, including a deleted account's;
+	// INVALID_ARGUMENT for an empty or too long username, or a recent_games
+	// outside 0–50.
+	GetProfile(ctx context.Context, in *GetProfileRequest, opts ...grpc.CallOption) (*GetProfileResponse, error)
 }
 
 type lobbyServiceClient struct {
@@ -865,6 +883,16 @@ func (c *lobbyServiceClient) MergeGuest(ctx context.Context, in *MergeGuestReque
 	return out, nil
 }
 
+func (c *lobbyServiceClient) GetProfile(ctx context.Context, in *GetProfileRequest, opts ...grpc.CallOption) (*GetProfileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetProfileResponse)
+	err := c.cc.Invoke(ctx, LobbyService_GetProfile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LobbyServiceServer is the server API for LobbyService service.
 // All implementations must embed UnimplementedLobbyServiceServer
 // for forward compatibility.
@@ -883,7 +911,7 @@ func (c *lobbyServiceClient) MergeGuest(ctx context.Context, in *MergeGuestReque
 //
 // Limits (per client address, shared by every lobby instance through
 // Redis): SignInGuest, RefreshToken, CreateRoom, JoinRoom by invite code
-// and GetInvite (one limit together) and PlayBot are rate-limited; over a limit the call gets
+// and GetInvite (one limit together), PlayBot and GetProfile are rate-limited; over a limit the call gets
 // RESOURCE_EXHAUSTED with the reason, the delay in its message and a
 // google.rpc.RetryInfo detail (retry after it). A player holds at most 8
 // open FindMatch and WatchRoom streams at once (RESOURCE_EXHAUSTED past
@@ -1062,14 +1090,20 @@ type LobbyServiceServer interface {
 	// and records created before keep the name they were created with.
 	// INVALID_ARGUMENT for a name SignInGuest would refuse; PERMISSION_DENIED
 	// for a service credential; UNAUTHENTICATED when the token's sign-in was
-	// revoked (a refresh token used twice).
+	// revoked (a refresh token used twice); FAILED_PRECONDITION with
+	// ALREADY_CLAIMED for an account: an account is shown by its username
+	// everywhere (seats, rooms, history, live lists), and a display name is
+	// a guest's.
 	SetDisplayName(context.Context, *SetDisplayNameRequest) (*SetDisplayNameResponse, error)
 	// ClaimAccount makes the caller's guest identity an account: a unique
 	// username and a password to sign in with from any device (SignIn).
 	// The identity keeps its player id, so its games, history, ratings and
 	// stats stay with it. It returns a token that carries the account (not a
 	// guest) with the old token's sign-in and expiry; the refresh token is
-	// unchanged.
+	// unchanged. From then on the account is shown by its username wherever
+	// players are named (its token's name is the username; the seats of its
+	// games, those played as a guest included, carry it in
+	// Participant.username), and its public profile is GetProfile's.
 	//
 	// A username is 3–24 characters: letters, digits, '_', '-' and '.',
 	// with at least one letter or digit. It is compared after Unicode
@@ -1245,6 +1279,17 @@ type LobbyServiceServer interface {
 	// proof, or a refresh token that is not the sign-in's current one;
 	// INVALID_ARGUMENT without a proof or with both.
 	MergeGuest(context.Context, *MergeGuestRequest) (*MergeGuestResponse, error)
+	// GetProfile returns the public profile of the account with a username
+	// (any case or normalisation form of it, as SignIn reads it): its
+	// username, when it started playing, its ratings per game and variant,
+	// its record per game and its most recent finished games. Public (no
+	// token needed); private room games appear nowhere in it, neither in
+	// the record nor in the recent games. Rate-limited per client address
+	// as the other public reads (60 a minute, 20 at once). NOT_FOUND for a
+	// username no account has, including a deleted account's;
+	// INVALID_ARGUMENT for an empty or too long username, or a recent_games
+	// outside 0–50.
+	GetProfile(context.Context, *GetProfileRequest) (*GetProfileResponse, error)
 	mustEmbedUnimplementedLobbyServiceServer()
 }
 
@@ -1368,6 +1413,9 @@ func (UnimplementedLobbyServiceServer) DeleteAccount(context.Context, *DeleteAcc
 }
 func (UnimplementedLobbyServiceServer) MergeGuest(context.Context, *MergeGuestRequest) (*MergeGuestResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method MergeGuest not implemented")
+}
+func (UnimplementedLobbyServiceServer) GetProfile(context.Context, *GetProfileRequest) (*GetProfileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetProfile not implemented")
 }
 func (UnimplementedLobbyServiceServer) mustEmbedUnimplementedLobbyServiceServer() {}
 func (UnimplementedLobbyServiceServer) testEmbeddedByValue()                      {}
@@ -2046,6 +2094,24 @@ func _LobbyService_MergeGuest_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LobbyService_GetProfile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetProfileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LobbyServiceServer).GetProfile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LobbyService_GetProfile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LobbyServiceServer).GetProfile(ctx, req.(*GetProfileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LobbyService_ServiceDesc is the grpc.ServiceDesc for LobbyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -2188,6 +2254,10 @@ var LobbyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "MergeGuest",
 			Handler:    _LobbyService_MergeGuest_Handler,
+		},
+		{
+			MethodName: "GetProfile",
+			Handler:    _LobbyService_GetProfile_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

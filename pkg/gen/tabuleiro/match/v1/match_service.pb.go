@@ -2934,7 +2934,11 @@ type PlayerSeat struct {
 	DisplayName string `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	// rating is the person's rating in the variant, rounded, for display;
 	// absent when unrated.
-	Rating        *int32 `protobuf:"varint,3,opt,name=rating,proto3,oneof" json:"rating,omitempty"`
+	Rating *int32 `protobuf:"varint,3,opt,name=rating,proto3,oneof" json:"rating,omitempty"`
+	// username is the person's account username, empty for a guest; the
+	// match's views carry it in their Participant (display_name is then the
+	// username).
+	Username      string `protobuf:"bytes,4,opt,name=username,proto3" json:"username,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2988,6 +2992,13 @@ func (x *PlayerSeat) GetRating() int32 {
 		return *x.Rating
 	}
 	return 0
+}
+
+func (x *PlayerSeat) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
 }
 
 // CreateMatchRequest creates a match. Set by the lobby.
@@ -3351,12 +3362,13 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x06player\x18\x01 \x01(\v2\x1e.tabuleiro.match.v1.PlayerSeatH\x00R\x06player\x12:\n" +
 	"\tbot_level\x18\x02 \x01(\x0e2\x1b.tabuleiro.game.v1.BotLevelH\x00R\bbotLevelB\n" +
 	"\n" +
-	"\boccupant\"t\n" +
+	"\boccupant\"\x90\x01\n" +
 	"\n" +
 	"PlayerSeat\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x1b\n" +
-	"\x06rating\x18\x03 \x01(\x05H\x00R\x06rating\x88\x01\x01B\t\n" +
+	"\x06rating\x18\x03 \x01(\x05H\x00R\x06rating\x88\x01\x01\x12\x1a\n" +
+	"\busername\x18\x04 \x01(\tR\busernameB\t\n" +
 	"\a_rating\"\x8e\x03\n" +
 	"\x12CreateMatchRequest\x12\x1d\n" +
 	"\n" +

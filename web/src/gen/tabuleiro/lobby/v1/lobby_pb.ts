@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabuleiro/lobby/v1/lobby.proto.
  */
 export const file_tabuleiro_lobby_v1_lobby: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnkucHJvdG8SEnRhYnVsZWlyby5sb2JieS52MSJjCgpSb29tTWVtYmVyEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESDAoEaG9zdBgEIAEoCEIJCgdfcmF0aW5nIuADCgRSb29tEg8KB3Jvb21faWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSJQoEZ2FtZRgDIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgEIAEoCRI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgGIAEoCBI2Cgp2aXNpYmlsaXR5GAcgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5Ei8KB21lbWJlcnMYCCADKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlchIuCgZzdGF0dXMYCSABKA4yHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbVN0YXR1cxIQCghtYXRjaF9pZBgKIAEoCRIqCglob3N0X3NlYXQYCyABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpYECgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRINCgVyYXRlZBgEIAEoCBI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBI0CgxwYXJ0aWNpcGFudHMYBiADKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudBIRCglwbHlfY291bnQYByABKAUSEgoKc3BlY3RhdG9ycxgIIAEoBRIoCgd0b19tb3ZlGAkgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIqCgl5b3VyX3NlYXQYCiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EisKB291dGNvbWUYCyABKAsyGi50YWJ1bGVpcm8uZ2FtZS52MS5PdXRjb21lEi4KCnN0YXJ0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5Cg51bnJhdGVkX3JlYXNvbhgOIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5VbnJhdGVkUmVhc29uIlAKDFVucmF0ZWRHYW1lcxIxCgZyZWFzb24YASABKA4yIS50YWJ1bGVpcm8ubG9iYnkudjEuVW5yYXRlZFJlYXNvbhINCgVnYW1lcxgCIAEoBSLXAQoKR2FtZVJlY29yZBIxCgdzdW1tYXJ5GAEgASgLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIlCgVwbGllcxgCIAMoCzIWLnRhYnVsZWlyby5nYW1lLnYxLlBseRIMCgRzZWVkGAMgASgJEhcKD3NlZWRfY29tbWl0bWVudBgEIAEoCRIOCgZsYXlvdXQYBSABKAkSOAoOcmF0aW5nX2NoYW5nZXMYBiADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nQ2hhbmdlIkAKDFJhdGluZ0NoYW5nZRIRCglwbGF5ZXJfaWQYASABKAkSDgoGYmVmb3JlGAIgASgBEg0KBWFmdGVyGAMgASgBIrYBCgZSYXRpbmcSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIOCgZyYXRpbmcYAyABKAESEQoJZGV2aWF0aW9uGAQgASgBEhIKCnZvbGF0aWxpdHkYBSABKAESDQoFZ2FtZXMYBiABKAUSLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiiwEKCUJvdFJlY29yZBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEgwKBHdpbnMYAyABKAUSDgoGbG9zc2VzGAQgASgFEg0KBWRyYXdzGAUgASgFIusBCgdSZW1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEjEKBnN0YXR1cxgCIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5SZW1hdGNoU3RhdHVzEhIKCm9mZmVyZWRfYnkYAyADKAkSEwoLZGVjbGluZWRfYnkYBCABKAkSFAoMbmV3X21hdGNoX2lkGAUgASgJEioKCXlvdXJfc2VhdBgGIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYByABKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlcipqCg5Sb29tVmlzaWJpbGl0eRIfChtST09NX1ZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIaChZST09NX1ZJU0lCSUxJVFlfUFVCTElDEAESGwoXUk9PTV9WSVNJQklMSVRZX1BSSVZBVEUQAipwCgpSb29tU3RhdHVzEhsKF1JPT01fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQUk9PTV9TVEFUVVNfT1BFThABEhcKE1JPT01fU1RBVFVTX1NUQVJURUQQAhIWChJST09NX1NUQVRVU19DTE9TRUQQAyrzAQoNVW5yYXRlZFJlYXNvbhIeChpVTlJBVEVEX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVVOUkFURURfUkVBU09OX0NBU1VBTBABEhoKFlVOUkFURURfUkVBU09OX0FCT1JURUQQAhIiCh5VTlJBVEVEX1JFQVNPTl9OT1RfVFdPX1BMQVlFUlMQAxIdChlVTlJBVEVEX1JFQVNPTl9ORVdfUExBWUVSEAQSIwofVU5SQVRFRF9SRUFTT05fUkVQRUFUX09QUE9ORU5UUxAFEiMKH1VOUkFURURfUkVBU09OX1JFUEVBVF9BRERSRVNTRVMQBiqdAQoNUmVtYXRjaFN0YXR1cxIeChpSRU1BVENIX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE1JFTUFUQ0hfU1RBVFVTX05PTkUQARIaChZSRU1BVENIX1NUQVRVU19PRkZFUkVEEAISGgoWUkVNQVRDSF9TVEFUVVNfU1RBUlRFRBADEhsKF1JFTUFUQ0hfU1RBVFVTX0RFQ0xJTkVEEARCMlowdGFidWxlaXJvLmRldi9wa2cvZ2VuL3RhYnVsZWlyby9sb2JieS92MTtsb2JieXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game]);
+  fileDesc("Ch50YWJ1bGVpcm8vbG9iYnkvdjEvbG9iYnkucHJvdG8SEnRhYnVsZWlyby5sb2JieS52MSJjCgpSb29tTWVtYmVyEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESDAoEaG9zdBgEIAEoCEIJCgdfcmF0aW5nIuADCgRSb29tEg8KB3Jvb21faWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSJQoEZ2FtZRgDIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgEIAEoCRI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBINCgVyYXRlZBgGIAEoCBI2Cgp2aXNpYmlsaXR5GAcgASgOMiIudGFidWxlaXJvLmxvYmJ5LnYxLlJvb21WaXNpYmlsaXR5Ei8KB21lbWJlcnMYCCADKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlchIuCgZzdGF0dXMYCSABKA4yHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbVN0YXR1cxIQCghtYXRjaF9pZBgKIAEoCRIqCglob3N0X3NlYXQYCyABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpYECgxNYXRjaFN1bW1hcnkSEAoIbWF0Y2hfaWQYASABKAkSJQoEZ2FtZRgCIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgDIAEoCRINCgVyYXRlZBgEIAEoCBI0Cgx0aW1lX2NvbnRyb2wYBSABKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5UaW1lQ29udHJvbBI0CgxwYXJ0aWNpcGFudHMYBiADKAsyHi50YWJ1bGVpcm8uZ2FtZS52MS5QYXJ0aWNpcGFudBIRCglwbHlfY291bnQYByABKAUSEgoKc3BlY3RhdG9ycxgIIAEoBRIoCgd0b19tb3ZlGAkgASgOMhcudGFidWxlaXJvLmdhbWUudjEuU2VhdBIqCgl5b3VyX3NlYXQYCiABKA4yFy50YWJ1bGVpcm8uZ2FtZS52MS5TZWF0EisKB291dGNvbWUYCyABKAsyGi50YWJ1bGVpcm8uZ2FtZS52MS5PdXRjb21lEi4KCnN0YXJ0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5Cg51bnJhdGVkX3JlYXNvbhgOIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5VbnJhdGVkUmVhc29uIlAKDFVucmF0ZWRHYW1lcxIxCgZyZWFzb24YASABKA4yIS50YWJ1bGVpcm8ubG9iYnkudjEuVW5yYXRlZFJlYXNvbhINCgVnYW1lcxgCIAEoBSLXAQoKR2FtZVJlY29yZBIxCgdzdW1tYXJ5GAEgASgLMiAudGFidWxlaXJvLmxvYmJ5LnYxLk1hdGNoU3VtbWFyeRIlCgVwbGllcxgCIAMoCzIWLnRhYnVsZWlyby5nYW1lLnYxLlBseRIMCgRzZWVkGAMgASgJEhcKD3NlZWRfY29tbWl0bWVudBgEIAEoCRIOCgZsYXlvdXQYBSABKAkSOAoOcmF0aW5nX2NoYW5nZXMYBiADKAsyIC50YWJ1bGVpcm8ubG9iYnkudjEuUmF0aW5nQ2hhbmdlIkAKDFJhdGluZ0NoYW5nZRIRCglwbGF5ZXJfaWQYASABKAkSDgoGYmVmb3JlGAIgASgBEg0KBWFmdGVyGAMgASgBIrYBCgZSYXRpbmcSJQoEZ2FtZRgBIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLkdhbWUSDwoHdmFyaWFudBgCIAEoCRIOCgZyYXRpbmcYAyABKAESEQoJZGV2aWF0aW9uGAQgASgBEhIKCnZvbGF0aWxpdHkYBSABKAESDQoFZ2FtZXMYBiABKAUSLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiiwEKCUJvdFJlY29yZBIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIqCgVsZXZlbBgCIAEoDjIbLnRhYnVsZWlyby5nYW1lLnYxLkJvdExldmVsEgwKBHdpbnMYAyABKAUSDgoGbG9zc2VzGAQgASgFEg0KBWRyYXdzGAUgASgFIusBCgdSZW1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEjEKBnN0YXR1cxgCIAEoDjIhLnRhYnVsZWlyby5sb2JieS52MS5SZW1hdGNoU3RhdHVzEhIKCm9mZmVyZWRfYnkYAyADKAkSEwoLZGVjbGluZWRfYnkYBCABKAkSFAoMbmV3X21hdGNoX2lkGAUgASgJEioKCXlvdXJfc2VhdBgGIAEoDjIXLnRhYnVsZWlyby5nYW1lLnYxLlNlYXQSMAoIb3Bwb25lbnQYByABKAsyHi50YWJ1bGVpcm8ubG9iYnkudjEuUm9vbU1lbWJlciJnChFHYW1lUmVjb3JkU3VtbWFyeRIlCgRnYW1lGAEgASgOMhcudGFidWxlaXJvLmdhbWUudjEuR2FtZRIMCgR3aW5zGAIgASgFEg4KBmxvc3NlcxgDIAEoBRINCgVkcmF3cxgEIAEoBSL9AQoHUHJvZmlsZRIQCgh1c2VybmFtZRgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSMAoMbWVtYmVyX3NpbmNlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgdyYXRpbmdzGAQgAygLMhoudGFidWxlaXJvLmxvYmJ5LnYxLlJhdGluZxI2CgdyZWNvcmRzGAUgAygLMiUudGFidWxlaXJvLmxvYmJ5LnYxLkdhbWVSZWNvcmRTdW1tYXJ5EjYKDHJlY2VudF9nYW1lcxgGIAMoCzIgLnRhYnVsZWlyby5sb2JieS52MS5NYXRjaFN1bW1hcnkqagoOUm9vbVZpc2liaWxpdHkSHwobUk9PTV9WSVNJQklMSVRZX1VOU1BFQ0lGSUVEEAASGgoWUk9PTV9WSVNJQklMSVRZX1BVQkxJQxABEhsKF1JPT01fVklTSUJJTElUWV9QUklWQVRFEAIqcAoKUm9vbVN0YXR1cxIbChdST09NX1NUQVRVU19VTlNQRUNJRklFRBAAEhQKEFJPT01fU1RBVFVTX09QRU4QARIXChNST09NX1NUQVRVU19TVEFSVEVEEAISFgoSUk9PTV9TVEFUVVNfQ0xPU0VEEAMq8wEKDVVucmF0ZWRSZWFzb24SHgoaVU5SQVRFRF9SRUFTT05fVU5TUEVDSUZJRUQQABIZChVVTlJBVEVEX1JFQVNPTl9DQVNVQUwQARIaChZVTlJBVEVEX1JFQVNPTl9BQk9SVEVEEAISIgoeVU5SQVRFRF9SRUFTT05fTk9UX1RXT19QTEFZRVJTEAMSHQoZVU5SQVRFRF9SRUFTT05fTkVXX1BMQVlFUhAEEiMKH1VOUkFURURfUkVBU09OX1JFUEVBVF9PUFBPTkVOVFMQBRIjCh9VTlJBVEVEX1JFQVNPTl9SRVBFQVRfQUREUkVTU0VTEAYqnQEKDVJlbWF0Y2hTdGF0dXMSHgoaUkVNQVRDSF9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNSRU1BVENIX1NUQVRVU19OT05FEAESGgoWUkVNQVRDSF9TVEFUVVNfT0ZGRVJFRBACEhoKFlJFTUFUQ0hfU1RBVFVTX1NUQVJURUQQAxIbChdSRU1BVENIX1NUQVRVU19ERUNMSU5FRBAEQjJaMHRhYnVsZWlyby5kZXYvcGtnL2dlbi90YWJ1bGVpcm8vbG9iYnkvdjE7bG9iYnl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabuleiro_game_v1_game]);
 
 /**
  * RoomMember is a person in a room.
@@ -586,6 +586,115 @@ export type Rematch = Message<"tabuleiro.lobby.v1.Rematch"> & {
  */
 export const RematchSchema: GenMessage<Rematch> = /*@__PURE__*/
   messageDesc(file_tabuleiro_lobby_v1_lobby, 8);
+
+/**
+ * GameRecordSummary is a player's record in one game: finished games,
+ * public ones only (private room games never count on a profile), not
+ * aborted, against people and bots; local games at one keyboard and
+ * one-player games never count.
+ *
+ * @generated from message tabuleiro.lobby.v1.GameRecordSummary
+ */
+export type GameRecordSummary = Message<"tabuleiro.lobby.v1.GameRecordSummary"> & {
+  /**
+   * game is the game.
+   *
+   * @generated from field: tabuleiro.game.v1.Game game = 1;
+   */
+  game: Game;
+
+  /**
+   * wins is how many the player won.
+   *
+   * @generated from field: int32 wins = 2;
+   */
+  wins: number;
+
+  /**
+   * losses is how many the player lost.
+   *
+   * @generated from field: int32 losses = 3;
+   */
+  losses: number;
+
+  /**
+   * draws is how many were drawn.
+   *
+   * @generated from field: int32 draws = 4;
+   */
+  draws: number;
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.GameRecordSummary.
+ * Use `create(GameRecordSummarySchema)` to create a new message.
+ */
+export const GameRecordSummarySchema: GenMessage<GameRecordSummary> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 9);
+
+/**
+ * Profile is an account's public profile: what anyone may read about it
+ * (lobby.v1 GetProfile). Nothing private: no player id's sign-ins, no
+ * private room games.
+ *
+ * @generated from message tabuleiro.lobby.v1.Profile
+ */
+export type Profile = Message<"tabuleiro.lobby.v1.Profile"> & {
+  /**
+   * username is the account's username as its owner wrote it.
+   *
+   * @generated from field: string username = 1;
+   */
+  username: string;
+
+  /**
+   * player_id is the account's player id (ListGames and GetStats take
+   * it).
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * member_since is when the identity started playing (its first sign-in
+   * as a guest: the games it played before claiming the account are its
+   * too).
+   *
+   * @generated from field: google.protobuf.Timestamp member_since = 3;
+   */
+  memberSince?: Timestamp | undefined;
+
+  /**
+   * ratings are the account's ratings, one per rated variant played,
+   * ordered by game and variant.
+   *
+   * @generated from field: repeated tabuleiro.lobby.v1.Rating ratings = 4;
+   */
+  ratings: Rating[];
+
+  /**
+   * records are the account's wins, losses and draws per game it played,
+   * ordered by game.
+   *
+   * @generated from field: repeated tabuleiro.lobby.v1.GameRecordSummary records = 5;
+   */
+  records: GameRecordSummary[];
+
+  /**
+   * recent_games are the account's most recent finished public games,
+   * newest first (your_seat is the account's seat).
+   *
+   * @generated from field: repeated tabuleiro.lobby.v1.MatchSummary recent_games = 6;
+   */
+  recentGames: MatchSummary[];
+};
+
+/**
+ * Describes the message tabuleiro.lobby.v1.Profile.
+ * Use `create(ProfileSchema)` to create a new message.
+ */
+export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
+  messageDesc(file_tabuleiro_lobby_v1_lobby, 10);
 
 /**
  * RoomVisibility says who can find a room.
