@@ -26,8 +26,7 @@ never captures a soldier (B4.1)". Choices made where the usual rule pages leave 
 are marked **Decision**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game banqi --section B4.1\` prints one section; the engine that
-enforces these rules is \`pkg/engine/banqi\`.
+\`tabuleiro rules show --game banqi --section B4.1\` prints one section.
 
 Common to every game: two seats, a ply is one player's turn. No passing, no undo. A player may
 resign at any time, loses when its clock reaches zero, and loses by abandonment when it stays
@@ -101,8 +100,7 @@ cite, e.g. "a chain never visits a square twice (C3.2)". Choices made where the 
 pages leave a point open are marked **Decision**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game corners --section C3.2\` prints one section; the engine that
-enforces these rules is \`pkg/engine/corners\`.
+\`tabuleiro rules show --game corners --section C3.2\` prints one section.
 
 Common to every game: two seats, white moves first, a ply is one player's turn, a move number
 counts a white ply and the black ply after it. No passing, no undo. A player may resign at
@@ -227,8 +225,7 @@ section id; when a ply is refused the reason cites it, e.g. "walls may not cross
 Where the usual rule pages leave a point open, the choice made is marked **Decision**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game quoridor --section Q3.3\` prints one section; the engine that
-enforces these rules is \`pkg/engine/quoridor\`.
+\`tabuleiro rules show --game quoridor --section Q3.3\` prints one section.
 
 Common to every game: two seats, a ply is one player's turn, a move number counts a white ply
 and the black ply after it. No passing, no undo. A player may resign at any time, loses when
@@ -328,8 +325,7 @@ rechazos, por ejemplo "el general nunca captura a un soldado (B4.1)". Las opcion
 donde los reglamentos habituales dejan un punto abierto van marcadas como **Decisión**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game banqi --section B4.1\` muestra una sola sección; el motor que
-aplica estas reglas está en \`pkg/engine/banqi\`.
+\`tabuleiro rules show --game banqi --section B4.1\` muestra una sola sección.
 
 Común a todos los juegos: dos puestos, una jugada es el turno de un jugador. No se
 puede pasar ni deshacer. Un jugador puede rendirse cuando quiera, pierde si su reloj llega a
@@ -410,8 +406,7 @@ elegidas donde los reglamentos habituales dejan un punto abierto van marcadas co
 **Decisión**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game corners --section C3.2\` muestra una sola sección; el motor que
-aplica estas reglas está en \`pkg/engine/corners\`.
+\`tabuleiro rules show --game corners --section C3.2\` muestra una sola sección.
 
 Común a todos los juegos: dos puestos, empiezan las blancas, una jugada es el turno de
 un jugador, y cada ronda numerada reúne una jugada de las blancas y la de las negras
@@ -545,8 +540,7 @@ muros no pueden cruzarse (Q3.3)". Donde los reglamentos habituales no dicen qué
 opción elegida aquí va marcada como **Decisión**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game quoridor --section Q3.3\` muestra una sola sección; el motor que
-aplica estas reglas está en \`pkg/engine/quoridor\`.
+\`tabuleiro rules show --game quoridor --section Q3.3\` muestra una sola sección.
 
 Común a todos los juegos: dos puestos, una jugada es el turno de un jugador, y cada ronda
 numerada reúne una jugada de las blancas y la de las negras que la sigue. No
@@ -652,8 +646,7 @@ por exemplo "o general nunca captura um soldado (B4.1)". As escolhas feitas onde
 usuais deixam um ponto em aberto vêm marcadas como **Decisão**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game banqi --section B4.1\` mostra uma seção só; o motor que aplica
-estas regras fica em \`pkg/engine/banqi\`.
+\`tabuleiro rules show --game banqi --section B4.1\` mostra uma seção só.
 
 Vale para todos os jogos: dois lugares, um lance é a vez de um jogador. Não se passa a
 vez e não se volta atrás. Um jogador pode desistir quando quiser, perde se o seu relógio
@@ -734,8 +727,7 @@ As escolhas feitas onde as regras usuais deixam um ponto em aberto vêm marcadas
 **Decisão**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game corners --section C3.2\` mostra uma seção só; o motor que
-aplica estas regras fica em \`pkg/engine/corners\`.
+\`tabuleiro rules show --game corners --section C3.2\` mostra uma seção só.
 
 Vale para todos os jogos: dois lugares, as brancas jogam primeiro, um lance é a vez de
 um jogador, e cada rodada numerada reúne um lance das brancas seguido de um lance das
@@ -867,8 +859,7 @@ muros não podem se cruzar (Q3.3)". Nos pontos em que as regras usuais não dize
 fazer, a escolha feita aqui vem marcada como **Decisão**.
 
 <!-- not on the web -->
-\`tabuleiro rules show --game quoridor --section Q3.3\` mostra uma seção só; o motor
-que aplica estas regras fica em \`pkg/engine/quoridor\`.
+\`tabuleiro rules show --game quoridor --section Q3.3\` mostra uma seção só.
 
 Vale para todos os jogos: dois lugares, um lance é a vez de um jogador, e cada rodada numerada
 reúne um lance das brancas seguido de um lance das pretas. Não se passa a vez e
