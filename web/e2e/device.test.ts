@@ -14,7 +14,10 @@ import { browser, newPlayer, repoDir, serveAndLaunch, server, shot, signIn } fro
 serveAndLaunch();
 
 test("tabuleiro login is approved in the account's browser and the terminal signs in as the account", async () => {
-  const a = await newPlayer(browser, server.url);
+  // The terminal names a loopback server by localhost (as serve's banner
+  // does): the account's browser is signed in there.
+  const url = server.url.replace("127.0.0.1", "localhost");
+  const a = await newPlayer(browser, url);
   await signIn(a.page, "Ana Terminal");
   await a.page.click("#who-account");
   await a.page.fill("#claim-username", "ana_terminal");
@@ -43,10 +46,10 @@ test("tabuleiro login is approved in the account's browser and the terminal sign
       else if (child.exitCode !== null || Date.now() > deadline) throw new Error(`tabuleiro login showed no code:\n${out}`);
       else await new Promise((r) => setTimeout(r, 100));
     }
-    assert.equal(link, `${server.url}/#/device?code=${code}`);
+    assert.equal(link, `${url}/#/device?code=${code}`);
 
     // A guest is told to sign in to an account first.
-    const g = await newPlayer(browser, server.url);
+    const g = await newPlayer(browser, url);
     await signIn(g.page, "Convidado");
     await g.page.goto(link);
     await g.page.waitForSelector("#device-need-account");
@@ -66,7 +69,7 @@ test("tabuleiro login is approved in the account's browser and the terminal sign
     assert.equal(ids[addr].username, "ana_terminal");
 
     // The account's sign-ins list the terminal.
-    await a.page.goto(`${server.url}/#/account`);
+    await a.page.goto(`${url}/#/account`);
     await a.page.waitForSelector("#sessions li.session:has-text('tabuleiro')");
   } finally {
     child.kill();

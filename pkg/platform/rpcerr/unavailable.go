@@ -18,7 +18,8 @@ import (
 // connection, a timeout, a closed or exhausted pool, a replica promoted
 // or demoted under the call (READONLY, LOADING, MASTERDOWN), a Redis
 // Cluster between a primary's failure and its replica's promotion
-// (CLUSTERDOWN: a slot unserved), no Sentinel answering, a PostgreSQL connection failure or shutdown. Such a call may
+// (CLUSTERDOWN: a slot unserved; MOVED or ASK past the cluster client's
+// redirects: the slot map changing under the call), no Sentinel answering, a PostgreSQL connection failure or shutdown. Such a call may
 // succeed when retried, on this replica or another: Status answers it
 // UNAVAILABLE, never INTERNAL (which pages), so that clients reconnect.
 func Unreachable(err error) bool {
@@ -44,7 +45,7 @@ func Unreachable(err error) bool {
 	case pgconn.Timeout(err):
 		return true
 	}
-	for _, prefix := range []string{"READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS"} {
+	for _, prefix := range []string{"READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS", "MOVED", "ASK"} {
 		var rerr redis.Error
 		if errors.As(err, &rerr) && redis.HasErrorPrefix(rerr, prefix) {
 			return true

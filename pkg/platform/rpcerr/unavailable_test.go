@@ -27,6 +27,12 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
+// replyErr is an error reply of a Redis server, as go-redis returns it.
+type replyErr string
+
+func (e replyErr) Error() string { return string(e) }
+func (replyErr) RedisError()     {}
+
 // A store that cannot be reached is UNAVAILABLE (clients retry and
 // reconnect), never INTERNAL: the errors are the real clients' own, from
 // a Redis and a PostgreSQL address nothing listens on, and a closed client.
@@ -52,6 +58,11 @@ func TestUnreachableStoresAreUnavailable(t *testing.T) {
 		"redis refused": fmt.Errorf("load match m1: %w", redisErr),
 		"postgres down": fmt.Errorf("history: %w", pgErr),
 		"redis closed":  closedErr,
+		// A redirection past the cluster client's own (a failover moved
+		// the slot while the client's map was stale: seen in
+		// TestClusterPrimaryKilled as INTERNAL).
+		"cluster moved": fmt.Errorf("enqueue: %w", replyErr("MOVED 125 127.0.0.1:33066")),
+		"cluster ask":   replyErr("ASK 125 127.0.0.1:33066"),
 	} {
 		if err == nil {
 			t.Fatalf("%s: no error from a closed address", name)
@@ -61,6 +72,9 @@ func TestUnreachableStoresAreUnavailable(t *testing.T) {
 		}
 	}
 	if got := status.Code(m.Status(errors.New("a bug"))); got != codes.Internal {
+		t.Errorf("a plain error: %v, want Internal", got)
+	}
+	if got := status.Code(m.Status(replyErr("ERR wrong number of arguments"))); got != codes.Internal {
 		t.Errorf("a plain error: %v, want Internal", got)
 	}
 }
