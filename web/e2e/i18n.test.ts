@@ -222,6 +222,8 @@ test("the language menu switches the page in place, in a game too, and is rememb
   await page.selectOption("#lang", "es");
   await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("es", "nav.play")}")`);
   assert.equal(await page.locator("#status-line").textContent(), tr("es", "status.yourTurn"));
+  // The spectators' panel too (its public-game link text stayed Portuguese).
+  assert.equal(await page.locator("#spectators p.muted").first().textContent(), tr("es", "spectate.public"));
   await shot(page, "i18n-12-switched-to-es");
   await page.reload();
   await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("es", "nav.play")}")`);

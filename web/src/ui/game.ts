@@ -136,6 +136,10 @@ export class GameScreen {
     this.els.moves.setAttribute("aria-label", t("moves"));
     this.renderBanner(this.bannerErr);
     if (!this.match) return;
+    // The spectators' panel is built in the language of its first showing:
+    // built again by render.
+    this.spectatorPanel?.el.remove();
+    this.spectatorPanel = undefined;
     this.render();
     if (!this.els.overlay.hidden) void this.showResult(true);
   }
@@ -1316,7 +1320,7 @@ export class GameScreen {
       this.els.actions.after(this.spectatorPanel.el);
       // The streams carry no spectator count after their snapshot: it is
       // read again while the game goes on and the page is in view.
-      this.spectatorTimer = setInterval(() => void this.refreshSpectators(), SPECTATORS_REFRESH_MS);
+      this.spectatorTimer ??= setInterval(() => void this.refreshSpectators(), SPECTATORS_REFRESH_MS);
     }
     this.spectatorPanel.update(m);
   }
