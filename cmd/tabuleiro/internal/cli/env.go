@@ -31,7 +31,9 @@ type Env struct {
 func (e *Env) T(key string, kv ...any) string { return Hints(text.T(e.P, key, kv...), e.Self) }
 
 // hint finds a command in a message: "tabuleiro play", "tabuleiro history".
-var hint = regexp.MustCompile(`\btabuleiro (play|serve|watch|history|stats|replay|migrate|rules|bots|load|config|login|help)\b`)
+// hint is a command a message names: "tabuleiro play", not the end of a
+// path ("./cmd/tabuleiro play", a command already named as self).
+var hint = regexp.MustCompile(`(^|[^/\w])tabuleiro (play|serve|watch|history|stats|replay|migrate|rules|bots|load|config|login|help)\b`)
 
 // Hints makes the commands that message names ("tabuleiro play …") name
 // this program as self ("go run ./cmd/tabuleiro play …"); "" or
@@ -40,7 +42,7 @@ func Hints(message, self string) string {
 	if self == "" || self == "tabuleiro" {
 		return message
 	}
-	return hint.ReplaceAllString(message, self+" $1")
+	return hint.ReplaceAllString(message, "${1}"+self+" ${2}")
 }
 
 // SelfCommand is how the user started this program: "go run
