@@ -188,6 +188,10 @@ type qWeights struct {
 	// can still place: each wall the other places is a turn it does not
 	// step.
 	fadeTurns bool
+	// threatWalls, if above 1, measures a side's threat as the gain of
+	// up to that many of its walls in hand placed greedily
+	// (qState.wallsGain): a pocket two walls close.
+	threatWalls int
 	// layered measures the threats with the cheaper wallGain that tries
 	// only the walls closing a whole layer of the shortest paths.
 	layered bool
@@ -348,13 +352,13 @@ func (g qGame) EvalWithin(s *qState, alpha, beta int) int {
 	// The threat against the side to move first: a pocket around its
 	// pawn.
 	if down > 0 {
-		score -= g.w.threat * s.wallGain(me, dMe, g.w.threatCap, g.w.layered)
+		score -= g.w.threat * s.wallsGain(me, dMe, g.w.threatCap, g.w.layered, min(wOpp, max(g.w.threatWalls, 1)))
 		if score+up <= alpha {
 			return score + up
 		}
 	}
 	if up > 0 {
-		score += g.w.threat * s.wallGain(1-me, dOpp, g.w.threatCap, g.w.layered)
+		score += g.w.threat * s.wallsGain(1-me, dOpp, g.w.threatCap, g.w.layered, min(wMe, max(g.w.threatWalls, 1)))
 	}
 	return score
 }

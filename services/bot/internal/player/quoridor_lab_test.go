@@ -230,6 +230,12 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, threat: 50, threatCap: 6}
 	case "worth6", "worth4", "worth3": // threat6, 4 or 3 over the fitted table: walls worth more what they can do
 		g.w = &qWeights{tempo: qStep / 2, walls: [11]int{0, 150, 290, 420, 540, 650, 750, 840, 920, 990, 1050}, threat: 50, threatCap: int(name[5] - '0')}
+	case "force6", "force4", "force8": // walls worth a third of a step each plus a step a step their best two (greedy) force, up to 6, 4 or 8 steps
+		g.w = &qWeights{tempo: qStep / 2, walls: racerWeights.walls, threat: qStep, threatCap: int(name[5] - '0'), threatWalls: 2}
+	case "pocket6", "pocket4": // threat6, threat4 with the best two walls (greedy) of each side
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), threatWalls: 2}
+	case "fpocket6", "fpocket4": // fade1 with pocket6, pocket4
+		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: int(name[7] - '0'), threatWalls: 2}
 	default:
 		return g, false
 	}

@@ -62,11 +62,20 @@ const wallGainCap = 15
 // tried (layerCuts): cheaper, and it misses a wall that cuts the paths in
 // two layers at once (about 5% of positions).
 func (s *qState) wallGain(side, d, limit int, layered bool) int {
-	if d <= 0 || d >= noPath {
+	return s.wallsGain(side, d, limit, layered, 1)
+}
+
+// wallsGain is wallGain for k walls placed greedily (k at most 2): the
+// best wall, then the best wall after it, their gains added, the sum
+// capped at limit. What k walls in hand can still force on the other pawn
+// (a pocket the other side's walls can close around it), cheaply: the
+// greedy pair misses a pair whose walls gain only together.
+func (s *qState) wallsGain(side, d, limit int, layered bool, k int) int {
+	if d <= 0 || d >= noPath || k <= 0 {
 		return 0
 	}
 	pawn := int(s.pos.Pawn(seatOfSide(side)))
-	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ uint64(b2i(layered)<<16|limit<<8|pawn<<1|side)*0xD6E8FEB86659FD93
+	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ uint64(k<<17|b2i(layered)<<16|limit<<8|pawn<<1|side)*0xD6E8FEB86659FD93
 	key ^= key >> 29
 	key *= 0xBF58476D1CE4E5B9
 	key ^= key >> 32
@@ -74,7 +83,18 @@ func (s *qState) wallGain(side, d, limit int, layered bool) int {
 	if v := e.Load(); v>>8 == key>>8 {
 		return int(v & 0xFF)
 	}
-	g := s.computeWallGain(pawn, side, d, limit, layered)
+	g, a, o := s.bestWall(pawn, side, d, limit, layered)
+	if k > 1 && g > 0 && g < min(limit, wallGainCap) {
+		t := *s
+		closeWall(&t.closed, a%8, a/8, o)
+		if o == quoridor.Horizontal {
+			t.hWalls |= 1 << uint(a)
+		} else {
+			t.vWalls |= 1 << uint(a)
+		}
+		g2, _, _ := t.bestWall(pawn, side, d+g, limit-g, layered)
+		g += g2
+	}
 	e.Store(key>>8<<8 | uint64(g))
 	return g
 }
@@ -87,6 +107,13 @@ func b2i(b bool) int {
 }
 
 func (s *qState) computeWallGain(pawn, side, d, limit int, layered bool) int {
+	g, _, _ := s.bestWall(pawn, side, d, limit, layered)
+	return g
+}
+
+// bestWall is computeWallGain with the wall that gains it (its anchor,
+// bit file+8*rank, and orientation; meaningless when the gain is 0).
+func (s *qState) bestWall(pawn, side, d, limit int, layered bool) (int, int, quoridor.Orientation) {
 	goal := qGoals[side]
 	var hCut, vCut uint64 // candidate anchors (bit file+8*rank) per orientation
 	if layered {
@@ -99,7 +126,7 @@ func (s *qState) computeWallGain(pawn, side, d, limit int, layered bool) int {
 	h, v := s.hWalls, s.vWalls
 	hCut &^= h | h<<1&notFileA | h>>1&notFileH | v
 	vCut &^= v | v<<8 | v>>8 | h
-	best := 0
+	best, bestA, bestO := 0, 0, quoridor.Horizontal
 	limit = d + min(limit, wallGainCap)
 	for _, o := range [2]quoridor.Orientation{quoridor.Horizontal, quoridor.Vertical} {
 		cut := hCut
@@ -111,13 +138,13 @@ func (s *qState) computeWallGain(pawn, side, d, limit int, layered bool) int {
 			c := s.closed
 			closeWall(&c, a%8, a/8, o)
 			if nd := distWith(&c, pawn, goal, limit); nd < noPath && nd-d > best {
-				if best = nd - d; nd == limit {
-					return best // the cap: no wall can do more
+				if best, bestA, bestO = nd-d, a, o; nd == limit {
+					return best, bestA, bestO // the cap: no wall can do more
 				}
 			}
 		}
 	}
-	return best
+	return best, bestA, bestO
 }
 
 // pathCuts returns the anchors of the walls across the steps of one
