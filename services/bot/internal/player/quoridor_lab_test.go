@@ -24,7 +24,7 @@ import (
 // ms of one core here) instead of a clock, so that a result does not depend
 // on the machine's load and every game replays exactly (hard is a fixed
 // depth-3 search either way). TABULEIRO_QUORIDOR_LAB_PARALLEL (default 1)
-// games at once; TABULEIRO_QUORIDOR_LAB_ONLY=i plays game i alone;
+// games at once; TABULEIRO_QUORIDOR_LAB_ONLY=i plays game i alone (_FROM=f games f to N-1);
 // TABULEIRO_QUORIDOR_LAB_LOG=1 prints every ply (depth, score, path
 // lengths, walls left) of the games the expert did not win.
 // TABULEIRO_QUORIDOR_LAB_EXPERT names a variant of the expert's adapter to
@@ -41,6 +41,9 @@ func TestQuoridorLab(t *testing.T) {
 	opening := envInt("TABULEIRO_QUORIDOR_LAB_OPENING", 4)
 	nodes := envInt("TABULEIRO_QUORIDOR_LAB_NODES", 300000)
 	only := envInt("TABULEIRO_QUORIDOR_LAB_ONLY", -1)
+	// TABULEIRO_QUORIDOR_LAB_FROM=f plays games f to N-1 only: a longer
+	// run's continuation, the first f games already played.
+	from := envInt("TABULEIRO_QUORIDOR_LAB_FROM", 0)
 	verbose := os.Getenv("TABULEIRO_QUORIDOR_LAB_LOG") != ""
 	variant := os.Getenv("TABULEIRO_QUORIDOR_LAB_EXPERT")
 	// TABULEIRO_QUORIDOR_LAB_MS=m gives the expert m milliseconds a ply
@@ -95,7 +98,7 @@ func TestQuoridorLab(t *testing.T) {
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	for i := range n {
-		if only >= 0 && i != only {
+		if only >= 0 && i != only || i < from {
 			continue
 		}
 		wg.Add(1)
@@ -182,6 +185,8 @@ func TestQuoridorLab(t *testing.T) {
 	wg.Wait()
 	if only >= 0 {
 		n = 1
+	} else {
+		n -= min(from, n)
 	}
 	fmt.Printf("RESULT expert(%s, %d nodes, budget %s) %d-%d-%d %s: %.1f%% depth %.2f, %.0f nodes a ply, %s\n", cmpOr(variant, "today"), nodes, budget, w, d, l, opp,
 		100*(float64(w)+float64(d)/2)/float64(n), float64(depthSum)/float64(max(depthN, 1)), float64(nodeSum)/float64(max(depthN, 1)), time.Since(start).Round(time.Second))
