@@ -175,6 +175,9 @@ type qWeights struct {
 	// moverOnly credits only the side to move's walls with threat: the
 	// wall it can place now (the other side's threat is seen a ply later).
 	moverOnly bool
+	// pocketOnly credits only the other side's walls with threat: the
+	// pocket they can close around the side to move's pawn.
+	pocketOnly bool
 	// threatCap bounds the steps of a wall's gain that threat credits
 	// (at most wallGainCap); the search's leaves skip the threats when the
 	// score, moved by threat*threatCap, is outside their window.
@@ -337,7 +340,7 @@ func (g qGame) EvalWithin(s *qState, alpha, beta int) int {
 	// The threats: what the best wall each side could place now would
 	// add to the other pawn's path, credited up to threatCap steps.
 	up, down := 0, 0 // the most the threats can add and take
-	if wMe > 0 {
+	if wMe > 0 && !g.w.pocketOnly {
 		up = g.w.threat * g.w.threatCap
 	}
 	if wOpp > 0 && !g.w.moverOnly {
