@@ -209,3 +209,70 @@ func TestEvalWithinBounds(t *testing.T) {
 		t.Fatalf("%d windows checked, %d cut short", checked, cut)
 	}
 }
+
+// TestWallsGainGreedyPair: wallsGain with two walls is at least one
+// wall's gain, and the two walls it places (the best one, then the best
+// one after it) lengthen the pawn's path by exactly that much, along the
+// random games of TestWallGainMatchesEveryWall.
+func TestWallsGainGreedyPair(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 49))
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ply := 0; ply < 60 && !p.Outcome().Over(); ply++ {
+			s := newQState(p)
+			for side := range 2 {
+				d := s.dist(side)
+				pawn := int(p.Pawn(seatOfSide(side)))
+				one := s.wallGain(side, d, wallGainCap, false)
+				two := s.wallsGain(side, d, wallGainCap, false, 2)
+				if two < one {
+					t.Fatalf("%s: side %d: two walls gain %d, one %d", p.Encode(), side, two, one)
+				}
+				if one == 0 {
+					continue
+				}
+				g1, a, o := s.bestWall(pawn, side, d, wallGainCap, false)
+				n := s
+				closeWall(&n.closed, a%8, a/8, o)
+				if o == quoridor.Horizontal {
+					n.hWalls |= 1 << uint(a)
+				} else {
+					n.vWalls |= 1 << uint(a)
+				}
+				if got := n.dist(side) - d; got != g1 {
+					t.Fatalf("%s: side %d: the best wall adds %d, not its gain %d", p.Encode(), side, got, g1)
+				}
+				if g1 < wallGainCap {
+					if g2, a2, o2 := n.bestWall(pawn, side, d+g1, wallGainCap-g1, false); g2 > 0 {
+						closeWall(&n.closed, a2%8, a2/8, o2)
+					}
+				}
+				if got := min(n.dist(side)-d, wallGainCap); got != two {
+					t.Fatalf("%s: side %d: the greedy pair adds %d, wallsGain %d", p.Encode(), side, got, two)
+				}
+				checked++
+			}
+			legal := p.LegalMoves(nil)
+			m := legal[rng.IntN(len(legal))]
+			if rng.IntN(3) == 0 {
+				for _, c := range legal {
+					if c.IsPawn() {
+						m = c
+						break
+					}
+				}
+			}
+			if p, err = p.PlayMove(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if checked < 200 {
+		t.Fatalf("only %d positions checked", checked)
+	}
+}
