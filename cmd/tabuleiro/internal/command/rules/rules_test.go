@@ -152,3 +152,10 @@ func TestRulesShow(t *testing.T) {
 		t.Fatalf("unknown game: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// rules' help, its subcommands' and their flags', is in the player's
+// language, as the other commands' is.
+func TestRulesHelpTranslated(t *testing.T) {
+	t.Parallel()
+	tab.HelpTranslated(t)
+}
