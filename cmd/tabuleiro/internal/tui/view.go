@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
@@ -110,44 +110,8 @@ func (m *Model) hangingWrap(s, indent string) string {
 }
 
 // wordwrap breaks each line of s at spaces so that none is wider than w
-// cells. A word longer than w (a path in a command line) breaks after its
-// last slash that fits, else it is cut hard. No line starts or ends with
-// the space it was broken at.
-func wordwrap(s string, w int) string {
-	var out []string
-	for line := range strings.SplitSeq(s, "\n") {
-		for lipgloss.Width(line) > w {
-			space, slash, hard := -1, -1, 0
-			width := 0
-			for i, r := range line {
-				if r == ' ' && width <= w {
-					space = i // what comes before it fits
-				}
-				width += lipgloss.Width(string(r))
-				if width > w {
-					break
-				}
-				hard = i + utf8.RuneLen(r)
-				if r == '/' {
-					slash = hard
-				}
-			}
-			cut := hard
-			switch {
-			case space > 0:
-				cut = space
-			case slash > 0:
-				cut = slash
-			case cut == 0: // one rune wider than the line
-				_, cut = utf8.DecodeRuneInString(line)
-			}
-			out = append(out, strings.TrimRight(line[:cut], " "))
-			line = strings.TrimLeft(line[cut:], " ")
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "\n")
-}
+// cells (termtext.Wrap).
+func wordwrap(s string, w int) string { return termtext.Wrap(s, w) }
 
 func (m *Model) stopText(err error) string {
 	if err == nil {

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	rulesdoc "tabuleiro.dev/docs/rules"
 	"tabuleiro.dev/pkg/engine"
@@ -78,15 +80,12 @@ func newRulesShowCommand(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return &cli.ExitError{Code: 2, Err: err}
 			}
-			// The document's HTML comments (the web's "not on the web"
-			// mark) are for the web page, not the reader.
-			var lines []string
-			for _, l := range strings.Split(doc, "\n") {
-				if t := strings.TrimSpace(l); !(strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->")) {
-					lines = append(lines, l)
-				}
+			// Rendered for the terminal: plain headings, paragraphs and
+			// list items wrapped to its width, tables as items, no
+			// Markdown marks (the comments, the web's, go too).
+			for _, l := range termtext.Rules(doc, width(e.Stdout)) {
+				fmt.Fprintln(e.Stdout, strings.TrimPrefix(l, "# "))
 			}
-			fmt.Fprintln(e.Stdout, strings.TrimRight(strings.Join(lines, "\n"), "\n"))
 			return nil
 		},
 	}
@@ -180,6 +179,16 @@ func newRulesPerftCommand(e *cli.Env) *cobra.Command {
 	f.register(e, c)
 	c.Flags().IntVar(&depth, "depth", 1, e.T("flag.rules.depth"))
 	return c
+}
+
+// width is the terminal's width when w is one, else 80 columns.
+func width(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 80
 }
 
 // perft uses a game's own fast counter when it has one.
