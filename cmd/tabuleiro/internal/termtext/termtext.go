@@ -3,26 +3,39 @@
 package termtext
 
 import (
+	"io"
+	"os"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
+	"golang.org/x/term"
 )
 
 // Wrap breaks each line of s at spaces so that none is wider than w
 // cells. A word longer than w (a path in a command line) breaks after its
 // last slash that fits, else it is cut hard. No line starts or ends with
 // the space it was broken at.
+//
+// A code span (a command between backquotes) is a phrase: it breaks only
+// when it is wider than the line.
 func Wrap(s string, w int) string {
 	var out []string
 	for line := range strings.SplitSeq(s, "\n") {
 		for lipgloss.Width(line) > w {
-			space, slash, hard := -1, -1, 0
-			width := 0
+			space, codeSpace, slash, hard := -1, -1, -1, 0
+			width, code := 0, false
 			for i, r := range line {
+				if r == '`' {
+					code = !code
+				}
 				if r == ' ' && width <= w {
-					space = i // what comes before it fits
+					if code {
+						codeSpace = i
+					} else {
+						space = i // what comes before it fits
+					}
 				}
 				width += lipgloss.Width(string(r))
 				if width > w {
@@ -37,6 +50,8 @@ func Wrap(s string, w int) string {
 			switch {
 			case space > 0:
 				cut = space
+			case codeSpace > 0:
+				cut = codeSpace
 			case slash > 0:
 				cut = slash
 			case cut == 0: // one rune wider than the line
@@ -142,4 +157,55 @@ func Rules(md string, w int) []string {
 	}
 	flush()
 	return out
+}
+
+// Width is the width of the terminal w writes to, 80 columns when w is no
+// terminal (a pipe, a file).
+func Width(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 80
+}
+
+// Fprint writes s to w wrapped at spaces to w's width, so that the
+// terminal never breaks a word.
+func Fprint(w io.Writer, s string) {
+	_, _ = io.WriteString(w, Wrap(s, Width(w)))
+}
+
+// Fprintln is Fprint and a newline.
+func Fprintln(w io.Writer, s string) {
+	_, _ = io.WriteString(w, Wrap(s, Width(w))+"\n")
+}
+
+// WrapAt is Wrap that breaks a line after a separator (", ", " · ") when
+// what comes before one fits, so that the phrases between them stay
+// whole; a phrase wider than the line breaks as Wrap breaks it.
+func WrapAt(s string, w int, sep string) string {
+	mark := strings.TrimRight(sep, " ")
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		for lipgloss.Width(line) > w {
+			cut := -1
+			for i := 0; ; {
+				j := strings.Index(line[i:], sep)
+				if j < 0 || lipgloss.Width(line[:i+j+len(mark)]) > w {
+					break
+				}
+				cut = i + j + len(mark)
+				i += j + len(sep)
+			}
+			if cut <= 0 {
+				first, _, _ := strings.Cut(Wrap(line, w), "\n")
+				cut = len(first)
+			}
+			out = append(out, strings.TrimRight(line[:cut], " "))
+			line = strings.TrimLeft(line[cut:], " ")
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }

@@ -96,17 +96,25 @@ func (m *Model) wrap(s string) string {
 
 // hangingWrap wraps s (one line) to the terminal's width, its continuation
 // lines indented by indent.
-func (m *Model) hangingWrap(s, indent string) string {
+func (m *Model) hangingWrap(s, indent string) string { return m.hangingWrapAt(s, indent, "") }
+
+// hangingWrapAt is hangingWrap breaking after sep where it can (whole
+// phrases: termtext.WrapAt); sep "" breaks at any space.
+func (m *Model) hangingWrapAt(s, indent, sep string) string {
 	w := m.width
 	if w <= 0 {
 		w = 80
 	}
-	first, rest, _ := strings.Cut(wordwrap(s, w), "\n")
+	wrap := wordwrap
+	if sep != "" {
+		wrap = func(s string, w int) string { return termtext.WrapAt(s, w, sep) }
+	}
+	first, rest, _ := strings.Cut(wrap(s, w), "\n")
 	if rest == "" {
 		return first
 	}
 	rest = strings.ReplaceAll(rest, "\n", " ")
-	return first + "\n" + indent + strings.ReplaceAll(wordwrap(rest, max(w-lipgloss.Width(indent), 10)), "\n", "\n"+indent)
+	return first + "\n" + indent + strings.ReplaceAll(wrap(rest, max(w-lipgloss.Width(indent), 10)), "\n", "\n"+indent)
 }
 
 // wordwrap breaks each line of s at spaces so that none is wider than w
@@ -151,14 +159,15 @@ func (m *Model) offerView() string {
 			line += m.t("offer.started", "ago", m.ago(m.deps.Now().Sub(st.AsTime())))
 		}
 		// A long line (long names, a narrow terminal) wraps under its
-		// text rather than being cut at the terminal's edge.
-		b.WriteString(m.hangingWrap(line, "    ") + "\n")
+		// text rather than being cut at the terminal's edge, between its
+		// phrases ("your move", "started 3 h ago") where they fit.
+		b.WriteString(m.hangingWrapAt(line, "    ", ", ") + "\n")
 	}
 	keys := m.t("offer.keys")
 	if len(m.deps.Active) == 1 {
 		keys = m.t("offer.keys.one")
 	}
-	b.WriteString("\n" + m.wrap(keys) + "\n")
+	b.WriteString("\n" + m.hangingWrapAt(keys, "", " · ") + "\n")
 	return b.String()
 }
 

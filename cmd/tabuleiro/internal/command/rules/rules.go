@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
@@ -83,7 +82,7 @@ func newRulesShowCommand(e *cli.Env) *cobra.Command {
 			// Rendered for the terminal: plain headings, paragraphs and
 			// list items wrapped to its width, tables as items, no
 			// Markdown marks (the comments, the web's, go too).
-			for _, l := range termtext.Rules(doc, width(e.Stdout)) {
+			for _, l := range termtext.Rules(doc, termtext.Width(e.Stdout)) {
 				fmt.Fprintln(e.Stdout, strings.TrimPrefix(l, "# "))
 			}
 			return nil
@@ -179,16 +178,6 @@ func newRulesPerftCommand(e *cli.Env) *cobra.Command {
 	f.register(e, c)
 	c.Flags().IntVar(&depth, "depth", 1, e.T("flag.rules.depth"))
 	return c
-}
-
-// width is the terminal's width when w is one, else 80 columns.
-func width(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-			return cols
-		}
-	}
-	return 80
 }
 
 // perft uses a game's own fast counter when it has one.
