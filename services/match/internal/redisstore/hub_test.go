@@ -38,7 +38,7 @@ func runHub(t *testing.T, name string) (*Hub, *Store, redis.UniversalClient) {
 func publish(t *testing.T, rdb redis.UniversalClient, s *Store, id string, seq int64) {
 	t.Helper()
 	b := encodeEvent(&match.Event{MatchID: id, Seq: seq, Kind: match.EventDrawOffered, Plies: 3})
-	if err := rdb.Publish(t.Context(), s.Channel(id), b).Err(); err != nil {
+	if err := s.publish(t.Context(), rdb, s.Channel(id), b).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,7 +86,8 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 		}
 		list += l
 		for _, line := range strings.Split(l, "\n") {
-			if !strings.Contains(line, " name="+name+" ") || !strings.Contains(line, "cmd=subscribe") && !strings.Contains(line, " sub=1 ") {
+			if !strings.Contains(line, " name="+name+" ") || !strings.Contains(line, "cmd=subscribe") && !strings.Contains(line, " sub=1 ") &&
+				!strings.Contains(line, "cmd=ssubscribe") && !strings.Contains(line, " ssub=1 ") {
 				continue
 			}
 			for _, f := range strings.Fields(line) {
