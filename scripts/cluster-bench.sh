@@ -17,13 +17,17 @@
 # benchmark, not a test step: run it on a quiet machine (wrapped in
 # /work/bin/heavy on a shared one).
 #
-#   scripts/cluster-bench.sh                 KINDS="plain 1 3" GAMES=1000 PLAYERS=200 WANDER=10
+#   scripts/cluster-bench.sh                 KINDS="plain 1 3" GAMES=1000 PLAYERS=200 WANDER=10 THINK=0s
+#
+# THINK, each player's pause before a ply, lowers the rate: a cluster of
+# 1 primary at the per-primary rate of a cluster of 3 (about 70 ms here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KINDS=${KINDS:-plain 1 3}
 GAMES=${GAMES:-1000}
 PLAYERS=${PLAYERS:-200}
 WANDER=${WANDER:-10}
+THINK=${THINK:-0s}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabuleiro-cluster-bench.XXXXXX")
 PIDS=()
 cleanup() {
@@ -113,12 +117,12 @@ for kind in $KINDS; do
     kill -0 "$serve" 2>/dev/null || { cat "$WORK/serve-$kind.log" >&2; exit 1; }
     sleep 0.1
   done
-  echo "=== Redis: $kind ($url), $GAMES games, $PLAYERS players; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "=== Redis: $kind ($url), $GAMES games, $PLAYERS players, think $THINK; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   redis_cpu "$url" >"$WORK/cpu0-$kind"
   redis_cmds "$url" >"$WORK/cmds0-$kind"
   t0=$(date +%s.%N)
   "$WORK/tabuleiro" load --server "$addr" --redis "$url" --players "$PLAYERS" --max-games "$GAMES" \
-    --wander "$WANDER" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
+    --wander "$WANDER" --think "$THINK" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
   t1=$(date +%s.%N)
   redis_cpu "$url" >"$WORK/cpu1-$kind"
   redis_cmds "$url" >"$WORK/cmds1-$kind"
