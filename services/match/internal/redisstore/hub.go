@@ -46,7 +46,11 @@ type Hub struct {
 	// unsubbing counts the unsubscriptions asked for per channel and not
 	// confirmed yet (any other is Redis's: the slot moved).
 	unsubbing map[string]int
-	readers   sync.WaitGroup
+	// followed counts the channels subscribed per slot: a slot's
+	// subscription is closed when it has none left (a Watch of an id in
+	// any slot must not leave a connection open).
+	followed map[int]int
+	readers  sync.WaitGroup
 
 	onCommit func(match.Published) // set before Run
 	// Resync is how long a followed match stays quiet before the hub
@@ -84,7 +88,8 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 		last: map[string]int64{}, heard: map[string]time.Time{},
 	}
 	if s.sharded() {
-		h.shards, h.in, h.done, h.unsubbing = map[int]*redis.PubSub{}, make(chan shardMsg, 256), make(chan struct{}), map[string]int{}
+		h.shards, h.in, h.done = map[int]*redis.PubSub{}, make(chan shardMsg, 256), make(chan struct{})
+		h.unsubbing, h.followed = map[string]int{}, map[int]int{}
 	} else {
 		h.ps = s.rdb.Subscribe(ctx)
 	}
@@ -497,10 +502,9 @@ func (h *Hub) closeSub(sub *hubSub) {
 }
 
 // Subscribe implements match.Hub. It returns once Redis has confirmed the
-// channel's subscription, so every event published afterwards arrives. On
-// a Redis Cluster, a publication reaches the hub's node over the cluster
-// bus, so one made just before may arrive after: older than what the
-// subscriber holds, which it drops.
+// channel's subscription, so every event published afterwards arrives (on
+// a Redis Cluster, the subscription is on the match's primary, where its
+// commits publish).
 func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, func(), error) {
 	channel := h.s.Channel(id)
 	// Of pointers: a buffer of 32 Events (136 bytes each) was 4 KB a
@@ -513,6 +517,9 @@ func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, fu
 		set = map[*hubSub]struct{}{}
 		h.subs[channel] = set
 		h.heard[channel] = time.Now()
+		if h.followed != nil {
+			h.followed[hashSlot(channel)]++
+		}
 	}
 	set[sub] = struct{}{}
 	var wait chan struct{}
@@ -585,7 +592,15 @@ func (h *Hub) unsubscribeLocked(ctx context.Context, channel string) error {
 	if !h.s.sharded() {
 		return h.ps.Unsubscribe(ctx, channel)
 	}
-	ps := h.shards[hashSlot(channel)]
+	slot := hashSlot(channel)
+	ps := h.shards[slot]
+	if h.followed[slot]--; h.followed[slot] <= 0 {
+		delete(h.followed, slot)
+		if ps != nil {
+			delete(h.shards, slot)
+			return ps.Close() // its reader ends
+		}
+	}
 	if ps == nil {
 		return nil // lost: it is subscribed again without the channel
 	}
