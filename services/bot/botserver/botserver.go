@@ -49,6 +49,13 @@ type Config struct {
 	// ("https://play.example.com", or "*"); empty (the default) means
 	// same-origin only.
 	CORSOrigins []string
+	// MixedConnections (BOT_MIXED_CONNECTIONS, default false) serves every
+	// plaintext HTTP/2 (h2c) connection by net/http, for a proxy in front
+	// that sends native gRPC and the browsers' gRPC-Web or Connect calls on
+	// one of its connections. By default a plaintext connection whose first
+	// call is native gRPC goes to grpc-go's own transport, which holds an
+	// idle stream in less memory and answers native gRPC only.
+	MixedConnections bool
 }
 
 // Load reads the configuration through getenv, reporting every problem at
@@ -56,14 +63,15 @@ type Config struct {
 func Load(getenv func(string) string) (Config, error) {
 	env := envconfig.New("BOT_", getenv)
 	cfg := Config{
-		GRPCAddr:        env.String("GRPC_ADDR", ":8080"),
-		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", grpcserve.DefaultShutdownTimeout),
-		DrainDelay:      env.Duration("DRAIN_DELAY", 0),
-		LogLevel:        env.LogLevel("LOG_LEVEL", slog.LevelInfo),
-		TLSCertFile:     env.String("TLS_CERT_FILE", ""),
-		TLSKeyFile:      env.String("TLS_KEY_FILE", ""),
-		MaxSearches:     env.IntRange("MAX_SEARCHES", rpc.DefaultMaxSearches, 1, 1024),
-		MaxQueue:        env.IntRange("MAX_QUEUE", rpc.DefaultMaxQueue, 0, 1<<16),
+		GRPCAddr:         env.String("GRPC_ADDR", ":8080"),
+		ShutdownTimeout:  env.Duration("SHUTDOWN_TIMEOUT", grpcserve.DefaultShutdownTimeout),
+		DrainDelay:       env.Duration("DRAIN_DELAY", 0),
+		LogLevel:         env.LogLevel("LOG_LEVEL", slog.LevelInfo),
+		TLSCertFile:      env.String("TLS_CERT_FILE", ""),
+		TLSKeyFile:       env.String("TLS_KEY_FILE", ""),
+		MaxSearches:      env.IntRange("MAX_SEARCHES", rpc.DefaultMaxSearches, 1, 1024),
+		MaxQueue:         env.IntRange("MAX_QUEUE", rpc.DefaultMaxQueue, 0, 1<<16),
+		MixedConnections: env.Bool("MIXED_CONNECTIONS", false),
 	}
 	if env.String("TLS_CA_FILE", "") != "" {
 		env.Errorf("TLS_CA_FILE", "the bot calls no other service, so it reads no CA file: unset it")
@@ -121,13 +129,14 @@ func Options(cfg Config, deps Deps) (grpcserve.Options, error) {
 		return grpcserve.Options{}, fmt.Errorf("token verifier: %w", err)
 	}
 	opts := grpcserve.Options{
-		Addr:            cfg.GRPCAddr,
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		DrainDelay:      cfg.DrainDelay,
-		Logger:          deps.Logger,
-		Auth:            auth.NewInterceptor(v, Policy()),
-		Telemetry:       deps.Telemetry,
-		CORSOrigins:     cfg.CORSOrigins,
+		Addr:             cfg.GRPCAddr,
+		ShutdownTimeout:  cfg.ShutdownTimeout,
+		DrainDelay:       cfg.DrainDelay,
+		Logger:           deps.Logger,
+		Auth:             auth.NewInterceptor(v, Policy()),
+		Telemetry:        deps.Telemetry,
+		CORSOrigins:      cfg.CORSOrigins,
+		MixedConnections: cfg.MixedConnections,
 	}
 	if opts.TLS, err = grpcserve.ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
 		return grpcserve.Options{}, err

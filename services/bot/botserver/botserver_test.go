@@ -20,8 +20,12 @@ func TestLoad(t *testing.T) {
 	if cfg.GRPCAddr != ":9000" || cfg.LogLevel != slog.LevelDebug || cfg.ShutdownTimeout != 10*time.Second || len(cfg.TokenKey) != 32 {
 		t.Errorf("Load = %+v", cfg)
 	}
-	if _, err := Options(cfg, Deps{}); err != nil {
-		t.Errorf("Options: %v", err)
+	if opts, err := Options(cfg, Deps{}); err != nil || opts.MixedConnections {
+		t.Errorf("Options: mixed connections %v, %v", opts.MixedConnections, err)
+	}
+	cfg, err = Load(envconfig.Map(map[string]string{"BOT_TOKEN_KEY": key, "BOT_MIXED_CONNECTIONS": "true"}))
+	if opts, oerr := Options(cfg, Deps{}); err != nil || oerr != nil || !opts.MixedConnections {
+		t.Errorf("BOT_MIXED_CONNECTIONS=true: mixed connections %v, %v, %v", opts.MixedConnections, err, oerr)
 	}
 }
 

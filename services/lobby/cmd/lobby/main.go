@@ -128,6 +128,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	go func() { bg <- lob.Run(bgCtx) }()
 	err = grpcserve.Run(ctx, grpcserve.Options{Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger,
 		TLS: serverTLS, Telemetry: tel, Auth: auth.NewInterceptor(ver, lobbyserver.AuthPolicy()), CORSOrigins: cfg.CORSOrigins,
+		MixedConnections: cfg.MixedConnections,
 		// Without Redis no sign-in, room or ticket works: NOT_SERVING.
 		Checks: []grpcserve.Check{{Name: "redis", Func: redisconn.Ping(rdb)}}, CheckInterval: cfg.HealthCheckInterval,
 	}, lob.Register)

@@ -72,6 +72,13 @@ type Config struct {
 	// ("https://play.example.com", or "*"); empty (the default) means
 	// same-origin only.
 	CORSOrigins []string
+	// MixedConnections (LOBBY_MIXED_CONNECTIONS, default false) serves every
+	// plaintext HTTP/2 (h2c) connection by net/http, for a proxy in front
+	// that sends native gRPC and the browsers' gRPC-Web or Connect calls on
+	// one of its connections. By default a plaintext connection whose first
+	// call is native gRPC goes to grpc-go's own transport, which holds an
+	// idle stream in less memory and answers native gRPC only.
+	MixedConnections bool
 	// WebAuthnRPID (LOBBY_WEBAUTHN_RP_ID): the WebAuthn relying-party ID
 	// passkeys are bound to, the site's domain ("example.com"); empty (the
 	// default) turns passkeys off. Changing it orphans every passkey.
@@ -110,6 +117,7 @@ func Load(getenv func(string) string) (Config, error) {
 		TLSKeyFile:          env.String("TLS_KEY_FILE", ""),
 		TLSCAFile:           env.String("TLS_CA_FILE", ""),
 		RateLimitsOff:       env.Bool("RATE_LIMITS_OFF", false),
+		MixedConnections:    env.Bool("MIXED_CONNECTIONS", false),
 		WebAuthnRPID:        env.String("WEBAUTHN_RP_ID", ""),
 		PasskeyChallengeTTL: env.Duration("PASSKEY_CHALLENGE_TTL", 5*time.Minute),
 		DeviceURL:           env.String("DEVICE_URL", ""),

@@ -53,6 +53,14 @@ func TestLoadCORSOrigins(t *testing.T) {
 	if err != nil || len(cfg.CORSOrigins) != 1 || cfg.CORSOrigins[0] != "*" {
 		t.Fatalf("LOBBY_CORS_ORIGINS=*: %q, %v", cfg.CORSOrigins, err)
 	}
+	if cfg.MixedConnections {
+		t.Error("MixedConnections is on by default")
+	}
+	env["LOBBY_MIXED_CONNECTIONS"] = "true"
+	if cfg, err := Load(envconfig.Map(env)); err != nil || !cfg.MixedConnections {
+		t.Errorf("LOBBY_MIXED_CONNECTIONS=true: %v, %v", cfg.MixedConnections, err)
+	}
+	delete(env, "LOBBY_MIXED_CONNECTIONS")
 	env["LOBBY_CORS_ORIGINS"] = "ftp://x"
 	if _, err := Load(envconfig.Map(env)); err == nil || !strings.Contains(err.Error(), "LOBBY_CORS_ORIGINS") {
 		t.Errorf("a malformed origin: err = %v, want one naming LOBBY_CORS_ORIGINS", err)

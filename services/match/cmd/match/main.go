@@ -116,8 +116,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	})
 	err = grpcserve.Run(ctx, grpcserve.Options{
 		Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger, Telemetry: tel, TLS: serverTLS,
-		CORSOrigins: cfg.CORSOrigins,
-		Auth:        auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
+		CORSOrigins: cfg.CORSOrigins, MixedConnections: cfg.MixedConnections,
+		Auth: auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
 		// Live games are in Redis: NOT_SERVING without it. PostgreSQL is
 		// not checked: finished games wait in the outbox until it is back.
 		Checks: []grpcserve.Check{{Name: "redis", Func: redisconn.Ping(rdb)}}, CheckInterval: cfg.HealthCheckInterval,

@@ -126,6 +126,13 @@ type Config struct {
 	// ("https://play.example.com", or "*"); empty (the default) means
 	// same-origin only.
 	CORSOrigins []string
+	// MixedConnections (MATCH_MIXED_CONNECTIONS, default false) serves every
+	// plaintext HTTP/2 (h2c) connection by net/http, for a proxy in front
+	// that sends native gRPC and the browsers' gRPC-Web or Connect calls on
+	// one of its connections. By default a plaintext connection whose first
+	// call is native gRPC goes to grpc-go's own transport, which holds an
+	// idle stream in less memory and answers native gRPC only.
+	MixedConnections bool
 }
 
 // sentinelReplicas is RECORDER_WAIT_REPLICAS' default: 1 behind Sentinel
@@ -171,6 +178,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MaxStreams:           env.IntRange("MAX_STREAMS", 16, 1, 1_000_000),
 		MaxAddressStreams:    env.IntRange("MAX_ADDRESS_STREAMS", 200, 1, 1_000_000),
 		RateLimitsOff:        env.Bool("RATE_LIMITS_OFF", false),
+		MixedConnections:     env.Bool("MIXED_CONNECTIONS", false),
 	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
 		env.Errorf("TLS_KEY_FILE", "set it together with %s, or neither", env.Name("TLS_CERT_FILE"))

@@ -126,12 +126,12 @@ func TestLoadRateLimits(t *testing.T) {
 		"MATCH_REDIS_URL": "redis://r:6379/0", "MATCH_DATABASE_URL": "postgres://p/db", "MATCH_TOKEN_KEY": strings.Repeat("a", 44),
 	}
 	cfg, err := Load(envconfig.Map(env))
-	if err != nil || cfg.CallRate != 20 || cfg.CallBurst != 60 || cfg.PlayMessageRate != 10 || cfg.PlayMessageBurst != 100 || cfg.RateLimitsOff {
+	if err != nil || cfg.CallRate != 20 || cfg.CallBurst != 60 || cfg.PlayMessageRate != 10 || cfg.PlayMessageBurst != 100 || cfg.RateLimitsOff || cfg.MixedConnections {
 		t.Fatalf("defaults: %+v, %v", cfg, err)
 	}
-	env["MATCH_CALL_RATE"], env["MATCH_CALL_BURST"], env["MATCH_RATE_LIMITS_OFF"] = "50", "200", "true"
+	env["MATCH_CALL_RATE"], env["MATCH_CALL_BURST"], env["MATCH_RATE_LIMITS_OFF"], env["MATCH_MIXED_CONNECTIONS"] = "50", "200", "true", "true"
 	cfg, err = Load(envconfig.Map(env))
-	if err != nil || cfg.CallRate != 50 || cfg.CallBurst != 200 || !cfg.RateLimitsOff {
+	if err != nil || cfg.CallRate != 50 || cfg.CallBurst != 200 || !cfg.RateLimitsOff || !cfg.MixedConnections {
 		t.Fatalf("set: %+v, %v", cfg, err)
 	}
 	for _, k := range []string{"MATCH_CALL_RATE", "MATCH_CALL_BURST", "MATCH_PLAY_MESSAGE_RATE", "MATCH_PLAY_MESSAGE_BURST"} {
