@@ -25,7 +25,7 @@ func New(e *cli.Env) *cobra.Command {
 	var trustedProxies, passkeyOrigins []string
 	var passkeyRPID string
 	var compactBytes int64
-	var accessLog bool
+	var accessLog, mixed bool
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: e.T("cmd.serve.short"),
@@ -71,7 +71,7 @@ func New(e *cli.Env) *cobra.Command {
 				// the terminal's does; games with a clock or between
 				// people keep the services' windows.
 				UntimedBotWait: session.DefaultKeep,
-				HTTPHandler:    web.Handler(), CORSOrigins: origins, TrustedProxies: proxies,
+				HTTPHandler:    web.Handler(), CORSOrigins: origins, TrustedProxies: proxies, MixedConnections: mixed,
 				PasskeyRPID: passkeyRPID, PasskeyOrigins: passkeyOrigins,
 			})
 			if err != nil {
@@ -96,6 +96,7 @@ func New(e *cli.Env) *cobra.Command {
 	c.Flags().StringSliceVar(&trustedProxies, "trusted-proxy", nil, e.T("flag.serve.trusted_proxy"))
 	c.Flags().StringVar(&passkeyRPID, "webauthn-rp-id", "", e.T("flag.serve.webauthn_rp_id"))
 	c.Flags().StringSliceVar(&passkeyOrigins, "webauthn-origin", nil, e.T("flag.serve.webauthn_origin"))
+	c.Flags().BoolVar(&mixed, "mixed-connections", false, e.T("flag.serve.mixed_connections"))
 	c.Flags().BoolVar(&accessLog, "access-log", false, e.T("flag.serve.access_log"))
 	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, e.T("flag.serve.compact_bytes"))
 	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")
