@@ -7,7 +7,8 @@
 # simulated players at the same settings. Prints each run's report: plies
 # per second, Redis's processor time and commands per ply (summed over the
 # primaries), and on a cluster each primary's processor time, commands and
-# keys, their spread, and the cross-slot errors; and the load average
+# keys, their spread, and the cross-slot errors; each primary's commands
+# per ply (INFO commandstats: calls a ply, µs a call); and the load average
 # before and after. Then, with the server still running and no load, it
 # measures Redis's processor time again over as long as the load ran (the
 # idle cost: cron, the cluster bus, the sweepers' and the recorder's
@@ -16,13 +17,17 @@
 # benchmark, not a test step: run it on a quiet machine (wrapped in
 # /work/bin/heavy on a shared one).
 #
-#   scripts/cluster-bench.sh                 KINDS="plain 1 3" GAMES=1000 PLAYERS=200 WANDER=10
+#   scripts/cluster-bench.sh                 KINDS="plain 1 3" GAMES=1000 PLAYERS=200 WANDER=10 THINK=0s
+#
+# THINK, each player's pause before a ply, lowers the rate: a cluster of
+# 1 primary at the per-primary rate of a cluster of 3 (about 70 ms here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KINDS=${KINDS:-plain 1 3}
 GAMES=${GAMES:-1000}
 PLAYERS=${PLAYERS:-200}
 WANDER=${WANDER:-10}
+THINK=${THINK:-0s}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabuleiro-cluster-bench.XXXXXX")
 PIDS=()
 cleanup() {
@@ -56,6 +61,35 @@ redis_cpu() {
   done
 }
 
+# redis_cmds URL: a line per primary and command, "ADDR COMMAND CALLS
+# USEC" (INFO commandstats; INFO's own left out).
+redis_cmds() {
+  local hostport=${1#*://} addrs a
+  hostport=${hostport%%/*}
+  hostport=${hostport%%,*}
+  if [[ $1 == redis-cluster://* ]]; then
+    mapfile -t addrs < <(redis-cli -h "${hostport%:*}" -p "${hostport#*:}" cluster nodes |
+      awk '$3 ~ /master/ && $3 !~ /fail/ {split($2, a, "@"); print a[1]}' | sort)
+  else
+    addrs=("$hostport")
+  fi
+  for a in "${addrs[@]}"; do
+    redis-cli -h "${a%:*}" -p "${a#*:}" info commandstats | tr -d '\r' | awk -v addr="$a" -F'[:,=]' '
+      $1 ~ /^cmdstat_/ && $1 != "cmdstat_info" { sub("cmdstat_", "", $1); printf "%s %s %d %d\n", addr, $1, $3, $5 }'
+  done
+}
+
+# cmds_per_ply BEFORE AFTER PLIES: per primary, each command whose calls
+# grew by 0.01 a ply or more: calls per ply and processor time per call
+# (INFO commandstats' usec, the command's own execution), most first.
+cmds_per_ply() {
+  awk -v plies="$3" '
+    FNR == NR { n0[$1 " " $2] = $3; us0[$1 " " $2] = $4; next }
+    { k = $1 " " $2; n = $3 - n0[k]; us = $4 - us0[k]
+      if (n / plies >= 0.01) printf "%s %s %.3f %.2f\n", $1, $2, n / plies, us / n }' "$1" "$2" |
+    sort -k1,1 -k3,3nr | awk '$1 != last { if (last != "") print ""; printf "commands per ply on %s:", $1; last = $1 } { printf " %s %.3f (%.1f µs)", $2, $3, $4 } END { print "" }'
+}
+
 # redis_delta BEFORE AFTER: per primary, "ADDR SECONDS CALLS" of AFTER
 # less BEFORE (files of redis_cpu's lines).
 redis_delta() {
@@ -83,18 +117,21 @@ for kind in $KINDS; do
     kill -0 "$serve" 2>/dev/null || { cat "$WORK/serve-$kind.log" >&2; exit 1; }
     sleep 0.1
   done
-  echo "=== Redis: $kind ($url), $GAMES games, $PLAYERS players; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "=== Redis: $kind ($url), $GAMES games, $PLAYERS players, think $THINK; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   redis_cpu "$url" >"$WORK/cpu0-$kind"
+  redis_cmds "$url" >"$WORK/cmds0-$kind"
   t0=$(date +%s.%N)
   "$WORK/tabuleiro" load --server "$addr" --redis "$url" --players "$PLAYERS" --max-games "$GAMES" \
-    --wander "$WANDER" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
+    --wander "$WANDER" --think "$THINK" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
   t1=$(date +%s.%N)
   redis_cpu "$url" >"$WORK/cpu1-$kind"
+  redis_cmds "$url" >"$WORK/cmds1-$kind"
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
   # The same Redis and server, no load, as long as the load ran.
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   sleep "$secs"
   redis_cpu "$url" >"$WORK/cpu2-$kind"
+  redis_cmds "$url" >"$WORK/cmds2-$kind"
   echo "load average after the idle run: $(cut -d' ' -f1-3 /proc/loadavg)"
   plies=$(awk '/^plies [0-9]+,/ { gsub(",", "", $2); print $2 }' "$WORK/load-$kind.log")
   redis_delta "$WORK/cpu0-$kind" "$WORK/cpu1-$kind" >"$WORK/loaded-$kind"
@@ -105,6 +142,9 @@ for kind in $KINDS; do
       l += $2; i += $4; lc += $3; ic += $5 }
     END { printf "Redis summed over %d primaries, %d plies in %s s: CPU loaded %.3f s, idle %.3f s (%.1f ms a second); per ply gross %.4f ms, marginal %.4f ms; commands per ply gross %.2f, marginal %.2f\n",
         NR, plies, secs, l, i, 1000 * i / secs, 1000 * l / plies, 1000 * (l - i) / plies, lc / plies, (lc - ic) / plies }'
+  cmds_per_ply "$WORK/cmds0-$kind" "$WORK/cmds1-$kind" "$plies"
+  echo "idle, per ply of the loaded run:"
+  cmds_per_ply "$WORK/cmds1-$kind" "$WORK/cmds2-$kind" "$plies"
   kill "$serve"
   wait "$serve" 2>/dev/null || true
   if [ "$kind" = plain ]; then

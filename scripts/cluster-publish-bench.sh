@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # What a PUBLISH costs a Redis Cluster (deploy/README.md, "Redis Cluster",
 # "Per-ply cost"): regular Pub/Sub is broadcast over the cluster bus to
-# every node. For a cluster of 1 and of 3 primaries, each with a replica
-# (scripts/redis-cluster.sh), N SETs (keys of the node's own slots) and N
-# PUBLISHes (no subscriber) sent by redis-benchmark to one primary, and the
+# every node, sharded Pub/Sub (SPUBLISH) to the channel's shard only. For a
+# cluster of 1 and of 3 primaries, each with a replica
+# (scripts/redis-cluster.sh), N SETs (keys of the node's own slots), N
+# PUBLISHes and N SPUBLISHes (of a channel in the node's slots; no
+# subscriber) sent by redis-benchmark to one primary, and the
 # processor time (used_cpu_user + used_cpu_sys) they cost the primaries and
 # the replicas, per command. A benchmark, not a test step (wrap it in
 # /work/bin/heavy on a shared machine).
@@ -32,7 +34,8 @@ for P in 1 3; do
   for t in $(seq 0 200); do
     redis-cli -p "$port" set "k:{$t}" v 2>/dev/null | grep -q OK && break
   done
-  for cmd in "SET k:{$t}:__rand_int__ v" "PUBLISH ch 0123456789012345678901234567890123456789"; do
+  for cmd in "SET k:{$t}:__rand_int__ v" "PUBLISH ch 0123456789012345678901234567890123456789" \
+    "SPUBLISH ch:{$t} 0123456789012345678901234567890123456789"; do
     nodes_cpu "$port" >"$dir/a"
     redis-benchmark -h 127.0.0.1 -p "$port" -n "$N" -c 20 -r 100000 -q $cmd 2>&1 | tr '\r' '\n' | tail -1
     nodes_cpu "$port" >"$dir/b"

@@ -258,6 +258,10 @@ step_cluster() {
     ./services/lobby/internal/sessions/ ./services/match/matchserver/ ./cmd/tabuleiro/internal/load/
   TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
     go test -vet=off -count=1 -timeout 10m -run '^TestRealRedis$' ./cmd/tabuleiro/internal/local/
+  # Last on this cluster (it swaps a primary and its replica): the hub
+  # follows a slot to its new primary (sharded Pub/Sub).
+  TABULEIRO_TEST_CLUSTER_FAILOVER=1 TABULEIRO_TEST_REDIS_URL="$url?$TABULEIRO_TEST_REDIS_TIMEOUTS" \
+    go test -vet=off -count=1 -timeout 5m -run '^TestHubFollowsASlotToItsNewPrimary$' ./services/match/internal/redisstore/
   kill $(cat "$dir/pids") 2>/dev/null || true
   # A cluster of its own (scaletest): lobby and two match instances, a
   # primary killed with kill -9 mid-game, WAIT 1; the acknowledged plies

@@ -260,3 +260,29 @@ func TestTextIn(t *testing.T) {
 		t.Fatal("Languages() shares its slice")
 	}
 }
+
+// The Quoridor documents name the variants as the clients do (the id is
+// for --variant, given once in brackets): a reader meets "Padrão", not
+// "standard".
+func TestQuoridorNamesItsVariants(t *testing.T) {
+	names := map[string][]string{
+		English: {"Standard (`standard`)", "Draw at 200 plies (`limit200`)"},
+		"pt-BR": {"Padrão (`standard`)", "Empate aos 200 lances (`limit200`)"},
+		"es":    {"Estándar (`standard`)", "Empate a las 200 jugadas (`limit200`)"},
+	}
+	for lang, want := range names {
+		text, err := TextIn(lang, "quoridor")
+		if err != nil {
+			t.Fatal(err)
+		}
+		flat := strings.Join(strings.Fields(text), " ")
+		for _, w := range want {
+			if !strings.Contains(flat, w) {
+				t.Errorf("%s quoridor: %q missing", lang, w)
+			}
+		}
+		if n := strings.Count(text, "`standard`") + strings.Count(text, "`limit200`"); n != 2 {
+			t.Errorf("%s quoridor: the variants' ids appear %d times, want once each (names elsewhere)", lang, n)
+		}
+	}
+}

@@ -367,6 +367,7 @@ test("the letters option draws every piece as its Latin letter, remembered", asy
     assert.ok(legend.includes(`${letter} ${pt(`piece.kind.${kind}`)}`), `the legend "${legend}" has ${letter} ${pt(`piece.kind.${kind}`)}`);
   }
   await shot(page, "i18n-18-banqi-letters");
+  assert.ok(await page.locator("#piece-style").isVisible(), "the piece style in a Banqi game");
   await page.reload();
   await page.waitForSelector(".board-box svg");
   assert.equal(await page.locator("#piece-style").inputValue(), "letters", "remembered");

@@ -64,10 +64,10 @@ test("a guest plays a game; its player signs in to an account in the same browse
   await b.ctx.close();
 });
 
-test("a fresh guest asking for a rated pairing is told why not yet, in its language", async () => {
-  for (const [locale, want] of [
-    ["en-US", "A guest plays rated games after 3 casual games or one day: you have finished 0, and rated play opens in 24 h."],
-    ["pt-BR", "Um convidado joga partidas ranqueadas depois de 3 partidas casuais ou de um dia: você terminou 0, e as ranqueadas abrem em 24 h."],
+test("a fresh guest asking for a rated pairing is told why not yet, in its language, under a title that says so", async () => {
+  for (const [locale, want, title] of [
+    ["en-US", "A guest plays rated games after 3 casual games or one day: you have finished 0, and rated play opens in 24 h.", "No rated game for now"],
+    ["pt-BR", "Um convidado joga partidas ranqueadas depois de 3 partidas casuais ou de um dia: você terminou 0, e as ranqueadas abrem em 24 h.", "Sem partida ranqueada por enquanto"],
   ] as const) {
     const p = await newPlayer(browser, server.url, { locale });
     await signIn(p.page, "Nova Visita");
@@ -77,6 +77,8 @@ test("a fresh guest asking for a rated pairing is told why not yet, in its langu
     await p.page.click("#start");
     await p.page.waitForSelector(`#queue-status:has-text("${want}")`);
     assert.equal(await p.page.locator(".queue .spinner").count(), 0, "the queue no longer spins");
+    // Not "Looking for an opponent" above the refusal: the search is over.
+    assert.equal(await p.page.locator(".queue h1").textContent(), title);
     await shot(p.page, `merge-03-rated-refused-${locale}`);
     await p.ctx.close();
   }

@@ -28,6 +28,19 @@ test("a guest opens a public room, a second guest sees it listed and joins in on
   const guest = await newPlayer(browser, server.url);
   await signIn(guest.page, "Bruna");
   await guest.page.waitForSelector("#open-rooms #rooms-none");
+  // The empty list is on the Play page: it does not send the player to Play.
+  const none = (await guest.page.locator("#rooms-none").textContent()) ?? "";
+  assert.ok(none.includes("open here") && !none.includes("from Play"), `the empty list says: ${none}`);
+  // The Banqi piece style is in the header where Banqi pieces are drawn
+  // (the lobby's Banqi card), not on pages without any.
+  assert.ok(await guest.page.locator("#piece-style").isVisible(), "the piece style on the lobby");
+  for (const route of ["#/history", "#/rules/quoridor", "#/rules/banqi", "#/watch"]) {
+    await guest.page.goto(`${server.url}/${route}`);
+    await guest.page.waitForFunction(() => !document.querySelector("#open-rooms") && document.querySelector("#main h1"));
+    assert.equal(await guest.page.locator("#piece-style").isVisible(), false, `the piece style on ${route}`);
+  }
+  await guest.page.goto(`${server.url}/#/play`);
+  await guest.page.waitForSelector("#open-rooms #rooms-none");
   const host = await newPlayer(browser, server.url);
   await signIn(host.page, "Ana");
   await host.page.click(`label.game-card[data-game="Quoridor"]`);

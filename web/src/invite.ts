@@ -1,7 +1,7 @@
 // Invite links: `…#/join/CODE?pw=PASSWORD`, made by the room screen and
 // opened by a friend (a new player first signs in, told it is an invitation).
 import type { Room } from "./gen/tabuleiro/lobby/v1/lobby_pb";
-import { gameName, timeControlText, variantName } from "./notation";
+import { gameName, playerName, timeControlText, variantName } from "./notation";
 import { t } from "./i18n";
 
 /** inviteCode is the room code of an invite route ("#/join/K7MX2QPD?pw=x"), "" for any other route. */
@@ -34,7 +34,7 @@ export function joinRoute(text: string, password: string): string {
  * its room: "Alice invites you to Quoridor (standard), 5+3".
  */
 export function inviteLine(r: Room): string {
-  const host = r.members.find((m) => m.host)?.displayName;
+  const host = playerName(r.members.find((m) => m.host));
   const clock = r.timeControl ? timeControlText(r.timeControl) : t("clock.noneLower");
   const p = { host: host ?? "", game: gameName(r.game), variant: variantName(r.game, r.variant), clock };
   if (r.rated) return host ? t("invite.line.rated", p) : t("invite.line.ratedNoHost", p);

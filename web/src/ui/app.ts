@@ -30,7 +30,7 @@ import { deviceScreen } from "./device";
 import { errorInfo } from "../messages";
 import { spectateScreen, watcher } from "./spectate";
 import { playerLink, playerLinks, profileScreen } from "./profile";
-import { frame, go, me, onRoute, ratingText, session, signIn, variants } from "./shell";
+import { frame, go, me, onRoute, piecesMenu, ratingText, session, signIn, variants } from "./shell";
 import { busyNotice, CHOICE_KEY, clockChoices, isBusy, loadChoice, saveOrigin, start, tcOf, variantClockIndex, type Opponent } from "./start";
 
 let current: { dispose?: () => void; relocalize?: () => void } | undefined;
@@ -263,6 +263,7 @@ async function lobbyScreen(id: Identity): Promise<{ dispose: () => void }> {
   // A game waiting on this player's ply: a banner above everything, with the time left.
   const turn = h("div", { class: "turn-slot" });
   frame(id, turn, h("div", { class: "lobby" }, panel, side));
+  piecesMenu(true); // the Banqi card draws a piece
 
   // A private room's password as typed: kept while the lobby is open, never stored.
   let roomPassword = "";
@@ -501,7 +502,7 @@ function roomList(id: Identity, el: HTMLElement): { dispose: () => void } {
       for (const r of of) {
         const host = r.members.find((m) => m.host) ?? r.members[0];
         const mine = host?.playerId === id.playerId;
-        const hostText = host ? host.displayName + (host.rating !== undefined ? ` (${host.rating})` : "") : "—";
+        const hostText = host ? playerName(host) + (host.rating !== undefined ? ` (${host.rating})` : "") : "—";
         el.append(h("div", { class: "summary open-room", "data-room": r.roomId },
           h("div", { class: "summary-main" },
             h("div", { class: "summary-title" }, hostText, r.rated ? h("span", { class: "badge" }, t("rated")) : false),
@@ -751,8 +752,9 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
         return;
       }
       // Refused (a guest not yet allowed rated play says why) or ended:
-      // the queue is over.
+      // the queue is over, and the title says so above the reason.
       clearInterval(tick);
+      title.textContent = t(rated ? "queue.refused.rated" : "queue.refused");
       spinner.remove();
       elapsed.remove();
       status.textContent = errorText(err);
@@ -954,6 +956,7 @@ async function replayScreen(id: Identity, gameId: string, ply: string | null, re
       moves,
       panel?.el ?? false,
       rec.seed ? h("p", { class: "muted small seed" }, t("replay.seed", { seed: rec.seed.slice(0, 16) })) : false))));
+  piecesMenu(s.game === Game.BANQI);
   show();
   if (review) void panel?.run();
   const onKey = (e: KeyboardEvent) => {

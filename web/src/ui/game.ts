@@ -34,7 +34,7 @@ import {
 } from "../geometry";
 import { banqiInfo, banqiLetters, gameName, levelRating, levelTitle, moveRows, otherSeat, outcomeClass, outcomeLine, outcomeTitle, playerName, refusalText, seatColour, timeControlText, variantName, yourPawn } from "../notation";
 import type { Identity } from "../session";
-import { frame, me, partner, ratingText, session, variants } from "./shell";
+import { frame, me, partner, piecesMenu, ratingText, session, variants } from "./shell";
 import { playerLink } from "./profile";
 import { loadOrigin, start, type Origin } from "./start";
 import { SpectatorPanel } from "./spectate";
@@ -132,6 +132,7 @@ export class GameScreen {
   /** relocalize redraws the screen in a new language or piece style, keeping the game, its streams and the result shown. */
   relocalize(): void {
     frame(this.id, this.layout); // the header in the new language; the game's own elements stay
+    piecesMenu(this.view?.game === Game.BANQI);
     this.els.board.setAttribute("aria-label", this.mode === "spectator" ? t("board") : t("board.label"));
     this.els.moves.setAttribute("aria-label", t("moves"));
     this.renderBanner(this.bannerErr);
@@ -397,6 +398,7 @@ export class GameScreen {
     const v = this.view;
     if (!m || !v) return;
     document.title = t("title.game", { game: gameName(v.game) });
+    piecesMenu(v.game === Game.BANQI);
     this.renderSpectators();
     if (m.status === MatchStatus.FINISHED) {
       // A finished game takes no plies: no dots, selection, preview or cursor behind the result.
@@ -857,7 +859,7 @@ export class GameScreen {
         switch (r.status) {
           case RematchStatus.OFFERED:
             if (mine) this.rematchNote(t("rematch.offered"));
-            else this.rematchNote(t("rematch.wants", { name: r.opponent?.displayName ?? t("yourOpponent") }),
+            else this.rematchNote(t("rematch.wants", { name: playerName(r.opponent) ?? t("yourOpponent") }),
               h("button", { class: "small", id: "decline-rematch", onclick: () => void api(this.id.token).lobby.declineRematch({ matchId: m.matchId }).catch((e) => toast(errorText(e), "error")) }, t("rematch.noThanks")));
             break;
           case RematchStatus.DECLINED:

@@ -94,7 +94,8 @@ function header(id: Identity | undefined): HTMLElement {
 /**
  * settingsBox is the header's language menu (each language by its own
  * name) and the Banqi piece style: both remembered in this browser; a
- * change re-renders the page in place.
+ * change re-renders the page in place. The piece style is hidden until
+ * the page says it draws Banqi pieces (piecesMenu).
  */
 function settingsBox(): HTMLElement {
   const lang = h("select", { id: "lang", "aria-label": t("settings.language"), title: t("settings.language"),
@@ -104,6 +105,7 @@ function settingsBox(): HTMLElement {
     onchange: (e: Event) => setPieceStyle((e.target as HTMLSelectElement).value === "letters" ? "letters" : "characters") },
     h("option", { value: "characters", selected: pieceStyle() === "characters" }, t("settings.pieces.characters")),
     h("option", { value: "letters", selected: pieceStyle() === "letters" }, t("settings.pieces.letters")));
+  pieces.hidden = true;
   return h("div", { class: "settings" }, lang, pieces);
 }
 
@@ -141,6 +143,16 @@ function whoBox(id: Identity): HTMLElement {
   };
   plain();
   return box;
+}
+
+/**
+ * piecesMenu shows the header's Banqi piece style where the page draws
+ * Banqi pieces (a Banqi game, its replay and review, the lobby's Banqi
+ * card), and only there; frame hides it again.
+ */
+export function piecesMenu(on: boolean): void {
+  const el = document.getElementById("piece-style");
+  if (el) el.hidden = !on;
 }
 
 export function frame(id: Identity | undefined, ...content: Node[]): void {

@@ -82,6 +82,10 @@ type Options struct {
 	// CORSOrigins are the origins whose pages may call the RPCs
 	// cross-origin; empty means same-origin only.
 	CORSOrigins []string
+	// MixedConnections serves every plaintext HTTP/2 connection by
+	// net/http, for a proxy in front that sends native gRPC and the
+	// browsers' calls on one of its connections (grpcserve.Options).
+	MixedConnections bool
 	// PasskeyRPID and PasskeyOrigins are the WebAuthn relying party of
 	// passkeys; an empty PasskeyRPID takes this server's own origin
 	// (DefaultPasskeys of the address it listens on).
@@ -322,7 +326,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 		err := grpcserve.Run(runCtx, grpcserve.Options{
 			Listener: l, Logger: logger, ShutdownTimeout: 5 * time.Second,
 			Auth:        auth.NewInterceptor(verifier, policy),
-			HTTPHandler: o.HTTPHandler, CORSOrigins: o.CORSOrigins,
+			HTTPHandler: o.HTTPHandler, CORSOrigins: o.CORSOrigins, MixedConnections: o.MixedConnections,
 		}, func(g *grpc.Server) {
 			lob.Register(g)
 			ms.Register(g)

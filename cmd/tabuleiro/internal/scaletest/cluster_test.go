@@ -2,6 +2,7 @@ package scaletest
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,6 +149,30 @@ func TestClusterPrimaryKilled(t *testing.T) {
 	t.Logf("%d games of the killed primary's slots played across the failover", across)
 	if across == 0 {
 		t.Errorf("no game of the killed primary's slots was in progress across the failover")
+	}
+	// Those games were followed over sharded Pub/Sub on the promoted
+	// primary: the match instances' hubs subscribed there (SSUBSCRIBE;
+	// as a replica it took none: the hubs subscribe on the primaries).
+	pr := node(promoted)
+	defer pr.Close()
+	stats, err := pr.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := func(cmd string) int {
+		for _, line := range strings.Split(stats, "\n") {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":calls="); ok {
+				n, _, _ := strings.Cut(rest, ",")
+				v, _ := strconv.Atoi(n)
+				return v
+			}
+		}
+		return 0
+	}
+	t.Logf("on the promoted primary %s: %d SSUBSCRIBE, %d SPUBLISH (with those it ran as a replica), %d PUBLISH",
+		promoted, calls("ssubscribe"), calls("spublish"), calls("publish"))
+	if calls("ssubscribe") == 0 {
+		t.Errorf("no SSUBSCRIBE on the promoted primary: the games of its slots were not followed over sharded Pub/Sub there")
 	}
 
 	// Acknowledged plies (shown to the players) against PostgreSQL's.

@@ -234,8 +234,7 @@ var notYet = map[string]string{
 	"internal/command/load/load.go":       "load generator, a developer's tool",
 	"internal/command/migrate/migrate.go": "an operator's command",
 	"internal/command/serve/redis.go":     "an operator's command (embedded Redis)",
-	"internal/command/rules/rules.go":     "rules checking tools (legal, replay, perft) print engine notation and boards",
-	"internal/command/serve/serve.go":     "server operators' help text",
+	"internal/command/rules/rules.go":     "its help is from the catalog; the checking tools (legal, replay, perft) print engine notation and boards",
 }
 
 // outputCalls are the calls whose string arguments reach the player.

@@ -1,9 +1,9 @@
 package tui
 
 import (
-	"regexp"
 	"strings"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 )
 
@@ -22,99 +22,9 @@ func (m *Model) rulesDoc() []string {
 	return plainRules(t, w)
 }
 
-// inlineMarkup is Markdown's emphasis and code marks, and a link's target.
-var (
-	emphasis = regexp.MustCompile(`\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*`)
-	link     = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
-)
-
-// plain drops a line's inline Markdown: emphasis, code marks, links'
-// targets.
-func plain(s string) string {
-	s = link.ReplaceAllString(s, "$1")
-	s = emphasis.ReplaceAllString(s, "$1$2$3")
-	return strings.ReplaceAll(s, "`", "")
-}
-
-// plainRules renders a rules document for the terminal, w columns wide:
-// headings stay marked "#" (rulesView styles them), paragraphs are
-// reflowed, list items get a bullet and a hanging indent, a table's rows
-// become items ("first cell — header: value; …"), and emphasis, code marks
-// and link targets go.
-func plainRules(md string, w int) []string {
-	var (
-		out    []string
-		para   []string
-		indent string // the hanging indent of the item in para
-		bullet string
-		header []string
-	)
-	flush := func() {
-		if len(para) == 0 {
-			return
-		}
-		text := plain(strings.Join(para, " "))
-		for i, l := range strings.Split(wordwrap(text, max(10, w-len(indent))), "\n") {
-			if i == 0 {
-				out = append(out, bullet+l)
-			} else {
-				out = append(out, indent+l)
-			}
-		}
-		para, indent, bullet = nil, "", ""
-	}
-	cells := func(l string) []string {
-		f := strings.Split(strings.Trim(strings.TrimSpace(l), "|"), "|")
-		for i := range f {
-			f[i] = plain(strings.TrimSpace(f[i]))
-		}
-		return f
-	}
-	for line := range strings.SplitSeq(strings.TrimRight(md, "\n"), "\n") {
-		t := strings.TrimSpace(line)
-		switch {
-		case t == "":
-			flush()
-			header = nil
-			if len(out) > 0 && out[len(out)-1] != "" {
-				out = append(out, "")
-			}
-		case strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->"):
-			// A comment line (the web's "not on the web" mark) is no text.
-		case strings.HasPrefix(t, "#"):
-			flush()
-			out = append(out, "# "+plain(strings.TrimLeft(t, "# ")))
-		case strings.HasPrefix(t, "|"):
-			flush()
-			c := cells(t)
-			switch {
-			case header == nil:
-				header = c
-			case strings.Trim(strings.Join(c, ""), "-: ") == "":
-				// the header's separator row
-			default:
-				// "header: value", a header being a noun phrase ("sair de
-				// casa até" reads wrong before "sem prazo" without the
-				// colon); a cell of a dash is no value (nothing to say).
-				var parts []string
-				for i := 1; i < len(c) && i < len(header); i++ {
-					if v := c[i]; v != "" && v != "—" && v != "-" {
-						parts = append(parts, header[i]+": "+v)
-					}
-				}
-				para, bullet, indent = []string{c[0] + " — " + strings.Join(parts, "; ")}, "• ", "  "
-				flush()
-			}
-		case strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* "):
-			flush()
-			para, bullet, indent = []string{t[2:]}, "• ", "  "
-		default:
-			para = append(para, t)
-		}
-	}
-	flush()
-	return out
-}
+// plainRules renders a rules document for the terminal, w columns wide,
+// its headings marked "#" (rulesView styles them): termtext.Rules.
+func plainRules(md string, w int) []string { return termtext.Rules(md, w) }
 
 // pageLines is how many lines of the rules fit on the screen.
 func (m *Model) pageLines() int {

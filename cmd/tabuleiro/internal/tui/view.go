@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
 )
@@ -96,58 +96,30 @@ func (m *Model) wrap(s string) string {
 
 // hangingWrap wraps s (one line) to the terminal's width, its continuation
 // lines indented by indent.
-func (m *Model) hangingWrap(s, indent string) string {
+func (m *Model) hangingWrap(s, indent string) string { return m.hangingWrapAt(s, indent, "") }
+
+// hangingWrapAt is hangingWrap breaking after sep where it can (whole
+// phrases: termtext.WrapAt); sep "" breaks at any space.
+func (m *Model) hangingWrapAt(s, indent, sep string) string {
 	w := m.width
 	if w <= 0 {
 		w = 80
 	}
-	first, rest, _ := strings.Cut(wordwrap(s, w), "\n")
+	wrap := wordwrap
+	if sep != "" {
+		wrap = func(s string, w int) string { return termtext.WrapAt(s, w, sep) }
+	}
+	first, rest, _ := strings.Cut(wrap(s, w), "\n")
 	if rest == "" {
 		return first
 	}
 	rest = strings.ReplaceAll(rest, "\n", " ")
-	return first + "\n" + indent + strings.ReplaceAll(wordwrap(rest, max(w-lipgloss.Width(indent), 10)), "\n", "\n"+indent)
+	return first + "\n" + indent + strings.ReplaceAll(wrap(rest, max(w-lipgloss.Width(indent), 10)), "\n", "\n"+indent)
 }
 
 // wordwrap breaks each line of s at spaces so that none is wider than w
-// cells. A word longer than w (a path in a command line) breaks after its
-// last slash that fits, else it is cut hard. No line starts or ends with
-// the space it was broken at.
-func wordwrap(s string, w int) string {
-	var out []string
-	for line := range strings.SplitSeq(s, "\n") {
-		for lipgloss.Width(line) > w {
-			space, slash, hard := -1, -1, 0
-			width := 0
-			for i, r := range line {
-				if r == ' ' && width <= w {
-					space = i // what comes before it fits
-				}
-				width += lipgloss.Width(string(r))
-				if width > w {
-					break
-				}
-				hard = i + utf8.RuneLen(r)
-				if r == '/' {
-					slash = hard
-				}
-			}
-			cut := hard
-			switch {
-			case space > 0:
-				cut = space
-			case slash > 0:
-				cut = slash
-			case cut == 0: // one rune wider than the line
-				_, cut = utf8.DecodeRuneInString(line)
-			}
-			out = append(out, strings.TrimRight(line[:cut], " "))
-			line = strings.TrimLeft(line[cut:], " ")
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "\n")
-}
+// cells (termtext.Wrap).
+func wordwrap(s string, w int) string { return termtext.Wrap(s, w) }
 
 func (m *Model) stopText(err error) string {
 	if err == nil {
@@ -187,14 +159,15 @@ func (m *Model) offerView() string {
 			line += m.t("offer.started", "ago", m.ago(m.deps.Now().Sub(st.AsTime())))
 		}
 		// A long line (long names, a narrow terminal) wraps under its
-		// text rather than being cut at the terminal's edge.
-		b.WriteString(m.hangingWrap(line, "    ") + "\n")
+		// text rather than being cut at the terminal's edge, between its
+		// phrases ("your move", "started 3 h ago") where they fit.
+		b.WriteString(m.hangingWrapAt(line, "    ", ", ") + "\n")
 	}
 	keys := m.t("offer.keys")
 	if len(m.deps.Active) == 1 {
 		keys = m.t("offer.keys.one")
 	}
-	b.WriteString("\n" + m.wrap(keys) + "\n")
+	b.WriteString("\n" + m.hangingWrapAt(keys, "", " · ") + "\n")
 	return b.String()
 }
 

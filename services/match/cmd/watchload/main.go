@@ -90,7 +90,7 @@ func run(ctx context.Context) error {
 	flag.BoolVar(&f.serve, "serve", false, "run the match instance (the child process)")
 	flag.StringVar(&f.prefix, "prefix", "", "key prefix (-serve)")
 	flag.StringVar(&f.key, "key", "", "token key (-serve)")
-	flag.StringVar(&f.profile, "profile", "", "write the instance's processor profile over the idle period, its heap and its goroutines after it, to this directory")
+	flag.StringVar(&f.profile, "profile", "", "write the instance's processor profiles over the idle period (cpu-idle.pprof) and the honest player's measurement with the streams (cpu-honest.pprof), its heap and its goroutines, to this directory")
 	flag.Parse()
 	opt, err := redis.ParseURL(f.redisURL)
 	if err != nil {
@@ -345,9 +345,15 @@ func measure(ctx context.Context, rdb *redis.Client, f flags) error {
 	}
 	wall := time.Since(w0)
 	rss2, _ := rss(pid)
+	if f.profile != "" {
+		_ = child.Process.Signal(syscall.SIGUSR1)
+	}
 	with, err := honest.measure(ctx, f.probe)
 	if err != nil {
 		return err
+	}
+	if f.profile != "" {
+		_ = child.Process.Signal(syscall.SIGUSR2)
 	}
 	mu.Lock()
 	if ended > 0 {
@@ -360,8 +366,11 @@ func measure(ctx context.Context, rdb *redis.Client, f flags) error {
 		total, (f.watchers+f.perAddr-1)/f.perAddr, f.perAddr, refused, opened.Round(time.Millisecond))
 	fmt.Printf("idle processor time: %v over %v = %.2f%% of a core (with no stream: %.2f%%)\n", cpu1-cpu0, wall.Round(time.Millisecond),
 		100*float64(cpu1-cpu0)/float64(wall), 100*float64(idle1-idle0)/float64(f.probe))
-	fmt.Printf("resident memory: %.1f MB before the streams, %.1f MB with them (%.1f MB after the idle period): %.1f KB a stream\n",
-		mb(rss0), mb(rss1), mb(rss2), float64(rss1-rss0)/1024/float64(total))
+	// After the idle period the runtime's scavenger has returned most of
+	// what the openings freed (its madvise calls are most of the idle
+	// processor time of the first seconds: -profile shows them).
+	fmt.Printf("resident memory: %.1f MB before the streams, %.1f MB with them: %.1f KB a stream; %.1f MB after the idle period: %.1f KB a stream\n",
+		mb(rss0), mb(rss1), float64(rss1-rss0)/1024/float64(total), mb(rss2), float64(rss2-rss0)/1024/float64(total))
 	fmt.Printf("of which, a stream: %s\n", perStream(mem0, mem1, total))
 	fmt.Printf("honest player before: GetMatch p50 %v p99 %v; ply round trip p50 %v p99 %v (%d calls, %d plies)\n",
 		before.get.q(0.5), before.get.q(0.99), before.ply.q(0.5), before.ply.q(0.99), len(before.get), len(before.ply))
@@ -474,15 +483,19 @@ func profileOnSignals(ctx context.Context, dir string) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sig)
+	// The first profile is the idle period's, the second the honest
+	// player's while the streams are open.
+	name := "cpu-idle.pprof"
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case s := <-sig:
 			if s == syscall.SIGUSR1 {
-				if f, err := os.Create(filepath.Join(dir, "cpu.pprof")); err == nil {
+				if f, err := os.Create(filepath.Join(dir, name)); err == nil {
 					_ = pprof.StartCPUProfile(f)
 				}
+				name = "cpu-honest.pprof"
 				continue
 			}
 			pprof.StopCPUProfile()

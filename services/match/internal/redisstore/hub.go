@@ -17,9 +17,11 @@ import (
 )
 
 // Hub fans the live events of every match that this instance's clients
-// follow out of ONE Pub/Sub connection: a channel (one per match, see
-// Store.Channel) is subscribed while at least one local subscriber follows
-// its match, however many do. A subscriber costs nothing while its match
+// follow out of ONE Pub/Sub connection (on a Redis Cluster, one per hash
+// slot of the matches followed, on the slot's primary: sharded Pub/Sub,
+// see shardsub.go): a channel (one per match, see Store.Channel) is
+// subscribed while at least one local subscriber follows its match,
+// however many do. A subscriber costs nothing while its match
 // is idle: no timer, no goroutine and no Redis call of its own.
 //
 // A publication can be lost (with Options.WaitReplicas the events are
@@ -32,8 +34,23 @@ import (
 type Hub struct {
 	s      *Store
 	log    *slog.Logger
-	ps     *redis.PubSub
+	ps     *redis.PubSub // on a single Redis
 	bufLen int
+
+	// On a cluster: the sharded subscriptions by slot, read by
+	// shardReaders into in; done is closed when Run returns.
+	shards map[int]*redis.PubSub
+	in     chan shardMsg
+	done   chan struct{}
+	closed bool
+	// unsubbing counts the unsubscriptions asked for per channel and not
+	// confirmed yet (any other is Redis's: the slot moved).
+	unsubbing map[string]int
+	// followed counts the channels subscribed per slot: a slot's
+	// subscription is closed when it has none left (a Watch of an id in
+	// any slot must not leave a connection open).
+	followed map[int]int
+	readers  sync.WaitGroup
 
 	onCommit func(match.Published) // set before Run
 	// Resync is how long a followed match stays quiet before the hub
@@ -65,11 +82,113 @@ func NewHub(ctx context.Context, s *Store, logger *slog.Logger) *Hub {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Hub{
-		s: s, log: logger, ps: s.rdb.Subscribe(ctx), bufLen: 32, Resync: 2 * time.Second,
+	h := &Hub{
+		s: s, log: logger, bufLen: 32, Resync: 2 * time.Second,
 		subs: map[string]map[*hubSub]struct{}{}, waiting: map[string][]chan struct{}{}, ready: map[string]bool{},
 		last: map[string]int64{}, heard: map[string]time.Time{},
 	}
+	if s.sharded() {
+		h.shards, h.in, h.done = map[int]*redis.PubSub{}, make(chan shardMsg, 256), make(chan struct{})
+		h.unsubbing, h.followed = map[string]int{}, map[int]int{}
+	} else {
+		h.ps = s.rdb.Subscribe(ctx)
+	}
+	return h
+}
+
+// shardMsg is a message, a subscription's confirmation or errShardLost
+// read from the sharded subscription ps.
+type shardMsg struct {
+	ps   *redis.PubSub
+	slot int
+	msg  any
+}
+
+// shard returns slot's sharded subscription, new if fresh (nil once Run
+// returned). Under h.mu. The caller of a fresh one subscribes it to a
+// channel of the slot, and then starts its reader (read): a PubSub that
+// reads before it has a channel connects to any node.
+func (h *Hub) shard(slot int) (ps *redis.PubSub, fresh bool) {
+	if ps := h.shards[slot]; ps != nil || h.closed {
+		return ps, false
+	}
+	ps = h.s.cluster.SSubscribe(context.Background())
+	h.shards[slot] = ps
+	return ps, true
+}
+
+// read starts the reader of slot's sharded subscription ps.
+func (h *Hub) read(slot int, ps *redis.PubSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.readers.Go(func() {
+		h.s.shardReader(ps, h.done, func(channel string) bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if h.unsubbing[channel] == 0 {
+				return false
+			}
+			if h.unsubbing[channel]--; h.unsubbing[channel] == 0 {
+				delete(h.unsubbing, channel)
+			}
+			return true
+		}, func(m any) {
+			select {
+			case h.in <- shardMsg{ps: ps, slot: slot, msg: m}:
+			case <-h.done:
+			}
+		})
+	})
+}
+
+// resubscribe replaces slot's lost sharded subscription lost by a new
+// one, of every channel of the slot followed here, once the client's
+// slot map is reloaded. Their followers are closed when the new
+// subscription is confirmed (they catch up from the stream).
+func (h *Hub) resubscribe(slot int, lost *redis.PubSub) {
+	h.mu.Lock()
+	if h.shards[slot] != lost {
+		h.mu.Unlock()
+		return
+	}
+	delete(h.shards, slot)
+	h.mu.Unlock()
+	_ = lost.Close()
+	h.readers.Go(func() {
+		select {
+		case <-h.done:
+			return
+		case <-time.After(shardRetry):
+		}
+		h.mu.Lock()
+		var channels []string
+		for ch := range h.subs {
+			if hashSlot(ch) == slot {
+				channels = append(channels, ch)
+			}
+		}
+		var (
+			ps    *redis.PubSub
+			fresh bool
+		)
+		if len(channels) > 0 {
+			ps, fresh = h.shard(slot)
+		}
+		h.mu.Unlock()
+		if ps == nil {
+			return
+		}
+		h.log.Info("hub: subscribing again to a slot's channels", "slot", slot, "channels", len(channels))
+		if err := ps.SSubscribe(context.Background(), channels...); err != nil {
+			h.log.Warn("hub: subscribe again", "slot", slot, "err", err)
+		}
+		if fresh {
+			h.read(slot, ps)
+		}
+	})
 }
 
 // OnCommit sets f to be told of every commit published on the channels
@@ -81,6 +200,9 @@ func (h *Hub) OnCommit(f func(match.Published)) { h.onCommit = f }
 // Run reads the connection and fans messages out until ctx ends; then it
 // closes the connection and every subscriber.
 func (h *Hub) Run(ctx context.Context) error {
+	if h.s.sharded() {
+		return h.runSharded(ctx)
+	}
 	msgs := h.ps.ChannelWithSubscriptions()
 	if h.Resync > 0 {
 		ctx, cancel := context.WithCancel(ctx)
@@ -91,14 +213,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 	defer func() {
 		_ = h.ps.Close()
-		h.mu.Lock()
-		for _, set := range h.subs {
-			for sub := range set {
-				h.closeSub(sub)
-			}
-		}
-		h.subs = map[string]map[*hubSub]struct{}{}
-		h.mu.Unlock()
+		h.closeAll()
 	}()
 	for {
 		select {
@@ -118,11 +233,62 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 }
 
+// runSharded is Run on a cluster: the sharded subscriptions' readers
+// pass their messages on to it.
+func (h *Hub) runSharded(ctx context.Context) error {
+	if h.Resync > 0 {
+		ctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { h.resyncLoop(ctx) })
+		defer wg.Wait()
+		defer cancel()
+	}
+	defer func() {
+		h.mu.Lock()
+		h.closed = true
+		close(h.done)
+		for _, ps := range h.shards {
+			_ = ps.Close()
+		}
+		h.mu.Unlock()
+		h.readers.Wait()
+		h.closeAll()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m := <-h.in:
+			switch msg := m.msg.(type) {
+			case *redis.Subscription:
+				h.confirm(msg)
+			case *redis.Message:
+				h.deliver(msg)
+			case error:
+				h.log.Warn("hub: a slot's subscription is lost; subscribing again", "slot", m.slot)
+				h.resubscribe(m.slot, m.ps)
+			}
+		}
+	}
+}
+
+// closeAll closes every subscriber.
+func (h *Hub) closeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, set := range h.subs {
+		for sub := range set {
+			h.closeSub(sub)
+		}
+	}
+	h.subs = map[string]map[*hubSub]struct{}{}
+}
+
 func (h *Hub) confirm(m *redis.Subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch m.Kind {
-	case "subscribe":
+	case "subscribe", "ssubscribe":
 		for _, w := range h.waiting[m.Channel] {
 			close(w)
 		}
@@ -136,7 +302,7 @@ func (h *Hub) confirm(m *redis.Subscription) {
 			}
 		}
 		h.ready[m.Channel] = true
-	case "unsubscribe":
+	case "unsubscribe", "sunsubscribe":
 		delete(h.ready, m.Channel)
 	}
 }
@@ -336,10 +502,9 @@ func (h *Hub) closeSub(sub *hubSub) {
 }
 
 // Subscribe implements match.Hub. It returns once Redis has confirmed the
-// channel's subscription, so every event published afterwards arrives. On
-// a Redis Cluster, a publication reaches the hub's node over the cluster
-// bus, so one made just before may arrive after: older than what the
-// subscriber holds, which it drops.
+// channel's subscription, so every event published afterwards arrives (on
+// a Redis Cluster, the subscription is on the match's primary, where its
+// commits publish).
 func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, func(), error) {
 	channel := h.s.Channel(id)
 	// Of pointers: a buffer of 32 Events (136 bytes each) was 4 KB a
@@ -352,6 +517,9 @@ func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, fu
 		set = map[*hubSub]struct{}{}
 		h.subs[channel] = set
 		h.heard[channel] = time.Now()
+		if h.followed != nil {
+			h.followed[hashSlot(channel)]++
+		}
 	}
 	set[sub] = struct{}{}
 	var wait chan struct{}
@@ -363,7 +531,7 @@ func (h *Hub) Subscribe(ctx context.Context, id string) (<-chan *match.Event, fu
 	bg := context.WithoutCancel(ctx)
 	cancel := func() { h.unsubscribe(bg, channel, sub) }
 	if first {
-		if err := h.ps.Subscribe(ctx, channel); err != nil {
+		if err := h.subscribe(ctx, channel); err != nil {
 			cancel()
 			return nil, nil, fmt.Errorf("subscribe %s: %w", channel, err)
 		}
@@ -394,8 +562,48 @@ func (h *Hub) unsubscribe(ctx context.Context, channel string, sub *hubSub) {
 		delete(h.heard, channel)
 		// Sent under the lock, so it goes out on the connection before any
 		// later SUBSCRIBE of the same channel.
-		if err := h.ps.Unsubscribe(ctx, channel); err != nil && !strings.Contains(err.Error(), "closed") {
+		if err := h.unsubscribeLocked(ctx, channel); err != nil && !strings.Contains(err.Error(), "closed") {
 			h.log.Warn("hub: unsubscribe", "channel", channel, "err", err)
 		}
 	}
+}
+
+// subscribe subscribes the hub to channel.
+func (h *Hub) subscribe(ctx context.Context, channel string) error {
+	if !h.s.sharded() {
+		return h.ps.Subscribe(ctx, channel)
+	}
+	slot := hashSlot(channel)
+	h.mu.Lock()
+	ps, fresh := h.shard(slot)
+	h.mu.Unlock()
+	if ps == nil {
+		return redis.ErrClosed
+	}
+	err := ps.SSubscribe(ctx, channel)
+	if fresh {
+		h.read(slot, ps)
+	}
+	return err
+}
+
+// unsubscribeLocked unsubscribes the hub from channel. Under h.mu.
+func (h *Hub) unsubscribeLocked(ctx context.Context, channel string) error {
+	if !h.s.sharded() {
+		return h.ps.Unsubscribe(ctx, channel)
+	}
+	slot := hashSlot(channel)
+	ps := h.shards[slot]
+	if h.followed[slot]--; h.followed[slot] <= 0 {
+		delete(h.followed, slot)
+		if ps != nil {
+			delete(h.shards, slot)
+			return ps.Close() // its reader ends
+		}
+	}
+	if ps == nil {
+		return nil // lost: it is subscribed again without the channel
+	}
+	h.unsubbing[channel]++
+	return ps.SUnsubscribe(ctx, channel)
 }

@@ -38,7 +38,7 @@ func runHub(t *testing.T, name string) (*Hub, *Store, redis.UniversalClient) {
 func publish(t *testing.T, rdb redis.UniversalClient, s *Store, id string, seq int64) {
 	t.Helper()
 	b := encodeEvent(&match.Event{MatchID: id, Seq: seq, Kind: match.EventDrawOffered, Plies: 3})
-	if err := rdb.Publish(t.Context(), s.Channel(id), b).Err(); err != nil {
+	if err := s.publish(t.Context(), rdb, s.Channel(id), b).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,7 +86,8 @@ func TestHubResubscribesAfterConnectionLoss(t *testing.T) {
 		}
 		list += l
 		for _, line := range strings.Split(l, "\n") {
-			if !strings.Contains(line, " name="+name+" ") || !strings.Contains(line, "cmd=subscribe") && !strings.Contains(line, " sub=1 ") {
+			if !strings.Contains(line, " name="+name+" ") || !strings.Contains(line, "cmd=subscribe") && !strings.Contains(line, " sub=1 ") &&
+				!strings.Contains(line, "cmd=ssubscribe") && !strings.Contains(line, " ssub=1 ") {
 				continue
 			}
 			for _, f := range strings.Fields(line) {
@@ -124,4 +125,58 @@ func subscribeGets(t *testing.T, h *Hub, s *Store, rdb redis.UniversalClient, id
 		t.Fatalf("got %+v (open %v), want event %d", e, ok, seq)
 	}
 	return ch
+}
+
+// On a cluster the hub holds one sharded subscription per slot it
+// follows matches in, and closes it when it follows none there any more:
+// watching ids of any slot leaves no connection open. (On a single Redis
+// its one connection stays.)
+func TestHubClosesASlotsSubscriptionWithItsLastChannel(t *testing.T) {
+	t.Parallel()
+	name := "hub-" + rand.Text()
+	h, s, rdb := runHub(t, name)
+	cluster, ok := rdb.(*redis.ClusterClient)
+	ids := []string{"a1", "b2", "c3", "d4"}
+	var cancels []func()
+	for i, id := range ids {
+		ch, cancel, err := h.Subscribe(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancels = append(cancels, cancel)
+		publish(t, rdb, s, id, int64(i+1))
+		if e, open := next(t, ch); !open || e.Seq != int64(i+1) {
+			t.Fatalf("%s: got %+v (open %v)", id, e, open)
+		}
+	}
+	// connections counts the hub's subscription connections over every
+	// primary.
+	connections := func() int {
+		n := 0
+		if !ok {
+			return len(h.shards)
+		}
+		_ = cluster.ForEachMaster(t.Context(), func(ctx context.Context, m *redis.Client) error {
+			l, err := m.ClientList(ctx).Result()
+			if err != nil {
+				t.Error(err)
+			}
+			for _, line := range strings.Split(l, "\n") {
+				if strings.Contains(line, " flags=P ") && strings.Contains(line, " name="+name+" ") {
+					n++
+				}
+			}
+			return nil
+		})
+		return n
+	}
+	if ok {
+		if n := connections(); n != len(ids) { // the ids are in 4 slots
+			t.Fatalf("%d subscription connections for 4 slots", n)
+		}
+	}
+	for _, cancel := range cancels {
+		cancel()
+	}
+	testenv.Eventually(t, 5*time.Second, "no subscription connection left", func() bool { return connections() == 0 })
 }

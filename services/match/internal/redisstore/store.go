@@ -446,7 +446,9 @@ func decodeLoaded(id string, have int, res []any) (*match.State, int, error) {
 // nevents, (seq, event json, published form or ” for the json)… (a seq
 // of 0 is a notice, match.Commit.Notices: published, not stored), lease,
 // lease until, summary, at, refresh every (ms), publish ('1': the script
-// publishes the events; '0': the caller does, after WAIT), have (plies the
+// publishes the events, 'S': with SPUBLISH, the channel being a sharded
+// one in the match's slot (shardsub.go); '0': the caller does, after
+// WAIT), have (plies the
 // caller holds), stream ('1': a match without events yet keeps them in a
 // stream, Options.Compat).
 //
@@ -501,10 +503,15 @@ for _ = 1, n do
       redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[7], ARGV[i] .. '-1', 'e', ARGV[i + 1])
     end
   end
-  if ARGV[#ARGV - 2] == '1' then
+  local how = ARGV[#ARGV - 2]
+  if how ~= '0' then
     local pub = ARGV[i + 2]
     if pub == '' then pub = ARGV[i + 1] end
-    redis.call('PUBLISH', ARGV[6], pub)
+    if how == 'S' then
+      redis.call('SPUBLISH', ARGV[6], pub)
+    else
+      redis.call('PUBLISH', ARGV[6], pub)
+    end
   end
   i = i + 3
 end
@@ -627,6 +634,9 @@ func (s *Store) commit(ctx context.Context, c match.Commit) error {
 		sum = string(b)
 	}
 	scriptPublishes := "1"
+	if s.sharded() {
+		scriptPublishes = "S"
+	}
 	if s.o.WaitReplicas > 0 {
 		scriptPublishes = "0"
 	}
@@ -648,7 +658,7 @@ func (s *Store) commit(ctx context.Context, c match.Commit) error {
 				if pub == "" {
 					pub = evArgs[3*i+1]
 				}
-				p.Publish(ctx, ch, pub)
+				s.publish(ctx, p, ch, pub)
 			}
 		}
 	}

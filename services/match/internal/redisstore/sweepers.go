@@ -198,18 +198,30 @@ func (s *Store) SweeperHolders(ctx context.Context) ([]string, error) {
 }
 
 // sweepChannel is the channel of the sweepers' wake-ups: a message
-// "DUE/GROUP" (versions before sent "DUE", read as any group).
+// "DUE/GROUP" (versions before sent "DUE", read as any group). On a
+// cluster, each group has its own sharded channel in its slot (see
+// roleKey and shardsub.go), read by every instance.
 func (s *Store) sweepChannel() string { return s.o.Prefix + "sweeper:wake" }
+
+func (s *Store) groupChannel(g int) string {
+	return s.o.Prefix + "sweeper:{" + bucketTags[g*Buckets/SweepGroups] + "}:wake"
+}
 
 // WakeSweeper implements match.Store: a message on the sweepers' channel
 // (Pub/Sub: lost if the sweeper's connection is down).
 func (s *Store) WakeSweeper(ctx context.Context, group int, due int64) error {
-	return s.rdb.Publish(ctx, s.sweepChannel(), strconv.FormatInt(due, 10)+"/"+strconv.Itoa(group)).Err()
+	msg := strconv.FormatInt(due, 10) + "/" + strconv.Itoa(group)
+	if s.sharded() && group >= 0 && group < SweepGroups {
+		return s.rdb.SPublish(ctx, s.groupChannel(group), msg).Err()
+	}
+	return s.rdb.Publish(ctx, s.sweepChannel(), msg).Err()
 }
 
 // SweeperWakes implements match.Store: a subscription of its own to the
 // sweepers' channel, held until ctx ends (and renewed by the client after
-// a reconnection).
+// a reconnection); on a cluster, also one to each group's sharded
+// channel (wakeShard), the plain channel carrying only the wake-ups of
+// versions before.
 func (s *Store) SweeperWakes(ctx context.Context, wake func(group int, due int64)) error {
 	ps := s.rdb.Subscribe(ctx, s.sweepChannel())
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -229,18 +241,62 @@ func (s *Store) SweeperWakes(ctx context.Context, wake func(group int, due int64
 				if !ok {
 					return
 				}
-				ds, gs, _ := strings.Cut(m.Payload, "/")
-				due, err := strconv.ParseInt(ds, 10, 64)
-				if err != nil {
-					continue
-				}
-				g := -1
-				if n, err := strconv.Atoi(gs); err == nil {
-					g = n
-				}
-				wake(g, due)
+				wakeMessage(m.Payload, wake)
 			}
 		}
 	}()
+	if s.sharded() {
+		for g := range SweepGroups {
+			ready := make(chan error, 1)
+			go s.wakeShard(ctx, g, ready, wake)
+			if werr := <-ready; werr != nil && err == nil {
+				err = fmt.Errorf("subscribe to the sweeper's wake-ups of group %d: %w", g, werr)
+			}
+		}
+	}
 	return err
+}
+
+// wakeShard reads group g's sharded wake-up channel until ctx ends,
+// subscribing again when its slot's subscription is lost (shardReader);
+// ready gets the first subscription's outcome.
+func (s *Store) wakeShard(ctx context.Context, g int, ready chan<- error, wake func(group int, due int64)) {
+	done := ctx.Done()
+	for {
+		ps := s.cluster.SSubscribe(ctx, s.groupChannel(g))
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := ps.Receive(rctx) // the confirmation
+		cancel()
+		if ready != nil {
+			ready <- err
+			ready = nil
+		}
+		stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
+		s.shardReader(ps, done, func(string) bool { return false }, func(m any) {
+			if m, ok := m.(*redis.Message); ok {
+				wakeMessage(m.Payload, wake)
+			}
+		})
+		stop()
+		_ = ps.Close()
+		select {
+		case <-done:
+			return
+		case <-time.After(shardRetry):
+		}
+	}
+}
+
+// wakeMessage passes a wake-up's group (-1: any) and due time on to wake.
+func wakeMessage(payload string, wake func(group int, due int64)) {
+	ds, gs, _ := strings.Cut(payload, "/")
+	due, err := strconv.ParseInt(ds, 10, 64)
+	if err != nil {
+		return
+	}
+	g := -1
+	if n, err := strconv.Atoi(gs); err == nil {
+		g = n
+	}
+	wake(g, due)
 }

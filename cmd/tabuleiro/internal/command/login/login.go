@@ -29,6 +29,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	"tabuleiro.dev/pkg/platform/ratelimit"
@@ -80,7 +81,7 @@ func New(e *cli.Env) *cobra.Command {
 			if err := cn.Keep(p); err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
 			}
-			fmt.Fprintln(e.Stdout, e.T("login.done", "username", p.Username, "name", p.Name, "server", serverName(e, cn)))
+			termtext.Fprintln(e.Stdout, e.T("login.done", "username", p.Username, "name", p.Name, "server", serverName(e, cn)))
 			return nil
 		},
 	}
@@ -121,15 +122,15 @@ func (l *login) withDevice(ctx context.Context) (client.Player, error) {
 	e := l.e
 	start, err := l.cn.C.Lobby.StartDeviceSignIn(ctx, &lobbyv1.StartDeviceSignInRequest{Device: deviceName()})
 	if status.Code(err) == codes.Unimplemented {
-		fmt.Fprintln(e.Stderr, e.T("login.no_device"))
+		termtext.Fprintln(e.Stderr, e.T("login.no_device"))
 		return l.withPassword(ctx)
 	}
 	if err != nil {
 		return client.Player{}, err
 	}
-	fmt.Fprintln(e.Stdout, e.T("login.device", "url", loopbackName(start.GetVerificationUri()), "code", start.GetUserCode()))
-	fmt.Fprintln(e.Stdout, e.T("login.device_link", "url", loopbackName(start.GetVerificationUriComplete())))
-	fmt.Fprintln(e.Stdout, e.T("login.waiting", "time", start.GetExpiresAt().AsTime().Local().Format("15:04")))
+	termtext.Fprintln(e.Stdout, e.T("login.device", "url", loopbackName(start.GetVerificationUri()), "code", start.GetUserCode()))
+	termtext.Fprintln(e.Stdout, e.T("login.device_link", "url", loopbackName(start.GetVerificationUriComplete())))
+	termtext.Fprintln(e.Stdout, e.T("login.waiting", "time", start.GetExpiresAt().AsTime().Local().Format("15:04")))
 	interval := time.Duration(max(start.GetIntervalSeconds(), 1)) * time.Second
 	for {
 		select {
@@ -168,14 +169,14 @@ func (l *login) withPassword(ctx context.Context) (client.Player, error) {
 	e := l.e
 	name := l.username
 	if name == "" {
-		fmt.Fprint(e.Stdout, e.T("login.username_prompt"))
+		termtext.Fprint(e.Stdout, e.T("login.username_prompt"))
 		line, err := readLine(e.Stdin)
 		if err != nil {
 			return client.Player{}, &cli.ExitError{Code: 1, Err: e.Errorf("login.no_input", "error", err)}
 		}
 		name = strings.TrimSpace(line)
 	}
-	fmt.Fprint(e.Stdout, e.T("login.password_prompt"))
+	termtext.Fprint(e.Stdout, e.T("login.password_prompt"))
 	pw, err := readPassword(e.Stdin)
 	fmt.Fprintln(e.Stdout)
 	if err != nil {
@@ -201,12 +202,12 @@ func (l *login) offerMerge(ctx context.Context, guest, p client.Player) {
 	if err != nil || len(games.GetGames()) == 0 {
 		return // unknown here, or nothing to bring
 	}
-	fmt.Fprint(e.Stdout, e.T("login.merge_prompt", "count", len(games.GetGames()), "name", guest.Name, "username", p.Username))
+	termtext.Fprint(e.Stdout, e.T("login.merge_prompt", "count", len(games.GetGames()), "name", guest.Name, "username", p.Username))
 	line, err := readLine(e.Stdin)
 	fmt.Fprintln(e.Stdout)
 	answer := strings.ToLower(strings.TrimSpace(line))
 	if err != nil || answer == "" || (answer != "y" && answer != strings.ToLower(e.T("key.yes"))) {
-		fmt.Fprintln(e.Stdout, e.T("login.merge_declined", "name", guest.Name))
+		termtext.Fprintln(e.Stdout, e.T("login.merge_declined", "name", guest.Name))
 		return
 	}
 	req := &lobbyv1.MergeGuestRequest{GuestRefreshToken: guest.RefreshToken}
@@ -215,10 +216,10 @@ func (l *login) offerMerge(ctx context.Context, guest, p client.Player) {
 	}
 	res, err := l.cn.C.Lobby.MergeGuest(p.Context(ctx), req)
 	if err != nil {
-		fmt.Fprintln(e.Stderr, e.T("login.merge_failed", "error", text.Err(e.P, err)))
+		termtext.Fprintln(e.Stderr, e.T("login.merge_failed", "error", text.Err(e.P, err)))
 		return
 	}
-	fmt.Fprintln(e.Stdout, e.T("login.merged", "count", int(res.GetGames())))
+	termtext.Fprintln(e.Stdout, e.T("login.merged", "count", int(res.GetGames())))
 }
 
 // readLine reads one line, a byte at a time so that nothing after it is

@@ -1,7 +1,9 @@
 package login
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
@@ -52,7 +55,7 @@ func kept(t *testing.T, dataDir, addr string) client.Player {
 	return ids[addr]
 }
 
-var userCode = regexp.MustCompile(`code ([B-Z]{4}-[B-Z]{4})`)
+var userCode = regexp.MustCompile(`code\s+([B-Z]{4}-[B-Z]{4})`)
 
 // `tabuleiro login --server ADDR` shows a code and the page to enter it
 // on and polls; the player approves the code from a signed-in client
@@ -118,6 +121,38 @@ func TestLoginApprovedByTheAccount(t *testing.T) {
 	}
 	if again := kept(t, data, addr); again.Token != p.Token {
 		t.Fatalf("a failed login changed the kept identity")
+	}
+}
+
+// login's messages are wrapped at spaces to the terminal's width (80
+// columns when standard output is no terminal): the Spanish device
+// message, longer than a line, is not cut mid-word by the terminal.
+func TestLoginWrapsAtWords(t *testing.T) {
+	t.Parallel()
+	addr, _, _ := server(t)
+	vars := map[string]string{"TABULEIRO_DATA_DIR": t.TempDir(), "USER": "tester"}
+	out := &clitest.SyncBuffer{}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"--lang", "es", "login", "--server", addr}, func(k string) string { return vars[k] },
+			strings.NewReader(""), out, io.Discard, New)
+	}()
+	waiting := regexp.MustCompile(`(?s)introduce\s+el\s+código\s+[B-Z]{4}-[B-Z]{4}.*Esperando\s+tu\s+aprobación.*Ctrl-C\s+cancela`)
+	deadline := testenv.Deadline(t)
+	for !waiting.MatchString(out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no device message: %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	for l := range strings.Lines(out.String()) {
+		if n := utf8.RuneCountInString(strings.TrimSuffix(l, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
 	}
 }
 

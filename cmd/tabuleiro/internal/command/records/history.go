@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine/games"
 	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
@@ -44,20 +46,29 @@ func NewHistory(e *cli.Env) *cobra.Command {
 					fmt.Fprintln(e.Stdout, e.T("history.none"))
 					return nil
 				}
-				w := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, e.T("history.head"))
-				for _, g := range resp.GetGames() {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-						text.Date(e.P, g.GetEndedAt().AsTime().Local()), gameword.Lower(g.GetGame()), text.Variant(e.P, g.GetGame(), g.GetVariant()),
-						opponentName(e.P, g), resultFor(e.P, g), e.P.Number(g.GetPlyCount()), g.GetMatchId())
-				}
-				return w.Flush()
+				return writeHistory(e, resp.GetGames(), termtext.Width(e.Stdout))
 			})
 		},
 	}
 	f.Register(e, c)
 	c.Flags().Int32Var(&n, "n", 20, e.T("flag.history.n"))
 	return c
+}
+
+// writeHistory writes the games as a table that fits width columns
+// (fitRows).
+func writeHistory(e *cli.Env, games []*lobbyv1.MatchSummary, width int) error {
+	rows := [][]string{strings.Split(e.T("history.head"), "\t")}
+	for _, g := range games {
+		rows = append(rows, []string{
+			text.Date(e.P, g.GetEndedAt().AsTime().Local()), gameword.Lower(g.GetGame()), text.Variant(e.P, g.GetGame(), g.GetVariant()),
+			opponentName(e.P, g), resultFor(e.P, g), e.P.Number(g.GetPlyCount()), g.GetMatchId()})
+	}
+	w := tabwriter.NewWriter(e.Stdout, 0, 4, colGap, ' ', 0)
+	for _, r := range fitRows(rows, width) {
+		fmt.Fprintln(w, strings.Join(r, "\t"))
+	}
+	return w.Flush()
 }
 
 func opponentName(pr *text.Printer, g *lobbyv1.MatchSummary) string {

@@ -15,6 +15,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	rulesdoc "tabuleiro.dev/docs/rules"
 	"tabuleiro.dev/pkg/engine"
@@ -31,12 +32,12 @@ type recordFlags struct {
 	file    string
 }
 
-func (f *recordFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.game, "game", "quoridor", "game: "+strings.Join(gameword.Names(), ", "))
-	c.Flags().StringVar(&f.variant, "variant", "", "variant id (default: the game's first variant)")
-	c.Flags().StringVar(&f.layout, "layout", "", "Banqi: the 32-letter layout for a1..h1, a2..h4 (rules B1: tabuleiro rules show --section B1)")
-	c.Flags().StringVar(&f.moves, "moves", "", `the plies played so far, e.g. "1. e2 e8 2. e3h"`)
-	c.Flags().StringVar(&f.file, "file", "", "read the record from a file ('-' for standard input)")
+func (f *recordFlags) register(e *cli.Env, c *cobra.Command) {
+	c.Flags().StringVar(&f.game, "game", "quoridor", e.T("flag.rules.game", "games", strings.Join(gameword.Names(), ", ")))
+	c.Flags().StringVar(&f.variant, "variant", "", e.T("flag.rules.variant"))
+	c.Flags().StringVar(&f.layout, "layout", "", e.T("flag.rules.layout"))
+	c.Flags().StringVar(&f.moves, "moves", "", e.T("flag.rules.moves"))
+	c.Flags().StringVar(&f.file, "file", "", e.T("flag.rules.file"))
 }
 
 func New(e *cli.Env) *cobra.Command {
@@ -78,15 +79,12 @@ func newRulesShowCommand(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return &cli.ExitError{Code: 2, Err: err}
 			}
-			// The document's HTML comments (the web's "not on the web"
-			// mark) are for the web page, not the reader.
-			var lines []string
-			for _, l := range strings.Split(doc, "\n") {
-				if t := strings.TrimSpace(l); !(strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->")) {
-					lines = append(lines, l)
-				}
+			// Rendered for the terminal: plain headings, paragraphs and
+			// list items wrapped to its width, tables as items, no
+			// Markdown marks (the comments, the web's, go too).
+			for _, l := range termtext.Rules(doc, termtext.Width(e.Stdout)) {
+				fmt.Fprintln(e.Stdout, strings.TrimPrefix(l, "# "))
 			}
-			fmt.Fprintln(e.Stdout, strings.TrimRight(strings.Join(lines, "\n"), "\n"))
 			return nil
 		},
 	}
@@ -99,7 +97,7 @@ func newRulesLegalCommand(e *cli.Env) *cobra.Command {
 	var f recordFlags
 	c := &cobra.Command{
 		Use:   "legal",
-		Short: "Print the legal plies of the side to move after the record, one per line, sorted",
+		Short: e.T("cmd.rules.legal.short"),
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			pos, _, err := f.replay(e, nil)
@@ -117,7 +115,7 @@ func newRulesLegalCommand(e *cli.Env) *cobra.Command {
 			return nil
 		},
 	}
-	f.register(c)
+	f.register(e, c)
 	return c
 }
 
@@ -125,11 +123,9 @@ func newRulesPlayCommand(e *cli.Env) *cobra.Command {
 	var f recordFlags
 	c := &cobra.Command{
 		Use:   "play",
-		Short: "Apply the record and print the board, the side to move and the outcome",
-		Long: "Apply the record ply by ply and print the final board, the side to move and\n" +
-			"the outcome with its reason. An illegal ply stops the replay with exit status 1\n" +
-			"and names the ply's number, the ply and the rule it breaks.",
-		Args: cobra.NoArgs,
+		Short: e.T("cmd.rules.play.short"),
+		Long:  e.T("cmd.rules.play.long"),
+		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			pos, _, err := f.replay(e, func(n int, p engine.Ply, after engine.Position) {
 				// A Banqi reveal shows the piece that was face down (B3).
@@ -152,7 +148,7 @@ func newRulesPlayCommand(e *cli.Env) *cobra.Command {
 			return nil
 		},
 	}
-	f.register(c)
+	f.register(e, c)
 	return c
 }
 
@@ -161,10 +157,9 @@ func newRulesPerftCommand(e *cli.Env) *cobra.Command {
 	var depth int
 	c := &cobra.Command{
 		Use:   "perft",
-		Short: "Count the leaf positions N plies from the position after the record",
-		Long: "Count the leaf positions N plies from the position after the record; a\n" +
-			"position where the game has ended counts 1 and is not expanded.",
-		Args: cobra.NoArgs,
+		Short: e.T("cmd.rules.perft.short"),
+		Long:  e.T("cmd.rules.perft.long"),
+		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if depth < 0 {
 				return &cli.ExitError{Code: 2, Err: fmt.Errorf("--depth %d: must be 0 or more", depth)}
@@ -180,8 +175,8 @@ func newRulesPerftCommand(e *cli.Env) *cobra.Command {
 			return nil
 		},
 	}
-	f.register(c)
-	c.Flags().IntVar(&depth, "depth", 1, "plies to look ahead")
+	f.register(e, c)
+	c.Flags().IntVar(&depth, "depth", 1, e.T("flag.rules.depth"))
 	return c
 }
 

@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // banqiLayout is the layout of real game banqi-001 (testdata of package banqi).
@@ -134,21 +136,50 @@ func TestRulesShow(t *testing.T) {
 	if strings.Contains(out, "<!--") {
 		t.Errorf("rules show prints the document's HTML comments:\n%s", out)
 	}
-	if code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
+	if code != 0 || !strings.HasPrefix(out, "Banqi") || !strings.Contains(out, "B4.2 The cannon") {
 		t.Fatalf("exit %d, stdout %.200q, stderr %q", code, out, errOut)
 	}
 	// The game and the section as arguments, as a refusal cites them.
-	if code, out, errOut := tab.RunIn(t, "", "rules", "show", "Banqi"); code != 0 || !strings.Contains(out, "# Banqi") || !strings.Contains(out, "B4.2 The cannon") {
+	if code, out, errOut := tab.RunIn(t, "", "rules", "show", "Banqi"); code != 0 || !strings.HasPrefix(out, "Banqi") || !strings.Contains(out, "B4.2 The cannon") {
 		t.Errorf("rules show Banqi: exit %d, stderr %q, stdout %.200q", code, errOut, out)
 	}
-	if code, out, errOut := tab.RunIn(t, "", "rules", "show", "Q3.2"); code != 0 || !strings.HasPrefix(out, "### Q3.2") || strings.Contains(out, "Q4.") {
+	if code, out, errOut := tab.RunIn(t, "", "rules", "show", "Q3.2"); code != 0 || !strings.HasPrefix(out, "Q3.2") || strings.Contains(out, "Q4.") {
 		t.Errorf("rules show Q3.2: exit %d, stderr %q, stdout %.300q", code, errOut, out)
 	}
 	code, out, _ = tab.RunIn(t, "", "rules", "show", "--section", "C3.2")
-	if code != 0 || !strings.HasPrefix(out, "### C3.2 Jump") || strings.Contains(out, "C3.3") {
+	if code != 0 || !strings.HasPrefix(out, "C3.2 Jump") || strings.Contains(out, "C3.3") {
 		t.Fatalf("section C3.2: exit %d, %q", code, out)
 	}
 	if code, _, errOut := tab.RunIn(t, "", "rules", "show", "--game", "chess"); code != 2 || !strings.Contains(errOut, "quoridor") {
 		t.Fatalf("unknown game: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// rules' help, its subcommands' and their flags', is in the player's
+// language, as the other commands' is.
+func TestRulesHelpTranslated(t *testing.T) {
+	t.Parallel()
+	tab.HelpTranslated(t)
+}
+
+// rules show renders the Markdown for the terminal, in every language:
+// plain headings, lines of at most 80 columns (the width when standard
+// output is no terminal), no emphasis, code, table or heading marks.
+func TestRulesShowRendersMarkdown(t *testing.T) {
+	t.Parallel()
+	marks := regexp.MustCompile("\\*\\*|`|\\]\\(|^#|^\\s*\\|")
+	for _, lang := range []string{"en", "pt-BR", "es"} {
+		for _, game := range []string{"quoridor", "corners", "banqi"} {
+			code, out, errOut := tab.RunIn(t, "", "--lang", lang, "rules", "show", game)
+			if code != 0 {
+				t.Fatalf("%s rules show %s: exit %d, stderr %q", lang, game, code, errOut)
+			}
+			for l := range strings.Lines(out) {
+				l = strings.TrimSuffix(l, "\n")
+				if w := utf8.RuneCountInString(l); w > 80 || marks.MatchString(l) {
+					t.Errorf("%s rules show %s: a line of %d columns or with Markdown marks: %q", lang, game, w, l)
+				}
+			}
+		}
 	}
 }
