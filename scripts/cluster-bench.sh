@@ -41,19 +41,25 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# redis_cpu URL: a line per primary, "ADDR SECONDS CALLS": its
-# used_cpu_user + used_cpu_sys and its commands but INFO's own.
-redis_cpu() {
-  local hostport=${1#*://} addrs a
+# primaries URL: the address (HOST:PORT) of each primary of URL's Redis,
+# one a line: the live primaries of a redis-cluster:// URL, else its host.
+primaries() {
+  local hostport=${1#*://}
   hostport=${hostport%%/*}
   hostport=${hostport%%,*}
   if [[ $1 == redis-cluster://* ]]; then
-    mapfile -t addrs < <(redis-cli -h "${hostport%:*}" -p "${hostport#*:}" cluster nodes |
-      awk '$3 ~ /master/ && $3 !~ /fail/ {split($2, a, "@"); print a[1]}' | sort)
+    redis-cli -h "${hostport%:*}" -p "${hostport#*:}" cluster nodes |
+      awk '$3 ~ /master/ && $3 !~ /fail/ {split($2, a, "@"); print a[1]}' | sort
   else
-    addrs=("$hostport")
+    echo "$hostport"
   fi
-  for a in "${addrs[@]}"; do
+}
+
+# redis_cpu URL: a line per primary, "ADDR SECONDS CALLS": its
+# used_cpu_user + used_cpu_sys and its commands but INFO's own.
+redis_cpu() {
+  local a
+  for a in $(primaries "$1"); do
     redis-cli -h "${a%:*}" -p "${a#*:}" info all | tr -d '\r' | awk -v addr="$a" -F'[:,=]' '
       $1 == "used_cpu_user" || $1 == "used_cpu_sys" { cpu += $2 }
       $1 ~ /^cmdstat_/ && $1 != "cmdstat_info" { calls += $3 }
@@ -64,16 +70,8 @@ redis_cpu() {
 # redis_cmds URL: a line per primary and command, "ADDR COMMAND CALLS
 # USEC" (INFO commandstats; INFO's own left out).
 redis_cmds() {
-  local hostport=${1#*://} addrs a
-  hostport=${hostport%%/*}
-  hostport=${hostport%%,*}
-  if [[ $1 == redis-cluster://* ]]; then
-    mapfile -t addrs < <(redis-cli -h "${hostport%:*}" -p "${hostport#*:}" cluster nodes |
-      awk '$3 ~ /master/ && $3 !~ /fail/ {split($2, a, "@"); print a[1]}' | sort)
-  else
-    addrs=("$hostport")
-  fi
-  for a in "${addrs[@]}"; do
+  local a
+  for a in $(primaries "$1"); do
     redis-cli -h "${a%:*}" -p "${a#*:}" info commandstats | tr -d '\r' | awk -v addr="$a" -F'[:,=]' '
       $1 ~ /^cmdstat_/ && $1 != "cmdstat_info" { sub("cmdstat_", "", $1); printf "%s %s %d %d\n", addr, $1, $3, $5 }'
   done

@@ -204,13 +204,7 @@ func (h *Hub) Run(ctx context.Context) error {
 		return h.runSharded(ctx)
 	}
 	msgs := h.ps.ChannelWithSubscriptions()
-	if h.Resync > 0 {
-		ctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() { h.resyncLoop(ctx) })
-		defer wg.Wait()
-		defer cancel()
-	}
+	defer h.withResync(ctx)()
 	defer func() {
 		_ = h.ps.Close()
 		h.closeAll()
@@ -233,16 +227,25 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 }
 
+// withResync runs the check of quiet matches (Resync) beside Run until
+// the returned stop.
+func (h *Hub) withResync(ctx context.Context) (stop func()) {
+	if h.Resync <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { h.resyncLoop(ctx) })
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
 // runSharded is Run on a cluster: the sharded subscriptions' readers
 // pass their messages on to it.
 func (h *Hub) runSharded(ctx context.Context) error {
-	if h.Resync > 0 {
-		ctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() { h.resyncLoop(ctx) })
-		defer wg.Wait()
-		defer cancel()
-	}
+	defer h.withResync(ctx)()
 	defer func() {
 		h.mu.Lock()
 		h.closed = true
