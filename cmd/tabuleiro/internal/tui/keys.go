@@ -109,10 +109,14 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.help = !m.help
 		return m, nil
 	}
-	if m.help && (s == "esc" || s == "q") {
-		// q closes the help, as esc does: a person leaving the help by q
-		// means the help, not the game (the game's q is the next one).
-		m.help = false
+	if m.help {
+		// Only ?, esc and q act while the help is shown (its last line
+		// says so): any other key would act on a board the player cannot
+		// see. q closes the help, as esc does: a person leaving the help
+		// by q means the help, not the game (the game's q is the next one).
+		if s == "esc" || s == "q" {
+			m.help = false
+		}
 		return m, nil
 	}
 	if m.rules {

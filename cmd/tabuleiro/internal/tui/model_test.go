@@ -189,6 +189,33 @@ func TestHelpAndQuit(t *testing.T) {
 
 // q with the help open closes the help, as ? and esc do (the help's last
 // line says so): it neither quits nor asks to, during a game or after it.
+// Keys other than ?, esc and q do nothing while the help is shown: the
+// board is hidden behind it (a new player's Up, Enter there moved the pawn,
+// and w, r, Enter placed a wall they never saw).
+func TestHelpIgnoresBoardKeys(t *testing.T) {
+	t.Parallel()
+	f := newFakeMatch(t, "e8")
+	d := newDriver(t, New(startOn(f)))
+	d.waitText("Your move")
+	d.key("?")
+	d.waitText("rotate the wall")
+	d.key("up", "enter", "w", "r", "enter", ":e2", "enter")
+	d.key("esc")
+	d.waitText("Your move")
+	f.mu.Lock()
+	plies := f.pos.Plies()
+	f.mu.Unlock()
+	if plies != 0 {
+		t.Fatalf("keys pressed with the help open played %d plies:\n%s", plies, d.screen())
+	}
+	if strings.Contains(d.screen(), "wall e") {
+		t.Errorf("w with the help open turned wall mode on:\n%s", d.screen())
+	}
+	// Closed, the same keys play.
+	d.key("up", "enter")
+	d.waitText("black played e8")
+}
+
 func TestQClosesHelp(t *testing.T) {
 	t.Parallel()
 	f := newFakeMatch(t)
