@@ -24,6 +24,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	"tabuleiro.dev/pkg/engine"
@@ -331,13 +332,15 @@ func runTUI(ctx context.Context, e *cli.Env, t *tables, startNew, resumeOnly boo
 // to come back to a game left unfinished; then the reminder of other
 // unfinished games.
 func afterTUI(e *cli.Env, m tui.Model, resumeHint, reminder string) {
+	// Wrapped at words, so that the terminal never cuts the command to
+	// type in two.
 	if r := m.Result(); r != "" {
-		fmt.Fprintln(e.Stdout, r)
+		termtext.Fprintln(e.Stdout, r)
 	} else if id := m.Unfinished(); id != "" && resumeHint != "" {
-		fmt.Fprintln(e.Stdout, e.T("after.unfinished", "match", id, "command", resumeHint))
+		termtext.Fprintln(e.Stdout, e.T("after.unfinished", "match", id, "command", resumeHint))
 	}
 	if reminder != "" {
-		fmt.Fprintln(e.Stdout, reminder)
+		termtext.Fprintln(e.Stdout, reminder)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -193,5 +194,10 @@ func TestTerminalWallPreview(t *testing.T) {
 	afterTUI(&cli.Env{Stdout: &after}, final, "`tabuleiro play --resume --server h:1`", "")
 	if want := "`tabuleiro play --resume --server h:1`"; !strings.Contains(after.String(), want) || !strings.Contains(after.String(), id()) {
 		t.Errorf("after quitting the game: %q, want the match and %s", after.String(), want)
+	}
+	for line := range strings.Lines(after.String()) {
+		if n := utf8.RuneCountInString(strings.TrimRight(line, "\n")); n > 80 {
+			t.Errorf("after quitting the game, a line of %d columns (the terminal cuts it mid-word): %q", n, line)
+		}
 	}
 }
