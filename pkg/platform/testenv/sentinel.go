@@ -54,18 +54,6 @@ func (l *lockedBuilder) String() string {
 	return l.b.String()
 }
 
-// FreePort returns a loopback port that was free a moment ago.
-func FreePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, p, _ := net.SplitHostPort(l.Addr().String())
-	return p
-}
-
 // sentinelBinary is redis-sentinel, or redis-server in sentinel mode.
 func sentinelBinary(t testing.TB) (string, []string) {
 	t.Helper()
@@ -85,17 +73,17 @@ func sentinelBinary(t testing.TB) (string, []string) {
 func StartSentinelSet(t testing.TB, replicas int) *SentinelSet {
 	t.Helper()
 	s := &SentinelSet{t: t, dir: t.TempDir(), nodes: map[string]*redisProc{}}
-	primary := "127.0.0.1:" + FreePort(t)
+	primary := FreeAddr(t)
 	s.startNode(primary, "", false)
 	for range replicas {
-		addr := "127.0.0.1:" + FreePort(t)
+		addr := FreeAddr(t)
 		s.startNode(addr, primary, false)
 		s.Replicas = append(s.Replicas, addr)
 	}
 	for _, addr := range s.Replicas {
 		s.WaitInSync(addr, primary, "replica "+addr)
 	}
-	sp := FreePort(t)
+	sp := strconv.Itoa(FreePort(t))
 	conf := filepath.Join(s.dir, "sentinel.conf")
 	host, port, _ := net.SplitHostPort(primary)
 	if err := os.WriteFile(conf, []byte("port "+sp+"\nbind 127.0.0.1\ndir "+s.dir+"\n"+

@@ -129,16 +129,6 @@ type harness struct {
 	stderr    *os.File
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 var bannerRE = regexp.MustCompile(`serving on (\S+)`)
 
 // start runs redis-server (if any) and serve, and waits for serve's
@@ -163,7 +153,8 @@ func (h *harness) start(ctx context.Context) *server {
 		args = append(args, "--redis-url", fmt.Sprintf("redis://127.0.0.1:%d/0", h.redisPort))
 	}
 	s.cmd = exec.Command(h.bin, args...)
-	s.cmd.Env = append(os.Environ(), "TABULEIRO_DATA_DIR="+h.dataDir)
+	// In English, whatever this machine's locale: bannerRE reads its banner.
+	s.cmd.Env = append(os.Environ(), "TABULEIRO_DATA_DIR="+h.dataDir, "TABULEIRO_LANG=en")
 	s.cmd.Stderr = h.stderr
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {
@@ -296,7 +287,7 @@ func runCrash(t *testing.T, cfg crashConfig) {
 	}
 	h := &harness{t: t, cfg: cfg, bin: binary(t), dataDir: t.TempDir(), redisDir: t.TempDir()}
 	if cfg.fsync != "" {
-		h.redisPort = freePort(t)
+		h.redisPort = testenv.FreePort(t)
 	}
 	var err error
 	if h.stderr, err = os.Create(filepath.Join(t.TempDir(), "serve.log")); err != nil {

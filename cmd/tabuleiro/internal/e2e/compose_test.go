@@ -223,7 +223,7 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 	if len(redisSvc.Command) == 0 || redisSvc.Command[0] != "redis-server" {
 		t.Fatalf("compose's redis command is %q: this test runs redis-server with its arguments", redisSvc.Command)
 	}
-	redisAddr := freeAddr(t)
+	redisAddr := testenv.FreeAddr(t)
 	rh, rp, _ := net.SplitHostPort(redisAddr)
 	redisProc := startProcess(t, "redis", "redis-server", []string{"PATH=" + os.Getenv("PATH")},
 		append(slices.Clone(redisSvc.Command[1:]), "--bind", rh, "--port", rp, "--dir", t.TempDir())...)
@@ -279,7 +279,7 @@ func TestComposeTopologyAsProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("haproxy is not installed (scripts/services.sh installs Debian's): %v", err)
 	}
-	edgeMetrics := freeAddr(t)
+	edgeMetrics := testenv.FreeAddr(t)
 	hostPort := regexp.MustCompile(`(dns:///)?\b([a-z][a-z0-9-]*):(\d+)\b`)
 	rewrite := func(name, value string, self string) (string, error) {
 		if u, err := url.Parse(value); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {

@@ -29,7 +29,7 @@ func startEdge(t *testing.T, lobbyAddr, matchAddr string) string {
 	lh, lp, _ := net.SplitHostPort(lobbyAddr)
 	mh, mp, _ := net.SplitHostPort(matchAddr)
 	dns := scaletest.ServeDNS(t, map[string][]net.IP{"lobby": {net.ParseIP(lh)}, "match": {net.ParseIP(mh)}})
-	env := scaletest.EdgeEnv{Bind: freeAddr(t), Metrics: freeAddr(t), DNS: dns,
+	env := scaletest.EdgeEnv{Bind: testenv.FreeAddr(t), Metrics: testenv.FreeAddr(t), DNS: dns,
 		LobbyName: "lobby", LobbyPort: lp, MatchName: "match", MatchPort: mp}
 	edge := scaletest.NewEdge(t, t.TempDir(), env)
 	if err := edge.Start(); err != nil {

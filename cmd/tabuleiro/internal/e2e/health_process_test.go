@@ -75,7 +75,7 @@ func TestHealthFollowsRedis(t *testing.T) {
 		bin, err = binaries()
 		built <- err
 	}()
-	redisAddr := freeAddr(t)
+	redisAddr := testenv.FreeAddr(t)
 	r1 := redisAt(ctx, t, redisAddr, t.TempDir())
 	redisURL := "redis://" + redisAddr + "/0"
 	dbURL = freshDatabase(ctx, t, dbURL)
@@ -90,7 +90,7 @@ func TestHealthFollowsRedis(t *testing.T) {
 	env := func(vars ...string) []string {
 		return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, vars...)
 	}
-	lobbyAddr, matchAddr := freeAddr(t), freeAddr(t)
+	lobbyAddr, matchAddr := testenv.FreeAddr(t), testenv.FreeAddr(t)
 	lobby := startProcess(t, "lobby", filepath.Join(bin, "lobby"), env("LOBBY_GRPC_ADDR="+lobbyAddr, "LOBBY_TOKEN_KEY="+k,
 		"LOBBY_REDIS_URL="+redisURL, "LOBBY_DATABASE_URL="+dbURL, "LOBBY_MATCH_ADDR="+matchAddr,
 		"LOBBY_HEALTH_CHECK_INTERVAL=200ms"))

@@ -26,6 +26,8 @@ import (
 
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 	"tabuleiro.dev/pkg/platform/auth"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // The few process helpers below follow scaletest's harness (which starts a
@@ -78,17 +80,6 @@ func buildPackages(dir string, pkgs ...string) error {
 		return fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	return nil
-}
-
-// freeAddr returns a loopback address that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // process is a running program whose output is kept.
@@ -214,7 +205,7 @@ func tail(s string, n int) string {
 // URL once it answers.
 func startRedis(ctx context.Context, t *testing.T) string {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	host, port, _ := net.SplitHostPort(addr)
 	p := startProcess(t, "redis", "redis-server", []string{"PATH=" + os.Getenv("PATH")},
 		"--bind", host, "--port", port, "--save", "", "--appendonly", "no", "--dir", t.TempDir())
@@ -300,7 +291,7 @@ func startServices(ctx context.Context, t *testing.T, otel []string) *services {
 		t.Fatal(err)
 	}
 	k := auth.EncodeKey(key)
-	s := &services{lobbyAddr: freeAddr(t), matchAddr: freeAddr(t), botAddr: freeAddr(t), issuer: iss}
+	s := &services{lobbyAddr: testenv.FreeAddr(t), matchAddr: testenv.FreeAddr(t), botAddr: testenv.FreeAddr(t), issuer: iss}
 	if err := <-built; err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 var (
@@ -61,7 +63,7 @@ func BenchmarkFloor(b *testing.B) {
 	var rproc *Proc
 	rurl := ""
 	if *floorRedis {
-		port := FreePort(b)
+		port := testenv.FreePort(b)
 		rproc = &Proc{Name: "redis", Addr: fmt.Sprintf("127.0.0.1:%d", port), bin: "redis-server",
 			args: []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no"},
 			log:  dir + "/redis.log", dir: dir, env: []string{"PATH=" + os.Getenv("PATH")}}
@@ -74,7 +76,7 @@ func BenchmarkFloor(b *testing.B) {
 	var srvs []*Proc
 	var cs [][]testgrpc.TestServiceClient // by server
 	for i := range max(*floorServers, 1) {
-		srv := &Proc{Name: "floor", Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(b)), bin: os.Args[0],
+		srv := &Proc{Name: "floor", Addr: fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(b)), bin: os.Args[0],
 			log: fmt.Sprintf("%s/floor-%d.log", dir, i), dir: dir,
 			env: []string{"PATH=" + os.Getenv("PATH"), floorRedisEnv + "=" + rurl, floorEventEnv + "=" + strconv.Itoa(*floorEvent)}}
 		srv.env = append(srv.env, floorServeEnv+"="+srv.Addr)

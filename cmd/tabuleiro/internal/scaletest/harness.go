@@ -29,6 +29,8 @@ import (
 
 	"tabuleiro.dev/pkg/platform/auth"
 	ptestenv "tabuleiro.dev/pkg/platform/testenv"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 var (
@@ -79,17 +81,6 @@ func repoRoot() (string, error) {
 		return "", errors.New("scaletest needs the go.work workspace")
 	}
 	return filepath.Dir(w), nil
-}
-
-// FreePort returns a loopback port that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Proc is one service process, which can be stopped and started again on
@@ -288,7 +279,7 @@ func Start(t testing.TB, o Options) *Cluster {
 	var lobbyPort, matchPort int
 	var lobbyIPs, matchIPs []net.IP
 	if o.Edge {
-		lobbyPort, matchPort = FreePort(t), FreePort(t)
+		lobbyPort, matchPort = testenv.FreePort(t), testenv.FreePort(t)
 	}
 	for i := range o.Bots {
 		// The bots log each call (DEBUG, off by default): the fault tests
@@ -343,8 +334,8 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	if o.Edge {
 		dns := ServeDNS(t, map[string][]net.IP{"lobby": lobbyIPs, "match": matchIPs})
-		c.EdgeAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
-		c.EdgeMetricsAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+		c.EdgeAddr = fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+		c.EdgeMetricsAddr = fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
 		c.Edge = NewEdge(t, c.dir, EdgeEnv{Bind: c.EdgeAddr, Metrics: c.EdgeMetricsAddr, DNS: dns,
 			LobbyName: "lobby", LobbyPort: strconv.Itoa(lobbyPort), MatchName: "match", MatchPort: strconv.Itoa(matchPort)})
 		if err := c.Edge.Start(); err != nil {
@@ -359,7 +350,7 @@ func Start(t testing.TB, o Options) *Cluster {
 
 func (c *Cluster) proc(binDir, svc string, i int, base []string, env ...string) *Proc {
 	return &Proc{
-		Name: fmt.Sprintf("%s-%d", svc, i), Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(c.t)),
+		Name: fmt.Sprintf("%s-%d", svc, i), Addr: fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(c.t)),
 		bin: filepath.Join(binDir, svc), env: append(append([]string{}, base...), env...),
 		log: filepath.Join(c.dir, fmt.Sprintf("%s-%d.log", svc, i)), dir: c.dir,
 	}

@@ -3,8 +3,6 @@ package scaletest
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // A Redis Cluster on loopback, as scripts/redis-cluster.sh starts one:
@@ -22,42 +22,9 @@ import (
 // but its nodes.conf, so that a node killed and started again rejoins the
 // cluster (a killed primary comes back as a replica of its promoted one).
 
-// clusterPorts returns n free loopback ports whose cluster bus ports (port
-// + 10000) are free too.
-func clusterPorts(n int) ([]int, error) {
-	var ports []int
-	var held []net.Listener
-	defer func() {
-		for _, l := range held {
-			_ = l.Close()
-		}
-	}()
-	for tries := 0; len(ports) < n; tries++ {
-		if tries > 1000 {
-			return nil, fmt.Errorf("no %d free port pairs", n)
-		}
-		p := 20000 + rand.IntN(35536)
-		a, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue
-		}
-		b, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+10000))
-		if err != nil {
-			_ = a.Close()
-			continue
-		}
-		held = append(held, a, b)
-		ports = append(ports, p)
-	}
-	return ports, nil
-}
-
 func (c *Cluster) startRedisCluster(primaries int) {
 	c.t.Helper()
-	ports, err := clusterPorts(2 * primaries)
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	ports := testenv.FreePorts(c.t, 2*primaries, 10000) // each node's bus is its port + 10000
 	var addrs []string
 	for i, port := range ports {
 		dir := filepath.Join(c.dir, fmt.Sprintf("redis-%d", i))

@@ -13,6 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"tabuleiro.dev/pkg/platform/redisconn"
+
+	"tabuleiro.dev/pkg/platform/testenv"
 )
 
 // Restart starts p again and waits for it to serve.
@@ -38,7 +40,7 @@ func (c *Cluster) RDB() redis.UniversalClient {
 
 func (c *Cluster) startRedis() {
 	c.t.Helper()
-	port := FreePort(c.t)
+	port := testenv.FreePort(c.t)
 	dir := filepath.Join(c.dir, "redis")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		c.t.Fatal(err)
@@ -99,7 +101,7 @@ func (c *Cluster) startPostgres() {
 	if out, err := c.asPostgres("initdb", "-D", c.PGData, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"); err != nil {
 		c.t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	c.PGPort = FreePort(c.t)
+	c.PGPort = testenv.FreePort(c.t)
 	c.DatabaseURL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.PGPort)
 	c.StartPostgres()
 }
