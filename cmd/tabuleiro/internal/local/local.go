@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -107,7 +106,7 @@ type Server struct {
 	addr    string
 	url     string
 	issuer  *auth.Issuer
-	banner  string
+	stores  Stores
 	done    chan struct{}
 	err     error
 	closers []func(context.Context) error
@@ -164,7 +163,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 		return nil, err
 	}
 
-	var live, results string
+	s.stores.DataDir, s.stores.Web = o.DataDir, o.HTTPHandler != nil
 	redisURL := o.RedisURL
 	if redisURL == "" {
 		dir := filepath.Join(o.DataDir, "redis")
@@ -177,9 +176,9 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 		}
 		s.closers = append(s.closers, func(context.Context) error { return r.Close() })
 		redisURL = r.URL()
-		live = "embedded Redis (miniredis) with a write-ahead log in " + dir + ", fsync'd before every reply: games in progress persist"
+		s.stores.EmbeddedRedisDir = dir
 	} else {
-		live = "Redis at " + redactURL(redisURL)
+		s.stores.RedisURL = redactURL(redisURL)
 	}
 	rdb, err := redisconn.Open(redisURL)
 	if err != nil {
@@ -209,7 +208,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			return nil, err
 		}
 		matchDeps.SQLite, lobbyDeps.SQLite = db, db
-		results = "embedded SQLite in " + path + ": history, ratings and stats persist"
+		s.stores.SQLiteFile = path
 	} else {
 		pool, err := pgxpool.New(ctx, o.DatabaseURL)
 		if err != nil {
@@ -225,7 +224,7 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 			return nil, err
 		}
 		matchDeps.DB, lobbyDeps.DB = db, pool
-		results = "PostgreSQL at " + redactURL(o.DatabaseURL)
+		s.stores.DatabaseURL = redactURL(o.DatabaseURL)
 	}
 
 	l, err := net.Listen("tcp", o.Addr)
@@ -297,12 +296,6 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 	policy.ServiceOnly = append(policy.ServiceOnly, botserver.Policy().ServiceOnly...)
 
 	s.url = BrowserURL(s.addr)
-	web := "gRPC, gRPC-Web and Connect at " + s.url
-	if o.HTTPHandler != nil {
-		web = "open " + s.url + " in a browser (gRPC, gRPC-Web and Connect on the same port)"
-	}
-	s.banner = fmt.Sprintf("tabuleiro: lobby, match and bot serving on %s\n  web:        %s\n  live state: %s\n  results:    %s\n  data:       %s (token key, identities)\n",
-		s.addr, web, live, results, o.DataDir)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
@@ -384,12 +377,23 @@ func BrowserURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
-// Banner says where the services listen, which stores are in use and what
-// persists.
-func (s *Server) Banner() string { return s.banner }
+// Stores says where a Server keeps its state: for its banner, which the
+// command that started it words in the player's language.
+type Stores struct {
+	// EmbeddedRedisDir is the embedded Redis's write-ahead log directory,
+	// or "" when RedisURL names a Redis server (its password hidden).
+	EmbeddedRedisDir, RedisURL string
+	// SQLiteFile is the embedded SQLite database, or "" when DatabaseURL
+	// names a PostgreSQL server (its password hidden).
+	SQLiteFile, DatabaseURL string
+	// DataDir holds the token key and the identities.
+	DataDir string
+	// Web is whether the port serves the web client too.
+	Web bool
+}
 
-// WriteBanner writes Banner to w.
-func (s *Server) WriteBanner(w io.Writer) { _, _ = io.WriteString(w, s.banner) }
+// Stores says which stores are in use.
+func (s *Server) Stores() Stores { return s.stores }
 
 // ServiceCredentials returns a credential of the tabuleiro command itself,
 // for the service-only calls of a replay (match.v1 CreateMatch).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,24 +220,22 @@ func TestRealRedis(t *testing.T) {
 	waitGames(t, c, p, 1)
 }
 
-// The banner names the stores in use and what persists: the embedded
-// ones by default, the servers given otherwise.
-func TestBanner(t *testing.T) {
+// Stores names the stores in use: the embedded ones by default, the
+// servers given otherwise, with their passwords hidden.
+func TestStores(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	_, prefix := testenv.Redis(t, "local")
+	redisURL, dsn := testenv.RedisURL(t), testenv.PostgresDSN(t)
 	tests := []struct {
 		name string
 		give Options
-		want []string
+		want Stores
 	}{
-		{"embedded", Options{DataDir: dir}, []string{
-			"embedded Redis (miniredis) with a write-ahead log in " + filepath.Join(dir, "redis"), "fsync'd before every reply", "games in progress persist",
-			"embedded SQLite in " + filepath.Join(dir, "results.db"), "history, ratings and stats persist",
-			"web:        gRPC, gRPC-Web and Connect at http://localhost:",
-		}},
-		{"servers", Options{DataDir: t.TempDir(), RedisURL: testenv.RedisURL(t), DatabaseURL: testenv.PostgresDSN(t), KeyPrefix: prefix},
-			[]string{"live state: Redis at redis://127.0.0.1", "results:    PostgreSQL at postgres://"}},
+		{"embedded", Options{DataDir: dir}, Stores{
+			EmbeddedRedisDir: filepath.Join(dir, "redis"), SQLiteFile: filepath.Join(dir, "results.db"), DataDir: dir}},
+		{"servers", Options{DataDir: dir + "-servers", RedisURL: redisURL, DatabaseURL: dsn, KeyPrefix: prefix},
+			Stores{RedisURL: redactURL(redisURL), DatabaseURL: redactURL(dsn), DataDir: dir + "-servers"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -246,14 +245,19 @@ func TestBanner(t *testing.T) {
 				cancel()
 				t.Fatal(err)
 			}
-			banner := srv.Banner()
+			got := srv.Stores()
 			cancel()
 			if err := srv.Wait(); err != nil {
 				t.Errorf("stop: %v", err)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(banner, w) {
-					t.Errorf("banner lacks %q:\n%s", w, banner)
+			if got != tt.want {
+				t.Errorf("stores %+v, want %+v", got, tt.want)
+			}
+			for _, given := range []string{tt.give.RedisURL, tt.give.DatabaseURL} {
+				if u, err := url.Parse(given); err == nil && u.User != nil {
+					if pw, _ := u.User.Password(); pw != "" && strings.Contains(got.RedisURL+got.DatabaseURL, ":"+pw+"@") {
+						t.Errorf("stores %+v show a password", got)
+					}
 				}
 			}
 		})

@@ -209,3 +209,32 @@ func WrapAt(s string, w int, sep string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Columns lays out labelled values as two columns: each label (padded to
+// the widest, after indent) then its value, wrapped at spaces to what is
+// left of w, its further lines under its first. A row with an empty label
+// is a heading line, wrapped to w.
+func Columns(rows [][2]string, indent, w int) string {
+	lw := 0
+	for _, r := range rows {
+		if r[0] != "" {
+			lw = max(lw, lipgloss.Width(r[0]))
+		}
+	}
+	col := indent + lw + 1
+	var b strings.Builder
+	for _, r := range rows {
+		if r[0] == "" {
+			b.WriteString(Wrap(r[1], w) + "\n")
+			continue
+		}
+		pad := strings.Repeat(" ", indent) + r[0] + strings.Repeat(" ", col-indent-lipgloss.Width(r[0]))
+		for i, line := range strings.Split(Wrap(r[1], max(w-col, 20)), "\n") {
+			if i > 0 {
+				pad = strings.Repeat(" ", col)
+			}
+			b.WriteString(pad + line + "\n")
+		}
+	}
+	return b.String()
+}

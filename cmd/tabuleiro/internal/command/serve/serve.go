@@ -4,6 +4,7 @@ package serve
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"net/netip"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/pkg/platform/clientaddr"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/web"
@@ -77,12 +79,7 @@ func New(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
 			}
-			srv.WriteBanner(e.Stdout)
-			if verbose {
-				fmt.Fprintln(e.Stdout, e.T("serve.logs_all"))
-			} else {
-				fmt.Fprintln(e.Stdout, e.T("serve.logs_warnings"))
-			}
+			_, _ = io.WriteString(e.Stdout, banner(e, srv, verbose, termtext.Width(e.Stdout)))
 			if err := srv.Wait(); err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
 			}
@@ -101,6 +98,32 @@ func New(e *cli.Env) *cobra.Command {
 	c.Flags().Int64Var(&compactBytes, "embedded-redis-compact-bytes", 0, e.T("flag.serve.compact_bytes"))
 	_ = c.Flags().MarkHidden("embedded-redis-compact-bytes")
 	return c
+}
+
+// banner says, in the player's language and wrapped to w columns, where
+// serve listens, which stores keep what, and what it logs.
+func banner(e *cli.Env, srv *local.Server, verbose bool, w int) string {
+	st := srv.Stores()
+	live := e.T("serve.live_redis", "url", st.RedisURL)
+	if st.EmbeddedRedisDir != "" {
+		live = e.T("serve.live_embedded", "dir", st.EmbeddedRedisDir)
+	}
+	results := e.T("serve.results_postgres", "url", st.DatabaseURL)
+	if st.SQLiteFile != "" {
+		results = e.T("serve.results_sqlite", "file", st.SQLiteFile)
+	}
+	logs := e.T("serve.logs_warnings")
+	if verbose {
+		logs = e.T("serve.logs_all")
+	}
+	return termtext.Columns([][2]string{
+		{"", e.T("serve.serving", "addr", srv.Addr())},
+		{e.T("serve.label.web"), e.T("serve.web", "url", srv.URL())},
+		{e.T("serve.label.live"), live},
+		{e.T("serve.label.results"), results},
+		{e.T("serve.label.data"), e.T("serve.data", "dir", st.DataDir)},
+		{e.T("serve.label.logs"), logs},
+	}, 2, w)
 }
 
 // parseProxies reads --trusted-proxy: addresses (one host) or CIDRs.

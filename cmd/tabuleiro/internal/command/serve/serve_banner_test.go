@@ -2,9 +2,12 @@ package serve
 
 import (
 	"context"
+	"maps"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
@@ -28,7 +31,7 @@ func TestServeBanner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			out, errOut := serveOneCall(t, tc.args, tc.env)
+			out, errOut := serveOneCall(t, tc.args, map[string]string{"TABULEIRO_ACCESS_LOG": tc.env})
 			for _, want := range []string{"lobby, match and bot serving on 127.0.0.1:", "embedded Redis", "games in progress persist", "PostgreSQL at", "web:        ", "http://localhost:", "logs:       "} {
 				if !strings.Contains(out, want) {
 					t.Errorf("banner lacks %q:\n%s", want, out)
@@ -41,14 +44,55 @@ func TestServeBanner(t *testing.T) {
 	}
 }
 
-// serveOneCall runs serve (with extra args and TABULEIRO_ACCESS_LOG=env),
+// The banner speaks the player's language, fits an 80-column terminal
+// (what a pipe counts as), and names the stores and the logs.
+func TestServeBannerInThePlayersLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lang    string
+		want    []string
+		english []string
+	}{
+		{"pt-BR", []string{"servindo em 127.0.0.1:", "estado ao vivo: ", "abra http://localhost:", "resultados: ", "avisos e erros"},
+			[]string{"serving on", "live state", "open http", "warnings and errors", "token key"}},
+		{"es", []string{"sirviendo en 127.0.0.1:", "estado en vivo: ", "abre http://localhost:", "registros: ", "avisos y errores"},
+			[]string{"serving on", "live state", "open http", "warnings and errors", "token key"}},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			t.Parallel()
+			out, _ := serveOneCall(t, nil, map[string]string{"TABULEIRO_LANG": tc.lang})
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("banner lacks %q:\n%s", want, out)
+				}
+			}
+			for _, en := range tc.english {
+				if strings.Contains(out, en) {
+					t.Errorf("banner says %q in English:\n%s", en, out)
+				}
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if n := utf8.RuneCountInString(line); n > 80 {
+					t.Errorf("a line of %d columns: %q", n, line)
+				}
+			}
+		})
+	}
+}
+
+// bannerAddr finds the address in the banner's first line, and that the
+// banner is whole (its logs line, the last, is there: the lobby, match and
+// bot lines name no "stderr").
+var bannerAddr = regexp.MustCompile(`(?s)^tabuleiro: [^\n]* (127\.0\.0\.1:\d+)\n.*stderr`)
+
+// serveOneCall runs serve (with extra args and the variables env),
 // signs a guest in through it, interrupts it, and returns what it wrote.
-func serveOneCall(t *testing.T, extra []string, accessEnv string) (stdout, stderr string) {
+func serveOneCall(t *testing.T, extra []string, env map[string]string) (stdout, stderr string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var out, errOut clitest.SyncBuffer
 	vars := clitest.LocalVars(t)
-	vars["TABULEIRO_ACCESS_LOG"] = accessEnv
+	maps.Copy(vars, env)
 	done := make(chan int)
 	go func() {
 		done <- tab.Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", testenv.PostgresDSN(t)}, extra...),
@@ -57,15 +101,14 @@ func serveOneCall(t *testing.T, extra []string, accessEnv string) (stdout, stder
 	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(10 * time.Millisecond)
 	defer poll.Stop()
-	for !strings.Contains(out.String(), "logs:") {
+	for !bannerAddr.MatchString(out.String()) || !strings.HasSuffix(out.String(), "\n") {
 		select {
 		case <-deadline:
 			t.Fatalf("no banner; stdout %q stderr %q", out.String(), errOut.String())
 		case <-poll.C:
 		}
 	}
-	_, rest, _ := strings.Cut(out.String(), "serving on ")
-	addr, _, _ := strings.Cut(rest, "\n")
+	addr := bannerAddr.FindStringSubmatch(out.String())[1]
 	c, err := client.Dial(addr)
 	if err != nil {
 		t.Fatal(err)
