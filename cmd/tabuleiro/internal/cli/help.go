@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 )
 
 // flagDefault is pflag's "(default VALUE)" at the end of a flag's line.
@@ -28,6 +32,51 @@ var registerFlagDefaults = sync.OnceFunc(func() {
 		return strings.Replace(line, "[flags]", flags, 1)
 	})
 })
+
+// column finds where a help line's second column starts (a command's or
+// a flag's text): after the spaces that align it.
+var column = regexp.MustCompile(`^(\s*\S.*?\s{2,})\S`)
+
+// wrapHelp wraps cobra's help to width at spaces: a paragraph of the
+// command's description is laid out anew (the catalogs break them at 80
+// columns, some a little past), a line with two columns (a command and
+// what it does, a flag and its usage) keeps its further lines under its
+// second column, any other line under its own indent.
+func wrapHelp(help string, width int) string {
+	var out []string
+	paras := strings.Split(help, "\n\n")
+	for _, para := range paras {
+		lines := strings.Split(para, "\n")
+		prose := true
+		for _, l := range lines {
+			prose = prose && l != "" && l == strings.TrimLeft(l, " ") && !strings.HasSuffix(l, ":")
+		}
+		if prose {
+			out = append(out, termtext.Wrap(strings.Join(lines, " "), width))
+			continue
+		}
+		var b []string
+		for _, line := range lines {
+			if utf8.RuneCountInString(line) <= width {
+				b = append(b, line)
+				continue
+			}
+			col := len(line) - len(strings.TrimLeft(line, " "))
+			if m := column.FindStringSubmatch(line); m != nil && len(m[1]) < width-20 {
+				col = len(m[1])
+			}
+			for i, l := range strings.Split(termtext.Wrap(line[col:], width-col), "\n") {
+				if i == 0 {
+					b = append(b, line[:col]+l)
+				} else {
+					b = append(b, strings.Repeat(" ", col)+l)
+				}
+			}
+		}
+		out = append(out, strings.Join(b, "\n"))
+	}
+	return strings.Join(out, "\n\n")
+}
 
 // localizeHelp puts cobra's help words (its usage template's headings,
 // the help flag's and command's text) in the player's language.
@@ -58,6 +107,16 @@ func localizeHelp(e *Env, root *cobra.Command) {
 	// works but is not listed (its texts are cobra's, in English).
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetUsageTemplate(tpl)
+	// Help is wrapped to the terminal it goes to (80 columns for a pipe).
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var b strings.Builder
+		c.SetOut(&b)
+		help(c, args)
+		c.SetOut(nil)
+		root.SetOut(e.Stdout)
+		_, _ = io.WriteString(e.Stdout, wrapHelp(b.String(), termtext.Width(e.Stdout)))
+	})
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {

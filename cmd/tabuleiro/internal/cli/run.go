@@ -27,12 +27,14 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 // RunAs is Run with the program's name as the player runs it (Env.Self).
 func RunAs(ctx context.Context, self string, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer, commands ...Command) int {
 	p := text.Catalog.Printer(chooseLang(args, getenv))
-	root := NewRoot(&Env{Getenv: getenv, Stdin: stdin, Stdout: stdout, Stderr: stderr, P: text.Or(p), Self: self}, commands...)
+	env := &Env{Getenv: getenv, Stdin: stdin, Stdout: stdout, Stderr: stderr, P: text.Or(p), Self: self}
+	root := NewRoot(env, commands...)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
+	err = argsError(env, root, args, err)
 	fmt.Fprintln(stderr, "tabuleiro:", Hints(text.Err(p, err), self))
 	var ee *ExitError
 	if errors.As(err, &ee) {
@@ -55,6 +57,7 @@ func NewRoot(e *Env, commands ...Command) *cobra.Command {
 	root.SetIn(e.Stdin)
 	root.SetOut(e.Stdout)
 	root.SetErr(e.Stderr)
+	root.SetFlagErrorFunc(flagError(e))
 	for _, c := range commands {
 		root.AddCommand(c(e))
 	}

@@ -5,6 +5,7 @@ package clitest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -38,10 +39,21 @@ func (cs Commands) Run(t *testing.T, vars map[string]string, args ...string) (co
 }
 
 // RunIn runs one command line in this process's environment with the
-// standard input stdin.
+// standard input stdin, in English and on a fresh data directory unless
+// the environment names one: neither the machine's locale nor a language
+// its user saved changes what the command says.
 func (cs Commands) RunIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	return cs.run(t, os.Getenv, stdin, args...)
+	dir := t.TempDir()
+	return cs.run(t, func(k string) string {
+		switch k {
+		case "TABULEIRO_LANG", "LC_ALL", "LC_MESSAGES", "LANG":
+			return ""
+		case "TABULEIRO_DATA_DIR":
+			return cmp.Or(os.Getenv(k), dir)
+		}
+		return os.Getenv(k)
+	}, stdin, args...)
 }
 
 func (cs Commands) run(t *testing.T, getenv func(string) string, stdin string, args ...string) (code int, stdout, stderr string) {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +51,10 @@ func New(e *cli.Env) *cobra.Command {
 	return c
 }
 
+// sectionID is how a rules section is numbered: its game's letter, then
+// numbers ("Q3.2", "b4").
+var sectionID = regexp.MustCompile(`^[QCBqcb]\d+(\.\d+)*$`)
+
 func newRulesShowCommand(e *cli.Env) *cobra.Command {
 	var game, section string
 	c := &cobra.Command{
@@ -59,11 +65,15 @@ func newRulesShowCommand(e *cli.Env) *cobra.Command {
 		Args:    cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			gameSet := cmd.Flags().Changed("game")
+			games := strings.Join(rulesdoc.Games, ", ")
 			for _, a := range args {
-				if slices.Contains(rulesdoc.Games, strings.ToLower(a)) {
+				switch {
+				case slices.Contains(rulesdoc.Games, strings.ToLower(a)):
 					game, gameSet = strings.ToLower(a), true
-				} else {
+				case sectionID.MatchString(a):
 					section = a
+				default:
+					return &cli.ExitError{Code: 2, Err: e.Errorf("error.rules_unknown", "arg", strconv.Quote(a), "games", games)}
 				}
 			}
 			if section != "" && !gameSet {
@@ -72,8 +82,14 @@ func newRulesShowCommand(e *cli.Env) *cobra.Command {
 					game = g
 				}
 			}
+			if !slices.Contains(rulesdoc.Games, game) {
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.unknown_game", "game", strconv.Quote(game), "choice", games)}
+			}
 			doc, err := text.Rules(e.P, game)
 			if err == nil && section != "" {
+				if ids, _ := rulesdoc.SectionsIn(e.P.Lang(), game); !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, section) }) {
+					return &cli.ExitError{Code: 2, Err: e.Errorf("error.rules_no_section", "game", e.T("game."+game), "section", section, "id", game)}
+				}
 				doc, err = text.RulesSection(e.P, game, section)
 			}
 			if err != nil {

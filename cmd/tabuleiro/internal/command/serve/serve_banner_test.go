@@ -94,8 +94,9 @@ func serveOneCall(t *testing.T, extra []string, env map[string]string) (stdout, 
 	vars := clitest.LocalVars(t)
 	maps.Copy(vars, env)
 	done := make(chan int)
+	dsn := testenv.PostgresDSN(t) // here: a test fails only in its own goroutine
 	go func() {
-		done <- tab.Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", testenv.PostgresDSN(t)}, extra...),
+		done <- tab.Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", dsn}, extra...),
 			func(k string) string { return vars[k] }, strings.NewReader(""), &out, &errOut)
 	}()
 	deadline := time.After(time.Until(testenv.Deadline(t)))
