@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/local"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 )
 
@@ -98,3 +100,17 @@ type ExitError struct {
 
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// BusyDataDir words local.Start's refusal of a data directory that another
+// process holds in the player's language (what happened, then what to
+// do); it is nil for any other error.
+func (e *Env) BusyDataDir(err error) error {
+	var busy *local.BusyError
+	if !errors.As(err, &busy) {
+		return nil
+	}
+	if busy.PID > 0 {
+		return e.Errorf("error.data_dir_busy_pid", "dir", busy.Dir, "pid", strconv.Itoa(busy.PID))
+	}
+	return e.Errorf("error.data_dir_busy", "dir", busy.Dir)
+}

@@ -2,10 +2,17 @@
 // directory of a tabuleiro command, and the embedded Redis's log in it.
 package dirlock
 
+import "strconv"
+
 // BusyError is Lock's answer when another process holds the directory.
 type BusyError struct {
-	Dir    string
-	Holder string // "process 1234", or "another process"
+	Dir string
+	PID int // the holder's process id, 0 when unknown
 }
 
-func (e *BusyError) Error() string { return e.Dir + " is in use by " + e.Holder }
+func (e *BusyError) Error() string {
+	if e.PID > 0 {
+		return e.Dir + " is in use by process " + strconv.Itoa(e.PID)
+	}
+	return e.Dir + " is in use by another process"
+}

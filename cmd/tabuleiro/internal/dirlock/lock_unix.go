@@ -25,11 +25,8 @@ func Lock(dir string) (*os.File, error) {
 		b, _ := os.ReadFile(f.Name())
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			holder := "another process"
-			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && pid > 0 {
-				holder = "process " + strconv.Itoa(pid)
-			}
-			return nil, &BusyError{Dir: dir, Holder: holder}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return nil, &BusyError{Dir: dir, PID: max(pid, 0)}
 		}
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}

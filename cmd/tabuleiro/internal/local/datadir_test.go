@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -75,8 +76,9 @@ func TestDataDirectoryInUseWithRealStores(t *testing.T) {
 				_ = srv.Wait()
 				t.Fatal("a second server started on a data directory in use")
 			}
-			if !Busy(err) {
-				t.Fatalf("refusal %v is not the data directory's", err)
+			var busy *BusyError
+			if !errors.As(err, &busy) || busy.Dir != dir || busy.PID != os.Getpid() {
+				t.Fatalf("refusal %v is not the data directory's, held by this process", err)
 			}
 			for _, want := range []string{"another tabuleiro command (process ", dir, "--server ADDR", "--data-dir"} {
 				if !strings.Contains(err.Error(), want) {

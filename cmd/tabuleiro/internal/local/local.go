@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -445,39 +445,34 @@ func dropStreamLeases(ctx context.Context, rdb redis.UniversalClient, prefix str
 	return drop(ctx, rdb.(*redis.Client))
 }
 
-// busyError is Start's refusal when another process holds the data
-// directory: what happened, then what to do, in sentences (the command
-// prints it as it is).
-type busyError struct {
-	dir, holder string
-	err         error
+// BusyError is Start's refusal when another process holds the data
+// directory; its Error is English, and a command words it in the player's
+// language (cli.Env.StartError).
+type BusyError struct {
+	Dir string
+	PID int // the process holding it, 0 when unknown
+	err error
 }
 
-func (e *busyError) Error() string {
+func (e *BusyError) Error() string {
 	who := "another tabuleiro command"
-	if strings.HasPrefix(e.holder, "process ") {
-		who += " (" + e.holder + ")"
+	if e.PID > 0 {
+		who += " (process " + strconv.Itoa(e.PID) + ")"
 	}
-	return who + " is using the data directory " + e.dir + ", and one command at a time runs on a data directory. " +
+	return who + " is using the data directory " + e.Dir + ", and one command at a time runs on a data directory. " +
 		"Quit it, reach it with --server ADDR if it is `tabuleiro serve`, or give this command another --data-dir."
 }
 
-func (e *busyError) Unwrap() error { return e.err }
+func (e *BusyError) Unwrap() error { return e.err }
 
-// busy is err as a *busyError about the data directory dir when err says
+// busy is err as a *BusyError about the data directory dir when err says
 // that another process holds dir or a directory in it; else err.
 func busy(dir string, err error) error {
 	var held *dirlock.BusyError
 	if errors.As(err, &held) {
-		return &busyError{dir: dir, holder: held.Holder, err: err}
+		return &BusyError{Dir: dir, PID: held.PID, err: err}
 	}
 	return err
-}
-
-// Busy reports whether err is Start's refusal of a data directory in use.
-func Busy(err error) bool {
-	var b *busyError
-	return errors.As(err, &b)
 }
 
 // DefaultPasskeys is the relying party of a server listening on addr

@@ -103,7 +103,9 @@ func (f *Flags) Connect(ctx context.Context, e *cli.Env) (*Conn, error) {
 		if err != nil {
 			cancel()
 			_ = logf.Close()
-			if !local.Busy(err) { // that one says what happened and what to do
+			if busy := e.BusyDataDir(err); busy != nil { // it says what happened and what to do
+				err = busy
+			} else {
 				err = e.Errorf("error.local_start", "error", err)
 			}
 			return nil, &cli.ExitError{Code: 1, Err: err}

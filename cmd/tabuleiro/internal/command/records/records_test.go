@@ -2,7 +2,9 @@ package records
 
 import (
 	"net"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +132,12 @@ func TestHistoryDataDirInUse(t *testing.T) {
 	todo := strings.Index(errOut, "Quit it, reach it with --server ADDR")
 	if happened < 0 || todo < happened || !strings.Contains(errOut, "--data-dir") || strings.Contains(errOut, "start the local server") {
 		t.Errorf("refusal %q", errOut)
+	}
+	// In the player's language.
+	vars["TABULEIRO_LANG"] = "pt-BR"
+	code, _, errOut = tab.Run(t, vars, "history")
+	if want := "tabuleiro: outro comando tabuleiro (processo " + strconv.Itoa(os.Getpid()) + ") está usando o diretório de dados " + dir; code != 1 || !strings.HasPrefix(errOut, want) || strings.Contains(errOut, "Quit it") {
+		t.Errorf("in pt-BR: exit %d, stderr %q, want it to start %q", code, errOut, want)
 	}
 }
 

@@ -77,6 +77,9 @@ func New(e *cli.Env) *cobra.Command {
 				PasskeyRPID: passkeyRPID, PasskeyOrigins: passkeyOrigins,
 			})
 			if err != nil {
+				if busy := e.BusyDataDir(err); busy != nil {
+					err = busy
+				}
 				return &cli.ExitError{Code: 1, Err: err}
 			}
 			_, _ = io.WriteString(e.Stdout, banner(e, srv, verbose, termtext.Width(e.Stdout)))
