@@ -33,14 +33,11 @@ func New(e *cli.Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bots",
 		Short: e.T("cmd.bots.short"),
-		Long: "Play --games games between levels --a and --b (easy, medium, hard, expert)\n" +
-			"directly through the engine, alternating who moves first, several games at a\n" +
-			"time. Progress goes to standard error; the table (wins, draws, losses, score,\n" +
-			"Elo difference with its 95% interval, think times) to standard output.",
+		Long:  e.T("cmd.bots.long"),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budgetMS < 0 {
-				return &cli.ExitError{Code: 2, Err: fmt.Errorf("--budget %d: must be 0 (level defaults) or more", budgetMS)}
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_budget", "budget", budgetMS)}
 			}
 			cfg.Game = engine.Game(game)
 			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
@@ -62,18 +59,18 @@ func New(e *cli.Env) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&game, "game", "quoridor", "game: "+strings.Join(gameword.Names(), ", "))
-	f.StringVar(&cfg.Variant, "variant", "", "variant id (default: the game's first variant)")
-	f.StringVar(&cfg.A, "a", "", "level of side A: easy, medium, hard, expert, a frozen past expert (expert-1) or the Quoridor sparring racer (racer)")
-	f.StringVar(&cfg.B, "b", "", "level of side B")
-	f.IntVar(&cfg.Games, "games", 20, "number of games")
-	f.IntVar(&budgetMS, "budget", 0, "thinking time per ply in milliseconds (0: each level's default)")
-	f.IntVar(&cfg.Opening, "opening", 4, "plies the easy level plays first in each game, shared by each pair of games with sides swapped")
-	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
-	f.IntVar(&cfg.Threads, "threads", 1, "goroutines the expert searches on at budgets of 50 ms and more (Lazy SMP; 0: GOMAXPROCS / parallel); other levels use one, so 1 gives both sides the same processor time")
-	f.Uint64Var(&seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
-	f.StringVar(&server, "server", "", "play through the bot service at this address (host:port, plaintext) instead of in this process")
-	f.StringVar(&tokenKey, "token-key", os.Getenv("TABULEIRO_TOKEN_KEY"), "with --server: the services' token key, to sign a service credential")
+	f.StringVar(&game, "game", "quoridor", e.T("flag.rules.game", "games", strings.Join(gameword.Names(), ", ")))
+	f.StringVar(&cfg.Variant, "variant", "", e.T("flag.bots.variant"))
+	f.StringVar(&cfg.A, "a", "", e.T("flag.bots.a"))
+	f.StringVar(&cfg.B, "b", "", e.T("flag.bots.b"))
+	f.IntVar(&cfg.Games, "games", 20, e.T("flag.bots.games"))
+	f.IntVar(&budgetMS, "budget", 0, e.T("flag.bots.budget"))
+	f.IntVar(&cfg.Opening, "opening", 4, e.T("flag.bots.opening"))
+	f.IntVar(&cfg.Parallel, "parallel", 0, e.T("flag.bots.parallel"))
+	f.IntVar(&cfg.Threads, "threads", 1, e.T("flag.bots.threads"))
+	f.Uint64Var(&seed, "seed", 1, e.T("flag.bots.seed"))
+	f.StringVar(&server, "server", "", e.T("flag.bots.server"))
+	f.StringVar(&tokenKey, "token-key", os.Getenv("TABULEIRO_TOKEN_KEY"), e.T("flag.bots.token_key"))
 	c.Flags().Lookup("token-key").DefValue = "$TABULEIRO_TOKEN_KEY"
 	_ = c.MarkFlagRequired("a")
 	_ = c.MarkFlagRequired("b")
@@ -91,14 +88,11 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ladder",
 		Short: e.T("cmd.bots.ladder.short"),
-		Long: "Play a round robin of --games games between every pair of --levels (default:\n" +
-			"every level and the frozen past experts, such as expert-1) and print\n" +
-			"Bradley-Terry ratings on the Elo scale, anchored at the first level (easy),\n" +
-			"with 95% intervals, then every match. Progress goes to standard error.",
+		Long:  e.T("cmd.bots.ladder.long"),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budgetMS < 0 {
-				return &cli.ExitError{Code: 2, Err: fmt.Errorf("--budget %d: must be 0 (level defaults) or more", budgetMS)}
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_budget", "budget", budgetMS)}
 			}
 			cfg.Game = engine.Game(game)
 			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
@@ -114,16 +108,16 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&game, "game", "quoridor", "game: "+strings.Join(gameword.Names(), ", "))
-	f.StringVar(&cfg.Variant, "variant", "", "variant id (default: the game's first variant)")
-	f.StringVar(&levels, "levels", "", "comma-separated levels, the first rated 0 (default: easy,medium,hard,expert,expert-1)")
-	f.IntVar(&cfg.Games, "games", 10, "games between each pair")
-	f.IntVar(&budgetMS, "budget", 300, "thinking time per ply in milliseconds, the same for every level (0: each level's default)")
-	f.IntVar(&cfg.Opening, "opening", 4, "plies the easy level plays first in each game, shared by each pair of games with sides swapped")
-	f.IntVar(&cfg.Parallel, "parallel", 0, "games played at once (0: GOMAXPROCS)")
-	f.IntVar(&cfg.Threads, "threads", 1, "goroutines the expert searches on at budgets of 50 ms and more (Lazy SMP; 0: GOMAXPROCS / parallel); other levels use one, so 1 gives both sides the same processor time")
-	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the Banqi layouts and easy's choices")
-	f.IntVar(&cfg.MaxPlies, "max-plies", 0, "plies after which a game is drawn (0: 1000)")
+	f.StringVar(&game, "game", "quoridor", e.T("flag.rules.game", "games", strings.Join(gameword.Names(), ", ")))
+	f.StringVar(&cfg.Variant, "variant", "", e.T("flag.bots.variant"))
+	f.StringVar(&levels, "levels", "", e.T("flag.bots.levels"))
+	f.IntVar(&cfg.Games, "games", 10, e.T("flag.bots.ladder_games"))
+	f.IntVar(&budgetMS, "budget", 300, e.T("flag.bots.ladder_budget"))
+	f.IntVar(&cfg.Opening, "opening", 4, e.T("flag.bots.opening"))
+	f.IntVar(&cfg.Parallel, "parallel", 0, e.T("flag.bots.parallel"))
+	f.IntVar(&cfg.Threads, "threads", 1, e.T("flag.bots.threads"))
+	f.Uint64Var(&cfg.Seed, "seed", 1, e.T("flag.bots.seed"))
+	f.IntVar(&cfg.MaxPlies, "max-plies", 0, e.T("flag.bots.max_plies"))
 	return c
 }
 

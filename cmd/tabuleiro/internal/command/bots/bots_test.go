@@ -27,3 +27,9 @@ func TestBotsLadder(t *testing.T) {
 		t.Errorf("unknown level: exit %d, stderr %q; want 2 naming it", code, errOut)
 	}
 }
+
+// bots' help, its ladder's and their flags', is in the player's language.
+func TestBotsHelpTranslated(t *testing.T) {
+	t.Parallel()
+	tab.HelpTranslated(t)
+}
