@@ -163,6 +163,11 @@ func Date(p *Printer, t time.Time) string {
 	return t.Format(Or(p).T("date.time", nil))
 }
 
+// DateThisYear is Date without the year, for a moment of this year.
+func DateThisYear(p *Printer, t time.Time) string {
+	return t.Format(Or(p).T("date.time_this_year", nil))
+}
+
 // T is p.T with the parameters as name, value pairs: T(p, "plies",
 // "count", 3).
 func T(p *Printer, key string, kv ...any) string {

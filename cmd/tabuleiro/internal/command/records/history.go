@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -55,17 +56,29 @@ func NewHistory(e *cli.Env) *cobra.Command {
 	return c
 }
 
+// now is the clock history's dates are read against (tests set it).
+var now = time.Now
+
 // writeHistory writes the games as a table that fits width columns
 // (fitRows).
 func writeHistory(e *cli.Env, games []*lobbyv1.MatchSummary, width int) error {
 	rows := [][]string{strings.Split(e.T("history.head"), "\t")}
+	// The dates without their year, when every game ended this year.
+	thisYear := make([]string, 0, len(games))
 	for _, g := range games {
+		ended := g.GetEndedAt().AsTime().Local()
 		rows = append(rows, []string{
-			text.Date(e.P, g.GetEndedAt().AsTime().Local()), gameword.Lower(g.GetGame()), text.Variant(e.P, g.GetGame(), g.GetVariant()),
+			text.Date(e.P, ended), gameword.Lower(g.GetGame()), text.Variant(e.P, g.GetGame(), g.GetVariant()),
 			opponentName(e.P, g), resultFor(e.P, g), e.P.Number(g.GetPlyCount()), g.GetMatchId()})
+		if ended.Year() == now().Year() {
+			thisYear = append(thisYear, text.DateThisYear(e.P, ended))
+		}
+	}
+	if len(thisYear) != len(games) {
+		thisYear = nil
 	}
 	w := tabwriter.NewWriter(e.Stdout, 0, 4, colGap, ' ', 0)
-	for _, r := range fitRows(rows, width) {
+	for _, r := range fitRows(rows, thisYear, width) {
 		fmt.Fprintln(w, strings.Join(r, "\t"))
 	}
 	return w.Flush()

@@ -23,15 +23,24 @@ const colGap = 2
 // fitRows makes history's rows (the header first) fit width columns, each
 // step only when the rows are still too wide: the result without its
 // reason ("vitória", the reason being in `replay`), the date without the
-// time, no ply count, then the variant's and the opponent's names elided
+// time, then without the year when thisYear (each game's date without it)
+// is given, no ply count, then the variant's and the opponent's names elided
 // ("Empate a…", their headings too), the longer first, to no less than
 // minName. The id is
 // never cut: `replay` and `review` take it.
-func fitRows(rows [][]string, width int) [][]string {
+func fitRows(rows [][]string, thisYear []string, width int) [][]string {
 	const minName = 6
 	steps := []func(){
 		func() { cutAt(rows, colResult, " (") },
 		func() { cutAt(rows, colEnded, " ") },
+		func() {
+			if thisYear == nil {
+				return
+			}
+			for i := 1; i < len(rows); i++ {
+				rows[i][colEnded], _, _ = strings.Cut(thisYear[i-1], " ")
+			}
+		},
 		func() {
 			for i := range rows {
 				rows[i] = append(rows[i][:colPlies], rows[i][colPlies+1:]...)
