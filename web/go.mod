@@ -1,3 +1,5 @@
 module tabuleiro.dev/web
 
 go 1.26.0
+
+require golang.org/x/text v0.44.0

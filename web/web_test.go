@@ -69,3 +69,34 @@ func TestIsClientPath(t *testing.T) {
 		}
 	}
 }
+
+// What shows before the script runs is in the browser's language: the
+// page's lang, its description and the no-script notice.
+func TestIndexSpeaksTheBrowsersLanguage(t *testing.T) {
+	h := Handler()
+	for _, tc := range []struct{ accept, lang, key string }{
+		{"pt-BR,pt;q=0.9,en;q=0.8", "pt-BR", "pt-BR"},
+		{"pt-PT", "pt-BR", "pt-BR"},
+		{"es-AR,es;q=0.9", "es", "es"},
+		{"de-DE, en;q=0.5", "en", "en"},
+		{"", "en", "en"},
+		{"fr", "en", "en"},
+	} {
+		for _, target := range []string{"/", "/index.html"} {
+			req := httptest.NewRequest(http.MethodGet, target, nil)
+			req.Header.Set("Accept-Language", tc.accept)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			body := rec.Body.String()
+			msgs := catalog(tc.key)
+			for _, want := range []string{`<html lang="` + tc.lang + `">`, `content="` + msgs["meta.description"] + `"`, "<noscript>" + msgs["meta.noscript"] + "</noscript>", `src="app.js"`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("GET %s, Accept-Language %q: the page lacks %q:\n%s", target, tc.accept, want, body)
+				}
+			}
+			if v := rec.Header().Get("Vary"); v != "Accept-Language" {
+				t.Errorf("Vary = %q, want Accept-Language", v)
+			}
+		}
+	}
+}

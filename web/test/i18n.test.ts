@@ -29,6 +29,8 @@ function sources(): { file: string; text: string }[] {
     }
   };
   walk(join(webDir, "src"));
+  // The Go handler serves index.html with the meta.* messages (web.go).
+  out.push({ file: "web.go", text: readFileSync(join(webDir, "web.go"), "utf8") });
   return out;
 }
 
