@@ -34,7 +34,7 @@ func New(e *cli.Env) *cobra.Command {
 		Use:   "bots",
 		Short: e.T("cmd.bots.short"),
 		Long:  e.T("cmd.bots.long"),
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budgetMS < 0 {
 				return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_budget", "budget", budgetMS)}
@@ -89,7 +89,7 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 		Use:   "ladder",
 		Short: e.T("cmd.bots.ladder.short"),
 		Long:  e.T("cmd.bots.ladder.long"),
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budgetMS < 0 {
 				return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_budget", "budget", budgetMS)}
