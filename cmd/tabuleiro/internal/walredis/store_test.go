@@ -401,8 +401,8 @@ func TestOneProcessPerDirectory(t *testing.T) {
 		}
 		t.Fatalf("second Open of %s: %v, want a *dirlock.BusyError", dir, err)
 	}
-	if want := fmt.Sprintf("process %d", os.Getpid()); inUse.Holder != want || !strings.Contains(err.Error(), dir) {
-		t.Errorf("refusal %q (holder %q), want one naming %s and %s", err, inUse.Holder, dir, want)
+	if want := fmt.Sprintf("process %d", os.Getpid()); inUse.PID != os.Getpid() || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), want) {
+		t.Errorf("refusal %q (pid %d), want one naming %s and %s", err, inUse.PID, dir, want)
 	}
 	if err := c.Set(ctx, "k2", "v2", 0).Err(); err != nil {
 		t.Fatalf("the first store after the refusal: %v", err)
