@@ -74,6 +74,7 @@ func TestUsageErrorsInThePlayersLanguage(t *testing.T) {
 		{[]string{"rules", "show", "a", "b", "c"}, "recebe no máximo 2 argumentos, e foram dados 3", "recibe como máximo 2 argumentos"},
 		{[]string{"config", "lang", "pt", "es"}, "recebe no máximo 1 argumento, e foram dados 2", "recibe como máximo 1 argumento,"},
 		{[]string{"rules", "show", "xadrez"}, `"xadrez" não é um jogo (quoridor, corners, banqi) nem uma seção`, `"xadrez" no es un juego`},
+		{[]string{"play", "--variant", "nope"}, `Quoridor não tem a variante "nope" (use standard (Padrão), limit200`, `Quoridor no tiene la variante "nope"`},
 		{[]string{"rules", "show", "Q99"}, "as regras de Quoridor não têm a seção Q99", "las reglas de Quoridor no tienen la sección Q99"},
 	} {
 		for lang, want := range map[string]string{"pt-BR": tc.pt, "es": tc.es} {

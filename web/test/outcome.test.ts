@@ -85,7 +85,7 @@ test("an aborted game and a training game say what happened, and no line is 'by'
   const aborted = create(OutcomeSchema, { result: Result.DRAW, reason: Reason.ABORTED });
   for (const g of [Q, C, B]) {
     assert.equal(outcomeTitle(aborted, FIRST, names), "Game aborted");
-    assert.equal(outcomeLine(aborted, g, FIRST, names), "The game was called off before it began: nobody played the first ply in time, or a player never came. It does not count.");
+    assert.equal(outcomeLine(aborted, g, FIRST, names), "The game was called off before both players had played: nobody played a first ply in time, a player never came, or one left or resigned before their first ply. It does not count.");
   }
   // Corners training (one seat): resigned or left, it ends as aborted.
   assert.equal(outcomeLine(aborted, C, FIRST, ["Ana", ""], true), "The training ended before the opposite home was filled. It does not count.");

@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 )
 
@@ -35,7 +35,7 @@ func RunAs(ctx context.Context, self string, args []string, getenv func(string) 
 		return 0
 	}
 	err = argsError(env, root, args, err)
-	fmt.Fprintln(stderr, "tabuleiro:", Hints(text.Err(p, err), self))
+	termtext.Eprintln(stderr, "tabuleiro: "+Hints(text.Err(p, err), self))
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code

@@ -3,6 +3,8 @@
 package gameword
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
@@ -40,11 +42,20 @@ func Lower(g gamev1.Game) string {
 	return strings.ToLower(strings.TrimPrefix(g.String(), "GAME_"))
 }
 
-// Variant returns the variant id to play: v, or the game's first.
-func Variant(g engine.Game, v string) (string, error) {
+// Variant returns the variant id to play: v, or the game's first; an
+// unknown v is refused in p's language, naming the game's variants.
+func Variant(p *text.Printer, g engine.Game, v string) (string, error) {
 	if v != "" {
 		if _, err := games.Lookup(g, v); err != nil {
-			return "", err
+			vs, verr := games.Variants(g)
+			if verr != nil {
+				return "", verr
+			}
+			var ids []string
+			for _, x := range vs {
+				ids = append(ids, x.ID+" ("+text.Variant(p, Proto(g), x.ID)+")")
+			}
+			return "", errors.New(text.T(p, "error.unknown_variant", "game", text.Game(p, Proto(g)), "variant", strconv.Quote(v), "choice", strings.Join(ids, ", ")))
 		}
 		return v, nil
 	}

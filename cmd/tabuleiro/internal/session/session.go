@@ -25,6 +25,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/local"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/platform/auth"
 )
@@ -140,6 +141,9 @@ func (cn *Conn) ServiceCredentials(e *cli.Env) (credentials.PerRPCCredentials, e
 	if cn.Local != nil {
 		return cn.Local.ServiceCredentials(), nil
 	}
+	if e.Getenv("TABULEIRO_TOKEN_KEY") == "" {
+		return nil, &cli.ExitError{Code: 2, Err: e.Errorf("error.token_key_unset")}
+	}
 	key, err := auth.ParseKey(e.Getenv("TABULEIRO_TOKEN_KEY"))
 	if err != nil {
 		return nil, &cli.ExitError{Code: 2, Err: e.Errorf("error.replay_token_key", "error", err)}
@@ -232,7 +236,7 @@ func (f *Flags) OnlineHint(e *cli.Env, cmd string) {
 	if f.Server != "" {
 		return
 	}
-	fmt.Fprintln(e.Stderr, e.T("records.local_hint", "command", cmd))
+	termtext.Eprintln(e.Stderr, e.T("records.local_hint", "command", cmd))
 }
 
 // DefaultName is the display name of a new identity: $USER when it is a

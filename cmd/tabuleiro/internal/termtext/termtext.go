@@ -159,6 +159,16 @@ func Rules(md string, w int) []string {
 	return out
 }
 
+// Eprintln writes s and a newline to w (standard error), wrapped to its
+// width when w is a terminal; a log or a pipe keeps each message on one
+// line, for grep.
+func Eprintln(w io.Writer, s string) {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		s = Wrap(s, Width(w))
+	}
+	_, _ = io.WriteString(w, s+"\n")
+}
+
 // Width is the width of the terminal w writes to, 80 columns when w is no
 // terminal (a pipe, a file).
 func Width(w io.Writer) int {

@@ -163,8 +163,8 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 		gameList = games.List()
 	}
 	for _, g := range gameList {
-		if _, err := gameword.Variant(g, f.variant); err != nil && (f.game != "all" || f.variant == "") {
-			return &cli.ExitError{Code: 2, Err: fmt.Errorf("--game %s --variant %q: %w", g, f.variant, err)}
+		if _, err := gameword.Variant(e.P, g, f.variant); err != nil && (f.game != "all" || f.variant == "") {
+			return &cli.ExitError{Code: 2, Err: err}
 		}
 	}
 	if !f.auto {
@@ -226,7 +226,7 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 	}
 	g := gameList[0]
 	t.game = gameword.Proto(g)
-	if t.variant, err = gameword.Variant(g, f.variant); err != nil {
+	if t.variant, err = gameword.Variant(e.P, g, f.variant); err != nil {
 		return &cli.ExitError{Code: 2, Err: err}
 	}
 	return runTUI(ctx, e, t, f.explicit && !f.resume, f.resume)
@@ -350,9 +350,9 @@ func (f *playFlags) runAuto(ctx context.Context, e *cli.Env, t *tables, gameList
 	var failed int
 	round := 0
 	for _, g := range gameList {
-		variant, err := gameword.Variant(g, f.variant)
+		variant, err := gameword.Variant(e.P, g, f.variant)
 		if err != nil || f.game == "all" {
-			variant, _ = gameword.Variant(g, "")
+			variant, _ = gameword.Variant(e.P, g, "")
 		}
 		t.game, t.variant = gameword.Proto(g), variant
 		for i := range f.games {
@@ -374,7 +374,7 @@ func (f *playFlags) runAuto(ctx context.Context, e *cli.Env, t *tables, gameList
 					you = " " + map[gamev1.Seat]string{gamev1.Seat_SEAT_FIRST: e.T("auto.you_first"), gamev1.Seat_SEAT_SECOND: e.T("auto.you_second")}[seat]
 				}
 			}
-			fmt.Fprintln(e.Stdout, e.T("auto.line", "game", string(g), "variant", variant, "opponent", t.opp.render+you,
+			fmt.Fprintln(e.Stdout, e.T("auto.line", "game", text.Game(e.P, gameword.Proto(g)), "variant", text.Variant(e.P, gameword.Proto(g), variant), "opponent", t.opp.render+you,
 				"outcome", gameword.Outcome(e.P, g, res.Outcome), "plies", e.T("plies", "count", res.Plies)))
 		}
 	}

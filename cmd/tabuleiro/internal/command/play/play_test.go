@@ -21,7 +21,7 @@ func TestPlayAutoEveryGame(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("play --auto vs bot: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, g := range []string{"quoridor standard: vs Bot (easy) (you moved ", "corners classic-3x3: vs Bot (easy) (you moved ", "banqi standard: vs Bot (easy) (you moved "} {
+	for _, g := range []string{"Quoridor Standard: vs Bot (easy) (you moved ", "Corners Classic 3×3: vs Bot (easy) (you moved ", "Banqi Standard 8×4: vs Bot (easy) (you moved "} {
 		if !strings.Contains(out, g) {
 			t.Errorf("stdout lacks %q:\n%s", g, out)
 		}

@@ -40,7 +40,7 @@ func TestPlayAutoLeavesTheRecordAlone(t *testing.T) {
 	t.Parallel()
 	vars := map[string]string{"TABULEIRO_DATA_DIR": filepath.Join(t.TempDir(), "data"), "USER": "tester"}
 	code, out, errOut := tab.Run(t, vars, "play", "--auto", "--game", "corners")
-	if code != 0 || !strings.Contains(out, "corners classic-3x3: vs Bot (easy) (you moved ") {
+	if code != 0 || !strings.Contains(out, "Corners Classic 3×3: vs Bot (easy) (you moved ") {
 		t.Fatalf("play --auto: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(vars["TABULEIRO_DATA_DIR"]); !os.IsNotExist(err) {

@@ -41,10 +41,10 @@ func NewHistory(e *cli.Env) *cobra.Command {
 				if len(resp.GetGames()) == 0 {
 					if f.Server != "" {
 						// Each server keeps its own players and games.
-						fmt.Fprintln(e.Stdout, e.T("history.none_on", "server", f.Server, "name", me.Name))
+						termtext.Fprintln(e.Stdout, e.T("history.none_on", "server", f.Server, "name", me.Name))
 						return nil
 					}
-					fmt.Fprintln(e.Stdout, e.T("history.none"))
+					termtext.Fprintln(e.Stdout, e.T("history.none"))
 					return nil
 				}
 				return writeHistory(e, resp.GetGames(), termtext.Width(e.Stdout))

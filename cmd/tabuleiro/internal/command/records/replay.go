@@ -76,7 +76,7 @@ func NewReplay(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return &cli.ExitError{Code: 2, Err: err}
 			}
-			if variant, err = gameword.Variant(g, variant); err != nil {
+			if variant, err = gameword.Variant(e.P, g, variant); err != nil {
 				return &cli.ExitError{Code: 2, Err: err}
 			}
 			return replayRecord(&f, cmd.Context(), e, g, variant, rec, step, flip)

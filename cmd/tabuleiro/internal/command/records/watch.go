@@ -14,6 +14,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/cmd/tabuleiro/internal/tui"
 	"tabuleiro.dev/pkg/engine"
@@ -92,7 +93,7 @@ func watch(ctx context.Context, e *cli.Env, c *client.Client, me client.Player, 
 			for _, st := range m.GetSeats() {
 				names = append(names, text.PlayerName(e.P, st.GetParticipant()))
 			}
-			fmt.Fprintln(out, e.T("watch.head", "game", gameword.Lower(m.GetGame()), "variant", text.Variant(e.P, m.GetGame(), m.GetVariant()), "players", strings.Join(names, e.T("vs.sep")),
+			termtext.Fprintln(out, e.T("watch.head", "game", text.Game(e.P, m.GetGame()), "variant", text.Variant(e.P, m.GetGame(), m.GetVariant()), "players", strings.Join(names, e.T("vs.sep")),
 				"plies", gameword.Plies(e.P, len(m.GetPlies())), "count", int(m.GetSpectators())))
 			cur = &matchv1.Match{View: m.GetView(), Seats: m.GetSeats(), Plies: m.GetPlies()}
 			board()

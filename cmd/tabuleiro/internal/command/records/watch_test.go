@@ -107,7 +107,7 @@ func TestWatchStopsOnQ(t *testing.T) {
 	deadline := time.After(time.Until(testenv.Deadline(t)))
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
-	for !strings.Contains(out.String(), "watching (q and Enter, or Ctrl-C, stops)") {
+	for !strings.Contains(out.String(), "watching\n(to stop: q and Enter, or Ctrl-C)") {
 		select {
 		case <-deadline:
 			t.Fatalf("watch printed no snapshot: %q %q", out.String(), errOut.String())

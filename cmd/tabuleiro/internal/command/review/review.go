@@ -102,7 +102,7 @@ func reviewFile(ctx context.Context, f *session.Flags, e *cli.Env, raw, game, va
 	if g == "" {
 		g = engine.Quoridor
 	}
-	if variant, err = gameword.Variant(g, variant); err != nil {
+	if variant, err = gameword.Variant(e.P, g, variant); err != nil {
 		return &cli.ExitError{Code: 2, Err: err}
 	}
 	req := &botv1.ReviewGameRequest{Game: gameword.Proto(g), Variant: variant}
@@ -201,7 +201,7 @@ var markSigns = map[gamev1.ReviewMark]string{
 func write(e *cli.Env, r *gamev1.GameReview) {
 	g := engine.Game(gameword.Lower(r.GetGame()))
 	for _, p := range r.GetPlies() {
-		line := fmt.Sprintf("%3d. %-7s %-12s %5.1f%%", p.GetNumber(), gameword.Seat(e.P, g, p.GetSeat()), p.GetPlayed()+markSigns[p.GetMark()], p.GetAfter())
+		line := fmt.Sprintf("%3d. %-7s %-12s %5s%%", p.GetNumber(), gameword.Seat(e.P, g, p.GetSeat()), p.GetPlayed()+markSigns[p.GetMark()], text.Decimal(e.P, p.GetAfter(), 1))
 		if k, ok := markKeys[p.GetMark()]; ok {
 			line += "  " + e.T(k, "drop", fmt.Sprintf("%.0f", p.GetDrop())) + "; " + e.T("review.better", "ply", p.GetBest(), "line", strings.Join(p.GetLine(), " "))
 		}
