@@ -100,6 +100,14 @@ test("a link to no page says so with the way to the lobby; a game that never was
     });
     assert.ok(fits.have >= fits.need + 16, `${sel} shows its words (${fits.have} px for ${fits.need})`);
   }
+  // One header height on every page: the piece menu, shown where Banqi
+  // pieces are drawn (the lobby), does not push the links a line down.
+  const headerHeight = () => page.locator("header.top").evaluate((el) => Math.round(el.getBoundingClientRect().height));
+  assert.ok(await page.locator("#piece-style").isVisible(), "the piece menu on the lobby");
+  const withMenu = await headerHeight();
+  await page.goto(`${server.url}/#/watch`);
+  await page.locator("#piece-style").waitFor({ state: "hidden" });
+  assert.equal(await headerHeight(), withMenu, "the header's height without the piece menu");
   await page.goto(`${server.url}/#/nonsense`);
   await page.waitForSelector("#not-found");
   assert.equal(await page.locator("#not-found h1").textContent(), "Página não encontrada");
