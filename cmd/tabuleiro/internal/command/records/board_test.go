@@ -2,6 +2,7 @@ package records
 
 import (
 	"strings"
+	"tabuleiro.dev/cmd/tabuleiro/internal/boardtext"
 	"testing"
 
 	"tabuleiro.dev/pkg/engine"
@@ -26,7 +27,7 @@ func TestReplayBoardSaysTheResultOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		writeBoard(&b, nil, view.Render())
+		boardtext.Write(&b, nil, view.Render())
 		if out := b.String(); strings.Contains(out, "wins") || strings.Contains(out, "draw") || !strings.Contains(out, tt.keep) {
 			t.Errorf("%s board:\n%s\nwant no result on it (said once below) and %q kept", tt.game, out, tt.keep)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/boardtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
@@ -19,7 +20,7 @@ func playBoard(out io.Writer, p *text.Printer, g engine.Game, variant, layout st
 	if err != nil {
 		return err
 	}
-	finalBoard(out, p, pos, flip)
+	boardtext.Final(out, p, pos, flip)
 	return nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/autoplay"
+	"tabuleiro.dev/cmd/tabuleiro/internal/boardtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
@@ -156,7 +157,7 @@ func showGame(f *session.Flags, ctx context.Context, e *cli.Env, id string, step
 				return &cli.ExitError{Code: 1, Err: err}
 			}
 		} else {
-			finalBoard(e.Stdout, e.P, final, flip)
+			boardtext.Final(e.Stdout, e.P, final, flip)
 		}
 		fmt.Fprintln(e.Stdout, e.T("outcome.line", "outcome", finalOutcome(e.P, g, final, s.GetOutcome())))
 		return nil
@@ -242,7 +243,7 @@ func replayRecord(f *session.Flags, ctx context.Context, e *cli.Env, g engine.Ga
 	fmt.Fprintln(e.Stdout, e.T("replay.played", "match", id, "n", int(res.Plies), "count", len(rec.Plies)))
 	if res.Final != nil && !step {
 		if view, err := games.DecodeView(g, res.Final.GetEncoding()); err == nil {
-			writeBoard(e.Stdout, e.P, boardText(e.P, view, flip))
+			boardtext.Write(e.Stdout, e.P, boardtext.Of(e.P, view, flip))
 		}
 	}
 	fmt.Fprintln(e.Stdout, e.T("outcome.line", "outcome", gameword.Outcome(e.P, g, res.Outcome)))

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/boardtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 	"tabuleiro.dev/pkg/platform/testenv"
 )
@@ -40,7 +41,7 @@ func TestWatchFinishedGameSaysOutcomeOnce(t *testing.T) {
 // resultLineIn says whether out has an engine's result line.
 func resultLineIn(out string) bool {
 	for l := range strings.Lines(out) {
-		if !strings.HasPrefix(l, "outcome: ") && resultLine.MatchString(l) {
+		if !strings.HasPrefix(l, "outcome: ") && boardtext.IsResult(l) {
 			return true
 		}
 	}

@@ -5,12 +5,17 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"google.golang.org/grpc/codes"
 	"io"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"tabuleiro.dev/cmd/tabuleiro/internal/boardtext"
+	gamev1 "tabuleiro.dev/pkg/gen/tabuleiro/game/v1"
+	"tabuleiro.dev/pkg/platform/reason"
+	"tabuleiro.dev/pkg/platform/rpcerr"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -147,18 +152,21 @@ func newRulesPlayCommand(e *cli.Env) *cobra.Command {
 				// A Banqi reveal shows the piece that was face down (B3).
 				if b, ok := after.(banqi.Position); ok {
 					if pc := b.LastRevealed(); pc != banqi.NoPiece {
-						fmt.Fprintf(e.Stdout, "ply %d: %s reveals %s\n", n, p, pc.Name())
+						fmt.Fprintln(e.Stdout, e.T("rules.reveals", "n", n, "ply", p.String(), "piece", boardtext.Piece(e.P, pc.Name())))
 					}
 				}
 			})
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(e.Stdout, pos.Render())
+			// The board and its facts in the player's language (the game
+			// screen's letters), then the outcome in words.
+			boardtext.Write(e.Stdout, e.P, boardtext.Of(e.P, pos, false))
+			fmt.Fprintln(e.Stdout, e.T("outcome.line", "outcome", gameword.Outcome(e.P, pos.Variant().Game, outcome(pos.Outcome()))))
 			if pos.Variant().NeedsSetup {
 				for _, s := range []engine.Seat{engine.First, engine.Second} {
-					fmt.Fprintf(e.Stdout, "\nAs %s sees it:\n", pos.SeatName(s))
-					fmt.Fprint(e.Stdout, pos.View(s).Render())
+					fmt.Fprintln(e.Stdout, "\n"+e.T("rules.sees", "seat", boardtext.SeatWords(e.P, pos.SeatName(s))))
+					boardtext.Write(e.Stdout, e.P, boardtext.Of(e.P, pos.View(s), false))
 				}
 			}
 			return nil
@@ -178,7 +186,7 @@ func newRulesPerftCommand(e *cli.Env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if depth < 0 {
-				return &cli.ExitError{Code: 2, Err: fmt.Errorf("--depth %d: must be 0 or more", depth)}
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.rules_depth", "depth", depth)}
 			}
 			pos, _, err := f.replay(e, nil)
 			if err != nil {
@@ -187,13 +195,31 @@ func newRulesPerftCommand(e *cli.Env) *cobra.Command {
 			start := time.Now()
 			n := perft(pos, depth)
 			fmt.Fprintln(e.Stdout, n)
-			fmt.Fprintf(e.Stderr, "perft(%d) = %d in %s\n", depth, n, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintln(e.Stderr, e.T("rules.perft", "depth", depth, "count", strconv.FormatUint(n, 10), "time", time.Since(start).Round(time.Millisecond).String()))
 			return nil
 		},
 	}
 	f.register(e, c)
 	c.Flags().IntVar(&depth, "depth", 1, e.T("flag.rules.depth"))
 	return c
+}
+
+// refusal is the engine's refusal of a ply as the match service sends it
+// (a status with its reason and parameters), which the terminal says in
+// the player's language, as the game screen does.
+var refusal = rpcerr.Must(rpcerr.Mapper{
+	{Err: engine.ErrSyntax, Code: codes.InvalidArgument, Reason: reason.PlySyntax},
+	{Err: engine.ErrIllegalMove, Code: codes.FailedPrecondition, Reason: reason.IllegalPly},
+	{Err: engine.ErrGameOver, Code: codes.FailedPrecondition, Reason: reason.GameOver},
+}).Status
+
+// outcome is an engine's outcome as the API's (gameword says those).
+func outcome(o engine.Outcome) *gamev1.Outcome {
+	out := &gamev1.Outcome{Result: gamev1.Result(o.Result + 1), Reason: gamev1.Reason(o.Reason)}
+	if o.Result == engine.Win {
+		out.Winner = gamev1.Seat(o.Winner)
+	}
+	return out
 }
 
 // perft uses a game's own fast counter when it has one.
@@ -239,11 +265,11 @@ func (f *recordFlags) replay(e *cli.Env, each func(n int, p engine.Ply, after en
 		n := i + 1
 		ply, err := pos.ParsePly(tok)
 		if err != nil {
-			return nil, rec, &cli.ExitError{Code: 1, Err: fmt.Errorf("ply %d (%s): %w", n, tok, err)}
+			return nil, rec, &cli.ExitError{Code: 1, Err: e.Errorf("error.rules_ply", "n", n, "ply", tok, "error", refusal(err))}
 		}
 		next, err := pos.Play(ply)
 		if err != nil {
-			return nil, rec, &cli.ExitError{Code: 1, Err: fmt.Errorf("ply %d (%s): %w", n, tok, err)}
+			return nil, rec, &cli.ExitError{Code: 1, Err: e.Errorf("error.rules_ply", "n", n, "ply", tok, "error", refusal(err))}
 		}
 		if each != nil {
 			each(n, ply, next)

@@ -183,3 +183,32 @@ func TestRulesShowRendersMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// rules play, perft and their refusals speak the player's language: the
+// board's facts, a Banqi reveal, each seat's view, the outcome, a refused
+// ply with its rule, perft's timing line.
+func TestRulesPlayInThePlayersLanguage(t *testing.T) {
+	t.Parallel()
+	vars := map[string]string{"TABULEIRO_LANG": "pt-BR", "TABULEIRO_DATA_DIR": t.TempDir()}
+	record := "# layout: " + banqiLayout + "\n1. f3 f4 2. g3 e4\n"
+	code, out, errOut := tab.RunIn(t, record, "rules", "play", "--game", "banqi", "--file", "-", "--lang", "pt-BR")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"lance 1: f3 revela cavalo vermelho", "Como vermelho vê:", "Como preto vê:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	for _, en := range []string{"reveals", "to move:", "captured:", "face down:", "sees it", "outcome: ongoing", "colours:"} {
+		if strings.Contains(out, en) {
+			t.Errorf("stdout says %q in English:\n%s", en, out)
+		}
+	}
+	if code, _, errOut := tab.Run(t, vars, "rules", "play", "--moves", "e2 e8 e9"); code != 1 || !strings.Contains(errOut, "lance 3 (e9): Lance ilegal e9") || !strings.Contains(errOut, "(Q2.1)") {
+		t.Errorf("a refused ply: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := tab.Run(t, vars, "rules", "perft", "--depth", "1"); code != 0 || !strings.Contains(errOut, "perft(1) = 131 em ") {
+		t.Errorf("perft: exit %d, stderr %q", code, errOut)
+	}
+}

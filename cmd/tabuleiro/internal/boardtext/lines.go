@@ -1,4 +1,9 @@
-package records
+// Package boardtext draws an engine's board for the terminal in the
+// player's language: the engines draw in their own English words, and
+// these say each line of facts (walls left, the side to move, Banqi's
+// colours and pieces, Corners' move) in the catalog's, and the seats'
+// letters as the game screen draws them.
+package boardtext
 
 import (
 	"regexp"
@@ -9,7 +14,7 @@ import (
 )
 
 // The engines draw their boards in their own (English) words, the same in
-// every language: boardLine says an engine's line of facts in the player's
+// every language: factLine says an engine's line of facts in the player's
 // language, and leaves the board's drawing (ranks, files, pieces) as it is.
 
 var (
@@ -24,12 +29,12 @@ var (
 	seatWord       = regexp.MustCompile(`\b(white|black|red|first|second)\b`)
 )
 
-// boardLines is render with each line of facts in p's language.
-func boardLines(p *text.Printer, render string) string {
+// Lines is render with each line of facts in p's language.
+func Lines(p *text.Printer, render string) string {
 	var b strings.Builder
 	for line := range strings.Lines(render) {
 		body, nl := strings.CutSuffix(line, "\n")
-		b.WriteString(boardLine(p, body))
+		b.WriteString(factLine(p, body))
 		if nl {
 			b.WriteString("\n")
 		}
@@ -37,8 +42,8 @@ func boardLines(p *text.Printer, render string) string {
 	return b.String()
 }
 
-// boardLine is one line of an engine's board (no newline) in p's language.
-func boardLine(p *text.Printer, line string) string {
+// factLine is one line of an engine's board (no newline) in p's language.
+func factLine(p *text.Printer, line string) string {
 	num := func(s string) int { n, _ := strconv.Atoi(s); return n }
 	switch {
 	case line == "to move: nobody, the game is over":
@@ -104,11 +109,26 @@ func boardLine(p *text.Printer, line string) string {
 	return line
 }
 
+// Piece says a Banqi piece as the engine names it ("red horse") in p's
+// language ("cavalo vermelho").
+func Piece(p *text.Printer, name string) string {
+	colour, kind, ok := strings.Cut(name, " ")
+	key, known := pieceKeys[kind]
+	if !ok || !known {
+		return name
+	}
+	return text.T(p, "board.banqi.piece", "colour", seats(p, colour), "kind", text.T(p, key))
+}
+
 // pieceKeys are the messages of the engine's piece kinds.
 var pieceKeys = map[string]string{
 	"general": "piece.general", "advisor": "piece.advisor", "elephant": "piece.elephant", "chariot": "piece.chariot",
 	"horse": "piece.horse", "cannon": "piece.cannon", "soldier": "piece.soldier",
 }
+
+// SeatWords says the seat and colour words of an engine's text in p's
+// language, as the board's lines do ("red": "vermelho").
+func SeatWords(p *text.Printer, s string) string { return seats(p, s) }
 
 // seats says the seat and colour words of an engine's text in p's
 // language ("red (first)": "vermelho (primeiro)").
