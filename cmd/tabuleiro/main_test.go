@@ -59,7 +59,7 @@ func TestHelpFits80Columns(t *testing.T) {
 // player's language, with exit status 2.
 func TestUsageErrorsInThePlayersLanguage(t *testing.T) {
 	t.Parallel()
-	english := []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs", "invalid argument", "accepts", "arg(s)", "Did you mean"}
+	english := []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs", "invalid argument", "accepts", "arg(s)", "Did you mean", "Unknown help topic", "unknown unit"}
 	for _, tc := range []struct {
 		args []string
 		pt   string
@@ -75,6 +75,8 @@ func TestUsageErrorsInThePlayersLanguage(t *testing.T) {
 		{[]string{"config", "lang", "pt", "es"}, "recebe no máximo 1 argumento, e foram dados 2", "recibe como máximo 1 argumento,"},
 		{[]string{"rules", "show", "xadrez"}, `"xadrez" não é um jogo (quoridor, corners, banqi) nem uma seção`, `"xadrez" no es un juego`},
 		{[]string{"play", "--variant", "nope"}, `Quoridor não tem a variante "nope" (use standard (Padrão), limit200`, `Quoridor no tiene la variante "nope"`},
+		{[]string{"help", "bogus"}, `nenhum comando "bogus"; ` + "`tabuleiro --help`", `ningún comando "bogus"`},
+		{[]string{"play", "--clock", "5x"}, `"5x" não é um relógio: relógio, "5m+3s"`, `"5x" no es un reloj`},
 		{[]string{"rules", "show", "Q99"}, "as regras de Quoridor não têm a seção Q99", "las reglas de Quoridor no tienen la sección Q99"},
 	} {
 		for lang, want := range map[string]string{"pt-BR": tc.pt, "es": tc.es} {

@@ -122,6 +122,15 @@ func localizeHelp(e *Env, root *cobra.Command) {
 		if c.Name() == "help" {
 			c.Short = e.T("cobra.help_short")
 			c.Long = e.T("cobra.help_long")
+			// cobra's own answer to an unknown topic is English, and exits 0.
+			c.RunE = func(c *cobra.Command, args []string) error {
+				cmd, _, err := c.Root().Find(args)
+				if cmd == nil || err != nil {
+					return &ExitError{Code: 2, Err: e.Errorf("error.help_topic", "topic", strconv.Quote(strings.Join(args, " ")), "command", c.Root().CommandPath())}
+				}
+				cmd.InitDefaultHelpFlag()
+				return cmd.Help()
+			}
 		}
 	}
 	var walk func(c *cobra.Command)

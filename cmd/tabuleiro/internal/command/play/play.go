@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -125,19 +126,20 @@ func (f *playFlags) opponent(e *cli.Env) (opponent, error) {
 	return opponent{level: gamev1.BotLevel(v), render: botTitle(e.P, gamev1.BotLevel(v), nil)}, nil
 }
 
-func parseClock(s string) (*gamev1.TimeControl, error) {
+// parseClock reads --clock: "5m+3s" (base+increment), "5m", or "none".
+func parseClock(e *cli.Env, s string) (*gamev1.TimeControl, error) {
 	if s == "" || s == "none" {
 		return nil, nil
 	}
 	base, inc, _ := strings.Cut(s, "+")
 	b, err := time.ParseDuration(base)
 	if err != nil {
-		return nil, fmt.Errorf("--clock %q: %w", s, err)
+		return nil, e.Errorf("error.clock", "clock", strconv.Quote(s), "usage", e.T("flag.play.clock"))
 	}
 	var i time.Duration
 	if inc != "" {
 		if i, err = time.ParseDuration(inc); err != nil {
-			return nil, fmt.Errorf("--clock %q: %w", s, err)
+			return nil, e.Errorf("error.clock", "clock", strconv.Quote(s), "usage", e.T("flag.play.clock"))
 		}
 	}
 	return &gamev1.TimeControl{BaseMs: b.Milliseconds(), IncrementMs: i.Milliseconds()}, nil
@@ -148,7 +150,7 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 	if err != nil {
 		return &cli.ExitError{Code: 2, Err: err}
 	}
-	tc, err := parseClock(f.clock)
+	tc, err := parseClock(e, f.clock)
 	if err != nil {
 		return &cli.ExitError{Code: 2, Err: err}
 	}

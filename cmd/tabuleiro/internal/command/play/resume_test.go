@@ -178,7 +178,7 @@ func TestResumeSeatsAndTitleFollowTheMatch(t *testing.T) {
 	hardTitle := ""
 	for _, r := range vs.GetVariants()[0].GetBotRatings() {
 		if r.GetLevel() == gamev1.BotLevel_BOT_LEVEL_HARD {
-			hardTitle = fmt.Sprintf("vs Bot (hard · %d)", r.GetRating())
+			hardTitle = fmt.Sprintf("vs Bot (hard · rating %d)", r.GetRating())
 		}
 	}
 	if vs.GetVariants()[0].GetId() != "standard" || hardTitle == "" {
