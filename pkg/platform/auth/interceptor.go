@@ -30,6 +30,17 @@ type Policy struct {
 	// ServiceOnly RPCs accept only a service credential; a player token gets
 	// PermissionDenied.
 	ServiceOnly []string
+	// SignIns, when set, is asked whether a player token's sign-in has
+	// ended (package signin): one signed out or revoked is refused,
+	// however long the token has to live.
+	SignIns SignIns
+}
+
+// SignIns answers whether a sign-in (auth.Principal.Family) has ended:
+// ErrSignedOut, ErrSignInRevoked, another error when it cannot tell, or
+// nil.
+type SignIns interface {
+	Check(ctx context.Context, family string) error
 }
 
 // Interceptor authenticates every RPC from its `authorization: Bearer …`
@@ -38,6 +49,7 @@ type Interceptor struct {
 	verifier    *Verifier
 	public      []string
 	serviceOnly []string
+	signIns     SignIns
 }
 
 // NewInterceptor returns an interceptor verifying tokens with v under p.
@@ -46,6 +58,7 @@ func NewInterceptor(v *Verifier, p Policy) *Interceptor {
 		verifier:    v,
 		public:      append(append([]string(nil), alwaysPublic...), p.Public...),
 		serviceOnly: append([]string(nil), p.ServiceOnly...),
+		signIns:     p.SignIns,
 	}
 }
 
@@ -86,6 +99,16 @@ func (i *Interceptor) Authenticate(ctx context.Context, method string) (context.
 	}
 	if matches(i.serviceOnly, method) && !p.IsService() {
 		return nil, reason.Error(codes.PermissionDenied, reason.ServiceOnly, "only Tabuleiro services may call this method", nil)
+	}
+	if i.signIns != nil && !p.IsService() && p.Family != "" {
+		switch err := i.signIns.Check(ctx, p.Family); {
+		case errors.Is(err, ErrSignedOut):
+			return nil, reason.Error(codes.Unauthenticated, reason.SignedOut, "this sign-in was signed out; sign in again", nil)
+		case errors.Is(err, ErrSignInRevoked):
+			return nil, reason.Error(codes.Unauthenticated, reason.SessionRevoked, "every token of this sign-in is revoked (a refresh token was used twice); sign in again", nil)
+		case err != nil:
+			return nil, reason.Error(codes.Unavailable, reason.Unavailable, "the sign-in could not be checked; retry shortly", nil)
+		}
 	}
 	return NewContext(ctx, p), nil
 }

@@ -39,6 +39,11 @@ var (
 	ErrInvalidToken = errors.New("invalid token")
 	// ErrExpiredToken: the token was genuine but has expired.
 	ErrExpiredToken = errors.New("token expired")
+	// ErrSignedOut: the token's sign-in was signed out (SignIns).
+	ErrSignedOut = errors.New("signed out")
+	// ErrSignInRevoked: every token of the sign-in was revoked (a refresh
+	// token was used twice).
+	ErrSignInRevoked = errors.New("sign-in revoked")
 )
 
 // Kind says whose token it is.

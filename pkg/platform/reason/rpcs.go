@@ -10,7 +10,7 @@ var ReturnedBy = map[string][]string{
 	TokenMissing:     {"*"},
 	TokenExpired:     {"*", "LobbyService.RefreshToken"},
 	TokenInvalid:     {"*", "LobbyService.RefreshToken"},
-	SessionRevoked:   {"LobbyService.*"},
+	SessionRevoked:   {"LobbyService.*", "MatchService.*"},
 	ServiceOnly:      {"MatchService.CreateMatch", "MatchService.ListMatches", "BotService.SelectPly", "BotService.ReviewGame"},
 	MalformedRequest: {"*"},
 	InvalidRequest:   {"LobbyService.*", "MatchService.*", "BotService.SelectPly", "BotService.ReviewGame"},
@@ -30,7 +30,7 @@ var ReturnedBy = map[string][]string{
 	UsernameConfusable: {"LobbyService.ClaimAccount"},
 	AlreadyClaimed:     {"LobbyService.ClaimAccount", "LobbyService.SetDisplayName"},
 	CredentialsWrong:   {"LobbyService.SignIn", "LobbyService.DeleteAccount"},
-	SignedOut:          {"LobbyService.*"},
+	SignedOut:          {"LobbyService.*", "MatchService.*"},
 	PasswordWrong:      {"LobbyService.ChangePassword"},
 
 	PasskeysUnavailable:     {"LobbyService.BeginPasskeyRegistration", "LobbyService.FinishPasskeyRegistration", "LobbyService.BeginPasskeySignIn", "LobbyService.FinishPasskeySignIn"},

@@ -32,6 +32,7 @@ import (
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/redisconn"
+	"tabuleiro.dev/pkg/platform/signin"
 	"tabuleiro.dev/services/bot/botserver"
 	"tabuleiro.dev/services/lobby/lobbyserver"
 	"tabuleiro.dev/services/match/matchserver"
@@ -294,6 +295,10 @@ func Start(ctx context.Context, o Options) (srv *Server, err error) {
 		ServiceOnly: append(append([]string(nil), lobbyserver.AuthPolicy().ServiceOnly...), matchserver.ServiceOnly()...),
 	}
 	policy.ServiceOnly = append(policy.ServiceOnly, botserver.Policy().ServiceOnly...)
+	// A token of a sign-in that ended (signed out, revoked, a deleted
+	// account) is refused by every service, not by the lobby alone; the
+	// embedded Redis is read on each call (no cache).
+	policy.SignIns = signin.New(rdb, lcfg.RedisPrefix, 0)
 
 	s.url = BrowserURL(s.addr)
 

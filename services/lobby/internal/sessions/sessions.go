@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"tabuleiro.dev/pkg/platform/signin"
 )
 
 // Errors of Rotate and ClaimLegacy.
@@ -53,7 +55,9 @@ func New(rdb redis.UniversalClient, prefix string) *Families {
 	return &Families{rdb: rdb, prefix: prefix}
 }
 
-func (f *Families) key(family string) string { return f.prefix + "refresh:" + family }
+// key is the family's hash, where the match service reads it too
+// (package signin).
+func (f *Families) key(family string) string { return signin.Key(f.prefix, family) }
 
 func (f *Families) playerKey(playerID string) string { return f.prefix + "refresh-player:" + playerID }
 

@@ -17,12 +17,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/redis/go-redis/extra/redisotel/v9"
+	"github.com/redis/go-redis/v9"
 
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	"tabuleiro.dev/pkg/platform/auth"
 	"tabuleiro.dev/pkg/platform/grpcserve"
 	"tabuleiro.dev/pkg/platform/ratelimit"
 	"tabuleiro.dev/pkg/platform/redisconn"
+	"tabuleiro.dev/pkg/platform/signin"
 	"tabuleiro.dev/pkg/platform/telemetry"
 	"tabuleiro.dev/pkg/platform/telemetry/pgxtrace"
 	"tabuleiro.dev/services/match/internal/botclient"
@@ -117,7 +119,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	err = grpcserve.Run(ctx, grpcserve.Options{
 		Addr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout, Logger: logger, Telemetry: tel, TLS: serverTLS,
 		CORSOrigins: cfg.CORSOrigins, MixedConnections: cfg.MixedConnections,
-		Auth: auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly()}),
+		Auth: auth.NewInterceptor(verifier, auth.Policy{ServiceOnly: matchserver.ServiceOnly(), SignIns: signIns(rdb, cfg.LobbyKeyPrefix)}),
 		// Live games are in Redis: NOT_SERVING without it. PostgreSQL is
 		// not checked: finished games wait in the outbox until it is back.
 		Checks: []grpcserve.Check{{Name: "redis", Func: redisconn.Ping(rdb)}}, CheckInterval: cfg.HealthCheckInterval,
@@ -148,4 +150,15 @@ func serverConfig(cfg config.Config) matchserver.Config {
 	sc.Unlimited = cfg.RateLimitsOff
 	sc.TrustedProxies = cfg.TrustedProxies
 	return sc
+}
+
+// signIns checks player tokens against the lobby's sign-ins under prefix
+// (none when prefix is empty). A sign-in found live is read again after
+// 5 s: a signed-out token is refused that much later, and a player's plies
+// cost one more Redis read in 5 s rather than one each.
+func signIns(rdb redis.UniversalClient, prefix string) auth.SignIns {
+	if prefix == "" {
+		return nil
+	}
+	return signin.New(rdb, prefix, 5*time.Second)
 }

@@ -55,11 +55,16 @@ type Config struct {
 	// PreviousTokenKeys (MATCH_TOKEN_KEY_PREVIOUS, optional, comma-separated):
 	// keys whose tokens are still accepted while the token key rotates.
 	PreviousTokenKeys [][]byte
-	BotAddr           string        // MATCH_BOT_ADDR, optional (e.g. dns:///bot:8080, round_robin): without it bot seats are refused
-	KeyPrefix         string        // MATCH_KEY_PREFIX, default "tabuleiro:"
-	InstanceID        string        // MATCH_INSTANCE_ID, default: random at start-up
-	ReconnectWindow   time.Duration // MATCH_RECONNECT_WINDOW, default 60s
-	FirstPlyTimeout   time.Duration // MATCH_FIRST_PLY_TIMEOUT, default 30s
+	BotAddr           string // MATCH_BOT_ADDR, optional (e.g. dns:///bot:8080, round_robin): without it bot seats are refused
+	KeyPrefix         string // MATCH_KEY_PREFIX, default "tabuleiro:"
+	// LobbyKeyPrefix (MATCH_LOBBY_KEY_PREFIX, default "tabuleiro:lobby:",
+	// the lobby's): where the lobby keeps its sign-ins in the same Redis, so
+	// that a player token of a signed-out or revoked sign-in is refused
+	// here too; empty: tokens are not checked against sign-ins.
+	LobbyKeyPrefix  string
+	InstanceID      string        // MATCH_INSTANCE_ID, default: random at start-up
+	ReconnectWindow time.Duration // MATCH_RECONNECT_WINDOW, default 60s
+	FirstPlyTimeout time.Duration // MATCH_FIRST_PLY_TIMEOUT, default 30s
 	// UntimedBotWait (MATCH_UNTIMED_BOT_WAIT, default 24h) replaces both
 	// windows above for a match without a clock against a bot or between
 	// two players at one device (a private room made with one_device):
@@ -159,6 +164,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DatabaseURL:          env.Required("DATABASE_URL"),
 		BotAddr:              env.String("BOT_ADDR", ""),
 		KeyPrefix:            env.String("KEY_PREFIX", "tabuleiro:"),
+		LobbyKeyPrefix:       env.String("LOBBY_KEY_PREFIX", "tabuleiro:lobby:"),
 		InstanceID:           env.String("INSTANCE_ID", ""),
 		ReconnectWindow:      env.Duration("RECONNECT_WINDOW", 60*time.Second),
 		FirstPlyTimeout:      env.Duration("FIRST_PLY_TIMEOUT", 30*time.Second),
