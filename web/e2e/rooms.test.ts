@@ -78,9 +78,18 @@ test("a guest opens a public room, a second guest sees it listed and joins in on
   await host.ctx.close();
 });
 
-test("a private room takes the password its host chose, and is not listed", async () => {
+test("a private room takes the password its host chose, and is not listed; a password too short is refused beside its field", async () => {
   const host = await newPlayer(browser, server.url);
   await signIn(host.page, "Dora");
+  // Three letters: the lobby would refuse them; the page says why, under the field, and stays.
+  await host.page.click(`label.game-card[data-game="Quoridor"]`);
+  await host.page.click(`label.chip[data-choice="opp:friend"]`);
+  await host.page.click(`label.chip[data-choice="room:private"]`);
+  await host.page.fill("#room-password", "abc");
+  await host.page.click("#start");
+  await host.page.waitForSelector("#room-password-error");
+  assert.match((await host.page.locator("#room-password-error").textContent()) ?? "", /4 to 64 characters/);
+  assert.doesNotMatch(host.page.url(), /#\/room\//, "no room opened");
   await openRoom(host.page, "private", "figueira42");
   await host.page.waitForSelector("#invite-link");
   assert.match(await host.page.locator("#invite-link").inputValue(), /#\/join\/[A-Za-z0-9]+\?pw=figueira42$/);

@@ -110,7 +110,13 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
         // A public room is listed in the lobby for anyone to join; a
         // private one takes the password typed, or a generated one.
         const pub = "room" in c && c.room === "public";
-        const password = pub ? "" : ("password" in c && c.password?.trim()) || randomPassword();
+        const typed = pub || !("password" in c) ? "" : (c.password?.trim() ?? "");
+        if (typed && ([...typed].length < 4 || [...typed].length > 64)) {
+          // The lobby refuses it (INVALID_REQUEST): say why beside the field.
+          roomPasswordNote(t("lobby.room.passwordLength"));
+          return;
+        }
+        const password = typed || randomPassword();
         const room = await api(id.token).lobby.createRoom({
           game: c.game, variant: c.variant, timeControl: tc, visibility: pub ? RoomVisibility.PUBLIC : RoomVisibility.PRIVATE, password, hostSeat: c.seat,
         });
@@ -133,6 +139,22 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
   } finally {
     if (btn) btn.disabled = false;
   }
+}
+
+/** roomPasswordNote says, under the room password field, what is wrong with it, and focuses the field. */
+function roomPasswordNote(text: string): void {
+  const field = document.getElementById("room-password");
+  if (!field) {
+    toast(text, "error");
+    return;
+  }
+  let note = document.getElementById("room-password-error");
+  if (!note) {
+    note = h("p", { class: "error", id: "room-password-error", role: "alert" });
+    (field.parentElement ?? field).after(note);
+  }
+  note.textContent = text;
+  field.focus();
 }
 
 export function isBusy(err: unknown): boolean {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
@@ -153,6 +154,11 @@ func (f *playFlags) run(ctx context.Context, e *cli.Env) error {
 	tc, err := parseClock(e, f.clock)
 	if err != nil {
 		return &cli.ExitError{Code: 2, Err: err}
+	}
+	// A new room's password: the lobby takes 4 to 64 characters and says
+	// only that the request is invalid.
+	if n := utf8.RuneCountInString(strings.TrimSpace(f.password)); f.room == "new" && f.password != "" && (n < 4 || n > 64) {
+		return &cli.ExitError{Code: 2, Err: e.Errorf("error.room_password_length")}
 	}
 	gameList := []engine.Game{engine.Game(f.game)}
 	if f.game != "all" && !slices.Contains(games.List(), engine.Game(f.game)) {
