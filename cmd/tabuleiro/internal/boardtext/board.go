@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
 )
@@ -20,9 +21,9 @@ func Final(out io.Writer, p *text.Printer, pos engine.Position, flip bool) {
 		switch {
 		case resultLine.MatchString(line), strings.HasPrefix(line, "to move:"), line == "ongoing\n":
 		case cornersToMove.MatchString(line):
-			fmt.Fprint(out, Lines(p, cornersToMove.ReplaceAllString(line, cornersOver)))
+			fmt.Fprint(out, fit(out, Lines(p, cornersToMove.ReplaceAllString(line, cornersOver))))
 		default:
-			fmt.Fprint(out, Lines(p, line))
+			fmt.Fprint(out, fit(out, Lines(p, line)))
 		}
 	}
 }
@@ -41,14 +42,26 @@ var cornersToMove = regexp.MustCompile(`^(white|black) to move, move `)
 var resultLine = regexp.MustCompile(`^(outcome: |game over: |(white|black|first|second) wins \(|draw \()`)
 
 // Write writes a board as the engine renders it, its facts in p's
-// language, less the result: replay says it once, in words, after the
-// board.
+// language and wrapped at words to w's width (a Banqi list of pieces runs
+// past 80 columns), less the result: replay says it once, in words, after
+// the board.
 func Write(w io.Writer, p *text.Printer, render string) {
 	for line := range strings.Lines(render) {
 		if !resultLine.MatchString(line) {
-			fmt.Fprint(w, Lines(p, line))
+			fmt.Fprint(w, fit(w, Lines(p, line)))
 		}
 	}
+}
+
+// fit wraps a line of facts (with its newline) to w's width; the board's
+// own rows are narrower than any terminal.
+func fit(w io.Writer, line string) string {
+	body, nl := strings.CutSuffix(line, "\n")
+	out := termtext.Wrap(body, termtext.Width(w))
+	if nl {
+		out += "\n"
+	}
+	return out
 }
 
 // Of is v's board as the engine draws it, turned half a turn (as

@@ -43,7 +43,7 @@ func TestReplayByHistoryID(t *testing.T) {
 	code, out, errOut := tab.Run(t, vars, "replay", id)
 	// The result once (the outcome line), not the engine's own line too,
 	// and nobody to move in a finished game.
-	if code != 0 || !strings.HasPrefix(out, "corners Classic 3×3: ") || !strings.Contains(out, " tester (you)") || !strings.Contains(out, " Bot (easy)") || strings.Count(out, "outcome: ") != 1 ||
+	if code != 0 || !strings.HasPrefix(out, "Corners Classic 3×3: ") || !strings.Contains(out, " tester (you)") || !strings.Contains(out, " Bot (easy)") || strings.Count(out, "outcome: ") != 1 ||
 		regexp.MustCompile(`(?m)^(white|black) wins \(|^game over: |^to move:`).MatchString(out) ||
 		!strings.Contains(out, "outcome: white wins by") && !strings.Contains(out, "outcome: black wins by") && !strings.Contains(out, "outcome: draw by") {
 		t.Fatalf("replay %s: exit %d\nstdout:\n%s\nstderr:\n%s", id, code, out, errOut)

@@ -26,6 +26,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
@@ -142,7 +143,7 @@ func showGame(f *session.Flags, ctx context.Context, e *cli.Env, id string, step
 			}
 			names = append(names, name)
 		}
-		fmt.Fprintln(e.Stdout, e.T("replay.head", "game", string(g), "variant", text.Variant(e.P, s.GetGame(), s.GetVariant()), "players", strings.Join(names, e.T("vs.sep")),
+		termtext.Fprintln(e.Stdout, e.T("replay.head", "game", text.Game(e.P, s.GetGame()), "variant", text.Variant(e.P, s.GetGame(), s.GetVariant()), "players", strings.Join(names, e.T("vs.sep")),
 			"plies", gameword.Plies(e.P, len(plies)), "ended", text.Date(e.P, s.GetEndedAt().AsTime().Local())))
 		// From the viewer's seat, as the game was played (the terminal and
 		// the web draw the second seat's game turned).

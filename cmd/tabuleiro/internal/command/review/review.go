@@ -23,6 +23,7 @@ import (
 	"tabuleiro.dev/cmd/tabuleiro/internal/client"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
 	"tabuleiro.dev/cmd/tabuleiro/internal/session"
+	"tabuleiro.dev/cmd/tabuleiro/internal/termtext"
 	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/pkg/engine/banqi"
@@ -203,7 +204,11 @@ func write(e *cli.Env, r *gamev1.GameReview) {
 	for _, p := range r.GetPlies() {
 		line := fmt.Sprintf("%3d. %-7s %-12s %5s%%", p.GetNumber(), gameword.Seat(e.P, g, p.GetSeat()), p.GetPlayed()+markSigns[p.GetMark()], text.Decimal(e.P, p.GetAfter(), 1))
 		if k, ok := markKeys[p.GetMark()]; ok {
-			line += "  " + e.T(k, "drop", fmt.Sprintf("%.0f", p.GetDrop())) + "; " + e.T("review.better", "ply", p.GetBest(), "line", strings.Join(p.GetLine(), " "))
+			// The mark and the better line under each other, past the
+			// columns, rather than cut at the terminal's edge mid-ply.
+			mark := e.T(k, "drop", fmt.Sprintf("%.0f", p.GetDrop())) + "; " + e.T("review.better", "ply", p.GetBest(), "line", strings.Join(p.GetLine(), " "))
+			fmt.Fprint(e.Stdout, termtext.Columns([][2]string{{line, mark}}, 0, termtext.Width(e.Stdout)))
+			continue
 		}
 		fmt.Fprintln(e.Stdout, strings.TrimRight(line, " "))
 	}

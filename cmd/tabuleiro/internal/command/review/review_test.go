@@ -3,8 +3,10 @@ package review
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/clitest"
 )
@@ -27,9 +29,15 @@ func TestReviewRecordFile(t *testing.T) {
 	if !strings.Contains(stderr, "reviewing [") || !strings.Contains(stderr, "10/10") {
 		t.Errorf("no progress bar on standard error:\n%s", stderr)
 	}
-	lines := strings.Split(stdout, "\n")
-	if len(lines) < 6 || !strings.Contains(lines[5], "d9??") || !strings.Contains(lines[5], "blunder") || !strings.Contains(lines[5], "better e8") {
+	// Ply 6's line (a marked ply's better line may go on under it, at 80 columns).
+	ply6 := regexp.MustCompile(`(?m)^  6\. .*$`).FindString(stdout)
+	if !strings.Contains(ply6, "d9??") || !strings.Contains(ply6, "blunder") || !strings.Contains(ply6, "better e8") {
 		t.Errorf("ply 6 not a blunder with the better e8:\n%s", stdout)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("a line of %d columns (the output is no terminal: 80): %q", n, l)
+		}
 	}
 	if !strings.Contains(stdout, "accuracy") || !strings.Contains(stdout, "critical moment: ply 6") {
 		t.Errorf("no summary or critical moment:\n%s", stdout)
