@@ -211,6 +211,7 @@ var refusal = rpcerr.Must(rpcerr.Mapper{
 	{Err: engine.ErrSyntax, Code: codes.InvalidArgument, Reason: reason.PlySyntax},
 	{Err: engine.ErrIllegalMove, Code: codes.FailedPrecondition, Reason: reason.IllegalPly},
 	{Err: engine.ErrGameOver, Code: codes.FailedPrecondition, Reason: reason.GameOver},
+	{Err: engine.ErrUnknownVariant, Code: codes.InvalidArgument, Reason: reason.UnknownVariant},
 }).Status
 
 // outcome is an engine's outcome as the API's (gameword says those).
@@ -257,8 +258,19 @@ func (f *recordFlags) replay(e *cli.Env, each func(n int, p engine.Ply, after en
 	if layout == "" {
 		layout, _ = rec.Header("layout") // a Banqi record carries its layout (B1)
 	}
+	// The mistakes a person makes here, each said with what to give.
+	if !slices.Contains(rulesdoc.Games, f.game) {
+		return nil, rec, &cli.ExitError{Code: 2, Err: e.Errorf("error.unknown_game", "game", strconv.Quote(f.game), "choice", strings.Join(rulesdoc.Games, ", "))}
+	}
+	if _, err := gameword.Variant(e.P, engine.Game(f.game), f.variant); err != nil {
+		return nil, rec, &cli.ExitError{Code: 2, Err: err}
+	}
+	if engine.Game(f.game) == engine.Banqi && layout == "" {
+		return nil, rec, &cli.ExitError{Code: 2, Err: e.Errorf("error.rules_banqi_layout")}
+	}
 	pos, err := games.New(engine.Game(f.game), f.variant, layout)
 	if err != nil {
+		// A layout that does not parse: the engine's words name the letter.
 		return nil, rec, &cli.ExitError{Code: 2, Err: err}
 	}
 	for i, tok := range rec.Plies {

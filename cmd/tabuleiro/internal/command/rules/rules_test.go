@@ -72,7 +72,9 @@ func TestRulesBadInput(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{name: "unknown game", args: []string{"rules", "legal", "--game", "chess"}, wantCode: 2, wantErr: "unknown variant"},
+		{name: "unknown game", args: []string{"rules", "legal", "--game", "chess"}, wantCode: 2, wantErr: `unknown game "chess" (want quoridor, corners, banqi)`},
+		{name: "unknown variant", args: []string{"rules", "legal", "--variant", "nope"}, wantCode: 2, wantErr: `Quoridor has no variant "nope" (want standard (Standard), limit200`},
+		{name: "no layout", args: []string{"rules", "perft", "--game", "banqi"}, wantCode: 2, wantErr: "a Banqi record needs its layout"},
 		{name: "bad layout", args: []string{"rules", "legal", "--game", "banqi", "--layout", "XYZ"}, wantCode: 2, wantErr: "unknown letter 'X' at a1"},
 		{name: "garbage ply", args: []string{"rules", "play", "--game", "banqi", "--layout", banqiLayout, "--moves", "f3 zz9"}, wantCode: 1, wantErr: "ply 2 (zz9)"},
 		{name: "both sources", args: []string{"rules", "legal", "--game", "banqi", "--moves", "f3", "--file", "x"}, wantCode: 2, wantErr: "not both"},
