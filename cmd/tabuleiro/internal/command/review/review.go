@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,10 @@ func New(e *cli.Env) *cobra.Command {
 			raw, err := os.ReadFile(args[0])
 			if errors.Is(err, os.ErrNotExist) && matchID.MatchString(args[0]) {
 				return reviewMatch(cmd.Context(), &f, e, args[0])
+			}
+			if errors.Is(err, os.ErrNotExist) {
+				// Neither a file nor (as written) a match id.
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.review_missing", "arg", strconv.Quote(args[0]))}
 			}
 			if err != nil {
 				return &cli.ExitError{Code: 2, Err: err}

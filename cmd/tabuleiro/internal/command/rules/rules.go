@@ -294,12 +294,15 @@ func (f *recordFlags) replay(e *cli.Env, each func(n int, p engine.Ply, after en
 func (f *recordFlags) recordText(e *cli.Env) (string, error) {
 	switch {
 	case f.file != "" && f.moves != "":
-		return "", errors.New("give the record with --moves or --file, not both")
+		return "", e.Errorf("error.rules_both_sources")
 	case f.file == "-":
 		b, err := io.ReadAll(e.Stdin)
 		return string(b), err
 	case f.file != "":
 		b, err := os.ReadFile(f.file)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", e.Errorf("error.rules_no_file", "file", strconv.Quote(f.file))
+		}
 		return string(b), err
 	default:
 		return f.moves, nil
