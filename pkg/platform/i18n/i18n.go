@@ -149,6 +149,19 @@ func (b *Bundle) Languages() []string { return slices.Clone(b.names) }
 // or a POSIX locale ("pt_BR.UTF-8"), the first preferred; Fallback when
 // none is served. A Portuguese speaker from anywhere gets "pt-BR".
 func (b *Bundle) Match(prefs ...string) string {
+	lang, _ := b.match(prefs)
+	return lang
+}
+
+// Speaks reports whether one of the bundle's languages serves pref (a
+// tag, an Accept-Language value or a POSIX locale): "pt" and "pt_PT" do,
+// "xx" does not.
+func (b *Bundle) Speaks(pref string) bool {
+	_, ok := b.match([]string{pref})
+	return ok
+}
+
+func (b *Bundle) match(prefs []string) (string, bool) {
 	var want []language.Tag
 	for _, p := range prefs {
 		p = strings.TrimSpace(p)
@@ -164,13 +177,13 @@ func (b *Bundle) Match(prefs ...string) string {
 		}
 	}
 	if len(want) == 0 {
-		return Fallback
+		return Fallback, false
 	}
 	_, i, conf := b.matcher.Match(want...)
 	if conf == language.No {
-		return Fallback
+		return Fallback, false
 	}
-	return b.names[i]
+	return b.names[i], true
 }
 
 // posixTag turns a POSIX locale ("pt_BR.UTF-8@euro", "C") into a BCP 47 tag.

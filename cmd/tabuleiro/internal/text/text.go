@@ -66,8 +66,9 @@ const SettingFile = "lang"
 // POSIX locale: the first of LC_ALL, LC_MESSAGES, LANG that is set (POSIX
 // order: LC_ALL overrides the others), else English.
 func Choose(flag string, getenv func(string) string, saved string) string {
+	// A setting no catalog speaks ("--lang xx") gives way to the next.
 	for _, v := range []string{flag, getenv(EnvLang), saved} {
-		if strings.TrimSpace(v) != "" {
+		if strings.TrimSpace(v) != "" && Catalog.Speaks(v) {
 			return Catalog.Match(v)
 		}
 	}

@@ -84,6 +84,8 @@ func TestChoose(t *testing.T) {
 		{name: "env over saved", env: map[string]string{EnvLang: "en"}, saved: "es", want: "en"},
 		{name: "flag over all", flag: "pt-BR", env: map[string]string{EnvLang: "en", "LC_ALL": "es"}, saved: "es", want: "pt-BR"},
 		{name: "unserved locale is english", env: map[string]string{"LANG": "de_DE.UTF-8"}, want: "en"},
+		{name: "a flag no catalog speaks gives way", flag: "xx", env: map[string]string{EnvLang: "pt-BR"}, want: "pt-BR"},
+		{name: "so does such a variable", env: map[string]string{EnvLang: "br", "LANG": "es_AR.UTF-8"}, want: "es"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
