@@ -3,12 +3,14 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -79,6 +81,8 @@ func New(e *cli.Env) *cobra.Command {
 			if err != nil {
 				if busy := e.BusyDataDir(err); busy != nil {
 					err = busy
+				} else if errors.Is(err, syscall.EADDRINUSE) {
+					err = e.Errorf("error.addr_in_use", "addr", addr)
 				}
 				return &cli.ExitError{Code: 1, Err: err}
 			}

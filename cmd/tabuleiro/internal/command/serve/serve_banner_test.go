@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"maps"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -123,4 +124,21 @@ func serveOneCall(t *testing.T, extra []string, env map[string]string) (stdout, 
 		t.Errorf("serve exited %d after the interrupt; stderr %s", code, errOut.String())
 	}
 	return out.String(), errOut.String()
+}
+
+// An address another server holds is refused in the player's language,
+// with the way to reach that server.
+func TestServeAddressInUse(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	vars := clitest.LocalVars(t)
+	vars["TABULEIRO_LANG"] = "pt-BR"
+	code, _, errOut := tab.Run(t, vars, "serve", "--addr", l.Addr().String())
+	if want := l.Addr().String() + " está em uso: outro servidor roda ali; fale com ele com --server " + l.Addr().String(); code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, want)
+	}
 }
