@@ -26,21 +26,8 @@ func New(e *cli.Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "load",
 		Short: e.T("cmd.load.short"),
-		Long: "Run simulated players against a server through the public API: each signs in\n" +
-			"as a guest, queues for a Quoridor pairing, plays fast legal plies (pawn steps:\n" +
-			"a few random ones, then straight to the goal), and queues again until the\n" +
-			"duration is up; games in progress then get --drain to finish. A player whose\n" +
-			"Play stream drops rejoins on the next --match address with the last event seen.\n" +
-			"Progress goes to stderr every second; the report (games finished, plies/s, ply\n" +
-			"round trip from the mover's send to the opponent's receipt, matchmaking wait,\n" +
-			"errors by status code with the first message of each, and the processor time\n" +
-			"per ply of each kind of server process found listening on this machine on the\n" +
-			"--server, --match and --bot addresses, of Redis (--redis: INFO cpu) and of the\n" +
-			"load generator, with Redis's commands per ply) to stdout. Any error\n" +
-			"whose status code --allow-errors does not name fails the run (exit status 1):\n" +
-			"a healthy server gives none; fault drills allow what they provoke\n" +
-			"(e.g. --allow-errors Unavailable).",
-		Args: cobra.NoArgs,
+		Long:  e.T("cmd.load.long"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Lobby = splitAddrs(servers)
 			cfg.Match = splitAddrs(matchs)
@@ -76,21 +63,21 @@ func New(e *cli.Env) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&servers, "server", "", "lobby addresses, HOST:PORT[,HOST:PORT...]")
-	fl.StringVar(&matchs, "match", "", "match addresses for Play streams (default: the --server addresses)")
-	fl.StringVar(&bots, "bot", "", "bot addresses, HOST:PORT[,HOST:PORT...], for the processor-time figures only")
-	fl.StringVar(&redisURL, "redis", "", "the servers' Redis (redis://HOST:PORT/DB), for its processor time and commands per ply")
-	fl.IntVar(&cfg.Players, "players", 100, "simulated players")
-	fl.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long players queue for new games")
-	fl.DurationVar(&cfg.Drain, "drain", 10*time.Second, "how long games in progress may go on after --duration")
-	fl.DurationVar(&cfg.Think, "think", 0, "each player's pause before a ply")
-	fl.IntVar(&cfg.Wander, "wander", 20, "random pawn steps per seat before racing to the goal (game length)")
-	fl.IntVar(&cfg.MaxGames, "max-games", 0, "stop queuing after this many games (0: no limit)")
-	fl.Int64Var(&baseMS, "base-ms", 0, "clock base per seat in ms (0: the variant's default)")
-	fl.Uint64Var(&cfg.Seed, "seed", 1, "seed of the players' choices")
-	fl.BoolVar(&cfg.MatchAffinity, "affinity", false, "both seats of a match play on the same --match address, chosen by the match id, as the edge's match affinity does (the Play streams name their match in the tabuleiro-match-id header either way)")
-	fl.IntVar(&cfg.ConnsPerAddr, "conns", 0, "gRPC connections per address (0: enough for every player's stream, 48 a connection)")
-	fl.StringSliceVar(&allow, "allow-errors", nil, "status codes that do not fail the run (e.g. Unavailable,Aborted)")
+	fl.StringVar(&servers, "server", "", e.T("flag.load.server"))
+	fl.StringVar(&matchs, "match", "", e.T("flag.load.match"))
+	fl.StringVar(&bots, "bot", "", e.T("flag.load.bot"))
+	fl.StringVar(&redisURL, "redis", "", e.T("flag.load.redis"))
+	fl.IntVar(&cfg.Players, "players", 100, e.T("flag.load.players"))
+	fl.DurationVar(&cfg.Duration, "duration", 10*time.Second, e.T("flag.load.duration"))
+	fl.DurationVar(&cfg.Drain, "drain", 10*time.Second, e.T("flag.load.drain"))
+	fl.DurationVar(&cfg.Think, "think", 0, e.T("flag.load.think"))
+	fl.IntVar(&cfg.Wander, "wander", 20, e.T("flag.load.wander"))
+	fl.IntVar(&cfg.MaxGames, "max-games", 0, e.T("flag.load.max_games"))
+	fl.Int64Var(&baseMS, "base-ms", 0, e.T("flag.load.base_ms"))
+	fl.Uint64Var(&cfg.Seed, "seed", 1, e.T("flag.load.seed"))
+	fl.BoolVar(&cfg.MatchAffinity, "affinity", false, e.T("flag.load.affinity"))
+	fl.IntVar(&cfg.ConnsPerAddr, "conns", 0, e.T("flag.load.conns"))
+	fl.StringSliceVar(&allow, "allow-errors", nil, e.T("flag.load.allow_errors"))
 	return c
 }
 

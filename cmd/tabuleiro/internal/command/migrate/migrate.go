@@ -4,7 +4,6 @@ package migrate
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
@@ -18,14 +17,12 @@ func New(e *cli.Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
 		Short: e.T("cmd.migrate.short"),
-		Long: "Apply every pending migration of migrations/ to the PostgreSQL database\n" +
-			"named by TABULEIRO_DATABASE_URL, then exit. Running it again applies nothing.\n" +
-			"The compose stack runs it once before the services start.",
-		Args: cobra.NoArgs,
+		Long:  e.T("cmd.migrate.long"),
+		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			url := e.Getenv("TABULEIRO_DATABASE_URL")
 			if url == "" {
-				return &cli.ExitError{Code: 2, Err: errors.New("TABULEIRO_DATABASE_URL is not set")}
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.migrate_no_url")}
 			}
 			db, err := sql.Open("pgx", url)
 			if err != nil {
@@ -36,7 +33,7 @@ func New(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
 			}
-			fmt.Fprintf(e.Stdout, "applied %d migrations\n", n)
+			fmt.Fprintln(e.Stdout, e.T("migrate.applied", "count", n))
 			return nil
 		},
 	}

@@ -27,3 +27,9 @@ func TestMigrateNeedsURL(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 2 naming TABULEIRO_DATABASE_URL", code, errOut)
 	}
 }
+
+// migrate's help is in the player's language, as the other commands' is.
+func TestMigrateHelpTranslated(t *testing.T) {
+	t.Parallel()
+	tab.HelpTranslated(t)
+}
