@@ -80,6 +80,7 @@ func TestUsageErrorsInThePlayersLanguage(t *testing.T) {
 		{[]string{"play", "--room", "new", "--password", "abc"}, "--password: a senha de uma sala tem de 4 a 64 caracteres", "--password: la contraseña de una sala tiene de 4 a 64"},
 		{[]string{"review", "NOPE"}, `review "NOPE": não há arquivo de registro nem partida terminada`, `review "NOPE": no hay archivo de registro`},
 		{[]string{"rules", "play", "--file", "/nope"}, `--file "/nope": esse arquivo não existe`, `--file "/nope": ese archivo no existe`},
+		{[]string{"bots", "ladder", "--game", "xadrez"}, `jogo desconhecido "xadrez" (use quoridor, corners ou banqi)`, `juego desconocido "xadrez"`},
 		{[]string{"rules", "show", "Q99"}, "as regras de Quoridor não têm a seção Q99", "las reglas de Quoridor no tienen la sección Q99"},
 	} {
 		for lang, want := range map[string]string{"pt-BR": tc.pt, "es": tc.es} {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +40,9 @@ func New(e *cli.Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budgetMS < 0 {
 				return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_budget", "budget", budgetMS)}
+			}
+			if !slices.Contains(gameword.Names(), game) {
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.unknown_game", "game", strconv.Quote(game), "choice", gameword.Choice(e.P))}
 			}
 			cfg.Game = engine.Game(game)
 			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
@@ -93,6 +98,9 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if budgetMS < 0 {
 				return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_budget", "budget", budgetMS)}
+			}
+			if !slices.Contains(gameword.Names(), game) {
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.unknown_game", "game", strconv.Quote(game), "choice", gameword.Choice(e.P))}
 			}
 			cfg.Game = engine.Game(game)
 			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
