@@ -174,7 +174,7 @@ func moduleRoot(t *testing.T) string {
 
 // userFacing are the module's directories (glob patterns) whose sources
 // speak to the player: the commands and the game screen.
-var userFacing = []string{".", "internal/cli", "internal/session", "internal/gameword", "internal/command/*", "internal/tui", "internal/text"}
+var userFacing = []string{".", "internal/cli", "internal/session", "internal/gameword", "internal/boardtext", "internal/command/*", "internal/tui", "internal/text"}
 
 // sources parses the non-test Go files of the user-facing directories.
 func sources(t *testing.T, root string) (*token.FileSet, map[string]*ast.File) {
