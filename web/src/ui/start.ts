@@ -116,7 +116,7 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
           roomPasswordNote(t("lobby.room.passwordLength"));
           return;
         }
-        const password = typed || randomPassword();
+        const password = pub ? "" : typed || randomPassword();
         const room = await api(id.token).lobby.createRoom({
           game: c.game, variant: c.variant, timeControl: tc, visibility: pub ? RoomVisibility.PUBLIC : RoomVisibility.PRIVATE, password, hostSeat: c.seat,
         });
