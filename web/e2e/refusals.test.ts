@@ -163,6 +163,9 @@ test("at 1280x800 the hint stays on the screen, a refusal shows where the hint w
   await startBot(page, "Quoridor", { seat: "White (first)", clock: "3+2" });
   let info = await waitTurn(page);
   await page.waitForSelector(".bottom-strip .first-ply");
+  // Measured once connected: "Connecting…" stands above the board while
+  // the stream opens (on a loaded machine, after the turn is known).
+  await page.waitForSelector(".conn-banner:empty", { state: "attached" });
   const hint = await boxOf(page.locator(".board-tools .hint"), "the hint");
   assert.ok(hint.y + hint.height <= 800, `the hint ends at ${hint.y + hint.height}, within 800`);
   await shot(page, "refusals-hint-above-the-fold");
