@@ -88,8 +88,10 @@ func FuzzMatchRequests(f *testing.F) {
 		Caller: func(ctx context.Context) context.Context { return auth.WithToken(ctx, token("alice")) },
 		// Bookkeeping a refusal may change: instances' alive marks,
 		// presence and stream leases, the recorder's stream, the
-		// instances asking for sweeper groups.
-		State: rpcfuzz.RedisState(rdb, prefix, "alive", "presence", "lease", "streams", "outbox", "sweepers"),
+		// instances asking for sweeper groups, and the groups' role keys
+		// ("sweeper:{tag}"), which instances take and renew in the
+		// background.
+		State: rpcfuzz.RedisState(rdb, prefix, "alive", "presence", "lease", "streams", "outbox", "sweepers", "sweeper:"),
 		// And over the browsers' framings (Connect, gRPC-Web) on the
 		// same port.
 		BaseURL: "http://" + lis.Addr().String(),
