@@ -171,8 +171,8 @@ func New(ctx context.Context, d Deps, cfg Config) (*Server, error) {
 		mcfg.BotOfferAfter = cfg.BotOfferAfter
 	}
 	if lister != nil && mcfg.LiveMatches == nil {
-		mcfg.LiveMatches = func(ctx context.Context, playerID string) ([]string, error) {
-			ms, err := lister.ListMatches(ctx, playerID)
+		mcfg.LiveMatches = func(ctx context.Context, playerID string, matchIDs ...string) ([]string, error) {
+			ms, err := lister.ListMatches(ctx, playerID, matchIDs...)
 			ids := make([]string, 0, len(ms))
 			for _, m := range ms {
 				ids = append(ids, m.GetMatchId())

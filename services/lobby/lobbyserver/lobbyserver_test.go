@@ -64,6 +64,9 @@ func (f *fakeMatchService) ListMatches(ctx context.Context, req *matchv1.ListMat
 	defer f.mu.Unlock()
 	res := &matchv1.ListMatchesResponse{}
 	for _, m := range f.live {
+		if ids := req.GetMatchIds(); len(ids) > 0 && !slices.Contains(ids, m.GetMatchId()) {
+			continue
+		}
 		for _, p := range m.GetSeats() {
 			if req.GetPlayerId() == "" || p.GetPlayerId() == req.GetPlayerId() {
 				res.Matches = append(res.Matches, m)

@@ -2,6 +2,7 @@ package lobbyserver
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -32,10 +33,10 @@ func (m *liveMatches) set(playerID, matchID string) {
 	m.live[playerID] = matchID
 }
 
-func (m *liveMatches) ListMatches(_ context.Context, playerID string) ([]*matchv1.MatchSummary, error) {
+func (m *liveMatches) ListMatches(_ context.Context, playerID string, matchIDs ...string) ([]*matchv1.MatchSummary, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if id, ok := m.live[playerID]; ok {
+	if id, ok := m.live[playerID]; ok && (len(matchIDs) == 0 || slices.Contains(matchIDs, id)) {
 		return []*matchv1.MatchSummary{{MatchId: id}}, nil
 	}
 	return nil, nil

@@ -1,10 +1,13 @@
 package matchserver_test
 
 import (
+	"context"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -92,8 +95,43 @@ func TestListMatches(t *testing.T) {
 		}
 		return false
 	})
+	// Asked about matches by id, the service reads those alone: the
+	// lobby asks whether a player's last match has ended each time they
+	// queue again, and every shard of the index would cost a read each.
+	listIDs := func(player string, want codes.Code, matchIDs ...string) []string {
+		t.Helper()
+		resp, err := c.client(0).ListMatches(lobby, &matchv1.ListMatchesRequest{PlayerId: player, MatchIds: matchIDs})
+		if status.Code(err) != want {
+			t.Fatalf("list %q among %d ids: %v, want %v", player, len(matchIDs), err, want)
+		}
+		return ids(resp.GetMatches())
+	}
+	if got := listIDs("alice", codes.OK, a, b, a); !slices.Equal(got, []string{a}) {
+		t.Fatalf("alice's among [%s %s]: %v, want [%s]", a, b, got, a)
+	}
+	if got := listIDs("", codes.OK, b, "nope"); !slices.Equal(got, []string{b}) {
+		t.Fatalf("live among [%s nope]: %v, want [%s]", b, got, b)
+	}
+	listIDs("", codes.InvalidArgument, a, "")
+	listIDs("", codes.InvalidArgument, "a b")
+	listIDs("", codes.InvalidArgument, slices.Repeat([]string{a}, match.MaxListIDs+1)...)
+	counted := &commandCounter{}
+	hooked := redisClientLike(t, c.rdb)
+	hooked.AddHook(counted)
+	byID := redisstore.New(hooked, redisstore.Options{Prefix: c.prefix})
+	sums, err := byID.Live(t.Context(), "alice", 10, time.Now().UnixMilli(), a)
+	if err != nil || len(sums) != 1 || sums[0].ID != a {
+		t.Fatalf("store's Live of alice among [%s]: %v (%v)", a, sums, err)
+	}
+	if n := counted.total(); n > 3 {
+		t.Fatalf("Live of one match id sent %d commands (%v), want its 3 reads", n, counted.names())
+	}
+
 	alice.act(&matchv1.PlayRequest{Action: &matchv1.PlayRequest_Resign{Resign: &matchv1.Resign{}}})
 	alice.ended()
+	if got := listIDs("alice", codes.OK, a); len(got) != 0 {
+		t.Fatalf("alice's among [%s] after it ended: %v", a, got)
+	}
 	if got := ids(list("")); !slices.Equal(got, []string{b}) {
 		t.Fatalf("live matches after %s ended: %v, want [%s]", a, got, b)
 	}
@@ -106,4 +144,67 @@ func TestListMatches(t *testing.T) {
 			t.Fatalf("players' live-match key %s left: %d (%v)", k, n, err)
 		}
 	}
+}
+
+// commandCounter is a go-redis hook that counts the commands sent but a
+// new connection's handshake (HELLO, CLIENT SETINFO).
+type commandCounter struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (h *commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.add(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.add(cmds...)
+		return next(ctx, cmds)
+	}
+}
+
+func (h *commandCounter) add(cmds ...redis.Cmder) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range cmds {
+		if n := c.Name(); n == "hello" || n == "client" {
+			continue
+		}
+		h.sent = append(h.sent, c.Name())
+	}
+}
+
+func (h *commandCounter) total() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sent)
+}
+
+func (h *commandCounter) names() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.sent)
+}
+
+// redisClientLike returns a new client to the Redis rdb talks to (a
+// server or a cluster), closed when the test ends.
+func redisClientLike(t *testing.T, rdb redis.UniversalClient) redis.UniversalClient {
+	t.Helper()
+	var c redis.UniversalClient
+	switch r := rdb.(type) {
+	case *redis.Client:
+		c = redis.NewClient(r.Options())
+	case *redis.ClusterClient:
+		c = redis.NewClusterClient(r.Options())
+	default:
+		t.Fatalf("unexpected Redis client %T", rdb)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }

@@ -73,9 +73,10 @@ func ClockToProto(tc lobby.TimeControl) *gamev1.TimeControl {
 }
 
 // ListMatches returns the match service's live matches (all, or those of
-// playerID), at most 500.
-func (c *Client) ListMatches(ctx context.Context, playerID string) ([]*matchv1.MatchSummary, error) {
-	res, err := c.c.ListMatches(ctx, &matchv1.ListMatchesRequest{PlayerId: playerID, Limit: 500})
+// playerID), at most 500; only those of matchIDs when given, which the
+// match service reads alone instead of every shard of its live index.
+func (c *Client) ListMatches(ctx context.Context, playerID string, matchIDs ...string) ([]*matchv1.MatchSummary, error) {
+	res, err := c.c.ListMatches(ctx, &matchv1.ListMatchesRequest{PlayerId: playerID, Limit: 500, MatchIds: matchIDs})
 	if err != nil {
 		return nil, fmt.Errorf("list matches: %w", err)
 	}

@@ -84,7 +84,9 @@ func (m *Matchmaker) clearIfEnded(ctx context.Context, player, mark string) (boo
 	if !ok || m.cfg.LiveMatches == nil {
 		return false, nil
 	}
-	live, err := m.cfg.LiveMatches(ctx, player)
+	// Only the marked match is asked about: one read in its shard, not
+	// the player's index in every shard.
+	live, err := m.cfg.LiveMatches(ctx, player, id)
 	if err != nil {
 		return false, fmt.Errorf("list live matches of %s: %w", player, err)
 	}

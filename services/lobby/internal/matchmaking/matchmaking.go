@@ -113,9 +113,10 @@ type Config struct {
 	PendingTTL time.Duration
 	BusyTTL    time.Duration
 	// LiveMatches lists the ids of a player's live matches (the match
-	// service's ListMatches); it lets a busy mark of an ended match be
-	// cleared. Nil keeps marks until BusyTTL.
-	LiveMatches func(ctx context.Context, playerID string) ([]string, error)
+	// service's ListMatches), only among matchIDs when given; it lets a
+	// busy mark of an ended match be cleared. Nil keeps marks until
+	// BusyTTL.
+	LiveMatches func(ctx context.Context, playerID string, matchIDs ...string) ([]string, error)
 	// ConcurrentMatches lets a player hold several live matches from rooms
 	// and bot games: Reserve then marks nobody. The one-process mode sets
 	// it, where one person keeps resumable games against bots and at one

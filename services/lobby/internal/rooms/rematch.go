@@ -222,7 +222,7 @@ func (s *Store) OfferRematch(ctx context.Context, playerID, matchID string) (Rem
 		return Rematch{}, err
 	}
 	if s.cfg.LiveMatches != nil {
-		live, err := s.cfg.LiveMatches(ctx, playerID)
+		live, err := s.cfg.LiveMatches(ctx, playerID, matchID)
 		if err != nil {
 			return Rematch{}, fmt.Errorf("check that match %s ended: %w", matchID, err)
 		}

@@ -129,10 +129,11 @@ type Config struct {
 	// rematch it, default 24 h.
 	RematchTTL time.Duration
 	// LiveMatches lists the ids of a player's matches that have not ended
-	// (the match service's ListMatches): a rematch is offered only once its
-	// match has ended. Nil: no check (the one-live-match reservation still
-	// refuses to start a rematch beside a live match).
-	LiveMatches func(ctx context.Context, playerID string) ([]string, error)
+	// (the match service's ListMatches), only among matchIDs when given: a
+	// rematch is offered only once its match has ended. Nil: no check (the
+	// one-live-match reservation still refuses to start a rematch beside a
+	// live match).
+	LiveMatches func(ctx context.Context, playerID string, matchIDs ...string) ([]string, error)
 	// Reserver keeps each player in one live match at a time: a room's
 	// match starts only when neither member is in another. Nil: no check.
 	Reserver lobby.Reserver

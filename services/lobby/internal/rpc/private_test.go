@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,9 +18,12 @@ import (
 
 type fakeLive []*matchv1.MatchSummary
 
-func (f fakeLive) ListMatches(_ context.Context, playerID string) ([]*matchv1.MatchSummary, error) {
+func (f fakeLive) ListMatches(_ context.Context, playerID string, matchIDs ...string) ([]*matchv1.MatchSummary, error) {
 	var out []*matchv1.MatchSummary
 	for _, m := range f {
+		if len(matchIDs) > 0 && !slices.Contains(matchIDs, m.GetMatchId()) {
+			continue
+		}
 		for _, s := range m.GetSeats() {
 			if playerID == "" || s.GetPlayerId() == playerID {
 				out = append(out, m)

@@ -212,9 +212,9 @@ func exempt(prefixes []netip.Prefix, key string) bool {
 }
 
 // LiveLister lists the match service's live matches, all of them
-// (playerID "") or one player's.
+// (playerID "") or one player's; only those of matchIDs when given.
 type LiveLister interface {
-	ListMatches(ctx context.Context, playerID string) ([]*matchv1.MatchSummary, error)
+	ListMatches(ctx context.Context, playerID string, matchIDs ...string) ([]*matchv1.MatchSummary, error)
 }
 
 // Server implements lobbyv1.LobbyServiceServer.

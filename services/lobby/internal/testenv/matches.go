@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"tabuleiro.dev/services/lobby/internal/lobby"
@@ -59,12 +60,16 @@ func (m *Matches) Calls() int {
 }
 
 // LiveMatches lists the ids of player's matches that have not ended (see
-// End), as the match service's ListMatches would.
-func (m *Matches) LiveMatches(_ context.Context, player string) ([]string, error) {
+// End), only among matchIDs when given, as the match service's
+// ListMatches would.
+func (m *Matches) LiveMatches(_ context.Context, player string, matchIDs ...string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var ids []string
 	for id, s := range m.specs {
+		if len(matchIDs) > 0 && !slices.Contains(matchIDs, id) {
+			continue
+		}
 		if !m.ended[id] && (s.First.PlayerID == player || s.Second.PlayerID == player) {
 			ids = append(ids, id)
 		}

@@ -52,25 +52,31 @@ func (st *State) PlayerIDs() []string {
 	return ids
 }
 
+// MaxListIDs is the most match ids ListMatches takes.
+const MaxListIDs = 100
+
 // ListMatches returns live matches, most recently active first, at most
-// limit; only those where playerID holds a seat when it is set. Each
-// carries its spectator count.
-func (s *Service) ListMatches(ctx context.Context, playerID string, limit int) ([]Summary, error) {
+// limit; only those where playerID holds a seat when it is set, and only
+// those of ids when given. Each carries its spectator count.
+func (s *Service) ListMatches(ctx context.Context, playerID string, limit int, ids ...string) ([]Summary, error) {
 	if limit <= 0 || limit > 500 {
 		return nil, fmt.Errorf("limit %d out of 1-500: %w", limit, ErrInvalid)
 	}
-	sums, err := s.d.Store.Live(ctx, playerID, limit, s.nowMS())
+	if len(ids) > MaxListIDs {
+		return nil, fmt.Errorf("%d match ids; at most %d: %w", len(ids), MaxListIDs, ErrInvalid)
+	}
+	sums, err := s.d.Store.Live(ctx, playerID, limit, s.nowMS(), ids...)
 	if err != nil {
 		return nil, fmt.Errorf("list live matches: %w", err)
 	}
 	if len(sums) == 0 {
 		return sums, nil
 	}
-	ids := make([]string, len(sums))
+	found := make([]string, len(sums))
 	for i := range sums {
-		ids[i] = sums[i].ID
+		found[i] = sums[i].ID
 	}
-	counts, err := s.Spectators(ctx, ids...)
+	counts, err := s.Spectators(ctx, found...)
 	if err != nil {
 		return nil, err
 	}

@@ -61,8 +61,10 @@ type Store interface {
 	Claim(ctx context.Context, id string, now, until int64) (bool, error)
 	// Live returns the live-match index's summaries, most recently active
 	// first (only playerID's matches when set), dropping entries of
-	// matches untouched for longer than their keys live (at now).
-	Live(ctx context.Context, playerID string, limit int, now int64) ([]Summary, error)
+	// matches untouched for longer than their keys live (at now). With
+	// ids, it reads only those matches (each in its own shard) and keeps
+	// the live ones, where playerID holds a seat when set.
+	Live(ctx context.Context, playerID string, limit int, now int64, ids ...string) ([]Summary, error)
 	// Reschedule sets id's deadline (0 removes it) if its version is still
 	// version.
 	Reschedule(ctx context.Context, id string, version, deadline int64) error

@@ -886,15 +886,18 @@ func (s *Store) Reschedule(ctx context.Context, id string, version, deadline int
 }
 
 // Live implements match.Store: the most recent of every bucket's index,
-// merged.
-func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64) ([]match.Summary, error) {
-	bs := s.buckets()
+// merged; with ids, those matches alone.
+func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64, ids ...string) ([]match.Summary, error) {
 	key := func(b int) string {
 		if playerID != "" {
 			return s.playerKey(playerID, b)
 		}
 		return s.bucketKey("live", b)
 	}
+	if len(ids) > 0 {
+		return s.summaries(ctx, playerID, slices.Compact(slices.Sorted(slices.Values(ids))), key)
+	}
+	bs := s.buckets()
 	// An entry's activity time is renewed every RefreshEvery, and its
 	// keys live LiveTTL+RefreshEvery from then.
 	staleMS := now - (s.o.LiveTTL + s.o.RefreshEvery).Milliseconds()
@@ -945,10 +948,17 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 	}
 	slices.SortStableFunc(all, func(a, b redis.Z) int { return cmp.Compare(b.Score, a.Score) })
 	all = all[:min(len(all), limit)]
-	ids := make([]string, len(all))
+	ids = make([]string, len(all))
 	for i, z := range all {
 		ids[i], _ = z.Member.(string)
 	}
+	return s.summaries(ctx, playerID, ids, key)
+}
+
+// summaries reads the summaries of the live matches among ids, in their
+// order (where playerID holds a seat when set), and drops the ended ones
+// from the index key names (by bucket).
+func (s *Store) summaries(ctx context.Context, playerID string, ids []string, key func(b int) string) ([]match.Summary, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -989,6 +999,9 @@ func (s *Store) Live(ctx context.Context, playerID string, limit int, now int64)
 		if st.Status == match.StatusFinished {
 			ended = append(ended, id)
 			continue
+		}
+		if playerID != "" && !slices.Contains(st.PlayerIDs(), playerID) {
+			continue // named by the caller, not seated
 		}
 		sum := match.SummaryOf(st)
 		sum.Plies = int(counts[i].Val())

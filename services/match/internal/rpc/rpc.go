@@ -267,11 +267,19 @@ func (s *Server) ListMatches(ctx context.Context, req *matchv1.ListMatchesReques
 	if err := checkID("player_id", req.GetPlayerId()); err != nil {
 		return nil, err
 	}
+	for _, id := range req.GetMatchIds() {
+		if id == "" {
+			return nil, reason.Error(codes.InvalidArgument, reason.InvalidRequest, "match_ids holds an empty id", nil)
+		}
+		if err := checkID("match_ids", id); err != nil {
+			return nil, err
+		}
+	}
 	limit := int(req.GetLimit())
 	if limit == 0 {
 		limit = 100
 	}
-	sums, err := s.svc.ListMatches(ctx, req.GetPlayerId(), limit)
+	sums, err := s.svc.ListMatches(ctx, req.GetPlayerId(), limit, req.GetMatchIds()...)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -249,7 +249,11 @@ type ListMatchesRequest struct {
 	// seat.
 	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	// limit is the most matches returned, 1 to 500; 0 means 100.
-	Limit         int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// match_ids, when set, keeps only these matches (at most 100 ids): a
+	// caller asking whether a match it knows has ended reads that match
+	// alone, not every index shard of the live list.
+	MatchIds      []string `protobuf:"bytes,3,rep,name=match_ids,json=matchIds,proto3" json:"match_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -296,6 +300,13 @@ func (x *ListMatchesRequest) GetLimit() int32 {
 		return x.Limit
 	}
 	return 0
+}
+
+func (x *ListMatchesRequest) GetMatchIds() []string {
+	if x != nil {
+		return x.MatchIds
+	}
+	return nil
 }
 
 // ListMatchesResponse is the live matches, most recently active first.
@@ -3206,10 +3217,11 @@ const file_tabuleiro_match_v1_match_service_proto_rawDesc = "" +
 	"\x16InviteSpectatorRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\x19\n" +
-	"\x17InviteSpectatorResponse\"G\n" +
+	"\x17InviteSpectatorResponse\"d\n" +
 	"\x12ListMatchesRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\x05R\x05limit\"Q\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x1b\n" +
+	"\tmatch_ids\x18\x03 \x03(\tR\bmatchIds\"Q\n" +
 	"\x13ListMatchesResponse\x12:\n" +
 	"\amatches\x18\x01 \x03(\v2 .tabuleiro.match.v1.MatchSummaryR\amatches\"\x81\x04\n" +
 	"\vPlayRequest\x123\n" +

@@ -201,9 +201,11 @@ type MatchServiceClient interface {
 	CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error)
 	// ListMatches lists live matches (waiting or in progress), most recently
 	// active first, with their spectator counts; with player_id, only the
-	// matches where that player holds a seat (to resume them). Internal:
-	// only a service credential (the lobby) may call it; a player token gets
-	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
+	// matches where that player holds a seat (to resume them); with
+	// match_ids, only those of them still live. Internal: only a service
+	// credential (the lobby) may call it; a player token gets
+	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range, more
+	// than 100 match_ids or a malformed one.
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
 	// InviteSpectator lets one more player watch a private match (and read
 	// its record once finished): only a seated player of the match may
@@ -553,9 +555,11 @@ type MatchServiceServer interface {
 	CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error)
 	// ListMatches lists live matches (waiting or in progress), most recently
 	// active first, with their spectator counts; with player_id, only the
-	// matches where that player holds a seat (to resume them). Internal:
-	// only a service credential (the lobby) may call it; a player token gets
-	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range.
+	// matches where that player holds a seat (to resume them); with
+	// match_ids, only those of them still live. Internal: only a service
+	// credential (the lobby) may call it; a player token gets
+	// PERMISSION_DENIED. INVALID_ARGUMENT for a limit out of range, more
+	// than 100 match_ids or a malformed one.
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
 	// InviteSpectator lets one more player watch a private match (and read
 	// its record once finished): only a seated player of the match may
