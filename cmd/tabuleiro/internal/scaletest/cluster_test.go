@@ -20,8 +20,8 @@ import (
 // timeout 2 s), every match commit and every result recorded waiting for a
 // replica (MATCH_REDIS_WAIT_REPLICAS=1, MATCH_RECORDER_WAIT_REPLICAS=1).
 // Players pair through a lobby and play on two match instances; in the
-// middle of clusterGames games the primary serving the lobby's matchmaking
-// slot ({mm}, and a third of the matches' buckets) is killed with kill -9,
+// middle of clusterGames games the primary serving the players' matchmaking
+// queue (its slot's, and a third of the matches' buckets) is killed with kill -9,
 // and a second group of players starts queuing at once. The cluster
 // promotes that primary's replica; the killed server comes back as a
 // replica of it. Every game of both groups must be played to its end with
@@ -40,7 +40,8 @@ func TestClusterPrimaryKilled(t *testing.T) {
 	ctx := t.Context()
 	rdb := node(c.RedisNodes[0].Addr)
 	defer rdb.Close()
-	mmSlot, err := rdb.ClusterKeySlot(ctx, "{mm}").Result()
+	// The queue the load's players join (casual, 2 minutes).
+	mmSlot, err := rdb.ClusterKeySlot(ctx, queueKey("quoridor/standard/120000+0/casual", "q")).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestClusterPrimaryKilled(t *testing.T) {
 		<-time.After(500 * time.Millisecond) // into the games
 		killedAt = time.Now()
 		victim.Kill()
-		// Players who queue while the primary of {mm} is down.
+		// Players who queue while the primary of the queue is down.
 		laterRun.Go(func() {
 			lc := base
 			lc.Players, lc.MaxGames, lc.Seed = 2*laterGames, laterGames, 8
@@ -88,7 +89,7 @@ func TestClusterPrimaryKilled(t *testing.T) {
 		})
 		promoted = c.WaitPromoted(int(mmSlot), victim.Addr)
 		promotedAt = time.Now()
-		t.Logf("killed the primary %s of {mm}'s slot %d; %s promoted in %v", victim.Addr, mmSlot, promoted,
+		t.Logf("killed the primary %s of the queue's slot %d; %s promoted in %v", victim.Addr, mmSlot, promoted,
 			promotedAt.Sub(killedAt).Round(time.Millisecond))
 		if err := victim.Start(); err != nil {
 			t.Errorf("restart %s: %v", victim.Name, err)

@@ -18,9 +18,18 @@ import (
 	lobbyv1 "tabuleiro.dev/pkg/gen/tabuleiro/lobby/v1"
 )
 
-// mmPrefix is where the lobby keeps matchmaking state in Redis
-// (lobbyserver's default prefix and the matchmaker's {mm} hash tag).
-const mmPrefix = "tabuleiro:lobby:{mm}:"
+// The lobby's matchmaking keys in Redis: lobbyserver's default prefix and
+// the matchmaker's hash tags, one per queue and one per player
+// (services/lobby/internal/matchmaking/scripts.go).
+const lobbyPrefix = "tabuleiro:lobby:"
+
+// queueKey is one of a queue's keys ("t", "q").
+func queueKey(queue, what string) string { return lobbyPrefix + "{mmq:" + queue + "}:" + what }
+
+// resultKey is where a ticket's result is kept.
+func resultKey(player, ticket string) string {
+	return lobbyPrefix + "{mmp:" + player + "}:res:" + ticket
+}
 
 // ticketTTL is the lobbies' ticket TTL here: longer than any wait of the
 // test, so that a dead ticket stays pairable until its opponent comes
@@ -232,8 +241,8 @@ func TestFaultLobbyKilled(t *testing.T) {
 
 	// What Redis says of the dead instance's tickets.
 	rdb := c.RDB()
-	result := func(ticket string) string {
-		v, err := rdb.Get(ctx, mmPrefix+"res:"+ticket).Result()
+	result := func(f *finding) string {
+		v, err := rdb.Get(ctx, resultKey(f.player.ID, f.ticket)).Result()
 		if err != nil {
 			return "none: " + err.Error()
 		}
@@ -250,7 +259,7 @@ func TestFaultLobbyKilled(t *testing.T) {
 			t.Errorf("%s: matched with %v, want the dead ticket's owner %s", f.player.Name, f.matched.GetOpponent(), ghost.player.ID)
 		}
 		// The dead ticket's result: matched to the same match, once.
-		v := result(ghost.ticket)
+		v := result(ghost)
 		var m struct {
 			MatchID string `json:"match_id"`
 		}
@@ -261,7 +270,7 @@ func TestFaultLobbyKilled(t *testing.T) {
 		served++
 	}
 	for _, f := range groups[0] {
-		if v := result(f.ticket); v != "replaced" {
+		if v := result(f); v != "replaced" {
 			t.Errorf("dead ticket %s of %s, requeued: result %q, want replaced", f.ticket, f.player.Name, v)
 		}
 	}
@@ -270,7 +279,7 @@ func TestFaultLobbyKilled(t *testing.T) {
 	expired := 0
 	for _, f := range groups[2] {
 		for {
-			v := result(f.ticket)
+			v := result(f)
 			if v == "expired" {
 				expired++
 				break
@@ -282,7 +291,7 @@ func TestFaultLobbyKilled(t *testing.T) {
 			poll(200 * time.Millisecond)
 		}
 		q := fmt.Sprintf("quoridor/standard/%d+0/casual", f.base)
-		if k, err := rdb.ZCard(ctx, mmPrefix+"q:"+q).Result(); err != nil || k != 0 {
+		if k, err := rdb.ZCard(ctx, queueKey(q, "q")).Result(); err != nil || k != 0 {
 			t.Errorf("queue %s: %d tickets left (%v), want 0", q, k, err)
 		}
 	}
@@ -344,7 +353,7 @@ return 1
 func age(t *testing.T, rdb redis.UniversalClient, f *finding) {
 	t.Helper()
 	q := fmt.Sprintf("quoridor/standard/%d+0/casual", f.base)
-	n, err := ageScript.Run(t.Context(), rdb, []string{mmPrefix + "t:" + q}, f.player.ID, f.ticket).Int()
+	n, err := ageScript.Run(t.Context(), rdb, []string{queueKey(q, "t")}, f.player.ID, f.ticket).Int()
 	if err != nil || n != 1 {
 		t.Fatalf("age ticket %s of %s: %d, %v (want the ticket still queued)", f.ticket, f.player.Name, n, err)
 	}

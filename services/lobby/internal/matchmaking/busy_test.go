@@ -25,7 +25,7 @@ func TestReserveWithdrawsTickets(t *testing.T) {
 	if err := m.Reserve(ctx, "bot-1", a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Result(ctx, ta.ID); !errors.Is(err, lobby.ErrReplaced) {
+	if _, err := m.Result(ctx, ta); !errors.Is(err, lobby.ErrReplaced) {
 		t.Fatalf("ticket after reserve: %v, want ErrReplaced", err)
 	}
 	if _, err := m.Enqueue(ctx, ratedQ, b); err != nil {

@@ -4,14 +4,19 @@
 // A player holds at most one ticket per queue (game, variant, clock,
 // rated). Every instance runs pairing waves: it reads a queue, chooses
 // pairs that minimise the rating difference within each ticket's window
-// (±100 widening to ±400 over 30 s by default), and claims them with one
-// Lua script that takes a pair only if both tickets are still there, and
-// removes each claimed player's tickets from every queue in the same step.
-// Two instances racing on one queue can therefore never pair a player
-// twice: one claim wins, the other finds the tickets gone. The claiming
-// instance then creates the match (idempotently, on the pair id) and
-// publishes the result; the owner of each ticket, on whatever instance,
-// learns it through one Pub/Sub subscription per instance.
+// (±100 widening to ±400 over 30 s by default), and claims them: a Lua
+// script takes a pair out of the queue only if both tickets are still
+// there, then each player is marked busy (only where no mark is: the one
+// live match per player, busy.go) and their tickets in other queues are
+// withdrawn. Two instances racing on one queue can never pair a player
+// twice: one claim takes the tickets, the other finds them gone; two
+// claims of one player in two queues meet at the busy mark, and the loser
+// puts its other ticket back. The claiming instance then creates the match
+// (idempotently, on the pair id) and publishes the result; the owner of
+// each ticket, on whatever instance, learns it through one Pub/Sub
+// subscription per instance. A queue's keys and a player's keys each carry
+// their own hash tag (scripts.go), so on Redis Cluster matchmaking spreads
+// over the primaries.
 //
 // A ticket lives as long as its owner heartbeats it (Watch does); a ticket
 // whose owner vanished expires after TicketTTL and the next wave drops it.
@@ -28,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -183,7 +189,6 @@ type Matched struct {
 type Matchmaker struct {
 	rdb     redis.UniversalClient
 	cfg     Config
-	pre     string // prefix + "{mm}:"
 	lookup  lobby.VariantLookup
 	matches lobby.MatchCreator
 	kick    chan struct{}
@@ -196,7 +201,7 @@ type Matchmaker struct {
 func New(rdb redis.UniversalClient, lookup lobby.VariantLookup, matches lobby.MatchCreator, cfg Config) *Matchmaker {
 	cfg = cfg.withDefaults()
 	return &Matchmaker{
-		rdb: rdb, cfg: cfg, pre: cfg.Prefix + "{mm}:", lookup: lookup, matches: matches,
+		rdb: rdb, cfg: cfg, lookup: lookup, matches: matches,
 		kick: make(chan struct{}, 1), waiters: map[string]chan struct{}{},
 	}
 }
@@ -228,22 +233,35 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 	t := Ticket{ID: lobby.NewID("t_"), Queue: q, Player: p, EnqueuedAt: now}
 	// The trace context goes first: a wave on any instance may pair the
 	// ticket as soon as the script has queued it.
-	m.saveTrace(ctx, t.ID)
+	m.saveTrace(ctx, t)
+	qk := q.String()
+	var got string
 	for attempt := 0; ; attempt++ {
-		busy, err := enqueueScript.Run(ctx, m.rdb, m.route(), m.pre, q.String(), p.ID, p.Rating, t.ID,
-			m.value(t, now.Add(m.cfg.TicketTTL)), m.cfg.ResultTTL.Milliseconds()).Text()
+		var err error
+		got, err = registerScript.Run(ctx, m.rdb, []string{m.playerKey(p.ID, "busy"), m.playerKey(p.ID, "pq")},
+			qk, t.ID, m.resPrefix(p.ID), m.cfg.ResultTTL.Milliseconds(), m.eventsChannel()).Text()
 		if err != nil {
 			return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
 		}
-		if busy == "" {
+		if got == "" || got == "done" {
 			break
 		}
-		cleared, err := m.clearIfEnded(ctx, p.ID, busy)
+		cleared, err := m.clearIfEnded(ctx, p.ID, got)
 		if err != nil {
 			return Ticket{}, err
 		}
 		if !cleared || attempt > 0 {
-			return Ticket{}, busyError(p.ID, busy)
+			return Ticket{}, busyError(p.ID, got)
+		}
+	}
+	if got == "" {
+		err := queueScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, p.ID, p.Rating,
+			m.value(t, now.Add(m.cfg.TicketTTL))).Err()
+		if err == nil {
+			err = m.rdb.SAdd(ctx, m.queuesKey(), qk).Err()
+		}
+		if err != nil {
+			return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
 		}
 	}
 	select {
@@ -256,7 +274,7 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 // Heartbeat keeps a ticket alive for another TicketTTL. It returns false
 // when the ticket is gone (paired, replaced, cancelled or expired).
 func (m *Matchmaker) Heartbeat(ctx context.Context, t Ticket) (bool, error) {
-	n, err := heartbeatScript.Run(ctx, m.rdb, m.route(), m.pre, t.Queue.String(), t.Player.ID, t.ID,
+	n, err := heartbeatScript.Run(ctx, m.rdb, []string{m.queueKey(t.Queue.String(), "t")}, t.Player.ID, t.ID,
 		m.value(t, m.cfg.Now().Add(m.cfg.TicketTTL))).Int()
 	if err != nil {
 		return false, fmt.Errorf("heartbeat ticket %s: %w", t.ID, err)
@@ -267,18 +285,32 @@ func (m *Matchmaker) Heartbeat(ctx context.Context, t Ticket) (bool, error) {
 // Cancel removes a ticket. It returns false when the ticket was already
 // gone, for instance paired a moment ago: then its result stands.
 func (m *Matchmaker) Cancel(ctx context.Context, t Ticket) (bool, error) {
-	n, err := cancelScript.Run(ctx, m.rdb, m.route(), m.pre, t.Queue.String(), t.Player.ID, t.ID).Int()
+	qk := t.Queue.String()
+	n, err := unqueueScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, t.Player.ID, t.ID).Int()
+	if err == nil {
+		// Also when a pairing took it a moment ago: if that pairing
+		// puts it back (its partner was busy), it finds it cancelled.
+		err = m.endTicket(ctx, t.Player.ID, qk, t.ID, "")
+	}
 	if err != nil {
 		return false, fmt.Errorf("cancel ticket %s: %w", t.ID, err)
 	}
 	return n == 1, nil
 }
 
+// endTicket ends a player's ticket that is out of its queue: it is no
+// longer theirs there and, unless result is "", gets result.
+func (m *Matchmaker) endTicket(ctx context.Context, player, qk, ticketID, result string) error {
+	return endTicketScript.Run(ctx, m.rdb, []string{m.playerKey(player, "pq")}, qk, ticketID, m.resPrefix(player),
+		result, m.cfg.ResultTTL.Milliseconds(), m.eventsChannel()).Err()
+}
+
 // Result returns a ticket's outcome: a Matched, or nil and nil while it
 // waits (or while its pair's match is being created), or an error:
 // lobby.ErrReplaced, ErrExpired, ErrMatchFailed.
-func (m *Matchmaker) Result(ctx context.Context, ticketID string) (*Matched, error) {
-	v, err := m.rdb.Get(ctx, m.pre+"res:"+ticketID).Result()
+func (m *Matchmaker) Result(ctx context.Context, t Ticket) (*Matched, error) {
+	ticketID := t.ID
+	v, err := m.rdb.Get(ctx, m.resPrefix(t.Player.ID)+ticketID).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
@@ -316,6 +348,8 @@ func (m *Matchmaker) Result(ctx context.Context, ticketID string) (*Matched, err
 // snapshotTicket is a ticket as a wave reads it.
 type snapshotTicket struct {
 	player  string
+	value   string   // as queued
+	newer   []string // tickets that replaced it once a pairing took it (seat)
 	id      string
 	name    string
 	rating  float64
@@ -387,7 +421,7 @@ type WaveStats struct {
 func (m *Matchmaker) Wave(ctx context.Context) (WaveStats, error) {
 	// Listing the queues is idle polling (every WaveInterval): untraced;
 	// pairing the tickets found is traced.
-	queues, err := m.rdb.SMembers(telemetry.Untraced(ctx), m.pre+"queues").Result()
+	queues, err := m.rdb.SMembers(telemetry.Untraced(ctx), m.queuesKey()).Result()
 	if err != nil {
 		return WaveStats{}, fmt.Errorf("list queues: %w", err)
 	}
@@ -413,14 +447,18 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 	if err != nil {
 		return WaveStats{}, err
 	}
+	tk, zk := m.queueKey(qk, "t"), m.queueKey(qk, "q")
 	var zs *redis.ZSliceCmd
 	var hs *redis.MapStringStringCmd
 	if _, err := m.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		zs = p.ZRangeWithScores(ctx, m.pre+"q:"+qk, 0, -1)
-		hs = p.HGetAll(ctx, m.pre+"t:"+qk)
+		zs = p.ZRangeWithScores(ctx, zk, 0, -1)
+		hs = p.HGetAll(ctx, tk)
 		return nil
 	}); err != nil {
 		return WaveStats{}, fmt.Errorf("read queue %s: %w", qk, err)
+	}
+	if len(zs.Val()) == 0 {
+		return WaveStats{}, m.dropQueue(ctx, qk)
 	}
 	now := m.cfg.Now()
 	vals := hs.Val()
@@ -434,7 +472,7 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 		}
 		enq, _ := strconv.ParseInt(f[1], 10, 64)
 		exp, _ := strconv.ParseInt(f[2], 10, 64)
-		t := snapshotTicket{player: player, id: f[0], name: f[3], rating: z.Score,
+		t := snapshotTicket{player: player, value: vals[player], id: f[0], name: f[3], rating: z.Score,
 			enq: time.UnixMilli(enq), expires: time.UnixMilli(exp)}
 		if t.expires.Before(now) {
 			expired = append(expired, t)
@@ -447,7 +485,7 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 	st := WaveStats{Tickets: len(live), Expired: len(expired)}
 	for start := 0; start < len(pairs) || start == 0; start += claimBatch {
 		batch := pairs[start:min(start+claimBatch, len(pairs))]
-		args := []any{m.pre, now.UnixMilli(), m.cfg.ResultTTL.Milliseconds(), qk, m.cfg.PendingTTL.Milliseconds(), len(batch)}
+		args := []any{m.queueKey(qk, "taken:"), now.UnixMilli(), takenTTL, len(batch)}
 		ids := make([]string, len(batch))
 		for i, p := range batch {
 			ids[i] = lobby.NewID("pair_")
@@ -462,25 +500,131 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 		for _, t := range exp {
 			args = append(args, t.player, t.id)
 		}
-		claimed, err := claimScript.Run(ctx, m.rdb, m.route(), args...).Int64Slice()
+		res, err := takeScript.Run(ctx, m.rdb, []string{tk, zk}, args...).Slice()
 		if err != nil {
 			return st, fmt.Errorf("claim pairs in %s: %w", qk, err)
 		}
+		claimed, gone := indexes(res, 0), indexes(res, 1)
+		for _, k := range gone {
+			t := exp[k-1]
+			if err := m.endTicket(ctx, t.player, qk, t.id, "expired"); err != nil {
+				return st, fmt.Errorf("expire ticket %s: %w", t.id, err)
+			}
+		}
 		var wg sync.WaitGroup
+		var seatedPairs atomic.Int64
 		sem := make(chan struct{}, m.cfg.MatchWorkers)
 		for _, k := range claimed {
 			p := batch[k-1]
 			id := ids[k-1]
-			st.Pairs++
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				m.createMatch(ctx, q, qk, id, live[p.a], live[p.b])
+				a, b := live[p.a], live[p.b]
+				seated, err := m.seat(ctx, qk, id, &a, &b)
+				if err != nil || !seated {
+					return
+				}
+				seatedPairs.Add(1)
+				m.createMatch(ctx, q, qk, id, a, b)
 			})
 		}
 		wg.Wait()
+		st.Pairs += int(seatedPairs.Load())
 	}
 	return st, nil
+}
+
+// indexes reads the i-th list of takeScript's reply.
+func indexes(res []any, i int) []int64 {
+	if i >= len(res) {
+		return nil
+	}
+	l, _ := res[i].([]any)
+	out := make([]int64, 0, len(l))
+	for _, v := range l {
+		if n, ok := v.(int64); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// dropQueue takes a queue a wave found empty off the list of queues, and
+// puts it back if a ticket came meanwhile: an enqueue adds its ticket,
+// then lists the queue, so either the second look sees the ticket or the
+// enqueue lists the queue after it was taken off.
+func (m *Matchmaker) dropQueue(ctx context.Context, qk string) error {
+	if err := m.rdb.SRem(ctx, m.queuesKey(), qk).Err(); err != nil {
+		return fmt.Errorf("drop empty queue %s: %w", qk, err)
+	}
+	n, err := m.rdb.ZCard(ctx, m.queueKey(qk, "q")).Result()
+	if err == nil && n > 0 {
+		err = m.rdb.SAdd(ctx, m.queuesKey(), qk).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("drop empty queue %s: %w", qk, err)
+	}
+	return nil
+}
+
+// seat takes a pair a claim took out of its queue to its match: it marks
+// both players busy and ends their tickets (the pair's with "paired",
+// their others in every queue with "elsewhere"). When one of them is busy
+// with another match (a room or a bot game started meanwhile, or a claim
+// in another queue that got there first), that ticket ends with the other
+// match and the other ticket goes back in the queue: seat reports false.
+func (m *Matchmaker) seat(ctx context.Context, qk, pairID string, a, b *snapshotTicket) (bool, error) {
+	ctx = context.WithoutCancel(ctx) // the tickets are out of the queue: finish
+	mark := "pending|pair-" + pairID
+	var marked []snapshotTicket
+	var busy *snapshotTicket
+	var other string
+	var err error
+	for _, t := range []*snapshotTicket{a, b} {
+		other, err = m.mark(ctx, t.player, mark)
+		if err != nil || other != "" {
+			busy = t
+			break
+		}
+		marked = append(marked, *t)
+	}
+	if busy == nil {
+		for _, t := range []*snapshotTicket{a, b} {
+			t.newer, err = m.withdraw(ctx, t.player, qk, t.id, "paired|"+pairID, "elsewhere")
+			if err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	// Put back the tickets of the players not busy elsewhere.
+	undo := []error{err}
+	for _, t := range []*snapshotTicket{a, b} {
+		if err == nil && t == busy {
+			result := "busy|" + t.player + "|" + other
+			if strings.HasPrefix(other, "pending|pair-") {
+				result = "elsewhere" // paired in another queue a moment ago
+			}
+			undo = append(undo, m.endTicket(ctx, t.player, qk, t.id, result))
+			continue
+		}
+		if slices.ContainsFunc(marked, func(x snapshotTicket) bool { return x.id == t.id }) {
+			undo = append(undo, m.Release(ctx, "pair-"+pairID, t.player))
+		}
+		// Unless its owner cancelled it meanwhile (or replaced it).
+		if id, err := m.rdb.HGet(ctx, m.playerKey(t.player, "pq"), qk).Result(); err != nil || id != t.id {
+			if !errors.Is(err, redis.Nil) {
+				undo = append(undo, err)
+			}
+			continue
+		}
+		undo = append(undo, restoreScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, t.player, t.rating, t.value).Err())
+	}
+	if err := errors.Join(undo...); err != nil {
+		return false, fmt.Errorf("seat pair %s: %w", pairID, err)
+	}
+	return false, nil
 }
 
 // createMatch creates the match of a claimed pair and publishes it to both
@@ -518,8 +662,10 @@ func (m *Matchmaker) createMatch(ctx context.Context, q Queue, qk, pairID string
 				js, _ := json.Marshal(Matched{MatchID: matchID, Seat: side.seat, Opponent: side.opp, PairID: pairID})
 				v = "matched|" + string(js)
 			}
-			p.Set(ctx, m.pre+"res:"+side.t.id, v, ttl)
-			p.Publish(ctx, m.pre+"events", side.t.id)
+			for _, id := range append([]string{side.t.id}, side.t.newer...) {
+				p.Set(ctx, m.resPrefix(side.t.player)+id, v, ttl)
+				p.Publish(ctx, m.eventsChannel(), id)
+			}
 		}
 		return nil
 	})
@@ -529,7 +675,7 @@ func (m *Matchmaker) createMatch(ctx context.Context, q Queue, qk, pairID string
 // Run runs pairing waves (every WaveInterval, and at once after a local
 // Enqueue) and delivers results to local Watch calls, until ctx ends.
 func (m *Matchmaker) Run(ctx context.Context) error {
-	sub := m.rdb.Subscribe(ctx, m.pre+"events")
+	sub := m.rdb.Subscribe(ctx, m.eventsChannel())
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {
 		return fmt.Errorf("subscribe to matchmaking events: %w", err)
@@ -615,12 +761,13 @@ func (m *Matchmaker) Watch(ctx context.Context, t Ticket, offerBot bool, onUpdat
 	step := time.NewTicker(m.cfg.UpdateEvery)
 	defer step.Stop()
 	offered := false
+	gone := 0
 	lastWindow := m.cfg.Window.Start
 	for {
 		if ctx.Err() != nil {
 			return m.abandon(ctx, t)
 		}
-		res, err := m.Result(ctx, t.ID)
+		res, err := m.Result(ctx, t)
 		if ctx.Err() != nil {
 			return m.abandon(ctx, t)
 		}
@@ -632,8 +779,22 @@ func (m *Matchmaker) Watch(ctx context.Context, t Ticket, offerBot bool, onUpdat
 			return m.abandon(ctx, t)
 		case <-wake:
 		case <-hb.C:
-			if _, err := m.Heartbeat(ctx, t); err != nil {
+			queued, err := m.Heartbeat(ctx, t)
+			if err != nil {
 				return nil, err
+			}
+			// Out of its queue with no result (read again first: it may
+			// have come with this beat): a pairing took the ticket, and
+			// its instance died before ending it. Two beats in a row
+			// (a pairing ends its tickets within milliseconds).
+			if res, err := m.Result(ctx, t); res != nil || err != nil {
+				return res, err
+			}
+			if gone = gone + 1; queued {
+				gone = 0
+			}
+			if gone >= 2 {
+				return nil, fmt.Errorf("ticket %s: taken out of its queue and never paired: %w", t.ID, ErrMatchFailed)
 			}
 		case <-step.C:
 			waited := m.cfg.Now().Sub(t.EnqueuedAt)
@@ -658,7 +819,7 @@ func (m *Matchmaker) abandon(ctx context.Context, t Ticket) (*Matched, error) {
 	if _, err := m.Cancel(bg, t); err != nil {
 		return nil, errors.Join(ctx.Err(), err)
 	}
-	if res, err := m.Result(bg, t.ID); res != nil || err != nil {
+	if res, err := m.Result(bg, t); res != nil || err != nil {
 		return res, err
 	}
 	return nil, ctx.Err()

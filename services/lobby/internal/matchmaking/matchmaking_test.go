@@ -86,7 +86,7 @@ func TestEnqueueValidation(t *testing.T) {
 
 func mustMatched(t *testing.T, m *Matchmaker, tk Ticket) *Matched {
 	t.Helper()
-	res, err := m.Result(t.Context(), tk.ID)
+	res, err := m.Result(t.Context(), tk)
 	if err != nil || res == nil {
 		t.Fatalf("ticket of %s: %+v, %v; want matched", tk.Player.ID, res, err)
 	}
@@ -209,7 +209,7 @@ func TestCancelExpireReplace(t *testing.T) {
 
 	// Replace: a second ticket of b in the same queue ends the first.
 	tb2, _ := m.Enqueue(ctx, ratedQ, b)
-	if _, err := m.Result(ctx, tb.ID); !errors.Is(err, lobby.ErrReplaced) {
+	if _, err := m.Result(ctx, tb); !errors.Is(err, lobby.ErrReplaced) {
 		t.Fatalf("replaced ticket: %v, want ErrReplaced", err)
 	}
 
@@ -226,7 +226,7 @@ func TestCancelExpireReplace(t *testing.T) {
 	if err != nil || st.Expired != 1 || st.Tickets != 1 || st.Pairs != 0 {
 		t.Fatalf("wave %+v, %v; want b expired, c waiting", st, err)
 	}
-	if _, err := m.Result(ctx, tb2.ID); !errors.Is(err, ErrExpired) {
+	if _, err := m.Result(ctx, tb2); !errors.Is(err, ErrExpired) {
 		t.Fatalf("b's ticket: %v, want ErrExpired", err)
 	}
 	if ok, _ := m.Heartbeat(ctx, tb2); ok {
@@ -327,7 +327,7 @@ func twoInstances(t *testing.T, replay bool, players, doubles int) {
 	// leftover per queue.
 	waiting := 0
 	for _, tk := range tickets {
-		res, err := mms[0].Result(ctx, tk.ID)
+		res, err := mms[0].Result(ctx, tk)
 		switch {
 		case res != nil:
 			if inMatch[tk.Player.ID] != res.MatchID {
@@ -389,7 +389,7 @@ func TestScriptsRunTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := m.Result(ctx, ta.ID); res != nil || err != nil {
+	if res, err := m.Result(ctx, ta); res != nil || err != nil {
 		t.Fatalf("a ticket enqueued once (its script run twice): %+v, %v; want waiting", res, err)
 	}
 	tb, err := m.Enqueue(ctx, ratedQ, b)

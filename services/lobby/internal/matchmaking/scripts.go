@@ -2,9 +2,24 @@ package matchmaking
 
 import "github.com/redis/go-redis/v9"
 
-// The scripts build their keys from ARGV[1], the prefix ending in the hash
-// tag {mm}: every matchmaking key shares one Redis Cluster slot, which lets
-// one script remove a player's tickets from all their queues atomically.
+// Keys. A queue's keys carry the queue's hash tag and a player's keys the
+// player's, so that on Redis Cluster the queues and the players spread
+// over the primaries (Prefix is the lobby's, "tabuleiro:lobby:"):
+//
+//	Prefix{mmq:<queue>}:t            hash player → "<ticket id>|<enqueued ms>|<expires ms>|<name>"
+//	Prefix{mmq:<queue>}:q            sorted set player → rating
+//	Prefix{mmq:<queue>}:taken:<id>   the pair id a claim took the ticket for (a retried claim's proof)
+//	Prefix{mmp:<player>}:busy        the player's busy mark (busy.go)
+//	Prefix{mmp:<player>}:pq          hash queue → the player's ticket id there
+//	Prefix{mmp:<player>}:res:<id>    a ticket's result
+//	Prefix{mmp:<player>}:tc:<id>     a ticket's trace context (trace.go)
+//	Prefix{mm}:queues                the queues that may hold tickets (waves read it)
+//	Prefix{mm}:events                Pub/Sub: the id of a ticket whose result was written
+//
+// No script touches two tags, so the steps of a pairing that span a queue
+// and two players run one after the other, and the player's busy mark,
+// set only where it is absent (markScript), decides which of two claims
+// of one player wins: the loser puts the other ticket back in its queue.
 //
 // Every script may run twice for one call: the client sends a command again
 // when its reply does not come within the read timeout (a busy machine, a
@@ -12,134 +27,98 @@ import "github.com/redis/go-redis/v9"
 // recognises its own earlier run and answers as that run did: a claim
 // whose pair id is already on both tickets reports the pair claimed (else
 // the pair would be taken out of the queue with no match ever created for
-// it), an enqueue that finds its own ticket does not mark it replaced. A
-// cancel run twice reports the ticket gone, which Cancel's callers take as
-// what it is: no longer queued.
-//
-// Ticket value in t:<queue>: "<ticket id>|<enqueued ms>|<expires ms>|<name>".
+// it), an enqueue that finds its own ticket does not mark it replaced, a
+// mark already set for the same reference holds. A cancel run twice reports
+// the ticket gone, which Cancel's callers take as what it is: no longer
+// queued.
 
-// enqueueScript adds or replaces a player's ticket in a queue.
-// ARGV: prefix, queue, player, rating, ticket id, value, result ttl ms.
-// Returns "" or, without queueing, the player's busy mark (busy.go). Run
-// again for the same ticket, it returns "" and changes nothing: the ticket
-// is there, or it has a result already (paired, replaced...).
-var enqueueScript = redis.NewScript(`
-local pre, qk, player, id = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
-local t = pre .. 't:' .. qk
-local old = redis.call('HGET', t, player)
-if old and string.match(old, '^([^|]*)|') == id then return '' end
-if redis.call('EXISTS', pre .. 'res:' .. id) == 1 then return '' end
-local busy = redis.call('GET', pre .. 'busy:' .. player)
+// registerScript is an enqueue's first step, on the player's tag: it
+// records the ticket as the player's in its queue, marking the ticket it
+// replaces, unless the player is busy.
+// KEYS: busy, pq. ARGV: queue, ticket id, res prefix, result ttl ms, events channel.
+// Returns "" (go on: queue the ticket), "done" (an earlier run of this call
+// queued it and it has a result already: do not queue it again) or the
+// player's busy mark.
+var registerScript = redis.NewScript(`
+local qk, id, res = ARGV[1], ARGV[2], ARGV[3]
+local old = redis.call('HGET', KEYS[2], qk)
+if old == id then return '' end
+if redis.call('EXISTS', res .. id) == 1 then return 'done' end
+local busy = redis.call('GET', KEYS[1])
 if busy then return busy end
 if old then
-  local oid = string.match(old, '^([^|]*)|')
-  redis.call('SET', pre .. 'res:' .. oid, 'replaced', 'PX', ARGV[7])
-  redis.call('PUBLISH', pre .. 'events', oid)
+  redis.call('SET', res .. old, 'replaced', 'PX', ARGV[4])
+  redis.call('PUBLISH', ARGV[5], old)
 end
-redis.call('HSET', t, player, ARGV[6])
-redis.call('ZADD', pre .. 'q:' .. qk, ARGV[4], player)
-redis.call('SADD', pre .. 'pq:' .. player, qk)
-redis.call('SADD', pre .. 'queues', qk)
+redis.call('HSET', KEYS[2], qk, id)
 return ''
 `)
 
-// heartbeatScript moves a ticket's expiry. ARGV: prefix, queue, player,
-// ticket id, new value. Returns 0 when the ticket is gone.
+// queueScript is an enqueue's second step, on the queue's tag: the ticket
+// goes in (replacing the player's older one there).
+// KEYS: t, q. ARGV: player, rating, value.
+var queueScript = redis.NewScript(`
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1
+`)
+
+// heartbeatScript moves a ticket's expiry. KEYS: t. ARGV: player, ticket
+// id, new value. Returns 0 when the ticket is gone.
 var heartbeatScript = redis.NewScript(`
-local t = ARGV[1] .. 't:' .. ARGV[2]
-local v = redis.call('HGET', t, ARGV[3])
-if not v or string.match(v, '^([^|]*)|') ~= ARGV[4] then return 0 end
-redis.call('HSET', t, ARGV[3], ARGV[5])
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or string.match(v, '^([^|]*)|') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 `)
 
-// cancelScript removes a ticket. ARGV: prefix, queue, player, ticket id.
-// Returns 0 when the ticket is gone (paired, replaced or expired).
-var cancelScript = redis.NewScript(`
-local pre, qk, player = ARGV[1], ARGV[2], ARGV[3]
-local t = pre .. 't:' .. qk
-local v = redis.call('HGET', t, player)
-if not v or string.match(v, '^([^|]*)|') ~= ARGV[4] then return 0 end
-redis.call('HDEL', t, player)
-redis.call('ZREM', pre .. 'q:' .. qk, player)
-redis.call('SREM', pre .. 'pq:' .. player, qk)
+// unqueueScript takes a ticket out of its queue. KEYS: t, q. ARGV: player,
+// ticket id. Returns 0 when the ticket is gone (paired, replaced, expired
+// or withdrawn).
+var unqueueScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or string.match(v, '^([^|]*)|') ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `)
 
-// claimScript claims pairs found by a wave, each only if both tickets are
-// still there, unchanged and alive; a claimed player's tickets in every
-// queue go at once, so nobody is ever in two pairs, and both are marked
-// busy (busy.go); a ticket whose player is busy with another match (a room
-// or a bot game started meanwhile) is dropped instead. It also drops the
-// expired tickets the wave saw.
-// ARGV: prefix, now ms, result ttl ms, queue, pending ttl ms, n pairs, then per pair
-// (playerA, ticketA, playerB, ticketB, pairID), then m expired, then per
-// expired ticket (player, ticket). Returns the 1-based indexes of the
-// claimed pairs: also those an earlier run of this same call claimed
-// (both tickets' results name its pair id), so that a retried call still
-// creates their matches.
-var claimScript = redis.NewScript(`
-local pre, now, ttl, qk = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local t = pre .. 't:' .. qk
-local function ticket(tk, player)
-  local v = redis.call('HGET', tk, player)
+// takeScript is a wave's claim, on the queue's tag: it takes out of the
+// queue the pairs found whose tickets are both still there, unchanged and
+// alive, and the expired tickets the wave saw.
+// KEYS: t, q. ARGV: taken prefix, now ms, taken ttl ms, n pairs, then per
+// pair (playerA, ticketA, playerB, ticketB, pairID), then m expired, then per
+// expired ticket (player, ticket). Returns {claimed, expired}: the 1-based
+// indexes of the pairs taken (also those an earlier run of this same call
+// took: both tickets' taken keys name its pair id) and of the expired
+// tickets removed.
+var takeScript = redis.NewScript(`
+local taken, now = ARGV[1], tonumber(ARGV[2])
+local function ticket(player)
+  local v = redis.call('HGET', KEYS[1], player)
   if not v then return nil, 0 end
   local id, exp = string.match(v, '^([^|]*)|[^|]*|([^|]*)|')
   return id, tonumber(exp)
 end
-local function drop(player)
-  local pq = pre .. 'pq:' .. player
-  for _, q2 in ipairs(redis.call('SMEMBERS', pq)) do
-    local t2 = pre .. 't:' .. q2
-    if q2 ~= qk then
-      local v = redis.call('HGET', t2, player)
-      if v then
-        local id2 = string.match(v, '^([^|]*)|')
-        redis.call('SET', pre .. 'res:' .. id2, 'elsewhere', 'PX', ttl)
-        redis.call('PUBLISH', pre .. 'events', id2)
-      end
-    end
-    redis.call('ZREM', pre .. 'q:' .. q2, player)
-    redis.call('HDEL', t2, player)
-  end
-  redis.call('DEL', pq)
+local function remove(player)
+  redis.call('HDEL', KEYS[1], player)
+  redis.call('ZREM', KEYS[2], player)
 end
-local function busy(player, id)
-  local b = redis.call('GET', pre .. 'busy:' .. player)
-  if not b then return false end
-  if id then
-    redis.call('SET', pre .. 'res:' .. id, 'busy|' .. player .. '|' .. b, 'PX', ttl)
-    redis.call('PUBLISH', pre .. 'events', id)
-    redis.call('HDEL', t, player)
-    redis.call('ZREM', pre .. 'q:' .. qk, player)
-    redis.call('SREM', pre .. 'pq:' .. player, qk)
-  end
-  return true
-end
-local claimed = {}
-local i = 7
-for k = 1, tonumber(ARGV[6]) do
+local claimed, expired = {}, {}
+local i = 5
+for k = 1, tonumber(ARGV[4]) do
   local a, ta, b, tb, pid = ARGV[i], ARGV[i+1], ARGV[i+2], ARGV[i+3], ARGV[i+4]
   i = i + 5
-  if redis.call('GET', pre .. 'res:' .. ta) == 'paired|' .. pid and
-     redis.call('GET', pre .. 'res:' .. tb) == 'paired|' .. pid then
+  if redis.call('GET', taken .. ta) == pid and redis.call('GET', taken .. tb) == pid then
     claimed[#claimed + 1] = k
   else
-    local ida, expa = ticket(t, a)
-    local idb, expb = ticket(t, b)
-    local ok = ida == ta and idb == tb and expa >= now and expb >= now
-    if ok then
-      local ba = busy(a, ida)
-      local bb = busy(b, idb)
-      ok = not ba and not bb
-    end
-    if ok then
-      drop(a)
-      drop(b)
-      redis.call('SET', pre .. 'busy:' .. a, 'pending|pair-' .. pid, 'PX', ARGV[5])
-      redis.call('SET', pre .. 'busy:' .. b, 'pending|pair-' .. pid, 'PX', ARGV[5])
-      redis.call('SET', pre .. 'res:' .. ta, 'paired|' .. pid, 'PX', ttl)
-      redis.call('SET', pre .. 'res:' .. tb, 'paired|' .. pid, 'PX', ttl)
+    local ida, expa = ticket(a)
+    local idb, expb = ticket(b)
+    if ida == ta and idb == tb and expa >= now and expb >= now then
+      remove(a)
+      remove(b)
+      redis.call('SET', taken .. ta, pid, 'PX', ARGV[3])
+      redis.call('SET', taken .. tb, pid, 'PX', ARGV[3])
       claimed[#claimed + 1] = k
     end
   end
@@ -149,22 +128,102 @@ i = i + 1
 for k = 1, m do
   local p, tid = ARGV[i], ARGV[i+1]
   i = i + 2
-  local id, exp = ticket(t, p)
+  local id, exp = ticket(p)
   if id == tid and exp < now then
-    redis.call('HDEL', t, p)
-    redis.call('ZREM', pre .. 'q:' .. qk, p)
-    redis.call('SREM', pre .. 'pq:' .. p, qk)
-    redis.call('SET', pre .. 'res:' .. tid, 'expired', 'PX', ttl)
-    redis.call('PUBLISH', pre .. 'events', tid)
+    remove(p)
+    expired[#expired + 1] = k
   end
 end
-if redis.call('ZCARD', pre .. 'q:' .. qk) == 0 then
-  redis.call('SREM', pre .. 'queues', qk)
-end
-return claimed
+return {claimed, expired}
 `)
 
-// route is the KEYS of every script: none reads it (they build their keys
-// from the prefix), but on Redis Cluster a script goes to the primary of
-// its first key's slot, the slot of {mm}.
-func (m *Matchmaker) route() []string { return []string{m.pre + "queues"} }
+// restoreScript puts back a ticket a claim took whose partner turned out
+// busy, unless the player has queued another ticket there since.
+// KEYS: t, q. ARGV: player, rating, value.
+var restoreScript = redis.NewScript(`
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+end
+return 1
+`)
+
+// markScript marks a player busy for ref, unless they are busy with
+// something else. KEYS: busy. ARGV: mark ("pending|<ref>"), ttl ms.
+// Returns "" or the other mark.
+var markScript = redis.NewScript(`
+local b = redis.call('GET', KEYS[1])
+if b and b ~= ARGV[1] then return b end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ''
+`)
+
+// withdrawScript ends a player's tickets once they are marked busy: the
+// ticket a pairing took gets its result, and so does a newer ticket of
+// theirs in the same queue (one that replaced it after the pairing took it:
+// its owner watches that one now), every other one of theirs the withdrawn
+// result, and the player holds no ticket any more.
+// KEYS: pq. ARGV: res prefix, result ttl ms, events channel, the ticket
+// taken ("" for none), its result, the others' result, its queue. Returns
+// the others as queue, ticket, queue, ticket...: still to take out of their
+// queues.
+var withdrawScript = redis.NewScript(`
+local res, ttl, ch = ARGV[1], ARGV[2], ARGV[3]
+local others = {}
+local pq = redis.call('HGETALL', KEYS[1])
+for j = 1, #pq, 2 do
+  local q, id = pq[j], pq[j+1]
+  if id ~= ARGV[4] then
+    local r = ARGV[6]
+    if q == ARGV[7] then r = ARGV[5] end
+    redis.call('SET', res .. id, r, 'PX', ttl)
+    redis.call('PUBLISH', ch, id)
+    others[#others + 1] = q
+    others[#others + 1] = id
+  end
+end
+redis.call('DEL', KEYS[1])
+if ARGV[4] ~= '' then
+  redis.call('SET', res .. ARGV[4], ARGV[5], 'PX', ttl)
+  redis.call('PUBLISH', ch, ARGV[4])
+end
+return others
+`)
+
+// endTicketScript ends one ticket of a player: it is no longer theirs in
+// its queue and, with a result, gets it unless it has one already (a
+// pairing in another queue may have withdrawn it first).
+// KEYS: pq. ARGV: queue, ticket id, res prefix, result ("" for none),
+// result ttl ms, events channel.
+var endTicketScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+if ARGV[4] ~= '' and redis.call('SET', ARGV[3] .. ARGV[2], ARGV[4], 'NX', 'PX', ARGV[5]) then
+  redis.call('PUBLISH', ARGV[6], ARGV[2])
+end
+return 1
+`)
+
+// swapScript replaces a key's value if it still holds the expected one:
+// KEYS: key; ARGV: expected, new value ("" deletes), ttl ms.
+var swapScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return 1
+`)
+
+// Key names (see the top of this file).
+
+func (m *Matchmaker) queueKey(qk, what string) string { return m.cfg.Prefix + "{mmq:" + qk + "}:" + what }
+
+func (m *Matchmaker) playerKey(player, what string) string {
+	return m.cfg.Prefix + "{mmp:" + player + "}:" + what
+}
+
+func (m *Matchmaker) resPrefix(player string) string { return m.playerKey(player, "res:") }
+
+func (m *Matchmaker) queuesKey() string { return m.cfg.Prefix + "{mm}:queues" }
+
+func (m *Matchmaker) eventsChannel() string { return m.cfg.Prefix + "{mm}:events" }
+
+// takenTTL is how long a claim's taken keys are kept: longer than any
+// retry of the claim's script.
+const takenTTL = 30_000

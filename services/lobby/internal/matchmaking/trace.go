@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
@@ -21,18 +22,20 @@ import (
 // any wait worth tracing as one trace.
 const traceTTL = 10 * time.Minute
 
-func (m *Matchmaker) traceKey(ticketID string) string { return m.pre + "tc:" + ticketID }
+func (m *Matchmaker) traceKey(player, ticketID string) string {
+	return m.playerKey(player, "tc:"+ticketID)
+}
 
 // saveTrace stores ctx's trace context for the ticket, for as long as the
 // ticket can live.
-func (m *Matchmaker) saveTrace(ctx context.Context, ticketID string) {
+func (m *Matchmaker) saveTrace(ctx context.Context, t Ticket) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return
 	}
 	carrier := propagation.MapCarrier{}
 	telemetry.Propagator().Inject(ctx, carrier)
 	if tp := carrier["traceparent"]; tp != "" {
-		_ = m.rdb.Set(ctx, m.traceKey(ticketID), tp, traceTTL).Err()
+		_ = m.rdb.Set(ctx, m.traceKey(t.Player.ID, t.ID), tp, traceTTL).Err()
 	}
 }
 
@@ -40,11 +43,15 @@ func (m *Matchmaker) saveTrace(ctx context.Context, ticketID string) {
 // first ticket's trace, linked to the second's.
 func (m *Matchmaker) pairSpan(ctx context.Context, qk string, a, b snapshotTicket) (context.Context, trace.Span) {
 	var parents [2]trace.SpanContext
-	if vals, err := m.rdb.MGet(ctx, m.traceKey(a.id), m.traceKey(b.id)).Result(); err == nil {
-		for i, v := range vals {
-			if s, ok := v.(string); ok {
-				parents[i] = trace.SpanContextFromContext(telemetry.Propagator().Extract(context.Background(), propagation.MapCarrier{"traceparent": s}))
-			}
+	// Two players' keys: two slots on Redis Cluster, so two GETs.
+	var tps [2]*redis.StringCmd
+	_, _ = m.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		tps[0], tps[1] = p.Get(ctx, m.traceKey(a.player, a.id)), p.Get(ctx, m.traceKey(b.player, b.id))
+		return nil
+	})
+	for i, c := range tps {
+		if s, err := c.Result(); err == nil {
+			parents[i] = trace.SpanContextFromContext(telemetry.Propagator().Extract(context.Background(), propagation.MapCarrier{"traceparent": s}))
 		}
 	}
 	opts := []trace.SpanStartOption{trace.WithAttributes(attribute.String("tabuleiro.queue", qk),
