@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/redis/go-redis/v9"
+
 	"tabuleiro.dev/services/lobby/internal/lobby"
 )
 
@@ -144,4 +146,49 @@ func (m *Matchmaker) clearIfEnded(ctx context.Context, player, mark string) (boo
 func busyError(player, mark string) error {
 	_, ref, _ := strings.Cut(mark, "|")
 	return &lobby.BusyError{PlayerID: player, Match: ref}
+}
+
+// AdoptLegacyMarks copies the busy marks of the version before the hash
+// tags per player ({mm}:busy:<player>, one slot) to the players' own keys,
+// with what is left of their expiry, so that a player in a match begun
+// before an upgrade stays in one live match after it. A mark already set
+// in the player's key stays. The old keys are left to expire: instances of
+// the old version may still read them during a rolling upgrade. Run at
+// start (Run does); it returns how many marks it copied.
+func (m *Matchmaker) AdoptLegacyMarks(ctx context.Context) (int, error) {
+	old := m.cfg.Prefix + "{mm}:busy:"
+	// Every key of {mm} is in one slot: on a cluster, on the primary
+	// serving it.
+	var node redis.Cmdable = m.rdb
+	if cc, ok := m.rdb.(*redis.ClusterClient); ok {
+		c, err := cc.MasterForKey(ctx, old)
+		if err != nil {
+			return 0, fmt.Errorf("adopt old busy marks: %w", err)
+		}
+		node = c
+	}
+	n := 0
+	it := node.Scan(ctx, 0, old+"*", 1000).Iterator()
+	for it.Next(ctx) {
+		key := it.Val()
+		mark, err := m.rdb.Get(ctx, key).Result()
+		ttl, terr := m.rdb.PTTL(ctx, key).Result()
+		if errors.Is(err, redis.Nil) || terr != nil || ttl <= 0 {
+			continue // expired meanwhile, or kept without expiry by hand
+		}
+		if err != nil {
+			return n, fmt.Errorf("adopt old busy mark %s: %w", key, err)
+		}
+		ok, err := m.rdb.SetNX(ctx, m.playerKey(strings.TrimPrefix(key, old), "busy"), mark, ttl).Result()
+		if err != nil {
+			return n, fmt.Errorf("adopt old busy mark %s: %w", key, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	if err := it.Err(); err != nil {
+		return n, fmt.Errorf("adopt old busy marks: %w", err)
+	}
+	return n, nil
 }

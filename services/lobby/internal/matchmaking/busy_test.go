@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"tabuleiro.dev/pkg/engine"
 	"tabuleiro.dev/services/lobby/internal/lobby"
@@ -207,5 +208,43 @@ func TestConcurrentMatchesQueueAgainAfterGame(t *testing.T) {
 		if _, err := m.Enqueue(ctx, casualQ, p); err != nil {
 			t.Fatalf("enqueue of %s after the game ended: %v, want queued", p.ID, err)
 		}
+	}
+}
+
+// A player in a match begun before the upgrade to tags per player (their
+// busy mark in {mm}:busy:<player>) stays busy after it: the mark is
+// adopted with its expiry, and a mark the player's key holds already
+// stays.
+func TestAdoptLegacyMarks(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	m, _ := newMM(t, rdb, prefix, Config{Now: newClock().Now})
+	ctx := t.Context()
+	a, b, c := player(1500), player(1500), player(1500)
+	old := func(p lobby.Player) string { return prefix + "{mm}:busy:" + p.ID }
+	for _, p := range []lobby.Player{a, b} {
+		if err := rdb.Set(ctx, old(p), "match|m-old-"+p.ID, time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Reserve(ctx, "room-new", b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Enqueue(ctx, ratedQ, c); err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.AdoptLegacyMarks(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("adopted %d marks (%v), want a's", n, err)
+	}
+	var busy *lobby.BusyError
+	if _, err := m.Enqueue(ctx, ratedQ, a); !errors.As(err, &busy) || busy.Match != "m-old-"+a.ID {
+		t.Fatalf("enqueue of a player in a match begun before the upgrade: %v, want busy with m-old-%s", err, a.ID)
+	}
+	if ttl := rdb.PTTL(ctx, m.playerKey(a.ID, "busy")).Val(); ttl <= 0 || ttl > time.Hour {
+		t.Fatalf("adopted mark's expiry %v, want what was left of an hour", ttl)
+	}
+	if err := m.Reserve(ctx, "room-2", b.ID); !errors.As(err, &busy) || busy.Match != "room-new" {
+		t.Fatalf("b's own mark: %v, want busy with room-new", err)
 	}
 }

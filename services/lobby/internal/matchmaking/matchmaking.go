@@ -675,6 +675,9 @@ func (m *Matchmaker) createMatch(ctx context.Context, q Queue, qk, pairID string
 // Run runs pairing waves (every WaveInterval, and at once after a local
 // Enqueue) and delivers results to local Watch calls, until ctx ends.
 func (m *Matchmaker) Run(ctx context.Context) error {
+	if _, err := m.AdoptLegacyMarks(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
 	sub := m.rdb.Subscribe(ctx, m.eventsChannel())
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {

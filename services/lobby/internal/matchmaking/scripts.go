@@ -13,7 +13,7 @@ import "github.com/redis/go-redis/v9"
 //	Prefix{mmp:<player>}:pq          hash queue → the player's ticket id there
 //	Prefix{mmp:<player>}:res:<id>    a ticket's result
 //	Prefix{mmp:<player>}:tc:<id>     a ticket's trace context (trace.go)
-//	Prefix{mm}:queues                the queues that may hold tickets (waves read it)
+//	Prefix{mm}:open                  the queues that may hold tickets (waves read it)
 //	Prefix{mm}:events                Pub/Sub: the id of a ticket whose result was written
 //
 // No script touches two tags, so the steps of a pairing that span a queue
@@ -220,7 +220,7 @@ func (m *Matchmaker) playerKey(player, what string) string {
 
 func (m *Matchmaker) resPrefix(player string) string { return m.playerKey(player, "res:") }
 
-func (m *Matchmaker) queuesKey() string { return m.cfg.Prefix + "{mm}:queues" }
+func (m *Matchmaker) queuesKey() string { return m.cfg.Prefix + "{mm}:open" }
 
 func (m *Matchmaker) eventsChannel() string { return m.cfg.Prefix + "{mm}:events" }
 
