@@ -786,15 +786,14 @@ func (m *Matchmaker) Watch(ctx context.Context, t Ticket, offerBot bool, onUpdat
 			if err != nil {
 				return nil, err
 			}
-			// Out of its queue with no result (read again first: it may
-			// have come with this beat): a pairing took the ticket, and
-			// its instance died before ending it. Two beats in a row
-			// (a pairing ends its tickets within milliseconds).
-			if res, err := m.Result(ctx, t); res != nil || err != nil {
-				return res, err
-			}
-			if gone = gone + 1; queued {
-				gone = 0
+			// Out of its queue with no result at all (not even "paired",
+			// which stays while the match is being created): a pairing
+			// took the ticket and its instance died before ending it.
+			// Two beats in a row, since a pairing ends its tickets within
+			// milliseconds of taking them.
+			gone, err = m.lost(ctx, t, queued, gone)
+			if err != nil {
+				return nil, err
 			}
 			if gone >= 2 {
 				return nil, fmt.Errorf("ticket %s: taken out of its queue and never paired: %w", t.ID, ErrMatchFailed)
@@ -813,6 +812,22 @@ func (m *Matchmaker) Watch(ctx context.Context, t Ticket, offerBot bool, onUpdat
 			}
 		}
 	}
+}
+
+// lost counts the heartbeats in a row that found t out of its queue with
+// no result: 0 when queued, else gone+1 or 0.
+func (m *Matchmaker) lost(ctx context.Context, t Ticket, queued bool, gone int) (int, error) {
+	if queued {
+		return 0, nil
+	}
+	n, err := m.rdb.Exists(ctx, m.resPrefix(t.Player.ID)+t.ID).Result()
+	if err != nil {
+		return gone, fmt.Errorf("ticket %s result: %w", t.ID, err)
+	}
+	if n > 0 {
+		return 0, nil
+	}
+	return gone + 1, nil
 }
 
 // abandon cancels the ticket of a Watch whose client went away. A pair

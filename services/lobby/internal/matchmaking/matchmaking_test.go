@@ -492,6 +492,51 @@ func TestWatchMatchedAndDisconnect(t *testing.T) {
 	}
 }
 
+// A ticket a pairing took out of its queue and never ended (its lobby
+// died between the steps) ends its Watch with ErrMatchFailed after two
+// heartbeats, so that the client queues again; a ticket out of its queue
+// whose result says its match is being created ("paired") keeps waiting
+// through any number of heartbeats.
+func TestWatchTicketTakenAndLost(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	m, _ := newMM(t, rdb, prefix, Config{TicketTTL: 60 * time.Millisecond, UpdateEvery: time.Hour})
+	ctx := t.Context()
+	take := func(tk Ticket) {
+		t.Helper()
+		qk := tk.Queue.String()
+		n, err := unqueueScript.Run(ctx, rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, tk.Player.ID, tk.ID).Int()
+		if err != nil || n != 1 {
+			t.Fatalf("take ticket %s: %d, %v", tk.ID, n, err)
+		}
+	}
+
+	lost, err := m.Enqueue(ctx, casualQ, player(1500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	take(lost)
+	start := time.Now()
+	if res, err := m.Watch(ctx, lost, false, func(Update) error { return nil }); !errors.Is(err, ErrMatchFailed) {
+		t.Fatalf("Watch of a ticket taken and never ended: %+v, %v; want ErrMatchFailed", res, err)
+	}
+	t.Logf("lost ticket given up after %v (heartbeats every 20 ms)", time.Since(start).Round(time.Millisecond))
+
+	paired, err := m.Enqueue(ctx, casualQ, player(1500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	take(paired)
+	if err := rdb.Set(ctx, m.resPrefix(paired.Player.ID)+paired.ID, "paired|pair_x", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond) // 15 heartbeats
+	defer cancel()
+	if res, err := m.Watch(wctx, paired, false, func(Update) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Watch of a ticket whose match is being created: %+v, %v; want it still waiting", res, err)
+	}
+}
+
 func ExampleQueue_String() {
 	fmt.Println(ratedQ)
 	// Output: quoridor/standard/180000+2000/rated
