@@ -195,6 +195,11 @@ type runner struct {
 	started  time.Time
 
 	gamesStarted, gamesFinished, plies, rejoins, live, peakLive atomic.Int64
+	// full is closed once MaxGames games have started: the players still
+	// queued stop (an odd one out would wait for a partner until the
+	// deadline).
+	full     chan struct{}
+	fullOnce sync.Once
 
 	mu    sync.Mutex
 	rtts  []time.Duration
@@ -281,7 +286,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.RejoinWindow == 0 {
 		cfg.RejoinWindow = 30 * time.Second
 	}
-	r := &runner{cfg: cfg, errs: map[string]int64{}, samples: map[string]string{}}
+	r := &runner{cfg: cfg, errs: map[string]int64{}, samples: map[string]string{}, full: make(chan struct{})}
 	for i := range r.sent {
 		r.sent[i].m = map[string]time.Time{}
 	}

@@ -51,7 +51,9 @@ func (r *runner) player(ctx context.Context, i int) {
 			r.cfg.OnMatched(matchID)
 		}
 		if seat == gamev1.Seat_SEAT_FIRST {
-			r.gamesStarted.Add(1)
+			if n := r.gamesStarted.Add(1); r.cfg.MaxGames > 0 && n >= int64(r.cfg.MaxGames) {
+				r.fullOnce.Do(func() { close(r.full) })
+			}
 			if n := r.live.Add(1); n > r.peakLive.Load() {
 				r.peakLive.Store(n) // racy max; close enough for a report
 			}
@@ -129,6 +131,13 @@ func (r *runner) findMatch(ctx context.Context, i int) (string, gamev1.Seat, boo
 	for attempt := 0; ctx.Err() == nil && time.Now().Before(r.deadline); attempt++ {
 		t0 := time.Now()
 		qctx, cancel := context.WithDeadline(ctx, r.deadline)
+		go func() {
+			select {
+			case <-r.full:
+				cancel()
+			case <-qctx.Done():
+			}
+		}()
 		s, err := r.lobby(i+attempt).FindMatch(qctx, &lobbyv1.FindMatchRequest{
 			Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", TimeControl: r.cfg.TimeControl})
 		for err == nil {
@@ -146,7 +155,7 @@ func (r *runner) findMatch(ctx context.Context, i int) (string, gamev1.Seat, boo
 		if errors.Is(err, io.EOF) {
 			err = status.Error(codes.Unknown, "queue stream ended without a pairing")
 		}
-		if ctx.Err() != nil || !time.Now().Before(r.deadline) {
+		if ctx.Err() != nil || !time.Now().Before(r.deadline) || r.isFull() {
 			return "", 0, false
 		}
 		r.countErr(err)
@@ -439,4 +448,14 @@ func rank(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// isFull reports whether MaxGames games have started.
+func (r *runner) isFull() bool {
+	select {
+	case <-r.full:
+		return true
+	default:
+		return false
+	}
 }

@@ -255,10 +255,10 @@ func (m *Matchmaker) Enqueue(ctx context.Context, q Queue, p lobby.Player) (Tick
 		}
 	}
 	if got == "" {
-		err := queueScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, p.ID, p.Rating,
-			m.value(t, now.Add(m.cfg.TicketTTL))).Err()
+		n, err := queueScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, p.ID, p.Rating,
+			m.value(t, now.Add(m.cfg.TicketTTL))).Int()
 		if err == nil {
-			err = m.rdb.SAdd(ctx, m.queuesKey(), qk).Err()
+			err = m.listQueue(ctx, qk, n)
 		}
 		if err != nil {
 			return Ticket{}, fmt.Errorf("enqueue %s: %w", q, err)
@@ -496,6 +496,9 @@ func (m *Matchmaker) waveQueue(ctx context.Context, qk string) (WaveStats, error
 		if start == 0 {
 			exp = expired
 		}
+		if len(batch) == 0 && len(exp) == 0 {
+			break // nothing to claim
+		}
 		args = append(args, len(exp))
 		for _, t := range exp {
 			args = append(args, t.player, t.id)
@@ -550,10 +553,20 @@ func indexes(res []any, i int) []int64 {
 	return out
 }
 
+// listQueue lists a queue whose size became n by adding a ticket: the
+// ticket that makes a queue non-empty lists it. A queue already listed
+// stays so while it holds tickets (dropQueue).
+func (m *Matchmaker) listQueue(ctx context.Context, qk string, n int) error {
+	if n != 1 {
+		return nil
+	}
+	return m.rdb.SAdd(ctx, m.queuesKey(), qk).Err()
+}
+
 // dropQueue takes a queue a wave found empty off the list of queues, and
-// puts it back if a ticket came meanwhile: an enqueue adds its ticket,
-// then lists the queue, so either the second look sees the ticket or the
-// enqueue lists the queue after it was taken off.
+// puts it back if a ticket came meanwhile: a ticket that makes a queue
+// non-empty lists it after it is in, so either the second look sees the
+// ticket or the queue is listed again after it was taken off.
 func (m *Matchmaker) dropQueue(ctx context.Context, qk string) error {
 	if err := m.rdb.SRem(ctx, m.queuesKey(), qk).Err(); err != nil {
 		return fmt.Errorf("drop empty queue %s: %w", qk, err)
@@ -619,7 +632,11 @@ func (m *Matchmaker) seat(ctx context.Context, qk, pairID string, a, b *snapshot
 			}
 			continue
 		}
-		undo = append(undo, restoreScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, t.player, t.rating, t.value).Err())
+		n, err := restoreScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, t.player, t.rating, t.value).Int()
+		if err == nil {
+			err = m.listQueue(ctx, qk, n)
+		}
+		undo = append(undo, err)
 	}
 	if err := errors.Join(undo...); err != nil {
 		return false, fmt.Errorf("seat pair %s: %w", pairID, err)

@@ -8,7 +8,8 @@ import "github.com/redis/go-redis/v9"
 //
 //	Prefix{mmq:<queue>}:t            hash player → "<ticket id>|<enqueued ms>|<expires ms>|<name>"
 //	Prefix{mmq:<queue>}:q            sorted set player → rating
-//	Prefix{mmq:<queue>}:taken:<id>   the pair id a claim took the ticket for (a retried claim's proof)
+//	Prefix{mmq:<queue>}:taken:<n>    hash ticket → the pair id a claim took it for, in the n-th
+//	                                 period of takenTTL (a retried claim's proof; two live at a time)
 //	Prefix{mmp:<player>}:busy        the player's busy mark (busy.go)
 //	Prefix{mmp:<player>}:pq          hash queue → the player's ticket id there
 //	Prefix{mmp:<player>}:res:<id>    a ticket's result
@@ -56,11 +57,12 @@ return ''
 
 // queueScript is an enqueue's second step, on the queue's tag: the ticket
 // goes in (replacing the player's older one there).
-// KEYS: t, q. ARGV: player, rating, value.
+// KEYS: t, q. ARGV: player, rating, value. Returns the queue's size: 1 when
+// it was empty, which the caller then lists (dropQueue).
 var queueScript = redis.NewScript(`
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-return 1
+return redis.call('ZCARD', KEYS[2])
 `)
 
 // heartbeatScript moves a ticket's expiry. KEYS: t. ARGV: player, ticket
@@ -90,10 +92,16 @@ return 1
 // pair (playerA, ticketA, playerB, ticketB, pairID), then m expired, then per
 // expired ticket (player, ticket). Returns {claimed, expired}: the 1-based
 // indexes of the pairs taken (also those an earlier run of this same call
-// took: both tickets' taken keys name its pair id) and of the expired
-// tickets removed.
+// took: the taken hash of this period or the last names its pair id for
+// both tickets) and of the expired tickets removed.
 var takeScript = redis.NewScript(`
-local taken, now = ARGV[1], tonumber(ARGV[2])
+local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
+local period = math.floor(now / ttl)
+local taken, before = ARGV[1] .. period, ARGV[1] .. (period - 1)
+local function proof(key, ta, tb, pid)
+  local got = redis.call('HMGET', key, ta, tb)
+  return got[1] == pid and got[2] == pid
+end
 local function ticket(player)
   local v = redis.call('HGET', KEYS[1], player)
   if not v then return nil, 0 end
@@ -109,18 +117,16 @@ local i = 5
 for k = 1, tonumber(ARGV[4]) do
   local a, ta, b, tb, pid = ARGV[i], ARGV[i+1], ARGV[i+2], ARGV[i+3], ARGV[i+4]
   i = i + 5
-  if redis.call('GET', taken .. ta) == pid and redis.call('GET', taken .. tb) == pid then
+  local ida, expa = ticket(a)
+  local idb, expb = ticket(b)
+  if ida == ta and idb == tb and expa >= now and expb >= now then
+    remove(a)
+    remove(b)
+    redis.call('HSET', taken, ta, pid, tb, pid)
+    redis.call('PEXPIRE', taken, 2 * ttl)
     claimed[#claimed + 1] = k
-  else
-    local ida, expa = ticket(a)
-    local idb, expb = ticket(b)
-    if ida == ta and idb == tb and expa >= now and expb >= now then
-      remove(a)
-      remove(b)
-      redis.call('SET', taken .. ta, pid, 'PX', ARGV[3])
-      redis.call('SET', taken .. tb, pid, 'PX', ARGV[3])
-      claimed[#claimed + 1] = k
-    end
+  elseif proof(taken, ta, tb, pid) or proof(before, ta, tb, pid) then
+    claimed[#claimed + 1] = k
   end
 end
 local m = tonumber(ARGV[i])
@@ -139,12 +145,14 @@ return {claimed, expired}
 
 // restoreScript puts back a ticket a claim took whose partner turned out
 // busy, unless the player has queued another ticket there since.
-// KEYS: t, q. ARGV: player, rating, value.
+// KEYS: t, q. ARGV: player, rating, value. Returns the queue's size once
+// put back (1: list the queue), 0 when not put back.
 var restoreScript = redis.NewScript(`
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 1 then
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  return redis.call('ZCARD', KEYS[2])
 end
-return 1
+return 0
 `)
 
 // markScript marks a player busy for ref, unless they are busy with
@@ -224,6 +232,7 @@ func (m *Matchmaker) queuesKey() string { return m.cfg.Prefix + "{mm}:open" }
 
 func (m *Matchmaker) eventsChannel() string { return m.cfg.Prefix + "{mm}:events" }
 
-// takenTTL is how long a claim's taken keys are kept: longer than any
-// retry of the claim's script.
+// takenTTL is the period of a claim's taken hashes, in ms: a retry of the
+// claim's script comes within it, and the hashes of this period and the
+// last are read.
 const takenTTL = 30_000
