@@ -1,6 +1,7 @@
 package ratelimit_test
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -153,7 +154,8 @@ func TestStreamsDeadInstanceFreesSlots(t *testing.T) {
 		t.Fatalf("b at the cap: %v, want ResourceExhausted", err)
 	}
 	// a's members were purged, not just skipped.
-	members, err := rdb.ZRange(ctx, prefix+"streams:{match streams}:p1", 0, -1).Result()
+	set, _ := b.Keys("p1")
+	members, err := rdb.ZRange(ctx, set, 0, -1).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +189,7 @@ func TestStreamsAtCap(t *testing.T) {
 			t.Fatalf("third stream: %v, want ResourceExhausted", err)
 		}
 	}
-	key := prefix + "streams:{lobby streams}:p1"
+	key, _ := a.Keys("p1")
 	if n := rdb.ZCard(ctx, key).Val(); n != 2 {
 		t.Fatalf("%d members after refusals, want 2", n)
 	}
@@ -211,7 +213,7 @@ func TestStreamsHeartbeat(t *testing.T) {
 	s := ratelimit.NewStreams(rdb, prefix, "watch streams", 2)
 	s.TTL = 300 * time.Millisecond
 	ctx := t.Context()
-	hosts := prefix + "streams:{watch streams}|hosts"
+	_, hosts := s.Keys("p1")
 	rel, err := s.Acquire(ctx, "p1")
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +240,7 @@ func TestStreamsHeartbeat(t *testing.T) {
 	}
 	defer rel()
 	s.Stop()
-	key := prefix + "streams:{watch streams}:p2"
+	key, _ := s.Keys("p2")
 	if err := rdb.PExpire(ctx, key, 10*time.Second).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -254,5 +256,29 @@ func TestStreamsHeartbeat(t *testing.T) {
 	}
 	if d := rdb.PTTL(ctx, key).Val(); d < s.KeyTTL/2 {
 		t.Fatalf("key expires in %v after a beat past KeyTTL/2, want about %v", d, s.KeyTTL)
+	}
+}
+
+// A cap's keys are split over its buckets, each set in one hash tag with
+// its bucket's heartbeats (one slot on Redis Cluster), so that the caps of
+// many players spread over a cluster's primaries.
+func TestStreamsKeysSpreadOverBuckets(t *testing.T) {
+	s := ratelimit.NewStreams(nil, "p:", "match streams", 2)
+	tags := map[string]int{}
+	for i := range 1000 {
+		set, hosts := s.Keys(fmt.Sprintf("player-%d", i))
+		tag := set[strings.Index(set, "{") : strings.Index(set, "}")+1]
+		if !strings.HasPrefix(hosts, "p:streams:"+tag) {
+			t.Fatalf("set %s and heartbeats %s are not in one hash tag", set, hosts)
+		}
+		tags[tag]++
+	}
+	if len(tags) != ratelimit.StreamBuckets {
+		t.Fatalf("1,000 keys in %d buckets, want all %d", len(tags), ratelimit.StreamBuckets)
+	}
+	for tag, n := range tags {
+		if n < 1000/ratelimit.StreamBuckets/2 {
+			t.Errorf("bucket %s holds %d of 1,000 keys", tag, n)
+		}
 	}
 }

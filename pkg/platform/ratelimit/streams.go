@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,10 +25,15 @@ import (
 // heartbeat. Their members are purged by the Acquire that finds the key
 // at its cap (the only one that needs them gone). A nil *Streams allows
 // everything.
+//
+// The keys are split into StreamBuckets buckets by a hash of the key, each
+// its own hash tag with its own heartbeats ("streams:{<what>:<bucket>}:<key>"
+// and "streams:{<what>:<bucket>}|hosts"), so that on Redis Cluster the
+// caps spread over the primaries: a stream's acquire touches its bucket's
+// slot, and an instance's beat renews its heartbeat in every bucket.
 type Streams struct {
 	rdb    redis.UniversalClient
-	prefix string        // + key: the key's streams
-	hosts  string        // the instances' heartbeats
+	base   string        // prefix + "streams:{" + what
 	Max    int           // streams per key
 	TTL    time.Duration // default 30 s
 	// KeyTTL is how long a key's set outlives its last change; the
@@ -58,9 +65,31 @@ type keyStreams struct {
 // NewStreams returns a cap of max concurrent streams per key (0: no cap).
 func NewStreams(rdb redis.UniversalClient, prefix, what string, maxStreams int) *Streams {
 	return &Streams{
-		rdb: rdb, prefix: prefix + "streams:{" + what + "}:", hosts: prefix + "streams:{" + what + "}|hosts",
+		rdb: rdb, base: prefix + "streams:{" + what,
 		Max: maxStreams, TTL: 30 * time.Second, KeyTTL: time.Hour, What: what, Now: time.Now, Instance: rand.Text(),
 	}
+}
+
+// StreamBuckets is the number of buckets a cap's keys are split into: each
+// beat renews an instance's heartbeat in each.
+const StreamBuckets = 32
+
+// Keys returns the Redis keys of key's streams: its set, and the
+// heartbeats of its bucket's instances.
+func (s *Streams) Keys(key string) (set, hosts string) {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	tag := s.base + ":" + strconv.Itoa(int(h.Sum32()%StreamBuckets)) + "}"
+	return tag + ":" + key, tag + "|hosts"
+}
+
+// hostsKeys returns every bucket's heartbeats key.
+func (s *Streams) hostsKeys() []string {
+	out := make([]string, StreamBuckets)
+	for b := range out {
+		out[b] = s.base + ":" + strconv.Itoa(b) + "}|hosts"
+	}
+	return out
 }
 
 // heartbeatLua defines heartbeat(member, lapse) for the scripts below
@@ -142,12 +171,13 @@ func (s *Streams) Acquire(ctx context.Context, key string) (release func(), err 
 	if s == nil || s.Max <= 0 || key == "" {
 		return func() {}, nil
 	}
-	k, member := s.prefix+key, s.Instance+"/"+rand.Text()
+	k, hosts := s.Keys(key)
+	member := s.Instance + "/" + rand.Text()
 	now := s.Now().UnixMilli()
 	// Counted as open before the script runs, so that the heartbeat runs
 	// from the moment the member may exist.
 	s.hold(k, now)
-	res, err := acquireScript.Run(ctx, s.rdb, []string{k, s.hosts},
+	res, err := acquireScript.Run(ctx, s.rdb, []string{k, hosts},
 		now, now+s.ttl().Milliseconds(), s.Max, member, s.keyTTL().Milliseconds(), s.Instance).Int64()
 	if err != nil || res <= 0 {
 		s.drop(k)
@@ -262,9 +292,11 @@ func (s *Streams) Beat(ctx context.Context) error {
 	s.lost = nil
 	s.mu.Unlock()
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZAdd(ctx, s.hosts, redis.Z{Score: float64(now + ttl.Milliseconds()), Member: s.Instance})
-		p.ZRemRangeByScore(ctx, s.hosts, "-inf", fmt.Sprint(now))
-		p.PExpire(ctx, s.hosts, 2*ttl)
+		for _, hosts := range s.hostsKeys() {
+			p.ZAdd(ctx, hosts, redis.Z{Score: float64(now + ttl.Milliseconds()), Member: s.Instance})
+			p.ZRemRangeByScore(ctx, hosts, "-inf", fmt.Sprint(now))
+			p.PExpire(ctx, hosts, 2*ttl)
+		}
 		for _, k := range stale {
 			p.PExpire(ctx, k, keyTTL)
 		}
@@ -309,6 +341,7 @@ func (s *Streams) Stop() {
 // Open returns how many streams key holds now, on every instance whose
 // heartbeat lives (tests, metrics).
 func (s *Streams) Open(ctx context.Context, key string) (int, error) {
-	n, err := countScript.Run(ctx, s.rdb, []string{s.prefix + key, s.hosts}, s.Now().UnixMilli()).Int()
+	k, hosts := s.Keys(key)
+	n, err := countScript.Run(ctx, s.rdb, []string{k, hosts}, s.Now().UnixMilli()).Int()
 	return n, err
 }
