@@ -17,9 +17,12 @@
 # benchmark, not a test step: run it on a quiet machine (wrapped in
 # /work/bin/heavy on a shared one).
 #
-#   scripts/cluster-bench.sh                 KINDS="plain 1 3" GAMES=1000 PLAYERS=200 WANDER=10 THINK=0s
+#   scripts/cluster-bench.sh                 KINDS="plain 1 3" GAMES=1000 PLAYERS=200 WANDER=10 THINK=0s QUEUES=1
 #
-# THINK, each player's pause before a ply, lowers the rate: a cluster of
+# QUEUES spreads the players over that many matchmaking queues (clocks
+# of 10, 11, 12... minutes), as a site's players spread over its time
+# controls: each queue is one hash slot. THINK, each player's pause
+# before a ply, lowers the rate: a cluster of
 # 1 primary at the per-primary rate of a cluster of 3 (about 70 ms here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +31,7 @@ GAMES=${GAMES:-1000}
 PLAYERS=${PLAYERS:-200}
 WANDER=${WANDER:-10}
 THINK=${THINK:-0s}
+QUEUES=${QUEUES:-1}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabuleiro-cluster-bench.XXXXXX")
 PIDS=()
 cleanup() {
@@ -120,7 +124,7 @@ for kind in $KINDS; do
   redis_cmds "$url" >"$WORK/cmds0-$kind"
   t0=$(date +%s.%N)
   "$WORK/tabuleiro" load --server "$addr" --redis "$url" --players "$PLAYERS" --max-games "$GAMES" \
-    --wander "$WANDER" --think "$THINK" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
+    --wander "$WANDER" --think "$THINK" --queues "$QUEUES" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
   t1=$(date +%s.%N)
   redis_cpu "$url" >"$WORK/cpu1-$kind"
   redis_cmds "$url" >"$WORK/cmds1-$kind"

@@ -58,6 +58,11 @@ type Config struct {
 	// TimeControl is the clock of the games; nil takes the variant's
 	// default.
 	TimeControl *gamev1.TimeControl
+	// Queues spreads the players over this many queues (0 or 1: one):
+	// player i queues with TimeControl's base plus i mod Queues minutes,
+	// as a site's players spread over its time controls. It needs
+	// TimeControl.
+	Queues int
 	// MaxGames stops queuing once this many games have started (0: no
 	// limit); with Duration it bounds the run.
 	MaxGames int

@@ -43,7 +43,7 @@ func (r *runner) player(ctx context.Context, i int) {
 		if r.cfg.MaxGames > 0 && r.gamesStarted.Load() >= int64(r.cfg.MaxGames) {
 			return
 		}
-		matchID, seat, ok := r.findMatch(pctx, i+g)
+		matchID, seat, ok := r.findMatch(pctx, i+g, r.clock(i))
 		if !ok {
 			continue
 		}
@@ -127,19 +127,27 @@ func pause(ctx context.Context, d time.Duration) bool {
 
 // findMatch queues until paired, moving to the next lobby when a stream
 // fails.
-func (r *runner) findMatch(ctx context.Context, i int) (string, gamev1.Seat, bool) {
+func (r *runner) findMatch(ctx context.Context, i int, tc *gamev1.TimeControl) (string, gamev1.Seat, bool) {
 	for attempt := 0; ctx.Err() == nil && time.Now().Before(r.deadline); attempt++ {
 		t0 := time.Now()
 		qctx, cancel := context.WithDeadline(ctx, r.deadline)
 		go func() {
+			// Once MaxGames have started, a player still queued stops,
+			// after a grace for a pairing made just before (its other
+			// seat is told a moment after the first, which counts it).
 			select {
 			case <-r.full:
+			case <-qctx.Done():
+				return
+			}
+			select {
+			case <-time.After(fullGrace):
 				cancel()
 			case <-qctx.Done():
 			}
 		}()
 		s, err := r.lobby(i+attempt).FindMatch(qctx, &lobbyv1.FindMatchRequest{
-			Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", TimeControl: r.cfg.TimeControl})
+			Game: gamev1.Game_GAME_QUORIDOR, Variant: "standard", TimeControl: tc})
 		for err == nil {
 			var m *lobbyv1.FindMatchResponse
 			m, err = s.Recv()
@@ -449,6 +457,19 @@ func rank(s string) int {
 	}
 	return n
 }
+
+// clock is player i's time control (Queues).
+func (r *runner) clock(i int) *gamev1.TimeControl {
+	tc := r.cfg.TimeControl
+	if tc == nil || r.cfg.Queues <= 1 {
+		return tc
+	}
+	return &gamev1.TimeControl{BaseMs: tc.GetBaseMs() + int64(i%r.cfg.Queues)*60_000, IncrementMs: tc.GetIncrementMs()}
+}
+
+// fullGrace is how long a player still queued waits once MaxGames games
+// have started.
+const fullGrace = 2 * time.Second
 
 // isFull reports whether MaxGames games have started.
 func (r *runner) isFull() bool {

@@ -36,6 +36,8 @@ func New(e *cli.Env) *cobra.Command {
 			}
 			if baseMS > 0 {
 				cfg.TimeControl = &gamev1.TimeControl{BaseMs: baseMS}
+			} else if cfg.Queues > 1 {
+				return &cli.ExitError{Code: 2, Err: errors.New(e.T("error.load.queues_need_base"))}
 			}
 			cfg.Progress = e.Stderr
 			matchAddrs := cfg.Match
@@ -74,6 +76,7 @@ func New(e *cli.Env) *cobra.Command {
 	fl.IntVar(&cfg.Wander, "wander", 20, e.T("flag.load.wander"))
 	fl.IntVar(&cfg.MaxGames, "max-games", 0, e.T("flag.load.max_games"))
 	fl.Int64Var(&baseMS, "base-ms", 0, e.T("flag.load.base_ms"))
+	fl.IntVar(&cfg.Queues, "queues", 1, e.T("flag.load.queues"))
 	fl.Uint64Var(&cfg.Seed, "seed", 1, e.T("flag.load.seed"))
 	fl.BoolVar(&cfg.MatchAffinity, "affinity", false, e.T("flag.load.affinity"))
 	fl.IntVar(&cfg.ConnsPerAddr, "conns", 0, e.T("flag.load.conns"))
