@@ -32,10 +32,10 @@ import (
 // caps spread over the primaries: a stream's acquire touches its bucket's
 // slot, and an instance's beat renews its heartbeat in every bucket.
 type Streams struct {
-	rdb    redis.UniversalClient
-	base   string        // prefix + "streams:{" + what
-	Max    int           // streams per key
-	TTL    time.Duration // default 30 s
+	rdb  redis.UniversalClient
+	base string        // prefix + "streams:{" + what
+	Max  int           // streams per key
+	TTL  time.Duration // default 30 s
 	// KeyTTL is how long a key's set outlives its last change; the
 	// instance keeps the sets of its open streams alive every KeyTTL/2.
 	// Default 1 h.

@@ -220,7 +220,9 @@ return 1
 
 // Key names (see the top of this file).
 
-func (m *Matchmaker) queueKey(qk, what string) string { return m.cfg.Prefix + "{mmq:" + qk + "}:" + what }
+func (m *Matchmaker) queueKey(qk, what string) string {
+	return m.cfg.Prefix + "{mmq:" + qk + "}:" + what
+}
 
 func (m *Matchmaker) playerKey(player, what string) string {
 	return m.cfg.Prefix + "{mmp:" + player + "}:" + what
