@@ -65,9 +65,9 @@ test("a guest plays a game; its player signs in to an account in the same browse
 });
 
 test("a fresh guest asking for a rated pairing is told why not yet, in its language, under a title that says so", async () => {
-  for (const [locale, want, title] of [
-    ["en-US", "A guest plays rated games after 3 casual games or one day: you have finished 0, and rated play opens in 24 h.", "No rated game for now"],
-    ["pt-BR", "Um convidado joga partidas ranqueadas depois de 3 partidas casuais ou de um dia: você terminou 0, e as ranqueadas abrem em 24 h.", "Sem partida ranqueada por enquanto"],
+  for (const [locale, want, title, casual, queued] of [
+    ["en-US", "A guest plays rated games after 3 casual games or one day: you have finished 0, and rated play opens in 24 h.", "No rated game for now", "Look for a casual game", "In the queue"],
+    ["pt-BR", "Um convidado joga partidas valendo rating depois de 3 partidas casuais ou de um dia: você terminou 0, e elas se abrem em 24 h.", "Sem partidas valendo rating por enquanto", "Procurar partida sem rating", "Na fila"],
   ] as const) {
     const p = await newPlayer(browser, server.url, { locale });
     await signIn(p.page, "Nova Visita");
@@ -80,6 +80,12 @@ test("a fresh guest asking for a rated pairing is told why not yet, in its langu
     // Not "Looking for an opponent" above the refusal: the search is over.
     assert.equal(await p.page.locator(".queue h1").textContent(), title);
     await shot(p.page, `merge-03-rated-refused-${locale}`);
+    // Not a dead end: nothing is left to cancel, and one click queues for
+    // a casual game instead.
+    assert.equal(await p.page.locator(".queue button", { hasText: /^(Cancel|Cancelar)$/ }).count(), 0, "no Cancel once the search is over");
+    assert.equal(await p.page.locator("#queue-again").textContent(), casual);
+    await p.page.click("#queue-again");
+    await p.page.waitForSelector(`#queue-status:has-text("${queued}")`);
     await p.ctx.close();
   }
 });

@@ -705,10 +705,10 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
     const s = Math.floor((Date.now() - started) / 1000);
     elapsed.textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   }, 500);
+  const cancel = h("button", { onclick: () => { ctl.abort(); go("#/play"); } }, t("cancel"));
   frame(id, h("section", { class: "panel narrow queue" },
     title, h("p", {}, `${gameName(game)} · ${variantName(game, variant)} · ${clockChoices[clock]?.base ? clockChoices[clock].label : t("clock.none")}${rated ? ` · ${t("rated")}` : ""}`),
-    spinner, elapsed, status, window_, offer,
-    h("button", { onclick: () => { ctl.abort(); go("#/play"); } }, t("cancel"))));
+    spinner, elapsed, status, window_, offer, cancel));
   (async () => {
     try {
       for await (const u of api(id.token).lobby.findMatch({ game, variant, timeControl: tcOf(clock), rated, acceptBotOffer: true }, { signal: ctl.signal })) {
@@ -758,6 +758,12 @@ function queueScreen(id: Identity, params: URLSearchParams): { dispose: () => vo
       spinner.remove();
       elapsed.remove();
       status.textContent = errorText(err);
+      // Nothing is left to cancel: the ways on are to queue again (without
+      // the rating when that was refused) or to go back.
+      const again = new URLSearchParams({ game: String(game), variant, clock: String(clock), rated: "" });
+      cancel.replaceWith(h("div", { class: "row" },
+        h("button", { class: "primary", id: "queue-again", onclick: () => go(`#/queue?${again}`) }, t(rated ? "queue.casualInstead" : "queue.again")),
+        h("a", { class: "button", href: "#/play" }, t("back.lobby"))));
     }
   })();
   return { dispose: () => { ctl.abort(); clearInterval(tick); } };

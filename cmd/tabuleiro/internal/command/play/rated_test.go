@@ -17,7 +17,7 @@ func TestRatedQueueRefusedToANewGuest(t *testing.T) {
 	t.Parallel()
 	c, me, ctx := clitest.StartLocal(t)
 	for lang, want := range map[string]string{
-		"pt-BR": "Um convidado joga partidas ranqueadas depois de 3 partidas casuais ou de um dia: você terminou 0, e as ranqueadas abrem em 24 h.",
+		"pt-BR": "Um convidado joga partidas valendo rating depois de 3 partidas casuais ou de um dia: você terminou 0, e elas se abrem em 24 h.",
 		"es":    "Un invitado juega partidas puntuadas tras 3 partidas casuales o un día: has terminado 0, y las puntuadas se abren en 24 h.",
 		"en":    "A guest plays rated games after 3 casual games or one day: you have finished 0, and rated play opens in 24 h.",
 	} {
