@@ -198,6 +198,14 @@ type qWeights struct {
 	// layered measures the threats with the cheaper wallGain that tries
 	// only the walls closing a whole layer of the shortest paths.
 	layered bool
+	// race, if positive, searches race plies further at a leaf where the
+	// race is tight (qGame.LeafWithin, quoridor_race.go): both paths at
+	// most raceNear steps and the side not to move holding walls. Each
+	// side then only steps along its shortest path or places one of its
+	// raceWalls walls of largest race gain.
+	race      int
+	raceNear  int
+	raceWalls int
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value
@@ -304,7 +312,12 @@ const qEvalInf = 1 << 20
 // window (alpha, beta); otherwise that bound is returned.
 func (g qGame) EvalWithin(s *qState, alpha, beta int) int {
 	me := sideOfSeat(s.pos.ToMove())
-	dMe, dOpp := s.dist(me), s.dist(1-me)
+	return g.evalDists(s, me, s.dist(me), s.dist(1-me), alpha, beta)
+}
+
+// evalDists is EvalWithin with the side to move (me) and the two paths'
+// lengths already known.
+func (g qGame) evalDists(s *qState, me, dMe, dOpp, alpha, beta int) int {
 	tempo, walls := qStep/2, g.walls // the side to move is half a step ahead
 	if g.w != nil {
 		tempo, walls = g.w.tempo, &g.w.walls

@@ -244,7 +244,57 @@ func labExpert(name string) (qGame, bool) {
 	case "fpocket6m": // fpocket6, only the pocket around the side to move's pawn
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: 6, threatWalls: 2, pocketOnly: true}
 	default:
-		return g, false
+		// race<D>[k<K>][n<N>]: the fixed table with the wall-race search
+		// of D plies at the leaves where both paths are at most N steps
+		// (default 6) and the side not to move holds walls, each side's
+		// K walls of largest race gain (default 3) and its step
+		// (quoridor_race.go).
+		var d, k, near int
+		if !parseRace(name, &d, &k, &near) {
+			return g, false
+		}
+		w := expertWeights
+		w.race, w.raceWalls, w.raceNear = d, k, near
+		g.w = &w
 	}
 	return g, true
+}
+
+// parseRace reads a race variant's name (see labExpert).
+func parseRace(name string, d, k, near *int) bool {
+	rest, ok := strings.CutPrefix(name, "race")
+	if !ok || rest == "" {
+		return false
+	}
+	*k, *near = 3, 6
+	num := func() (int, bool) {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		v, err := strconv.Atoi(rest[:i])
+		rest = rest[i:]
+		return v, err == nil
+	}
+	var ok2 bool
+	if *d, ok2 = num(); !ok2 || *d <= 0 {
+		return false
+	}
+	for rest != "" {
+		c := rest[0]
+		rest = rest[1:]
+		v, ok := num()
+		if !ok {
+			return false
+		}
+		switch c {
+		case 'k':
+			*k = v
+		case 'n':
+			*near = v
+		default:
+			return false
+		}
+	}
+	return true
 }
