@@ -206,6 +206,21 @@ type qWeights struct {
 	race      int
 	raceNear  int
 	raceWalls int
+	// raceGate, if positive, searches only the tight races where the
+	// other side's best wall would add raceGate steps or more to the side
+	// to move's path (qState.wallGain, capped at raceGate): a pocket
+	// coming.
+	raceGate int
+	// raceFree does not report the race search's positions to the search
+	// (a lab diagnostic: the extension's worth at the main search's
+	// depth, its cost uncharged against a node limit).
+	raceFree bool
+	// answer, if positive, scores a leaf where the other side holds walls
+	// as if it had placed its best wall against the side to move's pawn
+	// (up to answer steps of gain, its wall in hand spent) when that is
+	// worse for the side to move and leaves the side to move's path longer
+	// than the other's: a threat it cannot answer by racing.
+	answer int
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value

@@ -244,29 +244,42 @@ func labExpert(name string) (qGame, bool) {
 	case "fpocket6m": // fpocket6, only the pocket around the side to move's pawn
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: 6, threatWalls: 2, pocketOnly: true}
 	default:
-		// race<D>[k<K>][n<N>]: the fixed table with the wall-race search
-		// of D plies at the leaves where both paths are at most N steps
-		// (default 6) and the side not to move holds walls, each side's
-		// K walls of largest race gain (default 3) and its step
+		// race<D>[k<K>][n<N>][g<G>][u]: the fixed table with the wall-race
+		// search of D plies at the leaves where both paths are at most N
+		// steps (default 6) and the side not to move holds walls (with g:
+		// a wall that adds G steps or more to the mover's path), each
+		// side's K walls of largest race gain (default 3) and its step
 		// (quoridor_race.go).
-		var d, k, near int
-		if !parseRace(name, &d, &k, &near) {
+		if a, ok := strings.CutPrefix(name, "answer"); ok { // answer<N>: qWeights.answer N
+			n, err := strconv.Atoi(a)
+			if err != nil || n <= 0 {
+				return g, false
+			}
+			w := expertWeights
+			w.answer = n
+			g.w = &w
+			return g, true
+		}
+		// A u suffix: the race search's positions uncharged (raceFree).
+		free := strings.HasSuffix(name, "u")
+		var d, k, near, gate int
+		if !parseRace(strings.TrimSuffix(name, "u"), &d, &k, &near, &gate) {
 			return g, false
 		}
 		w := expertWeights
-		w.race, w.raceWalls, w.raceNear = d, k, near
+		w.race, w.raceWalls, w.raceNear, w.raceGate, w.raceFree = d, k, near, gate, free
 		g.w = &w
 	}
 	return g, true
 }
 
 // parseRace reads a race variant's name (see labExpert).
-func parseRace(name string, d, k, near *int) bool {
+func parseRace(name string, d, k, near, gate *int) bool {
 	rest, ok := strings.CutPrefix(name, "race")
 	if !ok || rest == "" {
 		return false
 	}
-	*k, *near = 3, 6
+	*k, *near, *gate = 3, 6, 0
 	num := func() (int, bool) {
 		i := 0
 		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
@@ -292,6 +305,8 @@ func parseRace(name string, d, k, near *int) bool {
 			*k = v
 		case 'n':
 			*near = v
+		case 'g':
+			*gate = v
 		default:
 			return false
 		}

@@ -25,11 +25,17 @@ const maxRaceWalls = 6
 func (g qGame) LeafWithin(s *qState, alpha, beta int) (int, int64) {
 	me := sideOfSeat(s.pos.ToMove())
 	dMe, dOpp := s.dist(me), s.dist(1-me)
+	if g.w != nil && g.w.answer > 0 {
+		return g.answerEval(s, me, dMe, dOpp, alpha, beta), 0
+	}
 	if g.w == nil || g.w.race <= 0 || !g.raceTight(s, me, dMe, dOpp) {
 		return g.evalDists(s, me, dMe, dOpp, alpha, beta), 0
 	}
 	var n int64
 	v := g.raceSearch(s, alpha, beta, g.w.race, &n)
+	if g.w.raceFree {
+		n = 0
+	}
 	return v, n
 }
 
@@ -37,7 +43,32 @@ func (g qGame) LeafWithin(s *qState, alpha, beta int) (int, int64) {
 // may misjudge: both paths at most raceNear steps and the side not to move
 // holding walls.
 func (g qGame) raceTight(s *qState, me, dMe, dOpp int) bool {
-	return dMe <= g.w.raceNear && dOpp <= g.w.raceNear && s.pos.WallsLeft(seatOfSide(1-me)) > 0
+	if dMe > g.w.raceNear || dOpp > g.w.raceNear || s.pos.WallsLeft(seatOfSide(1-me)) == 0 {
+		return false
+	}
+	return g.w.raceGate <= 0 || s.wallGain(me, dMe, g.w.raceGate, false) >= g.w.raceGate
+}
+
+// answerEval is the evaluation of the variants answer*: evalDists, or,
+// when the other side holds walls and its best wall against the side to
+// move's pawn (gain g, up to qWeights.answer steps) would leave that
+// path longer than its own, the evaluation with that wall placed (the
+// path g steps longer, the wall spent), if lower.
+func (g qGame) answerEval(s *qState, me, dMe, dOpp, alpha, beta int) int {
+	score := g.evalDists(s, me, dMe, dOpp, alpha, beta)
+	wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
+	if wOpp == 0 || wMe == 0 && dOpp < dMe || score <= alpha {
+		return score // a decided race, or already at most alpha
+	}
+	if score-qStep*g.w.answer >= beta {
+		return score - qStep*g.w.answer // no threat brings it below beta
+	}
+	gain := s.wallGain(me, dMe, g.w.answer, false)
+	if gain == 0 || dMe+gain <= dOpp {
+		return score
+	}
+	// The wall placed: the path gain steps longer, one wall fewer.
+	return min(score, score-qStep*gain+g.w.walls[wOpp]-g.w.walls[wOpp-1])
 }
 
 // raceSearch returns the score of s for its side to move, depth plies of

@@ -30,7 +30,7 @@ func TestRaceSearchSeesPocket(t *testing.T) {
 	if static <= 0 {
 		t.Fatalf("the fixed table scores the pocket %d for white: the test wants a position it misjudges", static)
 	}
-	for _, name := range []string{"race2", "race2k2", "race3", "race4k2"} {
+	for _, name := range []string{"race2", "race2k2", "race3", "race4k2", "race2k2g2", "race2k2g3"} {
 		g, ok := labExpert(name)
 		if !ok {
 			t.Fatalf("no variant %s", name)
@@ -50,6 +50,12 @@ func TestRaceSearchSeesPocket(t *testing.T) {
 		if w, _ := g.LeafWithin(&s, v+10, v+20); w > v+10 {
 			t.Errorf("%s: above the window: %d, want at most alpha %d", name, w, v+10)
 		}
+	}
+	// answer6: black's best wall (d8h or e8h, seven steps, six counted)
+	// leaves white's path longer than black's: scored as placed.
+	a, _ := labExpert("answer6")
+	if v, n := a.LeafWithin(&s, -qEvalInf, qEvalInf); n != 0 || v != static-6*qStep+expertWeights.walls[8]-expertWeights.walls[7] {
+		t.Errorf("answer6: %d (%d positions), want %d", v, n, static-6*qStep+expertWeights.walls[8]-expertWeights.walls[7])
 	}
 	// The race moves: white's step and the walls of largest race gain
 	// against black; black's include the pocket's wall.
@@ -71,21 +77,22 @@ func TestRaceSearchSeesPocket(t *testing.T) {
 
 func TestParseRace(t *testing.T) {
 	for _, c := range []struct {
-		name       string
-		d, k, near int
-		ok         bool
+		name             string
+		d, k, near, gate int
+		ok               bool
 	}{
-		{"race2", 2, 3, 6, true},
-		{"race4k2", 4, 2, 6, true},
-		{"race3k2n8", 3, 2, 8, true},
-		{"race", 0, 0, 0, false},
-		{"racex", 0, 0, 0, false},
-		{"race2q1", 0, 0, 0, false},
+		{"race2", 2, 3, 6, 0, true},
+		{"race4k2", 4, 2, 6, 0, true},
+		{"race3k2n8", 3, 2, 8, 0, true},
+		{"race2k2g3", 2, 2, 6, 3, true},
+		{"race", 0, 0, 0, 0, false},
+		{"racex", 0, 0, 0, 0, false},
+		{"race2q1", 0, 0, 0, 0, false},
 	} {
-		var d, k, near int
-		ok := parseRace(c.name, &d, &k, &near)
-		if ok != c.ok || ok && (d != c.d || k != c.k || near != c.near) {
-			t.Errorf("%s: %d %d %d %v", c.name, d, k, near, ok)
+		var d, k, near, gate int
+		ok := parseRace(c.name, &d, &k, &near, &gate)
+		if ok != c.ok || ok && (d != c.d || k != c.k || near != c.near || gate != c.gate) {
+			t.Errorf("%s: %d %d %d %d %v", c.name, d, k, near, gate, ok)
 		}
 	}
 }
