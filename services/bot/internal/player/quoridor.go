@@ -215,6 +215,10 @@ type qWeights struct {
 	// (a lab diagnostic: the extension's worth at the main search's
 	// depth, its cost uncharged against a node limit).
 	raceFree bool
+	// raceLeaf, if set, is the evaluation at the race search's horizon
+	// (fade, say: in a tight race the walls a side cannot place before the
+	// other pawn arrives are worth nothing).
+	raceLeaf *qWeights
 	// answer, if positive, scores a leaf where the other side holds walls
 	// as if it had placed its best wall against the side to move's pawn
 	// (up to answer steps of gain, its wall in hand spent) when that is

@@ -244,7 +244,7 @@ func labExpert(name string) (qGame, bool) {
 	case "fpocket6m": // fpocket6, only the pocket around the side to move's pawn
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: 6, threatWalls: 2, pocketOnly: true}
 	default:
-		// race<D>[k<K>][n<N>][g<G>][u]: the fixed table with the wall-race
+		// race<D>[k<K>][n<N>][g<G>][f][u]: the fixed table with the wall-race
 		// search of D plies at the leaves where both paths are at most N
 		// steps (default 6) and the side not to move holds walls (with g:
 		// a wall that adds G steps or more to the mover's path), each
@@ -260,14 +260,21 @@ func labExpert(name string) (qGame, bool) {
 			g.w = &w
 			return g, true
 		}
-		// A u suffix: the race search's positions uncharged (raceFree).
+		// A u suffix: the race search's positions uncharged (raceFree);
+		// an f suffix: fade1 at its horizon (raceLeaf).
 		free := strings.HasSuffix(name, "u")
+		base := strings.TrimSuffix(name, "u")
+		fade := strings.HasSuffix(base, "f")
+		base = strings.TrimSuffix(base, "f")
 		var d, k, near, gate int
-		if !parseRace(strings.TrimSuffix(name, "u"), &d, &k, &near, &gate) {
+		if !parseRace(base, &d, &k, &near, &gate) {
 			return g, false
 		}
 		w := expertWeights
 		w.race, w.raceWalls, w.raceNear, w.raceGate, w.raceFree = d, k, near, gate, free
+		if fade {
+			w.raceLeaf = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1}
+		}
 		g.w = &w
 	}
 	return g, true

@@ -83,6 +83,11 @@ func (g qGame) raceSearch(s *qState, alpha, beta, depth int, n *int64) int {
 	wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
 	if depth <= 0 || wOpp == 0 && dMe <= dOpp || wMe == 0 && dOpp < dMe {
 		// The horizon, or a race the evaluation scores as decided.
+		if g.w.raceLeaf != nil {
+			leaf := g
+			leaf.w = g.w.raceLeaf
+			return leaf.evalDists(s, me, dMe, dOpp, alpha, beta)
+		}
 		return g.evalDists(s, me, dMe, dOpp, alpha, beta)
 	}
 	var buf [1 + maxRaceWalls]quoridor.Move

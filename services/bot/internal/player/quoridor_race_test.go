@@ -30,7 +30,7 @@ func TestRaceSearchSeesPocket(t *testing.T) {
 	if static <= 0 {
 		t.Fatalf("the fixed table scores the pocket %d for white: the test wants a position it misjudges", static)
 	}
-	for _, name := range []string{"race2", "race2k2", "race3", "race4k2", "race2k2g2", "race2k2g3"} {
+	for _, name := range []string{"race2", "race2k2", "race3", "race4k2", "race2k2g2", "race2k2g3", "race2k2f", "race2k2fu"} {
 		g, ok := labExpert(name)
 		if !ok {
 			t.Fatalf("no variant %s", name)
