@@ -1,6 +1,7 @@
 package player
 
 import (
+	"strings"
 	"testing"
 
 	"tabuleiro.dev/pkg/engine/quoridor"
@@ -37,7 +38,7 @@ func TestRaceSearchSeesPocket(t *testing.T) {
 		}
 		v, n := g.LeafWithin(&s, -qEvalInf, qEvalInf)
 		t.Logf("%s: %d (static %d), %d positions", name, v, static, n)
-		if n == 0 {
+		if n == 0 && !strings.HasSuffix(name, "u") { // u: its positions uncharged
 			t.Errorf("%s: no race search at a tight race", name)
 		}
 		if v > static-4*qStep {
