@@ -15,6 +15,18 @@ import (
 // other path less those it adds to its own), and evaluates after them.
 // There is no stand-pat: a side must move, and stepping is the move the
 // static evaluation assumes (its half step for the side to move).
+//
+// Off in the expert. Node-limited lab, 300,000 positions a ply, against
+// the racer's first 40 games (the fixed table 31-0-9): with the race
+// search's positions charged against the limit, as a clock would charge
+// them, every variant scored lower (race2k2 27-0-13, race2k2g3 28-0-12,
+// race4k2 24-0-16, race4k2g3 27-0-13, race4k1 18-0-22, race2k2f 23-0-17;
+// answer6 28-0-12). Uncharged (race4k2u, a diagnostic: 19 times as long
+// to depth 6 on BenchmarkQuoridorExpertEval's midgame, its 40 games
+// against the racer twice as long as the fixed table's) the four-ply race search won 87-0-13 of 100
+// (the fixed table 75-0-25) but 36-0-4 of 40 against hard (the fixed
+// table 40-0-0) and 30-0-10 against expert-1 (29-0-11): it sees the
+// pockets, but its positions cost more than the depth they replace.
 
 // maxRaceWalls bounds qWeights.raceWalls.
 const maxRaceWalls = 6
