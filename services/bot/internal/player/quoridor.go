@@ -198,6 +198,33 @@ type qWeights struct {
 	// layered measures the threats with the cheaper wallGain that tries
 	// only the walls closing a whole layer of the shortest paths.
 	layered bool
+	// race, if positive, searches race plies further at a leaf where the
+	// race is tight (qGame.LeafWithin, quoridor_race.go): both paths at
+	// most raceNear steps and the side not to move holding walls. Each
+	// side then only steps along its shortest path or places one of its
+	// raceWalls walls of largest race gain.
+	race      int
+	raceNear  int
+	raceWalls int
+	// raceGate, if positive, searches only the tight races where the
+	// other side's best wall would add raceGate steps or more to the side
+	// to move's path (qState.wallGain, capped at raceGate): a pocket
+	// coming.
+	raceGate int
+	// raceFree does not report the race search's positions to the search
+	// (a lab diagnostic: the extension's worth at the main search's
+	// depth, its cost uncharged against a node limit).
+	raceFree bool
+	// raceLeaf, if set, is the evaluation at the race search's horizon
+	// (fade, say: in a tight race the walls a side cannot place before the
+	// other pawn arrives are worth nothing).
+	raceLeaf *qWeights
+	// answer, if positive, scores a leaf where the other side holds walls
+	// as if it had placed its best wall against the side to move's pawn
+	// (up to answer steps of gain, its wall in hand spent) when that is
+	// worse for the side to move and leaves the side to move's path longer
+	// than the other's: a threat it cannot answer by racing.
+	answer int
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value
@@ -304,7 +331,12 @@ const qEvalInf = 1 << 20
 // window (alpha, beta); otherwise that bound is returned.
 func (g qGame) EvalWithin(s *qState, alpha, beta int) int {
 	me := sideOfSeat(s.pos.ToMove())
-	dMe, dOpp := s.dist(me), s.dist(1-me)
+	return g.evalDists(s, me, s.dist(me), s.dist(1-me), alpha, beta)
+}
+
+// evalDists is EvalWithin with the side to move (me) and the two paths'
+// lengths already known.
+func (g qGame) evalDists(s *qState, me, dMe, dOpp, alpha, beta int) int {
 	tempo, walls := qStep/2, g.walls // the side to move is half a step ahead
 	if g.w != nil {
 		tempo, walls = g.w.tempo, &g.w.walls

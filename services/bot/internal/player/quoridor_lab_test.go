@@ -244,7 +244,79 @@ func labExpert(name string) (qGame, bool) {
 	case "fpocket6m": // fpocket6, only the pocket around the side to move's pawn
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: 6, threatWalls: 2, pocketOnly: true}
 	default:
-		return g, false
+		// race<D>[k<K>][n<N>][g<G>][f][u]: the fixed table with the wall-race
+		// search of D plies at the leaves where both paths are at most N
+		// steps (default 6) and the side not to move holds walls (with g:
+		// a wall that adds G steps or more to the mover's path), each
+		// side's K walls of largest race gain (default 3) and its step
+		// (quoridor_race.go).
+		if a, ok := strings.CutPrefix(name, "answer"); ok { // answer<N>: qWeights.answer N
+			n, err := strconv.Atoi(a)
+			if err != nil || n <= 0 {
+				return g, false
+			}
+			w := expertWeights
+			w.answer = n
+			g.w = &w
+			return g, true
+		}
+		// A u suffix: the race search's positions uncharged (raceFree);
+		// an f suffix: fade1 at its horizon (raceLeaf).
+		free := strings.HasSuffix(name, "u")
+		base := strings.TrimSuffix(name, "u")
+		fade := strings.HasSuffix(base, "f")
+		base = strings.TrimSuffix(base, "f")
+		var d, k, near, gate int
+		if !parseRace(base, &d, &k, &near, &gate) {
+			return g, false
+		}
+		w := expertWeights
+		w.race, w.raceWalls, w.raceNear, w.raceGate, w.raceFree = d, k, near, gate, free
+		if fade {
+			w.raceLeaf = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1}
+		}
+		g.w = &w
 	}
 	return g, true
+}
+
+// parseRace reads a race variant's name (see labExpert).
+func parseRace(name string, d, k, near, gate *int) bool {
+	rest, ok := strings.CutPrefix(name, "race")
+	if !ok || rest == "" {
+		return false
+	}
+	*k, *near, *gate = 3, 6, 0
+	num := func() (int, bool) {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		v, err := strconv.Atoi(rest[:i])
+		rest = rest[i:]
+		return v, err == nil
+	}
+	var ok2 bool
+	if *d, ok2 = num(); !ok2 || *d <= 0 {
+		return false
+	}
+	for rest != "" {
+		c := rest[0]
+		rest = rest[1:]
+		v, ok := num()
+		if !ok {
+			return false
+		}
+		switch c {
+		case 'k':
+			*k = v
+		case 'n':
+			*near = v
+		case 'g':
+			*gate = v
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -14,6 +14,7 @@ type searcher[S any, M comparable, G Game[S, M]] struct {
 	g        G
 	chance   Chancy[S, M] // nil when the game has no random plies
 	bounded  Bounded[S]   // nil when the game evaluates without a window
+	quiet    Quiescent[S] // nil when the leaves do not search on
 	deadline time.Time    // zero: only the context stops the search
 	mask     int64
 	nodes    int64
@@ -47,6 +48,7 @@ func newSearcher[S any, M comparable, G Game[S, M]](ctx context.Context, g G, li
 	s := &searcher[S, M, G]{ctx: ctx, g: g, deadline: deadline(ctx, start, lim.Budget), mask: int64(every - 1), maxNodes: lim.Nodes, shuffle: lim.Shuffle}
 	s.chance, _ = any(g).(Chancy[S, M])
 	s.bounded, _ = any(g).(Bounded[S])
+	s.quiet, _ = any(g).(Quiescent[S])
 	return s
 }
 
@@ -246,6 +248,17 @@ func (s *searcher[S, M, G]) negamax(st *S, depth, alpha, beta, ply int) int {
 		return scoreAt(score, ply)
 	}
 	if depth <= 0 {
+		if s.quiet != nil {
+			v, n := s.quiet.LeafWithin(st, alpha, beta)
+			if n > 0 {
+				before := s.nodes
+				s.nodes += n
+				if (before^s.nodes)&^s.mask != 0 { // a clock check passed over
+					s.checkTime()
+				}
+			}
+			return v
+		}
 		if s.bounded != nil {
 			return s.bounded.EvalWithin(st, alpha, beta)
 		}

@@ -69,6 +69,16 @@ type Bounded[S any] interface {
 	EvalWithin(s *S, alpha, beta int) int
 }
 
+// Quiescent is a Bounded game whose leaves may search on a few plies (a
+// quiescence search): LeafWithin returns a score as EvalWithin does and
+// the positions it visited beyond the leaf, which the search counts as its
+// own (against Limits.Nodes too, so that a node-limited comparison charges
+// them). The search calls it, not EvalWithin, at the leaves of its main
+// search.
+type Quiescent[S any] interface {
+	LeafWithin(s *S, alpha, beta int) (score int, nodes int64)
+}
+
 // Outcome is one possible result of a random ply, with its weight (the
 // probability is Weight divided by the sum of the weights).
 type Outcome[S any] struct {

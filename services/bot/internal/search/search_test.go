@@ -454,3 +454,35 @@ func TestBoundedEvalAtLeaves(t *testing.T) {
 		}
 	}
 }
+
+// quietEndless is endlessGame whose leaves report extra positions
+// (search.Quiescent): each leaf claims a quiescence search of extra
+// positions.
+type quietEndless struct {
+	endlessGame
+	extra  int64
+	leaves *int64
+}
+
+func (g quietEndless) LeafWithin(p *endless, alpha, beta int) (int, int64) {
+	*g.leaves++
+	return g.Eval(p), g.extra
+}
+
+// TestQuiescentNodesCounted: a Quiescent game's leaves are evaluated with
+// LeafWithin, the positions they report are counted as the search's, and
+// a node limit charges them.
+func TestQuiescentNodesCounted(t *testing.T) {
+	t.Parallel()
+	var leaves int64
+	plain := AlphaBeta[endless, int](t.Context(), endlessGame{}, endless{3}, Limits{Depth: 3})
+	q := AlphaBeta[endless, int](t.Context(), quietEndless{extra: 5, leaves: &leaves}, endless{3}, Limits{Depth: 3})
+	if leaves == 0 || q.Nodes != plain.Nodes+5*leaves || q.Score != plain.Score || q.Move != plain.Move {
+		t.Errorf("%d leaves: %d nodes (%d, %d), plain %d (%d, %d)", leaves, q.Nodes, q.Move, q.Score, plain.Nodes, plain.Move, plain.Score)
+	}
+	lim := Limits{Nodes: 5000, CheckEvery: 64}
+	r := Iterative[endless, int](t.Context(), quietEndless{extra: 7, leaves: &leaves}, endless{}, lim)
+	if !r.Stopped || r.Nodes < 5000 || r.Nodes > 5000+64+7 {
+		t.Errorf("node limit 5000: stopped %v after %d nodes", r.Stopped, r.Nodes)
+	}
+}
