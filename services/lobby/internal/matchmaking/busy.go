@@ -154,9 +154,15 @@ func busyError(player, mark string) error {
 // before an upgrade stays in one live match after it. A mark already set
 // in the player's key stays. The old keys are left to expire: instances of
 // the old version may still read them during a rolling upgrade. Run at
-// start (Run does); it returns how many marks it copied.
+// start (Run does); it returns how many marks it copied. A scan that finds
+// no old mark leaves a note ({mm}:adopted), and later starts skip the scan
+// of the keyspace.
 func (m *Matchmaker) AdoptLegacyMarks(ctx context.Context) (int, error) {
 	old := m.cfg.Prefix + "{mm}:busy:"
+	done := m.cfg.Prefix + "{mm}:adopted"
+	if n, err := m.rdb.Exists(ctx, done).Result(); err != nil || n > 0 {
+		return 0, err
+	}
 	// Every key of {mm} is in one slot: on a cluster, on the primary
 	// serving it.
 	var node redis.Cmdable = m.rdb
@@ -167,10 +173,11 @@ func (m *Matchmaker) AdoptLegacyMarks(ctx context.Context) (int, error) {
 		}
 		node = c
 	}
-	n := 0
+	n, seen := 0, 0
 	it := node.Scan(ctx, 0, old+"*", 1000).Iterator()
 	for it.Next(ctx) {
 		key := it.Val()
+		seen++
 		mark, err := m.rdb.Get(ctx, key).Result()
 		ttl, terr := m.rdb.PTTL(ctx, key).Result()
 		if errors.Is(err, redis.Nil) || terr != nil || ttl <= 0 {
@@ -189,6 +196,11 @@ func (m *Matchmaker) AdoptLegacyMarks(ctx context.Context) (int, error) {
 	}
 	if err := it.Err(); err != nil {
 		return n, fmt.Errorf("adopt old busy marks: %w", err)
+	}
+	if seen == 0 {
+		if err := m.rdb.Set(ctx, done, "1", 0).Err(); err != nil {
+			return n, fmt.Errorf("adopt old busy marks: %w", err)
+		}
 	}
 	return n, nil
 }

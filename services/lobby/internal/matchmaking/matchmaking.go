@@ -590,17 +590,14 @@ func (m *Matchmaker) dropQueue(ctx context.Context, qk string) error {
 func (m *Matchmaker) seat(ctx context.Context, qk, pairID string, a, b *snapshotTicket) (bool, error) {
 	ctx = context.WithoutCancel(ctx) // the tickets are out of the queue: finish
 	mark := "pending|pair-" + pairID
-	var marked []snapshotTicket
 	var busy *snapshotTicket
 	var other string
 	var err error
 	for _, t := range []*snapshotTicket{a, b} {
-		other, err = m.mark(ctx, t.player, mark)
-		if err != nil || other != "" {
+		if other, err = m.mark(ctx, t.player, mark); err != nil || other != "" {
 			busy = t
 			break
 		}
-		marked = append(marked, *t)
 	}
 	if busy == nil {
 		for _, t := range []*snapshotTicket{a, b} {
@@ -611,7 +608,9 @@ func (m *Matchmaker) seat(ctx context.Context, qk, pairID string, a, b *snapshot
 		}
 		return true, nil
 	}
-	// Put back the tickets of the players not busy elsewhere.
+	// Put back the tickets of the players not busy elsewhere, dropping
+	// this pairing's mark where it was set (Release changes only that
+	// mark, so it is safe for a player it never reached).
 	undo := []error{err}
 	for _, t := range []*snapshotTicket{a, b} {
 		if err == nil && t == busy {
@@ -622,14 +621,14 @@ func (m *Matchmaker) seat(ctx context.Context, qk, pairID string, a, b *snapshot
 			undo = append(undo, m.endTicket(ctx, t.player, qk, t.id, result))
 			continue
 		}
-		if slices.ContainsFunc(marked, func(x snapshotTicket) bool { return x.id == t.id }) {
-			undo = append(undo, m.Release(ctx, "pair-"+pairID, t.player))
-		}
+		undo = append(undo, m.Release(ctx, "pair-"+pairID, t.player))
 		// Unless its owner cancelled it meanwhile (or replaced it).
-		if id, err := m.rdb.HGet(ctx, m.playerKey(t.player, "pq"), qk).Result(); err != nil || id != t.id {
-			if !errors.Is(err, redis.Nil) {
-				undo = append(undo, err)
-			}
+		id, err := m.rdb.HGet(ctx, m.playerKey(t.player, "pq"), qk).Result()
+		if errors.Is(err, redis.Nil) || err == nil && id != t.id {
+			continue
+		}
+		if err != nil {
+			undo = append(undo, err)
 			continue
 		}
 		n, err := restoreScript.Run(ctx, m.rdb, []string{m.queueKey(qk, "t"), m.queueKey(qk, "q")}, t.player, t.rating, t.value).Int()
