@@ -69,7 +69,10 @@ func TestSweeperGroupsSpreadAndTakenOver(t *testing.T) {
 	t.Parallel()
 	rdb, prefix := testenv.Redis(t)
 	store := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
-	cfg := match.Config{AliveEvery: 50 * time.Millisecond, SweeperTTL: 500 * time.Millisecond,
+	// A lease of 2 s: at 500 ms a loaded machine (the CI's steps side by
+	// side, load average 10) once let an instance's renewal lapse, and the
+	// other took its groups in the middle of the first check.
+	cfg := match.Config{AliveEvery: 50 * time.Millisecond, SweeperTTL: 2 * time.Second,
 		ReconnectWindow: time.Second, FirstPlyTimeout: time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
