@@ -81,6 +81,7 @@ func TestUsageErrorsInThePlayersLanguage(t *testing.T) {
 		{[]string{"review", "NOPE"}, `review "NOPE": não há arquivo de registro nem partida terminada`, `review "NOPE": no hay archivo de registro`},
 		{[]string{"rules", "play", "--file", "/nope"}, `--file "/nope": esse arquivo não existe`, `--file "/nope": ese archivo no existe`},
 		{[]string{"bots", "ladder", "--game", "xadrez"}, `jogo desconhecido "xadrez" (use quoridor, corners ou banqi)`, `juego desconocido "xadrez"`},
+		{[]string{"load"}, "falta --server: o endereço do lobby", "falta --server: la dirección del lobby"},
 		{[]string{"rules", "show", "Q99"}, "as regras de Quoridor não têm a seção Q99", "las reglas de Quoridor no tienen la sección Q99"},
 	} {
 		for lang, want := range map[string]string{"pt-BR": tc.pt, "es": tc.es} {

@@ -191,6 +191,10 @@ type qWeights struct {
 	// can still place: each wall the other places is a turn it does not
 	// step.
 	fadeTurns bool
+	// scaleNear, if positive, scales the value of a side's walls in hand
+	// by the other pawn's path, up to scaleNear steps: walls do less the
+	// nearer the other pawn is to its goal.
+	scaleNear int
 	// threatWalls, if above 1, measures a side's threat as the gain of
 	// up to that many of its walls in hand placed greedily
 	// (qState.wallsGain): a pocket two walls close.
@@ -225,6 +229,26 @@ type qWeights struct {
 	// worse for the side to move and leaves the side to move's path longer
 	// than the other's: a threat it cannot answer by racing.
 	answer int
+	// extGain, if positive, searches a ply deeper below a wall that adds
+	// extGain steps or more to the other pawn's path (qGame.Extend): a
+	// wall race's forcing plies, as a chess engine extends checks.
+	extGain int
+	// endgame plays out the race when one side holds walls and the
+	// other none (qState.wallEndgame, quoridor_endgame.go).
+	endgame bool
+}
+
+// Extend is search.Extending: a ply more below a wall that lengthens the
+// other pawn's path by qWeights.extGain steps or more.
+func (g qGame) Extend(parent, child *qState, m quoridor.Move) int {
+	if g.w == nil || g.w.extGain <= 0 || !m.IsWall() {
+		return 0
+	}
+	opp := 1 - sideOfSeat(parent.pos.ToMove())
+	if child.dist(opp)-parent.dist(opp) >= g.w.extGain {
+		return 1
+	}
+	return 0
 }
 
 // Wall values: medium counts every wall the same; hard and expert-1 value
@@ -348,6 +372,11 @@ func (g qGame) evalDists(s *qState, me, dMe, dOpp, alpha, beta int) int {
 	wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
 	// A race that the loser cannot slow down with walls: the side to move
 	// arrives first when its path is no longer (pawns meeting aside).
+	if g.w != nil && g.w.endgame {
+		if v, ok := s.wallEndgame(me, dMe, dOpp, wMe, wOpp); ok {
+			return v
+		}
+	}
 	if wOpp == 0 && dMe <= dOpp {
 		return qRaceWon + score
 	}
@@ -363,6 +392,9 @@ func (g qGame) evalDists(s *qState, me, dMe, dOpp, alpha, beta int) int {
 			uMe, uOpp = uMe+wOpp, uOpp+wMe
 		}
 		score += walls[min(wMe, uMe)] - walls[min(wOpp, uOpp)]
+	} else if g.w != nil && g.w.scaleNear > 0 {
+		n := g.w.scaleNear
+		score += (walls[wMe]*min(dOpp, n) - walls[wOpp]*min(dMe, n)) / n
 	} else {
 		score += walls[wMe] - walls[wOpp]
 	}

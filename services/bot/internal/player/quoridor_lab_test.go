@@ -52,8 +52,8 @@ func TestQuoridorLab(t *testing.T) {
 	if ms := envInt("TABULEIRO_QUORIDOR_LAB_MS", 0); ms > 0 {
 		budget, nodes = time.Duration(ms)*time.Millisecond, 0
 	}
-	old, oldLimits := expertQ, nodeLimits
-	t.Cleanup(func() { expertQ, nodeLimits = old, oldLimits })
+	old, oldLimits, oldRef := expertQ, nodeLimits, expertRefinements
+	t.Cleanup(func() { expertQ, nodeLimits, expertRefinements = old, oldLimits, oldRef })
 	if variant != "" {
 		g, ok := labExpert(variant)
 		if !ok {
@@ -71,11 +71,14 @@ func TestQuoridorLab(t *testing.T) {
 			t.Fatal(err)
 		}
 		nodeLimits[opp] = int64(nodes)
+		// TABULEIRO_QUORIDOR_LAB_OPP_NODES=n gives the opponent n
+		// positions a ply instead of the expert's limit.
+		if on := envInt("TABULEIRO_QUORIDOR_LAB_OPP_NODES", 0); on > 0 {
+			nodeLimits[opp] = int64(on)
+		}
 	}
 	// TABULEIRO_QUORIDOR_LAB_REDUCE=r sets the expert's late-move
 	// reductions (search.Refinements.Reduce; 0 turns them off).
-	oldRef := expertRefinements
-	t.Cleanup(func() { expertRefinements = oldRef })
 	if r := envInt("TABULEIRO_QUORIDOR_LAB_REDUCE", -1); r >= 0 {
 		expertRefinements.Reduce = r
 	}
@@ -241,6 +244,10 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), threatWalls: 2}
 	case "fpocket6", "fpocket4": // fade1 with pocket6, pocket4
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: int(name[7] - '0'), threatWalls: 2}
+	case "endgame": // the fixed table, wall endgames played out
+		w := expertWeights
+		w.endgame = true
+		g.w = &w
 	case "fpocket6m": // fpocket6, only the pocket around the side to move's pawn
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: 6, threatWalls: 2, pocketOnly: true}
 	default:
@@ -250,6 +257,27 @@ func labExpert(name string) (qGame, bool) {
 		// a wall that adds G steps or more to the mover's path), each
 		// side's K walls of largest race gain (default 3) and its step
 		// (quoridor_race.go).
+		if a, ok := strings.CutPrefix(name, "scale"); ok { // scale<N>: qWeights.scaleNear N
+			n, err := strconv.Atoi(a)
+			if err != nil || n <= 0 {
+				return g, false
+			}
+			w := expertWeights
+			w.scaleNear = n
+			g.w = &w
+			return g, true
+		}
+		if a, ok := strings.CutPrefix(name, "ext"); ok { // ext<G>x<E>: a ply more below a wall of G steps, E plies a line
+			var gain, plies int
+			if _, err := fmt.Sscanf(a, "%dx%d", &gain, &plies); err != nil || gain <= 0 || plies <= 0 {
+				return g, false
+			}
+			w := expertWeights
+			w.extGain = gain
+			g.w = &w
+			expertRefinements.Extensions = plies
+			return g, true
+		}
 		if a, ok := strings.CutPrefix(name, "answer"); ok { // answer<N>: qWeights.answer N
 			n, err := strconv.Atoi(a)
 			if err != nil || n <= 0 {

@@ -10,21 +10,25 @@ import (
 
 // searcher is the state of one search. It is used by one goroutine.
 type searcher[S any, M comparable, G Game[S, M]] struct {
-	ctx      context.Context
-	g        G
-	chance   Chancy[S, M] // nil when the game has no random plies
-	bounded  Bounded[S]   // nil when the game evaluates without a window
-	quiet    Quiescent[S] // nil when the leaves do not search on
-	deadline time.Time    // zero: only the context stops the search
-	mask     int64
-	nodes    int64
-	maxNodes int64 // 0: no limit
-	stopped  bool
-	tt       *table[M] // nil: no transposition table
-	shuffle  *rand.Rand
-	moves    [][]M
-	outs     [][]Outcome[S]
-	states   []S // the position after each ply's current move (child)
+	ctx     context.Context
+	g       G
+	chance  Chancy[S, M]    // nil when the game has no random plies
+	bounded Bounded[S]      // nil when the game evaluates without a window
+	quiet   Quiescent[S]    // nil when the leaves do not search on
+	extend  Extending[S, M] // nil when no move is searched deeper
+	// iterDepth is the depth of the root's current iteration: with
+	// ply+depth it tells how many plies a line has been extended.
+	iterDepth int
+	deadline  time.Time // zero: only the context stops the search
+	mask      int64
+	nodes     int64
+	maxNodes  int64 // 0: no limit
+	stopped   bool
+	tt        *table[M] // nil: no transposition table
+	shuffle   *rand.Rand
+	moves     [][]M
+	outs      [][]Outcome[S]
+	states    []S // the position after each ply's current move (child)
 	// pvs turns on the principal variation search (Iterative only): moves
 	// after the first are searched with a null window first.
 	pvs bool
@@ -181,6 +185,9 @@ func (s *searcher[S, M, G]) child(st *S, m M, depth, alpha, beta, ply int) int {
 		s.states = append(s.states, *new(S))
 	}
 	s.states[ply] = s.g.Play(st, m)
+	if s.extend != nil && depth > 0 && ply+depth < s.iterDepth+s.ref.Extensions {
+		depth += min(s.extend.Extend(st, &s.states[ply], m), s.iterDepth+s.ref.Extensions-ply-depth)
+	}
 	return -s.negamax(&s.states[ply], depth-1, -beta, -alpha, ply+1)
 }
 
@@ -376,6 +383,7 @@ func (s *searcher[S, M, G]) deepenFrom(st *S, first, maxDepth int, start time.Ti
 		return r
 	}
 	for depth := min(first, maxDepth); depth <= maxDepth; depth++ {
+		s.iterDepth = depth
 		alpha := -inf
 		best, bestMove, searched := -inf, moves[0], 0
 		for _, m := range moves {
@@ -491,6 +499,9 @@ func newIterative[S any, M comparable, G Game[S, M]](ctx context.Context, g G, l
 	s.tt = tt
 	s.pvs = true
 	s.ref = lim.Refinements
+	if s.ref.Extensions > 0 {
+		s.extend, _ = any(g).(Extending[S, M])
+	}
 	if s.ref.History {
 		if ix, ok := any(g).(Indexer[M]); ok {
 			s.index = ix

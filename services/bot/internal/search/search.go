@@ -79,6 +79,14 @@ type Quiescent[S any] interface {
 	LeafWithin(s *S, alpha, beta int) (score int, nodes int64)
 }
 
+// Extending is a Game that searches some moves deeper than the rest
+// (extensions): Extend returns how many plies more to search below child,
+// the position after move m at parent (0 for most moves). The search
+// grants at most Refinements.Extensions plies of extension along a line.
+type Extending[S any, M comparable] interface {
+	Extend(parent, child *S, m M) int
+}
+
 // Outcome is one possible result of a random ply, with its weight (the
 // probability is Weight divided by the sum of the weights).
 type Outcome[S any] struct {
@@ -155,6 +163,10 @@ type Refinements struct {
 	// narrowest window that still decides the mean. 0 searches every
 	// result with a full window (exact expectimax).
 	ChanceWidth int
+	// Extensions, if positive, lets an Extending game search its forcing
+	// moves deeper: at most that many plies more along any line from the
+	// root (Iterative only).
+	Extensions int
 }
 
 // Indexer is a Game whose moves have small indexes, for the history

@@ -4,7 +4,6 @@ package load
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -32,7 +31,7 @@ func New(e *cli.Env) *cobra.Command {
 			cfg.Lobby = splitAddrs(servers)
 			cfg.Match = splitAddrs(matchs)
 			if len(cfg.Lobby) == 0 {
-				return &cli.ExitError{Code: 2, Err: errors.New("--server is required")}
+				return &cli.ExitError{Code: 2, Err: errors.New(e.T("error.load.server_required"))}
 			}
 			if baseMS > 0 {
 				cfg.TimeControl = &gamev1.TimeControl{BaseMs: baseMS}
@@ -56,10 +55,10 @@ func New(e *cli.Env) *cobra.Command {
 			rep.Write(e.Stdout)
 			meter.Write(cmd.Context(), e.Stdout, rep.Plies)
 			if rep.GamesFinished == 0 {
-				return &cli.ExitError{Code: 1, Err: fmt.Errorf("no game finished")}
+				return &cli.ExitError{Code: 1, Err: errors.New(e.T("error.load.no_game_finished"))}
 			}
 			if bad := rep.Unexpected(allow); len(bad) > 0 {
-				return &cli.ExitError{Code: 1, Err: fmt.Errorf("unexpected errors: %s", strings.Join(bad, "; "))}
+				return &cli.ExitError{Code: 1, Err: errors.New(e.T("error.load.unexpected", "errors", strings.Join(bad, "; ")))}
 			}
 			return nil
 		},
