@@ -19,11 +19,24 @@ const quoridorMidgame = "e2 e8 e3 e7 e4 e6 d3h e6h f5v c6v e5 d6 a5h b3v f5 d5"
 
 func midgame(tb testing.TB) quoridor.Position {
 	tb.Helper()
+	return quoridorAfter(tb, quoridorMidgame)
+}
+
+// quoridorWallRace is a lost lab game's first 26 plies (the racer white,
+// TestQuoridorLab's game 3): the racer has placed eight walls and holds
+// two, its path 3 steps against the expert's 9, the expert holding nine.
+// Its searches reach the wall endgames (one side without walls) that
+// qState.wallEndgame plays out.
+const quoridorWallRace = "e2 e8 e3 f8 e4 f7 e5 f6 e6 f5 f4h e5 d4h d5 c5v e5 h4h c8v d5h f5 f5h g5 b6h h5 b7v h6"
+
+// quoridorAfter returns the standard position after plies.
+func quoridorAfter(tb testing.TB, plies string) quoridor.Position {
+	tb.Helper()
 	p, err := quoridor.NewPosition("standard", "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, s := range splitPlies(quoridorMidgame) {
+	for _, s := range splitPlies(plies) {
 		m, err := quoridor.ParseMove(s)
 		if err != nil {
 			tb.Fatalf("%s: %v", s, err)
@@ -33,7 +46,7 @@ func midgame(tb testing.TB) quoridor.Position {
 		}
 	}
 	if p.Outcome().Over() {
-		tb.Fatal("midgame position is over")
+		tb.Fatal("the position is over")
 	}
 	return p
 }
@@ -124,13 +137,25 @@ func BenchmarkQuoridorExpertDepth(b *testing.B) {
 // previous ply's), and nodes/cpu-s counts the processor time of the
 // search's own thread (locked to it), not the garbage collector's.
 func BenchmarkQuoridorExpertEval(b *testing.B) {
-	for _, v := range []string{"warm-up", "today", "threat", "threat9", "threat6", "threat4", "threat3", "threat3f", "fade1", "force6", "pocket6", "pocket4", "fpocket6", "fpocket6m", "race2", "race2k2", "race3", "race4k2", "race2k2g2", "race2k2g3", "race4k2g3", "race4k1", "race2k2f", "race4k2u", "answer6", "answer3"} {
+	benchmarkQuoridorEval(b, quoridorMidgame, []string{"warm-up", "today", "threat", "threat9", "threat6", "threat4", "threat3", "threat3f", "fade1", "force6", "pocket6", "pocket4", "fpocket6", "fpocket6m", "race2", "race2k2", "race3", "race4k2", "race2k2g2", "race2k2g3", "race4k2g3", "race4k1", "race2k2f", "race4k2u", "answer6", "answer3"})
+}
+
+// BenchmarkQuoridorWallRaceEval is BenchmarkQuoridorExpertEval on a lost
+// wall race (quoridorWallRace), where the searches reach wall endgames.
+func BenchmarkQuoridorWallRaceEval(b *testing.B) {
+	benchmarkQuoridorEval(b, quoridorWallRace, []string{"warm-up", "today", "endgame", "race4k2"})
+}
+
+// benchmarkQuoridorEval searches the position after plies to depth 6 with
+// each of the lab's variants.
+func benchmarkQuoridorEval(b *testing.B, plies string, variants []string) {
+	for _, v := range variants {
 		b.Run(v, func(b *testing.B) {
 			g, ok := labExpert(v)
 			if !ok {
 				g = expertQGame()
 			}
-			st := newQState(midgame(b))
+			st := newQState(quoridorAfter(b, plies))
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			var nodes int64
@@ -138,6 +163,10 @@ func BenchmarkQuoridorExpertEval(b *testing.B) {
 			for b.Loop() {
 				for i := range wallGainCache {
 					wallGainCache[i].Store(0)
+				}
+				clear(endgames.e[:])
+				for i := range bestWalls {
+					bestWalls[i].Store(0)
 				}
 				start := threadCPUTime()
 				r := search.Iterative[qState, quoridor.Move](b.Context(), g, st, search.Limits{Depth: 6, TableBits: 18, Refinements: expertRefinements})

@@ -372,11 +372,6 @@ func (g qGame) evalDists(s *qState, me, dMe, dOpp, alpha, beta int) int {
 	wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
 	// A race that the loser cannot slow down with walls: the side to move
 	// arrives first when its path is no longer (pawns meeting aside).
-	if g.w != nil && g.w.endgame {
-		if v, ok := s.wallEndgame(me, dMe, dOpp, wMe, wOpp); ok {
-			return v
-		}
-	}
 	if wOpp == 0 && dMe <= dOpp {
 		return qRaceWon + score
 	}

@@ -244,9 +244,9 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), threatWalls: 2}
 	case "fpocket6", "fpocket4": // fade1 with pocket6, pocket4
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: int(name[7] - '0'), threatWalls: 2}
-	case "endgame": // the fixed table, wall endgames played out
+	case "endgame", "endgameu": // the fixed table, wall endgames played out (u: uncharged)
 		w := expertWeights
-		w.endgame = true
+		w.endgame, w.raceFree = true, name == "endgameu"
 		g.w = &w
 	case "fpocket6m": // fpocket6, only the pocket around the side to move's pawn
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: 6, threatWalls: 2, pocketOnly: true}

@@ -37,6 +37,15 @@ const maxRaceWalls = 6
 func (g qGame) LeafWithin(s *qState, alpha, beta int) (int, int64) {
 	me := sideOfSeat(s.pos.ToMove())
 	dMe, dOpp := s.dist(me), s.dist(1-me)
+	if g.w != nil && g.w.endgame {
+		wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
+		if v, ok, cost := s.wallEndgame(me, dMe, dOpp, wMe, wOpp); ok {
+			if g.w.raceFree {
+				cost = 0
+			}
+			return v, cost
+		}
+	}
 	if g.w != nil && g.w.answer > 0 {
 		return g.answerEval(s, me, dMe, dOpp, alpha, beta), 0
 	}
@@ -127,6 +136,13 @@ func (g qGame) raceSearch(s *qState, alpha, beta, depth int, n *int64) int {
 // k of its walls in hand that gain the race most (at least a step), the
 // largest gain first.
 func (s *qState) raceMoves(me, dMe, dOpp, k int, dst []quoridor.Move) []quoridor.Move {
+	var tried int
+	return s.raceMovesCounted(me, dMe, dOpp, k, dst, &tried)
+}
+
+// raceMovesCounted is raceMoves, adding to tried the walls it placed to
+// measure their gain.
+func (s *qState) raceMovesCounted(me, dMe, dOpp, k int, dst []quoridor.Move, tried *int) []quoridor.Move {
 	var legal [160]quoridor.Move
 	pawns := s.pos.LegalMovesWithin(legal[:0], 0)
 	var toGoal [81]int8
@@ -165,6 +181,7 @@ func (s *qState) raceMoves(me, dMe, dOpp, k int, dst []quoridor.Move) []quoridor
 		}
 		c := s.closed
 		closeWall(&c, f, r, o)
+		*tried++
 		gain := distWith(&c, oppPawn, qGoals[opp], noPath) - dOpp
 		if gain <= 0 {
 			continue

@@ -114,6 +114,12 @@ func (s *qState) computeWallGain(pawn, side, d, limit int, layered bool) int {
 // bestWall is computeWallGain with the wall that gains it (its anchor,
 // bit file+8*rank, and orientation; meaningless when the gain is 0).
 func (s *qState) bestWall(pawn, side, d, limit int, layered bool) (int, int, quoridor.Orientation) {
+	var tried int
+	return s.bestWallCounted(pawn, side, d, limit, layered, &tried)
+}
+
+// bestWallCounted is bestWall, adding to tried the walls it tried.
+func (s *qState) bestWallCounted(pawn, side, d, limit int, layered bool, tried *int) (int, int, quoridor.Orientation) {
 	goal := qGoals[side]
 	var hCut, vCut uint64 // candidate anchors (bit file+8*rank) per orientation
 	if layered {
@@ -137,6 +143,7 @@ func (s *qState) bestWall(pawn, side, d, limit int, layered bool) (int, int, quo
 			a := bits.TrailingZeros64(cut)
 			c := s.closed
 			closeWall(&c, a%8, a/8, o)
+			*tried++
 			if nd := distWith(&c, pawn, goal, limit); nd < noPath && nd-d > best {
 				if best, bestA, bestO = nd-d, a, o; nd == limit {
 					return best, bestA, bestO // the cap: no wall can do more

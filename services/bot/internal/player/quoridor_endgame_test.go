@@ -1,0 +1,135 @@
+package player
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"tabuleiro.dev/pkg/engine/quoridor"
+)
+
+// TestWallEndgamePlayoutRemembered plays each race out from every position
+// along it twice: from an empty memory, and with the later positions'
+// results already remembered (a playout then stops at the first one it
+// meets). The results must agree, each a ply nearer the end than the
+// position before it, with the side to move flipped.
+func TestWallEndgamePlayoutRemembered(t *testing.T) {
+	for _, enc := range []string{
+		"standard e3 e5 6/0 - w 30 e5",            // white behind two steps, six walls
+		"standard e2 e4 10/0 - w 30 e4",           // white behind four steps, ten walls
+		"standard e7 e3 0/5 - w 30 e3",            // white two steps, black two and five walls
+		"standard c4 f6 0/3 d5h,f5h,f4v b 31 f4v", // black to move, three walls
+	} {
+		p, err := quoridor.DecodePosition(enc)
+		if err != nil {
+			t.Fatalf("%s: %v", enc, err)
+		}
+		// The line: the playout's plies from p, one at a time.
+		line := []qState{newQState(p)}
+		for {
+			c := line[len(line)-1]
+			if _, ok := c.decidedRace(); ok || c.pos.Outcome().Over() {
+				break
+			}
+			var cost int64
+			m, ok := c.playoutPly(&cost)
+			if !ok {
+				t.Fatalf("%s: no ply at %s", enc, c.pos.Encode())
+			}
+			line = append(line, qGame{}.Play(&c, m))
+			if len(line) > maxPlayout {
+				t.Fatalf("%s: the playout does not end", enc)
+			}
+		}
+		if line[len(line)-1].pos.Outcome().Over() {
+			line = line[:len(line)-1] // the positions with a side to move
+		}
+		fresh := make([]raceResult, len(line))
+		for i := range line {
+			clear(endgames.e[:])
+			fresh[i], _ = line[i].playout()
+		}
+		for i := 1; i < len(line); i++ {
+			if a, b := fresh[i-1], fresh[i]; a.moverWins == b.moverWins || a.margin != b.margin || a.plies != b.plies+1 {
+				t.Errorf("%s: ply %d: %+v then %+v: want the winner kept, the same margin, a ply less", enc, i, a, b)
+			}
+		}
+		clear(endgames.e[:])
+		for i := len(line) - 1; i >= 0; i-- {
+			r, cost := line[i].playout()
+			if r != fresh[i] {
+				t.Errorf("%s: ply %d remembered: %+v, fresh %+v", enc, i, r, fresh[i])
+			}
+			// Its own position, at most one best wall (remembered too),
+			// and the next position.
+			if i < len(line)-1 && cost > 3 {
+				t.Errorf("%s: ply %d: %d positions with the next one remembered, want at most 3", enc, i, cost)
+			}
+		}
+		t.Logf("%s: %d plies, the side to move %s by %d", enc, fresh[0].plies, map[bool]string{true: "wins", false: "loses"}[fresh[0].moverWins], fresh[0].margin)
+	}
+}
+
+// TestWallEndgamePlayoutPliesLegal plays wall endgames out from the
+// positions of random games (one side placing walls at random until it
+// holds none, or a few) and checks every ply of every playout with the
+// rules (Q3: a wall leaves both pawns a path) and that the playout ends.
+func TestWallEndgamePlayoutPliesLegal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	checked := 0
+	for g := range 200 {
+		p, err := quoridor.NewPosition("standard", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for !p.Outcome().Over() && p.Plies() < 200 {
+			s := newQState(p)
+			me := sideOfSeat(p.ToMove())
+			wMe, wOpp := p.WallsLeft(p.ToMove()), p.WallsLeft(p.ToMove().Other())
+			if (wMe == 0) != (wOpp == 0) {
+				checked++
+				c := s
+				for n := 0; ; n++ {
+					if _, ok := c.decidedRace(); ok {
+						break
+					}
+					if n == maxPlayout {
+						t.Fatalf("%s: the playout does not end", p.Encode())
+					}
+					var cost int64
+					m, ok := c.playoutPly(&cost)
+					if !ok {
+						break
+					}
+					next, err := c.pos.PlayMove(m)
+					if err != nil {
+						t.Fatalf("%s: the playout's ply %s at %s: %v", p.Encode(), m, c.pos.Encode(), err)
+					}
+					if next.Outcome().Over() {
+						break
+					}
+					c = qGame{}.Play(&c, m)
+				}
+			}
+			// The side g%2 places walls at random while it holds more
+			// than g%5; the other mostly steps along its shortest path.
+			legal := p.LegalMoves(nil)
+			var m quoridor.Move
+			if me == g%2 && wMe > g%5 {
+				m = legal[rng.IntN(len(legal))]
+			} else {
+				var buf [1]quoridor.Move
+				m = s.raceMoves(me, s.dist(me), s.dist(1-me), 0, buf[:0])[0]
+				if rng.IntN(3) == 0 {
+					for m = legal[rng.IntN(len(legal))]; m.IsWall(); m = legal[rng.IntN(len(legal))] {
+					}
+				}
+			}
+			if p, err = p.PlayMove(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("%d wall endgames checked, want 100 or more", checked)
+	}
+}
