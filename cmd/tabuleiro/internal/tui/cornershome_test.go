@@ -70,7 +70,7 @@ func TestCornersReturnHomeAsksByCursor(t *testing.T) {
 	t.Parallel()
 	f, d := cornersAt(t, cornersMove41)
 	d.key("?")
-	if !strings.Contains(d.screen(), "home after the deadline loses, C5.2: marked !, asks for y") {
+	if !strings.Contains(d.screen(), "C5.2; it is marked ! and asks for y to confirm") {
 		t.Errorf("the help does not say how a ply back home is marked and asked:\n%s", d.screen())
 	}
 	d.key("?")
