@@ -52,7 +52,7 @@ export function pieceFace(info: BanqiInfo, x: number, y: number, r: number, ink:
   const tx = x - size / 2;
   const ty = y - size / 2;
   return `<path class="piece-glyph" d="${d}" transform="translate(${round(tx)} ${round(ty)}) scale(${round(k, 5)})" fill="${ink}"/>` +
-    `<text x="${x + r * 0.62}" y="${y + r * 0.78}" font-size="${r * 0.34}" text-anchor="middle" fill="${ink}" fill-opacity=".75" font-family="'DejaVu Sans',system-ui,sans-serif" font-weight="700">${letter}</text>`;
+    `<text x="${x + r * 0.64}" y="${y + r * 0.84}" font-size="${r * 0.42}" text-anchor="middle" fill="${ink}" fill-opacity=".75" font-family="'DejaVu Sans',system-ui,sans-serif" font-weight="700">${letter}</text>`;
 }
 
 function round(v: number, digits = 2): number {
