@@ -137,7 +137,7 @@ func BenchmarkQuoridorExpertDepth(b *testing.B) {
 // previous ply's), and nodes/cpu-s counts the processor time of the
 // search's own thread (locked to it), not the garbage collector's.
 func BenchmarkQuoridorExpertEval(b *testing.B) {
-	benchmarkQuoridorEval(b, quoridorMidgame, []string{"warm-up", "today", "threat", "threat9", "threat6", "threat4", "threat3", "threat3f", "fade1", "force6", "pocket6", "pocket4", "fpocket6", "fpocket6m", "race2", "race2k2", "race3", "race4k2", "race2k2g2", "race2k2g3", "race4k2g3", "race4k1", "race2k2f", "race4k2u", "answer6", "answer3"})
+	benchmarkQuoridorEval(b, quoridorMidgame, []string{"warm-up", "today", "threat", "threat9", "threat6", "threat4", "threat3", "threat3f", "fade1", "force6", "pocket6", "pocket4", "fpocket6", "fpocket6m", "race2", "race2k2", "race3", "race4k2", "race2k2g2", "race2k2g3", "race4k2g3", "race4k1", "race2k2f", "race4k2u", "answer6", "answer3", "endgame"})
 }
 
 // BenchmarkQuoridorWallRaceEval is BenchmarkQuoridorExpertEval on a lost

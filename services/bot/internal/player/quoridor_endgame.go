@@ -15,6 +15,14 @@ import (
 // places its wall of largest race gain while that gains two steps or more
 // (a step more than the turn it costs), else steps too.
 //
+// Off in the expert (docs/bots.md, "Where the losses come from"): with
+// its positions charged against the lab's node limit it scored 77-3-20
+// against the racer's 100 games (the fixed table 75-0-25), 40-0-0 against
+// hard and 33-0-7 against expert-1 (29-0-11), and 25-2-13 against the
+// racer at 300 ms a ply (23-0-17). Not significant yet, seven times as
+// long to depth 6 in a wall race (the midgame does not reach it), and
+// drawn by shuffling in 5 of those games.
+//
 // A playout is a function of its position, and playouts from nearby
 // positions run into each other (the walking pawn keeps to its path), so
 // every position a playout passes is remembered with its result
@@ -176,10 +184,7 @@ var bestWalls [1 << 16]atomic.Uint64
 // adding to cost the walls it tried, or 1 when it was remembered.
 func (s *qState) cachedBestWall(side, d int, cost *int64) (int, int, quoridor.Orientation) {
 	pawn := int(s.pos.Pawn(seatOfSide(side)))
-	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ uint64(pawn<<1|side)*0xD6E8FEB86659FD93
-	key ^= key >> 29
-	key *= 0xBF58476D1CE4E5B9
-	key ^= key >> 32
+	key := s.wallsKey(uint64(pawn<<1 | side))
 	e := &bestWalls[key&(1<<16-1)]
 	if v := e.Load(); v != 0 && v>>11 == key>>11 {
 		*cost++

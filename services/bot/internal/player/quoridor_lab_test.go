@@ -208,7 +208,10 @@ func cmpOr(s, def string) string {
 // fitted on self-play that the expert used before (half of hard's); threat
 // and mover credit walls in hand with half a step per step of the best
 // wall they could place now (qWeights.threat; mover: the side to move's
-// only).
+// only); endgame plays wall endgames out (quoridor_endgame.go; endgameu
+// uncharged); scale<N> scales walls in hand by the other path up to N
+// steps; ext<G>x<E> searches a ply deeper below a wall of G steps or more,
+// E plies a line at most.
 func labExpert(name string) (qGame, bool) {
 	g := expertQGame()
 	switch name {

@@ -75,10 +75,7 @@ func (s *qState) wallsGain(side, d, limit int, layered bool, k int) int {
 		return 0
 	}
 	pawn := int(s.pos.Pawn(seatOfSide(side)))
-	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ uint64(k<<17|b2i(layered)<<16|limit<<8|pawn<<1|side)*0xD6E8FEB86659FD93
-	key ^= key >> 29
-	key *= 0xBF58476D1CE4E5B9
-	key ^= key >> 32
+	key := s.wallsKey(uint64(k<<17 | b2i(layered)<<16 | limit<<8 | pawn<<1 | side))
 	e := &wallGainCache[key&(1<<16-1)]
 	if v := e.Load(); v>>8 == key>>8 {
 		return int(v & 0xFF)
@@ -97,6 +94,15 @@ func (s *qState) wallsGain(side, d, limit int, layered bool, k int) int {
 	}
 	e.Store(key>>8<<8 | uint64(g))
 	return g
+}
+
+// wallsKey mixes the walls on the board with extra (a pawn's square and
+// the question asked) into a cache key.
+func (s *qState) wallsKey(extra uint64) uint64 {
+	key := s.hWalls*0x9E3779B97F4A7C15 ^ s.vWalls*0xC2B2AE3D27D4EB4F ^ extra*0xD6E8FEB86659FD93
+	key ^= key >> 29
+	key *= 0xBF58476D1CE4E5B9
+	return key ^ key>>32
 }
 
 func b2i(b bool) int {
