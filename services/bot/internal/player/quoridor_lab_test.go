@@ -260,16 +260,6 @@ func labExpert(name string) (qGame, bool) {
 		// a wall that adds G steps or more to the mover's path), each
 		// side's K walls of largest race gain (default 3) and its step
 		// (quoridor_race.go).
-		if a, ok := strings.CutPrefix(name, "scale"); ok { // scale<N>: qWeights.scaleNear N
-			n, err := strconv.Atoi(a)
-			if err != nil || n <= 0 {
-				return g, false
-			}
-			w := expertWeights
-			w.scaleNear = n
-			g.w = &w
-			return g, true
-		}
 		if a, ok := strings.CutPrefix(name, "ext"); ok { // ext<G>x<E>: a ply more below a wall of G steps, E plies a line
 			var gain, plies int
 			if _, err := fmt.Sscanf(a, "%dx%d", &gain, &plies); err != nil || gain <= 0 || plies <= 0 {
@@ -281,15 +271,21 @@ func labExpert(name string) (qGame, bool) {
 			expertRefinements.Extensions = plies
 			return g, true
 		}
-		if a, ok := strings.CutPrefix(name, "answer"); ok { // answer<N>: qWeights.answer N
-			n, err := strconv.Atoi(a)
-			if err != nil || n <= 0 {
-				return g, false
+		// scale<N>: qWeights.scaleNear N; answer<N>: qWeights.answer N.
+		for prefix, set := range map[string]func(*qWeights, int){
+			"scale":  func(w *qWeights, n int) { w.scaleNear = n },
+			"answer": func(w *qWeights, n int) { w.answer = n },
+		} {
+			if a, ok := strings.CutPrefix(name, prefix); ok {
+				n, err := strconv.Atoi(a)
+				if err != nil || n <= 0 {
+					return g, false
+				}
+				w := expertWeights
+				set(&w, n)
+				g.w = &w
+				return g, true
 			}
-			w := expertWeights
-			w.answer = n
-			g.w = &w
-			return g, true
 		}
 		// A u suffix: the race search's positions uncharged (raceFree);
 		// an f suffix: fade1 at its horizon (raceLeaf).
