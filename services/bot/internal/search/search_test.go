@@ -486,3 +486,28 @@ func TestQuiescentNodesCounted(t *testing.T) {
 		t.Errorf("node limit 5000: stopped %v after %d nodes", r.Stopped, r.Nodes)
 	}
 }
+
+// extendAll is tic-tac-toe with every move Extending by a ply.
+type extendAll struct{ tttGame }
+
+func (extendAll) Extend(parent, child *ttt, m int) int { return 1 }
+
+// TestExtensionsSearchDeeper: X to move must block O's row (cell 5, a
+// depth-2 search's choice). A depth-1 search, which sees no reply, plays
+// the corner (0); with one ply of
+// extension below every move it sees O's win and blocks. Without
+// Refinements.Extensions the Extending game is searched as any other.
+func TestExtensionsSearchDeeper(t *testing.T) {
+	st := tttFrom(".x.oo..x.")
+	plain := Iterative[ttt, int](context.Background(), extendAll{}, st, Limits{Depth: 1})
+	if plain.Move == 5 {
+		t.Fatalf("depth 1 without extensions blocks already (%+v): the test needs a position it misses", plain)
+	}
+	ext := Iterative[ttt, int](context.Background(), extendAll{}, st, Limits{Depth: 1, Refinements: Refinements{Extensions: 1}})
+	if ext.Move != 5 {
+		t.Fatalf("depth 1 with a ply of extension: %+v, want the block at 5", ext)
+	}
+	if ext.Nodes <= plain.Nodes {
+		t.Fatalf("the extended search visited %d positions, the plain one %d", ext.Nodes, plain.Nodes)
+	}
+}
