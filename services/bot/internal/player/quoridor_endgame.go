@@ -15,13 +15,15 @@ import (
 // places its wall of largest race gain while that gains two steps or more
 // (a step more than the turn it costs), else steps too.
 //
-// Off in the expert (docs/bots.md, "Where the losses come from"): with
-// its positions charged against the lab's node limit it scored 77-3-20
-// against the racer's 100 games (the fixed table 75-0-25), 40-0-0 against
-// hard and 33-0-7 against expert-1 (29-0-11), and 25-2-13 against the
-// racer at 300 ms a ply (23-0-17). Not significant yet, seven times as
-// long to depth 6 in a wall race (the midgame does not reach it), and
-// drawn by shuffling in 5 of those games.
+// On in the expert since 2026-12-07 (docs/bots.md, "Where the losses come
+// from"). With its positions charged against the lab's node limit, on the
+// same games as the fixed table alone: 89-0-11 against expert-1 over 100
+// games (72-0-28), 77-3-20 against the racer (75-0-25), 40-0-0 against
+// hard (40-0-0); at 300 ms a ply against the racer 52-2-26 of 80
+// (52-0-28). It takes seven times as long to depth 6 in a wall race (the
+// midgame does not reach it), and drew by shuffling in 5 of those games
+// (the expert shuffled in a position its playout scored won while the
+// racer shuffled in one its table scored lost).
 //
 // A playout is a function of its position, and playouts from nearby
 // positions run into each other (the walking pawn keeps to its path), so
