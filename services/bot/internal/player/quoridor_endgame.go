@@ -86,7 +86,8 @@ func (s *qState) playout() (raceResult, int64) {
 			r = e
 			break
 		}
-		if e, ok := c.decidedRace(); ok {
+		mover, dM, dO := c.paths()
+		if e, ok := c.decidedRace(mover, dM, dO); ok {
 			endgames.store(key, e)
 			r = e
 			break
@@ -96,14 +97,13 @@ func (s *qState) playout() (raceResult, int64) {
 		}
 		keys[n] = key
 		n++
-		m, ok := c.playoutPly(&cost)
+		m, ok := c.playoutPly(mover, dM, dO, &cost)
 		if !ok { // no pawn move: the side to move at c loses there
 			n--
-			r = raceResult{margin: c.dist(1 - sideOfSeat(c.pos.ToMove()))}
+			r = raceResult{margin: dO}
 			endgames.store(key, r)
 			break
 		}
-		mover := sideOfSeat(c.pos.ToMove())
 		c = qGame{}.Play(&c, m)
 		if c.pos.Outcome().Over() { // the mover arrived
 			r = raceResult{margin: c.dist(1 - mover)}
@@ -119,12 +119,18 @@ func (s *qState) playout() (raceResult, int64) {
 	return r, cost
 }
 
-// decidedRace returns the result of s when walls can no longer change
-// the race: the side that is ahead (the side to move when the paths are
-// level) arrives first by walking when the other holds no walls.
-func (s *qState) decidedRace() (raceResult, bool) {
-	mover := sideOfSeat(s.pos.ToMove())
-	dM, dO := s.dist(mover), s.dist(1-mover)
+// paths returns the side to move and the lengths of its path and the
+// other's, which a playout's ply needs twice.
+func (s *qState) paths() (mover, dM, dO int) {
+	mover = sideOfSeat(s.pos.ToMove())
+	return mover, s.dist(mover), s.dist(1 - mover)
+}
+
+// decidedRace returns the result of s (its side to move mover, the paths
+// dM and dO) when walls can no longer change the race: the side that is
+// ahead (the side to move when the paths are level) arrives first by
+// walking when the other holds no walls.
+func (s *qState) decidedRace(mover, dM, dO int) (raceResult, bool) {
 	if dM <= dO && s.pos.WallsLeft(s.pos.ToMove().Other()) == 0 {
 		return raceResult{moverWins: true, margin: dO - dM + 1, plies: 2*dM - 1}, true
 	}
@@ -134,13 +140,12 @@ func (s *qState) decidedRace() (raceResult, bool) {
 	return raceResult{}, false
 }
 
-// playoutPly returns the playout's ply at c: the side to move's wall of
+// playoutPly returns the playout's ply at s (its side to move mover, the
+// paths dM and dO): the side to move's wall of
 // largest race gain when it holds walls and that gains endgameGain or
 // more, else its step along its shortest path (ok false when it has no
 // pawn move). It adds the walls it tried to cost.
-func (s *qState) playoutPly(cost *int64) (quoridor.Move, bool) {
-	mover := sideOfSeat(s.pos.ToMove())
-	dM, dO := s.dist(mover), s.dist(1-mover)
+func (s *qState) playoutPly(mover, dM, dO int, cost *int64) (quoridor.Move, bool) {
 	if s.pos.WallsLeft(s.pos.ToMove()) > 0 {
 		if m, ok := s.endgameWall(mover, dM, dO, cost); ok {
 			return m, true

@@ -27,11 +27,12 @@ func TestWallEndgamePlayoutRemembered(t *testing.T) {
 		line := []qState{newQState(p)}
 		for {
 			c := line[len(line)-1]
-			if _, ok := c.decidedRace(); ok || c.pos.Outcome().Over() {
+			if _, ok := c.decidedRace(c.paths()); ok || c.pos.Outcome().Over() {
 				break
 			}
 			var cost int64
-			m, ok := c.playoutPly(&cost)
+			mover, dM, dO := c.paths()
+			m, ok := c.playoutPly(mover, dM, dO, &cost)
 			if !ok {
 				t.Fatalf("%s: no ply at %s", enc, c.pos.Encode())
 			}
@@ -89,14 +90,15 @@ func TestWallEndgamePlayoutPliesLegal(t *testing.T) {
 				checked++
 				c := s
 				for n := 0; ; n++ {
-					if _, ok := c.decidedRace(); ok {
+					if _, ok := c.decidedRace(c.paths()); ok {
 						break
 					}
 					if n == maxPlayout {
 						t.Fatalf("%s: the playout does not end", p.Encode())
 					}
 					var cost int64
-					m, ok := c.playoutPly(&cost)
+					mover, dM, dO := c.paths()
+					m, ok := c.playoutPly(mover, dM, dO, &cost)
 					if !ok {
 						break
 					}
