@@ -1094,7 +1094,11 @@ type PlayResponse_Snapshot struct {
 }
 
 type PlayResponse_Event struct {
-	// event is the next event of the match, in seq order.
+	// event is the next event of the match, in seq order. The one event
+	// out of order answers a resent ply that was accepted already: its
+	// ply_played again, at or below the last seq the stream has sent (in
+	// an event or a snapshot). A client drops an event it already has, or
+	// takes it as the answer to its resend.
 	Event *MatchEvent `protobuf:"bytes,2,opt,name=event,proto3,oneof"`
 }
 

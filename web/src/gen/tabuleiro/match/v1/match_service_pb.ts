@@ -430,7 +430,11 @@ export type PlayResponse = Message<"tabuleiro.match.v1.PlayResponse"> & {
     case: "snapshot";
   } | {
     /**
-     * event is the next event of the match, in seq order.
+     * event is the next event of the match, in seq order. The one event
+     * out of order answers a resent ply that was accepted already: its
+     * ply_played again, at or below the last seq the stream has sent (in
+     * an event or a snapshot). A client drops an event it already has, or
+     * takes it as the answer to its resend.
      *
      * @generated from field: tabuleiro.match.v1.MatchEvent event = 2;
      */
