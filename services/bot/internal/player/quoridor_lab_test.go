@@ -1,10 +1,13 @@
 package player
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +96,16 @@ func TestQuoridorLab(t *testing.T) {
 			t.Fatalf("TABULEIRO_QUORIDOR_LAB_RACER=%q: %v", s, err)
 		}
 	}
+	// TABULEIRO_QUORIDOR_LAB_ENGINE="command" plays an outside engine
+	// instead of a level: the lab starts the command (sh -c) once a game,
+	// writes it a line for each of its plies (the game's number, then the
+	// plies so far in RULES.md notation, separated by spaces) and reads
+	// its ply from a line of its output.
+	engineCmd := os.Getenv("TABULEIRO_QUORIDOR_LAB_ENGINE")
+	oppName := opp.String()
+	if engineCmd != "" {
+		oppName = "engine " + engineCmd
+	}
 	var mu sync.Mutex
 	w, d, l := 0, 0, 0
 	var depthSum, depthN int
@@ -126,6 +139,14 @@ func TestQuoridorLab(t *testing.T) {
 			if i%2 == 1 {
 				expSeat = engine.Second
 			}
+			var outside *labEngine
+			if engineCmd != "" {
+				if outside, err = startLabEngine(engineCmd); err != nil {
+					t.Error(err)
+					return
+				}
+				defer outside.close()
+			}
 			ds, dn := 0, 0
 			var ns int64
 			// A game no rule has ended by 1000 plies (both pawns
@@ -135,9 +156,14 @@ func TestQuoridorLab(t *testing.T) {
 				if pos.ToMove() == expSeat {
 					lvl = Expert
 				}
-				c, err := Select(context.Background(), pos, lvl, budget, rng)
+				var c Choice
+				if lvl == Expert || outside == nil {
+					c, err = Select(context.Background(), pos, lvl, budget, rng)
+				} else {
+					c.Ply, err = outside.ply(i, moves)
+				}
 				if err != nil {
-					t.Error(err)
+					t.Errorf("game %d: %v", i, err)
 					return
 				}
 				if lvl == Expert {
@@ -191,8 +217,52 @@ func TestQuoridorLab(t *testing.T) {
 	} else {
 		n -= min(from, n)
 	}
-	fmt.Printf("RESULT expert(%s, %d nodes, budget %s) %d-%d-%d %s: %.1f%% depth %.2f, %.0f nodes a ply, %s\n", cmpOr(variant, "today"), nodes, budget, w, d, l, opp,
+	fmt.Printf("RESULT expert(%s, %d nodes, budget %s) %d-%d-%d %s: %.1f%% depth %.2f, %.0f nodes a ply, %s\n", cmpOr(variant, "today"), nodes, budget, w, d, l, oppName,
 		100*(float64(w)+float64(d)/2)/float64(n), float64(depthSum)/float64(max(depthN, 1)), float64(nodeSum)/float64(max(depthN, 1)), time.Since(start).Round(time.Second))
+}
+
+// labEngine is an outside engine the lab plays (TABULEIRO_QUORIDOR_LAB_ENGINE).
+type labEngine struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func startLabEngine(command string) (*labEngine, error) {
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Stderr = io.Discard
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %q: %w", command, err)
+	}
+	return &labEngine{cmd: cmd, in: in, out: bufio.NewScanner(out)}, nil
+}
+
+// ply asks the engine for its ply in game i after moves.
+func (e *labEngine) ply(i int, moves []string) (quoridor.Move, error) {
+	if _, err := fmt.Fprintf(e.in, "%d %s\n", i, strings.Join(moves, " ")); err != nil {
+		return 0, fmt.Errorf("outside engine: %w", err)
+	}
+	if !e.out.Scan() {
+		return 0, fmt.Errorf("outside engine: no answer after %d plies (%v)", len(moves), e.out.Err())
+	}
+	m, err := quoridor.ParseMove(strings.TrimSpace(e.out.Text()))
+	if err != nil {
+		return 0, fmt.Errorf("outside engine after %d plies: %w", len(moves), err)
+	}
+	return m, nil
+}
+
+func (e *labEngine) close() {
+	_ = e.in.Close()
+	_ = e.cmd.Wait()
 }
 
 func cmpOr(s, def string) string {
@@ -247,6 +317,10 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), threatWalls: 2}
 	case "fpocket6", "fpocket4": // fade1 with pocket6, pocket4
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: int(name[7] - '0'), threatWalls: 2}
+	case "table": // the fixed table alone, without the wall endgame's playouts
+		w := expertWeights
+		w.endgame = false
+		g.w = &w
 	case "endgame", "endgameu": // the fixed table, wall endgames played out (u: uncharged)
 		w := expertWeights
 		w.endgame, w.raceFree = true, name == "endgameu"
