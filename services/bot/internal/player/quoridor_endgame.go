@@ -79,6 +79,10 @@ func (s *qState) playout() (raceResult, int64) {
 	c := *s
 	n := 0
 	var r raceResult // the result from c, once the loop ends
+	// The paths are measured once: a ply carries them on (a step along
+	// the shortest path to the square it reaches, a wall to the lengths
+	// endgameWall measured with it).
+	mover, dM, dO := c.paths()
 	for {
 		key := qGame{}.Hash(&c)
 		cost++
@@ -86,7 +90,6 @@ func (s *qState) playout() (raceResult, int64) {
 			r = e
 			break
 		}
-		mover, dM, dO := c.paths()
 		if e, ok := c.decidedRace(mover, dM, dO); ok {
 			endgames.store(key, e)
 			r = e
@@ -97,7 +100,7 @@ func (s *qState) playout() (raceResult, int64) {
 		}
 		keys[n] = key
 		n++
-		m, ok := c.playoutPly(mover, dM, dO, &cost)
+		m, dMAfter, dOAfter, ok := c.playoutPly(mover, dM, dO, &cost)
 		if !ok { // no pawn move: the side to move at c loses there
 			n--
 			r = raceResult{margin: dO}
@@ -106,9 +109,10 @@ func (s *qState) playout() (raceResult, int64) {
 		}
 		c = qGame{}.Play(&c, m)
 		if c.pos.Outcome().Over() { // the mover arrived
-			r = raceResult{margin: c.dist(1 - mover)}
+			r = raceResult{margin: dOAfter}
 			break
 		}
+		mover, dM, dO = 1-mover, dOAfter, dMAfter
 	}
 	// Each position before c is a ply further from the end, the other
 	// side to move.
@@ -144,42 +148,42 @@ func (s *qState) decidedRace(mover, dM, dO int) (raceResult, bool) {
 // paths dM and dO): the side to move's wall of
 // largest race gain when it holds walls and that gains endgameGain or
 // more, else its step along its shortest path (ok false when it has no
-// pawn move). It adds the walls it tried to cost.
-func (s *qState) playoutPly(mover, dM, dO int, cost *int64) (quoridor.Move, bool) {
+// pawn move), and the two paths after it. It adds the walls it tried to
+// cost.
+func (s *qState) playoutPly(mover, dM, dO int, cost *int64) (m quoridor.Move, dMAfter, dOAfter int, ok bool) {
 	if s.pos.WallsLeft(s.pos.ToMove()) > 0 {
-		if m, ok := s.endgameWall(mover, dM, dO, cost); ok {
-			return m, true
+		if m, own, other, ok := s.endgameWall(mover, dM, dO, cost); ok {
+			return m, own, other, true
 		}
 	}
-	var buf [1]quoridor.Move
-	step := s.raceMoves(mover, dM, dO, 0, buf[:0])
-	if len(step) == 0 {
-		return 0, false
+	step, near := s.shortestStep(mover)
+	if near == noStep {
+		return 0, 0, 0, false
 	}
-	return step[0], true
+	return step, int(near), dO, true
 }
 
 // endgameWall returns the playout's wall for the side to move (me, paths
 // dMe and dOpp): the wall that adds most to the other path, when it gains
-// the race endgameGain steps or more (ok false when there is none). It
-// adds the walls it tried to cost.
-func (s *qState) endgameWall(me, dMe, dOpp int, cost *int64) (m quoridor.Move, ok bool) {
+// the race endgameGain steps or more (ok false when there is none), and
+// the two paths with it. It adds the walls it tried to cost.
+func (s *qState) endgameWall(me, dMe, dOpp int, cost *int64) (m quoridor.Move, own, other int, ok bool) {
 	opp := 1 - me
 	g, a, o := s.cachedBestWall(opp, dOpp, cost)
 	if g < endgameGain {
-		return m, false
+		return m, 0, 0, false
 	}
 	// bestWall measures a path only up to its cap: the wall must leave
 	// both pawns a path (Q3.4).
 	closed := s.closed
 	closeWall(&closed, a%8, a/8, o)
-	other := distWith(&closed, int(s.pos.Pawn(seatOfSide(opp))), qGoals[opp], noPath)
-	own := distWith(&closed, int(s.pos.Pawn(seatOfSide(me))), qGoals[me], noPath)
+	other = distWith(&closed, int(s.pos.Pawn(seatOfSide(opp))), qGoals[opp], noPath)
+	own = distWith(&closed, int(s.pos.Pawn(seatOfSide(me))), qGoals[me], noPath)
 	if other >= noPath || own >= noPath || (other-dOpp)-(own-dMe) < endgameGain {
-		return m, false
+		return m, 0, 0, false
 	}
 	m, err := quoridor.PlaceWall(quoridor.SquareAt(a%8, a/8), o)
-	return m, err == nil
+	return m, own, other, err == nil
 }
 
 // bestWalls remembers bestWall (wallGainCap, not layered) by the walls and

@@ -32,7 +32,7 @@ func TestWallEndgamePlayoutRemembered(t *testing.T) {
 			}
 			var cost int64
 			mover, dM, dO := c.paths()
-			m, ok := c.playoutPly(mover, dM, dO, &cost)
+			m, _, _, ok := c.playoutPly(mover, dM, dO, &cost)
 			if !ok {
 				t.Fatalf("%s: no ply at %s", enc, c.pos.Encode())
 			}
@@ -71,12 +71,13 @@ func TestWallEndgamePlayoutRemembered(t *testing.T) {
 }
 
 // TestWallEndgamePlayoutPliesLegal plays wall endgames out from the
-// positions of random games (one side placing walls at random until it
-// holds none, or a few) and checks every ply of every playout with the
-// rules (Q3: a wall leaves both pawns a path) and that the playout ends.
+// positions of random games (one side spending its walls, the other
+// keeping them) and checks every ply of every playout with the rules (Q3:
+// a wall leaves both pawns a path), the paths each ply carries on with
+// the ones measured, and that the playout ends.
 func TestWallEndgamePlayoutPliesLegal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	checked := 0
+	checked, plies, walls := 0, 0, 0
 	for g := range 200 {
 		p, err := quoridor.NewPosition("standard", "")
 		if err != nil {
@@ -98,7 +99,7 @@ func TestWallEndgamePlayoutPliesLegal(t *testing.T) {
 					}
 					var cost int64
 					mover, dM, dO := c.paths()
-					m, ok := c.playoutPly(mover, dM, dO, &cost)
+					m, dMAfter, dOAfter, ok := c.playoutPly(mover, dM, dO, &cost)
 					if !ok {
 						break
 					}
@@ -106,21 +107,34 @@ func TestWallEndgamePlayoutPliesLegal(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: the playout's ply %s at %s: %v", p.Encode(), m, c.pos.Encode(), err)
 					}
+					c = qGame{}.Play(&c, m)
+					plies++
+					walls += b2i(m.IsWall())
+					// The paths the ply carries on are the ones measured.
+					if got, want := [2]int{dMAfter, dOAfter}, [2]int{c.dist(mover), c.dist(1 - mover)}; got != want {
+						t.Fatalf("%s: after the playout's ply %s the paths are %v, measured %v", p.Encode(), m, got, want)
+					}
 					if next.Outcome().Over() {
 						break
 					}
-					c = qGame{}.Play(&c, m)
 				}
 			}
-			// The side g%2 places walls at random while it holds more
-			// than g%5; the other mostly steps along its shortest path.
+			// The side g%2 spends its walls: the wall of largest race
+			// gain when one gains (or, in every third game, at random),
+			// else its step. The other mostly steps along its shortest
+			// path and keeps its walls, so that it falls behind holding
+			// them: the playouts it walls in.
 			legal := p.LegalMoves(nil)
 			var m quoridor.Move
-			if me == g%2 && wMe > g%5 {
+			var buf [2]quoridor.Move
+			race := s.raceMoves(me, s.dist(me), s.dist(1-me), 1, buf[:0])
+			switch {
+			case me == g%2 && wMe > 0 && g%3 == 0:
 				m = legal[rng.IntN(len(legal))]
-			} else {
-				var buf [1]quoridor.Move
-				m = s.raceMoves(me, s.dist(me), s.dist(1-me), 0, buf[:0])[0]
+			case me == g%2 && len(race) > 1:
+				m = race[1]
+			default:
+				m = race[0]
 				if rng.IntN(3) == 0 {
 					for m = legal[rng.IntN(len(legal))]; m.IsWall(); m = legal[rng.IntN(len(legal))] {
 					}
@@ -131,7 +145,8 @@ func TestWallEndgamePlayoutPliesLegal(t *testing.T) {
 			}
 		}
 	}
-	if checked < 100 {
-		t.Fatalf("%d wall endgames checked, want 100 or more", checked)
+	if checked < 100 || plies < 1000 || walls < 100 {
+		t.Fatalf("%d wall endgames checked, %d playout plies, %d of them walls: want 100, 1000 and 100 or more", checked, plies, walls)
 	}
+	t.Logf("%d wall endgames, %d playout plies, %d of them walls", checked, plies, walls)
 }

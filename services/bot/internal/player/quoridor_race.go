@@ -140,25 +140,35 @@ func (s *qState) raceMoves(me, dMe, dOpp, k int, dst []quoridor.Move) []quoridor
 	return s.raceMovesCounted(me, dMe, dOpp, k, dst, &tried)
 }
 
-// raceMovesCounted is raceMoves, adding to tried the walls it placed to
-// measure their gain.
-func (s *qState) raceMovesCounted(me, dMe, dOpp, k int, dst []quoridor.Move, tried *int) []quoridor.Move {
+// noStep is shortestStep's distance when the side has no pawn move.
+const noStep = int8(127)
+
+// shortestStep returns me's pawn move that ends nearest its goal, and the
+// path from there (noStep when it has no pawn move).
+func (s *qState) shortestStep(me int) (quoridor.Move, int8) {
 	var legal [160]quoridor.Move
 	pawns := s.pos.LegalMovesWithin(legal[:0], 0)
 	var toGoal [81]int8
 	s.goalDistances(me, pawns, &toGoal)
-	step, near := quoridor.Move(0), int8(127)
+	step, near := quoridor.Move(0), noStep
 	for _, m := range pawns {
 		if d := toGoal[m.To()]; d < near {
 			step, near = m, d
 		}
 	}
-	if near < 127 {
+	return step, near
+}
+
+// raceMovesCounted is raceMoves, adding to tried the walls it placed to
+// measure their gain.
+func (s *qState) raceMovesCounted(me, dMe, dOpp, k int, dst []quoridor.Move, tried *int) []quoridor.Move {
+	if step, near := s.shortestStep(me); near != noStep {
 		dst = append(dst, step)
 	}
 	if k <= 0 || s.pos.WallsLeft(seatOfSide(me)) == 0 {
 		return dst
 	}
+	var legal [160]quoridor.Move
 	opp := 1 - me
 	oppPawn, myPawn := int(s.pos.Pawn(seatOfSide(opp))), int(s.pos.Pawn(seatOfSide(me)))
 	// A wall that lengthens the other path cuts each of its shortest
