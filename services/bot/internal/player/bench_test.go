@@ -143,7 +143,7 @@ func BenchmarkQuoridorExpertEval(b *testing.B) {
 // BenchmarkQuoridorWallRaceEval is BenchmarkQuoridorExpertEval on a lost
 // wall race (quoridorWallRace), where the searches reach wall endgames.
 func BenchmarkQuoridorWallRaceEval(b *testing.B) {
-	benchmarkQuoridorEval(b, quoridorWallRace, []string{"warm-up", "table", "today"})
+	benchmarkQuoridorEval(b, quoridorWallRace, []string{"warm-up", "table", "today", "pairs"})
 }
 
 // benchmarkQuoridorEval searches the position after plies to depth 6 with

@@ -1,6 +1,7 @@
 package player
 
 import (
+	"math/bits"
 	"sync/atomic"
 
 	"tabuleiro.dev/pkg/engine/quoridor"
@@ -171,6 +172,9 @@ func (s *qState) endgameWall(me, dMe, dOpp int, cost *int64) (m quoridor.Move, o
 	opp := 1 - me
 	g, a, o := s.cachedBestWall(opp, dOpp, cost)
 	if g < endgameGain {
+		if endgamePairs && s.pos.WallsLeft(s.pos.ToMove()) >= 2 {
+			return s.endgamePair(me, dMe, dOpp, cost)
+		}
 		return m, 0, 0, false
 	}
 	// bestWall measures a path only up to its cap: the wall must leave
@@ -184,6 +188,53 @@ func (s *qState) endgameWall(me, dMe, dOpp int, cost *int64) (m quoridor.Move, o
 	}
 	m, err := quoridor.PlaceWall(quoridor.SquareAt(a%8, a/8), o)
 	return m, own, other, err == nil
+}
+
+// endgamePairs lets the playout's side holding walls place a wall that
+// gains less than endgameGain when a second wall after it makes the two
+// gain the race 2*endgameGain steps or more (a pocket no single wall
+// makes). Lab variant pairs.
+var endgamePairs = false
+
+// endgamePair returns the first wall of the side to move's best pair (me,
+// paths dMe and dOpp), as endgameWall does, when the pair gains the race
+// 2*endgameGain steps or more: for each wall across the other pawn's
+// shortest path, its own gain and the best single wall's after it.
+func (s *qState) endgamePair(me, dMe, dOpp int, cost *int64) (m quoridor.Move, own, other int, ok bool) {
+	opp := 1 - me
+	oppPawn, myPawn := int(s.pos.Pawn(seatOfSide(opp))), int(s.pos.Pawn(seatOfSide(me)))
+	hCut, vCut := s.placeable(s.pathCuts(oppPawn, opp, dOpp))
+	best := 2*endgameGain - 1
+	for _, o := range [2]quoridor.Orientation{quoridor.Horizontal, quoridor.Vertical} {
+		cut := hCut
+		if o == quoridor.Vertical {
+			cut = vCut
+		}
+		for ; cut != 0; cut &= cut - 1 {
+			a := bits.TrailingZeros64(cut)
+			w, err := quoridor.PlaceWall(quoridor.SquareAt(a%8, a/8), o)
+			if err != nil {
+				continue
+			}
+			t := *s
+			t.addWall(w)
+			*cost++
+			d1 := distWith(&t.closed, oppPawn, qGoals[opp], noPath)
+			o1 := distWith(&t.closed, myPawn, qGoals[me], noPath)
+			if d1 >= noPath || o1 >= noPath {
+				continue
+			}
+			var tried int
+			g2, _, _ := t.bestWallCounted(oppPawn, opp, d1, wallGainCap, false, &tried)
+			*cost += int64(tried)
+			// The second wall's cost to the own path is not measured: a
+			// wall across the other pawn's path seldom crosses one's own.
+			if gain := (d1 - dOpp) - (o1 - dMe) + g2; gain > best {
+				best, m, own, other, ok = gain, w, o1, d1, true
+			}
+		}
+	}
+	return m, own, other, ok
 }
 
 // bestWalls remembers bestWall (wallGainCap, not layered) by the walls and

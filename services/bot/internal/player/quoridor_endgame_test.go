@@ -76,6 +76,17 @@ func TestWallEndgamePlayoutRemembered(t *testing.T) {
 // a wall leaves both pawns a path), the paths each ply carries on with
 // the ones measured, and that the playout ends.
 func TestWallEndgamePlayoutPliesLegal(t *testing.T) {
+	for _, pairs := range []bool{false, true} {
+		t.Run(map[bool]string{false: "single walls", true: "pairs"}[pairs], func(t *testing.T) {
+			old := endgamePairs
+			endgamePairs = pairs
+			defer func() { endgamePairs = old }()
+			testWallEndgamePlayoutPliesLegal(t)
+		})
+	}
+}
+
+func testWallEndgamePlayoutPliesLegal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	checked, plies, walls := 0, 0, 0
 	for g := range 200 {

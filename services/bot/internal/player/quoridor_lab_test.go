@@ -284,6 +284,7 @@ func cmpOr(s, def string) string {
 // E plies a line at most.
 func labExpert(name string) (qGame, bool) {
 	g := expertQGame()
+	endgamePairs = name == "pairs"
 	switch name {
 	case "fw2":
 		g.fullWidth = 2
@@ -317,6 +318,12 @@ func labExpert(name string) (qGame, bool) {
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, threat: 50, threatCap: int(name[6] - '0'), threatWalls: 2}
 	case "fpocket6", "fpocket4": // fade1 with pocket6, pocket4
 		g.w = &qWeights{tempo: qStep / 2, walls: expertWeights.walls, fade: true, fadeSlack: 1, threat: 50, threatCap: int(name[7] - '0'), threatWalls: 2}
+	case "efade0", "efade1", "efade2", "efade3": // the expert (wall endgames played out) with fade0..fade3
+		w := expertWeights
+		w.fade, w.fadeSlack = true, int(name[5]-'0')
+		g.w = &w
+	case "pairs": // the expert, its playouts' side holding walls placing pairs (endgamePairs)
+		endgamePairs = true
 	case "table": // the fixed table alone, without the wall endgame's playouts
 		w := expertWeights
 		w.endgame = false

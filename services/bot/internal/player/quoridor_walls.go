@@ -133,11 +133,7 @@ func (s *qState) bestWallCounted(pawn, side, d, limit int, layered bool, tried *
 	} else {
 		hCut, vCut = s.pathCuts(pawn, side, d)
 	}
-	// Drop the anchors the walls on the board overlap or cross.
-	const notFileA, notFileH = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
-	h, v := s.hWalls, s.vWalls
-	hCut &^= h | h<<1&notFileA | h>>1&notFileH | v
-	vCut &^= v | v<<8 | v>>8 | h
+	hCut, vCut = s.placeable(hCut, vCut)
 	best, bestA, bestO := 0, 0, quoridor.Horizontal
 	limit = d + min(limit, wallGainCap)
 	for _, o := range [2]quoridor.Orientation{quoridor.Horizontal, quoridor.Vertical} {
@@ -158,6 +154,16 @@ func (s *qState) bestWallCounted(pawn, side, d, limit int, layered bool, tried *
 		}
 	}
 	return best, bestA, bestO
+}
+
+// placeable drops from the anchors hCut and vCut (bit file+8*rank) those of
+// the walls that the walls on the board overlap or cross (Q3.2, Q3.3).
+func (s *qState) placeable(hCut, vCut uint64) (uint64, uint64) {
+	const notFileA, notFileH = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
+	h, v := s.hWalls, s.vWalls
+	hCut &^= h | h<<1&notFileA | h>>1&notFileH | v
+	vCut &^= v | v<<8 | v>>8 | h
+	return hCut, vCut
 }
 
 // pathCuts returns the anchors of the walls across the steps of one
