@@ -123,7 +123,7 @@ for kind in $KINDS; do
   redis_cpu "$url" >"$WORK/cpu0-$kind"
   redis_cmds "$url" >"$WORK/cmds0-$kind"
   t0=$(date +%s.%N)
-  "$WORK/tabuleiro" load --server "$addr" --redis "$url" --players "$PLAYERS" --max-games "$GAMES" \
+  "$WORK/tabuleiro" --lang en load --server "$addr" --redis "$url" --players "$PLAYERS" --max-games "$GAMES" \
     --wander "$WANDER" --think "$THINK" --queues "$QUEUES" --duration 30m --drain 2m --base-ms 600000 2>/dev/null | tee "$WORK/load-$kind.log"
   t1=$(date +%s.%N)
   redis_cpu "$url" >"$WORK/cpu1-$kind"

@@ -1,7 +1,9 @@
 // Phone-sized screens (390x844, touch) in the browser: the sign-in's name
 // field does not pop the keyboard up; the player bars keep White and
 // Black, "to move" and "away · 30 days to return" on a line each, and the
-// bot's level with its rating, in the game and the replay; the board's
+// bot's level with its rating, in the game and the replay; Resign is on
+// the first screen, under the bottom bar, with the board as wide as the
+// screen (on a computer it stays in the side panel); the board's
 // coordinates are about 10 px; the result shows under the board; the Watch
 // page of a game whose player is away fits the screen. (The landing page,
 // the lobby and walls by taps are in web.test.ts, the lobby's Play button
@@ -23,6 +25,32 @@ async function lines(page: Page, sel: string): Promise<number> {
     const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
     return tops.size;
   });
+}
+
+/**
+ * actionsOnFirstScreen checks, with the page scrolled to its top, that the
+ * game's Resign button is wholly on a 390x844 screen and nothing covers
+ * it, and that the board keeps the screen's width (less the page's
+ * margins): the actions come into view without scrolling, not by
+ * shrinking the board.
+ */
+async function actionsOnFirstScreen(page: Page, what: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+  const m = await page.evaluate(() => {
+    const btn = document.querySelector<HTMLElement>("#resign")!;
+    const b = btn.getBoundingClientRect();
+    const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+    const board = document.querySelector(".board-box svg")!.getBoundingClientRect();
+    return { scrollY: window.scrollY, top: b.top, bottom: b.bottom, left: b.left, right: b.right, vh: window.innerHeight, vw: window.innerWidth,
+      hit: !!hit && btn.contains(hit), boardWidth: board.width };
+  });
+  assert.equal(m.vh, 844, "a 390x844 screen");
+  assert.equal(m.scrollY, 0, `${what}: the page is at its top`);
+  assert.ok(m.top >= 0 && m.bottom <= m.vh && m.left >= 0 && m.right <= m.vw,
+    `${what}: Resign is on the first screen, without scrolling (its box ${Math.round(m.top)}-${Math.round(m.bottom)} px of ${m.vh})`);
+  assert.ok(m.hit, `${what}: nothing covers Resign`);
+  assert.ok(m.boardWidth >= 360, `${what}: the board keeps the screen's width (${m.boardWidth.toFixed(0)} px)`);
 }
 
 test("on a phone the name field does not pop the keyboard up, and both player bars keep White and Black", async () => {
@@ -56,6 +84,7 @@ test("on a phone the name field does not pop the keyboard up, and both player ba
     assert.ok(box.x >= 0 && box.x + box.width <= 390, `${strip}'s label is on the screen (${box.x}+${box.width})`);
   }
   await shot(page, "phone-strips");
+  await actionsOnFirstScreen(page, "Corners with a clock");
   await page.click("#resign");
   await page.click("#resign-confirm");
   await ctx.close();
@@ -67,6 +96,8 @@ test("on a phone the player bars keep 'to move' and 'away · 30 days to return' 
   const matchId = await startBot(player.page, "Quoridor", { seat: "White (first)" });
   await playOne(player.page);
   await waitTurn(player.page);
+  // On a computer the actions stay at the end of the side panel, under the moves.
+  assert.equal(await player.page.locator(".side-col .game-panel ol.moves + .game-actions #resign").count(), 1, "on a computer Resign is in the side panel, under the moves");
   await player.ctx.close();
   const { ctx, page } = await newPlayer(browser, server.url, { phone: true });
   await signIn(page, "Pocket Four");
@@ -86,8 +117,12 @@ test("on a phone the player bars keep 'to move' and 'away · 30 days to return' 
   // The replay's badge says the same.
   await page.goto(`${server.url}/#/play`);
   await startBot(page, "Quoridor", { seat: "White (first)" });
-  await playOne(page);
-  await waitTurn(page);
+  for (let i = 0; i < 4; i++) {
+    await playOne(page);
+    await waitTurn(page);
+  }
+  await shot(page, "phone-actions");
+  await actionsOnFirstScreen(page, "Quoridor after four plies each");
   await page.tap("#resign");
   await page.tap("#resign-confirm");
   await page.tap(".result-card a:has-text('Replay')");

@@ -2,7 +2,8 @@
 // seats followed, each ply sent with the token of the seat to move), or a
 // spectator's (Watch). The board takes clicks, taps and keys; the strips
 // above and below it show each seat's name, clock, walls or captures; the
-// side panel has the move list and the resign and draw buttons; the end
+// side panel has the move list and the resign and draw buttons (a
+// player's are under the board on a phone, on the first screen); the end
 // of the game brings the result with the rating change and a rematch.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { api, errorText, matchHeaders, ConnectError, Code } from "../api";
@@ -101,6 +102,7 @@ export class GameScreen {
     bottom: h("div", { class: "strip bottom-strip" }),
     moves: h("ol", { class: "moves", "aria-label": t("moves") }),
     actions: h("div", { class: "game-actions" }),
+    panel: h("section", { class: "panel game-panel" }),
     info: h("div", { class: "game-info" }),
     banner: h("div", { class: "conn-banner", role: "status", "aria-live": "polite" }),
     overlay: h("div", { class: "result-overlay", hidden: true }),
@@ -113,12 +115,27 @@ export class GameScreen {
   };
   /** layout holds the game's columns; it shows its banner alone when there is no game to show (bannerOnly). */
   private readonly layout: HTMLElement;
+  /** oneColumn matches the phone's layout (styles.css: max-width 860px), where the side panel comes under the board, below the first screen. */
+  private readonly oneColumn = typeof matchMedia === "function" ? matchMedia("(max-width: 860px)") : undefined;
+  /**
+   * placeActions puts a player's actions (resign, draw, the questions
+   * before them) right under the bottom strip in one column, where a phone
+   * shows them without scrolling, the board as wide as the screen; else,
+   * and for a spectator (no resign), after the side panel's moves.
+   */
+  private readonly placeActions = (): void => {
+    if (this.mode !== "spectator" && this.oneColumn?.matches) this.els.bottom.after(this.els.actions);
+    else this.els.moves.after(this.els.actions);
+  };
 
   constructor(private readonly id: Identity, private readonly matchId: string, private readonly mode: Mode) {
     this.layout = h("div", { class: mode === "spectator" ? "game-layout spectating" : "game-layout" },
       h("div", { class: "board-col" }, this.els.banner, this.els.top, h("div", { class: "board-wrap" }, this.els.board, this.els.overlay), this.els.bottom, this.els.tools),
-      h("aside", { class: "side-col" }, h("section", { class: "panel game-panel" }, this.els.info, this.els.moves, this.els.actions)), this.els.announce);
+      h("aside", { class: "side-col" }, this.els.panel), this.els.announce);
+    this.els.panel.append(this.els.info, this.els.moves, this.els.actions);
     frame(id, this.layout);
+    this.placeActions();
+    this.oneColumn?.addEventListener("change", this.placeActions);
     this.els.hintBox.append(this.els.hint);
     if (mode === "spectator") {
       // A spectator's board takes no plies: not a keyboard stop, no focus ring.
@@ -154,6 +171,7 @@ export class GameScreen {
     window.removeEventListener("keydown", this.onKey);
     window.removeEventListener("online", this.onOnline);
     window.removeEventListener("offline", this.onOffline);
+    this.oneColumn?.removeEventListener("change", this.placeActions);
   }
 
   /** onLinkClick asks first when a link would take the player away from a
@@ -1319,7 +1337,7 @@ export class GameScreen {
     if (!m || this.mode !== "seat" || m.yourSeat === Seat.UNSPECIFIED || m.seats.length < 2) return;
     if (!this.spectatorPanel) {
       this.spectatorPanel = new SpectatorPanel(this.id, this.matchId);
-      this.els.actions.after(this.spectatorPanel.el);
+      this.els.panel.append(this.spectatorPanel.el); // after the actions where they are in the panel
       // The streams carry no spectator count after their snapshot: it is
       // read again while the game goes on and the page is in view.
       this.spectatorTimer ??= setInterval(() => void this.refreshSpectators(), SPECTATORS_REFRESH_MS);

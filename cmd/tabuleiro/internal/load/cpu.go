@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -100,124 +99,6 @@ func (m *Meter) sample() map[string]time.Duration {
 		}
 	}
 	return out
-}
-
-// Write prints the processor time per ply used since NewMeter by each
-// kind of process found, Redis, and this process, and Redis's commands
-// per ply.
-func (m *Meter) Write(ctx context.Context, w io.Writer, plies int64) {
-	if plies <= 0 {
-		return
-	}
-	per := func(d time.Duration) string {
-		return strconv.FormatFloat(float64(d.Microseconds())/1000/float64(plies), 'f', 3, 64) + " ms"
-	}
-	cpu := m.sample()
-	var parts []string
-	var cluster time.Duration
-	for _, kind := range slices.Sorted(func(yield func(string) bool) {
-		for k := range m.kinds {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		d := cpu[kind] - m.cpu0[kind]
-		cluster += d
-		parts = append(parts, fmt.Sprintf("%s %s (%d)", kind, per(d), len(m.kinds[kind])))
-	}
-	var cmds map[string]int64
-	var nodes map[string]redisNode
-	if m.rdb != nil {
-		var err error
-		if nodes, err = redisStats(ctx, m.rdb); err == nil {
-			var rc time.Duration
-			cmds = map[string]int64{}
-			for addr, n := range nodes {
-				rc += n.cpu - m.redis0[addr].cpu
-				for k, c := range n.cmds {
-					cmds[k] += c - m.redis0[addr].cmds[k]
-				}
-			}
-			cluster += rc
-			parts = append(parts, "redis "+per(rc))
-		}
-	}
-	if len(parts) == 0 {
-		fmt.Fprintln(w, "CPU per ply: no server process found on this machine (and no --redis)")
-	} else {
-		fmt.Fprintf(w, "CPU per ply: %s; all these %s\n", strings.Join(parts, ", "), per(cluster))
-	}
-	fmt.Fprintf(w, "CPU per ply of the load generator: %s\n", per(ProcessCPU("self")-m.self0))
-	if cmds != nil {
-		var cs []string
-		var total int64
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for k := range cmds {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			d := cmds[name]
-			total += d
-			if float64(d) >= 0.01*float64(plies) && name != "info" {
-				cs = append(cs, fmt.Sprintf("%s %.2f", name, float64(d)/float64(plies)))
-			}
-		}
-		fmt.Fprintf(w, "Redis commands per ply: %.2f (%s)\n", float64(total)/float64(plies), strings.Join(cs, ", "))
-		m.writeShards(w, nodes, plies)
-	}
-}
-
-// writeShards prints, for a cluster, each primary's share of the
-// processor time, commands and keys and how far apart the primaries are
-// (the largest over the smallest, less one), and for any Redis the
-// cross-slot errors (INFO errorstats) since NewMeter.
-func (m *Meter) writeShards(w io.Writer, nodes map[string]redisNode, plies int64) {
-	var crossSlot int64
-	addrs := slices.Sorted(func(yield func(string) bool) {
-		for a := range nodes {
-			if !yield(a) {
-				return
-			}
-		}
-	})
-	type share struct{ cpu, cmds, keys, matchKeys float64 }
-	var shares []share
-	for _, a := range addrs {
-		n, n0 := nodes[a], m.redis0[a]
-		crossSlot += n.errs["CROSSSLOT"] - n0.errs["CROSSSLOT"]
-		var calls int64
-		for k, c := range n.cmds {
-			if k != "info" && k != "dbsize" {
-				calls += c - n0.cmds[k]
-			}
-		}
-		sh := share{cpu: float64((n.cpu - n0.cpu).Microseconds()) / 1000, cmds: float64(calls), keys: float64(n.keys),
-			matchKeys: float64(n.matchKeys)}
-		shares = append(shares, sh)
-		if len(addrs) > 1 {
-			fmt.Fprintf(w, "Redis primary %s: CPU %.3f ms per ply, %.2f commands per ply, %d keys (%d of matches)\n",
-				a, sh.cpu/float64(plies), sh.cmds/float64(plies), n.keys, n.matchKeys)
-		}
-	}
-	if len(shares) > 1 {
-		spread := func(f func(share) float64) string {
-			lo, hi := f(shares[0]), f(shares[0])
-			for _, s := range shares[1:] {
-				lo, hi = min(lo, f(s)), max(hi, f(s))
-			}
-			if lo <= 0 {
-				return "n/a"
-			}
-			return fmt.Sprintf("%.0f%%", (hi/lo-1)*100)
-		}
-		fmt.Fprintf(w, "Redis primaries' spread (largest over smallest, less one): CPU %s, commands %s, keys %s (of matches %s)\n",
-			spread(func(s share) float64 { return s.cpu }), spread(func(s share) float64 { return s.cmds }),
-			spread(func(s share) float64 { return s.keys }), spread(func(s share) float64 { return s.matchKeys }))
-	}
-	fmt.Fprintf(w, "Redis cross-slot errors: %d\n", crossSlot)
 }
 
 // redisNode is one Redis server's counters.

@@ -33,7 +33,7 @@ func TestMeterFindsLocalListeners(t *testing.T) {
 		t.Fatalf("kinds %v, want this process (%d) as lobby+match", m.kinds, os.Getpid())
 	}
 	var out bytes.Buffer
-	m.Write(t.Context(), &out, 10)
+	m.Write(t.Context(), &out, nil, 10)
 	if !strings.Contains(out.String(), "CPU per ply: lobby+match ") {
 		t.Errorf("report %q", out.String())
 	}
@@ -74,7 +74,7 @@ func TestMeterRedisShards(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	m.Write(t.Context(), &out, 10)
+	m.Write(t.Context(), &out, nil, 10)
 	report := out.String()
 	t.Log(report)
 	if !strings.Contains(report, "Redis commands per ply: ") {

@@ -124,11 +124,6 @@ func quantiles(ds []time.Duration) Quantiles {
 	return Quantiles{N: len(ds), P50: q(0.50), P99: q(0.99), Max: ds[len(ds)-1]}
 }
 
-func (q Quantiles) String() string {
-	return fmt.Sprintf("p50 %v p99 %v max %v (n=%d)", q.P50.Round(10*time.Microsecond), q.P99.Round(10*time.Microsecond),
-		q.Max.Round(10*time.Microsecond), q.N)
-}
-
 // Report is a run's figures.
 type Report struct {
 	Players       int
@@ -168,27 +163,6 @@ func (r Report) Unexpected(allowed []string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Write prints the report.
-func (r Report) Write(w io.Writer) {
-	fmt.Fprintf(w, "players %d, elapsed %v\n", r.Players, r.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "games started %d, finished %d, peak concurrent %d\n", r.GamesStarted, r.GamesFinished, r.PeakLive)
-	fmt.Fprintf(w, "plies %d, %.0f plies/s\n", r.Plies, r.PliesPerSecond())
-	fmt.Fprintf(w, "ply round trip %v\n", r.PlyRTT)
-	fmt.Fprintf(w, "matchmaking wait %v\n", r.Wait)
-	fmt.Fprintf(w, "rejoins %d\n", r.Rejoins)
-	codes := make([]string, 0, len(r.Errors))
-	for c := range r.Errors {
-		codes = append(codes, c)
-	}
-	sort.Strings(codes)
-	if len(codes) == 0 {
-		fmt.Fprintln(w, "errors none")
-	}
-	for _, c := range codes {
-		fmt.Fprintf(w, "errors %s %d (first: %s)\n", c, r.Errors[c], r.ErrorSamples[c])
-	}
 }
 
 // runner is one run's shared state.

@@ -84,7 +84,7 @@ func BenchmarkCluster(b *testing.B) {
 		cpu := c.CPU()
 		self := SelfCPU() - self0
 		peakLive = rep.PeakLive
-		rep.Write(os.Stderr)
+		rep.Write(os.Stderr, nil)
 		b.ReportMetric(rep.PliesPerSecond(), "plies/s")
 		b.ReportMetric(float64(rep.PlyRTT.P99.Microseconds())/1000, "p99-ms")
 		b.ReportMetric(float64(peakLive), "peak-games")

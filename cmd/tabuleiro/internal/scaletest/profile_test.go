@@ -60,7 +60,7 @@ func BenchmarkMatchProfile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep.Write(os.Stderr)
+		rep.Write(os.Stderr, nil)
 		r := <-prof
 		if r.err != nil {
 			b.Fatalf("perf record: %v\n%s", r.err, r.out)

@@ -17,6 +17,7 @@ import (
 
 	"tabuleiro.dev/cmd/tabuleiro/internal/cli"
 	"tabuleiro.dev/cmd/tabuleiro/internal/gameword"
+	"tabuleiro.dev/cmd/tabuleiro/internal/text"
 	"tabuleiro.dev/pkg/engine"
 	botv1 "tabuleiro.dev/pkg/gen/tabuleiro/bot/v1"
 	"tabuleiro.dev/pkg/platform/auth"
@@ -49,7 +50,7 @@ func New(e *cli.Env) *cobra.Command {
 			cfg.Seed = seed
 			cfg.Progress = e.Stderr
 			if server != "" {
-				client, closeConn, err := dialBot(server, tokenKey)
+				client, closeConn, err := dialBot(e.P, server, tokenKey)
 				if err != nil {
 					return &cli.ExitError{Code: 2, Err: err}
 				}
@@ -58,7 +59,7 @@ func New(e *cli.Env) *cobra.Command {
 			}
 			res, err := tournament.Run(cmd.Context(), cfg)
 			if res.Games() > 0 {
-				res.WriteTable(e.Stdout)
+				writeMatch(e.Stdout, e.P, res)
 			}
 			return tournamentExit(err)
 		},
@@ -110,7 +111,7 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 			}
 			res, err := tournament.Ladder(cmd.Context(), cfg)
 			if len(res.Ratings) > 0 {
-				res.WriteTable(e.Stdout)
+				writeLadder(e.Stdout, e.P, res)
 			}
 			return tournamentExit(err)
 		},
@@ -131,9 +132,9 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 
 // dialBot connects to a bot service with a service credential signed with
 // the shared token key.
-func dialBot(addr, key string) (botv1.BotServiceClient, func(), error) {
+func dialBot(p *text.Printer, addr, key string) (botv1.BotServiceClient, func(), error) {
 	if key == "" {
-		return nil, nil, errors.New("--server needs the services' token key: --token-key or $TABULEIRO_TOKEN_KEY")
+		return nil, nil, errors.New(text.T(p, "error.bots.token_key_required"))
 	}
 	k, err := auth.ParseKey(key)
 	if err != nil {

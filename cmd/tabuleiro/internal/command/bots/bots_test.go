@@ -33,3 +33,45 @@ func TestBotsHelpTranslated(t *testing.T) {
 	t.Parallel()
 	tab.HelpTranslated(t)
 }
+
+// A match's and a ladder's tables are in the player's language: their
+// headers and labels come from the catalog, not in English.
+func TestBotsTablesInThePlayersLanguage(t *testing.T) {
+	t.Parallel()
+	tiny := []string{"--game", "corners", "--variant", "classic-3x3", "--games", "2", "--budget", "10", "--opening", "2"}
+	english := []string{"wins", "draws", "losses", "score", "endings", "think", "plies", "mean", "games", "budget",
+		"ladder", "level", "matches", "ratings", "scale"}
+	for _, tc := range []struct {
+		lang string
+		args []string
+		want []string
+	}{
+		{"pt-BR", []string{"bots", "--a", "easy", "--b", "medium"}, []string{"vitórias", "empates", "derrotas", "aproveitamento",
+			"2 partidas", "desfechos: ", "Elo A-B: ", "reflexão", "lances", "média"}},
+		{"es", []string{"bots", "--a", "easy", "--b", "medium"}, []string{"victorias", "empates", "derrotas", "puntuación",
+			"2 partidas", "finales: ", "reflexión", "jugadas", "media"}},
+		{"pt-BR", []string{"bots", "ladder", "--levels", "easy,medium"}, []string{"todos contra todos: easy, medium, 2 partidas por par",
+			"easy = 0", "nível", "partidas", "aproveitamento", "confrontos (A vitórias-empates-derrotas B):"}},
+		{"es", []string{"bots", "ladder", "--levels", "easy,medium"}, []string{"todos contra todos: easy, medium, 2 partidas por pareja",
+			"easy = 0", "nivel", "puntuación", "enfrentamientos"}},
+	} {
+		t.Run(tc.lang+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := tab.Run(t, map[string]string{"TABULEIRO_LANG": tc.lang, "TABULEIRO_DATA_DIR": t.TempDir()},
+				append(tc.args, tiny...)...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			for _, en := range english {
+				if strings.Contains(out, en) {
+					t.Errorf("output says %q in English:\n%s", en, out)
+				}
+			}
+		})
+	}
+}

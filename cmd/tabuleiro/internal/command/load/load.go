@@ -52,8 +52,8 @@ func New(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return &cli.ExitError{Code: 1, Err: err}
 			}
-			rep.Write(e.Stdout)
-			meter.Write(cmd.Context(), e.Stdout, rep.Plies)
+			rep.Write(e.Stdout, e.P)
+			meter.Write(cmd.Context(), e.Stdout, e.P, rep.Plies)
 			if rep.GamesFinished == 0 {
 				return &cli.ExitError{Code: 1, Err: errors.New(e.T("error.load.no_game_finished"))}
 			}
