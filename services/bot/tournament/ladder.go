@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"tabuleiro.dev/pkg/engine"
@@ -253,24 +252,4 @@ func invert(m [][]float64) (inv [][]float64, ok bool) {
 		inv[i] = a[i][n:]
 	}
 	return inv, true
-}
-
-// WriteTable prints the ladder: the ratings, then every match.
-func (r LadderResult) WriteTable(w io.Writer) {
-	c := r.Config
-	budget := "level defaults"
-	if c.Budget > 0 {
-		budget = c.Budget.String()
-	}
-	fmt.Fprintf(w, "%s %s ladder: %s, %d games a pair, budget %s, %d opening plies by easy, %s\n",
-		c.Game, r.Variant, strings.Join(c.Levels, ", "), c.Games, budget, c.Opening, r.Elapsed.Round(time.Second))
-	fmt.Fprintf(w, "Bradley-Terry ratings, Elo scale, %s = 0, 95%% intervals (one virtual draw a pair):\n", c.Levels[0])
-	fmt.Fprintf(w, "%-10s %6s %16s %6s %7s\n", "level", "Elo", "95%", "games", "score")
-	for _, x := range r.Ratings {
-		fmt.Fprintf(w, "%-10s %6s %16s %6d %6.1f%%\n", x.Level, fmtElo(x.Elo), "["+fmtElo(x.Low)+", "+fmtElo(x.High)+"]", x.Games, 100*x.Score)
-	}
-	fmt.Fprintln(w, "matches (A wins-draws-losses B):")
-	for _, m := range r.Matches {
-		fmt.Fprintf(w, "  %-10s %3d-%d-%-3d %s\n", m.Config.A, m.Wins, m.Draws, m.Losses, m.Config.B)
-	}
 }

@@ -13,7 +13,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -389,62 +388,4 @@ func elo(s float64) float64 {
 		return math.Inf(1)
 	}
 	return -400 * math.Log10(1/s-1)
-}
-
-// WriteTable prints the match's table.
-func (r Result) WriteTable(w io.Writer) {
-	c := r.Config
-	budget := "level defaults"
-	if c.Budget > 0 {
-		budget = c.Budget.String()
-	}
-	fmt.Fprintf(w, "%s %s: %s (A) vs %s (B), %d games, budget %s, expert threads %d, %d opening plies by easy, %s\n",
-		c.Game, r.Variant, c.A, c.B, r.Games(), budget, c.Threads, c.Opening, r.Elapsed.Round(time.Second))
-	fmt.Fprintf(w, "%-8s %5s %5s %6s %7s\n", "", "wins", "draws", "losses", "score")
-	fmt.Fprintf(w, "%-8s %5d %5d %6d %6.1f%%\n", "A "+c.A, r.Wins, r.Draws, r.Losses, 100*r.Score())
-	endings := make([]string, 0, len(r.Endings))
-	for e, n := range r.Endings {
-		endings = append(endings, fmt.Sprintf("%s %d", e, n))
-	}
-	slices.Sort(endings)
-	fmt.Fprintf(w, "endings: %s\n", strings.Join(endings, ", "))
-	fmt.Fprintf(w, "Elo A-B: %s\n", r.EloText())
-	fmt.Fprintf(w, "%-8s %8s %10s %10s %10s\n", "think", "plies", "mean", "p99", "max")
-	for k, name := range []string{"A " + c.A, "B " + c.B} {
-		t := r.Think[k]
-		fmt.Fprintf(w, "%-8s %8d %10s %10s %10s\n", name, t.N, round(t.Mean), round(t.P99), round(t.Max))
-	}
-}
-
-// EloText is the Elo difference as printed: the estimate and its 95%
-// interval, or, when one side scored every point (the estimate is
-// infinite), the interval's finite end as a bound.
-func (r Result) EloText() string {
-	d, lo, hi := r.Elo()
-	switch {
-	case r.Games() == 0:
-		return "no games"
-	case math.IsInf(d, -1):
-		return fmt.Sprintf("at most %s (A scored no point in %d games; the 95%% interval's upper end)", fmtElo(hi), r.Games())
-	case math.IsInf(d, 1):
-		return fmt.Sprintf("at least %s (B scored no point in %d games; the 95%% interval's lower end)", fmtElo(lo), r.Games())
-	}
-	return fmt.Sprintf("%s [%s, %s] (95%%)", fmtElo(d), fmtElo(lo), fmtElo(hi))
-}
-
-func fmtElo(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "+inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	return fmt.Sprintf("%+.0f", x)
-}
-
-func round(d time.Duration) time.Duration {
-	if d > time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(10 * time.Microsecond)
 }
