@@ -59,7 +59,7 @@ func TestHelpFits80Columns(t *testing.T) {
 // player's language, with exit status 2.
 func TestUsageErrorsInThePlayersLanguage(t *testing.T) {
 	t.Parallel()
-	english := []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs", "invalid argument", "accepts", "arg(s)", "Did you mean", "Unknown help topic", "unknown unit"}
+	english := []string{"required flag", "bad tournament config", "unknown level", "unknown command", "unknown flag", "unknown shorthand", "flag needs", "invalid argument", "accepts", "arg(s)", "Did you mean", "Unknown help topic", "unknown unit"}
 	for _, tc := range []struct {
 		args []string
 		pt   string
@@ -82,6 +82,9 @@ func TestUsageErrorsInThePlayersLanguage(t *testing.T) {
 		{[]string{"rules", "play", "--file", "/nope"}, `--file "/nope": esse arquivo não existe`, `--file "/nope": ese archivo no existe`},
 		{[]string{"bots", "ladder", "--game", "xadrez"}, `jogo desconhecido "xadrez" (use quoridor, corners ou banqi)`, `juego desconocido "xadrez"`},
 		{[]string{"load"}, "falta --server: o endereço do lobby", "falta --server: la dirección del lobby"},
+		{[]string{"bots", "--a", "easy"}, "diga os dois níveis que jogam com --a e --b (níveis: easy,", "indica los dos niveles que juegan con --a y --b"},
+		{[]string{"bots", "--a", "facil", "--b", "easy"}, `--a "facil": esse nível não existe (níveis: easy,`, `--a "facil": ese nivel no existe`},
+		{[]string{"bots", "ladder", "--levels", "easy,dificil"}, `--levels "dificil": esse nível não existe`, `--levels "dificil": ese nivel no existe`},
 		{[]string{"rules", "show", "Q99"}, "as regras de Quoridor não têm a seção Q99", "las reglas de Quoridor no tienen la sección Q99"},
 	} {
 		for lang, want := range map[string]string{"pt-BR": tc.pt, "es": tc.es} {

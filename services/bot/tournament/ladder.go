@@ -3,7 +3,6 @@ package tournament
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"time"
@@ -29,7 +28,8 @@ type LadderConfig struct {
 	Seed     uint64
 	MaxPlies int
 	Opening  int
-	Progress io.Writer
+	// Progress, if not nil, is called after every match with its result.
+	Progress func(match Result)
 }
 
 // Rating is one level's place on the ladder.
@@ -88,7 +88,7 @@ func Ladder(ctx context.Context, cfg LadderConfig) (LadderResult, error) {
 			if r.Games() > 0 {
 				res.Matches = append(res.Matches, r)
 				if cfg.Progress != nil {
-					fmt.Fprintf(cfg.Progress, "%s vs %s: %d-%d-%d (%s)\n", r.Config.A, r.Config.B, r.Wins, r.Draws, r.Losses, r.Elapsed.Round(time.Second))
+					cfg.Progress(r)
 				}
 			}
 			if err != nil {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -49,8 +48,10 @@ type Config struct {
 	// differ; games 2k and 2k+1 share their opening (and Banqi layout) with
 	// the sides swapped, so that neither side gets the better ones.
 	Opening int
-	// Progress, if not nil, receives a line after every game.
-	Progress io.Writer
+	// Progress, if not nil, is called after every game with the number of
+	// games done and the result so far (its Elapsed the time since the
+	// start).
+	Progress func(done int, sofar Result)
 	// Remote, if not nil, is a running bot service that chooses every ply
 	// (SelectPly) instead of the engine in this process.
 	Remote botv1.BotServiceClient
@@ -84,6 +85,16 @@ type Times struct {
 
 // ErrBadConfig reports a match that cannot be played.
 var ErrBadConfig = errors.New("bad tournament config")
+
+// Levels are the names of the levels a match or a ladder plays: the
+// players' four levels, the frozen experts and the racer.
+func Levels() []string {
+	var names []string
+	for _, l := range append(player.HarnessLevels(), player.Racer) {
+		names = append(names, l.String())
+	}
+	return names
+}
 
 // banqiSet is the full Banqi set (B1), shuffled for every game's layout.
 const banqiSet = "KAABBRRNNCCPPPPPkaabbrrnnccppppp"
@@ -197,8 +208,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		think[0] = append(think[0], r.think[0]...)
 		think[1] = append(think[1], r.think[1]...)
 		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "game %d/%d: %s %d-%d-%d %s (score %.1f%%) %s\n",
-				done, cfg.Games, cfg.A, res.Wins, res.Draws, res.Losses, cfg.B, 100*res.Score(), time.Since(start).Round(time.Second))
+			res.Elapsed = time.Since(start)
+			cfg.Progress(done, res)
 		}
 	}
 	res.Think[0], res.Think[1] = summarise(think[0]), summarise(think[1])

@@ -1,10 +1,9 @@
 package tournament
 
 import (
-	"bytes"
 	"errors"
 	"math"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,10 +18,10 @@ import (
 
 func TestRunSmallMatch(t *testing.T) {
 	t.Parallel()
-	var progress bytes.Buffer
+	var progress []int
 	res, err := Run(t.Context(), Config{
 		Game: engine.Corners, Variant: "classic-3x3", A: "medium", B: "easy",
-		Games: 2, Budget: 10 * time.Millisecond, Seed: 3, Opening: 2, Progress: &progress,
+		Games: 2, Budget: 10 * time.Millisecond, Seed: 3, Opening: 2, Progress: func(done int, sofar Result) { progress = append(progress, done*10+sofar.Games()) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -30,8 +29,8 @@ func TestRunSmallMatch(t *testing.T) {
 	if res.Games() != 2 || res.Think[0].N == 0 || res.Think[1].N == 0 || res.Plies != res.Think[0].N+res.Think[1].N {
 		t.Errorf("result %+v: want 2 games with think times for both sides", res)
 	}
-	if n := strings.Count(progress.String(), "\n"); n != 2 {
-		t.Errorf("progress has %d lines, want one per game:\n%s", n, progress.String())
+	if !slices.Equal(progress, []int{11, 22}) { // games done, and the result's games, after each game
+		t.Errorf("progress %v: want a call after each game with the result so far", progress)
 	}
 	n := 0
 	for _, k := range res.Endings {

@@ -45,10 +45,21 @@ func New(e *cli.Env) *cobra.Command {
 			if !slices.Contains(gameword.Names(), game) {
 				return &cli.ExitError{Code: 2, Err: e.Errorf("error.unknown_game", "game", strconv.Quote(game), "choice", gameword.Choice(e.P))}
 			}
+			if cfg.A == "" || cfg.B == "" {
+				return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_ab", "levels", levelChoice())}
+			}
+			for flag, l := range map[string]string{"--a": cfg.A, "--b": cfg.B} {
+				if err := checkLevel(e, flag, l); err != nil {
+					return err
+				}
+			}
 			cfg.Game = engine.Game(game)
 			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
 			cfg.Seed = seed
-			cfg.Progress = e.Stderr
+			cfg.Progress = func(done int, r tournament.Result) {
+				fmt.Fprintln(e.Stderr, text.T(e.P, "bots.progress", "done", done, "games", r.Config.Games, "a", r.Config.A, "b", r.Config.B,
+					"wins", r.Wins, "draws", r.Draws, "losses", r.Losses, "score", percent(e.P, r.Score()), "elapsed", r.Elapsed.Round(time.Second)))
+			}
 			if server != "" {
 				client, closeConn, err := dialBot(e.P, server, tokenKey)
 				if err != nil {
@@ -78,8 +89,6 @@ func New(e *cli.Env) *cobra.Command {
 	f.StringVar(&server, "server", "", e.T("flag.bots.server"))
 	f.StringVar(&tokenKey, "token-key", os.Getenv("TABULEIRO_TOKEN_KEY"), e.T("flag.bots.token_key"))
 	c.Flags().Lookup("token-key").DefValue = "$TABULEIRO_TOKEN_KEY"
-	_ = c.MarkFlagRequired("a")
-	_ = c.MarkFlagRequired("b")
 	c.AddCommand(newBotsLadderCommand(e))
 	return c
 }
@@ -105,9 +114,17 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 			}
 			cfg.Game = engine.Game(game)
 			cfg.Budget = time.Duration(budgetMS) * time.Millisecond
-			cfg.Progress = e.Stderr
+			cfg.Progress = func(r tournament.Result) {
+				fmt.Fprintln(e.Stderr, text.T(e.P, "bots.progress_match", "a", r.Config.A, "b", r.Config.B,
+					"wins", r.Wins, "draws", r.Draws, "losses", r.Losses, "elapsed", r.Elapsed.Round(time.Second)))
+			}
 			if levels != "" {
 				cfg.Levels = strings.Split(levels, ",")
+				for _, l := range cfg.Levels {
+					if err := checkLevel(e, "--levels", l); err != nil {
+						return err
+					}
+				}
 			}
 			res, err := tournament.Ladder(cmd.Context(), cfg)
 			if len(res.Ratings) > 0 {
@@ -128,6 +145,20 @@ func newBotsLadderCommand(e *cli.Env) *cobra.Command {
 	f.Uint64Var(&cfg.Seed, "seed", 1, e.T("flag.bots.seed"))
 	f.IntVar(&cfg.MaxPlies, "max-plies", 0, e.T("flag.bots.max_plies"))
 	return c
+}
+
+// checkLevel refuses a level that no match plays (exit 2), naming the
+// flag and the levels there are.
+func checkLevel(e *cli.Env, flag, level string) error {
+	if slices.Contains(tournament.Levels(), level) {
+		return nil
+	}
+	return &cli.ExitError{Code: 2, Err: e.Errorf("error.bots_level", "flag", flag, "level", strconv.Quote(level), "levels", levelChoice())}
+}
+
+// levelChoice lists the levels a match plays.
+func levelChoice() string {
+	return strings.Join(tournament.Levels(), ", ")
 }
 
 // dialBot connects to a bot service with a service credential signed with

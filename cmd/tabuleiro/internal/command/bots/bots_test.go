@@ -42,18 +42,19 @@ func TestBotsTablesInThePlayersLanguage(t *testing.T) {
 	english := []string{"wins", "draws", "losses", "score", "endings", "think", "plies", "mean", "games", "budget",
 		"ladder", "level", "matches", "ratings", "scale"}
 	for _, tc := range []struct {
-		lang string
-		args []string
-		want []string
+		lang     string
+		args     []string
+		want     []string
+		progress string
 	}{
 		{"pt-BR", []string{"bots", "--a", "easy", "--b", "medium"}, []string{"vitórias", "empates", "derrotas", "aproveitamento",
-			"2 partidas", "desfechos: ", "Elo A-B: ", "reflexão", "lances", "média"}},
+			"2 partidas", "desfechos: ", "Elo A-B: ", "reflexão", "lances", "média"}, "partida 2/2: easy "},
 		{"es", []string{"bots", "--a", "easy", "--b", "medium"}, []string{"victorias", "empates", "derrotas", "puntuación",
-			"2 partidas", "finales: ", "reflexión", "jugadas", "media"}},
+			"2 partidas", "finales: ", "reflexión", "jugadas", "media"}, "partida 2/2: easy "},
 		{"pt-BR", []string{"bots", "ladder", "--levels", "easy,medium"}, []string{"todos contra todos: easy, medium, 2 partidas por par",
-			"easy = 0", "nível", "partidas", "aproveitamento", "confrontos (A vitórias-empates-derrotas B):"}},
+			"easy = 0", "nível", "partidas", "aproveitamento", "confrontos (A vitórias-empates-derrotas B):"}, "easy x medium: "},
 		{"es", []string{"bots", "ladder", "--levels", "easy,medium"}, []string{"todos contra todos: easy, medium, 2 partidas por pareja",
-			"easy = 0", "nivel", "puntuación", "enfrentamientos"}},
+			"easy = 0", "nivel", "puntuación", "enfrentamientos"}, "easy contra medium: "},
 	} {
 		t.Run(tc.lang+" "+strings.Join(tc.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -61,6 +62,10 @@ func TestBotsTablesInThePlayersLanguage(t *testing.T) {
 				append(tc.args, tiny...)...)
 			if code != 0 {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			// The progress lines, one a game or a match, too.
+			if !strings.Contains(errOut, tc.progress) || strings.Contains(errOut, "score") || strings.Contains(errOut, " vs ") {
+				t.Errorf("progress lines %q, want %q, in %s", errOut, tc.progress, tc.lang)
 			}
 			for _, want := range tc.want {
 				if !strings.Contains(out, want) {

@@ -116,7 +116,8 @@ func eloText(p *text.Printer, r tournament.Result) string {
 	return text.T(p, "bots.elo_interval", "elo", elo(d), "low", elo(lo), "high", elo(hi))
 }
 
-// elo is a rating or a difference with its sign, whole.
+// elo is a rating or a difference with its sign, whole ("0" for one that
+// rounds to zero, never "-0").
 func elo(x float64) string {
 	switch {
 	case math.IsInf(x, 1):
@@ -124,7 +125,10 @@ func elo(x float64) string {
 	case math.IsInf(x, -1):
 		return "-inf"
 	}
-	return fmt.Sprintf("%+.0f", x)
+	if r := math.Round(x); r != 0 {
+		return fmt.Sprintf("%+.0f", r)
+	}
+	return "0"
 }
 
 // round rounds a thinking time to what the table shows.

@@ -25,3 +25,13 @@ func TestEloTextOfACleanSweepIsABound(t *testing.T) {
 		t.Errorf("10-0: Elo text %q, want a lower bound above zero", txt)
 	}
 }
+
+// A rating that rounds to zero prints as 0, whatever its sign.
+func TestEloOfZero(t *testing.T) {
+	t.Parallel()
+	for x, want := range map[float64]string{-0.3: "0", 0: "0", 0.4: "0", -0.6: "-1", 12.5: "+13", -291: "-291"} {
+		if got := elo(x); got != want {
+			t.Errorf("elo(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

@@ -98,11 +98,11 @@ func TestTerminalGameInPortuguese(t *testing.T) {
 	tm, id := botTUIIn(t, pt, c, me, ctx, gamev1.Game_GAME_CORNERS, "classic-3x3")
 	waitScreen(t, tm, "Sua vez (branco)")
 	// The title is drawn with the first frame, which waitScreen has read:
-	// it is on the last whole screen (easy is the base of the bots' ladder
-	// ratings, not "rating 0").
+	// it is on the last whole screen (easy, the base of the bots' ladder
+	// ratings, named by its level alone, not "rating 0").
 	testenv.Eventually(t, 5*time.Second, "the bot named in Portuguese in the title", func() bool {
 		s := tm.last.Load()
-		return s != nil && strings.Contains(*s, "x Robô (fácil · base da escala de rating)") && !strings.Contains(*s, "rating 0")
+		return s != nil && strings.Contains(*s, "contra Robô (fácil)") && !strings.Contains(*s, "rating 0")
 	})
 	for n := 0; ; n++ {
 		m := clitest.WaitTurn(t, c, me, id(), 2*n)
@@ -127,9 +127,9 @@ func TestTerminalGameInPortuguese(t *testing.T) {
 }
 
 // The game's title names the bot with its level's ladder rating, but
-// the level the scale is anchored at (easy, rated 0 with no interval) is
-// said to be the scale's base, in every language, not "rating 0".
-func TestBotTitleSaysTheAnchorIsTheBase(t *testing.T) {
+// the level the scale is anchored at (easy, rated 0 with no interval) by
+// its level alone, in every language, not "rating 0".
+func TestBotTitleNamesTheAnchorByItsLevel(t *testing.T) {
 	t.Parallel()
 	easy := &gamev1.BotRating{Level: gamev1.BotLevel_BOT_LEVEL_EASY}
 	hard := &gamev1.BotRating{Level: gamev1.BotLevel_BOT_LEVEL_HARD, Rating: 700, RatingLow: 640, RatingHigh: 760}
@@ -140,11 +140,11 @@ func TestBotTitleSaysTheAnchorIsTheBase(t *testing.T) {
 		r     *gamev1.BotRating
 		want  string
 	}{
-		{"en", gamev1.BotLevel_BOT_LEVEL_EASY, easy, "vs Bot (easy · base of the rating scale)"},
-		{"pt-BR", gamev1.BotLevel_BOT_LEVEL_EASY, easy, "x Robô (fácil · base da escala de rating)"},
-		{"es", gamev1.BotLevel_BOT_LEVEL_EASY, easy, "contra Bot (fácil · base de la escala de rating)"},
+		{"en", gamev1.BotLevel_BOT_LEVEL_EASY, easy, "vs Bot (easy)"},
+		{"pt-BR", gamev1.BotLevel_BOT_LEVEL_EASY, easy, "contra Robô (fácil)"},
+		{"es", gamev1.BotLevel_BOT_LEVEL_EASY, easy, "contra Bot (fácil)"},
 		{"en", gamev1.BotLevel_BOT_LEVEL_HARD, hard, "vs Bot (hard · rating 700)"},
-		{"pt-BR", gamev1.BotLevel_BOT_LEVEL_HARD, hard, "x Robô (difícil · rating 700)"},
+		{"pt-BR", gamev1.BotLevel_BOT_LEVEL_HARD, hard, "contra Robô (difícil · rating 700)"},
 		// A level measured as strong as the anchor, with an interval, is rated.
 		{"en", gamev1.BotLevel_BOT_LEVEL_MEDIUM, near, "vs Bot (medium · rating 0)"},
 		{"en", gamev1.BotLevel_BOT_LEVEL_EASY, nil, "vs Bot (easy)"},

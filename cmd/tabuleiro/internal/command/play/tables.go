@@ -380,15 +380,12 @@ func (t *tables) resume(ctx context.Context, active []*lobbyv1.MatchSummary, id 
 
 // botTitle names a bot opponent: "vs Bot (hard)", or "vs Bot (hard ·
 // rating 700)" with its level's ladder rating (Elo scale, easy = 0). The
-// anchor of the scale (rated 0, with no interval) is said to be its base
-// rather than "rating 0", which reads as a level not rated or broken.
+// anchor of the scale (rated 0, with no interval) is named by its level
+// alone: "rating 0" reads as a level not rated or broken.
 func botTitle(p *text.Printer, level gamev1.BotLevel, r *gamev1.BotRating) string {
 	lvl := text.Level(p, level)
-	switch {
-	case r == nil:
+	if r == nil || r.GetRating() == 0 && r.GetRatingLow() == 0 && r.GetRatingHigh() == 0 {
 		return text.T(p, "title.bot", "level", lvl)
-	case r.GetRating() == 0 && r.GetRatingLow() == 0 && r.GetRatingHigh() == 0:
-		return text.T(p, "title.bot_anchor", "level", lvl)
 	}
 	return text.T(p, "title.bot_rating", "level", lvl, "rating", int(r.GetRating()))
 }
