@@ -128,19 +128,32 @@ func TestScreenFits80x24(t *testing.T) {
 	}
 	// Bubble Tea splits the view at every newline, a final one included,
 	// and keeps the last 24 pieces.
-	screen := m.View()
-	lines := strings.Split(screen, "\n")
-	if len(lines) > 24 {
-		t.Errorf("%d lines, want at most 24:\n%s", len(lines), screen)
-	}
-	if !strings.HasPrefix(lines[0], "Quoridor") {
-		t.Errorf("first line %q, want the title", lines[0])
-	}
-	for i, l := range lines {
-		if w := lipgloss.Width(l); w > 80 {
-			t.Errorf("line %d is %d columns wide: %q", i+1, w, l)
+	check := func(what string, want ...string) {
+		t.Helper()
+		screen := m.View()
+		lines := strings.Split(screen, "\n")
+		if len(lines) > 24 {
+			t.Errorf("%s: %d lines, want at most 24:\n%s", what, len(lines), screen)
+		}
+		if !strings.HasPrefix(lines[0], "Quoridor") {
+			t.Errorf("%s: first line %q, want the title", what, lines[0])
+		}
+		for i, l := range lines {
+			if w := lipgloss.Width(l); w > 80 {
+				t.Errorf("%s: line %d is %d columns wide: %q", what, i+1, w, l)
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				t.Errorf("%s: %q is not on the screen:\n%s", what, w, screen)
+			}
 		}
 	}
+	check("a status line", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+	// A refusal of three lines (a ply that does not parse) keeps the title
+	// and the whole refusal on the screen.
+	m.status = "The ply zz cannot be read: character 1 (z) does not fit there. A ply is a square (e2), a wall (e3h, e3v), a path (c3-e5) or a capture (b2xb3). " + strings.Repeat("More words. ", 4) + "END"
+	check("a status of three lines", "The ply zz", "END")
 }
 
 // Once the game is over, the turn marker no longer points at a seat.

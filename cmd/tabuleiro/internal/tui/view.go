@@ -47,10 +47,7 @@ func (m Model) View() string {
 	// No line of the side panel wider than what is left of the terminal:
 	// broken at spaces (ANSI-aware), not cut at the terminal's edge.
 	side := ansi.Wrap(m.sideView(), m.sideW, "")
-	var b strings.Builder
-	b.WriteString(styleTitle.Render(m.title()) + "\n\n")
-	b.WriteString(lipgloss.JoinHorizontal(lipgloss.Top, board, "   ", side))
-	b.WriteString("\n\n")
+	var b strings.Builder // what goes under the board
 	switch {
 	case m.phase == phaseOver:
 		b.WriteString(styleResult.Render(m.outcomeText()) + "\n")
@@ -78,10 +75,34 @@ func (m Model) View() string {
 	if m.table != nil && m.table.MatchID != "" {
 		foot = m.t("foot.match", "id", m.table.MatchID) // for `tabuleiro watch`
 	}
-	// No final newline: Bubble Tea would count an empty last line and,
-	// on a 24-line terminal, push the title off the top.
-	b.WriteString(styleDim.Render(foot))
-	return b.String()
+	return m.fit(styleTitle.Render(m.title()), lipgloss.JoinHorizontal(lipgloss.Top, board, "   ", side), b.String(), styleDim.Render(foot))
+}
+
+// fit lays the game screen out: the title, the board with its side panel,
+// the lines under it (ending in a newline) and the foot, with a blank line
+// after the title and after the board. Bubble Tea keeps the terminal's
+// last lines, so a screen taller than the terminal (24 lines until it
+// says) would push the title off the top: the blank lines go first, then
+// the foot. No final newline: Bubble Tea would count an empty last line.
+func (m *Model) fit(title, board, under, foot string) string {
+	h := m.height
+	if h <= 0 {
+		h = 24
+	}
+	lines := func(s string) int { return strings.Count(s, "\n") + 1 }
+	gapTitle, gapBoard := "\n", "\n"
+	n := lines(title) + lines(board) + strings.Count(under, "\n") + lines(foot) + 2
+	for _, gap := range []*string{&gapTitle, &gapBoard} {
+		if n > h {
+			*gap = ""
+			n--
+		}
+	}
+	if n > h {
+		foot = ""
+		under = strings.TrimSuffix(under, "\n")
+	}
+	return title + "\n" + gapTitle + board + "\n" + gapBoard + under + foot
 }
 
 // wrap breaks s at spaces to the terminal's width (80 until the terminal
