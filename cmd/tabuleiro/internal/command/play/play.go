@@ -277,7 +277,10 @@ func runTUI(ctx context.Context, e *cli.Env, t *tables, startNew, resumeOnly boo
 	}
 	// With flags naming a game, the unfinished games that are that game
 	// are offered; the others are mentioned.
-	var reminder string
+	var (
+		reminder string
+		others   int // the unfinished games the reminder counts
+	)
 	if startNew && len(unfinished) > 0 {
 		var same, other []*lobbyv1.MatchSummary
 		for _, m := range unfinished {
@@ -287,8 +290,8 @@ func runTUI(ctx context.Context, e *cli.Env, t *tables, startNew, resumeOnly boo
 				other = append(other, m)
 			}
 		}
-		if len(other) > 0 {
-			reminder = t.unfinishedLine(len(other), len(same) > 0)
+		if others = len(other); others > 0 {
+			reminder = t.unfinishedLine(others, len(same) > 0)
 		}
 		unfinished = same
 	}
@@ -327,6 +330,11 @@ func runTUI(ctx context.Context, e *cli.Env, t *tables, startNew, resumeOnly boo
 		return &cli.ExitError{Code: 1, Err: err}
 	}
 	if m, ok := final.(tui.Model); ok {
+		if reminder != "" && m.Result() == "" && m.Unfinished() != "" && deps.ResumeHint != "" {
+			// After the line on the game left unfinished, the reminder
+			// counts the others.
+			reminder = t.unfinishedLine(others, true)
+		}
 		afterTUI(e, m, deps.ResumeHint, reminder)
 		if err := m.Err(); err != nil {
 			return &cli.ExitError{Code: 1, Err: err}
