@@ -239,6 +239,19 @@ type SyntaxError struct {
 	Input  string
 	Offset int
 	Msg    string
+	// Game is the game whose notation it is, when the parser says (a
+	// position's ParsePly does): a client names that game's forms.
+	Game Game
+}
+
+// InGame sets the game of a *SyntaxError in err's chain to g and returns
+// err (nil stays nil).
+func InGame(err error, g Game) error {
+	var se *SyntaxError
+	if errors.As(err, &se) && se.Game == "" {
+		se.Game = g
+	}
+	return err
 }
 
 // Error names the input, the offset and what was expected.
@@ -249,10 +262,15 @@ func (e *SyntaxError) Error() string {
 // Unwrap returns ErrSyntax.
 func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 
-// Params returns the input as "ply" and the offset, for a client to say
-// where the notation goes wrong.
+// Params returns the input as "ply", the offset and, when known, the
+// game, for a client to say where the notation goes wrong and what a ply
+// of that game looks like.
 func (e *SyntaxError) Params() map[string]string {
-	return map[string]string{"ply": e.Input, "offset": strconv.Itoa(e.Offset)}
+	m := map[string]string{"ply": e.Input, "offset": strconv.Itoa(e.Offset)}
+	if e.Game != "" {
+		m["game"] = string(e.Game)
+	}
+	return m
 }
 
 // FirstRune is the character s starts with, for a syntax error's message

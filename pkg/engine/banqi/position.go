@@ -123,7 +123,10 @@ func toPlies(ms []Move) []engine.Ply {
 }
 
 // ParsePly parses a ply in B1 notation (see ParseMove).
-func (p Position) ParsePly(s string) (engine.Ply, error) { return parsePly(s) }
+func (p Position) ParsePly(s string) (engine.Ply, error) {
+	ply, err := parsePly(s)
+	return ply, engine.InGame(err, engine.Banqi)
+}
 
 func parsePly(s string) (engine.Ply, error) {
 	m, err := ParseMove(s)

@@ -103,6 +103,12 @@ func (p Position) Legal() []engine.Ply {
 // when one exists (otherwise it is returned as given, for Play to explain).
 // Errors are *engine.SyntaxError.
 func (p Position) ParsePly(s string) (engine.Ply, error) {
+	ply, err := p.parsePly(s)
+	return ply, engine.InGame(err, engine.Corners)
+}
+
+// parsePly is ParsePly before the error names the game.
+func (p Position) parsePly(s string) (engine.Ply, error) {
 	m, err := parseMove(s, p.b.Size())
 	if err != nil {
 		return nil, err

@@ -225,7 +225,7 @@ func (p Position) View(engine.Seat) engine.View { return p }
 func (p Position) ParsePly(s string) (engine.Ply, error) {
 	m, err := ParseMove(s)
 	if err != nil {
-		return nil, err
+		return nil, engine.InGame(err, engine.Quoridor)
 	}
 	return m, nil
 }

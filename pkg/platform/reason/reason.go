@@ -157,7 +157,7 @@ var (
 	// in the catalogs); the detail's own parameters (wall, square, from,
 	// to, seat, piece...) are in the metadata too.
 	IllegalPly       = defDetailed("ILLEGAL_PLY", "the ply breaks a rule: rule is its RULES.md section, detail the refusal's key; the detail's parameters follow", "ply", "rule", "detail")
-	PlySyntax        = def("PLY_SYNTAX", "the ply's notation does not parse; offset is the byte where it goes wrong", "ply", "offset")
+	PlySyntax        = def("PLY_SYNTAX", "the ply's notation does not parse; offset is the byte where it goes wrong, game the game whose notation it is", "ply", "offset", "game")
 	NoDraws          = def("NO_DRAWS", "this variant has no draw offers")
 	NoDrawOffer      = def("NO_DRAW_OFFER", "no draw offer by the opponent is pending")
 	DrawOfferPending = def("DRAW_OFFER_PENDING", "a draw offer is already pending")

@@ -132,7 +132,7 @@ func TestCheckedPlyCarriesItsReason(t *testing.T) {
 	}{
 		{ply: "f5h", reason: "ILLEGAL_PLY", want: map[string]string{"ply": "f5h", "rule": "Q3.2", "detail": "wall_overlaps", "wall": "e5h"}},
 		{ply: "e9", reason: "ILLEGAL_PLY", want: map[string]string{"ply": "e9", "rule": "Q2.1"}},
-		{ply: "z0", reason: "PLY_SYNTAX", want: map[string]string{"ply": "z0"}},
+		{ply: "z0", reason: "PLY_SYNTAX", want: map[string]string{"ply": "z0", "game": "quoridor"}},
 		{ply: "e8", reason: "", want: nil},
 	}
 	for _, tt := range tests {

@@ -219,16 +219,27 @@ const plySyntax = "PLY_SYNTAX"
 
 // plySyntaxText says where a ply's notation goes wrong, counting
 // characters from 1 (the reason's offset is the byte from 0), and what a
-// ply looks like.
+// ply of the refusal's game looks like.
 func plySyntaxText(p *Printer, md map[string]string) string {
 	ply := md["ply"]
 	off, err := strconv.Atoi(md["offset"])
 	if err != nil || off < 0 || off > len(ply) {
 		off = 0
 	}
+	// The forms of the game's plies, or of every game's when the
+	// refusal does not name its game.
+	key, ok := map[string]string{
+		"quoridor": "error.ply_forms.quoridor",
+		"corners":  "error.ply_forms.corners",
+		"banqi":    "error.ply_forms.banqi",
+	}[md["game"]]
+	if !ok {
+		key = "error.ply_forms"
+	}
+	forms := T(p, key)
 	if off == len(ply) {
-		return T(p, "error.ply_syntax_end", "ply", ply)
+		return T(p, "error.ply_syntax_end", "ply", ply, "forms", forms)
 	}
 	r, _ := utf8.DecodeRuneInString(ply[off:])
-	return T(p, "error.ply_syntax", "ply", ply, "position", utf8.RuneCountInString(ply[:off])+1, "char", string(r))
+	return T(p, "error.ply_syntax", "ply", ply, "position", utf8.RuneCountInString(ply[:off])+1, "char", string(r), "forms", forms)
 }

@@ -417,6 +417,18 @@ func TestPlySyntaxCountsFromOne(t *testing.T) {
 			t.Errorf("%s %s at %s: %q, want %q and the forms of a ply", tt.lang, tt.ply, tt.offset, got, tt.want)
 		}
 	}
+	// A refusal that names its game gives that game's forms only.
+	for _, tt := range []struct{ lang, game, want, not string }{
+		{"pt-BR", "quoridor", "um muro (e3h, e3v)", "c3-e5"},
+		{"pt-BR", "corners", "saltos (c3-e3-e5)", "e3h"},
+		{"es", "banqi", "una captura (c2xc3)", "e3h"},
+		{"en", "quoridor", "a wall (e3h, e3v)", "capture"},
+	} {
+		got, _ := ReasonText(Catalog.Printer(tt.lang), "PLY_SYNTAX", map[string]string{"ply": "zz", "offset": "0", "game": tt.game})
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("%s %s: %q, want %q and not %q", tt.lang, tt.game, got, tt.want, tt.not)
+		}
+	}
 }
 
 // The rules players read (the game's i screen, rules show) name no source
