@@ -172,3 +172,19 @@ func TestNoTurnMarkerAfterTheEnd(t *testing.T) {
 		t.Errorf("after the end:\n%s", over)
 	}
 }
+
+// A name cut to the side panel's width ends in "…", and keeps a number at
+// its end (what tells two local players' names apart).
+func TestTruncKeepsTheNumber(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Convidado KSON":          "Convidado KSON",
+		"Convidado KSON 2":        "Convidado K… 2",
+		"Ana Maria Albuquerque":   "Ana Maria Alb…",
+		"Jogador 123456789012345": "Jogador 12345…",
+	} {
+		if got := trunc(in, 14); got != want {
+			t.Errorf("trunc(%q, 14) = %q, want %q", in, got, want)
+		}
+	}
+}

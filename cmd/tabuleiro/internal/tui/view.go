@@ -350,12 +350,21 @@ func (m *Model) sideView() string {
 	return b.String()
 }
 
+// trunc cuts s to n runes, ending in "…". A name that ends in a number
+// (a second local player, "Convidado KSON 2") keeps the number: it is what
+// tells two names apart.
 func trunc(s string, n int) string {
 	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
+	if len(r) <= n {
+		return s
 	}
-	return s
+	var tail []rune
+	if i := strings.LastIndexByte(s, ' '); i > 0 && i < len(s)-1 && strings.Trim(s[i+1:], "0123456789") == "" {
+		if t := []rune(s[i:]); len(t) <= n/2 {
+			tail = t
+		}
+	}
+	return string(r[:n-1-len(tail)]) + "…" + string(tail)
 }
 
 func (m *Model) banqiSide(bq *gamev1.BanqiBoard) string {
