@@ -156,6 +156,10 @@ type qGame struct {
 	// pathOrder orders the pawn moves by how much they shorten the
 	// mover's path rather than by their direction.
 	pathOrder bool
+	// halo widens narrow's walls against the opponent's pawn to those
+	// touching a square a step from its shortest paths (lab variant halo:
+	// the first wall of a pocket, which lengthens no path yet).
+	halo bool
 }
 
 // qWeights are an evaluation's terms beyond the path difference (qStep a
@@ -187,6 +191,10 @@ type qWeights struct {
 	// other arrives.
 	fade      bool
 	fadeSlack int
+	// wallsBy, if set, replaces walls: wallsBy[n][d-1] is the value of n
+	// walls in hand when the other pawn's path is d steps (fitBuckets or
+	// more: the last), fitted on lab games (TestFitQuoridorWalls).
+	wallsBy *[11][fitBuckets]int
 	// fadeTurns adds the other side's walls in hand to the walls a side
 	// can still place: each wall the other places is a turn it does not
 	// step.
@@ -238,6 +246,10 @@ type qWeights struct {
 	endgame bool
 }
 
+// fitBuckets is the number of path lengths qWeights.wallsBy tells apart:
+// 1 to fitBuckets-1 steps, and fitBuckets or more.
+const fitBuckets = 10
+
 // Extend is search.Extending: a ply more below a wall that lengthens the
 // other pawn's path by qWeights.extGain steps or more.
 func (g qGame) Extend(parent, child *qState, m quoridor.Move) int {
@@ -276,16 +288,17 @@ func (g qGame) Moves(s *qState, dst []quoridor.Move) []quoridor.Move {
 	}
 	// Only the walls that may matter are checked for legality at all.
 	me := sideOfSeat(s.pos.ToMove())
-	anchors := s.pathAnchors(1 - me)
+	anchors := s.pathAnchors(1-me, g.halo)
 	if g.own {
-		anchors |= s.pathAnchors(me)
+		anchors |= s.pathAnchors(me, false)
 	}
 	return s.pos.LegalMovesWithin(dst, anchors)
 }
 
 // pathAnchors returns the wall anchors (bit file+8*rank) of the walls that
-// touch a square on some shortest path of side's pawn to its goal.
-func (s *qState) pathAnchors(side int) uint64 {
+// touch a square on some shortest path of side's pawn to its goal (with
+// halo, or a step from one).
+func (s *qState) pathAnchors(side int, halo bool) uint64 {
 	// Layers of distance from the pawn, then from the goal; a square is on
 	// a shortest path when its two distances add up to the shortest.
 	var fromPawn [noPath]bb
@@ -309,6 +322,9 @@ func (s *qState) pathAnchors(side int) uint64 {
 	for i := d - 1; i >= 0; i-- {
 		back = s.expand(back).and(fromPawn[i])
 		on = on.or(back)
+	}
+	if halo {
+		on = on.or(s.expand(on))
 	}
 	// A wall anchored on square sq touches sq, sq+1, sq+9 and sq+10; its
 	// anchor bit is file+8*rank, so each rank's first 8 squares move down.
@@ -378,7 +394,9 @@ func (g qGame) evalDists(s *qState, me, dMe, dOpp, alpha, beta int) int {
 	if wMe == 0 && dOpp < dMe {
 		return -qRaceWon + score
 	}
-	if g.w != nil && g.w.fade {
+	if g.w != nil && g.w.wallsBy != nil {
+		score += g.w.wallsBy[wMe][min(dOpp, fitBuckets)-1] - g.w.wallsBy[wOpp][min(dMe, fitBuckets)-1]
+	} else if g.w != nil && g.w.fade {
 		// Walls are worth only what can be placed before the other pawn
 		// arrives: about one a step of its path.
 		uMe, uOpp := dOpp+g.w.fadeSlack, dMe+g.w.fadeSlack

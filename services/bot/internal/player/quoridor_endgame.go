@@ -34,6 +34,11 @@ import (
 // endgameGain is the least race gain for which the playout places a wall.
 const endgameGain = 2
 
+// endgameLeast is the least race gain for which the playout's side holding
+// walls places one: endgameGain, or 1 in lab variant gain1 (a wall that
+// gains no tempo but may open a pocket for the next).
+var endgameLeast = endgameGain
+
 // maxPlayout bounds a playout's plies (a race is far shorter).
 const maxPlayout = 255
 
@@ -171,7 +176,7 @@ func (s *qState) playoutPly(mover, dM, dO int, cost *int64) (m quoridor.Move, dM
 func (s *qState) endgameWall(me, dMe, dOpp int, cost *int64) (m quoridor.Move, own, other int, ok bool) {
 	opp := 1 - me
 	g, a, o := s.cachedBestWall(opp, dOpp, cost)
-	if g < endgameGain {
+	if g < endgameLeast {
 		if endgamePairs && s.pos.WallsLeft(s.pos.ToMove()) >= 2 {
 			return s.endgamePair(me, dMe, dOpp, cost)
 		}
@@ -183,7 +188,7 @@ func (s *qState) endgameWall(me, dMe, dOpp int, cost *int64) (m quoridor.Move, o
 	closeWall(&closed, a%8, a/8, o)
 	other = distWith(&closed, int(s.pos.Pawn(seatOfSide(opp))), qGoals[opp], noPath)
 	own = distWith(&closed, int(s.pos.Pawn(seatOfSide(me))), qGoals[me], noPath)
-	if other >= noPath || own >= noPath || (other-dOpp)-(own-dMe) < endgameGain {
+	if other >= noPath || own >= noPath || (other-dOpp)-(own-dMe) < endgameLeast {
 		return m, 0, 0, false
 	}
 	m, err := quoridor.PlaceWall(quoridor.SquareAt(a%8, a/8), o)

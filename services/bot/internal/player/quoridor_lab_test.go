@@ -285,6 +285,7 @@ func cmpOr(s, def string) string {
 func labExpert(name string) (qGame, bool) {
 	g := expertQGame()
 	endgamePairs = name == "pairs"
+	endgameLeast = endgameGain
 	switch name {
 	case "fw2":
 		g.fullWidth = 2
@@ -322,6 +323,35 @@ func labExpert(name string) (qGame, bool) {
 		w := expertWeights
 		w.fade, w.fadeSlack = true, int(name[5]-'0')
 		g.w = &w
+	case "fit2d": // walls in hand valued by the other pawn's path, fitted on lab games (TestFitQuoridorWalls)
+		w := expertWeights
+		w.wallsBy = &[11][fitBuckets]int{
+			{},
+			{-819, -819, -706, -588, -542, -481, -551, -481, -497, -512},
+			{-178, -178, -178, -178, -178, -79, -16, -172, -241, -372},
+			{-254, -254, -254, -254, -254, 138, 138, -31, -236, -236},
+			{-372, -372, -372, -372, -151, 62, -19, -67, -142, -117},
+			{-130, -130, -130, -130, 87, 25, 92, 162, -48, 12},
+			{-54, -54, -54, 121, 277, 92, 127, 256, 177, 112},
+			{464, 464, 464, 266, 461, 366, 361, 362, 336, 279},
+			{457, 457, 457, 414, 513, 400, 400, 474, 485, 397},
+			{154, 154, 266, 371, 348, 391, 511, 469, 687, 421},
+			{111, 111, 355, 310, 498, 433, 525, 519, 833, 306},
+		}
+		g.w = &w
+	case "lfade": // walls in hand 0.83 of a step each, 0.59 more for each the other pawn's path leaves time to place (TestFitQuoridorTerms, fade)
+		w := expertWeights
+		w.wallsBy = new([11][fitBuckets]int)
+		for n := 1; n <= 10; n++ {
+			for d := 1; d <= fitBuckets; d++ {
+				w.wallsBy[n][d-1] = 83*n + 59*min(n, d)
+			}
+		}
+		g.w = &w
+	case "halo": // narrow's walls against the other pawn widened to a step from its shortest paths (qGame.halo)
+		g.halo = true
+	case "gain1": // the expert, its playouts' side holding walls placing walls of gain 1 too (endgameLeast)
+		endgameLeast = 1
 	case "pairs": // the expert, its playouts' side holding walls placing pairs (endgamePairs)
 		endgamePairs = true
 	case "table": // the fixed table alone, without the wall endgame's playouts

@@ -64,7 +64,7 @@ func TestPathAnchors(t *testing.T) {
 						}
 					}
 				}
-				if got := s.pathAnchors(side); got != want {
+				if got := s.pathAnchors(side, false); got != want {
 					t.Fatalf("%s side %d: pathAnchors = %#x, want %#x", p.Encode(), side, got, want)
 				}
 			}
