@@ -1,7 +1,6 @@
 package player
 
 import (
-	"bufio"
 	"fmt"
 	"math"
 	"os"
@@ -35,82 +34,22 @@ func TestFitQuoridorWalls(t *testing.T) {
 	bucket := func(d int) int { return min(d, fitBuckets) - 1 }
 	var samples []sample
 	var count [n]int
-	games := 0
-	for _, name := range logs {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
+	games := replayLabGames(t, logs, func(s *qState, won float64) {
+		me := sideOfSeat(s.pos.ToMove())
+		dMe, dOpp := s.dist(me), s.dist(1-me)
+		wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
+		if wMe == 0 || wOpp == 0 {
+			return
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if !strings.HasPrefix(line, "game ") {
-				continue
-			}
-			head, plies, ok := strings.Cut(line, ": ")
-			if !ok {
-				continue
-			}
-			var i, np int
-			var res, seat string
-			var depth float64
-			if _, err := fmt.Sscanf(head, "game %d %s plies %d expert %s depth %f", &i, &res, &np, &seat, &depth); err != nil {
-				continue
-			}
-			pos, _ := quoridor.NewPosition("standard", "")
-			var winner engine.Seat
-			draw := res == "D"
-			expSeat := engine.First
-			if seat == "second" {
-				expSeat = engine.Second
-			}
-			winner = expSeat
-			if res == "L" {
-				winner = expSeat.Other()
-			}
-			var game []sample
-			bad := false
-			for _, p := range strings.Fields(plies) {
-				s := newQState(pos)
-				me := sideOfSeat(pos.ToMove())
-				dMe, dOpp := s.dist(me), s.dist(1-me)
-				wMe, wOpp := pos.WallsLeft(seatOfSide(me)), pos.WallsLeft(seatOfSide(1-me))
-				if wMe > 0 && wOpp > 0 {
-					smp := sample{
-						idx: [4]int{0, 1, 2 + (wMe-1)*fitBuckets + bucket(dOpp), 2 + (wOpp-1)*fitBuckets + bucket(dMe)},
-						val: [4]float64{1, float64(dOpp - dMe), 1, -1},
-					}
-					switch {
-					case draw:
-						smp.won = 0.5
-					case pos.ToMove() == winner:
-						smp.won = 1
-					}
-					game = append(game, smp)
-				}
-				m, err := quoridor.ParseMove(p)
-				if err != nil {
-					bad = true
-					break
-				}
-				if pos, err = pos.PlayMove(m); err != nil {
-					bad = true
-					break
-				}
-			}
-			if bad || (!pos.Outcome().Over() && !draw) {
-				continue
-			}
-			games++
-			for _, smp := range game {
-				count[smp.idx[2]]++
-				count[smp.idx[3]]++
-			}
-			samples = append(samples, game...)
+		smp := sample{
+			idx: [4]int{0, 1, 2 + (wMe-1)*fitBuckets + bucket(dOpp), 2 + (wOpp-1)*fitBuckets + bucket(dMe)},
+			val: [4]float64{1, float64(dOpp - dMe), 1, -1},
+			won: won,
 		}
-		f.Close()
-	}
+		count[smp.idx[2]]++
+		count[smp.idx[3]]++
+		samples = append(samples, smp)
+	})
 	t.Logf("%d games, %d positions with walls on both sides", games, len(samples))
 	beta := make([]float64, n)
 	ridge := 1e-3 * float64(len(samples)) / n
