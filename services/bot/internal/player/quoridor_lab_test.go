@@ -382,6 +382,20 @@ func labExpert(name string) (qGame, bool) {
 			expertRefinements.Extensions = plies
 			return g, true
 		}
+		// flat<N>: every wall in hand worth N points (the racer's 35, say),
+		// wall endgames played out as the expert does.
+		if a, ok := strings.CutPrefix(name, "flat"); ok {
+			n, err := strconv.Atoi(a)
+			if err != nil || n <= 0 {
+				return g, false
+			}
+			w := expertWeights
+			for i := range w.walls {
+				w.walls[i] = n * i
+			}
+			g.w = &w
+			return g, true
+		}
 		// scale<N>: qWeights.scaleNear N; answer<N>: qWeights.answer N.
 		for prefix, set := range map[string]func(*qWeights, int){
 			"scale":  func(w *qWeights, n int) { w.scaleNear = n },
