@@ -25,14 +25,9 @@ func TestFitQuoridorWalls(t *testing.T) {
 	if len(logs) == 0 {
 		t.Skip("a tool: set TABULEIRO_FIT_LOGS to lab logs")
 	}
-	type sample struct {
-		idx [4]int
-		val [4]float64
-		won float64
-	}
 	const n = 2 + 10*fitBuckets
 	bucket := func(d int) int { return min(d, fitBuckets) - 1 }
-	var samples []sample
+	var samples []fitSample
 	var count [n]int
 	games := replayLabGames(t, logs, func(s *qState, won float64) {
 		me := sideOfSeat(s.pos.ToMove())
@@ -41,9 +36,9 @@ func TestFitQuoridorWalls(t *testing.T) {
 		if wMe == 0 || wOpp == 0 {
 			return
 		}
-		smp := sample{
-			idx: [4]int{0, 1, 2 + (wMe-1)*fitBuckets + bucket(dOpp), 2 + (wOpp-1)*fitBuckets + bucket(dMe)},
-			val: [4]float64{1, float64(dOpp - dMe), 1, -1},
+		smp := fitSample{
+			idx: []int{0, 1, 2 + (wMe-1)*fitBuckets + bucket(dOpp), 2 + (wOpp-1)*fitBuckets + bucket(dMe)},
+			val: []float64{1, float64(dOpp - dMe), 1, -1},
 			won: won,
 		}
 		count[smp.idx[2]]++
@@ -51,49 +46,12 @@ func TestFitQuoridorWalls(t *testing.T) {
 		samples = append(samples, smp)
 	})
 	t.Logf("%d games, %d positions with walls on both sides", games, len(samples))
-	beta := make([]float64, n)
-	ridge := 1e-3 * float64(len(samples)) / n
-	loss := 0.0
-	for range 100 {
-		grad := make([]float64, n)
-		hess := make([][]float64, n)
-		for i := range hess {
-			hess[i] = make([]float64, n)
-		}
-		loss = 0
-		for _, s := range samples {
-			z := 0.0
-			for k, i := range s.idx {
-				z += beta[i] * s.val[k]
-			}
-			p := min(max(1/(1+math.Exp(-z)), 1e-12), 1-1e-12)
-			loss -= s.won*math.Log(p) + (1-s.won)*math.Log(1-p)
-			for k, i := range s.idx {
-				grad[i] += (p - s.won) * s.val[k]
-				for l, j := range s.idx {
-					hess[i][j] += p * (1 - p) * s.val[k] * s.val[l]
-				}
-			}
-		}
-		for i := range n {
-			grad[i] += ridge * beta[i]
-			hess[i][i] += ridge
-		}
-		step, ok := solveN(hess, grad)
-		if !ok {
-			t.Fatal("singular")
-		}
-		size := 0.0
-		for i := range n {
-			beta[i] -= step[i]
-			size += math.Abs(step[i])
-		}
-		if size < 1e-9 {
-			break
-		}
+	beta, loss := fitSparse(n, samples, 1e-3*float64(len(samples))/n, 100)
+	if beta == nil {
+		t.Fatal("singular")
 	}
 	k := qStep / beta[1]
-	t.Logf("log loss %.4f; tempo %.0f; slope %.4f a step", loss/float64(len(samples)), beta[0]*k, beta[1])
+	t.Logf("log loss %.4f; tempo %.0f; slope %.4f a step", loss, beta[0]*k, beta[1])
 	// A cell seen in fewer than fitSeen positions takes the value of the
 	// nearest well-seen path length in its row.
 	const fitSeen = 150
@@ -136,40 +94,6 @@ func TestFitQuoridorWalls(t *testing.T) {
 	fmt.Println(b.String())
 }
 
-// solveN solves a·x = b by Gaussian elimination with partial pivoting.
-func solveN(a [][]float64, b []float64) ([]float64, bool) {
-	n := len(b)
-	for c := range n {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
-				p = r
-			}
-		}
-		if math.Abs(a[p][c]) < 1e-12 {
-			return nil, false
-		}
-		a[c], a[p] = a[p], a[c]
-		b[c], b[p] = b[p], b[c]
-		for r := c + 1; r < n; r++ {
-			f := a[r][c] / a[c][c]
-			for k := c; k < n; k++ {
-				a[r][k] -= f * a[c][k]
-			}
-			b[r] -= f * b[c]
-		}
-	}
-	x := make([]float64, n)
-	for r := n - 1; r >= 0; r-- {
-		s := b[r]
-		for k := r + 1; k < n; k++ {
-			s -= a[r][k] * x[k]
-		}
-		x[r] = s / a[r][r]
-	}
-	return x, true
-}
-
 // TestFitQuoridorTerms is TestFitQuoridorWalls's companion tool: it fits
 // a few terms over the same positions to tell which predict the result:
 // the expert's evaluation alone, then the path difference with walls in
@@ -180,10 +104,6 @@ func TestFitQuoridorTerms(t *testing.T) {
 	logs := strings.Fields(os.Getenv("TABULEIRO_FIT_LOGS"))
 	if len(logs) == 0 {
 		t.Skip("a tool: set TABULEIRO_FIT_LOGS to lab logs")
-	}
-	type sample struct {
-		x   []float64
-		won float64
 	}
 	models := []struct {
 		name  string
@@ -214,52 +134,29 @@ func TestFitQuoridorTerms(t *testing.T) {
 		}},
 	}
 	for _, m := range models {
-		var samples []sample
+		var samples []fitSample
 		games := replayLabGames(t, logs, func(s *qState, won float64) {
 			me := sideOfSeat(s.pos.ToMove())
 			dMe, dOpp := s.dist(me), s.dist(1-me)
 			wMe, wOpp := s.pos.WallsLeft(seatOfSide(me)), s.pos.WallsLeft(seatOfSide(1-me))
 			if wMe > 0 && wOpp > 0 {
-				samples = append(samples, sample{m.f(s, me, dMe, dOpp, wMe, wOpp), won})
+				x := m.f(s, me, dMe, dOpp, wMe, wOpp)
+				idx := make([]int, len(x))
+				for i := range idx {
+					idx[i] = i
+				}
+				samples = append(samples, fitSample{idx, x, won})
 			}
 		})
-		n := len(m.terms)
-		beta := make([]float64, n)
-		loss := 0.0
-		for range 50 {
-			grad := make([]float64, n)
-			hess := make([][]float64, n)
-			for i := range hess {
-				hess[i] = make([]float64, n)
-			}
-			loss = 0
-			for _, s := range samples {
-				z := 0.0
-				for i, x := range s.x {
-					z += beta[i] * x
-				}
-				p := min(max(1/(1+math.Exp(-z)), 1e-12), 1-1e-12)
-				loss -= s.won*math.Log(p) + (1-s.won)*math.Log(1-p)
-				for i, x := range s.x {
-					grad[i] += (p - s.won) * x
-					for j, y := range s.x {
-						hess[i][j] += p * (1 - p) * x * y
-					}
-				}
-			}
-			step, ok := solveN(hess, grad)
-			if !ok {
-				t.Fatal("singular")
-			}
-			for i := range n {
-				beta[i] -= step[i]
-			}
+		beta, loss := fitSparse(len(m.terms), samples, 0, 50)
+		if beta == nil {
+			t.Fatal("singular")
 		}
 		var terms []string
 		for i, name := range m.terms {
 			terms = append(terms, fmt.Sprintf("%s %.0f", name, qStep*beta[i]/beta[1]))
 		}
-		t.Logf("%s: %d games, %d positions, log loss %.4f: %s (a step %d)", m.name, games, len(samples), loss/float64(len(samples)), strings.Join(terms, ", "), qStep)
+		t.Logf("%s: %d games, %d positions, log loss %.4f: %s (a step %d)", m.name, games, len(samples), loss, strings.Join(terms, ", "), qStep)
 	}
 }
 

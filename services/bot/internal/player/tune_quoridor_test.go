@@ -232,26 +232,55 @@ func tuneGame(t *testing.T, g qGame, depth, opening int, rng *rand.Rand) ([]tune
 // penalty (which keeps unseen wall counts at 0), returning β and the mean
 // log loss.
 func fitLogistic(samples []tuneSample, iters int) ([tuneFeatures]float64, float64) {
-	const n = tuneFeatures
-	var beta [n]float64
-	ridge := 1e-3 * float64(len(samples))
+	sparse := make([]fitSample, len(samples))
+	for k, s := range samples {
+		for i, x := range s.x {
+			if x != 0 {
+				sparse[k].idx = append(sparse[k].idx, i)
+				sparse[k].val = append(sparse[k].val, x)
+			}
+		}
+		sparse[k].won = s.won
+	}
+	beta, loss := fitSparse(tuneFeatures, sparse, 1e-3*float64(len(samples)), iters)
+	var out [tuneFeatures]float64
+	copy(out[:], beta)
+	return out, loss
+}
+
+// fitSample is a position's terms for fitSparse, only those not zero:
+// the value val[k] of term idx[k]; won is 1 when the side to move won (0.5
+// a draw).
+type fitSample struct {
+	idx []int
+	val []float64
+	won float64
+}
+
+// fitSparse fits P(won) = σ(β·x) over n terms by Newton's method with the
+// ridge penalty ridge, returning β (nil if the system is singular) and
+// the mean log loss.
+func fitSparse(n int, samples []fitSample, ridge float64, iters int) ([]float64, float64) {
+	beta := make([]float64, n)
 	loss := 0.0
 	for range iters {
-		var grad [n]float64
-		var hess [n][n]float64
+		grad := make([]float64, n)
+		hess := make([][]float64, n)
+		for i := range hess {
+			hess[i] = make([]float64, n)
+		}
 		loss = 0
 		for _, s := range samples {
 			z := 0.0
-			for i := range n {
-				z += beta[i] * s.x[i]
+			for k, i := range s.idx {
+				z += beta[i] * s.val[k]
 			}
-			p := 1 / (1 + math.Exp(-z))
-			p = min(max(p, 1e-12), 1-1e-12)
+			p := min(max(1/(1+math.Exp(-z)), 1e-12), 1-1e-12)
 			loss -= s.won*math.Log(p) + (1-s.won)*math.Log(1-p)
-			for i := range n {
-				grad[i] += (p - s.won) * s.x[i]
-				for j := range n {
-					hess[i][j] += p * (1 - p) * s.x[i] * s.x[j]
+			for k, i := range s.idx {
+				grad[i] += (p - s.won) * s.val[k]
+				for l, j := range s.idx {
+					hess[i][j] += p * (1 - p) * s.val[k] * s.val[l]
 				}
 			}
 		}
@@ -261,7 +290,7 @@ func fitLogistic(samples []tuneSample, iters int) ([tuneFeatures]float64, float6
 		}
 		step, ok := solve(hess, grad)
 		if !ok {
-			break
+			return nil, loss / float64(max(len(samples), 1))
 		}
 		size := 0.0
 		for i := range n {
@@ -276,8 +305,8 @@ func fitLogistic(samples []tuneSample, iters int) ([tuneFeatures]float64, float6
 }
 
 // solve solves a·x = b by Gaussian elimination with partial pivoting.
-func solve(a [tuneFeatures][tuneFeatures]float64, b [tuneFeatures]float64) ([tuneFeatures]float64, bool) {
-	const n = tuneFeatures
+func solve(a [][]float64, b []float64) ([]float64, bool) {
+	n := len(b)
 	for c := range n {
 		p := c
 		for r := c + 1; r < n; r++ {
@@ -286,14 +315,11 @@ func solve(a [tuneFeatures][tuneFeatures]float64, b [tuneFeatures]float64) ([tun
 			}
 		}
 		if math.Abs(a[p][c]) < 1e-12 {
-			return b, false
+			return nil, false
 		}
 		a[c], a[p] = a[p], a[c]
 		b[c], b[p] = b[p], b[c]
-		for r := range n {
-			if r == c {
-				continue
-			}
+		for r := c + 1; r < n; r++ {
 			f := a[r][c] / a[c][c]
 			for k := c; k < n; k++ {
 				a[r][k] -= f * a[c][k]
@@ -301,10 +327,15 @@ func solve(a [tuneFeatures][tuneFeatures]float64, b [tuneFeatures]float64) ([tun
 			b[r] -= f * b[c]
 		}
 	}
-	for i := range n {
-		b[i] /= a[i][i]
+	x := make([]float64, n)
+	for r := n - 1; r >= 0; r-- {
+		s := b[r]
+		for k := r + 1; k < n; k++ {
+			s -= a[r][k] * x[k]
+		}
+		x[r] = s / a[r][r]
 	}
-	return b, true
+	return x, true
 }
 
 // TestFitLogistic checks the fit on samples drawn from known
