@@ -191,14 +191,14 @@ type qWeights struct {
 	// other arrives.
 	fade      bool
 	fadeSlack int
-	// wallsBy, if set, replaces walls: wallsBy[n][d-1] is the value of n
-	// walls in hand when the other pawn's path is d steps (fitBuckets or
-	// more: the last), fitted on lab games (TestFitQuoridorWalls).
-	wallsBy *[11][fitBuckets]int
 	// fadeTurns adds the other side's walls in hand to the walls a side
 	// can still place: each wall the other places is a turn it does not
 	// step.
 	fadeTurns bool
+	// wallsBy, if set, replaces walls: wallsBy[n][d-1] is the value of n
+	// walls in hand when the other pawn's path is d steps (fitBuckets or
+	// more: the last), fitted on lab games (TestFitQuoridorWalls).
+	wallsBy *[11][fitBuckets]int
 	// scaleNear, if positive, scales the value of a side's walls in hand
 	// by the other pawn's path, up to scaleNear steps: walls do less the
 	// nearer the other pawn is to its goal.
