@@ -5,7 +5,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import reasonCatalogs from "catalogs:reason";
+import type { Seat } from "./gen/tabuleiro/game/v1/game_pb";
 import { current, render, t, type Catalog, type Params } from "./i18n";
+import { refusalText } from "./notation";
 
 /**
  * busyMatch is the game in progress named by the lobby's refusal of a
@@ -106,4 +108,26 @@ export function serverText(_code: Code, raw: string): string {
 export function checkText(check: { legal: boolean; errorReason: string; errorMetadata: Record<string, string> } | undefined, lang = current()): string | undefined {
   if (!check || check.legal || !check.errorReason || lang === "en") return undefined;
   return reasonText({ reason: check.errorReason, metadata: check.errorMetadata }, lang);
+}
+
+/**
+ * sentence ends text with a full stop unless it ends a sentence already:
+ * a refusal's words (the catalogs' ILLEGAL_PLY details and the engine's
+ * English both end on the rule's number, "(Q2.1)") before a hint follows.
+ */
+export function sentence(text: string): string {
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+/**
+ * squareRefusal is what a player is told when the selected piece (or
+ * pawn) cannot go to a square: the server's refusal (said, checkText's
+ * words in the player's language; else reason, the server's English,
+ * worded around what), else that what is no legal ply; then the hint
+ * (pick, "" for none). The refusal ends with a full stop after its rule
+ * ("… (Q2.1). Pick one of the dots.") in every language.
+ */
+export function squareRefusal(what: string, said: string | undefined, reason: string, you: Seat, hint: string): string {
+  const text = sentence(said ?? (reason ? refusalText(what, reason, you) : t("ply.illegal", { what })));
+  return hint ? `${text} ${hint}` : text;
 }

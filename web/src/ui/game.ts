@@ -41,7 +41,7 @@ import { loadOrigin, start, type Origin } from "./start";
 import { SpectatorPanel } from "./spectate";
 import { clear, clearError, h, svg, toast } from "./dom";
 import { num, t } from "../i18n";
-import { checkText } from "../messages";
+import { checkText, squareRefusal } from "../messages";
 
 type Mode = "seat" | "local" | "spectator";
 
@@ -1236,8 +1236,7 @@ export class GameScreen {
     } catch {
       /* said without the server's reason */
     }
-    const pick = this.destinations.length ? ` ${t("pick.dot")}` : "";
-    toast(said ? `${said}${pick}` : reason ? `${refusalText(what, reason, acting)}.${pick}` : `${t("ply.illegal", { what })}${pick}`, "error");
+    toast(squareRefusal(what, said, reason, acting, this.destinations.length ? t("pick.dot") : ""), "error");
   }
 
   private async select(sq: string, announce: boolean): Promise<void> {
