@@ -64,21 +64,32 @@ func (s Square) String() string {
 // ParseSquare parses a square name such as "c2" (lower-case file a–h, rank
 // 1–4). Errors are *engine.SyntaxError.
 func ParseSquare(s string) (Square, error) {
-	if sq, ok := parseSquareAt(s, 0); ok && len(s) == 2 {
-		return sq, nil
+	sq, err := parseSquareAt(s, 0)
+	if err == nil && len(s) > 2 {
+		err = &engine.SyntaxError{Input: s, Offset: 2, Msg: fmt.Sprintf("unexpected %q after the square", s[2:])}
 	}
-	return NoSquare, &engine.SyntaxError{Input: s, Offset: 0, Msg: "want a square a1–h4"}
+	if err != nil {
+		return NoSquare, err
+	}
+	return sq, nil
 }
 
-func parseSquareAt(s string, i int) (Square, bool) {
-	if i+2 > len(s) {
-		return NoSquare, false
+// parseSquareAt reads the square at s[i:]. Its error's offset is the first
+// character that is actually wrong: the file, else the rank (the 5 of
+// "a5": the board has ranks 1–4), else the end of s where a character is
+// missing.
+func parseSquareAt(s string, i int) (Square, error) {
+	switch {
+	case i >= len(s):
+		return NoSquare, &engine.SyntaxError{Input: s, Offset: i, Msg: "want a square a1–h4"}
+	case s[i] < 'a' || s[i] > 'h':
+		return NoSquare, &engine.SyntaxError{Input: s, Offset: i, Msg: fmt.Sprintf("want a file letter a–h, got %q", engine.FirstRune(s[i:]))}
+	case i+1 >= len(s):
+		return NoSquare, &engine.SyntaxError{Input: s, Offset: i + 1, Msg: "want a rank 1–4 after the file letter"}
+	case s[i+1] < '1' || s[i+1] > '4':
+		return NoSquare, &engine.SyntaxError{Input: s, Offset: i + 1, Msg: fmt.Sprintf("want a rank 1–4 after the file letter, got %q", engine.FirstRune(s[i+1:]))}
 	}
-	f, r := s[i], s[i+1]
-	if f < 'a' || f > 'h' || r < '1' || r > '4' {
-		return NoSquare, false
-	}
-	return SquareAt(int(f-'a'), int(r-'1')), true
+	return SquareAt(int(s[i]-'a'), int(s[i+1]-'1')), nil
 }
 
 // Kind is a type of piece. The constants run from the highest rank to the

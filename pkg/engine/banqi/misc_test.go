@@ -307,3 +307,47 @@ func BenchmarkPerft3(b *testing.B) {
 		p.Perft(3)
 	}
 }
+
+// TestParseMoveErrorOffset: a syntax error's offset is the first character
+// that is actually wrong (the rank 5 of "a5", not its file a), or the end
+// of the ply where a character is missing.
+func TestParseMoveErrorOffset(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		give       string
+		wantOffset int
+		wantMsg    string // a fragment of the message
+	}{
+		{give: "", wantOffset: 0, wantMsg: "want a square"},
+		{give: "a", wantOffset: 1, wantMsg: "rank 1–4"},
+		{give: "a5", wantOffset: 1, wantMsg: "rank 1–4"},
+		{give: "a9", wantOffset: 1, wantMsg: "rank 1–4"},
+		{give: "a0", wantOffset: 1, wantMsg: "rank 1–4"},
+		{give: "i1", wantOffset: 0, wantMsg: "file letter a–h"},
+		{give: "A1", wantOffset: 0, wantMsg: "file letter a–h"},
+		{give: "a12", wantOffset: 2, wantMsg: "want '-'"},
+		{give: "a1-", wantOffset: 3, wantMsg: "want a square"},
+		{give: "a1-b", wantOffset: 4, wantMsg: "rank 1–4"},
+		{give: "a1-b5", wantOffset: 4, wantMsg: "rank 1–4"},
+		{give: "a1xj2", wantOffset: 3, wantMsg: "file letter a–h"},
+		{give: "a1-a2-", wantOffset: 5, wantMsg: "end of the ply"},
+		{give: "a1-a1", wantOffset: 3, wantMsg: "starts from"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			t.Parallel()
+			m, err := ParseMove(tt.give)
+			var se *engine.SyntaxError
+			if !errors.As(err, &se) || m != NoMove || se.Offset != tt.wantOffset || !strings.Contains(se.Msg, tt.wantMsg) {
+				t.Errorf("ParseMove(%q) = %v, %v; want a syntax error at offset %d saying %q", tt.give, m, err, tt.wantOffset, tt.wantMsg)
+			}
+		})
+	}
+	for give, want := range map[string]int{"c2": -1, "c5": 1, "c2x": 2, "": 0} {
+		_, err := ParseSquare(give)
+		var se *engine.SyntaxError
+		if want < 0 && err != nil || want >= 0 && (!errors.As(err, &se) || se.Offset != want) {
+			t.Errorf("ParseSquare(%q) = %v, want offset %d (-1: none)", give, err, want)
+		}
+	}
+}

@@ -85,9 +85,9 @@ func (m Move) String() string {
 // "a1-h4" parses and no position allows it. It is the exact inverse of
 // Move.String; errors are *engine.SyntaxError.
 func ParseMove(s string) (Move, error) {
-	from, ok := parseSquareAt(s, 0)
-	if !ok {
-		return NoMove, &engine.SyntaxError{Input: s, Offset: 0, Msg: "want a square a1–h4"}
+	from, err := parseSquareAt(s, 0)
+	if err != nil {
+		return NoMove, err
 	}
 	if len(s) == 2 {
 		return RevealMove(from), nil
@@ -101,9 +101,9 @@ func ParseMove(s string) (Move, error) {
 	default:
 		return NoMove, &engine.SyntaxError{Input: s, Offset: 2, Msg: "want '-' (step), 'x' (capture) or the end of a reveal"}
 	}
-	to, ok := parseSquareAt(s, 3)
-	if !ok {
-		return NoMove, &engine.SyntaxError{Input: s, Offset: 3, Msg: "want a square a1–h4"}
+	to, err := parseSquareAt(s, 3)
+	if err != nil {
+		return NoMove, err
 	}
 	if len(s) != 5 {
 		return NoMove, &engine.SyntaxError{Input: s, Offset: 5, Msg: "want the end of the ply"}

@@ -73,9 +73,14 @@ func scanSquare(s string, size int) (Square, int, string) {
 	if digits == "" {
 		return 0, 1, fmt.Sprintf("want a rank 1–%d after the file letter", size)
 	}
-	r, _ := strconv.Atoi(digits) // at most three digits
-	if digits[0] == '0' || r < 1 || r > size {
-		return 0, 1, fmt.Sprintf("square %s is off the %s (ranks 1–%d)", s[:i], boardName(size), size)
+	// The offset is the first digit that no rank 1–size starts with: the 0
+	// of "a0" and "a01", the 9 of "a9" on the 8×8 board, the second digit
+	// of "a10" there.
+	r := 0
+	for j := 1; j < i; j++ {
+		if r = r*10 + int(s[j]-'0'); r < 1 || r > size {
+			return 0, j, fmt.Sprintf("square %s is off the %s (ranks 1–%d)", s[:i], boardName(size), size)
+		}
 	}
 	return Square((r-1)*16 + f), i, ""
 }

@@ -190,3 +190,34 @@ func reverse(s string) string {
 	}
 	return string(r)
 }
+
+// TestParseMoveErrorOffset: a syntax error's offset is the first character
+// that is actually wrong, on the 16×16 grid of notation: the digit that no
+// rank 1–16 starts with, not the rank's first digit.
+func TestParseMoveErrorOffset(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		give       string
+		wantOffset int
+	}{
+		{give: "a1-a17", wantOffset: 5},
+		{give: "a17-a1", wantOffset: 2},
+		{give: "a20-a1", wantOffset: 2},
+		{give: "a100-a1", wantOffset: 3},
+		{give: "a0-a1", wantOffset: 1},
+		{give: "a01-a1", wantOffset: 1},
+		{give: "q1-a1", wantOffset: 0},
+		{give: "a-a1", wantOffset: 1},
+		{give: "a16-a1x", wantOffset: 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseMove(tt.give)
+			var se *engine.SyntaxError
+			if !errors.As(err, &se) || se.Offset != tt.wantOffset {
+				t.Errorf("ParseMove(%q) = %v, want a syntax error at offset %d", tt.give, err, tt.wantOffset)
+			}
+		})
+	}
+}

@@ -67,18 +67,19 @@ func parseCoords(s string) (file, rank, n int, err error) {
 	if c > 'i' {
 		return 0, 0, 0, &engine.SyntaxError{Input: s, Offset: 0, Msg: fmt.Sprintf("file %c is off the board (files a–i)", c)}
 	}
-	n = 1
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		if rank < 100 {
-			rank = rank*10 + int(s[n]-'0')
-		}
-		n++
+	end := 1
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
 	}
-	if n == 1 {
+	if end == 1 {
 		return 0, 0, 0, &engine.SyntaxError{Input: s, Offset: 1, Msg: "want a rank 1–9 after the file letter"}
 	}
-	if rank < 1 || rank > 9 || n > 2 {
-		return 0, 0, 0, &engine.SyntaxError{Input: s, Offset: 1, Msg: fmt.Sprintf("square %s is off the board (ranks 1–9)", s[:n])}
+	// The offset is the first digit that no rank 1–9 starts with: the 0 of
+	// "e0" and "e02", the second digit of "e10".
+	for n = 1; n < end; n++ {
+		if rank = rank*10 + int(s[n]-'0'); rank < 1 || rank > 9 {
+			return 0, 0, 0, &engine.SyntaxError{Input: s, Offset: n, Msg: fmt.Sprintf("square %s is off the board (ranks 1–9)", s[:end])}
+		}
 	}
 	return int(c - 'a'), rank - 1, n, nil
 }
@@ -235,7 +236,12 @@ func ParseMove(s string) (Move, error) {
 	}
 	m, err := PlaceWall(sq, o)
 	if err != nil {
-		return NoMove, &engine.SyntaxError{Input: s, Offset: 0, Msg: err.Error()}
+		// The file i, else the rank 9, is what no anchor has.
+		off := 0
+		if sq.File() <= 7 {
+			off = 1
+		}
+		return NoMove, &engine.SyntaxError{Input: s, Offset: off, Msg: err.Error()}
 	}
 	return m, nil
 }
