@@ -26,7 +26,11 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 // RunAs is Run with the program's name as the player runs it (Env.Self).
 func RunAs(ctx context.Context, self string, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer, commands ...Command) int {
-	p := text.Catalog.Printer(chooseLang(args, getenv))
+	lang, unspoken := chooseLang(args, getenv)
+	p := text.Catalog.Printer(lang)
+	for _, l := range unspoken {
+		_, _ = io.WriteString(stderr, "tabuleiro: "+text.LangWarning(p, l)+"\n") // one line, never wrapped
+	}
 	env := &Env{Getenv: getenv, Stdin: stdin, Stdout: stdout, Stderr: stderr, P: text.Or(p), Self: self}
 	root := NewRoot(env, commands...)
 	root.SetArgs(args)
@@ -68,8 +72,10 @@ func NewRoot(e *Env, commands ...Command) *cobra.Command {
 // chooseLang finds the player's language before the command line is
 // parsed (the commands' help is in it): --lang, $TABULEIRO_LANG, the
 // setting `tabuleiro config lang` kept in the data directory (--data-dir,
-// $TABULEIRO_DATA_DIR or the default), the POSIX locale, English.
-func chooseLang(args []string, getenv func(string) string) string {
+// $TABULEIRO_DATA_DIR or the default), the POSIX locale, English. It
+// also returns the languages named by --lang or $TABULEIRO_LANG that no
+// catalog speaks, passed over, for a warning.
+func chooseLang(args []string, getenv func(string) string) (string, []string) {
 	flag := func(name string) string {
 		for i, a := range args {
 			if a == "--" {
@@ -88,5 +94,5 @@ func chooseLang(args []string, getenv func(string) string) string {
 	if dir == "" {
 		dir, _ = local.DataDir(getenv)
 	}
-	return text.Choose(flag("lang"), getenv, text.Saved(dir))
+	return text.Choose(flag("lang"), getenv, text.Saved(dir)), text.Unspoken(flag("lang"), getenv)
 }

@@ -7,7 +7,9 @@
 // The language is, first found: the --lang flag, $TABULEIRO_LANG, the one
 // `tabuleiro config lang` saved in the data directory, then the POSIX
 // locale ($LC_ALL, $LC_MESSAGES, $LANG), else English. "C" and "POSIX"
-// are English.
+// are English. A tag is matched to the catalogs (es-ES is es); a flag or
+// variable that no catalog speaks is passed over, and the caller warns
+// (Unspoken, LangWarning).
 package text
 
 import (
@@ -78,6 +80,36 @@ func Choose(flag string, getenv func(string) string, saved string) string {
 		}
 	}
 	return i18n.Fallback
+}
+
+// Unspoken returns the languages the player named that no catalog speaks
+// ("--lang xx", TABULEIRO_LANG=fr): flag, then $TABULEIRO_LANG. Choose
+// passes over them; the caller warns (LangWarning). A tag a catalog
+// serves is no such language: es-ES is es, pt-PT is pt-BR.
+func Unspoken(flag string, getenv func(string) string) []string {
+	var out []string
+	for _, v := range []string{flag, getenv(EnvLang)} {
+		if v = strings.TrimSpace(v); v != "" && !Catalog.Speaks(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// LangWarning is the one line that says, in p's language (the one chosen
+// instead), that no catalog speaks lang and which languages there are.
+func LangWarning(p *Printer, lang string) string {
+	return T(p, "lang.unspoken", "lang", lang, "languages", LanguageList(), "current", Or(p).Lang())
+}
+
+// LanguageList names the catalogs' languages, each with its own name:
+// "en (English), es (Español), pt-BR (Português (Brasil))".
+func LanguageList() string {
+	var out []string
+	for _, l := range Catalog.Languages() {
+		out = append(out, l+" ("+T(Catalog.Printer(l), "language.name")+")")
+	}
+	return strings.Join(out, ", ")
 }
 
 // Saved reads the language kept in dir, "" when none is.

@@ -86,6 +86,9 @@ func TestChoose(t *testing.T) {
 		{name: "unserved locale is english", env: map[string]string{"LANG": "de_DE.UTF-8"}, want: "en"},
 		{name: "a flag no catalog speaks gives way", flag: "xx", env: map[string]string{EnvLang: "pt-BR"}, want: "pt-BR"},
 		{name: "so does such a variable", env: map[string]string{EnvLang: "br", "LANG": "es_AR.UTF-8"}, want: "es"},
+		{name: "a regional flag is its language", flag: "es-ES", env: map[string]string{"LANG": "pt_BR.UTF-8"}, want: "es"},
+		{name: "a flag of a language's region", flag: "pt-PT", env: map[string]string{"LANG": "es_ES.UTF-8"}, want: "pt-BR"},
+		{name: "a french flag gives way", flag: "fr", env: map[string]string{"LANG": "pt_BR.UTF-8"}, want: "pt-BR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

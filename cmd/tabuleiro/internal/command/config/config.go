@@ -26,7 +26,7 @@ func New(e *cli.Env) *cobra.Command {
 	lang := &cobra.Command{
 		Use:   "lang [" + strings.Join(text.Catalog.Languages(), "|") + "|auto]",
 		Short: e.T("cmd.config.lang.short"),
-		Long:  e.T("cmd.config.lang.long", "languages", languageList()),
+		Long:  e.T("cmd.config.lang.long", "languages", text.LanguageList()),
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := cmp.Or(dataDir, e.Getenv("TABULEIRO_DATA_DIR"))
@@ -56,7 +56,7 @@ func New(e *cli.Env) *cobra.Command {
 			}
 			if !text.Known(want) {
 				return &cli.ExitError{Code: 2, Err: e.Errorf("config.lang.unknown", "lang", want,
-					"languages", languageList())}
+					"languages", text.LanguageList())}
 			}
 			got := text.Catalog.Match(want)
 			if err := text.Save(dir, got); err != nil {
@@ -69,14 +69,4 @@ func New(e *cli.Env) *cobra.Command {
 	lang.Flags().StringVar(&dataDir, "data-dir", "", e.T("flag.data_dir"))
 	c.AddCommand(lang)
 	return c
-}
-
-// languageList names the catalog's languages: "en (English), pt-BR
-// (Português (Brasil))".
-func languageList() string {
-	var out []string
-	for _, l := range text.Catalog.Languages() {
-		out = append(out, l+" ("+text.T(text.Catalog.Printer(l), "language.name")+")")
-	}
-	return strings.Join(out, ", ")
 }

@@ -214,3 +214,36 @@ func TestRulesPlayInThePlayersLanguage(t *testing.T) {
 		t.Errorf("perft: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestRulesShowUnknownLanguage: --lang takes a regional tag as its
+// language (es-ES is es), and one that no catalog speaks is passed over
+// with a one-line warning on stderr, in the language used instead, that
+// names the languages there are.
+func TestRulesShowUnknownLanguage(t *testing.T) {
+	t.Parallel()
+	vars := map[string]string{"LANG": "pt_BR.UTF-8", "TABULEIRO_DATA_DIR": t.TempDir()}
+	tests := []struct {
+		lang      string
+		wantOut   string // the section's title, in the language used
+		wantError string // "" for no warning
+	}{
+		{lang: "es-ES", wantOut: "sin solaparse", wantError: ""},
+		{lang: "xx", wantOut: "sem sobreposição", wantError: "aviso: nenhum catálogo fala xx"},
+		{lang: "fr", wantOut: "sem sobreposição", wantError: "aviso: nenhum catálogo fala fr"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := tab.Run(t, vars, "rules", "show", "--section", "Q3.2", "--lang", tt.lang)
+		if code != 0 || !strings.Contains(strings.ToLower(out), tt.wantOut) {
+			t.Errorf("--lang %s: exit %d, stdout %q, stderr %q", tt.lang, code, out, errOut)
+		}
+		if tt.wantError == "" {
+			if errOut != "" {
+				t.Errorf("--lang %s: stderr %q, want nothing", tt.lang, errOut)
+			}
+			continue
+		}
+		if !strings.Contains(errOut, tt.wantError) || !strings.Contains(errOut, "es (Español)") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("--lang %s: stderr %q, want one line with %q naming the languages", tt.lang, errOut, tt.wantError)
+		}
+	}
+}
