@@ -239,9 +239,12 @@ func (f *Flags) OnlineHint(e *cli.Env, cmd string) {
 	termtext.Eprintln(e.Stderr, e.T("records.local_hint", "command", cmd))
 }
 
-// DefaultName is the display name of a new identity: $USER when it is a
-// valid name, else "Guest" and four random letters, so that two players
-// of one machine are not both called the same.
+// DefaultName is the display name of a new identity: $USER when it is 2
+// to 24 characters long, else the player's language's word for guest
+// ("player.guest": "Guest", "Convidado", "Invitado") and four random
+// capital letters, so that two players of one machine are not both called
+// the same. The identity keeps it afterwards (KnownName), whatever the
+// language (docs/playing.md).
 func DefaultName(e *cli.Env) string {
 	name := strings.TrimSpace(e.Getenv("USER"))
 	if len([]rune(name)) < 2 || len([]rune(name)) > 24 {
