@@ -259,6 +259,81 @@ test("in Portuguese on a phone: the lobby and a game fit the screen", async () =
   await ctx.close();
 });
 
+test("in Portuguese at 1280x800: a refused ply's message is in view as wide as the board, the board and the panel sit together, and a language switch rewords the message", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url, { locale: "pt-BR" });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, "Bia Teste");
+  await botGame(page, "Quoridor");
+  const info = await waitTurn(page);
+  await page.waitForSelector(".conn-banner:empty", { state: "attached" });
+  const board = await boxOf(page.locator(".board-box svg"), "the board");
+  const col = await boxOf(page.locator(".board-col"), "the board's column");
+  const side = await boxOf(page.locator(".side-col"), "the panel");
+  const gap = side.x - (col.x + col.width);
+  assert.ok(gap >= 0 && gap <= 40, `the panel starts ${gap} px after the board's column, no empty band between them`);
+  assert.ok(Math.abs(col.width - board.width) <= 2, `the board's column (${col.width} px) is the board's width (${board.width} px)`);
+  await clickSquare(page, Game.QUORIDOR, "e5", info.flipped);
+  const toast = page.locator("#toast.show.error");
+  await toast.waitFor();
+  const box = await boxOf(toast, "the refusal");
+  assert.ok(box.y + box.height <= 800, `the refusal ends at ${box.y + box.height}, within 800: no scrolling to read it`);
+  assert.ok(Math.abs(box.width - board.width) <= 2, `the refusal is ${box.width} px wide, the board's ${board.width}`);
+  for (const sel of ["#wall-mode", "#rotate"]) {
+    const b = await boxOf(page.locator(sel), sel);
+    assert.ok(b.y + b.height <= 800, `${sel} ends at ${b.y + b.height}, within 800`);
+  }
+  const said = (await toast.textContent()) ?? "";
+  assert.match(said, /\be5\b/);
+  await shot(page, "i18n-pt-desk-refusal-in-view");
+  // The message is reworded in the language chosen, not left in Portuguese.
+  await page.selectOption("#lang", "en");
+  await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("en", "nav.play")}")`);
+  const now = (await page.locator("#toast.show.error").textContent()) ?? "";
+  assert.match(now, /\be5\b/, `the refusal still names the square: ${JSON.stringify(now)}`);
+  assert.notEqual(now, said, "the refusal is reworded");
+  assert.doesNotMatch(now, /Lance|peão|Escolha/, `no Portuguese left: ${JSON.stringify(now)}`);
+  await shot(page, "i18n-desk-refusal-switched-to-en");
+  await page.selectOption("#lang", "pt-BR");
+  await ctx.close();
+});
+
+test("a Corners piece that cannot move: its message follows a language switch", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url, { locale: "pt-BR" });
+  await signIn(page, "Caio");
+  await botGame(page, "Corners");
+  const info = await waitTurn(page);
+  await clickSquare(page, Game.CORNERS, info.flipped ? "h8" : "a1", info.flipped);
+  const toast = page.locator("#toast.show.error");
+  await toast.waitFor();
+  assert.equal(await toast.textContent(), pt("piece.cannotMove"));
+  await page.selectOption("#lang", "en");
+  await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("en", "nav.play")}")`);
+  assert.equal(await page.locator("#toast.show.error").textContent(), tr("en", "piece.cannotMove"));
+  await page.selectOption("#lang", "es");
+  await page.waitForSelector(`nav a[href='#/play']:text-is("${tr("es", "nav.play")}")`);
+  assert.equal(await page.locator("#toast.show.error").textContent(), tr("es", "piece.cannotMove"));
+  await page.selectOption("#lang", "pt-BR");
+  await ctx.close();
+});
+
+test("in Portuguese on a phone the Quoridor hint names no keys, even after a tap that came as a click", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url, { locale: "pt-BR", phone: true });
+  await signIn(page, "Fernanda");
+  await botGame(page, "Quoridor");
+  const info = await waitTurn(page);
+  const hint = page.locator(".board-tools .hint");
+  await page.waitForFunction((t) => document.querySelector(".board-tools .hint")?.textContent === t, pt("hint.pawn.touch"));
+  // A click (as some phones' browsers and tools send a tap): mouse words, still no keys.
+  await clickSquare(page, Game.QUORIDOR, info.flipped ? "e9" : "e1", info.flipped);
+  await page.waitForFunction((t) => document.querySelector(".board-tools .hint")?.textContent === t, pt("hint.pawn.mouse"));
+  assert.doesNotMatch((await hint.textContent()) ?? "", /setas|Enter|\bW\b/);
+  await page.click("#wall-mode");
+  await page.waitForSelector("#wall-mode.on");
+  assert.doesNotMatch((await hint.textContent()) ?? "", /setas|Enter|\bR\b/);
+  await shot(page, "i18n-pt-phone-hint-without-keys");
+  await ctx.close();
+});
+
 // ---- pieces without a CJK font ----
 
 /** OLD_PIECE is a piece as the client drew it before: its character as text (kept to show the check fails on it). */

@@ -24,6 +24,41 @@ async function hintIs(page: Page, text: string): Promise<void> {
   }
 }
 
+test("a wall clicked while its hover's check is on the way goes down after the answer: no check reaches the server after the ply (no STALE_PLY)", async () => {
+  const { ctx, page } = await newPlayer(browser, server.url);
+  await signIn(page, "Racer");
+  await startBot(page, "Quoridor", { seat: "White (first)" });
+  const info = await waitTurn(page);
+  // A slow line for the checks: each reaches the server 800 ms late, after
+  // a ply sent at once would have been taken.
+  const checks: { ply: string; expected: number; status?: number }[] = [];
+  await page.route("**/tabuleiro.match.v1.MatchService/ListLegalPlies", async (route) => {
+    const body = JSON.parse(route.request().postData() ?? "{}");
+    const c: { ply: string; expected: number; status?: number } = { ply: body.ply ?? "", expected: Number(body.expectedPlyNumber ?? 0) };
+    checks.push(c);
+    if (c.ply) await new Promise((r) => setTimeout(r, 800));
+    const resp = await route.fetch();
+    c.status = resp.status();
+    await route.fulfill({ response: resp });
+  });
+  await page.click("#wall-mode");
+  await page.waitForSelector("#wall-mode.on");
+  await pointWall(page, "d6h", info.flipped);
+  await page.waitForSelector(".board-box .wall-preview");
+  await clickHere(page);
+  await waitPly(page, info.plyCount);
+  assert.ok((await walls(page)).some((w) => w.anchor.file === 3 && w.anchor.rank === 5 && w.orientation === "h"), "the click placed d6h");
+  await page.waitForFunction(() => !document.querySelector(".board-box")?.classList.contains("busy"));
+  await page.waitForTimeout(1500); // any check still on its way
+  assert.ok(checks.some((c) => c.ply === "d6h"), `the hover asked about d6h: ${JSON.stringify(checks)}`);
+  const stale = checks.filter((c) => c.status !== undefined && c.status >= 400);
+  assert.deepEqual(stale, [], "no check was refused (a stale ply number)");
+  await page.unroute("**/tabuleiro.match.v1.MatchService/ListLegalPlies");
+  await page.click("#resign");
+  await page.click("#resign-confirm");
+  await ctx.close();
+});
+
 test("with the Wall button on, the mouse previews the wall under it and one click places it, as without; a placeable wall is named in the hint", async () => {
   const { ctx, page } = await newPlayer(browser, server.url);
   await signIn(page, "Hoverer");

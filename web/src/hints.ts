@@ -10,11 +10,22 @@ import { t } from "./i18n";
  * a touch screen, "click" words with a mouse. Without wall mode a finger
  * taps a gap twice (preview, then place) and a mouse clicks once (its
  * hover already drew the preview); the mouse words also name the keys
- * (a keyboard is there too).
+ * where a keyboard is likely (keys: hasKeyboard), not on a phone whose
+ * taps came as clicks.
  */
-export function wallHint(wallMode: boolean, touch: boolean): string {
-  if (wallMode) return touch ? t("hint.wall.touch") : t("hint.wall.click");
-  return touch ? t("hint.pawn.touch") : t("hint.pawn.click");
+export function wallHint(wallMode: boolean, touch: boolean, keys: boolean): string {
+  if (wallMode) return touch ? t("hint.wall.touch") : keys ? t("hint.wall.click") : t("hint.wall.mouse");
+  return touch ? t("hint.pawn.touch") : keys ? t("hint.pawn.click") : t("hint.pawn.mouse");
+}
+
+/**
+ * hasKeyboard tells whether the device likely has a keyboard, for the
+ * hints to name keys: its main pointer hovers and is precise (a mouse or
+ * a touchpad, as on a desktop or a laptop), unlike a phone's or a
+ * tablet's finger. No media queries (the unit tests): no keyboard said.
+ */
+export function hasKeyboard(): boolean {
+  return typeof matchMedia === "function" && matchMedia("(hover: hover) and (pointer: fine)").matches;
 }
 
 /** banqiHint is Banqi's hint for the player to move: "tap" on a touch screen, "click" with a mouse. */

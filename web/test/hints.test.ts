@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { MatchStatus } from "../src/gen/tabuleiro/match/v1/match_pb";
 import { banqiHint, FIRST_PLY_WARN_MS, firstPlyWarning, legalWallHint, wallHint } from "../src/hints";
+import { setLanguage } from "../src/i18n";
 
 test("the first-ply warning shows only for a waiting match with a near deadline", () => {
   const now = 1_000_000;
@@ -16,19 +17,40 @@ test("the first-ply warning shows only for a waiting match with a near deadline"
 
 test("the wall hint says tap on a touch screen and click with a mouse", () => {
   for (const wall of [false, true]) {
-    assert.match(wallHint(wall, true), /\btap\b/i);
-    assert.doesNotMatch(wallHint(wall, true), /click|point/i);
-    assert.match(wallHint(wall, false), /\bclick\b/i);
-    assert.doesNotMatch(wallHint(wall, false), /\btap\b|point/i);
-    assert.match(wallHint(wall, false), /\bEnter\b/, "with a mouse there is a keyboard: the hint names the keys");
-    assert.doesNotMatch(wallHint(wall, true), /\bEnter\b/);
+    for (const keys of [false, true]) {
+      assert.match(wallHint(wall, true, keys), /\btap\b/i);
+      assert.doesNotMatch(wallHint(wall, true, keys), /click|point/i);
+      assert.match(wallHint(wall, false, keys), /\bclick\b/i);
+      assert.doesNotMatch(wallHint(wall, false, keys), /\btap\b|point/i);
+      assert.doesNotMatch(wallHint(wall, true, keys), /\bEnter\b/);
+    }
+    assert.match(wallHint(wall, false, true), /\bEnter\b/, "with a mouse and a keyboard: the hint names the keys");
   }
-  assert.match(wallHint(false, true), /twice/, "without the Wall button a gap takes two taps");
+  assert.match(wallHint(false, true, false), /twice/, "without the Wall button a gap takes two taps");
+});
+
+test("the wall hint names no keys where there is no keyboard (a phone whose taps come as clicks), in every language", () => {
+  try {
+    for (const lang of ["en", "pt-BR", "es"]) {
+      setLanguage(lang, false);
+      for (const wall of [false, true]) {
+        for (const touch of [false, true]) {
+          const hint = wallHint(wall, touch, false);
+          assert.doesNotMatch(hint, /\b(Enter|Intro|W|R)\b|arrow|setas|flechas/i, `${lang}, wall mode ${wall}, touch ${touch}: ${hint}`);
+        }
+        assert.match(wallHint(wall, false, true), /\b(Enter|Intro)\b/, `${lang}, wall mode ${wall}, with a keyboard`);
+      }
+    }
+  } finally {
+    setLanguage("en", false);
+  }
 });
 
 test("with a mouse one click places a wall, the Wall button on or off (its hover drew it); a finger taps twice", () => {
-  for (const wall of [false, true]) assert.doesNotMatch(wallHint(wall, false), /again|twice/, `mouse, wall mode ${wall}`);
-  assert.match(wallHint(true, true), /again/);
+  for (const wall of [false, true]) {
+    for (const keys of [false, true]) assert.doesNotMatch(wallHint(wall, false, keys), /again|twice/, `mouse, wall mode ${wall}`);
+  }
+  assert.match(wallHint(true, true, false), /again/);
 });
 
 test("a wall shown that can be placed is named, with how to place it", () => {

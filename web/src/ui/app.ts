@@ -19,7 +19,7 @@ import { nameProblem, nameRefusal } from "../names";
 import { replayViews } from "../replay";
 import { squareName, type Square } from "../geometry";
 import { loadRecord, NO_RECORD } from "../record";
-import { clear, fill, h, hideToast, passwordInput, scrollWithin, svg, toast } from "./dom";
+import { clear, fill, h, hideToast, passwordInput, relocalizeToast, scrollWithin, svg, toast } from "./dom";
 import { current as currentLanguage, dateTime, num, onLanguage, t, timeOfDay } from "../i18n";
 import { onPieceStyle, pieceFace } from "../pieces";
 import { botRatingBadge, GameScreen, letterLegend, seatParts } from "./game";
@@ -45,6 +45,8 @@ function relocalize(): void {
   else void route_();
 }
 onLanguage(relocalize);
+// The message on screen (a refusal, a status) in the new language too, or gone.
+onLanguage(relocalizeToast);
 onPieceStyle(relocalize);
 onRoute(() => void route_());
 
@@ -540,7 +542,7 @@ async function joinListed(id: Identity, roomId: string, btn: HTMLButtonElement):
     go(`#/game/${r.matchId}`);
   } catch (err) {
     if (isBusy(err) && btn.isConnected) btn.closest(".open-room")?.after(await busyNotice(id));
-    else toast(errorText(err), "error");
+    else toast(() => errorText(err), "error");
     btn.disabled = false;
   }
 }
@@ -569,7 +571,7 @@ function roomScreen(id: Identity, roomId: string, password: string): { dispose: 
             pub ? h("p", { id: "room-listed" }, t("room.listed")) : "",
             h("p", {}, t(pub ? "room.sendPublic" : "room.send", { what: `${gameName(r.game)} · ${variantName(r.game, r.variant)} · ${timeControlText(r.timeControl)}` })),
             h("div", { class: "row" }, input, h("button", { onclick: async () => {
-              try { await navigator.clipboard.writeText(url); toast(t("room.copied")); } catch { input.select(); }
+              try { await navigator.clipboard.writeText(url); toast(() => t("room.copied")); } catch { input.select(); }
             } }, t("room.copy"))),
             pub
               ? h("p", { class: "muted small" }, ...fill(t("room.orCodePublic", { code: "\u0000" }), h("strong", { id: "invite-code" }, r.inviteCode)))

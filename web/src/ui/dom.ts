@@ -65,14 +65,42 @@ export function clear(el: Element): void {
 
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
 
+/**
+ * Message is what toast shows: a function that words it in the current
+ * language (from catalog keys and their parameters, or a refusal's reason)
+ * can be worded again when the language changes (relocalizeToast); a
+ * string is already worded and goes away then.
+ */
+export type Message = string | (() => string);
+
+/** toastWords words the message on screen again: undefined while none shows. */
+let toastWords: (() => string) | undefined;
+
 /** hideToast takes the toast away at once: a new page does not keep the last page's message. */
 export function hideToast(): void {
   const el = document.getElementById("toast");
   if (!el) return;
   if (toastTimer) clearTimeout(toastTimer);
+  toastWords = undefined;
   el.textContent = "";
   el.className = "toast";
   el.parentElement?.classList.remove("toasting");
+}
+
+/**
+ * relocalizeToast words the message on screen in the language just chosen:
+ * again from its keys when it was given as a function, else (a string in
+ * the old language) it goes away.
+ */
+export function relocalizeToast(): void {
+  const el = document.getElementById("toast");
+  if (!el || !el.classList.contains("show")) return;
+  if (!toastWords) {
+    hideToast();
+    return;
+  }
+  clear(el);
+  append(el, [withRuleLinks(toastWords())]);
 }
 
 /** RULE_REF is a rule's section id cited in a message: "(Q3.2)", "(C3.1)", "(B4)". */
@@ -118,7 +146,9 @@ export function clearError(): void {
  * board nor its controls), else at the bottom of the screen. Rule numbers
  * in it link to the rules.
  */
-export function toast(text: string, kind: "info" | "error" = "info"): void {
+export function toast(message: Message, kind: "info" | "error" = "info"): void {
+  const words = typeof message === "function" ? message : undefined;
+  const text = words ? words() : (message as string);
   let el = document.getElementById("toast");
   if (!el) {
     el = h("div", { id: "toast", role: "status", "aria-live": "polite" });
@@ -132,6 +162,7 @@ export function toast(text: string, kind: "info" | "error" = "info"): void {
   }
   clear(el);
   append(el, [withRuleLinks(text)]);
+  toastWords = words;
   el.className = `toast show ${kind}${slot ? " inline" : ""}`;
   slot?.classList.add("toasting");
   if (toastTimer) clearTimeout(toastTimer);

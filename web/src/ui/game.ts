@@ -10,7 +10,7 @@ import { api, errorText, matchHeaders, ConnectError, Code } from "../api";
 import { RematchStatus, UnratedReason } from "../gen/tabuleiro/lobby/v1/lobby_pb";
 import { banqiSeatColour, capturedSvg, layoutFor, renderBoard, type PreviewState } from "../board";
 import { formatClock, LONG_ABSENCE_MS, lowTime, remainingMs, returnText, ServerClock } from "../clock";
-import { banqiHint, firstPlyWarning, legalWallHint, wallHint } from "../hints";
+import { banqiHint, firstPlyWarning, hasKeyboard, legalWallHint, wallHint } from "../hints";
 import { cornersMoveLine, returnHomeLoses } from "../corners";
 import { bannerOnly, clockSnapshot, FeedLoop, type FeedStatus, type StreamMessage } from "../feed";
 import { sawEnd } from "../record";
@@ -18,7 +18,7 @@ import { pieceStyle } from "../pieces";
 import { BotLevel, Game, Seat, type Participant, type Variant } from "../gen/tabuleiro/game/v1/game_pb";
 import type { BanqiCell, GameView } from "../gen/tabuleiro/game/v1/view_pb";
 import { ConnectionState, MatchStatus, type Match } from "../gen/tabuleiro/match/v1/match_pb";
-import { PlyKind, type LegalPly } from "../gen/tabuleiro/match/v1/match_service_pb";
+import { PlyKind, type LegalPly, type PlyCheck } from "../gen/tabuleiro/match/v1/match_service_pb";
 import {
   moveCursor,
   nearestWall,
@@ -66,7 +66,7 @@ export class GameScreen {
    */
   private wallStart = false;
   /** cursorVerdict: the wall at the keyboard cursor in wall mode, and whether it may go down (for the hint). */
-  private cursorVerdict: { name: string; state: PreviewState; reason: string; said?: string } | undefined;
+  private cursorVerdict: { name: string; state: PreviewState; reason: string; check?: PlyCheck } | undefined;
   private confirmingResign = false; // the in-page "Resign this game?" is showing
   /** confirmingReturn: a Corners ply back into the mover's own home after the deadline (C5.2, it loses), asked about before it is sent. */
   private confirmingReturn: { notation: string; to: string } | undefined;
@@ -85,7 +85,7 @@ export class GameScreen {
   private status: FeedStatus = "connecting";
   private timer: ReturnType<typeof setInterval> | undefined;
   private checkSeq = 0;
-  private checks = new Map<string, { legal: boolean; reason: string; said?: string }>();
+  private checks = new Map<string, { legal: boolean; reason: string; check?: PlyCheck }>();
   /** asking: the walls being asked about now (askWall), by position and name. */
   private asking = new Map<string, Promise<{ legal: boolean; reason: string }>>();
   private resultShownFor = "";
@@ -297,7 +297,7 @@ export class GameScreen {
       },
       onStatus: (s, err) => {
         if (!primary) {
-          if (s === "failed") toast(t("conn.second", { error: errorText(err) }), "error");
+          if (s === "failed") toast(() => t("conn.second", { error: errorText(err) }), "error");
           return;
         }
         if (s === "failed" && this.mode === "seat" && err instanceof ConnectError && err.code === Code.PermissionDenied) {
@@ -737,13 +737,13 @@ export class GameScreen {
     let refused = "";
     if (this.actingSeat !== undefined) {
       if (v.game === Game.QUORIDOR) {
-        hint = wallHint(this.wallMode, this.touch);
+        hint = wallHint(this.wallMode, this.touch, hasKeyboard());
         // The wall shown (the pointer's preview, else the keys' cursor) is
         // named: one that can go there with how to place it, one that
         // cannot with why, in the hint's place.
         const shown = this.preview ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall), state: this.preview.state, how: this.touch ? "tap" as const : "click" as const }
           : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
-        if (shown?.state === "invalid") refused = shown.said ?? (shown.reason ? refusalText(t("wall.named", { wall: shown.name }), shown.reason, this.actingSeat) : t("wall.cannot", { wall: shown.name }));
+        if (shown?.state === "invalid") refused = checkText(shown.check) ?? (shown.reason ? refusalText(t("wall.named", { wall: shown.name }), shown.reason, this.actingSeat) : t("wall.cannot", { wall: shown.name }));
         else if (shown?.state === "valid") hint = legalWallHint(shown.name, shown.how);
       } else if (v.game === Game.CORNERS) {
         hint = t("hint.corners");
@@ -847,7 +847,7 @@ export class GameScreen {
       if (r?.status === RematchStatus.STARTED && r.newMatchId) this.openRematch(r.newMatchId, o);
       else this.rematchNote(t("rematch.offered"));
     } catch (err) {
-      toast(errorText(err), "error");
+      toast(() => errorText(err), "error");
     }
   }
 
@@ -878,7 +878,7 @@ export class GameScreen {
           case RematchStatus.OFFERED:
             if (mine) this.rematchNote(t("rematch.offered"));
             else this.rematchNote(t("rematch.wants", { name: playerName(r.opponent) ?? t("yourOpponent") }),
-              h("button", { class: "small", id: "decline-rematch", onclick: () => void api(this.id.token).lobby.declineRematch({ matchId: m.matchId }).catch((e) => toast(errorText(e), "error")) }, t("rematch.noThanks")));
+              h("button", { class: "small", id: "decline-rematch", onclick: () => void api(this.id.token).lobby.declineRematch({ matchId: m.matchId }).catch((e) => toast(() => errorText(e), "error")) }, t("rematch.noThanks")));
             break;
           case RematchStatus.DECLINED:
             this.rematchNote(r.declinedBy === this.id.playerId ? t("rematch.none") : t("rematch.declined"));
@@ -1001,10 +1001,17 @@ export class GameScreen {
     const name = wallName(w);
     const c = this.wallVerdict(w);
     if (c.state === "invalid") {
-      toast(c.said ?? (c.reason ? refusalText(t("wall.named", { wall: name }), c.reason, this.actingSeat) : t("wall.cannot", { wall: name })), "error");
+      const acting = this.actingSeat;
+      // Worded when shown and again in a language chosen meanwhile (the
+      // rules the board tells are worded by wallVerdict: asked again).
+      toast(() => {
+        const now = this.view ? this.wallVerdict(w) : c;
+        const d = now.state === "invalid" ? now : c;
+        return checkText(d.check) ?? (d.reason ? refusalText(t("wall.named", { wall: name }), d.reason, acting) : t("wall.cannot", { wall: name }));
+      }, "error");
       return;
     }
-    void this.submit(name, t("wall.named", { wall: name }));
+    void this.submit(name, () => t("wall.named", { wall: name }));
   }
 
   /**
@@ -1013,7 +1020,7 @@ export class GameScreen {
    * walls left, overlap, cross: Q3.1–Q3.3), else "checking". Whether a
    * wall shuts a pawn off its goal is the server's to say (askWall).
    */
-  private wallVerdict(w: Wall): { state: PreviewState; reason: string; said?: string; asked: boolean } {
+  private wallVerdict(w: Wall): { state: PreviewState; reason: string; check?: PlyCheck; asked: boolean } {
     const v = this.view!;
     if (v.board.case === "quoridor") {
       // What the walls on the board tell at once, with the rule, in the
@@ -1029,7 +1036,7 @@ export class GameScreen {
       }
     }
     const known = this.checks.get(`${v.plyCount}:${wallName(w)}`);
-    if (known) return { state: known.legal ? "valid" : "invalid", reason: known.reason, said: known.said, asked: true };
+    if (known) return { state: known.legal ? "valid" : "invalid", reason: known.reason, check: known.check, asked: true };
     return { state: "checking", reason: "", asked: false };
   }
 
@@ -1037,15 +1044,18 @@ export class GameScreen {
    * askWall asks the server once whether a wall may go down now, and
    * keeps its answer (with the reason) for this position.
    */
-  private askWall(w: Wall): Promise<{ legal: boolean; reason: string; said?: string }> {
+  private askWall(w: Wall): Promise<{ legal: boolean; reason: string; check?: PlyCheck }> {
     const v = this.view!;
     const name = wallName(w);
     const key = `${v.plyCount}:${name}`;
     const pending = this.asking.get(key);
     if (pending) return pending;
+    // Not while a ply is on its way: the question would name the ply
+    // number that the submission is taking (STALE_PLY once it is taken).
+    if (this.busy) return Promise.reject(new Error("a ply is being submitted"));
     const p = api(this.tokenFor(this.actingSeat ?? Seat.FIRST)).match.listLegalPlies({ matchId: this.matchId, ply: name, expectedPlyNumber: v.plyCount + 1 })
       .then((r) => {
-        const c = { legal: !!r.check?.legal, reason: r.check?.reason ?? "", said: checkText(r.check) };
+        const c = { legal: !!r.check?.legal, reason: r.check?.reason ?? "", check: r.check };
         this.checks.set(key, c);
         return c;
       })
@@ -1218,25 +1228,29 @@ export class GameScreen {
     const from = this.selected;
     if (acting === undefined) return;
     if (!from) {
-      toast(v.game === Game.CORNERS ? (acting === Seat.FIRST ? t("pick.corners.white") : t("pick.corners.black")) : t("pick.first"), "error");
+      toast(() => v.game === Game.CORNERS ? (acting === Seat.FIRST ? t("pick.corners.white") : t("pick.corners.black")) : t("pick.first"), "error");
       return;
     }
     // A Banqi ply onto a piece is a capture (B1: "c2xc3"); the server then
     // says why that capture is refused, not that a step needs an empty square.
     const onto = banqiCell(v, sq)?.state.case;
     const notation = v.game === Game.QUORIDOR ? sq : `${from}${onto === "revealed" ? "x" : "-"}${sq}`;
-    const what = v.game === Game.QUORIDOR ? t("ply.pawnTo", { square: sq }) : t("ply.to", { from, square: sq });
     let reason = "";
-    let said: string | undefined;
+    let check: PlyCheck | undefined;
     try {
       const r = await api(this.tokenFor(acting)).match.listLegalPlies({ matchId: this.matchId, ply: notation, expectedPlyNumber: v.plyCount + 1 });
       if (this.view?.plyCount !== v.plyCount) return;
       reason = r.check && !r.check.legal ? r.check.reason : "";
-      said = checkText(r.check);
+      check = r.check;
     } catch {
       /* said without the server's reason */
     }
-    toast(squareRefusal(what, said, reason, acting, this.destinations.length ? t("pick.dot") : ""), "error");
+    const dots = this.destinations.length > 0;
+    // Worded when shown, and again in a language chosen while it shows.
+    toast(() => {
+      const what = v.game === Game.QUORIDOR ? t("ply.pawnTo", { square: sq }) : t("ply.to", { from, square: sq });
+      return squareRefusal(what, checkText(check), reason, acting, dots ? t("pick.dot") : "");
+    }, "error");
   }
 
   private async select(sq: string, announce: boolean): Promise<void> {
@@ -1248,7 +1262,7 @@ export class GameScreen {
       if (this.view?.plyCount !== v.plyCount || this.actingSeat !== acting) return; // the position moved on meanwhile
       const moves = r.plies.filter((p) => p.kind !== PlyKind.REVEAL && p.kind !== PlyKind.WALL);
       if (!moves.length) {
-        if (announce && v.game !== Game.QUORIDOR) toast(t("piece.cannotMove"), "error");
+        if (announce && v.game !== Game.QUORIDOR) toast(() => t("piece.cannotMove"), "error");
         if (v.game !== Game.QUORIDOR) this.resetSelection();
         this.render();
         return;
@@ -1258,7 +1272,7 @@ export class GameScreen {
       this.destinations = r.destinations.length ? r.destinations : moves.map((p) => p.to);
       this.render();
     } catch (err) {
-      if (announce) toast(errorText(err), "error");
+      if (announce) toast(() => errorText(err), "error");
     }
   }
 
@@ -1279,13 +1293,17 @@ export class GameScreen {
     this.preview = undefined;
   }
 
-  private async submit(notation: string, what = ""): Promise<void> {
+  private async submit(notation: string, what?: () => string): Promise<void> {
     const v = this.view!;
     const acting = this.actingSeat;
     if (acting === undefined || this.busy) return;
     this.busy = true;
     this.els.board.classList.add("busy");
     try {
+      // The walls asked about (a hover's preview, the keys' cursor) are
+      // answered first: asked for this ply's number, a question that
+      // reached the server after the ply would be refused as stale.
+      await Promise.allSettled([...this.asking.values()]);
       const r = await api(this.tokenFor(acting)).match.submitPly({ matchId: this.matchId, plyNumber: v.plyCount + 1, notation });
       clearError(); // an earlier refusal is stale now that a ply was accepted
       // The stream brings the same event; applying it now makes the board answer at once (seq dedups).
@@ -1307,7 +1325,7 @@ export class GameScreen {
         }
       }
     } catch (err) {
-      toast(what ? refusalText(what, errorText(err), acting) : yourPawn(errorText(err), acting), "error");
+      toast(() => what ? refusalText(what(), errorText(err), acting) : yourPawn(errorText(err), acting), "error");
       this.resetSelection();
       this.render();
       void this.autoSelect();
@@ -1321,7 +1339,7 @@ export class GameScreen {
     try {
       await api(this.tokenFor(seat)).match[kind]({ matchId: this.matchId });
     } catch (err) {
-      toast(errorText(err), "error");
+      toast(() => errorText(err), "error");
     }
   }
 

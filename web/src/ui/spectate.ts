@@ -81,7 +81,7 @@ export class SpectatorPanel {
       const url = `${location.origin}${location.pathname}#/watch/${encodeURIComponent(this.matchId)}`;
       const input = h("input", { id: "watch-link", readonly: true, value: url, "aria-label": t("spectate.watchLink"), onfocus: (e: Event) => (e.target as HTMLInputElement).select() }) as HTMLInputElement;
       this.share.append(h("p", { class: "muted small" }, t("spectate.public")), h("div", { class: "row" }, input, h("button", { class: "small", onclick: async () => {
-        try { await navigator.clipboard.writeText(url); toast(t("room.copied")); } catch { input.select(); }
+        try { await navigator.clipboard.writeText(url); toast(() => t("room.copied")); } catch { input.select(); }
       } }, t("room.copy"))));
     }
   }
@@ -101,12 +101,12 @@ export class SpectatorPanel {
       clear(this.out);
       this.out.append(h("p", { class: "muted small" }, t("spectate.send", { name })),
         h("div", { class: "row" }, input, h("button", { class: "small", onclick: async () => {
-          try { await navigator.clipboard.writeText(url); toast(t("room.copied")); } catch { input.select(); }
+          try { await navigator.clipboard.writeText(url); toast(() => t("room.copied")); } catch { input.select(); }
         } }, t("room.copy"))));
       this.name.value = "";
       this.line.textContent = t("spectate.watchingInvited", { watching: t("spectate.nobody"), names: invitedNames(this.matchId).join(", ") });
     } catch (err) {
-      toast(err instanceof ConnectError && err.code === Code.InvalidArgument ? nameRefusal(errorText(err)) : errorText(err), "error");
+      toast(() => err instanceof ConnectError && err.code === Code.InvalidArgument ? nameRefusal(errorText(err)) : errorText(err), "error");
     } finally {
       btn.disabled = false;
     }

@@ -135,7 +135,7 @@ export async function start(id: Identity, c: LobbyChoice | Origin): Promise<void
       // Already in a live game: say so beside the button, with the way back to it.
       document.getElementById("busy-note")?.remove();
       btn.closest(".actions")?.after(await busyNotice(id));
-    } else toast(errorText(err), "error");
+    } else toast(() => errorText(err), "error");
   } finally {
     if (btn) btn.disabled = false;
   }
