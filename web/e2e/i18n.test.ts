@@ -132,7 +132,8 @@ test("in Portuguese: lobby, a whole Quoridor game against the bot with a refused
       await pointWall(page, placed, info.flipped);
       const hint = page.locator(".hint.refused");
       await hint.waitFor();
-      const refusal = pt("refusal", { what: pt("wall.named", { wall: placed }), reason: pt("wall.rule.same") });
+      // A refusal is said as a sentence: the rule's reference, then a full stop.
+      const refusal = `${pt("refusal", { what: pt("wall.named", { wall: placed }), reason: pt("wall.rule.same") })}.`;
       assert.equal((await hint.textContent()) ?? "", refusal);
       await clickHere(page);
       const toast = page.locator("#toast.show.error");
