@@ -131,3 +131,12 @@ export function squareRefusal(what: string, said: string | undefined, reason: st
   const text = sentence(said ?? (reason ? refusalText(what, reason, you) : t("ply.illegal", { what })));
   return hint ? `${text} ${hint}` : text;
 }
+
+/**
+ * wallRefusal is what a player is told when a wall cannot go down: the
+ * server's check in the player's language, else its reason worded around
+ * the wall, else that the wall cannot go there; a sentence.
+ */
+export function wallRefusal(wall: string, check: Parameters<typeof checkText>[0], reason: string, you: Seat | undefined): string {
+  return sentence(checkText(check) ?? (reason ? refusalText(t("wall.named", { wall }), reason, you) : t("wall.cannot", { wall })));
+}

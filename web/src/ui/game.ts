@@ -41,7 +41,7 @@ import { loadOrigin, start, type Origin } from "./start";
 import { SpectatorPanel } from "./spectate";
 import { clear, clearError, h, svg, toast } from "./dom";
 import { num, t } from "../i18n";
-import { checkText, sentence, squareRefusal } from "../messages";
+import { checkText, squareRefusal, wallRefusal } from "../messages";
 
 type Mode = "seat" | "local" | "spectator";
 
@@ -743,7 +743,7 @@ export class GameScreen {
         // cannot with why, in the hint's place.
         const shown = this.preview ? { name: wallName(this.preview.wall), ...this.wallVerdict(this.preview.wall), state: this.preview.state, how: this.touch ? "tap" as const : "click" as const }
           : this.cursorVerdict ? { ...this.cursorVerdict, how: "key" as const } : undefined;
-        if (shown?.state === "invalid") refused = sentence(checkText(shown.check) ?? (shown.reason ? refusalText(t("wall.named", { wall: shown.name }), shown.reason, this.actingSeat) : t("wall.cannot", { wall: shown.name })));
+        if (shown?.state === "invalid") refused = wallRefusal(shown.name, shown.check, shown.reason, this.actingSeat);
         else if (shown?.state === "valid") hint = legalWallHint(shown.name, shown.how);
       } else if (v.game === Game.CORNERS) {
         hint = t("hint.corners");
@@ -1007,7 +1007,7 @@ export class GameScreen {
       toast(() => {
         const now = this.view ? this.wallVerdict(w) : c;
         const d = now.state === "invalid" ? now : c;
-        return sentence(checkText(d.check) ?? (d.reason ? refusalText(t("wall.named", { wall: name }), d.reason, acting) : t("wall.cannot", { wall: name })));
+        return wallRefusal(name, d.check, d.reason, acting);
       }, "error");
       return;
     }
